@@ -1,0 +1,264 @@
+//! The dataset of the data contract, as plain Rust values.
+//!
+//! Polars stays at the edges: `import` turns tables (Parquet, CSV, PBN, USEBIO) into a
+//! [`Dataset`], `report` turns results back into tables. Everything in between (scoring,
+//! the model, the replay) works on these structs, so it can be tested without files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+
+use crate::error::Location;
+
+use crate::scoring::conventions::Conventions;
+
+pub type MemberId = i64;
+
+/// Where a row came from, so that a rule broken anywhere downstream (scoring, the model)
+/// can still name the file and row. Cheap to clone: the path is shared.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub file: Option<Arc<Path>>,
+    /// 1-based data row (tables) or line (text exports).
+    pub row: Option<usize>,
+}
+
+impl Origin {
+    pub fn new(file: &Arc<Path>, row: usize) -> Self {
+        Origin {
+            file: Some(Arc::clone(file)),
+            row: Some(row),
+        }
+    }
+
+    /// The location of this row, to which a caller adds column, competition or board.
+    pub fn location(&self) -> Location {
+        Location {
+            file: self.file.as_deref().map(Path::to_path_buf),
+            row: self.row,
+            ..Location::default()
+        }
+    }
+}
+
+/// A federation member, or a listed foreign guest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    pub member_id: MemberId,
+    pub name: Option<String>,
+    pub club: Option<String>,
+    pub district: Option<String>,
+    /// Masterpoints when first seen (default 0).
+    pub masterpoints: f64,
+    /// Overrides the masterpoint formula when given.
+    pub start_handicap: Option<f64>,
+    pub kind: MemberKind,
+    pub origin: Origin,
+}
+
+impl Member {
+    pub fn new(member_id: MemberId) -> Self {
+        Member {
+            member_id,
+            name: None,
+            club: None,
+            district: None,
+            masterpoints: 0.0,
+            start_handicap: None,
+            kind: MemberKind::Member,
+            origin: Origin::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemberKind {
+    Member,
+    /// A foreign guest: a temporary handicap for each competition, never updated.
+    Foreign,
+}
+
+/// Who the result owner is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    Individual,
+    Pairs,
+    Teams,
+}
+
+/// How table results become competition results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScoringMethod {
+    Matchpoints,
+    CrossImps,
+    Butler,
+    TeamImps,
+}
+
+impl ScoringMethod {
+    /// True when the competition's result unit is IMPs (per board in the model).
+    pub fn is_imps(self) -> bool {
+        !matches!(self, ScoringMethod::Matchpoints)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    NS,
+    EW,
+}
+
+impl Direction {
+    pub fn opposite(self) -> Direction {
+        match self {
+            Direction::NS => Direction::EW,
+            Direction::EW => Direction::NS,
+        }
+    }
+}
+
+crate::string_enum!(MemberKind, "member kind", { "member" => MemberKind::Member, "foreign" => MemberKind::Foreign });
+crate::string_enum!(Format, "format", {
+    "individual" => Format::Individual,
+    "pairs" => Format::Pairs,
+    "teams" => Format::Teams,
+});
+crate::string_enum!(ScoringMethod, "scoring", {
+    "matchpoints" => ScoringMethod::Matchpoints,
+    "cross_imps" => ScoringMethod::CrossImps,
+    "butler" => ScoringMethod::Butler,
+    "team_imps" => ScoringMethod::TeamImps,
+});
+crate::string_enum!(Direction, "direction", { "NS" => Direction::NS, "EW" => Direction::EW });
+
+/// A rated competition: one session, or one team match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Competition {
+    pub competition_id: String,
+    pub date: NaiveDate,
+    pub session: i32,
+    pub format: Format,
+    pub scoring: ScoringMethod,
+    /// N_B. When absent it is derived from the board rows.
+    pub boards: Option<u32>,
+    pub rated: bool,
+    pub handicap_event: bool,
+    pub title: Option<String>,
+    pub club: Option<String>,
+    pub class: Option<String>,
+    /// How the club's program scores (matchpoint scale, cross-IMP sum or average, ...).
+    pub conventions: Conventions,
+    pub origin: Origin,
+}
+
+impl Competition {
+    pub fn new(
+        id: impl Into<String>,
+        date: NaiveDate,
+        format: Format,
+        scoring: ScoringMethod,
+    ) -> Self {
+        Competition {
+            competition_id: id.into(),
+            date,
+            session: 1,
+            format,
+            scoring,
+            boards: None,
+            rated: true,
+            handicap_event: false,
+            title: None,
+            club: None,
+            class: None,
+            conventions: Conventions::default(),
+            origin: Origin::default(),
+        }
+    }
+
+    /// The replay order: (date, session, competition id).
+    pub fn order_key(&self) -> (NaiveDate, i32, &str) {
+        (self.date, self.session, self.competition_id.as_str())
+    }
+}
+
+/// A pair, player or team in a competition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entrant {
+    pub competition_id: String,
+    pub entrant: String,
+    /// player1..player4: a pair uses 1-2, an individual 1, a team 1-4 (1+2 and 3+4 pairs).
+    pub players: [Option<MemberId>; 4],
+    pub team: Option<String>,
+    pub direction: Option<Direction>,
+    pub origin: Origin,
+}
+
+impl Entrant {
+    pub fn new(competition_id: impl Into<String>, entrant: impl Into<String>) -> Self {
+        Entrant {
+            competition_id: competition_id.into(),
+            entrant: entrant.into(),
+            players: [None; 4],
+            team: None,
+            direction: None,
+            origin: Origin::default(),
+        }
+    }
+
+    /// The listed players, in slot order.
+    pub fn player_ids(&self) -> impl Iterator<Item = MemberId> + '_ {
+        self.players.iter().flatten().copied()
+    }
+}
+
+/// An entrant's result as the club reported it (or as the scoring stage computed it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntrantResult {
+    pub competition_id: String,
+    pub entrant: String,
+    /// N_G.
+    pub boards_played: u32,
+    /// Matchpoints: percentage 0-100. IMP scorings: total IMPs.
+    pub score: f64,
+    /// Team matches: the other team's entrant. A pair in a team event scored across the
+    /// field: the pair it met at the table.
+    pub opponent: Option<String>,
+    pub origin: Origin,
+}
+
+/// One board at one table.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BoardResult {
+    pub competition_id: String,
+    pub board: u32,
+    pub ns: Option<String>,
+    pub ew: Option<String>,
+    /// `4S`, `3NTX`, `6HXX`, `PASS`; absent for artificial scores.
+    pub contract: Option<String>,
+    /// `N`, `E`, `S`, `W`.
+    pub declarer: Option<String>,
+    pub tricks: Option<u8>,
+    pub ns_score: Option<i32>,
+    /// `A6040`, `A5050`, ... (N/S share first).
+    pub adjusted: Option<String>,
+    /// Individual events: each seat's entrant, in place of ns/ew.
+    pub north: Option<String>,
+    pub south: Option<String>,
+    pub east: Option<String>,
+    pub west: Option<String>,
+    pub round: Option<u32>,
+    pub table: Option<u32>,
+    pub room: Option<String>,
+    pub origin: Origin,
+}
+
+/// Every table of a dataset.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dataset {
+    pub members: Vec<Member>,
+    pub competitions: Vec<Competition>,
+    pub entrants: Vec<Entrant>,
+    pub results: Vec<EntrantResult>,
+    pub boards: Vec<BoardResult>,
+}

@@ -1,0 +1,127 @@
+//! Typed errors for the library.
+//!
+//! Every error that bad input can cause carries a [`Location`]: the file, and where the
+//! input allows it the row (or line), the column and the board, so that a club secretary
+//! can find the offending cell without reading code. `main` adds context with `anyhow`;
+//! the library never panics on input.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in the input a problem was found. Every part is optional because not every
+/// source has rows (XML) or columns (PBN lines).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Location {
+    pub file: Option<PathBuf>,
+    /// 1-based data row (tables) or line (text files).
+    pub row: Option<usize>,
+    pub column: Option<String>,
+    pub competition: Option<String>,
+    pub board: Option<u32>,
+}
+
+impl Location {
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Location {
+            file: Some(path.into()),
+            ..Location::default()
+        }
+    }
+    pub fn row(mut self, row: usize) -> Self {
+        self.row = Some(row);
+        self
+    }
+    pub fn column(mut self, column: impl Into<String>) -> Self {
+        self.column = Some(column.into());
+        self
+    }
+    pub fn competition(mut self, id: impl Into<String>) -> Self {
+        self.competition = Some(id.into());
+        self
+    }
+    pub fn board(mut self, board: u32) -> Self {
+        self.board = Some(board);
+        self
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(file) = &self.file {
+            parts.push(file.display().to_string());
+        }
+        if let Some(row) = self.row {
+            parts.push(format!("row {row}"));
+        }
+        if let Some(column) = &self.column {
+            parts.push(format!("column `{column}`"));
+        }
+        if let Some(id) = &self.competition {
+            parts.push(format!("competition `{id}`"));
+        }
+        if let Some(board) = self.board {
+            parts.push(format!("board {board}"));
+        }
+        if parts.is_empty() {
+            write!(f, "<input>")
+        } else {
+            write!(f, "{}", parts.join(", "))
+        }
+    }
+}
+
+/// Input that breaks a rule: what rule, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{location}: {rule}")]
+pub struct InputError {
+    pub location: Location,
+    pub rule: String,
+}
+
+impl InputError {
+    pub fn new(location: Location, rule: impl Into<String>) -> Self {
+        InputError {
+            location,
+            rule: rule.into(),
+        }
+    }
+}
+
+/// The library's error type.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Polars {
+        path: PathBuf,
+        #[source]
+        source: polars::prelude::PolarsError,
+    },
+    #[error("{0}")]
+    Config(String),
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+    pub fn polars(path: impl Into<PathBuf>, source: polars::prelude::PolarsError) -> Self {
+        Error::Polars {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,1 @@
+//! Reading inputs: dataset tables through polars, and club scoring programs' exports.

@@ -1,0 +1,50 @@
+//! bridgehcp: scores bridge competitions from table results and keeps every member's
+//! handicap on the Swedish federation's 0–52 scale by replaying the rated competitions
+//! in date order.
+//!
+//! The stages are separate modules, each usable on its own:
+//! * [`import`] reads datasets (Parquet, CSV) and club exports (PBN, USEBIO) into
+//!   [`dataset::Dataset`];
+//! * [`scoring`] turns table results into competition results (pure functions);
+//! * [`model`] is the handicap maths (pure functions over a factor set);
+//! * [`pipeline`] replays the history, live or by frozen periods, in parallel;
+//! * [`report`] writes the outputs of the data contract;
+//! * [`cli`] is the command line, a thin layer over the rest.
+
+/// Implements `FromStr` and `Display` for a fieldless enum from a fixed list of names, so
+/// that the names in the data contract live in exactly one place.
+#[macro_export]
+macro_rules! string_enum {
+    ($ty:ident, $what:literal, { $($text:literal => $variant:expr),+ $(,)? }) => {
+        impl ::std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s.trim() {
+                    $($text => Ok($variant),)+
+                    other => Err(format!(
+                        concat!("unknown ", $what, " `{}` (expected one of: {})"),
+                        other,
+                        [$($text),+].join(", ")
+                    )),
+                }
+            }
+        }
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                $(if *self == $variant { return f.write_str($text); })+
+                Ok(())
+            }
+        }
+    };
+}
+
+pub mod cli;
+pub mod dataset;
+pub mod error;
+pub mod import;
+pub mod model;
+pub mod pipeline;
+pub mod report;
+pub mod scoring;
+
+pub use error::{Error, InputError, Location, Result};

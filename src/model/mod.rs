@@ -1,0 +1,1 @@
+//! The handicap model of `spec/handicap-model.md`.

@@ -1,0 +1,1 @@
+//! Replaying the rated competitions in date order.

@@ -1,0 +1,1 @@
+//! Writing the outputs of the data contract.

@@ -1,0 +1,92 @@
+//! The settings in which club scoring programs differ.
+//!
+//! A federation must reproduce the figures its clubs' programs published, so each
+//! competition carries the conventions of the program that scored it. The importers fill
+//! them in; a hand-made dataset gets the defaults named in `spec/scoring.md`.
+//! Each field is stored in the `competitions` table as a string column of the same name.
+
+/// Matchpoint scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MpScale {
+    /// 2 per result beaten, 1 per tie; top = 2·(n−1). (Compscore, most programs.)
+    #[default]
+    TwoOne,
+    /// Results beaten minus results lost; top = n−1. (Ruter.)
+    PlusMinus,
+}
+
+/// How IMPs across the field combine a result's comparisons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ImpAggregate {
+    /// Mean over the n−1 comparisons (Compscore).
+    #[default]
+    Average,
+    /// Sum over the comparisons (Ruter).
+    Sum,
+}
+
+/// Which scores a butler datum leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DatumTrim {
+    /// The highest and lowest 10 % (0.1·n, 0.5 rounded up), seed 002.
+    #[default]
+    TenPercent,
+    /// Exactly one top and one bottom score (Compscore).
+    TopAndBottom,
+    /// Keep every score.
+    None,
+}
+
+/// Rounding of the butler datum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DatumRounding {
+    /// The exact mean.
+    #[default]
+    None,
+    /// To the nearest 10, halves away from zero.
+    Nearest10,
+}
+
+/// What a pair gets on boards it did not play (a sit-out or bye).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ByeScore {
+    /// Scored over the boards played only.
+    #[default]
+    Skip,
+    /// Its own session average on each bye board (Ruter).
+    SessionAverage,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Conventions {
+    pub mp_scale: MpScale,
+    pub imp_aggregate: ImpAggregate,
+    pub datum_trim: DatumTrim,
+    pub datum_rounding: DatumRounding,
+    pub bye_score: ByeScore,
+    /// Neuberg factoring for unequal plays and artificial scores (default on).
+    pub neuberg: bool,
+}
+
+impl Default for Conventions {
+    fn default() -> Self {
+        Conventions {
+            mp_scale: MpScale::default(),
+            imp_aggregate: ImpAggregate::default(),
+            datum_trim: DatumTrim::default(),
+            datum_rounding: DatumRounding::default(),
+            bye_score: ByeScore::default(),
+            neuberg: true,
+        }
+    }
+}
+
+crate::string_enum!(MpScale, "mp_scale", { "two_one" => MpScale::TwoOne, "plus_minus" => MpScale::PlusMinus });
+crate::string_enum!(ImpAggregate, "imp_aggregate", { "average" => ImpAggregate::Average, "sum" => ImpAggregate::Sum });
+crate::string_enum!(DatumTrim, "datum_trim", {
+    "ten_percent" => DatumTrim::TenPercent,
+    "top_and_bottom" => DatumTrim::TopAndBottom,
+    "none" => DatumTrim::None,
+});
+crate::string_enum!(DatumRounding, "datum_rounding", { "none" => DatumRounding::None, "nearest_10" => DatumRounding::Nearest10 });
+crate::string_enum!(ByeScore, "bye_score", { "skip" => ByeScore::Skip, "session_average" => ByeScore::SessionAverage });
