@@ -1,1 +1,59 @@
-fn main() {}
+use anyhow::Context;
+use clap::Parser;
+
+use bridgehcp::cli::{run, Cli, Command};
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let command = cli
+        .command
+        .unwrap_or_else(|| Command::Run(run::RunArgs::default()));
+    match command {
+        Command::Run(args) => {
+            let plan = args.plan().context("invalid run settings")?;
+            if let Some(threads) = plan.threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build_global()
+                    .context("cannot start the worker threads")?;
+            }
+            let summary = run::execute(&plan)
+                .with_context(|| format!("run on {} failed", plan.data.display()))?;
+            if !plan.quiet {
+                run::print_summary(&plan, &summary);
+            }
+        }
+        Command::Score(args) => {
+            let summary = bridgehcp::cli::score::execute(&args)
+                .with_context(|| format!("scoring {} failed", args.data.display()))?;
+            println!(
+                "bridgehcp score: {} competitions, {} standings rows, {} board scores; outputs in {}",
+                summary.competitions,
+                summary.standings,
+                summary.board_scores,
+                args.out.display()
+            );
+        }
+        Command::Import(args) => {
+            let n = bridgehcp::cli::import::execute(&args).context("import failed")?;
+            println!(
+                "bridgehcp import: {} competitions written to {}",
+                n,
+                args.out.display()
+            );
+        }
+        Command::Sample(args) => {
+            let dataset = bridgehcp::cli::sample::execute(&args)
+                .with_context(|| format!("writing the sample to {} failed", args.out.display()))?;
+            println!(
+                "bridgehcp sample: {} members, {} competitions, {} board rows, {} results in {}",
+                dataset.members.len(),
+                dataset.competitions.len(),
+                dataset.boards.len(),
+                dataset.results.len(),
+                args.out.display()
+            );
+        }
+    }
+    Ok(())
+}

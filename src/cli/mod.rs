@@ -1,1 +1,41 @@
-//! The command line.
+//! The command line: flags are parsed and checked once into settings, then handed to the
+//! library. Each subcommand lives in its own file.
+
+pub mod import;
+pub mod run;
+pub mod sample;
+pub mod score;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "bridgehcp",
+    version,
+    about = "Scores bridge competitions and keeps every member's handicap (0 best, 52 beginner)",
+    long_about = "Scores bridge competitions from table results and replays every rated \
+competition in date order to keep each member's handicap on the Swedish federation's 0-52 \
+scale, then writes the national ranking.\n\nWith no subcommand, runs the handicap pipeline \
+on the sample federation shipped in data/sample and writes to ./out.",
+    after_help = "Examples:\n  bridgehcp run --pipeline pipelines/monthly.toml\n  \
+bridgehcp run --data fed/ --out out/ --mode frozen\n  bridgehcp score --data fed/ --out scored/\n  \
+bridgehcp import pbn club/*.pbn --out fed/"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the handicap pipeline over a dataset and write handicaps, changes, ranking
+    /// and standings.
+    Run(run::RunArgs),
+    /// Score the board-level results of a dataset (standings and board scores).
+    Score(score::ScoreArgs),
+    /// Convert club scoring programs' exports (PBN, USEBIO) into a dataset.
+    Import(import::ImportArgs),
+    /// Generate a synthetic federation dataset (the shipped sample, or larger ones for
+    /// benchmarks).
+    Sample(sample::SampleArgs),
+}

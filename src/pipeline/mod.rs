@@ -1,1 +1,193 @@
 //! Replaying the rated competitions in date order.
+//!
+//! A run is: read the dataset, score what came as table results, prepare each rated
+//! competition for the model, replay them onto the members' handicaps (live or frozen by
+//! month), and hand the result to `report`. A run may continue a previous run's state,
+//! applying only the competitions after the last one it applied; continuing gives the
+//! same handicaps as one run over the whole history.
+
+pub mod prepare;
+pub mod replay;
+pub mod schedule;
+pub mod state;
+pub mod state_io;
+
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDate;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::model::FactorSet;
+use crate::report::ranking::{self, RankedMember, RankingOptions};
+
+pub use prepare::{Prepared, PreparedCompetition, Seat};
+pub use replay::{Mode, ReplayOutput};
+pub use state::{PlayerState, Registry};
+pub use state_io::{AppliedThrough, PreviousRun};
+
+/// Everything a run needs besides the dataset, checked once.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub factors: FactorSet,
+    pub mode: Mode,
+    pub ranking: RankingOptions,
+    /// Apply only competitions dated up to and including this day (a month-end run on
+    /// a dataset that already holds later competitions).
+    pub until: Option<NaiveDate>,
+    /// Draw progress bars on standard error (only when it is a terminal).
+    pub progress: bool,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            factors: FactorSet::default(),
+            mode: Mode::Live,
+            ranking: RankingOptions::default(),
+            until: None,
+            progress: false,
+        }
+    }
+}
+
+/// What a run computed; `report::outputs` writes it.
+#[derive(Debug)]
+pub struct RunOutput {
+    pub registry: Registry,
+    pub states: Vec<PlayerState>,
+    pub prepared: Prepared,
+    pub replay: ReplayOutput,
+    pub ranking: Vec<RankedMember>,
+    pub applied_through: Option<AppliedThrough>,
+    pub summary: RunSummary,
+}
+
+/// The figures printed at the end of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    pub competitions_applied: usize,
+    pub competitions_skipped: usize,
+    pub members_moved: usize,
+    pub changes: usize,
+    pub last_date: Option<NaiveDate>,
+    pub elapsed: Duration,
+}
+
+fn bar(enabled: bool, length: u64, message: &'static str) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(length);
+    let style = ProgressStyle::with_template(
+        "{msg:>12} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed}, eta {eta})",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(message);
+    bar
+}
+
+/// Runs the pipeline over `dataset`, continuing `previous` when given.
+pub fn run(
+    dataset: &Dataset,
+    settings: &RunSettings,
+    previous: Option<PreviousRun>,
+) -> Result<RunOutput> {
+    let started = Instant::now();
+    let registry = Registry::new(&dataset.members);
+    let (mut states, through) = match previous {
+        Some(previous) => {
+            let states = previous.states_for(&registry, &settings.factors)?;
+            (states, previous.applied_through)
+        }
+        None => (registry.starting_states(&settings.factors), None),
+    };
+
+    // Only competitions after the previous run's last one, and up to `until`.
+    let selected;
+    let (dataset, skipped) = if through.is_some() || settings.until.is_some() {
+        let mut d = dataset.clone();
+        let before = d.competitions.len();
+        if let Some(through) = &through {
+            d.competitions.retain(|c| through.is_before(c));
+        }
+        let skipped = before - d.competitions.len();
+        if let Some(until) = settings.until {
+            d.competitions.retain(|c| c.date <= until);
+        }
+        selected = d;
+        (&selected, skipped)
+    } else {
+        (dataset, 0)
+    };
+
+    let scoring_bar = bar(
+        settings.progress,
+        dataset.competitions.len() as u64,
+        "scoring",
+    );
+    let prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
+        scoring_bar.inc(1)
+    })?;
+    scoring_bar.finish_and_clear();
+
+    if let (Some(through), Mode::Frozen, Some(first)) =
+        (&through, settings.mode, prepared.competitions.first())
+    {
+        if state::month_index(first.date) == state::month_index(through.date) {
+            return Err(Error::Config(format!(
+                "frozen mode continues month by month, but competition `{}` ({}) is in the month the previous run ended in ({})",
+                first.competition_id, first.date, through.date
+            )));
+        }
+    }
+
+    let replay_bar = bar(
+        settings.progress,
+        prepared.competitions.len() as u64,
+        "replaying",
+    );
+    let before: Vec<f64> = states.iter().map(|s| s.handicap).collect();
+    let replay = replay::replay(
+        &settings.factors,
+        settings.mode,
+        &prepared.competitions,
+        &mut states,
+        &|n| replay_bar.inc(n),
+    )
+    .map_err(|e| Error::Config(e.to_string()))?;
+    replay_bar.finish_and_clear();
+
+    let applied_through = prepared
+        .competitions
+        .last()
+        .map(AppliedThrough::of)
+        .or(through);
+    let last_date = applied_through.as_ref().map(|a| a.date);
+    let ranking = ranking::rank(&registry.members, &states, &settings.ranking, last_date);
+    let members_moved = before
+        .iter()
+        .zip(&states)
+        .filter(|(b, s)| b.to_bits() != s.handicap.to_bits())
+        .count();
+    let summary = RunSummary {
+        competitions_applied: prepared.competitions.len(),
+        competitions_skipped: skipped,
+        members_moved,
+        changes: replay.changes.len(),
+        last_date,
+        elapsed: started.elapsed(),
+    };
+    Ok(RunOutput {
+        registry,
+        states,
+        prepared,
+        replay,
+        ranking,
+        applied_through,
+        summary,
+    })
+}

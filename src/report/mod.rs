@@ -1,1 +1,5 @@
 //! Writing the outputs of the data contract.
+
+pub mod frame;
+pub mod outputs;
+pub mod ranking;

@@ -1,0 +1,225 @@
+//! `bridgehcp run`: the monthly handicap run and the ranking export.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use clap::Args;
+use serde::Deserialize;
+
+use crate::error::{Error, InputError, Location, Result};
+use crate::model::FactorSet;
+use crate::pipeline::{self, Mode, PreviousRun, RunSettings, RunSummary};
+use crate::report::ranking::{RankingGroup, RankingOptions};
+
+#[derive(Debug, Args, Default)]
+#[command(
+    after_help = "Examples:\n  bridgehcp run                                  # the sample federation, into ./out\n  \
+bridgehcp run --pipeline pipelines/monthly.toml\n  \
+bridgehcp run --data fed/ --out 2026-11/ --state 2026-10/\n  \
+bridgehcp run --data fed/ --out whatif/ --factors my-factors.toml --mode frozen\n  \
+bridgehcp run --data fed/ --out ranking/ --min-boards 100 --active-months 12 --ranking-by district"
+)]
+pub struct RunArgs {
+    /// Dataset folder (default: the sample federation in data/sample).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Output folder (default: ./out).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Factor set in TOML (default: the built-in fsb-2007 set).
+    #[arg(long, value_name = "FILE")]
+    pub factors: Option<PathBuf>,
+    /// live: each competition sees the previous ones; frozen: a month uses its opening
+    /// handicaps.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// Continue from a previous run's output folder, applying only later competitions.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// A run definition (see pipelines/); flags given here override it.
+    #[arg(long, value_name = "FILE")]
+    pub pipeline: Option<PathBuf>,
+    /// Ranking: minimum rated boards played.
+    #[arg(long, value_name = "N")]
+    pub min_boards: Option<u64>,
+    /// Ranking: only members active in the last N months.
+    #[arg(long, value_name = "N")]
+    pub active_months: Option<u32>,
+    /// Ranking: reference date for activity (default: the last competition's date).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub as_of: Option<NaiveDate>,
+    /// Ranking: rank within each club or district.
+    #[arg(long, value_enum)]
+    pub ranking_by: Option<RankingGroup>,
+    /// Apply only competitions dated up to this day (e.g. the month's last day).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub until: Option<NaiveDate>,
+    /// Worker threads (default: all cores). The output does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// No progress bars and no summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A run definition kept by a federation in `pipelines/`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDefinition {
+    pub description: Option<String>,
+    pub data: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub factors: Option<PathBuf>,
+    pub mode: Option<String>,
+    pub state: Option<PathBuf>,
+    #[serde(default)]
+    pub ranking: RankingDefinition,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankingDefinition {
+    pub min_boards: Option<u64>,
+    pub active_months: Option<u32>,
+    pub as_of: Option<NaiveDate>,
+    pub by: Option<String>,
+}
+
+impl RunDefinition {
+    pub fn load(path: &Path) -> Result<RunDefinition> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        toml::from_str(&text)
+            .map_err(|e| Error::Input(InputError::new(Location::file(path), e.to_string())))
+    }
+}
+
+/// Settings checked once from the flags and the run definition.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub data: PathBuf,
+    pub out: PathBuf,
+    pub state: Option<PathBuf>,
+    pub threads: Option<usize>,
+    pub quiet: bool,
+    pub settings: RunSettings,
+}
+
+/// The sample federation: `data/sample` from the working folder, or from the source tree
+/// the binary was built from.
+pub fn sample_data() -> PathBuf {
+    let local = PathBuf::from("data/sample");
+    if local.is_dir() {
+        return local;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
+}
+
+impl RunArgs {
+    pub fn plan(&self) -> Result<RunPlan> {
+        let definition_path = self.pipeline.clone();
+        let definition = match &definition_path {
+            Some(path) => RunDefinition::load(path)?,
+            None => RunDefinition::default(),
+        };
+        let file = definition_path.unwrap_or_default();
+        let mode = match (self.mode, &definition.mode) {
+            (Some(mode), _) => mode,
+            (None, Some(text)) => match text.as_str() {
+                "live" => Mode::Live,
+                "frozen" => Mode::Frozen,
+                other => {
+                    return Err(Error::Input(InputError::new(
+                        Location::file(&file).column("mode"),
+                        format!("unknown mode `{other}` (expected live or frozen)"),
+                    )))
+                }
+            },
+            (None, None) => Mode::Live,
+        };
+        let group_by = match (self.ranking_by, &definition.ranking.by) {
+            (Some(g), _) => Some(g),
+            (None, Some(text)) => Some(match text.as_str() {
+                "club" => RankingGroup::Club,
+                "district" => RankingGroup::District,
+                other => {
+                    return Err(Error::Input(InputError::new(
+                        Location::file(&file).column("ranking.by"),
+                        format!("unknown ranking group `{other}` (expected club or district)"),
+                    )))
+                }
+            }),
+            (None, None) => None,
+        };
+        let factors_path = self.factors.clone().or(definition.factors);
+        let factors = match &factors_path {
+            Some(path) => FactorSet::load(path)?,
+            None => FactorSet::default(),
+        };
+        Ok(RunPlan {
+            data: self
+                .data
+                .clone()
+                .or(definition.data)
+                .unwrap_or_else(sample_data),
+            out: self
+                .out
+                .clone()
+                .or(definition.out)
+                .unwrap_or_else(|| PathBuf::from("out")),
+            state: self.state.clone().or(definition.state),
+            threads: self.threads,
+            quiet: self.quiet,
+            settings: RunSettings {
+                factors,
+                mode,
+                ranking: RankingOptions {
+                    min_boards: self
+                        .min_boards
+                        .or(definition.ranking.min_boards)
+                        .unwrap_or(1),
+                    active_months: self.active_months.or(definition.ranking.active_months),
+                    as_of: self.as_of.or(definition.ranking.as_of),
+                    group_by,
+                },
+                until: self.until,
+                progress: !self.quiet,
+            },
+        })
+    }
+}
+
+/// Runs the plan and writes every output; returns the summary.
+pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
+    let started = Instant::now();
+    let dataset = crate::import::table::read_dataset(&plan.data)?;
+    let previous = match &plan.state {
+        Some(dir) => Some(PreviousRun::load(dir)?),
+        None => None,
+    };
+    let mut output = pipeline::run(&dataset, &plan.settings, previous)?;
+    crate::report::outputs::write_run(&plan.out, &output, &plan.settings)?;
+    output.summary.elapsed = started.elapsed();
+    Ok(output.summary)
+}
+
+/// Prints the end-of-run summary.
+pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
+    println!(
+        "bridgehcp run: {} competitions applied{}, {} members moved, {} player changes; last competition {}; {:.2} s; outputs in {}",
+        summary.competitions_applied,
+        if summary.competitions_skipped > 0 {
+            format!(" ({} already applied by the previous run)", summary.competitions_skipped)
+        } else {
+            String::new()
+        },
+        summary.members_moved,
+        summary.changes,
+        summary
+            .last_date
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "none".into()),
+        summary.elapsed.as_secs_f64(),
+        plan.out.display()
+    );
+}

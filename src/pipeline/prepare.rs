@@ -1,0 +1,516 @@
+//! From a dataset to the model's inputs, one competition at a time.
+//!
+//! This is where the contract's tables meet the model: board-level competitions are
+//! scored first (and the reported results, when a club sent both, are checked against the
+//! scoring), results are converted to the model's unit, entrants get their players'
+//! statuses (member, foreign guest, non-member), and competitions are put in replay
+//! order. Scoring is independent per competition, so it runs in parallel; errors are
+//! reported for the first failing competition in replay order, so the message does not
+//! depend on the thread count.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+
+use crate::dataset::{
+    BoardResult, Competition, Dataset, Entrant, EntrantResult, Format, MemberKind, ScoringMethod,
+};
+use crate::error::{InputError, Location};
+use crate::model::{
+    CalcMethod, CompetitionInput, EntrantInput, FactorSet, FieldKind, PlayerInput, PlayerStatus,
+};
+use crate::scoring::conventions::ImpAggregate;
+use crate::scoring::{self, BoardScore, Standing};
+
+use super::state::Registry;
+
+/// Who sits in a player slot, as far as the replay is concerned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Seat {
+    /// A member whose handicap is read and updated (dense index).
+    Member(u32),
+    /// A listed foreign guest: a temporary handicap, never updated.
+    Foreign(Option<f64>),
+    /// Not in the member list.
+    NonMember,
+}
+
+/// A rated competition ready for the model; the handicaps are filled in at replay time.
+#[derive(Debug, Clone)]
+pub struct PreparedCompetition {
+    pub competition_id: String,
+    pub date: NaiveDate,
+    pub session: i32,
+    pub handicap_event: bool,
+    /// The model's input with every member's handicap still to be filled in.
+    pub input: CompetitionInput,
+    /// Per entrant, per player slot: who sits there.
+    pub seats: Vec<Vec<Seat>>,
+    pub entrant_names: Vec<String>,
+    /// The members whose handicaps this competition reads and writes, sorted, unique.
+    pub rated_members: Vec<u32>,
+}
+
+impl PreparedCompetition {
+    /// The model's input with the given member handicaps.
+    pub fn input_with(&self, handicap_of: impl Fn(u32) -> f64) -> CompetitionInput {
+        let mut input = self.input.clone();
+        for (entrant, seats) in input.entrants.iter_mut().zip(&self.seats) {
+            for (player, seat) in entrant.players.iter_mut().zip(seats) {
+                if let Seat::Member(index) = seat {
+                    player.status = PlayerStatus::Rated(handicap_of(*index));
+                }
+            }
+        }
+        input
+    }
+}
+
+/// Everything the replay and the reports need from the dataset.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    /// Rated competitions in replay order (date, session, id).
+    pub competitions: Vec<PreparedCompetition>,
+    /// Standings of every competition, in replay order.
+    pub standings: Vec<Standing>,
+    /// Board scores of every competition scored from table results, in replay order.
+    pub board_scores: Vec<BoardScore>,
+}
+
+struct Tables<'a> {
+    entrants: HashMap<&'a str, Vec<&'a Entrant>>,
+    results: HashMap<&'a str, Vec<&'a EntrantResult>>,
+    boards: HashMap<&'a str, Vec<BoardResult>>,
+}
+
+fn group<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a str, Vec<&'a T>> {
+    let mut map: HashMap<&str, Vec<&T>> = HashMap::new();
+    for row in rows {
+        map.entry(key(row)).or_default().push(row);
+    }
+    map
+}
+
+/// Scores every competition and, when `rate` is set, prepares the rated ones for the
+/// model. `factors` supplies the class multipliers.
+pub fn prepare(
+    dataset: &Dataset,
+    registry: &Registry,
+    factors: &FactorSet,
+    rate: bool,
+    on_competition_done: &(dyn Fn() + Sync),
+) -> Result<Prepared, InputError> {
+    let mut boards: HashMap<&str, Vec<BoardResult>> = HashMap::new();
+    for row in &dataset.boards {
+        boards
+            .entry(row.competition_id.as_str())
+            .or_default()
+            .push(row.clone());
+    }
+    let tables = Tables {
+        entrants: group(&dataset.entrants, |e| e.competition_id.as_str()),
+        results: group(&dataset.results, |r| r.competition_id.as_str()),
+        boards,
+    };
+
+    let mut order: Vec<&Competition> = dataset.competitions.iter().collect();
+    order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+
+    let prepared: Vec<Result<OneCompetition, InputError>> = order
+        .par_iter()
+        .map(|competition| {
+            let out = prepare_one(competition, &tables, registry, factors, rate);
+            on_competition_done();
+            out
+        })
+        .collect();
+
+    let mut all = Prepared::default();
+    for one in prepared {
+        let one = one?;
+        all.standings.extend(one.standings);
+        all.board_scores.extend(one.board_scores);
+        if let Some(competition) = one.rated {
+            all.competitions.push(competition);
+        }
+    }
+    Ok(all)
+}
+
+struct OneCompetition {
+    standings: Vec<Standing>,
+    board_scores: Vec<BoardScore>,
+    rated: Option<PreparedCompetition>,
+}
+
+fn prepare_one(
+    competition: &Competition,
+    tables: &Tables<'_>,
+    registry: &Registry,
+    factors: &FactorSet,
+    rate: bool,
+) -> Result<OneCompetition, InputError> {
+    let id = competition.competition_id.as_str();
+    let here = || competition.origin.location().competition(id);
+    let entrants: Vec<&Entrant> = tables.entrants.get(id).cloned().unwrap_or_default();
+    let reported: Vec<&EntrantResult> = tables.results.get(id).cloned().unwrap_or_default();
+    let board_rows: &[BoardResult] = tables.boards.get(id).map(Vec::as_slice).unwrap_or(&[]);
+    if entrants.is_empty() {
+        return Err(InputError::new(here(), "competition has no entrants"));
+    }
+
+    let mut board_scores = Vec::new();
+    let (results, standings): (Vec<EntrantResult>, Vec<Standing>) = if board_rows.is_empty() {
+        if reported.is_empty() {
+            return Err(InputError::new(
+                here(),
+                "competition has neither results nor board rows",
+            ));
+        }
+        let results: Vec<EntrantResult> = reported.iter().map(|r| (*r).clone()).collect();
+        let standings = scoring::standings_from_results(competition, &results);
+        (results, standings)
+    } else {
+        let owned: Vec<Entrant> = entrants.iter().map(|e| (*e).clone()).collect();
+        let scored = scoring::score_competition(competition, &owned, board_rows)?;
+        check_reported(competition, &reported, &scored.results)?;
+        board_scores = scored.board_scores;
+        (scored.results, scored.standings)
+    };
+
+    let rated = if rate && competition.rated {
+        Some(build_input(
+            competition,
+            &entrants,
+            &results,
+            board_rows,
+            &board_scores,
+            registry,
+            factors,
+        )?)
+    } else {
+        None
+    };
+    Ok(OneCompetition {
+        standings,
+        board_scores,
+        rated,
+    })
+}
+
+/// How far a reported figure may be from the pipeline's own scoring: the clubs publish
+/// percentages to two decimals and IMPs to at most two decimals.
+const REPORTED_TOLERANCE: f64 = 0.005 + 1e-9;
+
+fn check_reported(
+    competition: &Competition,
+    reported: &[&EntrantResult],
+    scored: &[EntrantResult],
+) -> Result<(), InputError> {
+    let scored: HashMap<&str, &EntrantResult> =
+        scored.iter().map(|r| (r.entrant.as_str(), r)).collect();
+    for row in reported {
+        let at = || {
+            row.origin
+                .location()
+                .competition(&competition.competition_id)
+        };
+        let Some(ours) = scored.get(row.entrant.as_str()) else {
+            return Err(InputError::new(
+                at().column("entrant"),
+                format!("entrant `{}` has a result but no board rows", row.entrant),
+            ));
+        };
+        if (ours.score - row.score).abs() > REPORTED_TOLERANCE {
+            return Err(InputError::new(
+                at().column("score"),
+                format!(
+                    "reported score {} for entrant `{}` does not match the board rows, which score {:.2}",
+                    row.score, row.entrant, ours.score
+                ),
+            ));
+        }
+        if ours.boards_played != row.boards_played {
+            return Err(InputError::new(
+                at().column("boards_played"),
+                format!(
+                    "reported boards_played {} for entrant `{}` does not match the board rows ({})",
+                    row.boards_played, row.entrant, ours.boards_played
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn field_kind(competition: &Competition) -> Result<FieldKind, InputError> {
+    use ScoringMethod::*;
+    Ok(match (competition.format, competition.scoring) {
+        (Format::Individual, Matchpoints | CrossImps) => FieldKind::Individual,
+        (Format::Pairs, Matchpoints | CrossImps) => FieldKind::Pairs,
+        (Format::Pairs | Format::Individual, Butler) => {
+            if competition.format == Format::Individual {
+                FieldKind::Individual
+            } else {
+                FieldKind::PairsDatum
+            }
+        }
+        (Format::Teams, TeamImps) => FieldKind::TeamMatch,
+        (Format::Teams, Matchpoints | CrossImps | Butler) => FieldKind::TeamPairAcross,
+        (format, TeamImps) => {
+            return Err(InputError::new(
+                competition
+                    .origin
+                    .location()
+                    .column("scoring")
+                    .competition(&competition.competition_id),
+                format!("scoring `team_imps` needs format `teams`, not `{format}`"),
+            ))
+        }
+    })
+}
+
+fn players_needed(kind: FieldKind) -> usize {
+    match kind {
+        FieldKind::Individual => 1,
+        FieldKind::Pairs | FieldKind::PairsDatum | FieldKind::TeamPairAcross => 2,
+        FieldKind::TeamMatch => 4,
+    }
+}
+
+/// The number of boards of the competition: as stated, or the distinct boards played.
+fn board_count(competition: &Competition, board_rows: &[BoardResult]) -> Result<u32, InputError> {
+    let n = match competition.boards {
+        Some(n) => n,
+        None => board_rows
+            .iter()
+            .map(|b| b.board)
+            .collect::<HashSet<_>>()
+            .len() as u32,
+    };
+    if n < 2 {
+        return Err(InputError::new(
+            competition
+                .origin
+                .location()
+                .column("boards")
+                .competition(&competition.competition_id),
+            format!("a rated competition needs at least 2 boards, it has {n}"),
+        ));
+    }
+    Ok(n)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_input(
+    competition: &Competition,
+    entrants: &[&Entrant],
+    results: &[EntrantResult],
+    board_rows: &[BoardResult],
+    board_scores: &[BoardScore],
+    registry: &Registry,
+    factors: &FactorSet,
+) -> Result<PreparedCompetition, InputError> {
+    let id = competition.competition_id.as_str();
+    let kind = field_kind(competition)?;
+    let n_boards = board_count(competition, board_rows)?;
+    let method = if competition.scoring.is_imps() {
+        CalcMethod::Imp
+    } else {
+        CalcMethod::Topscore
+    };
+
+    // Entrants in a deterministic order: by entrant name as the club numbered it.
+    let mut entrants: Vec<&Entrant> = entrants.to_vec();
+    entrants.sort_by(|a, b| a.entrant.cmp(&b.entrant));
+    let position: HashMap<&str, usize> = entrants
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.entrant.as_str(), i))
+        .collect();
+    let result_of: HashMap<&str, &EntrantResult> =
+        results.iter().map(|r| (r.entrant.as_str(), r)).collect();
+    let comparisons = cross_imp_comparisons(competition, board_scores, entrants.len(), kind);
+    let opponents_at_table = table_opponents(board_rows);
+
+    let mut inputs = Vec::with_capacity(entrants.len());
+    let mut seats = Vec::with_capacity(entrants.len());
+    let mut rated_members = Vec::new();
+    for entrant in &entrants {
+        let at = || entrant.origin.location().competition(id);
+        let players: Vec<i64> = entrant.player_ids().collect();
+        let needed = players_needed(kind);
+        if players.len() != needed {
+            return Err(InputError::new(
+                at().column("player1"),
+                format!(
+                    "entrant `{}` has {} players; a {} entrant in this competition needs {}",
+                    entrant.entrant,
+                    players.len(),
+                    competition.format,
+                    needed
+                ),
+            ));
+        }
+        let Some(result) = result_of.get(entrant.entrant.as_str()) else {
+            return Err(InputError::new(
+                at().column("entrant"),
+                format!("entrant `{}` has no result", entrant.entrant),
+            ));
+        };
+        let at_result = || result.origin.location().competition(id);
+        if result.boards_played == 0 || result.boards_played > n_boards {
+            return Err(InputError::new(
+                at_result().column("boards_played"),
+                format!(
+                    "boards_played {} must be between 1 and the competition's {} boards",
+                    result.boards_played, n_boards
+                ),
+            ));
+        }
+        let achieved = model_result(competition, result, comparisons);
+        if !achieved.is_finite() {
+            return Err(InputError::new(
+                at_result().column("score"),
+                "score must be a finite number",
+            ));
+        }
+        let opponent = match kind {
+            FieldKind::TeamMatch | FieldKind::TeamPairAcross => {
+                let name = result
+                    .opponent
+                    .as_deref()
+                    .or_else(|| opponents_at_table.get(entrant.entrant.as_str()).copied());
+                let Some(name) = name else {
+                    return Err(InputError::new(
+                        at_result().column("opponent"),
+                        format!("entrant `{}` needs an opponent", entrant.entrant),
+                    ));
+                };
+                let Some(&index) = position.get(name) else {
+                    return Err(InputError::new(
+                        at_result().column("opponent"),
+                        format!("opponent `{name}` is not an entrant of this competition"),
+                    ));
+                };
+                Some(index)
+            }
+            _ => None,
+        };
+        if kind == FieldKind::TeamPairAcross && entrant.direction.is_none() {
+            return Err(InputError::new(
+                at().column("direction"),
+                "a pair in a team event scored across the field needs a direction (NS or EW)",
+            ));
+        }
+
+        let mut entrant_seats = Vec::with_capacity(players.len());
+        let mut player_inputs = Vec::with_capacity(players.len());
+        for &member_id in &players {
+            let (seat, status) = match registry.get(member_id) {
+                Some((_, member)) if member.kind == MemberKind::Foreign => (
+                    Seat::Foreign(member.start_handicap),
+                    PlayerStatus::Foreign {
+                        reported_level: member.start_handicap,
+                    },
+                ),
+                Some((index, _)) => {
+                    rated_members.push(index);
+                    (Seat::Member(index), PlayerStatus::Rated(f64::NAN))
+                }
+                None => (Seat::NonMember, PlayerStatus::NonMember),
+            };
+            entrant_seats.push(seat);
+            player_inputs.push(PlayerInput { member_id, status });
+        }
+        seats.push(entrant_seats);
+        inputs.push(EntrantInput {
+            players: player_inputs,
+            boards_played: result.boards_played,
+            result: achieved,
+            direction: entrant.direction,
+            opponent,
+        });
+    }
+    rated_members.sort_unstable();
+    rated_members.dedup();
+
+    let weight_multiplier = competition
+        .class
+        .as_deref()
+        .and_then(|class| factors.class_multiplier(class))
+        .unwrap_or(1.0);
+    Ok(PreparedCompetition {
+        competition_id: competition.competition_id.clone(),
+        date: competition.date,
+        session: competition.session,
+        handicap_event: competition.handicap_event,
+        input: CompetitionInput {
+            n_boards,
+            method,
+            kind,
+            weight_multiplier,
+            entrants: inputs,
+        },
+        seats,
+        entrant_names: entrants.iter().map(|e| e.entrant.clone()).collect(),
+        rated_members,
+    })
+}
+
+/// The result in the model's unit: percentage points over 50 for matchpoints, IMPs per
+/// board (per comparison, for summed cross-IMPs) for the IMP scorings.
+fn model_result(competition: &Competition, result: &EntrantResult, comparisons: f64) -> f64 {
+    let per_board = result.score / f64::from(result.boards_played);
+    match competition.scoring {
+        ScoringMethod::Matchpoints => result.score - 50.0,
+        ScoringMethod::CrossImps => per_board / comparisons,
+        ScoringMethod::Butler | ScoringMethod::TeamImps => per_board,
+    }
+}
+
+/// Summed cross-IMPs add up one comparison per other result on the board; the model's
+/// unit is IMPs per board against an average opponent, so the sum is divided by the
+/// number of comparisons. From board rows it is the mean of (times played − 1) over the
+/// boards; from reported results alone, one table fewer than the field.
+fn cross_imp_comparisons(
+    competition: &Competition,
+    board_scores: &[BoardScore],
+    entrants: usize,
+    kind: FieldKind,
+) -> f64 {
+    if competition.scoring != ScoringMethod::CrossImps
+        || competition.conventions.imp_aggregate != ImpAggregate::Sum
+    {
+        return 1.0;
+    }
+    let mut plays: BTreeMap<u32, usize> = BTreeMap::new();
+    for score in board_scores {
+        if score.ns_score.is_some() {
+            *plays.entry(score.board).or_default() += 1;
+        }
+    }
+    let counted: Vec<f64> = plays
+        .values()
+        .filter(|&&n| n > 1)
+        .map(|&n| (n - 1) as f64)
+        .collect();
+    if !counted.is_empty() {
+        return counted.iter().sum::<f64>() / counted.len() as f64;
+    }
+    let per_table = if kind == FieldKind::Individual { 4 } else { 2 };
+    ((entrants / per_table) as f64 - 1.0).max(1.0)
+}
+
+/// The pair each pair met at the table, from board rows (ns against ew).
+fn table_opponents(board_rows: &[BoardResult]) -> HashMap<&str, &str> {
+    let mut met: HashMap<&str, &str> = HashMap::new();
+    for row in board_rows {
+        if let (Some(ns), Some(ew)) = (row.ns.as_deref(), row.ew.as_deref()) {
+            met.entry(ns).or_insert(ew);
+            met.entry(ew).or_insert(ns);
+        }
+    }
+    met
+}

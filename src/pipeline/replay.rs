@@ -1,0 +1,322 @@
+//! The replay: competitions applied to the members' handicaps in date order.
+//!
+//! Live mode runs the schedule's levels in order and each level in parallel; frozen mode
+//! runs each month in parallel against the month's opening handicaps. Either way the
+//! model is evaluated on read-only snapshots and the results are applied in replay order
+//! on one thread, so the bytes out never depend on the thread count.
+
+use rayon::prelude::*;
+
+use crate::dataset::MemberId;
+use crate::model::{self, FactorSet, ModelError, PlayerOutcome};
+
+use super::prepare::{PreparedCompetition, Seat};
+use super::schedule;
+use super::state::{month_index, PlayerState};
+
+/// How handicaps update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Mode {
+    /// Each competition sees the handicaps left by every earlier one.
+    #[default]
+    Live,
+    /// Every competition of a month uses the month's opening handicaps; the changes are
+    /// summed and the cap applies at month end.
+    Frozen,
+}
+
+/// One player's line in `changes.parquet`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// Position of the competition in replay order.
+    pub competition: usize,
+    pub entrant: usize,
+    pub member_id: MemberId,
+    pub seat: Seat,
+    pub outcome: PlayerOutcome,
+    /// The handicap after this competition (frozen mode: before the month's cap and the
+    /// other competitions of the month).
+    pub handicap_after: f64,
+}
+
+/// The handicap-adjusted result of an entrant in a handicap tournament.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Adjusted {
+    pub competition: usize,
+    pub entrant: usize,
+    /// Achieved minus expected, with the playing handicaps, in the model's unit.
+    pub adjusted: f64,
+    pub expected: f64,
+}
+
+#[derive(Debug, Default)]
+pub struct ReplayOutput {
+    pub changes: Vec<Change>,
+    pub adjusted: Vec<Adjusted>,
+}
+
+/// A competition evaluated on a snapshot, not yet applied.
+struct Evaluated {
+    outcomes: Vec<PlayerOutcome>,
+    /// Per calculation method, when handicaps are kept separately too.
+    by_method: Option<Vec<PlayerOutcome>>,
+    adjusted: Vec<(usize, f64, f64)>,
+}
+
+fn evaluate(
+    factors: &FactorSet,
+    competition: &PreparedCompetition,
+    states: &[PlayerState],
+    opening: impl Fn(u32) -> f64,
+) -> Result<Evaluated, ModelError> {
+    let input = competition.input_with(|m| opening(m));
+    let outcomes = model::rate_competition(factors, &input)?;
+    let by_method = if factors.separate_method_handicaps() {
+        let method = Some(competition.input.method);
+        let input = competition.input_with(|m| states[m as usize].handicap_for(method));
+        Some(model::rate_competition(factors, &input)?)
+    } else {
+        None
+    };
+    let mut adjusted = Vec::new();
+    if competition.handicap_event {
+        let month = month_index(competition.date);
+        let input = competition.input_with(|m| {
+            let s = &states[m as usize];
+            if s.playing_month == Some(month) {
+                s.playing_handicap
+            } else {
+                s.handicap
+            }
+        });
+        let playing = model::rate_competition(factors, &input)?;
+        let mut seen = vec![false; competition.input.entrants.len()];
+        for o in &playing {
+            if !seen[o.entrant] {
+                seen[o.entrant] = true;
+                adjusted.push((o.entrant, o.achieved - o.expected, o.expected));
+            }
+        }
+    }
+    Ok(Evaluated {
+        outcomes,
+        by_method,
+        adjusted,
+    })
+}
+
+/// Applies an evaluated competition. In frozen mode `opening` holds each member's
+/// month-opening handicap and the deltas are only accumulated.
+fn record(
+    factors: &FactorSet,
+    position: usize,
+    competition: &PreparedCompetition,
+    evaluated: Evaluated,
+    states: &mut [PlayerState],
+    frozen_sums: Option<&mut Vec<f64>>,
+    out: &mut ReplayOutput,
+) {
+    let method = competition.input.method;
+    let mut frozen_sums = frozen_sums;
+    for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
+        let seat = competition
+            .seats
+            .get(outcome.entrant)
+            .and_then(|s| s.get(slot_of(competition, &outcome)))
+            .copied()
+            .unwrap_or(Seat::NonMember);
+        let mut handicap_after = outcome.handicap_before;
+        if let (Seat::Member(m), true) = (seat, outcome.updated) {
+            let state = &mut states[m as usize];
+            state.enter_month(competition.date);
+            handicap_after = model::apply(outcome.handicap_before, outcome.delta, factors);
+            match frozen_sums.as_deref_mut() {
+                Some(sums) => sums[m as usize] += outcome.delta,
+                None => state.handicap = handicap_after,
+            }
+            if let Some(by_method) = &evaluated.by_method {
+                if let Some(o) = by_method.get(i) {
+                    let track = match method {
+                        model::CalcMethod::Topscore => &mut state.handicap_topscore,
+                        model::CalcMethod::Imp => &mut state.handicap_imp,
+                    };
+                    *track = model::apply(*track, o.delta, factors);
+                }
+            }
+            state.boards += u64::from(outcome.n_g);
+            state.competitions += 1;
+            state.last_played = Some(competition.date);
+        }
+        out.changes.push(Change {
+            competition: position,
+            entrant: outcome.entrant,
+            member_id: outcome.member_id,
+            seat,
+            outcome,
+            handicap_after,
+        });
+    }
+    for (entrant, adjusted, expected) in evaluated.adjusted {
+        out.adjusted.push(Adjusted {
+            competition: position,
+            entrant,
+            adjusted,
+            expected,
+        });
+    }
+}
+
+/// The slot of an outcome's player within its entrant.
+fn slot_of(competition: &PreparedCompetition, outcome: &PlayerOutcome) -> usize {
+    competition
+        .input
+        .entrants
+        .get(outcome.entrant)
+        .and_then(|e| {
+            e.players
+                .iter()
+                .position(|p| p.member_id == outcome.member_id)
+        })
+        .unwrap_or(0)
+}
+
+/// Error from the model, with the competition it happened in.
+#[derive(Debug, thiserror::Error)]
+#[error("competition `{competition}`: {source}")]
+pub struct ReplayError {
+    pub competition: String,
+    #[source]
+    pub source: ModelError,
+}
+
+fn first_error<T>(
+    competitions: &[PreparedCompetition],
+    positions: &[usize],
+    results: Vec<Result<T, ModelError>>,
+) -> Result<Vec<T>, ReplayError> {
+    let mut ok = Vec::with_capacity(results.len());
+    for (position, result) in positions.iter().zip(results) {
+        match result {
+            Ok(value) => ok.push(value),
+            Err(source) => {
+                return Err(ReplayError {
+                    competition: competitions[*position].competition_id.clone(),
+                    source,
+                })
+            }
+        }
+    }
+    Ok(ok)
+}
+
+/// Replays `competitions` (in replay order) onto `states`.
+pub fn replay(
+    factors: &FactorSet,
+    mode: Mode,
+    competitions: &[PreparedCompetition],
+    states: &mut [PlayerState],
+    on_applied: &(dyn Fn(u64) + Sync),
+) -> Result<ReplayOutput, ReplayError> {
+    match mode {
+        Mode::Live => replay_live(factors, competitions, states, on_applied),
+        Mode::Frozen => replay_frozen(factors, competitions, states, on_applied),
+    }
+}
+
+fn replay_live(
+    factors: &FactorSet,
+    competitions: &[PreparedCompetition],
+    states: &mut [PlayerState],
+    on_applied: &(dyn Fn(u64) + Sync),
+) -> Result<ReplayOutput, ReplayError> {
+    let players: Vec<Vec<u32>> = competitions
+        .iter()
+        .map(|c| c.rated_members.clone())
+        .collect();
+    let mut out = ReplayOutput::default();
+    let mut pending: Vec<Option<Evaluated>> = Vec::new();
+    pending.resize_with(competitions.len(), || None);
+    for level in schedule::levels(&players) {
+        let snapshot: &[PlayerState] = states;
+        let results: Vec<Result<Evaluated, ModelError>> = level
+            .par_iter()
+            .map(|&position| {
+                let competition = &competitions[position];
+                evaluate(factors, competition, snapshot, |m| {
+                    snapshot[m as usize].handicap
+                })
+            })
+            .collect();
+        for (position, evaluated) in level
+            .iter()
+            .zip(first_error(competitions, &level, results)?)
+        {
+            pending[*position] = Some(evaluated);
+        }
+        for &position in &level {
+            if let Some(evaluated) = pending[position].take() {
+                record(
+                    factors,
+                    position,
+                    &competitions[position],
+                    evaluated,
+                    states,
+                    None,
+                    &mut out,
+                );
+            }
+        }
+        on_applied(level.len() as u64);
+    }
+    out.changes.sort_by_key(|c| c.competition);
+    out.adjusted.sort_by_key(|a| a.competition);
+    Ok(out)
+}
+
+fn replay_frozen(
+    factors: &FactorSet,
+    competitions: &[PreparedCompetition],
+    states: &mut [PlayerState],
+    on_applied: &(dyn Fn(u64) + Sync),
+) -> Result<ReplayOutput, ReplayError> {
+    let mut out = ReplayOutput::default();
+    let mut start = 0;
+    while start < competitions.len() {
+        let month = month_index(competitions[start].date);
+        let end = competitions[start..]
+            .iter()
+            .position(|c| month_index(c.date) != month)
+            .map_or(competitions.len(), |n| start + n);
+        let positions: Vec<usize> = (start..end).collect();
+        let snapshot: &[PlayerState] = states;
+        let results: Vec<Result<Evaluated, ModelError>> = positions
+            .par_iter()
+            .map(|&position| {
+                evaluate(factors, &competitions[position], snapshot, |m| {
+                    snapshot[m as usize].handicap
+                })
+            })
+            .collect();
+        let evaluated = first_error(competitions, &positions, results)?;
+        let mut sums = vec![0.0; states.len()];
+        for (position, evaluated) in positions.iter().zip(evaluated) {
+            record(
+                factors,
+                *position,
+                &competitions[*position],
+                evaluated,
+                states,
+                Some(&mut sums),
+                &mut out,
+            );
+        }
+        for (state, sum) in states.iter_mut().zip(&sums) {
+            if *sum != 0.0 {
+                state.handicap = model::apply(state.handicap, *sum, factors);
+            }
+        }
+        on_applied(positions.len() as u64);
+        start = end;
+    }
+    Ok(out)
+}

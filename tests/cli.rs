@@ -1,0 +1,199 @@
+//! The real binary, run in its own temporary folders.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
+}
+
+fn ok(output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "bridgehcp failed\nstdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+const OUTPUTS: [&str; 6] = [
+    "handicaps.parquet",
+    "changes.parquet",
+    "ranking.csv",
+    "ranking.parquet",
+    "standings.parquet",
+    "board_scores.parquet",
+];
+
+#[test]
+fn run_on_the_sample_writes_every_output_and_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let stdout = ok(&bridgehcp(
+        &["run", "--data", data.to_str().unwrap(), "--out", "out"],
+        dir.path(),
+    ));
+    assert!(stdout.contains("competitions applied"), "{stdout}");
+    for name in OUTPUTS {
+        assert!(
+            dir.path().join("out").join(name).is_file(),
+            "{name} missing"
+        );
+    }
+    let csv = String::from_utf8(read(&dir.path().join("out/ranking.csv"))).unwrap();
+    let header = csv.lines().next().unwrap_or_default();
+    for column in ["rank", "member_id", "name", "club", "handicap", "boards"] {
+        assert!(header.split(',').any(|c| c == column), "{header}");
+    }
+    // The first line of the ranking is rank 1.
+    let first = csv.lines().nth(1).unwrap_or_default();
+    assert!(first.starts_with("1,"), "{first}");
+}
+
+#[test]
+fn outputs_are_the_same_bytes_with_one_thread_or_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data,
+            "--out",
+            "one",
+            "--threads",
+            "1",
+        ],
+        dir.path(),
+    ));
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data,
+            "--out",
+            "two",
+            "--threads",
+            "2",
+        ],
+        dir.path(),
+    ));
+    for name in OUTPUTS {
+        assert_eq!(
+            read(&dir.path().join("one").join(name)),
+            read(&dir.path().join("two").join(name)),
+            "{name} differs between 1 and 2 threads"
+        );
+    }
+}
+
+#[test]
+fn continuing_a_run_equals_one_run_over_both_periods() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    // January (and everything before), then the rest continued from its state.
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data,
+            "--out",
+            "jan",
+            "--until",
+            "2025-01-31",
+        ],
+        dir.path(),
+    ));
+    ok(&bridgehcp(
+        &[
+            "run", "--quiet", "--data", data, "--out", "rest", "--state", "jan",
+        ],
+        dir.path(),
+    ));
+    ok(&bridgehcp(
+        &["run", "--quiet", "--data", data, "--out", "all"],
+        dir.path(),
+    ));
+    assert_eq!(
+        read(&dir.path().join("rest/handicaps.parquet")),
+        read(&dir.path().join("all/handicaps.parquet")),
+        "January then the rest must equal one run"
+    );
+    assert_eq!(
+        read(&dir.path().join("rest/ranking.csv")),
+        read(&dir.path().join("all/ranking.csv"))
+    );
+}
+
+#[test]
+fn bad_input_names_the_file_row_and_column_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("bad");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(
+        data.join("members.csv"),
+        "member_id,name,masterpoints\n1,Ann,10\n2,Bo,20\n3,Cy,0\n4,Di,5\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("competitions.csv"),
+        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\nc2,2026-01-12,pairs,topscore,24\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("entrants.csv"),
+        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\nc2,1,1,2\nc2,2,3,4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("results.csv"),
+        "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\nc2,1,24,50\nc2,2,24,50\n",
+    )
+    .unwrap();
+    let output = bridgehcp(
+        &["run", "--quiet", "--data", "bad", "--out", "out"],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("competitions.csv"), "{stderr}");
+    assert!(stderr.contains("row 2"), "{stderr}");
+    assert!(stderr.contains("scoring"), "{stderr}");
+    assert!(stderr.contains("topscore"), "{stderr}");
+    assert!(
+        !dir.path().join("out").exists(),
+        "a failed run wrote output"
+    );
+}
+
+#[test]
+fn help_shows_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["score", "--help"],
+        &["import", "--help"],
+    ] {
+        let stdout = ok(&bridgehcp(args, dir.path()));
+        assert!(stdout.contains("Examples:"), "{args:?}: {stdout}");
+    }
+}

@@ -1,0 +1,154 @@
+//! Properties of the whole replay: row order and thread count never change a bit, frozen
+//! equals live when a month has one competition, and guests and non-members leave the
+//! members' handicaps as the model says.
+
+use bridgehcp::dataset::{
+    Competition, Dataset, Entrant, EntrantResult, Format, Member, ScoringMethod,
+};
+use bridgehcp::pipeline::{self, Mode, RunOutput, RunSettings};
+use bridgehcp::synth::{generate, SynthConfig};
+use chrono::NaiveDate;
+use proptest::prelude::*;
+
+fn small_federation(seed: u64) -> Dataset {
+    let config = SynthConfig {
+        seed,
+        members: 60,
+        months: 3,
+        ..SynthConfig::default()
+    };
+    generate(&config)
+}
+
+fn run(dataset: &Dataset, mode: Mode, threads: usize) -> RunOutput {
+    let settings = RunSettings {
+        mode,
+        ..RunSettings::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| pipeline::run(dataset, &settings, None))
+        .unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// Every number a run produces, as bits.
+fn fingerprint(output: &RunOutput) -> Vec<u64> {
+    let mut bits = Vec::new();
+    for s in &output.states {
+        bits.push(s.handicap.to_bits());
+        bits.push(s.boards);
+        bits.push(s.competitions);
+    }
+    for c in &output.replay.changes {
+        bits.push(c.member_id as u64);
+        bits.push(c.outcome.delta.to_bits());
+        bits.push(c.outcome.expected.to_bits());
+        bits.push(c.handicap_after.to_bits());
+    }
+    for s in &output.prepared.standings {
+        bits.push(s.score.to_bits());
+        bits.push(u64::from(s.rank));
+    }
+    bits
+}
+
+/// A permutation of `rows` drawn from `seed` (a plain LCG, enough to shuffle).
+fn shuffle<T>(rows: &mut [T], seed: u64) {
+    let mut state = seed | 1;
+    for i in (1..rows.len()).rev() {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let j = (state >> 33) as usize % (i + 1);
+        rows.swap(i, j);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, .. ProptestConfig::default() })]
+
+    #[test]
+    fn row_order_and_thread_count_change_nothing(seed in 0u64..1000, order in 0u64..1000) {
+        let dataset = small_federation(seed);
+        let reference = fingerprint(&run(&dataset, Mode::Live, 1));
+        let mut shuffled = dataset.clone();
+        shuffle(&mut shuffled.members, order);
+        shuffle(&mut shuffled.competitions, order + 1);
+        shuffle(&mut shuffled.entrants, order + 2);
+        shuffle(&mut shuffled.results, order + 3);
+        shuffle(&mut shuffled.boards, order + 4);
+        prop_assert_eq!(&reference, &fingerprint(&run(&shuffled, Mode::Live, 2)));
+        prop_assert_eq!(
+            fingerprint(&run(&dataset, Mode::Frozen, 1)),
+            fingerprint(&run(&shuffled, Mode::Frozen, 2))
+        );
+    }
+}
+
+fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+/// Four members in two pairs, one pairs competition per month.
+fn two_pair_months(months: &[(u32, f64)]) -> Dataset {
+    let mut dataset = Dataset::default();
+    for (id, mp) in [(1, 300.0), (2, 300.0), (3, 50.0), (4, 50.0)] {
+        let mut m = Member::new(id);
+        m.masterpoints = mp;
+        dataset.members.push(m);
+    }
+    for (i, (month, percent)) in months.iter().enumerate() {
+        let id = format!("c{i}");
+        let mut c = Competition::new(
+            &id,
+            date(2026, *month, 10),
+            Format::Pairs,
+            ScoringMethod::Matchpoints,
+        );
+        c.boards = Some(24);
+        dataset.competitions.push(c);
+        for (entrant, players, score) in [("1", [1, 2], *percent), ("2", [3, 4], 100.0 - percent)] {
+            let mut e = Entrant::new(&id, entrant);
+            e.players = [Some(players[0]), Some(players[1]), None, None];
+            dataset.entrants.push(e);
+            dataset.results.push(EntrantResult {
+                competition_id: id.clone(),
+                entrant: entrant.into(),
+                boards_played: 24,
+                score,
+                opponent: None,
+                origin: Default::default(),
+            });
+        }
+    }
+    dataset
+}
+
+#[test]
+fn frozen_equals_live_when_each_month_has_one_competition() {
+    let dataset = two_pair_months(&[(1, 62.0), (2, 55.0), (3, 41.5)]);
+    let live = run(&dataset, Mode::Live, 1);
+    let frozen = run(&dataset, Mode::Frozen, 1);
+    for (l, f) in live.states.iter().zip(&frozen.states) {
+        assert_eq!(l.handicap.to_bits(), f.handicap.to_bits());
+    }
+    // And something did move: the 300-MP pair (13.0) was expected 60.85 %, scored 62 %.
+    assert!(live.states[0].handicap < 13.0);
+}
+
+#[test]
+fn frozen_month_sums_changes_from_the_opening_handicaps() {
+    // Two competitions in January: frozen uses the opening handicaps for both.
+    let dataset = two_pair_months(&[(1, 62.0), (1, 62.0)]);
+    let live = run(&dataset, Mode::Live, 1);
+    let frozen = run(&dataset, Mode::Frozen, 1);
+    let first_delta = frozen.replay.changes[0].outcome.delta;
+    let second_delta = frozen.replay.changes[2].outcome.delta;
+    assert_eq!(first_delta.to_bits(), second_delta.to_bits());
+    let opening = 52.0 / (1.0 + 0.01 * 300.0);
+    assert!((frozen.states[0].handicap - (opening + 2.0 * first_delta)).abs() < 1e-12);
+    // Live: the second competition saw a better handicap, so it moves less.
+    assert!(live.states[0].handicap > frozen.states[0].handicap);
+}
