@@ -413,7 +413,7 @@ impl CellType for bool {
 }
 
 /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01 (Arrow's day 0).
-const UNIX_EPOCH_FROM_CE: i32 = 719_163;
+pub const UNIX_EPOCH_FROM_CE: i32 = 719_163;
 
 impl CellType for NaiveDate {
     const NAME: &'static str = "date";
