@@ -1101,3 +1101,25 @@ proptest! {
         prop_assert_eq!(&read(csv.path()), &dataset);
     }
 }
+
+/// Leaves the sample dataset, flat and hive-partitioned, in `target/tmp/readers` for
+/// `python3 tests/readers.py target/tmp/readers` (pyarrow, DuckDB and polars).
+#[test]
+fn sample_tables_are_left_for_external_readers() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readers");
+    let _ = std::fs::remove_dir_all(&root);
+    let flat = root.join("flat");
+    write_dataset(&sample(), &flat).expect("write");
+    assert_eq!(read(&flat), sample());
+
+    let hive = root.join("hive");
+    for (name, frame) in dataset_frames(&sample()).expect("frames") {
+        if name == "boards" {
+            write_partitioned(&frame, "competition_id", &hive.join("boards"), false);
+        } else {
+            std::fs::create_dir_all(&hive).expect("folder");
+            write_parquet(&frame, &hive.join(format!("{name}.parquet"))).expect("write");
+        }
+    }
+    assert_eq!(read(&hive), sample());
+}
