@@ -41,13 +41,11 @@ const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
 /// `members`, `competitions` and `entrants` are required, and at least one of `results`
 /// and `boards`.
 pub fn read_dataset(dir: &Path) -> Result<Dataset, Error> {
-    let mut sources = Vec::with_capacity(TABLES.len());
-    for name in TABLES {
-        sources.push(locate_table(dir, name)?);
-    }
-    let [members, competitions, entrants, results, boards] = sources
-        .try_into()
-        .map_err(|_| Error::Config("internal: table count".to_owned()))?;
+    let members = locate_table(dir, "members")?;
+    let competitions = locate_table(dir, "competitions")?;
+    let entrants = locate_table(dir, "entrants")?;
+    let results = locate_table(dir, "results")?;
+    let boards = locate_table(dir, "boards")?;
     for (name, source) in [
         ("members", &members),
         ("competitions", &competitions),
@@ -446,13 +444,6 @@ impl CellType for String {
     }
 }
 
-/// Converts an `i32` cell to the unsigned count the dataset stores.
-fn count(column: &str, value: Option<i32>) -> Result<Option<u32>, String> {
-    value
-        .map(|v| validate::non_negative(column, i64::from(v)))
-        .transpose()
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Presence {
     Required,
@@ -492,14 +483,27 @@ impl<T: Clone> Col<T> {
         })
     }
 
-    /// Applies a row-level rule to the value at `row`, naming this cell when it fails.
-    fn map<U>(
-        &self,
-        row: usize,
-        value: Option<T>,
-        rule: impl FnOnce(Option<T>) -> Result<U, String>,
-    ) -> Result<U, InputError> {
-        rule(value).map_err(|message| InputError::new(self.location(row), message))
+    /// Names this column's cell at `row` in a rule broken by its value.
+    fn check<U>(&self, row: usize, checked: Result<U, String>) -> Result<U, InputError> {
+        checked.map_err(|rule| InputError::new(self.location(row), rule))
+    }
+}
+
+impl Col<i32> {
+    /// A count (board number, boards played, round, table), which cannot be negative.
+    fn count(&self, row: usize) -> Result<Option<u32>, InputError> {
+        let value = self.get(row)?;
+        self.check(
+            row,
+            value
+                .map(|v| validate::non_negative(self.name, i64::from(v)))
+                .transpose(),
+        )
+    }
+
+    fn required_count(&self, row: usize) -> Result<u32, InputError> {
+        let value = self.required(row)?;
+        self.check(row, validate::non_negative(self.name, i64::from(value)))
     }
 }
 
@@ -507,7 +511,12 @@ impl Col<String> {
     /// The value at `row` parsed as one of the contract's names (`pairs`, `NS`, ...).
     fn parsed<E: FromStr<Err = String>>(&self, row: usize) -> Result<Option<E>, InputError> {
         let value = self.get(row)?;
-        self.map(row, value, |text| text.map(|t| t.parse()).transpose())
+        self.check(row, value.map(|text| text.parse()).transpose())
+    }
+
+    fn required_parsed<E: FromStr<Err = String>>(&self, row: usize) -> Result<E, InputError> {
+        let value = self.required(row)?;
+        self.check(row, value.parse())
     }
 }
 
@@ -628,18 +637,15 @@ fn read_competitions(
     for row in 0..frame.height() {
         let competition_id = id.required(row)?;
         let date = date.required(row)?;
-        let format_value = format.required(row)?;
-        let format = format.map(row, Some(format_value), |f| f.unwrap_or_default().parse())?;
-        let scoring_value = scoring.required(row)?;
-        let scoring = scoring.map(row, Some(scoring_value), |s| s.unwrap_or_default().parse())?;
-        let board_count = boards.get(row)?;
+        let format = format.required_parsed(row)?;
+        let scoring = scoring.required_parsed(row)?;
         let competition = Competition {
             competition_id,
             date,
             session: session.get(row)?.unwrap_or(1),
             format,
             scoring,
-            boards: boards.map(row, board_count, |b| count("boards", b))?,
+            boards: boards.count(row)?,
             rated: rated.get(row)?.unwrap_or(true),
             handicap_event: handicap_event.get(row)?.unwrap_or(false),
             title: title.get(row)?,
@@ -713,13 +719,10 @@ fn read_results(
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let entrant = entrant.required(row)?;
-        let played = boards_played.required(row)?;
         let result = EntrantResult {
             competition_id,
             entrant,
-            boards_played: boards_played.map(row, Some(played), |p| {
-                validate::non_negative("boards_played", i64::from(p.unwrap_or_default()))
-            })?,
+            boards_played: boards_played.required_count(row)?,
             score: score.required(row)?,
             opponent: opponent.get(row)?,
             origin: frame.origin(row),
@@ -741,7 +744,8 @@ fn read_boards(
     let ew = frame.col::<String>("ew", Optional)?;
     let contract = frame.col::<String>("contract", Optional)?;
     let declarer = frame.col::<String>("declarer", Optional)?;
-    let tricks = frame.col::<i32>("tricks", Optional)?;
+    // Read wide so that an absurd value is reported as such, not as an int32 overflow.
+    let tricks = frame.col::<i64>("tricks", Optional)?;
     let ns_score = frame.col::<i32>("ns_score", Optional)?;
     let adjusted = frame.col::<String>("adjusted", Optional)?;
     let north = frame.col::<String>("north", Optional)?;
@@ -753,32 +757,23 @@ fn read_boards(
     let room = frame.col::<String>("room", Optional)?;
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
-        let number = board.required(row)?;
-        let number = board.map(row, Some(number), |b| {
-            validate::non_negative("board", i64::from(b.unwrap_or_default()))
-        })?;
-        let tricks_value = tricks.get(row)?;
-        let round_value = round.get(row)?;
-        let table_value = table.get(row)?;
+        let tricks_taken = tricks.get(row)?;
         let record = BoardResult {
             competition_id,
-            board: number,
+            board: board.required_count(row)?,
             ns: ns.get(row)?,
             ew: ew.get(row)?,
             contract: contract.get(row)?,
             declarer: declarer.get(row)?,
-            tricks: tricks.map(row, tricks_value, |t| {
-                t.map(|t| validate::tricks_in_range(i64::from(t)))
-                    .transpose()
-            })?,
+            tricks: tricks.check(row, tricks_taken.map(validate::tricks_in_range).transpose())?,
             ns_score: ns_score.get(row)?,
             adjusted: adjusted.get(row)?,
             north: north.get(row)?,
             south: south.get(row)?,
             east: east.get(row)?,
             west: west.get(row)?,
-            round: round.map(row, round_value, |r| count("round", r))?,
-            table: table.map(row, table_value, |t| count("table", t))?,
+            round: round.count(row)?,
+            table: table.count(row)?,
             room: room.get(row)?,
             origin: frame.origin(row),
         };
