@@ -1126,7 +1126,9 @@ fn sample_tables_are_left_for_external_readers() {
 
 #[test]
 fn csv_from_spreadsheets_with_bom_and_crlf_reads() {
-    let dir = with_edit("members", |text| format!("\u{feff}{}", text.replace('\n', "\r\n")));
+    let dir = with_edit("members", |text| {
+        format!("\u{feff}{}", text.replace('\n', "\r\n"))
+    });
     let dataset = read_dataset(dir.path()).expect("BOM and CRLF are fine");
     assert_eq!(dataset.members.len(), 4);
     assert_eq!(dataset.members[3].kind, MemberKind::Foreign);

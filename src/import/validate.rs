@@ -28,6 +28,16 @@ pub const PLAYER_COLUMNS: [&str; 4] = ["player1", "player2", "player3", "player4
 pub const SEAT_COLUMNS: [&str; 4] = ["north", "south", "east", "west"];
 
 /// Tricks as stored, or the rule it breaks.
+///
+/// ```
+/// use bridgehcp::import::validate::tricks_in_range;
+/// assert_eq!(tricks_in_range(13), Ok(13));
+/// assert_eq!(tricks_in_range(0), Ok(0));
+/// assert_eq!(
+///     tricks_in_range(14),
+///     Err("tricks must be between 0 and 13, found 14".to_string())
+/// );
+/// ```
 pub fn tricks_in_range(value: i64) -> Result<u8, String> {
     match u8::try_from(value) {
         Ok(tricks) if i64::from(tricks) <= MAX_TRICKS => Ok(tricks),
@@ -379,5 +389,113 @@ impl Validator {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Format, ScoringMethod};
+    use chrono::NaiveDate;
+    use proptest::prelude::*;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn at_row(row: usize) -> Origin {
+        Origin::new(&Arc::from(Path::new("members.parquet")), row)
+    }
+
+    fn small() -> Dataset {
+        let date = NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default();
+        let mut competition = Competition::new("c1", date, Format::Pairs, ScoringMethod::Butler);
+        competition.boards = Some(2);
+        let mut north_south = Entrant::new("c1", "1");
+        north_south.players = [Some(1), Some(2), None, None];
+        let mut east_west = Entrant::new("c1", "2");
+        east_west.players = [Some(3), Some(4), None, None];
+        Dataset {
+            members: (1..=4).map(Member::new).collect(),
+            competitions: vec![competition],
+            entrants: vec![north_south, east_west],
+            results: Vec::new(),
+            boards: vec![BoardResult {
+                competition_id: "c1".into(),
+                board: 1,
+                ns: Some("1".into()),
+                ew: Some("2".into()),
+                contract: Some("3NT".into()),
+                declarer: Some("S".into()),
+                tricks: Some(9),
+                ..BoardResult::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn a_consistent_dataset_passes() {
+        assert_eq!(validate(&small()), Ok(()));
+    }
+
+    #[test]
+    fn in_memory_rows_break_the_same_rules_as_files() {
+        let mut dataset = small();
+        dataset.boards[0].tricks = Some(14);
+        let error = validate(&dataset)
+            .err()
+            .unwrap_or_else(|| InputError::new(Location::default(), ""));
+        assert_eq!(error.rule, "tricks must be between 0 and 13, found 14");
+        assert_eq!(error.location.column.as_deref(), Some("tricks"));
+        assert_eq!(error.location.competition.as_deref(), Some("c1"));
+        assert_eq!(error.location.board, Some(1));
+
+        let mut dataset = small();
+        dataset.results.push(EntrantResult {
+            competition_id: "c1".into(),
+            entrant: "1".into(),
+            boards_played: 2,
+            score: 130.0,
+            opponent: None,
+            origin: Origin::default(),
+        });
+        assert_eq!(validate(&dataset), Ok(()), "IMP totals are not percentages");
+    }
+
+    #[test]
+    fn a_board_count_may_come_from_board_rows_only() {
+        let mut dataset = small();
+        dataset.competitions[0].boards = None;
+        assert_eq!(validate(&dataset), Ok(()));
+        dataset.boards.clear();
+        let error = validate(&dataset).err().map(|e| e.location.column);
+        assert_eq!(error, Some(Some("boards".to_string())));
+    }
+
+    proptest! {
+        /// The duplicate reported is the first repeated id, at its second row, naming
+        /// the row of its first appearance.
+        #[test]
+        fn the_first_duplicate_member_is_reported_at_its_second_row(
+            ids in prop::collection::vec(0i64..20, 1..30)
+        ) {
+            let members: Vec<Member> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| Member { origin: at_row(i + 1), ..Member::new(*id) })
+                .collect();
+            let dataset = Dataset { members, ..Dataset::default() };
+            let repeat = (0..ids.len()).find(|&i| ids[..i].contains(&ids[i]));
+            match (validate(&dataset), repeat) {
+                (Ok(()), None) => {}
+                (Err(error), Some(i)) => {
+                    let first = ids.iter().position(|id| *id == ids[i]).map_or(0, |p| p + 1);
+                    prop_assert_eq!(error.location.row, Some(i + 1));
+                    prop_assert_eq!(
+                        error.rule,
+                        format!("member_id {} appears twice, first (row {first})", ids[i])
+                    );
+                }
+                (outcome, expected) => prop_assert!(false, "{outcome:?} vs {expected:?}"),
+            }
+        }
     }
 }
