@@ -413,18 +413,44 @@ impl CellType for bool {
 /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01 (Arrow's day 0).
 pub const UNIX_EPOCH_FROM_CE: i32 = 719_163;
 
+fn date_from_days(days: i64) -> Result<NaiveDate, String> {
+    i32::try_from(days)
+        .ok()
+        .and_then(|d| d.checked_add(UNIX_EPOCH_FROM_CE))
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
+        .ok_or_else(|| format!("date {days} days from 1970-01-01 is out of range"))
+}
+
 impl CellType for NaiveDate {
     const NAME: &'static str = "date";
+    /// Date columns, and (as pandas writes dates) naive timestamps at midnight.
     fn typed(series: &Series) -> Option<Cells<Self>> {
-        let dates = series.date().ok()?;
-        Some(collect(dates.physical().iter(), |days| {
-            days.map(|days| {
-                days.checked_add(UNIX_EPOCH_FROM_CE)
-                    .and_then(NaiveDate::from_num_days_from_ce_opt)
-                    .ok_or_else(|| format!("date {days} days from 1970-01-01 is out of range"))
-            })
-            .transpose()
-        }))
+        match series.dtype() {
+            DataType::Date => Some(collect(series.date().ok()?.physical().iter(), |days| {
+                days.map(|d| date_from_days(i64::from(d))).transpose()
+            })),
+            DataType::Datetime(unit, None) => {
+                let per_day: i64 = match unit {
+                    TimeUnit::Nanoseconds => 86_400_000_000_000,
+                    TimeUnit::Microseconds => 86_400_000_000,
+                    TimeUnit::Milliseconds => 86_400_000,
+                };
+                let stamps = series.datetime().ok()?.physical().clone();
+                Some(collect(stamps.iter(), |stamp| {
+                    stamp
+                        .map(|t| {
+                            if t.rem_euclid(per_day) == 0 {
+                                date_from_days(t.div_euclid(per_day))
+                            } else {
+                                Err("expected a calendar date, found a timestamp with a time of day"
+                                    .to_owned())
+                            }
+                        })
+                        .transpose()
+                }))
+            }
+            _ => None,
+        }
     }
     fn parse(text: &str) -> Result<Self, String> {
         NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
@@ -810,6 +836,23 @@ mod tests {
             Ok(NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default())
         );
         assert!(NaiveDate::parse("03/11/2026").is_err());
+    }
+
+    #[test]
+    fn midnight_timestamps_are_dates_and_other_times_are_not() {
+        let day = 86_400_000_i64;
+        let series = Int64Chunked::from_iter_options(
+            "d".into(),
+            [Some(0), Some(20_000 * day), Some(day + 1), None].into_iter(),
+        )
+        .into_datetime(TimeUnit::Milliseconds, None)
+        .into_series();
+        let cells = NaiveDate::typed(&series).unwrap_or_default();
+        assert_eq!(cells.len(), 4);
+        assert_eq!(cells[0], Ok(NaiveDate::from_ymd_opt(1970, 1, 1)));
+        assert_eq!(cells[1], Ok(NaiveDate::from_ymd_opt(2024, 10, 4)));
+        assert!(cells[2].as_ref().is_err_and(|e| e.contains("time of day")));
+        assert_eq!(cells[3], Ok(None));
     }
 
     #[test]
