@@ -17,8 +17,10 @@ CI installs the three readers with::
 
     pip install pyarrow duckdb polars
 
-and runs, after ``cargo test --test tables`` has written its sample dataset::
+and runs it on the outputs of a run and on the sample dataset that
+``cargo test --test tables`` leaves behind (flat and hive-partitioned)::
 
+    python3 tests/readers.py out
     python3 tests/readers.py target/tmp/readers
 """
 
