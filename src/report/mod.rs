@@ -2,3 +2,4 @@
 
 pub mod dataset_writer;
 pub mod files;
+pub use dataset_writer::write_dataset;
