@@ -1134,3 +1134,33 @@ fn csv_from_spreadsheets_with_bom_and_crlf_reads() {
     assert_eq!(dataset.members[3].kind, MemberKind::Foreign);
     assert_eq!(dataset.members[0].member_id, 101);
 }
+
+#[test]
+fn ragged_and_empty_csv_files_are_named_precisely() {
+    let dir = with_edit("members", |text| {
+        text.replace("102,Bo,Lund,,member", "102,Bo,Lund,,member,extra")
+    });
+    let error = input_error(dir.path());
+    assert!(
+        error
+            .location
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("members.csv")),
+        "{error}"
+    );
+    assert_eq!(error.location.row, Some(2), "{error}");
+    assert_eq!(error.rule, "the row has 6 cells but the header has 5");
+
+    let dir = with_edit("results", |_| String::new());
+    let error = input_error(dir.path());
+    assert!(
+        error
+            .location
+            .file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("results.csv")),
+        "{error}"
+    );
+    assert!(error.rule.contains("the file is empty"), "{error}");
+}

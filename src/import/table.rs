@@ -277,7 +277,7 @@ fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
                 .with_infer_schema_length(Some(0))
                 .try_into_reader_with_file_path(Some(path.to_path_buf()))
                 .and_then(|reader| reader.finish())
-                .map_err(|e| Error::polars(path, e))?;
+                .map_err(|e| csv_shape_error(path).unwrap_or_else(|| Error::polars(path, e)))?;
             let text = df
                 .get_column_names()
                 .into_iter()
@@ -304,6 +304,70 @@ fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
         df,
         text_columns,
     })
+}
+
+/// Explains a CSV file polars refused, in a secretary's terms: an empty file, or the first
+/// row whose number of cells differs from the header's. `None` when neither applies.
+fn csv_shape_error(path: &Path) -> Option<Error> {
+    let bytes = std::fs::read(path).ok()?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Some(
+            InputError::new(
+                Location::file(path),
+                "the file is empty (a CSV table needs at least its header line)",
+            )
+            .into(),
+        );
+    }
+    let counts = csv_field_counts(bytes);
+    let (header, rows) = counts.split_first()?;
+    rows.iter()
+        .position(|fields| fields != header)
+        .and_then(|index| {
+            let found = rows.get(index)?;
+            Some(
+                InputError::new(
+                    Location::file(path).row(index + 1),
+                    format!("the row has {found} cells but the header has {header}"),
+                )
+                .into(),
+            )
+        })
+}
+
+/// Cells per record of CSV text (commas outside double quotes; a quoted cell may hold
+/// line breaks). Blank lines are not records.
+fn csv_field_counts(bytes: &[u8]) -> Vec<usize> {
+    let mut counts = Vec::new();
+    let mut fields = 1;
+    let mut in_quotes = false;
+    let mut blank = true;
+    for &byte in bytes {
+        match byte {
+            b'"' => {
+                in_quotes = !in_quotes;
+                blank = false;
+            }
+            b',' if !in_quotes => {
+                fields += 1;
+                blank = false;
+            }
+            b'\n' if !in_quotes => {
+                if !blank {
+                    counts.push(fields);
+                }
+                fields = 1;
+                blank = true;
+            }
+            b'\r' => {}
+            _ => blank = false,
+        }
+    }
+    if !blank {
+        counts.push(fields);
+    }
+    counts
 }
 
 /// A cell's value, or the rule it breaks.
@@ -812,6 +876,12 @@ fn read_boards(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_records_are_counted_outside_quotes() {
+        let text = b"a,b,c\r\n1,\"x,\ny\",3\n\n4,5\n";
+        assert_eq!(csv_field_counts(text), vec![3, 3, 2]);
+    }
 
     #[test]
     fn percent_decoding_restores_hive_values() {
