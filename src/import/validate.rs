@@ -1,0 +1,501 @@
+//! The rules a dataset must meet before anything is scored or rated.
+//!
+//! They live apart from the table reader so that every way into a [`Dataset`] (Parquet,
+//! CSV, the PBN and USEBIO importers, a test building structs by hand) is held to the same
+//! rules and gets the same messages. The [`Validator`] sees rows one at a time, in the
+//! data contract's table order, so the reader can stop at the first broken rule while
+//! still reading: the error reported is always the first one in table order, then file
+//! order, whatever the thread count.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::dataset::{
+    BoardResult, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin,
+    ScoringMethod,
+};
+use crate::error::{InputError, Location};
+
+/// Tricks a declarer can take.
+pub const MAX_TRICKS: i64 = 13;
+
+/// Seats a declarer can sit in.
+pub const DECLARERS: [&str; 4] = ["N", "E", "S", "W"];
+
+/// The player columns of `entrants`, in slot order.
+pub const PLAYER_COLUMNS: [&str; 4] = ["player1", "player2", "player3", "player4"];
+
+/// The seat columns of `boards` in individual events.
+pub const SEAT_COLUMNS: [&str; 4] = ["north", "south", "east", "west"];
+
+/// Tricks as stored, or the rule it breaks.
+///
+/// ```
+/// use bridgehcp::import::validate::tricks_in_range;
+/// assert_eq!(tricks_in_range(13), Ok(13));
+/// assert_eq!(tricks_in_range(0), Ok(0));
+/// assert_eq!(
+///     tricks_in_range(14),
+///     Err("tricks must be between 0 and 13, found 14".to_string())
+/// );
+/// ```
+pub fn tricks_in_range(value: i64) -> Result<u8, String> {
+    match u8::try_from(value) {
+        Ok(tricks) if i64::from(tricks) <= MAX_TRICKS => Ok(tricks),
+        _ => Err(format!(
+            "tricks must be between 0 and {MAX_TRICKS}, found {value}"
+        )),
+    }
+}
+
+/// A count (boards played, board number, round, table) as stored, or the rule it breaks.
+pub fn non_negative(column: &str, value: i64) -> Result<u32, String> {
+    u32::try_from(value).map_err(|_| format!("`{column}` must not be negative, found {value}"))
+}
+
+/// The rule a non-finite number breaks, if it is one.
+pub fn finite(value: f64) -> Result<f64, String> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(format!("`{value}` is not a finite number"))
+    }
+}
+
+/// Checks a whole in-memory dataset, tables in contract order, rows in order.
+pub fn validate(dataset: &Dataset) -> Result<(), InputError> {
+    let mut validator = Validator::default();
+    dataset
+        .members
+        .iter()
+        .try_for_each(|m| validator.member(m))?;
+    dataset
+        .competitions
+        .iter()
+        .try_for_each(|c| validator.competition(c))?;
+    dataset
+        .entrants
+        .iter()
+        .try_for_each(|e| validator.entrant(e))?;
+    dataset
+        .results
+        .iter()
+        .try_for_each(|r| validator.result(r))?;
+    dataset.boards.iter().try_for_each(|b| validator.board(b))?;
+    validator.finish()
+}
+
+/// What later tables need to know about a competition.
+#[derive(Debug, Clone)]
+struct CompetitionFacts {
+    scoring: ScoringMethod,
+    has_board_count: bool,
+    origin: Origin,
+}
+
+/// Checks rows one at a time. Feed it members, competitions, entrants, results, boards in
+/// that order (later tables refer to earlier ones), then call [`Validator::finish`].
+#[derive(Debug, Default)]
+pub struct Validator {
+    members: HashMap<MemberId, Origin>,
+    competition_order: Vec<String>,
+    competitions: HashMap<String, CompetitionFacts>,
+    /// (competition, entrant) -> where it was listed.
+    entrants: HashMap<(String, String), Origin>,
+    /// (competition, player) -> the entrant that already lists the player.
+    players: HashMap<(String, MemberId), (String, Origin)>,
+    competitions_with_boards: HashSet<String>,
+}
+
+fn at(origin: &Origin, column: &str) -> Location {
+    origin.location().column(column)
+}
+
+fn row_text(origin: &Origin) -> String {
+    origin
+        .row
+        .map(|row| format!(" (row {row})"))
+        .unwrap_or_default()
+}
+
+impl Validator {
+    pub fn member(&mut self, member: &Member) -> Result<(), InputError> {
+        let origin = &member.origin;
+        if let Some(first) = self.members.get(&member.member_id) {
+            return Err(InputError::new(
+                at(origin, "member_id"),
+                format!(
+                    "member_id {} appears twice, first{}",
+                    member.member_id,
+                    row_text(first)
+                ),
+            ));
+        }
+        finite(member.masterpoints)
+            .map_err(|rule| InputError::new(at(origin, "masterpoints"), rule))?;
+        if member.masterpoints < 0.0 {
+            return Err(InputError::new(
+                at(origin, "masterpoints"),
+                format!(
+                    "masterpoints must not be negative, found {}",
+                    member.masterpoints
+                ),
+            ));
+        }
+        if let Some(start) = member.start_handicap {
+            finite(start).map_err(|rule| InputError::new(at(origin, "start_handicap"), rule))?;
+        }
+        self.members.insert(member.member_id, origin.clone());
+        Ok(())
+    }
+
+    pub fn competition(&mut self, competition: &Competition) -> Result<(), InputError> {
+        let origin = &competition.origin;
+        let id = &competition.competition_id;
+        let located = |column: &str| at(origin, column).competition(id.as_str());
+        if id.trim().is_empty() {
+            return Err(InputError::new(
+                at(origin, "competition_id"),
+                "competition_id must not be empty",
+            ));
+        }
+        if let Some(first) = self.competitions.get(id) {
+            return Err(InputError::new(
+                located("competition_id"),
+                format!(
+                    "competition_id `{id}` appears twice, first{}",
+                    row_text(&first.origin)
+                ),
+            ));
+        }
+        if let Some(boards) = competition.boards {
+            if boards < 2 {
+                return Err(InputError::new(
+                    located("boards"),
+                    format!("a rated competition needs at least 2 boards, found {boards}"),
+                ));
+            }
+        }
+        self.competition_order.push(id.clone());
+        self.competitions.insert(
+            id.clone(),
+            CompetitionFacts {
+                scoring: competition.scoring,
+                has_board_count: competition.boards.is_some(),
+                origin: origin.clone(),
+            },
+        );
+        Ok(())
+    }
+
+    fn known_competition(
+        &self,
+        id: &str,
+        origin: &Origin,
+    ) -> Result<&CompetitionFacts, InputError> {
+        self.competitions.get(id).ok_or_else(|| {
+            InputError::new(
+                at(origin, "competition_id").competition(id),
+                format!("unknown competition `{id}` (not in `competitions`)"),
+            )
+        })
+    }
+
+    fn known_entrant(
+        &self,
+        competition: &str,
+        entrant: &str,
+        origin: &Origin,
+        column: &str,
+    ) -> Result<(), InputError> {
+        if self
+            .entrants
+            .contains_key(&(competition.to_owned(), entrant.to_owned()))
+        {
+            Ok(())
+        } else {
+            Err(InputError::new(
+                at(origin, column).competition(competition),
+                format!(
+                    "no entrant `{entrant}` in competition `{competition}` (not in `entrants`)"
+                ),
+            ))
+        }
+    }
+
+    pub fn entrant(&mut self, entrant: &Entrant) -> Result<(), InputError> {
+        let origin = &entrant.origin;
+        let competition = entrant.competition_id.as_str();
+        self.known_competition(competition, origin)?;
+        let located = |column: &str| at(origin, column).competition(competition);
+        if entrant.entrant.trim().is_empty() {
+            return Err(InputError::new(
+                located("entrant"),
+                "entrant must not be empty",
+            ));
+        }
+        let key = (competition.to_owned(), entrant.entrant.clone());
+        if let Some(first) = self.entrants.get(&key) {
+            return Err(InputError::new(
+                located("entrant"),
+                format!(
+                    "entrant `{}` appears twice in competition `{competition}`, first{}",
+                    entrant.entrant,
+                    row_text(first)
+                ),
+            ));
+        }
+        if entrant.players.iter().all(Option::is_none) {
+            return Err(InputError::new(
+                located("player1"),
+                "an entrant needs at least one player (player1 to player4 are all empty)",
+            ));
+        }
+        for (slot, column) in entrant.players.iter().zip(PLAYER_COLUMNS) {
+            let Some(player) = slot else { continue };
+            let player_key = (competition.to_owned(), *player);
+            if let Some((other, first)) = self.players.get(&player_key) {
+                return Err(InputError::new(
+                    located(column),
+                    format!(
+                        "player {player} appears twice in competition `{competition}`, first in entrant `{other}`{}",
+                        row_text(first)
+                    ),
+                ));
+            }
+            self.players
+                .insert(player_key, (entrant.entrant.clone(), origin.clone()));
+        }
+        self.entrants.insert(key, origin.clone());
+        Ok(())
+    }
+
+    pub fn result(&mut self, result: &EntrantResult) -> Result<(), InputError> {
+        let origin = &result.origin;
+        let competition = result.competition_id.as_str();
+        let scoring = self.known_competition(competition, origin)?.scoring;
+        self.known_entrant(competition, &result.entrant, origin, "entrant")?;
+        let located = |column: &str| at(origin, column).competition(competition);
+        finite(result.score).map_err(|rule| InputError::new(located("score"), rule))?;
+        if scoring == ScoringMethod::Matchpoints && !(0.0..=100.0).contains(&result.score) {
+            return Err(InputError::new(
+                located("score"),
+                format!(
+                    "a matchpoint score is a percentage between 0 and 100, found {}",
+                    result.score
+                ),
+            ));
+        }
+        if let Some(opponent) = &result.opponent {
+            self.known_entrant(competition, opponent, origin, "opponent")?;
+        }
+        Ok(())
+    }
+
+    pub fn board(&mut self, board: &BoardResult) -> Result<(), InputError> {
+        let origin = &board.origin;
+        let competition = board.competition_id.as_str();
+        self.known_competition(competition, origin)?;
+        let located = |column: &str| {
+            at(origin, column)
+                .competition(competition)
+                .board(board.board)
+        };
+        if board.board < 1 {
+            return Err(InputError::new(
+                located("board"),
+                "board numbers start at 1, found 0",
+            ));
+        }
+        let pair_sides = [("ns", &board.ns), ("ew", &board.ew)];
+        let seats = [
+            ("north", &board.north),
+            ("south", &board.south),
+            ("east", &board.east),
+            ("west", &board.west),
+        ];
+        let has_pairs = pair_sides.iter().all(|(_, side)| side.is_some());
+        let has_seats = seats.iter().all(|(_, seat)| seat.is_some());
+        if !has_pairs && !has_seats {
+            let missing = pair_sides
+                .iter()
+                .find(|(_, side)| side.is_none())
+                .map_or("ns", |(column, _)| *column);
+            return Err(InputError::new(
+                located(missing),
+                "a board row needs `ns` and `ew`, or (individual events) `north`, `south`, `east` and `west`",
+            ));
+        }
+        for (column, named) in pair_sides.iter().chain(seats.iter()) {
+            if let Some(entrant) = named {
+                self.known_entrant(competition, entrant, origin, column)
+                    .map_err(|mut error| {
+                        error.location.board = Some(board.board);
+                        error
+                    })?;
+            }
+        }
+        if let Some(declarer) = &board.declarer {
+            if !DECLARERS.contains(&declarer.as_str()) {
+                return Err(InputError::new(
+                    located("declarer"),
+                    format!("declarer must be one of N, E, S, W, found `{declarer}`"),
+                ));
+            }
+        }
+        if let Some(tricks) = board.tricks {
+            tricks_in_range(i64::from(tricks))
+                .map_err(|rule| InputError::new(located("tricks"), rule))?;
+        }
+        match (&board.contract, &board.adjusted) {
+            (None, None) => {
+                return Err(InputError::new(
+                    located("contract"),
+                    "a board row needs a `contract` or an `adjusted` score",
+                ))
+            }
+            (Some(contract), None) if !contract.trim().eq_ignore_ascii_case("PASS") => {
+                if board.declarer.is_none() {
+                    return Err(InputError::new(
+                        located("declarer"),
+                        format!("contract `{contract}` needs a declarer"),
+                    ));
+                }
+                if board.tricks.is_none() {
+                    return Err(InputError::new(
+                        located("tricks"),
+                        format!("contract `{contract}` needs the tricks taken"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        self.competitions_with_boards
+            .insert(board.competition_id.clone());
+        Ok(())
+    }
+
+    /// Rules that need every table: a competition must have a board count, given or
+    /// derivable from its board rows.
+    pub fn finish(self) -> Result<(), InputError> {
+        for id in &self.competition_order {
+            let Some(facts) = self.competitions.get(id) else {
+                continue;
+            };
+            if !facts.has_board_count && !self.competitions_with_boards.contains(id) {
+                return Err(InputError::new(
+                    at(&facts.origin, "boards").competition(id.as_str()),
+                    "the number of boards is missing and there are no board rows to count",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Format, ScoringMethod};
+    use chrono::NaiveDate;
+    use proptest::prelude::*;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn at_row(row: usize) -> Origin {
+        Origin::new(&Arc::from(Path::new("members.parquet")), row)
+    }
+
+    fn small() -> Dataset {
+        let date = NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default();
+        let mut competition = Competition::new("c1", date, Format::Pairs, ScoringMethod::Butler);
+        competition.boards = Some(2);
+        let mut north_south = Entrant::new("c1", "1");
+        north_south.players = [Some(1), Some(2), None, None];
+        let mut east_west = Entrant::new("c1", "2");
+        east_west.players = [Some(3), Some(4), None, None];
+        Dataset {
+            members: (1..=4).map(Member::new).collect(),
+            competitions: vec![competition],
+            entrants: vec![north_south, east_west],
+            results: Vec::new(),
+            boards: vec![BoardResult {
+                competition_id: "c1".into(),
+                board: 1,
+                ns: Some("1".into()),
+                ew: Some("2".into()),
+                contract: Some("3NT".into()),
+                declarer: Some("S".into()),
+                tricks: Some(9),
+                ..BoardResult::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn a_consistent_dataset_passes() {
+        assert_eq!(validate(&small()), Ok(()));
+    }
+
+    #[test]
+    fn in_memory_rows_break_the_same_rules_as_files() {
+        let mut dataset = small();
+        dataset.boards[0].tricks = Some(14);
+        let error = validate(&dataset)
+            .err()
+            .unwrap_or_else(|| InputError::new(Location::default(), ""));
+        assert_eq!(error.rule, "tricks must be between 0 and 13, found 14");
+        assert_eq!(error.location.column.as_deref(), Some("tricks"));
+        assert_eq!(error.location.competition.as_deref(), Some("c1"));
+        assert_eq!(error.location.board, Some(1));
+
+        let mut dataset = small();
+        dataset.results.push(EntrantResult {
+            competition_id: "c1".into(),
+            entrant: "1".into(),
+            boards_played: 2,
+            score: 130.0,
+            opponent: None,
+            origin: Origin::default(),
+        });
+        assert_eq!(validate(&dataset), Ok(()), "IMP totals are not percentages");
+    }
+
+    #[test]
+    fn a_board_count_may_come_from_board_rows_only() {
+        let mut dataset = small();
+        dataset.competitions[0].boards = None;
+        assert_eq!(validate(&dataset), Ok(()));
+        dataset.boards.clear();
+        let error = validate(&dataset).err().map(|e| e.location.column);
+        assert_eq!(error, Some(Some("boards".to_string())));
+    }
+
+    proptest! {
+        /// The duplicate reported is the first repeated id, at its second row, naming
+        /// the row of its first appearance.
+        #[test]
+        fn the_first_duplicate_member_is_reported_at_its_second_row(
+            ids in prop::collection::vec(0i64..20, 1..30)
+        ) {
+            let members: Vec<Member> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| Member { origin: at_row(i + 1), ..Member::new(*id) })
+                .collect();
+            let dataset = Dataset { members, ..Dataset::default() };
+            let repeat = (0..ids.len()).find(|&i| ids[..i].contains(&ids[i]));
+            match (validate(&dataset), repeat) {
+                (Ok(()), None) => {}
+                (Err(error), Some(i)) => {
+                    let first = ids.iter().position(|id| *id == ids[i]).map_or(0, |p| p + 1);
+                    prop_assert_eq!(error.location.row, Some(i + 1));
+                    prop_assert_eq!(
+                        error.rule,
+                        format!("member_id {} appears twice, first (row {first})", ids[i])
+                    );
+                }
+                (outcome, expected) => prop_assert!(false, "{outcome:?} vs {expected:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Writing tables to disk so that no reader ever sees half a run.
+//!
+//! Analysts open the outputs with pyarrow, DuckDB and polars while a nightly run may be
+//! rewriting them, and a failed run must not leave a mix of old and new files. So every
+//! file is written beside its destination under a hidden temporary name and renamed into
+//! place (a rename within one folder is atomic), and a whole output folder can be staged
+//! in a hidden subfolder whose files are moved into place only once all of them were
+//! written. Parquet is written with zstd and column statistics, single-threaded
+//! serialisation and fixed row groups, so the same frame gives the same bytes on every
+//! machine.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use polars::prelude::*;
+
+use crate::error::Error;
+
+/// How Parquet files are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParquetSettings {
+    /// Default zstd at its default level: read by pyarrow, DuckDB, polars and Spark.
+    pub compression: ParquetCompression,
+    /// Default true: min, max and null counts per column chunk, so readers can skip data.
+    pub statistics: bool,
+    /// Rows per row group. Default `None`: polars' 512² rows.
+    pub row_group_size: Option<usize>,
+}
+
+impl Default for ParquetSettings {
+    fn default() -> Self {
+        ParquetSettings {
+            compression: ParquetCompression::Zstd(None),
+            statistics: true,
+            row_group_size: None,
+        }
+    }
+}
+
+/// Distinguishes temporary names made by one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn temp_suffix() -> String {
+    format!(
+        "{}-{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Writes `path` through `write`, atomically: the bytes go to a hidden file in the same
+/// folder, which replaces `path` only when `write` and the flush succeeded.
+pub fn write_atomic<F>(path: &Path, write: F) -> Result<(), Error>
+where
+    F: FnOnce(&mut BufWriter<File>) -> Result<(), Error>,
+{
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| Error::Config(format!("{}: not a file path", path.display())))?;
+    let temp = folder.join(format!(".{name}.tmp-{}", temp_suffix()));
+    let file = File::options()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .map_err(|e| Error::io(&temp, e))?;
+    let mut writer = BufWriter::new(file);
+    let written = write(&mut writer).and_then(|()| {
+        writer.flush().map_err(|e| Error::io(&temp, e))?;
+        writer.get_ref().sync_all().map_err(|e| Error::io(&temp, e))
+    });
+    drop(writer);
+    match written {
+        Ok(()) => std::fs::rename(&temp, path).map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            Error::io(path, e)
+        }),
+        Err(error) => {
+            let _ = std::fs::remove_file(&temp);
+            Err(error)
+        }
+    }
+}
+
+/// Writes `df` to `path` as Parquet with the default [`ParquetSettings`], atomically.
+pub fn write_parquet(df: &DataFrame, path: &Path) -> Result<(), Error> {
+    write_parquet_with(df, path, &ParquetSettings::default())
+}
+
+/// Writes `df` to `path` as Parquet, atomically.
+pub fn write_parquet_with(
+    df: &DataFrame,
+    path: &Path,
+    settings: &ParquetSettings,
+) -> Result<(), Error> {
+    let mut frame = df.clone();
+    let statistics = if settings.statistics {
+        StatisticsOptions::default()
+    } else {
+        StatisticsOptions::empty()
+    };
+    write_atomic(path, |out| {
+        ParquetWriter::new(out)
+            .with_compression(settings.compression)
+            .with_statistics(statistics)
+            .with_row_group_size(settings.row_group_size)
+            .set_parallel(false)
+            .finish(&mut frame)
+            .map(|_| ())
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+/// Writes `df` to `path` as CSV (header, comma, dates as `YYYY-MM-DD`, nulls as empty
+/// cells), atomically.
+pub fn write_csv(df: &DataFrame, path: &Path) -> Result<(), Error> {
+    let mut frame = df.clone();
+    write_atomic(path, |out| {
+        CsvWriter::new(out)
+            .include_header(true)
+            .with_date_format(Some("%Y-%m-%d".into()))
+            .n_threads(1)
+            .finish(&mut frame)
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+/// An output folder being written: files go to a hidden staging folder inside it and are
+/// moved into place by [`StagedFolder::commit`]. Dropped without a commit, the staging
+/// folder is removed and the output folder is left as it was.
+#[derive(Debug)]
+pub struct StagedFolder {
+    target: PathBuf,
+    staging: PathBuf,
+    committed: bool,
+}
+
+impl StagedFolder {
+    /// Creates `target` if needed and an empty `target/.tmp-…/` to write into.
+    pub fn new(target: &Path) -> Result<Self, Error> {
+        std::fs::create_dir_all(target).map_err(|e| Error::io(target, e))?;
+        let staging = target.join(format!(".tmp-{}", temp_suffix()));
+        std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+        Ok(StagedFolder {
+            target: target.to_path_buf(),
+            staging,
+            committed: false,
+        })
+    }
+
+    /// Where to write the output named `name` (a file or a folder of partitions).
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.staging.join(name)
+    }
+
+    /// The folder the outputs end up in.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Moves every staged entry into the output folder (replacing what was there under
+    /// the same name) in sorted name order, and removes the staging folder. Returns the
+    /// final paths.
+    pub fn commit(mut self) -> Result<Vec<PathBuf>, Error> {
+        let mut names = Vec::new();
+        let entries = std::fs::read_dir(&self.staging).map_err(|e| Error::io(&self.staging, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&self.staging, e))?;
+            names.push(entry.file_name());
+        }
+        names.sort();
+        let mut moved = Vec::with_capacity(names.len());
+        for name in names {
+            let from = self.staging.join(&name);
+            let to = self.target.join(&name);
+            if to.is_dir() && from.is_dir() {
+                std::fs::remove_dir_all(&to).map_err(|e| Error::io(&to, e))?;
+            }
+            std::fs::rename(&from, &to).map_err(|e| Error::io(&to, e))?;
+            moved.push(to);
+        }
+        std::fs::remove_dir(&self.staging).map_err(|e| Error::io(&self.staging, e))?;
+        self.committed = true;
+        Ok(moved)
+    }
+}
+
+impl Drop for StagedFolder {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Runs `write` against a [`StagedFolder`] for `target` and commits only if it succeeded.
+pub fn write_staged<F>(target: &Path, write: F) -> Result<Vec<PathBuf>, Error>
+where
+    F: FnOnce(&StagedFolder) -> Result<(), Error>,
+{
+    let staged = StagedFolder::new(target)?;
+    write(&staged)?;
+    staged.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> DataFrame {
+        DataFrame::new_infer_height(vec![
+            Column::new("id".into(), [1i64, 2, 3]),
+            Column::new("name".into(), [Some("a,b"), None, Some("c")]),
+            Column::new("score".into(), [54.2f64, 0.1, -3.0]),
+        ])
+        .unwrap_or_default()
+    }
+
+    fn listing(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn parquet_bytes_are_deterministic() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let (a, b) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
+        write_parquet(&sample(), &a)?;
+        write_parquet(&sample(), &b)?;
+        let bytes_a = std::fs::read(&a).map_err(|e| Error::io(&a, e))?;
+        let bytes_b = std::fs::read(&b).map_err(|e| Error::io(&b, e))?;
+        assert!(!bytes_a.is_empty());
+        assert_eq!(bytes_a, bytes_b);
+        assert_eq!(listing(dir.path()), ["a.parquet", "b.parquet"]);
+        Ok(())
+    }
+
+    #[test]
+    fn csv_quotes_separators_and_leaves_nulls_empty() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join("t.csv");
+        write_csv(&sample(), &path)?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        assert_eq!(text, "id,name,score\n1,\"a,b\",54.2\n2,,0.1\n3,c,-3.0\n");
+        Ok(())
+    }
+
+    #[test]
+    fn failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, "old").map_err(|e| Error::io(&path, e))?;
+        let result = write_atomic(&path, |out| {
+            out.write_all(b"half").map_err(|e| Error::io("out", e))?;
+            Err(Error::Config("failed midway".into()))
+        });
+        assert!(result.is_err());
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        assert_eq!(text, "old");
+        assert_eq!(listing(dir.path()), ["out.txt"]);
+        Ok(())
+    }
+
+    #[test]
+    fn staged_folder_moves_files_only_when_everything_succeeded() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let out = dir.path().join("out");
+        let failed = write_staged(&out, |stage| {
+            write_parquet(&sample(), &stage.path("first.parquet"))?;
+            Err(Error::Config("second table failed".into()))
+        });
+        assert!(failed.is_err());
+        assert!(listing(&out).is_empty(), "{:?}", listing(&out));
+
+        let moved = write_staged(&out, |stage| {
+            write_parquet(&sample(), &stage.path("first.parquet"))?;
+            write_csv(&sample(), &stage.path("second.csv"))
+        })?;
+        assert_eq!(moved, [out.join("first.parquet"), out.join("second.csv")]);
+        assert_eq!(listing(&out), ["first.parquet", "second.csv"]);
+        Ok(())
+    }
+}
