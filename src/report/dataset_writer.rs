@@ -84,10 +84,7 @@ fn int32<'a>(
 }
 
 fn date_column(name: &str, dates: impl Iterator<Item = NaiveDate>) -> Column {
-    let days = dates.map(|date| Some(date.num_days_from_ce() - UNIX_EPOCH_FROM_CE));
-    Int32Chunked::from_iter_options(name.into(), days)
-        .into_date()
-        .into_column()
+    super::frame::date_column(name, dates.map(Some))
 }
 
 fn members_frame(dataset: &Dataset) -> Result<DataFrame, Error> {

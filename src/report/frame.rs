@@ -1,8 +1,20 @@
 //! A small builder for output tables, so that each output lists its columns once, by
 //! their contract names, in a fixed order.
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
+
+use crate::import::table::UNIX_EPOCH_FROM_CE;
+
+/// A `date` column (days since 1970-01-01, Arrow date32) from optional dates.
+pub fn date_column(name: &str, dates: impl IntoIterator<Item = Option<NaiveDate>>) -> Column {
+    let days = dates
+        .into_iter()
+        .map(|date| date.map(|d| d.num_days_from_ce() - UNIX_EPOCH_FROM_CE));
+    Int32Chunked::from_iter_options(name.into(), days)
+        .into_date()
+        .into_column()
+}
 
 /// Columns of one output table, added in order.
 #[derive(Default)]
@@ -33,13 +45,7 @@ impl FrameBuilder {
 
     /// A `date` column (days since 1970-01-01, Arrow date32).
     pub fn date(mut self, name: &str, values: Vec<Option<NaiveDate>>) -> PolarsResult<Self> {
-        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
-        let days: Vec<Option<i32>> = values
-            .into_iter()
-            .map(|d| d.map(|d| (d - epoch).num_days() as i32))
-            .collect();
-        let series = Series::new(name.into(), days).cast(&DataType::Date)?;
-        self.columns.push(Column::from(series));
+        self.columns.push(date_column(name, values));
         Ok(self)
     }
 

@@ -14,6 +14,11 @@ use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
 use crate::scoring::{BoardScore, Standing};
 
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+use super::files::{write_csv, write_parquet, write_staged};
 use super::frame::FrameBuilder;
 
 fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
@@ -276,52 +281,45 @@ pub fn standings(output: &RunOutput) -> PolarsResult<DataFrame> {
             );
         }
     }
-    let lookup = |s: &Standing| adjusted.get(&(s.competition_id.as_str(), s.entrant.as_str()));
-    FrameBuilder::new(rows.len())
+    let lookup = |s: &Standing| {
+        adjusted
+            .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+            .copied()
+    };
+    standings_frame(FrameBuilder::new(rows.len()), rows, lookup)
+}
+
+/// The standings columns, with the handicap tournament columns from `handicap` (expected,
+/// adjusted) where it knows the entrant.
+fn standings_frame(
+    frame: FrameBuilder,
+    rows: &[Standing],
+    handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
+) -> PolarsResult<DataFrame> {
+    frame
         .column(
             "competition_id",
-            rows.iter()
-                .map(|s| s.competition_id.clone())
-                .collect::<Vec<String>>(),
+            rows.iter().map(|s| s.competition_id.clone()).collect::<Vec<String>>(),
         )
-        .column(
-            "entrant",
-            rows.iter()
-                .map(|s| s.entrant.clone())
-                .collect::<Vec<String>>(),
-        )
+        .column("entrant", rows.iter().map(|s| s.entrant.clone()).collect::<Vec<String>>())
         .column("score", rows.iter().map(|s| s.score).collect::<Vec<f64>>())
-        .column(
-            "percent",
-            rows.iter().map(|s| s.percent).collect::<Vec<Option<f64>>>(),
-        )
+        .column("percent", rows.iter().map(|s| s.percent).collect::<Vec<Option<f64>>>())
         .column(
             "boards_played",
-            rows.iter()
-                .map(|s| s.boards_played as i32)
-                .collect::<Vec<i32>>(),
+            rows.iter().map(|s| s.boards_played as i32).collect::<Vec<i32>>(),
         )
-        .column(
-            "rank",
-            rows.iter().map(|s| s.rank as i32).collect::<Vec<i32>>(),
-        )
+        .column("rank", rows.iter().map(|s| s.rank as i32).collect::<Vec<i32>>())
         .column(
             "direction",
-            rows.iter()
-                .map(|s| direction_name(s.direction))
-                .collect::<Vec<_>>(),
+            rows.iter().map(|s| direction_name(s.direction)).collect::<Vec<_>>(),
         )
         .column(
             "handicap_expected",
-            rows.iter()
-                .map(|s| lookup(s).map(|a| a.0))
-                .collect::<Vec<Option<f64>>>(),
+            rows.iter().map(|s| handicap(s).map(|a| a.0)).collect::<Vec<Option<f64>>>(),
         )
         .column(
             "handicap_result",
-            rows.iter()
-                .map(|s| lookup(s).map(|a| a.1))
-                .collect::<Vec<Option<f64>>>(),
+            rows.iter().map(|s| handicap(s).map(|a| a.1)).collect::<Vec<Option<f64>>>(),
         )
         .build()
 }
@@ -386,4 +384,42 @@ pub fn run_record(
         competitions_applied: output.summary.competitions_applied,
         applied_through: output.applied_through.clone(),
     }
+}
+
+fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
+    move |e| Error::polars(name, e)
+}
+
+/// Writes every output of a run into `out`, all or nothing.
+pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Result<Vec<PathBuf>> {
+    let handicaps = handicaps(output).map_err(frame_error("handicaps.parquet"))?;
+    let changes = changes(output).map_err(frame_error("changes.parquet"))?;
+    let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
+    let standings = standings(output).map_err(frame_error("standings.parquet"))?;
+    let boards =
+        board_scores(&output.prepared.board_scores).map_err(frame_error("board_scores.parquet"))?;
+    let record = toml::to_string(&run_record(output, settings))
+        .map_err(|e| Error::Config(format!("run.toml: {e}")))?;
+    write_staged(out, |staged| {
+        write_parquet(&handicaps, &staged.path("handicaps.parquet"))?;
+        write_parquet(&changes, &staged.path("changes.parquet"))?;
+        write_parquet(&ranking, &staged.path("ranking.parquet"))?;
+        write_csv(&ranking, &staged.path("ranking.csv"))?;
+        write_parquet(&standings, &staged.path("standings.parquet"))?;
+        write_parquet(&boards, &staged.path("board_scores.parquet"))?;
+        let path = staged.path("run.toml");
+        std::fs::write(&path, record.as_bytes()).map_err(|e| Error::io(&path, e))
+    })
+}
+
+/// Writes the outputs of `bridgehcp score`, all or nothing.
+pub fn write_scored(out: &Path, standings_rows: &[Standing], boards: &[BoardScore]) -> Result<Vec<PathBuf>> {
+    let standings = FrameBuilder::new(standings_rows.len());
+    let standings = standings_frame(standings, standings_rows, |_| None)
+        .map_err(frame_error("standings.parquet"))?;
+    let boards = board_scores(boards).map_err(frame_error("board_scores.parquet"))?;
+    write_staged(out, |staged| {
+        write_parquet(&standings, &staged.path("standings.parquet"))?;
+        write_parquet(&boards, &staged.path("board_scores.parquet"))
+    })
 }
