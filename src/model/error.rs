@@ -25,7 +25,9 @@ pub enum ModelError {
         what: &'static str,
         value: f64,
     },
-    #[error("entrant {entrant}: a pair in a team match scored across the field needs its direction")]
+    #[error(
+        "entrant {entrant}: a pair in a team match scored across the field needs its direction"
+    )]
     MissingDirection { entrant: usize },
     #[error("entrant {entrant}: this format needs the opponent the entrant met")]
     MissingOpponent { entrant: usize },

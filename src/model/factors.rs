@@ -168,8 +168,8 @@ impl FactorSet {
 
     /// Parses and checks a factor set; `source` names the file in error messages.
     pub fn from_toml_str(text: &str, source: &str) -> Result<FactorSet, Error> {
-        let set: FactorSet = toml::from_str(text)
-            .map_err(|e| Error::Config(format!("factor set {source}: {e}")))?;
+        let set: FactorSet =
+            toml::from_str(text).map_err(|e| Error::Config(format!("factor set {source}: {e}")))?;
         set.validate()
             .map_err(|rule| Error::Config(format!("factor set {source}: {rule}")))?;
         Ok(set)
@@ -181,7 +181,9 @@ impl FactorSet {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("key `{key}` must be a finite number above 0, found {v}"))
+                Err(format!(
+                    "key `{key}` must be a finite number above 0, found {v}"
+                ))
             }
         };
         let finite = |key: &str, v: f64| -> Result<(), String> {
@@ -196,17 +198,29 @@ impl FactorSet {
         if let Some(floor) = self.floor {
             finite("floor", floor)?;
             if floor >= self.cap {
-                return Err(format!("key `floor` ({floor}) must be below `cap` ({})", self.cap));
+                return Err(format!(
+                    "key `floor` ({floor}) must be below `cap` ({})",
+                    self.cap
+                ));
             }
         }
         positive("start.base", self.start.base)?;
         if !(self.start.c.is_finite() && self.start.c >= 0.0) {
-            return Err(format!("key `start.c` must be a finite number ≥ 0, found {}", self.start.c));
+            return Err(format!(
+                "key `start.c` must be a finite number ≥ 0, found {}",
+                self.start.c
+            ));
         }
-        for (name, m) in [("topscore", self.methods.topscore), ("imp", self.methods.imp)] {
+        for (name, m) in [
+            ("topscore", self.methods.topscore),
+            ("imp", self.methods.imp),
+        ] {
             // S > −2 keeps the board weight (N_B + S)/(N_B − 1) positive for every N_B ≥ 2.
             if !(m.s.is_finite() && m.s > -2.0) {
-                return Err(format!("key `methods.{name}.s` must be a finite number above −2, found {}", m.s));
+                return Err(format!(
+                    "key `methods.{name}.s` must be a finite number above −2, found {}",
+                    m.s
+                ));
             }
             positive(&format!("methods.{name}.c_b"), m.c_b)?;
         }
@@ -235,7 +249,10 @@ impl FactorSet {
         if let Some(d) = self.inactivity {
             finite("inactivity.per_month", d.per_month)?;
             if !(d.max_total.is_finite() && d.max_total >= 0.0) {
-                return Err(format!("key `inactivity.max_total` must be a finite number ≥ 0, found {}", d.max_total));
+                return Err(format!(
+                    "key `inactivity.max_total` must be a finite number ≥ 0, found {}",
+                    d.max_total
+                ));
             }
         }
         Ok(())
@@ -287,7 +304,13 @@ mod tests {
         assert_eq!(f.impact, 480.0);
         assert_eq!(f.cap, 52.0);
         assert_eq!(f.floor, None);
-        assert_eq!(f.start, StartFormula { base: 52.0, c: 0.01 });
+        assert_eq!(
+            f.start,
+            StartFormula {
+                base: 52.0,
+                c: 0.01
+            }
+        );
         assert_eq!(f.methods.topscore, MethodFactor { s: 0.6, c_b: 2.0 });
         assert_eq!(f.methods.imp, MethodFactor { s: 0.1, c_b: 12.0 });
         let ff = |c_k, c_u| FormatFactor { c_k, c_u };
@@ -352,7 +375,10 @@ mod tests {
     fn options_parse_when_given() {
         let text = FSB_2007_TOML
             .replace("# floor = 0.0", "floor = -10.0")
-            .replace("[class_weights]", "[class_weights]\nchampionship-final = 2.0")
+            .replace(
+                "[class_weights]",
+                "[class_weights]\nchampionship-final = 2.0",
+            )
             .replace("# [inactivity]", "[inactivity]")
             .replace("# after_days", "after_days")
             .replace("# per_month", "per_month")
@@ -366,7 +392,11 @@ mod tests {
         assert_eq!(f.class_multiplier(None), 1.0);
         assert_eq!(
             f.inactivity,
-            Some(InactivityDrift { after_days: 365, per_month: 0.5, max_total: 5.0 })
+            Some(InactivityDrift {
+                after_days: 365,
+                per_month: 0.5,
+                max_total: 5.0
+            })
         );
     }
 
@@ -383,13 +413,19 @@ mod tests {
                 panic!("{e}");
             }
         };
-        write(&good, &FSB_2007_TOML.replace("impact = 480.0", "impact = 960.0"));
+        write(
+            &good,
+            &FSB_2007_TOML.replace("impact = 480.0", "impact = 960.0"),
+        );
         write(&bad, &FSB_2007_TOML.replace("impact = 480.0", ""));
         match FactorSet::load(&good) {
             Ok(f) => assert_eq!(f.impact, 960.0),
             Err(e) => panic!("{e}"),
         }
         let msg = config_message(FactorSet::load(&bad));
-        assert!(msg.contains("broken.toml") && msg.contains("impact"), "{msg}");
+        assert!(
+            msg.contains("broken.toml") && msg.contains("impact"),
+            "{msg}"
+        );
     }
 }

@@ -105,7 +105,10 @@ pub(crate) fn settle(
                 .iter()
                 .filter_map(|&slot| entrant.players.get(slot).map(|p| p.status))
                 .collect();
-            let class = if statuses.iter().any(|s| matches!(s, PlayerStatus::NonMember)) {
+            let class = if statuses
+                .iter()
+                .any(|s| matches!(s, PlayerStatus::NonMember))
+            {
                 Class::NonMember
             } else if statuses.iter().all(|s| matches!(s, PlayerStatus::Rated(_))) {
                 Class::Known
@@ -142,7 +145,9 @@ pub(crate) fn settle(
                 })
                 .collect();
             if *class == Class::Known {
-                row.push(Settling::Done(rated.iter().map(|h| h.unwrap_or(0.0)).collect()));
+                row.push(Settling::Done(
+                    rated.iter().map(|h| h.unwrap_or(0.0)).collect(),
+                ));
                 continue;
             }
             let order: Vec<GuestMethod> = match class {
@@ -320,17 +325,15 @@ fn estimate(
             let estimated: Vec<usize> = settling
                 .iter()
                 .enumerate()
-                .filter(|(_, row)| row.iter().any(|s| *s == Settling::Estimate))
+                .filter(|(_, row)| row.contains(&Settling::Estimate))
                 .map(|(e, _)| e)
                 .collect();
             if estimated.is_empty() {
                 return out;
             }
-            let known_mean =
-                mean(settling.iter().flatten().filter_map(done_mean)).unwrap_or(0.0);
+            let known_mean = mean(settling.iter().flatten().filter_map(done_mean)).unwrap_or(0.0);
             let result_of = |e: usize| input.entrants.get(e).map_or(0.0, |en| en.result);
-            let mean_result =
-                mean(estimated.iter().map(|&e| result_of(e))).unwrap_or(0.0);
+            let mean_result = mean(estimated.iter().map(|&e| result_of(e))).unwrap_or(0.0);
             for &e in &estimated {
                 let est = performance_estimate(
                     known_mean,

@@ -10,9 +10,7 @@ use std::collections::BTreeMap;
 use super::error::ModelError;
 use super::expected::team_match::TeamSide;
 use super::expected::team_pair_across::AcrossPair;
-use super::expected::{
-    individual, pairs, pairs_datum, team_match, team_pair_across, Expectation,
-};
+use super::expected::{individual, pairs, pairs_datum, team_match, team_pair_across, Expectation};
 use super::factors::FactorSet;
 use super::guests::{settle, SettledUnit};
 use super::update::{apply, board_weight, delta, UpdateInput};
@@ -174,8 +172,7 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
     }
     match input.kind {
         FieldKind::TeamMatch => {
-            let opponents: Vec<Option<usize>> =
-                input.entrants.iter().map(|e| e.opponent).collect();
+            let opponents: Vec<Option<usize>> = input.entrants.iter().map(|e| e.opponent).collect();
             team_match::check_opponents(&opponents)
         }
         FieldKind::TeamPairAcross => {
@@ -219,7 +216,9 @@ fn expect(
             for (entrant, (h, e)) in first.iter().zip(&input.entrants).enumerate() {
                 pairs_across.push(AcrossPair {
                     handicap: *h,
-                    direction: e.direction.ok_or(ModelError::MissingDirection { entrant })?,
+                    direction: e
+                        .direction
+                        .ok_or(ModelError::MissingDirection { entrant })?,
                     opponent: e.opponent.ok_or(ModelError::MissingOpponent { entrant })?,
                 });
             }
@@ -227,3 +226,6 @@ fn expect(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -83,14 +83,16 @@ pub fn delta(f: &FactorSet, u: &UpdateInput) -> Result<f64, ModelError> {
         });
     }
     let gap = u.achieved - u.expected;
-    Ok(-(1.0 / f.impact)
-        * w
-        * u.weight_multiplier
-        * k.c_u
-        * k.c_k
-        * m.c_b
-        * f64::from(u.n_g)
-        * gap)
+    Ok(
+        -(1.0 / f.impact)
+            * w
+            * u.weight_multiplier
+            * k.c_u
+            * k.c_k
+            * m.c_b
+            * f64::from(u.n_g)
+            * gap,
+    )
 }
 
 /// `h_n = min(cap, h_{n−1} + Δh)` (seed equation 1), and the factor set's floor if it has
@@ -188,7 +190,10 @@ mod tests {
         ];
         for (mp, printed, half_unit) in table {
             let h = ok(start_handicap(&f.start, mp));
-            assert!((h - printed).abs() <= half_unit, "MP {mp}: {h} vs {printed}");
+            assert!(
+                (h - printed).abs() <= half_unit,
+                "MP {mp}: {h} vs {printed}"
+            );
         }
         assert!(start_handicap(&f.start, -1.0).is_err());
         assert!(start_handicap(&f.start, f64::NAN).is_err());

@@ -93,8 +93,14 @@ mod tests {
     #[test]
     fn one_match_by_hand() {
         let teams = [
-            TeamSide { pairs: [10.0, 20.0], opponent: 1 },
-            TeamSide { pairs: [16.0, 30.0], opponent: 0 },
+            TeamSide {
+                pairs: [10.0, 20.0],
+                opponent: 1,
+            },
+            TeamSide {
+                pairs: [16.0, 30.0],
+                opponent: 0,
+            },
         ];
         let e = match expected(&teams, 12.0) {
             Ok(e) => e,
@@ -114,15 +120,27 @@ mod tests {
         );
         assert!(matches!(
             check_opponents(&[Some(5), Some(0)]),
-            Err(ModelError::BadOpponent { entrant: 0, opponent: 5, .. })
+            Err(ModelError::BadOpponent {
+                entrant: 0,
+                opponent: 5,
+                ..
+            })
         ));
         assert!(matches!(
             check_opponents(&[Some(0), Some(0)]),
-            Err(ModelError::BadOpponent { entrant: 0, opponent: 0, .. })
+            Err(ModelError::BadOpponent {
+                entrant: 0,
+                opponent: 0,
+                ..
+            })
         ));
         assert!(matches!(
             check_opponents(&[Some(1), Some(2), Some(1)]),
-            Err(ModelError::BadOpponent { entrant: 0, opponent: 1, .. })
+            Err(ModelError::BadOpponent {
+                entrant: 0,
+                opponent: 1,
+                ..
+            })
         ));
     }
 }

@@ -78,7 +78,13 @@ pub fn expected(pairs: &[AcrossPair], c_b: f64) -> Result<Vec<Expectation>, Mode
         .collect();
     check_opponents(&shape)?;
     let direction_mean = |d: Direction| {
-        mean(pairs.iter().filter(|p| p.direction == d).map(|p| p.handicap)).unwrap_or(0.0)
+        mean(
+            pairs
+                .iter()
+                .filter(|p| p.direction == d)
+                .map(|p| p.handicap),
+        )
+        .unwrap_or(0.0)
     };
     let ns = direction_mean(Direction::NS);
     let ew = direction_mean(Direction::EW);
@@ -121,7 +127,12 @@ mod tests {
             direction,
             opponent,
         };
-        let pairs = [p(10.0, NS, 2), p(20.0, NS, 3), p(30.0, EW, 0), p(16.0, EW, 1)];
+        let pairs = [
+            p(10.0, NS, 2),
+            p(20.0, NS, 3),
+            p(30.0, EW, 0),
+            p(16.0, EW, 1),
+        ];
         let e = match expected(&pairs, 2.0) {
             Ok(e) => e,
             Err(err) => panic!("{err}"),
@@ -138,7 +149,11 @@ mod tests {
         let shape = [(Some(NS), Some(1)), (Some(NS), Some(0))];
         assert!(matches!(
             check_opponents(&shape),
-            Err(ModelError::BadOpponent { entrant: 0, opponent: 1, .. })
+            Err(ModelError::BadOpponent {
+                entrant: 0,
+                opponent: 1,
+                ..
+            })
         ));
         let shape = [(None, Some(1)), (Some(EW), Some(0))];
         assert_eq!(
