@@ -56,6 +56,19 @@ pub enum ModelError {
 }
 
 impl ModelError {
+    /// The error as an input error at `location` (the competition's file and row, or the
+    /// entrant's row when the caller knows it).
+    ///
+    /// ```
+    /// use bridgehcp::error::Location;
+    /// use bridgehcp::model::ModelError;
+    /// let e = ModelError::TooFewBoards { n_b: 1 }.at(Location::file("c.csv").row(3));
+    /// assert!(e.to_string().starts_with("c.csv, row 3: a competition needs at least 2 boards"));
+    /// ```
+    pub fn at(&self, location: crate::error::Location) -> crate::error::InputError {
+        crate::error::InputError::new(location, self.to_string())
+    }
+
     /// The entrant (index in the input) the error is about, when it is about one.
     pub fn entrant(&self) -> Option<usize> {
         match self {

@@ -24,7 +24,7 @@ pub use error::ModelError;
 pub use factors::FactorSet;
 pub use rate::{expected_results, handicap_adjusted, rate_competition};
 
-use crate::dataset::Direction;
+use crate::dataset::{Direction, ScoringMethod};
 
 /// How a competition's results are calculated: sets `S`, `C_b` and the result unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -33,6 +33,17 @@ pub enum CalcMethod {
     Topscore,
     /// IMPs across the field, against a datum, or a team's IMPs: `r` in IMPs per board.
     Imp,
+}
+
+impl From<ScoringMethod> for CalcMethod {
+    /// Matchpoints are topscore; cross-IMPs, butler and team IMPs are IMP events.
+    fn from(scoring: ScoringMethod) -> Self {
+        if scoring.is_imps() {
+            CalcMethod::Imp
+        } else {
+            CalcMethod::Topscore
+        }
+    }
 }
 
 /// Who owns a result and what it is compared against: one row of the spec's table.
@@ -132,4 +143,27 @@ pub struct PlayerOutcome {
     pub handicap_after: f64,
     /// False for foreign guests and for both players of a non-member pair.
     pub updated: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scoring_methods_map_to_calculation_methods() {
+        assert_eq!(
+            CalcMethod::from(ScoringMethod::Matchpoints),
+            CalcMethod::Topscore
+        );
+        for s in [
+            ScoringMethod::CrossImps,
+            ScoringMethod::Butler,
+            ScoringMethod::TeamImps,
+        ] {
+            assert_eq!(CalcMethod::from(s), CalcMethod::Imp);
+        }
+        assert_eq!(FieldKind::TeamMatch.players_per_entrant(), 4);
+        assert_eq!(FieldKind::Individual.players_per_entrant(), 1);
+        assert_eq!(FieldKind::PairsDatum.players_per_entrant(), 2);
+    }
 }

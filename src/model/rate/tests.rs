@@ -654,3 +654,20 @@ proptest! {
         }
     }
 }
+
+/// Against a datum, method (c) is exact: the guest pair's expected result equals its
+/// achieved one. The guest field in IMPs (C_b = 12): h_est = 70/3 − 12·(−2 − 2/3) = 166/3,
+/// all-pairs mean (70 + 166/3)/4 = 94/3, r̂ = (94/3 − 166/3)/12 = −2 = its result, so the
+/// member with the guest does not move.
+#[test]
+fn guest_estimate_is_exact_against_a_datum() {
+    let f = FactorSet::default();
+    let mut input = guest_field(foreign(8, None));
+    input.kind = FieldKind::PairsDatum;
+    input.method = CalcMethod::Imp;
+    let out = rate(&f, &input);
+    close(out[6].pair_handicap, 166.0 / 3.0, 1e-12);
+    close(out[6].field_handicap, 94.0 / 3.0, 1e-12);
+    close(out[6].expected, -2.0, 1e-12);
+    close(out[6].delta, 0.0, 1e-12);
+}
