@@ -25,7 +25,7 @@ pub fn rate_competition(
 ) -> Result<Vec<PlayerOutcome>, ModelError> {
     check(f, input)?;
     let settled = settle(f, input)?;
-    let expectations = expect(f, input, &settled)?;
+    let expectations = field_expectations(f, input, &settled)?;
     let mut out = Vec::new();
     for (e, ((entrant, units), exp)) in input
         .entrants
@@ -85,7 +85,7 @@ pub fn rate_competition(
 pub fn expected_results(f: &FactorSet, input: &CompetitionInput) -> Result<Vec<f64>, ModelError> {
     check(f, input)?;
     let settled = settle(f, input)?;
-    Ok(expect(f, input, &settled)?
+    Ok(field_expectations(f, input, &settled)?
         .iter()
         .map(|e| e.expected)
         .collect())
@@ -188,7 +188,7 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
 }
 
 /// Each entrant's expectation by its format's formula.
-fn expect(
+fn field_expectations(
     f: &FactorSet,
     input: &CompetitionInput,
     settled: &[Vec<SettledUnit>],
