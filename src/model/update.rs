@@ -113,6 +113,23 @@ pub fn apply(f: &FactorSet, handicap: f64, delta: f64) -> f64 {
     }
 }
 
+/// The frozen-period update: every competition of a period used the handicap from the
+/// period's start, the changes are summed and the cap (and floor) apply once, at period end.
+/// The sum does not depend on the order of the changes.
+///
+/// ```
+/// use bridgehcp::model::factors::FactorSet;
+/// use bridgehcp::model::update::{apply, apply_period};
+/// let f = FactorSet::default();
+/// // Live, +1 then −1 from 51.5 hits the cap first: 52, then 51.
+/// assert_eq!(apply(&f, apply(&f, 51.5, 1.0), -1.0), 51.0);
+/// // Frozen, the changes cancel before the cap applies.
+/// assert_eq!(apply_period(&f, 51.5, &[1.0, -1.0]), 51.5);
+/// ```
+pub fn apply_period(f: &FactorSet, handicap: f64, deltas: &[f64]) -> f64 {
+    apply(f, handicap, super::field::sum(deltas.iter().copied()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -144,6 +144,28 @@ mod tests {
         assert!((e[0].field - 22.0).abs() < 1e-12);
     }
 
+    proptest::proptest! {
+        /// Each table pairs one NS with one EW pair, so the expected results of a complete
+        /// field sum to zero: Σ h_opp = Σ h, and the direction terms cancel.
+        #[test]
+        fn expected_results_sum_to_zero(
+            hs in proptest::collection::vec((-10.0f64..52.0, -10.0f64..52.0), 1..12)
+        ) {
+            let n = hs.len();
+            let mut pairs = Vec::new();
+            for (i, (ns, _)) in hs.iter().enumerate() {
+                pairs.push(AcrossPair { handicap: *ns, direction: NS, opponent: n + i });
+            }
+            for (i, (_, ew)) in hs.iter().enumerate() {
+                pairs.push(AcrossPair { handicap: *ew, direction: EW, opponent: i });
+            }
+            let e = expected(&pairs, 12.0)
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let total = crate::model::field::sum(e.iter().map(|x| x.expected));
+            proptest::prop_assert!(total.abs() < 1e-9);
+        }
+    }
+
     #[test]
     fn opponents_must_sit_the_other_way() {
         let shape = [(Some(NS), Some(1)), (Some(NS), Some(0))];
