@@ -1,0 +1,28 @@
+//! The expected result `r̂` of each format, from the handicaps in the field.
+//!
+//! One module per row of the spec's table, because the formats differ exactly here: who
+//! the result is compared against (the other entrants, a datum that contains the entrant,
+//! the team at the table, or the table plus both directions of a field). Every function
+//! takes handicaps that are already settled (guests included) and returns, per entrant,
+//! the expected result and the field handicap it was compared against.
+
+pub mod individual;
+pub mod pairs;
+pub mod pairs_datum;
+pub mod team_match;
+pub mod team_pair_across;
+
+/// An entrant's expected result and what it was compared against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Expectation {
+    /// The handicap of the field as this format sees it (see each module).
+    pub field: f64,
+    /// `r̂`, in the result unit of the calculation method.
+    pub expected: f64,
+}
+
+/// The mean of all values but the one at `own`: `(Σ − h_own)/(P − 1)`.
+/// Needs at least two values; the callers check.
+fn mean_of_others(total: f64, count: usize, own: f64) -> f64 {
+    (total - own) / (count as f64 - 1.0)
+}

@@ -1,0 +1,431 @@
+//! Factor sets: every constant of the handicap model, in a versioned TOML file.
+//!
+//! The federation will want to try other impacts, caps or relation factors (the seed's own
+//! check-up in 6.1 and its successor discussion ask for exactly that), and an analyst must be
+//! able to do so without touching code. So no model constant lives in the code: the default
+//! set `fsb-2007` is the file `data/factors/fsb-2007.toml`, embedded in the binary, and
+//! [`FactorSet::load`] reads a copy an analyst changed. Unknown keys are rejected and
+//! required keys have no fallback, so a typo in a factor file is an error naming the key,
+//! never a silent default.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{CalcMethod, FieldKind};
+use crate::error::Error;
+
+/// The default factor set, as shipped.
+pub const FSB_2007_TOML: &str = include_str!("../../data/factors/fsb-2007.toml");
+
+/// Every constant of the handicap model. See `spec/handicap-model.md`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactorSet {
+    /// Name of the set, recorded with the outputs (`fsb-2007`).
+    pub name: String,
+    /// `I`, the impact: a board moves a handicap `1/I` of the way to the level shown (480).
+    pub impact: f64,
+    /// Highest handicap; a result that would go above it sets the handicap to it (52).
+    pub cap: f64,
+    /// Optional lowest handicap. Default: none, handicaps can go below 0.
+    pub floor: Option<f64>,
+    /// Starting handicap from masterpoints (52 / (1 + 0.01·MP)).
+    pub start: StartFormula,
+    /// `S` and `C_b` per calculation method.
+    pub methods: MethodFactors,
+    /// `C_k` and `C_u` per format.
+    pub formats: FormatFactors,
+    /// Guest handicap methods in the order they are tried (`["c", "b"]`).
+    pub guest_methods: Vec<GuestMethod>,
+    /// Board-weight multiplier per competition class; a class not listed counts 1.0
+    /// (empty by default: every competition counts the same).
+    pub class_weights: BTreeMap<String, f64>,
+    /// Keep separate topscore and IMP handicaps beside the combined one (false).
+    pub separate_by_method: bool,
+    /// Optional upward drift after a long inactive period (none by default).
+    pub inactivity: Option<InactivityDrift>,
+}
+
+/// `H0 = base / (1 + c·MP)`: 52 and 0.01 in `fsb-2007`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartFormula {
+    pub base: f64,
+    pub c: f64,
+}
+
+/// The factors that depend on how a competition is calculated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodFactor {
+    /// `S`, the distribution term of the board weight `(N_B + S)/(N_B − 1)`.
+    pub s: f64,
+    /// `C_b`, handicap units per result unit.
+    pub c_b: f64,
+}
+
+/// Topscore 0.6 / 2.0, IMP 0.1 / 12.0 in `fsb-2007`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodFactors {
+    pub topscore: MethodFactor,
+    pub imp: MethodFactor,
+}
+
+/// The factors that depend on the format (who owns a result).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormatFactor {
+    /// `C_k`, scale factor for the size of the result owner.
+    pub c_k: f64,
+    /// `C_u`, dilution factor.
+    pub c_u: f64,
+}
+
+/// `fsb-2007`: individual 2/1, pairs 1/1, pairs against a datum 1/1, team match 1/2 / 1/2,
+/// pair in a team match scored across the field 1 / 1/2 (each `C_k` / `C_u`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormatFactors {
+    pub individual: FormatFactor,
+    pub pairs: FormatFactor,
+    pub pairs_datum: FormatFactor,
+    pub team_match: FormatFactor,
+    pub team_pair_across: FormatFactor,
+}
+
+/// How a foreign guest (or a non-member pair) gets its temporary handicap (seed 5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GuestMethod {
+    /// (a) the reported level of play.
+    #[serde(rename = "a")]
+    ReportedLevel,
+    /// (b) the partner's handicap.
+    #[serde(rename = "b")]
+    Partner,
+    /// (c) an estimate from the pair's own performance in the competition.
+    #[serde(rename = "c")]
+    Performance,
+}
+
+/// Upward drift of an inactive player's handicap (off by default).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InactivityDrift {
+    /// Days without a rated competition before the drift starts.
+    pub after_days: u32,
+    /// Handicap units added per completed month (365.25/12 days) after that.
+    pub per_month: f64,
+    /// The drift never adds more than this in total.
+    pub max_total: f64,
+}
+
+/// Length of the month the inactivity drift counts in, in days.
+const DAYS_PER_MONTH: f64 = 365.25 / 12.0;
+
+impl InactivityDrift {
+    /// The handicap units added after `days_inactive` days without a rated competition.
+    ///
+    /// ```
+    /// use bridgehcp::model::factors::InactivityDrift;
+    /// let d = InactivityDrift { after_days: 365, per_month: 0.5, max_total: 5.0 };
+    /// assert_eq!(d.drift(365), 0.0);
+    /// // 100 days past the start is 3 completed months of 30.4375 days.
+    /// assert!((d.drift(465) - 1.5).abs() < 1e-12);
+    /// assert!((d.drift(10_000) - 5.0).abs() < 1e-12);
+    /// ```
+    pub fn drift(&self, days_inactive: i64) -> f64 {
+        let past = days_inactive - i64::from(self.after_days);
+        if past <= 0 {
+            return 0.0;
+        }
+        let months = (past as f64 / DAYS_PER_MONTH).floor();
+        (months * self.per_month).min(self.max_total)
+    }
+}
+
+impl Default for FactorSet {
+    /// The `fsb-2007` set, parsed from the embedded `data/factors/fsb-2007.toml`.
+    fn default() -> Self {
+        match FactorSet::from_toml_str(FSB_2007_TOML, "data/factors/fsb-2007.toml") {
+            Ok(set) => set,
+            // The embedded file is fixed at build time and parsed by a unit test, so this
+            // arm is unreachable for any input; it cannot be reached by a user's data.
+            Err(e) => panic!("the embedded factor set does not parse: {e}"),
+        }
+    }
+}
+
+impl FactorSet {
+    /// Reads and checks a factor set from a TOML file.
+    pub fn load(path: impl AsRef<Path>) -> Result<FactorSet, Error> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        FactorSet::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// Parses and checks a factor set; `source` names the file in error messages.
+    pub fn from_toml_str(text: &str, source: &str) -> Result<FactorSet, Error> {
+        let set: FactorSet =
+            toml::from_str(text).map_err(|e| Error::Config(format!("factor set {source}: {e}")))?;
+        set.validate()
+            .map_err(|rule| Error::Config(format!("factor set {source}: {rule}")))?;
+        Ok(set)
+    }
+
+    /// The checks serde cannot express. Each message names the offending key.
+    fn validate(&self) -> Result<(), String> {
+        let positive = |key: &str, v: f64| -> Result<(), String> {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "key `{key}` must be a finite number above 0, found {v}"
+                ))
+            }
+        };
+        let finite = |key: &str, v: f64| -> Result<(), String> {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("key `{key}` must be a finite number, found {v}"))
+            }
+        };
+        positive("impact", self.impact)?;
+        finite("cap", self.cap)?;
+        if let Some(floor) = self.floor {
+            finite("floor", floor)?;
+            if floor >= self.cap {
+                return Err(format!(
+                    "key `floor` ({floor}) must be below `cap` ({})",
+                    self.cap
+                ));
+            }
+        }
+        positive("start.base", self.start.base)?;
+        if !(self.start.c.is_finite() && self.start.c >= 0.0) {
+            return Err(format!(
+                "key `start.c` must be a finite number ≥ 0, found {}",
+                self.start.c
+            ));
+        }
+        for (name, m) in [
+            ("topscore", self.methods.topscore),
+            ("imp", self.methods.imp),
+        ] {
+            // S > −2 keeps the board weight (N_B + S)/(N_B − 1) positive for every N_B ≥ 2.
+            if !(m.s.is_finite() && m.s > -2.0) {
+                return Err(format!(
+                    "key `methods.{name}.s` must be a finite number above −2, found {}",
+                    m.s
+                ));
+            }
+            positive(&format!("methods.{name}.c_b"), m.c_b)?;
+        }
+        let formats = [
+            ("individual", self.formats.individual),
+            ("pairs", self.formats.pairs),
+            ("pairs_datum", self.formats.pairs_datum),
+            ("team_match", self.formats.team_match),
+            ("team_pair_across", self.formats.team_pair_across),
+        ];
+        for (name, f) in formats {
+            positive(&format!("formats.{name}.c_k"), f.c_k)?;
+            positive(&format!("formats.{name}.c_u"), f.c_u)?;
+        }
+        if self.guest_methods.is_empty() {
+            return Err("key `guest_methods` must name at least one method".into());
+        }
+        for (i, m) in self.guest_methods.iter().enumerate() {
+            if self.guest_methods[..i].contains(m) {
+                return Err(format!("key `guest_methods` names method {m:?} twice"));
+            }
+        }
+        for (class, w) in &self.class_weights {
+            positive(&format!("class_weights.{class}"), *w)?;
+        }
+        if let Some(d) = self.inactivity {
+            finite("inactivity.per_month", d.per_month)?;
+            if !(d.max_total.is_finite() && d.max_total >= 0.0) {
+                return Err(format!(
+                    "key `inactivity.max_total` must be a finite number ≥ 0, found {}",
+                    d.max_total
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `S` and `C_b` of a calculation method.
+    pub fn method(&self, method: CalcMethod) -> MethodFactor {
+        match method {
+            CalcMethod::Topscore => self.methods.topscore,
+            CalcMethod::Imp => self.methods.imp,
+        }
+    }
+
+    /// `C_k` and `C_u` of a format.
+    pub fn format(&self, kind: FieldKind) -> FormatFactor {
+        match kind {
+            FieldKind::Individual => self.formats.individual,
+            FieldKind::Pairs => self.formats.pairs,
+            FieldKind::PairsDatum => self.formats.pairs_datum,
+            FieldKind::TeamMatch => self.formats.team_match,
+            FieldKind::TeamPairAcross => self.formats.team_pair_across,
+        }
+    }
+
+    /// The board-weight multiplier of a competition class: the listed factor, else 1.0.
+    pub fn class_multiplier(&self, class: Option<&str>) -> f64 {
+        class
+            .and_then(|c| self.class_weights.get(c))
+            .copied()
+            .unwrap_or(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_message(r: Result<FactorSet, Error>) -> String {
+        match r {
+            Err(Error::Config(m)) => m,
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn embedded_set_has_the_documented_values() {
+        let f = FactorSet::default();
+        assert_eq!(f.name, "fsb-2007");
+        assert_eq!(f.impact, 480.0);
+        assert_eq!(f.cap, 52.0);
+        assert_eq!(f.floor, None);
+        assert_eq!(
+            f.start,
+            StartFormula {
+                base: 52.0,
+                c: 0.01
+            }
+        );
+        assert_eq!(f.methods.topscore, MethodFactor { s: 0.6, c_b: 2.0 });
+        assert_eq!(f.methods.imp, MethodFactor { s: 0.1, c_b: 12.0 });
+        let ff = |c_k, c_u| FormatFactor { c_k, c_u };
+        assert_eq!(f.formats.individual, ff(2.0, 1.0));
+        assert_eq!(f.formats.pairs, ff(1.0, 1.0));
+        assert_eq!(f.formats.pairs_datum, ff(1.0, 1.0));
+        assert_eq!(f.formats.team_match, ff(0.5, 0.5));
+        assert_eq!(f.formats.team_pair_across, ff(1.0, 0.5));
+        assert_eq!(
+            f.guest_methods,
+            vec![GuestMethod::Performance, GuestMethod::Partner]
+        );
+        assert!(f.class_weights.is_empty());
+        assert!(!f.separate_by_method);
+        assert_eq!(f.inactivity, None);
+        assert_eq!(f.class_multiplier(Some("final")), 1.0);
+    }
+
+    #[test]
+    fn unknown_key_is_an_error_naming_the_key_and_file() {
+        let text = FSB_2007_TOML.replace("impact = 480.0", "impact = 480.0\nimpakt = 1.0");
+        let msg = config_message(FactorSet::from_toml_str(&text, "my-set.toml"));
+        assert!(msg.contains("impakt"), "{msg}");
+        assert!(msg.contains("my-set.toml"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_nested_key_is_an_error_naming_the_key() {
+        let text = FSB_2007_TOML.replace("c_b = 12.0", "c_b = 12.0\ncb = 3.0");
+        let msg = config_message(FactorSet::from_toml_str(&text, "x.toml"));
+        assert!(msg.contains("`cb`"), "{msg}");
+    }
+
+    #[test]
+    fn missing_key_is_an_error_naming_the_key_and_file() {
+        let text = FSB_2007_TOML.replace("cap = 52.0", "");
+        let msg = config_message(FactorSet::from_toml_str(&text, "my-set.toml"));
+        assert!(msg.contains("missing field `cap`"), "{msg}");
+        assert!(msg.contains("my-set.toml"), "{msg}");
+
+        let text = FSB_2007_TOML.replace("s = 0.6\n", "");
+        let msg = config_message(FactorSet::from_toml_str(&text, "my-set.toml"));
+        assert!(msg.contains("missing field `s`"), "{msg}");
+    }
+
+    #[test]
+    fn invalid_values_name_the_key() {
+        let text = FSB_2007_TOML.replace("c_b = 2.0", "c_b = 0.0");
+        let msg = config_message(FactorSet::from_toml_str(&text, "x.toml"));
+        assert!(msg.contains("methods.topscore.c_b"), "{msg}");
+
+        let text = FSB_2007_TOML.replace(r#"["c", "b"]"#, r#"["c", "c"]"#);
+        let msg = config_message(FactorSet::from_toml_str(&text, "x.toml"));
+        assert!(msg.contains("guest_methods"), "{msg}");
+
+        let text = FSB_2007_TOML.replace(r#"["c", "b"]"#, r#"["d"]"#);
+        let msg = config_message(FactorSet::from_toml_str(&text, "x.toml"));
+        assert!(msg.contains("`d`"), "{msg}");
+    }
+
+    #[test]
+    fn options_parse_when_given() {
+        let text = FSB_2007_TOML
+            .replace("# floor = 0.0", "floor = -10.0")
+            .replace(
+                "[class_weights]",
+                "[class_weights]\nchampionship-final = 2.0",
+            )
+            .replace("# [inactivity]", "[inactivity]")
+            .replace("# after_days", "after_days")
+            .replace("# per_month", "per_month")
+            .replace("# max_total", "max_total");
+        let f = match FactorSet::from_toml_str(&text, "x.toml") {
+            Ok(f) => f,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(f.floor, Some(-10.0));
+        assert_eq!(f.class_multiplier(Some("championship-final")), 2.0);
+        assert_eq!(f.class_multiplier(None), 1.0);
+        assert_eq!(
+            f.inactivity,
+            Some(InactivityDrift {
+                after_days: 365,
+                per_month: 0.5,
+                max_total: 5.0
+            })
+        );
+    }
+
+    #[test]
+    fn load_reads_a_file_and_names_it_in_errors() {
+        let dir = match tempfile::tempdir() {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let good = dir.path().join("copy.toml");
+        let bad = dir.path().join("broken.toml");
+        let write = |p: &Path, s: &str| {
+            if let Err(e) = std::fs::write(p, s) {
+                panic!("{e}");
+            }
+        };
+        write(
+            &good,
+            &FSB_2007_TOML.replace("impact = 480.0", "impact = 960.0"),
+        );
+        write(&bad, &FSB_2007_TOML.replace("impact = 480.0", ""));
+        match FactorSet::load(&good) {
+            Ok(f) => assert_eq!(f.impact, 960.0),
+            Err(e) => panic!("{e}"),
+        }
+        let msg = config_message(FactorSet::load(&bad));
+        assert!(
+            msg.contains("broken.toml") && msg.contains("impact"),
+            "{msg}"
+        );
+    }
+}

@@ -1,0 +1,725 @@
+//! Tests of the entry point against the seed's and the spec's numbers and hand-computed
+//! fields. W for 24 boards topscore is 24.6/23 throughout.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::dataset::Direction::{EW, NS};
+use crate::model::factors::GuestMethod;
+use crate::model::{CalcMethod, EntrantInput, PlayerInput};
+
+const W24: f64 = 24.6 / 23.0;
+
+fn rated(member_id: i64, h: f64) -> PlayerInput {
+    PlayerInput {
+        member_id,
+        status: PlayerStatus::Rated(h),
+    }
+}
+
+fn foreign(member_id: i64, reported_level: Option<f64>) -> PlayerInput {
+    PlayerInput {
+        member_id,
+        status: PlayerStatus::Foreign { reported_level },
+    }
+}
+
+fn non_member(member_id: i64) -> PlayerInput {
+    PlayerInput {
+        member_id,
+        status: PlayerStatus::NonMember,
+    }
+}
+
+fn entrant(players: Vec<PlayerInput>, result: f64) -> EntrantInput {
+    EntrantInput {
+        players,
+        boards_played: 24,
+        result,
+        direction: None,
+        opponent: None,
+    }
+}
+
+fn competition(
+    kind: FieldKind,
+    method: CalcMethod,
+    entrants: Vec<EntrantInput>,
+) -> CompetitionInput {
+    CompetitionInput {
+        n_boards: 24,
+        method,
+        kind,
+        weight_multiplier: 1.0,
+        entrants,
+    }
+}
+
+/// A topscore pairs field from (handicap of both players, result) per pair; member ids
+/// 2i+1 and 2i+2.
+fn pairs_field(pairs: &[(f64, f64)]) -> CompetitionInput {
+    let entrants = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(h, r))| {
+            let id = 2 * i as i64 + 1;
+            entrant(vec![rated(id, h), rated(id + 1, h)], r)
+        })
+        .collect();
+    competition(FieldKind::Pairs, CalcMethod::Topscore, entrants)
+}
+
+fn rate(f: &FactorSet, input: &CompetitionInput) -> Vec<PlayerOutcome> {
+    match rate_competition(f, input) {
+        Ok(o) => o,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn close(a: f64, b: f64, tol: f64) {
+    assert!((a - b).abs() < tol, "{a} vs {b}");
+}
+
+/// Spec number 1 through the whole model: four pairs all at 20 (so r̂ = 0 for each), the
+/// first scores 60 % (+10): Δh = −(1/480)·(24.6/23)·2·24·10 = −1.0696 for both players.
+#[test]
+fn ten_percent_over_expected_in_a_field() {
+    let f = FactorSet::default();
+    let field = pairs_field(&[
+        (20.0, 10.0),
+        (20.0, -10.0 / 3.0),
+        (20.0, -10.0 / 3.0),
+        (20.0, -10.0 / 3.0),
+    ]);
+    let out = rate(&f, &field);
+    for p in &out[..2] {
+        close(p.expected, 0.0, 1e-12);
+        close(p.delta, -1.0696, 1e-4);
+        close(p.handicap_after, 20.0 - 1.069565, 1e-6);
+        assert!(p.updated);
+    }
+}
+
+/// Spec number 4 (seed 5.1): two 300-MP players (13.0) among pairs of two 50-MP players
+/// (34.7) are expected (34.7 − 13.0)/2 = +10.85 %, i.e. 60.85 %. Scoring exactly that
+/// leaves their handicap unchanged.
+#[test]
+fn strong_pair_among_club_players_expects_60_85() {
+    let f = FactorSet::default();
+    let h300 = crate::model::update::start_handicap(&f.start, 300.0).unwrap_or(f64::NAN);
+    let h50 = crate::model::update::start_handicap(&f.start, 50.0).unwrap_or(f64::NAN);
+    // With the exact start values 52/4 = 13 and 52/1.5 = 34.667: (34.667 − 13)/2 = 10.833.
+    let exact = rate(
+        &f,
+        &pairs_field(&[(h300, 0.0), (h50, 0.0), (h50, 0.0), (h50, 0.0)]),
+    );
+    close(exact[0].expected, (52.0 / 1.5 - 13.0) / 2.0, 1e-12);
+    // With the seed's rounded table values, its printed +10.85 %.
+    let field = pairs_field(&[(13.0, 10.85), (34.7, -10.85 / 3.0), (34.7, -10.85 / 3.0)]);
+    let out = rate(&f, &field);
+    close(out[0].expected, 10.85, 1e-12);
+    close(50.0 + out[0].expected, 60.85, 1e-12);
+    close(out[0].delta, 0.0, 1e-12);
+    close(out[0].field_handicap, 34.7, 1e-12);
+}
+
+/// The seed's popular description (9). By the technical rate of the default set
+/// (C_b = 2, 0.5 % per unit) a pair of two 26s among pairs of 16 is expected
+/// (16 − 26)/2 = −5 → 45 %, and among pairs of 46, (46 − 26)/2 = +10 → 60 %. The seed prints
+/// 46 % and 58 %: its popular text (like its 4.3, "ten units below … 4 % better", and its
+/// handicap example, "40 % of the difference") uses 0.4 % per unit, C_b = 2.5. With that
+/// rate: (16 − 26)/2.5 = −4 → 46 % and (46 − 26)/2.5 = +8 → 58 %.
+#[test]
+fn popular_examples_26_against_16_and_46() {
+    let default = FactorSet::default();
+    let mut popular = FactorSet::default();
+    popular.methods.topscore.c_b = 2.5;
+    let field =
+        |others: f64| pairs_field(&[(26.0, 0.0), (others, 0.0), (others, 0.0), (others, 0.0)]);
+    close(50.0 + rate(&default, &field(16.0))[0].expected, 45.0, 1e-12);
+    close(50.0 + rate(&default, &field(46.0))[0].expected, 60.0, 1e-12);
+    close(50.0 + rate(&popular, &field(16.0))[0].expected, 46.0, 1e-12);
+    close(50.0 + rate(&popular, &field(46.0))[0].expected, 58.0, 1e-12);
+}
+
+/// "Your result exceeds the expected with 8 % in a normal pairs: the handicaps decrease
+/// by approx. 1 unit." A normal pairs is a 24-board evening. Default set:
+/// −(1/480)·(24.6/23)·2·24·8 = −0.855652; at the popular rate (C_b = 2.5):
+/// −(1/480)·(24.6/23)·2.5·24·8 = −1.069565, the same as 10 % at C_b = 2.
+#[test]
+fn popular_example_eight_percent_over_expected() {
+    let default = FactorSet::default();
+    let mut popular = FactorSet::default();
+    popular.methods.topscore.c_b = 2.5;
+    let field = pairs_field(&[(20.0, 8.0), (20.0, -4.0), (20.0, -4.0)]);
+    close(rate(&default, &field)[0].delta, -0.855652, 1e-6);
+    close(
+        rate(&default, &field)[0].delta,
+        -W24 * 2.0 * 24.0 * 8.0 / 480.0,
+        1e-12,
+    );
+    close(rate(&popular, &field)[0].delta, -1.069565, 1e-6);
+}
+
+/// The seed's handicap tournament example (9): players 28 and 14 make a pair of 21, the
+/// other pairs average 26. At the popular rate the pair is expected (26 − 21)/2.5 = +2 %
+/// ("charged 40 % of the difference, i.e. −2 %"), so 55 % (+5) adjusts to +3; at the
+/// default rate it is expected +2.5 and adjusts to +2.5.
+#[test]
+fn handicap_tournament_adjustment() {
+    let mut popular = FactorSet::default();
+    popular.methods.topscore.c_b = 2.5;
+    let mut field = pairs_field(&[(0.0, 5.0), (26.0, -1.0), (26.0, -4.0)]);
+    field.entrants[0].players = vec![rated(1, 28.0), rated(2, 14.0)];
+    let adjusted = handicap_adjusted(&popular, &field).unwrap_or_default();
+    close(adjusted[0], 3.0, 1e-12);
+    // A pair of 26 sees others (21 + 26)/2 = 23.5, r̂ = (23.5 − 26)/2.5 = −1: its −1 adjusts
+    // to 0.
+    close(adjusted[1], 0.0, 1e-12);
+    let expected = expected_results(&FactorSet::default(), &field).unwrap_or_default();
+    close(expected[0], 2.5, 1e-12);
+    let adjusted = handicap_adjusted(&FactorSet::default(), &field).unwrap_or_default();
+    close(adjusted[0], 2.5, 1e-12);
+}
+
+/// An individual event. Players 0, 12, 24, 36 (see `expected::individual`), r̂ = +6, +2,
+/// −2, −6. Results +8, +2, −2, −8 give gaps +2, 0, 0, −2, and with C_k = 2:
+/// Δ = −(1/480)·(24.6/23)·1·2·2·24·2 = −0.427826 for the first, +0.427826 for the last.
+#[test]
+fn individual_event_by_hand() {
+    let f = FactorSet::default();
+    let entrants = [(0.0, 8.0), (12.0, 2.0), (24.0, -2.0), (36.0, -8.0)]
+        .iter()
+        .enumerate()
+        .map(|(i, &(h, r))| entrant(vec![rated(i as i64 + 1, h)], r))
+        .collect();
+    let out = rate(
+        &f,
+        &competition(FieldKind::Individual, CalcMethod::Topscore, entrants),
+    );
+    close(out[0].expected, 6.0, 1e-12);
+    close(out[0].delta, -0.427826, 1e-6);
+    close(out[0].delta, -W24 * 2.0 * 2.0 * 24.0 * 2.0 / 480.0, 1e-12);
+    close(out[1].delta, 0.0, 1e-12);
+    close(out[3].delta, 0.427826, 1e-6);
+    assert_eq!(out[0].partner_handicap, None);
+    close(out[0].pair_handicap, 0.0, 1e-12);
+}
+
+/// A team match of 12 boards, IMPs: A (10, 10, 20, 20) beat B (16, 16, 30, 30) by +2
+/// IMPs/board. r̂_A = ((16 + 30) − (10 + 20))/12 = +1.3333, gap +0.6667. W = 12.1/11 = 1.1;
+/// Δ_A = −(1/480)·1.1·(1/2)·(1/2)·12·12·(2/3) = −26.4/480 = −0.055, Δ_B = +0.055.
+#[test]
+fn team_match_by_hand() {
+    let f = FactorSet::default();
+    let team = |ids: i64, a: f64, b: f64, result: f64, opponent: usize| EntrantInput {
+        players: vec![
+            rated(ids, a),
+            rated(ids + 1, a),
+            rated(ids + 2, b),
+            rated(ids + 3, b),
+        ],
+        boards_played: 12,
+        result,
+        direction: None,
+        opponent: Some(opponent),
+    };
+    let mut input = competition(
+        FieldKind::TeamMatch,
+        CalcMethod::Imp,
+        vec![team(1, 10.0, 20.0, 2.0, 1), team(5, 16.0, 30.0, -2.0, 0)],
+    );
+    input.n_boards = 12;
+    let out = rate(&f, &input);
+    assert_eq!(out.len(), 8);
+    close(out[0].expected, 4.0 / 3.0, 1e-12);
+    for p in &out[..4] {
+        close(p.delta, -0.055, 1e-12);
+    }
+    for p in &out[4..] {
+        close(p.delta, 0.055, 1e-12);
+    }
+    close(out[2].pair_handicap, 20.0, 1e-12);
+    assert_eq!(out[2].partner_handicap, Some(20.0));
+    close(out[0].field_handicap, 23.0, 1e-12);
+}
+
+/// Pairs of a team match scored across the field (see `expected::team_pair_across`):
+/// r̂ = +6, −6, −6, +6. Results +8, −6, −8, +6 give gaps +2, 0, −2, 0. With 16 boards,
+/// W = 16.6/15, C_u = 1/2: Δ_A1 = −(1/480)·(16.6/15)·(1/2)·1·2·16·2 = −0.0737778.
+#[test]
+fn team_pairs_across_by_hand() {
+    let f = FactorSet::default();
+    let pair = |id: i64, h: f64, r: f64, direction, opponent| EntrantInput {
+        players: vec![rated(id, h), rated(id + 1, h)],
+        boards_played: 16,
+        result: r,
+        direction: Some(direction),
+        opponent: Some(opponent),
+    };
+    let mut input = competition(
+        FieldKind::TeamPairAcross,
+        CalcMethod::Topscore,
+        vec![
+            pair(1, 10.0, 8.0, NS, 2),
+            pair(3, 20.0, -6.0, NS, 3),
+            pair(5, 30.0, -8.0, EW, 0),
+            pair(7, 16.0, 6.0, EW, 1),
+        ],
+    );
+    input.n_boards = 16;
+    let out = rate(&f, &input);
+    close(out[0].delta, -0.0737778, 1e-7);
+    close(
+        out[0].delta,
+        -(16.6 / 15.0) * 0.5 * 2.0 * 16.0 * 2.0 / 480.0,
+        1e-12,
+    );
+    close(out[2].delta, 0.0, 1e-12);
+    close(out[4].delta, 0.0737778, 1e-7);
+}
+
+/// Butler pairs: pairs 6, 18, 30 (all-pairs mean 18, r̂ = +1, 0, −1 IMP/board). The first
+/// scores +1.5: gap +0.5, Δ = −(1/480)·(24.1/23)·12·24·0.5 = −0.314348.
+#[test]
+fn datum_pairs_by_hand() {
+    let f = FactorSet::default();
+    let mut input = pairs_field(&[(6.0, 1.5), (18.0, 0.0), (30.0, -1.5)]);
+    input.kind = FieldKind::PairsDatum;
+    input.method = CalcMethod::Imp;
+    let out = rate(&f, &input);
+    close(out[0].expected, 1.0, 1e-12);
+    close(out[0].delta, -0.314348, 1e-6);
+    close(
+        out[0].delta,
+        -(24.1 / 23.0) * 12.0 * 24.0 * 0.5 / 480.0,
+        1e-12,
+    );
+}
+
+/// Cap and no floor: a pair at 51.9 that scores far below expected stops at 52; a pair at
+/// 0.2 that scores far above goes below 0.
+#[test]
+fn cap_and_negative_handicaps_in_a_field() {
+    let f = FactorSet::default();
+    let out = rate(&f, &pairs_field(&[(51.9, -30.0), (0.2, 30.0), (26.0, 0.0)]));
+    // r̂ of 51.9: ((0.2 + 26)/2 − 51.9)/2 = −19.4, gap −10.6,
+    // Δ = +(24.6/23)·2·24·10.6/480 = +1.133739: 53.03 is capped to 52.
+    close(out[0].delta, W24 * 2.0 * 24.0 * 10.6 / 480.0, 1e-12);
+    close(out[0].delta, 1.133739, 1e-6);
+    assert_eq!(out[0].handicap_after, 52.0);
+    // r̂ of 0.2: ((51.9 + 26)/2 − 0.2)/2 = 19.375, gap 10.625,
+    // Δ = −(24.6/23)·2·24·10.625/480 = −1.136413: 0.2 → −0.936413.
+    close(out[2].handicap_before, 0.2, 1e-12);
+    close(out[2].handicap_after, -0.936413, 1e-6);
+    assert!(out[2].handicap_after < 0.0);
+}
+
+/// The guest field used below. Topscore, 24 boards. P0 (20, 20) +4; P1 (30, 30) −2;
+/// P2 (10, 30) 0; P3 member 7 (24) with a guest, −2.
+fn guest_field(guest: PlayerInput) -> CompetitionInput {
+    let mut input = pairs_field(&[(20.0, 4.0), (30.0, -2.0), (0.0, 0.0), (0.0, -2.0)]);
+    input.entrants[2].players = vec![rated(5, 10.0), rated(6, 30.0)];
+    input.entrants[3].players = vec![rated(7, 24.0), guest];
+    input
+}
+
+/// A non-member pair. Method (c): rated pairs average h̃ = (20 + 30 + 20)/3 = 70/3,
+/// P_N = 4, P_n = 1, r̄ = −2: h_est = 70/3 − 2·(−2 + 1·(−2)/3) = 70/3 + 16/3 = 86/3.
+/// It counts in the field: P0 sees others (30 + 20 + 86/3)/3 = 236/9, r̂ = 28/9, gap 8/9,
+/// Δ = −(24.6/23)·2·24·(8/9)/480 = −0.0950725. Neither player of P3 changes.
+#[test]
+fn non_member_pair_counts_in_the_field_and_nobody_in_it_changes() {
+    let f = FactorSet::default();
+    let out = rate(&f, &guest_field(non_member(8)));
+    close(out[0].field_handicap, 236.0 / 9.0, 1e-12);
+    close(out[0].expected, 28.0 / 9.0, 1e-12);
+    close(out[0].delta, -0.0950725, 1e-7);
+    let (member, guest) = (&out[6], &out[7]);
+    close(member.pair_handicap, 86.0 / 3.0, 1e-12);
+    for p in [member, guest] {
+        assert!(!p.updated);
+        assert_eq!(p.delta, 0.0);
+        assert_eq!(p.handicap_after, p.handicap_before);
+    }
+    close(member.handicap_before, 24.0, 1e-12);
+    // The non-member's temporary handicap keeps the pair mean: 2·86/3 − 24 = 100/3.
+    close(guest.handicap_before, 100.0 / 3.0, 1e-12);
+}
+
+/// A member with a foreign guest, default order (c, b): the pair gets 86/3 as above. Its
+/// r̂ = (70/3 − 86/3)/2 = −8/3, the result −2 is 2/3 better, so the member moves by
+/// −(24.6/23)·2·24·(2/3)/480 = −0.0713043. The guest does not change.
+#[test]
+fn member_with_a_foreign_guest_changes_the_guest_does_not() {
+    let f = FactorSet::default();
+    let out = rate(&f, &guest_field(foreign(8, Some(40.0))));
+    let (member, guest) = (&out[6], &out[7]);
+    close(member.expected, -8.0 / 3.0, 1e-12);
+    close(member.delta, -0.0713043, 1e-7);
+    assert!(member.updated);
+    assert!(!guest.updated);
+    assert_eq!(guest.delta, 0.0);
+    close(guest.handicap_before, 100.0 / 3.0, 1e-12);
+}
+
+/// The other guest methods. (b) first: the guest takes the partner's 24, pair 24,
+/// r̂ = (70/3 − 24)/2 = −1/3, gap −5/3, Δ = +(24.6/23)·2·24·(5/3)/480 = +0.178261.
+/// (a) first, reported level 40: pair 32, r̂ = (70/3 − 32)/2 = −13/3, gap 7/3,
+/// Δ = −(24.6/23)·2·24·(7/3)/480 = −0.249565.
+#[test]
+fn guest_methods_follow_the_factor_set_order() {
+    let mut f = FactorSet {
+        guest_methods: vec![GuestMethod::Partner, GuestMethod::Performance],
+        ..FactorSet::default()
+    };
+    let out = rate(&f, &guest_field(foreign(8, Some(40.0))));
+    close(out[7].handicap_before, 24.0, 1e-12);
+    close(out[6].delta, 0.178261, 1e-6);
+
+    f.guest_methods = vec![GuestMethod::ReportedLevel, GuestMethod::Partner];
+    let out = rate(&f, &guest_field(foreign(8, Some(40.0))));
+    close(out[6].pair_handicap, 32.0, 1e-12);
+    close(out[6].delta, -0.249565, 1e-6);
+    // No reported level: (a) does not apply, (b) does.
+    let out = rate(&f, &guest_field(foreign(8, None)));
+    close(out[6].pair_handicap, 24.0, 1e-12);
+
+    // Only (a) and no level: the competition cannot be rated, and the error says why.
+    f.guest_methods = vec![GuestMethod::ReportedLevel];
+    let err = rate_competition(&f, &guest_field(foreign(8, None)));
+    assert_eq!(
+        err,
+        Err(ModelError::NoGuestHandicap {
+            entrant: 3,
+            member_id: 8,
+            tried: "a".into()
+        })
+    );
+}
+
+/// An individual event with a guest: the corresponding estimate uses 2·C_b. Players 10,
+/// 20, 30 rated and a guest who scored +3 (results +3, −1, −2, 0... summing to 0):
+/// h̃ = 20, N = 4, n = 1, r̄ = 3: h_est = 20 − 4·(3 + 3/3) = 4.
+#[test]
+fn individual_guest_estimate() {
+    let f = FactorSet::default();
+    let entrants = vec![
+        entrant(vec![rated(1, 10.0)], -1.0),
+        entrant(vec![rated(2, 20.0)], -2.0),
+        entrant(vec![rated(3, 30.0)], 0.0),
+        entrant(vec![foreign(4, None)], 3.0),
+    ];
+    let out = rate(
+        &f,
+        &competition(FieldKind::Individual, CalcMethod::Topscore, entrants),
+    );
+    close(out[3].handicap_before, 4.0, 1e-12);
+    assert!(!out[3].updated);
+    // Player 10 sees others (20 + 30 + 4)/3 = 18, r̂ = (18 − 10)/4 = 2.
+    close(out[0].expected, 2.0, 1e-12);
+}
+
+/// A team match against a team with a non-member pair: the pair is solved from the match.
+/// A (10, 10, 20, 20) against B: pair (16, 16) and a non-member pair; B scored −1
+/// IMP/board. h_B2 = (10 + 20) − 12·(−1) − 16 = 26. Then r̂_B = (30 − 42)/12 = −1, so the
+/// gap is zero for both teams (the seed's remark on method (c)).
+#[test]
+fn team_match_non_member_pair_is_solved_from_the_match() {
+    let f = FactorSet::default();
+    let a = EntrantInput {
+        players: vec![
+            rated(1, 10.0),
+            rated(2, 10.0),
+            rated(3, 20.0),
+            rated(4, 20.0),
+        ],
+        boards_played: 12,
+        result: 1.0,
+        direction: None,
+        opponent: Some(1),
+    };
+    let b = EntrantInput {
+        players: vec![
+            rated(5, 16.0),
+            rated(6, 16.0),
+            rated(7, 30.0),
+            non_member(8),
+        ],
+        boards_played: 12,
+        result: -1.0,
+        direction: None,
+        opponent: Some(0),
+    };
+    let mut input = competition(FieldKind::TeamMatch, CalcMethod::Imp, vec![a, b]);
+    input.n_boards = 12;
+    let out = rate(&f, &input);
+    close(out[6].pair_handicap, 26.0, 1e-12);
+    close(out[4].expected, -1.0, 1e-12);
+    for p in &out {
+        close(p.delta, 0.0, 1e-12);
+    }
+    assert!(out[4].updated && out[5].updated);
+    assert!(!out[6].updated && !out[7].updated);
+}
+
+#[test]
+fn bad_input_gives_typed_errors() {
+    let f = FactorSet::default();
+    let good = pairs_field(&[(20.0, 1.0), (20.0, -1.0)]);
+    assert!(rate_competition(&f, &good).is_ok());
+
+    let mut x = good.clone();
+    x.n_boards = 1;
+    x.entrants.iter_mut().for_each(|e| e.boards_played = 1);
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::TooFewBoards { n_b: 1 })
+    );
+
+    let mut x = good.clone();
+    x.entrants[1].boards_played = 0;
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::BoardsPlayed {
+            entrant: 1,
+            n_g: 0,
+            n_b: 24
+        })
+    );
+    x.entrants[1].boards_played = 25;
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::BoardsPlayed {
+            entrant: 1,
+            n_g: 25,
+            n_b: 24
+        })
+    );
+
+    let mut x = good.clone();
+    x.entrants[0].result = f64::NAN;
+    assert!(matches!(
+        rate_competition(&f, &x),
+        Err(ModelError::NotFinite {
+            entrant: 0,
+            what: "the result",
+            ..
+        })
+    ));
+
+    let mut x = good.clone();
+    x.entrants[1].players[0] = rated(3, f64::INFINITY);
+    assert!(matches!(
+        rate_competition(&f, &x),
+        Err(ModelError::NotFinite {
+            entrant: 1,
+            what: "a handicap",
+            ..
+        })
+    ));
+
+    let mut x = good.clone();
+    x.entrants[1].players.pop();
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::PlayerCount {
+            entrant: 1,
+            expected: 2,
+            found: 1
+        })
+    );
+
+    let mut x = good.clone();
+    x.entrants[1].players[1] = rated(1, 20.0);
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::DuplicatePlayer {
+            member_id: 1,
+            first: 0,
+            second: 1
+        })
+    );
+
+    let mut x = good.clone();
+    x.entrants.pop();
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::TooFewEntrants { found: 1 })
+    );
+
+    let mut x = good.clone();
+    x.weight_multiplier = -1.0;
+    assert!(matches!(
+        rate_competition(&f, &x),
+        Err(ModelError::BadMultiplier { .. })
+    ));
+
+    let mut x = good.clone();
+    x.kind = FieldKind::TeamPairAcross;
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::MissingDirection { entrant: 0 })
+    );
+    x.entrants[0].direction = Some(NS);
+    x.entrants[1].direction = Some(EW);
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::MissingOpponent { entrant: 0 })
+    );
+
+    // A field of non-member pairs only: nothing to estimate against, no partner's
+    // handicap to borrow.
+    let mut x = good;
+    x.entrants[0].players = vec![non_member(11), non_member(12)];
+    x.entrants[1].players = vec![non_member(13), non_member(14)];
+    assert_eq!(
+        rate_competition(&f, &x),
+        Err(ModelError::NoGuestHandicap {
+            entrant: 0,
+            member_id: 11,
+            tried: "c, b".into()
+        })
+    );
+    // With a rated partner the non-member pair falls back on (b).
+    x.entrants[0].players[0] = rated(11, 20.0);
+    x.entrants[1].players[0] = rated(13, 30.0);
+    assert!(rate_competition(&f, &x).is_ok());
+}
+
+/// Output order: entrants in input order, players in slot order.
+#[test]
+fn outcomes_follow_input_order() {
+    let out = rate(
+        &FactorSet::default(),
+        &pairs_field(&[(20.0, 1.0), (10.0, 0.0), (30.0, -1.0)]),
+    );
+    let ids: Vec<i64> = out.iter().map(|p| p.member_id).collect();
+    assert_eq!(ids, vec![1, 2, 3, 4, 5, 6]);
+    let entrants: Vec<usize> = out.iter().map(|p| p.entrant).collect();
+    assert_eq!(entrants, vec![0, 0, 1, 1, 2, 2]);
+    assert_eq!(out[2].partner_handicap, Some(10.0));
+}
+
+fn field_strategy() -> impl Strategy<Value = (Vec<(f64, f64)>, Vec<f64>)> {
+    (3usize..20).prop_flat_map(|n| {
+        (
+            proptest::collection::vec((-10.0f64..45.0, -10.0f64..45.0), n),
+            proptest::collection::vec(-20.0f64..20.0, n),
+        )
+    })
+}
+
+fn random_field(players: &[(f64, f64)], raw: &[f64]) -> CompetitionInput {
+    let mean = crate::model::field::mean(raw.iter().copied()).unwrap_or(0.0);
+    let entrants = players
+        .iter()
+        .zip(raw)
+        .enumerate()
+        .map(|(i, (&(a, b), r))| {
+            let id = 2 * i as i64 + 1;
+            entrant(vec![rated(id, a), rated(id + 1, b)], r - mean)
+        })
+        .collect();
+    competition(FieldKind::Pairs, CalcMethod::Topscore, entrants)
+}
+
+proptest! {
+    /// Spec number 5: in a complete pairs field (all play all boards, results average 50 %,
+    /// nobody reaches the cap) the handicap changes sum to zero.
+    #[test]
+    fn complete_pairs_field_is_zero_sum((players, raw) in field_strategy()) {
+        let out = rate_competition(&FactorSet::default(), &random_field(&players, &raw))
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert!(out.iter().all(|p| p.handicap_after < 52.0));
+        let total = crate::model::field::sum(out.iter().map(|p| p.handicap_after - p.handicap_before));
+        prop_assert!(total.abs() < 1e-9, "sum of changes {}", total);
+    }
+
+    /// The result does not depend on the order of the entrants: reversed input gives the
+    /// same bits for every player.
+    #[test]
+    fn row_order_does_not_change_any_bit((players, raw) in field_strategy()) {
+        let f = FactorSet::default();
+        let forward = random_field(&players, &raw);
+        let mut backward = forward.clone();
+        backward.entrants.reverse();
+        let a = rate_competition(&f, &forward).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let b = rate_competition(&f, &backward).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        for p in &a {
+            let q = b.iter().find(|q| q.member_id == p.member_id)
+                .ok_or_else(|| TestCaseError::fail("player lost"))?;
+            prop_assert_eq!(p.delta.to_bits(), q.delta.to_bits());
+            prop_assert_eq!(p.expected.to_bits(), q.expected.to_bits());
+        }
+    }
+}
+
+/// Against a datum, method (c) is exact: the guest pair's expected result equals its
+/// achieved one. The guest field in IMPs (C_b = 12): h_est = 70/3 − 12·(−2 − 2/3) = 166/3,
+/// all-pairs mean (70 + 166/3)/4 = 94/3, r̂ = (94/3 − 166/3)/12 = −2 = its result, so the
+/// member with the guest does not move.
+#[test]
+fn guest_estimate_is_exact_against_a_datum() {
+    let f = FactorSet::default();
+    let mut input = guest_field(foreign(8, None));
+    input.kind = FieldKind::PairsDatum;
+    input.method = CalcMethod::Imp;
+    let out = rate(&f, &input);
+    close(out[6].pair_handicap, 166.0 / 3.0, 1e-12);
+    close(out[6].field_handicap, 94.0 / 3.0, 1e-12);
+    close(out[6].expected, -2.0, 1e-12);
+    close(out[6].delta, 0.0, 1e-12);
+}
+
+/// The Danish federation's published start list for the same system ("Forstå dit
+/// handicap", bridge.dk/2146): six pairs, field average 22.23 (the mean of all twelve
+/// players), and each pair's expected score printed to 0.01 %:
+///
+/// | pair | players | pair hcp | published | model (others-mean, C_b = 2) |
+/// |---|---|---|---|---|
+/// | 1 | 22.00, 28.00 | 25.00 | 48.34 % | 48.339 % |
+/// | 2 | 17.50, 18.17 | 17.84 | 52.64 % | 52.638 % |
+/// | 3 | 16.11, 6.64  | 11.37 | 56.61 % | 56.514 % |
+/// | 4 | 13.00, 13.00 | 13.00 | 55.54 % | 55.539 % |
+/// | 5 | 26.61, 43.69 | 35.15 | 42.25 % | 42.249 % |
+/// | 6 | 17.03, 45.03 | 31.03 | 44.72 % | 44.721 % |
+///
+/// E.g. pair 1: others (133.39 − 25)/5 = 21.678, r̂ = (21.678 − 25)/2 = −1.661 → 48.34 %.
+/// Five of six agree to the printed precision. Pair 3's printed 56.61 % is not consistent
+/// with its own printed pair handicap: 56.61 % would need a pair handicap of 11.215, not
+/// 11.37, so the published figure is taken to be a slip for 56.51 %; the test holds the
+/// model's value for it.
+#[test]
+fn danish_published_start_list() {
+    let players = [
+        (22.0, 28.0, 48.34),
+        (17.5, 18.17, 52.64),
+        (16.11, 6.64, 56.514),
+        (13.0, 13.0, 55.54),
+        (26.61, 43.69, 42.25),
+        (17.03, 45.03, 44.72),
+    ];
+    let entrants = players
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b, _))| {
+            let id = 2 * i as i64 + 1;
+            entrant(vec![rated(id, a), rated(id + 1, b)], 0.0)
+        })
+        .collect();
+    let input = competition(FieldKind::Pairs, CalcMethod::Topscore, entrants);
+    let expected = match expected_results(&FactorSet::default(), &input) {
+        Ok(e) => e,
+        Err(e) => panic!("{e}"),
+    };
+    for (r, &(_, _, published)) in expected.iter().zip(&players) {
+        assert!(
+            (50.0 + r - published).abs() < 0.005,
+            "{} vs {published}",
+            50.0 + r
+        );
+    }
+    let all_players = crate::model::field::mean(players.iter().flat_map(|p| [p.0, p.1]));
+    assert!((all_players.unwrap_or(f64::NAN) - 22.23).abs() < 0.005);
+}
