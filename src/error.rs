@@ -105,6 +105,8 @@ pub enum Error {
         #[source]
         source: polars::prelude::PolarsError,
     },
+    #[error(transparent)]
+    Replay(#[from] crate::pipeline::replay::ReplayError),
     #[error("{0}")]
     Config(String),
 }

@@ -103,7 +103,7 @@ pub fn run(
             let states = previous.states_for(&registry, &settings.factors)?;
             (states, previous.applied_through)
         }
-        None => (registry.starting_states(&settings.factors), None),
+        None => (registry.starting_states(&settings.factors)?, None),
     };
 
     // Only competitions after the previous run's last one, and up to `until`.
@@ -158,7 +158,7 @@ pub fn run(
         &mut states,
         &|n| replay_bar.inc(n),
     )
-    .map_err(|e| Error::Config(e.to_string()))?;
+    ?;
     replay_bar.finish_and_clear();
 
     let applied_through = prepared

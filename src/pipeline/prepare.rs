@@ -271,14 +271,6 @@ fn field_kind(competition: &Competition) -> Result<FieldKind, InputError> {
     })
 }
 
-fn players_needed(kind: FieldKind) -> usize {
-    match kind {
-        FieldKind::Individual => 1,
-        FieldKind::Pairs | FieldKind::PairsDatum | FieldKind::TeamPairAcross => 2,
-        FieldKind::TeamMatch => 4,
-    }
-}
-
 /// The number of boards of the competition: as stated, or the distinct boards played.
 fn board_count(competition: &Competition, board_rows: &[BoardResult]) -> Result<u32, InputError> {
     let n = match competition.boards {
@@ -315,11 +307,7 @@ fn build_input(
     let id = competition.competition_id.as_str();
     let kind = field_kind(competition)?;
     let n_boards = board_count(competition, board_rows)?;
-    let method = if competition.scoring.is_imps() {
-        CalcMethod::Imp
-    } else {
-        CalcMethod::Topscore
-    };
+    let method = CalcMethod::from(competition.scoring);
 
     // Entrants in a deterministic order: by entrant name as the club numbered it.
     let mut entrants: Vec<&Entrant> = entrants.to_vec();
@@ -340,7 +328,7 @@ fn build_input(
     for entrant in &entrants {
         let at = || entrant.origin.location().competition(id);
         let players: Vec<i64> = entrant.player_ids().collect();
-        let needed = players_needed(kind);
+        let needed = kind.players_per_entrant();
         if players.len() != needed {
             return Err(InputError::new(
                 at().column("player1"),
@@ -436,11 +424,7 @@ fn build_input(
     rated_members.sort_unstable();
     rated_members.dedup();
 
-    let weight_multiplier = competition
-        .class
-        .as_deref()
-        .and_then(|class| factors.class_multiplier(class))
-        .unwrap_or(1.0);
+    let weight_multiplier = factors.class_multiplier(competition.class.as_deref());
     Ok(PreparedCompetition {
         competition_id: competition.competition_id.clone(),
         date: competition.date,

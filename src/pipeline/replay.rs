@@ -8,6 +8,9 @@
 use rayon::prelude::*;
 
 use crate::dataset::MemberId;
+use chrono::NaiveDate;
+
+use crate::model::update::{apply, apply_period};
 use crate::model::{self, FactorSet, ModelError, PlayerOutcome};
 
 use super::prepare::{PreparedCompetition, Seat};
@@ -55,6 +58,22 @@ pub struct ReplayOutput {
     pub adjusted: Vec<Adjusted>,
 }
 
+/// The handicap a member brings to a competition on `date`: the current one, drifted
+/// upwards after a long inactive period when the factor set asks for it.
+fn opening_handicap(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -> f64 {
+    match (&factors.inactivity, state.last_played) {
+        (Some(drift), Some(last)) => {
+            let added = drift.drift((date - last).num_days());
+            if added > 0.0 {
+                apply(factors, state.handicap, added)
+            } else {
+                state.handicap
+            }
+        }
+        _ => state.handicap,
+    }
+}
+
 /// A competition evaluated on a snapshot, not yet applied.
 struct Evaluated {
     outcomes: Vec<PlayerOutcome>,
@@ -71,7 +90,7 @@ fn evaluate(
 ) -> Result<Evaluated, ModelError> {
     let input = competition.input_with(|m| opening(m));
     let outcomes = model::rate_competition(factors, &input)?;
-    let by_method = if factors.separate_method_handicaps() {
+    let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
         let input = competition.input_with(|m| states[m as usize].handicap_for(method));
         Some(model::rate_competition(factors, &input)?)
@@ -113,7 +132,7 @@ fn record(
     competition: &PreparedCompetition,
     evaluated: Evaluated,
     states: &mut [PlayerState],
-    frozen_sums: Option<&mut Vec<f64>>,
+    frozen_sums: Option<&mut Vec<Option<(f64, Vec<f64>)>>>,
     out: &mut ReplayOutput,
 ) {
     let method = competition.input.method;
@@ -129,9 +148,12 @@ fn record(
         if let (Seat::Member(m), true) = (seat, outcome.updated) {
             let state = &mut states[m as usize];
             state.enter_month(competition.date);
-            handicap_after = model::apply(outcome.handicap_before, outcome.delta, factors);
+            handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
             match frozen_sums.as_deref_mut() {
-                Some(sums) => sums[m as usize] += outcome.delta,
+                Some(sums) => sums[m as usize]
+                    .get_or_insert_with(|| (outcome.handicap_before, Vec::new()))
+                    .1
+                    .push(outcome.delta),
                 None => state.handicap = handicap_after,
             }
             if let Some(by_method) = &evaluated.by_method {
@@ -140,7 +162,7 @@ fn record(
                         model::CalcMethod::Topscore => &mut state.handicap_topscore,
                         model::CalcMethod::Imp => &mut state.handicap_imp,
                     };
-                    *track = model::apply(*track, o.delta, factors);
+                    *track = apply(factors, *track, o.delta);
                 }
             }
             state.boards += u64::from(outcome.n_g);
@@ -243,7 +265,7 @@ fn replay_live(
             .map(|&position| {
                 let competition = &competitions[position];
                 evaluate(factors, competition, snapshot, |m| {
-                    snapshot[m as usize].handicap
+                    opening_handicap(factors, &snapshot[m as usize], competition.date)
                 })
             })
             .collect();
@@ -292,13 +314,14 @@ fn replay_frozen(
         let results: Vec<Result<Evaluated, ModelError>> = positions
             .par_iter()
             .map(|&position| {
-                evaluate(factors, &competitions[position], snapshot, |m| {
-                    snapshot[m as usize].handicap
+                let competition = &competitions[position];
+                evaluate(factors, competition, snapshot, |m| {
+                    opening_handicap(factors, &snapshot[m as usize], competition.date)
                 })
             })
             .collect();
         let evaluated = first_error(competitions, &positions, results)?;
-        let mut sums = vec![0.0; states.len()];
+        let mut sums: Vec<Option<(f64, Vec<f64>)>> = vec![None; states.len()];
         for (position, evaluated) in positions.iter().zip(evaluated) {
             record(
                 factors,
@@ -310,9 +333,9 @@ fn replay_frozen(
                 &mut out,
             );
         }
-        for (state, sum) in states.iter_mut().zip(&sums) {
-            if *sum != 0.0 {
-                state.handicap = model::apply(state.handicap, *sum, factors);
+        for (state, period) in states.iter_mut().zip(&sums) {
+            if let Some((opening, deltas)) = period {
+                state.handicap = apply_period(factors, *opening, deltas);
             }
         }
         on_applied(positions.len() as u64);

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use chrono::{Datelike, NaiveDate};
 
 use crate::dataset::{Member, MemberId, MemberKind};
-use crate::model::{self, CalcMethod, FactorSet};
+use crate::error::InputError;
+use crate::model::{update, CalcMethod, FactorSet};
 
 /// A member's handicap and activity.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,14 +104,17 @@ impl Registry {
 
     /// The starting state of every member: the explicit starting handicap, or the
     /// masterpoint formula. Foreign guests get a slot too but are never updated.
-    pub fn starting_states(&self, factors: &FactorSet) -> Vec<PlayerState> {
+    pub fn starting_states(&self, factors: &FactorSet) -> Result<Vec<PlayerState>, InputError> {
         self.members
             .iter()
             .map(|m| {
-                let h = m
-                    .start_handicap
-                    .unwrap_or_else(|| model::start_handicap(m.masterpoints, factors));
-                PlayerState::starting(h)
+                let h = match m.start_handicap {
+                    Some(h) => h,
+                    None => update::start_handicap(&factors.start, m.masterpoints).map_err(|e| {
+                        InputError::new(m.origin.location().column("masterpoints"), e.to_string())
+                    })?,
+                };
+                Ok(PlayerState::starting(h))
             })
             .collect()
     }

@@ -162,15 +162,15 @@ impl PreviousRun {
     /// The state of every member of `registry`: as left by the previous run, or the
     /// starting state for members it did not know.
     pub fn states_for(&self, registry: &Registry, factors: &FactorSet) -> Result<Vec<PlayerState>> {
-        if self.record.factors != factors.name() {
+        if self.record.factors != factors.name {
             return Err(Error::Config(format!(
                 "{}: the previous run used factor set `{}`, this run uses `{}`",
                 self.folder.join("run.toml").display(),
                 self.record.factors,
-                factors.name()
+                factors.name
             )));
         }
-        let mut states = registry.starting_states(factors);
+        let mut states = registry.starting_states(factors)?;
         for (member, state) in registry.members.iter().zip(states.iter_mut()) {
             if let Some(previous) = self.states.get(&member.member_id) {
                 *state = previous.clone();

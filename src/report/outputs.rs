@@ -376,7 +376,7 @@ pub fn run_record(
     settings: &RunSettings,
 ) -> crate::pipeline::state_io::RunRecord {
     crate::pipeline::state_io::RunRecord {
-        factors: settings.factors.name().to_string(),
+        factors: settings.factors.name.clone(),
         mode: match settings.mode {
             crate::pipeline::Mode::Live => "live".into(),
             crate::pipeline::Mode::Frozen => "frozen".into(),
