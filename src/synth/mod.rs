@@ -35,7 +35,7 @@ pub use play::PlayModel;
 /// Relative weights of the kinds of event a club runs (they need not sum to 1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventMix {
-    /// Pairs evenings scored by matchpoints, the bulk of club play (default 0.60).
+    /// Pairs evenings scored by matchpoints, the bulk of club play (default 0.66).
     pub pairs_matchpoints: f64,
     /// Pairs scored by IMPs across the field (default 0.10).
     pub pairs_cross_imps: f64,
@@ -43,22 +43,22 @@ pub struct EventMix {
     pub pairs_butler: f64,
     /// Individual events, matchpoints (default 0.06).
     pub individual: f64,
-    /// A round-robin team day, one competition per match, team IMPs (default 0.10).
+    /// A round-robin team day, one competition per match, team IMPs (default 0.05).
     pub team_matches: f64,
     /// A team event whose pairs are scored by IMPs across the field, one competition
-    /// per round (default 0.06).
+    /// per round (default 0.05).
     pub team_cross_imps: f64,
 }
 
 impl Default for EventMix {
     fn default() -> Self {
         EventMix {
-            pairs_matchpoints: 0.60,
+            pairs_matchpoints: 0.66,
             pairs_cross_imps: 0.10,
             pairs_butler: 0.08,
             individual: 0.06,
-            team_matches: 0.10,
-            team_cross_imps: 0.06,
+            team_matches: 0.05,
+            team_cross_imps: 0.05,
         }
     }
 }

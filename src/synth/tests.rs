@@ -472,3 +472,50 @@ fn benchmark_size() {
         started.elapsed().as_secs_f64()
     );
 }
+
+/// Prints what the default sample holds. Run with `-- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn default_summary() {
+    let ds = default_dataset();
+    let with_boards: HashSet<&str> = ds
+        .boards
+        .iter()
+        .map(|b| b.competition_id.as_str())
+        .collect();
+    let mut kinds: BTreeMap<(String, String, bool), usize> = BTreeMap::new();
+    for c in &ds.competitions {
+        *kinds
+            .entry((
+                c.format.to_string(),
+                c.scoring.to_string(),
+                with_boards.contains(c.competition_id.as_str()),
+            ))
+            .or_default() += 1;
+    }
+    for (k, n) in kinds {
+        eprintln!("{k:?}: {n}");
+    }
+    eprintln!(
+        "members {} competitions {} entrants {} results {} boards {}",
+        ds.members.len(),
+        ds.competitions.len(),
+        ds.entrants.len(),
+        ds.results.len(),
+        ds.boards.len()
+    );
+    let passes = ds
+        .boards
+        .iter()
+        .filter(|b| b.contract.as_deref() == Some("PASS"))
+        .count();
+    let doubled = ds
+        .boards
+        .iter()
+        .filter(|b| b.contract.as_deref().is_some_and(|c| c.ends_with('X')))
+        .count();
+    eprintln!(
+        "passed out {passes}, doubled {doubled}, adjusted {}",
+        ds.boards.iter().filter(|b| b.adjusted.is_some()).count()
+    );
+}
