@@ -98,8 +98,7 @@ impl<'a> MonthBuilder<'a> {
     fn competition(
         &mut self,
         id: String,
-        date: NaiveDate,
-        session: i32,
+        (date, session): (NaiveDate, i32),
         format: Format,
         scoring: ScoringMethod,
         boards: u32,
@@ -240,8 +239,7 @@ impl<'a> MonthBuilder<'a> {
             let boards = movement.board_sets as u32 * per_round;
             let mut comp = self.competition(
                 id.clone(),
-                date,
-                session,
+                (date, session),
                 Format::Pairs,
                 scoring,
                 boards,
@@ -433,8 +431,7 @@ impl<'a> MonthBuilder<'a> {
         let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
         let comp = self.competition(
             id.clone(),
-            date,
-            session,
+            (date, session),
             Format::Individual,
             ScoringMethod::Matchpoints,
             boards,
@@ -539,8 +536,7 @@ impl<'a> MonthBuilder<'a> {
                 );
                 let mut comp = self.competition(
                     id.clone(),
-                    date,
-                    session,
+                    (date, session),
                     Format::Teams,
                     ScoringMethod::TeamImps,
                     per_match,
@@ -641,8 +637,7 @@ impl<'a> MonthBuilder<'a> {
             let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
             let comp = self.competition(
                 id.clone(),
-                date,
-                session,
+                (date, session),
                 Format::Teams,
                 ScoringMethod::CrossImps,
                 per_round,

@@ -79,24 +79,22 @@ pub fn round_robin(pairs: usize) -> Movement {
     let m = n - 1;
     let mut seatings = Vec::with_capacity(m * n / 2);
     for r in 0..m {
-        let mut table = 1u32;
         // The fixed pair n−1 meets pair r.
         let (a, b) = if r % 2 == 0 { (r, n - 1) } else { (n - 1, r) };
         seatings.push(Seating {
             round: r as u32 + 1,
-            table,
+            table: 1,
             ns: a,
             ew: b,
             board_set: r,
         });
         for k in 1..n / 2 {
-            table += 1;
             let x = (r + k) % m;
             let y = (r + m - k) % m;
             let (ns, ew) = if k % 2 == 0 { (x, y) } else { (y, x) };
             seatings.push(Seating {
                 round: r as u32 + 1,
-                table,
+                table: k as u32 + 1,
                 ns,
                 ew,
                 board_set: r,

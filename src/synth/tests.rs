@@ -110,7 +110,7 @@ fn check_valid(ds: &Dataset) -> Result<(), String> {
                 }
                 Some(None) => {}
                 Some(Some(_)) => {
-                    if !b.tricks.is_some_and(|t| t <= 13) {
+                    if b.tricks.is_none_or(|t| t > 13) {
                         return Err(format!("tricks {:?}", b.tricks));
                     }
                     if !b
