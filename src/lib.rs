@@ -46,5 +46,6 @@ pub mod model;
 pub mod pipeline;
 pub mod report;
 pub mod scoring;
+pub mod synth;
 
 pub use error::{Error, InputError, Location, Result};

@@ -1,0 +1,754 @@
+//! One club's month of competitions.
+//!
+//! Each club spends a budget of player-sessions (its size times the configured rate) on
+//! events drawn from the mix. Every event is reported either as board-level rows or as
+//! results only; both kinds come from the same hidden strengths, so a model fitted on
+//! either should find the same players strong.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::NaiveDate;
+
+use crate::dataset::{
+    BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, ScoringMethod,
+};
+use crate::scoring::conventions::ImpAggregate;
+
+use super::federation::{Club, Federation};
+use super::movements::{mitchell, round_robin, team_rounds, Movement};
+use super::play::{deal, play};
+use super::rng::Rng;
+
+/// The kinds of event a club runs, in the order of [`super::EventMix`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Pairs(ScoringMethod),
+    Individual,
+    TeamMatches,
+    TeamCross,
+}
+
+const KINDS: [Kind; 6] = [
+    Kind::Pairs(ScoringMethod::Matchpoints),
+    Kind::Pairs(ScoringMethod::CrossImps),
+    Kind::Pairs(ScoringMethod::Butler),
+    Kind::Individual,
+    Kind::TeamMatches,
+    Kind::TeamCross,
+];
+
+const CLASSES: [&str; 3] = ["championship", "novice", "open"];
+
+pub struct MonthBuilder<'a> {
+    fed: &'a Federation,
+    club: &'a Club,
+    rng: Rng,
+    dates: Vec<NaiveDate>,
+    next_date: usize,
+    sessions: BTreeMap<NaiveDate, i32>,
+    pub out: Dataset,
+}
+
+impl<'a> MonthBuilder<'a> {
+    pub fn new(fed: &'a Federation, club: &'a Club, rng: Rng, dates: Vec<NaiveDate>) -> Self {
+        MonthBuilder {
+            fed,
+            club,
+            rng,
+            dates,
+            next_date: 0,
+            sessions: BTreeMap::new(),
+            out: Dataset::default(),
+        }
+    }
+
+    /// Runs events until the month's budget of player-sessions is spent.
+    pub fn run(mut self, budget: usize) -> Dataset {
+        if self.dates.is_empty() {
+            return self.out;
+        }
+        self.next_date = self.rng.below(self.dates.len());
+        let mix = self.fed.config.mix.weights();
+        let mut left = budget as i64;
+        // A bound on attempts keeps a club too small for any event from looping.
+        let mut attempts = 0;
+        while left > 0 && attempts < 4 * budget + 8 {
+            attempts += 1;
+            let kind = KINDS[self.rng.weighted(&mix).min(KINDS.len() - 1)];
+            let used = match kind {
+                Kind::Pairs(scoring) => self.pairs_event(scoring),
+                Kind::Individual => self.individual_event(),
+                Kind::TeamMatches => self.team_matches(),
+                Kind::TeamCross => self.team_cross(),
+            };
+            left -= used as i64;
+        }
+        self.out
+    }
+
+    fn take_date(&mut self, sessions: i32) -> (NaiveDate, i32) {
+        let date = self.dates[self.next_date % self.dates.len()];
+        self.next_date += 1;
+        let entry = self.sessions.entry(date).or_insert(0);
+        let first = *entry + 1;
+        *entry += sessions;
+        (date, first)
+    }
+
+    fn competition(
+        &mut self,
+        id: String,
+        (date, session): (NaiveDate, i32),
+        format: Format,
+        scoring: ScoringMethod,
+        boards: u32,
+        title: &str,
+    ) -> Competition {
+        let fed = self.fed;
+        let cfg = &fed.config;
+        let mut c = Competition::new(id, date, format, scoring);
+        c.session = session;
+        c.boards = Some(boards);
+        c.title = Some(format!("{} – {}", self.club.name, title));
+        c.club = Some(self.club.name.clone());
+        c.conventions = self.club.conventions;
+        c.rated = !self.rng.chance(cfg.unrated_share);
+        if self.rng.chance(cfg.class_share) {
+            c.class = Some(CLASSES[self.rng.below(CLASSES.len())].to_string());
+        }
+        c
+    }
+
+    /// A person not yet in `used`: a non-member, a foreign guest or any member.
+    fn substitute(&mut self, used: &HashSet<usize>) -> Option<usize> {
+        let fed = self.fed;
+        for _ in 0..8 {
+            let pool = match self.rng.weighted(&[0.4, 0.15, 0.45]) {
+                0 => &fed.non_members,
+                1 => &fed.foreign,
+                _ => &fed.all_members,
+            };
+            if pool.is_empty() {
+                continue;
+            }
+            let p = pool[self.rng.below(pool.len())];
+            if !used.contains(&p) {
+                return Some(p);
+            }
+        }
+        None
+    }
+
+    /// Replaces each player with a substitute at the configured rate.
+    fn with_substitutes(&mut self, players: &mut [usize], used: &mut HashSet<usize>) {
+        let rate = self.fed.config.substitute_rate;
+        for slot in players.iter_mut() {
+            if self.rng.chance(rate) {
+                if let Some(sub) = self.substitute(used) {
+                    used.insert(sub);
+                    *slot = sub;
+                }
+            }
+        }
+    }
+
+    /// Up to `n` partnerships: the club's own first, then visiting partnerships, then
+    /// pairs made up of substitutes. Every player appears once.
+    fn partnerships(&mut self, n: usize, used: &mut HashSet<usize>) -> Vec<[usize; 2]> {
+        let own = &self.club.partnerships;
+        let mut chosen: Vec<[usize; 2]> = sample_distinct(&mut self.rng, own.len(), n)
+            .into_iter()
+            .filter_map(|i| own.get(i).copied())
+            .filter(|p| !used.contains(&p[0]) && !used.contains(&p[1]))
+            .collect();
+        for p in &chosen {
+            used.extend(p.iter().copied());
+        }
+        let mut tries = 0;
+        while chosen.len() < n && tries < 4 * n + 8 {
+            tries += 1;
+            let all = &self.fed.all_partnerships;
+            let visiting = if all.is_empty() || self.rng.chance(0.3) {
+                None
+            } else {
+                all.get(self.rng.below(all.len())).copied()
+            };
+            let pair = match visiting {
+                Some(p) if !used.contains(&p[0]) && !used.contains(&p[1]) => p,
+                _ => {
+                    let Some(a) = self.substitute(used) else {
+                        continue;
+                    };
+                    used.insert(a);
+                    let Some(b) = self.substitute(used) else {
+                        used.remove(&a);
+                        continue;
+                    };
+                    [a, b]
+                }
+            };
+            used.extend(pair.iter().copied());
+            chosen.push(pair);
+        }
+        for pair in &mut chosen {
+            self.with_substitutes(pair, used);
+        }
+        chosen
+    }
+
+    fn pair_level(&self, pair: &[usize; 2]) -> f64 {
+        (self.fed.level(pair[0]) + self.fed.level(pair[1])) / 2.0
+    }
+
+    fn pairs_event(&mut self, scoring: ScoringMethod) -> usize {
+        let fed = self.fed;
+        let cfg = &fed.config;
+        let target = self.rng.range(6, 22);
+        let cap = (self.club.partnerships.len() + 3).max(3);
+        let mut used = HashSet::new();
+        let pairs = self.partnerships(target.min(cap), &mut used);
+        let n = pairs.len();
+        if n < 3 {
+            return 1;
+        }
+        let board_level = self.rng.chance(cfg.board_level_share);
+        let handicap = self.rng.chance(cfg.handicap_event_share);
+        let two_sessions = self.rng.chance(cfg.double_session_share);
+        let sessions = if two_sessions { 2 } else { 1 };
+        let (date, first_session) = self.take_date(sessions);
+        let title = match (scoring, handicap) {
+            (_, true) => "handicap pairs",
+            (ScoringMethod::Matchpoints, _) => "pairs",
+            (ScoringMethod::CrossImps, _) => "IMP pairs",
+            _ => "butler pairs",
+        };
+        for s in 0..sessions {
+            let session = first_session + s;
+            let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
+            // Big fields play a Mitchell; small ones a complete round robin.
+            let (movement, phantom) = if n > 14 {
+                let tables = n.div_ceil(2);
+                let m = mitchell(tables);
+                (m, (n % 2 == 1).then_some(2 * tables - 1))
+            } else {
+                let m = round_robin(n);
+                (m, (n % 2 == 1).then_some(n))
+            };
+            let mitchell_field = n > 14;
+            let per_round = (26.0 / f64::from(movement.rounds)).round().clamp(2.0, 8.0) as u32;
+            let boards = movement.board_sets as u32 * per_round;
+            let mut comp = self.competition(
+                id.clone(),
+                (date, session),
+                Format::Pairs,
+                scoring,
+                boards,
+                title,
+            );
+            comp.handicap_event = handicap;
+            // Which partnership holds each movement position.
+            let seat_of: Vec<Option<usize>> = (0..movement.pairs)
+                .map(|p| (Some(p) != phantom && p < n).then_some(p))
+                .collect();
+            for (pos, who) in seat_of.iter().enumerate() {
+                if let Some(i) = who {
+                    let mut e = Entrant::new(id.clone(), (pos + 1).to_string());
+                    e.players[0] = Some(self.fed.id(pairs[*i][0]));
+                    e.players[1] = Some(self.fed.id(pairs[*i][1]));
+                    if mitchell_field {
+                        e.direction = Some(if pos < movement.pairs / 2 {
+                            Direction::NS
+                        } else {
+                            Direction::EW
+                        });
+                    }
+                    self.out.entrants.push(e);
+                }
+            }
+            let levels: Vec<Option<f64>> = seat_of
+                .iter()
+                .map(|w| w.and_then(|i| pairs.get(i)).map(|p| self.pair_level(p)))
+                .collect();
+            if board_level {
+                let movement = match phantom {
+                    Some(p) => movement.without_pair(p),
+                    None => movement,
+                };
+                self.board_rows(&id, &movement, per_round, &levels, true);
+            } else {
+                // With a phantom every pair (in a Mitchell, every N/S pair) sits out once.
+                let per_pair = per_round * (movement.rounds - u32::from(phantom.is_some()));
+                let entrants: Vec<(String, f64)> = levels
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(pos, l)| l.map(|l| ((pos + 1).to_string(), l)))
+                    .collect();
+                self.pair_results(&comp, &entrants, per_pair.min(boards));
+            }
+            self.out.competitions.push(comp);
+        }
+        2 * n * sessions as usize
+    }
+
+    /// Board rows of a pairs movement; `levels` is each position's pair strength.
+    fn board_rows(
+        &mut self,
+        id: &str,
+        movement: &Movement,
+        per_round: u32,
+        levels: &[Option<f64>],
+        allow_adjusted: bool,
+    ) {
+        let model = self.fed.config.play.clone();
+        for set in 0..movement.board_sets {
+            for k in 0..per_round {
+                let board = set as u32 * per_round + k + 1;
+                let d = deal(&mut self.rng);
+                for s in movement.seatings.iter().filter(|s| s.board_set == set) {
+                    let (Some(Some(ns)), Some(Some(ew))) = (levels.get(s.ns), levels.get(s.ew))
+                    else {
+                        continue;
+                    };
+                    let r = play(&mut self.rng, &model, &d, *ns, *ew, allow_adjusted);
+                    self.out.boards.push(BoardResult {
+                        competition_id: id.to_string(),
+                        board,
+                        ns: Some((s.ns + 1).to_string()),
+                        ew: Some((s.ew + 1).to_string()),
+                        contract: r.contract,
+                        declarer: r.declarer,
+                        tricks: r.tricks,
+                        adjusted: r.adjusted,
+                        round: Some(s.round),
+                        table: Some(s.table),
+                        ..BoardResult::default()
+                    });
+                }
+            }
+        }
+    }
+
+    /// Reported results of a field scored as one: percentages averaging 50 for
+    /// matchpoints, IMP totals summing to zero for IMPs across the field, near zero for
+    /// butler. Each entrant's expectation is the model's: its strength against the mean
+    /// of the others.
+    fn pair_results(&mut self, comp: &Competition, entrants: &[(String, f64)], boards_played: u32) {
+        let n = entrants.len();
+        if n < 2 {
+            return;
+        }
+        let total: f64 = entrants.iter().map(|e| e.1).sum();
+        let b = f64::from(boards_played);
+        let individual = comp.format == Format::Individual;
+        let mut scores: Vec<f64> = entrants
+            .iter()
+            .map(|(_, level)| {
+                let others = (total - level) / (n as f64 - 1.0);
+                let gap = others - level;
+                match comp.scoring {
+                    ScoringMethod::Matchpoints => {
+                        let divisor = if individual { 4.0 } else { 2.0 };
+                        gap / divisor + 6.0 * self.rng.normal()
+                    }
+                    _ => b * gap / 12.0 + 2.0 * b.sqrt() * self.rng.normal(),
+                }
+            })
+            .collect();
+        let mean = scores.iter().sum::<f64>() / n as f64;
+        for s in &mut scores {
+            *s -= mean;
+        }
+        let (decimals, sum_factor) = match comp.scoring {
+            ScoringMethod::Matchpoints => {
+                // Keep every percentage inside 5..95 by shrinking towards 50, which keeps
+                // the mean at 50.
+                let widest = scores.iter().fold(0.0f64, |w, s| w.max(s.abs()));
+                if widest > 45.0 {
+                    for s in &mut scores {
+                        *s *= 45.0 / widest;
+                    }
+                }
+                (100.0, 1.0)
+            }
+            ScoringMethod::Butler => (1.0, 1.0),
+            _ => {
+                let comparisons = (n as f64 / 2.0 - 1.0).max(1.0);
+                match comp.conventions.imp_aggregate {
+                    ImpAggregate::Sum => (10.0, comparisons),
+                    ImpAggregate::Average => (100.0, 1.0),
+                }
+            }
+        };
+        for ((entrant, _), s) in entrants.iter().zip(scores) {
+            let value = match comp.scoring {
+                ScoringMethod::Matchpoints => 50.0 + s,
+                _ => s * sum_factor,
+            };
+            self.out.results.push(EntrantResult {
+                competition_id: comp.competition_id.clone(),
+                entrant: entrant.clone(),
+                boards_played,
+                score: (value * decimals).round() / decimals,
+                opponent: None,
+                origin: Default::default(),
+            });
+        }
+    }
+
+    fn individual_event(&mut self) -> usize {
+        let fed = self.fed;
+        let cfg = &fed.config;
+        let tables = self
+            .rng
+            .range(2, 5)
+            .min((self.club.members.len() / 4).max(2));
+        let mut used = HashSet::new();
+        let mut players: Vec<usize> =
+            sample_distinct(&mut self.rng, self.club.members.len(), 4 * tables)
+                .into_iter()
+                .filter_map(|i| self.club.members.get(i).copied())
+                .collect();
+        used.extend(players.iter().copied());
+        while players.len() < 4 * tables {
+            match self.substitute(&used) {
+                Some(p) => {
+                    used.insert(p);
+                    players.push(p);
+                }
+                None => break,
+            }
+        }
+        self.with_substitutes(&mut players, &mut used);
+        let tables = players.len() / 4;
+        if tables < 2 {
+            return 1;
+        }
+        players.truncate(4 * tables);
+        let rounds = self.rng.range(6, 8) as u32;
+        let per_round = (24.0 / f64::from(rounds)).round().clamp(2.0, 4.0) as u32;
+        let boards = rounds * per_round;
+        let (date, session) = self.take_date(1);
+        let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
+        let comp = self.competition(
+            id.clone(),
+            (date, session),
+            Format::Individual,
+            ScoringMethod::Matchpoints,
+            boards,
+            "individual",
+        );
+        for (i, p) in players.iter().enumerate() {
+            let mut e = Entrant::new(id.clone(), (i + 1).to_string());
+            e.players[0] = Some(self.fed.id(*p));
+            self.out.entrants.push(e);
+        }
+        if self.rng.chance(cfg.board_level_share) {
+            let model = cfg.play.clone();
+            let mut order: Vec<usize> = (0..players.len()).collect();
+            for round in 0..rounds {
+                // A new seating each round, so that partners change.
+                self.rng.shuffle(&mut order);
+                let deals: Vec<_> = (0..per_round).map(|_| deal(&mut self.rng)).collect();
+                for t in 0..tables {
+                    let seat = |k: usize| order[4 * t + k];
+                    let (n, e, s, w) = (seat(0), seat(1), seat(2), seat(3));
+                    let ns = (self.fed.level(players[n]) + self.fed.level(players[s])) / 2.0;
+                    let ew = (self.fed.level(players[e]) + self.fed.level(players[w])) / 2.0;
+                    for (k, d) in deals.iter().enumerate() {
+                        let r = play(&mut self.rng, &model, d, ns, ew, true);
+                        self.out.boards.push(BoardResult {
+                            competition_id: id.clone(),
+                            board: round * per_round + k as u32 + 1,
+                            contract: r.contract,
+                            declarer: r.declarer,
+                            tricks: r.tricks,
+                            adjusted: r.adjusted,
+                            north: Some((n + 1).to_string()),
+                            south: Some((s + 1).to_string()),
+                            east: Some((e + 1).to_string()),
+                            west: Some((w + 1).to_string()),
+                            round: Some(round + 1),
+                            table: Some(t as u32 + 1),
+                            ..BoardResult::default()
+                        });
+                    }
+                }
+            }
+        } else {
+            let entrants: Vec<(String, f64)> = players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| ((i + 1).to_string(), self.fed.level(*p)))
+                .collect();
+            self.pair_results(&comp, &entrants, boards);
+        }
+        self.out.competitions.push(comp);
+        players.len()
+    }
+
+    /// Up to `n` teams of four: the club's own teams, then teams of substitutes.
+    fn teams(&mut self, n: usize, used: &mut HashSet<usize>) -> Vec<[usize; 4]> {
+        let own = &self.club.teams;
+        let mut teams: Vec<[usize; 4]> = sample_distinct(&mut self.rng, own.len(), n)
+            .into_iter()
+            .filter_map(|i| own.get(i).copied())
+            .collect();
+        for t in &teams {
+            used.extend(t.iter().copied());
+        }
+        while teams.len() < n {
+            let pairs = self.partnerships(2, used);
+            if pairs.len() < 2 {
+                break;
+            }
+            teams.push([pairs[0][0], pairs[0][1], pairs[1][0], pairs[1][1]]);
+        }
+        for t in &mut teams {
+            self.with_substitutes(t, used);
+        }
+        teams
+    }
+
+    fn team_matches(&mut self) -> usize {
+        let fed = self.fed;
+        let cfg = &fed.config;
+        let want = self.rng.range(4, 6).min((self.club.teams.len() + 1).max(2));
+        let mut used = HashSet::new();
+        let teams = self.teams(want, &mut used);
+        if teams.len() < 2 {
+            return 1;
+        }
+        let board_level = self.rng.chance(cfg.board_level_share);
+        let rounds = team_rounds(teams.len());
+        let per_match = if teams.len() >= 5 { 8 } else { 12 };
+        let class = self.rng.chance(0.5).then(|| "league".to_string());
+        let (date, first_session) = self.take_date(rounds.len() as i32);
+        let model = cfg.play.clone();
+        for (r, matches) in rounds.iter().enumerate() {
+            let session = first_session + r as i32;
+            for (m, &(a, b)) in matches.iter().enumerate() {
+                let id = format!(
+                    "{}-{}-{}-M{}",
+                    self.club.code,
+                    date.format("%Y%m%d"),
+                    session,
+                    m + 1
+                );
+                let mut comp = self.competition(
+                    id.clone(),
+                    (date, session),
+                    Format::Teams,
+                    ScoringMethod::TeamImps,
+                    per_match,
+                    &format!("team league round {}", r + 1),
+                );
+                if comp.class.is_none() {
+                    comp.class.clone_from(&class);
+                }
+                let names = [format!("T{}", a + 1), format!("T{}", b + 1)];
+                for (k, t) in [a, b].into_iter().enumerate() {
+                    let mut e = Entrant::new(id.clone(), names[k].clone());
+                    for (slot, p) in teams[t].iter().enumerate() {
+                        e.players[slot] = Some(self.fed.id(*p));
+                    }
+                    self.out.entrants.push(e);
+                }
+                let lv = |t: usize, half: usize| {
+                    (self.fed.level(teams[t][2 * half]) + self.fed.level(teams[t][2 * half + 1]))
+                        / 2.0
+                };
+                let (a1, a2, b1, b2) = (lv(a, 0), lv(a, 1), lv(b, 0), lv(b, 1));
+                if board_level {
+                    for board in 1..=per_match {
+                        let d = deal(&mut self.rng);
+                        // Open room: A's first pair N/S against B's second pair;
+                        // closed room: B's first pair N/S against A's second pair.
+                        for (room, table, ns, ew, ns_lv, ew_lv) in [
+                            ("open", 1, &names[0], &names[1], a1, b2),
+                            ("closed", 2, &names[1], &names[0], b1, a2),
+                        ] {
+                            let res = play(&mut self.rng, &model, &d, ns_lv, ew_lv, false);
+                            self.out.boards.push(BoardResult {
+                                competition_id: id.clone(),
+                                board,
+                                ns: Some(ns.clone()),
+                                ew: Some(ew.clone()),
+                                contract: res.contract,
+                                declarer: res.declarer,
+                                tricks: res.tricks,
+                                round: Some(r as u32 + 1),
+                                table: Some(table),
+                                room: Some(room.to_string()),
+                                ..BoardResult::default()
+                            });
+                        }
+                    }
+                } else {
+                    // Net IMPs follow the model's expectation for the match; each team's
+                    // reported score is the IMPs it won.
+                    let nb = f64::from(per_match);
+                    let net =
+                        nb * ((b1 + b2) - (a1 + a2)) / 12.0 + 3.0 * nb.sqrt() * self.rng.normal();
+                    let base = (1.8 * nb + 2.0 * self.rng.normal()).max(net.abs() / 2.0 + 1.0);
+                    let won = [
+                        (base + net / 2.0).round().max(0.0),
+                        (base - net / 2.0).round().max(0.0),
+                    ];
+                    for k in 0..2 {
+                        self.out.results.push(EntrantResult {
+                            competition_id: id.clone(),
+                            entrant: names[k].clone(),
+                            boards_played: per_match,
+                            score: won[k],
+                            opponent: Some(names[1 - k].clone()),
+                            origin: Default::default(),
+                        });
+                    }
+                }
+                self.out.competitions.push(comp);
+            }
+        }
+        rounds.iter().map(|r| 8 * r.len()).sum()
+    }
+
+    /// A team event whose pairs are scored across the field: one competition per round,
+    /// each team's first pair sits N/S and its second pair E/W, and every table plays the
+    /// same boards.
+    fn team_cross(&mut self) -> usize {
+        let fed = self.fed;
+        let cfg = &fed.config;
+        let want = 2 * self.rng.range(2, 4);
+        let want = want.min((self.club.teams.len() + 2).max(4));
+        let mut used = HashSet::new();
+        let teams = self.teams(want, &mut used);
+        if teams.len() < 2 {
+            return 1;
+        }
+        let board_level = self.rng.chance(cfg.board_level_share);
+        let rounds: Vec<Vec<(usize, usize)>> =
+            team_rounds(teams.len()).into_iter().take(3).collect();
+        let per_round = 8u32;
+        let (date, first_session) = self.take_date(rounds.len() as i32);
+        let model = cfg.play.clone();
+        let pair_name = |t: usize, half: usize| (2 * t + half + 1).to_string();
+        let mut spent = 0;
+        for (r, matches) in rounds.iter().enumerate() {
+            let session = first_session + r as i32;
+            let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
+            let comp = self.competition(
+                id.clone(),
+                (date, session),
+                Format::Teams,
+                ScoringMethod::CrossImps,
+                per_round,
+                &format!("team pairs round {}", r + 1),
+            );
+            // (name, level, opponent name, direction) of every pair at a table.
+            let mut seated: Vec<(String, f64, String, Direction)> = Vec::new();
+            for &(a, b) in matches {
+                for (home, away) in [(a, b), (b, a)] {
+                    let lv = |t: usize, half: usize| {
+                        (self.fed.level(teams[t][2 * half])
+                            + self.fed.level(teams[t][2 * half + 1]))
+                            / 2.0
+                    };
+                    seated.push((
+                        pair_name(home, 0),
+                        lv(home, 0),
+                        pair_name(away, 1),
+                        Direction::NS,
+                    ));
+                    seated.push((
+                        pair_name(away, 1),
+                        lv(away, 1),
+                        pair_name(home, 0),
+                        Direction::EW,
+                    ));
+                }
+            }
+            for (name, _, _, dir) in &seated {
+                let Ok(n) = name.parse::<usize>() else {
+                    continue;
+                };
+                let t = (n - 1) / 2;
+                let half = (n - 1) % 2;
+                let mut e = Entrant::new(id.clone(), name.clone());
+                e.players[0] = Some(self.fed.id(teams[t][2 * half]));
+                e.players[1] = Some(self.fed.id(teams[t][2 * half + 1]));
+                e.team = Some(format!("T{}", t + 1));
+                e.direction = Some(*dir);
+                self.out.entrants.push(e);
+            }
+            spent += 2 * seated.len();
+            if board_level {
+                let deals: Vec<_> = (0..per_round).map(|_| deal(&mut self.rng)).collect();
+                let tables: Vec<&(String, f64, String, Direction)> =
+                    seated.iter().filter(|s| s.3 == Direction::NS).collect();
+                for (k, d) in deals.iter().enumerate() {
+                    for (t, ns) in tables.iter().enumerate() {
+                        let ew_level = seated.iter().find(|s| s.0 == ns.2).map_or(ns.1, |s| s.1);
+                        let res = play(&mut self.rng, &model, d, ns.1, ew_level, false);
+                        self.out.boards.push(BoardResult {
+                            competition_id: id.clone(),
+                            board: k as u32 + 1,
+                            ns: Some(ns.0.clone()),
+                            ew: Some(ns.2.clone()),
+                            contract: res.contract,
+                            declarer: res.declarer,
+                            tricks: res.tricks,
+                            round: Some(r as u32 + 1),
+                            table: Some(t as u32 + 1),
+                            ..BoardResult::default()
+                        });
+                    }
+                }
+            } else {
+                // Per direction, IMPs across the field sum to zero.
+                for dir in [Direction::NS, Direction::EW] {
+                    let side: Vec<&(String, f64, String, Direction)> =
+                        seated.iter().filter(|s| s.3 == dir).collect();
+                    let nb = f64::from(per_round);
+                    let raw: Vec<f64> = side
+                        .iter()
+                        .map(|s| {
+                            let opp = seated.iter().find(|o| o.0 == s.2).map_or(s.1, |o| o.1);
+                            nb * (opp - s.1) / 12.0 + 2.0 * nb.sqrt() * self.rng.normal()
+                        })
+                        .collect();
+                    let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
+                    for (s, x) in side.iter().zip(raw) {
+                        self.out.results.push(EntrantResult {
+                            competition_id: id.clone(),
+                            entrant: s.0.clone(),
+                            boards_played: per_round,
+                            score: ((x - mean) * 100.0).round() / 100.0,
+                            opponent: Some(s.2.clone()),
+                            origin: Default::default(),
+                        });
+                    }
+                }
+            }
+            self.out.competitions.push(comp);
+        }
+        spent
+    }
+}
+
+/// `k` distinct indices below `len` (all of them, shuffled, when `k ≥ len`), in O(k)
+/// expected time when `k` is small against `len` and O(len) otherwise.
+fn sample_distinct(rng: &mut Rng, len: usize, k: usize) -> Vec<usize> {
+    if 2 * k >= len {
+        let mut all: Vec<usize> = (0..len).collect();
+        rng.shuffle(&mut all);
+        all.truncate(k);
+        return all;
+    }
+    let mut out: Vec<usize> = Vec::with_capacity(k);
+    while out.len() < k {
+        let i = rng.below(len);
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
