@@ -86,7 +86,8 @@ impl PreviousRun {
         let df = ParquetReader::new(file)
             .finish()
             .map_err(|e| Error::polars(&path, e))?;
-        let wrong = |name: &str| {
+        let wrong = |name: &'static str| {
+            let path = path.clone();
             move |e: PolarsError| {
                 Error::Input(InputError::new(
                     Location::file(&path).column(name),
