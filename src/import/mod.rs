@@ -1,1 +1,7 @@
 //! Reading inputs: dataset tables through polars, and club scoring programs' exports.
+
+pub mod pbn;
+pub mod published;
+pub mod usebio;
+
+pub use published::{merge, Imported, Published};
