@@ -274,12 +274,14 @@ fn build(root: &Element) -> Result<Imported, InputError> {
         "MP_PAIRS" => ScoringMethod::Matchpoints,
         "CROSS_IMP" => ScoringMethod::CrossImps,
         "BUTLER_PAIRS" => ScoringMethod::Butler,
-        other => return Err(event.error(
-            "EVENT_TYPE",
-            format!(
+        other => {
+            return Err(event.error(
+                "EVENT_TYPE",
+                format!(
                 "event type `{other}`: only MP_PAIRS, CROSS_IMP and BUTLER_PAIRS can be imported"
             ),
-        )),
+            ))
+        }
     };
     let date_text = event.required("DATE")?;
     let date = NaiveDate::parse_from_str(date_text, "%d/%m/%Y")
