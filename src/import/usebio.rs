@@ -12,15 +12,25 @@
 //!
 //! * **Matchpoints on the 2/1 scale** (`mp_scale = two_one`): 19 results on board 1 of
 //!   the 19-table Mitchell give a top of 36.
+//! * **Neuberg in the totals only** (`neuberg = true`): board 15 of that Mitchell was
+//!   played 18 times; its travellers are printed unfactored (top 34), and the totals add
+//!   `(s + 1)·19/18 − 1` for it (1NS: 441 on the travellers, 442.22 published). The sole
+//!   top and bottom of that board (8NS, 2EW) are the exception: 0.006 off Neuberg in the
+//!   published totals, a quirk the test names.
+//! * **Missed boards are scaled, sit-outs are not** (`bye_score = skip`): a pair that
+//!   played fewer boards than the most any pair of its direction played is scaled up to
+//!   that number (9EW: 555 × 27/26 = 576.35), while a sit-out every pair of a direction
+//!   has is not (13-pair Mitchell: 1NS has 97 over 18 boards with a top of 10, 97/180 =
+//!   53.89 %). The README's "travellers to 1 decimal" is not what these files show.
 //! * **Two winners** (`WINNER_TYPE` 2) for fixed-direction Mitchells: pairs are
 //!   `1NS`/`1EW` with a `DIRECTION`, and places count within each direction.
-//! * **Sit-outs are skipped** (`bye_score = skip`): in the 13-pair Mitchell pair 1NS has
-//!   97 matchpoints over 18 boards with a top of 10, 53.89 % = 97/180.
-//! * **Cross-IMPs are averaged** (`imp_aggregate = average`): travellers show IMPs to two
-//!   decimals in thirds (3.67 for 11 IMPs over three comparisons ... over n−1).
+//! * **Cross-IMPs are averaged** (`imp_aggregate = average`): with four results a board
+//!   each traveller line is a whole number of IMPs over 3 comparisons (3.67 = 11/3).
 //! * **Butler**: `BOARD_AVERAGE` is the datum, the mean N/S score without one top and one
-//!   bottom score (`datum_trim = top_and_bottom`), rounded to 10 (`datum_rounding =
-//!   nearest_10`).
+//!   bottom score (`datum_trim = top_and_bottom`), rounded to 10 with halves away from
+//!   zero (`datum_rounding = nearest_10`); all 35 datums of the butler file agree.
+//! * **Non-members**: a player with national number 0 (Compscore's `DIRECTOR` filling
+//!   in) gets no member row.
 //! * **Hand records** are `<BOARD>` elements with `<HAND>`s and no `<TRAVELLER_LINE>`;
 //!   they are skipped.
 
