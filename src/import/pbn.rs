@@ -949,4 +949,24 @@ mod tests {
         assert_eq!(normalize_contract("3SXXX"), None);
         assert_eq!(normalize_contract(""), None);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let _ = parse_bytes(Path::new("fuzz.pbn"), &bytes);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn damaged_rows_give_errors_not_panics(cut in 0usize..60, junk in "[ -~]{0,12}") {
+            let mut text = header("MatchPoints;MP1") + "2 1 4SX N 10 \"790\" - 1 -1\n";
+            let mut at = text.len().saturating_sub(cut);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text.insert_str(at, &junk);
+            let _ = parse_text(&text);
+        }
+    }
 }

@@ -680,4 +680,11 @@ mod tests {
         assert!(e.rule.contains("malformed XML"), "{}", e.rule);
         assert_eq!(e.location.row, Some(19));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let _ = parse_bytes(Path::new("fuzz.xml"), &bytes);
+        }
+    }
 }
