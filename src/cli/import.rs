@@ -38,9 +38,10 @@ pub fn execute(args: &ImportArgs) -> Result<usize> {
             ExportFormat::Pbn => crate::import::pbn::parse(file)?,
             ExportFormat::Usebio => crate::import::usebio::parse(file)?,
         };
-        fragments.push(fragment);
+        fragments.push(fragment.dataset);
     }
     let dataset = crate::import::merge(fragments)?;
+    crate::import::validate::validate(&dataset)?;
     crate::report::write_dataset(&dataset, &args.out)?;
     Ok(dataset.competitions.len())
 }

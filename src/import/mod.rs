@@ -1,4 +1,9 @@
 //! Reading inputs: dataset tables through polars, and club scoring programs' exports.
 
+pub mod pbn;
+pub mod published;
 pub mod table;
+pub mod usebio;
 pub mod validate;
+
+pub use published::{merge, Imported, Published};

@@ -1,0 +1,975 @@
+//! PBN 2.x result exports (Portable Bridge Notation), as written by Ruter and similar
+//! club programs.
+//!
+//! A result export is a PBN file whose games carry, besides the deal, a `[ScoreTable]`
+//! (one row per table that played the board) and, once, a `[TotalScoreTable]` (one row
+//! per pair, with the players' federation numbers). Both tables declare their columns in
+//! the tag value (`Table\1R;Round\1R;PairId_NS\2R;...`), and programs add, drop and reorder
+//! columns between versions, so rows are read by the declared names, never by position.
+//!
+//! # Ruter's conventions, as its files show them
+//!
+//! Each claim below was checked against the numbers in the three Ruter exports of
+//! `shared/realdata/pbn` (see `tests/realdata.rs`, which asserts every figure):
+//!
+//! * **Encoding.** The files are ISO-8859-1 (`Bjørnsen` is the byte `0xF8`). Bytes are
+//!   decoded as Latin-1, one byte to one character, so no name is ever mangled.
+//! * **Matchpoints on the ± scale.** `MP_NS` is pairs beaten minus pairs lost: with five
+//!   tables the top is +4 and the bottom −4 (`mp_scale = plus_minus`). The board
+//!   percentage is `50 + 50·MP/top`, printed as a whole number with halves rounded up
+//!   (−3 of 4 prints 13, +3 of 4 prints 88). The pair percentage is the same formula over
+//!   the pair's total and `boards × top`, to 2 decimals.
+//! * **Byes.** A pair without opponents gets a row with the other pair id `-` and score
+//!   `Bye`; its matchpoints are its own average over the boards it played
+//!   (`bye_score = session_average`: pair 12 of 2016-08-10 totals −27.0 over 21 boards and
+//!   gets −27/21 = −1.29 on each of its 3 bye boards, total −30.86, 33.93 %). Bye rows
+//!   are not table results; they appear only in the published figures.
+//! * **Cross-IMPs are summed** (`imp_aggregate = sum`): 480 against nine other results
+//!   on board 1 of 2015-09-03 gives 52 IMPs, the sum of the nine comparisons.
+//! * **Artificial scores** are written `A+`, `A=`, `A-` (60, 50 and 40 % of the top) in
+//!   the score columns and become `adjusted = A6060`, `A5050`, ... A table with an
+//!   artificial score stays out of the other tables' comparisons (board 2 of 2015-09-03:
+//!   the nine real results are compared among themselves only). In that cross-IMP file
+//!   an `A+`/`A+` table gets +9 IMPs on each side, one IMP per comparison the pair would
+//!   have had; a single instance cannot tell this from a fixed +9.
+//! * **A one-sided artificial score** (`A=` for N/S, `+0` for E/W) keeps the table's
+//!   score (here 0) in the field's comparisons: every other N/S pair lost one matchpoint
+//!   to it. The data contract cannot give one side an artificial share while its score
+//!   stays in the comparisons, so such a row is imported as the plain score and the
+//!   artificial share is kept in the published figures only.
+//! * **Penalty rows** have `Pen` in both score columns and move the pairs' totals (the
+//!   `ScorePenalty` column repeats the amount) without counting towards the session
+//!   average of a bye. The data contract has no column for them; they are published
+//!   figures only.
+//! * **Passed-out boards** have contract `Pass` and score 0.
+//! * **Pairs without a federation number** show `+000` as the number: such a player is a
+//!   non-member and gets no member row.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+
+use crate::dataset::{
+    BoardResult, Competition, Dataset, Direction, Entrant, Format, Member, Origin, ScoringMethod,
+};
+use crate::error::{InputError, Location};
+use crate::import::published::{Imported, LineKind, Published, PublishedLine, PublishedStanding};
+use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
+
+/// Reads a PBN result export.
+pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(Location::file(path), format!("cannot read the file: {e}")))?;
+    parse_bytes(path, &bytes)
+}
+
+/// Reads a PBN result export already in memory; `path` names it in errors and origins.
+pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
+    let file: Arc<Path> = Arc::from(path);
+    let text = decode_latin1(bytes);
+    let raw = read_lines(&file, &text)?;
+    build(&file, raw)
+}
+
+/// ISO-8859-1 maps each byte to the code point of the same value.
+fn decode_latin1(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// A table row, by declared column name.
+struct Row {
+    origin: Origin,
+    board: Option<u32>,
+    fields: HashMap<String, String>,
+}
+
+#[derive(Default)]
+struct Raw {
+    /// `% <META name=... content="...">` headers, with the line they are on.
+    meta: BTreeMap<String, (String, Origin)>,
+    /// First value of each game tag in the file (Event, Date, Scoring, Competition, ...).
+    tags: BTreeMap<String, (String, Origin)>,
+    score_rows: Vec<Row>,
+    total_rows: Vec<Row>,
+    total_seen: bool,
+}
+
+enum Table {
+    None,
+    Score(Vec<String>),
+    Total(Vec<String>),
+    /// A table this importer has no use for (OptimumResultTable, ...).
+    Other,
+}
+
+fn err(origin: &Origin, rule: impl Into<String>) -> InputError {
+    InputError::new(origin.location(), rule)
+}
+
+fn read_lines(file: &Arc<Path>, text: &str) -> Result<Raw, InputError> {
+    let mut raw = Raw::default();
+    let mut table = Table::None;
+    let mut board: Option<u32> = None;
+    let mut in_comment = false;
+    for (index, line) in text.split('\n').enumerate() {
+        let origin = Origin::new(file, index + 1);
+        let line = line.trim_end_matches('\r');
+        let trimmed = line.trim();
+        if in_comment {
+            in_comment = !trimmed.contains('}');
+            continue;
+        }
+        if trimmed.starts_with('{') {
+            in_comment = !trimmed.contains('}');
+            continue;
+        }
+        if trimmed.starts_with(';') {
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix('%') {
+            if let Some((name, content)) = parse_meta(rest, &origin)? {
+                raw.meta.entry(name).or_insert((content, origin));
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
+            table = Table::None;
+            continue;
+        }
+        if trimmed.starts_with('[') {
+            let (name, value) = parse_tag(trimmed, &origin)?;
+            table = Table::None;
+            match name.as_str() {
+                "Event" => board = None,
+                "Board" => {
+                    board = Some(value.trim().parse::<u32>().map_err(|_| {
+                        err(
+                            &origin,
+                            format!("[Board] tag value `{value}` is not a board number"),
+                        )
+                    })?);
+                }
+                "ScoreTable" => {
+                    if board.is_none() {
+                        return Err(err(&origin, "[ScoreTable] before any [Board] tag"));
+                    }
+                    table = Table::Score(column_names(&value, &origin)?);
+                }
+                "TotalScoreTable" => {
+                    if raw.total_seen {
+                        return Err(err(&origin, "a second [TotalScoreTable]"));
+                    }
+                    raw.total_seen = true;
+                    table = Table::Total(column_names(&value, &origin)?);
+                }
+                tag if tag.ends_with("Table") => table = Table::Other,
+                _ => {}
+            }
+            raw.tags.entry(name).or_insert((value, origin));
+            continue;
+        }
+        let (columns, target, what) = match &table {
+            Table::None => {
+                return Err(err(
+                    &origin,
+                    format!("line `{trimmed}` is neither a tag nor a row of a table"),
+                ))
+            }
+            Table::Other => continue,
+            Table::Score(columns) => (columns, &mut raw.score_rows, "ScoreTable"),
+            Table::Total(columns) => (columns, &mut raw.total_rows, "TotalScoreTable"),
+        };
+        let tokens = tokenize(trimmed).map_err(|rule| {
+            let mut location = origin.location();
+            location.board = board;
+            InputError::new(location, format!("{what} row: {rule}"))
+        })?;
+        if tokens.len() != columns.len() {
+            let mut location = origin.location();
+            location.board = board;
+            return Err(InputError::new(
+                location,
+                format!(
+                    "{what} row has {} fields but the tag declares {} columns ({})",
+                    tokens.len(),
+                    columns.len(),
+                    columns.join(";")
+                ),
+            ));
+        }
+        target.push(Row {
+            origin,
+            board: if what == "ScoreTable" { board } else { None },
+            fields: columns.iter().cloned().zip(tokens).collect(),
+        });
+    }
+    Ok(raw)
+}
+
+/// `<META  name=Generator  content="Ruter i Norge">`; other `%` lines are comments.
+fn parse_meta(rest: &str, origin: &Origin) -> Result<Option<(String, String)>, InputError> {
+    let rest = rest.trim();
+    let Some(body) = rest.strip_prefix("<META") else {
+        return Ok(None);
+    };
+    let broken = || err(origin, format!("unparseable META header `{rest}`"));
+    let body = body.trim().strip_suffix('>').ok_or_else(broken)?;
+    let name_start = body.find("name=").ok_or_else(broken)? + "name=".len();
+    let name: String = body[name_start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let content_start = body.find("content=\"").ok_or_else(broken)? + "content=\"".len();
+    let content = body[content_start..].strip_suffix('"').ok_or_else(broken)?;
+    if name.is_empty() {
+        return Err(broken());
+    }
+    Ok(Some((
+        name.trim_matches('"').to_string(),
+        content.to_string(),
+    )))
+}
+
+/// `[Name "value"]`, with `\"` and `\\` escapes in the value.
+fn parse_tag(line: &str, origin: &Origin) -> Result<(String, String), InputError> {
+    let broken = || {
+        err(
+            origin,
+            format!("unparseable tag `{line}`: expected [Name \"value\"]"),
+        )
+    };
+    let inner = line
+        .strip_prefix('[')
+        .and_then(|l| l.strip_suffix(']'))
+        .ok_or_else(broken)?;
+    let (name, value) = inner.split_once(char::is_whitespace).ok_or_else(broken)?;
+    let value = value.trim();
+    let quoted = value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .ok_or_else(broken)?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(broken());
+    }
+    let mut out = String::with_capacity(quoted.len());
+    let mut chars = quoted.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(&next) = chars.peek() {
+                if next == '"' || next == '\\' {
+                    out.push(next);
+                    chars.next();
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+    }
+    Ok((name.to_string(), out))
+}
+
+/// `Table\1R;Round\1R;...`: the names before each width and alignment.
+fn column_names(value: &str, origin: &Origin) -> Result<Vec<String>, InputError> {
+    let mut names = Vec::new();
+    for spec in value.split(';') {
+        let name = spec.split('\\').next().unwrap_or_default().trim();
+        if name.is_empty() {
+            return Err(err(
+                origin,
+                format!("table column declaration `{value}` has an empty column name"),
+            ));
+        }
+        if names.iter().any(|n| n == name) {
+            return Err(err(origin, format!("table declares column `{name}` twice")));
+        }
+        names.push(name.to_string());
+    }
+    Ok(names)
+}
+
+/// Splits a table row on whitespace; a quoted string is one field (without its quotes).
+fn tokenize(line: &str) -> Result<Vec<String>, String> {
+    let mut tokens = Vec::new();
+    let mut chars = line.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c == '"' {
+            chars.next();
+            let mut token = String::new();
+            let mut closed = false;
+            for c in chars.by_ref() {
+                if c == '"' {
+                    closed = true;
+                    break;
+                }
+                token.push(c);
+            }
+            if !closed {
+                return Err("unterminated quoted field".to_string());
+            }
+            tokens.push(token);
+        } else {
+            let mut token = String::new();
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() {
+                    break;
+                }
+                token.push(c);
+                chars.next();
+            }
+            tokens.push(token);
+        }
+    }
+    Ok(tokens)
+}
+
+impl Row {
+    fn location(&self, column: &str) -> Location {
+        let mut location = self.origin.location().column(column);
+        location.board = self.board;
+        location
+    }
+
+    fn error(&self, column: &str, rule: impl Into<String>) -> InputError {
+        InputError::new(self.location(column), rule)
+    }
+
+    /// A field the table must have.
+    fn get(&self, column: &str) -> Result<&str, InputError> {
+        self.fields
+            .get(column)
+            .map(String::as_str)
+            .ok_or_else(|| self.error(column, format!("the table has no `{column}` column")))
+    }
+
+    /// A field that may be missing from the table, or `-`.
+    fn optional(&self, column: &str) -> Option<&str> {
+        self.fields
+            .get(column)
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty() && *s != "-")
+    }
+
+    fn optional_f64(&self, column: &str) -> Result<Option<f64>, InputError> {
+        self.optional(column)
+            .map(|v| {
+                v.parse::<f64>()
+                    .map_err(|_| self.error(column, format!("`{v}` is not a number")))
+            })
+            .transpose()
+    }
+
+    fn first_f64(&self, columns: &[&str]) -> Result<Option<f64>, InputError> {
+        for column in columns {
+            if self.fields.contains_key(*column) {
+                return self.optional_f64(column);
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
+    let file_origin = Origin::new(file, 1);
+    let meta = |name: &str| {
+        raw.meta
+            .get(name)
+            .map(|(v, o)| (v.trim(), o))
+            .filter(|(v, _)| !v.is_empty())
+    };
+    let tag = |name: &str| {
+        raw.tags
+            .get(name)
+            .map(|(v, o)| (v.trim(), o))
+            .filter(|(v, _)| !v.is_empty())
+    };
+
+    let (scoring_text, scoring_origin) = meta("ScoringType")
+        .or_else(|| tag("Scoring"))
+        .ok_or_else(|| err(&file_origin, "no ScoringType header and no [Scoring] tag"))?;
+    let scoring = scoring_method(scoring_text)
+        .ok_or_else(|| err(scoring_origin, format!("unknown scoring `{scoring_text}`")))?;
+
+    let date = match meta("ContestDate") {
+        Some((text, origin)) => NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .map_err(|_| err(origin, format!("ContestDate `{text}` is not YYYY-MM-DD")))?,
+        None => {
+            let (text, origin) = tag("Date")
+                .or_else(|| tag("EventDate"))
+                .ok_or_else(|| err(&file_origin, "no ContestDate header and no [Date] tag"))?;
+            NaiveDate::parse_from_str(text, "%Y.%m.%d")
+                .map_err(|_| err(origin, format!("[Date] `{text}` is not YYYY.MM.DD")))?
+        }
+    };
+
+    if let Some((kind, origin)) = tag("Competition") {
+        if !kind.eq_ignore_ascii_case("pairs") {
+            return Err(err(
+                origin,
+                format!("[Competition \"{kind}\"]: only pairs events can be imported from PBN"),
+            ));
+        }
+    }
+
+    let title = meta("ContestName")
+        .or_else(|| tag("Event"))
+        .map(|(v, _)| v.to_string());
+    let club = meta("Arranger")
+        .or_else(|| meta("Licencee"))
+        .map(|(v, _)| v.to_string());
+    let serial = meta("SerialNumber").map(|(v, _)| v.to_string());
+    let mut id_parts = vec![date.format("%Y-%m-%d").to_string()];
+    id_parts.extend(club.as_deref().or(title.as_deref()).map(slug));
+    id_parts.extend(serial.as_deref().map(slug));
+    let competition_id = format!("pbn-{}", id_parts.join("-"));
+
+    let generator = meta("Generator").map(|(v, _)| v).unwrap_or_default();
+    let conventions = conventions_of(generator);
+
+    let boards = match meta("BoardCount") {
+        Some((text, origin)) => Some(text.parse::<u32>().map_err(|_| {
+            err(
+                origin,
+                format!("BoardCount `{text}` is not a number of boards"),
+            )
+        })?),
+        None => None,
+    };
+
+    let mut competition = Competition::new(&competition_id, date, Format::Pairs, scoring);
+    competition.boards = boards;
+    competition.title = title;
+    competition.club = club;
+    competition.conventions = conventions;
+    competition.origin = file_origin.clone();
+
+    if raw.total_rows.is_empty() {
+        return Err(err(
+            &file_origin,
+            "no [TotalScoreTable] rows: the export lists no pairs and no member numbers",
+        ));
+    }
+
+    let mut dataset = Dataset::default();
+    let mut published = Published {
+        competition_id: competition_id.clone(),
+        ..Published::default()
+    };
+    let mut member_ids: BTreeSet<i64> = BTreeSet::new();
+    let mut pair_ids: BTreeSet<String> = BTreeSet::new();
+
+    for row in &raw.total_rows {
+        let pair = row.get("PairId")?.trim().to_string();
+        if pair.is_empty() || pair == "-" {
+            return Err(row.error("PairId", "a pair without a pair number"));
+        }
+        if !pair_ids.insert(pair.clone()) {
+            return Err(row.error("PairId", format!("pair `{pair}` is listed twice")));
+        }
+        let names = split_pair(row.optional("Names"));
+        let clubs = split_pair(row.optional("Club"));
+        let mut entrant = Entrant::new(&competition_id, &pair);
+        entrant.origin = row.origin.clone();
+        for (slot, column) in ["MemberID1", "MemberID2"].into_iter().enumerate() {
+            let Some(id) = member_id(row, column)? else {
+                continue;
+            };
+            if let Some(player) = entrant.players.get_mut(slot) {
+                *player = Some(id);
+            }
+            if member_ids.insert(id) {
+                let mut member = Member::new(id);
+                member.name = names.get(slot).cloned().flatten();
+                member.club = clubs
+                    .get(slot)
+                    .cloned()
+                    .flatten()
+                    .or_else(|| clubs.first().cloned().flatten());
+                member.origin = row.origin.clone();
+                dataset.members.push(member);
+            }
+        }
+        dataset.entrants.push(entrant);
+
+        let rank_text = row.get("Rank")?.trim();
+        let rank = rank_text
+            .parse::<u32>()
+            .map_err(|_| row.error("Rank", format!("`{rank_text}` is not a rank")))?;
+        let score = row
+            .first_f64(&["TotalScoreMP", "TotalScoreIMP", "TotalScore"])?
+            .ok_or_else(|| {
+                row.error(
+                    "TotalScoreMP",
+                    "no total score (TotalScoreMP or TotalScoreIMP)",
+                )
+            })?;
+        let boards_played = match row.optional("NrBoards") {
+            Some(v) => Some(
+                v.parse::<u32>()
+                    .map_err(|_| row.error("NrBoards", format!("`{v}` is not a board count")))?,
+            ),
+            None => None,
+        };
+        published.standings.push(PublishedStanding {
+            entrant: pair,
+            score,
+            percent: row.optional_f64("TotalPercentage")?,
+            rank,
+            boards_played,
+            penalty: row.optional_f64("ScorePenalty")?,
+            direction: None,
+            origin: row.origin.clone(),
+        });
+    }
+
+    let mut seats: BTreeMap<String, BTreeSet<Direction>> = BTreeMap::new();
+    for row in &raw.score_rows {
+        let board = row
+            .board
+            .ok_or_else(|| row.error("Board", "row outside a board"))?;
+        let ns = pair_field(row, "PairId_NS", &pair_ids)?;
+        let ew = pair_field(row, "PairId_EW", &pair_ids)?;
+        let score_ns = row.get("Score_NS")?.trim();
+        let score_ew = row.get("Score_EW")?.trim();
+        let ns_points = row.first_f64(&["MP_NS", "IMP_NS"])?;
+        let ew_points = row.first_f64(&["MP_EW", "IMP_EW"])?;
+        let mut line = PublishedLine {
+            board,
+            kind: LineKind::Played,
+            ns: ns.clone(),
+            ew: ew.clone(),
+            ns_points,
+            ew_points,
+            ns_percent: row.optional_f64("Percentage_NS")?,
+            ew_percent: row.optional_f64("Percentage_EW")?,
+            origin: row.origin.clone(),
+        };
+        if is_penalty(score_ns) || is_penalty(score_ew) {
+            line.kind = LineKind::Penalty;
+            published.lines.push(line);
+            continue;
+        }
+        for (pair, direction) in [(&ns, Direction::NS), (&ew, Direction::EW)] {
+            if let Some(pair) = pair {
+                seats.entry(pair.clone()).or_default().insert(direction);
+            }
+        }
+        let (Some(ns), Some(ew)) = (ns, ew) else {
+            if line.ns.is_none() && line.ew.is_none() {
+                return Err(row.error("PairId_NS", "a row with neither pair"));
+            }
+            line.kind = LineKind::Bye;
+            published.lines.push(line);
+            continue;
+        };
+        let mut result = BoardResult {
+            competition_id: competition_id.clone(),
+            board,
+            ns: Some(ns),
+            ew: Some(ew),
+            round: optional_u32(row, "Round")?,
+            table: optional_u32(row, "Table")?,
+            origin: row.origin.clone(),
+            ..BoardResult::default()
+        };
+        let ns_mark = artificial_share(score_ns);
+        let ew_mark = artificial_share(score_ew);
+        match (ns_mark, ew_mark) {
+            (Some(ns_share), Some(ew_share)) => {
+                line.kind = LineKind::Artificial;
+                result.adjusted = Some(format!("A{ns_share}{ew_share}"));
+            }
+            (Some(_), None) | (None, Some(_)) => {
+                // One side artificial, the table's score still in the comparisons: the
+                // score is the dataset's, the artificial share only the published line's.
+                line.kind = LineKind::Artificial;
+                result.ns_score = Some(table_score(row, score_ns, score_ew, true)?);
+            }
+            (None, None) => {
+                let contract = row.get("Contract")?.trim();
+                if contract.eq_ignore_ascii_case("pass") || contract.eq_ignore_ascii_case("ap") {
+                    result.contract = Some("PASS".to_string());
+                } else {
+                    result.contract = Some(normalize_contract(contract).ok_or_else(|| {
+                        row.error("Contract", format!("unparseable contract `{contract}`"))
+                    })?);
+                    result.declarer = Some(declarer(row)?);
+                    result.tricks = Some(tricks(row)?);
+                }
+                result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
+            }
+        }
+        dataset.boards.push(result);
+        published.lines.push(line);
+    }
+
+    let fixed = !seats.is_empty() && seats.values().all(|s| s.len() == 1);
+    if fixed {
+        let direction_of = |pair: &str| seats.get(pair).and_then(|s| s.iter().next().copied());
+        for entrant in &mut dataset.entrants {
+            entrant.direction = direction_of(&entrant.entrant);
+        }
+        for standing in &mut published.standings {
+            standing.direction = direction_of(&standing.entrant);
+        }
+    }
+
+    dataset.competitions.push(competition);
+    Ok(Imported { dataset, published })
+}
+
+fn scoring_method(text: &str) -> Option<ScoringMethod> {
+    let parts: Vec<String> = text
+        .split(';')
+        .map(|p| p.trim().to_ascii_lowercase())
+        .collect();
+    let has = |word: &str| parts.iter().any(|p| p == word);
+    if has("butler") {
+        Some(ScoringMethod::Butler)
+    } else if has("cross") || has("crossimps") {
+        Some(ScoringMethod::CrossImps)
+    } else if has("matchpoints") || has("mp") {
+        Some(ScoringMethod::Matchpoints)
+    } else {
+        None
+    }
+}
+
+/// The conventions of the program named in the `Generator` header.
+fn conventions_of(generator: &str) -> Conventions {
+    if generator.to_ascii_lowercase().contains("ruter") {
+        Conventions {
+            mp_scale: MpScale::PlusMinus,
+            imp_aggregate: ImpAggregate::Sum,
+            bye_score: ByeScore::SessionAverage,
+            ..Conventions::default()
+        }
+    } else {
+        Conventions::default()
+    }
+}
+
+/// Lower-case letters and digits, runs of anything else as one `-`.
+fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// `"Kari Hovden - Ragnar Waldahl"`: one part per player; a single part is shared.
+fn split_pair(text: Option<&str>) -> Vec<Option<String>> {
+    match text {
+        None => Vec::new(),
+        Some(text) => text
+            .split(" - ")
+            .map(|p| Some(p.trim().to_string()).filter(|p| !p.is_empty() && p != "+000"))
+            .collect(),
+    }
+}
+
+/// A federation number, or `None` for a player without one (`+000`, empty, `-`).
+fn member_id(row: &Row, column: &str) -> Result<Option<i64>, InputError> {
+    let Some(text) = row.optional(column) else {
+        return Ok(None);
+    };
+    if text.starts_with('+') && text[1..].chars().all(|c| c == '0') {
+        return Ok(None);
+    }
+    match text.parse::<i64>() {
+        Ok(id) if id > 0 => Ok(Some(id)),
+        _ => Err(row.error(
+            column,
+            format!("`{text}` is not a federation number (a positive whole number)"),
+        )),
+    }
+}
+
+fn pair_field(
+    row: &Row,
+    column: &str,
+    pairs: &BTreeSet<String>,
+) -> Result<Option<String>, InputError> {
+    let text = row.get(column)?.trim();
+    if text.is_empty() || text == "-" {
+        return Ok(None);
+    }
+    if !pairs.contains(text) {
+        return Err(row.error(
+            column,
+            format!("pair `{text}` is not listed in the [TotalScoreTable]"),
+        ));
+    }
+    Ok(Some(text.to_string()))
+}
+
+fn optional_u32(row: &Row, column: &str) -> Result<Option<u32>, InputError> {
+    row.optional(column)
+        .map(|v| {
+            v.parse::<u32>()
+                .map_err(|_| row.error(column, format!("`{v}` is not a whole number")))
+        })
+        .transpose()
+}
+
+fn is_penalty(score: &str) -> bool {
+    score.eq_ignore_ascii_case("pen")
+}
+
+/// Ruter's `A+`, `A=`, `A-` (and `A60`-style shares) as a percentage of the top.
+fn artificial_share(score: &str) -> Option<u32> {
+    let rest = score.strip_prefix('A')?;
+    match rest {
+        "+" => Some(60),
+        "=" => Some(50),
+        "-" => Some(40),
+        digits if !digits.is_empty() && digits.len() <= 3 => {
+            digits.parse::<u32>().ok().filter(|&p| p <= 100)
+        }
+        _ => None,
+    }
+}
+
+/// The N/S score from the two score columns: exactly one carries the score (an
+/// artificial mark in the other is allowed when `one_side_artificial`).
+fn table_score(
+    row: &Row,
+    score_ns: &str,
+    score_ew: &str,
+    one_side_artificial: bool,
+) -> Result<i32, InputError> {
+    let number = |text: &str| -> Option<i32> { text.parse::<i32>().ok() };
+    let empty = |text: &str| text.is_empty() || text == "-";
+    let ns_is_other = empty(score_ns) || (one_side_artificial && score_ns.starts_with('A'));
+    let ew_is_other = empty(score_ew) || (one_side_artificial && score_ew.starts_with('A'));
+    match (number(score_ns), number(score_ew)) {
+        (Some(ns), None) if ew_is_other => Ok(ns),
+        (None, Some(ew)) if ns_is_other => Ok(-ew),
+        (Some(ns), Some(ew)) if ns == -ew => Ok(ns),
+        _ => Err(row.error(
+            "Score_NS",
+            format!(
+                "scores `{score_ns}` (N/S) and `{score_ew}` (E/W): expected one score, \
+                 the other column `-`"
+            ),
+        )),
+    }
+}
+
+/// `3D`, `5CX`, `1N`, `6NTXX` to the contract notation of the data contract (`3NTX`).
+fn normalize_contract(text: &str) -> Option<String> {
+    let upper = text.to_ascii_uppercase();
+    let mut chars = upper.chars();
+    let level = chars.next()?.to_digit(10).filter(|l| (1..=7).contains(l))?;
+    let rest: String = chars.collect();
+    let (strain, doubling) = if let Some(d) = rest.strip_prefix("NT") {
+        ("NT", d)
+    } else {
+        let mut it = rest.chars();
+        let strain = match it.next()? {
+            'C' => "C",
+            'D' => "D",
+            'H' => "H",
+            'S' => "S",
+            'N' => "NT",
+            _ => return None,
+        };
+        (strain, &rest[1..])
+    };
+    if !matches!(doubling, "" | "X" | "XX") {
+        return None;
+    }
+    Some(format!("{level}{strain}{doubling}"))
+}
+
+fn declarer(row: &Row) -> Result<String, InputError> {
+    let text = row.get("Declarer")?.trim();
+    match text.to_ascii_uppercase().as_str() {
+        seat @ ("N" | "E" | "S" | "W") => Ok(seat.to_string()),
+        _ => Err(row.error("Declarer", format!("declarer `{text}` is not N, E, S or W"))),
+    }
+}
+
+fn tricks(row: &Row) -> Result<u8, InputError> {
+    let text = row.get("Result")?.trim();
+    match text.parse::<u8>() {
+        Ok(t) if t <= 13 => Ok(t),
+        Ok(t) => Err(row.error(
+            "Result",
+            format!("{t} tricks: there are 13 tricks in a deal"),
+        )),
+        Err(_) => Err(row.error("Result", format!("`{text}` is not a number of tricks"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(scoring: &str) -> String {
+        format!(
+            "% PBN 2.0\n\
+             % <META  name=Generator   content=\"Ruter i Norge\">\n\
+             % <META  name=Arranger    content=\"0001 Test BK\">\n\
+             % <META  name=ContestDate content=\"2020-01-31\">\n\
+             % <META  name=ScoringType content=\"{scoring}\">\n\
+             % <META  name=BoardCount  content=\"1\">\n\
+             [Event \"Test\"]\n\
+             [Board \"1\"]\n\
+             [Competition \"Pairs\"]\n\
+             [TotalScoreTable \"Rank\\2R;PairId\\2R;TotalScoreMP\\3R;TotalPercentage\\5R;Names\\20L;MemberID1\\7R;MemberID2\\7R\"]\n\
+              1 1  1 62.50 \"Åse Ø - B\" \"11\" \"12\"\n\
+              2 2 -1 37.50 \"C - D\" \"13\" \"+000\"\n\
+             [ScoreTable \"PairId_EW\\2R;PairId_NS\\2R;Contract\\3L;Declarer\\1R;Result\\2R;Score_NS\\5R;Score_EW\\6R;MP_NS\\2R;MP_EW\\2R\"]\n"
+        )
+    }
+
+    fn parse_text(text: &str) -> Result<Imported, InputError> {
+        let bytes: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+        parse_bytes(Path::new("test.pbn"), &bytes)
+    }
+
+    #[test]
+    fn reads_rows_by_declared_column_names_not_position() {
+        // PairId_EW is declared first here, unlike Ruter's order.
+        let text = header("MatchPoints;MP1") + "2 1 4SX N 10 \"790\" - 1 -1\n";
+        let imported = parse_text(&text).expect("valid file");
+        let board = &imported.dataset.boards[0];
+        assert_eq!(board.ns.as_deref(), Some("1"));
+        assert_eq!(board.ew.as_deref(), Some("2"));
+        assert_eq!(board.contract.as_deref(), Some("4SX"));
+        assert_eq!(board.tricks, Some(10));
+        assert_eq!(board.ns_score, Some(790));
+        assert_eq!(board.origin.row, Some(14));
+        let line = &imported.published.lines[0];
+        assert!((line.ns_points.unwrap_or(f64::NAN) - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn decodes_latin1_names_and_skips_placeholder_member_numbers() {
+        let text = header("MatchPoints;MP1") + "2 1 PASS - - \"0\" - 0 0\n";
+        let imported = parse_text(&text).expect("valid file");
+        let members = &imported.dataset.members;
+        assert_eq!(members.len(), 3, "+000 is no member");
+        assert_eq!(members[0].name.as_deref(), Some("Åse Ø"));
+        assert_eq!(
+            imported.dataset.entrants[1].players,
+            [Some(13), None, None, None]
+        );
+        let c = &imported.dataset.competitions[0];
+        assert_eq!(c.conventions.mp_scale, MpScale::PlusMinus);
+        assert_eq!(c.conventions.bye_score, ByeScore::SessionAverage);
+        assert_eq!(c.boards, Some(1));
+        assert_eq!(imported.dataset.boards[0].contract.as_deref(), Some("PASS"));
+        // Each pair sat in one direction only: a fixed-direction movement.
+        assert_eq!(imported.dataset.entrants[0].direction, Some(Direction::NS));
+        assert_eq!(imported.published.standings[1].direction, Some(Direction::EW));
+    }
+
+    #[test]
+    fn a_row_with_the_wrong_number_of_fields_names_line_and_board() {
+        let text = header("MatchPoints;MP1") + "2 1 4S N 10 \"420\" - 1\n";
+        let e = parse_text(&text).expect_err("8 fields for 9 columns");
+        assert_eq!(e.location.row, Some(14));
+        assert_eq!(e.location.board, Some(1));
+        assert!(e.rule.contains("8 fields"), "{}", e.rule);
+    }
+
+    #[test]
+    fn more_than_13_tricks_is_an_error() {
+        let text = header("MatchPoints;MP1") + "2 1 4S N 14 \"420\" - 1 -1\n";
+        let e = parse_text(&text).expect_err("14 tricks");
+        assert_eq!(e.location.column.as_deref(), Some("Result"));
+        assert_eq!(e.location.board, Some(1));
+        assert!(e.rule.contains("13 tricks"), "{}", e.rule);
+    }
+
+    #[test]
+    fn unparseable_tag_and_contract_are_errors() {
+        let text = header("MatchPoints;MP1").replace("[Event \"Test\"]", "[Event Test]");
+        let e = parse_text(&text).expect_err("unquoted tag value");
+        assert_eq!(e.location.row, Some(7));
+        assert!(e.rule.contains("unparseable tag"), "{}", e.rule);
+
+        let text = header("MatchPoints;MP1") + "2 1 8S N 10 \"420\" - 1 -1\n";
+        let e = parse_text(&text).expect_err("level 8");
+        assert_eq!(e.location.column.as_deref(), Some("Contract"));
+    }
+
+    #[test]
+    fn unknown_pairs_scoring_and_unterminated_quotes_are_errors() {
+        let text = header("MatchPoints;MP1") + "9 1 4S N 10 \"420\" - 1 -1\n";
+        let e = parse_text(&text).expect_err("pair 9 not listed");
+        assert_eq!(e.location.column.as_deref(), Some("PairId_EW"));
+
+        let e = parse_text(&header("Rubber")).expect_err("unknown scoring");
+        assert_eq!(e.location.row, Some(5));
+
+        let text = header("MatchPoints;MP1") + "2 1 4S N 10 \"420 - 1 -1\n";
+        let e = parse_text(&text).expect_err("unterminated quote");
+        assert!(e.rule.contains("unterminated"), "{}", e.rule);
+    }
+
+    #[test]
+    fn artificial_bye_and_penalty_rows() {
+        let text = header("IMP;Cross")
+            + "2 1 - - - \"A+\" \"A=\" 9 0\n\
+               - 1 - - - \"Bye\" \"Bye\" -1.3 -\n\
+               2 1 - - - \"Pen\" \"Pen\" 4.0 0.0\n";
+        let imported = parse_text(&text).expect("valid file");
+        assert_eq!(imported.dataset.boards.len(), 1);
+        assert_eq!(
+            imported.dataset.boards[0].adjusted.as_deref(),
+            Some("A6050")
+        );
+        assert_eq!(imported.dataset.boards[0].ns_score, None);
+        let kinds: Vec<LineKind> = imported.published.lines.iter().map(|l| l.kind).collect();
+        assert_eq!(
+            kinds,
+            [LineKind::Artificial, LineKind::Bye, LineKind::Penalty]
+        );
+        assert_eq!(
+            imported.dataset.competitions[0].scoring,
+            ScoringMethod::CrossImps
+        );
+    }
+
+    #[test]
+    fn contracts_normalize() {
+        assert_eq!(normalize_contract("1N").as_deref(), Some("1NT"));
+        assert_eq!(normalize_contract("6NTXX").as_deref(), Some("6NTXX"));
+        assert_eq!(normalize_contract("5cx").as_deref(), Some("5CX"));
+        assert_eq!(normalize_contract("0S"), None);
+        assert_eq!(normalize_contract("3SXXX"), None);
+        assert_eq!(normalize_contract(""), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let _ = parse_bytes(Path::new("fuzz.pbn"), &bytes);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn damaged_rows_give_errors_not_panics(cut in 0usize..60, junk in "[ -~]{0,12}") {
+            let mut text = header("MatchPoints;MP1") + "2 1 4SX N 10 \"790\" - 1 -1\n";
+            let mut at = text.len().saturating_sub(cut);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text.insert_str(at, &junk);
+            let _ = parse_text(&text);
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! What a club export yields: the table results as a [`Dataset`] fragment, and beside
+//! them the figures the club's program published from those results.
+//!
+//! The published figures are kept apart from the dataset on purpose. The dataset is what
+//! the pipeline scores; the figures are someone else's arithmetic on the same results, so
+//! they are the reference the scoring engine is checked against (`tests/realdata.rs`) and
+//! never an input to it.
+//!
+//! Several files become one dataset with [`merge`], which refuses two fragments that carry
+//! the same competition: importing the same export twice must not double a player's games.
+
+use std::collections::BTreeMap;
+
+use crate::dataset::{Dataset, Direction, Member, Origin};
+use crate::error::InputError;
+
+/// One imported export: the dataset fragment (one competition) and what was published.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Imported {
+    pub dataset: Dataset,
+    pub published: Published,
+}
+
+/// The figures a scoring program printed for one competition.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Published {
+    pub competition_id: String,
+    /// Per board, per table line, in file order.
+    pub lines: Vec<PublishedLine>,
+    /// Per entrant, in file order.
+    pub standings: Vec<PublishedStanding>,
+    /// Butler datum per board, where the program printed one.
+    pub datums: Vec<PublishedDatum>,
+}
+
+/// What a published traveller line records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineKind {
+    /// A board played at a table (possibly passed out).
+    Played,
+    /// An artificial score at a table (both sides, or one side, given an adjusted score).
+    Artificial,
+    /// A pair without opponents on this board (sit-out or bye): only one side is given.
+    Bye,
+    /// A penalty or compensation line: points added to a pair, not a table result.
+    Penalty,
+}
+
+/// One published traveller line. Points are in the program's own scale (Ruter's ±
+/// matchpoints, Compscore's 2/1 matchpoints, IMPs, butler IMPs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublishedLine {
+    pub board: u32,
+    pub kind: LineKind,
+    pub ns: Option<String>,
+    pub ew: Option<String>,
+    pub ns_points: Option<f64>,
+    pub ew_points: Option<f64>,
+    /// Board percentage, where the program prints one (Ruter: whole numbers).
+    pub ns_percent: Option<f64>,
+    pub ew_percent: Option<f64>,
+    pub origin: Origin,
+}
+
+/// One entrant's published result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublishedStanding {
+    pub entrant: String,
+    /// Total matchpoints (in the program's scale) or IMPs.
+    pub score: f64,
+    /// Matchpoint events only.
+    pub percent: Option<f64>,
+    /// Shared ranks for ties (1, 2, 2, 4); ranked within its direction when `direction`
+    /// is set (two winners).
+    pub rank: u32,
+    pub boards_played: Option<u32>,
+    /// Points added to (or, negative, taken from) the total outside the boards.
+    pub penalty: Option<f64>,
+    pub direction: Option<Direction>,
+    pub origin: Origin,
+}
+
+/// A butler datum as published.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublishedDatum {
+    pub board: u32,
+    pub datum: f64,
+    pub origin: Origin,
+}
+
+/// Merges several files' fragments into one dataset.
+///
+/// Competitions must be unique by id; a member listed by several files is kept once, with
+/// the first file's name and club (later files only fill in what the first left empty).
+/// Rows keep their file order, fragments their argument order, so the result does not
+/// depend on anything but the inputs.
+pub fn merge(fragments: impl IntoIterator<Item = Dataset>) -> Result<Dataset, InputError> {
+    let mut merged = Dataset::default();
+    let mut seen: BTreeMap<String, Origin> = BTreeMap::new();
+    let mut member_index: BTreeMap<i64, usize> = BTreeMap::new();
+    for fragment in fragments {
+        for competition in &fragment.competitions {
+            if let Some(first) = seen.get(&competition.competition_id) {
+                let first_at = first
+                    .file
+                    .as_deref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| "another input".to_string());
+                return Err(InputError::new(
+                    competition
+                        .origin
+                        .location()
+                        .competition(&competition.competition_id),
+                    format!(
+                        "competition `{}` is already imported from {first_at}; \
+                         each competition may be imported once",
+                        competition.competition_id
+                    ),
+                ));
+            }
+            seen.insert(
+                competition.competition_id.clone(),
+                competition.origin.clone(),
+            );
+        }
+        for member in fragment.members {
+            match member_index.get(&member.member_id) {
+                Some(&at) => {
+                    if let Some(existing) = merged.members.get_mut(at) {
+                        fill_member(existing, member);
+                    }
+                }
+                None => {
+                    member_index.insert(member.member_id, merged.members.len());
+                    merged.members.push(member);
+                }
+            }
+        }
+        merged.competitions.extend(fragment.competitions);
+        merged.entrants.extend(fragment.entrants);
+        merged.results.extend(fragment.results);
+        merged.boards.extend(fragment.boards);
+    }
+    Ok(merged)
+}
+
+fn fill_member(existing: &mut Member, later: Member) {
+    if existing.name.is_none() {
+        existing.name = later.name;
+    }
+    if existing.club.is_none() {
+        existing.club = later.club;
+    }
+    if existing.district.is_none() {
+        existing.district = later.district;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Competition, Format, ScoringMethod};
+    use chrono::NaiveDate;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn fragment(id: &str, file: &str, member: i64, name: Option<&str>) -> Dataset {
+        let path: Arc<Path> = Arc::from(Path::new(file));
+        let date = NaiveDate::from_ymd_opt(2024, 1, 2).unwrap_or_default();
+        let mut competition = Competition::new(id, date, Format::Pairs, ScoringMethod::Matchpoints);
+        competition.origin = Origin::new(&path, 1);
+        let mut m = Member::new(member);
+        m.name = name.map(str::to_string);
+        Dataset {
+            members: vec![m],
+            competitions: vec![competition],
+            ..Dataset::default()
+        }
+    }
+
+    #[test]
+    fn merge_keeps_order_and_dedupes_members() {
+        let merged = merge([
+            fragment("a", "a.pbn", 7, None),
+            fragment("b", "b.pbn", 7, Some("Kari")),
+        ]);
+        let merged = merged.expect("distinct ids merge");
+        assert_eq!(merged.competitions.len(), 2);
+        assert_eq!(merged.competitions[0].competition_id, "a");
+        assert_eq!(merged.members.len(), 1);
+        assert_eq!(merged.members[0].name.as_deref(), Some("Kari"));
+    }
+
+    #[test]
+    fn merge_rejects_a_competition_imported_twice() {
+        let err = merge([
+            fragment("x", "first.pbn", 1, None),
+            fragment("x", "second.pbn", 2, None),
+        ])
+        .expect_err("duplicate id");
+        assert_eq!(err.location.competition.as_deref(), Some("x"));
+        assert_eq!(err.location.file.as_deref(), Some(Path::new("second.pbn")));
+        assert!(err.rule.contains("first.pbn"), "{}", err.rule);
+    }
+}

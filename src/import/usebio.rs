@@ -1,0 +1,690 @@
+//! USEBIO 1.2 XML result files, as written by Compscore and other programs that follow
+//! the EBU's Universal Scoring Exchange format.
+//!
+//! The file is read into a small element tree first (name, text, children, line), so that
+//! every row keeps the line of its element for error messages and origins, and the
+//! interpretation below can look elements up by name regardless of their order.
+//!
+//! # Compscore's conventions, as its files show them
+//!
+//! Checked against the four Compscore3 exports of `shared/realdata/usebio`
+//! (`tests/realdata.rs` asserts every figure):
+//!
+//! * **Matchpoints on the 2/1 scale** (`mp_scale = two_one`): 19 results on board 1 of
+//!   the 19-table Mitchell give a top of 36.
+//! * **Neuberg in the totals only** (`neuberg = true`): board 15 of that Mitchell was
+//!   played 18 times; its travellers are printed unfactored (top 34), and the totals add
+//!   `(s + 1)·19/18 − 1` for it (1NS: 441 on the travellers, 442.22 published). The sole
+//!   top and bottom of that board (8NS, 2EW) are the exception: 0.006 off Neuberg in the
+//!   published totals, a quirk the test names.
+//! * **Missed boards are scaled, sit-outs are not** (`bye_score = skip`): a pair that
+//!   played fewer boards than the most any pair of its direction played is scaled up to
+//!   that number (9EW: 555 × 27/26 = 576.35), while a sit-out every pair of a direction
+//!   has is not (13-pair Mitchell: 1NS has 97 over 18 boards with a top of 10, 97/180 =
+//!   53.89 %). The README's "travellers to 1 decimal" is not what these files show.
+//! * **Two winners** (`WINNER_TYPE` 2) for fixed-direction Mitchells: pairs are
+//!   `1NS`/`1EW` with a `DIRECTION`, and places count within each direction.
+//! * **Cross-IMPs are averaged** (`imp_aggregate = average`): with four results a board
+//!   each traveller line is a whole number of IMPs over 3 comparisons (3.67 = 11/3).
+//! * **Butler**: `BOARD_AVERAGE` is the datum, the mean N/S score without one top and one
+//!   bottom score (`datum_trim = top_and_bottom`), rounded to 10 with halves away from
+//!   zero (`datum_rounding = nearest_10`); all 35 datums of the butler file agree.
+//! * **Non-members**: a player with national number 0 (Compscore's `DIRECTOR` filling
+//!   in) gets no member row.
+//! * **Hand records** are `<BOARD>` elements with `<HAND>`s and no `<TRAVELLER_LINE>`;
+//!   they are skipped.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
+use crate::dataset::{
+    BoardResult, Competition, Dataset, Direction, Entrant, Format, Member, Origin, ScoringMethod,
+};
+use crate::error::{InputError, Location};
+use crate::import::published::{
+    Imported, LineKind, Published, PublishedDatum, PublishedLine, PublishedStanding,
+};
+use crate::scoring::conventions::{
+    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
+};
+
+/// Reads a USEBIO 1.2 XML result file.
+pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(Location::file(path), format!("cannot read the file: {e}")))?;
+    parse_bytes(path, &bytes)
+}
+
+/// Reads a USEBIO file already in memory; `path` names it in errors and origins.
+pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
+    let file: Arc<Path> = Arc::from(path);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = line_of(bytes, e.valid_up_to());
+        InputError::new(
+            Location::file(path).row(line),
+            "the file is not valid UTF-8 (USEBIO files are UTF-8 XML)",
+        )
+    })?;
+    let root = read_tree(&file, text)?;
+    build(&root)
+}
+
+fn line_of(bytes: &[u8], offset: usize) -> usize {
+    1 + bytes.iter().take(offset).filter(|&&b| b == b'\n').count()
+}
+
+/// An XML element with the line it starts on.
+#[derive(Debug, Default)]
+struct Element {
+    name: String,
+    attributes: Vec<(String, String)>,
+    text: String,
+    children: Vec<Element>,
+    origin: Origin,
+}
+
+impl Element {
+    fn child(&self, name: &str) -> Option<&Element> {
+        self.children.iter().find(|c| c.name == name)
+    }
+
+    fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.children.iter().filter(move |c| c.name == name)
+    }
+
+    /// The trimmed text of a child element, `None` when absent or empty.
+    fn text_of(&self, name: &str) -> Option<&str> {
+        self.child(name)
+            .map(|c| c.text.trim())
+            .filter(|t| !t.is_empty())
+    }
+
+    fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn location(&self, column: &str) -> Location {
+        self.origin.location().column(column)
+    }
+
+    fn error(&self, column: &str, rule: impl Into<String>) -> InputError {
+        InputError::new(self.location(column), rule)
+    }
+
+    fn required(&self, name: &str) -> Result<&str, InputError> {
+        self.text_of(name)
+            .ok_or_else(|| self.error(name, format!("<{}> has no <{name}>", self.name)))
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, InputError> {
+        match self.text_of(name) {
+            None => Ok(None),
+            Some(text) => text.parse::<T>().map(Some).map_err(|_| {
+                let line = self.child(name).map(|c| &c.origin).unwrap_or(&self.origin);
+                InputError::new(
+                    line.location().column(name),
+                    format!("<{name}> `{text}` is not a number"),
+                )
+            }),
+        }
+    }
+}
+
+fn read_tree(file: &Arc<Path>, text: &str) -> Result<Element, InputError> {
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_at = |offset: u64| -> usize {
+        let offset = usize::try_from(offset).unwrap_or(usize::MAX);
+        line_starts.partition_point(|&start| start <= offset).max(1)
+    };
+    let mut reader = Reader::from_str(text);
+    let mut stack: Vec<Element> = vec![Element {
+        name: String::new(),
+        origin: Origin::new(file, 1),
+        ..Element::default()
+    }];
+    loop {
+        let before = reader.buffer_position();
+        let event = reader.read_event().map_err(|e| {
+            InputError::new(
+                Location::file(file.to_path_buf()).row(line_at(reader.error_position())),
+                format!("malformed XML: {e}"),
+            )
+        })?;
+        let origin = Origin::new(file, line_at(before));
+        match event {
+            Event::Start(start) => stack.push(element(&start, origin)?),
+            Event::Empty(start) => {
+                let empty = element(&start, origin)?;
+                if let Some(parent) = stack.last_mut() {
+                    parent.children.push(empty);
+                }
+            }
+            Event::End(_) => {
+                let done = stack.pop();
+                match (done, stack.last_mut()) {
+                    (Some(done), Some(parent)) => parent.children.push(done),
+                    _ => {
+                        return Err(InputError::new(
+                            origin.location(),
+                            "malformed XML: a closing tag without an opening one",
+                        ))
+                    }
+                }
+            }
+            Event::Text(t) => {
+                if let Some(current) = stack.last_mut() {
+                    current.text.push_str(&t.xml10_content());
+                }
+            }
+            Event::CData(t) => {
+                if let Some(current) = stack.last_mut() {
+                    current.text.push_str(&t);
+                }
+            }
+            Event::GeneralRef(r) => {
+                let resolved = match r.resolve_char_ref() {
+                    Ok(Some(c)) => Some(c.to_string()),
+                    _ => match &*r {
+                        "amp" => Some("&".to_string()),
+                        "lt" => Some("<".to_string()),
+                        "gt" => Some(">".to_string()),
+                        "apos" => Some("'".to_string()),
+                        "quot" => Some("\"".to_string()),
+                        _ => None,
+                    },
+                };
+                let resolved = resolved.ok_or_else(|| {
+                    InputError::new(origin.location(), format!("unknown entity `&{};`", &*r))
+                })?;
+                if let Some(current) = stack.last_mut() {
+                    current.text.push_str(&resolved);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if stack.len() != 1 {
+        let open = stack.last().map(|e| e.name.clone()).unwrap_or_default();
+        return Err(InputError::new(
+            Location::file(file.to_path_buf()),
+            format!("malformed XML: <{open}> is never closed"),
+        ));
+    }
+    stack
+        .pop()
+        .and_then(|document| document.children.into_iter().find(|c| c.name == "USEBIO"))
+        .ok_or_else(|| {
+            InputError::new(
+                Location::file(file.to_path_buf()),
+                "no <USEBIO> root element",
+            )
+        })
+}
+
+fn element(start: &quick_xml::events::BytesStart, origin: Origin) -> Result<Element, InputError> {
+    let name = start.name().as_ref().to_string();
+    let mut attributes = Vec::new();
+    for attribute in start.attributes() {
+        let attribute = attribute.map_err(|e| {
+            InputError::new(
+                origin.location(),
+                format!("malformed attribute on <{name}>: {e}"),
+            )
+        })?;
+        let key = attribute.key.as_ref().to_string();
+        let value = attribute
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .map_err(|e| {
+                InputError::new(
+                    origin.location(),
+                    format!("malformed attribute `{key}`: {e}"),
+                )
+            })?
+            .into_owned();
+        attributes.push((key, value));
+    }
+    Ok(Element {
+        name,
+        attributes,
+        origin,
+        ..Element::default()
+    })
+}
+
+/// Which traveller columns hold each side's points, by event type.
+fn points_columns(scoring: ScoringMethod) -> (&'static str, &'static str) {
+    match scoring {
+        ScoringMethod::Matchpoints => ("NS_MATCH_POINTS", "EW_MATCH_POINTS"),
+        ScoringMethod::CrossImps => ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
+        ScoringMethod::Butler | ScoringMethod::TeamImps => ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS"),
+    }
+}
+
+fn build(root: &Element) -> Result<Imported, InputError> {
+    let event = root
+        .child("EVENT")
+        .ok_or_else(|| root.error("EVENT", "no <EVENT> element"))?;
+    let event_type = event
+        .attribute("EVENT_TYPE")
+        .unwrap_or_default()
+        .to_string();
+    let scoring = match event_type.as_str() {
+        "MP_PAIRS" => ScoringMethod::Matchpoints,
+        "CROSS_IMP" => ScoringMethod::CrossImps,
+        "BUTLER_PAIRS" => ScoringMethod::Butler,
+        other => {
+            return Err(event.error(
+                "EVENT_TYPE",
+                format!(
+                "event type `{other}`: only MP_PAIRS, CROSS_IMP and BUTLER_PAIRS can be imported"
+            ),
+            ))
+        }
+    };
+    let date_text = event.required("DATE")?;
+    let date = NaiveDate::parse_from_str(date_text, "%d/%m/%Y")
+        .map_err(|_| event.error("DATE", format!("<DATE> `{date_text}` is not DD/MM/YYYY")))?;
+    let club_element = root.child("CLUB");
+    let club = club_element
+        .and_then(|c| c.text_of("CLUB_NAME"))
+        .map(str::to_string);
+    let club_number = club_element.and_then(|c| c.text_of("CLUB_ID_NUMBER"));
+    let identifier = event.text_of("EVENT_IDENTIFIER");
+    let mut id_parts = vec![date.format("%Y-%m-%d").to_string()];
+    id_parts.extend(club_number.or(club.as_deref()).map(slug));
+    id_parts.extend(identifier.map(slug));
+    let competition_id = format!("usebio-{}", id_parts.join("-"));
+    let title = event
+        .text_of("EVENT_DESCRIPTION")
+        .or_else(|| event.text_of("TITLE"))
+        .map(str::to_string);
+    let program = event.text_of("PROGRAM_NAME").unwrap_or_default();
+    let two_winners = event.text_of("WINNER_TYPE") == Some("2");
+
+    let mut competition = Competition::new(&competition_id, date, Format::Pairs, scoring);
+    competition.title = title;
+    competition.club = club;
+    competition.conventions = conventions_of(program);
+    competition.origin = event.origin.clone();
+
+    let mut dataset = Dataset::default();
+    let mut published = Published {
+        competition_id: competition_id.clone(),
+        ..Published::default()
+    };
+    let participants = event
+        .child("PARTICIPANTS")
+        .ok_or_else(|| event.error("PARTICIPANTS", "no <PARTICIPANTS> element"))?;
+    let mut pairs: BTreeSet<String> = BTreeSet::new();
+    let mut members: BTreeSet<i64> = BTreeSet::new();
+    for pair in participants.children("PAIR") {
+        let number = pair.required("PAIR_NUMBER")?.to_string();
+        if !pairs.insert(number.clone()) {
+            return Err(pair.error("PAIR_NUMBER", format!("pair `{number}` is listed twice")));
+        }
+        let direction = match pair.text_of("DIRECTION") {
+            None => None,
+            Some("NS") => Some(Direction::NS),
+            Some("EW") => Some(Direction::EW),
+            Some(other) => {
+                return Err(pair.error("DIRECTION", format!("direction `{other}` is not NS or EW")))
+            }
+        };
+        let direction = direction.filter(|_| two_winners);
+        let mut entrant = Entrant::new(&competition_id, &number);
+        entrant.direction = direction;
+        entrant.origin = pair.origin.clone();
+        for (slot, player) in pair.children("PLAYER").enumerate() {
+            let Some(id) = player.number::<i64>("NATIONAL_ID_NUMBER")? else {
+                continue;
+            };
+            if id <= 0 {
+                continue;
+            }
+            if slot >= 2 {
+                return Err(player.error(
+                    "PLAYER",
+                    format!("pair `{number}` lists more than two players"),
+                ));
+            }
+            if let Some(seat) = entrant.players.get_mut(slot) {
+                *seat = Some(id);
+            }
+            if members.insert(id) {
+                let mut member = Member::new(id);
+                member.name = player.text_of("PLAYER_NAME").map(str::to_string);
+                member.club = player.text_of("CLUB_ID_NUMBER").map(str::to_string);
+                member.origin = player.origin.clone();
+                dataset.members.push(member);
+            }
+        }
+        dataset.entrants.push(entrant);
+        let place = pair.required("PLACE")?;
+        let rank = place
+            .trim_end_matches('=')
+            .parse::<u32>()
+            .map_err(|_| pair.error("PLACE", format!("<PLACE> `{place}` is not a place")))?;
+        published.standings.push(PublishedStanding {
+            entrant: number,
+            score: pair
+                .number::<f64>("TOTAL_SCORE")?
+                .ok_or_else(|| pair.error("TOTAL_SCORE", "<PAIR> has no <TOTAL_SCORE>"))?,
+            percent: pair.number::<f64>("PERCENTAGE")?,
+            rank,
+            boards_played: None,
+            penalty: None,
+            direction,
+            origin: pair.origin.clone(),
+        });
+    }
+
+    let (ns_column, ew_column) = points_columns(scoring);
+    let mut numbers: BTreeSet<u32> = BTreeSet::new();
+    for board in event.children("BOARD") {
+        let lines: Vec<&Element> = board.children("TRAVELLER_LINE").collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let number = board
+            .number::<u32>("BOARD_NUMBER")?
+            .ok_or_else(|| board.error("BOARD_NUMBER", "<BOARD> has no <BOARD_NUMBER>"))?;
+        if !numbers.insert(number) {
+            return Err(InputError::new(
+                board.location("BOARD_NUMBER").board(number),
+                format!("board {number} has two <BOARD> elements with travellers"),
+            ));
+        }
+        if let Some(datum) = board.number::<f64>("BOARD_AVERAGE")? {
+            published.datums.push(PublishedDatum {
+                board: number,
+                datum,
+                origin: board.origin.clone(),
+            });
+        }
+        for line in lines {
+            let (result, published_line) =
+                traveller_line(line, number, &competition_id, &pairs, ns_column, ew_column)?;
+            dataset.boards.push(result);
+            published.lines.push(published_line);
+        }
+    }
+    competition.boards = u32::try_from(numbers.len()).ok().filter(|&n| n > 0);
+    dataset.competitions.push(competition);
+    Ok(Imported { dataset, published })
+}
+
+fn traveller_line(
+    line: &Element,
+    board: u32,
+    competition_id: &str,
+    pairs: &BTreeSet<String>,
+    ns_column: &str,
+    ew_column: &str,
+) -> Result<(BoardResult, PublishedLine), InputError> {
+    let fail = |column: &str, rule: String| {
+        let origin = line
+            .child(column)
+            .map(|c| &c.origin)
+            .unwrap_or(&line.origin);
+        InputError::new(origin.location().column(column).board(board), rule)
+    };
+    let pair = |column: &str| -> Result<String, InputError> {
+        let number = line
+            .text_of(column)
+            .ok_or_else(|| fail(column, format!("traveller line has no <{column}>")))?;
+        if !pairs.contains(number) {
+            return Err(fail(
+                column,
+                format!("pair `{number}` is not among the <PARTICIPANTS>"),
+            ));
+        }
+        Ok(number.to_string())
+    };
+    let ns = pair("NS_PAIR_NUMBER")?;
+    let ew = pair("EW_PAIR_NUMBER")?;
+    let contract_text = line
+        .text_of("CONTRACT")
+        .ok_or_else(|| fail("CONTRACT", "traveller line has no <CONTRACT>".to_string()))?;
+    let mut result = BoardResult {
+        competition_id: competition_id.to_string(),
+        board,
+        ns: Some(ns.clone()),
+        ew: Some(ew.clone()),
+        origin: line.origin.clone(),
+        ..BoardResult::default()
+    };
+    if contract_text.eq_ignore_ascii_case("pass") {
+        result.contract = Some("PASS".to_string());
+    } else {
+        let contract = normalize_contract(contract_text).ok_or_else(|| {
+            fail(
+                "CONTRACT",
+                format!("unparseable contract `{contract_text}`"),
+            )
+        })?;
+        result.contract = Some(contract);
+        let seat = line
+            .text_of("PLAYED_BY")
+            .ok_or_else(|| fail("PLAYED_BY", "traveller line has no <PLAYED_BY>".to_string()))?;
+        if !matches!(seat, "N" | "E" | "S" | "W") {
+            return Err(fail(
+                "PLAYED_BY",
+                format!("declarer `{seat}` is not N, E, S or W"),
+            ));
+        }
+        result.declarer = Some(seat.to_string());
+        let tricks_text = line
+            .text_of("TRICKS")
+            .ok_or_else(|| fail("TRICKS", "traveller line has no <TRICKS>".to_string()))?;
+        let tricks = tricks_text.parse::<u8>().map_err(|_| {
+            fail(
+                "TRICKS",
+                format!("`{tricks_text}` is not a number of tricks"),
+            )
+        })?;
+        if tricks > 13 {
+            return Err(fail(
+                "TRICKS",
+                format!("{tricks} tricks: there are 13 tricks in a deal"),
+            ));
+        }
+        result.tricks = Some(tricks);
+    }
+    let score_text = line
+        .text_of("SCORE")
+        .ok_or_else(|| fail("SCORE", "traveller line has no <SCORE>".to_string()))?;
+    result.ns_score = Some(score_text.parse::<i32>().map_err(|_| {
+        fail(
+            "SCORE",
+            format!("<SCORE> `{score_text}` is not a N/S score"),
+        )
+    })?);
+    let points = |column: &str| -> Result<Option<f64>, InputError> {
+        match line.text_of(column) {
+            None => Ok(None),
+            Some(text) => text
+                .parse::<f64>()
+                .map(Some)
+                .map_err(|_| fail(column, format!("<{column}> `{text}` is not a number"))),
+        }
+    };
+    let published = PublishedLine {
+        board,
+        kind: LineKind::Played,
+        ns: Some(ns),
+        ew: Some(ew),
+        ns_points: points(ns_column)?,
+        ew_points: points(ew_column)?,
+        ns_percent: None,
+        ew_percent: None,
+        origin: line.origin.clone(),
+    };
+    Ok((result, published))
+}
+
+/// The conventions of the program named in `PROGRAM_NAME`.
+fn conventions_of(program: &str) -> Conventions {
+    if program.to_ascii_lowercase().contains("compscore") {
+        Conventions {
+            mp_scale: MpScale::TwoOne,
+            imp_aggregate: ImpAggregate::Average,
+            datum_trim: DatumTrim::TopAndBottom,
+            datum_rounding: DatumRounding::Nearest10,
+            bye_score: ByeScore::Skip,
+            neuberg: true,
+        }
+    } else {
+        Conventions::default()
+    }
+}
+
+/// `3NT`, `2SX`, `4HXX` (USEBIO already writes NT); validated and upper-cased.
+fn normalize_contract(text: &str) -> Option<String> {
+    let upper = text.trim().to_ascii_uppercase();
+    let level = upper
+        .chars()
+        .next()?
+        .to_digit(10)
+        .filter(|l| (1..=7).contains(l))?;
+    let rest = upper.get(1..)?;
+    let (strain, doubling) = ["NT", "N", "S", "H", "D", "C"]
+        .iter()
+        .find_map(|s| rest.strip_prefix(s).map(|d| (*s, d)))?;
+    let strain = if strain == "N" { "NT" } else { strain };
+    if !matches!(doubling, "" | "X" | "XX") {
+        return None;
+    }
+    Some(format!("{level}{strain}{doubling}"))
+}
+
+fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(traveller: &str) -> String {
+        format!(
+            r#"<?xml version="1.0"?>
+<USEBIO Version="1.2">
+<CLUB><CLUB_NAME>Test &amp; Co</CLUB_NAME><CLUB_ID_NUMBER>9</CLUB_ID_NUMBER></CLUB>
+<EVENT EVENT_TYPE="MP_PAIRS">
+  <EVENT_IDENTIFIER>77</EVENT_IDENTIFIER>
+  <PROGRAM_NAME>Compscore3</PROGRAM_NAME>
+  <WINNER_TYPE>2</WINNER_TYPE>
+  <DATE>31/01/2020</DATE>
+  <PARTICIPANTS>
+    <PAIR><PAIR_NUMBER>1NS</PAIR_NUMBER><DIRECTION>NS</DIRECTION><TOTAL_SCORE>2</TOTAL_SCORE><PERCENTAGE>100.00</PERCENTAGE><PLACE>1</PLACE>
+      <PLAYER><PLAYER_NAME>ANN O'NEIL</PLAYER_NAME><NATIONAL_ID_NUMBER>11</NATIONAL_ID_NUMBER></PLAYER>
+      <PLAYER><PLAYER_NAME>BOB</PLAYER_NAME><NATIONAL_ID_NUMBER>12</NATIONAL_ID_NUMBER></PLAYER></PAIR>
+    <PAIR><PAIR_NUMBER>1EW</PAIR_NUMBER><DIRECTION>EW</DIRECTION><TOTAL_SCORE>0</TOTAL_SCORE><PLACE>1</PLACE></PAIR>
+  </PARTICIPANTS>
+  <BOARD EVENT_TYPE="MP_PAIRS">
+    <BOARD_NUMBER>1</BOARD_NUMBER>
+    <TRAVELLER_LINE>
+{traveller}
+    </TRAVELLER_LINE>
+  </BOARD>
+</EVENT>
+<HANDSET><BOARD><BOARD_NUMBER>1</BOARD_NUMBER><HAND><DIRECTION>North</DIRECTION></HAND></BOARD></HANDSET>
+</USEBIO>
+"#
+        )
+    }
+
+    const GOOD: &str = "<NS_PAIR_NUMBER>1NS</NS_PAIR_NUMBER><EW_PAIR_NUMBER>1EW</EW_PAIR_NUMBER>
+      <CONTRACT>3NT</CONTRACT><PLAYED_BY>N</PLAYED_BY><TRICKS>10</TRICKS><SCORE>430</SCORE>
+      <NS_MATCH_POINTS>2</NS_MATCH_POINTS><EW_MATCH_POINTS>0</EW_MATCH_POINTS>";
+
+    fn parse_text(text: &str) -> Result<Imported, InputError> {
+        parse_bytes(Path::new("test.xml"), text.as_bytes())
+    }
+
+    #[test]
+    fn reads_pairs_travellers_and_skips_hand_records() {
+        let imported = parse_text(&document(GOOD)).expect("valid file");
+        let d = &imported.dataset;
+        assert_eq!(d.competitions[0].competition_id, "usebio-2020-01-31-9-77");
+        assert_eq!(d.competitions[0].club.as_deref(), Some("Test & Co"));
+        assert_eq!(
+            d.competitions[0].conventions.datum_trim,
+            DatumTrim::TopAndBottom
+        );
+        assert_eq!(d.competitions[0].boards, Some(1));
+        assert_eq!(d.members.len(), 2);
+        assert_eq!(d.members[0].name.as_deref(), Some("ANN O'NEIL"));
+        assert_eq!(d.entrants[0].players, [Some(11), Some(12), None, None]);
+        assert_eq!(d.entrants[0].direction, Some(Direction::NS));
+        assert_eq!(d.boards.len(), 1, "the hand record board is skipped");
+        let b = &d.boards[0];
+        assert_eq!(
+            (
+                b.contract.as_deref(),
+                b.declarer.as_deref(),
+                b.tricks,
+                b.ns_score
+            ),
+            (Some("3NT"), Some("N"), Some(10), Some(430))
+        );
+        assert_eq!(b.origin.row, Some(17));
+        let line = &imported.published.lines[0];
+        assert!((line.ns_points.unwrap_or(f64::NAN) - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fourteen_tricks_names_line_board_and_column() {
+        let e = parse_text(&document(&GOOD.replace("<TRICKS>10", "<TRICKS>14")))
+            .expect_err("14 tricks");
+        assert_eq!(e.location.board, Some(1));
+        assert_eq!(e.location.column.as_deref(), Some("TRICKS"));
+        assert_eq!(e.location.row, Some(19));
+        assert!(e.rule.contains("13 tricks"), "{}", e.rule);
+    }
+
+    #[test]
+    fn unknown_pair_bad_score_and_broken_xml_are_errors() {
+        let e = parse_text(&document(
+            &GOOD.replace("<EW_PAIR_NUMBER>1EW", "<EW_PAIR_NUMBER>5EW"),
+        ))
+        .expect_err("unknown pair");
+        assert_eq!(e.location.column.as_deref(), Some("EW_PAIR_NUMBER"));
+
+        let e = parse_text(&document(&GOOD.replace("<SCORE>430", "<SCORE>x430")))
+            .expect_err("bad score");
+        assert_eq!(e.location.column.as_deref(), Some("SCORE"));
+
+        let e = parse_text(&document(&GOOD.replace("</CONTRACT>", "</CONTRAC>")))
+            .expect_err("mismatched tag");
+        assert!(e.rule.contains("malformed XML"), "{}", e.rule);
+        assert_eq!(e.location.row, Some(19));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+            let _ = parse_bytes(Path::new("fuzz.xml"), &bytes);
+        }
+    }
+}

@@ -1,0 +1,556 @@
+//! The importers on real club exports, checked against the figures the clubs' programs
+//! published in the same files.
+//!
+//! The files live in `shared/realdata` beside the repository (never inside it: their
+//! licences do not allow it). Each test imports one file and checks
+//! * what the import must produce (pairs, members, table results, conventions), and
+//! * that the published figures obey the conventions the importer records for the
+//!   program (`src/import/pbn.rs`, `src/import/usebio.rs`): matchpoint scale, board
+//!   percentages, bye scores, Neuberg factoring, butler datum, cross-IMP aggregation.
+//!   Those conventions are what makes scoring the imported data reproduce the figures.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use bridgehcp::dataset::{Direction, ScoringMethod};
+use bridgehcp::import::published::{LineKind, PublishedLine, PublishedStanding};
+use bridgehcp::import::{merge, pbn, usebio, Imported};
+use bridgehcp::scoring::conventions::{ByeScore, DatumRounding, DatumTrim, ImpAggregate, MpScale};
+
+/// `shared/realdata`, found by walking up from the crate (CI has `shared/` beside the
+/// clone, a developer's machine above the worktree).
+fn realdata() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|dir| dir.join("shared").join("realdata"))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| {
+            panic!(
+                "no shared/realdata in any ancestor of {}: the real-data tests need it",
+                manifest.display()
+            )
+        })
+}
+
+fn import_pbn(name: &str) -> Imported {
+    let path = realdata().join("pbn").join(name);
+    pbn::parse(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn import_usebio(name: &str) -> Imported {
+    let path = realdata().join("usebio").join(name);
+    usebio::parse(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn points(line: &PublishedLine, direction: Direction) -> f64 {
+    match direction {
+        Direction::NS => line.ns_points,
+        Direction::EW => line.ew_points,
+    }
+    .unwrap_or_else(|| panic!("line {:?} has no {direction} points", line.origin.row))
+}
+
+/// Each pair's published lines on one board, with its direction.
+fn lines_of<'a>(lines: &'a [PublishedLine], pair: &str) -> Vec<(&'a PublishedLine, Direction)> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            if l.ns.as_deref() == Some(pair) {
+                Some((l, Direction::NS))
+            } else if l.ew.as_deref() == Some(pair) {
+                Some((l, Direction::EW))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Shared ranks (1, 2, 2, 4) by score, highest first, within `group`.
+fn shared_ranks(standings: &[PublishedStanding], group: impl Fn(&PublishedStanding) -> u8) {
+    for s in standings {
+        let better = standings
+            .iter()
+            .filter(|o| group(o) == group(s) && o.score > s.score + 1e-9)
+            .count();
+        assert_eq!(
+            s.rank as usize,
+            better + 1,
+            "pair {} ranks {} with {}",
+            s.entrant,
+            s.rank,
+            s.score
+        );
+    }
+}
+
+/// How many tables played each board (artificial scores included).
+fn tables_per_board(lines: &[PublishedLine]) -> BTreeMap<u32, usize> {
+    let mut count = BTreeMap::new();
+    for l in lines {
+        if matches!(l.kind, LineKind::Played | LineKind::Artificial) {
+            *count.entry(l.board).or_insert(0) += 1;
+        }
+    }
+    count
+}
+
+fn round_half_up(x: f64) -> f64 {
+    (x + 0.5).floor()
+}
+
+/// Ruter's ± matchpoints: each board's points and whole-number percentage, each pair's
+/// total and 2-decimal percentage, and the ranks.
+fn check_ruter_matchpoints(imported: &Imported, boards: u32) {
+    let published = &imported.published;
+    let tables = tables_per_board(&published.lines);
+    let top = |board: u32| tables.get(&board).copied().unwrap_or(0) as f64 - 1.0;
+    for l in published
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Played)
+    {
+        for direction in [Direction::NS, Direction::EW] {
+            let mp = points(l, direction);
+            assert!(
+                mp.abs() <= top(l.board) + 1e-9,
+                "line {:?} beyond the top",
+                l.origin.row
+            );
+            let shown = match direction {
+                Direction::NS => l.ns_percent,
+                Direction::EW => l.ew_percent,
+            };
+            let expected = round_half_up(50.0 + 50.0 * mp / top(l.board));
+            assert_eq!(
+                shown,
+                Some(expected),
+                "percentage on line {:?}",
+                l.origin.row
+            );
+        }
+        assert!((points(l, Direction::NS) + points(l, Direction::EW)).abs() < 1e-9);
+    }
+    for s in &published.standings {
+        let full_top = 4.0;
+        let percent = s.percent.expect("Ruter prints a percentage");
+        let expected = 50.0 + 50.0 * s.score / (f64::from(boards) * full_top);
+        // The total is printed to 1 decimal, the percentage from the exact total.
+        assert!(
+            (expected - percent).abs() < 0.005 + 50.0 * 0.05 / (f64::from(boards) * full_top),
+            "pair {}: {percent} % for {}",
+            s.entrant,
+            s.score
+        );
+    }
+    shared_ranks(&published.standings, |_| 0);
+}
+
+#[test]
+fn ruter_2015_06_17_matchpoint_howell() {
+    let imported = import_pbn("spiren_2015-06-17_mp.pbn");
+    let d = &imported.dataset;
+    let c = &d.competitions[0];
+    assert_eq!(c.competition_id, "pbn-2015-06-17-0179-spiren-bk-218");
+    assert_eq!(c.scoring, ScoringMethod::Matchpoints);
+    assert_eq!(c.boards, Some(21));
+    assert_eq!(c.title.as_deref(), Some("Spiren"));
+    assert_eq!(c.conventions.mp_scale, MpScale::PlusMinus);
+    assert_eq!(c.conventions.imp_aggregate, ImpAggregate::Sum);
+    assert_eq!(c.conventions.bye_score, ByeScore::SessionAverage);
+    assert_eq!(
+        (d.entrants.len(), d.members.len(), d.boards.len()),
+        (10, 20, 105)
+    );
+    assert!(d.entrants.iter().all(|e| e.direction.is_none()), "a Howell");
+    let medboe = d
+        .members
+        .iter()
+        .find(|m| m.member_id == 40347)
+        .expect("member 40347");
+    assert_eq!(medboe.name.as_deref(), Some("Steinar Medbøe"));
+    assert_eq!(medboe.club.as_deref(), Some("BK Vest Oslo"));
+    // Board 1, table 4: 3D by N, 10 tricks, +130, the top (+4, 100 %).
+    let first = &d.boards[0];
+    assert_eq!(
+        (
+            first.board,
+            first.contract.as_deref(),
+            first.declarer.as_deref()
+        ),
+        (1, Some("3D"), Some("N"))
+    );
+    assert_eq!((first.tricks, first.ns_score), (Some(10), Some(130)));
+
+    check_ruter_matchpoints(&imported, 21);
+    // Every total is the sum of the pair's board points (all integers here).
+    for s in &imported.published.standings {
+        let sum: f64 = lines_of(&imported.published.lines, &s.entrant)
+            .iter()
+            .map(|(l, d)| points(l, *d))
+            .sum();
+        assert!((sum - s.score).abs() < 1e-9, "pair {}", s.entrant);
+        assert_eq!(s.boards_played, Some(21));
+    }
+    let winners = &imported.published.standings[0];
+    assert_eq!((winners.entrant.as_str(), winners.rank), ("5", 1));
+    assert!((winners.percent.unwrap_or_default() - 65.48).abs() < 1e-9);
+}
+
+#[test]
+fn ruter_2016_08_10_byes_adjusted_score_penalty_passed_out() {
+    let imported = import_pbn("spiren_2016-08-10_mp_bye_adjusted.pbn");
+    let d = &imported.dataset;
+    let published = &imported.published;
+    assert_eq!(d.entrants.len(), 11, "11 pairs; the phantom has no row");
+    assert_eq!(d.competitions[0].boards, Some(24));
+    let kind_count = |kind| published.lines.iter().filter(|l| l.kind == kind).count();
+    assert_eq!(kind_count(LineKind::Bye), 24);
+    assert_eq!(kind_count(LineKind::Penalty), 1);
+    assert_eq!(kind_count(LineKind::Artificial), 1);
+    assert_eq!(d.boards.len(), kind_count(LineKind::Played) + 1);
+
+    // Board 11, table 2: `A=` for N/S 6, `+0` for E/W 10. The score 0 stays in the other
+    // tables' comparisons, so it is imported as a plain 0.
+    let split = d
+        .boards
+        .iter()
+        .find(|b| b.board == 11 && b.ns.as_deref() == Some("6"))
+        .expect("board 11, pairs 6-10");
+    assert_eq!((split.ns_score, split.adjusted.as_deref()), (Some(0), None));
+
+    // Board 24 was passed out at every table.
+    let passed: Vec<_> = d.boards.iter().filter(|b| b.board == 24).collect();
+    assert_eq!(passed.len(), 5);
+    assert!(passed
+        .iter()
+        .all(|b| b.contract.as_deref() == Some("PASS") && b.ns_score == Some(0)));
+
+    check_ruter_matchpoints(&imported, 24);
+
+    // Byes: the pair's own average over the boards it played (penalty rows aside), shown
+    // to 1 decimal; the total adds the bye boards at that average and the penalty.
+    for s in &published.standings {
+        let lines = lines_of(&published.lines, &s.entrant);
+        let played: Vec<f64> = lines
+            .iter()
+            .filter(|(l, _)| matches!(l.kind, LineKind::Played | LineKind::Artificial))
+            .map(|(l, d)| points(l, *d))
+            .collect();
+        let average = played.iter().sum::<f64>() / played.len() as f64;
+        let byes: Vec<f64> = lines
+            .iter()
+            .filter(|(l, _)| l.kind == LineKind::Bye)
+            .map(|(l, d)| points(l, *d))
+            .collect();
+        for shown in &byes {
+            assert!(
+                (shown - average).abs() <= 0.05 + 1e-9,
+                "pair {} bye",
+                s.entrant
+            );
+        }
+        let penalty: f64 = lines
+            .iter()
+            .filter(|(l, _)| l.kind == LineKind::Penalty)
+            .map(|(l, d)| points(l, *d))
+            .sum();
+        assert!(
+            (penalty - s.penalty.unwrap_or(0.0)).abs() < 1e-9,
+            "pair {}",
+            s.entrant
+        );
+        let total = played.iter().sum::<f64>() + average * byes.len() as f64 + penalty;
+        assert!(
+            (total - s.score).abs() <= 0.05 + 1e-9,
+            "pair {} total",
+            s.entrant
+        );
+        let percent = 50.0 + 50.0 * total / (24.0 * 4.0);
+        assert!(
+            (percent - s.percent.unwrap_or_default()).abs() < 0.005,
+            "pair {}: {percent} vs {:?}",
+            s.entrant,
+            s.percent
+        );
+    }
+    // Pair 12: −27.0 over 21 boards, −27/21 on each of 3 byes: −30.86, 33.93 %.
+    let twelve = published
+        .standings
+        .iter()
+        .find(|s| s.entrant == "12")
+        .expect("pair 12");
+    assert!((twelve.score - -30.9).abs() < 1e-9);
+    assert!((twelve.percent.unwrap_or_default() - 33.93).abs() < 1e-9);
+}
+
+#[test]
+fn ruter_2015_09_03_cross_imps_summed_with_artificial_scores() {
+    let imported = import_pbn("bridgekam_2015-09-03_crossimp.pbn");
+    let d = &imported.dataset;
+    let published = &imported.published;
+    assert_eq!(d.competitions[0].scoring, ScoringMethod::CrossImps);
+    assert_eq!(
+        d.competitions[0].conventions.imp_aggregate,
+        ImpAggregate::Sum
+    );
+    assert_eq!((d.entrants.len(), d.boards.len()), (20, 270));
+    // `+000` is no federation number: pair 15 has one member.
+    let fifteen = d
+        .entrants
+        .iter()
+        .find(|e| e.entrant == "15")
+        .expect("pair 15");
+    assert_eq!(fifteen.players, [Some(27817), None, None, None]);
+    assert_eq!(d.members.len(), 39);
+
+    // Board 2, table 1: A+ / A+, +9 IMPs each side (one per comparison of nine).
+    let artificial = d
+        .boards
+        .iter()
+        .find(|b| b.adjusted.is_some())
+        .expect("A+ row");
+    assert_eq!(
+        (artificial.board, artificial.adjusted.as_deref()),
+        (2, Some("A6060"))
+    );
+    assert_eq!(artificial.ns_score, None);
+    let line = published
+        .lines
+        .iter()
+        .find(|l| l.kind == LineKind::Artificial)
+        .expect("A+ line");
+    assert_eq!((line.ns_points, line.ew_points), (Some(9.0), Some(9.0)));
+
+    // Board 1: 480 against 450 ×4, 130, 100, 50 ×2 and −50: 4·1 + 8 + 9 + 2·10 + 11 = 52.
+    let top = &published.lines[0];
+    assert_eq!((top.board, top.ns_points), (1, Some(52.0)));
+
+    for s in &published.standings {
+        let sum: f64 = lines_of(&published.lines, &s.entrant)
+            .iter()
+            .map(|(l, d)| points(l, *d))
+            .sum();
+        assert!((sum - s.score).abs() < 1e-9, "pair {}", s.entrant);
+        assert_eq!(s.percent, None);
+    }
+    shared_ranks(&published.standings, |_| 0);
+}
+
+/// Compscore's Neuberg: `(s + 1)·N/n − 1` on the 2/1 scale.
+fn neuberg(score: f64, results: f64, expected: f64) -> f64 {
+    (score + 1.0) * expected / results - 1.0
+}
+
+/// Compscore's matchpoint totals: travellers unfactored, boards played fewer times
+/// factored by Neuberg in the totals, and a pair that played fewer boards than the most
+/// any pair of its direction played scaled up to that number (a board its table missed),
+/// while a sit-out that every pair of a direction has is not scaled.
+fn check_compscore_matchpoints(imported: &Imported) {
+    let published = &imported.published;
+    let tables = tables_per_board(&published.lines);
+    let most = tables.values().copied().max().unwrap_or(0) as f64;
+    let top = 2.0 * (most - 1.0);
+    let mut most_played: BTreeMap<Option<Direction>, usize> = BTreeMap::new();
+    for s in &published.standings {
+        let played = lines_of(&published.lines, &s.entrant).len();
+        let entry = most_played.entry(s.direction).or_insert(0);
+        *entry = (*entry).max(played);
+    }
+    for s in &published.standings {
+        let direction = s
+            .direction
+            .expect("two winners: every pair has a direction");
+        let lines = lines_of(&published.lines, &s.entrant);
+        let factored: f64 = lines
+            .iter()
+            .map(|(l, d)| {
+                let n = tables.get(&l.board).copied().unwrap_or(0) as f64;
+                neuberg(points(l, *d), n, most)
+            })
+            .sum();
+        let played = lines.len() as f64;
+        let over = most_played.get(&s.direction).copied().unwrap_or(0) as f64;
+        let total = factored * over / played;
+        // Narrow exception: on board 15 of the 19-table Mitchell (18 results) the sole
+        // top (8NS, 34) and bottom (2EW, 0) come out of Neuberg as 35.944 and 0.056, but
+        // Compscore's totals say 456.95 and 416.05 (455 + 1.95, 416 + 0.05): 0.006 off
+        // Neuberg for these two pairs only, which no rounding of the other 36 explains.
+        let tolerance = if published.competition_id == "usebio-2022-07-11-2074-3212"
+            && matches!(s.entrant.as_str(), "8NS" | "2EW")
+        {
+            0.0065
+        } else {
+            0.005
+        };
+        assert!(
+            (total - s.score).abs() < tolerance + 1e-9,
+            "pair {}",
+            s.entrant
+        );
+        let percent = 100.0 * total / (over * top);
+        let shown = s.percent.unwrap_or_default();
+        assert!(
+            (percent - shown).abs() < 0.005 + 1e-9,
+            "pair {} {percent}",
+            s.entrant
+        );
+        assert!(lines.iter().all(|(_, d)| *d == direction));
+    }
+    shared_ranks(&published.standings, |s| match s.direction {
+        Some(Direction::NS) => 0,
+        Some(Direction::EW) => 1,
+        None => 2,
+    });
+}
+
+#[test]
+fn compscore_matchpoint_mitchell_with_a_board_played_once_fewer() {
+    let imported = import_usebio("mp_pairs_mitchell.xml");
+    let d = &imported.dataset;
+    let c = &d.competitions[0];
+    assert_eq!(c.competition_id, "usebio-2022-07-11-2074-3212");
+    assert_eq!(c.boards, Some(27));
+    assert_eq!(c.conventions.mp_scale, MpScale::TwoOne);
+    // 76 players, one of them the `DIRECTOR` filling in with national number 0: no member.
+    assert_eq!(
+        (d.entrants.len(), d.members.len(), d.boards.len()),
+        (38, 75, 512)
+    );
+    assert!(
+        d.entrants.iter().all(|e| e.direction.is_some()),
+        "two winners"
+    );
+    let tables = tables_per_board(&imported.published.lines);
+    assert_eq!(tables.get(&15), Some(&18));
+    assert!(tables.iter().all(|(b, n)| *b == 15 || *n == 19));
+    // Board 15's travellers are printed unfactored: the top is 34, not 36.
+    let board15: Vec<f64> = imported
+        .published
+        .lines
+        .iter()
+        .filter(|l| l.board == 15)
+        .map(|l| points(l, Direction::NS) + points(l, Direction::EW))
+        .collect();
+    assert!(board15.iter().all(|sum| (sum - 34.0).abs() < 1e-9));
+    check_compscore_matchpoints(&imported);
+    // Two winners: 4NS 61.34 % and 5EW 60.78 %.
+    let winners: Vec<&str> = imported
+        .published
+        .standings
+        .iter()
+        .filter(|s| s.rank == 1)
+        .map(|s| s.entrant.as_str())
+        .collect();
+    assert_eq!(winners, ["4NS", "5EW"]);
+}
+
+#[test]
+fn compscore_matchpoint_mitchell_with_a_sit_out_every_round() {
+    let imported = import_usebio("mp_pairs_mitchell_03.xml");
+    let d = &imported.dataset;
+    assert_eq!(d.competitions[0].conventions.bye_score, ByeScore::Skip);
+    assert_eq!((d.entrants.len(), d.boards.len()), (13, 126));
+    // N/S pairs sit out 3 of 21 boards and are scored over the 18 they played:
+    // 1NS 97 of 180 = 53.89 %.
+    check_compscore_matchpoints(&imported);
+}
+
+#[test]
+fn compscore_cross_imps_are_averaged() {
+    let imported = import_usebio("cross_imp_howell.xml");
+    let d = &imported.dataset;
+    let c = &d.competitions[0];
+    assert_eq!(c.scoring, ScoringMethod::CrossImps);
+    assert_eq!(c.conventions.imp_aggregate, ImpAggregate::Average);
+    assert_eq!((d.entrants.len(), d.boards.len()), (9, 108));
+    assert!(d.entrants.iter().all(|e| e.direction.is_none()), "a Howell");
+    // Four results a board: each line is a sum of IMPs over 3 comparisons, divided by 3.
+    for l in &imported.published.lines {
+        let thirds = points(l, Direction::NS) * 3.0;
+        assert!(
+            (thirds - thirds.round()).abs() < 0.02,
+            "line {:?}",
+            l.origin.row
+        );
+    }
+    for s in &imported.published.standings {
+        let lines = lines_of(&imported.published.lines, &s.entrant);
+        let sum: f64 = lines.iter().map(|(l, d)| points(l, *d)).sum();
+        // Lines are printed to 2 decimals, totals from the exact values.
+        assert!(
+            (sum - s.score).abs() <= 0.005 * lines.len() as f64,
+            "pair {}",
+            s.entrant
+        );
+    }
+    shared_ranks(&imported.published.standings, |_| 0);
+}
+
+#[test]
+fn compscore_butler_datum_drops_one_top_and_bottom_and_rounds_to_10() {
+    let imported = import_usebio("butler_howell.xml");
+    let d = &imported.dataset;
+    let c = &d.competitions[0];
+    assert_eq!(c.scoring, ScoringMethod::Butler);
+    assert_eq!(c.conventions.datum_trim, DatumTrim::TopAndBottom);
+    assert_eq!(c.conventions.datum_rounding, DatumRounding::Nearest10);
+    assert_eq!((d.entrants.len(), d.boards.len()), (8, 140));
+    assert_eq!(imported.published.datums.len(), 35);
+    for datum in &imported.published.datums {
+        let mut scores: Vec<i32> = d
+            .boards
+            .iter()
+            .filter(|b| b.board == datum.board)
+            .filter_map(|b| b.ns_score)
+            .collect();
+        scores.sort_unstable();
+        let kept = &scores[1..scores.len() - 1];
+        let mean = f64::from(kept.iter().sum::<i32>()) / kept.len() as f64;
+        let rounded = round_half_up((mean / 10.0).abs()) * 10.0 * mean.signum();
+        assert!(
+            (rounded - datum.datum).abs() < 1e-9,
+            "board {}",
+            datum.board
+        );
+    }
+    for s in &imported.published.standings {
+        let sum: f64 = lines_of(&imported.published.lines, &s.entrant)
+            .iter()
+            .map(|(l, d)| points(l, *d))
+            .sum();
+        assert!((sum - s.score).abs() < 1e-9, "pair {}", s.entrant);
+    }
+    shared_ranks(&imported.published.standings, |_| 0);
+}
+
+#[test]
+fn every_file_merges_into_one_dataset_and_twice_is_refused() {
+    let dir = realdata();
+    let mut fragments = Vec::new();
+    let mut ids = BTreeSet::new();
+    for kind in ["pbn", "usebio"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(kind))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .collect();
+        files.sort();
+        for file in files {
+            let imported = match kind {
+                "pbn" => pbn::parse(&file),
+                _ => usebio::parse(&file),
+            }
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert!(ids.insert(imported.published.competition_id.clone()));
+            fragments.push(imported.dataset);
+        }
+    }
+    assert_eq!(fragments.len(), 7);
+    let merged = merge(fragments.clone()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(merged.competitions.len(), 7);
+    let again = fragments[0].clone();
+    fragments.push(again);
+    let e = merge(fragments).expect_err("the same file twice");
+    assert!(e.rule.contains("already imported"), "{}", e.rule);
+}
