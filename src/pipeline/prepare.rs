@@ -14,13 +14,14 @@ use chrono::NaiveDate;
 use rayon::prelude::*;
 
 use crate::dataset::{
-    BoardResult, Competition, Dataset, Entrant, EntrantResult, Format, MemberKind, ScoringMethod,
+    BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, MemberKind, ScoringMethod,
 };
-use crate::error::{InputError, Location};
+use crate::error::InputError;
 use crate::model::{
     CalcMethod, CompetitionInput, EntrantInput, FactorSet, FieldKind, PlayerInput, PlayerStatus,
 };
 use crate::scoring::conventions::ImpAggregate;
+use crate::scoring::standings::shared_ranks;
 use crate::scoring::{self, BoardScore, Standing};
 
 use super::state::Registry;
@@ -169,7 +170,7 @@ fn prepare_one(
             ));
         }
         let results: Vec<EntrantResult> = reported.iter().map(|r| (*r).clone()).collect();
-        let standings = scoring::standings_from_results(competition, &results);
+        let standings = standings_from_results(competition, &entrants, &results);
         (results, standings)
     } else {
         let owned: Vec<Entrant> = entrants.iter().map(|e| (*e).clone()).collect();
@@ -357,13 +358,6 @@ fn build_input(
                 ),
             ));
         }
-        let achieved = model_result(competition, result, comparisons);
-        if !achieved.is_finite() {
-            return Err(InputError::new(
-                at_result().column("score"),
-                "score must be a finite number",
-            ));
-        }
         let opponent = match kind {
             FieldKind::TeamMatch | FieldKind::TeamPairAcross => {
                 let name = result
@@ -386,6 +380,22 @@ fn build_input(
             }
             _ => None,
         };
+        // A team's `score` is the IMPs it won; the model wants the net margin per board.
+        let mut achieved = model_result(competition, result, comparisons);
+        if kind == FieldKind::TeamMatch {
+            let against = opponent
+                .and_then(|i| entrants.get(i))
+                .and_then(|e| result_of.get(e.entrant.as_str()));
+            if let Some(against) = against {
+                achieved = (result.score - against.score) / f64::from(result.boards_played);
+            }
+        }
+        if !achieved.is_finite() {
+            return Err(InputError::new(
+                at_result().column("score"),
+                "score must be a finite number",
+            ));
+        }
         if kind == FieldKind::TeamPairAcross && entrant.direction.is_none() {
             return Err(InputError::new(
                 at().column("direction"),
@@ -497,4 +507,58 @@ fn table_opponents(board_rows: &[BoardResult]) -> HashMap<&str, &str> {
         }
     }
     met
+}
+
+/// Standings of a competition reported as results only: ranked by score with shared
+/// ranks, per direction when every entrant sat in a fixed direction (a Mitchell with
+/// two winners), else all together. Ordered by direction, rank, then entrant.
+pub fn standings_from_results(
+    competition: &Competition,
+    entrants: &[&Entrant],
+    results: &[EntrantResult],
+) -> Vec<Standing> {
+    let direction_of: HashMap<&str, Option<Direction>> = entrants
+        .iter()
+        .map(|e| (e.entrant.as_str(), e.direction))
+        .collect();
+    let fixed_directions = competition.format == Format::Pairs
+        && !results.is_empty()
+        && results
+            .iter()
+            .all(|r| direction_of.get(r.entrant.as_str()).copied().flatten().is_some());
+    let mut groups: BTreeMap<Option<Direction>, Vec<&EntrantResult>> = BTreeMap::new();
+    for result in results {
+        let direction = if fixed_directions {
+            direction_of.get(result.entrant.as_str()).copied().flatten()
+        } else {
+            None
+        };
+        groups.entry(direction).or_default().push(result);
+    }
+    let mut standings = Vec::with_capacity(results.len());
+    for (direction, mut group) in groups {
+        group.sort_by(|a, b| scoring::entrant_order(&a.entrant, &b.entrant));
+        let totals: Vec<f64> = group.iter().map(|r| r.score).collect();
+        let ranks = shared_ranks(&totals);
+        let mut rows: Vec<Standing> = group
+            .iter()
+            .zip(ranks)
+            .map(|(r, rank)| Standing {
+                competition_id: competition.competition_id.clone(),
+                entrant: r.entrant.clone(),
+                score: r.score,
+                percent: (competition.scoring == ScoringMethod::Matchpoints).then_some(r.score),
+                boards_played: r.boards_played,
+                rank,
+                direction,
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            a.rank
+                .cmp(&b.rank)
+                .then_with(|| scoring::entrant_order(&a.entrant, &b.entrant))
+        });
+        standings.extend(rows);
+    }
+    standings
 }
