@@ -290,11 +290,18 @@ pub fn score_competition(
         by_board.entry(table.row.board).or_default().push(index);
     }
     for indices in by_board.values() {
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        // A team plays each board once in each direction (two rooms); anyone else once.
+        let rooms = competition.format == Format::Teams;
+        let mut seen: BTreeSet<(&str, Option<Direction>)> = BTreeSet::new();
         for &i in indices {
             let table = &tables[i];
-            for name in table.ns.iter().chain(&table.ew) {
-                if !seen.insert(name) {
+            let seats = table
+                .ns
+                .iter()
+                .map(|n| (n, Direction::NS))
+                .chain(table.ew.iter().map(|n| (n, Direction::EW)));
+            for (name, direction) in seats {
+                if !seen.insert((name, rooms.then_some(direction))) {
                     return Err(InputError::new(
                         table.location(""),
                         format!("entrant `{name}` plays this board more than once"),
@@ -765,3 +772,6 @@ fn four_five_standings(
         .collect();
     (standings, sorted_results(results))
 }
+
+#[cfg(test)]
+mod tests;

@@ -95,7 +95,9 @@ pub fn standard_deviation(plays: &[&Play]) -> Option<f64> {
 /// three), optionally only among scores from the same direction. Returns each entrant's
 /// total, in the order of `group`.
 pub fn topscore_comparison(group: &[&str], plays: &[Play], same_direction_only: bool) -> Vec<f64> {
-    let mut per_board: BTreeMap<(u32, Option<Direction>), Vec<(usize, i32)>> = BTreeMap::new();
+    // (board, direction when compared per direction) → (index in group, own score).
+    type Key = (u32, Option<Direction>);
+    let mut per_board: BTreeMap<Key, Vec<(usize, i32)>> = BTreeMap::new();
     for play in plays {
         let Some(index) = group.iter().position(|g| *g == play.entrant) else {
             continue;
