@@ -775,3 +775,6 @@ fn four_five_standings(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod realdata_tests;
