@@ -227,8 +227,8 @@ fn artificial_score_in_a_competition() {
     assert!((b2.ns_points - 97.0 / 7.0).abs() < 1e-9);
 }
 
-/// A team match, two boards in two rooms: board 1 620 (4S vul made... by N) against
-/// −100; board 2 flat 4S (420). Team A was N/S in room 1: 720 → 12 IMPs.
+/// A team match, two boards in two rooms: board 2 scores 620 (given as ns_score) against
+/// −100; board 1 is a flat 4S (420). Team A was N/S in room 1: 720 → 12 IMPs.
 #[test]
 fn team_match() {
     let mut rows = vec![
