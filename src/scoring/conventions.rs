@@ -57,6 +57,23 @@ pub enum ByeScore {
     SessionAverage,
 }
 
+/// Whether tied entrants are separated, and by which variant of seed 000's tie-breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TieBreak {
+    /// Ties are not broken: tied entrants share a rank (seed 002).
+    #[default]
+    Off,
+    /// Seed 000's methods in default order, topscore comparison over every score.
+    AllScores,
+    /// As `AllScores`, repeating the topscore comparison for a two-way tie left inside a
+    /// three-way one.
+    AllScoresRepeat,
+    /// Seed 000's methods, topscore comparison only among scores from the same direction.
+    SameDirection,
+    /// As `SameDirection`, with the repeat.
+    SameDirectionRepeat,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Conventions {
     pub mp_scale: MpScale,
@@ -66,6 +83,8 @@ pub struct Conventions {
     pub bye_score: ByeScore,
     /// Neuberg factoring for unequal plays and artificial scores (default on).
     pub neuberg: bool,
+    /// Tie-breaks in the standings (default off).
+    pub tie_break: TieBreak,
 }
 
 impl Default for Conventions {
@@ -77,6 +96,7 @@ impl Default for Conventions {
             datum_rounding: DatumRounding::default(),
             bye_score: ByeScore::default(),
             neuberg: true,
+            tie_break: TieBreak::default(),
         }
     }
 }
@@ -90,3 +110,10 @@ crate::string_enum!(DatumTrim, "datum_trim", {
 });
 crate::string_enum!(DatumRounding, "datum_rounding", { "none" => DatumRounding::None, "nearest_10" => DatumRounding::Nearest10 });
 crate::string_enum!(ByeScore, "bye_score", { "skip" => ByeScore::Skip, "session_average" => ByeScore::SessionAverage });
+crate::string_enum!(TieBreak, "tie_break", {
+    "off" => TieBreak::Off,
+    "all_scores" => TieBreak::AllScores,
+    "all_scores_repeat" => TieBreak::AllScoresRepeat,
+    "same_direction" => TieBreak::SameDirection,
+    "same_direction_repeat" => TieBreak::SameDirectionRepeat,
+});

@@ -1,0 +1,387 @@
+//! Whole-competition tests of `score_competition`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+
+use super::*;
+use crate::dataset::Origin;
+
+fn competition(format: Format, scoring: ScoringMethod) -> Competition {
+    let date = NaiveDate::from_ymd_opt(2024, 3, 5).unwrap_or_default();
+    Competition::new("c1", date, format, scoring)
+}
+
+fn entrants(names: &[&str]) -> Vec<Entrant> {
+    names.iter().map(|n| Entrant::new("c1", *n)).collect()
+}
+
+fn row(board: u32, ns: &str, ew: &str, contract: &str, declarer: &str, tricks: u8) -> BoardResult {
+    BoardResult {
+        competition_id: "c1".into(),
+        board,
+        ns: Some(ns.into()),
+        ew: Some(ew.into()),
+        contract: Some(contract.into()),
+        declarer: Some(declarer.into()),
+        tricks: Some(tricks),
+        ..BoardResult::default()
+    }
+}
+
+/// Seed 001's two boards as a Mitchell: N/S pairs 1-8, E/W pairs 11-18. Boards 1 and 8
+/// (neither side vulnerable) carry the seed's two travellers.
+fn seed_001_rows() -> Vec<BoardResult> {
+    let first = [
+        ("1", "11", "3S", "N", 10),
+        ("2", "13", "4S", "N", 10),
+        ("3", "15", "4H", "E", 8),
+        ("4", "17", "3H", "E", 9),
+        ("5", "18", "3H", "E", 8),
+        ("6", "12", "3S", "N", 10),
+        ("7", "14", "3S", "N", 9),
+        ("8", "16", "4HX", "E", 8),
+    ];
+    let second = [
+        ("1", "11", "4S", "N", 10),
+        ("2", "12", "4S", "N", 10),
+        ("3", "14", "3NT", "N", 10),
+        ("4", "16", "4S", "N", 10),
+        ("5", "18", "4S", "N", 10),
+        ("6", "13", "4S", "N", 10),
+        ("7", "15", "4S", "N", 10),
+        ("8", "17", "4S", "N", 10),
+    ];
+    let mut rows: Vec<BoardResult> = first
+        .iter()
+        .map(|&(ns, ew, c, d, t)| row(1, ns, ew, c, d, t))
+        .collect();
+    rows.extend(
+        second
+            .iter()
+            .map(|&(ns, ew, c, d, t)| row(8, ns, ew, c, d, t)),
+    );
+    rows
+}
+
+fn seed_001_entrants() -> Vec<Entrant> {
+    entrants(&[
+        "1", "2", "3", "4", "5", "6", "7", "8", "11", "12", "13", "14", "15", "16", "17", "18",
+    ])
+}
+
+fn standing<'a>(scored: &'a ScoredCompetition, entrant: &str) -> &'a Standing {
+    scored
+        .standings
+        .iter()
+        .find(|s| s.entrant == entrant)
+        .unwrap_or_else(|| panic!("no standing for {entrant}"))
+}
+
+/// Seed 001: the board scores reproduce both published tables; N/S totals are board 1 +
+/// board 8 = 9+6, 14+6, 4+14, 0+6, 2+6, 9+6, 6+6, 12+6 out of 28, ranked per direction.
+#[test]
+fn seed_001_mitchell() {
+    let scored = score_competition(
+        &competition(Format::Pairs, ScoringMethod::Matchpoints),
+        &seed_001_entrants(),
+        &seed_001_rows(),
+    )
+    .unwrap();
+    let board1: Vec<(f64, f64)> = scored
+        .board_scores
+        .iter()
+        .filter(|b| b.board == 1)
+        .map(|b| (b.ns_points, b.ew_points))
+        .collect();
+    assert_eq!(
+        board1,
+        vec![
+            (9.0, 5.0),
+            (14.0, 0.0),
+            (4.0, 10.0),
+            (0.0, 14.0),
+            (2.0, 12.0),
+            (9.0, 5.0),
+            (6.0, 8.0),
+            (12.0, 2.0)
+        ]
+    );
+    assert_eq!(scored.board_scores[3].ns_score, Some(-140));
+    let ns_totals = [15.0, 20.0, 18.0, 6.0, 8.0, 15.0, 12.0, 18.0];
+    let ns_ranks = [4, 1, 2, 8, 7, 4, 6, 2];
+    for (i, (total, rank)) in ns_totals.iter().zip(ns_ranks).enumerate() {
+        let s = standing(&scored, &(i + 1).to_string());
+        assert!((s.score - total).abs() < 1e-9, "pair {}", i + 1);
+        assert_eq!(s.rank, rank, "pair {}", i + 1);
+        assert_eq!(s.direction, Some(Direction::NS));
+        assert_eq!(s.boards_played, 2);
+        assert!((s.percent.unwrap_or(f64::NAN) - 100.0 * total / 28.0).abs() < 1e-9);
+    }
+    // E/W pair 17 (seed's E/W 7): 14 on board 1 and 8 on board 8: 22 of 28, first E/W.
+    let ew7 = standing(&scored, "17");
+    assert!((ew7.score - 22.0).abs() < 1e-9);
+    assert_eq!((ew7.rank, ew7.direction), (1, Some(Direction::EW)));
+    let r2 = scored.results.iter().find(|r| r.entrant == "2").unwrap();
+    assert!((r2.score - 100.0 * 20.0 / 28.0).abs() < 1e-9);
+}
+
+/// The result does not depend on the order of the rows.
+#[test]
+fn row_order_does_not_matter() {
+    let entrants = seed_001_entrants();
+    let comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    let rows = seed_001_rows();
+    let mut reversed = rows.clone();
+    reversed.reverse();
+    reversed.swap(0, 7);
+    assert_eq!(
+        score_competition(&comp, &entrants, &rows).unwrap(),
+        score_competition(&comp, &entrants, &reversed).unwrap()
+    );
+}
+
+fn error_for(mut rows: Vec<BoardResult>, change: impl FnOnce(&mut BoardResult)) -> InputError {
+    let file: Arc<Path> = Arc::from(Path::new("boards.csv"));
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.origin = Origin::new(&file, i + 1);
+    }
+    if let Some(r) = rows.get_mut(2) {
+        change(r);
+    }
+    score_competition(
+        &competition(Format::Pairs, ScoringMethod::Matchpoints),
+        &seed_001_entrants(),
+        &rows,
+    )
+    .unwrap_err()
+}
+
+#[test]
+fn bad_rows_name_file_row_column_and_board() {
+    let e = error_for(seed_001_rows(), |r| r.tricks = Some(14));
+    assert_eq!(e.location.file.as_deref(), Some(Path::new("boards.csv")));
+    assert_eq!((e.location.row, e.location.board), (Some(3), Some(1)));
+    assert_eq!(e.location.competition.as_deref(), Some("c1"));
+    assert_eq!(e.location.column.as_deref(), Some("tricks"));
+    assert!(e.rule.contains("14"), "{}", e.rule);
+
+    let e = error_for(seed_001_rows(), |r| r.ns_score = Some(120));
+    assert_eq!(e.location.column.as_deref(), Some("ns_score"));
+    assert!(e.rule.contains("100"), "{}", e.rule);
+    // A matching score is accepted.
+    let rows: Vec<BoardResult> = seed_001_rows();
+    let mut ok = rows.clone();
+    ok[2].ns_score = Some(100);
+    assert!(score_competition(
+        &competition(Format::Pairs, ScoringMethod::Matchpoints),
+        &seed_001_entrants(),
+        &ok
+    )
+    .is_ok());
+
+    let e = error_for(seed_001_rows(), |r| r.contract = Some("4Y".into()));
+    assert_eq!(e.location.column.as_deref(), Some("contract"));
+    let e = error_for(seed_001_rows(), |r| r.adjusted = Some("A7030".into()));
+    assert_eq!(e.location.column.as_deref(), Some("adjusted"));
+    let e = error_for(seed_001_rows(), |r| r.ew = Some("99".into()));
+    assert_eq!(e.location.column.as_deref(), Some("ew"));
+    assert!(e.rule.contains("99"));
+    let e = error_for(seed_001_rows(), |r| r.ew = Some("11".into()));
+    assert!(e.rule.contains("more than once"), "{}", e.rule);
+    let e = error_for(seed_001_rows(), |r| r.ew = Some("3".into()));
+    assert!(e.rule.contains("twice"), "{}", e.rule);
+    let mut rows = seed_001_rows();
+    rows.truncate(9);
+    let e = error_for(rows, |_| ());
+    assert_eq!(e.location.board, Some(8));
+    assert!(e.rule.contains("only one result"), "{}", e.rule);
+}
+
+/// Artificial scores on a matchpoint board: the A6040 table gets 0.6·14 = 8.4 and 5.6.
+#[test]
+fn artificial_score_in_a_competition() {
+    let mut rows = seed_001_rows();
+    rows[7].contract = None;
+    rows[7].adjusted = Some("A6040".into());
+    let scored = score_competition(
+        &competition(Format::Pairs, ScoringMethod::Matchpoints),
+        &seed_001_entrants(),
+        &rows,
+    )
+    .unwrap();
+    let b = scored
+        .board_scores
+        .iter()
+        .find(|b| b.board == 1 && b.ns.as_deref() == Some("8"))
+        .unwrap();
+    assert_eq!(b.ns_score, None);
+    assert!((b.ns_points - 8.4).abs() < 1e-9 && (b.ew_points - 5.6).abs() < 1e-9);
+    // Pair 2's top among 7 real results is factored to 97/7.
+    let b2 = scored
+        .board_scores
+        .iter()
+        .find(|b| b.board == 1 && b.ns.as_deref() == Some("2"))
+        .unwrap();
+    assert!((b2.ns_points - 97.0 / 7.0).abs() < 1e-9);
+}
+
+/// A team match, two boards in two rooms: board 2 scores 620 (given as ns_score) against
+/// −100; board 1 is a flat 4S (420). Team A was N/S in room 1: 720 → 12 IMPs.
+#[test]
+fn team_match() {
+    let mut rows = vec![
+        BoardResult {
+            ns_score: Some(620),
+            contract: None,
+            ..row(2, "A", "B", "", "", 0)
+        },
+        BoardResult {
+            ns_score: Some(-100),
+            contract: None,
+            ..row(2, "B", "A", "", "", 0)
+        },
+        row(1, "A", "B", "4S", "N", 10),
+        row(1, "B", "A", "4S", "S", 10),
+    ];
+    rows[0].declarer = None;
+    rows[1].declarer = None;
+    let scored = score_competition(
+        &competition(Format::Teams, ScoringMethod::TeamImps),
+        &entrants(&["A", "B"]),
+        &rows,
+    )
+    .unwrap();
+    let a = standing(&scored, "A");
+    assert!((a.score - 12.0).abs() < 1e-9 && a.rank == 1 && a.boards_played == 2);
+    let b = standing(&scored, "B");
+    assert!((b.score + 12.0).abs() < 1e-9 && b.rank == 2);
+    let ra = scored.results.iter().find(|r| r.entrant == "A").unwrap();
+    assert_eq!(ra.opponent.as_deref(), Some("B"));
+    // Rooms must swap the teams.
+    rows[3] = row(1, "A", "B", "4S", "N", 10);
+    assert!(score_competition(
+        &competition(Format::Teams, ScoringMethod::TeamImps),
+        &entrants(&["A", "B"]),
+        &rows
+    )
+    .is_err());
+}
+
+/// Seed 003 with five pairs: subround 1 (boards 1-2) pairs 1-2 at table 1, 3-4 at table
+/// 2, pair 5 out. Table 1's N/S scores −420 and 170 against table 2's −450 and 620:
+/// differences +30 (1 IMP) and −450 (−10 IMPs): −9 for pair 1 and pair 4, +9 for pairs 2
+/// and 3. Entries: 2 and 3 get 9, pair 5 gets (9+9)/4 = 4.5 → 4.
+#[test]
+fn seed_003_five_pairs() {
+    let mk = |board, ns: &str, ew: &str, score| BoardResult {
+        competition_id: "c1".into(),
+        board,
+        ns: Some(ns.into()),
+        ew: Some(ew.into()),
+        ns_score: Some(score),
+        round: Some(1),
+        ..BoardResult::default()
+    };
+    let rows = vec![
+        mk(1, "1", "2", -420),
+        mk(1, "3", "4", -450),
+        mk(2, "1", "2", 170),
+        mk(2, "3", "4", 620),
+    ];
+    let scored = score_competition(
+        &competition(Format::Pairs, ScoringMethod::TeamImps),
+        &entrants(&["1", "2", "3", "4", "5"]),
+        &rows,
+    )
+    .unwrap();
+    let score = |e| standing(&scored, e).score;
+    assert_eq!(
+        [score("1"), score("2"), score("3"), score("4"), score("5")],
+        [0.0, 9.0, 9.0, 0.0, 4.0]
+    );
+    assert_eq!(standing(&scored, "5").boards_played, 0);
+    let net = |e: &str| {
+        scored
+            .results
+            .iter()
+            .find(|r| r.entrant == e)
+            .map(|r| r.score)
+    };
+    assert_eq!(net("1"), Some(-9.0));
+    assert_eq!(net("3"), Some(9.0));
+}
+
+/// Butler with Compscore's conventions: five results 420, 450, 170, 600, −100: datum 350.
+#[test]
+fn butler_competition() {
+    let mut comp = competition(Format::Pairs, ScoringMethod::Butler);
+    comp.conventions.datum_trim = conventions::DatumTrim::TopAndBottom;
+    comp.conventions.datum_rounding = conventions::DatumRounding::Nearest10;
+    let scores = [420, 450, 170, 600, -100];
+    let rows: Vec<BoardResult> = scores
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| BoardResult {
+            competition_id: "c1".into(),
+            board: 1,
+            ns: Some(format!("{}", i + 1)),
+            ew: Some(format!("{}", i + 11)),
+            ns_score: Some(s),
+            ..BoardResult::default()
+        })
+        .collect();
+    let scored = score_competition(
+        &comp,
+        &entrants(&["1", "2", "3", "4", "5", "11", "12", "13", "14", "15"]),
+        &rows,
+    )
+    .unwrap();
+    assert!(scored.board_scores.iter().all(|b| b.datum == Some(350.0)));
+    assert_eq!(standing(&scored, "4").score, 6.0);
+    assert_eq!(standing(&scored, "15").score, 10.0);
+    assert_eq!(standing(&scored, "15").percent, None);
+}
+
+/// An individual: each player scores its side's matchpoints; sides are written N+S.
+#[test]
+fn individual_event() {
+    let mk = |n: &str, s: &str, e: &str, w: &str, score| BoardResult {
+        competition_id: "c1".into(),
+        board: 1,
+        north: Some(n.into()),
+        south: Some(s.into()),
+        east: Some(e.into()),
+        west: Some(w.into()),
+        ns_score: Some(score),
+        ..BoardResult::default()
+    };
+    let rows = vec![mk("1", "2", "3", "4", 420), mk("5", "6", "7", "8", 450)];
+    let scored = score_competition(
+        &competition(Format::Individual, ScoringMethod::Matchpoints),
+        &entrants(&["1", "2", "3", "4", "5", "6", "7", "8"]),
+        &rows,
+    )
+    .unwrap();
+    assert_eq!(scored.board_scores[0].ns.as_deref(), Some("1+2"));
+    assert_eq!(standing(&scored, "3").score, 2.0);
+    assert_eq!(standing(&scored, "6").score, 2.0);
+    assert_eq!(standing(&scored, "1").score, 0.0);
+    assert_eq!(standing(&scored, "3").rank, 1);
+    assert_eq!(standing(&scored, "3").direction, None);
+}
+
+/// Ruter's bye: a pair that sat out a board gets its own average for it.
+#[test]
+fn bye_session_average() {
+    let mut comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    comp.conventions.bye_score = conventions::ByeScore::SessionAverage;
+    let mut rows = seed_001_rows();
+    rows.remove(8); // N/S 1 and E/W 11 miss board 8
+    let scored = score_competition(&comp, &seed_001_entrants(), &rows).unwrap();
+    let s = standing(&scored, "1");
+    assert_eq!(s.boards_played, 1);
+    assert!((s.score - 18.0).abs() < 1e-9); // 9 on board 1, twice
+    assert!((s.percent.unwrap_or(f64::NAN) - 100.0 * 9.0 / 14.0).abs() < 1e-9);
+}
