@@ -118,7 +118,7 @@ fn continuing_a_run_equals_one_run_over_both_periods() {
             "--out",
             "jan",
             "--until",
-            "2025-01-31",
+            "2024-11-30",
         ],
         dir.path(),
     ));

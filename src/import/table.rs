@@ -723,6 +723,7 @@ fn read_competitions(
     let datum_rounding = frame.col::<String>("datum_rounding", Optional)?;
     let bye_score = frame.col::<String>("bye_score", Optional)?;
     let neuberg = frame.col::<bool>("neuberg", Optional)?;
+    let tie_break = frame.col::<String>("tie_break", Optional)?;
     let defaults = Conventions::default();
     for row in 0..frame.height() {
         let competition_id = id.required(row)?;
@@ -750,6 +751,7 @@ fn read_competitions(
                     .unwrap_or(defaults.datum_rounding),
                 bye_score: bye_score.parsed(row)?.unwrap_or(defaults.bye_score),
                 neuberg: neuberg.get(row)?.unwrap_or(defaults.neuberg),
+                tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
             },
             origin: frame.origin(row),
         };

@@ -544,6 +544,7 @@ fn conventions_of(program: &str) -> Conventions {
             datum_rounding: DatumRounding::Nearest10,
             bye_score: ByeScore::Skip,
             neuberg: true,
+            ..Conventions::default()
         }
     } else {
         Conventions::default()

@@ -9,12 +9,12 @@
 
 use std::path::Path;
 
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 use polars::prelude::*;
 
 use crate::dataset::{Dataset, Origin};
 use crate::error::{Error, InputError, Location};
-use crate::import::table::{TABLES, UNIX_EPOCH_FROM_CE};
+use crate::import::table::TABLES;
 use crate::report::files::{write_parquet, write_staged};
 
 /// The five tables as frames, in contract order, named as the contract names them.
@@ -154,6 +154,7 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
                 c.conventions.datum_rounding.to_string()
             }),
             text("bye_score", &|c| c.conventions.bye_score.to_string()),
+            text("tie_break", &|c| c.conventions.tie_break.to_string()),
             Column::new(
                 "neuberg".into(),
                 rows.iter()

@@ -88,7 +88,7 @@ pub struct SynthConfig {
     pub clubs: usize,
     /// Districts the clubs are spread over (default 3).
     pub districts: usize,
-    /// First day of the period (default 2025-01-01).
+    /// First day of the period (default 2024-11-01).
     pub start: NaiveDate,
     /// Length of the period in months (default 24).
     pub months: u32,
@@ -126,7 +126,7 @@ impl Default for SynthConfig {
             members: 300,
             clubs: 8,
             districts: 3,
-            start: NaiveDate::from_ymd_opt(2025, 1, 1).unwrap_or_default(),
+            start: NaiveDate::from_ymd_opt(2024, 11, 1).unwrap_or_default(),
             months: 24,
             sessions_per_member: 1.5,
             mix: EventMix::default(),
