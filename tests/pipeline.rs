@@ -134,8 +134,12 @@ fn frozen_equals_live_when_each_month_has_one_competition() {
     for (l, f) in live.states.iter().zip(&frozen.states) {
         assert_eq!(l.handicap.to_bits(), f.handicap.to_bits());
     }
-    // And something did move: the 300-MP pair (13.0) was expected 60.85 %, scored 62 %.
-    assert!(live.states[0].handicap < 13.0);
+    // Something did move: in January the 300-MP pair (13.0 against 34.67) was expected
+    // (34.667 - 13.0)/2 = 10.833 % over 50 and scored 12 %, so
+    // delta = -(1/480)·(24.6/23)·1·1·2·24·(12 - 10.833) = -0.124783.
+    let first = &live.replay.changes[0];
+    assert_eq!(first.member_id, 1);
+    assert!((first.outcome.delta - (-0.124_782_608_695_652)).abs() < 1e-12);
 }
 
 #[test]
@@ -145,7 +149,8 @@ fn frozen_month_sums_changes_from_the_opening_handicaps() {
     let live = run(&dataset, Mode::Live, 1);
     let frozen = run(&dataset, Mode::Frozen, 1);
     let first_delta = frozen.replay.changes[0].outcome.delta;
-    let second_delta = frozen.replay.changes[2].outcome.delta;
+    let second_delta = frozen.replay.changes[4].outcome.delta;
+    assert_eq!(frozen.replay.changes[4].member_id, 1);
     assert_eq!(first_delta.to_bits(), second_delta.to_bits());
     let opening = 52.0 / (1.0 + 0.01 * 300.0);
     assert!((frozen.states[0].handicap - (opening + 2.0 * first_delta)).abs() < 1e-12);

@@ -12,7 +12,7 @@ use bridgehcp::import::table::read_dataset;
 use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
 use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
-    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
+    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, TieBreak,
 };
 use chrono::NaiveDate;
 use polars::prelude::*;
@@ -119,6 +119,7 @@ fn sample() -> Dataset {
         datum_rounding: DatumRounding::Nearest10,
         bye_score: ByeScore::SessionAverage,
         neuberg: false,
+        tie_break: TieBreak::SameDirectionRepeat,
     };
     let pairs = Competition::new(
         "m-2026-11-03",
@@ -314,6 +315,7 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("datum_trim", Str),
             ("datum_rounding", Str),
             ("bye_score", Str),
+            ("tie_break", Str),
             ("neuberg", Boolean),
         ])
     );

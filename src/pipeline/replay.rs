@@ -74,6 +74,9 @@ fn opening_handicap(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -
     }
 }
 
+/// Per member, in frozen mode: the handicap the month opened with and the month's changes.
+type PeriodChanges = Vec<Option<(f64, Vec<f64>)>>;
+
 /// A competition evaluated on a snapshot, not yet applied.
 struct Evaluated {
     outcomes: Vec<PlayerOutcome>,
@@ -88,7 +91,7 @@ fn evaluate(
     states: &[PlayerState],
     opening: impl Fn(u32) -> f64,
 ) -> Result<Evaluated, ModelError> {
-    let input = competition.input_with(|m| opening(m));
+    let input = competition.input_with(opening);
     let outcomes = model::rate_competition(factors, &input)?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
@@ -132,7 +135,7 @@ fn record(
     competition: &PreparedCompetition,
     evaluated: Evaluated,
     states: &mut [PlayerState],
-    frozen_sums: Option<&mut Vec<Option<(f64, Vec<f64>)>>>,
+    frozen_sums: Option<&mut PeriodChanges>,
     out: &mut ReplayOutput,
 ) {
     let method = competition.input.method;
@@ -321,7 +324,7 @@ fn replay_frozen(
             })
             .collect();
         let evaluated = first_error(competitions, &positions, results)?;
-        let mut sums: Vec<Option<(f64, Vec<f64>)>> = vec![None; states.len()];
+        let mut sums: PeriodChanges = vec![None; states.len()];
         for (position, evaluated) in positions.iter().zip(evaluated) {
             record(
                 factors,

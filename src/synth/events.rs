@@ -208,7 +208,9 @@ impl<'a> MonthBuilder<'a> {
         let mut used = HashSet::new();
         let pairs = self.partnerships(target.min(cap), &mut used);
         let n = pairs.len();
-        if n < 3 {
+        // Three pairs leave one table and a sit-out: every board would be played once,
+        // with nothing to compare it with.
+        if n < 4 {
             return 1;
         }
         let board_level = self.rng.chance(cfg.board_level_share);
