@@ -201,3 +201,45 @@ fn correlation(x: &[f64], y: &[f64]) -> f64 {
     let syy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
     sxy / (sxx * syy).sqrt()
 }
+
+/// A handicap tournament shows achieved minus expected with the playing handicaps: the
+/// handicaps published at the end of the previous month, not the live ones.
+#[test]
+fn handicap_tournaments_use_the_playing_handicaps_of_the_month() {
+    // January: pair 1 (13.0) against pair 2 (34.667) scores 62 %; both players of pair 1
+    // move by -0.124783 to 12.875217, pair 2 to 34.791449.
+    // A second January event and a February event, both handicap tournaments, 55 %.
+    let mut dataset = two_pair_months(&[(1, 62.0), (1, 55.0), (2, 55.0)]);
+    dataset.competitions[1].handicap_event = true;
+    dataset.competitions[2].handicap_event = true;
+    let output = run(&dataset, Mode::Live, 1);
+    // Entrant 0 is pair "1".
+    let adjusted = |competition: &str| {
+        output
+            .replay
+            .adjusted
+            .iter()
+            .find(|a| {
+                output.prepared.competitions[a.competition].competition_id == competition
+                    && a.entrant == 0
+            })
+            .map(|a| a.adjusted)
+            .unwrap()
+    };
+    let opening = 52.0 / 4.0;
+    let field = 52.0 / 1.5;
+    // In January the playing handicaps are the opening ones: 5 - (34.667 - 13.0)/2.
+    assert!((adjusted("c1") - (5.0 - (field - opening) / 2.0)).abs() < 1e-9);
+    // In February they are January's closing ones, after both January events:
+    // c0 moves pair 1 by d0 = -(1/480)(24.6/23)(2)(24)(12 - 10.833333) = -0.124783;
+    // c1 (live) expects (34.791449 - 12.875217)/2 = 10.958116 and sees 5, so
+    // d1 = -(1/480)(24.6/23)(2)(24)(5 - 10.958116) = +0.637259; pair 1 ends January at
+    // 13.512477, pair 2 at 34.154190, and February's adjusted result is
+    // 5 - (34.154190 - 13.512477)/2 = -5.320857.
+    let rate = (1.0 / 480.0) * (24.6 / 23.0) * 2.0 * 24.0;
+    let d0 = -rate * (12.0 - (field - opening) / 2.0);
+    let d1 = -rate * (5.0 - ((field - d0) - (opening + d0)) / 2.0);
+    let expected_feb = ((field - d0 - d1) - (opening + d0 + d1)) / 2.0;
+    assert!((adjusted("c2") - (5.0 - expected_feb)).abs() < 1e-9);
+    assert!((adjusted("c2") - (-5.320857)).abs() < 1e-6);
+}
