@@ -243,3 +243,66 @@ fn handicap_tournaments_use_the_playing_handicaps_of_the_month() {
     assert!((adjusted("c2") - (5.0 - expected_feb)).abs() < 1e-9);
     assert!((adjusted("c2") - (-5.320857)).abs() < 1e-6);
 }
+
+/// In a two-winner Mitchell each line is its own field: two strong N/S pairs (13.0) who
+/// split the N/S matchpoints 50/50 against a weak E/W line (34.667) did exactly as
+/// expected, and nobody moves. Rated as one field they would all have been expected to
+/// score +10.83 % and lost about a unit each.
+#[test]
+fn a_mitchell_rates_each_line_against_its_own_line() {
+    use bridgehcp::dataset::Direction;
+    let mut dataset = Dataset::default();
+    for id in 1..=8 {
+        let mut m = Member::new(id);
+        m.masterpoints = if id <= 4 { 300.0 } else { 50.0 };
+        dataset.members.push(m);
+    }
+    let mut c = Competition::new(
+        "m1",
+        date(2026, 3, 4),
+        Format::Pairs,
+        ScoringMethod::Matchpoints,
+    );
+    c.boards = Some(24);
+    dataset.competitions.push(c);
+    for (entrant, players, direction) in [
+        ("1", [1, 2], Direction::NS),
+        ("2", [3, 4], Direction::NS),
+        ("3", [5, 6], Direction::EW),
+        ("4", [7, 8], Direction::EW),
+    ] {
+        let mut e = Entrant::new("m1", entrant);
+        e.players = [Some(players[0]), Some(players[1]), None, None];
+        e.direction = Some(direction);
+        dataset.entrants.push(e);
+        dataset.results.push(EntrantResult {
+            competition_id: "m1".into(),
+            entrant: entrant.into(),
+            boards_played: 24,
+            score: 50.0,
+            opponent: None,
+            origin: Default::default(),
+        });
+    }
+    let output = run(&dataset, Mode::Live, 1);
+    for change in &output.replay.changes {
+        assert_eq!(change.outcome.expected, 0.0, "{change:?}");
+        assert_eq!(change.outcome.delta, 0.0, "{change:?}");
+    }
+    // Both lines are ranked on their own.
+    let ranks: Vec<(String, u32)> = output
+        .prepared
+        .standings
+        .iter()
+        .map(|s| (s.entrant.clone(), s.rank))
+        .collect();
+    assert_eq!(
+        ranks,
+        vec![
+            ("1".into(), 1),
+            ("2".into(), 1),
+            ("3".into(), 1),
+            ("4".into(), 1)
+        ]
+    );
+}

@@ -1,10 +1,11 @@
 //! `bridgehcp run`: the monthly handicap run and the ranking export.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 use clap::Args;
+use indicatif::ProgressBar;
 use serde::Deserialize;
 
 use crate::error::{Error, InputError, Location, Result};
@@ -189,16 +190,32 @@ impl RunArgs {
     }
 }
 
+/// A spinner for a stage whose length is not known in advance.
+fn spinner(enabled: bool, message: String) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_message(message);
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
 /// Runs the plan and writes every output; returns the summary.
 pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let started = Instant::now();
+    let progress = plan.settings.progress;
+    let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let dataset = crate::import::table::read_dataset(&plan.data)?;
     let previous = match &plan.state {
         Some(dir) => Some(PreviousRun::load(dir)?),
         None => None,
     };
+    reading.finish_and_clear();
     let mut output = pipeline::run(&dataset, &plan.settings, previous)?;
+    let writing = spinner(progress, format!("writing {}", plan.out.display()));
     crate::report::outputs::write_run(&plan.out, &output, &plan.settings)?;
+    writing.finish_and_clear();
     output.summary.elapsed = started.elapsed();
     Ok(output.summary)
 }

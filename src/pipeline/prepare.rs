@@ -52,6 +52,8 @@ pub struct PreparedCompetition {
     pub entrant_names: Vec<String>,
     /// The members whose handicaps this competition reads and writes, sorted, unique.
     pub rated_members: Vec<u32>,
+    /// A pairs field with fixed directions: N/S and E/W are rated as separate fields.
+    pub split_by_direction: bool,
 }
 
 impl PreparedCompetition {
@@ -436,6 +438,12 @@ fn build_input(
     rated_members.dedup();
 
     let weight_multiplier = factors.class_multiplier(competition.class.as_deref());
+    // The scoring ranks a fixed-direction pairs field per direction (two winners); the
+    // model then compares each pair with its own line.
+    let split_by_direction = matches!(kind, FieldKind::Pairs | FieldKind::PairsDatum)
+        && inputs.iter().all(|e| e.direction.is_some())
+        && inputs.iter().any(|e| e.direction == Some(Direction::NS))
+        && inputs.iter().any(|e| e.direction == Some(Direction::EW));
     Ok(PreparedCompetition {
         competition_id: competition.competition_id.clone(),
         date: competition.date,
@@ -451,6 +459,7 @@ fn build_input(
         seats,
         entrant_names: entrants.iter().map(|e| e.entrant.clone()).collect(),
         rated_members,
+        split_by_direction,
     })
 }
 

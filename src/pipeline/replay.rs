@@ -10,8 +10,9 @@ use rayon::prelude::*;
 use crate::dataset::MemberId;
 use chrono::NaiveDate;
 
+use crate::dataset::Direction;
 use crate::model::update::{apply, apply_period};
-use crate::model::{self, FactorSet, ModelError, PlayerOutcome};
+use crate::model::{self, CompetitionInput, FactorSet, ModelError, PlayerOutcome};
 
 use super::prepare::{PreparedCompetition, Seat};
 use super::schedule;
@@ -77,6 +78,45 @@ fn opening_handicap(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -
 /// Per member, in frozen mode: the handicap the month opened with and the month's changes.
 type PeriodChanges = Vec<Option<(f64, Vec<f64>)>>;
 
+/// Rates a competition. A pairs event with fixed directions and two winners (a
+/// Mitchell) is two fields: an N/S pair's percentage or IMPs only compare it with the
+/// other N/S pairs, so its expected result is taken against them alone, and likewise
+/// for E/W. Otherwise the N/S pairs of a Mitchell whose N/S line is the stronger would
+/// all be expected to beat an average their own line defines, and all lose handicap.
+fn rate(
+    factors: &FactorSet,
+    competition: &PreparedCompetition,
+    input: &CompetitionInput,
+) -> Result<Vec<PlayerOutcome>, ModelError> {
+    if !competition.split_by_direction {
+        return model::rate_competition(factors, input);
+    }
+    let mut outcomes = Vec::with_capacity(input.entrants.len() * 2);
+    for direction in [Direction::NS, Direction::EW] {
+        let positions: Vec<usize> = input
+            .entrants
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.direction == Some(direction))
+            .map(|(i, _)| i)
+            .collect();
+        let half = CompetitionInput {
+            entrants: positions
+                .iter()
+                .map(|&i| input.entrants[i].clone())
+                .collect(),
+            ..input.clone()
+        };
+        for mut outcome in model::rate_competition(factors, &half)? {
+            outcome.entrant = positions[outcome.entrant];
+            outcomes.push(outcome);
+        }
+    }
+    // Entrants in input order, players in slot order, as the model returns them.
+    outcomes.sort_by_key(|o| o.entrant);
+    Ok(outcomes)
+}
+
 /// A competition evaluated on a snapshot, not yet applied.
 struct Evaluated {
     outcomes: Vec<PlayerOutcome>,
@@ -92,11 +132,11 @@ fn evaluate(
     opening: impl Fn(u32) -> f64,
 ) -> Result<Evaluated, ModelError> {
     let input = competition.input_with(opening);
-    let outcomes = model::rate_competition(factors, &input)?;
+    let outcomes = rate(factors, competition, &input)?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
         let input = competition.input_with(|m| states[m as usize].handicap_for(method));
-        Some(model::rate_competition(factors, &input)?)
+        Some(rate(factors, competition, &input)?)
     } else {
         None
     };
@@ -111,7 +151,7 @@ fn evaluate(
                 s.handicap
             }
         });
-        let playing = model::rate_competition(factors, &input)?;
+        let playing = rate(factors, competition, &input)?;
         let mut seen = vec![false; competition.input.entrants.len()];
         for o in &playing {
             if !seen[o.entrant] {
