@@ -254,11 +254,24 @@ pub struct ReplayError {
     pub source: ModelError,
 }
 
-fn first_error<T>(
+/// Evaluates the competitions at `positions` in parallel on the same read-only snapshot.
+/// On failure, the error of the first failing competition in replay order is returned,
+/// whatever the thread count.
+fn evaluate_all(
+    factors: &FactorSet,
     competitions: &[PreparedCompetition],
     positions: &[usize],
-    results: Vec<Result<T, ModelError>>,
-) -> Result<Vec<T>, ReplayError> {
+    snapshot: &[PlayerState],
+) -> Result<Vec<Evaluated>, ReplayError> {
+    let results: Vec<Result<Evaluated, ModelError>> = positions
+        .par_iter()
+        .map(|&position| {
+            let competition = &competitions[position];
+            evaluate(factors, competition, snapshot, |m| {
+                opening_handicap(factors, &snapshot[m as usize], competition.date)
+            })
+        })
+        .collect();
     let mut ok = Vec::with_capacity(results.len());
     for (position, result) in positions.iter().zip(results) {
         match result {
@@ -302,19 +315,10 @@ fn replay_live(
     let mut pending: Vec<Option<Evaluated>> = Vec::new();
     pending.resize_with(competitions.len(), || None);
     for level in schedule::levels(&players) {
-        let snapshot: &[PlayerState] = states;
-        let results: Vec<Result<Evaluated, ModelError>> = level
-            .par_iter()
-            .map(|&position| {
-                let competition = &competitions[position];
-                evaluate(factors, competition, snapshot, |m| {
-                    opening_handicap(factors, &snapshot[m as usize], competition.date)
-                })
-            })
-            .collect();
-        for (position, evaluated) in level
-            .iter()
-            .zip(first_error(competitions, &level, results)?)
+        for (position, evaluated) in
+            level
+                .iter()
+                .zip(evaluate_all(factors, competitions, &level, states)?)
         {
             pending[*position] = Some(evaluated);
         }
@@ -353,17 +357,7 @@ fn replay_frozen(
             .position(|c| month_index(c.date) != month)
             .map_or(competitions.len(), |n| start + n);
         let positions: Vec<usize> = (start..end).collect();
-        let snapshot: &[PlayerState] = states;
-        let results: Vec<Result<Evaluated, ModelError>> = positions
-            .par_iter()
-            .map(|&position| {
-                let competition = &competitions[position];
-                evaluate(factors, competition, snapshot, |m| {
-                    opening_handicap(factors, &snapshot[m as usize], competition.date)
-                })
-            })
-            .collect();
-        let evaluated = first_error(competitions, &positions, results)?;
+        let evaluated = evaluate_all(factors, competitions, &positions, states)?;
         let mut sums: PeriodChanges = vec![None; states.len()];
         for (position, evaluated) in positions.iter().zip(evaluated) {
             record(

@@ -43,6 +43,14 @@ impl FrameBuilder {
         self
     }
 
+    /// A column with one value per row of `rows`.
+    pub fn map<R, T>(self, name: &str, rows: &[R], value: impl Fn(&R) -> T) -> Self
+    where
+        Series: NamedFrom<Vec<T>, [T]>,
+    {
+        self.column(name, rows.iter().map(value).collect::<Vec<T>>())
+    }
+
     /// A `date` column (days since 1970-01-01, Arrow date32).
     pub fn date(mut self, name: &str, values: Vec<Option<NaiveDate>>) -> PolarsResult<Self> {
         self.columns.push(date_column(name, values));

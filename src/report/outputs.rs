@@ -12,6 +12,7 @@ use crate::dataset::Direction;
 use crate::pipeline::prepare::Seat;
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
+use crate::report::ranking::RankedMember;
 use crate::scoring::{BoardScore, Standing};
 
 use std::path::{Path, PathBuf};
@@ -32,69 +33,21 @@ pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
     let members = &output.registry.members;
     let states: &[PlayerState] = &output.states;
     FrameBuilder::new(members.len())
-        .column(
-            "member_id",
-            members.iter().map(|m| m.member_id).collect::<Vec<i64>>(),
-        )
-        .column(
-            "name",
-            members.iter().map(|m| m.name.clone()).collect::<Vec<_>>(),
-        )
-        .column(
-            "club",
-            members.iter().map(|m| m.club.clone()).collect::<Vec<_>>(),
-        )
-        .column(
-            "district",
-            members
-                .iter()
-                .map(|m| m.district.clone())
-                .collect::<Vec<_>>(),
-        )
-        .column(
-            "kind",
-            members
-                .iter()
-                .map(|m| m.kind.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .column(
-            "handicap",
-            states.iter().map(|s| s.handicap).collect::<Vec<f64>>(),
-        )
-        .column(
-            "handicap_topscore",
-            states
-                .iter()
-                .map(|s| s.handicap_topscore)
-                .collect::<Vec<f64>>(),
-        )
-        .column(
-            "handicap_imp",
-            states.iter().map(|s| s.handicap_imp).collect::<Vec<f64>>(),
-        )
-        .column(
-            "boards",
-            states.iter().map(|s| s.boards as i64).collect::<Vec<i64>>(),
-        )
-        .column(
-            "competitions",
-            states
-                .iter()
-                .map(|s| s.competitions as i64)
-                .collect::<Vec<i64>>(),
-        )
+        .map("member_id", members, |m| m.member_id)
+        .map("name", members, |m| m.name.clone())
+        .map("club", members, |m| m.club.clone())
+        .map("district", members, |m| m.district.clone())
+        .map("kind", members, |m| m.kind.to_string())
+        .map("handicap", states, |s| s.handicap)
+        .map("handicap_topscore", states, |s| s.handicap_topscore)
+        .map("handicap_imp", states, |s| s.handicap_imp)
+        .map("boards", states, |s| s.boards as i64)
+        .map("competitions", states, |s| s.competitions as i64)
         .date(
             "last_played",
             states.iter().map(|s| s.last_played).collect(),
         )?
-        .column(
-            "playing_handicap",
-            states
-                .iter()
-                .map(|s| s.playing_handicap)
-                .collect::<Vec<f64>>(),
-        )
+        .map("playing_handicap", states, |s| s.playing_handicap)
         .date(
             "playing_month",
             states
@@ -117,100 +70,36 @@ fn status_name(seat: Seat) -> &'static str {
 pub fn changes(output: &RunOutput) -> PolarsResult<DataFrame> {
     let comps = &output.prepared.competitions;
     let rows = &output.replay.changes;
-    let comp = |i: usize| &comps[rows[i].competition];
-    let n = rows.len();
-    FrameBuilder::new(n)
-        .column(
-            "competition_id",
-            (0..n)
-                .map(|i| comp(i).competition_id.clone())
-                .collect::<Vec<String>>(),
-        )
-        .date("date", (0..n).map(|i| Some(comp(i).date)).collect())?
-        .column(
-            "member_id",
-            rows.iter().map(|c| c.member_id).collect::<Vec<i64>>(),
-        )
-        .column(
-            "entrant",
+    FrameBuilder::new(rows.len())
+        .map("competition_id", rows, |c| {
+            comps[c.competition].competition_id.clone()
+        })
+        .date(
+            "date",
             rows.iter()
-                .map(|c| {
-                    comps[c.competition]
-                        .entrant_names
-                        .get(c.entrant)
-                        .cloned()
-                        .unwrap_or_default()
-                })
-                .collect::<Vec<String>>(),
-        )
-        .column(
-            "status",
-            rows.iter()
-                .map(|c| status_name(c.seat))
-                .collect::<Vec<&str>>(),
-        )
-        .column(
-            "handicap_before",
-            rows.iter()
-                .map(|c| c.outcome.handicap_before)
-                .collect::<Vec<f64>>(),
-        )
-        .column(
-            "partner_handicap",
-            rows.iter()
-                .map(|c| c.outcome.partner_handicap)
-                .collect::<Vec<Option<f64>>>(),
-        )
-        .column(
-            "pair_handicap",
-            rows.iter()
-                .map(|c| c.outcome.pair_handicap)
-                .collect::<Vec<f64>>(),
-        )
-        .column(
-            "field_handicap",
-            rows.iter()
-                .map(|c| c.outcome.field_handicap)
-                .collect::<Vec<f64>>(),
-        )
-        .column(
-            "expected",
-            rows.iter()
-                .map(|c| c.outcome.expected)
-                .collect::<Vec<f64>>(),
-        )
-        .column(
-            "achieved",
-            rows.iter()
-                .map(|c| c.outcome.achieved)
-                .collect::<Vec<f64>>(),
-        )
-        .column(
-            "n_b",
-            rows.iter()
-                .map(|c| c.outcome.n_b as i32)
-                .collect::<Vec<i32>>(),
-        )
-        .column(
-            "n_g",
-            rows.iter()
-                .map(|c| c.outcome.n_g as i32)
-                .collect::<Vec<i32>>(),
-        )
-        .column(
-            "delta",
-            rows.iter().map(|c| c.outcome.delta).collect::<Vec<f64>>(),
-        )
-        .column(
-            "handicap_after",
-            rows.iter().map(|c| c.handicap_after).collect::<Vec<f64>>(),
-        )
-        .column(
-            "updated",
-            rows.iter()
-                .map(|c| c.outcome.updated)
-                .collect::<Vec<bool>>(),
-        )
+                .map(|c| Some(comps[c.competition].date))
+                .collect(),
+        )?
+        .map("member_id", rows, |c| c.member_id)
+        .map("entrant", rows, |c| {
+            comps[c.competition]
+                .entrant_names
+                .get(c.entrant)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map("status", rows, |c| status_name(c.seat))
+        .map("handicap_before", rows, |c| c.outcome.handicap_before)
+        .map("partner_handicap", rows, |c| c.outcome.partner_handicap)
+        .map("pair_handicap", rows, |c| c.outcome.pair_handicap)
+        .map("field_handicap", rows, |c| c.outcome.field_handicap)
+        .map("expected", rows, |c| c.outcome.expected)
+        .map("achieved", rows, |c| c.outcome.achieved)
+        .map("n_b", rows, |c| c.outcome.n_b as i32)
+        .map("n_g", rows, |c| c.outcome.n_g as i32)
+        .map("delta", rows, |c| c.outcome.delta)
+        .map("handicap_after", rows, |c| c.handicap_after)
+        .map("updated", rows, |c| c.outcome.updated)
         .build()
 }
 
@@ -218,48 +107,18 @@ pub fn changes(output: &RunOutput) -> PolarsResult<DataFrame> {
 pub fn ranking(output: &RunOutput) -> PolarsResult<DataFrame> {
     let members = &output.registry.members;
     let lines = &output.ranking;
-    let member = |i: usize| &members[lines[i].member_index];
-    let n = lines.len();
-    let mut frame = FrameBuilder::new(n).column(
-        "rank",
-        lines.iter().map(|l| l.rank as i32).collect::<Vec<i32>>(),
-    );
+    let member = |l: &RankedMember| &members[l.member_index];
+    let mut frame = FrameBuilder::new(lines.len()).map("rank", lines, |l| l.rank as i32);
     if lines.iter().any(|l| l.group.is_some()) {
-        frame = frame.column(
-            "group",
-            lines
-                .iter()
-                .map(|l| l.group.clone())
-                .collect::<Vec<Option<String>>>(),
-        );
+        frame = frame.map("group", lines, |l| l.group.clone());
     }
     frame
-        .column(
-            "member_id",
-            (0..n).map(|i| member(i).member_id).collect::<Vec<i64>>(),
-        )
-        .column(
-            "name",
-            (0..n).map(|i| member(i).name.clone()).collect::<Vec<_>>(),
-        )
-        .column(
-            "club",
-            (0..n).map(|i| member(i).club.clone()).collect::<Vec<_>>(),
-        )
-        .column(
-            "district",
-            (0..n)
-                .map(|i| member(i).district.clone())
-                .collect::<Vec<_>>(),
-        )
-        .column(
-            "handicap",
-            lines.iter().map(|l| l.handicap).collect::<Vec<f64>>(),
-        )
-        .column(
-            "boards",
-            lines.iter().map(|l| l.boards as i64).collect::<Vec<i64>>(),
-        )
+        .map("member_id", lines, |l| member(l).member_id)
+        .map("name", lines, |l| member(l).name.clone())
+        .map("club", lines, |l| member(l).club.clone())
+        .map("district", lines, |l| member(l).district.clone())
+        .map("handicap", lines, |l| l.handicap)
+        .map("boards", lines, |l| l.boards as i64)
         .build()
 }
 
@@ -297,97 +156,29 @@ fn standings_frame(
     handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
 ) -> PolarsResult<DataFrame> {
     frame
-        .column(
-            "competition_id",
-            rows.iter()
-                .map(|s| s.competition_id.clone())
-                .collect::<Vec<String>>(),
-        )
-        .column(
-            "entrant",
-            rows.iter()
-                .map(|s| s.entrant.clone())
-                .collect::<Vec<String>>(),
-        )
-        .column("score", rows.iter().map(|s| s.score).collect::<Vec<f64>>())
-        .column(
-            "percent",
-            rows.iter().map(|s| s.percent).collect::<Vec<Option<f64>>>(),
-        )
-        .column(
-            "boards_played",
-            rows.iter()
-                .map(|s| s.boards_played as i32)
-                .collect::<Vec<i32>>(),
-        )
-        .column(
-            "rank",
-            rows.iter().map(|s| s.rank as i32).collect::<Vec<i32>>(),
-        )
-        .column(
-            "direction",
-            rows.iter()
-                .map(|s| direction_name(s.direction))
-                .collect::<Vec<_>>(),
-        )
-        .column(
-            "handicap_expected",
-            rows.iter()
-                .map(|s| handicap(s).map(|a| a.0))
-                .collect::<Vec<Option<f64>>>(),
-        )
-        .column(
-            "handicap_result",
-            rows.iter()
-                .map(|s| handicap(s).map(|a| a.1))
-                .collect::<Vec<Option<f64>>>(),
-        )
+        .map("competition_id", rows, |s| s.competition_id.clone())
+        .map("entrant", rows, |s| s.entrant.clone())
+        .map("score", rows, |s| s.score)
+        .map("percent", rows, |s| s.percent)
+        .map("boards_played", rows, |s| s.boards_played as i32)
+        .map("rank", rows, |s| s.rank as i32)
+        .map("direction", rows, |s| direction_name(s.direction))
+        .map("handicap_expected", rows, |s| handicap(s).map(|a| a.0))
+        .map("handicap_result", rows, |s| handicap(s).map(|a| a.1))
         .build()
 }
 
 /// `board_scores.parquet`.
 pub fn board_scores(rows: &[BoardScore]) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
-        .column(
-            "competition_id",
-            rows.iter()
-                .map(|s| s.competition_id.clone())
-                .collect::<Vec<String>>(),
-        )
-        .column(
-            "board",
-            rows.iter().map(|s| s.board as i32).collect::<Vec<i32>>(),
-        )
-        .column(
-            "ns",
-            rows.iter()
-                .map(|s| s.ns.clone())
-                .collect::<Vec<Option<String>>>(),
-        )
-        .column(
-            "ew",
-            rows.iter()
-                .map(|s| s.ew.clone())
-                .collect::<Vec<Option<String>>>(),
-        )
-        .column(
-            "ns_score",
-            rows.iter()
-                .map(|s| s.ns_score)
-                .collect::<Vec<Option<i32>>>(),
-        )
-        .column(
-            "ns_points",
-            rows.iter().map(|s| s.ns_points).collect::<Vec<f64>>(),
-        )
-        .column(
-            "ew_points",
-            rows.iter().map(|s| s.ew_points).collect::<Vec<f64>>(),
-        )
-        .column(
-            "datum",
-            rows.iter().map(|s| s.datum).collect::<Vec<Option<f64>>>(),
-        )
+        .map("competition_id", rows, |s| s.competition_id.clone())
+        .map("board", rows, |s| s.board as i32)
+        .map("ns", rows, |s| s.ns.clone())
+        .map("ew", rows, |s| s.ew.clone())
+        .map("ns_score", rows, |s| s.ns_score)
+        .map("ns_points", rows, |s| s.ns_points)
+        .map("ew_points", rows, |s| s.ew_points)
+        .map("datum", rows, |s| s.datum)
         .build()
 }
 
