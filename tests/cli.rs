@@ -197,3 +197,93 @@ fn help_shows_examples() {
         assert!(stdout.contains("Examples:"), "{args:?}: {stdout}");
     }
 }
+
+#[test]
+fn every_run_definition_in_pipelines_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut definitions: Vec<PathBuf> = std::fs::read_dir(root.join("pipelines"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    definitions.sort();
+    assert!(definitions.len() >= 2);
+    for definition in definitions {
+        let out = dir.path().join(definition.file_stem().unwrap());
+        let stdout = ok(&bridgehcp(
+            &[
+                "run",
+                "--pipeline",
+                definition.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            root,
+        ));
+        assert!(stdout.contains("competitions applied"), "{stdout}");
+        assert!(out.join("ranking.csv").is_file());
+    }
+}
+
+#[test]
+fn an_alternative_factor_set_changes_the_handicaps_and_a_typo_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    let default = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/factors/fsb-2007.toml"),
+    )
+    .unwrap();
+    let slower = default
+        .replace("name = \"fsb-2007\"", "name = \"slow-960\"")
+        .replace("impact = 480.0", "impact = 960.0");
+    assert_ne!(slower, default);
+    std::fs::write(dir.path().join("slow.toml"), slower).unwrap();
+    ok(&bridgehcp(
+        &["run", "--quiet", "--data", data, "--out", "base"],
+        dir.path(),
+    ));
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data,
+            "--out",
+            "slow",
+            "--factors",
+            "slow.toml",
+        ],
+        dir.path(),
+    ));
+    assert_ne!(
+        read(&dir.path().join("base/handicaps.parquet")),
+        read(&dir.path().join("slow/handicaps.parquet"))
+    );
+    let run_toml = String::from_utf8(read(&dir.path().join("slow/run.toml"))).unwrap();
+    assert!(run_toml.contains("slow-960"), "{run_toml}");
+
+    let typo = default.replace("impact = 480.0", "impakt = 480.0");
+    std::fs::write(dir.path().join("typo.toml"), typo).unwrap();
+    let output = bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data,
+            "--out",
+            "typo",
+            "--factors",
+            "typo.toml",
+        ],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("typo.toml") && stderr.contains("impakt"),
+        "{stderr}"
+    );
+}
