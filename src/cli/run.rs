@@ -223,10 +223,18 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
 /// Prints the end-of-run summary.
 pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
     println!(
-        "bridgehcp run: {} competitions applied{}, {} members moved, {} player changes; last competition {}; {:.2} s; outputs in {}",
+        "bridgehcp run: {} competitions applied{}{}, {} members moved, {} player changes; last competition {}; {:.2} s; outputs in {}",
         summary.competitions_applied,
         if summary.competitions_skipped > 0 {
             format!(" ({} already applied by the previous run)", summary.competitions_skipped)
+        } else {
+            String::new()
+        },
+        if summary.competitions_unrated > 0 {
+            format!(
+                ", {} could not be rated (see unrated.csv)",
+                summary.competitions_unrated
+            )
         } else {
             String::new()
         },

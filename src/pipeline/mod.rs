@@ -68,6 +68,8 @@ pub struct RunOutput {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
     pub competitions_applied: usize,
+    /// Rated competitions the model could not rate (listed in `unrated.csv`).
+    pub competitions_unrated: usize,
     pub competitions_skipped: usize,
     pub members_moved: usize,
     pub changes: usize,
@@ -173,7 +175,8 @@ pub fn run(
         .filter(|(b, s)| b.to_bits() != s.handicap.to_bits())
         .count();
     let summary = RunSummary {
-        competitions_applied: prepared.competitions.len(),
+        competitions_applied: prepared.competitions.len() - replay.unrated.len(),
+        competitions_unrated: replay.unrated.len(),
         competitions_skipped: skipped,
         members_moved,
         changes: replay.changes.len(),

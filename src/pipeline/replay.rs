@@ -57,6 +57,18 @@ pub struct Adjusted {
 pub struct ReplayOutput {
     pub changes: Vec<Change>,
     pub adjusted: Vec<Adjusted>,
+    /// Competitions the model could not rate, with the reason, in replay order.
+    pub unrated: Vec<Unrated>,
+}
+
+/// A competition left unrated because the field's strength cannot be settled: some
+/// guests' temporary handicaps have no method that applies (for example a team match in
+/// which both teams field an unrated pair). Nobody's handicap moves for it, and the run
+/// lists it rather than failing the whole federation's month.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unrated {
+    pub competition: usize,
+    pub reason: String,
 }
 
 /// The handicap a member brings to a competition on `date`: the current one, drifted
@@ -173,11 +185,21 @@ fn record(
     factors: &FactorSet,
     position: usize,
     competition: &PreparedCompetition,
-    evaluated: Evaluated,
+    evaluated: Result<Evaluated, String>,
     states: &mut [PlayerState],
     frozen_sums: Option<&mut PeriodChanges>,
     out: &mut ReplayOutput,
 ) {
+    let evaluated = match evaluated {
+        Ok(evaluated) => evaluated,
+        Err(reason) => {
+            out.unrated.push(Unrated {
+                competition: position,
+                reason,
+            });
+            return;
+        }
+    };
     let method = competition.input.method;
     let mut frozen_sums = frozen_sums;
     for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
@@ -255,14 +277,15 @@ pub struct ReplayError {
 }
 
 /// Evaluates the competitions at `positions` in parallel on the same read-only snapshot.
-/// On failure, the error of the first failing competition in replay order is returned,
-/// whatever the thread count.
+/// A competition that cannot be rated comes back as its reason. On any other failure,
+/// the error of the first failing competition in replay order is returned, whatever the
+/// thread count.
 fn evaluate_all(
     factors: &FactorSet,
     competitions: &[PreparedCompetition],
     positions: &[usize],
     snapshot: &[PlayerState],
-) -> Result<Vec<Evaluated>, ReplayError> {
+) -> Result<Vec<Result<Evaluated, String>>, ReplayError> {
     let results: Vec<Result<Evaluated, ModelError>> = positions
         .par_iter()
         .map(|&position| {
@@ -275,7 +298,8 @@ fn evaluate_all(
     let mut ok = Vec::with_capacity(results.len());
     for (position, result) in positions.iter().zip(results) {
         match result {
-            Ok(value) => ok.push(value),
+            Ok(value) => ok.push(Ok(value)),
+            Err(source @ ModelError::NoGuestHandicap { .. }) => ok.push(Err(source.to_string())),
             Err(source) => {
                 return Err(ReplayError {
                     competition: competitions[*position].competition_id.clone(),
@@ -312,7 +336,7 @@ fn replay_live(
         .map(|c| c.rated_members.clone())
         .collect();
     let mut out = ReplayOutput::default();
-    let mut pending: Vec<Option<Evaluated>> = Vec::new();
+    let mut pending: Vec<Option<Result<Evaluated, String>>> = Vec::new();
     pending.resize_with(competitions.len(), || None);
     for level in schedule::levels(&players) {
         for (position, evaluated) in
@@ -339,6 +363,7 @@ fn replay_live(
     }
     out.changes.sort_by_key(|c| c.competition);
     out.adjusted.sort_by_key(|a| a.competition);
+    out.unrated.sort_by_key(|u| u.competition);
     Ok(out)
 }
 

@@ -168,6 +168,24 @@ fn standings_frame(
         .build()
 }
 
+/// `unrated.csv`: the rated competitions the model could not rate, and why.
+pub fn unrated(output: &RunOutput) -> PolarsResult<DataFrame> {
+    let comps = &output.prepared.competitions;
+    let rows = &output.replay.unrated;
+    FrameBuilder::new(rows.len())
+        .map("competition_id", rows, |u| {
+            comps[u.competition].competition_id.clone()
+        })
+        .date(
+            "date",
+            rows.iter()
+                .map(|u| Some(comps[u.competition].date))
+                .collect(),
+        )?
+        .map("reason", rows, |u| u.reason.clone())
+        .build()
+}
+
 /// `board_scores.parquet`.
 pub fn board_scores(rows: &[BoardScore]) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
@@ -208,6 +226,7 @@ pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Resu
     let changes = changes(output).map_err(frame_error("changes.parquet"))?;
     let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
     let standings = standings(output).map_err(frame_error("standings.parquet"))?;
+    let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
     let boards =
         board_scores(&output.prepared.board_scores).map_err(frame_error("board_scores.parquet"))?;
     let record = toml::to_string(&run_record(output, settings))
@@ -219,6 +238,7 @@ pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Resu
         write_csv(&ranking, &staged.path("ranking.csv"))?;
         write_parquet(&standings, &staged.path("standings.parquet"))?;
         write_parquet(&boards, &staged.path("board_scores.parquet"))?;
+        write_csv(&unrated, &staged.path("unrated.csv"))?;
         let path = staged.path("run.toml");
         std::fs::write(&path, record.as_bytes()).map_err(|e| Error::io(&path, e))
     })
