@@ -709,7 +709,9 @@ fn check_standings(
                 p.entrant
             ),
             (None, _) => {}
-            (Some(shown), None) => panic!("entrant {}: no percentage, published {shown}", p.entrant),
+            (Some(shown), None) => {
+                panic!("entrant {}: no percentage, published {shown}", p.entrant)
+            }
         }
         assert_eq!(mine.rank, p.rank, "entrant {} rank", p.entrant);
         if p.direction.is_some() {
@@ -934,4 +936,139 @@ fn engine_reproduces_compscore_butler_with_every_datum() {
             assert_eq!(row.datum, Some(datum.datum), "board {}", datum.board);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The binary: `import`, then `score`, then the written standings.
+// ---------------------------------------------------------------------------------------
+
+/// Runs `bridgehcp import <format> <file> --out <dataset>` and `bridgehcp score --data
+/// <dataset> --out <scored>`, and reads `standings.parquet` back as
+/// (entrant, score, percent, rank, direction). The dataset goes through Parquet on the
+/// way, so the conventions, split score and penalty columns must survive the round trip.
+fn import_and_score(
+    format: &str,
+    file: &Path,
+) -> Vec<(String, f64, Option<f64>, i32, Option<String>)> {
+    use polars::prelude::{ParquetReader, SerReader};
+    let dataset = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
+    let scored = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
+    let run = |args: &[&std::ffi::OsStr]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run bridgehcp: {e}"));
+        assert!(
+            output.status.success(),
+            "bridgehcp {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    run(&[
+        "import".as_ref(),
+        format.as_ref(),
+        file.as_os_str(),
+        "--out".as_ref(),
+        dataset.path().as_os_str(),
+    ]);
+    run(&[
+        "score".as_ref(),
+        "--data".as_ref(),
+        dataset.path().as_os_str(),
+        "--out".as_ref(),
+        scored.path().as_os_str(),
+    ]);
+    let path = scored.path().join("standings.parquet");
+    let reader = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let frame = ParquetReader::new(reader)
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let column = |name: &str| {
+        frame
+            .column(name)
+            .unwrap_or_else(|e| panic!("standings.parquet: {e}"))
+            .as_materialized_series()
+            .clone()
+    };
+    let (entrant, score, percent, rank, direction) = (
+        column("entrant"),
+        column("score"),
+        column("percent"),
+        column("rank"),
+        column("direction"),
+    );
+    let fail = |e: polars::prelude::PolarsError| -> ! { panic!("standings.parquet: {e}") };
+    let entrant = entrant.str().unwrap_or_else(|e| fail(e));
+    let score = score.f64().unwrap_or_else(|e| fail(e));
+    let percent = percent.f64().unwrap_or_else(|e| fail(e));
+    let rank = rank.i32().unwrap_or_else(|e| fail(e));
+    let direction = direction.str().unwrap_or_else(|e| fail(e));
+    (0..frame.height())
+        .map(|i| {
+            (
+                entrant.get(i).unwrap_or_default().to_string(),
+                score.get(i).unwrap_or(f64::NAN),
+                percent.get(i),
+                rank.get(i).unwrap_or(0),
+                direction.get(i).map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+fn row_of<'a>(
+    rows: &'a [(String, f64, Option<f64>, i32, Option<String>)],
+    entrant: &str,
+) -> &'a (String, f64, Option<f64>, i32, Option<String>) {
+    rows.iter()
+        .find(|r| r.0 == entrant)
+        .unwrap_or_else(|| panic!("entrant {entrant} not in standings.parquet"))
+}
+
+#[test]
+fn binary_imports_and_scores_a_ruter_file_to_its_published_standings() {
+    let file = realdata()
+        .join("pbn")
+        .join("spiren_2016-08-10_mp_bye_adjusted.pbn");
+    let rows = import_and_score("pbn", &file);
+    assert_eq!(rows.len(), 11);
+    // Published: 1. pair 8, 25.0, 63.02 %; pair 6 with its +4.0 penalty, 4.0, 52.08 %, 5th;
+    // pair 12 with three byes, −30.9, 33.93 %, 11th.
+    for (entrant, total, percent, rank) in [
+        ("8", 25.0, 63.02, 1),
+        ("6", 4.0, 52.08, 5),
+        ("12", -30.9, 33.93, 11),
+    ] {
+        let row = row_of(&rows, entrant);
+        assert!(
+            (row.1 - total).abs() <= RUTER.total + EPS,
+            "pair {entrant}: {}",
+            row.1
+        );
+        let shown = row
+            .2
+            .unwrap_or_else(|| panic!("pair {entrant} has no percentage"));
+        assert!(
+            (shown - percent).abs() <= RUTER.percent + EPS,
+            "pair {entrant}: {shown}"
+        );
+        assert_eq!(row.3, rank, "pair {entrant}");
+    }
+}
+
+#[test]
+fn binary_imports_and_scores_a_compscore_file_to_its_published_standings() {
+    let file = realdata().join("usebio").join("mp_pairs_mitchell.xml");
+    let rows = import_and_score("usebio", &file);
+    assert_eq!(rows.len(), 38);
+    // Published: 4NS 61.34 % and 5EW 60.78 % win their directions; 1NS 442.22 (board 15
+    // factored in the total); 9EW, whose table missed board 15, 576.35.
+    let winner = row_of(&rows, "4NS");
+    assert_eq!((winner.3, winner.4.as_deref()), (1, Some("NS")));
+    assert!((winner.2.unwrap_or_default() - 61.34).abs() <= COMPSCORE.percent + EPS);
+    let winner = row_of(&rows, "5EW");
+    assert_eq!((winner.3, winner.4.as_deref()), (1, Some("EW")));
+    assert!((winner.2.unwrap_or_default() - 60.78).abs() <= COMPSCORE.percent + EPS);
+    assert!((row_of(&rows, "1NS").1 - 442.22).abs() <= COMPSCORE.total + EPS);
+    assert!((row_of(&rows, "9EW").1 - 576.35).abs() <= COMPSCORE.total + EPS);
 }

@@ -908,7 +908,10 @@ mod tests {
         assert_eq!(imported.dataset.boards[0].contract.as_deref(), Some("PASS"));
         // Each pair sat in one direction only: a fixed-direction movement.
         assert_eq!(imported.dataset.entrants[0].direction, Some(Direction::NS));
-        assert_eq!(imported.published.standings[1].direction, Some(Direction::EW));
+        assert_eq!(
+            imported.published.standings[1].direction,
+            Some(Direction::EW)
+        );
     }
 
     #[test]

@@ -157,8 +157,7 @@ pub fn run(
         &prepared.competitions,
         &mut states,
         &|n| replay_bar.inc(n),
-    )
-    ?;
+    )?;
     replay_bar.finish_and_clear();
 
     let applied_through = prepared

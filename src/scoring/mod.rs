@@ -224,7 +224,10 @@ fn read_table<'a>(
         }
         names.push(name.to_string());
     }
-    for (column, penalty) in [("ns_penalty", row.ns_penalty), ("ew_penalty", row.ew_penalty)] {
+    for (column, penalty) in [
+        ("ns_penalty", row.ns_penalty),
+        ("ew_penalty", row.ew_penalty),
+    ] {
         if penalty.is_some_and(|p| !p.is_finite()) {
             return Err(InputError::new(
                 row_location(row, column),
@@ -399,8 +402,7 @@ fn score_board(
             let shown = match conventions.travellers {
                 Travellers::Factored => board.points.clone(),
                 Travellers::Unfactored => {
-                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false)
-                        .points
+                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false).points
                 }
             };
             board

@@ -200,6 +200,9 @@ mod tests {
         assert!(parse_adjusted("A101/S", Some(0)).is_err());
         let shares = parse_adjusted("A=/S", Some(0)).map(Outcome::artificial_shares);
         assert_eq!(shares, Ok((Some(50), None)));
-        assert_eq!(parse_adjusted("A=/S", Some(0)).map(Outcome::score), Ok(Some(0)));
+        assert_eq!(
+            parse_adjusted("A=/S", Some(0)).map(Outcome::score),
+            Ok(Some(0))
+        );
     }
 }
