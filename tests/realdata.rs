@@ -942,14 +942,19 @@ fn engine_reproduces_compscore_butler_with_every_datum() {
 // The binary: `import`, then `score`, then the written standings.
 // ---------------------------------------------------------------------------------------
 
+/// One row of the written `standings.parquet`.
+struct Written {
+    entrant: String,
+    score: f64,
+    percent: Option<f64>,
+    rank: i32,
+    direction: Option<String>,
+}
+
 /// Runs `bridgehcp import <format> <file> --out <dataset>` and `bridgehcp score --data
-/// <dataset> --out <scored>`, and reads `standings.parquet` back as
-/// (entrant, score, percent, rank, direction). The dataset goes through Parquet on the
+/// <dataset> --out <scored>`, and reads `standings.parquet` back. The dataset goes through Parquet on the
 /// way, so the conventions, split score and penalty columns must survive the round trip.
-fn import_and_score(
-    format: &str,
-    file: &Path,
-) -> Vec<(String, f64, Option<f64>, i32, Option<String>)> {
+fn import_and_score(format: &str, file: &Path) -> Vec<Written> {
     use polars::prelude::{ParquetReader, SerReader};
     let dataset = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
     let scored = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
@@ -1004,24 +1009,19 @@ fn import_and_score(
     let rank = rank.i32().unwrap_or_else(|e| fail(e));
     let direction = direction.str().unwrap_or_else(|e| fail(e));
     (0..frame.height())
-        .map(|i| {
-            (
-                entrant.get(i).unwrap_or_default().to_string(),
-                score.get(i).unwrap_or(f64::NAN),
-                percent.get(i),
-                rank.get(i).unwrap_or(0),
-                direction.get(i).map(str::to_string),
-            )
+        .map(|i| Written {
+            entrant: entrant.get(i).unwrap_or_default().to_string(),
+            score: score.get(i).unwrap_or(f64::NAN),
+            percent: percent.get(i),
+            rank: rank.get(i).unwrap_or(0),
+            direction: direction.get(i).map(str::to_string),
         })
         .collect()
 }
 
-fn row_of<'a>(
-    rows: &'a [(String, f64, Option<f64>, i32, Option<String>)],
-    entrant: &str,
-) -> &'a (String, f64, Option<f64>, i32, Option<String>) {
+fn row_of<'a>(rows: &'a [Written], entrant: &str) -> &'a Written {
     rows.iter()
-        .find(|r| r.0 == entrant)
+        .find(|r| r.entrant == entrant)
         .unwrap_or_else(|| panic!("entrant {entrant} not in standings.parquet"))
 }
 
@@ -1041,18 +1041,18 @@ fn binary_imports_and_scores_a_ruter_file_to_its_published_standings() {
     ] {
         let row = row_of(&rows, entrant);
         assert!(
-            (row.1 - total).abs() <= RUTER.total + EPS,
+            (row.score - total).abs() <= RUTER.total + EPS,
             "pair {entrant}: {}",
-            row.1
+            row.score
         );
         let shown = row
-            .2
+            .percent
             .unwrap_or_else(|| panic!("pair {entrant} has no percentage"));
         assert!(
             (shown - percent).abs() <= RUTER.percent + EPS,
             "pair {entrant}: {shown}"
         );
-        assert_eq!(row.3, rank, "pair {entrant}");
+        assert_eq!(row.rank, rank, "pair {entrant}");
     }
 }
 
@@ -1064,11 +1064,11 @@ fn binary_imports_and_scores_a_compscore_file_to_its_published_standings() {
     // Published: 4NS 61.34 % and 5EW 60.78 % win their directions; 1NS 442.22 (board 15
     // factored in the total); 9EW, whose table missed board 15, 576.35.
     let winner = row_of(&rows, "4NS");
-    assert_eq!((winner.3, winner.4.as_deref()), (1, Some("NS")));
-    assert!((winner.2.unwrap_or_default() - 61.34).abs() <= COMPSCORE.percent + EPS);
+    assert_eq!((winner.rank, winner.direction.as_deref()), (1, Some("NS")));
+    assert!((winner.percent.unwrap_or_default() - 61.34).abs() <= COMPSCORE.percent + EPS);
     let winner = row_of(&rows, "5EW");
-    assert_eq!((winner.3, winner.4.as_deref()), (1, Some("EW")));
-    assert!((winner.2.unwrap_or_default() - 60.78).abs() <= COMPSCORE.percent + EPS);
-    assert!((row_of(&rows, "1NS").1 - 442.22).abs() <= COMPSCORE.total + EPS);
-    assert!((row_of(&rows, "9EW").1 - 576.35).abs() <= COMPSCORE.total + EPS);
+    assert_eq!((winner.rank, winner.direction.as_deref()), (1, Some("EW")));
+    assert!((winner.percent.unwrap_or_default() - 60.78).abs() <= COMPSCORE.percent + EPS);
+    assert!((row_of(&rows, "1NS").score - 442.22).abs() <= COMPSCORE.total + EPS);
+    assert!((row_of(&rows, "9EW").score - 576.35).abs() <= COMPSCORE.total + EPS);
 }
