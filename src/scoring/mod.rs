@@ -11,6 +11,12 @@
 //! [`BoardScore`] the two players of a side are written `"N+S"` (North's entrant, a plus
 //! sign, South's), and each player gets the points of the side it sat on.
 //!
+//! Totals follow the program's conventions as well: a pair that played fewer boards is
+//! scaled as its program scales it (`ByeScore`), a board played fewer times may show raw
+//! points on its traveller while the totals carry Neuberg's (`Travellers`), and a
+//! director's penalty (`ns_penalty`, `ew_penalty` on a table row) is added to the total
+//! after scaling, because it is not a board's result and must not be averaged into one.
+//!
 //! `team_imps` covers two cases. When entrants are teams (format `teams`, or pairs with
 //! a `team`), the competition is one match between two teams, scored room against room.
 //! When a `pairs` competition has no teams, it is the four- or five-pair movement of seed
