@@ -157,7 +157,8 @@ pub fn run(
         &prepared.competitions,
         &mut states,
         &|n| replay_bar.inc(n),
-    )?;
+    )
+    ?;
     replay_bar.finish_and_clear();
 
     let applied_through = prepared

@@ -14,8 +14,7 @@ use chrono::NaiveDate;
 use rayon::prelude::*;
 
 use crate::dataset::{
-    BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, MemberKind,
-    ScoringMethod,
+    BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, MemberKind, ScoringMethod,
 };
 use crate::error::InputError;
 use crate::model::{
@@ -524,13 +523,9 @@ pub fn standings_from_results(
         .collect();
     let fixed_directions = competition.format == Format::Pairs
         && !results.is_empty()
-        && results.iter().all(|r| {
-            direction_of
-                .get(r.entrant.as_str())
-                .copied()
-                .flatten()
-                .is_some()
-        });
+        && results
+            .iter()
+            .all(|r| direction_of.get(r.entrant.as_str()).copied().flatten().is_some());
     let mut groups: BTreeMap<Option<Direction>, Vec<&EntrantResult>> = BTreeMap::new();
     for result in results {
         let direction = if fixed_directions {

@@ -110,14 +110,9 @@ impl Registry {
             .map(|m| {
                 let h = match m.start_handicap {
                     Some(h) => h,
-                    None => {
-                        update::start_handicap(&factors.start, m.masterpoints).map_err(|e| {
-                            InputError::new(
-                                m.origin.location().column("masterpoints"),
-                                e.to_string(),
-                            )
-                        })?
-                    }
+                    None => update::start_handicap(&factors.start, m.masterpoints).map_err(|e| {
+                        InputError::new(m.origin.location().column("masterpoints"), e.to_string())
+                    })?,
                 };
                 Ok(PlayerState::starting(h))
             })

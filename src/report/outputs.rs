@@ -299,48 +299,27 @@ fn standings_frame(
     frame
         .column(
             "competition_id",
-            rows.iter()
-                .map(|s| s.competition_id.clone())
-                .collect::<Vec<String>>(),
+            rows.iter().map(|s| s.competition_id.clone()).collect::<Vec<String>>(),
         )
-        .column(
-            "entrant",
-            rows.iter()
-                .map(|s| s.entrant.clone())
-                .collect::<Vec<String>>(),
-        )
+        .column("entrant", rows.iter().map(|s| s.entrant.clone()).collect::<Vec<String>>())
         .column("score", rows.iter().map(|s| s.score).collect::<Vec<f64>>())
-        .column(
-            "percent",
-            rows.iter().map(|s| s.percent).collect::<Vec<Option<f64>>>(),
-        )
+        .column("percent", rows.iter().map(|s| s.percent).collect::<Vec<Option<f64>>>())
         .column(
             "boards_played",
-            rows.iter()
-                .map(|s| s.boards_played as i32)
-                .collect::<Vec<i32>>(),
+            rows.iter().map(|s| s.boards_played as i32).collect::<Vec<i32>>(),
         )
-        .column(
-            "rank",
-            rows.iter().map(|s| s.rank as i32).collect::<Vec<i32>>(),
-        )
+        .column("rank", rows.iter().map(|s| s.rank as i32).collect::<Vec<i32>>())
         .column(
             "direction",
-            rows.iter()
-                .map(|s| direction_name(s.direction))
-                .collect::<Vec<_>>(),
+            rows.iter().map(|s| direction_name(s.direction)).collect::<Vec<_>>(),
         )
         .column(
             "handicap_expected",
-            rows.iter()
-                .map(|s| handicap(s).map(|a| a.0))
-                .collect::<Vec<Option<f64>>>(),
+            rows.iter().map(|s| handicap(s).map(|a| a.0)).collect::<Vec<Option<f64>>>(),
         )
         .column(
             "handicap_result",
-            rows.iter()
-                .map(|s| handicap(s).map(|a| a.1))
-                .collect::<Vec<Option<f64>>>(),
+            rows.iter().map(|s| handicap(s).map(|a| a.1)).collect::<Vec<Option<f64>>>(),
         )
         .build()
 }
@@ -434,11 +413,7 @@ pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Resu
 }
 
 /// Writes the outputs of `bridgehcp score`, all or nothing.
-pub fn write_scored(
-    out: &Path,
-    standings_rows: &[Standing],
-    boards: &[BoardScore],
-) -> Result<Vec<PathBuf>> {
+pub fn write_scored(out: &Path, standings_rows: &[Standing], boards: &[BoardScore]) -> Result<Vec<PathBuf>> {
     let standings = FrameBuilder::new(standings_rows.len());
     let standings = standings_frame(standings, standings_rows, |_| None)
         .map_err(frame_error("standings.parquet"))?;
