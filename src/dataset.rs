@@ -240,7 +240,8 @@ pub struct BoardResult {
     pub declarer: Option<String>,
     pub tricks: Option<u8>,
     pub ns_score: Option<i32>,
-    /// `A6040`, `A5050`, ... (N/S share first).
+    /// `A6040`, `A5050`, ... (N/S share first); `A=/S`-style split codes give one side
+    /// an artificial score while `ns_score` stays in the comparisons for the other.
     pub adjusted: Option<String>,
     /// Individual events: each seat's entrant, in place of ns/ew.
     pub north: Option<String>,
@@ -250,6 +251,10 @@ pub struct BoardResult {
     pub round: Option<u32>,
     pub table: Option<u32>,
     pub room: Option<String>,
+    /// Points a director added to (negative: took from) each side's total on this
+    /// board, on the competition's scale, outside the comparisons (Ruter's `Pen` rows).
+    pub ns_penalty: Option<f64>,
+    pub ew_penalty: Option<f64>,
     pub origin: Origin,
 }
 

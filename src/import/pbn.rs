@@ -34,13 +34,12 @@
 //!   have had; a single instance cannot tell this from a fixed +9.
 //! * **A one-sided artificial score** (`A=` for N/S, `+0` for E/W) keeps the table's
 //!   score (here 0) in the field's comparisons: every other N/S pair lost one matchpoint
-//!   to it. The data contract cannot give one side an artificial share while its score
-//!   stays in the comparisons, so such a row is imported as the plain score and the
-//!   artificial share is kept in the published figures only.
+//!   to it, E/W got the bottom, N/S the average. It is imported as a split score,
+//!   `adjusted = A50/S` with `ns_score = 0` (see `scoring::outcome`).
 //! * **Penalty rows** have `Pen` in both score columns and move the pairs' totals (the
 //!   `ScorePenalty` column repeats the amount) without counting towards the session
-//!   average of a bye. The data contract has no column for them; they are published
-//!   figures only.
+//!   average of a bye. Their points become the `ns_penalty` and `ew_penalty` of the
+//!   same pairs' table result on that board.
 //! * **Passed-out boards** have contract `Pass` and score 0.
 //! * **Pairs without a federation number** show `+000` as the number: such a player is a
 //!   non-member and gets no member row.
@@ -527,6 +526,7 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
     }
 
     let mut seats: BTreeMap<String, BTreeSet<Direction>> = BTreeMap::new();
+    let mut penalties: Vec<(&Row, PublishedLine)> = Vec::new();
     for row in &raw.score_rows {
         let board = row
             .board
@@ -550,6 +550,7 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         };
         if is_penalty(score_ns) || is_penalty(score_ew) {
             line.kind = LineKind::Penalty;
+            penalties.push((row, line.clone()));
             published.lines.push(line);
             continue;
         }
@@ -584,9 +585,10 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
                 result.adjusted = Some(format!("A{ns_share}{ew_share}"));
             }
             (Some(_), None) | (None, Some(_)) => {
-                // One side artificial, the table's score still in the comparisons: the
-                // score is the dataset's, the artificial share only the published line's.
+                // One side artificial, the table's score still in the comparisons.
                 line.kind = LineKind::Artificial;
+                let side = |share: Option<u32>| share.map_or("S".to_string(), |p| format!("A{p}"));
+                result.adjusted = Some(format!("{}/{}", side(ns_mark), side(ew_mark)));
                 result.ns_score = Some(table_score(row, score_ns, score_ew, true)?);
             }
             (None, None) => {
@@ -605,6 +607,10 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         }
         dataset.boards.push(result);
         published.lines.push(line);
+    }
+
+    for (row, line) in penalties {
+        attach_penalty(row, &line, &mut dataset.boards)?;
     }
 
     let fixed = !seats.is_empty() && seats.values().all(|s| s.len() == 1);
@@ -719,6 +725,36 @@ fn optional_u32(row: &Row, column: &str) -> Result<Option<u32>, InputError> {
                 .map_err(|_| row.error(column, format!("`{v}` is not a whole number")))
         })
         .transpose()
+}
+
+/// A `Pen` row moves the totals of the two pairs of a table result on the same board:
+/// its points become that row's `ns_penalty` and `ew_penalty`.
+fn attach_penalty(
+    row: &Row,
+    line: &PublishedLine,
+    boards: &mut [BoardResult],
+) -> Result<(), InputError> {
+    let target = boards
+        .iter_mut()
+        .find(|b| b.board == line.board && b.ns == line.ns && b.ew == line.ew)
+        .ok_or_else(|| {
+            row.error(
+                "Score_NS",
+                format!(
+                    "a penalty row for pairs {} and {} on board {}, who have no table result on it",
+                    line.ns.as_deref().unwrap_or("-"),
+                    line.ew.as_deref().unwrap_or("-"),
+                    line.board
+                ),
+            )
+        })?;
+    let add = |total: Option<f64>, amount: Option<f64>| match (total, amount) {
+        (Some(t), Some(a)) => Some(t + a),
+        (t, a) => t.or(a),
+    };
+    target.ns_penalty = add(target.ns_penalty, line.ns_points);
+    target.ew_penalty = add(target.ew_penalty, line.ew_points);
+    Ok(())
 }
 
 fn is_penalty(score: &str) -> bool {
@@ -935,6 +971,14 @@ mod tests {
             Some("A6050")
         );
         assert_eq!(imported.dataset.boards[0].ns_score, None);
+        // The `Pen` row's points move the totals of the A+ table's pairs.
+        assert_eq!(
+            (
+                imported.dataset.boards[0].ns_penalty,
+                imported.dataset.boards[0].ew_penalty
+            ),
+            (Some(4.0), Some(0.0))
+        );
         let kinds: Vec<LineKind> = imported.published.lines.iter().map(|l| l.kind).collect();
         assert_eq!(
             kinds,

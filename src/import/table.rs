@@ -724,6 +724,7 @@ fn read_competitions(
     let bye_score = frame.col::<String>("bye_score", Optional)?;
     let neuberg = frame.col::<bool>("neuberg", Optional)?;
     let tie_break = frame.col::<String>("tie_break", Optional)?;
+    let travellers = frame.col::<String>("travellers", Optional)?;
     let defaults = Conventions::default();
     for row in 0..frame.height() {
         let competition_id = id.required(row)?;
@@ -752,6 +753,7 @@ fn read_competitions(
                 bye_score: bye_score.parsed(row)?.unwrap_or(defaults.bye_score),
                 neuberg: neuberg.get(row)?.unwrap_or(defaults.neuberg),
                 tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
+                travellers: travellers.parsed(row)?.unwrap_or(defaults.travellers),
             },
             origin: frame.origin(row),
         };
@@ -847,6 +849,8 @@ fn read_boards(
     let round = frame.col::<i32>("round", Optional)?;
     let table = frame.col::<i32>("table", Optional)?;
     let room = frame.col::<String>("room", Optional)?;
+    let ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
+    let ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let tricks_taken = tricks.get(row)?;
@@ -867,6 +871,8 @@ fn read_boards(
             round: round.count(row)?,
             table: table.count(row)?,
             room: room.get(row)?,
+            ns_penalty: ns_penalty.get(row)?,
+            ew_penalty: ew_penalty.get(row)?,
             origin: frame.origin(row),
         };
         validator.board(&record)?;

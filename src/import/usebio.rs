@@ -12,12 +12,12 @@
 //!
 //! * **Matchpoints on the 2/1 scale** (`mp_scale = two_one`): 19 results on board 1 of
 //!   the 19-table Mitchell give a top of 36.
-//! * **Neuberg in the totals only** (`neuberg = true`): board 15 of that Mitchell was
+//! * **Neuberg in the totals only** (`neuberg = true`, `travellers = unfactored`): board 15 of that Mitchell was
 //!   played 18 times; its travellers are printed unfactored (top 34), and the totals add
 //!   `(s + 1)·19/18 − 1` for it (1NS: 441 on the travellers, 442.22 published). The sole
 //!   top and bottom of that board (8NS, 2EW) are the exception: 0.006 off Neuberg in the
 //!   published totals, a quirk the test names.
-//! * **Missed boards are scaled, sit-outs are not** (`bye_score = skip`): a pair that
+//! * **Missed boards are scaled, sit-outs are not** (`bye_score = most_in_direction`): a pair that
 //!   played fewer boards than the most any pair of its direction played is scaled up to
 //!   that number (9EW: 555 × 27/26 = 576.35), while a sit-out every pair of a direction
 //!   has is not (13-pair Mitchell: 1NS has 97 over 18 boards with a top of 10, 97/180 =
@@ -50,7 +50,7 @@ use crate::import::published::{
     Imported, LineKind, Published, PublishedDatum, PublishedLine, PublishedStanding,
 };
 use crate::scoring::conventions::{
-    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
+    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, Travellers,
 };
 
 /// Reads a USEBIO 1.2 XML result file.
@@ -542,8 +542,9 @@ fn conventions_of(program: &str) -> Conventions {
             imp_aggregate: ImpAggregate::Average,
             datum_trim: DatumTrim::TopAndBottom,
             datum_rounding: DatumRounding::Nearest10,
-            bye_score: ByeScore::Skip,
+            bye_score: ByeScore::MostInDirection,
             neuberg: true,
+            travellers: Travellers::Unfactored,
             ..Conventions::default()
         }
     } else {

@@ -155,6 +155,7 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             }),
             text("bye_score", &|c| c.conventions.bye_score.to_string()),
             text("tie_break", &|c| c.conventions.tie_break.to_string()),
+            text("travellers", &|c| c.conventions.travellers.to_string()),
             Column::new(
                 "neuberg".into(),
                 rows.iter()
@@ -253,6 +254,14 @@ fn boards_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             int32("round", rows.iter().map(|b| (b.round, &b.origin)))?,
             int32("table", rows.iter().map(|b| (b.table, &b.origin)))?,
             strings("room", rows.iter().map(|b| b.room.as_deref())),
+            Column::new(
+                "ns_penalty".into(),
+                rows.iter().map(|b| b.ns_penalty).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "ew_penalty".into(),
+                rows.iter().map(|b| b.ew_penalty).collect::<Vec<_>>(),
+            ),
         ],
         "boards",
     )

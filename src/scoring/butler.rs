@@ -2,7 +2,9 @@
 //!
 //! Trimming the extremes keeps one wild result from moving everybody's datum; programs
 //! differ in how much they trim and whether they round, so both are settings.
-//! Artificial scores are left out of the datum and score 0 IMPs.
+//! Artificial scores are left out of the datum and score 0 IMPs. A split score (one side
+//! artificial, see `outcome`) keeps its table score in the datum; only the artificial
+//! side scores 0.
 
 use crate::scoring::conventions::{DatumRounding, DatumTrim};
 use crate::scoring::imps::imps_f64;
@@ -59,12 +61,16 @@ pub fn score_board(
     let datum = datum(&real, trim, rounding);
     let points = outcomes
         .iter()
-        .map(|o| match (o, datum) {
-            (Outcome::Score(s), Some(d)) => {
-                let ns = f64::from(imps_f64(f64::from(*s) - d));
-                SidePoints { ns, ew: -ns }
+        .map(|o| {
+            let ns = match (o.score(), datum) {
+                (Some(s), Some(d)) => f64::from(imps_f64(f64::from(s) - d)),
+                _ => 0.0,
+            };
+            let (ns_share, ew_share) = o.artificial_shares();
+            SidePoints {
+                ns: if ns_share.is_some() { 0.0 } else { ns },
+                ew: if ew_share.is_some() { 0.0 } else { -ns },
             }
-            _ => SidePoints { ns: 0.0, ew: 0.0 },
         })
         .collect();
     (datum, points)

@@ -55,6 +55,22 @@ pub enum ByeScore {
     Skip,
     /// Its own session average on each bye board (Ruter).
     SessionAverage,
+    /// Scaled up to the most boards any entrant of its direction played (Compscore): a
+    /// pair whose table missed a board is made whole, while a sit-out that every pair of
+    /// a direction has changes nothing. Entrants that played both directions (a Howell)
+    /// are one group.
+    MostInDirection,
+}
+
+/// Which points a traveller line shows for a board played fewer times than the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Travellers {
+    /// The factored points that also make up the totals.
+    #[default]
+    Factored,
+    /// The raw points among the results the board got; Neuberg is applied in the totals
+    /// only (Compscore).
+    Unfactored,
 }
 
 /// Whether tied entrants are separated, and by which variant of seed 000's tie-breaks.
@@ -85,6 +101,8 @@ pub struct Conventions {
     pub neuberg: bool,
     /// Tie-breaks in the standings (default off).
     pub tie_break: TieBreak,
+    /// Points shown on the travellers (default factored).
+    pub travellers: Travellers,
 }
 
 impl Default for Conventions {
@@ -97,6 +115,7 @@ impl Default for Conventions {
             bye_score: ByeScore::default(),
             neuberg: true,
             tie_break: TieBreak::default(),
+            travellers: Travellers::default(),
         }
     }
 }
@@ -109,7 +128,12 @@ crate::string_enum!(DatumTrim, "datum_trim", {
     "none" => DatumTrim::None,
 });
 crate::string_enum!(DatumRounding, "datum_rounding", { "none" => DatumRounding::None, "nearest_10" => DatumRounding::Nearest10 });
-crate::string_enum!(ByeScore, "bye_score", { "skip" => ByeScore::Skip, "session_average" => ByeScore::SessionAverage });
+crate::string_enum!(ByeScore, "bye_score", {
+    "skip" => ByeScore::Skip,
+    "session_average" => ByeScore::SessionAverage,
+    "most_in_direction" => ByeScore::MostInDirection,
+});
+crate::string_enum!(Travellers, "travellers", { "factored" => Travellers::Factored, "unfactored" => Travellers::Unfactored });
 crate::string_enum!(TieBreak, "tie_break", {
     "off" => TieBreak::Off,
     "all_scores" => TieBreak::AllScores,

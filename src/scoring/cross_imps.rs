@@ -5,7 +5,8 @@
 //! Ruter sums them. An artificial score cannot be compared, so it is given one IMP per
 //! comparison for each ten percent above average (A6040: +1 / −1 per comparison), over
 //! the comparisons a full board would have had. This reproduces Ruter's published `A+`
-//! of +9 on a board with ten results.
+//! of +9 on a board with ten results. A split score keeps its table score in everyone's
+//! comparisons; only its artificial side is replaced by the share.
 
 use crate::scoring::conventions::ImpAggregate;
 use crate::scoring::imps::imps;
@@ -29,31 +30,31 @@ pub fn score_board(
     let real: Vec<i32> = outcomes.iter().filter_map(|o| o.score()).collect();
     let comparisons = real.len().saturating_sub(1);
     let full_comparisons = expected.max(outcomes.len()).saturating_sub(1);
+    let per_comparison = |p: u8| (f64::from(p) - 50.0) / 10.0;
+    let weight = match aggregate {
+        ImpAggregate::Sum => full_comparisons as f64,
+        ImpAggregate::Average => 1.0,
+    };
     outcomes
         .iter()
-        .map(|outcome| match outcome {
-            Outcome::Score(mine) => {
-                let sum: i32 = real.iter().map(|other| imps(mine - other)).sum();
-                let ns = match aggregate {
-                    ImpAggregate::Sum => f64::from(sum),
-                    ImpAggregate::Average if comparisons > 0 => f64::from(sum) / comparisons as f64,
-                    ImpAggregate::Average => 0.0,
-                };
-                SidePoints { ns, ew: -ns }
-            }
-            Outcome::Artificial {
-                ns_percent,
-                ew_percent,
-            } => {
-                let per_comparison = |p: &u8| (f64::from(*p) - 50.0) / 10.0;
-                let weight = match aggregate {
-                    ImpAggregate::Sum => full_comparisons as f64,
-                    ImpAggregate::Average => 1.0,
-                };
-                SidePoints {
-                    ns: per_comparison(ns_percent) * weight,
-                    ew: per_comparison(ew_percent) * weight,
+        .map(|outcome| {
+            let ns = match outcome.score() {
+                Some(mine) => {
+                    let sum: i32 = real.iter().map(|other| imps(mine - other)).sum();
+                    match aggregate {
+                        ImpAggregate::Sum => f64::from(sum),
+                        ImpAggregate::Average if comparisons > 0 => {
+                            f64::from(sum) / comparisons as f64
+                        }
+                        ImpAggregate::Average => 0.0,
+                    }
                 }
+                None => 0.0,
+            };
+            let (ns_share, ew_share) = outcome.artificial_shares();
+            SidePoints {
+                ns: ns_share.map_or(ns, |p| per_comparison(p) * weight),
+                ew: ew_share.map_or(-ns, |p| per_comparison(p) * weight),
             }
         })
         .collect()

@@ -89,11 +89,12 @@ pub fn score_board(
         MpScale::PlusMinus => top21 / 2.0,
     };
     let mut next_real = ns_raw.iter();
+    let share = |percent: u8| f64::from(percent) / 100.0 * top21;
     let points = outcomes
         .iter()
         .map(|outcome| {
-            let (ns, ew) = match outcome {
-                Outcome::Score(_) => {
+            let (mut ns, mut ew) = match outcome.score() {
+                Some(_) => {
                     let ns = next_real.next().copied().unwrap_or(0.0);
                     let ew = raw_top - ns;
                     if factor {
@@ -102,14 +103,15 @@ pub fn score_board(
                         (ns, ew)
                     }
                 }
-                Outcome::Artificial {
-                    ns_percent,
-                    ew_percent,
-                } => (
-                    f64::from(*ns_percent) / 100.0 * top21,
-                    f64::from(*ew_percent) / 100.0 * top21,
-                ),
+                None => (0.0, 0.0),
             };
+            let (ns_share, ew_share) = outcome.artificial_shares();
+            if let Some(p) = ns_share {
+                ns = share(p);
+            }
+            if let Some(p) = ew_share {
+                ew = share(p);
+            }
             SidePoints {
                 ns: ns - shift,
                 ew: ew - shift,
@@ -252,6 +254,31 @@ mod tests {
         // Ruter A+ on its scale: 60 % of the way from −7 to +7 is +1.4.
         let ruter = score_board(&outcomes, 8, MpScale::PlusMinus, true);
         assert!((ruter.points[7].ns - 1.4).abs() < 1e-9);
+    }
+
+    /// Ruter, board 11 of 2016-08-10: E/W scores 510, 1010, 1020, 1520 and, at the table
+    /// of pairs 6 and 10, 0 with `A=` for N/S. The 0 stays in the comparisons (E/W 10 is
+    /// the bottom, −4, and each other E/W pair beat it), while N/S 6 gets half the top,
+    /// 0 on the ± scale. Published: N/S +2, 0, −2, −4 (E/W the opposite), and 0 / −4.
+    #[test]
+    fn split_score_keeps_the_other_side_in_the_comparisons() {
+        let outcomes = [
+            Outcome::Score(-510),
+            Outcome::Score(-1010),
+            Outcome::Score(-1020),
+            Outcome::Score(-1520),
+            Outcome::Split {
+                score: 0,
+                ns_percent: Some(50),
+                ew_percent: None,
+            },
+        ];
+        let board = score_board(&outcomes, 5, MpScale::PlusMinus, true);
+        assert_points(
+            &board,
+            &[2.0, 0.0, -2.0, -4.0, 0.0],
+            &[-2.0, 0.0, 2.0, 4.0, -4.0],
+        );
     }
 
     #[test]

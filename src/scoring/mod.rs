@@ -11,6 +11,12 @@
 //! [`BoardScore`] the two players of a side are written `"N+S"` (North's entrant, a plus
 //! sign, South's), and each player gets the points of the side it sat on.
 //!
+//! Totals follow the program's conventions as well: a pair that played fewer boards is
+//! scaled as its program scales it (`ByeScore`), a board played fewer times may show raw
+//! points on its traveller while the totals carry Neuberg's (`Travellers`), and a
+//! director's penalty (`ns_penalty`, `ew_penalty` on a table row) is added to the total
+//! after scaling, because it is not a board's result and must not be averaged into one.
+//!
 //! `team_imps` covers two cases. When entrants are teams (format `teams`, or pairs with
 //! a `team`), the competition is one match between two teams, scored room against room.
 //! When a `pairs` competition has no teams, it is the four- or five-pair movement of seed
@@ -39,9 +45,9 @@ use crate::dataset::{
 use crate::error::{InputError, Location};
 
 use contract::{parse_contract, Seat};
-use conventions::{ByeScore, Conventions, TieBreak};
+use conventions::{ByeScore, Conventions, TieBreak, Travellers};
 use matchpoints::SidePoints;
-use outcome::{parse_artificial, Outcome};
+use outcome::{parse_adjusted, Outcome};
 use standings::{Play, TieBreakConfig, TieBreakInput};
 
 /// One row of `board_scores.parquet`: a table result and both sides' points.
@@ -138,7 +144,7 @@ fn row_location(row: &BoardResult, column: &str) -> Location {
 /// The N/S score of a row, checked against its contract when both are given.
 fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
     if let Some(code) = row.adjusted.as_deref().filter(|c| !c.trim().is_empty()) {
-        return parse_artificial(code)
+        return parse_adjusted(code, row.ns_score)
             .map_err(|rule| InputError::new(row_location(row, "adjusted"), rule));
     }
     let Some(text) = row.contract.as_deref().filter(|c| !c.trim().is_empty()) else {
@@ -224,6 +230,17 @@ fn read_table<'a>(
         }
         names.push(name.to_string());
     }
+    for (column, penalty) in [
+        ("ns_penalty", row.ns_penalty),
+        ("ew_penalty", row.ew_penalty),
+    ] {
+        if penalty.is_some_and(|p| !p.is_finite()) {
+            return Err(InputError::new(
+                row_location(row, column),
+                "a penalty must be a finite number of points",
+            ));
+        }
+    }
     let half = names.len() / 2;
     let ew = names.split_off(half);
     Ok(Table {
@@ -236,7 +253,10 @@ fn read_table<'a>(
 
 /// Points and bounds of each table, in table order.
 struct BoardPoints {
+    /// What counts in the totals.
     side: SidePoints,
+    /// What the traveller shows (unfactored under `Travellers::Unfactored`).
+    shown: SidePoints,
     top: f64,
     bottom: f64,
     datum: Option<f64>,
@@ -246,6 +266,8 @@ struct BoardPoints {
 #[derive(Default)]
 struct Tally {
     points: f64,
+    /// Director's penalties and compensations, outside the comparisons.
+    penalty: f64,
     top: f64,
     bottom: f64,
     boards: BTreeSet<u32>,
@@ -339,8 +361,8 @@ pub fn score_competition(
             ns: Some(t.ns.join("+")),
             ew: Some(t.ew.join("+")),
             ns_score: t.outcome.score(),
-            ns_points: p.side.ns,
-            ew_points: p.side.ew,
+            ns_points: p.shown.ns,
+            ew_points: p.shown.ew,
             datum: p.datum,
         })
         .collect();
@@ -370,6 +392,7 @@ fn score_board(
 ) -> Result<Vec<BoardPoints>, InputError> {
     let plain = |side: SidePoints| BoardPoints {
         side,
+        shown: side,
         top: 0.0,
         bottom: 0.0,
         datum: None,
@@ -382,11 +405,19 @@ fn score_board(
                 conventions.mp_scale,
                 conventions.neuberg,
             );
+            let shown = match conventions.travellers {
+                Travellers::Factored => board.points.clone(),
+                Travellers::Unfactored => {
+                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false).points
+                }
+            };
             board
                 .points
                 .into_iter()
-                .map(|side| BoardPoints {
+                .zip(shown)
+                .map(|(side, shown)| BoardPoints {
                     side,
+                    shown,
                     top: board.top,
                     bottom: board.bottom,
                     datum: None,
@@ -442,13 +473,14 @@ fn score_board(
 fn tally(tables: &[Table<'_>], points: &[BoardPoints]) -> BTreeMap<String, Tally> {
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     for (t, p) in tables.iter().zip(points) {
-        for (names, direction, value) in [
-            (&t.ns, Direction::NS, p.side.ns),
-            (&t.ew, Direction::EW, p.side.ew),
+        for (names, direction, value, penalty) in [
+            (&t.ns, Direction::NS, p.side.ns, t.row.ns_penalty),
+            (&t.ew, Direction::EW, p.side.ew, t.row.ew_penalty),
         ] {
             for name in names {
                 let entry = tallies.entry(name.clone()).or_default();
                 entry.points += value;
+                entry.penalty += penalty.unwrap_or(0.0);
                 entry.top += p.top;
                 entry.bottom += p.bottom;
                 entry.boards.insert(t.row.board);
@@ -492,20 +524,38 @@ fn field_standings(
             .len()
             == 2;
     let is_mp = competition.scoring == ScoringMethod::Matchpoints;
+    let group = |t: &Tally| match (t.directions.first(), t.directions.len()) {
+        (Some(&direction), 1) => Some(direction),
+        _ => None,
+    };
+    let mut most_in_group: BTreeMap<Option<Direction>, usize> = BTreeMap::new();
+    for t in tallies.values() {
+        let most = most_in_group.entry(group(t)).or_insert(0);
+        *most = (*most).max(t.boards.len());
+    }
     let mut standings: Vec<Standing> = tallies
         .iter()
         .map(|(name, t)| {
             let played = t.boards.len();
-            let score = match competition.conventions.bye_score {
-                ByeScore::SessionAverage if played > 0 => t.points * full as f64 / played as f64,
-                _ => t.points,
+            let scaled_to = match competition.conventions.bye_score {
+                ByeScore::Skip => played,
+                ByeScore::SessionAverage => full,
+                ByeScore::MostInDirection => {
+                    most_in_group.get(&group(t)).copied().unwrap_or(played)
+                }
             };
+            let factor = if played > 0 {
+                scaled_to as f64 / played as f64
+            } else {
+                1.0
+            };
+            let score = t.points * factor + t.penalty;
             Standing {
                 competition_id: id.clone(),
                 entrant: name.clone(),
                 score,
                 percent: if is_mp {
-                    matchpoints::percent(t.points, t.bottom, t.top)
+                    matchpoints::percent(score, t.bottom * factor, t.top * factor)
                 } else {
                     None
                 },

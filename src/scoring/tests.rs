@@ -385,3 +385,69 @@ fn bye_session_average() {
     assert!((s.score - 18.0).abs() < 1e-9); // 9 on board 1, twice
     assert!((s.percent.unwrap_or(f64::NAN) - 100.0 * 9.0 / 14.0).abs() < 1e-9);
 }
+
+/// Compscore's scaling and travellers, on seed 001 with pairs 1 and 11 missing board 8
+/// (played 7 times where 8 were due): the travellers of board 8 show the raw points
+/// among 7 (430 is a top of 12) while the totals carry Neuberg's (12 + 1)·8/7 − 1 = 97/7;
+/// pair 1 (9 on board 1) is scaled to the 2 boards the other N/S pairs played, 18.
+#[test]
+fn most_in_direction_and_unfactored_travellers() {
+    let mut comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    comp.conventions.bye_score = conventions::ByeScore::MostInDirection;
+    comp.conventions.travellers = conventions::Travellers::Unfactored;
+    let mut rows = seed_001_rows();
+    rows.remove(8);
+    let scored = score_competition(&comp, &seed_001_entrants(), &rows).unwrap();
+    let top = scored
+        .board_scores
+        .iter()
+        .find(|b| b.board == 8 && b.ns.as_deref() == Some("3"))
+        .unwrap();
+    assert!((top.ns_points - 12.0).abs() < 1e-9 && top.ew_points.abs() < 1e-9);
+    let three = standing(&scored, "3");
+    assert!((three.score - (4.0 + 97.0 / 7.0)).abs() < 1e-9);
+    let one = standing(&scored, "1");
+    assert_eq!(one.boards_played, 1);
+    assert!((one.score - 18.0).abs() < 1e-9);
+    assert!((one.percent.unwrap_or(f64::NAN) - 100.0 * 9.0 / 14.0).abs() < 1e-9);
+    // E/W 11: 5 on board 1, scaled to 2 boards.
+    assert!((standing(&scored, "11").score - 10.0).abs() < 1e-9);
+}
+
+/// A penalty moves the total and the percentage, not the board's points: pair 1 has
+/// 9 + 6 = 15 of 28 on seed 001, plus 2 = 17, 60.71 %.
+#[test]
+fn penalties_move_totals() {
+    let comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    let mut rows = seed_001_rows();
+    rows[0].ns_penalty = Some(2.0);
+    rows[0].ew_penalty = Some(-1.0);
+    let scored = score_competition(&comp, &seed_001_entrants(), &rows).unwrap();
+    assert!((scored.board_scores[0].ns_points - 9.0).abs() < 1e-9);
+    let one = standing(&scored, "1");
+    assert!((one.score - 17.0).abs() < 1e-9);
+    assert!((one.percent.unwrap_or(f64::NAN) - 100.0 * 17.0 / 28.0).abs() < 1e-9);
+    // E/W 11: 5 + 8 = 13, minus 1.
+    assert!((standing(&scored, "11").score - 12.0).abs() < 1e-9);
+
+    rows[0].ns_penalty = Some(f64::NAN);
+    let e = score_competition(&comp, &seed_001_entrants(), &rows).unwrap_err();
+    assert_eq!(e.location.column.as_deref(), Some("ns_penalty"));
+}
+
+/// A split code needs the score it keeps; the error names the `adjusted` column.
+#[test]
+fn split_score_without_a_score_is_an_error() {
+    let comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    let mut rows = seed_001_rows();
+    rows[0].contract = None;
+    rows[0].adjusted = Some("A=/S".into());
+    let e = score_competition(&comp, &seed_001_entrants(), &rows).unwrap_err();
+    assert_eq!(e.location.column.as_deref(), Some("adjusted"));
+    assert!(e.rule.contains("no ns_score"), "{}", e.rule);
+    // With the score it keeps, N/S 1 gets half the top (7) and E/W 11 what 170 earns (5).
+    rows[0].ns_score = Some(170);
+    let scored = score_competition(&comp, &seed_001_entrants(), &rows).unwrap();
+    let split = &scored.board_scores[0];
+    assert!((split.ns_points - 7.0).abs() < 1e-9 && (split.ew_points - 5.0).abs() < 1e-9);
+}
