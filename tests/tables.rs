@@ -12,7 +12,7 @@ use bridgehcp::import::table::read_dataset;
 use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
 use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
-    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, TieBreak,
+    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, TieBreak, Travellers,
 };
 use chrono::NaiveDate;
 use polars::prelude::*;
@@ -120,6 +120,7 @@ fn sample() -> Dataset {
         bye_score: ByeScore::SessionAverage,
         neuberg: false,
         tie_break: TieBreak::SameDirectionRepeat,
+        travellers: Travellers::Unfactored,
     };
     let pairs = Competition::new(
         "m-2026-11-03",
@@ -316,6 +317,7 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("datum_rounding", Str),
             ("bye_score", Str),
             ("tie_break", Str),
+            ("travellers", Str),
             ("neuberg", Boolean),
         ])
     );
@@ -361,6 +363,8 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("round", Int32),
             ("table", Int32),
             ("room", Str),
+            ("ns_penalty", Float64),
+            ("ew_penalty", Float64),
         ])
     );
 }
