@@ -306,3 +306,64 @@ fn a_mitchell_rates_each_line_against_its_own_line() {
         ]
     );
 }
+
+/// A team match reported as IMPs won (45–33) rates the same as one reported as net
+/// margins (+12/−12): the model sees 12 IMPs over 8 boards either way.
+#[test]
+fn team_matches_reported_as_imps_won_or_as_margins_rate_the_same() {
+    let build = |a: f64, b: f64| {
+        let mut dataset = Dataset::default();
+        for id in 1..=8 {
+            dataset.members.push(Member::new(id));
+        }
+        let mut c = Competition::new(
+            "t1",
+            date(2026, 5, 5),
+            Format::Teams,
+            ScoringMethod::TeamImps,
+        );
+        c.boards = Some(8);
+        dataset.competitions.push(c);
+        for (team, players, score, opponent) in
+            [("A", [1, 2, 3, 4], a, "B"), ("B", [5, 6, 7, 8], b, "A")]
+        {
+            let mut e = Entrant::new("t1", team);
+            e.players = [
+                Some(players[0]),
+                Some(players[1]),
+                Some(players[2]),
+                Some(players[3]),
+            ];
+            dataset.entrants.push(e);
+            dataset.results.push(EntrantResult {
+                competition_id: "t1".into(),
+                entrant: team.into(),
+                boards_played: 8,
+                score,
+                opponent: Some(opponent.into()),
+                origin: Default::default(),
+            });
+        }
+        dataset
+    };
+    let won = run(&build(45.0, 33.0), Mode::Live, 1);
+    let net = run(&build(12.0, -12.0), Mode::Live, 1);
+    assert_eq!(fingerprint(&won)[..8 * 3], fingerprint(&net)[..8 * 3]);
+    // Equal teams (all 52.0): expected 0, achieved 12/8 = 1.5 IMPs a board; team A's
+    // players move by −(1/480)·(8.1/7)·½·½·12·8·1.5 = −0.086786.
+    let first = &won.replay.changes[0];
+    assert!((first.outcome.achieved - 1.5).abs() < 1e-12);
+    assert!(
+        (first.outcome.delta - (-(1.0 / 480.0) * (8.1 / 7.0) * 0.25 * 12.0 * 8.0 * 1.5)).abs()
+            < 1e-12
+    );
+    // Scores that are neither are an error naming the column.
+    let settings = RunSettings::default();
+    let error = pipeline::run(&build(-3.0, 5.0), &settings, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("score") && error.contains("net margins"),
+        "{error}"
+    );
+}

@@ -383,14 +383,23 @@ fn build_input(
             }
             _ => None,
         };
-        // A team's `score` is the IMPs it won; the model wants the net margin per board.
+        // A team match's scores are net margins or IMPs won; the model wants the margin.
         let mut achieved = model_result(competition, result, comparisons);
         if kind == FieldKind::TeamMatch {
             let against = opponent
                 .and_then(|i| entrants.get(i))
                 .and_then(|e| result_of.get(e.entrant.as_str()));
             if let Some(against) = against {
-                achieved = (result.score - against.score) / f64::from(result.boards_played);
+                let Some(margin) = scoring::team::net_margin(result.score, against.score) else {
+                    return Err(InputError::new(
+                        at_result().column("score"),
+                        format!(
+                            "team match scores {} and {} are neither net margins (adding up to 0) nor IMPs won (both at least 0)",
+                            result.score, against.score
+                        ),
+                    ));
+                };
+                achieved = margin / f64::from(result.boards_played);
             }
         }
         if !achieved.is_finite() {
@@ -565,6 +574,7 @@ pub fn standings_from_results(
                 boards_played: r.boards_played,
                 rank,
                 direction,
+                vp: None,
             })
             .collect();
         rows.sort_by(|a, b| {
@@ -573,6 +583,12 @@ pub fn standings_from_results(
                 .then_with(|| scoring::entrant_order(&a.entrant, &b.entrant))
         });
         standings.extend(rows);
+    }
+    if competition.scoring == ScoringMethod::TeamImps {
+        let boards = competition
+            .boards
+            .unwrap_or_else(|| results.iter().map(|r| r.boards_played).max().unwrap_or(0));
+        scoring::team_match_vps(&mut standings, boards);
     }
     standings
 }

@@ -163,6 +163,7 @@ fn standings_frame(
         .map("boards_played", rows, |s| s.boards_played as i32)
         .map("rank", rows, |s| s.rank as i32)
         .map("direction", rows, |s| direction_name(s.direction))
+        .map("vp", rows, |s| s.vp)
         .map("handicap_expected", rows, |s| handicap(s).map(|a| a.0))
         .map("handicap_result", rows, |s| handicap(s).map(|a| a.1))
         .build()

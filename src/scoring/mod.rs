@@ -82,6 +82,9 @@ pub struct Standing {
     pub rank: u32,
     /// Set when each direction is ranked on its own (fixed-direction Mitchell).
     pub direction: Option<Direction>,
+    /// Team matches: the victory points of the match on the WBF scale for its boards.
+    /// They decide a team event's standings; the handicap always uses the IMPs.
+    pub vp: Option<f64>,
 }
 
 /// Everything scoring produces for one competition.
@@ -566,6 +569,7 @@ fn field_standings(
                 } else {
                     None
                 },
+                vp: None,
             }
         })
         .collect();
@@ -732,9 +736,14 @@ fn team_standings(
             boards_played: boards.len() as u32,
             rank: 0,
             direction: None,
+            vp: None,
         })
         .collect();
     assign_ranks(&mut standings, None);
+    let boards = competition
+        .boards
+        .unwrap_or_else(|| standings.iter().map(|s| s.boards_played).max().unwrap_or(0));
+    team_match_vps(&mut standings, boards);
     let results = standings
         .iter()
         .map(|s| EntrantResult {
@@ -747,6 +756,19 @@ fn team_standings(
         })
         .collect();
     Ok((standings, sorted_results(results)))
+}
+
+/// Victory points of a team match (two standings) on the WBF continuous scale for
+/// `boards` boards. Anything but exactly two teams, or scores that are neither margins
+/// nor IMPs won (see [`team::net_margin`]), has no VPs.
+pub fn team_match_vps(standings: &mut [Standing], boards: u32) {
+    if let [a, b] = standings {
+        if let Some(margin) = team::net_margin(a.score, b.score) {
+            let (vp_a, vp_b) = vp::wbf_scale(boards).vp(margin.round() as i32);
+            a.vp = Some(vp_a);
+            b.vp = Some(vp_b);
+        }
+    }
 }
 
 /// Seed 003's four or five pairs on two tables.
@@ -806,6 +828,7 @@ fn four_five_standings(
             boards_played: tallies.get(name).map_or(0, |t| t.boards.len() as u32),
             rank: 0,
             direction: None,
+            vp: None,
         })
         .collect();
     assign_ranks(&mut standings, None);

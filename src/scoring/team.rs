@@ -22,6 +22,31 @@ pub fn match_imps(boards: &[(i32, i32)]) -> i32 {
     boards.iter().map(|&(a, b)| board_imps(a, b)).sum()
 }
 
+/// A team's net margin in a match from the two teams' reported `score`s.
+///
+/// Clubs report a team match either as net margins (+12 and −12, as the scoring stage
+/// writes it) or as the IMPs each team won (45 and 33). The two readings cannot be
+/// confused: IMPs won are never negative, so two scores that add up to zero are margins
+/// (or a 0–0 draw, the same either way), and two non-negative scores are IMPs won.
+/// Anything else (−3 and 5) fits neither and is `None`.
+///
+/// ```
+/// use bridgehcp::scoring::team::net_margin;
+/// assert_eq!(net_margin(12.0, -12.0), Some(12.0));
+/// assert_eq!(net_margin(45.0, 33.0), Some(12.0));
+/// assert_eq!(net_margin(0.0, 0.0), Some(0.0));
+/// assert_eq!(net_margin(-3.0, 5.0), None);
+/// ```
+pub fn net_margin(own: f64, other: f64) -> Option<f64> {
+    if (own + other).abs() < 1e-9 {
+        Some(own)
+    } else if own >= 0.0 && other >= 0.0 {
+        Some(own - other)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -257,6 +257,11 @@ fn team_match() {
     assert!((a.score - 12.0).abs() < 1e-9 && a.rank == 1 && a.boards_played == 2);
     let b = standing(&scored, "B");
     assert!((b.score + 12.0).abs() < 1e-9 && b.rank == 2);
+    // WBF scale, 2 boards, margin 12: B = 15·√2 = 21.213, τ^(36/21.213) = 0.44190,
+    // 10 + 10·(1 − 0.44190)/(1 − τ³ = 0.76393) = 17.306 → 17.31; the loser 2.69.
+    let (vp_a, vp_b) = (a.vp.unwrap(), b.vp.unwrap());
+    assert!((vp_a - 17.31).abs() < 0.011, "{vp_a}");
+    assert!((vp_a + vp_b - 20.0).abs() < 1e-9);
     let ra = scored.results.iter().find(|r| r.entrant == "A").unwrap();
     assert_eq!(ra.opponent.as_deref(), Some("B"));
     // Rooms must swap the teams.
