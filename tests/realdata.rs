@@ -1124,3 +1124,52 @@ fn imports_round_trip_through_the_dataset_tables() {
         assert_eq!(first.board_scores, again.board_scores, "{id}");
     }
 }
+
+/// The seven real competitions go through the whole handicap pipeline: every one is
+/// rated, pairs whose club export left a player unnumbered are non-member pairs that
+/// nobody's handicap moves for, and the standings are the engine's own (checked against
+/// the published figures above).
+#[test]
+fn the_handicap_pipeline_rates_every_real_competition() {
+    let dir = realdata();
+    let mut fragments = Vec::new();
+    for (kind, name) in [
+        ("pbn", "spiren_2015-06-17_mp.pbn"),
+        ("pbn", "spiren_2016-08-10_mp_bye_adjusted.pbn"),
+        ("pbn", "bridgekam_2015-09-03_crossimp.pbn"),
+        ("usebio", "mp_pairs_mitchell.xml"),
+        ("usebio", "mp_pairs_mitchell_03.xml"),
+        ("usebio", "butler_howell.xml"),
+        ("usebio", "cross_imp_howell.xml"),
+    ] {
+        let file = dir.join(kind).join(name);
+        let imported = match kind {
+            "pbn" => pbn::parse(&file),
+            _ => usebio::parse(&file),
+        }
+        .unwrap_or_else(|e| panic!("{e}"));
+        fragments.push(imported.dataset);
+    }
+    let dataset = merge(fragments).unwrap_or_else(|e| panic!("{e}"));
+    let output = bridgehcp::pipeline::run(&dataset, &Default::default(), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.summary.competitions_applied, 7);
+    assert_eq!(output.summary.competitions_unrated, 0);
+    let unidentified: Vec<_> = output
+        .replay
+        .changes
+        .iter()
+        .filter(|c| c.member_id < 0)
+        .collect();
+    assert!(!unidentified.is_empty());
+    for change in &output.replay.changes {
+        let partner_unidentified = unidentified
+            .iter()
+            .any(|u| u.competition == change.competition && u.entrant == change.entrant);
+        if partner_unidentified {
+            assert!(!change.outcome.updated, "{change:?}");
+            assert_eq!(change.outcome.delta, 0.0);
+        }
+    }
+    assert!(!output.ranking.is_empty());
+}

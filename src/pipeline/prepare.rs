@@ -331,20 +331,30 @@ fn build_input(
     let mut rated_members = Vec::new();
     for entrant in &entrants {
         let at = || entrant.origin.location().competition(id);
-        let players: Vec<i64> = entrant.player_ids().collect();
+        // A slot left empty in a pair or team is a player the club could not identify
+        // (exports write no number for non-members): a non-member, under a negative
+        // placeholder id unique within the competition.
         let needed = kind.players_per_entrant();
-        if players.len() != needed {
+        if let Some(extra) = entrant.players[needed..].iter().position(Option::is_some) {
             return Err(InputError::new(
-                at().column("player1"),
+                at().column(format!("player{}", needed + extra + 1)),
                 format!(
-                    "entrant `{}` has {} players; a {} entrant in this competition needs {}",
-                    entrant.entrant,
-                    players.len(),
-                    competition.format,
-                    needed
+                    "entrant `{}` lists more than {} players, the number a {} entrant in this competition has",
+                    entrant.entrant, needed, competition.format
                 ),
             ));
         }
+        if entrant.players[..needed].iter().all(Option::is_none) {
+            return Err(InputError::new(
+                at().column("player1"),
+                format!("entrant `{}` has no players", entrant.entrant),
+            ));
+        }
+        let players: Vec<i64> = entrant.players[..needed]
+            .iter()
+            .enumerate()
+            .map(|(slot, id)| id.unwrap_or(-((inputs.len() * 4 + slot + 1) as i64)))
+            .collect();
         let Some(result) = result_of.get(entrant.entrant.as_str()) else {
             return Err(InputError::new(
                 at().column("entrant"),
