@@ -8,6 +8,10 @@
 
 use std::time::Instant;
 
+/// The same allocator as the binary, so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use bridgehcp::pipeline::{self, Mode, RunSettings};
 use bridgehcp::synth::{generate, SynthConfig};
 
@@ -57,10 +61,12 @@ fn main() {
             let elapsed = started.elapsed().as_secs_f64();
             match output {
                 Ok(output) => println!(
-                    "{:?} mode, {} thread(s): {:.3} s for {} competitions, {} player changes ({:.0} changes/s)",
+                    "{:?} mode, {} thread(s): {:.3} s (scoring {:.3} s, replay {:.3} s) for {} competitions, {} player changes ({:.0} changes/s)",
                     mode,
                     pool.current_num_threads(),
                     elapsed,
+                    output.summary.scoring.as_secs_f64(),
+                    output.summary.replaying.as_secs_f64(),
                     output.summary.competitions_applied,
                     output.summary.changes,
                     output.summary.changes as f64 / elapsed

@@ -212,10 +212,14 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         None => None,
     };
     reading.finish_and_clear();
+    let read_time = started.elapsed();
     let mut output = pipeline::run(&dataset, &plan.settings, previous)?;
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
+    let write_started = Instant::now();
     crate::report::outputs::write_run(&plan.out, &output, &plan.settings)?;
     writing.finish_and_clear();
+    output.summary.reading = read_time;
+    output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
     Ok(output.summary)
 }
@@ -223,7 +227,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
 /// Prints the end-of-run summary.
 pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
     println!(
-        "bridgehcp run: {} competitions applied{}{}, {} members moved, {} player changes; last competition {}; {:.2} s; outputs in {}",
+        "bridgehcp run: {} competitions applied{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2}); outputs in {}",
         summary.competitions_applied,
         if summary.competitions_skipped > 0 {
             format!(" ({} already applied by the previous run)", summary.competitions_skipped)
@@ -245,6 +249,10 @@ pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
             .map(|d| d.to_string())
             .unwrap_or_else(|| "none".into()),
         summary.elapsed.as_secs_f64(),
+        summary.reading.as_secs_f64(),
+        summary.scoring.as_secs_f64(),
+        summary.replaying.as_secs_f64(),
+        summary.writing.as_secs_f64(),
         plan.out.display()
     );
 }

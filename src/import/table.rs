@@ -684,6 +684,7 @@ fn read_members(
     let masterpoints = frame.col::<f64>("masterpoints", Optional)?;
     let start_handicap = frame.col::<f64>("start_handicap", Optional)?;
     let kind = frame.col::<String>("kind", Optional)?;
+    out.reserve(frame.height());
     for row in 0..frame.height() {
         let member = Member {
             member_id: member_id.required(row)?,
@@ -726,6 +727,7 @@ fn read_competitions(
     let tie_break = frame.col::<String>("tie_break", Optional)?;
     let travellers = frame.col::<String>("travellers", Optional)?;
     let defaults = Conventions::default();
+    out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = id.required(row)?;
         let date = date.required(row)?;
@@ -779,6 +781,7 @@ fn read_entrants(
     ];
     let team = frame.col::<String>("team", Optional)?;
     let direction = frame.col::<String>("direction", Optional)?;
+    out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let entrant_name = entrant.required(row)?;
@@ -810,6 +813,7 @@ fn read_results(
     let boards_played = frame.col::<i32>("boards_played", Required)?;
     let score = frame.col::<f64>("score", Required)?;
     let opponent = frame.col::<String>("opponent", Optional)?;
+    out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let entrant = entrant.required(row)?;
@@ -851,6 +855,7 @@ fn read_boards(
     let room = frame.col::<String>("room", Optional)?;
     let ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
     let ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
+    out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let tricks_taken = tricks.get(row)?;

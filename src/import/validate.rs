@@ -7,7 +7,7 @@
 //! still reading: the error reported is always the first one in table order, then file
 //! order, whatever the thread count.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::dataset::{
     BoardResult, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin,

@@ -74,6 +74,14 @@ pub struct RunSummary {
     pub members_moved: usize,
     pub changes: usize,
     pub last_date: Option<NaiveDate>,
+    /// Time spent reading the dataset (set by the caller that read it).
+    pub reading: Duration,
+    /// Time spent scoring and preparing the competitions.
+    pub scoring: Duration,
+    /// Time spent replaying them onto the handicaps.
+    pub replaying: Duration,
+    /// Time spent writing the outputs (set by the caller that wrote them).
+    pub writing: Duration,
     pub elapsed: Duration,
 }
 
@@ -131,6 +139,7 @@ pub fn run(
         dataset.competitions.len() as u64,
         "scoring",
     );
+    let scoring_started = Instant::now();
     let prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
         scoring_bar.inc(1)
     })?;
@@ -152,6 +161,8 @@ pub fn run(
         prepared.competitions.len() as u64,
         "replaying",
     );
+    let scoring = scoring_started.elapsed();
+    let replay_started = Instant::now();
     let before: Vec<f64> = states.iter().map(|s| s.handicap).collect();
     let replay = replay::replay(
         &settings.factors,
@@ -161,6 +172,7 @@ pub fn run(
         &|n| replay_bar.inc(n),
     )?;
     replay_bar.finish_and_clear();
+    let replaying = replay_started.elapsed();
 
     let applied_through = prepared
         .competitions
@@ -181,6 +193,10 @@ pub fn run(
         members_moved,
         changes: replay.changes.len(),
         last_date,
+        reading: Duration::ZERO,
+        scoring,
+        replaying,
+        writing: Duration::ZERO,
         elapsed: started.elapsed(),
     };
     Ok(RunOutput {

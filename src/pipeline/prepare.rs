@@ -8,7 +8,9 @@
 //! reported for the first failing competition in replay order, so the message does not
 //! depend on the thread count.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use chrono::NaiveDate;
 use rayon::prelude::*;
@@ -85,11 +87,11 @@ pub struct Prepared {
 struct Tables<'a> {
     entrants: HashMap<&'a str, Vec<&'a Entrant>>,
     results: HashMap<&'a str, Vec<&'a EntrantResult>>,
-    boards: HashMap<&'a str, Vec<BoardResult>>,
+    boards: HashMap<&'a str, Vec<&'a BoardResult>>,
 }
 
 fn group<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a str, Vec<&'a T>> {
-    let mut map: HashMap<&str, Vec<&T>> = HashMap::new();
+    let mut map: HashMap<&str, Vec<&T>> = HashMap::default();
     for row in rows {
         map.entry(key(row)).or_default().push(row);
     }
@@ -105,17 +107,10 @@ pub fn prepare(
     rate: bool,
     on_competition_done: &(dyn Fn() + Sync),
 ) -> Result<Prepared, InputError> {
-    let mut boards: HashMap<&str, Vec<BoardResult>> = HashMap::new();
-    for row in &dataset.boards {
-        boards
-            .entry(row.competition_id.as_str())
-            .or_default()
-            .push(row.clone());
-    }
     let tables = Tables {
         entrants: group(&dataset.entrants, |e| e.competition_id.as_str()),
         results: group(&dataset.results, |r| r.competition_id.as_str()),
-        boards,
+        boards: group(&dataset.boards, |b| b.competition_id.as_str()),
     };
 
     let mut order: Vec<&Competition> = dataset.competitions.iter().collect();
@@ -159,7 +154,7 @@ fn prepare_one(
     let here = || competition.origin.location().competition(id);
     let entrants: Vec<&Entrant> = tables.entrants.get(id).cloned().unwrap_or_default();
     let reported: Vec<&EntrantResult> = tables.results.get(id).cloned().unwrap_or_default();
-    let board_rows: &[BoardResult] = tables.boards.get(id).map(Vec::as_slice).unwrap_or(&[]);
+    let board_rows: &[&BoardResult] = tables.boards.get(id).map(Vec::as_slice).unwrap_or(&[]);
     if entrants.is_empty() {
         return Err(InputError::new(here(), "competition has no entrants"));
     }
@@ -176,8 +171,7 @@ fn prepare_one(
         let standings = standings_from_results(competition, &entrants, &results);
         (results, standings)
     } else {
-        let owned: Vec<Entrant> = entrants.iter().map(|e| (*e).clone()).collect();
-        let scored = scoring::score_competition(competition, &owned, board_rows)?;
+        let scored = scoring::score_competition(competition, &entrants, board_rows)?;
         check_reported(competition, &reported, &scored.results)?;
         board_scores = scored.board_scores;
         (scored.results, scored.standings)
@@ -276,7 +270,7 @@ fn field_kind(competition: &Competition) -> Result<FieldKind, InputError> {
 }
 
 /// The number of boards of the competition: as stated, or the distinct boards played.
-fn board_count(competition: &Competition, board_rows: &[BoardResult]) -> Result<u32, InputError> {
+fn board_count(competition: &Competition, board_rows: &[&BoardResult]) -> Result<u32, InputError> {
     let n = match competition.boards {
         Some(n) => n,
         None => board_rows
@@ -303,7 +297,7 @@ fn build_input(
     competition: &Competition,
     entrants: &[&Entrant],
     results: &[EntrantResult],
-    board_rows: &[BoardResult],
+    board_rows: &[&BoardResult],
     board_scores: &[BoardScore],
     registry: &Registry,
     factors: &FactorSet,
@@ -527,8 +521,8 @@ fn cross_imp_comparisons(
 }
 
 /// The pair each pair met at the table, from board rows (ns against ew).
-fn table_opponents(board_rows: &[BoardResult]) -> HashMap<&str, &str> {
-    let mut met: HashMap<&str, &str> = HashMap::new();
+fn table_opponents<'a>(board_rows: &[&'a BoardResult]) -> HashMap<&'a str, &'a str> {
+    let mut met: HashMap<&str, &str> = HashMap::default();
     for row in board_rows {
         if let (Some(ns), Some(ew)) = (row.ns.as_deref(), row.ew.as_deref()) {
             met.entry(ns).or_insert(ew);

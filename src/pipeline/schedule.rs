@@ -7,23 +7,27 @@
 //! handicaps the plain sequential loop would have shown it. Running the levels in order,
 //! each level in parallel, is therefore bit-identical to the sequential replay.
 
-use std::collections::HashMap;
-
 /// Groups competitions (given in replay order, each as the dense indices of its rated
 /// players) into levels. Returns, per level, the positions of its competitions in replay
 /// order.
 pub fn levels(players_per_competition: &[Vec<u32>]) -> Vec<Vec<usize>> {
-    let mut last_level: HashMap<u32, usize> = HashMap::new();
+    // Per player: one more than the level of its latest competition (0: none yet).
+    let players = players_per_competition
+        .iter()
+        .flatten()
+        .map(|&p| p as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut next_level = vec![0usize; players];
     let mut levels: Vec<Vec<usize>> = Vec::new();
     for (position, players) in players_per_competition.iter().enumerate() {
         let level = players
             .iter()
-            .filter_map(|p| last_level.get(p))
-            .map(|l| l + 1)
+            .map(|&p| next_level[p as usize])
             .max()
             .unwrap_or(0);
-        for p in players {
-            last_level.insert(*p, level);
+        for &p in players {
+            next_level[p as usize] = level + 1;
         }
         if levels.len() <= level {
             levels.resize_with(level + 1, Vec::new);

@@ -36,6 +36,7 @@ pub mod standings;
 pub mod team;
 pub mod vp;
 
+use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -281,19 +282,21 @@ struct Tally {
 /// belong to other competitions are ignored.
 pub fn score_competition(
     competition: &Competition,
-    entrants: &[Entrant],
-    boards: &[BoardResult],
+    entrants: &[impl Borrow<Entrant>],
+    boards: &[impl Borrow<BoardResult>],
 ) -> Result<ScoredCompetition, InputError> {
     let id = competition.competition_id.as_str();
     let conventions = competition.conventions;
     let competition_location = || competition.origin.location().competition(id);
     let known: BTreeMap<&str, &Entrant> = entrants
         .iter()
+        .map(Borrow::borrow)
         .filter(|e| e.competition_id == id)
         .map(|e| (e.entrant.trim(), e))
         .collect();
     let mut tables: Vec<Table<'_>> = boards
         .iter()
+        .map(Borrow::borrow)
         .filter(|b| b.competition_id == id)
         .map(|row| read_table(row, competition.format, &known))
         .collect::<Result<_, _>>()?;
