@@ -108,39 +108,60 @@ fn continuing_a_run_equals_one_run_over_both_periods() {
     let dir = tempfile::tempdir().unwrap();
     let data = sample();
     let data = data.to_str().unwrap();
-    // January (and everything before), then the rest continued from its state.
-    ok(&bridgehcp(
-        &[
-            "run",
-            "--quiet",
-            "--data",
-            data,
-            "--out",
-            "jan",
-            "--until",
-            "2024-11-30",
-        ],
-        dir.path(),
-    ));
-    ok(&bridgehcp(
-        &[
-            "run", "--quiet", "--data", data, "--out", "rest", "--state", "jan",
-        ],
-        dir.path(),
-    ));
-    ok(&bridgehcp(
-        &["run", "--quiet", "--data", data, "--out", "all"],
-        dir.path(),
-    ));
-    assert_eq!(
-        read(&dir.path().join("rest/handicaps.parquet")),
-        read(&dir.path().join("all/handicaps.parquet")),
-        "January then the rest must equal one run"
-    );
-    assert_eq!(
-        read(&dir.path().join("rest/ranking.csv")),
-        read(&dir.path().join("all/ranking.csv"))
-    );
+    for mode in ["live", "frozen"] {
+        let out = |name: &str| format!("{mode}-{name}");
+        // November (the first month), then the rest continued from its state.
+        ok(&bridgehcp(
+            &[
+                "run",
+                "--quiet",
+                "--mode",
+                mode,
+                "--data",
+                data,
+                "--out",
+                &out("nov"),
+                "--until",
+                "2024-11-30",
+            ],
+            dir.path(),
+        ));
+        ok(&bridgehcp(
+            &[
+                "run",
+                "--quiet",
+                "--mode",
+                mode,
+                "--data",
+                data,
+                "--out",
+                &out("rest"),
+                "--state",
+                &out("nov"),
+            ],
+            dir.path(),
+        ));
+        ok(&bridgehcp(
+            &[
+                "run",
+                "--quiet",
+                "--mode",
+                mode,
+                "--data",
+                data,
+                "--out",
+                &out("all"),
+            ],
+            dir.path(),
+        ));
+        for file in ["handicaps.parquet", "ranking.csv"] {
+            assert_eq!(
+                read(&dir.path().join(out("rest")).join(file)),
+                read(&dir.path().join(out("all")).join(file)),
+                "{mode}: November then the rest must equal one run ({file})"
+            );
+        }
+    }
 }
 
 #[test]
