@@ -554,17 +554,21 @@ impl<T: Clone> Col<T> {
             .column(self.name)
     }
 
-    /// The value at 0-based `row`, or `None` for a null or absent column.
-    fn get(&self, row: usize) -> Result<Option<T>, InputError> {
-        match self.cells.as_ref().and_then(|cells| cells.get(row)) {
+    /// The value at 0-based `row`, or `None` for a null or absent column. Each row is
+    /// read once, so the value is moved out rather than copied.
+    fn get(&mut self, row: usize) -> Result<Option<T>, InputError> {
+        match self.cells.as_mut().and_then(|cells| cells.get_mut(row)) {
             None => Ok(None),
-            Some(Ok(value)) => Ok(value.clone()),
-            Some(Err(rule)) => Err(InputError::new(self.location(row), rule.clone())),
+            Some(Ok(value)) => Ok(value.take()),
+            Some(Err(rule)) => {
+                let rule = rule.clone();
+                Err(InputError::new(self.location(row), rule))
+            }
         }
     }
 
     /// The value at 0-based `row`, which must not be null.
-    fn required(&self, row: usize) -> Result<T, InputError> {
+    fn required(&mut self, row: usize) -> Result<T, InputError> {
         self.get(row)?.ok_or_else(|| {
             InputError::new(
                 self.location(row),
@@ -581,7 +585,7 @@ impl<T: Clone> Col<T> {
 
 impl Col<i32> {
     /// A count (board number, boards played, round, table), which cannot be negative.
-    fn count(&self, row: usize) -> Result<Option<u32>, InputError> {
+    fn count(&mut self, row: usize) -> Result<Option<u32>, InputError> {
         let value = self.get(row)?;
         self.check(
             row,
@@ -591,7 +595,7 @@ impl Col<i32> {
         )
     }
 
-    fn required_count(&self, row: usize) -> Result<u32, InputError> {
+    fn required_count(&mut self, row: usize) -> Result<u32, InputError> {
         let value = self.required(row)?;
         self.check(row, validate::non_negative(self.name, i64::from(value)))
     }
@@ -599,12 +603,12 @@ impl Col<i32> {
 
 impl Col<String> {
     /// The value at `row` parsed as one of the contract's names (`pairs`, `NS`, ...).
-    fn parsed<E: FromStr<Err = String>>(&self, row: usize) -> Result<Option<E>, InputError> {
+    fn parsed<E: FromStr<Err = String>>(&mut self, row: usize) -> Result<Option<E>, InputError> {
         let value = self.get(row)?;
         self.check(row, value.map(|text| text.parse()).transpose())
     }
 
-    fn required_parsed<E: FromStr<Err = String>>(&self, row: usize) -> Result<E, InputError> {
+    fn required_parsed<E: FromStr<Err = String>>(&mut self, row: usize) -> Result<E, InputError> {
         let value = self.required(row)?;
         self.check(row, value.parse())
     }
@@ -677,13 +681,13 @@ fn read_members(
     validator: &mut Validator,
     out: &mut Vec<Member>,
 ) -> Result<(), Error> {
-    let member_id = frame.col::<i64>("member_id", Required)?;
-    let name = frame.col::<String>("name", Optional)?;
-    let club = frame.col::<String>("club", Optional)?;
-    let district = frame.col::<String>("district", Optional)?;
-    let masterpoints = frame.col::<f64>("masterpoints", Optional)?;
-    let start_handicap = frame.col::<f64>("start_handicap", Optional)?;
-    let kind = frame.col::<String>("kind", Optional)?;
+    let mut member_id = frame.col::<i64>("member_id", Required)?;
+    let mut name = frame.col::<String>("name", Optional)?;
+    let mut club = frame.col::<String>("club", Optional)?;
+    let mut district = frame.col::<String>("district", Optional)?;
+    let mut masterpoints = frame.col::<f64>("masterpoints", Optional)?;
+    let mut start_handicap = frame.col::<f64>("start_handicap", Optional)?;
+    let mut kind = frame.col::<String>("kind", Optional)?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let member = Member {
@@ -707,25 +711,25 @@ fn read_competitions(
     validator: &mut Validator,
     out: &mut Vec<Competition>,
 ) -> Result<(), Error> {
-    let id = frame.col::<String>("competition_id", Required)?;
-    let date = frame.col::<NaiveDate>("date", Required)?;
-    let session = frame.col::<i32>("session", Optional)?;
-    let format = frame.col::<String>("format", Required)?;
-    let scoring = frame.col::<String>("scoring", Required)?;
-    let boards = frame.col::<i32>("boards", Optional)?;
-    let rated = frame.col::<bool>("rated", Optional)?;
-    let handicap_event = frame.col::<bool>("handicap_event", Optional)?;
-    let title = frame.col::<String>("title", Optional)?;
-    let club = frame.col::<String>("club", Optional)?;
-    let class = frame.col::<String>("class", Optional)?;
-    let mp_scale = frame.col::<String>("mp_scale", Optional)?;
-    let imp_aggregate = frame.col::<String>("imp_aggregate", Optional)?;
-    let datum_trim = frame.col::<String>("datum_trim", Optional)?;
-    let datum_rounding = frame.col::<String>("datum_rounding", Optional)?;
-    let bye_score = frame.col::<String>("bye_score", Optional)?;
-    let neuberg = frame.col::<bool>("neuberg", Optional)?;
-    let tie_break = frame.col::<String>("tie_break", Optional)?;
-    let travellers = frame.col::<String>("travellers", Optional)?;
+    let mut id = frame.col::<String>("competition_id", Required)?;
+    let mut date = frame.col::<NaiveDate>("date", Required)?;
+    let mut session = frame.col::<i32>("session", Optional)?;
+    let mut format = frame.col::<String>("format", Required)?;
+    let mut scoring = frame.col::<String>("scoring", Required)?;
+    let mut boards = frame.col::<i32>("boards", Optional)?;
+    let mut rated = frame.col::<bool>("rated", Optional)?;
+    let mut handicap_event = frame.col::<bool>("handicap_event", Optional)?;
+    let mut title = frame.col::<String>("title", Optional)?;
+    let mut club = frame.col::<String>("club", Optional)?;
+    let mut class = frame.col::<String>("class", Optional)?;
+    let mut mp_scale = frame.col::<String>("mp_scale", Optional)?;
+    let mut imp_aggregate = frame.col::<String>("imp_aggregate", Optional)?;
+    let mut datum_trim = frame.col::<String>("datum_trim", Optional)?;
+    let mut datum_rounding = frame.col::<String>("datum_rounding", Optional)?;
+    let mut bye_score = frame.col::<String>("bye_score", Optional)?;
+    let mut neuberg = frame.col::<bool>("neuberg", Optional)?;
+    let mut tie_break = frame.col::<String>("tie_break", Optional)?;
+    let mut travellers = frame.col::<String>("travellers", Optional)?;
     let defaults = Conventions::default();
     out.reserve(frame.height());
     for row in 0..frame.height() {
@@ -770,23 +774,23 @@ fn read_entrants(
     validator: &mut Validator,
     out: &mut Vec<Entrant>,
 ) -> Result<(), Error> {
-    let competition_id = frame.col::<String>("competition_id", Required)?;
-    let entrant = frame.col::<String>("entrant", Required)?;
+    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut entrant = frame.col::<String>("entrant", Required)?;
     let [p1, p2, p3, p4] = PLAYER_COLUMNS;
-    let players = [
+    let mut players = [
         frame.col::<i64>(p1, Optional)?,
         frame.col::<i64>(p2, Optional)?,
         frame.col::<i64>(p3, Optional)?,
         frame.col::<i64>(p4, Optional)?,
     ];
-    let team = frame.col::<String>("team", Optional)?;
-    let direction = frame.col::<String>("direction", Optional)?;
+    let mut team = frame.col::<String>("team", Optional)?;
+    let mut direction = frame.col::<String>("direction", Optional)?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let entrant_name = entrant.required(row)?;
         let mut slots = [None; 4];
-        for (slot, column) in slots.iter_mut().zip(&players) {
+        for (slot, column) in slots.iter_mut().zip(&mut players) {
             *slot = column.get(row)?;
         }
         let record = Entrant {
@@ -808,11 +812,11 @@ fn read_results(
     validator: &mut Validator,
     out: &mut Vec<EntrantResult>,
 ) -> Result<(), Error> {
-    let competition_id = frame.col::<String>("competition_id", Required)?;
-    let entrant = frame.col::<String>("entrant", Required)?;
-    let boards_played = frame.col::<i32>("boards_played", Required)?;
-    let score = frame.col::<f64>("score", Required)?;
-    let opponent = frame.col::<String>("opponent", Optional)?;
+    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut entrant = frame.col::<String>("entrant", Required)?;
+    let mut boards_played = frame.col::<i32>("boards_played", Required)?;
+    let mut score = frame.col::<f64>("score", Required)?;
+    let mut opponent = frame.col::<String>("opponent", Optional)?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
@@ -836,25 +840,25 @@ fn read_boards(
     validator: &mut Validator,
     out: &mut Vec<BoardResult>,
 ) -> Result<(), Error> {
-    let competition_id = frame.col::<String>("competition_id", Required)?;
-    let board = frame.col::<i32>("board", Required)?;
-    let ns = frame.col::<String>("ns", Optional)?;
-    let ew = frame.col::<String>("ew", Optional)?;
-    let contract = frame.col::<String>("contract", Optional)?;
-    let declarer = frame.col::<String>("declarer", Optional)?;
+    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut board = frame.col::<i32>("board", Required)?;
+    let mut ns = frame.col::<String>("ns", Optional)?;
+    let mut ew = frame.col::<String>("ew", Optional)?;
+    let mut contract = frame.col::<String>("contract", Optional)?;
+    let mut declarer = frame.col::<String>("declarer", Optional)?;
     // Read wide so that an absurd value is reported as such, not as an int32 overflow.
-    let tricks = frame.col::<i64>("tricks", Optional)?;
-    let ns_score = frame.col::<i32>("ns_score", Optional)?;
-    let adjusted = frame.col::<String>("adjusted", Optional)?;
-    let north = frame.col::<String>("north", Optional)?;
-    let south = frame.col::<String>("south", Optional)?;
-    let east = frame.col::<String>("east", Optional)?;
-    let west = frame.col::<String>("west", Optional)?;
-    let round = frame.col::<i32>("round", Optional)?;
-    let table = frame.col::<i32>("table", Optional)?;
-    let room = frame.col::<String>("room", Optional)?;
-    let ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
-    let ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
+    let mut tricks = frame.col::<i64>("tricks", Optional)?;
+    let mut ns_score = frame.col::<i32>("ns_score", Optional)?;
+    let mut adjusted = frame.col::<String>("adjusted", Optional)?;
+    let mut north = frame.col::<String>("north", Optional)?;
+    let mut south = frame.col::<String>("south", Optional)?;
+    let mut east = frame.col::<String>("east", Optional)?;
+    let mut west = frame.col::<String>("west", Optional)?;
+    let mut round = frame.col::<i32>("round", Optional)?;
+    let mut table = frame.col::<i32>("table", Optional)?;
+    let mut room = frame.col::<String>("room", Optional)?;
+    let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
+    let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
