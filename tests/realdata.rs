@@ -27,7 +27,7 @@ use bridgehcp::scoring::conventions::{
 use bridgehcp::scoring::{matchpoints, score_competition, BoardScore, ScoredCompetition};
 
 /// `shared/realdata`, found by walking up from the crate (CI has `shared/` beside the
-/// clone, a developer's machine above the worktree).
+/// clone, a developer has it above the checkout).
 fn realdata() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest

@@ -1,4 +1,5 @@
-//! Checks against figures published by Ruter (Norway) in /work/shared/realdata.
+//! Checks against figures published by Ruter (Norway) in `shared/realdata`, beside the
+//! repository.
 //!
 //! The files are read where they lie (never copied): the test walks up from the crate
 //! until a folder holds `shared/realdata`, and fails loudly when there is none. Only
