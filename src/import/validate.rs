@@ -99,8 +99,9 @@ pub struct Validator {
     members: HashMap<MemberId, Origin>,
     competition_order: Vec<String>,
     competitions: HashMap<String, CompetitionFacts>,
-    /// (competition, entrant) -> where it was listed.
-    entrants: HashMap<(String, String), Origin>,
+    /// competition -> entrant -> where it was listed. Nested so that the lookup for
+    /// every board row needs no allocation.
+    entrants: HashMap<String, HashMap<String, Origin>>,
     /// (competition, player) -> the entrant that already lists the player.
     players: HashMap<(String, MemberId), (String, Origin)>,
     competitions_with_boards: HashSet<String>,
@@ -209,7 +210,8 @@ impl Validator {
     ) -> Result<(), InputError> {
         if self
             .entrants
-            .contains_key(&(competition.to_owned(), entrant.to_owned()))
+            .get(competition)
+            .is_some_and(|listed| listed.contains_key(entrant))
         {
             Ok(())
         } else {
@@ -233,8 +235,11 @@ impl Validator {
                 "entrant must not be empty",
             ));
         }
-        let key = (competition.to_owned(), entrant.entrant.clone());
-        if let Some(first) = self.entrants.get(&key) {
+        if let Some(first) = self
+            .entrants
+            .get(competition)
+            .and_then(|listed| listed.get(&entrant.entrant))
+        {
             return Err(InputError::new(
                 located("entrant"),
                 format!(
@@ -265,7 +270,10 @@ impl Validator {
             self.players
                 .insert(player_key, (entrant.entrant.clone(), origin.clone()));
         }
-        self.entrants.insert(key, origin.clone());
+        self.entrants
+            .entry(competition.to_owned())
+            .or_default()
+            .insert(entrant.entrant.clone(), origin.clone());
         Ok(())
     }
 
