@@ -367,3 +367,60 @@ fn team_matches_reported_as_imps_won_or_as_margins_rate_the_same() {
         "{error}"
     );
 }
+
+/// When a club sends both table results and its own totals, the board rows are scored
+/// and the totals are checked against them: matching totals pass, a wrong one is an
+/// error naming the results row and the `score` column.
+#[test]
+fn reported_results_are_checked_against_the_board_rows() {
+    let mut dataset = small_federation(11);
+    let competition = dataset
+        .competitions
+        .iter()
+        .find(|c| {
+            c.rated
+                && c.scoring == ScoringMethod::Matchpoints
+                && c.format == Format::Pairs
+                && dataset
+                    .boards
+                    .iter()
+                    .any(|b| b.competition_id == c.competition_id)
+        })
+        .cloned()
+        .unwrap();
+    let entrants: Vec<&Entrant> = dataset
+        .entrants
+        .iter()
+        .filter(|e| e.competition_id == competition.competition_id)
+        .collect();
+    let boards: Vec<_> = dataset
+        .boards
+        .iter()
+        .filter(|b| b.competition_id == competition.competition_id)
+        .collect();
+    let scored = bridgehcp::scoring::score_competition(&competition, &entrants, &boards).unwrap();
+    let mut reported = scored.results.clone();
+    for (row, result) in reported.iter_mut().enumerate() {
+        result.origin = bridgehcp::dataset::Origin::new(
+            &std::sync::Arc::from(std::path::Path::new("results.csv")),
+            row + 1,
+        );
+    }
+    dataset.results.extend(reported.iter().cloned());
+    run(&dataset, Mode::Live, 1);
+
+    let wrong = dataset
+        .results
+        .iter_mut()
+        .find(|r| r.competition_id == competition.competition_id)
+        .unwrap();
+    wrong.score += 1.0;
+    let error = pipeline::run(&dataset, &RunSettings::default(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("results.csv, row 1, column `score`"),
+        "{error}"
+    );
+    assert!(error.contains("does not match the board rows"), "{error}");
+}
