@@ -424,3 +424,76 @@ fn reported_results_are_checked_against_the_board_rows() {
     );
     assert!(error.contains("does not match the board rows"), "{error}");
 }
+
+fn run_with(dataset: &Dataset, factors: bridgehcp::model::FactorSet) -> RunOutput {
+    let settings = RunSettings {
+        factors,
+        ..RunSettings::default()
+    };
+    pipeline::run(dataset, &settings, None).unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// The factor set's options reach the replay: a class weight doubles a competition's
+/// changes, separate per-method handicaps move only the method played, and an inactive
+/// member drifts upwards before the competition that ends the gap.
+#[test]
+fn factor_set_options_reach_the_replay() {
+    let base = two_pair_months(&[(1, 62.0)]);
+    let plain = run_with(&base, Default::default());
+    let plain_delta = plain.replay.changes[0].outcome.delta;
+
+    let mut final_class = base.clone();
+    final_class.competitions[0].class = Some("final".into());
+    let mut weighted = bridgehcp::model::FactorSet::default();
+    weighted.class_weights.insert("final".into(), 2.0);
+    let doubled = run_with(&final_class, weighted);
+    assert!((doubled.replay.changes[0].outcome.delta - 2.0 * plain_delta).abs() < 1e-12);
+
+    let mut separate = bridgehcp::model::FactorSet::default();
+    separate.separate_by_method = true;
+    let tracks = run_with(&base, separate);
+    let state = &tracks.states[0];
+    assert_eq!(state.handicap.to_bits(), state.handicap_topscore.to_bits());
+    assert_eq!(state.handicap_imp, 13.0);
+    assert!(state.handicap < 13.0);
+
+    // Played in January 2026 and again in May 2027: 484 days, 119 past the 365-day
+    // threshold, is 3 completed months of 30.4375 days: +1.5 before the May event.
+    let mut gap = two_pair_months(&[(1, 50.0)]);
+    let mut later = two_pair_months(&[(5, 50.0)]);
+    later.competitions[0].competition_id = "late".into();
+    later.competitions[0].date = date(2027, 5, 10);
+    for e in &mut later.entrants {
+        e.competition_id = "late".into();
+    }
+    for r in &mut later.results {
+        r.competition_id = "late".into();
+    }
+    gap.competitions.extend(later.competitions);
+    gap.entrants.extend(later.entrants);
+    gap.results.extend(later.results);
+    let mut drifting = bridgehcp::model::FactorSet::default();
+    drifting.inactivity = Some(bridgehcp::model::factors::InactivityDrift {
+        after_days: 365,
+        per_month: 0.5,
+        max_total: 5.0,
+    });
+    let drifted = run_with(&gap, drifting);
+    let late = drifted
+        .replay
+        .changes
+        .iter()
+        .find(|c| {
+            drifted.prepared.competitions[c.competition].competition_id == "late"
+                && c.member_id == 1
+        })
+        .unwrap();
+    let after_january = drifted
+        .replay
+        .changes
+        .iter()
+        .find(|c| c.competition == 0 && c.member_id == 1)
+        .unwrap()
+        .handicap_after;
+    assert!((late.outcome.handicap_before - (after_january + 1.5)).abs() < 1e-12);
+}
