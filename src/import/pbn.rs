@@ -60,9 +60,7 @@ use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
 /// Reads a PBN result export.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputError::new(Location::file(path), format!("cannot read the file: {e}")))?;
-    parse_bytes(path, &bytes)
+    parse_bytes(path, &super::published::read_export(path)?)
 }
 
 /// Reads a PBN result export already in memory; `path` names it in errors and origins.

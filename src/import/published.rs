@@ -203,3 +203,13 @@ mod tests {
         assert!(err.rule.contains("first.pbn"), "{}", err.rule);
     }
 }
+
+/// The bytes of an export file, or an error naming it.
+pub fn read_export(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
+    std::fs::read(path).map_err(|e| {
+        InputError::new(
+            crate::error::Location::file(path),
+            format!("cannot read the file: {e}"),
+        )
+    })
+}
