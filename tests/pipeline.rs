@@ -449,8 +449,10 @@ fn factor_set_options_reach_the_replay() {
     let doubled = run_with(&final_class, weighted);
     assert!((doubled.replay.changes[0].outcome.delta - 2.0 * plain_delta).abs() < 1e-12);
 
-    let mut separate = bridgehcp::model::FactorSet::default();
-    separate.separate_by_method = true;
+    let separate = bridgehcp::model::FactorSet {
+        separate_by_method: true,
+        ..Default::default()
+    };
     let tracks = run_with(&base, separate);
     let state = &tracks.states[0];
     assert_eq!(state.handicap.to_bits(), state.handicap_topscore.to_bits());
@@ -472,12 +474,14 @@ fn factor_set_options_reach_the_replay() {
     gap.competitions.extend(later.competitions);
     gap.entrants.extend(later.entrants);
     gap.results.extend(later.results);
-    let mut drifting = bridgehcp::model::FactorSet::default();
-    drifting.inactivity = Some(bridgehcp::model::factors::InactivityDrift {
-        after_days: 365,
-        per_month: 0.5,
-        max_total: 5.0,
-    });
+    let drifting = bridgehcp::model::FactorSet {
+        inactivity: Some(bridgehcp::model::factors::InactivityDrift {
+            after_days: 365,
+            per_month: 0.5,
+            max_total: 5.0,
+        }),
+        ..Default::default()
+    };
     let drifted = run_with(&gap, drifting);
     let late = drifted
         .replay

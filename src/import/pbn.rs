@@ -54,7 +54,9 @@ use crate::dataset::{
     BoardResult, Competition, Dataset, Direction, Entrant, Format, Member, Origin, ScoringMethod,
 };
 use crate::error::{InputError, Location};
-use crate::import::published::{Imported, LineKind, Published, PublishedLine, PublishedStanding};
+use crate::import::published::{
+    slug, Imported, LineKind, Published, PublishedLine, PublishedStanding,
+};
 use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
 
 /// Reads a PBN result export.
@@ -655,19 +657,6 @@ fn conventions_of(generator: &str) -> Conventions {
     } else {
         Conventions::default()
     }
-}
-
-/// Lower-case letters and digits, runs of anything else as one `-`.
-fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_string()
 }
 
 /// `"Kari Hovden - Ragnar Waldahl"`: one part per player; a single part is shared.

@@ -156,6 +156,30 @@ fn fill_member(existing: &mut Member, later: Member) {
     }
 }
 
+/// An id-friendly form of a name: lower-case letters and digits, runs of anything else
+/// as one `-` (`"0179 Spiren BK"` → `0179-spiren-bk`).
+pub(crate) fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// The bytes of an export file, or an error naming it.
+pub fn read_export(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
+    std::fs::read(path).map_err(|e| {
+        InputError::new(
+            crate::error::Location::file(path),
+            format!("cannot read the file: {e}"),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,14 +226,4 @@ mod tests {
         assert_eq!(err.location.file.as_deref(), Some(Path::new("second.pbn")));
         assert!(err.rule.contains("first.pbn"), "{}", err.rule);
     }
-}
-
-/// The bytes of an export file, or an error naming it.
-pub fn read_export(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path).map_err(|e| {
-        InputError::new(
-            crate::error::Location::file(path),
-            format!("cannot read the file: {e}"),
-        )
-    })
 }

@@ -47,7 +47,7 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
-    Imported, LineKind, Published, PublishedDatum, PublishedLine, PublishedStanding,
+    slug, Imported, LineKind, Published, PublishedDatum, PublishedLine, PublishedStanding,
 };
 use crate::scoring::conventions::{
     ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, Travellers,
@@ -567,18 +567,6 @@ fn normalize_contract(text: &str) -> Option<String> {
         return None;
     }
     Some(format!("{level}{strain}{doubling}"))
-}
-
-fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            out.extend(c.to_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_string()
 }
 
 #[cfg(test)]
