@@ -57,6 +57,7 @@ use crate::error::{InputError, Location};
 use crate::import::published::{
     slug, Imported, LineKind, Published, PublishedLine, PublishedStanding,
 };
+use crate::scoring::contract::normalize_contract;
 use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
 
 /// Reads a PBN result export.
@@ -786,32 +787,6 @@ fn table_score(
             ),
         )),
     }
-}
-
-/// `3D`, `5CX`, `1N`, `6NTXX` to the contract notation of the data contract (`3NTX`).
-fn normalize_contract(text: &str) -> Option<String> {
-    let upper = text.to_ascii_uppercase();
-    let mut chars = upper.chars();
-    let level = chars.next()?.to_digit(10).filter(|l| (1..=7).contains(l))?;
-    let rest: String = chars.collect();
-    let (strain, doubling) = if let Some(d) = rest.strip_prefix("NT") {
-        ("NT", d)
-    } else {
-        let mut it = rest.chars();
-        let strain = match it.next()? {
-            'C' => "C",
-            'D' => "D",
-            'H' => "H",
-            'S' => "S",
-            'N' => "NT",
-            _ => return None,
-        };
-        (strain, &rest[1..])
-    };
-    if !matches!(doubling, "" | "X" | "XX") {
-        return None;
-    }
-    Some(format!("{level}{strain}{doubling}"))
 }
 
 fn declarer(row: &Row) -> Result<String, InputError> {

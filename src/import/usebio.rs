@@ -49,6 +49,7 @@ use crate::error::{InputError, Location};
 use crate::import::published::{
     slug, Imported, LineKind, Published, PublishedDatum, PublishedLine, PublishedStanding,
 };
+use crate::scoring::contract::normalize_contract;
 use crate::scoring::conventions::{
     ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, Travellers,
 };
@@ -548,25 +549,6 @@ fn conventions_of(program: &str) -> Conventions {
     } else {
         Conventions::default()
     }
-}
-
-/// `3NT`, `2SX`, `4HXX` (USEBIO already writes NT); validated and upper-cased.
-fn normalize_contract(text: &str) -> Option<String> {
-    let upper = text.trim().to_ascii_uppercase();
-    let level = upper
-        .chars()
-        .next()?
-        .to_digit(10)
-        .filter(|l| (1..=7).contains(l))?;
-    let rest = upper.get(1..)?;
-    let (strain, doubling) = ["NT", "N", "S", "H", "D", "C"]
-        .iter()
-        .find_map(|s| rest.strip_prefix(s).map(|d| (*s, d)))?;
-    let strain = if strain == "N" { "NT" } else { strain };
-    if !matches!(doubling, "" | "X" | "XX") {
-        return None;
-    }
-    Some(format!("{level}{strain}{doubling}"))
 }
 
 #[cfg(test)]

@@ -90,6 +90,38 @@ pub struct Contract {
     pub doubling: Doubling,
 }
 
+impl fmt::Display for Contract {
+    /// The data contract's notation: `4S`, `3NTX`, `6HXX`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let strain = match self.strain {
+            Strain::Clubs => "C",
+            Strain::Diamonds => "D",
+            Strain::Hearts => "H",
+            Strain::Spades => "S",
+            Strain::NoTrump => "NT",
+        };
+        let doubling = match self.doubling {
+            Doubling::Undoubled => "",
+            Doubling::Doubled => "X",
+            Doubling::Redoubled => "XX",
+        };
+        write!(f, "{}{strain}{doubling}", self.level)
+    }
+}
+
+/// A bid contract in any notation the programs write (`3N`, `5cx`, `6NTXX`) in the data
+/// contract's notation (`3NT`, `5CX`, `6NTXX`); `None` for a pass or anything malformed.
+///
+/// ```
+/// use bridgehcp::scoring::contract::normalize_contract;
+/// assert_eq!(normalize_contract("1N").as_deref(), Some("1NT"));
+/// assert_eq!(normalize_contract("5cx").as_deref(), Some("5CX"));
+/// assert_eq!(normalize_contract("3SXXX"), None);
+/// ```
+pub fn normalize_contract(text: &str) -> Option<String> {
+    parse_contract(text).ok().flatten().map(|c| c.to_string())
+}
+
 /// Which partnerships are vulnerable on a board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Vulnerability {
