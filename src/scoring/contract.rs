@@ -56,13 +56,35 @@ impl fmt::Display for Seat {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Denominations, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strain {
     Clubs,
     Diamonds,
     Hearts,
     Spades,
     NoTrump,
+}
+
+impl Strain {
+    pub const ALL: [Strain; 5] = [
+        Strain::Clubs,
+        Strain::Diamonds,
+        Strain::Hearts,
+        Strain::Spades,
+        Strain::NoTrump,
+    ];
+
+    /// The letters of the data contract's notation: `C`, `D`, `H`, `S`, `NT`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Strain::Clubs => "C",
+            Strain::Diamonds => "D",
+            Strain::Hearts => "H",
+            Strain::Spades => "S",
+            Strain::NoTrump => "NT",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,13 +115,7 @@ pub struct Contract {
 impl fmt::Display for Contract {
     /// The data contract's notation: `4S`, `3NTX`, `6HXX`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let strain = match self.strain {
-            Strain::Clubs => "C",
-            Strain::Diamonds => "D",
-            Strain::Hearts => "H",
-            Strain::Spades => "S",
-            Strain::NoTrump => "NT",
-        };
+        let strain = self.strain.code();
         let doubling = match self.doubling {
             Doubling::Undoubled => "",
             Doubling::Doubled => "X",

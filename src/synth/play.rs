@@ -8,6 +8,7 @@
 //! carries what a Bridgemate records (contract, declarer, tricks).
 
 use super::rng::Rng;
+use crate::scoring::contract::Strain;
 
 /// How results depend on strength, in the units of the handicap scale (lower is
 /// stronger). Defaults give a spread comparable to club travellers.
@@ -41,35 +42,6 @@ impl Default for PlayModel {
             pass_out_low: 0.15,
             pass_out: 0.005,
             adjusted: 0.002,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Strain {
-    Clubs,
-    Diamonds,
-    Hearts,
-    Spades,
-    NoTrump,
-}
-
-impl Strain {
-    const ALL: [Strain; 5] = [
-        Strain::Clubs,
-        Strain::Diamonds,
-        Strain::Hearts,
-        Strain::Spades,
-        Strain::NoTrump,
-    ];
-
-    fn code(self) -> &'static str {
-        match self {
-            Strain::Clubs => "C",
-            Strain::Diamonds => "D",
-            Strain::Hearts => "H",
-            Strain::Spades => "S",
-            Strain::NoTrump => "NT",
         }
     }
 }
