@@ -308,3 +308,38 @@ fn an_alternative_factor_set_changes_the_handicaps_and_a_typo_is_an_error() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_generated_federation_runs_and_the_same_seed_gives_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a", "b"] {
+        let stdout = ok(&bridgehcp(
+            &[
+                "sample",
+                "--out",
+                name,
+                "--members",
+                "80",
+                "--months",
+                "2",
+                "--seed",
+                "7",
+            ],
+            dir.path(),
+        ));
+        assert!(stdout.contains("members"), "{stdout}");
+    }
+    for table in ["members", "competitions", "entrants", "results", "boards"] {
+        let file = format!("{table}.parquet");
+        assert_eq!(
+            read(&dir.path().join("a").join(&file)),
+            read(&dir.path().join("b").join(&file)),
+            "{file}"
+        );
+    }
+    let stdout = ok(&bridgehcp(
+        &["run", "--data", "a", "--out", "out"],
+        dir.path(),
+    ));
+    assert!(stdout.contains("competitions applied"), "{stdout}");
+}
