@@ -501,3 +501,39 @@ fn factor_set_options_reach_the_replay() {
         .handicap_after;
     assert!((late.outcome.handicap_before - (after_january + 1.5)).abs() < 1e-12);
 }
+
+/// Frozen mode sums a month's changes and caps once at month end, for the per-method
+/// handicaps as for the combined one. A beginner pair at the cap (52) first does worse
+/// than expected (+0.588, held at 52 if capped at once) and then better (−1.551):
+/// summed, the month ends at 52 + 0.588 − 1.551 = 51.037, not at 50.449.
+#[test]
+fn frozen_months_cap_once_for_every_handicap() {
+    let mut dataset = two_pair_months(&[(1, 75.0), (1, 55.0)]);
+    for member in &mut dataset.members {
+        if member.member_id >= 3 {
+            member.masterpoints = 0.0;
+        }
+    }
+    let factors = bridgehcp::model::FactorSet {
+        separate_by_method: true,
+        ..Default::default()
+    };
+    let settings = RunSettings {
+        factors,
+        mode: Mode::Frozen,
+        ..RunSettings::default()
+    };
+    let output = pipeline::run(&dataset, &settings, None).unwrap();
+    let beginner = &output.states[2];
+    let rate = (1.0 / 480.0) * (24.6 / 23.0) * 2.0 * 24.0;
+    let expected = -(52.0 - 13.0) / 2.0;
+    let d1 = -rate * (-25.0 - expected);
+    let d2 = -rate * (-5.0 - expected);
+    assert!((beginner.handicap - (52.0 + d1 + d2)).abs() < 1e-12);
+    assert!((beginner.handicap - 51.037).abs() < 1e-3);
+    assert_eq!(
+        beginner.handicap_topscore.to_bits(),
+        beginner.handicap.to_bits()
+    );
+    assert_eq!(beginner.handicap_imp, 52.0);
+}

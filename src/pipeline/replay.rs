@@ -88,7 +88,17 @@ fn opening_handicap(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -
 }
 
 /// Per member, in frozen mode: the handicap the month opened with and the month's changes.
-type PeriodChanges = Vec<Option<(f64, Vec<f64>)>>;
+type PeriodChanges = Vec<Option<MemberPeriod>>;
+
+/// A member's month in frozen mode: the opening handicap and the changes to sum, for the
+/// combined handicap and for each per-method handicap.
+#[derive(Debug, Clone, Default)]
+struct MemberPeriod {
+    opening: f64,
+    deltas: Vec<f64>,
+    topscore: Vec<f64>,
+    imp: Vec<f64>,
+}
 
 /// Rates a competition. A pairs event with fixed directions and two winners (a
 /// Mitchell) is two fields: an N/S pair's percentage or IMPs only compare it with the
@@ -214,20 +224,34 @@ fn record(
             let state = &mut states[m as usize];
             state.enter_month(competition.date);
             handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
+            let method_delta = evaluated
+                .by_method
+                .as_ref()
+                .and_then(|by_method| by_method.get(i))
+                .map(|o| o.delta);
             match frozen_sums.as_deref_mut() {
-                Some(sums) => sums[m as usize]
-                    .get_or_insert_with(|| (outcome.handicap_before, Vec::new()))
-                    .1
-                    .push(outcome.delta),
-                None => state.handicap = handicap_after,
-            }
-            if let Some(by_method) = &evaluated.by_method {
-                if let Some(o) = by_method.get(i) {
-                    let track = match method {
-                        model::CalcMethod::Topscore => &mut state.handicap_topscore,
-                        model::CalcMethod::Imp => &mut state.handicap_imp,
-                    };
-                    *track = apply(factors, *track, o.delta);
+                Some(sums) => {
+                    let period = sums[m as usize].get_or_insert_with(|| MemberPeriod {
+                        opening: outcome.handicap_before,
+                        ..MemberPeriod::default()
+                    });
+                    period.deltas.push(outcome.delta);
+                    if let Some(delta) = method_delta {
+                        match method {
+                            model::CalcMethod::Topscore => period.topscore.push(delta),
+                            model::CalcMethod::Imp => period.imp.push(delta),
+                        }
+                    }
+                }
+                None => {
+                    state.handicap = handicap_after;
+                    if let Some(delta) = method_delta {
+                        let track = match method {
+                            model::CalcMethod::Topscore => &mut state.handicap_topscore,
+                            model::CalcMethod::Imp => &mut state.handicap_imp,
+                        };
+                        *track = apply(factors, *track, delta);
+                    }
                 }
             }
             state.boards += u64::from(outcome.n_g);
@@ -396,8 +420,15 @@ fn replay_frozen(
             );
         }
         for (state, period) in states.iter_mut().zip(&sums) {
-            if let Some((opening, deltas)) = period {
-                state.handicap = apply_period(factors, *opening, deltas);
+            if let Some(period) = period {
+                state.handicap = apply_period(factors, period.opening, &period.deltas);
+                if !period.topscore.is_empty() {
+                    state.handicap_topscore =
+                        apply_period(factors, state.handicap_topscore, &period.topscore);
+                }
+                if !period.imp.is_empty() {
+                    state.handicap_imp = apply_period(factors, state.handicap_imp, &period.imp);
+                }
             }
         }
         on_applied(positions.len() as u64);
