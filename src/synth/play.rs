@@ -212,21 +212,14 @@ pub fn play(
 }
 
 /// Checks a contract string of the data contract: `PASS`, or level 1–7, strain, and
-/// optionally `X` or `XX`. Returns the level when a contract was bid.
+/// optionally `X` or `XX`, written exactly in the contract's notation. Returns the level
+/// when a contract was bid.
 pub fn contract_level(contract: &str) -> Option<Option<u8>> {
     if contract == "PASS" {
         return Some(None);
     }
-    let level = contract.chars().next()?.to_digit(10)?;
-    if !(1..=7).contains(&level) {
-        return None;
-    }
-    let rest = contract.get(1..)?;
-    let rest = rest
-        .strip_suffix("XX")
-        .or_else(|| rest.strip_suffix('X'))
-        .unwrap_or(rest);
-    matches!(rest, "C" | "D" | "H" | "S" | "NT").then_some(Some(level as u8))
+    let parsed = crate::scoring::contract::parse_contract(contract).ok()??;
+    (parsed.to_string() == contract).then_some(Some(parsed.level))
 }
 
 #[cfg(test)]
