@@ -25,6 +25,22 @@ fn ok(output: &Output) -> String {
     stdout
 }
 
+/// `bridgehcp run --quiet --data <the sample> --out <out> <extra...>` in `cwd`; it must
+/// succeed.
+fn run_sample(cwd: &Path, out: &str, extra: &[&str]) -> String {
+    let data = sample();
+    let mut args = vec![
+        "run",
+        "--quiet",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    ok(&bridgehcp(&args, cwd))
+}
+
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -66,34 +82,8 @@ fn run_on_the_sample_writes_every_output_and_a_summary() {
 #[test]
 fn outputs_are_the_same_bytes_with_one_thread_or_two() {
     let dir = tempfile::tempdir().unwrap();
-    let data = sample();
-    let data = data.to_str().unwrap();
-    ok(&bridgehcp(
-        &[
-            "run",
-            "--quiet",
-            "--data",
-            data,
-            "--out",
-            "one",
-            "--threads",
-            "1",
-        ],
-        dir.path(),
-    ));
-    ok(&bridgehcp(
-        &[
-            "run",
-            "--quiet",
-            "--data",
-            data,
-            "--out",
-            "two",
-            "--threads",
-            "2",
-        ],
-        dir.path(),
-    ));
+    run_sample(dir.path(), "one", &["--threads", "1"]);
+    run_sample(dir.path(), "two", &["--threads", "2"]);
     for name in OUTPUTS {
         assert_eq!(
             read(&dir.path().join("one").join(name)),
@@ -106,54 +96,21 @@ fn outputs_are_the_same_bytes_with_one_thread_or_two() {
 #[test]
 fn continuing_a_run_equals_one_run_over_both_periods() {
     let dir = tempfile::tempdir().unwrap();
-    let data = sample();
-    let data = data.to_str().unwrap();
     for mode in ["live", "frozen"] {
         let out = |name: &str| format!("{mode}-{name}");
         // November (the first month), then the rest continued from its state.
-        ok(&bridgehcp(
-            &[
-                "run",
-                "--quiet",
-                "--mode",
-                mode,
-                "--data",
-                data,
-                "--out",
-                &out("nov"),
-                "--until",
-                "2024-11-30",
-            ],
+        let mode_flag = ["--mode", mode];
+        run_sample(
             dir.path(),
-        ));
-        ok(&bridgehcp(
-            &[
-                "run",
-                "--quiet",
-                "--mode",
-                mode,
-                "--data",
-                data,
-                "--out",
-                &out("rest"),
-                "--state",
-                &out("nov"),
-            ],
+            &out("nov"),
+            &[&mode_flag[..], &["--until", "2024-11-30"]].concat(),
+        );
+        run_sample(
             dir.path(),
-        ));
-        ok(&bridgehcp(
-            &[
-                "run",
-                "--quiet",
-                "--mode",
-                mode,
-                "--data",
-                data,
-                "--out",
-                &out("all"),
-            ],
-            dir.path(),
-        ));
+            &out("rest"),
+            &[&mode_flag[..], &["--state", &out("nov")]].concat(),
+        );
+        run_sample(dir.path(), &out("all"), &mode_flag);
         for file in ["handicaps.parquet", "ranking.csv"] {
             assert_eq!(
                 read(&dir.path().join(out("rest")).join(file)),
@@ -262,23 +219,8 @@ fn an_alternative_factor_set_changes_the_handicaps_and_a_typo_is_an_error() {
         .replace("impact = 480.0", "impact = 960.0");
     assert_ne!(slower, default);
     std::fs::write(dir.path().join("slow.toml"), slower).unwrap();
-    ok(&bridgehcp(
-        &["run", "--quiet", "--data", data, "--out", "base"],
-        dir.path(),
-    ));
-    ok(&bridgehcp(
-        &[
-            "run",
-            "--quiet",
-            "--data",
-            data,
-            "--out",
-            "slow",
-            "--factors",
-            "slow.toml",
-        ],
-        dir.path(),
-    ));
+    run_sample(dir.path(), "base", &[]);
+    run_sample(dir.path(), "slow", &["--factors", "slow.toml"]);
     assert_ne!(
         read(&dir.path().join("base/handicaps.parquet")),
         read(&dir.path().join("slow/handicaps.parquet"))
