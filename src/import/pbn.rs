@@ -64,8 +64,8 @@ use crate::import::published::{
     slug, Imported, LineKind, Published, PublishedLine, PublishedStanding,
 };
 use crate::scoring::contract::normalize_contract;
-use crate::scoring::outcome::artificial_code;
 use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
+use crate::scoring::outcome::artificial_code;
 
 /// Reads a PBN result export.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
@@ -1027,12 +1027,18 @@ mod tests {
         // `+0` in both columns with a 75/25 split in the percentage columns.
         let text = with_percentages("2 1 - - - \"+0\" \"+0\" 0.5 -0.5 75 25\n");
         let imported = parse_text(&text).expect("valid file");
-        assert_eq!(imported.dataset.boards[0].adjusted.as_deref(), Some("A7525"));
+        assert_eq!(
+            imported.dataset.boards[0].adjusted.as_deref(),
+            Some("A7525")
+        );
 
         // Any per-side percentage written as A and the share.
         let text = with_percentages("2 1 - - - \"A60\" \"A50\" 0.1 0.0 60 50\n");
         let imported = parse_text(&text).expect("valid file");
-        assert_eq!(imported.dataset.boards[0].adjusted.as_deref(), Some("A6050"));
+        assert_eq!(
+            imported.dataset.boards[0].adjusted.as_deref(),
+            Some("A6050")
+        );
 
         // `A=` beside `+0` stays a split score: E/W keep the table's 0.
         let text = with_percentages("2 1 - - - \"A=\" \"+0\" 0.0 -1.0 50 0\n");

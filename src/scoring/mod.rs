@@ -547,9 +547,9 @@ fn field_standings(
                 ByeScore::Skip => played,
                 // Every pair of a Howell with an odd number of pairs sits out once, so
                 // the most boards played can fall short of the session's boards.
-                ByeScore::SessionAverage => competition
-                    .boards
-                    .map_or(full, |b| full.max(b as usize)),
+                ByeScore::SessionAverage => {
+                    competition.boards.map_or(full, |b| full.max(b as usize))
+                }
                 ByeScore::MostInDirection => {
                     most_in_group.get(&group(t)).copied().unwrap_or(played)
                 }

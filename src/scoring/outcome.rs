@@ -204,7 +204,9 @@ mod tests {
         assert_eq!(parse_artificial("A60/A50"), a(60, 50));
         assert_eq!(parse_artificial("A=/A+"), a(50, 60));
         assert_eq!(parse_artificial("A100/A0"), a(100, 0));
-        for bad in ["A", "A+/", "60/40", "", "A605", "A60400", "A101/A0", "AX050", "A+/S"] {
+        for bad in [
+            "A", "A+/", "60/40", "", "A605", "A60400", "A101/A0", "AX050", "A+/S",
+        ] {
             assert!(parse_artificial(bad).is_err(), "{bad}");
         }
     }
