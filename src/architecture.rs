@@ -156,7 +156,7 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
         let before = rest[..at].chars().next_back();
         rest = &rest[at + "crate::".len()..];
         // `$crate::` (macros) is the crate root too; `foo_crate::` is not ours.
-        if before.is_some_and(|c| is_ident(c)) {
+        if before.is_some_and(is_ident) {
             continue;
         }
         let rest_trimmed = rest.trim_start();
