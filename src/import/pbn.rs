@@ -12,8 +12,9 @@
 //! Each claim below was checked against the numbers in the three Ruter exports of
 //! `shared/realdata/pbn` (see `tests/realdata.rs`, which asserts every figure):
 //!
-//! * **Encoding.** The files are ISO-8859-1 (`Bjørnsen` is the byte `0xF8`). Bytes are
-//!   decoded as Latin-1, one byte to one character, so no name is ever mangled.
+//! * **Encoding.** The files are ISO-8859-1 (`Bjørnsen` is the byte `0xF8`); other
+//!   programs write UTF-8. A file that is valid UTF-8 is read as such, anything else as
+//!   Latin-1, one byte to one character (`published::decode_text`).
 //! * **Matchpoints on the ± scale.** `MP_NS` is pairs beaten minus pairs lost: with five
 //!   tables the top is +4 and the bottom −4 (`mp_scale = plus_minus`). The board
 //!   percentage is `50 + 50·MP/top`, printed as a whole number with halves rounded up
@@ -47,8 +48,9 @@
 //!   average of a bye. Their points become the `ns_penalty` and `ew_penalty` of the
 //!   same pairs' table result on that board.
 //! * **Passed-out boards** have contract `Pass` and score 0.
-//! * **Pairs without a federation number** show `+000` as the number: such a player is a
-//!   non-member and gets no member row.
+//! * **Pairs without a federation number** show `+000` as the number, and guests get a
+//!   club-local number with a plus sign (`+57`): such a player is a non-member and gets
+//!   no member row, however often the number recurs.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -76,14 +78,9 @@ pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
 /// Reads a PBN result export already in memory; `path` names it in errors and origins.
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
     let file: Arc<Path> = Arc::from(path);
-    let text = decode_latin1(bytes);
+    let text = super::published::decode_text(bytes);
     let raw = read_lines(&file, &text)?;
     build(&file, raw)
-}
-
-/// ISO-8859-1 maps each byte to the code point of the same value.
-fn decode_latin1(bytes: &[u8]) -> String {
-    bytes.iter().map(|&b| char::from(b)).collect()
 }
 
 /// A table row, by declared column name.
@@ -468,6 +465,7 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
     };
     let mut member_ids: BTreeSet<i64> = BTreeSet::new();
     let mut pair_ids: BTreeSet<String> = BTreeSet::new();
+    let mut phantoms: BTreeSet<String> = BTreeSet::new();
 
     for row in &raw.total_rows {
         let pair = row.get("PairId")?.trim().to_string();
@@ -476,6 +474,11 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         }
         if !pair_ids.insert(pair.clone()) {
             return Err(row.error("PairId", format!("pair `{pair}` is listed twice")));
+        }
+        if is_phantom(row)? {
+            // A phantom fills an odd table; its opponents sit out (see below).
+            phantoms.insert(pair);
+            continue;
         }
         let names = split_pair(row.optional("Names"));
         let clubs = split_pair(row.optional("Club"));
@@ -539,8 +542,10 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         let board = row
             .board
             .ok_or_else(|| row.error("Board", "row outside a board"))?;
-        let ns = pair_field(row, "PairId_NS", &pair_ids)?;
-        let ew = pair_field(row, "PairId_EW", &pair_ids)?;
+        // A table against the phantom is a bye for the real pair.
+        let real = |pair: Option<String>| pair.filter(|p| !phantoms.contains(p));
+        let ns = real(pair_field(row, "PairId_NS", &pair_ids)?);
+        let ew = real(pair_field(row, "PairId_EW", &pair_ids)?);
         let score_ns = row.get("Score_NS")?.trim();
         let score_ew = row.get("Score_EW")?.trim();
         let ns_points = row.first_f64(&["MP_NS", "IMP_NS"])?;
@@ -631,6 +636,21 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
             }
             (None, None) => {
                 let contract = row.get("Contract")?.trim();
+                let blank = |t: &str| t.is_empty() || t == "-";
+                if blank(contract) && blank(score_ns) && blank(score_ew) {
+                    // Written into the movement but never played: no result, no line.
+                    continue;
+                }
+                if blank(contract) {
+                    // `-` with a score: the score alone (0 for a board passed out).
+                    result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
+                    if result.ns_score == Some(0) {
+                        result.contract = Some("PASS".to_string());
+                    }
+                    dataset.boards.push(result);
+                    published.lines.push(line);
+                    continue;
+                }
                 if contract.eq_ignore_ascii_case("pass") || contract.eq_ignore_ascii_case("ap") {
                     result.contract = Some("PASS".to_string());
                 } else {
@@ -708,13 +728,30 @@ fn split_pair(text: Option<&str>) -> Vec<Option<String>> {
     }
 }
 
-/// A federation number, or `None` for a player without one (`+000`, empty, `-`).
+/// A phantom pair: no federation numbers, and players written `+` and `-` (or left
+/// empty) instead of names.
+fn is_phantom(row: &Row) -> Result<bool, InputError> {
+    let placeholder =
+        |text: Option<&str>| text.is_none_or(|t| t.chars().all(|c| matches!(c, '+' | '-' | ' ')));
+    let numbered = member_id(row, "MemberID1")?.is_some() || member_id(row, "MemberID2")?.is_some();
+    let names = row.fields.get("Names").map(String::as_str);
+    let ids_placeholder = ["MemberID1", "MemberID2"]
+        .into_iter()
+        .all(|c| placeholder(row.fields.get(c).map(String::as_str)));
+    Ok(!numbered && placeholder(names) && (names.is_some() || ids_placeholder))
+}
+
+/// A federation number, or `None` for a player without one: empty, `-`, `+` (a
+/// phantom), `+000` (unnumbered), or a Ruter guest number such as `+57`, which numbers
+/// a guest within the club and is never a federation member.
 fn member_id(row: &Row, column: &str) -> Result<Option<i64>, InputError> {
     let Some(text) = row.optional(column) else {
         return Ok(None);
     };
-    if text.starts_with('+') && text[1..].chars().all(|c| c == '0') {
-        return Ok(None);
+    if let Some(guest) = text.strip_prefix('+') {
+        if guest.chars().all(|c| c.is_ascii_digit()) {
+            return Ok(None);
+        }
     }
     match text.parse::<i64>() {
         Ok(id) if id > 0 => Ok(Some(id)),
@@ -1057,6 +1094,51 @@ mod tests {
         let text = with_percentages("2 1 6DX N 9 - \"800>a\" 0 0 60 62.5\n");
         let e = parse_text(&text).expect_err("a fractional share");
         assert!(e.rule.contains("whole number"), "{}", e.rule);
+    }
+
+    #[test]
+    fn guests_phantoms_and_unplayed_boards() {
+        // Pair 2 is a phantom (`+`/`-`), pair 3 a member with a Ruter guest number.
+        let text = header("MatchPoints;MP1").replace(
+            "2 2 -1 37.50 \"C - D\" \"13\" \"+000\"\n",
+            "2 2 -1 37.50 \"+ - -\" \"+\" \"-\"\n3 3 0 50.00 \"E - F\" \"+57\" \"14\"\n",
+        ) + "2 1 - - - \"Bye\" \"Bye\" - 0\n\
+               3 1 - - - - - 0 0\n\
+               3 1 - - - \"0\" - 0 0\n\
+               3 1 - - - - \"50\" 0 0\n";
+        let imported = parse_text(&text).expect("valid file");
+        let d = &imported.dataset;
+        let entrants: Vec<&str> = d.entrants.iter().map(|e| e.entrant.as_str()).collect();
+        assert_eq!(entrants, ["1", "3"], "the phantom is no entrant");
+        assert_eq!(d.entrants[1].players, [None, Some(14), None, None]);
+        let ids: Vec<i64> = d.members.iter().map(|m| m.member_id).collect();
+        assert_eq!(ids, [11, 12, 14], "+57 is a guest, never member 57");
+        let standings: Vec<&str> = imported
+            .published
+            .standings
+            .iter()
+            .map(|s| s.entrant.as_str())
+            .collect();
+        assert_eq!(standings, ["1", "3"]);
+        // The phantom's table is a bye for pair 1 (N/S); the unplayed row is dropped; a
+        // `-` contract with 0 is passed out, with a score it is the score alone.
+        let kinds: Vec<LineKind> = imported.published.lines.iter().map(|l| l.kind).collect();
+        assert_eq!(kinds, [LineKind::Bye, LineKind::Played, LineKind::Played]);
+        assert_eq!(imported.published.lines[0].ns.as_deref(), Some("1"));
+        let rows: Vec<(Option<&str>, Option<i32>)> = d
+            .boards
+            .iter()
+            .map(|b| (b.contract.as_deref(), b.ns_score))
+            .collect();
+        assert_eq!(rows, [(Some("PASS"), Some(0)), (None, Some(-50))]);
+    }
+
+    #[test]
+    fn utf8_files_read_as_utf8() {
+        let text = header("MatchPoints;MP1") + "2 1 PASS - - \"0\" - 0 0\n";
+        let imported =
+            parse_bytes(Path::new("utf8.pbn"), text.as_bytes()).expect("valid UTF-8 file");
+        assert_eq!(imported.dataset.members[0].name.as_deref(), Some("Åse Ø"));
     }
 
     #[test]

@@ -170,6 +170,19 @@ pub(crate) fn slug(text: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
+/// An export's text. Club programs write UTF-8 (with or without a byte order mark) or
+/// ISO-8859-1 (Ruter: `Bjørnsen` is the byte `0xF8`), and rarely say which. Valid UTF-8
+/// is read as UTF-8; anything else as ISO-8859-1, one byte to one character, so no file
+/// is refused for its encoding and no name is mangled. (A Latin-1 name is valid UTF-8
+/// only in contrived cases: `Ã` followed by a symbol from the upper half.)
+pub fn decode_text(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
+}
+
 /// The bytes of an export file, or an error naming it.
 pub fn read_export(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
     std::fs::read(path).map_err(|e| {
@@ -200,6 +213,14 @@ mod tests {
             competitions: vec![competition],
             ..Dataset::default()
         }
+    }
+
+    #[test]
+    fn utf8_and_latin1_decode_to_the_same_names() {
+        assert_eq!(decode_text("Bjørnsen".as_bytes()), "Bjørnsen");
+        assert_eq!(decode_text(b"Bj\xF8rnsen"), "Bjørnsen");
+        assert_eq!(decode_text(b"\xEF\xBB\xBF\xC3\x85se"), "Åse");
+        assert_eq!(decode_text(b"M\xFCller \xC5se"), "Müller Åse");
     }
 
     #[test]

@@ -53,6 +53,7 @@ use crate::scoring::contract::normalize_contract;
 use crate::scoring::conventions::{
     ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, Travellers,
 };
+use crate::scoring::outcome::{artificial_code, parse_artificial};
 
 /// Reads a USEBIO 1.2 XML result file.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
@@ -63,19 +64,10 @@ pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
 /// Reads a USEBIO file already in memory; `path` names it in errors and origins.
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
     let file: Arc<Path> = Arc::from(path);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = line_of(bytes, e.valid_up_to());
-        InputError::new(
-            Location::file(path).row(line),
-            "the file is not valid UTF-8 (USEBIO files are UTF-8 XML)",
-        )
-    })?;
-    let root = read_tree(&file, text)?;
+    // Compscore writes UTF-8; other programs declare ISO-8859-1 and write it.
+    let text = super::published::decode_text(bytes);
+    let root = read_tree(&file, &text)?;
     build(&root)
-}
-
-fn line_of(bytes: &[u8], offset: usize) -> usize {
-    1 + bytes.iter().take(offset).filter(|&&b| b == b'\n').count()
 }
 
 /// An XML element with the line it starts on.
@@ -453,9 +445,6 @@ fn traveller_line(
     };
     let ns = pair("NS_PAIR_NUMBER")?;
     let ew = pair("EW_PAIR_NUMBER")?;
-    let contract_text = line
-        .text_of("CONTRACT")
-        .ok_or_else(|| fail("CONTRACT", "traveller line has no <CONTRACT>".to_string()))?;
     let mut result = BoardResult {
         competition_id: competition_id.to_string(),
         board,
@@ -464,52 +453,39 @@ fn traveller_line(
         origin: line.origin.clone(),
         ..BoardResult::default()
     };
-    if contract_text.eq_ignore_ascii_case("pass") {
-        result.contract = Some("PASS".to_string());
-    } else {
-        let contract = normalize_contract(contract_text).ok_or_else(|| {
-            fail(
-                "CONTRACT",
-                format!("unparseable contract `{contract_text}`"),
-            )
-        })?;
-        result.contract = Some(contract);
-        let seat = line
-            .text_of("PLAYED_BY")
-            .ok_or_else(|| fail("PLAYED_BY", "traveller line has no <PLAYED_BY>".to_string()))?;
-        if !matches!(seat, "N" | "E" | "S" | "W") {
-            return Err(fail(
-                "PLAYED_BY",
-                format!("declarer `{seat}` is not N, E, S or W"),
-            ));
-        }
-        result.declarer = Some(seat.to_string());
-        let tricks_text = line
-            .text_of("TRICKS")
-            .ok_or_else(|| fail("TRICKS", "traveller line has no <TRICKS>".to_string()))?;
-        let tricks = tricks_text.parse::<u8>().map_err(|_| {
-            fail(
-                "TRICKS",
-                format!("`{tricks_text}` is not a number of tricks"),
-            )
-        })?;
-        if tricks > 13 {
-            return Err(fail(
-                "TRICKS",
-                format!("{tricks} tricks: there are 13 tricks in a deal"),
-            ));
-        }
-        result.tricks = Some(tricks);
-    }
     let score_text = line
         .text_of("SCORE")
         .ok_or_else(|| fail("SCORE", "traveller line has no <SCORE>".to_string()))?;
-    result.ns_score = Some(score_text.parse::<i32>().map_err(|_| {
-        fail(
-            "SCORE",
-            format!("<SCORE> `{score_text}` is not a N/S score"),
-        )
-    })?);
+    let mut kind = LineKind::Played;
+    let contract_text = line.text_of("CONTRACT").filter(|c| *c != "-");
+    if score_text.starts_with(['A', 'a']) {
+        // An artificial score (`A5050`, `A6040`): no contract, each side's share.
+        let outcome = parse_artificial(score_text).map_err(|rule| fail("SCORE", rule))?;
+        let (Some(ns_share), Some(ew_share)) = outcome.artificial_shares() else {
+            return Err(fail(
+                "SCORE",
+                format!("<SCORE> `{score_text}` is not an artificial score"),
+            ));
+        };
+        result.adjusted = Some(artificial_code(ns_share, ew_share));
+        kind = LineKind::Artificial;
+    } else {
+        result.ns_score = Some(score_text.parse::<i32>().map_err(|_| {
+            fail(
+                "SCORE",
+                format!("<SCORE> `{score_text}` is not a N/S score"),
+            )
+        })?);
+        match contract_text {
+            // No contract (or `-`): the score alone, 0 for a board passed out.
+            None if result.ns_score == Some(0) => result.contract = Some("PASS".to_string()),
+            None => {}
+            Some(text) if text.eq_ignore_ascii_case("pass") => {
+                result.contract = Some("PASS".to_string());
+            }
+            Some(text) => read_contract(line, text, &mut result, &fail)?,
+        }
+    }
     let points = |column: &str| -> Result<Option<f64>, InputError> {
         match line.text_of(column) {
             None => Ok(None),
@@ -521,7 +497,7 @@ fn traveller_line(
     };
     let published = PublishedLine {
         board,
-        kind: LineKind::Played,
+        kind,
         ns: Some(ns),
         ew: Some(ew),
         ns_points: points(ns_column)?,
@@ -531,6 +507,49 @@ fn traveller_line(
         origin: line.origin.clone(),
     };
     Ok((result, published))
+}
+
+/// A bid contract with its declarer (`PLAYED_BY`) and `TRICKS`.
+fn read_contract(
+    line: &Element,
+    contract_text: &str,
+    result: &mut BoardResult,
+    fail: &dyn Fn(&str, String) -> InputError,
+) -> Result<(), InputError> {
+    let contract = normalize_contract(contract_text).ok_or_else(|| {
+        fail(
+            "CONTRACT",
+            format!("unparseable contract `{contract_text}`"),
+        )
+    })?;
+    result.contract = Some(contract);
+    let seat = line
+        .text_of("PLAYED_BY")
+        .ok_or_else(|| fail("PLAYED_BY", "traveller line has no <PLAYED_BY>".to_string()))?;
+    if !matches!(seat, "N" | "E" | "S" | "W") {
+        return Err(fail(
+            "PLAYED_BY",
+            format!("declarer `{seat}` is not N, E, S or W"),
+        ));
+    }
+    result.declarer = Some(seat.to_string());
+    let tricks_text = line
+        .text_of("TRICKS")
+        .ok_or_else(|| fail("TRICKS", "traveller line has no <TRICKS>".to_string()))?;
+    let tricks = tricks_text.parse::<u8>().map_err(|_| {
+        fail(
+            "TRICKS",
+            format!("`{tricks_text}` is not a number of tricks"),
+        )
+    })?;
+    if tricks > 13 {
+        return Err(fail(
+            "TRICKS",
+            format!("{tricks} tricks: there are 13 tricks in a deal"),
+        ));
+    }
+    result.tricks = Some(tricks);
+    Ok(())
 }
 
 /// The conventions of the program named in `PROGRAM_NAME`.
@@ -649,6 +668,128 @@ mod tests {
             .expect_err("mismatched tag");
         assert!(e.rule.contains("malformed XML"), "{}", e.rule);
         assert_eq!(e.location.row, Some(19));
+    }
+
+    /// Five tables on one board: 420, 450, −50 and 170, and an `A5050` written as
+    /// Compscore writes it, with a score and no contract.
+    fn five_tables(event_type: &str, points: &str) -> String {
+        let mut pairs = String::new();
+        let mut lines = String::new();
+        let results = [
+            "<CONTRACT>4S</CONTRACT><PLAYED_BY>N</PLAYED_BY><TRICKS>10</TRICKS><SCORE>420</SCORE>",
+            "<CONTRACT>4S</CONTRACT><PLAYED_BY>N</PLAYED_BY><TRICKS>11</TRICKS><SCORE>450</SCORE>",
+            "<CONTRACT>4S</CONTRACT><PLAYED_BY>N</PLAYED_BY><TRICKS>9</TRICKS><SCORE>-50</SCORE>",
+            "<CONTRACT>3NT</CONTRACT><PLAYED_BY>S</PLAYED_BY><TRICKS>11</TRICKS><SCORE>460</SCORE>",
+            "<SCORE>A5050</SCORE>",
+        ];
+        for (table, result) in (1..=5).zip(results) {
+            let result = if table == 4 {
+                "<CONTRACT>-</CONTRACT><SCORE>170</SCORE>"
+            } else {
+                result
+            };
+            for direction in ["NS", "EW"] {
+                pairs += &format!(
+                    "<PAIR><PAIR_NUMBER>{table}{direction}</PAIR_NUMBER><DIRECTION>{direction}</DIRECTION>\
+                     <TOTAL_SCORE>0</TOTAL_SCORE><PLACE>1</PLACE><PLAYER><PLAYER_NAME>P</PLAYER_NAME>\
+                     <NATIONAL_ID_NUMBER>{}</NATIONAL_ID_NUMBER></PLAYER></PAIR>\n",
+                    table * 10 + usize::from(direction == "EW")
+                );
+            }
+            lines += &format!(
+                "<TRAVELLER_LINE><NS_PAIR_NUMBER>{table}NS</NS_PAIR_NUMBER>\
+                 <EW_PAIR_NUMBER>{table}EW</EW_PAIR_NUMBER>{result}\
+                 <NS_{points}>0</NS_{points}><EW_{points}>0</EW_{points}></TRAVELLER_LINE>\n"
+            );
+        }
+        format!(
+            "<?xml version=\"1.0\"?>\n<USEBIO Version=\"1.2\"><EVENT EVENT_TYPE=\"{event_type}\">\
+             <PROGRAM_NAME>Compscore3</PROGRAM_NAME><WINNER_TYPE>2</WINNER_TYPE><DATE>31/01/2020</DATE>\
+             <PARTICIPANTS>{pairs}</PARTICIPANTS><BOARD><BOARD_NUMBER>1</BOARD_NUMBER>\n{lines}</BOARD>\
+             </EVENT></USEBIO>\n"
+        )
+    }
+
+    fn scored(imported: &Imported) -> crate::scoring::ScoredCompetition {
+        let d = &imported.dataset;
+        crate::scoring::score_competition(&d.competitions[0], &d.entrants, &d.boards)
+            .expect("scores")
+    }
+
+    fn points_of(scored: &crate::scoring::ScoredCompetition, ns: &str) -> (f64, f64) {
+        scored
+            .board_scores
+            .iter()
+            .find(|b| b.ns.as_deref() == Some(ns))
+            .map(|b| (b.ns_points, b.ew_points))
+            .unwrap_or((f64::NAN, f64::NAN))
+    }
+
+    #[test]
+    fn artificial_score_without_a_contract_in_a_butler_event() {
+        let imported =
+            parse_text(&five_tables("BUTLER_PAIRS", "BUTLER_POINTS")).expect("valid file");
+        let rows = &imported.dataset.boards;
+        assert_eq!(rows[4].adjusted.as_deref(), Some("A5050"));
+        assert_eq!(
+            (rows[4].contract.as_deref(), rows[4].ns_score),
+            (None, None)
+        );
+        assert_eq!(imported.published.lines[4].kind, LineKind::Artificial);
+        // Contract `-` with a score: the score alone.
+        assert_eq!(
+            (rows[3].contract.as_deref(), rows[3].ns_score),
+            (None, Some(170))
+        );
+        // Datum: 420, 450, −50, 170 without the top and bottom: (420 + 170)/2 = 295, 300.
+        // 420 → +120, 3 IMPs; 450 → +150, 4; −50 → −350, −8; 170 → −130, −4. The
+        // artificial score is out of the datum and scores 0 IMPs (Compscore).
+        let scored = scored(&imported);
+        assert_eq!(scored.board_scores[0].datum, Some(300.0));
+        for (ns, imps) in [
+            ("1NS", 3.0),
+            ("2NS", 4.0),
+            ("3NS", -8.0),
+            ("4NS", -4.0),
+            ("5NS", 0.0),
+        ] {
+            let (n, e) = points_of(&scored, ns);
+            assert!(
+                (n - imps).abs() < 1e-9 && (e + imps).abs() < 1e-9,
+                "{ns}: {n} {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn artificial_score_without_a_contract_in_a_matchpoint_event() {
+        let imported = parse_text(&five_tables("MP_PAIRS", "MATCH_POINTS")).expect("valid file");
+        assert_eq!(
+            imported.dataset.boards[4].adjusted.as_deref(),
+            Some("A5050")
+        );
+        // Four real results on the 2/1 scale among themselves: 450 gets 6 of 6; in the
+        // totals Neuberg makes it (6 + 1)·5/4 − 1 = 7.75 of the top of 8. The A5050 table
+        // gets half the top on each side.
+        let scored = scored(&imported);
+        let total = |pair: &str| {
+            scored
+                .standings
+                .iter()
+                .find(|s| s.entrant == pair)
+                .map_or(f64::NAN, |s| s.score)
+        };
+        assert!((total("2NS") - 7.75).abs() < 1e-9, "{}", total("2NS"));
+        assert!((total("3NS") - 0.25).abs() < 1e-9, "{}", total("3NS"));
+        assert!((total("5NS") - 4.0).abs() < 1e-9 && (total("5EW") - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn latin1_usebio_reads() {
+        let text = document(GOOD).replace("BOB", "J\u{f8}rn");
+        let bytes: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+        let imported = parse_bytes(Path::new("latin1.xml"), &bytes).expect("Latin-1 file");
+        assert_eq!(imported.dataset.members[1].name.as_deref(), Some("Jørn"));
     }
 
     proptest::proptest! {
