@@ -40,11 +40,22 @@ fn main() -> anyhow::Result<()> {
             );
         }
         Command::Import(args) => {
-            let n = bridgehcp::cli::import::execute(&args).context("import failed")?;
+            let summary = bridgehcp::cli::import::execute(&args).context("import failed")?;
+            let b = &summary.batch;
+            use bridgehcp::import::batch::Status;
             println!(
-                "bridgehcp import: {} competitions written to {}",
-                n,
-                args.out.display()
+                "bridgehcp import: {} files: {} imported, {} corrections, {} unchanged, {} duplicates, {} refused; {}",
+                summary.files,
+                b.count(Status::Imported),
+                b.count(Status::Correction),
+                b.count(Status::Unchanged),
+                b.count(Status::Duplicate),
+                b.count(Status::Refused),
+                if summary.written {
+                    format!("dataset in {}", args.out.display())
+                } else {
+                    "nothing to write".to_string()
+                }
             );
         }
         Command::Sample(args) => {

@@ -623,6 +623,14 @@ impl Frame {
         Origin::new(&self.path, row + 1)
     }
 
+    /// The optional `source_file` and `source_line` columns of an imported dataset.
+    fn sources(&self) -> Result<Sources, InputError> {
+        Ok(Sources {
+            file: self.col::<String>("source_file", Presence::Optional)?,
+            line: self.col::<i64>("source_line", Presence::Optional)?,
+        })
+    }
+
     fn col<T: CellType>(
         &self,
         name: &'static str,
@@ -675,6 +683,26 @@ impl Frame {
 }
 
 use Presence::{Optional, Required};
+
+/// Where an imported row came from: a row with a `source_file` is named by that file
+/// and line in errors (and written back with them), not by its Parquet row.
+struct Sources {
+    file: Col<String>,
+    line: Col<i64>,
+}
+
+impl Sources {
+    fn origin(&mut self, frame: &Frame, row: usize) -> Result<Origin, InputError> {
+        let Some(file) = self.file.get(row)? else {
+            return Ok(frame.origin(row));
+        };
+        let file: Arc<Path> = Arc::from(Path::new(&file));
+        Ok(Origin {
+            file: Some(file),
+            row: self.line.get(row)?.and_then(|l| usize::try_from(l).ok()),
+        })
+    }
+}
 
 fn read_members(
     frame: &Frame,
@@ -731,6 +759,7 @@ fn read_competitions(
     let mut tie_break = frame.col::<String>("tie_break", Optional)?;
     let mut travellers = frame.col::<String>("travellers", Optional)?;
     let defaults = Conventions::default();
+    let mut sources = frame.sources()?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = id.required(row)?;
@@ -761,7 +790,7 @@ fn read_competitions(
                 tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
                 travellers: travellers.parsed(row)?.unwrap_or(defaults.travellers),
             },
-            origin: frame.origin(row),
+            origin: sources.origin(frame, row)?,
         };
         validator.competition(&competition)?;
         out.push(competition);
@@ -785,6 +814,7 @@ fn read_entrants(
     ];
     let mut team = frame.col::<String>("team", Optional)?;
     let mut direction = frame.col::<String>("direction", Optional)?;
+    let mut sources = frame.sources()?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
@@ -799,7 +829,7 @@ fn read_entrants(
             players: slots,
             team: team.get(row)?,
             direction: direction.parsed(row)?,
-            origin: frame.origin(row),
+            origin: sources.origin(frame, row)?,
         };
         validator.entrant(&record)?;
         out.push(record);
@@ -859,6 +889,7 @@ fn read_boards(
     let mut room = frame.col::<String>("room", Optional)?;
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
     let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
+    let mut sources = frame.sources()?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
@@ -882,7 +913,7 @@ fn read_boards(
             room: room.get(row)?,
             ns_penalty: ns_penalty.get(row)?,
             ew_penalty: ew_penalty.get(row)?,
-            origin: frame.origin(row),
+            origin: sources.origin(frame, row)?,
         };
         validator.board(&record)?;
         out.push(record);

@@ -7,15 +7,16 @@
 //! read back. Reading the files with [`crate::import::table::read_dataset`] gives the
 //! same dataset (apart from each row's origin).
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use chrono::NaiveDate;
 use polars::prelude::*;
 
-use crate::dataset::{Dataset, Origin};
+use crate::dataset::{Competition, Dataset, Origin};
 use crate::error::{Error, InputError, Location};
 use crate::import::table::TABLES;
-use crate::report::files::{write_parquet, write_staged};
+use crate::report::files::{write_parquet, write_staged, StagedFolder};
 
 /// The five tables as frames, in contract order, named as the contract names them.
 pub fn dataset_frames(dataset: &Dataset) -> Result<Vec<(&'static str, DataFrame)>, Error> {
@@ -51,6 +52,157 @@ pub fn write_dataset(dataset: &Dataset, dir: &Path) -> Result<(), Error> {
         })
     })
     .map(|_| ())
+}
+
+/// The month partition a competition's rows are written to: `2015-09`.
+pub fn month_of(competition: &Competition) -> String {
+    competition.date.format("%Y-%m").to_string()
+}
+
+/// The tables written as folders of month partitions, in contract order.
+const PARTITIONED: [&str; 4] = ["competitions", "entrants", "results", "boards"];
+
+/// Writes `dataset` to `dir` as a dataset that grows month by month: `members.parquet`,
+/// and `competitions/`, `entrants/`, `results/` and `boards/` with one hive partition
+/// `month=YYYY-MM/part-0.parquet` per month of competition dates.
+///
+/// Only the partitions of `months` are written (or removed, when the month has no rows
+/// left); the others are left as they are, so a monthly import touches one folder per
+/// table, not the whole history. Rows are sorted (competitions by date, session and id,
+/// their rows in that order, members by number), so the same content gives the same
+/// bytes however it arrived: one import of five years, or sixty monthly ones.
+///
+/// A table in another form (`boards.parquet`, `boards.csv`) from an earlier layout is
+/// rewritten as partitions (`all_months` must then be true) and removed. Everything is
+/// written to `dir/.tmp-…/` first and moved into place only when every file was written.
+pub fn write_months(
+    dataset: &Dataset,
+    dir: &Path,
+    months: &BTreeSet<String>,
+    all_months: bool,
+) -> Result<(), Error> {
+    let mut competitions: Vec<&Competition> = dataset.competitions.iter().collect();
+    competitions.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+    let position: HashMap<&str, usize> = competitions
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.competition_id.as_str(), i))
+        .collect();
+    let month_index: HashMap<&str, String> = competitions
+        .iter()
+        .map(|c| (c.competition_id.as_str(), month_of(c)))
+        .collect();
+    let mut wanted: BTreeSet<String> = months.clone();
+    if all_months {
+        wanted.extend(month_index.values().cloned());
+    }
+    let in_month = |id: &str, month: &str| month_index.get(id).is_some_and(|m| m == month);
+    let order = |id: &str| position.get(id).copied().unwrap_or(usize::MAX);
+
+    let mut members = dataset.members.clone();
+    members.sort_by_key(|m| m.member_id);
+    let members_only = Dataset {
+        members,
+        ..Dataset::default()
+    };
+
+    let staged = StagedFolder::new(dir)?;
+    write_parquet(
+        &members_frame(&members_only)?,
+        &staged.path("members.parquet"),
+    )?;
+    let mut partitions: Vec<(String, bool)> = Vec::new();
+    for month in &wanted {
+        let mut part = Dataset {
+            competitions: competitions
+                .iter()
+                .filter(|c| in_month(&c.competition_id, month))
+                .map(|c| (*c).clone())
+                .collect(),
+            entrants: dataset
+                .entrants
+                .iter()
+                .filter(|e| in_month(&e.competition_id, month))
+                .cloned()
+                .collect(),
+            results: dataset
+                .results
+                .iter()
+                .filter(|r| in_month(&r.competition_id, month))
+                .cloned()
+                .collect(),
+            boards: dataset
+                .boards
+                .iter()
+                .filter(|b| in_month(&b.competition_id, month))
+                .cloned()
+                .collect(),
+            members: Vec::new(),
+        };
+        part.entrants.sort_by_key(|e| order(&e.competition_id));
+        part.results.sort_by_key(|r| order(&r.competition_id));
+        part.boards.sort_by_key(|b| order(&b.competition_id));
+        let frames = [
+            ("competitions", part.competitions.len(), competitions_frame(&part)?),
+            ("entrants", part.entrants.len(), entrants_frame(&part)?),
+            ("results", part.results.len(), results_frame(&part)?),
+            ("boards", part.boards.len(), boards_frame(&part)?),
+        ];
+        for (table, rows, frame) in frames {
+            let relative = format!("{table}/month={month}");
+            if rows > 0 {
+                let folder = staged.path(&relative);
+                std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
+                write_parquet(&frame, &folder.join("part-0.parquet"))?;
+            }
+            partitions.push((relative, rows > 0));
+        }
+    }
+    staged.commit_partitions(&partitions, &["members.parquet"])?;
+    for table in PARTITIONED {
+        for old in [format!("{table}.parquet"), format!("{table}.csv")] {
+            let old = dir.join(old);
+            if old.is_file() {
+                std::fs::remove_file(&old).map_err(|e| Error::io(&old, e))?;
+            }
+        }
+    }
+    for old in [dir.join("members.csv"), dir.join("members")] {
+        if old.is_file() {
+            std::fs::remove_file(&old).map_err(|e| Error::io(&old, e))?;
+        } else if old.is_dir() {
+            std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// True when `dir` holds one of the partitioned tables in a single-file form.
+pub fn has_single_file_tables(dir: &Path) -> bool {
+    PARTITIONED.iter().any(|table| {
+        dir.join(format!("{table}.parquet")).exists() || dir.join(format!("{table}.csv")).exists()
+    })
+}
+
+/// `source_file`: the export a row was imported from, so that an error found when the
+/// dataset is scored names the club's file rather than a Parquet row.
+fn source_file<'a>(origins: impl Iterator<Item = &'a Origin>) -> Column {
+    Column::new(
+        "source_file".into(),
+        origins
+            .map(|o| o.file.as_deref().map(|p| p.display().to_string()))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// `source_line`: the line of the export (PBN row, USEBIO element) the row came from.
+fn source_line<'a>(origins: impl Iterator<Item = &'a Origin>) -> Column {
+    Column::new(
+        "source_line".into(),
+        origins
+            .map(|o| o.file.as_ref().and(o.row).and_then(|r| i64::try_from(r).ok()))
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn frame(columns: Vec<Column>, table: &str) -> Result<DataFrame, Error> {
@@ -162,6 +314,8 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
                     .map(|c| c.conventions.neuberg)
                     .collect::<Vec<_>>(),
             ),
+            source_file(rows.iter().map(|c| &c.origin)),
+            source_line(rows.iter().map(|c| &c.origin)),
         ],
         "competitions",
     )
@@ -195,6 +349,8 @@ fn entrants_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
                     .map(|e| e.direction.map(|d| d.to_string()))
                     .collect::<Vec<_>>(),
             ),
+            source_file(rows.iter().map(|e| &e.origin)),
+            source_line(rows.iter().map(|e| &e.origin)),
         ],
         "entrants",
     )
@@ -262,6 +418,8 @@ fn boards_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
                 "ew_penalty".into(),
                 rows.iter().map(|b| b.ew_penalty).collect::<Vec<_>>(),
             ),
+            source_file(rows.iter().map(|b| &b.origin)),
+            source_line(rows.iter().map(|b| &b.origin)),
         ],
         "boards",
     )

@@ -189,6 +189,37 @@ impl StagedFolder {
         self.committed = true;
         Ok(moved)
     }
+    /// Moves staged partition folders into place one by one: each `(relative, staged)`
+    /// replaces the folder of the same relative path (removed when nothing was staged
+    /// for it); `files` are staged top-level files moved the same way. Other folders of
+    /// the target are left alone.
+    pub fn commit_partitions(
+        mut self,
+        partitions: &[(String, bool)],
+        files: &[&str],
+    ) -> Result<(), Error> {
+        for (relative, staged) in partitions {
+            let to = self.target.join(relative);
+            if to.is_dir() {
+                std::fs::remove_dir_all(&to).map_err(|e| Error::io(&to, e))?;
+            }
+            if *staged {
+                let from = self.staging.join(relative);
+                if let Some(parent) = to.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+                }
+                std::fs::rename(&from, &to).map_err(|e| Error::io(&to, e))?;
+            }
+        }
+        for name in files {
+            let from = self.staging.join(name);
+            let to = self.target.join(name);
+            std::fs::rename(&from, &to).map_err(|e| Error::io(&to, e))?;
+        }
+        std::fs::remove_dir_all(&self.staging).map_err(|e| Error::io(&self.staging, e))?;
+        self.committed = true;
+        Ok(())
+    }
 }
 
 impl Drop for StagedFolder {
