@@ -7,6 +7,7 @@
 //! same handicaps as one run over the whole history.
 
 pub mod prepare;
+pub mod ranking;
 pub mod replay;
 pub mod schedule;
 pub mod state;
@@ -21,7 +22,7 @@ use crate::dataset::Dataset;
 use crate::error::{Error, InputError, Result};
 use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
-use crate::report::ranking::{self, RankedMember, RankingOptions};
+use ranking::{RankedMember, RankingOptions};
 
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use replay::{Mode, ReplayOutput};
