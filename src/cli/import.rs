@@ -20,14 +20,16 @@ pub enum ExportFormat {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  bridgehcp import pbn results/*.pbn --out fed/\n  \
+#[command(
+    after_help = "Examples:\n  bridgehcp import pbn results/*.pbn --out fed/\n  \
 bridgehcp import usebio monday.xml tuesday.xml --out club/\n  \
 bridgehcp import auto incoming/2026-11/ --out fed/ --keep-going\n\n\
 Into an existing dataset folder the files are added: one partition per month \
 (competitions/month=2026-11/...), a competition imported again unchanged is skipped, \
 one with other results replaces the earlier version (a correction), and the same \
 session under another header is kept once. Every file's fate is listed in \
-DIR/import-report.csv.")]
+DIR/import-report.csv."
+)]
 pub struct ImportArgs {
     /// The exports' format.
     #[arg(value_enum)]
@@ -69,10 +71,7 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         }
     }
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
-    crate::report::files::write_csv(
-        &report_frame(&batch)?,
-        &args.out.join("import-report.csv"),
-    )?;
+    crate::report::files::write_csv(&report_frame(&batch)?, &args.out.join("import-report.csv"))?;
     let refused = batch.count(Status::Refused);
     if refused > 0 && !args.keep_going {
         return Err(Error::Config(format!(
@@ -90,7 +89,12 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         .filter(|c| batch.changed.contains(&c.competition_id))
         .map(crate::report::dataset_writer::month_of)
         .collect();
-    months.extend(batch.replaced.iter().map(crate::report::dataset_writer::month_of));
+    months.extend(
+        batch
+            .replaced
+            .iter()
+            .map(crate::report::dataset_writer::month_of),
+    );
     let legacy = crate::report::dataset_writer::has_single_file_tables(&args.out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
@@ -120,14 +124,32 @@ fn report_frame(batch: &Batch) -> Result<DataFrame> {
     let e = &batch.entries;
     let text = |values: Vec<Option<String>>, name: &str| Column::new(name.into(), values);
     DataFrame::new_infer_height(vec![
-        text(e.iter().map(|x| Some(x.file.display().to_string())).collect(), "file"),
-        text(e.iter().map(|x| Some(x.status.as_str().to_string())).collect(), "status"),
-        text(e.iter().map(|x| x.competition_id.clone()).collect(), "competition_id"),
+        text(
+            e.iter()
+                .map(|x| Some(x.file.display().to_string()))
+                .collect(),
+            "file",
+        ),
+        text(
+            e.iter()
+                .map(|x| Some(x.status.as_str().to_string()))
+                .collect(),
+            "status",
+        ),
+        text(
+            e.iter().map(|x| x.competition_id.clone()).collect(),
+            "competition_id",
+        ),
         Column::new(
             "line".into(),
-            e.iter().map(|x| x.line.and_then(|l| i64::try_from(l).ok())).collect::<Vec<_>>(),
+            e.iter()
+                .map(|x| x.line.and_then(|l| i64::try_from(l).ok()))
+                .collect::<Vec<_>>(),
         ),
-        Column::new("board".into(), e.iter().map(|x| x.board).collect::<Vec<_>>()),
+        Column::new(
+            "board".into(),
+            e.iter().map(|x| x.board).collect::<Vec<_>>(),
+        ),
         text(e.iter().map(|x| x.column.clone()).collect(), "column"),
         text(e.iter().map(|x| Some(x.reason.clone())).collect(), "reason"),
     ])

@@ -164,7 +164,12 @@ pub fn fingerprint(dataset: &Dataset, competition: &Competition) -> String {
         .entrants
         .iter()
         .filter(|e| e.competition_id == id)
-        .map(|e| format!("{}|{:?}|{:?}|{:?}", e.entrant, e.players, e.team, e.direction))
+        .map(|e| {
+            format!(
+                "{}|{:?}|{:?}|{:?}",
+                e.entrant, e.players, e.team, e.direction
+            )
+        })
         .collect();
     entrants.sort();
     let mut boards: Vec<String> = dataset
@@ -196,7 +201,12 @@ pub fn fingerprint(dataset: &Dataset, competition: &Competition) -> String {
         .results
         .iter()
         .filter(|r| r.competition_id == id)
-        .map(|r| format!("{}|{}|{}|{:?}", r.entrant, r.boards_played, r.score, r.opponent))
+        .map(|r| {
+            format!(
+                "{}|{}|{}|{:?}",
+                r.entrant, r.boards_played, r.score, r.opponent
+            )
+        })
         .collect();
     results.sort();
     format!(
@@ -212,11 +222,7 @@ pub fn fingerprint(dataset: &Dataset, competition: &Competition) -> String {
 }
 
 /// Imports `files` into `existing`, file by file, in the order given.
-pub fn import_batch(
-    existing: Dataset,
-    files: &[PathBuf],
-    kind: Option<ExportKind>,
-) -> Batch {
+pub fn import_batch(existing: Dataset, files: &[PathBuf], kind: Option<ExportKind>) -> Batch {
     let mut batch = Batch {
         dataset: existing,
         ..Batch::default()
@@ -257,7 +263,10 @@ pub fn import_batch(
                 let (status, reason) = if prints.get(&id) == Some(&print) {
                     (
                         Status::Duplicate,
-                        format!("the same competition as {}: imported once", earlier.display()),
+                        format!(
+                            "the same competition as {}: imported once",
+                            earlier.display()
+                        ),
                     )
                 } else {
                     (

@@ -1,7 +1,7 @@
 //! Reading inputs: dataset tables through polars, and club scoring programs' exports.
 
-pub mod factors;
 pub mod batch;
+pub mod factors;
 pub mod pbn;
 pub mod published;
 pub mod table;

@@ -143,7 +143,11 @@ pub fn write_months(
         part.results.sort_by_key(|r| order(&r.competition_id));
         part.boards.sort_by_key(|b| order(&b.competition_id));
         let frames = [
-            ("competitions", part.competitions.len(), competitions_frame(&part)?),
+            (
+                "competitions",
+                part.competitions.len(),
+                competitions_frame(&part)?,
+            ),
             ("entrants", part.entrants.len(), entrants_frame(&part)?),
             ("results", part.results.len(), results_frame(&part)?),
             ("boards", part.boards.len(), boards_frame(&part)?),
@@ -200,7 +204,12 @@ fn source_line<'a>(origins: impl Iterator<Item = &'a Origin>) -> Column {
     Column::new(
         "source_line".into(),
         origins
-            .map(|o| o.file.as_ref().and(o.row).and_then(|r| i64::try_from(r).ok()))
+            .map(|o| {
+                o.file
+                    .as_ref()
+                    .and(o.row)
+                    .and_then(|r| i64::try_from(r).ok())
+            })
             .collect::<Vec<_>>(),
     )
 }
