@@ -191,6 +191,10 @@ pub struct Entrant {
     pub entrant: String,
     /// player1..player4: a pair uses 1-2, an individual 1, a team 1-4 (1+2 and 3+4 pairs).
     pub players: [Option<MemberId>; 4],
+    /// The players' names as the club's export printed them, slot by slot. They are
+    /// what identifies a player without a federation number (a guest, an unnumbered
+    /// player): such an entrant has a name and no number in the slot.
+    pub names: [Option<String>; 4],
     pub team: Option<String>,
     pub direction: Option<Direction>,
     pub origin: Origin,
@@ -202,6 +206,7 @@ impl Entrant {
             competition_id: competition_id.into(),
             entrant: entrant.into(),
             players: [None; 4],
+            names: [None, None, None, None],
             team: None,
             direction: None,
             origin: Origin::default(),

@@ -85,11 +85,15 @@ fn small_pbn(row: &str) -> String {
          [TotalScoreTable \"Rank\\2R;PairId\\2R;TotalScoreMP\\3R;TotalPercentage\\5R;Names\\20L;MemberID1\\7R;MemberID2\\7R\"]\n\
          1 1 0 50.00 \"A - B\" \"11\" \"12\"\n\
          1 2 0 50.00 \"C - D\" \"13\" \"14\"\n\
+         1 3 0 50.00 \"E - F\" \"15\" \"16\"\n\
+         1 4 0 50.00 \"G - H\" \"17\" \"18\"\n\
          [ScoreTable \"PairId_NS\\2R;PairId_EW\\2R;Contract\\3L;Declarer\\1R;Result\\2R;Score_NS\\5R;Score_EW\\6R;MP_NS\\2R;MP_EW\\2R\"]\n\
          {row}\n\
+         3 4 3NT S 9 \"400\" - 0 0\n\
          [Board \"2\"]\n\
          [ScoreTable \"PairId_NS\\2R;PairId_EW\\2R;Contract\\3L;Declarer\\1R;Result\\2R;Score_NS\\5R;Score_EW\\6R;MP_NS\\2R;MP_EW\\2R\"]\n\
-         1 2 3NT S 9 \"400\" - 0 0\n"
+         1 2 3NT S 9 \"600\" - 0 0\n\
+         3 4 3NT S 8 \"-100\" - 0 0\n"
     )
 }
 
@@ -109,7 +113,7 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     assert!(!output.status.success(), "a refused file fails the batch");
     let stderr = text(&output.stderr);
     let expected = format!(
-        "refused: {}, line 12, column `Result`, board 1: 14 tricks: there are 13 tricks in a deal",
+        "refused: {}, line 14, column `Result`, board 1: 14 tricks: there are 13 tricks in a deal",
         bad.display()
     );
     assert!(stderr.contains(&expected), "{stderr}");
@@ -119,7 +123,7 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     let report = text(&std::fs::read(out.join("import-report.csv")).unwrap_or_default());
     assert!(
         report.contains(&format!(
-            "{},refused,,12,1,Result,14 tricks: there are 13 tricks in a deal",
+            "{},refused,,14,1,Result,14 tricks: there are 13 tricks in a deal",
             bad.display()
         )),
         "{report}"
@@ -255,4 +259,111 @@ fn duplicates_under_another_header_and_corrections() {
     assert_eq!(dataset.entrants.len(), 18);
     assert!(dataset.entrants.iter().any(|e| e.players[0] == Some(33861)));
     assert!(!dataset.entrants.iter().any(|e| e.players[0] == Some(33860)));
+}
+
+/// `--members`: numbers outside the register, or with another name there, are reported
+/// and imported as non-members; the pair keeps its printed names and is still rated
+/// as a pair of non-members by the run.
+#[test]
+fn the_register_decides_who_is_a_member() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let register = dir.path().join("register.csv");
+    std::fs::write(
+        &register,
+        "member_id,name\n33860,Sissel Grebstad\n18367,Rolf Andreas Mørck\n1198,Harry Løkken\n\
+         150,KNUT  skinnemoen\n17936,Someone Else\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let file = bridgekam("bridgekam_2015-09-24.pbn");
+    let out = dir.path().join("fed");
+    let mut output = import(
+        &[&file],
+        &out,
+        &["--members", register.to_str().unwrap_or_default()],
+    );
+    let stderr = text(&output.stderr);
+    ok(&output);
+    assert!(
+        stderr.contains(&format!(
+            "non_member: {}, line 66: number 17936 is `Someone Else` in the register but \
+             `Fredd Kristiansen` in the file: imported as a non-member",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "number 2281 (Tommy Sandsmark) is not in the register: imported as a non-member"
+        ),
+        "{stderr}"
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    let mut members: Vec<i64> = dataset.members.iter().map(|m| m.member_id).collect();
+    members.sort_unstable();
+    assert_eq!(
+        members,
+        [150, 1198, 18367, 33860],
+        "only registered numbers"
+    );
+    let knut = dataset.members.iter().find(|m| m.member_id == 150);
+    assert_eq!(
+        knut.and_then(|m| m.name.as_deref()),
+        Some("KNUT  skinnemoen")
+    );
+    let three = dataset
+        .entrants
+        .iter()
+        .find(|e| e.entrant == "1")
+        .expect("pair 1");
+    assert_eq!(three.players, [None, None, None, None]);
+    assert_eq!(
+        three.names[..2],
+        [
+            Some("Tommy Sandsmark".to_string()),
+            Some("Fredd Kristiansen".to_string())
+        ]
+    );
+
+    // The run takes pairs without numbers as non-members.
+    output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(["run", "--quiet", "--data"])
+        .arg(&out)
+        .arg("--out")
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    ok(&output);
+}
+
+/// Without a register, a number printed with another name than the dataset's is
+/// reported, and the first name is kept.
+#[test]
+fn without_a_register_conflicting_names_are_reported() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let first = dir.path().join("first.pbn");
+    std::fs::write(&first, small_pbn("1 2 3NT S 9 \"400\" - 0 0"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let second = dir.path().join("second.pbn");
+    std::fs::write(
+        &second,
+        small_pbn("1 2 3NT S 10 \"430\" - 0 0")
+            .replace("2015-09-30", "2015-10-07")
+            .replace("\"A - B\"", "\"Anne - B\""),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    let output = import(&[&first, &second], &out, &[]);
+    ok(&output);
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "name_conflict: {}, line 9: number 11 is `Anne` here but `A` in {}: kept as `A`",
+            second.display(),
+            first.display()
+        )),
+        "{stderr}"
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    let eleven = dataset.members.iter().find(|m| m.member_id == 11);
+    assert_eq!(eleven.and_then(|m| m.name.as_deref()), Some("A"));
 }

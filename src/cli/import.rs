@@ -23,7 +23,8 @@ pub enum ExportFormat {
 #[command(
     after_help = "Examples:\n  bridgehcp import pbn results/*.pbn --out fed/\n  \
 bridgehcp import usebio monday.xml tuesday.xml --out club/\n  \
-bridgehcp import auto incoming/2026-11/ --out fed/ --keep-going\n\n\
+bridgehcp import auto incoming/2026-11/ --out fed/ --keep-going\n  \
+bridgehcp import auto incoming/2026-11/ --out fed/ --members register.csv\n\n\
 Into an existing dataset folder the files are added: one partition per month \
 (competitions/month=2026-11/...), a competition imported again unchanged is skipped, \
 one with other results replaces the earlier version (a correction), and the same \
@@ -45,6 +46,11 @@ pub struct ImportArgs {
     /// but the report and fails.
     #[arg(long)]
     pub keep_going: bool,
+    /// The federation's register of members (CSV or Parquet with `member_id` and
+    /// `name`): a number not in it, or whose name disagrees, is reported and imported as
+    /// a non-member.
+    #[arg(long, value_name = "REGISTER")]
+    pub members: Option<PathBuf>,
 }
 
 /// What an import did.
@@ -64,7 +70,13 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         ExportFormat::Auto => None,
     };
     let existing = existing_dataset(&args.out)?;
-    let batch = batch::import_batch(existing, &files, kind);
+    let register = match &args.members {
+        Some(path) => Some(batch::Register::new(
+            &crate::import::table::read_members_file(path)?,
+        )),
+        None => None,
+    };
+    let batch = batch::import_batch(existing, &files, kind, register.as_ref());
     for entry in &batch.entries {
         if entry.status != Status::Imported {
             eprintln!("{}: {}", entry.status.as_str(), entry.describe());

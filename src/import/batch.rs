@@ -60,6 +60,12 @@ pub enum Status {
     Duplicate,
     /// The file could not be imported.
     Refused,
+    /// A note on an imported file: a number not in the register, or whose name
+    /// disagrees with it; the player is imported as a non-member.
+    NonMember,
+    /// A note on an imported file (no register given): a number with another name
+    /// than the dataset already has for it.
+    NameConflict,
 }
 
 impl Status {
@@ -70,6 +76,8 @@ impl Status {
             Status::Unchanged => "unchanged",
             Status::Duplicate => "duplicate",
             Status::Refused => "refused",
+            Status::NonMember => "non_member",
+            Status::NameConflict => "name_conflict",
         }
     }
 }
@@ -222,7 +230,12 @@ pub fn fingerprint(dataset: &Dataset, competition: &Competition) -> String {
 }
 
 /// Imports `files` into `existing`, file by file, in the order given.
-pub fn import_batch(existing: Dataset, files: &[PathBuf], kind: Option<ExportKind>) -> Batch {
+pub fn import_batch(
+    existing: Dataset,
+    files: &[PathBuf],
+    kind: Option<ExportKind>,
+    register: Option<&Register>,
+) -> Batch {
     let mut batch = Batch {
         dataset: existing,
         ..Batch::default()
@@ -246,7 +259,12 @@ pub fn import_batch(existing: Dataset, files: &[PathBuf], kind: Option<ExportKin
                 continue;
             }
         };
-        let fragment = imported.dataset;
+        let mut fragment = imported.dataset;
+        let notes = match register {
+            Some(register) => register.apply(&mut fragment, file),
+            None => name_conflicts(&batch.dataset, &fragment, file),
+        };
+        let mut notes = Some(notes);
         for competition in &fragment.competitions {
             let id = competition.competition_id.clone();
             let print = fingerprint(&fragment, competition);
@@ -315,9 +333,140 @@ pub fn import_batch(existing: Dataset, files: &[PathBuf], kind: Option<ExportKin
             batch.changed.insert(id.clone());
             add_competition(&mut batch.dataset, &fragment, &id);
             batch.entries.push(entry(status, reason));
+            batch.entries.extend(notes.take().unwrap_or_default());
         }
     }
     batch
+}
+
+/// A federation's register of members: number and name.
+#[derive(Debug, Clone, Default)]
+pub struct Register {
+    names: BTreeMap<MemberId, Option<String>>,
+}
+
+impl Register {
+    pub fn new(members: &[Member]) -> Register {
+        Register {
+            names: members
+                .iter()
+                .map(|m| (m.member_id, m.name.clone()))
+                .collect(),
+        }
+    }
+
+    /// Holds every number of `fragment` to the register: a number the register does not
+    /// know, or whose name there disagrees with the file's, is reported and imported as
+    /// a non-member (the slot keeps the printed name, no member row is written). Known
+    /// members take the register's name.
+    fn apply(&self, fragment: &mut Dataset, file: &Path) -> Vec<Entry> {
+        let printed: BTreeMap<MemberId, Option<String>> = fragment
+            .members
+            .iter()
+            .map(|m| (m.member_id, m.name.clone()))
+            .collect();
+        let mut notes = Vec::new();
+        for entrant in &mut fragment.entrants {
+            for slot in 0..4 {
+                let Some(id) = entrant.players[slot] else {
+                    continue;
+                };
+                let name = entrant.names[slot]
+                    .clone()
+                    .or_else(|| printed.get(&id).cloned().flatten());
+                let reason = match self.names.get(&id) {
+                    None => Some(format!(
+                        "number {id} ({}) is not in the register: imported as a non-member",
+                        name.as_deref().unwrap_or("no name")
+                    )),
+                    Some(Some(known)) => match &name {
+                        Some(name) if !same_name(name, known) => Some(format!(
+                            "number {id} is `{known}` in the register but `{name}` in the file: \
+                             imported as a non-member"
+                        )),
+                        _ => None,
+                    },
+                    Some(None) => None,
+                };
+                if let Some(reason) = reason {
+                    entrant.players[slot] = None;
+                    entrant.names[slot] = Some(name.unwrap_or_else(|| format!("#{id}")));
+                    notes.push(Entry {
+                        file: file.to_path_buf(),
+                        status: Status::NonMember,
+                        competition_id: Some(entrant.competition_id.clone()),
+                        line: entrant.origin.row,
+                        board: None,
+                        column: None,
+                        reason,
+                    });
+                }
+            }
+        }
+        let used: BTreeSet<MemberId> = fragment
+            .entrants
+            .iter()
+            .flat_map(|e| e.player_ids())
+            .collect();
+        fragment.members.retain(|m| used.contains(&m.member_id));
+        for member in &mut fragment.members {
+            if let Some(Some(name)) = self.names.get(&member.member_id) {
+                member.name = Some(name.clone());
+            }
+        }
+        notes
+    }
+}
+
+/// Names compared as people write them: case and spacing do not matter.
+fn same_name(a: &str, b: &str) -> bool {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    norm(a) == norm(b)
+}
+
+/// Without a register: numbers whose name in `fragment` differs from the dataset's.
+fn name_conflicts(dataset: &Dataset, fragment: &Dataset, file: &Path) -> Vec<Entry> {
+    let known: BTreeMap<MemberId, &Member> =
+        dataset.members.iter().map(|m| (m.member_id, m)).collect();
+    let competition_id = fragment
+        .competitions
+        .first()
+        .map(|c| c.competition_id.clone());
+    fragment
+        .members
+        .iter()
+        .filter_map(|m| {
+            let earlier = known.get(&m.member_id)?;
+            let (Some(name), Some(first)) = (&m.name, &earlier.name) else {
+                return None;
+            };
+            if same_name(name, first) {
+                return None;
+            }
+            let source = earlier
+                .origin
+                .file
+                .as_deref()
+                .map_or_else(|| "the dataset".to_string(), |p| p.display().to_string());
+            Some(Entry {
+                file: file.to_path_buf(),
+                status: Status::NameConflict,
+                competition_id: competition_id.clone(),
+                line: m.origin.row,
+                board: None,
+                column: None,
+                reason: format!(
+                    "number {} is `{name}` here but `{first}` in {source}: kept as `{first}`",
+                    m.member_id
+                ),
+            })
+        })
+        .collect()
 }
 
 fn remove_competition(batch: &mut Batch, id: &str) {

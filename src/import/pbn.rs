@@ -498,6 +498,9 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         let clubs = split_pair(row.optional("Club"));
         let mut entrant = Entrant::new(&competition_id, &pair);
         entrant.origin = row.origin.clone();
+        for (slot, name) in entrant.names.iter_mut().zip(names.iter().take(2)) {
+            slot.clone_from(name);
+        }
         for (slot, column) in ["MemberID1", "MemberID2"].into_iter().enumerate() {
             let Some(id) = member_id(row, column)? else {
                 continue;
@@ -1125,6 +1128,11 @@ mod tests {
         let entrants: Vec<&str> = d.entrants.iter().map(|e| e.entrant.as_str()).collect();
         assert_eq!(entrants, ["1", "3"], "the phantom is no entrant");
         assert_eq!(d.entrants[1].players, [None, Some(14), None, None]);
+        // The guest keeps the name the export printed.
+        assert_eq!(
+            d.entrants[1].names[..2],
+            [Some("E".to_string()), Some("F".to_string())]
+        );
         let ids: Vec<i64> = d.members.iter().map(|m| m.member_id).collect();
         assert_eq!(ids, [11, 12, 14], "+57 is a guest, never member 57");
         let standings: Vec<&str> = imported

@@ -45,6 +45,27 @@ pub fn read_dataset(dir: &Path) -> Result<Dataset, Error> {
     Ok(read_dataset_checked(dir, OnError::Strict)?.dataset)
 }
 
+/// A members table in a file of its own (`.csv` or `.parquet`), such as a federation's
+/// register: at least `member_id`, checked with the same rules as `members`.
+pub fn read_members_file(path: &Path) -> Result<Vec<Member>, Error> {
+    let is_csv = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let file = SourceFile {
+        path: path.to_path_buf(),
+        kind: if is_csv {
+            FileKind::Csv
+        } else {
+            FileKind::Parquet
+        },
+        partition: Vec::new(),
+    };
+    let mut members = Vec::new();
+    read_members(&read_frame(&file)?, &mut Validator::default(), &mut members)?;
+    Ok(members)
+}
+
 /// A dataset with the competitions that broke a rule taken out, and why.
 #[derive(Debug, Default)]
 pub struct Checked {
@@ -967,6 +988,12 @@ fn read_entrants(frame: &Frame, check: &mut Check, out: &mut Vec<Entrant>) -> Re
         frame.col::<i64>(p3, Optional)?,
         frame.col::<i64>(p4, Optional)?,
     ];
+    let mut names = [
+        frame.col::<String>("player1_name", Optional)?,
+        frame.col::<String>("player2_name", Optional)?,
+        frame.col::<String>("player3_name", Optional)?,
+        frame.col::<String>("player4_name", Optional)?,
+    ];
     let mut team = frame.col::<String>("team", Optional)?;
     let mut direction = frame.col::<String>("direction", Optional)?;
     let mut sources = frame.sources()?;
@@ -979,10 +1006,15 @@ fn read_entrants(frame: &Frame, check: &mut Check, out: &mut Vec<Entrant>) -> Re
             for (slot, column) in slots.iter_mut().zip(&mut players) {
                 *slot = column.get(row)?;
             }
+            let mut printed: [Option<String>; 4] = [None, None, None, None];
+            for (slot, column) in printed.iter_mut().zip(&mut names) {
+                *slot = column.get(row)?;
+            }
             Ok(Entrant {
                 competition_id: String::new(),
                 entrant: entrant_name,
                 players: slots,
+                names: printed,
                 team: team.get(row)?,
                 direction: direction.parsed(row)?,
                 origin: sources.origin(frame, row)?,

@@ -351,6 +351,9 @@ fn build(root: &Element) -> Result<Imported, InputError> {
         entrant.direction = direction;
         entrant.origin = pair.origin.clone();
         for (slot, player) in pair.children("PLAYER").enumerate() {
+            if let Some(name) = entrant.names.get_mut(slot).filter(|_| slot < 2) {
+                *name = player.text_of("PLAYER_NAME").map(str::to_string);
+            }
             let Some(id) = player.number::<i64>("NATIONAL_ID_NUMBER")? else {
                 continue;
             };

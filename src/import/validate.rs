@@ -351,10 +351,11 @@ impl Validator {
                 ),
             ));
         }
-        if entrant.players.iter().all(Option::is_none) {
+        if entrant.players.iter().all(Option::is_none) && entrant.names.iter().all(Option::is_none)
+        {
             return Err(InputError::new(
                 located("player1"),
-                "an entrant needs at least one player (player1 to player4 are all empty)",
+                "an entrant needs at least one player (player1 to player4 and their names are all empty)",
             ));
         }
         for (slot, column) in entrant.players.iter().zip(PLAYER_COLUMNS) {

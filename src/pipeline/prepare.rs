@@ -394,7 +394,11 @@ fn build_input(
                 ),
             ));
         }
-        if entrant.players[..needed].iter().all(Option::is_none) {
+        // A pair of two unnumbered players (guests) still counts in the field, known by
+        // the names its export printed.
+        if entrant.players[..needed].iter().all(Option::is_none)
+            && entrant.names[..needed].iter().all(Option::is_none)
+        {
             return Err(InputError::new(
                 at().column("player1"),
                 format!("entrant `{}` has no players", entrant.entrant),

@@ -352,6 +352,10 @@ fn entrants_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             player(2, "player3"),
             player(3, "player4"),
             strings("team", rows.iter().map(|e| e.team.as_deref())),
+            strings("player1_name", rows.iter().map(|e| e.names[0].as_deref())),
+            strings("player2_name", rows.iter().map(|e| e.names[1].as_deref())),
+            strings("player3_name", rows.iter().map(|e| e.names[2].as_deref())),
+            strings("player4_name", rows.iter().map(|e| e.names[3].as_deref())),
             Column::new(
                 "direction".into(),
                 rows.iter()
