@@ -148,7 +148,7 @@ fn seeds(target: Target) -> Vec<Seed> {
             .map(|p| Seed {
                 table: "",
                 csv: false,
-                bytes: read(&p),
+                bytes: read(p),
             })
             .collect(),
         Target::Dataset => {
