@@ -7,6 +7,7 @@
 //! same handicaps as one run over the whole history.
 
 pub mod prepare;
+pub mod progress;
 pub mod ranking;
 pub mod replay;
 pub mod schedule;
@@ -16,7 +17,6 @@ pub mod state_io;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -24,6 +24,7 @@ use crate::model::FactorSet;
 use ranking::{RankedMember, RankingOptions};
 
 pub use prepare::{Prepared, PreparedCompetition, Seat};
+pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
 pub use state::{PlayerState, Registry};
 pub use state_io::{AppliedThrough, PreviousRun};
@@ -37,8 +38,6 @@ pub struct RunSettings {
     /// Apply only competitions dated up to and including this day (a month-end run on
     /// a dataset that already holds later competitions).
     pub until: Option<NaiveDate>,
-    /// Draw progress bars on standard error (only when it is a terminal).
-    pub progress: bool,
 }
 
 impl Default for RunSettings {
@@ -48,7 +47,6 @@ impl Default for RunSettings {
             mode: Mode::Live,
             ranking: RankingOptions::default(),
             until: None,
-            progress: false,
         }
     }
 }
@@ -86,26 +84,21 @@ pub struct RunSummary {
     pub elapsed: Duration,
 }
 
-fn bar(enabled: bool, length: u64, message: &'static str) -> ProgressBar {
-    if !enabled {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(length);
-    let style = ProgressStyle::with_template(
-        "{msg:>12} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed}, eta {eta})",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .progress_chars("=> ");
-    bar.set_style(style);
-    bar.set_message(message);
-    bar
-}
-
 /// Runs the pipeline over `dataset`, continuing `previous` when given.
 pub fn run(
     dataset: &Dataset,
     settings: &RunSettings,
     previous: Option<PreviousRun>,
+) -> Result<RunOutput> {
+    run_with_progress(dataset, settings, previous, &NoProgress)
+}
+
+/// [`run`], reporting the scoring and the replay to `progress`.
+pub fn run_with_progress(
+    dataset: &Dataset,
+    settings: &RunSettings,
+    previous: Option<PreviousRun>,
+    progress: &dyn Progress,
 ) -> Result<RunOutput> {
     let started = Instant::now();
     let registry = Registry::new(&dataset.members);
@@ -135,16 +128,12 @@ pub fn run(
         (dataset, 0)
     };
 
-    let scoring_bar = bar(
-        settings.progress,
-        dataset.competitions.len() as u64,
-        "scoring",
-    );
+    progress.start("scoring", dataset.competitions.len() as u64);
     let scoring_started = Instant::now();
     let prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
-        scoring_bar.inc(1)
+        progress.advance(1)
     })?;
-    scoring_bar.finish_and_clear();
+    progress.finish();
 
     if let (Some(through), Mode::Frozen, Some(first)) =
         (&through, settings.mode, prepared.competitions.first())
@@ -157,11 +146,7 @@ pub fn run(
         }
     }
 
-    let replay_bar = bar(
-        settings.progress,
-        prepared.competitions.len() as u64,
-        "replaying",
-    );
+    progress.start("replaying", prepared.competitions.len() as u64);
     let scoring = scoring_started.elapsed();
     let replay_started = Instant::now();
     let before: Vec<f64> = states.iter().map(|s| s.handicap).collect();
@@ -170,9 +155,9 @@ pub fn run(
         settings.mode,
         &prepared.competitions,
         &mut states,
-        &|n| replay_bar.inc(n),
+        &|n| progress.advance(n),
     )?;
-    replay_bar.finish_and_clear();
+    progress.finish();
     let replaying = replay_started.elapsed();
 
     let applied_through = prepared
