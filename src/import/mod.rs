@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod factors;
 pub mod pbn;
+pub mod previous_run;
 pub mod published;
 pub mod table;
 pub mod usebio;
