@@ -319,6 +319,8 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("tie_break", Str),
             ("travellers", Str),
             ("neuberg", Boolean),
+            ("source_file", Str),
+            ("source_line", Int64),
         ])
     );
     assert_eq!(
@@ -331,7 +333,13 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("player3", Int64),
             ("player4", Int64),
             ("team", Str),
+            ("player1_name", Str),
+            ("player2_name", Str),
+            ("player3_name", Str),
+            ("player4_name", Str),
             ("direction", Str),
+            ("source_file", Str),
+            ("source_line", Int64),
         ])
     );
     assert_eq!(
@@ -365,6 +373,8 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("room", Str),
             ("ns_penalty", Float64),
             ("ew_penalty", Float64),
+            ("source_file", Str),
+            ("source_line", Int64),
         ])
     );
 }
