@@ -324,43 +324,71 @@ fn guest_field(guest: PlayerInput) -> CompetitionInput {
     input
 }
 
-/// A non-member pair. Method (c): rated pairs average h̃ = (20 + 30 + 20)/3 = 70/3,
-/// P_N = 4, P_n = 1, r̄ = −2: h_est = 70/3 − 2·(−2 + 1·(−2)/3) = 70/3 + 16/3 = 86/3.
-/// It counts in the field: P0 sees others (30 + 20 + 86/3)/3 = 236/9, r̂ = 28/9, gap 8/9,
-/// Δ = −(24.6/23)·2·24·(8/9)/480 = −0.0950725. Neither player of P3 changes.
+/// A non-member pair. Method (c), across the field (C_b = 2): the settled pairs sum to
+/// S = 20 + 30 + 20 = 70, P_N = 4, one estimated pair with r = −2, so
+/// X = (1·70 − 3·2·(−2))/(4 − 1) = 82/3 and x = (70 + 82/3 − 3·2·(−2))/4 = 82/3.
+/// It counts in the field: P0 sees others (30 + 20 + 82/3)/3 = 232/9, r̂ = (232/9 − 20)/2
+/// = 26/9, gap 4 − 26/9 = 10/9, Δ = −(24.6/23)·2·24·(10/9)/480 = −0.1188406. Neither
+/// player of P3 changes.
 #[test]
 fn non_member_pair_counts_in_the_field_and_nobody_in_it_changes() {
     let f = FactorSet::default();
     let out = rate(&f, &guest_field(non_member(8)));
-    close(out[0].field_handicap, 236.0 / 9.0, 1e-12);
-    close(out[0].expected, 28.0 / 9.0, 1e-12);
-    close(out[0].delta, -0.0950725, 1e-7);
+    close(out[0].field_handicap, 232.0 / 9.0, 1e-12);
+    close(out[0].expected, 26.0 / 9.0, 1e-12);
+    close(out[0].delta, -0.1188406, 1e-7);
+    close(out[0].delta, -W24 * 0.1 * 10.0 / 9.0, 1e-12);
     let (member, guest) = (&out[6], &out[7]);
-    close(member.pair_handicap, 86.0 / 3.0, 1e-12);
+    close(member.pair_handicap, 82.0 / 3.0, 1e-12);
     for p in [member, guest] {
         assert!(!p.updated);
         assert_eq!(p.delta, 0.0);
         assert_eq!(p.handicap_after, p.handicap_before);
     }
     close(member.handicap_before, 24.0, 1e-12);
-    // The non-member's temporary handicap keeps the pair mean: 2·86/3 − 24 = 100/3.
-    close(guest.handicap_before, 100.0 / 3.0, 1e-12);
+    // The non-member's temporary handicap keeps the pair mean: 2·82/3 − 24 = 92/3.
+    close(guest.handicap_before, 92.0 / 3.0, 1e-12);
 }
 
-/// A member with a foreign guest, default order (c, b): the pair gets 86/3 as above. Its
-/// r̂ = (70/3 − 86/3)/2 = −8/3, the result −2 is 2/3 better, so the member moves by
-/// −(24.6/23)·2·24·(2/3)/480 = −0.0713043. The guest does not change.
+/// A member with a foreign guest, default order (c, b), in the 4-pair field above: the
+/// pair gets 82/3, the others' mean is 70/3, so r̂ = (70/3 − 82/3)/2 = −2, exactly its
+/// result. The member does not move (the seed's "close to nil or nil"); the guest neither.
 #[test]
-fn member_with_a_foreign_guest_changes_the_guest_does_not() {
+fn member_with_a_foreign_guest_does_not_move() {
     let f = FactorSet::default();
     let out = rate(&f, &guest_field(foreign(8, Some(40.0))));
     let (member, guest) = (&out[6], &out[7]);
-    close(member.expected, -8.0 / 3.0, 1e-12);
-    close(member.delta, -0.0713043, 1e-7);
+    close(member.field_handicap, 70.0 / 3.0, 1e-12);
+    close(member.expected, -2.0, 1e-12);
+    close(member.delta, 0.0, 1e-12);
     assert!(member.updated);
     assert!(!guest.updated);
     assert_eq!(guest.delta, 0.0);
-    close(guest.handicap_before, 100.0 / 3.0, 1e-12);
+    close(guest.handicap_before, 92.0 / 3.0, 1e-12);
+}
+
+/// Two estimated pairs in one field (C_b = 2). P0 (20) +3, P1 (30) −1, P2 member 10 with a
+/// guest +2, P3 member 24 with a guest −4. S = 50, P_N = 4, P_n = 2, R = −2:
+/// X = (2·50 − 3·2·(−2))/2 = 56; x_2 = (50 + 56 − 3·2·2)/4 = 23.5,
+/// x_3 = (50 + 56 + 3·2·4)/4 = 32.5. Check: P2 sees (50 + 32.5)/3 = 27.5,
+/// r̂ = (27.5 − 23.5)/2 = +2; P3 sees (50 + 23.5)/3 = 24.5, r̂ = (24.5 − 32.5)/2 = −4.
+#[test]
+fn two_guest_pairs_are_both_exact() {
+    let f = FactorSet::default();
+    let mut input = pairs_field(&[(20.0, 3.0), (30.0, -1.0), (0.0, 2.0), (0.0, -4.0)]);
+    input.entrants[2].players = vec![rated(5, 10.0), foreign(6, None)];
+    input.entrants[3].players = vec![rated(7, 24.0), foreign(8, None)];
+    let out = rate(&f, &input);
+    close(out[4].pair_handicap, 23.5, 1e-12);
+    close(out[6].pair_handicap, 32.5, 1e-12);
+    close(out[4].field_handicap, 27.5, 1e-12);
+    close(out[6].field_handicap, 24.5, 1e-12);
+    // The guests' temporary handicaps: 2·23.5 − 10 = 37 and 2·32.5 − 24 = 41.
+    close(out[5].handicap_before, 37.0, 1e-12);
+    close(out[7].handicap_before, 41.0, 1e-12);
+    for p in [&out[4], &out[6]] {
+        close(p.delta, 0.0, 1e-12);
+    }
 }
 
 /// The other guest methods. (b) first: the guest takes the partner's 24, pair 24,
@@ -398,9 +426,9 @@ fn guest_methods_follow_the_factor_set_order() {
     );
 }
 
-/// An individual event with a guest: the corresponding estimate uses 2·C_b. Players 10,
-/// 20, 30 rated and a guest who scored +3 (results +3, −1, −2, 0... summing to 0):
-/// h̃ = 20, N = 4, n = 1, r̄ = 3: h_est = 20 − 4·(3 + 3/3) = 4.
+/// An individual event with a guest: the same closed form with 2·C_b = 4. Players 10,
+/// 20, 30 rated and a guest who scored +3 (results −1, −2, 0, +3). S = 60, N = 4, n = 1:
+/// X = (60 − 3·4·3)/3 = 8, x = (60 + 8 − 3·4·3)/4 = 8. Check: others 20, r̂ = (20 − 8)/4 = 3.
 #[test]
 fn individual_guest_estimate() {
     let f = FactorSet::default();
@@ -414,10 +442,11 @@ fn individual_guest_estimate() {
         &f,
         &competition(FieldKind::Individual, CalcMethod::Topscore, entrants),
     );
-    close(out[3].handicap_before, 4.0, 1e-12);
+    close(out[3].handicap_before, 8.0, 1e-12);
+    close(out[3].expected, 3.0, 1e-12);
     assert!(!out[3].updated);
-    // Player 10 sees others (20 + 30 + 4)/3 = 18, r̂ = (18 − 10)/4 = 2.
-    close(out[0].expected, 2.0, 1e-12);
+    // Player 10 sees others (20 + 30 + 8)/3 = 58/3, r̂ = (58/3 − 10)/4 = 7/3.
+    close(out[0].expected, 7.0 / 3.0, 1e-12);
 }
 
 /// A team match against a team with a non-member pair: the pair is solved from the match.
@@ -655,8 +684,8 @@ proptest! {
     }
 }
 
-/// Against a datum, method (c) is exact: the guest pair's expected result equals its
-/// achieved one. The guest field in IMPs (C_b = 12): h_est = 70/3 − 12·(−2 − 2/3) = 166/3,
+/// Against a datum, method (c) uses the all-pairs mean in the same equations. The guest
+/// field in IMPs (C_b = 12): S = 70, P_N = 4, r = −2: X = (1·70 − 4·12·(−2))/3 = 166/3,
 /// all-pairs mean (70 + 166/3)/4 = 94/3, r̂ = (94/3 − 166/3)/12 = −2 = its result, so the
 /// member with the guest does not move.
 #[test]
