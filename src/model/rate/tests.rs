@@ -715,19 +715,22 @@ fn guest_estimate_is_exact_against_a_datum() {
 /// | 6 | 17.03, 45.03 | 31.03 | 44.72 % | 44.721 % |
 ///
 /// E.g. pair 1: others (133.39 − 25)/5 = 21.678, r̂ = (21.678 − 25)/2 = −1.661 → 48.34 %.
-/// Five of six agree to the printed precision. Pair 3's printed 56.61 % is not consistent
-/// with its own printed pair handicap: 56.61 % would need a pair handicap of 11.215, not
-/// 11.37, so the published figure is taken to be a slip for 56.51 %; the test holds the
-/// model's value for it.
+/// Five of six agree to the printed precision and are asserted against the print.
+/// Pair 3's printed 56.61 % is not consistent with its own printed pair handicap (it would
+/// need 11.215, not 11.37), so it is asserted against its hand computation instead: pair
+/// handicap (16.11 + 6.64)/2 = 11.375, the six pairs sum to 25 + 17.835 + 11.375 + 13 +
+/// 35.15 + 31.03 = 133.39, others (133.39 − 11.375)/5 = 24.403, r̂ = (24.403 − 11.375)/2
+/// = 6.514 → 56.514 %.
 #[test]
 fn danish_published_start_list() {
+    // (player, player, published expected %); pair 3's print is the slip discussed above.
     let players = [
-        (22.0, 28.0, 48.34),
-        (17.5, 18.17, 52.64),
-        (16.11, 6.64, 56.514),
-        (13.0, 13.0, 55.54),
-        (26.61, 43.69, 42.25),
-        (17.03, 45.03, 44.72),
+        (22.0, 28.0, Some(48.34)),
+        (17.5, 18.17, Some(52.64)),
+        (16.11, 6.64, None),
+        (13.0, 13.0, Some(55.54)),
+        (26.61, 43.69, Some(42.25)),
+        (17.03, 45.03, Some(44.72)),
     ];
     let entrants = players
         .iter()
@@ -743,12 +746,15 @@ fn danish_published_start_list() {
         Err(e) => panic!("{e}"),
     };
     for (r, &(_, _, published)) in expected.iter().zip(&players) {
-        assert!(
-            (50.0 + r - published).abs() < 0.005,
-            "{} vs {published}",
-            50.0 + r
-        );
+        if let Some(published) = published {
+            assert!(
+                (50.0 + r - published).abs() < 0.005,
+                "{} vs {published}",
+                50.0 + r
+            );
+        }
     }
+    close(50.0 + expected[2], 56.514, 1e-9);
     let all_players = crate::model::field::mean(players.iter().flat_map(|p| [p.0, p.1]));
     assert!((all_players.unwrap_or(f64::NAN) - 22.23).abs() < 0.005);
 }
