@@ -279,6 +279,44 @@ fn team_pairs_across_by_hand() {
     close(out[4].delta, 0.0737778, 1e-7);
 }
 
+/// Teams with butler scoring: each board's datum is the mean N/S score of every table of
+/// the event, the pair's own included, so a pair's expected IMPs against it are its edge
+/// over its own direction's mean (itself included) plus its table opponents' deficit
+/// against theirs: exactly the across-the-field team formula. Pairs N/S 10 (against E/W
+/// 30) and 20 (against 16), IMPs (C_b = 12): N/S mean 15, E/W mean 23.
+/// N/S 10: ((15 − 10) + (30 − 23))/12 = +1 IMP/board; N/S 20: ((15 − 20) + (16 − 23))/12
+/// = −1; E/W 30: ((23 − 30) + (10 − 15))/12 = −1; E/W 16: +1. The first scores +1.5 over
+/// 16 boards: W = 16.1/15, C_u = 1/2, Δ = −(1/480)·(16.1/15)·(1/2)·12·16·0.5 = −0.1073333.
+#[test]
+fn butler_teams_by_hand() {
+    let f = FactorSet::default();
+    let pair = |id: i64, h: f64, r: f64, direction, opponent| EntrantInput {
+        players: vec![rated(id, h), rated(id + 1, h)],
+        boards_played: 16,
+        result: r,
+        direction: Some(direction),
+        opponent: Some(opponent),
+    };
+    let mut input = competition(
+        FieldKind::TeamPairAcross,
+        CalcMethod::Imp,
+        vec![
+            pair(1, 10.0, 1.5, NS, 2),
+            pair(3, 20.0, -1.0, NS, 3),
+            pair(5, 30.0, -1.5, EW, 0),
+            pair(7, 16.0, 1.0, EW, 1),
+        ],
+    );
+    input.n_boards = 16;
+    let out = rate(&f, &input);
+    let expected: Vec<f64> = out.iter().step_by(2).map(|o| o.expected).collect();
+    for (got, want) in expected.iter().zip([1.0, -1.0, -1.0, 1.0]) {
+        close(*got, want, 1e-12);
+    }
+    close(out[0].delta, -0.1073333, 1e-7);
+    close(out[2].delta, 0.0, 1e-12);
+}
+
 /// Butler pairs: pairs 6, 18, 30 (all-pairs mean 18, r̂ = +1, 0, −1 IMP/board). The first
 /// scores +1.5: gap +0.5, Δ = −(1/480)·(24.1/23)·12·24·0.5 = −0.314348.
 #[test]
