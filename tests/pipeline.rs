@@ -537,3 +537,59 @@ fn frozen_months_cap_once_for_every_handicap() {
     );
     assert_eq!(beginner.handicap_imp, 52.0);
 }
+
+/// The inactivity drift is the member's: it applies to the per-method handicaps as to the
+/// combined one, in live and in frozen mode, and to the method not played too. Member 1
+/// (13.0) plays topscore in January 2026 and May 2027: 484 days, 3 completed months past
+/// the 365-day threshold, +1.5 before May. Its IMP handicap, never played, ends at
+/// 13 + 1.5 = 14.5; its topscore handicap follows the combined one bit for bit.
+#[test]
+fn inactivity_drift_reaches_the_per_method_handicaps() {
+    let mut gap = two_pair_months(&[(1, 50.0)]);
+    let mut later = two_pair_months(&[(5, 50.0)]);
+    later.competitions[0].competition_id = "late".into();
+    later.competitions[0].date = date(2027, 5, 10);
+    for e in &mut later.entrants {
+        e.competition_id = "late".into();
+    }
+    for r in &mut later.results {
+        r.competition_id = "late".into();
+    }
+    gap.competitions.extend(later.competitions);
+    gap.entrants.extend(later.entrants);
+    gap.results.extend(later.results);
+    let factors = bridgehcp::model::FactorSet {
+        separate_by_method: true,
+        inactivity: Some(bridgehcp::model::factors::InactivityDrift {
+            after_days: 365,
+            per_month: 0.5,
+            max_total: 5.0,
+        }),
+        ..Default::default()
+    };
+    for mode in [Mode::Live, Mode::Frozen] {
+        let settings = RunSettings {
+            factors: factors.clone(),
+            mode,
+            ..RunSettings::default()
+        };
+        let output = pipeline::run(&gap, &settings, None).unwrap();
+        let state = &output.states[0];
+        assert!((state.handicap_imp - 14.5).abs() < 1e-12, "{mode:?}");
+        assert_eq!(
+            state.handicap_topscore.to_bits(),
+            state.handicap.to_bits(),
+            "{mode:?}"
+        );
+        // January: expected (34.667 − 13)/2 = 10.833, scored 0: Δ = +(24.6/23)·0.1·10.833
+        // = 1.158696; May opens at 13 + 1.158696 + 1.5.
+        let late = output
+            .replay
+            .changes
+            .iter()
+            .find(|c| c.competition == 1 && c.member_id == 1)
+            .unwrap();
+        let january = (24.6 / 23.0) * 0.1 * (52.0 / 1.5 - 13.0) / 2.0;
+        assert!((late.outcome.handicap_before - (13.0 + january + 1.5)).abs() < 1e-12);
+    }
+}
