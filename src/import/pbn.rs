@@ -58,7 +58,7 @@ use crate::import::published::{
     slug, Imported, LineKind, Published, PublishedLine, PublishedStanding,
 };
 use crate::scoring::contract::normalize_contract;
-use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
+use crate::scoring::conventions::{ArtificialImps, ByeScore, Conventions, ImpAggregate, MpScale};
 
 /// Reads a PBN result export.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
@@ -653,6 +653,7 @@ fn conventions_of(generator: &str) -> Conventions {
             mp_scale: MpScale::PlusMinus,
             imp_aggregate: ImpAggregate::Sum,
             bye_score: ByeScore::SessionAverage,
+            artificial_imps: ArtificialImps::OnePer10Percent,
             ..Conventions::default()
         }
     } else {

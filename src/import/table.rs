@@ -730,6 +730,7 @@ fn read_competitions(
     let mut neuberg = frame.col::<bool>("neuberg", Optional)?;
     let mut tie_break = frame.col::<String>("tie_break", Optional)?;
     let mut travellers = frame.col::<String>("travellers", Optional)?;
+    let mut artificial_imps = frame.col::<String>("artificial_imps", Optional)?;
     let defaults = Conventions::default();
     out.reserve(frame.height());
     for row in 0..frame.height() {
@@ -760,6 +761,9 @@ fn read_competitions(
                 neuberg: neuberg.get(row)?.unwrap_or(defaults.neuberg),
                 tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
                 travellers: travellers.parsed(row)?.unwrap_or(defaults.travellers),
+                artificial_imps: artificial_imps
+                    .parsed(row)?
+                    .unwrap_or(defaults.artificial_imps),
             },
             origin: frame.origin(row),
         };

@@ -156,6 +156,9 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             text("bye_score", &|c| c.conventions.bye_score.to_string()),
             text("tie_break", &|c| c.conventions.tie_break.to_string()),
             text("travellers", &|c| c.conventions.travellers.to_string()),
+            text("artificial_imps", &|c| {
+                c.conventions.artificial_imps.to_string()
+            }),
             Column::new(
                 "neuberg".into(),
                 rows.iter()

@@ -62,6 +62,42 @@ pub enum ByeScore {
     MostInDirection,
 }
 
+/// The IMPs an artificial score (`A6040`, Ruter's `A+`, ...) is worth in IMP scorings. An
+/// artificial score cannot be compared with a table score, so it is valued by its share:
+/// so many IMPs for each 10 % above or below 50 %. Butler and cross-IMPs apply the same
+/// value: against the datum once, across the field once per comparison (averaged: once;
+/// summed: times the comparisons a full board has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ArtificialImps {
+    /// 0 IMPs whatever the share (Compscore's butler).
+    #[default]
+    Zero,
+    /// 1 IMP for each 10 %: `A6040` gives +1 / −1 (Ruter: `A+` on a board with ten
+    /// results, summed, is +9).
+    OnePer10Percent,
+    /// 3 IMPs for each 10 %: average plus +3, average minus −3 (the EBU).
+    ThreePer10Percent,
+}
+
+impl ArtificialImps {
+    /// The IMPs of a side with `percent` of the top, against one comparison.
+    ///
+    /// ```
+    /// use bridgehcp::scoring::conventions::ArtificialImps;
+    /// assert_eq!(ArtificialImps::Zero.imps(60), 0.0);
+    /// assert_eq!(ArtificialImps::OnePer10Percent.imps(40), -1.0);
+    /// assert_eq!(ArtificialImps::ThreePer10Percent.imps(60), 3.0);
+    /// ```
+    pub fn imps(self, percent: u8) -> f64 {
+        let tens = (f64::from(percent) - 50.0) / 10.0;
+        match self {
+            ArtificialImps::Zero => 0.0,
+            ArtificialImps::OnePer10Percent => tens,
+            ArtificialImps::ThreePer10Percent => 3.0 * tens,
+        }
+    }
+}
+
 /// Which points a traveller line shows for a board played fewer times than the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Travellers {
@@ -103,6 +139,8 @@ pub struct Conventions {
     pub tie_break: TieBreak,
     /// Points shown on the travellers (default factored).
     pub travellers: Travellers,
+    /// The IMP value of an artificial score in butler and cross-IMPs (default 0).
+    pub artificial_imps: ArtificialImps,
 }
 
 impl Default for Conventions {
@@ -116,6 +154,7 @@ impl Default for Conventions {
             neuberg: true,
             tie_break: TieBreak::default(),
             travellers: Travellers::default(),
+            artificial_imps: ArtificialImps::default(),
         }
     }
 }

@@ -430,15 +430,22 @@ fn score_board(
                 })
                 .collect()
         }
-        ScoringMethod::CrossImps => {
-            cross_imps::score_board(outcomes, expected, conventions.imp_aggregate)
-                .into_iter()
-                .map(plain)
-                .collect()
-        }
+        ScoringMethod::CrossImps => cross_imps::score_board(
+            outcomes,
+            expected,
+            conventions.imp_aggregate,
+            conventions.artificial_imps,
+        )
+        .into_iter()
+        .map(plain)
+        .collect(),
         ScoringMethod::Butler => {
-            let (datum, sides) =
-                butler::score_board(outcomes, conventions.datum_trim, conventions.datum_rounding);
+            let (datum, sides) = butler::score_board(
+                outcomes,
+                conventions.datum_trim,
+                conventions.datum_rounding,
+                conventions.artificial_imps,
+            );
             sides
                 .into_iter()
                 .map(|side| BoardPoints {
