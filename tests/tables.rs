@@ -120,7 +120,7 @@ fn sample() -> Dataset {
         datum_rounding: DatumRounding::Nearest10,
         bye_score: ByeScore::SessionAverage,
         neuberg: false,
-        tie_break: TieBreak::SameDirectionRepeat,
+        tie_break: TieBreak::seed_000(true, true),
         travellers: Travellers::Unfactored,
         artificial_imps: ArtificialImps::ThreePer10Percent,
     };
@@ -364,6 +364,7 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("east", Str),
             ("west", Str),
             ("round", Int32),
+            ("session", Int32),
             ("table", Int32),
             ("room", Str),
             ("ns_penalty", Float64),

@@ -859,6 +859,7 @@ fn read_boards(
     let mut east = frame.col::<String>("east", Optional)?;
     let mut west = frame.col::<String>("west", Optional)?;
     let mut round = frame.col::<i32>("round", Optional)?;
+    let mut session = frame.col::<i32>("session", Optional)?;
     let mut table = frame.col::<i32>("table", Optional)?;
     let mut room = frame.col::<String>("room", Optional)?;
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
@@ -882,6 +883,7 @@ fn read_boards(
             east: east.get(row)?,
             west: west.get(row)?,
             round: round.count(row)?,
+            session: session.count(row)?,
             table: table.count(row)?,
             room: room.get(row)?,
             ns_penalty: ns_penalty.get(row)?,

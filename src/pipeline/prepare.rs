@@ -23,7 +23,7 @@ use crate::error::InputError;
 use crate::model::{
     CalcMethod, CompetitionInput, EntrantInput, FactorSet, FieldKind, PlayerInput, PlayerStatus,
 };
-use crate::scoring::conventions::ImpAggregate;
+use crate::scoring::conventions::{ByeScore, ImpAggregate};
 use crate::scoring::standings::shared_ranks;
 use crate::scoring::{self, BoardScore, Standing};
 
@@ -563,7 +563,23 @@ pub fn standings_from_results(
     let mut standings = Vec::with_capacity(results.len());
     for (direction, mut group) in groups {
         group.sort_by(|a, b| scoring::entrant_order(&a.entrant, &b.entrant));
-        let totals: Vec<f64> = group.iter().map(|r| r.score).collect();
+        // Matchpoint scores are percentages already; IMP totals over different numbers
+        // of boards are compared per board when the byes are skipped (as in scoring).
+        let per_board = competition.scoring != ScoringMethod::Matchpoints
+            && competition.conventions.bye_score == ByeScore::Skip
+            && group
+                .windows(2)
+                .any(|w| w[0].boards_played != w[1].boards_played);
+        let totals: Vec<f64> = group
+            .iter()
+            .map(|r| {
+                if per_board {
+                    r.score / f64::from(r.boards_played.max(1))
+                } else {
+                    r.score
+                }
+            })
+            .collect();
         let ranks = shared_ranks(&totals);
         let mut rows: Vec<Standing> = group
             .iter()

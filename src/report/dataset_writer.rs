@@ -255,6 +255,7 @@ fn boards_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             strings("east", rows.iter().map(|b| b.east.as_deref())),
             strings("west", rows.iter().map(|b| b.west.as_deref())),
             int32("round", rows.iter().map(|b| (b.round, &b.origin)))?,
+            int32("session", rows.iter().map(|b| (b.session, &b.origin)))?,
             int32("table", rows.iter().map(|b| (b.table, &b.origin)))?,
             strings("room", rows.iter().map(|b| b.room.as_deref())),
             Column::new(
