@@ -221,10 +221,16 @@ fn an_alternative_factor_set_changes_the_handicaps_and_a_typo_is_an_error() {
     std::fs::write(dir.path().join("slow.toml"), slower).unwrap();
     run_sample(dir.path(), "base", &[]);
     run_sample(dir.path(), "slow", &["--factors", "slow.toml"]);
-    assert_ne!(
-        read(&dir.path().join("base/handicaps.parquet")),
-        read(&dir.path().join("slow/handicaps.parquet"))
-    );
+    // Δh = −(1/I)·W·C_u·C_k·C_b·N_G·(r − r̂): doubling the impact I halves every change
+    // of the first competition, which both runs rate from the same starting handicaps.
+    let base = first_competition_deltas(&dir.path().join("base/changes.parquet"));
+    let slow = first_competition_deltas(&dir.path().join("slow/changes.parquet"));
+    assert_eq!(base.len(), slow.len());
+    assert!(base.iter().any(|(_, d)| d.abs() > 1e-6), "{base:?}");
+    for ((member, b), (same, s)) in base.iter().zip(&slow) {
+        assert_eq!(member, same);
+        assert!((s - b / 2.0).abs() < 1e-12, "member {member}: {s} vs {b}/2");
+    }
     let run_toml = String::from_utf8(read(&dir.path().join("slow/run.toml"))).unwrap();
     assert!(run_toml.contains("slow-960"), "{run_toml}");
 
@@ -284,4 +290,33 @@ fn a_generated_federation_runs_and_the_same_seed_gives_the_same_files() {
         dir.path(),
     ));
     assert!(stdout.contains("competitions applied"), "{stdout}");
+}
+
+/// `(member_id, delta)` of the rows of the first competition in a `changes.parquet`.
+fn first_competition_deltas(path: &Path) -> Vec<(i64, f64)> {
+    use polars::prelude::{ParquetReader, SerReader};
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let frame = ParquetReader::new(file)
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let column = |name: &str| {
+        frame
+            .column(name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .as_materialized_series()
+            .clone()
+    };
+    let (competition, member, delta) = (
+        column("competition_id"),
+        column("member_id"),
+        column("delta"),
+    );
+    let competition = competition.str().unwrap();
+    let member = member.i64().unwrap();
+    let delta = delta.f64().unwrap();
+    let first = competition.get(0).unwrap_or_default();
+    (0..frame.height())
+        .take_while(|&i| competition.get(i) == Some(first))
+        .map(|i| (member.get(i).unwrap_or(0), delta.get(i).unwrap_or(f64::NAN)))
+        .collect()
 }

@@ -979,7 +979,24 @@ mod tests {
                 at -= 1;
             }
             text.insert_str(at, &junk);
-            let _ = parse_text(&text);
+            let lines = text.lines().count();
+            match parse_text(&text) {
+                // Harmless junk (blanks, text inside a name): the one table row survives.
+                Ok(imported) => proptest::prop_assert_eq!(imported.dataset.boards.len(), 1),
+                // Otherwise the error names the file, a line of it, and a rule.
+                Err(e) => {
+                    proptest::prop_assert_eq!(
+                        e.location.file.as_deref(),
+                        Some(Path::new("test.pbn"))
+                    );
+                    let row = e.location.row.unwrap_or(0);
+                    proptest::prop_assert!((1..=lines).contains(&row), "{}", e);
+                    proptest::prop_assert!(!e.rule.trim().is_empty(), "{}", e);
+                }
+            }
+            if junk.is_empty() {
+                proptest::prop_assert!(parse_text(&text).is_ok());
+            }
         }
     }
 }
