@@ -26,7 +26,9 @@
 
 pub mod butler;
 pub mod contract;
-pub mod conventions;
+/// The conventions are part of the dataset (each competition carries its own); they are
+/// re-exported here, where they are applied.
+pub use crate::dataset::conventions;
 pub mod cross_imps;
 pub mod four_five;
 pub mod imps;
