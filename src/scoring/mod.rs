@@ -582,7 +582,11 @@ fn field_standings(
             let played = t.boards.len();
             let scaled_to = match competition.conventions.bye_score {
                 ByeScore::Skip => played,
-                ByeScore::SessionAverage => full,
+                // Every pair of a Howell with an odd number of pairs sits out once, so
+                // the most boards played can fall short of the session's boards.
+                ByeScore::SessionAverage => {
+                    competition.boards.map_or(full, |b| full.max(b as usize))
+                }
                 ByeScore::MostInDirection => {
                     most_in_group.get(&group(t)).copied().unwrap_or(played)
                 }
