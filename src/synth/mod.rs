@@ -24,6 +24,7 @@ pub mod movements;
 pub mod play;
 pub mod rng;
 
+use crate::model::FactorSet;
 use chrono::{Datelike, Months, NaiveDate};
 use rayon::prelude::*;
 
@@ -117,6 +118,9 @@ pub struct SynthConfig {
     /// Share of pairs events played over two sessions on the same date (default 0.15).
     pub double_session_share: f64,
     pub play: PlayModel,
+    /// The handicap model's constants the synthetic play follows: the 0–52 scale, the
+    /// starting formula and `C_b` (default: the built-in `fsb-2007` set).
+    pub factors: FactorSet,
 }
 
 impl Default for SynthConfig {
@@ -140,6 +144,7 @@ impl Default for SynthConfig {
             class_share: 0.1,
             double_session_share: 0.15,
             play: PlayModel::default(),
+            factors: FactorSet::default(),
         }
     }
 }
