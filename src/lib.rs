@@ -46,6 +46,7 @@ pub mod model;
 pub mod pipeline;
 pub mod report;
 pub mod scoring;
+pub mod study;
 pub mod synth;
 
 pub use error::{Error, InputError, Location, Result};

@@ -5,5 +5,6 @@ pub mod files;
 pub mod frame;
 pub mod outputs;
 pub mod ranking;
+pub mod svg;
 
 pub use dataset_writer::write_dataset;
