@@ -381,7 +381,10 @@ fn study_compares_three_sets_and_two_sweeps_on_the_sample() {
     assert!([4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0].contains(&k));
     let html = std::fs::read_to_string(dir.path().join("one/study.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("fsb-2007+impact=240"));
-    assert!(!html.contains("<script"), "the report must be self-contained");
+    assert!(
+        !html.contains("<script"),
+        "the report must be self-contained"
+    );
 
     // A key that is not in a factor set is an error naming it.
     let output = bridgehcp(

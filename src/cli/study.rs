@@ -121,7 +121,9 @@ pub fn execute(args: &StudyArgs) -> Result<Study> {
     };
     let bar = if progress {
         let b = ProgressBar::new((sets.len() + study::baselines::Baseline::ALL.len()) as u64);
-        if let Ok(style) = ProgressStyle::with_template("{msg:>12} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed})") {
+        if let Ok(style) =
+            ProgressStyle::with_template("{msg:>12} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed})")
+        {
             b.set_style(style.progress_chars("=> "));
         }
         b.set_message("replaying");
@@ -150,7 +152,9 @@ pub fn print_summary(args: &StudyArgs, study: &Study) {
             study
                 .rows
                 .iter()
-                .find(|r| r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == m)
+                .find(|r| {
+                    r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == m
+                })
                 .map(|r| r.value)
         };
         let f = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |x| format!("{x:.d$}"));

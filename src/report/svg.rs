@@ -22,7 +22,9 @@ pub enum Mark {
     /// Small translucent dots (scatter).
     Points,
     /// A step histogram: points are (bin start, height); the last bin is `bin` wide.
-    Steps { bin_milli: u32 },
+    Steps {
+        bin_milli: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +71,11 @@ pub struct Chart {
 }
 
 impl Chart {
-    pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Self {
         Chart {
             title: title.into(),
             x_label: x_label.into(),
@@ -229,7 +235,11 @@ pub fn render(chart: &Chart) -> String {
         clip_id(chart)
     );
     for series in &chart.series {
-        let dash = if series.dashed { r#" stroke-dasharray="6 3""# } else { "" };
+        let dash = if series.dashed {
+            r#" stroke-dasharray="6 3""#
+        } else {
+            ""
+        };
         let color = escape(&series.color);
         match series.mark {
             Mark::Points => {
@@ -323,7 +333,12 @@ mod tests {
         let mut c = Chart::new("a <b>", "x", "y");
         c.x_range = Some((0.0, 10.0));
         c.y_range = Some((0.0, 10.0));
-        c.series.push(Series::new("s&t", PALETTE[0], Mark::Points, vec![(5.0, 5.0)]));
+        c.series.push(Series::new(
+            "s&t",
+            PALETTE[0],
+            Mark::Points,
+            vec![(5.0, 5.0)],
+        ));
         let svg = render(&c);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(svg.contains("a &lt;b&gt;") && svg.contains("s&amp;t"));

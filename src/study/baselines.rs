@@ -74,7 +74,9 @@ impl Baseline {
     pub fn grid(self) -> &'static [f64] {
         match self {
             Baseline::RunningAverage => &[0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2, 0.3],
-            Baseline::Elo => &[4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0],
+            Baseline::Elo => &[
+                4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0,
+            ],
             Baseline::WengLin => &[4.1667, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0],
         }
     }
@@ -258,6 +260,9 @@ fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
     }
 }
 
+/// Called before each field with the field and the current strengths.
+pub type FieldHook<'a> = dyn FnMut(&Field, &dyn Fn(usize) -> f64) + 'a;
+
 /// Runs a baseline over `fields` in order. `on_field` is called before each field with
 /// the field and the current strengths, so the caller can take month-end snapshots.
 pub fn run(
@@ -265,7 +270,7 @@ pub fn run(
     parameter: f64,
     fields: &[Field],
     members: usize,
-    on_field: &mut dyn FnMut(&Field, &dyn Fn(usize) -> f64),
+    on_field: &mut FieldHook,
 ) -> BaselineRun {
     let mut r = rater(baseline, parameter, members);
     let mut played = vec![false; members];
@@ -311,7 +316,11 @@ pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
                 n += 1;
             }
         }
-        let rmse = if n == 0 { f64::INFINITY } else { (ss / n as f64).sqrt() };
+        let rmse = if n == 0 {
+            f64::INFINITY
+        } else {
+            (ss / n as f64).sqrt()
+        };
         if rmse < best.0 {
             best = (rmse, p);
         }
@@ -344,7 +353,13 @@ mod tests {
     #[test]
     fn running_average_by_hand() {
         let f = field(&[(0, 1, 10.0), (2, 3, -10.0)]);
-        let run = run(Baseline::RunningAverage, 0.5, &[f.clone(), f], 4, &mut |_, _| {});
+        let run = run(
+            Baseline::RunningAverage,
+            0.5,
+            &[f.clone(), f],
+            4,
+            &mut |_, _| {},
+        );
         assert_eq!(run.expected[0], vec![0.0, 0.0]);
         assert_eq!(run.expected[1], vec![5.0, -5.0]);
         // Second update: 5 + 0.5·(10 − 5) = 7.5.
@@ -368,7 +383,13 @@ mod tests {
     #[test]
     fn weng_lin_orders_winners_first() {
         let f = field(&[(0, 1, 10.0), (2, 3, -10.0), (4, 5, 0.0)]);
-        let run = run(Baseline::WengLin, 4.1667, &[f.clone(), f], 6, &mut |_, _| {});
+        let run = run(
+            Baseline::WengLin,
+            4.1667,
+            &[f.clone(), f],
+            6,
+            &mut |_, _| {},
+        );
         assert!(run.expected[1][0] > run.expected[1][2]);
         assert!(run.expected[1][2] > run.expected[1][1]);
         assert!(run.strength[0] < run.strength[4] && run.strength[4] < run.strength[2]);

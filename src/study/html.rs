@@ -17,7 +17,9 @@ fn value(study: &Study, track: &Track, period: &str, metric: &str) -> Option<f64
     study
         .rows
         .iter()
-        .find(|r| r.set == track.name && r.hash == track.hash && r.period == period && r.metric == metric)
+        .find(|r| {
+            r.set == track.name && r.hash == track.hash && r.period == period && r.metric == metric
+        })
         .map(|r| r.value)
 }
 
@@ -67,7 +69,11 @@ fn calibration(track: &Track, study: &Study) -> Vec<(f64, f64)> {
 /// Renders the page. Same study, same bytes.
 pub fn render(study: &Study) -> String {
     let mut h = String::new();
-    let sets = study.tracks.iter().filter(|t| t.kind == TrackKind::FactorSet).count();
+    let sets = study
+        .tracks
+        .iter()
+        .filter(|t| t.kind == TrackKind::FactorSet)
+        .count();
     let _ = write!(
         h,
         r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>bridgehcp study</title><style>body{{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}}table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}figure{{margin:1em 0}}.note{{color:#555;font-size:90%}}</style></head><body><h1>Study of {sets} factor set{}</h1>"#,
@@ -83,7 +89,10 @@ pub fn render(study: &Study) -> String {
 
     // The summary table.
     let truth = study.rows.iter().any(|r| r.metric == "spearman_vs_truth");
-    let reference = study.rows.iter().any(|r| r.metric == "spearman_vs_reference");
+    let reference = study
+        .rows
+        .iter()
+        .any(|r| r.metric == "spearman_vs_reference");
     h.push_str("<h2>Test period</h2><table><tr><th>set</th><th>kind</th><th>hash / parameter</th><th>entrants</th><th>Pearson r</th><th>RMSE</th><th>slope</th><th>bias</th><th>r burn-in</th><th>ρ vs first</th><th>top-100 shared</th>");
     if reference {
         h.push_str("<th>ρ vs reference</th>");
@@ -109,7 +118,11 @@ pub fn render(study: &Study) -> String {
             cell(value(study, t, "all", "top100_overlap_vs_first"), 0),
         );
         if reference {
-            let _ = write!(h, "<td>{}</td>", cell(value(study, t, "all", "spearman_vs_reference"), 3));
+            let _ = write!(
+                h,
+                "<td>{}</td>",
+                cell(value(study, t, "all", "spearman_vs_reference"), 3)
+            );
         }
         if truth {
             let _ = write!(
@@ -147,9 +160,12 @@ pub fn render(study: &Study) -> String {
         ));
     }
     for (i, t) in study.tracks.iter().enumerate() {
-        chart
-            .series
-            .push(Series::new(t.name.clone(), color(i), Mark::LinePoints, calibration(t, study)));
+        chart.series.push(Series::new(
+            t.name.clone(),
+            color(i),
+            Mark::LinePoints,
+            calibration(t, study),
+        ));
     }
     let _ = write!(
         h,
@@ -173,9 +189,12 @@ pub fn render(study: &Study) -> String {
             .into_iter()
             .map(|(b, c)| (b as f64 * 2.0, 100.0 * c as f64 / n))
             .collect();
-        chart
-            .series
-            .push(Series::new(t.name.clone(), color(i), Mark::Steps { bin_milli: 2000 }, points));
+        chart.series.push(Series::new(
+            t.name.clone(),
+            color(i),
+            Mark::Steps { bin_milli: 2000 },
+            points,
+        ));
     }
     let _ = write!(
         h,
@@ -197,17 +216,29 @@ pub fn render(study: &Study) -> String {
                 (f64::from(y), v)
             })
             .collect();
-        chart
-            .series
-            .push(Series::new(t.name.clone(), color(i), Mark::LinePoints, points));
+        chart.series.push(Series::new(
+            t.name.clone(),
+            color(i),
+            Mark::LinePoints,
+            points,
+        ));
     }
     years.sort_unstable();
     years.dedup();
-    chart.x_ticks = Some(years.iter().map(|y| (f64::from(*y), y.to_string())).collect());
+    chart.x_ticks = Some(
+        years
+            .iter()
+            .map(|y| (f64::from(*y), y.to_string()))
+            .collect(),
+    );
     if let (Some(a), Some(b)) = (years.first(), years.last()) {
         chart.x_range = Some((f64::from(*a) - 0.5, f64::from(*b) + 0.5));
     }
-    let _ = write!(h, "<h2>Accuracy per year</h2><figure>{}</figure>", svg::render(&chart));
+    let _ = write!(
+        h,
+        "<h2>Accuracy per year</h2><figure>{}</figure>",
+        svg::render(&chart)
+    );
 
     // Trajectories.
     h.push_str("<h2>Trajectories</h2><p class=\"note\">The members with the most boards: handicap after each competition, per factor set");
@@ -216,14 +247,23 @@ pub fn render(study: &Study) -> String {
     }
     h.push_str(".</p>");
     for (k, &member) in study.trajectory_members.iter().enumerate() {
-        let id = study.member_ids.get(member as usize).copied().unwrap_or_default();
+        let id = study
+            .member_ids
+            .get(member as usize)
+            .copied()
+            .unwrap_or_default();
         let mut chart = Chart::new(format!("Member {id}"), "date", "handicap");
         chart.height = 280.0;
         chart.x_ticks = Some(year_ticks(first_date, last_date));
         for (i, t) in study.tracks.iter().enumerate() {
             if let Some(series) = t.trajectories.get(k) {
-                let points = series.iter().map(|(d, v)| (year_fraction(*d), *v)).collect();
-                chart.series.push(Series::new(t.name.clone(), color(i), Mark::Line, points));
+                let points = series
+                    .iter()
+                    .map(|(d, v)| (year_fraction(*d), *v))
+                    .collect();
+                chart
+                    .series
+                    .push(Series::new(t.name.clone(), color(i), Mark::Line, points));
             }
         }
         if let Some(truth) = study.trajectory_truth.get(k) {
@@ -236,9 +276,17 @@ pub fn render(study: &Study) -> String {
     }
 
     // Largest movers.
-    let movers: Vec<_> = study.rows.iter().filter(|r| r.metric.starts_with("mover_")).collect();
+    let movers: Vec<_> = study
+        .rows
+        .iter()
+        .filter(|r| r.metric.starts_with("mover_"))
+        .collect();
     if !movers.is_empty() {
-        let first = study.tracks.first().map(|t| t.name.as_str()).unwrap_or_default();
+        let first = study
+            .tracks
+            .first()
+            .map(|t| t.name.as_str())
+            .unwrap_or_default();
         let _ = write!(
             h,
             "<h2>Largest movers against {}</h2><table><tr><th>set</th><th>change</th><th>member</th></tr>",

@@ -546,19 +546,23 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
     }
 }
 
+/// Adds a row: track, period, metric, value (skipped when undefined), detail.
+type Push<'a> = dyn FnMut(&Track, &str, &str, Option<f64>, Option<String>) + 'a;
+
 /// The prediction figures of one slice of predictions.
-fn prediction_rows(
-    track: &Track,
-    period: &str,
-    preds: &[&Prediction],
-    push: &mut dyn FnMut(&Track, &str, &str, Option<f64>, Option<String>),
-) {
+fn prediction_rows(track: &Track, period: &str, preds: &[&Prediction], push: &mut Push) {
     let x: Vec<f64> = preds.iter().map(|p| p.expected).collect();
     let y: Vec<f64> = preds.iter().map(|p| p.achieved).collect();
     push(track, period, "entrants", Some(x.len() as f64), None);
     push(track, period, "pearson_r", metrics::pearson(&x, &y), None);
     push(track, period, "rmse", metrics::rmse(&x, &y), None);
-    push(track, period, "calibration_slope", metrics::slope(&x, &y), None);
+    push(
+        track,
+        period,
+        "calibration_slope",
+        metrics::slope(&x, &y),
+        None,
+    );
     push(track, period, "mean_bias", metrics::bias(&x, &y), None);
 }
 
@@ -578,19 +582,20 @@ fn common(a: &[Option<f64>], b: &[Option<f64>]) -> (Vec<usize>, Vec<f64>, Vec<f6
 
 fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<MetricRow> {
     let mut rows = Vec::new();
-    let mut push = |track: &Track, period: &str, metric: &str, value: Option<f64>, detail: Option<String>| {
-        if let Some(value) = value {
-            rows.push(MetricRow {
-                set: track.name.clone(),
-                hash: track.hash.clone(),
-                kind: track.kind.label(),
-                period: period.to_string(),
-                metric: metric.to_string(),
-                value,
-                detail,
-            });
-        }
-    };
+    let mut push =
+        |track: &Track, period: &str, metric: &str, value: Option<f64>, detail: Option<String>| {
+            if let Some(value) = value {
+                rows.push(MetricRow {
+                    set: track.name.clone(),
+                    hash: track.hash.clone(),
+                    kind: track.kind.label(),
+                    period: period.to_string(),
+                    metric: metric.to_string(),
+                    value,
+                    detail,
+                });
+            }
+        };
     let first = &study.tracks[0];
     let reference: Option<HashMap<MemberId, f64>> = options
         .reference
@@ -599,7 +604,13 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
     for track in &study.tracks {
         if let Some(p) = track.parameter {
             if let TrackKind::Baseline(b) = track.kind {
-                push(track, "burn_in", b.parameter_name(), Some(p), Some("tuned on the burn-in period".into()));
+                push(
+                    track,
+                    "burn_in",
+                    b.parameter_name(),
+                    Some(p),
+                    Some("tuned on the burn-in period".into()),
+                );
             }
         }
         let date = |p: &Prediction| study.dates[p.competition];
@@ -624,17 +635,41 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
         }
 
         let finals: Vec<f64> = track.final_value.iter().flatten().copied().collect();
-        push(track, "all", "members_rated", Some(finals.len() as f64), None);
+        push(
+            track,
+            "all",
+            "members_rated",
+            Some(finals.len() as f64),
+            None,
+        );
         if track.kind == TrackKind::FactorSet {
-            for (name, q) in [("q05", 0.05), ("q25", 0.25), ("q50", 0.5), ("q75", 0.75), ("q95", 0.95)] {
-                push(track, "all", &format!("handicap_{name}"), metrics::quantile(&finals, q), None);
+            for (name, q) in [
+                ("q05", 0.05),
+                ("q25", 0.25),
+                ("q50", 0.5),
+                ("q75", 0.75),
+                ("q95", 0.95),
+            ] {
+                push(
+                    track,
+                    "all",
+                    &format!("handicap_{name}"),
+                    metrics::quantile(&finals, q),
+                    None,
+                );
             }
             push(track, "all", "handicap_mean", metrics::mean(&finals), None);
         }
 
         // Against the first set.
         let (idx, a, b) = common(&track.final_value, &first.final_value);
-        push(track, "all", "spearman_vs_first", metrics::spearman(&a, &b), Some(first.name.clone()));
+        push(
+            track,
+            "all",
+            "spearman_vs_first",
+            metrics::spearman(&a, &b),
+            Some(first.name.clone()),
+        );
         push(
             track,
             "all",
@@ -678,8 +713,20 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
                     b.push(*r);
                 }
             }
-            push(track, "all", "reference_members", Some(a.len() as f64), None);
-            push(track, "all", "spearman_vs_reference", metrics::spearman(&a, &b), None);
+            push(
+                track,
+                "all",
+                "reference_members",
+                Some(a.len() as f64),
+                None,
+            );
+            push(
+                track,
+                "all",
+                "spearman_vs_reference",
+                metrics::spearman(&a, &b),
+                None,
+            );
         }
 
         if let Some(truth) = &options.truth {
@@ -689,16 +736,16 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
     rows
 }
 
-fn truth_rows(
-    study: &Study,
-    track: &Track,
-    tracked: &[u32],
-    truth: &Truth,
-    push: &mut dyn FnMut(&Track, &str, &str, Option<f64>, Option<String>),
-) {
+fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push: &mut Push) {
     let burn_month = month_index(study.burn_in_until);
     let detail = Some(format!("members with at least {TRUTH_MIN_BOARDS} boards"));
-    push(track, "all", "truth_members", Some(tracked.len() as f64), detail.clone());
+    push(
+        track,
+        "all",
+        "truth_members",
+        Some(tracked.len() as f64),
+        detail.clone(),
+    );
     let is_model = track.kind == TrackKind::FactorSet;
     let (mut rhos, mut errors) = (Vec::new(), Vec::new());
     let mut last = None;
@@ -722,14 +769,38 @@ fn truth_rows(
         last = Some((a, b));
     }
     if let Some((a, b)) = last {
-        push(track, "all", "spearman_vs_truth", metrics::spearman(&a, &b), detail.clone());
+        push(
+            track,
+            "all",
+            "spearman_vs_truth",
+            metrics::spearman(&a, &b),
+            detail.clone(),
+        );
         if is_model {
             let err: Vec<f64> = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).collect();
-            push(track, "all", "mean_abs_error_vs_truth", metrics::mean(&err), detail.clone());
+            push(
+                track,
+                "all",
+                "mean_abs_error_vs_truth",
+                metrics::mean(&err),
+                detail.clone(),
+            );
         }
     }
-    push(track, "test", "spearman_vs_truth_monthly", metrics::mean(&rhos), detail.clone());
+    push(
+        track,
+        "test",
+        "spearman_vs_truth_monthly",
+        metrics::mean(&rhos),
+        detail.clone(),
+    );
     if is_model {
-        push(track, "test", "mean_abs_error_vs_truth_monthly", metrics::mean(&errors), detail);
+        push(
+            track,
+            "test",
+            "mean_abs_error_vs_truth_monthly",
+            metrics::mean(&errors),
+            detail,
+        );
     }
 }

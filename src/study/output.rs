@@ -35,7 +35,8 @@ pub fn write_study(out: &Path, study: &Study) -> Result<()> {
     let text = super::html::render(study);
     write_atomic(&html, |w| {
         use std::io::Write;
-        w.write_all(text.as_bytes()).map_err(|e| Error::io(&html, e))
+        w.write_all(text.as_bytes())
+            .map_err(|e| Error::io(&html, e))
     })
 }
 
@@ -92,7 +93,10 @@ fn read_columns(path: &Path, columns: &[(&str, DataType)]) -> Result<DataFrame> 
 pub fn read_reference(path: &Path) -> Result<Vec<(MemberId, f64)>> {
     let df = read_columns(
         path,
-        &[("member_id", DataType::Int64), ("rating", DataType::Float64)],
+        &[
+            ("member_id", DataType::Int64),
+            ("rating", DataType::Float64),
+        ],
     )?;
     let ids = df
         .column("member_id")
@@ -138,12 +142,18 @@ pub fn read_truth(path: &Path) -> Result<Truth> {
         ],
     )?;
     let col = |name: &str| df.column(name).map_err(|e| Error::polars(path, e));
-    let ids = col("member_id")?.i64().cloned().map_err(|e| Error::polars(path, e))?;
+    let ids = col("member_id")?
+        .i64()
+        .cloned()
+        .map_err(|e| Error::polars(path, e))?;
     let days = col("month")?
         .cast(&DataType::Int32)
         .and_then(|c| c.i32().cloned())
         .map_err(|e| Error::polars(path, e))?;
-    let skill = col("skill")?.f64().cloned().map_err(|e| Error::polars(path, e))?;
+    let skill = col("skill")?
+        .f64()
+        .cloned()
+        .map_err(|e| Error::polars(path, e))?;
     let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
     let mut truth = Truth::default();
     for ((id, d), s) in ids.iter().zip(days.iter()).zip(skill.iter()) {

@@ -494,8 +494,12 @@ impl<'a> MonthBuilder<'a> {
                 for t in 0..tables {
                     let seat = |k: usize| order[4 * t + k];
                     let (n, e, s, w) = (seat(0), seat(1), seat(2), seat(3));
-                    let ns = (self.fed.level_at(players[n], self.month) + self.fed.level_at(players[s], self.month)) / 2.0;
-                    let ew = (self.fed.level_at(players[e], self.month) + self.fed.level_at(players[w], self.month)) / 2.0;
+                    let ns = (self.fed.level_at(players[n], self.month)
+                        + self.fed.level_at(players[s], self.month))
+                        / 2.0;
+                    let ew = (self.fed.level_at(players[e], self.month)
+                        + self.fed.level_at(players[w], self.month))
+                        / 2.0;
                     for (k, d) in deals.iter().enumerate() {
                         let r = play(&mut self.rng, &model, d, ns, ew, true);
                         self.out.boards.push(BoardResult {
@@ -597,7 +601,8 @@ impl<'a> MonthBuilder<'a> {
                     self.out.entrants.push(e);
                 }
                 let lv = |t: usize, half: usize| {
-                    (self.fed.level_at(teams[t][2 * half], self.month) + self.fed.level_at(teams[t][2 * half + 1], self.month))
+                    (self.fed.level_at(teams[t][2 * half], self.month)
+                        + self.fed.level_at(teams[t][2 * half + 1], self.month))
                         / 2.0
                 };
                 let (a1, a2, b1, b2) = (lv(a, 0), lv(a, 1), lv(b, 0), lv(b, 1));

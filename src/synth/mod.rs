@@ -256,7 +256,11 @@ pub fn month(fed: &Federation, index: u32) -> Dataset {
             .collect();
         let mut rng = rng::Rng::derive(config.seed, &[1, c as u64, u64::from(index)]);
         let players = match config.drift {
-            Some(_) => club.members.iter().filter(|&&p| fed.active(p, index)).count(),
+            Some(_) => club
+                .members
+                .iter()
+                .filter(|&&p| fed.active(p, index))
+                .count(),
             None => club.members.len(),
         };
         let budget = rng.round_random(players as f64 * config.sessions_per_member);
