@@ -11,7 +11,9 @@ use chrono::NaiveDate;
 
 use crate::error::Location;
 
-use crate::scoring::conventions::Conventions;
+pub mod conventions;
+
+use conventions::Conventions;
 
 pub type MemberId = i64;
 

@@ -8,6 +8,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::model::{FactorSetError, ModelError};
+
 /// Where in the input a problem was found. Every part is optional because not every
 /// source has rows (XML) or columns (PBN lines).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,7 +108,7 @@ pub enum Error {
         source: polars::prelude::PolarsError,
     },
     #[error(transparent)]
-    Replay(#[from] crate::pipeline::replay::ReplayError),
+    Replay(#[from] ReplayError),
     #[error("{0}")]
     Config(String),
 }
@@ -124,6 +126,21 @@ impl Error {
             source,
         }
     }
+}
+
+impl From<FactorSetError> for Error {
+    fn from(e: FactorSetError) -> Self {
+        Error::Config(e.to_string())
+    }
+}
+
+/// Error from the model, with the competition it happened in.
+#[derive(Debug, thiserror::Error)]
+#[error("competition `{competition}`: {source}")]
+pub struct ReplayError {
+    pub competition: String,
+    #[source]
+    pub source: ModelError,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -38,6 +38,8 @@ macro_rules! string_enum {
     };
 }
 
+#[cfg(test)]
+mod architecture;
 pub mod cli;
 pub mod dataset;
 pub mod error;

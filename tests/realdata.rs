@@ -762,9 +762,9 @@ fn check_bye_lines(imported: &Imported, scored: &ScoredCompetition) {
             Direction::NS => line.ns_percent,
             Direction::EW => line.ew_percent,
         };
-        // Five results a board: 50 + 50·average/4, rounded half up.
+        // 50 + 50·average/top with the board's top, rounded half up.
         assert_eq!(
-            matchpoints::ruter_board_percent(average, 5),
+            matchpoints::ruter_board_percent(average, results_on(scored, line.board)),
             shown,
             "bye line {:?}",
             line.origin.row
@@ -1172,4 +1172,78 @@ fn the_handicap_pipeline_rates_every_real_competition() {
         }
     }
     assert!(!output.ranking.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// A club's season: the 21 Bridgekameratene sessions of `pbn-bridgekam`.
+// ---------------------------------------------------------------------------------------
+
+fn bridgekam_files() -> Vec<PathBuf> {
+    let dir = realdata().join("pbn-bridgekam");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pbn"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every session imports, and the engine reproduces every published traveller line (MP
+/// and whole-number %), bye line, pair total, percentage and rank, to Ruter's printed
+/// precision.
+#[test]
+fn engine_reproduces_every_bridgekam_session() {
+    let files = bridgekam_files();
+    assert_eq!(files.len(), 21);
+    let mut ids = BTreeSet::new();
+    let mut lines = 0;
+    for file in &files {
+        eprintln!("{}", file.display());
+        let imported = pbn::parse(file).unwrap_or_else(|e| panic!("{e}"));
+        let c = &imported.dataset.competitions[0];
+        assert_eq!(c.scoring, ScoringMethod::Matchpoints, "{}", file.display());
+        assert_eq!(c.conventions.mp_scale, MpScale::PlusMinus);
+        assert!(ids.insert(c.competition_id.clone()), "{}", c.competition_id);
+        let scored = score(&imported);
+        check_lines(&imported, &scored, RUTER);
+        check_bye_lines(&imported, &scored);
+        check_standings(&imported, &scored, RUTER, &[]);
+        lines += imported.published.lines.len();
+    }
+    assert_eq!(ids.len(), 21, "21 distinct sessions");
+    assert!(lines > 3000, "{lines} published lines checked");
+}
+
+/// Board 18 of 2015-09-24: `800>a`. The table's 800 stood, but the director assigned
+/// 60 % to each side (+1.6 of a top of 8, printed 60 and 60); the other eight results
+/// are compared among themselves and factored to nine (the top gets 7.9, not 7).
+#[test]
+fn ruter_assigned_score_800_a_is_sixty_percent_each_and_out_of_the_comparisons() {
+    let path = realdata()
+        .join("pbn-bridgekam")
+        .join("bridgekam_2015-09-24.pbn");
+    let imported = pbn::parse(&path).unwrap_or_else(|e| panic!("{e}"));
+    let row = imported
+        .dataset
+        .boards
+        .iter()
+        .find(|b| b.board == 18 && b.ns.as_deref() == Some("1"))
+        .expect("board 18, pair 1 N/S");
+    assert_eq!(row.adjusted.as_deref(), Some("A6060"));
+    assert_eq!((row.ns_score, row.origin.row), (None, Some(618)));
+    let scored = score(&imported);
+    let line = |ns: &str| {
+        scored
+            .board_scores
+            .iter()
+            .find(|b| b.board == 18 && b.ns.as_deref() == Some(ns))
+            .unwrap_or_else(|| panic!("board 18, N/S {ns}"))
+    };
+    let assigned = line("1");
+    assert!((assigned.ns_points - 1.6).abs() < EPS && (assigned.ew_points - 1.6).abs() < EPS);
+    // 800 beats the other seven: 14 of 14 on the 2/1 scale, (14+1)·9/8 − 1 = 15.875,
+    // 7.875 on Ruter's ± scale, printed 7.9.
+    assert!((line("6").ns_points - 7.875).abs() < EPS);
+    assert_eq!(matchpoints::ruter_board_percent(7.875, 9), Some(99.0));
 }

@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, InputError, Location, Result};
 use crate::model::FactorSet;
+use crate::pipeline::ranking::{RankingGroup, RankingOptions};
 use crate::pipeline::{self, Mode, PreviousRun, RunSettings, RunSummary};
-use crate::report::ranking::{RankingGroup, RankingOptions};
 
 #[derive(Debug, Args, Default)]
 #[command(
@@ -154,7 +154,7 @@ impl RunArgs {
         };
         let factors_path = self.factors.clone().or(definition.factors);
         let factors = match &factors_path {
-            Some(path) => FactorSet::load(path)?,
+            Some(path) => crate::import::factors::load(path)?,
             None => FactorSet::default(),
         };
         Ok(RunPlan {

@@ -61,7 +61,7 @@ pub fn sets(args: &StudyArgs) -> Result<Vec<StudySet>> {
         sets.push(StudySet::new(FactorSet::default())?);
     }
     for path in &args.factors {
-        sets.push(StudySet::new(FactorSet::load(path)?)?);
+        sets.push(StudySet::new(crate::import::factors::load(path)?)?);
     }
     let base = sets[0].clone();
     for text in &args.set {

@@ -1,5 +1,6 @@
 //! Reading inputs: dataset tables through polars, and club scoring programs' exports.
 
+pub mod factors;
 pub mod pbn;
 pub mod published;
 pub mod table;

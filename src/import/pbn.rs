@@ -36,6 +36,12 @@
 //!   score (here 0) in the field's comparisons: every other N/S pair lost one matchpoint
 //!   to it, E/W got the bottom, N/S the average. It is imported as a split score,
 //!   `adjusted = A50/S` with `ns_score = 0` (see `scoring::outcome`).
+//! * **Assigned scores.** `800>a` in a score column (board 18 of Bridgekameratene
+//!   2015-09-24) is a table score the director overruled with assigned percentages: the
+//!   800 leaves the comparisons (the other eight results are factored to nine: the top
+//!   gets 7.9, not 7), and each side gets the percentage printed in its `Percentage_`
+//!   column (60 and 60: +1.6 each of a top of 8). `+N` in both score columns is the same
+//!   (`"+0" "+0"` with 75 and 25). They become `adjusted = A6060`, `A7525`.
 //! * **Penalty rows** have `Pen` in both score columns and move the pairs' totals (the
 //!   `ScorePenalty` column repeats the amount) without counting towards the session
 //!   average of a bye. Their points become the `ns_penalty` and `ew_penalty` of the
@@ -59,6 +65,7 @@ use crate::import::published::{
 };
 use crate::scoring::contract::normalize_contract;
 use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
+use crate::scoring::outcome::artificial_code;
 
 /// Reads a PBN result export.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
@@ -578,17 +585,47 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
             origin: row.origin.clone(),
             ..BoardResult::default()
         };
+        if is_assigned(score_ns, score_ew) {
+            // A table score overruled by assigned percentages (`800>a`, `+0`/`+0`): the
+            // score leaves the comparisons, each side gets the percentage printed for it.
+            line.kind = LineKind::Artificial;
+            let share = |column: &str, percent: Option<f64>| -> Result<u8, InputError> {
+                let p = percent.ok_or_else(|| {
+                    row.error(
+                        column,
+                        format!(
+                            "assigned score `{score_ns}`/`{score_ew}` needs each side's \
+                             percentage, and `{column}` is empty or missing"
+                        ),
+                    )
+                })?;
+                if (0.0..=100.0).contains(&p) && p.fract() == 0.0 {
+                    Ok(p as u8)
+                } else {
+                    Err(row.error(
+                        column,
+                        format!("assigned percentage `{p}` is not a whole number from 0 to 100"),
+                    ))
+                }
+            };
+            let ns_share = share("Percentage_NS", line.ns_percent)?;
+            let ew_share = share("Percentage_EW", line.ew_percent)?;
+            result.adjusted = Some(artificial_code(ns_share, ew_share));
+            dataset.boards.push(result);
+            published.lines.push(line);
+            continue;
+        }
         let ns_mark = artificial_share(score_ns);
         let ew_mark = artificial_share(score_ew);
         match (ns_mark, ew_mark) {
             (Some(ns_share), Some(ew_share)) => {
                 line.kind = LineKind::Artificial;
-                result.adjusted = Some(format!("A{ns_share}{ew_share}"));
+                result.adjusted = Some(artificial_code(ns_share, ew_share));
             }
             (Some(_), None) | (None, Some(_)) => {
                 // One side artificial, the table's score still in the comparisons.
                 line.kind = LineKind::Artificial;
-                let side = |share: Option<u32>| share.map_or("S".to_string(), |p| format!("A{p}"));
+                let side = |share: Option<u8>| share.map_or("S".to_string(), |p| format!("A{p}"));
                 result.adjusted = Some(format!("{}/{}", side(ns_mark), side(ew_mark)));
                 result.ns_score = Some(table_score(row, score_ns, score_ew, true)?);
             }
@@ -749,15 +786,33 @@ fn is_penalty(score: &str) -> bool {
     score.eq_ignore_ascii_case("pen")
 }
 
+/// Ruter's assigned scores: a table score with `>a` after it in either column (`800>a`:
+/// the score stood at the table, the director assigned percentages), or `+N` in both
+/// score columns. (`A=` beside `+0` is a split score, not this.)
+fn is_assigned(score_ns: &str, score_ew: &str) -> bool {
+    let overruled = |score: &str| {
+        let lower = score.to_ascii_lowercase();
+        lower
+            .strip_suffix(">a")
+            .is_some_and(|n| n.parse::<i32>().is_ok())
+    };
+    let plus = |score: &str| {
+        score
+            .strip_prefix('+')
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    overruled(score_ns) || overruled(score_ew) || (plus(score_ns) && plus(score_ew))
+}
+
 /// Ruter's `A+`, `A=`, `A-` (and `A60`-style shares) as a percentage of the top.
-fn artificial_share(score: &str) -> Option<u32> {
+fn artificial_share(score: &str) -> Option<u8> {
     let rest = score.strip_prefix('A')?;
     match rest {
         "+" => Some(60),
         "=" => Some(50),
         "-" => Some(40),
         digits if !digits.is_empty() && digits.len() <= 3 => {
-            digits.parse::<u32>().ok().filter(|&p| p <= 100)
+            digits.parse::<u8>().ok().filter(|&p| p <= 100)
         }
         _ => None,
     }
@@ -950,6 +1005,58 @@ mod tests {
             imported.dataset.competitions[0].scoring,
             ScoringMethod::CrossImps
         );
+    }
+
+    fn with_percentages(row: &str) -> String {
+        header("MatchPoints;MP1").replace(
+            "MP_EW\\2R\"]",
+            "MP_EW\\2R;Percentage_NS\\3R;Percentage_EW\\3R\"]",
+        ) + row
+    }
+
+    #[test]
+    fn assigned_scores_take_each_sides_printed_percentage() {
+        // Ruter's `800>a` (board 18 of Bridgekameratene 2015-09-24): 60 % each side.
+        let text = with_percentages("2 1 6DX N 9 - \"800>a\" 0.0 0.0 60 60\n");
+        let imported = parse_text(&text).expect("valid file");
+        let board = &imported.dataset.boards[0];
+        assert_eq!(board.adjusted.as_deref(), Some("A6060"));
+        assert_eq!((board.ns_score, board.contract.as_deref()), (None, None));
+        assert_eq!(imported.published.lines[0].kind, LineKind::Artificial);
+
+        // `+0` in both columns with a 75/25 split in the percentage columns.
+        let text = with_percentages("2 1 - - - \"+0\" \"+0\" 0.5 -0.5 75 25\n");
+        let imported = parse_text(&text).expect("valid file");
+        assert_eq!(
+            imported.dataset.boards[0].adjusted.as_deref(),
+            Some("A7525")
+        );
+
+        // Any per-side percentage written as A and the share.
+        let text = with_percentages("2 1 - - - \"A60\" \"A50\" 0.1 0.0 60 50\n");
+        let imported = parse_text(&text).expect("valid file");
+        assert_eq!(
+            imported.dataset.boards[0].adjusted.as_deref(),
+            Some("A6050")
+        );
+
+        // `A=` beside `+0` stays a split score: E/W keep the table's 0.
+        let text = with_percentages("2 1 - - - \"A=\" \"+0\" 0.0 -1.0 50 0\n");
+        let imported = parse_text(&text).expect("valid file");
+        let board = &imported.dataset.boards[0];
+        assert_eq!(
+            (board.adjusted.as_deref(), board.ns_score),
+            (Some("A50/S"), Some(0))
+        );
+
+        // Without a percentage the share is unknown: an error naming the column.
+        let text = header("MatchPoints;MP1") + "2 1 6DX N 9 - \"800>a\" 0 0\n";
+        let e = parse_text(&text).expect_err("no percentage columns");
+        assert_eq!(e.location.column.as_deref(), Some("Percentage_NS"));
+        assert_eq!(e.location.board, Some(1));
+        let text = with_percentages("2 1 6DX N 9 - \"800>a\" 0 0 60 62.5\n");
+        let e = parse_text(&text).expect_err("a fractional share");
+        assert!(e.rule.contains("whole number"), "{}", e.rule);
     }
 
     #[test]

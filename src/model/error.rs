@@ -2,7 +2,18 @@
 //!
 //! The model sees plain numbers, not files, so its errors name the entrant (its index in
 //! the input, which the caller maps back to a file and row) and the rule broken. The
-//! pipeline turns them into [`crate::error::InputError`]s with a location.
+//! model depends on nothing else in the crate: the pipeline adds the competition
+//! ([`crate::error::ReplayError`]), and whoever read a factor set's file names it.
+
+/// A factor set that does not parse, or breaks a rule serde cannot express: the message
+/// names the file and the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("factor set {file}: {rule}")]
+pub struct FactorSetError {
+    /// The file (or other source) the text came from.
+    pub file: String,
+    pub rule: String,
+}
 
 /// A rule of the model that a competition's input breaks.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -56,19 +67,6 @@ pub enum ModelError {
 }
 
 impl ModelError {
-    /// The error as an input error at `location` (the competition's file and row, or the
-    /// entrant's row when the caller knows it).
-    ///
-    /// ```
-    /// use bridgehcp::error::Location;
-    /// use bridgehcp::model::ModelError;
-    /// let e = ModelError::TooFewBoards { n_b: 1 }.at(Location::file("c.csv").row(3));
-    /// assert!(e.to_string().starts_with("c.csv, row 3: a competition needs at least 2 boards"));
-    /// ```
-    pub fn at(&self, location: crate::error::Location) -> crate::error::InputError {
-        crate::error::InputError::new(location, self.to_string())
-    }
-
     /// The entrant (index in the input) the error is about, when it is about one.
     pub fn entrant(&self) -> Option<usize> {
         match self {

@@ -4,17 +4,17 @@
 //! check-up in 6.1 and its successor discussion ask for exactly that), and an analyst must be
 //! able to do so without touching code. So no model constant lives in the code: the default
 //! set `fsb-2007` is the file `data/factors/fsb-2007.toml`, embedded in the binary, and
-//! [`FactorSet::load`] reads a copy an analyst changed. Unknown keys are rejected and
+//! [`FactorSet::from_toml_str`] parses a copy an analyst changed (the caller reads the
+//! file: the model does no I/O). Unknown keys are rejected and
 //! required keys have no fallback, so a typo in a factor file is an error naming the key,
 //! never a silent default.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::error::FactorSetError;
 use super::{CalcMethod, FieldKind};
-use crate::error::Error;
 
 /// The default factor set, as shipped.
 pub const FSB_2007_TOML: &str = include_str!("../../data/factors/fsb-2007.toml");
@@ -206,19 +206,14 @@ impl Default for FactorSet {
 }
 
 impl FactorSet {
-    /// Reads and checks a factor set from a TOML file.
-    pub fn load(path: impl AsRef<Path>) -> Result<FactorSet, Error> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        FactorSet::from_toml_str(&text, &path.display().to_string())
-    }
-
     /// Parses and checks a factor set; `source` names the file in error messages.
-    pub fn from_toml_str(text: &str, source: &str) -> Result<FactorSet, Error> {
-        let set: FactorSet =
-            toml::from_str(text).map_err(|e| Error::Config(format!("factor set {source}: {e}")))?;
-        set.validate()
-            .map_err(|rule| Error::Config(format!("factor set {source}: {rule}")))?;
+    pub fn from_toml_str(text: &str, source: &str) -> Result<FactorSet, FactorSetError> {
+        let error = |rule: String| FactorSetError {
+            file: source.to_string(),
+            rule,
+        };
+        let set: FactorSet = toml::from_str(text).map_err(|e| error(e.to_string()))?;
+        set.validate().map_err(error)?;
         Ok(set)
     }
 
@@ -343,10 +338,10 @@ impl FactorSet {
 mod tests {
     use super::*;
 
-    fn config_message(r: Result<FactorSet, Error>) -> String {
+    fn config_message(r: Result<FactorSet, FactorSetError>) -> String {
         match r {
-            Err(Error::Config(m)) => m,
-            other => panic!("expected a config error, got {other:?}"),
+            Err(e) => e.to_string(),
+            other => panic!("expected a factor set error, got {other:?}"),
         }
     }
 
@@ -452,35 +447,6 @@ mod tests {
                 per_month: 0.5,
                 max_total: 5.0
             })
-        );
-    }
-
-    #[test]
-    fn load_reads_a_file_and_names_it_in_errors() {
-        let dir = match tempfile::tempdir() {
-            Ok(d) => d,
-            Err(e) => panic!("{e}"),
-        };
-        let good = dir.path().join("copy.toml");
-        let bad = dir.path().join("broken.toml");
-        let write = |p: &Path, s: &str| {
-            if let Err(e) = std::fs::write(p, s) {
-                panic!("{e}");
-            }
-        };
-        write(
-            &good,
-            &FSB_2007_TOML.replace("impact = 480.0", "impact = 960.0"),
-        );
-        write(&bad, &FSB_2007_TOML.replace("impact = 480.0", ""));
-        match FactorSet::load(&good) {
-            Ok(f) => assert_eq!(f.impact, 960.0),
-            Err(e) => panic!("{e}"),
-        }
-        let msg = config_message(FactorSet::load(&bad));
-        assert!(
-            msg.contains("broken.toml") && msg.contains("impact"),
-            "{msg}"
         );
     }
 }

@@ -20,11 +20,9 @@ pub mod guests;
 pub mod rate;
 pub mod update;
 
-pub use error::ModelError;
+pub use error::{FactorSetError, ModelError};
 pub use factors::FactorSet;
 pub use rate::{expected_results, handicap_adjusted, rate_competition};
-
-use crate::dataset::{Direction, ScoringMethod};
 
 /// How a competition's results are calculated: sets `S`, `C_b` and the result unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,13 +33,19 @@ pub enum CalcMethod {
     Imp,
 }
 
-impl From<ScoringMethod> for CalcMethod {
-    /// Matchpoints are topscore; cross-IMPs, butler and team IMPs are IMP events.
-    fn from(scoring: ScoringMethod) -> Self {
-        if scoring.is_imps() {
-            CalcMethod::Imp
-        } else {
-            CalcMethod::Topscore
+/// The line a pair sat in. The model has its own type, rather than the dataset's, so
+/// that it depends on nothing else in the crate; the pipeline converts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    NS,
+    EW,
+}
+
+impl Direction {
+    pub fn opposite(self) -> Direction {
+        match self {
+            Direction::NS => Direction::EW,
+            Direction::EW => Direction::NS,
         }
     }
 }
@@ -143,27 +147,4 @@ pub struct PlayerOutcome {
     pub handicap_after: f64,
     /// False for foreign guests and for both players of a non-member pair.
     pub updated: bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scoring_methods_map_to_calculation_methods() {
-        assert_eq!(
-            CalcMethod::from(ScoringMethod::Matchpoints),
-            CalcMethod::Topscore
-        );
-        for s in [
-            ScoringMethod::CrossImps,
-            ScoringMethod::Butler,
-            ScoringMethod::TeamImps,
-        ] {
-            assert_eq!(CalcMethod::from(s), CalcMethod::Imp);
-        }
-        assert_eq!(FieldKind::TeamMatch.players_per_entrant(), 4);
-        assert_eq!(FieldKind::Individual.players_per_entrant(), 1);
-        assert_eq!(FieldKind::PairsDatum.players_per_entrant(), 2);
-    }
 }

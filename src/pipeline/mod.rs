@@ -7,6 +7,7 @@
 //! same handicaps as one run over the whole history.
 
 pub mod prepare;
+pub mod ranking;
 pub mod replay;
 pub mod schedule;
 pub mod state;
@@ -20,7 +21,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::model::FactorSet;
-use crate::report::ranking::{self, RankedMember, RankingOptions};
+use ranking::{RankedMember, RankingOptions};
 
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use replay::{Mode, ReplayOutput};

@@ -21,7 +21,8 @@ use crate::dataset::{
 };
 use crate::error::InputError;
 use crate::model::{
-    CalcMethod, CompetitionInput, EntrantInput, FactorSet, FieldKind, PlayerInput, PlayerStatus,
+    self, CalcMethod, CompetitionInput, EntrantInput, FactorSet, FieldKind, PlayerInput,
+    PlayerStatus,
 };
 use crate::scoring::conventions::ImpAggregate;
 use crate::scoring::standings::shared_ranks;
@@ -305,7 +306,7 @@ fn build_input(
     let id = competition.competition_id.as_str();
     let kind = field_kind(competition)?;
     let n_boards = board_count(competition, board_rows)?;
-    let method = CalcMethod::from(competition.scoring);
+    let method = calc_method(competition.scoring);
 
     // Entrants in a deterministic order: by entrant name as the club numbered it.
     let mut entrants: Vec<&Entrant> = entrants.to_vec();
@@ -443,7 +444,7 @@ fn build_input(
             players: player_inputs,
             boards_played: result.boards_played,
             result: achieved,
-            direction: entrant.direction,
+            direction: entrant.direction.map(model_direction),
             opponent,
         });
     }
@@ -455,8 +456,12 @@ fn build_input(
     // model then compares each pair with its own line.
     let split_by_direction = matches!(kind, FieldKind::Pairs | FieldKind::PairsDatum)
         && inputs.iter().all(|e| e.direction.is_some())
-        && inputs.iter().any(|e| e.direction == Some(Direction::NS))
-        && inputs.iter().any(|e| e.direction == Some(Direction::EW));
+        && inputs
+            .iter()
+            .any(|e| e.direction == Some(model::Direction::NS))
+        && inputs
+            .iter()
+            .any(|e| e.direction == Some(model::Direction::EW));
     Ok(PreparedCompetition {
         competition_id: competition.competition_id.clone(),
         date: competition.date,
@@ -474,6 +479,24 @@ fn build_input(
         rated_members,
         split_by_direction,
     })
+}
+
+/// The model's calculation method: matchpoints are topscore; cross-IMPs, butler and team
+/// IMPs are IMP events.
+pub fn calc_method(scoring: ScoringMethod) -> CalcMethod {
+    if scoring.is_imps() {
+        CalcMethod::Imp
+    } else {
+        CalcMethod::Topscore
+    }
+}
+
+/// The dataset's direction as the model's.
+pub fn model_direction(direction: Direction) -> model::Direction {
+    match direction {
+        Direction::NS => model::Direction::NS,
+        Direction::EW => model::Direction::EW,
+    }
 }
 
 /// The result in the model's unit: percentage points over 50 for matchpoints, IMPs per
@@ -595,4 +618,28 @@ pub fn standings_from_results(
         scoring::team_match_vps(&mut standings, boards);
     }
     standings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scoring_methods_map_to_calculation_methods() {
+        assert_eq!(
+            calc_method(ScoringMethod::Matchpoints),
+            CalcMethod::Topscore
+        );
+        for s in [
+            ScoringMethod::CrossImps,
+            ScoringMethod::Butler,
+            ScoringMethod::TeamImps,
+        ] {
+            assert_eq!(calc_method(s), CalcMethod::Imp);
+        }
+        assert_eq!(FieldKind::TeamMatch.players_per_entrant(), 4);
+        assert_eq!(FieldKind::Individual.players_per_entrant(), 1);
+        assert_eq!(FieldKind::PairsDatum.players_per_entrant(), 2);
+        assert_eq!(model_direction(Direction::EW), model::Direction::EW);
+    }
 }

@@ -10,9 +10,9 @@ use rayon::prelude::*;
 use crate::dataset::MemberId;
 use chrono::NaiveDate;
 
-use crate::dataset::Direction;
+pub use crate::error::ReplayError;
 use crate::model::update::{apply, apply_period};
-use crate::model::{self, CompetitionInput, FactorSet, ModelError, PlayerOutcome};
+use crate::model::{self, CompetitionInput, Direction, FactorSet, ModelError, PlayerOutcome};
 
 use super::prepare::{PreparedCompetition, Seat};
 use super::schedule;
@@ -295,15 +295,6 @@ fn slot_of(competition: &PreparedCompetition, outcome: &PlayerOutcome) -> usize 
                 .position(|p| p.member_id == outcome.member_id)
         })
         .unwrap_or(0)
-}
-
-/// Error from the model, with the competition it happened in.
-#[derive(Debug, thiserror::Error)]
-#[error("competition `{competition}`: {source}")]
-pub struct ReplayError {
-    pub competition: String,
-    #[source]
-    pub source: ModelError,
 }
 
 /// Evaluates the competitions at `positions` in parallel on the same read-only snapshot.

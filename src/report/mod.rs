@@ -4,7 +4,10 @@ pub mod dataset_writer;
 pub mod files;
 pub mod frame;
 pub mod outputs;
-pub mod ranking;
 pub mod svg;
 
 pub use dataset_writer::write_dataset;
+
+/// The ranking is computed by the pipeline; report only writes it. Re-exported under its
+/// old path.
+pub use crate::pipeline::ranking;

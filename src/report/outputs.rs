@@ -10,9 +10,9 @@ use polars::prelude::*;
 
 use crate::dataset::Direction;
 use crate::pipeline::prepare::Seat;
+use crate::pipeline::ranking::RankedMember;
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
-use crate::report::ranking::RankedMember;
 use crate::scoring::{BoardScore, Standing};
 
 use std::path::{Path, PathBuf};

@@ -26,7 +26,9 @@
 
 pub mod butler;
 pub mod contract;
-pub mod conventions;
+/// The conventions are part of the dataset (each competition carries its own); they are
+/// re-exported here, where they are applied.
+pub use crate::dataset::conventions;
 pub mod cross_imps;
 pub mod four_five;
 pub mod imps;
@@ -545,7 +547,11 @@ fn field_standings(
             let played = t.boards.len();
             let scaled_to = match competition.conventions.bye_score {
                 ByeScore::Skip => played,
-                ByeScore::SessionAverage => full,
+                // Every pair of a Howell with an odd number of pairs sits out once, so
+                // the most boards played can fall short of the session's boards.
+                ByeScore::SessionAverage => {
+                    competition.boards.map_or(full, |b| full.max(b as usize))
+                }
                 ByeScore::MostInDirection => {
                     most_in_group.get(&group(t)).copied().unwrap_or(played)
                 }

@@ -119,41 +119,67 @@ fn ruter_percent(code: &str) -> Option<u8> {
     }
 }
 
-/// Parses an artificial-score code: `A6040`, `A5050`, `A4060`, `A6060`, `A4040`
-/// (N/S share first), Ruter's `A+`, `A=`, `A-` (the same share for both sides) or a
-/// pair of Ruter codes `A+/A-` (N/S first).
+/// Parses an artificial-score code, N/S share first: `A` and two two-digit percentages
+/// (`A6040`, `A5050`, `A6050`, `A4050`, `A7525`, ...), Ruter's `A+`, `A=`, `A-` (the same
+/// share for both sides), or a pair of side codes `NS/EW`, each a Ruter code or `A` and
+/// a percentage (`A+/A-`, `A60/A50`, `A100/A0`).
 ///
 /// ```
 /// use bridgehcp::scoring::outcome::{parse_artificial, Outcome};
 /// assert_eq!(parse_artificial("A6040"), Ok(Outcome::Artificial { ns_percent: 60, ew_percent: 40 }));
+/// assert_eq!(parse_artificial("A6050"), Ok(Outcome::Artificial { ns_percent: 60, ew_percent: 50 }));
 /// assert_eq!(parse_artificial("A+"), Ok(Outcome::Artificial { ns_percent: 60, ew_percent: 60 }));
+/// assert_eq!(parse_artificial("A=/A100"), Ok(Outcome::Artificial { ns_percent: 50, ew_percent: 100 }));
 /// ```
 pub fn parse_artificial(code: &str) -> Result<Outcome, String> {
     let trimmed = code.trim().to_ascii_uppercase();
-    let pair = match trimmed.as_str() {
-        "A6040" => Some((60, 40)),
-        "A5050" => Some((50, 50)),
-        "A4060" => Some((40, 60)),
-        "A6060" => Some((60, 60)),
-        "A4040" => Some((40, 40)),
-        other => match other.split_once('/') {
-            Some((ns, ew)) => ruter_percent(ns).zip(ruter_percent(ew)),
-            None => ruter_percent(other).map(|p| (p, p)),
-        },
-    };
+    let four_digits = trimmed
+        .strip_prefix('A')
+        .filter(|d| d.len() == 4 && d.chars().all(|c| c.is_ascii_digit()))
+        .and_then(|d| Some((d.get(..2)?.parse().ok()?, d.get(2..)?.parse().ok()?)));
+    let pair = four_digits.or_else(|| match trimmed.split_once('/') {
+        Some((ns, ew)) => side_percent(ns).zip(side_percent(ew)),
+        None => ruter_percent(&trimmed).map(|p| (p, p)),
+    });
     pair.map(|(ns_percent, ew_percent)| Outcome::Artificial {
         ns_percent,
         ew_percent,
     })
     .ok_or_else(|| {
         format!(
-            "unknown artificial score `{code}` (expected A6040, A5050, A4060, A6060, A4040, A+, A=, A- or a pair such as A+/A-)"
+            "unknown artificial score `{code}` (expected A and each side's percentage such as A6040 or A6050, A+, A=, A-, or a pair of side codes such as A+/A- or A60/A50)"
         )
     })
 }
 
+/// The canonical `adjusted` code of an artificial score with these shares: `A6050`, or
+/// `A100/A0` when a share has three digits.
+pub fn artificial_code(ns_percent: u8, ew_percent: u8) -> String {
+    if ns_percent < 100 && ew_percent < 100 {
+        format!("A{ns_percent:02}{ew_percent:02}")
+    } else {
+        format!("A{ns_percent}/A{ew_percent}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn canonical_codes_read_back() {
+        for (ns, ew) in [(60, 40), (5, 95), (75, 25), (100, 0), (0, 100)] {
+            let code = artificial_code(ns, ew);
+            assert_eq!(
+                parse_artificial(&code),
+                Ok(Outcome::Artificial {
+                    ns_percent: ns,
+                    ew_percent: ew
+                }),
+                "{code}"
+            );
+        }
+        assert_eq!(artificial_code(5, 95), "A0595");
+    }
+
     use super::*;
 
     #[test]
@@ -171,7 +197,16 @@ mod tests {
         assert_eq!(parse_artificial("A="), a(50, 50));
         assert_eq!(parse_artificial("A-"), a(40, 40));
         assert_eq!(parse_artificial("A+/A-"), a(60, 40));
-        for bad in ["A7030", "A", "A+/", "60/40", ""] {
+        assert_eq!(parse_artificial("A6050"), a(60, 50));
+        assert_eq!(parse_artificial("A4050"), a(40, 50));
+        assert_eq!(parse_artificial("A5040"), a(50, 40));
+        assert_eq!(parse_artificial("A7525"), a(75, 25));
+        assert_eq!(parse_artificial("A60/A50"), a(60, 50));
+        assert_eq!(parse_artificial("A=/A+"), a(50, 60));
+        assert_eq!(parse_artificial("A100/A0"), a(100, 0));
+        for bad in [
+            "A", "A+/", "60/40", "", "A605", "A60400", "A101/A0", "AX050", "A+/S",
+        ] {
             assert!(parse_artificial(bad).is_err(), "{bad}");
         }
     }

@@ -183,7 +183,7 @@ fn bad_rows_name_file_row_column_and_board() {
 
     let e = error_for(seed_001_rows(), |r| r.contract = Some("4Y".into()));
     assert_eq!(e.location.column.as_deref(), Some("contract"));
-    let e = error_for(seed_001_rows(), |r| r.adjusted = Some("A7030".into()));
+    let e = error_for(seed_001_rows(), |r| r.adjusted = Some("A703".into()));
     assert_eq!(e.location.column.as_deref(), Some("adjusted"));
     let e = error_for(seed_001_rows(), |r| r.ew = Some("99".into()));
     assert_eq!(e.location.column.as_deref(), Some("ew"));

@@ -190,7 +190,7 @@ fn groups(c: &PreparedCompetition) -> Vec<Vec<usize>> {
     let mut ew = Vec::new();
     for (i, e) in c.input.entrants.iter().enumerate() {
         match e.direction {
-            Some(crate::dataset::Direction::EW) => ew.push(i),
+            Some(crate::model::Direction::EW) => ew.push(i),
             _ => ns.push(i),
         }
     }

@@ -7,9 +7,9 @@
 //! opponents are against the average opponent of that direction.
 
 use super::Expectation;
-use crate::dataset::Direction;
 use crate::model::error::ModelError;
 use crate::model::field::mean;
+use crate::model::Direction;
 
 /// One pair: its handicap, the direction it sat and the pair it met at the table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,7 +61,7 @@ pub fn check_opponents(pairs: &[(Option<Direction>, Option<usize>)]) -> Result<(
 /// `h^P_opp + h̄^P_same_dir − h̄^P_opp_dir`, so that `r̂ = (field − h^P)/C_b` as for pairs.
 ///
 /// ```
-/// use bridgehcp::dataset::Direction::{EW, NS};
+/// use bridgehcp::model::Direction::{EW, NS};
 /// use bridgehcp::model::expected::team_pair_across::{expected, AcrossPair};
 /// let p = |handicap, direction, opponent| AcrossPair { handicap, direction, opponent };
 /// let pairs = [p(10.0, NS, 2), p(20.0, NS, 3), p(30.0, EW, 0), p(16.0, EW, 1)];

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::dataset::Direction::{EW, NS};
 use crate::model::factors::GuestMethod;
+use crate::model::Direction::{EW, NS};
 use crate::model::{CalcMethod, EntrantInput, PlayerInput};
 
 const W24: f64 = 24.6 / 23.0;

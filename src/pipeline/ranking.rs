@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use chrono::{Months, NaiveDate};
 
+use super::state::PlayerState;
 use crate::dataset::{Member, MemberKind};
-use crate::pipeline::state::PlayerState;
 
 /// Which members the ranking lists, and how it groups them.
 #[derive(Debug, Clone, PartialEq, Default)]
