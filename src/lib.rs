@@ -46,6 +46,7 @@ pub mod error;
 pub mod import;
 pub mod model;
 pub mod pipeline;
+pub mod quarantine;
 pub mod report;
 pub mod scoring;
 pub mod study;

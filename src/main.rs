@@ -32,10 +32,18 @@ fn main() -> anyhow::Result<()> {
             let summary = bridgehcp::cli::score::execute(&args)
                 .with_context(|| format!("scoring {} failed", args.data.display()))?;
             println!(
-                "bridgehcp score: {} competitions, {} standings rows, {} board scores; outputs in {}",
+                "bridgehcp score: {} competitions, {} standings rows, {} board scores{}; outputs in {}",
                 summary.competitions,
                 summary.standings,
                 summary.board_scores,
+                if summary.quarantined > 0 {
+                    format!(
+                        ", {} competitions left out because they break a rule (see quarantine.csv)",
+                        summary.quarantined
+                    )
+                } else {
+                    String::new()
+                },
                 args.out.display()
             );
         }

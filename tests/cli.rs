@@ -121,10 +121,9 @@ fn continuing_a_run_equals_one_run_over_both_periods() {
     }
 }
 
-#[test]
-fn bad_input_names_the_file_row_and_column_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("bad");
+/// A dataset of two pairs sessions in CSV; `c2` uses `scoring` as given.
+fn two_sessions(dir: &Path, name: &str, c2_scoring: &str) -> PathBuf {
+    let data = dir.join(name);
     std::fs::create_dir(&data).unwrap();
     std::fs::write(
         data.join("members.csv"),
@@ -133,7 +132,7 @@ fn bad_input_names_the_file_row_and_column_and_writes_nothing() {
     .unwrap();
     std::fs::write(
         data.join("competitions.csv"),
-        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\nc2,2026-01-12,pairs,topscore,24\n",
+        format!("competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\nc2,2026-01-12,pairs,{c2_scoring},24\n"),
     )
     .unwrap();
     std::fs::write(
@@ -146,8 +145,17 @@ fn bad_input_names_the_file_row_and_column_and_writes_nothing() {
         "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\nc2,1,24,50\nc2,2,24,50\n",
     )
     .unwrap();
+    data
+}
+
+#[test]
+fn strict_names_the_file_row_and_column_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    two_sessions(dir.path(), "bad", "topscore");
     let output = bridgehcp(
-        &["run", "--quiet", "--data", "bad", "--out", "out"],
+        &[
+            "run", "--quiet", "--strict", "--data", "bad", "--out", "out",
+        ],
         dir.path(),
     );
     assert!(!output.status.success());
@@ -160,6 +168,51 @@ fn bad_input_names_the_file_row_and_column_and_writes_nothing() {
         !dir.path().join("out").exists(),
         "a failed run wrote output"
     );
+}
+
+/// Without `--strict` the broken competition is left out whole: the run succeeds, lists
+/// it with its reason, and every handicap is what a run without it gives.
+#[test]
+fn a_broken_competition_is_quarantined_and_moves_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    two_sessions(dir.path(), "bad", "topscore");
+    let clean = two_sessions(dir.path(), "clean", "matchpoints");
+    for table in ["competitions.csv", "entrants.csv", "results.csv"] {
+        let text = std::fs::read_to_string(clean.join(table)).unwrap();
+        let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("c2,")).collect();
+        std::fs::write(clean.join(table), kept.join("\n") + "\n").unwrap();
+    }
+    let stdout = ok(&bridgehcp(
+        &["run", "--data", "bad", "--out", "out"],
+        dir.path(),
+    ));
+    assert!(stdout.contains("1 competitions applied"), "{stdout}");
+    assert!(
+        stdout.contains("1 left out because they break a rule (see quarantine.csv)"),
+        "{stdout}"
+    );
+    let listed = String::from_utf8(read(&dir.path().join("out/quarantine.csv"))).unwrap();
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines[0], "competition_id,date,file,row,column,board,rule");
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(lines[1].starts_with("c2,,"), "{listed}");
+    assert!(
+        lines[1].contains("competitions.csv,2,scoring,,"),
+        "{listed}"
+    );
+    assert!(lines[1].contains("unknown scoring `topscore`"), "{listed}");
+
+    ok(&bridgehcp(
+        &["run", "--quiet", "--data", "clean", "--out", "expected"],
+        dir.path(),
+    ));
+    for name in ["handicaps.parquet", "changes.parquet", "ranking.csv"] {
+        assert_eq!(
+            read(&dir.path().join("out").join(name)),
+            read(&dir.path().join("expected").join(name)),
+            "{name} differs from a run without the quarantined competition"
+        );
+    }
 }
 
 #[test]

@@ -6,6 +6,7 @@ use bridgehcp::dataset::{
     Competition, Dataset, Entrant, EntrantResult, Format, Member, ScoringMethod,
 };
 use bridgehcp::pipeline::{self, Mode, RunOutput, RunSettings};
+use bridgehcp::quarantine::OnError;
 use bridgehcp::synth::{generate, SynthConfig};
 use chrono::NaiveDate;
 use proptest::prelude::*;
@@ -357,11 +358,23 @@ fn team_matches_reported_as_imps_won_or_as_margins_rate_the_same() {
         (first.outcome.delta - (-(1.0 / 480.0) * (8.1 / 7.0) * 0.25 * 12.0 * 8.0 * 1.5)).abs()
             < 1e-12
     );
-    // Scores that are neither are an error naming the column.
-    let settings = RunSettings::default();
-    let error = pipeline::run(&build(-3.0, 5.0), &settings, None)
-        .unwrap_err()
-        .to_string();
+    // Scores that are neither are an error naming the column: the match is left out,
+    // or with --strict the run stops.
+    let output = pipeline::run(&build(-3.0, 5.0), &RunSettings::default(), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(output.replay.changes.is_empty());
+    assert_eq!(output.summary.competitions_quarantined, 1);
+    let reason = &output.quarantined[0].reasons[0];
+    assert_eq!(reason.location.column.as_deref(), Some("score"));
+    assert!(reason.rule.contains("net margins"), "{}", reason.rule);
+    let strict = RunSettings {
+        on_error: OnError::Strict,
+        ..RunSettings::default()
+    };
+    let error = pipeline::run(&build(-3.0, 5.0), &strict, None)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     assert!(
         error.contains("score") && error.contains("net margins"),
         "{error}"
@@ -415,9 +428,14 @@ fn reported_results_are_checked_against_the_board_rows() {
         .find(|r| r.competition_id == competition.competition_id)
         .unwrap();
     wrong.score += 1.0;
-    let error = pipeline::run(&dataset, &RunSettings::default(), None)
-        .unwrap_err()
-        .to_string();
+    let strict = RunSettings {
+        on_error: OnError::Strict,
+        ..RunSettings::default()
+    };
+    let error = pipeline::run(&dataset, &strict, None)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     assert!(
         error.contains("results.csv, row 1, column `score`"),
         "{error}"

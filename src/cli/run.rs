@@ -12,6 +12,7 @@ use crate::error::{Error, InputError, Location, Result};
 use crate::model::FactorSet;
 use crate::pipeline::ranking::{RankingGroup, RankingOptions};
 use crate::pipeline::{self, Mode, PreviousRun, RunSettings, RunSummary};
+use crate::quarantine::OnError;
 
 #[derive(Debug, Args, Default)]
 #[command(
@@ -19,7 +20,8 @@ use crate::pipeline::{self, Mode, PreviousRun, RunSettings, RunSummary};
 bridgehcp run --pipeline pipelines/monthly.toml\n  \
 bridgehcp run --data fed/ --out 2026-11/ --state 2026-10/\n  \
 bridgehcp run --data fed/ --out whatif/ --factors my-factors.toml --mode frozen\n  \
-bridgehcp run --data fed/ --out ranking/ --min-boards 100 --active-months 12 --ranking-by district"
+bridgehcp run --data fed/ --out ranking/ --min-boards 100 --active-months 12 --ranking-by district\n  \
+bridgehcp run --data fed/ --out check/ --strict        # fail on the first broken rule"
 )]
 pub struct RunArgs {
     /// Dataset folder (default: the sample federation in data/sample).
@@ -62,6 +64,9 @@ pub struct RunArgs {
     /// No progress bars and no summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Stop at the first error instead of leaving the competition out (quarantine.csv).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// A run definition kept by a federation in `pipelines/`.
@@ -74,6 +79,8 @@ pub struct RunDefinition {
     pub factors: Option<PathBuf>,
     pub mode: Option<String>,
     pub state: Option<PathBuf>,
+    /// Stop at the first error instead of quarantining the competition.
+    pub strict: Option<bool>,
     #[serde(default)]
     pub ranking: RankingDefinition,
 }
@@ -185,6 +192,11 @@ impl RunArgs {
                 },
                 until: self.until,
                 progress: !self.quiet,
+                on_error: if self.strict || definition.strict.unwrap_or(false) {
+                    OnError::Strict
+                } else {
+                    OnError::Quarantine
+                },
             },
         })
     }
@@ -206,14 +218,19 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let started = Instant::now();
     let progress = plan.settings.progress;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
-    let dataset = crate::import::table::read_dataset(&plan.data)?;
+    let checked = crate::import::table::read_dataset_checked(&plan.data, plan.settings.on_error)?;
     let previous = match &plan.state {
         Some(dir) => Some(PreviousRun::load(dir)?),
         None => None,
     };
     reading.finish_and_clear();
     let read_time = started.elapsed();
-    let mut output = pipeline::run(&dataset, &plan.settings, previous)?;
+    let mut output = pipeline::run_with(
+        &checked.dataset,
+        checked.quarantine,
+        &plan.settings,
+        previous,
+    )?;
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();
     crate::report::outputs::write_run(&plan.out, &output, &plan.settings)?;
@@ -227,7 +244,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
 /// Prints the end-of-run summary.
 pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
     println!(
-        "bridgehcp run: {} competitions applied{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2}); outputs in {}",
+        "bridgehcp run: {} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2}); outputs in {}",
         summary.competitions_applied,
         if summary.competitions_skipped > 0 {
             format!(" ({} already applied by the previous run)", summary.competitions_skipped)
@@ -238,6 +255,14 @@ pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
             format!(
                 ", {} could not be rated (see unrated.csv)",
                 summary.competitions_unrated
+            )
+        } else {
+            String::new()
+        },
+        if summary.competitions_quarantined > 0 {
+            format!(
+                ", {} left out because they break a rule (see quarantine.csv)",
+                summary.competitions_quarantined
             )
         } else {
             String::new()

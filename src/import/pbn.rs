@@ -116,6 +116,11 @@ fn err(origin: &Origin, rule: impl Into<String>) -> InputError {
     InputError::new(origin.location(), rule)
 }
 
+/// The longest line accepted. PBN lines are a tag or one table row (a few hundred
+/// characters); a longer one is not PBN, and the limit keeps a hostile file from making
+/// the tokenizer hold a huge row.
+const MAX_LINE: usize = 64 * 1024;
+
 fn read_lines(file: &Arc<Path>, text: &str) -> Result<Raw, InputError> {
     let mut raw = Raw::default();
     let mut table = Table::None;
@@ -123,6 +128,15 @@ fn read_lines(file: &Arc<Path>, text: &str) -> Result<Raw, InputError> {
     let mut in_comment = false;
     for (index, line) in text.split('\n').enumerate() {
         let origin = Origin::new(file, index + 1);
+        if line.len() > MAX_LINE {
+            return Err(err(
+                &origin,
+                format!(
+                    "the line is {} characters long; a PBN line holds at most {MAX_LINE}",
+                    line.len()
+                ),
+            ));
+        }
         let line = line.trim_end_matches('\r');
         let trimmed = line.trim();
         if in_comment {

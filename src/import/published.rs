@@ -170,14 +170,29 @@ pub(crate) fn slug(text: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
+/// The largest export file read: a club's PBN or USEBIO export of one event is well
+/// under a megabyte, so a file this large is not one, and reading it whole would only
+/// exhaust memory.
+pub const MAX_EXPORT_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The bytes of an export file, or an error naming it.
 pub fn read_export(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path).map_err(|e| {
+    let cannot = |e: std::io::Error| {
         InputError::new(
             crate::error::Location::file(path),
             format!("cannot read the file: {e}"),
         )
-    })
+    };
+    let size = std::fs::metadata(path).map_err(cannot)?.len();
+    if size > MAX_EXPORT_BYTES {
+        return Err(InputError::new(
+            crate::error::Location::file(path),
+            format!(
+                "the file has {size} bytes, more than the {MAX_EXPORT_BYTES} an export may have"
+            ),
+        ));
+    }
+    std::fs::read(path).map_err(cannot)
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ use crate::dataset::{
 };
 use crate::error::{Error, InputError, Location};
 use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
+use crate::quarantine::{OnError, Quarantine};
 use crate::scoring::conventions::Conventions;
 
 /// The tables of the data contract, in the order they are read and checked.
@@ -34,13 +35,30 @@ pub const TABLES: [&str; 5] = ["members", "competitions", "entrants", "results",
 /// The value hive writers use for a null partition key.
 const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
 
-/// Reads and checks the dataset in `dir`.
+/// Reads and checks the dataset in `dir`, stopping at the first broken rule.
 ///
 /// Each table is `NAME.parquet`, `NAME.csv` or a folder `NAME/` of Parquet files (read in
 /// sorted path order; `key=value` folders supply a column `key` when the files lack it).
 /// `members`, `competitions` and `entrants` are required, and at least one of `results`
 /// and `boards`.
 pub fn read_dataset(dir: &Path) -> Result<Dataset, Error> {
+    Ok(read_dataset_checked(dir, OnError::Strict)?.dataset)
+}
+
+/// A dataset with the competitions that broke a rule taken out, and why.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Every row of every competition that passed the checks.
+    pub dataset: Dataset,
+    /// The competitions taken out, with every reason the row checks found.
+    pub quarantine: Quarantine,
+}
+
+/// Reads and checks the dataset in `dir`. An error in a row that belongs to one
+/// competition quarantines that competition (or, with [`OnError::Strict`], is returned);
+/// anything else (a missing table or column, a mistyped column, a `members` row, a row
+/// without a `competition_id`) is returned as the error.
+pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Error> {
     let members = locate_table(dir, "members")?;
     let competitions = locate_table(dir, "competitions")?;
     let entrants = locate_table(dir, "entrants")?;
@@ -67,29 +85,110 @@ pub fn read_dataset(dir: &Path) -> Result<Dataset, Error> {
         .into());
     }
 
-    let mut validator = Validator::default();
+    let mut check = Check {
+        validator: Validator::default(),
+        quarantine: Quarantine::new(on_error),
+    };
     let mut dataset = Dataset::default();
     for file in members.iter().flatten() {
-        read_members(&read_frame(file)?, &mut validator, &mut dataset.members)?;
-    }
-    for file in competitions.iter().flatten() {
-        read_competitions(
+        read_members(
             &read_frame(file)?,
-            &mut validator,
-            &mut dataset.competitions,
+            &mut check.validator,
+            &mut dataset.members,
         )?;
     }
+    for file in competitions.iter().flatten() {
+        read_competitions(&read_frame(file)?, &mut check, &mut dataset.competitions)?;
+    }
     for file in entrants.iter().flatten() {
-        read_entrants(&read_frame(file)?, &mut validator, &mut dataset.entrants)?;
+        read_entrants(&read_frame(file)?, &mut check, &mut dataset.entrants)?;
     }
     for file in results.iter().flatten() {
-        read_results(&read_frame(file)?, &mut validator, &mut dataset.results)?;
+        read_results(&read_frame(file)?, &mut check, &mut dataset.results)?;
     }
     for file in boards.iter().flatten() {
-        read_boards(&read_frame(file)?, &mut validator, &mut dataset.boards)?;
+        read_boards(&read_frame(file)?, &mut check, &mut dataset.boards)?;
     }
-    validator.finish()?;
-    Ok(dataset)
+    let Check {
+        validator,
+        mut quarantine,
+    } = check;
+    for (id, error) in validator.finish_all() {
+        quarantine.add(&id, error)?;
+    }
+    if !quarantine.is_empty() {
+        for competition in &dataset.competitions {
+            quarantine.date(
+                &competition.competition_id,
+                competition.date,
+                competition.session,
+            );
+        }
+        let kept = |id: &String| !quarantine.contains(id);
+        dataset.competitions.retain(|c| kept(&c.competition_id));
+        dataset.entrants.retain(|e| kept(&e.competition_id));
+        dataset.results.retain(|r| kept(&r.competition_id));
+        dataset.boards.retain(|b| kept(&b.competition_id));
+    }
+    Ok(Checked {
+        dataset,
+        quarantine,
+    })
+}
+
+/// The row rules, and where the competitions that break them are collected.
+struct Check {
+    validator: Validator,
+    quarantine: Quarantine,
+}
+
+/// A row that belongs to one competition.
+trait CompetitionRow {
+    fn competition_id_mut(&mut self) -> &mut String;
+}
+
+macro_rules! competition_row {
+    ($($ty:ty),*) => {$(
+        impl CompetitionRow for $ty {
+            fn competition_id_mut(&mut self) -> &mut String {
+                &mut self.competition_id
+            }
+        }
+    )*};
+}
+competition_row!(Competition, Entrant, EntrantResult, BoardResult);
+
+impl Check {
+    /// Takes a row of competition `id`, built from its cells (or not), and holds it to
+    /// the rules: the row back when it passed, `None` when its competition went to the
+    /// quarantine for it. Rows of a competition whose own row is broken, or that is not
+    /// listed at all, are not held to the rules that need the competition: its first
+    /// such row already named the problem.
+    fn row<T: CompetitionRow>(
+        &mut self,
+        id: String,
+        built: Result<T, InputError>,
+        rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
+    ) -> Result<Option<T>, InputError> {
+        let mut record = match built {
+            Ok(record) => record,
+            Err(error) => {
+                self.quarantine.add(&id, error)?;
+                return Ok(None);
+            }
+        };
+        if self.quarantine.contains(&id) && !self.validator.knows_competition(&id) {
+            return Ok(None);
+        }
+        *record.competition_id_mut() = id;
+        match rules(&mut self.validator, &record) {
+            Ok(()) => Ok(Some(record)),
+            Err(error) => {
+                self.quarantine.add(record.competition_id_mut(), error)?;
+                Ok(None)
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,20 +363,16 @@ struct Frame {
 fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
     let path = file.path.as_path();
     let (mut df, mut text_columns) = match file.kind {
-        FileKind::Parquet => {
-            let handle = File::open(path).map_err(|e| Error::io(path, e))?;
-            let df = ParquetReader::new(handle)
-                .finish()
-                .map_err(|e| Error::polars(path, e))?;
-            (df, HashSet::new())
-        }
+        FileKind::Parquet => (read_parquet(path)?, HashSet::new()),
         FileKind::Csv => {
-            let df = CsvReadOptions::default()
-                .with_has_header(true)
-                .with_infer_schema_length(Some(0))
-                .try_into_reader_with_file_path(Some(path.to_path_buf()))
-                .and_then(|reader| reader.finish())
-                .map_err(|e| csv_shape_error(path).unwrap_or_else(|| Error::polars(path, e)))?;
+            let df = guarded(path, || {
+                CsvReadOptions::default()
+                    .with_has_header(true)
+                    .with_infer_schema_length(Some(0))
+                    .try_into_reader_with_file_path(Some(path.to_path_buf()))
+                    .and_then(|reader| reader.finish())
+            })?
+            .map_err(|e| csv_shape_error(path).unwrap_or_else(|| Error::polars(path, e)))?;
             let text = df
                 .get_column_names()
                 .into_iter()
@@ -303,6 +398,71 @@ fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
         path: Arc::from(path),
         df,
         text_columns,
+    })
+}
+
+/// Rows a Parquet file may claim: polars indexes rows with 32 bits, and a corrupt footer
+/// claiming more would make it try to reserve memory for them.
+const MAX_PARQUET_ROWS: usize = u32::MAX as usize;
+
+/// Reads a Parquet file, after checking that its footer is consistent with the file: a
+/// truncated or corrupt file must give an error naming it, never a crash or an attempt
+/// to allocate what its damaged sizes claim.
+fn read_parquet(path: &Path) -> Result<DataFrame, Error> {
+    let handle = File::open(path).map_err(|e| Error::io(path, e))?;
+    let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
+    guarded(path, || -> Result<DataFrame, Error> {
+        let mut reader = ParquetReader::new(handle);
+        let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
+        let claimed: usize = metadata
+            .row_groups
+            .iter()
+            .map(|group| group.num_rows())
+            .fold(0, usize::saturating_add);
+        let corrupt = |what: String| {
+            Error::from(InputError::new(
+                Location::file(path),
+                format!("the Parquet file is corrupt: {what}"),
+            ))
+        };
+        if metadata.num_rows > MAX_PARQUET_ROWS || claimed != metadata.num_rows {
+            return Err(corrupt(format!(
+                "its footer claims {} rows, its row groups {claimed}",
+                metadata.num_rows
+            )));
+        }
+        for group in &metadata.row_groups {
+            for chunk in group.parquet_columns() {
+                let range = chunk.byte_range();
+                if chunk.compressed_size() < 0
+                    || chunk.uncompressed_size() < 0
+                    || range.end > length
+                {
+                    return Err(corrupt(format!(
+                        "a column chunk of `{}` lies outside the file's {length} bytes",
+                        chunk.descriptor().path_in_schema.join(".")
+                    )));
+                }
+            }
+        }
+        reader.finish().map_err(|e| Error::polars(path, e))
+    })?
+}
+
+/// Runs a polars reader on `path`, turning a panic inside it (which a corrupt file can
+/// cause) into an error that names the file.
+fn guarded<T>(path: &Path, read: impl FnOnce() -> T) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
+        let detail = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no detail".to_owned());
+        InputError::new(
+            Location::file(path),
+            format!("the file is corrupt or not a table this program can read (the reader failed: {detail})"),
+        )
+        .into()
     })
 }
 
@@ -708,7 +868,7 @@ fn read_members(
 
 fn read_competitions(
     frame: &Frame,
-    validator: &mut Validator,
+    check: &mut Check,
     out: &mut Vec<Competition>,
 ) -> Result<(), Error> {
     let mut id = frame.col::<String>("competition_id", Required)?;
@@ -734,46 +894,41 @@ fn read_competitions(
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = id.required(row)?;
-        let date = date.required(row)?;
-        let format = format.required_parsed(row)?;
-        let scoring = scoring.required_parsed(row)?;
-        let competition = Competition {
-            competition_id,
-            date,
-            session: session.get(row)?.unwrap_or(1),
-            format,
-            scoring,
-            boards: boards.count(row)?,
-            rated: rated.get(row)?.unwrap_or(true),
-            handicap_event: handicap_event.get(row)?.unwrap_or(false),
-            title: title.get(row)?,
-            club: club.get(row)?,
-            class: class.get(row)?,
-            conventions: Conventions {
-                mp_scale: mp_scale.parsed(row)?.unwrap_or(defaults.mp_scale),
-                imp_aggregate: imp_aggregate.parsed(row)?.unwrap_or(defaults.imp_aggregate),
-                datum_trim: datum_trim.parsed(row)?.unwrap_or(defaults.datum_trim),
-                datum_rounding: datum_rounding
-                    .parsed(row)?
-                    .unwrap_or(defaults.datum_rounding),
-                bye_score: bye_score.parsed(row)?.unwrap_or(defaults.bye_score),
-                neuberg: neuberg.get(row)?.unwrap_or(defaults.neuberg),
-                tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
-                travellers: travellers.parsed(row)?.unwrap_or(defaults.travellers),
-            },
-            origin: frame.origin(row),
+        let mut built = || -> Result<Competition, InputError> {
+            Ok(Competition {
+                competition_id: String::new(),
+                date: date.required(row)?,
+                format: format.required_parsed(row)?,
+                scoring: scoring.required_parsed(row)?,
+                session: session.get(row)?.unwrap_or(1),
+                boards: boards.count(row)?,
+                rated: rated.get(row)?.unwrap_or(true),
+                handicap_event: handicap_event.get(row)?.unwrap_or(false),
+                title: title.get(row)?,
+                club: club.get(row)?,
+                class: class.get(row)?,
+                conventions: Conventions {
+                    mp_scale: mp_scale.parsed(row)?.unwrap_or(defaults.mp_scale),
+                    imp_aggregate: imp_aggregate.parsed(row)?.unwrap_or(defaults.imp_aggregate),
+                    datum_trim: datum_trim.parsed(row)?.unwrap_or(defaults.datum_trim),
+                    datum_rounding: datum_rounding
+                        .parsed(row)?
+                        .unwrap_or(defaults.datum_rounding),
+                    bye_score: bye_score.parsed(row)?.unwrap_or(defaults.bye_score),
+                    neuberg: neuberg.get(row)?.unwrap_or(defaults.neuberg),
+                    tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
+                    travellers: travellers.parsed(row)?.unwrap_or(defaults.travellers),
+                },
+                origin: frame.origin(row),
+            })
         };
-        validator.competition(&competition)?;
-        out.push(competition);
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::competition)?);
     }
     Ok(())
 }
 
-fn read_entrants(
-    frame: &Frame,
-    validator: &mut Validator,
-    out: &mut Vec<Entrant>,
-) -> Result<(), Error> {
+fn read_entrants(frame: &Frame, check: &mut Check, out: &mut Vec<Entrant>) -> Result<(), Error> {
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
     let [p1, p2, p3, p4] = PLAYER_COLUMNS;
@@ -788,28 +943,30 @@ fn read_entrants(
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
-        let entrant_name = entrant.required(row)?;
-        let mut slots = [None; 4];
-        for (slot, column) in slots.iter_mut().zip(&mut players) {
-            *slot = column.get(row)?;
-        }
-        let record = Entrant {
-            competition_id,
-            entrant: entrant_name,
-            players: slots,
-            team: team.get(row)?,
-            direction: direction.parsed(row)?,
-            origin: frame.origin(row),
+        let mut built = || -> Result<Entrant, InputError> {
+            let entrant_name = entrant.required(row)?;
+            let mut slots = [None; 4];
+            for (slot, column) in slots.iter_mut().zip(&mut players) {
+                *slot = column.get(row)?;
+            }
+            Ok(Entrant {
+                competition_id: String::new(),
+                entrant: entrant_name,
+                players: slots,
+                team: team.get(row)?,
+                direction: direction.parsed(row)?,
+                origin: frame.origin(row),
+            })
         };
-        validator.entrant(&record)?;
-        out.push(record);
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::entrant)?);
     }
     Ok(())
 }
 
 fn read_results(
     frame: &Frame,
-    validator: &mut Validator,
+    check: &mut Check,
     out: &mut Vec<EntrantResult>,
 ) -> Result<(), Error> {
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
@@ -820,26 +977,23 @@ fn read_results(
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
-        let entrant = entrant.required(row)?;
-        let result = EntrantResult {
-            competition_id,
-            entrant,
-            boards_played: boards_played.required_count(row)?,
-            score: score.required(row)?,
-            opponent: opponent.get(row)?,
-            origin: frame.origin(row),
+        let mut built = || -> Result<EntrantResult, InputError> {
+            Ok(EntrantResult {
+                competition_id: String::new(),
+                entrant: entrant.required(row)?,
+                boards_played: boards_played.required_count(row)?,
+                score: score.required(row)?,
+                opponent: opponent.get(row)?,
+                origin: frame.origin(row),
+            })
         };
-        validator.result(&result)?;
-        out.push(result);
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::result)?);
     }
     Ok(())
 }
 
-fn read_boards(
-    frame: &Frame,
-    validator: &mut Validator,
-    out: &mut Vec<BoardResult>,
-) -> Result<(), Error> {
+fn read_boards(frame: &Frame, check: &mut Check, out: &mut Vec<BoardResult>) -> Result<(), Error> {
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut board = frame.col::<i32>("board", Required)?;
     let mut ns = frame.col::<String>("ns", Optional)?;
@@ -862,30 +1016,33 @@ fn read_boards(
     out.reserve(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
-        let tricks_taken = tricks.get(row)?;
-        let record = BoardResult {
-            competition_id,
-            board: board.required_count(row)?,
-            ns: ns.get(row)?,
-            ew: ew.get(row)?,
-            contract: contract.get(row)?,
-            declarer: declarer.get(row)?,
-            tricks: tricks.check(row, tricks_taken.map(validate::tricks_in_range).transpose())?,
-            ns_score: ns_score.get(row)?,
-            adjusted: adjusted.get(row)?,
-            north: north.get(row)?,
-            south: south.get(row)?,
-            east: east.get(row)?,
-            west: west.get(row)?,
-            round: round.count(row)?,
-            table: table.count(row)?,
-            room: room.get(row)?,
-            ns_penalty: ns_penalty.get(row)?,
-            ew_penalty: ew_penalty.get(row)?,
-            origin: frame.origin(row),
+        let mut built = || -> Result<BoardResult, InputError> {
+            let tricks_taken = tricks.get(row)?;
+            Ok(BoardResult {
+                competition_id: String::new(),
+                board: board.required_count(row)?,
+                ns: ns.get(row)?,
+                ew: ew.get(row)?,
+                contract: contract.get(row)?,
+                declarer: declarer.get(row)?,
+                tricks: tricks
+                    .check(row, tricks_taken.map(validate::tricks_in_range).transpose())?,
+                ns_score: ns_score.get(row)?,
+                adjusted: adjusted.get(row)?,
+                north: north.get(row)?,
+                south: south.get(row)?,
+                east: east.get(row)?,
+                west: west.get(row)?,
+                round: round.count(row)?,
+                table: table.count(row)?,
+                room: room.get(row)?,
+                ns_penalty: ns_penalty.get(row)?,
+                ew_penalty: ew_penalty.get(row)?,
+                origin: frame.origin(row),
+            })
         };
-        validator.board(&record)?;
-        out.push(record);
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::board)?);
     }
     Ok(())
 }

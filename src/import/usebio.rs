@@ -138,6 +138,11 @@ impl Element {
     }
 }
 
+/// How deep elements may nest. USEBIO needs six levels (USEBIO, EVENT, BOARD,
+/// TRAVELLER_LINE, ...); the limit keeps a hostile file from building a tree whose
+/// recursive teardown would overflow the stack.
+const MAX_DEPTH: usize = 64;
+
 fn read_tree(file: &Arc<Path>, text: &str) -> Result<Element, InputError> {
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(text.match_indices('\n').map(|(i, _)| i + 1))
@@ -162,7 +167,15 @@ fn read_tree(file: &Arc<Path>, text: &str) -> Result<Element, InputError> {
         })?;
         let origin = Origin::new(file, line_at(before));
         match event {
-            Event::Start(start) => stack.push(element(&start, origin)?),
+            Event::Start(start) => {
+                if stack.len() > MAX_DEPTH {
+                    return Err(InputError::new(
+                        origin.location(),
+                        format!("elements are nested more than {MAX_DEPTH} deep; a USEBIO file is a handful of levels deep"),
+                    ));
+                }
+                stack.push(element(&start, origin)?);
+            }
             Event::Empty(start) => {
                 let empty = element(&start, origin)?;
                 if let Some(parent) = stack.last_mut() {

@@ -52,6 +52,90 @@ pub fn non_negative(column: &str, value: i64) -> Result<u32, String> {
     u32::try_from(value).map_err(|_| format!("`{column}` must not be negative, found {value}"))
 }
 
+/// Plausibility limits: values a club's program could write but no real competition
+/// has. A value outside them is a broken export or a typing slip, and taken as it is it
+/// would move handicaps by absurd amounts (a team score of 1e300 gives a handicap of
+/// about −2.4e297), so it breaks a rule like any other. Each limit is far outside what
+/// real play produces, so that no genuine result is refused.
+pub mod limits {
+    use chrono::NaiveDate;
+
+    /// Competition dates: from 1950 (before any handicap system) to 2099.
+    pub const EARLIEST_DATE: NaiveDate = match NaiveDate::from_ymd_opt(1950, 1, 1) {
+        Some(date) => date,
+        None => NaiveDate::MIN,
+    };
+    pub const LATEST_DATE: NaiveDate = match NaiveDate::from_ymd_opt(2099, 12, 31) {
+        Some(date) => date,
+        None => NaiveDate::MAX,
+    };
+    /// Sessions of one day's event are numbered 1 to 99.
+    pub const MAX_SESSION: i32 = 99;
+    /// Boards of one competition (a session, a match), and boards played by an entrant.
+    pub const MAX_BOARDS: u32 = 256;
+    /// Board numbers (a later session may number its boards on from the first).
+    pub const MAX_BOARD_NUMBER: u32 = 9_999;
+    /// Round and table numbers.
+    pub const MAX_ROUND_OR_TABLE: u32 = 9_999;
+    /// A table score: 13 undertricks redoubled and vulnerable score 7600, the most any
+    /// deal can.
+    pub const MAX_TABLE_SCORE: i32 = 7_600;
+    /// A director's penalty on one board, in the competition's own points.
+    pub const MAX_PENALTY: f64 = 100.0;
+    /// IMPs per board and comparison: the IMP scale ends at 24.
+    pub const MAX_IMPS_PER_BOARD: f64 = 24.0;
+    /// Masterpoints of one member.
+    pub const MAX_MASTERPOINTS: f64 = 1_000_000.0;
+}
+
+/// A value as a message shows it: huge floats in exponent form, not 300 digits.
+trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for f64 {
+    fn shown(&self) -> String {
+        if self.abs() >= 1e9 {
+            format!("{self:e}")
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+macro_rules! shown_as_display {
+    ($($ty:ty),*) => {$(
+        impl Shown for $ty {
+            fn shown(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+shown_as_display!(i32, u32, chrono::NaiveDate);
+
+/// The rule a value outside `[low, high]` breaks.
+fn within<T: PartialOrd + Shown>(column: &str, value: T, low: T, high: T) -> Result<(), String> {
+    if value < low || value > high {
+        Err(format!(
+            "`{column}` must be between {} and {}, found {}",
+            low.shown(),
+            high.shown(),
+            value.shown()
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The largest plausible IMP total for an entrant: 24 IMPs a board against each of the
+/// other entrants (summed cross-IMPs compare with every other table).
+pub fn max_imp_total(boards_played: u32, entrants: usize) -> f64 {
+    limits::MAX_IMPS_PER_BOARD
+        * f64::from(boards_played.max(1))
+        * entrants.saturating_sub(1).max(1) as f64
+}
+
 /// The rule a non-finite number breaks, if it is one.
 pub fn finite(value: f64) -> Result<f64, String> {
     if value.is_finite() {
@@ -88,7 +172,7 @@ pub fn validate(dataset: &Dataset) -> Result<(), InputError> {
 #[derive(Debug, Clone)]
 struct CompetitionFacts {
     scoring: ScoringMethod,
-    has_board_count: bool,
+    boards: Option<u32>,
     origin: Origin,
 }
 
@@ -142,6 +226,13 @@ impl Validator {
                 ),
             ));
         }
+        within(
+            "masterpoints",
+            member.masterpoints,
+            0.0,
+            limits::MAX_MASTERPOINTS,
+        )
+        .map_err(|rule| InputError::new(at(origin, "masterpoints"), rule))?;
         if let Some(start) = member.start_handicap {
             finite(start).map_err(|rule| InputError::new(at(origin, "start_handicap"), rule))?;
         }
@@ -175,13 +266,24 @@ impl Validator {
                     format!("a rated competition needs at least 2 boards, found {boards}"),
                 ));
             }
+            within("boards", boards, 2, limits::MAX_BOARDS)
+                .map_err(|rule| InputError::new(located("boards"), rule))?;
         }
+        within(
+            "date",
+            competition.date,
+            limits::EARLIEST_DATE,
+            limits::LATEST_DATE,
+        )
+        .map_err(|rule| InputError::new(located("date"), rule))?;
+        within("session", competition.session, 1, limits::MAX_SESSION)
+            .map_err(|rule| InputError::new(located("session"), rule))?;
         self.competition_order.push(id.clone());
         self.competitions.insert(
             id.clone(),
             CompetitionFacts {
                 scoring: competition.scoring,
-                has_board_count: competition.boards.is_some(),
+                boards: competition.boards,
                 origin: origin.clone(),
             },
         );
@@ -280,7 +382,8 @@ impl Validator {
     pub fn result(&mut self, result: &EntrantResult) -> Result<(), InputError> {
         let origin = &result.origin;
         let competition = result.competition_id.as_str();
-        let scoring = self.known_competition(competition, origin)?.scoring;
+        let facts = self.known_competition(competition, origin)?.clone();
+        let scoring = facts.scoring;
         self.known_entrant(competition, &result.entrant, origin, "entrant")?;
         let located = |column: &str| at(origin, column).competition(competition);
         finite(result.score).map_err(|rule| InputError::new(located("score"), rule))?;
@@ -295,6 +398,31 @@ impl Validator {
         }
         if let Some(opponent) = &result.opponent {
             self.known_entrant(competition, opponent, origin, "opponent")?;
+        }
+        let boards = facts.boards.unwrap_or(limits::MAX_BOARDS);
+        if result.boards_played > boards {
+            return Err(InputError::new(
+                located("boards_played"),
+                format!(
+                    "boards_played {} is more than the competition's {boards} boards",
+                    result.boards_played
+                ),
+            ));
+        }
+        if scoring.is_imps() {
+            let entrants = self.entrants.get(competition).map_or(0, HashMap::len);
+            let limit = max_imp_total(result.boards_played, entrants);
+            if result.score.abs() > limit {
+                return Err(InputError::new(
+                    located("score"),
+                    format!(
+                        "an IMP score of {} is not plausible: {} boards against {} other entrants allow at most {limit} (24 IMPs a board and comparison)",
+                        result.score.shown(),
+                        result.boards_played.max(1),
+                        entrants.saturating_sub(1).max(1)
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -354,6 +482,33 @@ impl Validator {
             tricks_in_range(i64::from(tricks))
                 .map_err(|rule| InputError::new(located("tricks"), rule))?;
         }
+        within("board", board.board, 1, limits::MAX_BOARD_NUMBER)
+            .map_err(|rule| InputError::new(located("board"), rule))?;
+        for (column, value) in [("round", board.round), ("table", board.table)] {
+            if let Some(value) = value {
+                within(column, value, 0, limits::MAX_ROUND_OR_TABLE)
+                    .map_err(|rule| InputError::new(located(column), rule))?;
+            }
+        }
+        if let Some(score) = board.ns_score {
+            within(
+                "ns_score",
+                score,
+                -limits::MAX_TABLE_SCORE,
+                limits::MAX_TABLE_SCORE,
+            )
+            .map_err(|rule| InputError::new(located("ns_score"), rule))?;
+        }
+        for (column, value) in [
+            ("ns_penalty", board.ns_penalty),
+            ("ew_penalty", board.ew_penalty),
+        ] {
+            if let Some(value) = value {
+                finite(value).map_err(|rule| InputError::new(located(column), rule))?;
+                within(column, value, -limits::MAX_PENALTY, limits::MAX_PENALTY)
+                    .map_err(|rule| InputError::new(located(column), rule))?;
+            }
+        }
         match (&board.contract, &board.adjusted) {
             (None, None) => {
                 return Err(InputError::new(
@@ -382,21 +537,38 @@ impl Validator {
         Ok(())
     }
 
+    /// True when a row of `competitions` with this id passed the rules.
+    pub fn knows_competition(&self, id: &str) -> bool {
+        self.competitions.contains_key(id)
+    }
+
     /// Rules that need every table: a competition must have a board count, given or
-    /// derivable from its board rows.
+    /// derivable from its board rows. The first broken one.
     pub fn finish(self) -> Result<(), InputError> {
+        match self.finish_all().into_iter().next() {
+            Some((_, error)) => Err(error),
+            None => Ok(()),
+        }
+    }
+
+    /// Every rule that needs every table, broken, with the competition that broke it.
+    pub fn finish_all(self) -> Vec<(String, InputError)> {
+        let mut broken = Vec::new();
         for id in &self.competition_order {
             let Some(facts) = self.competitions.get(id) else {
                 continue;
             };
-            if !facts.has_board_count && !self.competitions_with_boards.contains(id) {
-                return Err(InputError::new(
-                    at(&facts.origin, "boards").competition(id.as_str()),
-                    "the number of boards is missing and there are no board rows to count",
+            if facts.boards.is_none() && !self.competitions_with_boards.contains(id) {
+                broken.push((
+                    id.clone(),
+                    InputError::new(
+                        at(&facts.origin, "boards").competition(id.as_str()),
+                        "the number of boards is missing and there are no board rows to count",
+                    ),
                 ));
             }
         }
-        Ok(())
+        broken
     }
 }
 
@@ -457,15 +629,141 @@ mod tests {
         assert_eq!(error.location.board, Some(1));
 
         let mut dataset = small();
+        dataset.competitions[0].boards = Some(8);
         dataset.results.push(EntrantResult {
             competition_id: "c1".into(),
             entrant: "1".into(),
-            boards_played: 2,
+            boards_played: 8,
             score: 130.0,
             opponent: None,
             origin: Origin::default(),
         });
         assert_eq!(validate(&dataset), Ok(()), "IMP totals are not percentages");
+    }
+
+    fn rule_of(dataset: &Dataset) -> (String, Option<String>) {
+        validate(dataset).err().map_or_else(
+            || ("passes".to_string(), None),
+            |e| (e.rule, e.location.column),
+        )
+    }
+
+    /// 24 IMPs a board against each other entrant is the most a result can hold: with
+    /// 2 entrants and 8 boards, 192. Above that a total is a broken export.
+    #[test]
+    fn imp_totals_beyond_24_a_board_and_comparison_are_implausible() {
+        let mut dataset = small();
+        dataset.competitions[0].boards = Some(8);
+        let result = |score| EntrantResult {
+            competition_id: "c1".into(),
+            entrant: "1".into(),
+            boards_played: 8,
+            score,
+            opponent: None,
+            origin: Origin::default(),
+        };
+        dataset.results = vec![result(-192.0)];
+        assert_eq!(rule_of(&dataset).0, "passes");
+        dataset.results = vec![result(1e300)];
+        let (rule, column) = rule_of(&dataset);
+        assert!(
+            rule.starts_with("an IMP score of 1e300 is not plausible"),
+            "{rule}"
+        );
+        assert!(rule.contains("at most 192"), "{rule}");
+        assert_eq!(column.as_deref(), Some("score"));
+    }
+
+    #[test]
+    fn boards_played_beyond_the_competitions_boards_is_refused() {
+        let mut dataset = small();
+        dataset.competitions[0].boards = Some(22);
+        dataset.results.push(EntrantResult {
+            competition_id: "c1".into(),
+            entrant: "1".into(),
+            boards_played: 500,
+            score: 10.0,
+            opponent: None,
+            origin: Origin::default(),
+        });
+        assert_eq!(
+            rule_of(&dataset),
+            (
+                "boards_played 500 is more than the competition's 22 boards".to_string(),
+                Some("boards_played".to_string())
+            )
+        );
+    }
+
+    /// Each plausibility limit, just inside and just outside.
+    #[test]
+    fn values_outside_the_plausibility_limits_break_a_rule() {
+        fn day(y: i32, m: u32, d: u32) -> NaiveDate {
+            NaiveDate::from_ymd_opt(y, m, d).unwrap_or_default()
+        }
+        type Change = Box<dyn Fn(&mut Dataset)>;
+        let cases: Vec<(Change, &str, &str)> = vec![
+            (
+                Box::new(|d| d.competitions[0].date = day(1, 1, 1)),
+                "date",
+                "`date` must be between 1950-01-01 and 2099-12-31, found 0001-01-01",
+            ),
+            (
+                Box::new(|d| d.competitions[0].date = day(2100, 1, 1)),
+                "date",
+                "`date` must be between 1950-01-01 and 2099-12-31, found 2100-01-01",
+            ),
+            (
+                Box::new(|d| d.competitions[0].session = -3),
+                "session",
+                "`session` must be between 1 and 99, found -3",
+            ),
+            (
+                Box::new(|d| d.competitions[0].boards = Some(257)),
+                "boards",
+                "`boards` must be between 2 and 256, found 257",
+            ),
+            (
+                Box::new(|d| d.members[0].masterpoints = 2e6),
+                "masterpoints",
+                "`masterpoints` must be between 0 and 1000000, found 2000000",
+            ),
+            (
+                Box::new(|d| d.boards[0].ns_score = Some(7610)),
+                "ns_score",
+                "`ns_score` must be between -7600 and 7600, found 7610",
+            ),
+            (
+                Box::new(|d| d.boards[0].ns_penalty = Some(-101.0)),
+                "ns_penalty",
+                "`ns_penalty` must be between -100 and 100, found -101",
+            ),
+            (
+                Box::new(|d| d.boards[0].board = 10_000),
+                "board",
+                "`board` must be between 1 and 9999, found 10000",
+            ),
+            (
+                Box::new(|d| d.boards[0].table = Some(10_000)),
+                "table",
+                "`table` must be between 0 and 9999, found 10000",
+            ),
+        ];
+        for (change, column, rule) in cases {
+            let mut dataset = small();
+            change(&mut dataset);
+            assert_eq!(
+                rule_of(&dataset),
+                (rule.to_string(), Some(column.to_string()))
+            );
+        }
+        let mut edge = small();
+        edge.competitions[0].date = day(2099, 12, 31);
+        edge.competitions[0].session = 99;
+        edge.competitions[0].boards = Some(256);
+        edge.boards[0].ns_score = Some(-7600);
+        edge.boards[0].ns_penalty = Some(100.0);
+        assert_eq!(rule_of(&edge).0, "passes");
     }
 
     #[test]

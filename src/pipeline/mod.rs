@@ -19,8 +19,9 @@ use chrono::NaiveDate;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::dataset::Dataset;
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::model::FactorSet;
+use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
 pub use prepare::{Prepared, PreparedCompetition, Seat};
@@ -39,6 +40,8 @@ pub struct RunSettings {
     pub until: Option<NaiveDate>,
     /// Draw progress bars on standard error (only when it is a terminal).
     pub progress: bool,
+    /// Quarantine competitions that break a rule, or stop at the first (`--strict`).
+    pub on_error: OnError,
 }
 
 impl Default for RunSettings {
@@ -49,6 +52,7 @@ impl Default for RunSettings {
             ranking: RankingOptions::default(),
             until: None,
             progress: false,
+            on_error: OnError::Quarantine,
         }
     }
 }
@@ -62,6 +66,9 @@ pub struct RunOutput {
     pub replay: ReplayOutput,
     pub ranking: Vec<RankedMember>,
     pub applied_through: Option<AppliedThrough>,
+    /// Competitions left out because they break a rule, in replay order (those with an
+    /// unreadable date last); `quarantine.csv`.
+    pub quarantined: Vec<Quarantined>,
     pub summary: RunSummary,
 }
 
@@ -71,6 +78,8 @@ pub struct RunSummary {
     pub competitions_applied: usize,
     /// Rated competitions the model could not rate (listed in `unrated.csv`).
     pub competitions_unrated: usize,
+    /// Competitions left out because they break a rule (listed in `quarantine.csv`).
+    pub competitions_quarantined: usize,
     pub competitions_skipped: usize,
     pub members_moved: usize,
     pub changes: usize,
@@ -107,7 +116,23 @@ pub fn run(
     settings: &RunSettings,
     previous: Option<PreviousRun>,
 ) -> Result<RunOutput> {
+    run_with(dataset, Quarantine::default(), settings, previous)
+}
+
+/// Runs the pipeline over a dataset the reader checked: `quarantine` holds the
+/// competitions it already took out. Competitions that fail in scoring or in the model
+/// join them (or, with [`OnError::Strict`], the first such error is returned).
+pub fn run_with(
+    dataset: &Dataset,
+    mut quarantine: Quarantine,
+    settings: &RunSettings,
+    previous: Option<PreviousRun>,
+) -> Result<RunOutput> {
     let started = Instant::now();
+    let strict = settings.on_error == OnError::Strict;
+    if let Some(until) = settings.until {
+        quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
+    }
     let registry = Registry::new(&dataset.members);
     let (mut states, through) = match previous {
         Some(previous) => {
@@ -141,10 +166,16 @@ pub fn run(
         "scoring",
     );
     let scoring_started = Instant::now();
-    let prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
+    let mut prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
         scoring_bar.inc(1)
-    })?;
+    });
     scoring_bar.finish_and_clear();
+    if strict {
+        if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
+            return Err(error.clone().into());
+        }
+    }
+    quarantine.extend(std::mem::take(&mut prepared.quarantined));
 
     if let (Some(through), Mode::Frozen, Some(first)) =
         (&through, settings.mode, prepared.competitions.first())
@@ -171,8 +202,24 @@ pub fn run(
         &prepared.competitions,
         &mut states,
         &|n| replay_bar.inc(n),
-    )?;
+    );
     replay_bar.finish_and_clear();
+    if let Some(failed) = replay.failed.first().filter(|_| strict) {
+        return Err(replay::ReplayError {
+            competition: prepared.competitions[failed.competition]
+                .competition_id
+                .clone(),
+            source: failed.error.clone(),
+        }
+        .into());
+    }
+    quarantine.extend(
+        replay
+            .failed
+            .iter()
+            .map(|f| failed_competition(&prepared, f)),
+    );
+    leave_out_failed(&mut prepared, &replay.failed);
     let replaying = replay_started.elapsed();
 
     let applied_through = prepared
@@ -187,9 +234,13 @@ pub fn run(
         .zip(&states)
         .filter(|(b, s)| b.to_bits() != s.handicap.to_bits())
         .count();
+    let quarantined = quarantine.into_sorted();
     let summary = RunSummary {
-        competitions_applied: prepared.competitions.len() - replay.unrated.len(),
+        competitions_applied: prepared.competitions.len()
+            - replay.unrated.len()
+            - replay.failed.len(),
         competitions_unrated: replay.unrated.len(),
+        competitions_quarantined: quarantined.len(),
         competitions_skipped: skipped,
         members_moved,
         changes: replay.changes.len(),
@@ -207,6 +258,52 @@ pub fn run(
         replay,
         ranking,
         applied_through,
+        quarantined,
         summary,
     })
+}
+
+/// A competition the model refused, as a quarantine entry naming its row and, when the
+/// model's rule is about one entrant, that entrant.
+fn failed_competition(prepared: &Prepared, failed: &replay::Failed) -> Quarantined {
+    let competition = &prepared.competitions[failed.competition];
+    let mut rule = failed.error.to_string();
+    if let Some(name) = failed
+        .error
+        .entrant()
+        .and_then(|i| competition.entrant_names.get(i))
+    {
+        rule = format!(
+            "{rule} (entrant {} is `{name}`)",
+            failed.error.entrant().unwrap_or(0)
+        );
+    }
+    let location = competition
+        .origin
+        .location()
+        .competition(&competition.competition_id);
+    Quarantined {
+        competition_id: competition.competition_id.clone(),
+        date: Some(competition.date),
+        session: Some(competition.session),
+        reasons: vec![InputError::new(location, rule)],
+    }
+}
+
+/// Takes the standings and board scores of competitions the model refused out of the
+/// outputs: a quarantined competition is left out whole.
+fn leave_out_failed(prepared: &mut Prepared, failed: &[replay::Failed]) {
+    if failed.is_empty() {
+        return;
+    }
+    let ids: std::collections::HashSet<String> = failed
+        .iter()
+        .map(|f| prepared.competitions[f.competition].competition_id.clone())
+        .collect();
+    prepared
+        .standings
+        .retain(|s| !ids.contains(s.competition_id.as_str()));
+    prepared
+        .board_scores
+        .retain(|b| !ids.contains(b.competition_id.as_str()));
 }

@@ -15,6 +15,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use chrono::NaiveDate;
 use rayon::prelude::*;
 
+use crate::dataset::Origin;
 use crate::dataset::{
     BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, MemberKind,
     ScoringMethod,
@@ -24,6 +25,7 @@ use crate::model::{
     self, CalcMethod, CompetitionInput, EntrantInput, FactorSet, FieldKind, PlayerInput,
     PlayerStatus,
 };
+use crate::quarantine::Quarantined;
 use crate::scoring::conventions::ImpAggregate;
 use crate::scoring::standings::shared_ranks;
 use crate::scoring::{self, BoardScore, Standing};
@@ -57,6 +59,8 @@ pub struct PreparedCompetition {
     pub rated_members: Vec<u32>,
     /// A pairs field with fixed directions: N/S and E/W are rated as separate fields.
     pub split_by_direction: bool,
+    /// The competition's row, for errors the model raises about it.
+    pub origin: Origin,
 }
 
 impl PreparedCompetition {
@@ -83,6 +87,9 @@ pub struct Prepared {
     pub standings: Vec<Standing>,
     /// Board scores of every competition scored from table results, in replay order.
     pub board_scores: Vec<BoardScore>,
+    /// Competitions that could not be scored or prepared, in replay order, with the
+    /// reason; nothing of them is in the fields above.
+    pub quarantined: Vec<Quarantined>,
 }
 
 struct Tables<'a> {
@@ -100,14 +107,15 @@ fn group<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a st
 }
 
 /// Scores every competition and, when `rate` is set, prepares the rated ones for the
-/// model. `factors` supplies the class multipliers.
+/// model. `factors` supplies the class multipliers. A competition that breaks a rule is
+/// left out whole and listed in [`Prepared::quarantined`].
 pub fn prepare(
     dataset: &Dataset,
     registry: &Registry,
     factors: &FactorSet,
     rate: bool,
     on_competition_done: &(dyn Fn() + Sync),
-) -> Result<Prepared, InputError> {
+) -> Prepared {
     let tables = Tables {
         entrants: group(&dataset.entrants, |e| e.competition_id.as_str()),
         results: group(&dataset.results, |r| r.competition_id.as_str()),
@@ -127,15 +135,26 @@ pub fn prepare(
         .collect();
 
     let mut all = Prepared::default();
-    for one in prepared {
-        let one = one?;
+    for (competition, one) in order.iter().zip(prepared) {
+        let one = match one {
+            Ok(one) => one,
+            Err(error) => {
+                all.quarantined.push(Quarantined {
+                    competition_id: competition.competition_id.clone(),
+                    date: Some(competition.date),
+                    session: Some(competition.session),
+                    reasons: vec![error],
+                });
+                continue;
+            }
+        };
         all.standings.extend(one.standings);
         all.board_scores.extend(one.board_scores);
         if let Some(competition) = one.rated {
             all.competitions.push(competition);
         }
     }
-    Ok(all)
+    all
 }
 
 struct OneCompetition {
@@ -177,6 +196,7 @@ fn prepare_one(
         board_scores = scored.board_scores;
         (scored.results, scored.standings)
     };
+    check_boards_played(competition, &results, board_rows)?;
 
     let rated = if rate && competition.rated {
         Some(build_input(
@@ -241,6 +261,38 @@ fn check_reported(
         }
     }
     Ok(())
+}
+
+/// An entrant cannot play more boards than the competition has; `score` and `run` hold
+/// every competition to it, rated or not.
+fn check_boards_played(
+    competition: &Competition,
+    results: &[EntrantResult],
+    board_rows: &[&BoardResult],
+) -> Result<(), InputError> {
+    let n_boards = match competition.boards {
+        Some(n) => n,
+        None if board_rows.is_empty() => return Ok(()),
+        None => board_rows
+            .iter()
+            .map(|b| b.board)
+            .collect::<HashSet<_>>()
+            .len() as u32,
+    };
+    match results.iter().find(|r| r.boards_played > n_boards) {
+        Some(result) => Err(InputError::new(
+            result
+                .origin
+                .location()
+                .competition(&competition.competition_id)
+                .column("boards_played"),
+            format!(
+                "boards_played {} of entrant `{}` is more than the competition's {n_boards} boards",
+                result.boards_played, result.entrant
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn field_kind(competition: &Competition) -> Result<FieldKind, InputError> {
@@ -320,6 +372,9 @@ fn build_input(
         results.iter().map(|r| (r.entrant.as_str(), r)).collect();
     let comparisons = cross_imp_comparisons(competition, board_scores, entrants.len(), kind);
     let opponents_at_table = table_opponents(board_rows);
+    if kind == FieldKind::TeamPairAcross {
+        one_opponent_per_pair(competition, board_rows)?;
+    }
 
     let mut inputs = Vec::with_capacity(entrants.len());
     let mut seats = Vec::with_capacity(entrants.len());
@@ -478,6 +533,7 @@ fn build_input(
         entrant_names: entrants.iter().map(|e| e.entrant.clone()).collect(),
         rated_members,
         split_by_direction,
+        origin: competition.origin.clone(),
     })
 }
 
@@ -541,6 +597,38 @@ fn cross_imp_comparisons(
     }
     let per_table = if kind == FieldKind::Individual { 4 } else { 2 };
     ((entrants / per_table) as f64 - 1.0).max(1.0)
+}
+
+/// In a team match scored across the field, a pair meets one pair of the other team at
+/// its table for the whole match; board rows that seat it against two are a broken
+/// export, and taking either opponent would rate the pair against the wrong one.
+fn one_opponent_per_pair(
+    competition: &Competition,
+    board_rows: &[&BoardResult],
+) -> Result<(), InputError> {
+    let mut met: HashMap<&str, (&str, &BoardResult)> = HashMap::default();
+    for row in board_rows {
+        let (Some(ns), Some(ew)) = (row.ns.as_deref(), row.ew.as_deref()) else {
+            continue;
+        };
+        for (pair, opponent, column) in [(ns, ew, "ew"), (ew, ns, "ns")] {
+            let (first, first_row) = *met.entry(pair).or_insert((opponent, row));
+            if first != opponent {
+                return Err(InputError::new(
+                    row.origin
+                        .location()
+                        .competition(&competition.competition_id)
+                        .board(row.board)
+                        .column(column),
+                    format!(
+                        "pair `{pair}` meets `{opponent}` here but met `{first}` on board {}: a pair meets one opponent in a team match",
+                        first_row.board
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The pair each pair met at the table, from board rows (ns against ew).

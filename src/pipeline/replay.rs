@@ -59,6 +59,25 @@ pub struct ReplayOutput {
     pub adjusted: Vec<Adjusted>,
     /// Competitions the model could not rate, with the reason, in replay order.
     pub unrated: Vec<Unrated>,
+    /// Competitions whose input breaks a rule of the model (a Mitchell line of one pair,
+    /// a format it cannot rate), in replay order: quarantined, nobody moves for them.
+    pub failed: Vec<Failed>,
+}
+
+/// A competition that breaks a rule of the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failed {
+    pub competition: usize,
+    pub error: ModelError,
+}
+
+/// Why a competition was not applied.
+#[derive(Debug)]
+enum NotRated {
+    /// The field's strength cannot be settled (listed in `unrated.csv`).
+    Unrated(String),
+    /// The input breaks a rule of the model (quarantined).
+    Failed(ModelError),
 }
 
 /// A competition left unrated because the field's strength cannot be settled: some
@@ -195,17 +214,24 @@ fn record(
     factors: &FactorSet,
     position: usize,
     competition: &PreparedCompetition,
-    evaluated: Result<Evaluated, String>,
+    evaluated: Result<Evaluated, NotRated>,
     states: &mut [PlayerState],
     frozen_sums: Option<&mut PeriodChanges>,
     out: &mut ReplayOutput,
 ) {
     let evaluated = match evaluated {
         Ok(evaluated) => evaluated,
-        Err(reason) => {
+        Err(NotRated::Unrated(reason)) => {
             out.unrated.push(Unrated {
                 competition: position,
                 reason,
+            });
+            return;
+        }
+        Err(NotRated::Failed(error)) => {
+            out.failed.push(Failed {
+                competition: position,
+                error,
             });
             return;
         }
@@ -298,48 +324,38 @@ fn slot_of(competition: &PreparedCompetition, outcome: &PlayerOutcome) -> usize 
 }
 
 /// Evaluates the competitions at `positions` in parallel on the same read-only snapshot.
-/// A competition that cannot be rated comes back as its reason. On any other failure,
-/// the error of the first failing competition in replay order is returned, whatever the
-/// thread count.
+/// A competition that cannot be rated comes back as the reason, in `positions` order.
 fn evaluate_all(
     factors: &FactorSet,
     competitions: &[PreparedCompetition],
     positions: &[usize],
     snapshot: &[PlayerState],
-) -> Result<Vec<Result<Evaluated, String>>, ReplayError> {
-    let results: Vec<Result<Evaluated, ModelError>> = positions
+) -> Vec<Result<Evaluated, NotRated>> {
+    positions
         .par_iter()
         .map(|&position| {
             let competition = &competitions[position];
             evaluate(factors, competition, snapshot, |m| {
                 opening_handicap(factors, &snapshot[m as usize], competition.date)
             })
+            .map_err(|error| match error {
+                ModelError::NoGuestHandicap { .. } => NotRated::Unrated(error.to_string()),
+                other => NotRated::Failed(other),
+            })
         })
-        .collect();
-    let mut ok = Vec::with_capacity(results.len());
-    for (position, result) in positions.iter().zip(results) {
-        match result {
-            Ok(value) => ok.push(Ok(value)),
-            Err(source @ ModelError::NoGuestHandicap { .. }) => ok.push(Err(source.to_string())),
-            Err(source) => {
-                return Err(ReplayError {
-                    competition: competitions[*position].competition_id.clone(),
-                    source,
-                })
-            }
-        }
-    }
-    Ok(ok)
+        .collect()
 }
 
-/// Replays `competitions` (in replay order) onto `states`.
+/// Replays `competitions` (in replay order) onto `states`. A competition the model
+/// cannot rate moves nobody and is listed in [`ReplayOutput::unrated`] or
+/// [`ReplayOutput::failed`].
 pub fn replay(
     factors: &FactorSet,
     mode: Mode,
     competitions: &[PreparedCompetition],
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
-) -> Result<ReplayOutput, ReplayError> {
+) -> ReplayOutput {
     match mode {
         Mode::Live => replay_live(factors, competitions, states, on_applied),
         Mode::Frozen => replay_frozen(factors, competitions, states, on_applied),
@@ -351,19 +367,19 @@ fn replay_live(
     competitions: &[PreparedCompetition],
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
-) -> Result<ReplayOutput, ReplayError> {
+) -> ReplayOutput {
     let players: Vec<Vec<u32>> = competitions
         .iter()
         .map(|c| c.rated_members.clone())
         .collect();
     let mut out = ReplayOutput::default();
-    let mut pending: Vec<Option<Result<Evaluated, String>>> = Vec::new();
+    let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
     pending.resize_with(competitions.len(), || None);
     for level in schedule::levels(&players) {
         for (position, evaluated) in
             level
                 .iter()
-                .zip(evaluate_all(factors, competitions, &level, states)?)
+                .zip(evaluate_all(factors, competitions, &level, states))
         {
             pending[*position] = Some(evaluated);
         }
@@ -385,7 +401,8 @@ fn replay_live(
     out.changes.sort_by_key(|c| c.competition);
     out.adjusted.sort_by_key(|a| a.competition);
     out.unrated.sort_by_key(|u| u.competition);
-    Ok(out)
+    out.failed.sort_by_key(|f| f.competition);
+    out
 }
 
 fn replay_frozen(
@@ -393,7 +410,7 @@ fn replay_frozen(
     competitions: &[PreparedCompetition],
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
-) -> Result<ReplayOutput, ReplayError> {
+) -> ReplayOutput {
     let mut out = ReplayOutput::default();
     let mut start = 0;
     while start < competitions.len() {
@@ -403,7 +420,7 @@ fn replay_frozen(
             .position(|c| month_index(c.date) != month)
             .map_or(competitions.len(), |n| start + n);
         let positions: Vec<usize> = (start..end).collect();
-        let evaluated = evaluate_all(factors, competitions, &positions, states)?;
+        let evaluated = evaluate_all(factors, competitions, &positions, states);
         let mut sums: PeriodChanges = vec![None; states.len()];
         for (position, evaluated) in positions.iter().zip(evaluated) {
             record(
@@ -431,5 +448,5 @@ fn replay_frozen(
         on_applied(positions.len() as u64);
         start = end;
     }
-    Ok(out)
+    out
 }

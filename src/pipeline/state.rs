@@ -69,6 +69,24 @@ pub fn month_index(date: NaiveDate) -> i32 {
     date.year() * 12 + date.month0() as i32
 }
 
+/// A member list's explicit starting handicap must lie on the factor set's scale: at most
+/// the cap, and at least the floor (without a floor, at least minus the cap, further
+/// below 0 than any player has been).
+fn check_start_handicap(factors: &FactorSet, member: &Member, h: f64) -> Result<f64, InputError> {
+    let low = factors.floor.unwrap_or(-factors.cap);
+    if (low..=factors.cap).contains(&h) {
+        Ok(h)
+    } else {
+        Err(InputError::new(
+            member.origin.location().column("start_handicap"),
+            format!(
+                "start_handicap must be between {low} and the factor set's cap {}, found {h}",
+                factors.cap
+            ),
+        ))
+    }
+}
+
 /// Dense member indices, in member-id order.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
@@ -109,7 +127,7 @@ impl Registry {
             .iter()
             .map(|m| {
                 let h = match m.start_handicap {
-                    Some(h) => h,
+                    Some(h) => check_start_handicap(factors, m, h)?,
                     None => {
                         update::start_handicap(&factors.start, m.masterpoints).map_err(|e| {
                             InputError::new(

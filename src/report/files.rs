@@ -117,10 +117,57 @@ pub fn write_parquet_with(
     })
 }
 
-/// Writes `df` to `path` as CSV (header, comma, dates as `YYYY-MM-DD`, nulls as empty
-/// cells), atomically.
-pub fn write_csv(df: &DataFrame, path: &Path) -> Result<(), Error> {
+/// The characters that make a spreadsheet read a cell as a formula (`=`, `+`, `-`, `@`),
+/// or that some spreadsheets strip before doing so (tab, carriage return).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A text cell as it is safe to open in a spreadsheet: one that would be read as a
+/// formula (a member named `=HYPERLINK(…)`) gets a leading `'`, which spreadsheets show
+/// as text. A cell that is just a number (`-3`, `+46`) is left alone: it is harmless, and
+/// changing it would change the data. Numeric columns are never touched.
+///
+/// ```
+/// use bridgehcp::report::files::neutralise_formula;
+/// assert_eq!(neutralise_formula("=1+1"), "'=1+1");
+/// assert_eq!(neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
+/// assert_eq!(neutralise_formula("-2+3"), "'-2+3");
+/// assert_eq!(neutralise_formula("-3.5"), "-3.5");
+/// assert_eq!(neutralise_formula("Anna-Lena"), "Anna-Lena");
+/// ```
+pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
+    let risky = cell.starts_with(FORMULA_STARTS) && cell.trim().parse::<f64>().is_err();
+    if risky {
+        std::borrow::Cow::Owned(format!("'{cell}"))
+    } else {
+        std::borrow::Cow::Borrowed(cell)
+    }
+}
+
+/// `df` with every text cell passed through [`neutralise_formula`].
+fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
     let mut frame = df.clone();
+    let text: Vec<PlSmallStr> = frame
+        .columns()
+        .iter()
+        .filter(|c| c.dtype() == &DataType::String)
+        .map(|c| c.name().clone())
+        .collect();
+    for name in text {
+        let column = frame.column(name.as_str())?.str()?.clone();
+        let safe = StringChunked::from_iter_options(
+            name.clone(),
+            column.iter().map(|cell| cell.map(neutralise_formula)),
+        );
+        frame.with_column(safe.into_column())?;
+    }
+    Ok(frame)
+}
+
+/// Writes `df` to `path` as CSV (header, comma, dates as `YYYY-MM-DD`, nulls as empty
+/// cells), atomically. Text cells that a spreadsheet would run as a formula are
+/// neutralised ([`neutralise_formula`]).
+pub fn write_csv(df: &DataFrame, path: &Path) -> Result<(), Error> {
+    let mut frame = neutralise_text(df).map_err(|e| Error::polars(path, e))?;
     write_atomic(path, |out| {
         CsvWriter::new(out)
             .include_header(true)

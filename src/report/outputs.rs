@@ -17,7 +17,8 @@ use crate::scoring::{BoardScore, Standing};
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
+use crate::quarantine::Quarantined;
 
 use super::files::{write_csv, write_parquet, write_staged};
 use super::frame::FrameBuilder;
@@ -187,6 +188,27 @@ pub fn unrated(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
+/// `quarantine.csv`: one row per reason a competition was left out, competitions in
+/// replay order. `file`, `row`, `column` and `board` say where the reason was found, as
+/// far as the source allows.
+pub fn quarantine(items: &[Quarantined]) -> PolarsResult<DataFrame> {
+    let rows: Vec<(&Quarantined, &InputError)> = items
+        .iter()
+        .flat_map(|q| q.reasons.iter().map(move |r| (q, r)))
+        .collect();
+    FrameBuilder::new(rows.len())
+        .map("competition_id", &rows, |(q, _)| q.competition_id.clone())
+        .date("date", rows.iter().map(|(q, _)| q.date).collect())?
+        .map("file", &rows, |(_, r)| {
+            r.location.file.as_ref().map(|f| f.display().to_string())
+        })
+        .map("row", &rows, |(_, r)| r.location.row.map(|n| n as i64))
+        .map("column", &rows, |(_, r)| r.location.column.clone())
+        .map("board", &rows, |(_, r)| r.location.board.map(i64::from))
+        .map("rule", &rows, |(_, r)| r.rule.clone())
+        .build()
+}
+
 /// `board_scores.parquet`.
 pub fn board_scores(rows: &[BoardScore]) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
@@ -228,6 +250,7 @@ pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Resu
     let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
     let standings = standings(output).map_err(frame_error("standings.parquet"))?;
     let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
+    let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
     let boards =
         board_scores(&output.prepared.board_scores).map_err(frame_error("board_scores.parquet"))?;
     let record = toml::to_string(&run_record(output, settings))
@@ -240,6 +263,7 @@ pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Resu
         write_parquet(&standings, &staged.path("standings.parquet"))?;
         write_parquet(&boards, &staged.path("board_scores.parquet"))?;
         write_csv(&unrated, &staged.path("unrated.csv"))?;
+        write_csv(&quarantine, &staged.path("quarantine.csv"))?;
         let path = staged.path("run.toml");
         std::fs::write(&path, record.as_bytes()).map_err(|e| Error::io(&path, e))
     })
@@ -250,13 +274,16 @@ pub fn write_scored(
     out: &Path,
     standings_rows: &[Standing],
     boards: &[BoardScore],
+    quarantined: &[Quarantined],
 ) -> Result<Vec<PathBuf>> {
+    let quarantine = quarantine(quarantined).map_err(frame_error("quarantine.csv"))?;
     let standings = FrameBuilder::new(standings_rows.len());
     let standings = standings_frame(standings, standings_rows, |_| None)
         .map_err(frame_error("standings.parquet"))?;
     let boards = board_scores(boards).map_err(frame_error("board_scores.parquet"))?;
     write_staged(out, |staged| {
         write_parquet(&standings, &staged.path("standings.parquet"))?;
-        write_parquet(&boards, &staged.path("board_scores.parquet"))
+        write_parquet(&boards, &staged.path("board_scores.parquet"))?;
+        write_csv(&quarantine, &staged.path("quarantine.csv"))
     })
 }
