@@ -339,6 +339,132 @@ fn a_generated_federation_runs_and_the_same_seed_gives_the_same_files() {
     assert!(stdout.contains("competitions applied"), "{stdout}");
 }
 
+/// Every file below `dir`, relative, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in std::fs::read_dir(&current).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                found.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Names that a spreadsheet would run as formulas are written as text; numbers and
+/// ordinary names are left alone; a competition id or entrant name that looks like a
+/// path never becomes one.
+#[test]
+fn csv_outputs_neutralise_formulas_and_ids_never_become_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(
+        data.join("members.csv"),
+        "member_id,name,club,masterpoints\n1,\"=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",@club,10\n2,-5,+46,20\n3,Anna-Lena,BK Syd,0\n4,Di,BK Syd,5\n",
+    )
+    .unwrap();
+    let id = "\"../../escape\u{7}/..\"";
+    std::fs::write(
+        data.join("competitions.csv"),
+        format!(
+            "competition_id,date,format,scoring,boards\n{id},2026-01-05,pairs,matchpoints,24\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("entrants.csv"),
+        format!("competition_id,entrant,player1,player2\n{id},../1,1,2\n{id},/etc/2,3,4\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("results.csv"),
+        format!("competition_id,entrant,boards_played,score\n{id},../1,24,55\n{id},/etc/2,24,45\n"),
+    )
+    .unwrap();
+    let before = tree(dir.path());
+    ok(&bridgehcp(
+        &["run", "--quiet", "--data", "data", "--out", "out"],
+        dir.path(),
+    ));
+    let ranking = String::from_utf8(read(&dir.path().join("out/ranking.csv"))).unwrap();
+    assert!(
+        ranking.contains(",\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",'@club,"),
+        "{ranking}"
+    );
+    assert!(ranking.contains(",-5,+46,"), "{ranking}");
+    assert!(ranking.contains(",Anna-Lena,BK Syd,"), "{ranking}");
+    // The handicap column stays a plain number.
+    for line in ranking.lines().skip(1) {
+        let handicap = line.rsplit(',').nth(1).unwrap_or_default();
+        assert!(handicap.parse::<f64>().is_ok(), "{line}");
+    }
+    let mut expected = before;
+    expected.extend(
+        [
+            "board_scores.parquet",
+            "changes.parquet",
+            "handicaps.parquet",
+            "quarantine.csv",
+            "ranking.csv",
+            "ranking.parquet",
+            "run.toml",
+            "standings.parquet",
+            "unrated.csv",
+        ]
+        .map(|f| format!("out/{f}")),
+    );
+    expected.sort();
+    let after = tree(dir.path());
+    assert_eq!(after, expected);
+}
+
+/// `score` holds results to the same rules as `run`: 500 boards played of 24 leaves the
+/// competition out (and is an error with --strict).
+#[test]
+fn score_applies_the_same_result_checks_as_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = two_sessions(dir.path(), "data", "matchpoints");
+    let results = std::fs::read_to_string(data.join("results.csv")).unwrap();
+    std::fs::write(
+        data.join("results.csv"),
+        results.replacen("c2,1,24,50", "c2,1,500,50", 1),
+    )
+    .unwrap();
+    let stdout = ok(&bridgehcp(
+        &["score", "--data", "data", "--out", "scored"],
+        dir.path(),
+    ));
+    assert!(
+        stdout.contains("1 competitions left out because they break a rule"),
+        "{stdout}"
+    );
+    let listed = String::from_utf8(read(&dir.path().join("scored/quarantine.csv"))).unwrap();
+    assert!(
+        listed.contains("c2,2026-01-12,")
+            && listed.contains("results.csv,3,boards_played,,boards_played 500 is more than the competition's 24 boards"),
+        "{listed}"
+    );
+    let output = bridgehcp(
+        &["score", "--strict", "--data", "data", "--out", "strict"],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("results.csv, row 3, column `boards_played`"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("strict").exists());
+}
+
 /// `study` on the sample: three factor sets and two sweeps in one command.
 #[test]
 fn study_compares_three_sets_and_two_sweeps_on_the_sample() {

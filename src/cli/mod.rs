@@ -2,6 +2,7 @@
 //! library. Each subcommand lives in its own file.
 
 pub mod import;
+pub mod progress;
 pub mod run;
 pub mod sample;
 pub mod score;

@@ -1,17 +1,17 @@
 //! `bridgehcp run`: the monthly handicap run and the ranking export.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use chrono::NaiveDate;
-use clap::Args;
-use indicatif::ProgressBar;
+use clap::{Args, ValueEnum};
 use serde::Deserialize;
 
+use super::progress::{spinner, Bars};
 use crate::error::{Error, InputError, Location, Result};
 use crate::model::FactorSet;
 use crate::pipeline::ranking::{RankingGroup, RankingOptions};
-use crate::pipeline::{self, Mode, PreviousRun, RunSettings, RunSummary};
+use crate::pipeline::{self, Mode, RunSettings, RunSummary};
 use crate::quarantine::OnError;
 
 #[derive(Debug, Args, Default)]
@@ -36,7 +36,7 @@ pub struct RunArgs {
     /// live: each competition sees the previous ones; frozen: a month uses its opening
     /// handicaps.
     #[arg(long, value_enum)]
-    pub mode: Option<Mode>,
+    pub mode: Option<ModeArg>,
     /// Continue from a previous run's output folder, applying only later competitions.
     #[arg(long, value_name = "DIR")]
     pub state: Option<PathBuf>,
@@ -54,7 +54,7 @@ pub struct RunArgs {
     pub as_of: Option<NaiveDate>,
     /// Ranking: rank within each club or district.
     #[arg(long, value_enum)]
-    pub ranking_by: Option<RankingGroup>,
+    pub ranking_by: Option<RankingGroupArg>,
     /// Apply only competitions dated up to this day (e.g. the month's last day).
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub until: Option<NaiveDate>,
@@ -67,6 +67,41 @@ pub struct RunArgs {
     /// Stop at the first error instead of leaving the competition out (quarantine.csv).
     #[arg(long)]
     pub strict: bool,
+}
+
+/// `--mode`: the pipeline's [`Mode`], spelled for the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Each competition sees the handicaps left by every earlier one.
+    Live,
+    /// Every competition of a month uses the month's opening handicaps; the changes are
+    /// summed and the cap applies at month end.
+    Frozen,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(mode: ModeArg) -> Mode {
+        match mode {
+            ModeArg::Live => Mode::Live,
+            ModeArg::Frozen => Mode::Frozen,
+        }
+    }
+}
+
+/// `--ranking-by`: the pipeline's [`RankingGroup`], spelled for the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RankingGroupArg {
+    Club,
+    District,
+}
+
+impl From<RankingGroupArg> for RankingGroup {
+    fn from(group: RankingGroupArg) -> RankingGroup {
+        match group {
+            RankingGroupArg::Club => RankingGroup::Club,
+            RankingGroupArg::District => RankingGroup::District,
+        }
+    }
 }
 
 /// A run definition kept by a federation in `pipelines/`.
@@ -132,7 +167,7 @@ impl RunArgs {
         };
         let file = definition_path.unwrap_or_default();
         let mode = match (self.mode, &definition.mode) {
-            (Some(mode), _) => mode,
+            (Some(mode), _) => mode.into(),
             (None, Some(text)) => match text.as_str() {
                 "live" => Mode::Live,
                 "frozen" => Mode::Frozen,
@@ -146,7 +181,7 @@ impl RunArgs {
             (None, None) => Mode::Live,
         };
         let group_by = match (self.ranking_by, &definition.ranking.by) {
-            (Some(g), _) => Some(g),
+            (Some(g), _) => Some(g.into()),
             (None, Some(text)) => Some(match text.as_str() {
                 "club" => RankingGroup::Club,
                 "district" => RankingGroup::District,
@@ -191,7 +226,6 @@ impl RunArgs {
                     group_by,
                 },
                 until: self.until,
-                progress: !self.quiet,
                 on_error: if self.strict || definition.strict.unwrap_or(false) {
                     OnError::Strict
                 } else {
@@ -202,34 +236,24 @@ impl RunArgs {
     }
 }
 
-/// A spinner for a stage whose length is not known in advance.
-fn spinner(enabled: bool, message: String) -> ProgressBar {
-    if !enabled {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new_spinner();
-    bar.set_message(message);
-    bar.enable_steady_tick(Duration::from_millis(120));
-    bar
-}
-
 /// Runs the plan and writes every output; returns the summary.
 pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let started = Instant::now();
-    let progress = plan.settings.progress;
+    let progress = !plan.quiet;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let checked = crate::import::table::read_dataset_checked(&plan.data, plan.settings.on_error)?;
     let previous = match &plan.state {
-        Some(dir) => Some(PreviousRun::load(dir)?),
+        Some(dir) => Some(crate::import::previous_run::load(dir)?),
         None => None,
     };
     reading.finish_and_clear();
     let read_time = started.elapsed();
-    let mut output = pipeline::run_with(
+    let mut output = pipeline::run_with_progress(
         &checked.dataset,
         checked.quarantine,
         &plan.settings,
         previous,
+        &Bars::new(progress),
     )?;
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();

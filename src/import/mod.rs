@@ -2,6 +2,7 @@
 
 pub mod factors;
 pub mod pbn;
+pub mod previous_run;
 pub mod published;
 pub mod table;
 pub mod usebio;

@@ -637,7 +637,8 @@ impl CellType for bool {
 /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01 (Arrow's day 0).
 pub const UNIX_EPOCH_FROM_CE: i32 = 719_163;
 
-fn date_from_days(days: i64) -> Result<NaiveDate, String> {
+/// The date `days` after 1970-01-01 (Arrow's `date32`), or why there is none.
+pub fn date_from_days(days: i64) -> Result<NaiveDate, String> {
     i32::try_from(days)
         .ok()
         .and_then(|d| d.checked_add(UNIX_EPOCH_FROM_CE))

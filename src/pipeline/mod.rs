@@ -7,6 +7,7 @@
 //! same handicaps as one run over the whole history.
 
 pub mod prepare;
+pub mod progress;
 pub mod ranking;
 pub mod replay;
 pub mod schedule;
@@ -16,7 +17,6 @@ pub mod state_io;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, InputError, Result};
@@ -25,6 +25,7 @@ use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
 pub use prepare::{Prepared, PreparedCompetition, Seat};
+pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
 pub use state::{PlayerState, Registry};
 pub use state_io::{AppliedThrough, PreviousRun};
@@ -38,8 +39,6 @@ pub struct RunSettings {
     /// Apply only competitions dated up to and including this day (a month-end run on
     /// a dataset that already holds later competitions).
     pub until: Option<NaiveDate>,
-    /// Draw progress bars on standard error (only when it is a terminal).
-    pub progress: bool,
     /// Quarantine competitions that break a rule, or stop at the first (`--strict`).
     pub on_error: OnError,
 }
@@ -51,7 +50,6 @@ impl Default for RunSettings {
             mode: Mode::Live,
             ranking: RankingOptions::default(),
             until: None,
-            progress: false,
             on_error: OnError::Quarantine,
         }
     }
@@ -95,21 +93,6 @@ pub struct RunSummary {
     pub elapsed: Duration,
 }
 
-fn bar(enabled: bool, length: u64, message: &'static str) -> ProgressBar {
-    if !enabled {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(length);
-    let style = ProgressStyle::with_template(
-        "{msg:>12} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed}, eta {eta})",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .progress_chars("=> ");
-    bar.set_style(style);
-    bar.set_message(message);
-    bar
-}
-
 /// Runs the pipeline over `dataset`, continuing `previous` when given.
 pub fn run(
     dataset: &Dataset,
@@ -124,9 +107,20 @@ pub fn run(
 /// join them (or, with [`OnError::Strict`], the first such error is returned).
 pub fn run_with(
     dataset: &Dataset,
+    quarantine: Quarantine,
+    settings: &RunSettings,
+    previous: Option<PreviousRun>,
+) -> Result<RunOutput> {
+    run_with_progress(dataset, quarantine, settings, previous, &NoProgress)
+}
+
+/// [`run_with`], reporting the scoring and the replay to `progress`.
+pub fn run_with_progress(
+    dataset: &Dataset,
     mut quarantine: Quarantine,
     settings: &RunSettings,
     previous: Option<PreviousRun>,
+    progress: &dyn Progress,
 ) -> Result<RunOutput> {
     let started = Instant::now();
     let strict = settings.on_error == OnError::Strict;
@@ -160,16 +154,12 @@ pub fn run_with(
         (dataset, 0)
     };
 
-    let scoring_bar = bar(
-        settings.progress,
-        dataset.competitions.len() as u64,
-        "scoring",
-    );
+    progress.start("scoring", dataset.competitions.len() as u64);
     let scoring_started = Instant::now();
     let mut prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
-        scoring_bar.inc(1)
+        progress.advance(1)
     });
-    scoring_bar.finish_and_clear();
+    progress.finish();
     if strict {
         if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
             return Err(error.clone().into());
@@ -188,11 +178,7 @@ pub fn run_with(
         }
     }
 
-    let replay_bar = bar(
-        settings.progress,
-        prepared.competitions.len() as u64,
-        "replaying",
-    );
+    progress.start("replaying", prepared.competitions.len() as u64);
     let scoring = scoring_started.elapsed();
     let replay_started = Instant::now();
     let before: Vec<f64> = states.iter().map(|s| s.handicap).collect();
@@ -201,9 +187,9 @@ pub fn run_with(
         settings.mode,
         &prepared.competitions,
         &mut states,
-        &|n| replay_bar.inc(n),
+        &|n| progress.advance(n),
     );
-    replay_bar.finish_and_clear();
+    progress.finish();
     if let Some(failed) = replay.failed.first().filter(|_| strict) {
         return Err(replay::ReplayError {
             competition: prepared.competitions[failed.competition]

@@ -25,7 +25,7 @@ pub struct RankingOptions {
     pub group_by: Option<RankingGroup>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RankingGroup {
     Club,
     District,

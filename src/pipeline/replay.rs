@@ -19,7 +19,7 @@ use super::schedule;
 use super::state::{month_index, PlayerState};
 
 /// How handicaps update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
     /// Each competition sees the handicaps left by every earlier one.
     #[default]

@@ -2,24 +2,23 @@
 //!
 //! The monthly run keeps its output folder; the next month's run reads the members'
 //! handicaps and counters from its `handicaps.parquet` and the last competition it applied
-//! from its `run.toml`, and applies only what came after. Handicaps are stored as
+//! from its `run.toml`, and applies only what came after. Reading those files is the
+//! edge's job (`import::previous_run`); this module holds what the replay needs of them. Handicaps are stored as
 //! float64, so nothing is lost between runs and January-then-February equals
 //! January–February in one run, to the bit.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::NaiveDate;
-use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Competition, MemberId};
-use crate::error::{Error, InputError, Location, Result};
+use crate::error::{Error, Result};
 use crate::model::FactorSet;
 
 use super::prepare::PreparedCompetition;
-use super::state::{month_index, PlayerState, Registry};
+use super::state::{PlayerState, Registry};
 
 /// The last competition a run applied, in replay order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,101 +62,20 @@ pub struct PreviousRun {
     states: HashMap<MemberId, PlayerState>,
 }
 
-fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> {
-    df.column(name).map_err(|_| {
-        Error::Input(InputError::new(
-            Location::file(file).column(name),
-            "required column is missing",
-        ))
-    })
-}
-
 impl PreviousRun {
-    /// Reads `handicaps.parquet` and `run.toml` from a previous run's output folder.
-    pub fn load(folder: &Path) -> Result<PreviousRun> {
-        let record_path = folder.join("run.toml");
-        let text = std::fs::read_to_string(&record_path).map_err(|e| Error::io(&record_path, e))?;
-        let record: RunRecord = toml::from_str(&text).map_err(|e| {
-            Error::Input(InputError::new(Location::file(&record_path), e.to_string()))
-        })?;
-
-        let path = folder.join("handicaps.parquet");
-        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-        let df = ParquetReader::new(file)
-            .finish()
-            .map_err(|e| Error::polars(&path, e))?;
-        let wrong = |name: &'static str| {
-            let path = path.clone();
-            move |e: PolarsError| {
-                Error::Input(InputError::new(
-                    Location::file(&path).column(name),
-                    format!("wrong type: {e}"),
-                ))
-            }
-        };
-        let ids = column(&df, "member_id", &path)?
-            .i64()
-            .map_err(wrong("member_id"))?;
-        let handicap = column(&df, "handicap", &path)?
-            .f64()
-            .map_err(wrong("handicap"))?;
-        let topscore = column(&df, "handicap_topscore", &path)?
-            .f64()
-            .map_err(wrong("handicap_topscore"))?;
-        let imp = column(&df, "handicap_imp", &path)?
-            .f64()
-            .map_err(wrong("handicap_imp"))?;
-        let boards = column(&df, "boards", &path)?
-            .i64()
-            .map_err(wrong("boards"))?;
-        let competitions = column(&df, "competitions", &path)?
-            .i64()
-            .map_err(wrong("competitions"))?;
-        let last = column(&df, "last_played", &path)?
-            .date()
-            .map_err(wrong("last_played"))?;
-        let playing = column(&df, "playing_handicap", &path)?
-            .f64()
-            .map_err(wrong("playing_handicap"))?;
-        let playing_month = column(&df, "playing_month", &path)?
-            .date()
-            .map_err(wrong("playing_month"))?;
-
-        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
-        let to_date = |days: Option<i32>| {
-            days.and_then(|d| epoch.checked_add_signed(chrono::Duration::days(i64::from(d))))
-        };
-        let mut states = HashMap::with_capacity(df.height());
-        for row in 0..df.height() {
-            let bad = |name: &str| {
-                Error::Input(InputError::new(
-                    Location::file(&path).row(row + 1).column(name),
-                    "value is missing or not finite",
-                ))
-            };
-            let id = ids.get(row).ok_or_else(|| bad("member_id"))?;
-            let h = handicap
-                .get(row)
-                .filter(|h| h.is_finite())
-                .ok_or_else(|| bad("handicap"))?;
-            let state = PlayerState {
-                handicap: h,
-                handicap_topscore: topscore.get(row).unwrap_or(h),
-                handicap_imp: imp.get(row).unwrap_or(h),
-                boards: boards.get(row).unwrap_or(0).max(0) as u64,
-                competitions: competitions.get(row).unwrap_or(0).max(0) as u64,
-                last_played: to_date(last.physical().get(row)),
-                playing_month: to_date(playing_month.physical().get(row)).map(month_index),
-                playing_handicap: playing.get(row).unwrap_or(h),
-            };
-            states.insert(id, state);
-        }
-        Ok(PreviousRun {
-            folder: folder.to_path_buf(),
+    /// A previous run's record and the members' states it left, read from `folder` by
+    /// the caller (see `import::previous_run`).
+    pub fn new(
+        folder: PathBuf,
+        record: RunRecord,
+        states: HashMap<MemberId, PlayerState>,
+    ) -> PreviousRun {
+        PreviousRun {
+            folder,
             applied_through: record.applied_through.clone(),
             record,
             states,
-        })
+        }
     }
 
     /// The state of every member of `registry`: as left by the previous run, or the
