@@ -129,6 +129,15 @@ pub struct FormatFactor {
     pub c_k: f64,
     /// `C_u`, dilution factor.
     pub c_u: f64,
+    /// Result units per `C_b` in this format's expected result `r̂ = (…)/(scale·C_b)`:
+    /// 2 for individual events in `fsb-2007` (a player's share of a pair's result),
+    /// 1 elsewhere. Optional, 1 when absent.
+    #[serde(default = "one")]
+    pub result_scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// `fsb-2007`: individual 2/1, pairs 1/1, pairs against a datum 1/1, team match 1/2 / 1/2,
@@ -276,6 +285,7 @@ impl FactorSet {
         for (name, f) in formats {
             positive(&format!("formats.{name}.c_k"), f.c_k)?;
             positive(&format!("formats.{name}.c_u"), f.c_u)?;
+            positive(&format!("formats.{name}.result_scale"), f.result_scale)?;
         }
         if self.guest_methods.is_empty() {
             return Err("key `guest_methods` must name at least one method".into());
@@ -325,6 +335,12 @@ impl FactorSet {
         }
     }
 
+    /// The divisor of a format's expected result: `result_scale·C_b` (`2·C_b` for
+    /// individual events in `fsb-2007`).
+    pub fn expected_divisor(&self, method: CalcMethod, kind: FieldKind) -> f64 {
+        self.method(method).c_b * self.format(kind).result_scale
+    }
+
     /// The board-weight multiplier of a competition class: the listed factor, else 1.0.
     pub fn class_multiplier(&self, class: Option<&str>) -> f64 {
         class
@@ -361,8 +377,18 @@ mod tests {
         );
         assert_eq!(f.methods.topscore, MethodFactor { s: 0.6, c_b: 2.0 });
         assert_eq!(f.methods.imp, MethodFactor { s: 0.1, c_b: 12.0 });
-        let ff = |c_k, c_u| FormatFactor { c_k, c_u };
-        assert_eq!(f.formats.individual, ff(2.0, 1.0));
+        let ff = |c_k, c_u| FormatFactor {
+            c_k,
+            c_u,
+            result_scale: 1.0,
+        };
+        assert_eq!(
+            f.formats.individual,
+            FormatFactor {
+                result_scale: 2.0,
+                ..ff(2.0, 1.0)
+            }
+        );
         assert_eq!(f.formats.pairs, ff(1.0, 1.0));
         assert_eq!(f.formats.pairs_datum, ff(1.0, 1.0));
         assert_eq!(f.formats.team_match, ff(0.5, 0.5));

@@ -316,11 +316,7 @@ fn estimate(
             }
         }
         kind => {
-            let rate = if kind == FieldKind::Individual {
-                2.0 * c_b
-            } else {
-                c_b
-            };
+            let rate = f.expected_divisor(input.method, kind);
             let n_total = settling.len();
             let estimated: Vec<usize> = settling
                 .iter()

@@ -197,7 +197,9 @@ fn field_expectations(
     let unit = |units: &Vec<SettledUnit>, i: usize| units.get(i).map_or(0.0, |u| u.handicap);
     let first: Vec<f64> = settled.iter().map(|u| unit(u, 0)).collect();
     match input.kind {
-        FieldKind::Individual => individual::expected(&first, c_b),
+        FieldKind::Individual => {
+            individual::expected(&first, f.expected_divisor(input.method, input.kind))
+        }
         FieldKind::Pairs => pairs::expected(&first, c_b),
         FieldKind::PairsDatum => pairs_datum::expected(&first, c_b),
         FieldKind::TeamMatch => {

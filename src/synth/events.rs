@@ -12,6 +12,7 @@ use chrono::NaiveDate;
 use crate::dataset::{
     BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, ScoringMethod,
 };
+use crate::model::{CalcMethod, FieldKind};
 use crate::scoring::conventions::ImpAggregate;
 
 use super::federation::{Club, Federation};
@@ -381,6 +382,7 @@ impl<'a> MonthBuilder<'a> {
         let total: f64 = entrants.iter().map(|e| e.1).sum();
         let b = f64::from(boards_played);
         let individual = comp.format == Format::Individual;
+        let factors = &self.fed.config.factors;
         let mut scores: Vec<f64> = entrants
             .iter()
             .map(|(_, level)| {
@@ -388,10 +390,15 @@ impl<'a> MonthBuilder<'a> {
                 let gap = others - level;
                 match comp.scoring {
                     ScoringMethod::Matchpoints => {
-                        let divisor = if individual { 4.0 } else { 2.0 };
-                        gap / divisor + 6.0 * self.rng.normal()
+                        let kind = if individual {
+                            FieldKind::Individual
+                        } else {
+                            FieldKind::Pairs
+                        };
+                        gap / factors.expected_divisor(CalcMethod::Topscore, kind)
+                            + 6.0 * self.rng.normal()
                     }
-                    _ => b * gap / 12.0 + 2.0 * b.sqrt() * self.rng.normal(),
+                    _ => b * gap / factors.methods.imp.c_b + 2.0 * b.sqrt() * self.rng.normal(),
                 }
             })
             .collect();
@@ -635,8 +642,9 @@ impl<'a> MonthBuilder<'a> {
                     // Net IMPs follow the model's expectation for the match; each team's
                     // reported score is the IMPs it won.
                     let nb = f64::from(per_match);
-                    let net =
-                        nb * ((b1 + b2) - (a1 + a2)) / 12.0 + 3.0 * nb.sqrt() * self.rng.normal();
+                    let net = nb * ((b1 + b2) - (a1 + a2))
+                        / self.fed.config.factors.methods.imp.c_b
+                        + 3.0 * nb.sqrt() * self.rng.normal();
                     let base = (1.8 * nb + 2.0 * self.rng.normal()).max(net.abs() / 2.0 + 1.0);
                     let won = [
                         (base + net / 2.0).round().max(0.0),
@@ -760,7 +768,8 @@ impl<'a> MonthBuilder<'a> {
                         .iter()
                         .map(|s| {
                             let opp = seated.iter().find(|o| o.0 == s.2).map_or(s.1, |o| o.1);
-                            nb * (opp - s.1) / 12.0 + 2.0 * nb.sqrt() * self.rng.normal()
+                            nb * (opp - s.1) / self.fed.config.factors.methods.imp.c_b
+                                + 2.0 * nb.sqrt() * self.rng.normal()
                         })
                         .collect();
                     let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;

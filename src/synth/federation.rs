@@ -15,6 +15,7 @@ use crate::scoring::conventions::{
 
 use super::rng::Rng;
 use super::SynthConfig;
+use crate::model::factors::StartFormula;
 
 const FIRST_NAMES: [&str; 24] = [
     "Anna",
@@ -84,17 +85,18 @@ const CLUB_NAMES: [&str; 12] = [
 ];
 const DISTRICT_NAMES: [&str; 5] = ["Norra", "Mellersta", "Södra", "Västra", "Östra"];
 
-/// The starting handicap the member list's masterpoints give: `52/(1+0.01·MP)`.
-pub fn start_from_masterpoints(masterpoints: f64) -> f64 {
-    52.0 / (1.0 + 0.01 * masterpoints.max(0.0))
+/// The starting handicap the member list's masterpoints give: `base/(1+c·MP)`
+/// (`52/(1+0.01·MP)` in `fsb-2007`).
+pub fn start_from_masterpoints(start: &StartFormula, masterpoints: f64) -> f64 {
+    start.base / (1.0 + start.c * masterpoints.max(0.0))
 }
 
-/// The masterpoints whose starting handicap is `handicap` (0 at 52 and above).
-pub fn masterpoints_for(handicap: f64) -> f64 {
-    if handicap >= 52.0 {
+/// The masterpoints whose starting handicap is `handicap` (0 at `base` and above).
+pub fn masterpoints_for(start: &StartFormula, handicap: f64) -> f64 {
+    if handicap >= start.base || start.c <= 0.0 {
         return 0.0;
     }
-    100.0 * (52.0 / handicap.max(0.5) - 1.0)
+    (1.0 / start.c) * (start.base / handicap.max(0.5) - 1.0)
 }
 
 /// A player who may sit at a table.
@@ -159,6 +161,7 @@ fn round_to(x: f64, step: f64) -> f64 {
 
 impl Federation {
     pub fn new(config: &SynthConfig) -> Federation {
+        let cap = config.factors.cap;
         let mut rng = Rng::derive(config.seed, &[0]);
         // Careers draw from their own stream, so a federation without drift is the same
         // with or without this code.
@@ -195,7 +198,7 @@ impl Federation {
         let mut all_members = Vec::new();
         let first_member = 100_001i64;
         for i in 0..config.members {
-            let level = (24.0 + 11.0 * rng.normal()).clamp(0.5, 52.0);
+            let level = (24.0 + 11.0 * rng.normal()).clamp(0.5, cap);
             let c = rng.weighted(&club_weights);
             let id = first_member + i as i64;
             let idx = people.len();
@@ -208,15 +211,15 @@ impl Federation {
             clubs[c].members.push(idx);
             // Masterpoints reflect the strength when the member first appears.
             let known = drift.map_or(level, |d| d.start_level);
-            let start_guess = (known + 3.0 * rng.normal()).clamp(1.0, 52.0);
+            let start_guess = (known + 3.0 * rng.normal()).clamp(1.0, cap);
             let mut member = Member::new(id);
             member.name = Some(random_name(&mut rng));
             member.club = Some(clubs[c].name.clone());
             member.district = Some(clubs[c].district.clone());
-            member.masterpoints = masterpoints_for(start_guess).round();
+            member.masterpoints = masterpoints_for(&config.factors.start, start_guess).round();
             if rng.chance(config.start_handicap_share) {
                 member.start_handicap =
-                    Some(round_to((level + 2.0 * rng.normal()).clamp(0.0, 52.0), 0.1));
+                    Some(round_to((level + 2.0 * rng.normal()).clamp(0.0, cap), 0.1));
             }
             member_rows.push(member);
         }
@@ -226,7 +229,7 @@ impl Federation {
         let foreign_n = (config.members as f64 * config.foreign_share).ceil() as usize;
         let mut foreign = Vec::new();
         for j in 0..foreign_n {
-            let level = (20.0 + 10.0 * rng.normal()).clamp(0.5, 52.0);
+            let level = (20.0 + 10.0 * rng.normal()).clamp(0.5, cap);
             let id = first_foreign + j as i64;
             foreign.push(people.len());
             people.push(Person {
@@ -243,7 +246,7 @@ impl Federation {
         let non_member_n = (config.members as f64 * config.non_member_share).ceil() as usize;
         let mut non_members = Vec::new();
         for j in 0..non_member_n {
-            let level = (32.0 + 9.0 * rng.normal()).clamp(0.5, 52.0);
+            let level = (32.0 + 9.0 * rng.normal()).clamp(0.5, cap);
             non_members.push(people.len());
             people.push(Person {
                 id: first_non_member + j as i64,
@@ -302,7 +305,8 @@ impl Federation {
             (Some(d), Some(cfg)) => {
                 let since = f64::from(month.saturating_sub(d.joined));
                 let curve = (d.start_level - p.level) * (-since / cfg.improvement_months).exp();
-                (p.level + curve + d.decline_per_month * f64::from(month)).clamp(0.5, 52.0)
+                (p.level + curve + d.decline_per_month * f64::from(month))
+                    .clamp(0.5, self.config.factors.cap)
             }
             _ => p.level,
         }
@@ -368,6 +372,7 @@ mod tests {
     /// 30 → 40.0, 50 → 34.7, 100 → 26.0, 300 → 13.0, 1000 → 4.7, 3000 → 1.68.
     #[test]
     fn masterpoints_invert_the_starting_formula() {
+        let fsb = crate::model::FactorSet::default().start;
         let table = [
             (0.0, 52.0),
             (10.0, 47.3),
@@ -379,18 +384,22 @@ mod tests {
             (3000.0, 1.68),
         ];
         for (mp, h) in table {
-            assert!((start_from_masterpoints(mp) - h).abs() < 0.05, "MP {mp}");
-            let back = masterpoints_for(start_from_masterpoints(mp));
+            assert!(
+                (start_from_masterpoints(&fsb, mp) - h).abs() < 0.05,
+                "MP {mp}"
+            );
+            let back = masterpoints_for(&fsb, start_from_masterpoints(&fsb, mp));
             assert!((back - mp).abs() < 1e-9, "MP {mp} → {back}");
         }
-        assert!((masterpoints_for(13.0) - 300.0).abs() < 1e-9);
-        assert!((masterpoints_for(26.0) - 100.0).abs() < 1e-9);
-        assert!(masterpoints_for(60.0).abs() < 1e-12);
+        assert!((masterpoints_for(&fsb, 13.0) - 300.0).abs() < 1e-9);
+        assert!((masterpoints_for(&fsb, 26.0) - 100.0).abs() < 1e-9);
+        assert!(masterpoints_for(&fsb, 60.0).abs() < 1e-12);
     }
 
     #[test]
     fn starting_handicaps_follow_strength() {
         let fed = Federation::new(&SynthConfig::default());
+        let fsb = fed.config.factors.start;
         let pairs: Vec<(f64, f64)> = fed
             .member_rows
             .iter()
@@ -398,7 +407,7 @@ mod tests {
             .filter_map(|m| {
                 Some((
                     fed.true_handicap(m.member_id)?,
-                    start_from_masterpoints(m.masterpoints),
+                    start_from_masterpoints(&fsb, m.masterpoints),
                 ))
             })
             .collect();

@@ -24,6 +24,7 @@ pub mod movements;
 pub mod play;
 pub mod rng;
 
+use crate::model::FactorSet;
 use chrono::{Datelike, Months, NaiveDate};
 use rayon::prelude::*;
 
@@ -117,6 +118,9 @@ pub struct SynthConfig {
     /// Share of pairs events played over two sessions on the same date (default 0.15).
     pub double_session_share: f64,
     pub play: PlayModel,
+    /// The handicap model's constants the synthetic play follows: the 0–52 scale, the
+    /// starting formula and `C_b` (default: the built-in `fsb-2007` set).
+    pub factors: FactorSet,
     /// Skill that changes over time (none by default: the shipped sample's players keep
     /// their strength).
     pub drift: Option<Drift>,
@@ -212,6 +216,7 @@ impl Default for SynthConfig {
             double_session_share: 0.15,
             play: PlayModel::default(),
             drift: None,
+            factors: FactorSet::default(),
         }
     }
 }

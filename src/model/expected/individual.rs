@@ -2,7 +2,8 @@
 //!
 //! The player's partners change every round and average out to the field, so the pair the
 //! player sits in is, on average, half as far from the field as the player alone: hence
-//! the 2. (`C_k = 2` in the update gives back the full rate.)
+//! the 2, which the factor set holds as `formats.individual.result_scale`. (`C_k = 2` in
+//! the update gives back the full rate.)
 
 use super::{mean_of_others, Expectation};
 use crate::model::error::ModelError;
@@ -14,10 +15,12 @@ use crate::model::field::sum;
 /// ```
 /// use bridgehcp::model::expected::individual::expected;
 /// // Players 10, 20, 30: the first sees others at 25, r̂ = (25 − 10)/(2·2) = +3.75 %.
-/// let e = expected(&[10.0, 20.0, 30.0], 2.0).unwrap();
+/// let e = expected(&[10.0, 20.0, 30.0], 2.0 * 2.0).unwrap();
 /// assert!((e[0].expected - 3.75).abs() < 1e-12);
 /// ```
-pub fn expected(handicaps: &[f64], c_b: f64) -> Result<Vec<Expectation>, ModelError> {
+///
+/// `divisor` is `2·C_b` in `fsb-2007` ([`crate::model::FactorSet::expected_divisor`]).
+pub fn expected(handicaps: &[f64], divisor: f64) -> Result<Vec<Expectation>, ModelError> {
     if handicaps.len() < 2 {
         return Err(ModelError::TooFewEntrants {
             found: handicaps.len(),
@@ -30,7 +33,7 @@ pub fn expected(handicaps: &[f64], c_b: f64) -> Result<Vec<Expectation>, ModelEr
             let field = mean_of_others(total, handicaps.len(), h);
             Expectation {
                 field,
-                expected: (field - h) / (2.0 * c_b),
+                expected: (field - h) / divisor,
             }
         })
         .collect())
@@ -47,7 +50,7 @@ mod tests {
     /// player 36: others (0+12+24)/3  = 12, r̂ = (12 − 36)/4 = −6
     #[test]
     fn four_players_by_hand() {
-        let e = match expected(&[0.0, 12.0, 24.0, 36.0], 2.0) {
+        let e = match expected(&[0.0, 12.0, 24.0, 36.0], 2.0 * 2.0) {
             Ok(e) => e,
             Err(err) => panic!("{err}"),
         };
@@ -61,7 +64,7 @@ mod tests {
     #[test]
     fn one_player_is_not_a_field() {
         assert_eq!(
-            expected(&[3.0], 2.0),
+            expected(&[3.0], 2.0 * 2.0),
             Err(ModelError::TooFewEntrants { found: 1 })
         );
     }
