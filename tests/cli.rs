@@ -499,3 +499,121 @@ fn score_applies_the_same_result_checks_as_run() {
     );
     assert!(!dir.path().join("strict").exists());
 }
+
+/// `study` on the sample: three factor sets and two sweeps in one command.
+#[test]
+fn study_compares_three_sets_and_two_sweeps_on_the_sample() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let default = std::fs::read_to_string(root.join("data/factors/fsb-2007.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("fast.toml"),
+        default
+            .replace("name = \"fsb-2007\"", "name = \"fast\"")
+            .replace("impact = 480.0", "impact = 200.0"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("flat.toml"),
+        default
+            .replace("name = \"fsb-2007\"", "name = \"flat-start\"")
+            .replace("c = 0.01", "c = 0.0"),
+    )
+    .unwrap();
+    let data = sample();
+    let base = root.join("data/factors/fsb-2007.toml");
+    let study = |out: &str, threads: &str| {
+        ok(&bridgehcp(
+            &[
+                "study",
+                "--quiet",
+                "--threads",
+                threads,
+                "--data",
+                data.to_str().unwrap(),
+                "--factors",
+                base.to_str().unwrap(),
+                "fast.toml",
+                "flat.toml",
+                "--sweep",
+                "impact=240,960",
+                "--sweep",
+                "methods.topscore.c_b=2.5",
+                "--out",
+                out,
+            ],
+            dir.path(),
+        ))
+    };
+    study("one", "1");
+    study("two", "2");
+    assert_eq!(
+        read(&dir.path().join("one/study.parquet")),
+        read(&dir.path().join("two/study.parquet")),
+        "the table depends on the thread count"
+    );
+    let file = std::fs::File::open(dir.path().join("one/study.parquet")).unwrap();
+    let df = ParquetReader::new(file).finish().unwrap();
+    let sets = df.column("set").unwrap().str().unwrap();
+    let metric = df.column("metric").unwrap().str().unwrap();
+    let period = df.column("period").unwrap().str().unwrap();
+    let value = df.column("value").unwrap().f64().unwrap();
+    let get = |set: &str, p: &str, m: &str| -> Option<f64> {
+        (0..df.height()).find_map(|i| {
+            (sets.get(i) == Some(set) && period.get(i) == Some(p) && metric.get(i) == Some(m))
+                .then(|| value.get(i).unwrap())
+        })
+    };
+    let expected_sets = [
+        "fsb-2007",
+        "fast",
+        "flat-start",
+        "fsb-2007+impact=240",
+        "fsb-2007+impact=960",
+        "fsb-2007+methods.topscore.c_b=2.5",
+        "running-average",
+        "elo",
+        "weng-lin",
+    ];
+    for set in expected_sets {
+        let r = get(set, "test", "pearson_r").unwrap_or_else(|| panic!("no r for {set}"));
+        assert!(r > 0.0 && r < 1.0, "{set}: r = {r}");
+        assert!(get(set, "test", "rmse").is_some(), "{set}");
+        assert!(get(set, "burn_in", "pearson_r").is_some(), "{set}");
+        assert!(get(set, "2025", "pearson_r").is_some(), "{set}");
+    }
+    // The first set against itself: identical rankings.
+    assert_eq!(get("fsb-2007", "all", "spearman_vs_first"), Some(1.0));
+    // Every set is judged on the same entrants.
+    let n = get("fsb-2007", "test", "entrants").unwrap();
+    for set in expected_sets {
+        assert_eq!(get(set, "test", "entrants"), Some(n), "{set}");
+    }
+    // Baselines were tuned on the burn-in period, on their grid.
+    let k = get("elo", "burn_in", "k").unwrap();
+    assert!([4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0].contains(&k));
+    let html = std::fs::read_to_string(dir.path().join("one/study.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("fsb-2007+impact=240"));
+    assert!(
+        !html.contains("<script"),
+        "the report must be self-contained"
+    );
+
+    // A key that is not in a factor set is an error naming it.
+    let output = bridgehcp(
+        &[
+            "study",
+            "--data",
+            data.to_str().unwrap(),
+            "--sweep",
+            "impakt=1,2",
+            "--out",
+            "bad",
+        ],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("impakt"), "{stderr}");
+}

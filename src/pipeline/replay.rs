@@ -254,7 +254,7 @@ fn record(
     };
     let method = competition.input.method;
     let mut frozen_sums = frozen_sums;
-    for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
+    for (i, mut outcome) in evaluated.outcomes.into_iter().enumerate() {
         let seat = competition
             .seats
             .get(outcome.entrant)
@@ -265,6 +265,12 @@ fn record(
         if let (Seat::Member(m), true) = (seat, outcome.updated) {
             let state = &mut states[m as usize];
             state.enter_month(competition.date);
+            // The model computes Δh with the set's impact; a newcomer moves faster.
+            let scale = factors.newcomer_scale(state.boards);
+            if scale != 1.0 {
+                outcome.delta *= scale;
+                outcome.handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
+            }
             handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
             // Both per-method handicaps drift after a gap, the one not played too.
             let (topscore, imp) = if factors.separate_by_method {
@@ -279,7 +285,7 @@ fn record(
                 .by_method
                 .as_ref()
                 .and_then(|by_method| by_method.get(i))
-                .map(|o| o.delta);
+                .map(|o| o.delta * scale);
             match frozen_sums.as_deref_mut() {
                 Some(sums) => {
                     let period = sums[m as usize].get_or_insert_with(|| MemberPeriod {
