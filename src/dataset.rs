@@ -256,6 +256,9 @@ pub struct BoardResult {
     pub east: Option<String>,
     pub west: Option<String>,
     pub round: Option<u32>,
+    /// The session of a competition scored over several sessions (a multi-session
+    /// event); the `session` tie-break compares the entrants' session results.
+    pub session: Option<u32>,
     pub table: Option<u32>,
     pub room: Option<String>,
     /// Points a director added to (negative: took from) each side's total on this

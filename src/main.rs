@@ -78,6 +78,19 @@ fn main() -> anyhow::Result<()> {
                 args.out.display()
             );
         }
+        Command::Study(args) => {
+            if let Some(threads) = args.threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build_global()
+                    .context("cannot start the worker threads")?;
+            }
+            let study = bridgehcp::cli::study::execute(&args)
+                .with_context(|| format!("study of {} failed", args.data.display()))?;
+            if !args.quiet {
+                bridgehcp::cli::study::print_summary(&args, &study);
+            }
+        }
     }
     Ok(())
 }

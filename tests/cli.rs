@@ -274,10 +274,16 @@ fn an_alternative_factor_set_changes_the_handicaps_and_a_typo_is_an_error() {
     std::fs::write(dir.path().join("slow.toml"), slower).unwrap();
     run_sample(dir.path(), "base", &[]);
     run_sample(dir.path(), "slow", &["--factors", "slow.toml"]);
-    assert_ne!(
-        read(&dir.path().join("base/handicaps.parquet")),
-        read(&dir.path().join("slow/handicaps.parquet"))
-    );
+    // Δh = −(1/I)·W·C_u·C_k·C_b·N_G·(r − r̂): doubling the impact I halves every change
+    // of the first competition, which both runs rate from the same starting handicaps.
+    let base = first_competition_deltas(&dir.path().join("base/changes.parquet"));
+    let slow = first_competition_deltas(&dir.path().join("slow/changes.parquet"));
+    assert_eq!(base.len(), slow.len());
+    assert!(base.iter().any(|(_, d)| d.abs() > 1e-6), "{base:?}");
+    for ((member, b), (same, s)) in base.iter().zip(&slow) {
+        assert_eq!(member, same);
+        assert!((s - b / 2.0).abs() < 1e-12, "member {member}: {s} vs {b}/2");
+    }
     let run_toml = String::from_utf8(read(&dir.path().join("slow/run.toml"))).unwrap();
     assert!(run_toml.contains("slow-960"), "{run_toml}");
 
@@ -337,6 +343,35 @@ fn a_generated_federation_runs_and_the_same_seed_gives_the_same_files() {
         dir.path(),
     ));
     assert!(stdout.contains("competitions applied"), "{stdout}");
+}
+
+/// `(member_id, delta)` of the rows of the first competition in a `changes.parquet`.
+fn first_competition_deltas(path: &Path) -> Vec<(i64, f64)> {
+    use polars::prelude::{ParquetReader, SerReader};
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let frame = ParquetReader::new(file)
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let column = |name: &str| {
+        frame
+            .column(name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .as_materialized_series()
+            .clone()
+    };
+    let (competition, member, delta) = (
+        column("competition_id"),
+        column("member_id"),
+        column("delta"),
+    );
+    let competition = competition.str().unwrap();
+    let member = member.i64().unwrap();
+    let delta = delta.f64().unwrap();
+    let first = competition.get(0).unwrap_or_default();
+    (0..frame.height())
+        .take_while(|&i| competition.get(i) == Some(first))
+        .map(|i| (member.get(i).unwrap_or(0), delta.get(i).unwrap_or(f64::NAN)))
+        .collect()
 }
 
 /// Every file below `dir`, relative, sorted.
@@ -463,4 +498,122 @@ fn score_applies_the_same_result_checks_as_run() {
         "{stderr}"
     );
     assert!(!dir.path().join("strict").exists());
+}
+
+/// `study` on the sample: three factor sets and two sweeps in one command.
+#[test]
+fn study_compares_three_sets_and_two_sweeps_on_the_sample() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let default = std::fs::read_to_string(root.join("data/factors/fsb-2007.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("fast.toml"),
+        default
+            .replace("name = \"fsb-2007\"", "name = \"fast\"")
+            .replace("impact = 480.0", "impact = 200.0"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("flat.toml"),
+        default
+            .replace("name = \"fsb-2007\"", "name = \"flat-start\"")
+            .replace("c = 0.01", "c = 0.0"),
+    )
+    .unwrap();
+    let data = sample();
+    let base = root.join("data/factors/fsb-2007.toml");
+    let study = |out: &str, threads: &str| {
+        ok(&bridgehcp(
+            &[
+                "study",
+                "--quiet",
+                "--threads",
+                threads,
+                "--data",
+                data.to_str().unwrap(),
+                "--factors",
+                base.to_str().unwrap(),
+                "fast.toml",
+                "flat.toml",
+                "--sweep",
+                "impact=240,960",
+                "--sweep",
+                "methods.topscore.c_b=2.5",
+                "--out",
+                out,
+            ],
+            dir.path(),
+        ))
+    };
+    study("one", "1");
+    study("two", "2");
+    assert_eq!(
+        read(&dir.path().join("one/study.parquet")),
+        read(&dir.path().join("two/study.parquet")),
+        "the table depends on the thread count"
+    );
+    let file = std::fs::File::open(dir.path().join("one/study.parquet")).unwrap();
+    let df = ParquetReader::new(file).finish().unwrap();
+    let sets = df.column("set").unwrap().str().unwrap();
+    let metric = df.column("metric").unwrap().str().unwrap();
+    let period = df.column("period").unwrap().str().unwrap();
+    let value = df.column("value").unwrap().f64().unwrap();
+    let get = |set: &str, p: &str, m: &str| -> Option<f64> {
+        (0..df.height()).find_map(|i| {
+            (sets.get(i) == Some(set) && period.get(i) == Some(p) && metric.get(i) == Some(m))
+                .then(|| value.get(i).unwrap())
+        })
+    };
+    let expected_sets = [
+        "fsb-2007",
+        "fast",
+        "flat-start",
+        "fsb-2007+impact=240",
+        "fsb-2007+impact=960",
+        "fsb-2007+methods.topscore.c_b=2.5",
+        "running-average",
+        "elo",
+        "weng-lin",
+    ];
+    for set in expected_sets {
+        let r = get(set, "test", "pearson_r").unwrap_or_else(|| panic!("no r for {set}"));
+        assert!(r > 0.0 && r < 1.0, "{set}: r = {r}");
+        assert!(get(set, "test", "rmse").is_some(), "{set}");
+        assert!(get(set, "burn_in", "pearson_r").is_some(), "{set}");
+        assert!(get(set, "2025", "pearson_r").is_some(), "{set}");
+    }
+    // The first set against itself: identical rankings.
+    assert_eq!(get("fsb-2007", "all", "spearman_vs_first"), Some(1.0));
+    // Every set is judged on the same entrants.
+    let n = get("fsb-2007", "test", "entrants").unwrap();
+    for set in expected_sets {
+        assert_eq!(get(set, "test", "entrants"), Some(n), "{set}");
+    }
+    // Baselines were tuned on the burn-in period, on their grid.
+    let k = get("elo", "burn_in", "k").unwrap();
+    assert!([4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0].contains(&k));
+    let html = std::fs::read_to_string(dir.path().join("one/study.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("fsb-2007+impact=240"));
+    assert!(
+        !html.contains("<script"),
+        "the report must be self-contained"
+    );
+
+    // A key that is not in a factor set is an error naming it.
+    let output = bridgehcp(
+        &[
+            "study",
+            "--data",
+            data.to_str().unwrap(),
+            "--sweep",
+            "impakt=1,2",
+            "--out",
+            "bad",
+        ],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("impakt"), "{stderr}");
 }

@@ -555,3 +555,127 @@ fn frozen_months_cap_once_for_every_handicap() {
     );
     assert_eq!(beginner.handicap_imp, 52.0);
 }
+
+/// Summed cross-IMPs (Ruter) reach the model divided board by board by that board's own
+/// number of comparisons. Six pairs, A-C N/S and D-F E/W; board 1 is played at three
+/// tables (A-D 420, B-E 170, C-F −100), board 2 at two (A-E 620, B-F 170).
+/// Board 1, A: 420 − 170 = 250 → 6 IMPs, 420 + 100 = 520 → 11, summed 17 over 2
+/// comparisons = 8.5. B: −6 + 7 (270) = 1 → 0.5. Board 2, A: 450 → 10 over 1 comparison.
+/// So A's model result is (8.5 + 10)/2 = 9.25 IMPs per board and B's (0.5 − 10)/2 = −4.75,
+/// where dividing the sums (27 and −9 over 2 boards) by the mean comparisons 1.5 would
+/// give 9.0 and −3.0.
+#[test]
+fn summed_cross_imps_are_divided_per_board() {
+    use bridgehcp::dataset::BoardResult;
+    use bridgehcp::scoring::conventions::ImpAggregate;
+    let mut dataset = Dataset::default();
+    for id in 1..=12 {
+        dataset.members.push(Member::new(id));
+    }
+    let mut c = Competition::new(
+        "x",
+        date(2026, 1, 10),
+        Format::Pairs,
+        ScoringMethod::CrossImps,
+    );
+    c.conventions.imp_aggregate = ImpAggregate::Sum;
+    dataset.competitions.push(c);
+    for (i, name) in ["A", "B", "C", "D", "E", "F"].iter().enumerate() {
+        let mut e = Entrant::new("x", *name);
+        let first = 2 * i as i64 + 1;
+        e.players = [Some(first), Some(first + 1), None, None];
+        dataset.entrants.push(e);
+    }
+    for (board, ns, ew, score) in [
+        (1, "A", "D", 420),
+        (1, "B", "E", 170),
+        (1, "C", "F", -100),
+        (2, "A", "E", 620),
+        (2, "B", "F", 170),
+    ] {
+        dataset.boards.push(BoardResult {
+            competition_id: "x".into(),
+            board,
+            ns: Some(ns.into()),
+            ew: Some(ew.into()),
+            ns_score: Some(score),
+            ..BoardResult::default()
+        });
+    }
+    let output = run(&dataset, Mode::Live, 1);
+    let achieved = |member: i64| {
+        output
+            .replay
+            .changes
+            .iter()
+            .find(|c| c.member_id == member)
+            .map(|c| c.outcome.achieved)
+            .unwrap_or(f64::NAN)
+    };
+    assert!((achieved(1) - 9.25).abs() < 1e-12, "{}", achieved(1));
+    assert!((achieved(3) - (-4.75)).abs() < 1e-12, "{}", achieved(3));
+    // The standings keep the program's sums: A 17 + 10 = 27.
+    let a = output
+        .prepared
+        .standings
+        .iter()
+        .find(|s| s.entrant == "A")
+        .map_or(f64::NAN, |s| s.score);
+    assert!((a - 27.0).abs() < 1e-12);
+}
+
+/// The inactivity drift is the member's: it applies to the per-method handicaps as to the
+/// combined one, in live and in frozen mode, and to the method not played too. Member 1
+/// (13.0) plays topscore in January 2026 and May 2027: 484 days, 3 completed months past
+/// the 365-day threshold, +1.5 before May. Its IMP handicap, never played, ends at
+/// 13 + 1.5 = 14.5; its topscore handicap follows the combined one bit for bit.
+#[test]
+fn inactivity_drift_reaches_the_per_method_handicaps() {
+    let mut gap = two_pair_months(&[(1, 50.0)]);
+    let mut later = two_pair_months(&[(5, 50.0)]);
+    later.competitions[0].competition_id = "late".into();
+    later.competitions[0].date = date(2027, 5, 10);
+    for e in &mut later.entrants {
+        e.competition_id = "late".into();
+    }
+    for r in &mut later.results {
+        r.competition_id = "late".into();
+    }
+    gap.competitions.extend(later.competitions);
+    gap.entrants.extend(later.entrants);
+    gap.results.extend(later.results);
+    let factors = bridgehcp::model::FactorSet {
+        separate_by_method: true,
+        inactivity: Some(bridgehcp::model::factors::InactivityDrift {
+            after_days: 365,
+            per_month: 0.5,
+            max_total: 5.0,
+        }),
+        ..Default::default()
+    };
+    for mode in [Mode::Live, Mode::Frozen] {
+        let settings = RunSettings {
+            factors: factors.clone(),
+            mode,
+            ..RunSettings::default()
+        };
+        let output = pipeline::run(&gap, &settings, None).unwrap();
+        let state = &output.states[0];
+        assert!((state.handicap_imp - 14.5).abs() < 1e-12, "{mode:?}");
+        assert_eq!(
+            state.handicap_topscore.to_bits(),
+            state.handicap.to_bits(),
+            "{mode:?}"
+        );
+        // January: expected (34.667 − 13)/2 = 10.833, scored 0: Δ = +(24.6/23)·0.1·10.833
+        // = 1.158696; May opens at 13 + 1.158696 + 1.5.
+        let late = output
+            .replay
+            .changes
+            .iter()
+            .find(|c| c.competition == 1 && c.member_id == 1)
+            .unwrap();
+        let january = (24.6 / 23.0) * 0.1 * (52.0 / 1.5 - 13.0) / 2.0;
+        assert!((late.outcome.handicap_before - (13.0 + january + 1.5)).abs() < 1e-12);
+    }
+}

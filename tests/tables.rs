@@ -12,7 +12,8 @@ use bridgehcp::import::table::read_dataset;
 use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
 use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
-    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, TieBreak, Travellers,
+    ArtificialImps, ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
+    TieBreak, Travellers,
 };
 use chrono::NaiveDate;
 use polars::prelude::*;
@@ -119,8 +120,9 @@ fn sample() -> Dataset {
         datum_rounding: DatumRounding::Nearest10,
         bye_score: ByeScore::SessionAverage,
         neuberg: false,
-        tie_break: TieBreak::SameDirectionRepeat,
+        tie_break: TieBreak::seed_000(true, true),
         travellers: Travellers::Unfactored,
+        artificial_imps: ArtificialImps::ThreePer10Percent,
     };
     let pairs = Competition::new(
         "m-2026-11-03",
@@ -318,6 +320,7 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("bye_score", Str),
             ("tie_break", Str),
             ("travellers", Str),
+            ("artificial_imps", Str),
             ("neuberg", Boolean),
             ("source_file", Str),
             ("source_line", Int64),
@@ -369,6 +372,7 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("east", Str),
             ("west", Str),
             ("round", Int32),
+            ("session", Int32),
             ("table", Int32),
             ("room", Str),
             ("ns_penalty", Float64),

@@ -6,6 +6,7 @@ pub mod progress;
 pub mod run;
 pub mod sample;
 pub mod score;
+pub mod study;
 
 use clap::{Parser, Subcommand};
 
@@ -20,7 +21,8 @@ scale, then writes the national ranking.\n\nWith no subcommand, runs the handica
 on the sample federation shipped in data/sample and writes to ./out.",
     after_help = "Examples:\n  bridgehcp run --pipeline pipelines/monthly.toml\n  \
 bridgehcp run --data fed/ --out out/ --mode frozen\n  bridgehcp score --data fed/ --out scored/\n  \
-bridgehcp import pbn club/*.pbn --out fed/"
+bridgehcp import pbn club/*.pbn --out fed/\n  \
+bridgehcp study --data fed/ --sweep impact=240,960 --out study/"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -39,4 +41,7 @@ pub enum Command {
     /// Generate a synthetic federation dataset (the shipped sample, or larger ones for
     /// benchmarks).
     Sample(sample::SampleArgs),
+    /// Compare factor sets and standard ratings (running average, Elo, Weng-Lin) on one
+    /// history: predictive accuracy, calibration, rank agreement.
+    Study(study::StudyArgs),
 }

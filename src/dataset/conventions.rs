@@ -62,6 +62,42 @@ pub enum ByeScore {
     MostInDirection,
 }
 
+/// The IMPs an artificial score (`A6040`, Ruter's `A+`, ...) is worth in IMP scorings. An
+/// artificial score cannot be compared with a table score, so it is valued by its share:
+/// so many IMPs for each 10 % above or below 50 %. Butler and cross-IMPs apply the same
+/// value: against the datum once, across the field once per comparison (averaged: once;
+/// summed: times the comparisons a full board has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ArtificialImps {
+    /// 0 IMPs whatever the share (Compscore's butler).
+    #[default]
+    Zero,
+    /// 1 IMP for each 10 %: `A6040` gives +1 / −1 (Ruter: `A+` on a board with ten
+    /// results, summed, is +9).
+    OnePer10Percent,
+    /// 3 IMPs for each 10 %: average plus +3, average minus −3 (the EBU).
+    ThreePer10Percent,
+}
+
+impl ArtificialImps {
+    /// The IMPs of a side with `percent` of the top, against one comparison.
+    ///
+    /// ```
+    /// use bridgehcp::scoring::conventions::ArtificialImps;
+    /// assert_eq!(ArtificialImps::Zero.imps(60), 0.0);
+    /// assert_eq!(ArtificialImps::OnePer10Percent.imps(40), -1.0);
+    /// assert_eq!(ArtificialImps::ThreePer10Percent.imps(60), 3.0);
+    /// ```
+    pub fn imps(self, percent: u8) -> f64 {
+        let tens = (f64::from(percent) - 50.0) / 10.0;
+        match self {
+            ArtificialImps::Zero => 0.0,
+            ArtificialImps::OnePer10Percent => tens,
+            ArtificialImps::ThreePer10Percent => 3.0 * tens,
+        }
+    }
+}
+
 /// Which points a traveller line shows for a board played fewer times than the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Travellers {
@@ -73,21 +109,168 @@ pub enum Travellers {
     Unfactored,
 }
 
-/// Whether tied entrants are separated, and by which variant of seed 000's tie-breaks.
+/// One of seed 000's tie-break methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TieBreakMethod {
+    /// `meeting`: if the tied entrants met, the one that scored more on those boards.
+    Meeting,
+    /// `session`: the best single session, then the second best, ... (multi-session
+    /// events: board rows with two or more `session` numbers).
+    Session,
+    /// `sd`: the lowest standard deviation of the board scores, tops centred on 0.
+    Deviation,
+    /// `topscore`: the tied entrants' own scores matchpointed against each other.
+    Topscore,
+}
+
+/// Whether tied entrants are separated, by which of seed 000's methods and in which order.
+///
+/// Written in the `tie_break` column as `off`, or as the methods in order separated by
+/// commas: `meeting`, `session`, `sd`, and `topscore` or one of its variants
+/// `topscore_repeat` (repeat the comparison for a two-way tie left inside a three-way
+/// one), `topscore_same_direction` (compare only scores from the same direction) and
+/// `topscore_same_direction_repeat`. The earlier names stay valid: `all_scores` is
+/// `meeting,session,sd,topscore`, `all_scores_repeat`, `same_direction` and
+/// `same_direction_repeat` the same order with the topscore variant of that name.
+///
+/// ```
+/// use bridgehcp::scoring::conventions::{TieBreak, TieBreakMethod};
+/// let t: TieBreak = "meeting, sd, topscore_repeat".parse().unwrap();
+/// assert_eq!(t.methods().collect::<Vec<_>>(),
+///            vec![TieBreakMethod::Meeting, TieBreakMethod::Deviation, TieBreakMethod::Topscore]);
+/// assert!(t.repeat_partial && !t.same_direction_only);
+/// assert_eq!(t.to_string(), "meeting,sd,topscore_repeat");
+/// let legacy: TieBreak = "same_direction".parse().unwrap();
+/// assert_eq!(legacy.to_string(), "meeting,session,sd,topscore_same_direction");
+/// assert!("meeting,meeting".parse::<TieBreak>().is_err());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum TieBreak {
-    /// Ties are not broken: tied entrants share a rank (seed 002).
-    #[default]
-    Off,
-    /// Seed 000's methods in default order, topscore comparison over every score.
-    AllScores,
-    /// As `AllScores`, repeating the topscore comparison for a two-way tie left inside a
-    /// three-way one.
-    AllScoresRepeat,
-    /// Seed 000's methods, topscore comparison only among scores from the same direction.
-    SameDirection,
-    /// As `SameDirection`, with the repeat.
-    SameDirectionRepeat,
+pub struct TieBreak {
+    /// The methods in order; none: ties are not broken (seed 002), the default.
+    order: [Option<TieBreakMethod>; 4],
+    /// Topscore comparison: repeat it for a two-way tie left inside a three-way one.
+    pub repeat_partial: bool,
+    /// Topscore comparison: only scores from the same direction count.
+    pub same_direction_only: bool,
+}
+
+const SEED_000_ORDER: [TieBreakMethod; 4] = [
+    TieBreakMethod::Meeting,
+    TieBreakMethod::Session,
+    TieBreakMethod::Deviation,
+    TieBreakMethod::Topscore,
+];
+
+impl TieBreak {
+    /// Ties are not broken.
+    pub const OFF: TieBreak = TieBreak {
+        order: [None; 4],
+        repeat_partial: false,
+        same_direction_only: false,
+    };
+
+    /// `methods` in that order; `None` when a method is named twice.
+    pub fn new(
+        methods: &[TieBreakMethod],
+        repeat_partial: bool,
+        same_direction_only: bool,
+    ) -> Option<TieBreak> {
+        let mut order = [None; 4];
+        for (i, m) in methods.iter().enumerate() {
+            if methods[..i].contains(m) {
+                return None;
+            }
+            *order.get_mut(i)? = Some(*m);
+        }
+        Some(TieBreak {
+            order,
+            repeat_partial,
+            same_direction_only,
+        })
+    }
+
+    /// Seed 000's methods in its default order.
+    pub fn seed_000(repeat_partial: bool, same_direction_only: bool) -> TieBreak {
+        TieBreak::new(&SEED_000_ORDER, repeat_partial, same_direction_only).unwrap_or_default()
+    }
+
+    /// The methods, in the order they are tried.
+    pub fn methods(&self) -> impl Iterator<Item = TieBreakMethod> + '_ {
+        self.order.iter().flatten().copied()
+    }
+
+    pub fn is_off(&self) -> bool {
+        self.order.iter().all(Option::is_none)
+    }
+}
+
+const TIE_BREAK_NAMES: &str = "meeting, session, sd, topscore, topscore_repeat, \
+topscore_same_direction, topscore_same_direction_repeat";
+
+impl std::str::FromStr for TieBreak {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let text = s.trim();
+        match text {
+            "off" => return Ok(TieBreak::OFF),
+            "all_scores" => return Ok(TieBreak::seed_000(false, false)),
+            "all_scores_repeat" => return Ok(TieBreak::seed_000(true, false)),
+            "same_direction" => return Ok(TieBreak::seed_000(false, true)),
+            "same_direction_repeat" => return Ok(TieBreak::seed_000(true, true)),
+            _ => {}
+        }
+        let mut methods = Vec::new();
+        let (mut repeat, mut same_direction) = (false, false);
+        for item in text.split(',').map(str::trim) {
+            let method = match item {
+                "meeting" => TieBreakMethod::Meeting,
+                "session" => TieBreakMethod::Session,
+                "sd" => TieBreakMethod::Deviation,
+                "topscore" | "topscore_repeat" | "topscore_same_direction"
+                | "topscore_same_direction_repeat" => {
+                    repeat = item.ends_with("_repeat");
+                    same_direction = item.contains("same_direction");
+                    TieBreakMethod::Topscore
+                }
+                other => {
+                    return Err(format!(
+                        "unknown tie_break method `{other}` in `{text}` (expected `off`, or methods in order separated by commas: {TIE_BREAK_NAMES}; or one of all_scores, all_scores_repeat, same_direction, same_direction_repeat)"
+                    ))
+                }
+            };
+            if methods.contains(&method) {
+                return Err(format!(
+                    "tie_break `{text}` names the method `{item}` twice"
+                ));
+            }
+            methods.push(method);
+        }
+        TieBreak::new(&methods, repeat, same_direction)
+            .ok_or_else(|| format!("tie_break `{text}` names a method twice"))
+    }
+}
+
+impl std::fmt::Display for TieBreak {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_off() {
+            return f.write_str("off");
+        }
+        let names: Vec<&str> = self
+            .methods()
+            .map(|m| match m {
+                TieBreakMethod::Meeting => "meeting",
+                TieBreakMethod::Session => "session",
+                TieBreakMethod::Deviation => "sd",
+                TieBreakMethod::Topscore => match (self.same_direction_only, self.repeat_partial) {
+                    (false, false) => "topscore",
+                    (false, true) => "topscore_repeat",
+                    (true, false) => "topscore_same_direction",
+                    (true, true) => "topscore_same_direction_repeat",
+                },
+            })
+            .collect();
+        f.write_str(&names.join(","))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,6 +286,8 @@ pub struct Conventions {
     pub tie_break: TieBreak,
     /// Points shown on the travellers (default factored).
     pub travellers: Travellers,
+    /// The IMP value of an artificial score in butler and cross-IMPs (default 0).
+    pub artificial_imps: ArtificialImps,
 }
 
 impl Default for Conventions {
@@ -116,6 +301,7 @@ impl Default for Conventions {
             neuberg: true,
             tie_break: TieBreak::default(),
             travellers: Travellers::default(),
+            artificial_imps: ArtificialImps::default(),
         }
     }
 }
@@ -134,10 +320,8 @@ crate::string_enum!(ByeScore, "bye_score", {
     "most_in_direction" => ByeScore::MostInDirection,
 });
 crate::string_enum!(Travellers, "travellers", { "factored" => Travellers::Factored, "unfactored" => Travellers::Unfactored });
-crate::string_enum!(TieBreak, "tie_break", {
-    "off" => TieBreak::Off,
-    "all_scores" => TieBreak::AllScores,
-    "all_scores_repeat" => TieBreak::AllScoresRepeat,
-    "same_direction" => TieBreak::SameDirection,
-    "same_direction_repeat" => TieBreak::SameDirectionRepeat,
+crate::string_enum!(ArtificialImps, "artificial_imps", {
+    "zero" => ArtificialImps::Zero,
+    "one_per_10_percent" => ArtificialImps::OnePer10Percent,
+    "three_per_10_percent" => ArtificialImps::ThreePer10Percent,
 });

@@ -66,7 +66,7 @@ use crate::import::published::{
     slug, Imported, LineKind, Published, PublishedLine, PublishedStanding,
 };
 use crate::scoring::contract::normalize_contract;
-use crate::scoring::conventions::{ByeScore, Conventions, ImpAggregate, MpScale};
+use crate::scoring::conventions::{ArtificialImps, ByeScore, Conventions, ImpAggregate, MpScale};
 use crate::scoring::outcome::artificial_code;
 
 /// Reads a PBN result export.
@@ -727,6 +727,7 @@ fn conventions_of(generator: &str) -> Conventions {
             mp_scale: MpScale::PlusMinus,
             imp_aggregate: ImpAggregate::Sum,
             bye_score: ByeScore::SessionAverage,
+            artificial_imps: ArtificialImps::OnePer10Percent,
             ..Conventions::default()
         }
     } else {
@@ -1189,7 +1190,40 @@ mod tests {
                 at -= 1;
             }
             text.insert_str(at, &junk);
-            let _ = parse_text(&text);
+            let lines = text.lines().count();
+            match parse_text(&text) {
+                // Harmless junk (blanks, text inside a name) keeps the one table row; junk
+                // that makes the row a comment (`%`, `;`, `{`) or a tag (`[`) leaves none.
+                Ok(imported) => {
+                    let row = text
+                        .lines()
+                        .skip_while(|l| !l.starts_with("[ScoreTable"))
+                        .nth(1)
+                        .unwrap_or_default()
+                        .trim_start();
+                    let boards = imported.dataset.boards.len();
+                    let structural = row.starts_with(['%', ';', '{', '[']);
+                    proptest::prop_assert!(
+                        boards == 1 || (structural && boards == 0),
+                        "{} board rows from\n{}",
+                        boards,
+                        text
+                    );
+                }
+                // Otherwise the error names the file, a line of it, and a rule.
+                Err(e) => {
+                    proptest::prop_assert_eq!(
+                        e.location.file.as_deref(),
+                        Some(Path::new("test.pbn"))
+                    );
+                    let row = e.location.row.unwrap_or(0);
+                    proptest::prop_assert!((1..=lines).contains(&row), "{}", e);
+                    proptest::prop_assert!(!e.rule.trim().is_empty(), "{}", e);
+                }
+            }
+            if junk.is_empty() {
+                proptest::prop_assert!(parse_text(&text).is_ok());
+            }
         }
     }
 }

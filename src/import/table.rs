@@ -940,6 +940,7 @@ fn read_competitions(
     let mut neuberg = frame.col::<bool>("neuberg", Optional)?;
     let mut tie_break = frame.col::<String>("tie_break", Optional)?;
     let mut travellers = frame.col::<String>("travellers", Optional)?;
+    let mut artificial_imps = frame.col::<String>("artificial_imps", Optional)?;
     let defaults = Conventions::default();
     let mut sources = frame.sources()?;
     out.reserve(frame.height());
@@ -969,6 +970,9 @@ fn read_competitions(
                     neuberg: neuberg.get(row)?.unwrap_or(defaults.neuberg),
                     tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
                     travellers: travellers.parsed(row)?.unwrap_or(defaults.travellers),
+                    artificial_imps: artificial_imps
+                        .parsed(row)?
+                        .unwrap_or(defaults.artificial_imps),
                 },
                 origin: sources.origin(frame, row)?,
             })
@@ -1072,6 +1076,7 @@ fn read_boards(frame: &Frame, check: &mut Check, out: &mut Vec<BoardResult>) -> 
     let mut east = frame.col::<String>("east", Optional)?;
     let mut west = frame.col::<String>("west", Optional)?;
     let mut round = frame.col::<i32>("round", Optional)?;
+    let mut session = frame.col::<i32>("session", Optional)?;
     let mut table = frame.col::<i32>("table", Optional)?;
     let mut room = frame.col::<String>("room", Optional)?;
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
@@ -1098,6 +1103,7 @@ fn read_boards(frame: &Frame, check: &mut Check, out: &mut Vec<BoardResult>) -> 
                 east: east.get(row)?,
                 west: west.get(row)?,
                 round: round.count(row)?,
+                session: session.count(row)?,
                 table: table.count(row)?,
                 room: room.get(row)?,
                 ns_penalty: ns_penalty.get(row)?,

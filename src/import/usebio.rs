@@ -51,7 +51,8 @@ use crate::import::published::{
 };
 use crate::scoring::contract::normalize_contract;
 use crate::scoring::conventions::{
-    ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale, Travellers,
+    ArtificialImps, ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
+    Travellers,
 };
 use crate::scoring::outcome::{artificial_code, parse_artificial};
 
@@ -579,6 +580,7 @@ fn conventions_of(program: &str) -> Conventions {
             bye_score: ByeScore::MostInDirection,
             neuberg: true,
             travellers: Travellers::Unfactored,
+            artificial_imps: ArtificialImps::Zero,
             ..Conventions::default()
         }
     } else {

@@ -46,6 +46,53 @@ pub struct FactorSet {
     pub separate_by_method: bool,
     /// Optional upward drift after a long inactive period (none by default).
     pub inactivity: Option<InactivityDrift>,
+    /// Optional faster impact while a player has few boards behind them (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newcomer: Option<Newcomer>,
+}
+
+/// A newcomer period, as EBU NGS and Elo's provisional ratings have: a player with few
+/// boards behind them has a starting handicap that says little, so each board moves it
+/// further. The impact rises linearly from `impact` at 0 boards to the set's impact at
+/// `boards`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Newcomer {
+    /// Boards behind a player at which the newcomer period ends.
+    pub boards: u32,
+    /// The impact at 0 boards (below the set's impact: faster).
+    pub impact: f64,
+}
+
+impl FactorSet {
+    /// The impact for a player with `boards` boards behind them: the set's impact, or
+    /// during the newcomer period the linear blend towards it.
+    ///
+    /// ```
+    /// use bridgehcp::model::factors::{FactorSet, Newcomer};
+    /// let mut f = FactorSet::default();
+    /// assert_eq!(f.impact_for(0), 480.0);
+    /// f.newcomer = Some(Newcomer { boards: 200, impact: 120.0 });
+    /// assert_eq!(f.impact_for(0), 120.0);
+    /// assert_eq!(f.impact_for(100), 300.0);
+    /// assert_eq!(f.impact_for(200), 480.0);
+    /// assert_eq!(f.impact_for(5000), 480.0);
+    /// ```
+    pub fn impact_for(&self, boards: u64) -> f64 {
+        match self.newcomer {
+            Some(n) if boards < u64::from(n.boards) => {
+                let t = boards as f64 / f64::from(n.boards);
+                n.impact + (self.impact - n.impact) * t
+            }
+            _ => self.impact,
+        }
+    }
+
+    /// What a change computed with the set's impact is multiplied by for a player with
+    /// `boards` boards behind them (1 outside the newcomer period).
+    pub fn newcomer_scale(&self, boards: u64) -> f64 {
+        self.impact / self.impact_for(boards)
+    }
 }
 
 /// `H0 = base / (1 + c·MP)`: 52 and 0.01 in `fsb-2007`.
@@ -251,6 +298,12 @@ impl FactorSet {
         for (class, w) in &self.class_weights {
             positive(&format!("class_weights.{class}"), *w)?;
         }
+        if let Some(n) = self.newcomer {
+            positive("newcomer.impact", n.impact)?;
+            if n.boards == 0 {
+                return Err("key `newcomer.boards` must be at least 1".into());
+            }
+        }
         if let Some(d) = self.inactivity {
             finite("inactivity.per_month", d.per_month)?;
             if !(d.max_total.is_finite() && d.max_total >= 0.0) {
@@ -347,6 +400,8 @@ mod tests {
         assert!(f.class_weights.is_empty());
         assert!(!f.separate_by_method);
         assert_eq!(f.inactivity, None);
+        assert_eq!(f.newcomer, None);
+        assert_eq!(f.newcomer_scale(0), 1.0);
         assert_eq!(f.class_multiplier(Some("final")), 1.0);
     }
 

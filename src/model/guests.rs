@@ -6,16 +6,24 @@
 //! ways to settle a guest's handicap, tried in the factor set's order: (a) the reported
 //! level, (b) the partner's handicap, (c) an estimate from the pair's own performance.
 //!
-//! (c) in the seed is written for pairs: `h^P_est = h̃^P − C_b·(r + P_n·r̄/(P_N − P_n))`,
-//! the handicap at which each estimated pair's expected result equals its achieved result
-//! once the field mean includes the estimated pairs. It is exact for the all-pairs mean
-//! (against a datum) and a close approximation for the others-mean of a pairs field. The
-//! seed asks for "the corresponding estimation" in individual and team events; this crate
-//! uses:
-//! * **individual:** the same formula with `2·C_b`, because an individual's expected result
-//!   is `(h̄ − h)/(2·C_b)`; the unit is a player, `h̃` the mean of the rated players;
-//! * **pair in a team match across the field:** the pairs formula over all pairs of the
-//!   field (both directions), since the result compares the pair with the whole field;
+//! (c) is the spec's closed form: the pair handicaps at which every estimated pair's
+//! expected result, by the format's own formula, equals its achieved result. So a member
+//! partnering a guest does not move for that competition (the seed: "close to nil or
+//! nil"), and the estimated pairs' handicaps enter the other entrants' field means. With
+//! `P_N` units, the `P_n` estimated ones, `S` the sum of the settled units' handicaps and
+//! `R` the estimated units' summed results:
+//! * **across the field** (the "others" mean): `X = (P_n·S − (P_N−1)·C_b·R)/(P_N − P_n)`
+//!   for the estimated units together, and `x_i = (S + X − (P_N−1)·C_b·r_i)/P_N` each;
+//! * **against a datum** (the all-units mean): `X = (P_n·S − P_N·C_b·R)/(P_N − P_n)` and
+//!   `x_i = (S + X)/P_N − C_b·r_i`.
+//!
+//! The seed asks for "the corresponding estimation" in individual and team events; this
+//! crate uses:
+//! * **individual:** the across-the-field form with `2·C_b`, because an individual's
+//!   expected result is `(h̄_others − h)/(2·C_b)`; the unit is a player;
+//! * **pair in a team match across the field:** the across-the-field form over all pairs
+//!   of the field (both directions). That format's expectation also depends on the table
+//!   opponents and the directions, so there the estimate is close but not exact;
 //! * **team match on its own:** the only field is the opposing team, so the unknown pair
 //!   handicap is solved from the match: `h^P_own1 + h^P_own2 = H_opp − C_b·r`, shared
 //!   equally between the team's estimated pairs. It needs every player of the opposing
@@ -32,30 +40,58 @@ use super::factors::{FactorSet, GuestMethod};
 use super::field::{mean, sum};
 use super::{CompetitionInput, FieldKind, PlayerStatus};
 
-/// Method (c): `h_est = h̃ − rate·(r + n·r̄/(N − n))`, with `rate = C_b` for pairs and
-/// `2·C_b` in individual events. `None` when every unit is estimated (`N ≤ n`).
+/// Which field mean the estimated units are judged against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldMean {
+    /// The mean of the other units (pairs and individuals across the field).
+    Others,
+    /// The mean of all units, the unit's own included (against a datum).
+    All,
+}
+
+/// Method (c): the handicap of each estimated unit, in the order of `results`, such that
+/// its expected result `(field − x_i)/rate` equals its achieved `r_i` exactly once the
+/// estimates are in the field. `settled_sum` is `S`, the sum of the other units'
+/// handicaps; `n_total` is `P_N`; `rate` is `C_b` (`2·C_b` in individual events).
+/// `None` when every unit is estimated.
 ///
-/// The value makes the estimated units' expected results equal their achieved ones for the
-/// all-entrants mean. Seed 5.3 with one guest pair among four (C_b = 2): rated pairs
-/// average 20, the guest pair scored +5 %: `20 − 2·(5 + 1·5/3) = 6.667`.
+/// Four pairs, topscore (C_b = 2), one guest pair that scored +5 % among pairs whose
+/// handicaps sum to 60: `X = (1·60 − 3·2·5)/3 = 10`, `x = (60 + 10 − 3·2·5)/4 = 10`.
+/// Check: the others' mean is 60/3 = 20, `(20 − 10)/2 = +5` = its result.
 /// ```
-/// use bridgehcp::model::guests::performance_estimate;
-/// let h = performance_estimate(20.0, 2.0, 5.0, 1, 5.0, 4).unwrap();
-/// assert!((h - (20.0 - 2.0 * (5.0 + 5.0 / 3.0))).abs() < 1e-12);
+/// use bridgehcp::model::guests::{performance_estimates, FieldMean};
+/// let x = performance_estimates(60.0, 4, &[5.0], 2.0, FieldMean::Others).unwrap();
+/// assert!((x[0] - 10.0).abs() < 1e-12);
 /// ```
-pub fn performance_estimate(
-    known_mean: f64,
-    rate: f64,
-    result: f64,
-    n_estimated: usize,
-    mean_estimated_result: f64,
+pub fn performance_estimates(
+    settled_sum: f64,
     n_total: usize,
-) -> Option<f64> {
-    if n_total <= n_estimated {
+    results: &[f64],
+    rate: f64,
+    field: FieldMean,
+) -> Option<Vec<f64>> {
+    let n_est = results.len();
+    if n_total <= n_est {
         return None;
     }
-    let known = (n_total - n_estimated) as f64;
-    Some(known_mean - rate * (result + n_estimated as f64 * mean_estimated_result / known))
+    let p_total = n_total as f64;
+    let p_est = n_est as f64;
+    let r_sum = sum(results.iter().copied());
+    // The divisor of the field mean: the others (P_N − 1) or all units (P_N).
+    let k = match field {
+        FieldMean::Others => p_total - 1.0,
+        FieldMean::All => p_total,
+    };
+    let x_sum = (p_est * settled_sum - k * rate * r_sum) / (p_total - p_est);
+    Some(
+        results
+            .iter()
+            .map(|r| match field {
+                FieldMean::Others => (settled_sum + x_sum - k * rate * r) / p_total,
+                FieldMean::All => (settled_sum + x_sum) / p_total - rate * r,
+            })
+            .collect(),
+    )
 }
 
 /// A pair (or the player, in individual events) with its handicaps settled.
@@ -327,20 +363,19 @@ fn estimate(
             if estimated.is_empty() {
                 return out;
             }
-            let known_mean = mean(settling.iter().flatten().filter_map(done_mean)).unwrap_or(0.0);
+            let settled_sum = sum(settling.iter().flatten().filter_map(done_mean));
             let result_of = |e: usize| input.entrants.get(e).map_or(0.0, |en| en.result);
-            let mean_result = mean(estimated.iter().map(|&e| result_of(e))).unwrap_or(0.0);
-            for &e in &estimated {
-                let est = performance_estimate(
-                    known_mean,
-                    rate,
-                    result_of(e),
-                    estimated.len(),
-                    mean_result,
-                    n_total,
-                );
+            let results: Vec<f64> = estimated.iter().map(|&e| result_of(e)).collect();
+            let field = if kind == FieldKind::PairsDatum {
+                FieldMean::All
+            } else {
+                FieldMean::Others
+            };
+            let estimates = performance_estimates(settled_sum, n_total, &results, rate, field)
+                .unwrap_or_default();
+            for (&e, est) in estimated.iter().zip(estimates) {
                 if let Some(slot) = out.get_mut(e).and_then(|r| r.first_mut()) {
-                    *slot = est;
+                    *slot = Some(est);
                 }
             }
         }

@@ -26,7 +26,7 @@ use crate::model::{
     PlayerStatus,
 };
 use crate::quarantine::Quarantined;
-use crate::scoring::conventions::ImpAggregate;
+use crate::scoring::conventions::{ByeScore, ImpAggregate};
 use crate::scoring::standings::shared_ranks;
 use crate::scoring::{self, BoardScore, Standing};
 
@@ -194,7 +194,17 @@ fn prepare_one(
         let scored = scoring::score_competition(competition, &entrants, board_rows)?;
         check_reported(competition, &reported, &scored.results)?;
         board_scores = scored.board_scores;
-        (scored.results, scored.standings)
+        let results = if summed_cross_imps(competition) {
+            // The model's unit is IMPs per comparison. Dividing each board by its own
+            // number of comparisons is exactly the averaged scale, so the model reads the
+            // same boards scored averaged, while the standings keep the program's sums.
+            let mut averaged = competition.clone();
+            averaged.conventions.imp_aggregate = ImpAggregate::Average;
+            scoring::score_competition(&averaged, &entrants, board_rows)?.results
+        } else {
+            scored.results
+        };
+        (results, scored.standings)
     };
     check_boards_played(competition, &results, board_rows)?;
 
@@ -204,7 +214,6 @@ fn prepare_one(
             &entrants,
             &results,
             board_rows,
-            &board_scores,
             registry,
             factors,
         )?)
@@ -351,7 +360,6 @@ fn build_input(
     entrants: &[&Entrant],
     results: &[EntrantResult],
     board_rows: &[&BoardResult],
-    board_scores: &[BoardScore],
     registry: &Registry,
     factors: &FactorSet,
 ) -> Result<PreparedCompetition, InputError> {
@@ -370,7 +378,8 @@ fn build_input(
         .collect();
     let result_of: HashMap<&str, &EntrantResult> =
         results.iter().map(|r| (r.entrant.as_str(), r)).collect();
-    let comparisons = cross_imp_comparisons(competition, board_scores, entrants.len(), kind);
+    let comparisons =
+        cross_imp_comparisons(competition, !board_rows.is_empty(), entrants.len(), kind);
     let opponents_at_table = table_opponents(board_rows);
     if kind == FieldKind::TeamPairAcross {
         one_opponent_per_pair(competition, board_rows)?;
@@ -560,7 +569,7 @@ pub fn model_direction(direction: Direction) -> model::Direction {
 }
 
 /// The result in the model's unit: percentage points over 50 for matchpoints, IMPs per
-/// board (per comparison, for summed cross-IMPs) for the IMP scorings.
+/// board for the IMP scorings (per comparison, for cross-IMPs).
 fn model_result(competition: &Competition, result: &EntrantResult, comparisons: f64) -> f64 {
     let per_board = result.score / f64::from(result.boards_played);
     match competition.scoring {
@@ -570,34 +579,23 @@ fn model_result(competition: &Competition, result: &EntrantResult, comparisons: 
     }
 }
 
-/// Summed cross-IMPs add up one comparison per other result on the board; the model's
-/// unit is IMPs per board against an average opponent, so the sum is divided by the
-/// number of comparisons. From board rows it is the mean of (times played − 1) over the
-/// boards; from reported results alone, one table fewer than the field.
+fn summed_cross_imps(competition: &Competition) -> bool {
+    competition.scoring == ScoringMethod::CrossImps
+        && competition.conventions.imp_aggregate == ImpAggregate::Sum
+}
+
+/// What reported summed cross-IMPs are divided by to reach IMPs per comparison. From board
+/// rows the results are already scored averaged (see `prepare_one`), board by board, so
+/// nothing is left to divide; from reported totals alone the comparisons per board are
+/// not known, and a full field is assumed: one table fewer than the field.
 fn cross_imp_comparisons(
     competition: &Competition,
-    board_scores: &[BoardScore],
+    from_board_rows: bool,
     entrants: usize,
     kind: FieldKind,
 ) -> f64 {
-    if competition.scoring != ScoringMethod::CrossImps
-        || competition.conventions.imp_aggregate != ImpAggregate::Sum
-    {
+    if from_board_rows || !summed_cross_imps(competition) {
         return 1.0;
-    }
-    let mut plays: BTreeMap<u32, usize> = BTreeMap::new();
-    for score in board_scores {
-        if score.ns_score.is_some() {
-            *plays.entry(score.board).or_default() += 1;
-        }
-    }
-    let counted: Vec<f64> = plays
-        .values()
-        .filter(|&&n| n > 1)
-        .map(|&n| (n - 1) as f64)
-        .collect();
-    if !counted.is_empty() {
-        return counted.iter().sum::<f64>() / counted.len() as f64;
     }
     let per_table = if kind == FieldKind::Individual { 4 } else { 2 };
     ((entrants / per_table) as f64 - 1.0).max(1.0)
@@ -680,7 +678,23 @@ pub fn standings_from_results(
     let mut standings = Vec::with_capacity(results.len());
     for (direction, mut group) in groups {
         group.sort_by(|a, b| scoring::entrant_order(&a.entrant, &b.entrant));
-        let totals: Vec<f64> = group.iter().map(|r| r.score).collect();
+        // Matchpoint scores are percentages already; IMP totals over different numbers
+        // of boards are compared per board when the byes are skipped (as in scoring).
+        let per_board = competition.scoring != ScoringMethod::Matchpoints
+            && competition.conventions.bye_score == ByeScore::Skip
+            && group
+                .windows(2)
+                .any(|w| w[0].boards_played != w[1].boards_played);
+        let totals: Vec<f64> = group
+            .iter()
+            .map(|r| {
+                if per_board {
+                    r.score / f64::from(r.boards_played.max(1))
+                } else {
+                    r.score
+                }
+            })
+            .collect();
         let ranks = shared_ranks(&totals);
         let mut rows: Vec<Standing> = group
             .iter()

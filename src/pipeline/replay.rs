@@ -90,20 +90,30 @@ pub struct Unrated {
     pub reason: String,
 }
 
+/// The units an inactive member's handicaps drift upwards before a competition on
+/// `date`, when the factor set asks for it; 0 otherwise.
+fn drift_before(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -> f64 {
+    match (&factors.inactivity, state.last_played) {
+        (Some(drift), Some(last)) => drift.drift((date - last).num_days()),
+        _ => 0.0,
+    }
+}
+
+/// `handicap` after the inactivity drift a competition on `date` ends. The drift is the
+/// member's, so it applies to the combined handicap and to each per-method one alike.
+fn drifted(factors: &FactorSet, state: &PlayerState, handicap: f64, date: NaiveDate) -> f64 {
+    let added = drift_before(factors, state, date);
+    if added > 0.0 {
+        apply(factors, handicap, added)
+    } else {
+        handicap
+    }
+}
+
 /// The handicap a member brings to a competition on `date`: the current one, drifted
 /// upwards after a long inactive period when the factor set asks for it.
 fn opening_handicap(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -> f64 {
-    match (&factors.inactivity, state.last_played) {
-        (Some(drift), Some(last)) => {
-            let added = drift.drift((date - last).num_days());
-            if added > 0.0 {
-                apply(factors, state.handicap, added)
-            } else {
-                state.handicap
-            }
-        }
-        _ => state.handicap,
-    }
+    drifted(factors, state, state.handicap, date)
 }
 
 /// Per member, in frozen mode: the handicap the month opened with and the month's changes.
@@ -114,6 +124,9 @@ type PeriodChanges = Vec<Option<MemberPeriod>>;
 #[derive(Debug, Clone, Default)]
 struct MemberPeriod {
     opening: f64,
+    /// The per-method handicaps the month opened with, drifted like `opening`.
+    opening_topscore: f64,
+    opening_imp: f64,
     deltas: Vec<f64>,
     topscore: Vec<f64>,
     imp: Vec<f64>,
@@ -176,7 +189,10 @@ fn evaluate(
     let outcomes = rate(factors, competition, &input)?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
-        let input = competition.input_with(|m| states[m as usize].handicap_for(method));
+        let input = competition.input_with(|m| {
+            let state = &states[m as usize];
+            drifted(factors, state, state.handicap_for(method), competition.date)
+        });
         Some(rate(factors, competition, &input)?)
     } else {
         None
@@ -238,7 +254,7 @@ fn record(
     };
     let method = competition.input.method;
     let mut frozen_sums = frozen_sums;
-    for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
+    for (i, mut outcome) in evaluated.outcomes.into_iter().enumerate() {
         let seat = competition
             .seats
             .get(outcome.entrant)
@@ -249,16 +265,33 @@ fn record(
         if let (Seat::Member(m), true) = (seat, outcome.updated) {
             let state = &mut states[m as usize];
             state.enter_month(competition.date);
+            // The model computes Δh with the set's impact; a newcomer moves faster.
+            let scale = factors.newcomer_scale(state.boards);
+            if scale != 1.0 {
+                outcome.delta *= scale;
+                outcome.handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
+            }
             handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
+            // Both per-method handicaps drift after a gap, the one not played too.
+            let (topscore, imp) = if factors.separate_by_method {
+                (
+                    drifted(factors, state, state.handicap_topscore, competition.date),
+                    drifted(factors, state, state.handicap_imp, competition.date),
+                )
+            } else {
+                (state.handicap_topscore, state.handicap_imp)
+            };
             let method_delta = evaluated
                 .by_method
                 .as_ref()
                 .and_then(|by_method| by_method.get(i))
-                .map(|o| o.delta);
+                .map(|o| o.delta * scale);
             match frozen_sums.as_deref_mut() {
                 Some(sums) => {
                     let period = sums[m as usize].get_or_insert_with(|| MemberPeriod {
                         opening: outcome.handicap_before,
+                        opening_topscore: topscore,
+                        opening_imp: imp,
                         ..MemberPeriod::default()
                     });
                     period.deltas.push(outcome.delta);
@@ -271,6 +304,8 @@ fn record(
                 }
                 None => {
                     state.handicap = handicap_after;
+                    state.handicap_topscore = topscore;
+                    state.handicap_imp = imp;
                     if let Some(delta) = method_delta {
                         let track = match method {
                             model::CalcMethod::Topscore => &mut state.handicap_topscore,
@@ -430,12 +465,10 @@ fn replay_frozen(
         for (state, period) in states.iter_mut().zip(&sums) {
             if let Some(period) = period {
                 state.handicap = apply_period(factors, period.opening, &period.deltas);
-                if !period.topscore.is_empty() {
+                if factors.separate_by_method {
                     state.handicap_topscore =
-                        apply_period(factors, state.handicap_topscore, &period.topscore);
-                }
-                if !period.imp.is_empty() {
-                    state.handicap_imp = apply_period(factors, state.handicap_imp, &period.imp);
+                        apply_period(factors, period.opening_topscore, &period.topscore);
+                    state.handicap_imp = apply_period(factors, period.opening_imp, &period.imp);
                 }
             }
         }

@@ -317,6 +317,9 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             text("bye_score", &|c| c.conventions.bye_score.to_string()),
             text("tie_break", &|c| c.conventions.tie_break.to_string()),
             text("travellers", &|c| c.conventions.travellers.to_string()),
+            text("artificial_imps", &|c| {
+                c.conventions.artificial_imps.to_string()
+            }),
             Column::new(
                 "neuberg".into(),
                 rows.iter()
@@ -421,6 +424,7 @@ fn boards_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             strings("east", rows.iter().map(|b| b.east.as_deref())),
             strings("west", rows.iter().map(|b| b.west.as_deref())),
             int32("round", rows.iter().map(|b| (b.round, &b.origin)))?,
+            int32("session", rows.iter().map(|b| (b.session, &b.origin)))?,
             int32("table", rows.iter().map(|b| (b.table, &b.origin)))?,
             strings("room", rows.iter().map(|b| b.room.as_deref())),
             Column::new(

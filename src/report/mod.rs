@@ -4,6 +4,7 @@ pub mod dataset_writer;
 pub mod files;
 pub mod frame;
 pub mod outputs;
+pub mod svg;
 
 pub use dataset_writer::write_dataset;
 

@@ -2,11 +2,12 @@
 //!
 //! Trimming the extremes keeps one wild result from moving everybody's datum; programs
 //! differ in how much they trim and whether they round, so both are settings.
-//! Artificial scores are left out of the datum and score 0 IMPs. A split score (one side
-//! artificial, see `outcome`) keeps its table score in the datum; only the artificial
-//! side scores 0.
+//! Artificial scores are left out of the datum and score the recorded convention's IMPs
+//! ([`ArtificialImps`]; Compscore: 0). A split score (one side artificial, see
+//! `outcome`) keeps its table score in the datum; only the artificial side is valued by
+//! the convention.
 
-use crate::scoring::conventions::{DatumRounding, DatumTrim};
+use crate::scoring::conventions::{ArtificialImps, DatumRounding, DatumTrim};
 use crate::scoring::imps::imps_f64;
 use crate::scoring::matchpoints::SidePoints;
 use crate::scoring::outcome::Outcome;
@@ -56,6 +57,7 @@ pub fn score_board(
     outcomes: &[Outcome],
     trim: DatumTrim,
     rounding: DatumRounding,
+    artificial: ArtificialImps,
 ) -> (Option<f64>, Vec<SidePoints>) {
     let real: Vec<i32> = outcomes.iter().filter_map(|o| o.score()).collect();
     let datum = datum(&real, trim, rounding);
@@ -68,8 +70,8 @@ pub fn score_board(
             };
             let (ns_share, ew_share) = o.artificial_shares();
             SidePoints {
-                ns: if ns_share.is_some() { 0.0 } else { ns },
-                ew: if ew_share.is_some() { 0.0 } else { -ns },
+                ns: ns_share.map_or(ns, |p| artificial.imps(p)),
+                ew: ew_share.map_or(-ns, |p| artificial.imps(p)),
             }
         })
         .collect();
@@ -126,7 +128,12 @@ mod tests {
                 ew_percent: 40,
             },
         ];
-        let (d, p) = score_board(&outcomes, DatumTrim::TopAndBottom, DatumRounding::Nearest10);
+        let (d, p) = score_board(
+            &outcomes,
+            DatumTrim::TopAndBottom,
+            DatumRounding::Nearest10,
+            ArtificialImps::Zero,
+        );
         assert_eq!(d, Some(350.0));
         let ns: Vec<f64> = p.iter().map(|x| x.ns).collect();
         // 70 → 2, 100 → 3, −180 → −5, 250 → 6, −450 → −10, artificial 0.

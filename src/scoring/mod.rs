@@ -48,10 +48,10 @@ use crate::dataset::{
 use crate::error::{InputError, Location};
 
 use contract::{parse_contract, Seat};
-use conventions::{ByeScore, Conventions, TieBreak, Travellers};
+use conventions::{ByeScore, Conventions, Travellers};
 use matchpoints::SidePoints;
 use outcome::{parse_adjusted, Outcome};
-use standings::{Play, TieBreakConfig, TieBreakInput};
+use standings::{Play, TieBreakInput};
 
 /// One row of `board_scores.parquet`: a table result and both sides' points.
 #[derive(Debug, Clone, PartialEq)]
@@ -432,15 +432,22 @@ fn score_board(
                 })
                 .collect()
         }
-        ScoringMethod::CrossImps => {
-            cross_imps::score_board(outcomes, expected, conventions.imp_aggregate)
-                .into_iter()
-                .map(plain)
-                .collect()
-        }
+        ScoringMethod::CrossImps => cross_imps::score_board(
+            outcomes,
+            expected,
+            conventions.imp_aggregate,
+            conventions.artificial_imps,
+        )
+        .into_iter()
+        .map(plain)
+        .collect(),
         ScoringMethod::Butler => {
-            let (datum, sides) =
-                butler::score_board(outcomes, conventions.datum_trim, conventions.datum_rounding);
+            let (datum, sides) = butler::score_board(
+                outcomes,
+                conventions.datum_trim,
+                conventions.datum_rounding,
+                conventions.artificial_imps,
+            );
             sides
                 .into_iter()
                 .map(|side| BoardPoints {
@@ -499,19 +506,47 @@ fn tally(tables: &[Table<'_>], points: &[BoardPoints]) -> BTreeMap<String, Tally
     tallies
 }
 
-fn tie_break_config(tie_break: TieBreak) -> Option<TieBreakConfig> {
-    let (repeat_partial, same_direction_only) = match tie_break {
-        TieBreak::Off => return None,
-        TieBreak::AllScores => (false, false),
-        TieBreak::AllScoresRepeat => (true, false),
-        TieBreak::SameDirection => (false, true),
-        TieBreak::SameDirectionRepeat => (true, true),
-    };
-    Some(TieBreakConfig {
-        repeat_partial,
-        same_direction_only,
-        ..TieBreakConfig::default()
-    })
+/// Each entrant's result in every session of a multi-session event (board rows naming
+/// two or more `session`s), in session order: the percentage for matchpoints, the points
+/// per board otherwise. Empty for a single session, so the `session` tie-break passes.
+fn session_results(
+    tables: &[Table<'_>],
+    points: &[BoardPoints],
+    is_mp: bool,
+) -> BTreeMap<String, Vec<f64>> {
+    let numbers: BTreeSet<Option<u32>> = tables.iter().map(|t| t.row.session).collect();
+    if numbers.len() < 2 {
+        return BTreeMap::new();
+    }
+    #[derive(Default)]
+    struct SessionSum {
+        points: f64,
+        bottom: f64,
+        top: f64,
+        boards: u32,
+    }
+    let mut sums: BTreeMap<(&str, Option<u32>), SessionSum> = BTreeMap::new();
+    for (t, p) in tables.iter().zip(points) {
+        for (names, value) in [(&t.ns, p.side.ns), (&t.ew, p.side.ew)] {
+            for name in names {
+                let entry = sums.entry((name.as_str(), t.row.session)).or_default();
+                entry.points += value;
+                entry.bottom += p.bottom;
+                entry.top += p.top;
+                entry.boards += 1;
+            }
+        }
+    }
+    let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for ((name, _), sum) in sums {
+        let result = if is_mp {
+            matchpoints::percent(sum.points, sum.bottom, sum.top).unwrap_or(50.0)
+        } else {
+            sum.points / f64::from(sum.boards.max(1))
+        };
+        out.entry(name.to_string()).or_default().push(result);
+    }
+    out
 }
 
 /// Matchpoints, cross-IMPs and butler: every entrant against the field.
@@ -611,14 +646,25 @@ fn field_standings(
             ns.chain(ew)
         })
         .collect();
-    let sessions = BTreeMap::new();
-    let tie_input =
-        tie_break_config(competition.conventions.tie_break).map(|config| TieBreakInput {
-            plays: &plays,
-            sessions: &sessions,
-            config,
-        });
-    assign_ranks(&mut standings, tie_input.as_ref());
+    let sessions = session_results(tables, points, is_mp);
+    let tie_break = competition.conventions.tie_break;
+    let tie_input = (!tie_break.is_off()).then(|| TieBreakInput {
+        plays: &plays,
+        sessions: &sessions,
+        config: tie_break,
+    });
+    // Scored over the boards played only (`skip`), totals of pairs that played different
+    // numbers of boards cannot be compared: rank by percentage (matchpoints) or by the
+    // average per board (IMPs) instead.
+    let unequal = competition.conventions.bye_score == ByeScore::Skip
+        && standings
+            .windows(2)
+            .any(|w| w[0].boards_played != w[1].boards_played);
+    if unequal {
+        assign_ranks_by(&mut standings, &rate_of_play, tie_input.as_ref());
+    } else {
+        assign_ranks(&mut standings, tie_input.as_ref());
+    }
 
     let results = standings
         .iter()
@@ -638,8 +684,23 @@ fn field_standings(
     (standings, sorted_results(results))
 }
 
-/// Ranks within each direction group (or all together) and sorts the rows.
+/// A standing's percentage, or its score per board played when it has none.
+fn rate_of_play(s: &Standing) -> f64 {
+    s.percent
+        .unwrap_or_else(|| s.score / f64::from(s.boards_played.max(1)))
+}
+
+/// Ranks within each direction group (or all together) by total and sorts the rows.
 fn assign_ranks(standings: &mut [Standing], tie_input: Option<&TieBreakInput<'_>>) {
+    assign_ranks_by(standings, &|s: &Standing| s.score, tie_input);
+}
+
+/// Ranks within each direction group (or all together) by `key` and sorts the rows.
+fn assign_ranks_by(
+    standings: &mut [Standing],
+    key: &dyn Fn(&Standing) -> f64,
+    tie_input: Option<&TieBreakInput<'_>>,
+) {
     let mut groups: BTreeMap<Option<Direction>, Vec<usize>> = BTreeMap::new();
     for (i, s) in standings.iter().enumerate() {
         groups.entry(s.direction).or_default().push(i);
@@ -647,7 +708,7 @@ fn assign_ranks(standings: &mut [Standing], tie_input: Option<&TieBreakInput<'_>
     for indices in groups.values() {
         let entries: Vec<(&str, f64)> = indices
             .iter()
-            .map(|&i| (standings[i].entrant.as_str(), standings[i].score))
+            .map(|&i| (standings[i].entrant.as_str(), key(&standings[i])))
             .collect();
         let ranks = standings::rank(&entries, tie_input);
         let ranks: Vec<(usize, u32)> = indices.iter().copied().zip(ranks).collect();

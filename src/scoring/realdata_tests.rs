@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use super::conventions::{ImpAggregate, MpScale};
+use super::conventions::{ArtificialImps, ImpAggregate, MpScale};
 use super::outcome::{parse_artificial, Outcome};
 use super::{cross_imps, matchpoints};
 
@@ -110,7 +110,12 @@ fn ruter_cross_imps_every_board() {
     let expected = boards.iter().map(|b| b.1.len()).max().unwrap_or(0);
     for (board, rows) in boards {
         let outcomes: Vec<Outcome> = rows.iter().map(|r| r.0).collect();
-        let scored = cross_imps::score_board(&outcomes, expected, ImpAggregate::Sum);
+        let scored = cross_imps::score_board(
+            &outcomes,
+            expected,
+            ImpAggregate::Sum,
+            ArtificialImps::OnePer10Percent,
+        );
         for ((_, published), mine) in rows.iter().zip(&scored) {
             assert!(
                 (mine.ns - published).abs() < 1e-9,

@@ -2,49 +2,19 @@
 //!
 //! A rank must be reproducible by hand from the published totals, so entrants with equal
 //! totals share a rank (1, 2, 2, 4) unless the competition asks for tie-breaks. The
-//! tie-breaks are those of seed 000, in its default order; each one only separates the
-//! entrants it can, and whatever it leaves tied goes on to the next.
+//! tie-breaks are those of seed 000, in the order the competition's `tie_break` names
+//! (seed 000's default order for the earlier names); each one only separates the entrants
+//! it can, and whatever it leaves tied goes on to the next.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dataset::Direction;
+use crate::scoring::conventions::{TieBreak, TieBreakMethod as Method};
 use crate::scoring::matchpoints::two_one;
 
 /// Totals closer than this are equal (they are sums of factored matchpoints).
 pub const TIE_TOLERANCE: f64 = 1e-9;
-
-/// Which tie-breaks to try, in seed 000's default order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TieBreakConfig {
-    /// Did the tied pairs meet? More points on those boards wins. Default on.
-    pub in_between_meeting: bool,
-    /// Best single session, then the second best, ... (multi-session events). Default on.
-    pub session_percentage: bool,
-    /// Lowest standard deviation of board scores (tops centred on 0, n − 1). Default on.
-    pub standard_deviation: bool,
-    /// Matchpoint the tied pairs' own scores against each other. Default on.
-    pub topscore_comparison: bool,
-    /// Repeat the topscore comparison for a two-way tie left inside a three-way one.
-    /// Default off.
-    pub repeat_partial: bool,
-    /// Compare only scores from the same direction (Sweden's former rule). Default off:
-    /// every score counts.
-    pub same_direction_only: bool,
-}
-
-impl Default for TieBreakConfig {
-    fn default() -> Self {
-        TieBreakConfig {
-            in_between_meeting: true,
-            session_percentage: true,
-            standard_deviation: true,
-            topscore_comparison: true,
-            repeat_partial: false,
-            same_direction_only: false,
-        }
-    }
-}
 
 /// One entrant's result on one board, as the tie-breaks need it.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,20 +115,13 @@ fn in_between_meeting(group: &[&str], plays: &[Play]) -> Option<Vec<f64>> {
     (met.len() == pairs && pairs > 0).then_some(totals)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Method {
-    InBetween,
-    Session,
-    Deviation,
-    Topscore,
-}
-
 /// Everything the tie-breaks look at.
 pub struct TieBreakInput<'a> {
     pub plays: &'a [Play],
     /// Each entrant's session percentages (multi-session events); empty otherwise.
     pub sessions: &'a BTreeMap<String, Vec<f64>>,
-    pub config: TieBreakConfig,
+    /// The methods and their order (see [`TieBreak`]); `off` breaks no tie.
+    pub config: TieBreak,
 }
 
 /// Ranks by descending total and, with `tie_breaks`, separates tied entrants. Returns the
@@ -169,15 +132,7 @@ pub fn rank(entrants: &[(&str, f64)], tie_breaks: Option<&TieBreakInput<'_>>) ->
     let Some(input) = tie_breaks else {
         return shared;
     };
-    let methods: Vec<Method> = [
-        (input.config.in_between_meeting, Method::InBetween),
-        (input.config.session_percentage, Method::Session),
-        (input.config.standard_deviation, Method::Deviation),
-        (input.config.topscore_comparison, Method::Topscore),
-    ]
-    .into_iter()
-    .filter_map(|(on, m)| on.then_some(m))
-    .collect();
+    let methods: Vec<Method> = input.config.methods().collect();
     let mut ranks = shared.clone();
     let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (index, &r) in shared.iter().enumerate() {
@@ -216,7 +171,7 @@ fn separate(
         .filter_map(|&i| entrants.get(i).map(|e| e.0))
         .collect();
     let keys: Option<Vec<Vec<f64>>> = match method {
-        Method::InBetween => in_between_meeting(&names, input.plays)
+        Method::Meeting => in_between_meeting(&names, input.plays)
             .map(|totals| totals.into_iter().map(|t| vec![t]).collect()),
         Method::Session => {
             let lists: Option<Vec<Vec<f64>>> = names
@@ -304,15 +259,8 @@ mod tests {
         }
     }
 
-    fn topscore_only(repeat: bool) -> TieBreakConfig {
-        TieBreakConfig {
-            in_between_meeting: false,
-            session_percentage: false,
-            standard_deviation: false,
-            topscore_comparison: true,
-            repeat_partial: repeat,
-            same_direction_only: false,
-        }
+    fn topscore_only(repeat: bool) -> TieBreak {
+        TieBreak::new(&[Method::Topscore], repeat, false).unwrap_or_default()
     }
 
     /// Seed 000's example, built as 24 boards: on board 1 A scores 620 and B and C 170
@@ -429,7 +377,7 @@ mod tests {
         let input = TieBreakInput {
             plays: &plays,
             sessions: &sessions,
-            config: TieBreakConfig::default(),
+            config: TieBreak::seed_000(false, false),
         };
         assert_eq!(rank(&[("B", 55.0), ("A", 55.0)], Some(&input)), vec![2, 1]);
     }
@@ -445,7 +393,7 @@ mod tests {
         let input = TieBreakInput {
             plays: &[],
             sessions: &sessions,
-            config: TieBreakConfig::default(),
+            config: TieBreak::seed_000(false, false),
         };
         // Best sessions tie at 61; second best 57 beats 55.
         assert_eq!(

@@ -377,6 +377,85 @@ fn individual_event() {
     assert_eq!(standing(&scored, "3").direction, None);
 }
 
+/// The default `bye_score = skip`: pairs 1 and 11 miss board 8 of seed 001, so totals
+/// are not comparable and each line is ranked by percentage. Board 8 is played 7 times;
+/// Neuberg makes the raw 12 of 430 (pair 3) (12 + 1)·8/7 − 1 = 97/7 and the raw 5 of
+/// each 420 (5 + 1)·8/7 − 1 = 41/7, top 14 per board. N/S:
+/// pair 2: 14 + 41/7 = 19.857 of 28 = 70.92 %; pair 1: 9 of 14 = 64.29 %;
+/// pairs 3 (4 + 97/7) and 8 (12 + 41/7): 17.857 of 28 = 63.78 %; pair 6: 9 + 41/7 =
+/// 53.06 %; 7: 42.35 %; 5: 28.06 %; 4: 20.92 %. By total pair 1's 9 would be fifth.
+#[test]
+fn missed_boards_rank_by_percentage() {
+    let comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    let mut rows = seed_001_rows();
+    rows.remove(8);
+    let scored = score_competition(&comp, &seed_001_entrants(), &rows).unwrap();
+    let one = standing(&scored, "1");
+    assert!((one.score - 9.0).abs() < 1e-9);
+    assert!((one.percent.unwrap_or(f64::NAN) - 100.0 * 9.0 / 14.0).abs() < 1e-9);
+    let ranks: Vec<(&str, u32)> = ["2", "1", "3", "8", "6", "7", "5", "4"]
+        .iter()
+        .map(|n| (*n, standing(&scored, n).rank))
+        .collect();
+    assert_eq!(
+        ranks,
+        vec![
+            ("2", 1),
+            ("1", 2),
+            ("3", 3),
+            ("8", 3),
+            ("6", 5),
+            ("7", 6),
+            ("5", 7),
+            ("4", 8)
+        ]
+    );
+    let three = standing(&scored, "3");
+    assert!((three.percent.unwrap_or(f64::NAN) - 100.0 * (4.0 + 97.0 / 7.0) / 28.0).abs() < 1e-9);
+}
+
+/// IMPs under `skip`: the average per board decides. Averaged cross-IMPs, A-C N/S and
+/// D-F E/W; board 1 at three tables (A-D 420, B-E 170, C-F −100), board 2 at two (A-E
+/// 620, B-F 170). Board 1: A 250 → 6 and 520 → 11, 17/2 = 8.5; B −6 and 270 → 7, 0.5;
+/// C −9. Board 2: A 450 → 10, B −10. N/S totals A 18.5, B −9.5, C −9 over 2, 2, 1 boards:
+/// per board 9.25, −4.75, −9, so B is second, where by total C (−9) would beat B (−9.5).
+/// E/W likewise: F 9 + 10 = 19 → 9.5, E −0.5 − 10 = −10.5 → −5.25, D −8.5 over one board.
+#[test]
+fn missed_boards_rank_by_imps_per_board() {
+    let comp = competition(Format::Pairs, ScoringMethod::CrossImps);
+    let rows: Vec<BoardResult> = [
+        (1, "A", "D", 420),
+        (1, "B", "E", 170),
+        (1, "C", "F", -100),
+        (2, "A", "E", 620),
+        (2, "B", "F", 170),
+    ]
+    .iter()
+    .map(|&(board, ns, ew, score)| BoardResult {
+        competition_id: "c1".into(),
+        board,
+        ns: Some(ns.into()),
+        ew: Some(ew.into()),
+        ns_score: Some(score),
+        ..BoardResult::default()
+    })
+    .collect();
+    let scored =
+        score_competition(&comp, &entrants(&["A", "B", "C", "D", "E", "F"]), &rows).unwrap();
+    for (name, total, rank) in [
+        ("A", 18.5, 1),
+        ("B", -9.5, 2),
+        ("C", -9.0, 3),
+        ("F", 19.0, 1),
+        ("E", -10.5, 2),
+        ("D", -8.5, 3),
+    ] {
+        let s = standing(&scored, name);
+        assert!((s.score - total).abs() < 1e-9, "{name}: {}", s.score);
+        assert_eq!(s.rank, rank, "{name}");
+    }
+}
+
 /// Ruter's bye: a pair that sat out a board gets its own average for it.
 #[test]
 fn bye_session_average() {
@@ -455,4 +534,62 @@ fn split_score_without_a_score_is_an_error() {
     let scored = score_competition(&comp, &seed_001_entrants(), &rows).unwrap();
     let split = &scored.board_scores[0];
     assert!((split.ns_points - 7.0).abs() < 1e-9 && (split.ew_points - 5.0).abs() < 1e-9);
+}
+
+/// `tie_break` names the methods and their order, and the session method works on a
+/// multi-session event (board rows naming two sessions). N/S A, B, E against E/W C, D,
+/// F; boards 1-2 are session 1, boards 3-4 session 2. N/S scores (A, B, E) and
+/// matchpoints (top 4):
+/// board 1: 420, 400, 100 → 4, 2, 0; board 2: 420, 400, 600 → 2, 0, 4;
+/// board 3: 420, 420, 100 → 3, 3, 0; board 4: 100, 420, 400 → 0, 4, 2.
+/// A and B tie on 9. Sessions (top 8 each): A 6/8 = 75 % and 3/8 = 37.5 %, B 2/8 = 25 %
+/// and 7/8 = 87.5 %: B's best session is better, so `session` puts B first. The topscore
+/// comparison of A and B alone: A beats B on boards 1 and 2, ties on 3, loses 4: A 5, B 3,
+/// so `topscore` puts A first.
+#[test]
+fn tie_break_order_and_session_percentage() {
+    let mut rows = Vec::new();
+    for (board, session, scores) in [
+        (1, 1, [420, 400, 100]),
+        (2, 1, [420, 400, 600]),
+        (3, 2, [420, 420, 100]),
+        (4, 2, [100, 420, 400]),
+    ] {
+        for ((ns, ew), score) in [("A", "C"), ("B", "D"), ("E", "F")].iter().zip(scores) {
+            rows.push(BoardResult {
+                competition_id: "c1".into(),
+                board,
+                ns: Some((*ns).into()),
+                ew: Some((*ew).into()),
+                ns_score: Some(score),
+                session: Some(session),
+                ..BoardResult::default()
+            });
+        }
+    }
+    let names = entrants(&["A", "B", "C", "D", "E", "F"]);
+    let ranks = |tie_break: &str| {
+        let mut comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+        comp.conventions.tie_break = tie_break.parse().unwrap();
+        let scored = score_competition(&comp, &names, &rows).unwrap();
+        assert_eq!(standing(&scored, "A").score, 9.0);
+        assert_eq!(standing(&scored, "B").score, 9.0);
+        (standing(&scored, "A").rank, standing(&scored, "B").rank)
+    };
+    assert_eq!(ranks("off"), (1, 1));
+    assert_eq!(ranks("session,topscore"), (2, 1));
+    assert_eq!(ranks("topscore,session"), (1, 2));
+    // The earlier names keep seed 000's order: meeting (A and B never met), then session.
+    assert_eq!(ranks("all_scores"), (2, 1));
+    // Without session rows the session method passes and topscore decides.
+    let one_session: Vec<BoardResult> = rows
+        .iter()
+        .cloned()
+        .map(|r| BoardResult { session: None, ..r })
+        .collect();
+    let mut comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    comp.conventions.tie_break = "session,topscore".parse().unwrap();
+    let scored = score_competition(&comp, &names, &one_session).unwrap();
+    assert_eq!(standing(&scored, "A").rank, 1);
+    assert_eq!(standing(&scored, "B").rank, 2);
 }

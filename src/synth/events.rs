@@ -47,11 +47,19 @@ pub struct MonthBuilder<'a> {
     dates: Vec<NaiveDate>,
     next_date: usize,
     sessions: BTreeMap<NaiveDate, i32>,
+    /// Month index from the start of the period (skill and activity depend on it).
+    month: u32,
     pub out: Dataset,
 }
 
 impl<'a> MonthBuilder<'a> {
-    pub fn new(fed: &'a Federation, club: &'a Club, rng: Rng, dates: Vec<NaiveDate>) -> Self {
+    pub fn new(
+        fed: &'a Federation,
+        club: &'a Club,
+        rng: Rng,
+        dates: Vec<NaiveDate>,
+        month: u32,
+    ) -> Self {
         MonthBuilder {
             fed,
             club,
@@ -59,8 +67,13 @@ impl<'a> MonthBuilder<'a> {
             dates,
             next_date: 0,
             sessions: BTreeMap::new(),
+            month,
             out: Dataset::default(),
         }
+    }
+
+    fn active(&self, person: usize) -> bool {
+        self.fed.active(person, self.month)
     }
 
     /// Runs events until the month's budget of player-sessions is spent.
@@ -133,7 +146,7 @@ impl<'a> MonthBuilder<'a> {
                 continue;
             }
             let p = pool[self.rng.below(pool.len())];
-            if !used.contains(&p) {
+            if !used.contains(&p) && self.active(p) {
                 return Some(p);
             }
         }
@@ -161,10 +174,12 @@ impl<'a> MonthBuilder<'a> {
             .into_iter()
             .filter_map(|i| own.get(i).copied())
             .filter(|p| !used.contains(&p[0]) && !used.contains(&p[1]))
+            .filter(|p| self.active(p[0]) && self.active(p[1]))
             .collect();
         for p in &chosen {
             used.extend(p.iter().copied());
         }
+        self.mix_partners(&mut chosen);
         let mut tries = 0;
         while chosen.len() < n && tries < 4 * n + 8 {
             tries += 1;
@@ -175,7 +190,14 @@ impl<'a> MonthBuilder<'a> {
                 all.get(self.rng.below(all.len())).copied()
             };
             let pair = match visiting {
-                Some(p) if !used.contains(&p[0]) && !used.contains(&p[1]) => p,
+                Some(p)
+                    if !used.contains(&p[0])
+                        && !used.contains(&p[1])
+                        && self.active(p[0])
+                        && self.active(p[1]) =>
+                {
+                    p
+                }
                 _ => {
                     let Some(a) = self.substitute(used) else {
                         continue;
@@ -197,8 +219,25 @@ impl<'a> MonthBuilder<'a> {
         chosen
     }
 
+    /// In a drifting federation, partnerships are not always regular: each plays
+    /// together with the configured chance, and the second players of the others are
+    /// shuffled among them. Without drift nothing is drawn, so the sample is unchanged.
+    fn mix_partners(&mut self, pairs: &mut [[usize; 2]]) {
+        let Some(regular) = self.fed.config.drift.as_ref().map(|d| d.regular_partner) else {
+            return;
+        };
+        let loose: Vec<usize> = (0..pairs.len())
+            .filter(|_| !self.rng.chance(regular))
+            .collect();
+        let mut seconds: Vec<usize> = loose.iter().map(|&i| pairs[i][1]).collect();
+        self.rng.shuffle(&mut seconds);
+        for (&i, p) in loose.iter().zip(seconds) {
+            pairs[i][1] = p;
+        }
+    }
+
     fn pair_level(&self, pair: &[usize; 2]) -> f64 {
-        (self.fed.level(pair[0]) + self.fed.level(pair[1])) / 2.0
+        (self.fed.level_at(pair[0], self.month) + self.fed.level_at(pair[1], self.month)) / 2.0
     }
 
     fn pairs_event(&mut self, scoring: ScoringMethod) -> usize {
@@ -416,6 +455,7 @@ impl<'a> MonthBuilder<'a> {
             sample_distinct(&mut self.rng, self.club.members.len(), 4 * tables)
                 .into_iter()
                 .filter_map(|i| self.club.members.get(i).copied())
+                .filter(|&p| self.active(p))
                 .collect();
         used.extend(players.iter().copied());
         while players.len() < 4 * tables {
@@ -461,8 +501,12 @@ impl<'a> MonthBuilder<'a> {
                 for t in 0..tables {
                     let seat = |k: usize| order[4 * t + k];
                     let (n, e, s, w) = (seat(0), seat(1), seat(2), seat(3));
-                    let ns = (self.fed.level(players[n]) + self.fed.level(players[s])) / 2.0;
-                    let ew = (self.fed.level(players[e]) + self.fed.level(players[w])) / 2.0;
+                    let ns = (self.fed.level_at(players[n], self.month)
+                        + self.fed.level_at(players[s], self.month))
+                        / 2.0;
+                    let ew = (self.fed.level_at(players[e], self.month)
+                        + self.fed.level_at(players[w], self.month))
+                        / 2.0;
                     for (k, d) in deals.iter().enumerate() {
                         let r = play(&mut self.rng, &model, d, ns, ew, true);
                         self.out.boards.push(BoardResult {
@@ -487,7 +531,7 @@ impl<'a> MonthBuilder<'a> {
             let entrants: Vec<(String, f64)> = players
                 .iter()
                 .enumerate()
-                .map(|(i, p)| ((i + 1).to_string(), self.fed.level(*p)))
+                .map(|(i, p)| ((i + 1).to_string(), self.fed.level_at(*p, self.month)))
                 .collect();
             self.pair_results(&comp, &entrants, boards);
         }
@@ -501,6 +545,7 @@ impl<'a> MonthBuilder<'a> {
         let mut teams: Vec<[usize; 4]> = sample_distinct(&mut self.rng, own.len(), n)
             .into_iter()
             .filter_map(|i| own.get(i).copied())
+            .filter(|t| t.iter().all(|&p| self.active(p)))
             .collect();
         for t in &teams {
             used.extend(t.iter().copied());
@@ -563,7 +608,8 @@ impl<'a> MonthBuilder<'a> {
                     self.out.entrants.push(e);
                 }
                 let lv = |t: usize, half: usize| {
-                    (self.fed.level(teams[t][2 * half]) + self.fed.level(teams[t][2 * half + 1]))
+                    (self.fed.level_at(teams[t][2 * half], self.month)
+                        + self.fed.level_at(teams[t][2 * half + 1], self.month))
                         / 2.0
                 };
                 let (a1, a2, b1, b2) = (lv(a, 0), lv(a, 1), lv(b, 0), lv(b, 1));
@@ -658,8 +704,8 @@ impl<'a> MonthBuilder<'a> {
             for &(a, b) in matches {
                 for (home, away) in [(a, b), (b, a)] {
                     let lv = |t: usize, half: usize| {
-                        (self.fed.level(teams[t][2 * half])
-                            + self.fed.level(teams[t][2 * half + 1]))
+                        (self.fed.level_at(teams[t][2 * half], self.month)
+                            + self.fed.level_at(teams[t][2 * half + 1], self.month))
                             / 2.0
                     };
                     seated.push((

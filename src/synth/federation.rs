@@ -103,8 +103,25 @@ pub fn masterpoints_for(start: &StartFormula, handicap: f64) -> f64 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Person {
     pub id: MemberId,
-    /// True strength on the handicap scale.
+    /// True strength on the handicap scale (with drift: the level a newcomer tends to, or
+    /// an established player's level at the start).
     pub level: f64,
+    /// How the strength moves over time, when the configuration asks for drift.
+    pub drift: Option<PersonDrift>,
+}
+
+/// One member's career in a drifting federation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PersonDrift {
+    /// First month (0-based from the start) the member plays.
+    pub joined: u32,
+    /// The member plays no more from this month on.
+    pub left: Option<u32>,
+    /// Strength when joining; a newcomer starts weaker (higher) and improves towards
+    /// `level` with the configured time constant.
+    pub start_level: f64,
+    /// Handicap units lost per month (slow decline of established players).
+    pub decline_per_month: f64,
 }
 
 /// A club, its scoring program's conventions and its regular partnerships and teams.
@@ -146,6 +163,9 @@ impl Federation {
     pub fn new(config: &SynthConfig) -> Federation {
         let cap = config.factors.cap;
         let mut rng = Rng::derive(config.seed, &[0]);
+        // Careers draw from their own stream, so a federation without drift is the same
+        // with or without this code.
+        let mut drift_rng = Rng::derive(config.seed, &[7]);
         let clubs_n = config.clubs.max(1);
         let districts_n = config.districts.max(1);
         let mut clubs: Vec<Club> = (0..clubs_n)
@@ -182,10 +202,16 @@ impl Federation {
             let c = rng.weighted(&club_weights);
             let id = first_member + i as i64;
             let idx = people.len();
-            people.push(Person { id, level });
+            let drift = config
+                .drift
+                .as_ref()
+                .map(|d| d.career(&mut drift_rng, level, config.months));
+            people.push(Person { id, level, drift });
             all_members.push(idx);
             clubs[c].members.push(idx);
-            let start_guess = (level + 3.0 * rng.normal()).clamp(1.0, cap);
+            // Masterpoints reflect the strength when the member first appears.
+            let known = drift.map_or(level, |d| d.start_level);
+            let start_guess = (known + 3.0 * rng.normal()).clamp(1.0, cap);
             let mut member = Member::new(id);
             member.name = Some(random_name(&mut rng));
             member.club = Some(clubs[c].name.clone());
@@ -206,7 +232,11 @@ impl Federation {
             let level = (20.0 + 10.0 * rng.normal()).clamp(0.5, cap);
             let id = first_foreign + j as i64;
             foreign.push(people.len());
-            people.push(Person { id, level });
+            people.push(Person {
+                id,
+                level,
+                drift: None,
+            });
             let mut member = Member::new(id);
             member.name = Some(random_name(&mut rng));
             member.kind = MemberKind::Foreign;
@@ -221,6 +251,7 @@ impl Federation {
             people.push(Person {
                 id: first_non_member + j as i64,
                 level,
+                drift: None,
             });
         }
 
@@ -261,6 +292,46 @@ impl Federation {
 
     pub fn level(&self, person: usize) -> f64 {
         self.people.get(person).map_or(26.0, |p| p.level)
+    }
+
+    /// The strength of a person in month `month` (0-based from the start): the fixed
+    /// level without drift; with drift, a newcomer's improvement curve
+    /// `level + (start − level)·exp(−(month − joined)/τ)` plus the slow decline.
+    pub fn level_at(&self, person: usize, month: u32) -> f64 {
+        let Some(p) = self.people.get(person) else {
+            return 26.0;
+        };
+        match (&p.drift, &self.config.drift) {
+            (Some(d), Some(cfg)) => {
+                let since = f64::from(month.saturating_sub(d.joined));
+                let curve = (d.start_level - p.level) * (-since / cfg.improvement_months).exp();
+                (p.level + curve + d.decline_per_month * f64::from(month))
+                    .clamp(0.5, self.config.factors.cap)
+            }
+            _ => p.level,
+        }
+    }
+
+    /// Whether a person plays in month `month` (always, without drift).
+    pub fn active(&self, person: usize, month: u32) -> bool {
+        match self.people.get(person).and_then(|p| p.drift) {
+            Some(d) => month >= d.joined && d.left.is_none_or(|l| month < l),
+            None => true,
+        }
+    }
+
+    /// The hidden skill of every member in every month they play: (member id, month
+    /// index from the start, skill). Written as `true_skill.parquet` by `sample --drift`.
+    pub fn true_skill(&self) -> Vec<(MemberId, u32, f64)> {
+        let mut out = Vec::new();
+        for &m in &self.all_members {
+            for month in 0..self.config.months {
+                if self.active(m, month) {
+                    out.push((self.id(m), month, self.level_at(m, month)));
+                }
+            }
+        }
+        out
     }
 
     pub fn id(&self, person: usize) -> MemberId {

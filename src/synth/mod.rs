@@ -121,6 +121,77 @@ pub struct SynthConfig {
     /// The handicap model's constants the synthetic play follows: the 0–52 scale, the
     /// starting formula and `C_b` (default: the built-in `fsb-2007` set).
     pub factors: FactorSet,
+    /// Skill that changes over time (none by default: the shipped sample's players keep
+    /// their strength).
+    pub drift: Option<Drift>,
+}
+
+/// How players' skill and habits change in a drifting federation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drift {
+    /// Share of members who are newcomers (default 0.35): they join in a random month of
+    /// the first three quarters of the period, weaker than the level they grow into.
+    pub newcomer_share: f64,
+    /// How much weaker a newcomer starts, in handicap units (default 14, drawn between
+    /// half and one and a half times it).
+    pub newcomer_gap: f64,
+    /// Time constant of the improvement curve in months (default 10).
+    pub improvement_months: f64,
+    /// Decline of established players in units per year, drawn between 0 and twice this
+    /// per player (default 0.8).
+    pub decline_per_year: f64,
+    /// Share of members who stop playing in a random month after the first quarter
+    /// (default 0.15).
+    pub stop_share: f64,
+    /// Chance that a partnership plays together on a given evening (default 0.7); the
+    /// others are shuffled among the evening's irregular pairs.
+    pub regular_partner: f64,
+}
+
+impl Default for Drift {
+    fn default() -> Self {
+        Drift {
+            newcomer_share: 0.35,
+            newcomer_gap: 14.0,
+            improvement_months: 10.0,
+            decline_per_year: 0.8,
+            stop_share: 0.15,
+            regular_partner: 0.7,
+        }
+    }
+}
+
+impl Drift {
+    /// Draws one member's career around their `level`.
+    pub fn career(&self, rng: &mut rng::Rng, level: f64, months: u32) -> federation::PersonDrift {
+        let span = f64::from(months.max(1));
+        let newcomer = rng.chance(self.newcomer_share);
+        let joined = if newcomer {
+            (rng.unit() * span * 0.75).floor() as u32
+        } else {
+            0
+        };
+        let start_level = if newcomer {
+            (level + self.newcomer_gap * rng.uniform(0.5, 1.5)).min(52.0)
+        } else {
+            level
+        };
+        let decline_per_month = if newcomer {
+            0.0
+        } else {
+            self.decline_per_year * rng.uniform(0.0, 2.0) / 12.0
+        };
+        let left = rng
+            .chance(self.stop_share)
+            .then(|| (span * rng.uniform(0.25, 1.0)).floor() as u32)
+            .map(|l| l.max(joined + 1));
+        federation::PersonDrift {
+            joined,
+            left,
+            start_level,
+            decline_per_month,
+        }
+    }
 }
 
 impl Default for SynthConfig {
@@ -144,6 +215,7 @@ impl Default for SynthConfig {
             class_share: 0.1,
             double_session_share: 0.15,
             play: PlayModel::default(),
+            drift: None,
             factors: FactorSet::default(),
         }
     }
@@ -188,8 +260,16 @@ pub fn month(fed: &Federation, index: u32) -> Dataset {
             .filter(|d| club.nights.contains(&d.weekday().num_days_from_monday()))
             .collect();
         let mut rng = rng::Rng::derive(config.seed, &[1, c as u64, u64::from(index)]);
-        let budget = rng.round_random(club.members.len() as f64 * config.sessions_per_member);
-        let part = events::MonthBuilder::new(fed, club, rng, dates).run(budget);
+        let players = match config.drift {
+            Some(_) => club
+                .members
+                .iter()
+                .filter(|&&p| fed.active(p, index))
+                .count(),
+            None => club.members.len(),
+        };
+        let budget = rng.round_random(players as f64 * config.sessions_per_member);
+        let part = events::MonthBuilder::new(fed, club, rng, dates, index).run(budget);
         out.competitions.extend(part.competitions);
         out.entrants.extend(part.entrants);
         out.results.extend(part.results);

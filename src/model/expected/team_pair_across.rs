@@ -5,6 +5,11 @@
 //! included), but it played only its opponents at the table. So the expectation has two
 //! parts: how strong the pair is against its own direction, and how weak its table
 //! opponents are against the average opponent of that direction.
+//!
+//! Teams scored butler use the same formula, and there it is exact: each board's datum
+//! is the mean N/S score of every table of the event, the pair's own included, so the
+//! pair's expected IMPs against it are its edge over its direction's mean (itself
+//! included) plus its opponents' deficit against the opposite direction's mean.
 
 use super::Expectation;
 use crate::model::error::ModelError;

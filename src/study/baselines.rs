@@ -1,0 +1,409 @@
+//! The ratings a handicap has to beat, run over the same fields in the same order.
+//!
+//! A handicap is only worth its formula if it predicts results better than the obvious
+//! alternatives: a player's own recent average, Elo, and a Bayesian rating (Weng-Lin, as
+//! used by online games). Each baseline sees exactly the matchpoint fields the handicap
+//! model is judged on, predicts every entrant's percentage from the ratings held before
+//! the field, then updates. Each has one parameter, tuned on the burn-in period only.
+//!
+//! Conventions, so that the numbers are comparable with the model's: results are in
+//! percent over 50; an entrant's strength is the mean of its players' (a pair is the mean
+//! of its players, as the model has it); a player outside the member list (a guest, a
+//! non-member) counts at the starting rating and is never updated.
+
+use skillratings::weng_lin::{
+    expected_score_two_teams, weng_lin_multi_team, WengLinConfig, WengLinRating,
+};
+use skillratings::MultiTeamOutcome;
+
+/// One matchpoint field as the baselines see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// Position of the competition in replay order.
+    pub competition: usize,
+    pub entrants: Vec<FieldEntrant>,
+    /// Entrant indices compared with each other (two groups in a Mitchell rated per
+    /// direction, otherwise one).
+    pub groups: Vec<Vec<usize>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldEntrant {
+    /// Index of the entrant in the competition.
+    pub entrant: usize,
+    /// Members by dense index; `None` for guests and non-members.
+    pub players: Vec<Option<u32>>,
+    /// Percent over 50.
+    pub achieved: f64,
+}
+
+/// The baselines of a study.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Baseline {
+    /// Exponentially weighted running average of the player's percentages; parameter:
+    /// the weight of the newest result.
+    RunningAverage,
+    /// Elo on the 400-point logistic scale, expectation against every other entrant;
+    /// parameter: K, rating points per unit of (score − expectation).
+    Elo,
+    /// Weng-Lin (Bradley-Terry, full pairing) through the `skillratings` crate, fields
+    /// ranked by percentage; parameter: β, the skill-class width.
+    WengLin,
+}
+
+impl Baseline {
+    pub const ALL: [Baseline; 3] = [Baseline::RunningAverage, Baseline::Elo, Baseline::WengLin];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Baseline::RunningAverage => "running-average",
+            Baseline::Elo => "elo",
+            Baseline::WengLin => "weng-lin",
+        }
+    }
+
+    pub fn parameter_name(self) -> &'static str {
+        match self {
+            Baseline::RunningAverage => "alpha",
+            Baseline::Elo => "k",
+            Baseline::WengLin => "beta",
+        }
+    }
+
+    /// The values tried on the burn-in period.
+    pub fn grid(self) -> &'static [f64] {
+        match self {
+            Baseline::RunningAverage => &[0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2, 0.3],
+            Baseline::Elo => &[
+                4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0,
+            ],
+            Baseline::WengLin => &[4.1667, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0],
+        }
+    }
+}
+
+/// A baseline's predictions and final ratings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineRun {
+    /// Per field, per entrant of the field: the expected percentage over 50.
+    pub expected: Vec<Vec<f64>>,
+    /// Per member: the rating turned into the handicap's direction (lower is stronger).
+    pub strength: Vec<f64>,
+    /// Per member: whether they played in any of the fields.
+    pub played: Vec<bool>,
+}
+
+trait Rater {
+    /// Expected percentage over 50 of each listed entrant against the others of its group.
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64>;
+    fn update(&mut self, field: &Field, group: &[usize], expected: &[f64]);
+    /// Lower is stronger, like a handicap.
+    fn strength(&self, member: usize) -> f64;
+}
+
+/// Mean of the players' values; outsiders count `default`.
+fn entrant_mean(players: &[Option<u32>], value: impl Fn(usize) -> f64, default: f64) -> f64 {
+    if players.is_empty() {
+        return default;
+    }
+    players
+        .iter()
+        .map(|p| p.map_or(default, |m| value(m as usize)))
+        .sum::<f64>()
+        / players.len() as f64
+}
+
+struct RunningAverage {
+    alpha: f64,
+    value: Vec<f64>,
+}
+
+impl Rater for RunningAverage {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let s: Vec<f64> = group
+            .iter()
+            .map(|&e| entrant_mean(&field.entrants[e].players, |m| self.value[m], 0.0))
+            .collect();
+        let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+        s.iter().map(|v| v - mean).collect()
+    }
+    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
+        for &e in group {
+            let entrant = &field.entrants[e];
+            for m in entrant.players.iter().flatten() {
+                let v = &mut self.value[*m as usize];
+                *v += self.alpha * (entrant.achieved - *v);
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        -self.value[member]
+    }
+}
+
+struct Elo {
+    k: f64,
+    rating: Vec<f64>,
+}
+
+impl Rater for Elo {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let r: Vec<f64> = group
+            .iter()
+            .map(|&e| entrant_mean(&field.entrants[e].players, |m| self.rating[m], 0.0))
+            .collect();
+        let n = r.len();
+        (0..n)
+            .map(|i| {
+                let e: f64 = (0..n)
+                    .filter(|&j| j != i)
+                    .map(|j| 1.0 / (1.0 + 10f64.powf((r[j] - r[i]) / 400.0)))
+                    .sum::<f64>()
+                    / (n - 1).max(1) as f64;
+                100.0 * (e - 0.5)
+            })
+            .collect()
+    }
+    fn update(&mut self, field: &Field, group: &[usize], expected: &[f64]) {
+        for (&e, x) in group.iter().zip(expected) {
+            let entrant = &field.entrants[e];
+            let score = ((entrant.achieved + 50.0) / 100.0).clamp(0.0, 1.0);
+            let change = self.k * (score - (x / 100.0 + 0.5));
+            for m in entrant.players.iter().flatten() {
+                self.rating[*m as usize] += change;
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        -self.rating[member]
+    }
+}
+
+struct WengLin {
+    config: WengLinConfig,
+    rating: Vec<WengLinRating>,
+}
+
+impl WengLin {
+    fn team(&self, players: &[Option<u32>]) -> Vec<WengLinRating> {
+        players
+            .iter()
+            .map(|p| p.map_or_else(WengLinRating::new, |m| self.rating[m as usize]))
+            .collect()
+    }
+}
+
+impl Rater for WengLin {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let teams: Vec<Vec<WengLinRating>> = group
+            .iter()
+            .map(|&e| self.team(&field.entrants[e].players))
+            .collect();
+        let n = teams.len();
+        (0..n)
+            .map(|i| {
+                let e: f64 = (0..n)
+                    .filter(|&j| j != i)
+                    .map(|j| expected_score_two_teams(&teams[i], &teams[j], &self.config).0)
+                    .sum::<f64>()
+                    / (n - 1).max(1) as f64;
+                100.0 * (e - 0.5)
+            })
+            .collect()
+    }
+    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
+        let teams: Vec<Vec<WengLinRating>> = group
+            .iter()
+            .map(|&e| self.team(&field.entrants[e].players))
+            .collect();
+        // Rank 1 is the best percentage; equal percentages share a rank.
+        let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
+        let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(&achieved)
+            .map(|(t, a)| {
+                let better = achieved.iter().filter(|b| *b > a).count();
+                (t.as_slice(), MultiTeamOutcome::new(better + 1))
+            })
+            .collect();
+        let updated = weng_lin_multi_team(&ranked, &self.config);
+        for (&e, new) in group.iter().zip(updated) {
+            for (p, r) in field.entrants[e].players.iter().zip(new) {
+                if let Some(m) = p {
+                    self.rating[*m as usize] = r;
+                }
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        -self.rating[member].rating
+    }
+}
+
+fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
+    match baseline {
+        Baseline::RunningAverage => Box::new(RunningAverage {
+            alpha: parameter,
+            value: vec![0.0; members],
+        }),
+        Baseline::Elo => Box::new(Elo {
+            k: parameter,
+            rating: vec![0.0; members],
+        }),
+        Baseline::WengLin => Box::new(WengLin {
+            config: WengLinConfig {
+                beta: parameter,
+                ..WengLinConfig::new()
+            },
+            rating: vec![WengLinRating::new(); members],
+        }),
+    }
+}
+
+/// Called before each field with the field and the current strengths.
+pub type FieldHook<'a> = dyn FnMut(&Field, &dyn Fn(usize) -> f64) + 'a;
+
+/// Runs a baseline over `fields` in order. `on_field` is called before each field with
+/// the field and the current strengths, so the caller can take month-end snapshots.
+pub fn run(
+    baseline: Baseline,
+    parameter: f64,
+    fields: &[Field],
+    members: usize,
+    on_field: &mut FieldHook,
+) -> BaselineRun {
+    let mut r = rater(baseline, parameter, members);
+    let mut played = vec![false; members];
+    let mut expected_all = Vec::with_capacity(fields.len());
+    for field in fields {
+        on_field(field, &|m| r.strength(m));
+        let mut expected = vec![0.0; field.entrants.len()];
+        let mut per_group = Vec::with_capacity(field.groups.len());
+        for group in &field.groups {
+            let x = r.expect(field, group);
+            for (&e, v) in group.iter().zip(&x) {
+                expected[e] = *v;
+            }
+            per_group.push(x);
+        }
+        for (group, x) in field.groups.iter().zip(&per_group) {
+            r.update(field, group, x);
+        }
+        for entrant in &field.entrants {
+            for m in entrant.players.iter().flatten() {
+                played[*m as usize] = true;
+            }
+        }
+        expected_all.push(expected);
+    }
+    BaselineRun {
+        expected: expected_all,
+        strength: (0..members).map(|m| r.strength(m)).collect(),
+        played,
+    }
+}
+
+/// The grid value with the lowest RMSE over `fields` (the burn-in period), the first
+/// one on a tie.
+pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
+    let mut best = (f64::INFINITY, baseline.grid()[0]);
+    for &p in baseline.grid() {
+        let run = run(baseline, p, fields, members, &mut |_, _| {});
+        let (mut ss, mut n) = (0.0, 0usize);
+        for (field, expected) in fields.iter().zip(&run.expected) {
+            for (entrant, x) in field.entrants.iter().zip(expected) {
+                ss += (entrant.achieved - x).powi(2);
+                n += 1;
+            }
+        }
+        let rmse = if n == 0 {
+            f64::INFINITY
+        } else {
+            (ss / n as f64).sqrt()
+        };
+        if rmse < best.0 {
+            best = (rmse, p);
+        }
+    }
+    best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(results: &[(u32, u32, f64)]) -> Field {
+        Field {
+            competition: 0,
+            entrants: results
+                .iter()
+                .enumerate()
+                .map(|(i, &(a, b, r))| FieldEntrant {
+                    entrant: i,
+                    players: vec![Some(a), Some(b)],
+                    achieved: r,
+                })
+                .collect(),
+            groups: vec![(0..results.len()).collect()],
+        }
+    }
+
+    /// Running average with α = 0.5: after pair (0,1) scores +10 and (2,3) −10, players
+    /// hold +5 and −5; next time the pairs are expected +5 and −5 around a mean of 0.
+    #[test]
+    fn running_average_by_hand() {
+        let f = field(&[(0, 1, 10.0), (2, 3, -10.0)]);
+        let run = run(
+            Baseline::RunningAverage,
+            0.5,
+            &[f.clone(), f],
+            4,
+            &mut |_, _| {},
+        );
+        assert_eq!(run.expected[0], vec![0.0, 0.0]);
+        assert_eq!(run.expected[1], vec![5.0, -5.0]);
+        // Second update: 5 + 0.5·(10 − 5) = 7.5.
+        assert_eq!(run.strength, vec![-7.5, -7.5, 7.5, 7.5]);
+    }
+
+    /// Elo with K = 40: equal ratings expect 50 %, a 60 % score gains 40·0.1 = 4 points;
+    /// then 4 points up, the pair expects 1/(1 + 10^(−8/400)) = 0.511511 → +1.1511 %.
+    #[test]
+    fn elo_by_hand() {
+        let f = field(&[(0, 1, 10.0), (2, 3, -10.0)]);
+        let run = run(Baseline::Elo, 40.0, &[f.clone(), f], 4, &mut |_, _| {});
+        assert_eq!(run.expected[0], vec![0.0, 0.0]);
+        let e = 1.0 / (1.0 + 10f64.powf(-8.0 / 400.0));
+        assert!((e - 0.511511).abs() < 1e-6);
+        assert!((run.expected[1][0] - 100.0 * (e - 0.5)).abs() < 1e-9);
+        assert!((run.expected[1][1] + 100.0 * (e - 0.5)).abs() < 1e-9);
+    }
+
+    /// Weng-Lin moves the winners up and the losers down, and ties leave equal pairs level.
+    #[test]
+    fn weng_lin_orders_winners_first() {
+        let f = field(&[(0, 1, 10.0), (2, 3, -10.0), (4, 5, 0.0)]);
+        let run = run(
+            Baseline::WengLin,
+            4.1667,
+            &[f.clone(), f],
+            6,
+            &mut |_, _| {},
+        );
+        assert!(run.expected[1][0] > run.expected[1][2]);
+        assert!(run.expected[1][2] > run.expected[1][1]);
+        assert!(run.strength[0] < run.strength[4] && run.strength[4] < run.strength[2]);
+        assert_eq!(run.strength[0], run.strength[1]);
+    }
+
+    #[test]
+    fn tuning_picks_from_the_grid() {
+        let fields: Vec<Field> = (0..20)
+            .map(|_| field(&[(0, 1, 8.0), (2, 3, -8.0), (4, 5, 0.0)]))
+            .collect();
+        let p = tune(Baseline::RunningAverage, &fields, 6);
+        assert!(Baseline::RunningAverage.grid().contains(&p));
+        // A stable field is predicted best by the largest weight on the latest result.
+        assert_eq!(p, 0.3);
+    }
+}

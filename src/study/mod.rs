@@ -1,0 +1,810 @@
+//! Studies: how well factor sets, and the standard ratings, predict results.
+//!
+//! A handicap is a prediction: before a competition it says who should beat whom by how
+//! much. A study replays the same history once per factor set (read and scored once,
+//! replayed in parallel), and judges each set only by what it knew before each
+//! competition: Pearson's r and the RMSE of expected against achieved percentages, the
+//! calibration slope and bias, per period and per year. Baselines (a running average, Elo,
+//! Weng-Lin) are run over the same fields in the same order and judged the same way, with
+//! their one parameter tuned on the burn-in period only, so the test period is never
+//! seen by any tuning. Rank comparisons (against the first set, an external list, or a
+//! synthetic federation's hidden skill) show how far the sets agree on who is strong.
+//!
+//! The figures are computed on the matchpoint fields (pairs and individual events scored
+//! by topscore): their unit, percent over 50, is the same in every club and every
+//! baseline predicts it directly. IMP events still move the handicaps in the replay.
+
+pub mod baselines;
+pub mod derive;
+pub mod html;
+pub mod metrics;
+pub mod output;
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{Datelike, Months, NaiveDate};
+use rayon::prelude::*;
+
+use crate::dataset::{Dataset, MemberId};
+use crate::error::{Error, Result};
+use crate::model::{CalcMethod, FieldKind};
+use crate::pipeline::prepare::{self, PreparedCompetition, Seat};
+use crate::pipeline::replay::{self, Mode};
+use crate::pipeline::state::{month_index, Registry};
+
+use baselines::{Baseline, Field, FieldEntrant};
+pub use derive::StudySet;
+
+/// How a study is judged.
+#[derive(Debug, Clone, Default)]
+pub struct StudyOptions {
+    /// Competitions up to and including this day are the burn-in (default: the first
+    /// year, up to the day before the first competition's anniversary).
+    pub burn_in_until: Option<NaiveDate>,
+    /// An external ranking (member id, rating) to compare the final handicaps with.
+    pub reference: Option<Vec<(MemberId, f64)>>,
+    /// A synthetic federation's hidden skill per member and month.
+    pub truth: Option<Truth>,
+}
+
+/// Hidden skill on the handicap scale, per member and month (`true_skill.parquet`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Truth {
+    /// (member id, month index as in [`month_index`]) → skill.
+    pub skill: HashMap<(MemberId, i32), f64>,
+}
+
+/// Players with at least this many boards are compared with the hidden skill.
+pub const TRUTH_MIN_BOARDS: u64 = 500;
+/// Size of the leading group compared between sets.
+pub const TOP_K: usize = 100;
+/// Largest movers listed per set.
+pub const MOVERS: usize = 10;
+/// Players whose trajectories the report draws.
+pub const TRAJECTORIES: usize = 4;
+
+/// The dataset, scored and prepared once for every set of a study.
+#[derive(Debug)]
+pub struct StudyData {
+    pub registry: Registry,
+    /// Rated competitions in replay order, prepared with the first set's class weights.
+    pub competitions: Vec<PreparedCompetition>,
+    /// The class of each competition (replay order), for sets with other class weights.
+    pub classes: Vec<Option<String>>,
+    /// Competitions left out because they break a rule of the data contract (as a run
+    /// lists them in `quarantine.csv`).
+    pub quarantined: usize,
+    prepared_with: std::collections::BTreeMap<String, f64>,
+}
+
+impl StudyData {
+    /// Scores and prepares `dataset` once. `first` supplies the class weights, which
+    /// are the only part of a factor set preparation reads.
+    pub fn new(dataset: &Dataset, first: &StudySet) -> Result<StudyData> {
+        let registry = Registry::new(&dataset.members);
+        let prepared = prepare::prepare(dataset, &registry, &first.factors, true, &|| {});
+        let class_of: HashMap<&str, Option<&String>> = dataset
+            .competitions
+            .iter()
+            .map(|c| (c.competition_id.as_str(), c.class.as_ref()))
+            .collect();
+        let classes = prepared
+            .competitions
+            .iter()
+            .map(|c| {
+                class_of
+                    .get(c.competition_id.as_str())
+                    .and_then(|c| c.cloned())
+            })
+            .collect();
+        Ok(StudyData {
+            registry,
+            competitions: prepared.competitions,
+            classes,
+            quarantined: prepared.quarantined.len(),
+            prepared_with: first.factors.class_weights.clone(),
+        })
+    }
+}
+
+/// One entrant's prediction in a matchpoint field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction {
+    pub competition: usize,
+    pub entrant: usize,
+    pub expected: f64,
+    pub achieved: f64,
+}
+
+/// What a set or a baseline was, for the tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackKind {
+    FactorSet,
+    Baseline(Baseline),
+}
+
+impl TrackKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            TrackKind::FactorSet => "factor_set",
+            TrackKind::Baseline(_) => "baseline",
+        }
+    }
+}
+
+/// One set's (or baseline's) replay, reduced to what the metrics and the report need.
+#[derive(Debug, Clone)]
+pub struct Track {
+    pub name: String,
+    pub hash: String,
+    pub kind: TrackKind,
+    /// The tuned parameter of a baseline.
+    pub parameter: Option<f64>,
+    /// Matchpoint entrants, in replay order.
+    pub predictions: Vec<Prediction>,
+    /// Final handicap (baselines: rating turned so that lower is stronger) of every
+    /// member who played, by dense index.
+    pub final_value: Vec<Option<f64>>,
+    /// Per tracked member (see [`Study::tracked`]): value at the end of each month.
+    pub monthly: BTreeMap<i32, Vec<Option<f64>>>,
+    /// Trajectories of [`Study::trajectory_members`]: (date, handicap after).
+    pub trajectories: Vec<Vec<(NaiveDate, f64)>>,
+}
+
+/// One row of `study.parquet`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricRow {
+    pub set: String,
+    pub hash: String,
+    pub kind: &'static str,
+    /// `test`, `burn_in`, a year (`2025`), or `all`.
+    pub period: String,
+    pub metric: String,
+    pub value: f64,
+    pub detail: Option<String>,
+}
+
+/// A finished study.
+#[derive(Debug)]
+pub struct Study {
+    pub burn_in_until: NaiveDate,
+    pub tracks: Vec<Track>,
+    pub rows: Vec<MetricRow>,
+    /// Competition dates in replay order.
+    pub dates: Vec<NaiveDate>,
+    /// Member ids by dense index.
+    pub member_ids: Vec<MemberId>,
+    pub trajectory_members: Vec<u32>,
+    /// Hidden skill of the trajectory members per month, when known.
+    pub trajectory_truth: Vec<Vec<(NaiveDate, f64)>>,
+}
+
+/// Matchpoint fields are the ones judged: pairs or individual, topscore.
+fn judged(c: &PreparedCompetition) -> bool {
+    c.input.method == CalcMethod::Topscore
+        && matches!(c.input.kind, FieldKind::Pairs | FieldKind::Individual)
+}
+
+/// The groups of entrants compared with each other.
+fn groups(c: &PreparedCompetition) -> Vec<Vec<usize>> {
+    if !c.split_by_direction {
+        return vec![(0..c.input.entrants.len()).collect()];
+    }
+    let mut ns = Vec::new();
+    let mut ew = Vec::new();
+    for (i, e) in c.input.entrants.iter().enumerate() {
+        match e.direction {
+            Some(crate::model::Direction::EW) => ew.push(i),
+            _ => ns.push(i),
+        }
+    }
+    [ns, ew].into_iter().filter(|g| g.len() > 1).collect()
+}
+
+fn default_burn_in(first: NaiveDate) -> NaiveDate {
+    first
+        .checked_add_months(Months::new(12))
+        .and_then(|d| d.pred_opt())
+        .unwrap_or(first)
+}
+
+/// Runs a study of `sets` (the first is the reference set) with the baselines.
+pub fn run(
+    data: &StudyData,
+    sets: &[StudySet],
+    options: &StudyOptions,
+    on_done: &(dyn Fn(&str) + Sync),
+) -> Result<Study> {
+    let first = sets
+        .first()
+        .ok_or_else(|| Error::Config("a study needs at least one factor set".into()))?;
+    let Some(first_date) = data.competitions.first().map(|c| c.date) else {
+        return Err(Error::Config(
+            "the dataset has no rated competition to study".into(),
+        ));
+    };
+    let burn_in_until = options
+        .burn_in_until
+        .unwrap_or_else(|| default_burn_in(first_date));
+    let dates: Vec<NaiveDate> = data.competitions.iter().map(|c| c.date).collect();
+    let members = data.registry.len();
+
+    // The first set's replay decides which fields were rated, who is tracked, and whose
+    // trajectories are drawn; the other sets and the baselines follow it.
+    let probe = replay_set(data, first)?;
+    let rated: Vec<bool> = {
+        let mut r = vec![false; data.competitions.len()];
+        for c in &probe.changes {
+            r[c.competition] = true;
+        }
+        r
+    };
+    let boards = &probe.boards;
+    let tracked: Vec<u32> = match &options.truth {
+        Some(_) => (0..members as u32)
+            .filter(|&m| boards[m as usize] >= TRUTH_MIN_BOARDS && !data.registry.is_foreign(m))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut by_boards: Vec<u32> = (0..members as u32).collect();
+    by_boards.sort_by(|a, b| boards[*b as usize].cmp(&boards[*a as usize]).then(a.cmp(b)));
+    let trajectory_members: Vec<u32> = by_boards.into_iter().take(TRAJECTORIES).collect();
+
+    let fields: Vec<Field> = data
+        .competitions
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| rated[*i] && judged(c))
+        .map(|(i, c)| Field {
+            competition: i,
+            entrants: c
+                .input
+                .entrants
+                .iter()
+                .zip(&c.seats)
+                .enumerate()
+                .map(|(e, (entrant, seats))| FieldEntrant {
+                    entrant: e,
+                    players: seats
+                        .iter()
+                        .map(|s| match s {
+                            Seat::Member(m) => Some(*m),
+                            _ => None,
+                        })
+                        .collect(),
+                    achieved: entrant.result,
+                })
+                .collect(),
+            groups: groups(c),
+        })
+        .collect();
+
+    enum Job<'a> {
+        Set(&'a StudySet),
+        Baseline(Baseline),
+    }
+    let jobs: Vec<Job> = sets
+        .iter()
+        .map(Job::Set)
+        .chain(Baseline::ALL.into_iter().map(Job::Baseline))
+        .collect();
+    let ctx = Context {
+        data,
+        rated: &rated,
+        tracked: &tracked,
+        trajectory_members: &trajectory_members,
+        fields: &fields,
+        burn_in_until,
+    };
+    let tracks: Vec<Result<Track>> = jobs
+        .par_iter()
+        .map(|job| {
+            let track = match job {
+                Job::Set(set) => model_track(&ctx, set),
+                Job::Baseline(b) => Ok(baseline_track(&ctx, *b)),
+            };
+            on_done(match job {
+                Job::Set(set) => set.name(),
+                Job::Baseline(b) => b.name(),
+            });
+            track
+        })
+        .collect();
+    let tracks = tracks.into_iter().collect::<Result<Vec<Track>>>()?;
+
+    let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
+    let trajectory_truth = match &options.truth {
+        Some(truth) => trajectory_members
+            .iter()
+            .map(|&m| {
+                let id = member_ids[m as usize];
+                let mut series: Vec<(NaiveDate, f64)> = truth
+                    .skill
+                    .iter()
+                    .filter(|((mid, _), _)| *mid == id)
+                    .filter_map(|((_, month), s)| Some((month_start(*month)?, *s)))
+                    .collect();
+                series.sort_by_key(|p| p.0);
+                series
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut study = Study {
+        burn_in_until,
+        tracks,
+        rows: Vec::new(),
+        dates,
+        member_ids,
+        trajectory_members,
+        trajectory_truth,
+    };
+    study.rows = metric_rows(&study, &tracked, options);
+    Ok(study)
+}
+
+/// The first day of a month index.
+pub fn month_start(month: i32) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(month.div_euclid(12), month.rem_euclid(12) as u32 + 1, 1)
+}
+
+struct Context<'a> {
+    data: &'a StudyData,
+    rated: &'a [bool],
+    tracked: &'a [u32],
+    trajectory_members: &'a [u32],
+    fields: &'a [Field],
+    burn_in_until: NaiveDate,
+}
+
+struct SetReplay {
+    changes: Vec<replay::Change>,
+    starting: Vec<f64>,
+    final_handicap: Vec<f64>,
+    boards: Vec<u64>,
+    played: Vec<bool>,
+}
+
+fn replay_set(data: &StudyData, set: &StudySet) -> Result<SetReplay> {
+    let mut states = data.registry.starting_states(&set.factors)?;
+    let starting: Vec<f64> = states.iter().map(|s| s.handicap).collect();
+    let reweighted;
+    let competitions = if set.factors.class_weights == data.prepared_with {
+        &data.competitions
+    } else {
+        let mut c = data.competitions.clone();
+        for (c, class) in c.iter_mut().zip(&data.classes) {
+            c.input.weight_multiplier = set.factors.class_multiplier(class.as_deref());
+        }
+        reweighted = c;
+        &reweighted
+    };
+    let out = replay::replay(&set.factors, Mode::Live, competitions, &mut states, &|_| {});
+    Ok(SetReplay {
+        changes: out.changes,
+        starting,
+        final_handicap: states.iter().map(|s| s.handicap).collect(),
+        boards: states.iter().map(|s| s.boards).collect(),
+        played: states.iter().map(|s| s.competitions > 0).collect(),
+    })
+}
+
+/// Month-end snapshots of the tracked members, taken whenever a competition opens a
+/// new month (the snapshot is the month before's end).
+struct Snapshots<'a> {
+    tracked: &'a [u32],
+    month: Option<i32>,
+    out: BTreeMap<i32, Vec<Option<f64>>>,
+}
+
+impl<'a> Snapshots<'a> {
+    fn new(tracked: &'a [u32]) -> Self {
+        Snapshots {
+            tracked,
+            month: None,
+            out: BTreeMap::new(),
+        }
+    }
+    fn advance(&mut self, date: NaiveDate, value: &dyn Fn(usize) -> Option<f64>) {
+        let month = month_index(date);
+        if let Some(previous) = self.month {
+            if previous != month {
+                self.take(previous, value);
+            }
+        }
+        self.month = Some(month);
+    }
+    fn take(&mut self, month: i32, value: &dyn Fn(usize) -> Option<f64>) {
+        if self.tracked.is_empty() {
+            return;
+        }
+        let row = self.tracked.iter().map(|&m| value(m as usize)).collect();
+        self.out.insert(month, row);
+    }
+    fn finish(mut self, value: &dyn Fn(usize) -> Option<f64>) -> BTreeMap<i32, Vec<Option<f64>>> {
+        if let Some(month) = self.month {
+            self.take(month, value);
+        }
+        self.out
+    }
+}
+
+fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
+    let r = replay_set(ctx.data, set)?;
+    let comps = &ctx.data.competitions;
+    let mut predictions = Vec::new();
+    let mut last_entrant: Option<(usize, usize)> = None;
+    let mut current = r.starting.clone();
+    let mut seen = vec![false; current.len()];
+    let mut snapshots = Snapshots::new(ctx.tracked);
+    let traj_index: HashMap<u32, usize> = ctx
+        .trajectory_members
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| (m, i))
+        .collect();
+    let mut trajectories = vec![Vec::new(); ctx.trajectory_members.len()];
+    let mut last_competition = None;
+    for change in &r.changes {
+        let c = &comps[change.competition];
+        if last_competition != Some(change.competition) {
+            snapshots.advance(c.date, &|m| seen[m].then_some(current[m]));
+            last_competition = Some(change.competition);
+        }
+        if judged(c) && ctx.rated[change.competition] {
+            let key = (change.competition, change.entrant);
+            if last_entrant != Some(key) {
+                predictions.push(Prediction {
+                    competition: change.competition,
+                    entrant: change.entrant,
+                    expected: change.outcome.expected,
+                    achieved: change.outcome.achieved,
+                });
+                last_entrant = Some(key);
+            }
+        }
+        if let (Seat::Member(m), true) = (change.seat, change.outcome.updated) {
+            current[m as usize] = change.handicap_after;
+            seen[m as usize] = true;
+            if let Some(&t) = traj_index.get(&m) {
+                trajectories[t].push((c.date, change.handicap_after));
+            }
+        }
+    }
+    let monthly = snapshots.finish(&|m| seen[m].then_some(current[m]));
+    // Changes of one competition can come in any entrant order; predictions are sorted
+    // so that the tables do not depend on it.
+    predictions.sort_by_key(|p| (p.competition, p.entrant));
+    predictions.dedup_by_key(|p| (p.competition, p.entrant));
+    Ok(Track {
+        name: set.name().to_string(),
+        hash: set.hash.clone(),
+        kind: TrackKind::FactorSet,
+        parameter: None,
+        predictions,
+        final_value: r
+            .final_handicap
+            .iter()
+            .zip(&r.played)
+            .map(|(h, p)| p.then_some(*h))
+            .collect(),
+        monthly,
+        trajectories,
+    })
+}
+
+fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
+    let comps = &ctx.data.competitions;
+    let members = ctx.data.registry.len();
+    let burn_in: Vec<Field> = ctx
+        .fields
+        .iter()
+        .filter(|f| comps[f.competition].date <= ctx.burn_in_until)
+        .cloned()
+        .collect();
+    let parameter = baselines::tune(baseline, &burn_in, members);
+    let mut snapshots = Snapshots::new(ctx.tracked);
+    let mut played = vec![false; members];
+    let run = baselines::run(
+        baseline,
+        parameter,
+        ctx.fields,
+        members,
+        &mut |field, strength| {
+            snapshots.advance(comps[field.competition].date, &|m| {
+                played[m].then(|| strength(m))
+            });
+            for e in &field.entrants {
+                for m in e.players.iter().flatten() {
+                    played[*m as usize] = true;
+                }
+            }
+        },
+    );
+    let monthly = snapshots.finish(&|m| run.played[m].then_some(run.strength[m]));
+    let mut predictions = Vec::new();
+    for (field, expected) in ctx.fields.iter().zip(&run.expected) {
+        for (entrant, x) in field.entrants.iter().zip(expected) {
+            predictions.push(Prediction {
+                competition: field.competition,
+                entrant: entrant.entrant,
+                expected: *x,
+                achieved: entrant.achieved,
+            });
+        }
+    }
+    Track {
+        name: baseline.name().to_string(),
+        hash: format!("{}={parameter}", baseline.parameter_name()),
+        kind: TrackKind::Baseline(baseline),
+        parameter: Some(parameter),
+        predictions,
+        final_value: run
+            .strength
+            .iter()
+            .zip(&run.played)
+            .map(|(s, p)| p.then_some(*s))
+            .collect(),
+        monthly,
+        trajectories: Vec::new(),
+    }
+}
+
+/// Adds a row: track, period, metric, value (skipped when undefined), detail.
+type Push<'a> = dyn FnMut(&Track, &str, &str, Option<f64>, Option<String>) + 'a;
+
+/// The prediction figures of one slice of predictions.
+fn prediction_rows(track: &Track, period: &str, preds: &[&Prediction], push: &mut Push) {
+    let x: Vec<f64> = preds.iter().map(|p| p.expected).collect();
+    let y: Vec<f64> = preds.iter().map(|p| p.achieved).collect();
+    push(track, period, "entrants", Some(x.len() as f64), None);
+    push(track, period, "pearson_r", metrics::pearson(&x, &y), None);
+    push(track, period, "rmse", metrics::rmse(&x, &y), None);
+    push(
+        track,
+        period,
+        "calibration_slope",
+        metrics::slope(&x, &y),
+        None,
+    );
+    push(track, period, "mean_bias", metrics::bias(&x, &y), None);
+}
+
+/// Members (dense indices) with a value in both.
+fn common(a: &[Option<f64>], b: &[Option<f64>]) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
+    let mut idx = Vec::new();
+    let (mut va, mut vb) = (Vec::new(), Vec::new());
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        if let (Some(x), Some(y)) = (x, y) {
+            idx.push(i);
+            va.push(*x);
+            vb.push(*y);
+        }
+    }
+    (idx, va, vb)
+}
+
+fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<MetricRow> {
+    let mut rows = Vec::new();
+    let mut push =
+        |track: &Track, period: &str, metric: &str, value: Option<f64>, detail: Option<String>| {
+            if let Some(value) = value {
+                rows.push(MetricRow {
+                    set: track.name.clone(),
+                    hash: track.hash.clone(),
+                    kind: track.kind.label(),
+                    period: period.to_string(),
+                    metric: metric.to_string(),
+                    value,
+                    detail,
+                });
+            }
+        };
+    let first = &study.tracks[0];
+    let reference: Option<HashMap<MemberId, f64>> = options
+        .reference
+        .as_ref()
+        .map(|r| r.iter().copied().collect());
+    for track in &study.tracks {
+        if let Some(p) = track.parameter {
+            if let TrackKind::Baseline(b) = track.kind {
+                push(
+                    track,
+                    "burn_in",
+                    b.parameter_name(),
+                    Some(p),
+                    Some("tuned on the burn-in period".into()),
+                );
+            }
+        }
+        let date = |p: &Prediction| study.dates[p.competition];
+        let test: Vec<&Prediction> = track
+            .predictions
+            .iter()
+            .filter(|p| date(p) > study.burn_in_until)
+            .collect();
+        let burn: Vec<&Prediction> = track
+            .predictions
+            .iter()
+            .filter(|p| date(p) <= study.burn_in_until)
+            .collect();
+        prediction_rows(track, "test", &test, &mut push);
+        prediction_rows(track, "burn_in", &burn, &mut push);
+        let mut years: BTreeMap<i32, Vec<&Prediction>> = BTreeMap::new();
+        for p in &track.predictions {
+            years.entry(date(p).year()).or_default().push(p);
+        }
+        for (year, preds) in &years {
+            prediction_rows(track, &year.to_string(), preds, &mut push);
+        }
+
+        let finals: Vec<f64> = track.final_value.iter().flatten().copied().collect();
+        push(
+            track,
+            "all",
+            "members_rated",
+            Some(finals.len() as f64),
+            None,
+        );
+        if track.kind == TrackKind::FactorSet {
+            for (name, q) in [
+                ("q05", 0.05),
+                ("q25", 0.25),
+                ("q50", 0.5),
+                ("q75", 0.75),
+                ("q95", 0.95),
+            ] {
+                push(
+                    track,
+                    "all",
+                    &format!("handicap_{name}"),
+                    metrics::quantile(&finals, q),
+                    None,
+                );
+            }
+            push(track, "all", "handicap_mean", metrics::mean(&finals), None);
+        }
+
+        // Against the first set.
+        let (idx, a, b) = common(&track.final_value, &first.final_value);
+        push(
+            track,
+            "all",
+            "spearman_vs_first",
+            metrics::spearman(&a, &b),
+            Some(first.name.clone()),
+        );
+        push(
+            track,
+            "all",
+            &format!("top{TOP_K}_overlap_vs_first"),
+            Some(metrics::top_k_overlap(&a, &b, TOP_K) as f64),
+            Some(first.name.clone()),
+        );
+        if track.kind == TrackKind::FactorSet && first.kind == TrackKind::FactorSet {
+            let mut moves: Vec<(usize, f64, f64)> = idx
+                .iter()
+                .zip(a.iter().zip(&b))
+                .map(|(&i, (x, y))| (i, *x, *y))
+                .collect();
+            moves.sort_by(|p, q| {
+                (q.1 - q.2)
+                    .abs()
+                    .total_cmp(&(p.1 - p.2).abs())
+                    .then(p.0.cmp(&q.0))
+            });
+            for (rank, (i, x, y)) in moves.iter().take(MOVERS).enumerate() {
+                if (x - y).abs() > 0.0 {
+                    push(
+                        track,
+                        "all",
+                        &format!("mover_{:02}", rank + 1),
+                        Some(x - y),
+                        Some(format!(
+                            "member {}: {:.2} in {}, {:.2} here",
+                            study.member_ids[*i], y, first.name, x
+                        )),
+                    );
+                }
+            }
+        }
+
+        if let Some(reference) = &reference {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for (i, v) in track.final_value.iter().enumerate() {
+                if let (Some(v), Some(r)) = (v, reference.get(&study.member_ids[i])) {
+                    a.push(*v);
+                    b.push(*r);
+                }
+            }
+            push(
+                track,
+                "all",
+                "reference_members",
+                Some(a.len() as f64),
+                None,
+            );
+            push(
+                track,
+                "all",
+                "spearman_vs_reference",
+                metrics::spearman(&a, &b),
+                None,
+            );
+        }
+
+        if let Some(truth) = &options.truth {
+            truth_rows(study, track, tracked, truth, &mut push);
+        }
+    }
+    rows
+}
+
+fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push: &mut Push) {
+    let burn_month = month_index(study.burn_in_until);
+    let detail = Some(format!("members with at least {TRUTH_MIN_BOARDS} boards"));
+    push(
+        track,
+        "all",
+        "truth_members",
+        Some(tracked.len() as f64),
+        detail.clone(),
+    );
+    let is_model = track.kind == TrackKind::FactorSet;
+    let (mut rhos, mut errors) = (Vec::new(), Vec::new());
+    let mut last = None;
+    for (month, values) in &track.monthly {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (&m, v) in tracked.iter().zip(values) {
+            let id = study.member_ids[m as usize];
+            if let (Some(v), Some(t)) = (v, truth.skill.get(&(id, *month))) {
+                a.push(*v);
+                b.push(*t);
+            }
+        }
+        if *month > burn_month {
+            if let Some(r) = metrics::spearman(&a, &b) {
+                rhos.push(r);
+            }
+            if is_model {
+                errors.extend(a.iter().zip(&b).map(|(x, y)| (x - y).abs()));
+            }
+        }
+        last = Some((a, b));
+    }
+    if let Some((a, b)) = last {
+        push(
+            track,
+            "all",
+            "spearman_vs_truth",
+            metrics::spearman(&a, &b),
+            detail.clone(),
+        );
+        if is_model {
+            let err: Vec<f64> = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).collect();
+            push(
+                track,
+                "all",
+                "mean_abs_error_vs_truth",
+                metrics::mean(&err),
+                detail.clone(),
+            );
+        }
+    }
+    push(
+        track,
+        "test",
+        "spearman_vs_truth_monthly",
+        metrics::mean(&rhos),
+        detail.clone(),
+    );
+    if is_model {
+        push(
+            track,
+            "test",
+            "mean_abs_error_vs_truth_monthly",
+            metrics::mean(&errors),
+            detail,
+        );
+    }
+}
