@@ -21,9 +21,11 @@
 //! crate uses:
 //! * **individual:** the across-the-field form with `2·C_b`, because an individual's
 //!   expected result is `(h̄_others − h)/(2·C_b)`; the unit is a player;
-//! * **pair in a team match across the field:** the across-the-field form over all pairs
-//!   of the field (both directions). That format's expectation also depends on the table
-//!   opponents and the directions, so there the estimate is close but not exact;
+//! * **pair in a team match across the field:** that format's expectation also depends on
+//!   the table opponents and the directions, so its own linear equations are solved
+//!   exactly (see `team_pairs_across_estimates`); when both pairs of a table are
+//!   estimated only their difference is known, and the across-the-field form over all
+//!   pairs of the field stands in;
 //! * **team match on its own:** the only field is the opposing team, so the unknown pair
 //!   handicap is solved from the match: `h^P_own1 + h^P_own2 = H_opp − C_b·r`, shared
 //!   equally between the team's estimated pairs. It needs every player of the opposing
@@ -36,6 +38,7 @@
 //! cannot be rated and [`ModelError::NoGuestHandicap`] says so.
 
 use super::error::ModelError;
+use super::expected::team_pair_across::{self, AcrossPair};
 use super::factors::{FactorSet, GuestMethod};
 use super::field::{mean, sum};
 use super::{CompetitionInput, FieldKind, PlayerStatus};
@@ -92,6 +95,96 @@ pub fn performance_estimates(
             })
             .collect(),
     )
+}
+
+/// Method (c) for pairs of a team event scored across the field: the estimated pairs'
+/// handicaps at which each one's expected result by that format's formula equals its
+/// achieved result. The formula is linear in the handicaps, so the system is built from
+/// the formula itself (its value at 0 and its change per unit of each estimate) and
+/// solved exactly. `None` when it has no single solution, as when both pairs of a table
+/// are estimated (only their difference is known then); the caller falls back on the
+/// across-the-field form.
+fn team_pairs_across_estimates(
+    input: &CompetitionInput,
+    settling: &[Vec<Settling>],
+    estimated: &[usize],
+    c_b: f64,
+) -> Option<Vec<f64>> {
+    let base: Vec<AcrossPair> = input
+        .entrants
+        .iter()
+        .zip(settling)
+        .map(|(e, row)| {
+            let handicap = match row.first() {
+                Some(Settling::Done(hs)) => mean(hs.iter().copied()).unwrap_or(0.0),
+                _ => 0.0,
+            };
+            Some(AcrossPair {
+                handicap,
+                direction: e.direction?,
+                opponent: e.opponent?,
+            })
+        })
+        .collect::<Option<_>>()?;
+    let expected_at = |pairs: &[AcrossPair]| -> Option<Vec<f64>> {
+        let all = team_pair_across::expected(pairs, c_b).ok()?;
+        Some(
+            estimated
+                .iter()
+                .filter_map(|&e| all.get(e).map(|x| x.expected))
+                .collect(),
+        )
+    };
+    let at_zero = expected_at(&base)?;
+    let n = estimated.len();
+    // matrix[i] = [∂r̂_i/∂x_1 … ∂r̂_i/∂x_n | r_i − r̂_i(0)]
+    let mut matrix: Vec<Vec<f64>> = estimated
+        .iter()
+        .zip(&at_zero)
+        .map(|(&e, r0)| {
+            let mut row = vec![0.0; n + 1];
+            row[n] = input.entrants.get(e).map_or(0.0, |en| en.result) - r0;
+            row
+        })
+        .collect();
+    for (j, &e) in estimated.iter().enumerate() {
+        let mut moved = base.clone();
+        moved.get_mut(e)?.handicap = 1.0;
+        for (row, (r1, r0)) in matrix
+            .iter_mut()
+            .zip(expected_at(&moved)?.iter().zip(&at_zero))
+        {
+            row[j] = r1 - r0;
+        }
+    }
+    solve(matrix)
+}
+
+/// Gaussian elimination with partial pivoting on an augmented `n × (n + 1)` matrix.
+/// `None` when the matrix is singular (to rounding).
+fn solve(mut m: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+    let n = m.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))?;
+        if m[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        m.swap(col, pivot);
+        let (done, rest) = m.split_at_mut(col + 1);
+        let pivot_row = &done[col];
+        for row in rest.iter_mut() {
+            let factor = row[col] / pivot_row[col];
+            for (value, p) in row.iter_mut().zip(pivot_row).skip(col) {
+                *value -= factor * p;
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let tail: f64 = (row + 1..n).map(|k| m[row][k] * x[k]).sum();
+        x[row] = (m[row][n] - tail) / m[row][row];
+    }
+    Some(x)
 }
 
 /// A pair (or the player, in individual events) with its handicaps settled.
@@ -371,8 +464,16 @@ fn estimate(
             } else {
                 FieldMean::Others
             };
-            let estimates = performance_estimates(settled_sum, n_total, &results, rate, field)
-                .unwrap_or_default();
+            let exact_across = if kind == FieldKind::TeamPairAcross {
+                team_pairs_across_estimates(input, settling, &estimated, c_b)
+            } else {
+                None
+            };
+            let estimates = match exact_across {
+                Some(exact) => exact,
+                None => performance_estimates(settled_sum, n_total, &results, rate, field)
+                    .unwrap_or_default(),
+            };
             for (&e, est) in estimated.iter().zip(estimates) {
                 if let Some(slot) = out.get_mut(e).and_then(|r| r.first_mut()) {
                     *slot = Some(est);

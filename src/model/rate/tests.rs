@@ -464,6 +464,43 @@ fn guest_methods_follow_the_factor_set_order() {
     );
 }
 
+/// Pairs of a team event scored across the field, with a guest: the format's own
+/// equation is solved. N/S A (10) against E/W C (30); N/S B, member 20 with a guest,
+/// against E/W D (16); topscore (C_b = 2). With x for B: N/S mean (10 + x)/2, E/W mean
+/// 23, r̂_B = ((16 + (10 + x)/2) − (x + 23))/2 = (−2 − x/2)/2. B scored −3, so
+/// −2 − x/2 = −6 and x = 8 (the guest 2·8 − 20 = −4). Check: N/S mean 9,
+/// r̂_B = (16 + 9 − 8 − 23)/2 = −3; the member does not move. A: r̂ = ((30 + 9) − (10 +
+/// 23))/2 = +3.
+#[test]
+fn team_pairs_across_guest_estimate_is_exact() {
+    let f = FactorSet::default();
+    let pair = |players: Vec<PlayerInput>, r: f64, direction, opponent| EntrantInput {
+        players,
+        boards_played: 16,
+        result: r,
+        direction: Some(direction),
+        opponent: Some(opponent),
+    };
+    let mut input = competition(
+        FieldKind::TeamPairAcross,
+        CalcMethod::Topscore,
+        vec![
+            pair(vec![rated(1, 10.0), rated(2, 10.0)], 3.0, NS, 2),
+            pair(vec![rated(3, 20.0), foreign(4, None)], -3.0, NS, 3),
+            pair(vec![rated(5, 30.0), rated(6, 30.0)], -3.0, EW, 0),
+            pair(vec![rated(7, 16.0), rated(8, 16.0)], 3.0, EW, 1),
+        ],
+    );
+    input.n_boards = 16;
+    let out = rate(&f, &input);
+    close(out[2].pair_handicap, 8.0, 1e-12);
+    close(out[3].handicap_before, -4.0, 1e-12);
+    close(out[2].expected, -3.0, 1e-12);
+    close(out[2].delta, 0.0, 1e-12);
+    assert!(out[2].updated && !out[3].updated);
+    close(out[0].expected, 3.0, 1e-12);
+}
+
 /// An individual event with a guest: the same closed form with 2·C_b = 4. Players 10,
 /// 20, 30 rated and a guest who scored +3 (results −1, −2, 0, +3). S = 60, N = 4, n = 1:
 /// X = (60 − 3·4·3)/3 = 8, x = (60 + 8 − 3·4·3)/4 = 8. Check: others 20, r̂ = (20 − 8)/4 = 3.
