@@ -3,6 +3,7 @@
 pub mod dataset_writer;
 pub mod files;
 pub mod frame;
+pub mod manifest;
 pub mod outputs;
 pub mod svg;
 
