@@ -81,6 +81,11 @@ pub struct RunSummary {
     pub competitions_skipped: usize,
     pub members_moved: usize,
     pub changes: usize,
+    /// Members on the ranking list (all groups together).
+    pub members_ranked: usize,
+    /// Places taken in rated competitions by players who are not members (no number,
+    /// or a number the register does not know): they count in the field, nobody moves.
+    pub non_member_places: usize,
     pub last_date: Option<NaiveDate>,
     /// Time spent reading the dataset (set by the caller that read it).
     pub reading: Duration,
@@ -195,7 +200,7 @@ pub fn run_with_progress(
             competition: prepared.competitions[failed.competition]
                 .competition_id
                 .clone(),
-            source: failed.error.clone(),
+            cause: failed.error.clone(),
         }
         .into());
     }
@@ -230,6 +235,12 @@ pub fn run_with_progress(
         competitions_skipped: skipped,
         members_moved,
         changes: replay.changes.len(),
+        members_ranked: ranking.len(),
+        non_member_places: replay
+            .changes
+            .iter()
+            .filter(|c| c.seat == Seat::NonMember)
+            .count(),
         last_date,
         reading: Duration::ZERO,
         scoring,
