@@ -190,7 +190,12 @@ fn a_corrected_competition_replays_the_history() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     dataset(cwd, "data", &HISTORY);
-    ok(&run(cwd, "data", "apr", &["--quiet", "--until", "2026-04-30"]));
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
 
     let mut fixed = HISTORY;
     fixed[1].2 = [58, 40, 50, 52];
@@ -217,7 +222,10 @@ fn a_corrected_competition_replays_the_history() {
         "changed: `c2`",
     );
     let manifest = text(&cwd.join("jun/run.json"));
-    assert!(manifest.contains("\"changed\": [\n      \"c2\"\n    ]"), "{manifest}");
+    assert!(
+        manifest.contains("\"changed\": [\n      \"c2\"\n    ]"),
+        "{manifest}"
+    );
 }
 
 /// A session of March 20 reaches the federation after April was run: it is applied in
@@ -227,7 +235,12 @@ fn a_late_result_replays_the_history() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     dataset(cwd, "data", &HISTORY);
-    ok(&run(cwd, "data", "apr", &["--quiet", "--until", "2026-04-30"]));
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
 
     let mut late = HISTORY.to_vec();
     late.insert(3, ("c3b", "2026-03-20", [35, 65, 50, 50]));
@@ -258,7 +271,12 @@ fn a_removed_competition_replays_the_history() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     dataset(cwd, "data", &HISTORY);
-    ok(&run(cwd, "data", "apr", &["--quiet", "--until", "2026-04-30"]));
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
     let mut fewer = HISTORY.to_vec();
     fewer.remove(2);
     dataset(cwd, "data", &fewer);
@@ -277,10 +295,17 @@ fn an_unchanged_dataset_continues_and_reruns_byte_identically() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     dataset(cwd, "data", &HISTORY);
-    ok(&run(cwd, "data", "apr", &["--quiet", "--until", "2026-04-30"]));
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
     let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
     assert!(
-        stdout.contains("2 competitions applied (4 already applied by the previous run and unchanged)"),
+        stdout.contains(
+            "2 competitions applied (4 already applied by the previous run and unchanged)"
+        ),
         "{stdout}"
     );
     assert!(!stdout.contains("replayed"), "{stdout}");
@@ -344,7 +369,12 @@ fn run_json_records_inputs_settings_and_counts() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     dataset(cwd, "data", &HISTORY);
-    ok(&run(cwd, "data", "apr", &["--quiet", "--until", "2026-04-30"]));
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
     ok(&run(
         cwd,
         "data",
@@ -374,14 +404,18 @@ fn run_json_records_inputs_settings_and_counts() {
     // The dataset's hash is of its rows: the same tables in another file layout (the
     // rows reordered) hash alike.
     let apr: serde_json::Value = serde_json::from_slice(&read(&cwd.join("apr/run.json"))).unwrap();
-    assert_eq!(apr["inputs"]["data"]["sha256"], m["inputs"]["data"]["sha256"]);
+    assert_eq!(
+        apr["inputs"]["data"]["sha256"],
+        m["inputs"]["data"]["sha256"]
+    );
     assert!(!handicaps.is_empty());
 }
 
 fn factor_file(cwd: &Path, impact: &str) -> String {
-    let default =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/factors/fsb-2007.toml"))
-            .unwrap();
+    let default = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/factors/fsb-2007.toml"),
+    )
+    .unwrap();
     let changed = default.replace("impact = 480.0", &format!("impact = {impact}"));
     let name = format!("impact-{impact}.toml");
     std::fs::write(cwd.join(&name), changed).unwrap();
@@ -395,12 +429,22 @@ fn a_state_that_does_not_fit_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     dataset(cwd, "data", &HISTORY);
-    ok(&run(cwd, "data", "apr", &["--quiet", "--until", "2026-04-30"]));
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
     let afresh = "run without --state";
 
     // The same name, other contents.
     let other = factor_file(cwd, "960.0");
-    let e = refused(&run(cwd, "data", "x", &["--state", "apr", "--factors", &other]));
+    let e = refused(&run(
+        cwd,
+        "data",
+        "x",
+        &["--state", "apr", "--factors", &other],
+    ));
     assert!(
         e.contains("--state apr was made with factor set `fsb-2007` (sha256 "),
         "{e}"
@@ -409,16 +453,31 @@ fn a_state_that_does_not_fit_is_refused() {
     assert!(e.contains(afresh), "{e}");
     // The same contents from a file is the same set.
     let same = factor_file(cwd, "480.0");
-    ok(&run(cwd, "data", "same", &["--quiet", "--state", "apr", "--factors", &same]));
+    ok(&run(
+        cwd,
+        "data",
+        "same",
+        &["--quiet", "--state", "apr", "--factors", &same],
+    ));
 
-    let e = refused(&run(cwd, "data", "x", &["--state", "apr", "--mode", "frozen"]));
+    let e = refused(&run(
+        cwd,
+        "data",
+        "x",
+        &["--state", "apr", "--mode", "frozen"],
+    ));
     assert!(
         e.contains("--state apr was run in live mode, this run is in frozen mode"),
         "{e}"
     );
     assert!(e.contains(afresh), "{e}");
 
-    let e = refused(&run(cwd, "data", "x", &["--state", "apr", "--until", "2026-03-31"]));
+    let e = refused(&run(
+        cwd,
+        "data",
+        "x",
+        &["--state", "apr", "--until", "2026-03-31"],
+    ));
     assert!(
         e.contains("--until 2026-03-31 is before 2026-04-11, the date of the last competition --state apr applied (`c4`)"),
         "{e}"
@@ -426,7 +485,10 @@ fn a_state_that_does_not_fit_is_refused() {
 
     // Another club's history: other ids.
     let mut unrelated: Vec<Session> = HISTORY.to_vec();
-    for (session, id) in unrelated.iter_mut().zip(["x1", "x2", "x3", "x4", "x5", "x6"]) {
+    for (session, id) in unrelated
+        .iter_mut()
+        .zip(["x1", "x2", "x3", "x4", "x5", "x6"])
+    {
         session.0 = id;
     }
     dataset(cwd, "other", &unrelated);
@@ -490,7 +552,10 @@ fn a_state_that_does_not_fit_is_refused() {
     std::fs::create_dir(cwd.join("mine")).unwrap();
     std::fs::write(cwd.join("mine/notes.txt"), "keep me").unwrap();
     let e = refused(&run(cwd, "data", "mine", &[]));
-    assert!(e.contains("the folder holds files that are not outputs of a run (notes.txt)"), "{e}");
+    assert!(
+        e.contains("the folder holds files that are not outputs of a run (notes.txt)"),
+        "{e}"
+    );
     assert_eq!(text(&cwd.join("mine/notes.txt")), "keep me");
     assert!(!cwd.join("x").exists());
 }
@@ -501,7 +566,10 @@ fn snapshot(folder: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (e.file_name().to_string_lossy().into_owned(), read(&e.path()))
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                read(&e.path()),
+            )
         })
         .collect();
     files.sort();
@@ -565,7 +633,12 @@ fn a_run_killed_while_committing_leaves_the_previous_outputs() {
     ] {
         let _ = std::fs::remove_dir_all(cwd.join("out"));
         let _ = std::fs::remove_dir_all(cwd.join("next"));
-        ok(&run(cwd, "data", "out", &["--quiet", "--until", "2026-04-30"]));
+        ok(&run(
+            cwd,
+            "data",
+            "out",
+            &["--quiet", "--until", "2026-04-30"],
+        ));
         let before = snapshot(&cwd.join("out"));
         kill_at(
             cwd,

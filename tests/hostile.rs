@@ -26,7 +26,10 @@ fn refused_naming(output: &Output, file: &str) -> String {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(!stderr.contains("overflow"), "{stderr}");
-    assert!(stderr.contains(file), "the message does not name {file}:\n{stderr}");
+    assert!(
+        stderr.contains(file),
+        "the message does not name {file}:\n{stderr}"
+    );
     stderr
 }
 
@@ -43,10 +46,7 @@ fn sample_copy(dir: &Path) -> PathBuf {
 }
 
 fn run_data(dir: &Path) -> Output {
-    bridgehcp(
-        &["run", "--quiet", "--data", "data", "--out", "out"],
-        dir,
-    )
+    bridgehcp(&["run", "--quiet", "--data", "data", "--out", "out"], dir)
 }
 
 #[test]
@@ -196,12 +196,17 @@ fn invalid_utf8_in_a_pbn_file_is_read_as_latin1() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let members = ParquetReader::new(
-        std::fs::File::open(dir.path().join("fed/members.parquet")).unwrap(),
-    )
-    .finish()
-    .unwrap();
-    let names: Vec<Option<&str>> = members.column("name").unwrap().str().unwrap().iter().collect();
+    let members =
+        ParquetReader::new(std::fs::File::open(dir.path().join("fed/members.parquet")).unwrap())
+            .finish()
+            .unwrap();
+    let names: Vec<Option<&str>> = members
+        .column("name")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
     assert!(names.contains(&Some("Åsa")), "{names:?}");
 }
 
@@ -212,7 +217,10 @@ fn a_100_kilobyte_pbn_line_is_refused() {
     pbn.extend(std::iter::repeat_n(b'x', 100 * 1024));
     pbn.extend_from_slice(b"\"]\n[Board \"1\"]\n");
     let message = refused_naming(&import(dir.path(), "long.pbn", &pbn), "long.pbn");
-    assert!(message.contains("a PBN line holds at most 65536"), "{message}");
+    assert!(
+        message.contains("a PBN line holds at most 65536"),
+        "{message}"
+    );
 }
 
 /// An export larger than any club's (a sparse file: no disk is written).

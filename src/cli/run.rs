@@ -10,9 +10,9 @@ use serde::Deserialize;
 use super::progress::{spinner, Bars};
 use crate::error::{Error, InputError, Location, Result};
 use crate::model::FactorSet;
+use crate::pipeline::ledger::sha256;
 use crate::pipeline::ranking::{RankingGroup, RankingOptions};
 use crate::pipeline::{self, Mode, RunSettings, RunSummary};
-use crate::pipeline::ledger::sha256;
 use crate::quarantine::OnError;
 use crate::report::files::Commit;
 use crate::report::manifest::RunInputs;
@@ -210,6 +210,17 @@ impl RunArgs {
             }),
             (None, None) => None,
         };
+        if self.data.is_none() {
+            missing_from_definition(&file, "data", "--data DIR", definition.data.as_deref())?;
+        }
+        if self.factors.is_none() {
+            missing_from_definition(
+                &file,
+                "factors",
+                "--factors FILE",
+                definition.factors.as_deref(),
+            )?;
+        }
         let factors_path = self.factors.clone().or(definition.factors);
         let factors = match &factors_path {
             Some(path) => crate::import::factors::load(path)?,
@@ -309,6 +320,30 @@ fn pause_at(point: &str) {
     }
 }
 
+/// A path a run definition names that does not exist, as an error that says how paths
+/// in the definition are read and which flag overrides it.
+fn missing_from_definition(
+    definition: &Path,
+    key: &str,
+    flag: &str,
+    path: Option<&Path>,
+) -> Result<()> {
+    let Some(path) = path.filter(|p| !p.exists()) else {
+        return Ok(());
+    };
+    let here = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| ".".into());
+    Err(Error::Input(InputError::new(
+        Location::file(definition).column(key),
+        format!(
+            "`{}` does not exist: paths in a run definition are relative to the folder the command runs in ({here}); run it from the folder that holds `{}`, or pass {flag}",
+            path.display(),
+            path.display()
+        ),
+    )))
+}
+
 /// Runs the plan and writes every output; returns the summary.
 pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let started = Instant::now();
@@ -320,6 +355,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let progress = !plan.quiet;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let checked = crate::import::table::read_dataset_checked(&plan.data, plan.settings.on_error)?;
+    check_ranking_groups(plan, &checked.dataset)?;
     let previous = match &plan.state {
         Some(dir) => Some(crate::import::previous_run::load(dir)?),
         None => None,
@@ -357,10 +393,31 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     Ok(output.summary)
 }
 
+/// A ranking by club or district needs members that have one: otherwise every member
+/// would land in one nameless group, which is the national ranking under another name.
+fn check_ranking_groups(plan: &RunPlan, dataset: &crate::dataset::Dataset) -> Result<()> {
+    let (flag, has) = match plan.settings.ranking.group_by {
+        Some(RankingGroup::District) => (
+            "district",
+            dataset.members.iter().any(|m| m.district.is_some()),
+        ),
+        Some(RankingGroup::Club) => ("club", dataset.members.iter().any(|m| m.club.is_some())),
+        None => return Ok(()),
+    };
+    if has || dataset.members.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Config(format!(
+        "--ranking-by {flag}: no member of {} has a {flag} (the `{flag}` column of members is empty or missing); rank nationally, or add the {flag}s to members",
+        plan.data.display()
+    )))
+}
+
 /// Prints the end-of-run summary.
 pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
     println!(
-        "bridgehcp run: {}{} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2}); outputs in {}",
+        "bridgehcp run on {}: {}{} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})",
+        plan.data.display(),
         match &summary.replayed {
             Some(reason) => format!(
                 "the dataset changed since the previous run ({reason}), so the whole history was replayed from the start, correcting {} members' handicaps (see corrections.csv): ",
@@ -404,6 +461,36 @@ pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
         summary.scoring.as_secs_f64(),
         summary.replaying.as_secs_f64(),
         summary.writing.as_secs_f64(),
+    );
+    println!(
+        "  {} members ranked; {} places in rated competitions taken by non-members (they count in the field, nobody moves for them); outputs in {}",
+        summary.members_ranked,
+        summary.non_member_places,
         plan.out.display()
     );
+}
+
+/// The warning for a ranking nobody qualified for, naming the filters that left it
+/// empty; `None` when somebody is ranked.
+pub fn empty_ranking_warning(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
+    if summary.members_ranked > 0 {
+        return None;
+    }
+    let ranking = &plan.settings.ranking;
+    let mut filters = vec![format!("at least {} rated boards", ranking.min_boards)];
+    if let Some(months) = ranking.active_months {
+        filters.push(format!(
+            "a competition in the {months} months before {}",
+            ranking
+                .as_of
+                .or(summary.last_date)
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "the last competition".into())
+        ));
+    }
+    Some(format!(
+        "warning: the ranking is empty: no member has {} (see --min-boards, --active-months, --as-of); {} is written with no rows",
+        filters.join(" and "),
+        plan.out.join("ranking.csv").display()
+    ))
 }

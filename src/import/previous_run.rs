@@ -71,7 +71,9 @@ fn read_checked(folder: &Path, manifest: &Manifest, name: &str) -> Result<Vec<u8
     let recorded = manifest.outputs.get(name).ok_or_else(|| {
         refuse(
             folder,
-            format!("{MANIFEST} does not record `{name}`, so the folder is not a complete run output"),
+            format!(
+                "{MANIFEST} does not record `{name}`, so the folder is not a complete run output"
+            ),
         )
     })?;
     if &sha256(&bytes) != recorded {
@@ -217,9 +219,7 @@ fn read_ledger(path: &Path, df: DataFrame) -> Result<Vec<Entry>> {
     let ids = column(&df, "competition_id", path)?
         .str()
         .map_err(wrong("competition_id"))?;
-    let dates = column(&df, "date", path)?
-        .date()
-        .map_err(wrong("date"))?;
+    let dates = column(&df, "date", path)?.date().map_err(wrong("date"))?;
     let sessions = column(&df, "session", path)?
         .i32()
         .map_err(wrong("session"))?;
@@ -244,7 +244,10 @@ fn read_ledger(path: &Path, df: DataFrame) -> Result<Vec<Entry>> {
             .parse::<Status>()
             .map_err(|e| Error::Input(InputError::new(at("status"), e)))?;
         entries.push(Entry {
-            competition_id: ids.get(row).ok_or_else(|| missing("competition_id"))?.to_owned(),
+            competition_id: ids
+                .get(row)
+                .ok_or_else(|| missing("competition_id"))?
+                .to_owned(),
             date,
             session: sessions.get(row).ok_or_else(|| missing("session"))?,
             sha256: hashes.get(row).map(str::to_owned),

@@ -85,10 +85,7 @@ pub fn factor_hash(factors: &FactorSet) -> String {
 }
 
 /// Canonical lines of rows: each row's debug form without its origin, sorted.
-fn canonical_rows<T: std::fmt::Debug + Clone>(
-    rows: &[&T],
-    strip: impl Fn(&mut T),
-) -> Vec<String> {
+fn canonical_rows<T: std::fmt::Debug + Clone>(rows: &[&T], strip: impl Fn(&mut T)) -> Vec<String> {
     let mut lines: Vec<String> = rows
         .iter()
         .map(|row| {

@@ -29,11 +29,11 @@ use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
+pub use ledger::Difference;
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
 pub use state::{PlayerState, Registry};
-pub use ledger::Difference;
 pub use state_io::{AppliedThrough, PreviousRun, RunRecord};
 
 /// Everything a run needs besides the dataset, checked once.
@@ -123,6 +123,11 @@ pub struct RunSummary {
     /// Distinct players without a member row seen in the rated competitions.
     pub non_members_seen: usize,
     pub changes: usize,
+    /// Members on the ranking list (all groups together).
+    pub members_ranked: usize,
+    /// Places taken in rated competitions by players who are not members (no number,
+    /// or a number the register does not know): they count in the field, nobody moves.
+    pub non_member_places: usize,
     pub last_date: Option<NaiveDate>,
     /// Time spent reading the dataset (set by the caller that read it).
     pub reading: Duration,
@@ -159,7 +164,11 @@ pub fn run_with(
 type Key<'a> = (NaiveDate, i32, &'a str);
 
 fn through_key(through: &AppliedThrough) -> Key<'_> {
-    (through.date, through.session, through.competition_id.as_str())
+    (
+        through.date,
+        through.session,
+        through.competition_id.as_str(),
+    )
 }
 
 /// The ledger entries of the competitions this run can see (the dataset's up to
@@ -295,9 +304,7 @@ pub fn run_with_progress(
 
     // The previous run's last competition splits the replay: what came up to it (all
     // of it again when replaying from the start) and what is new.
-    let boundary = previous
-        .as_ref()
-        .and_then(|p| p.applied_through.clone());
+    let boundary = previous.as_ref().and_then(|p| p.applied_through.clone());
     let split = match (&boundary, replayed.is_some()) {
         (Some(b), true) => prepared
             .competitions
@@ -352,7 +359,7 @@ pub fn run_with_progress(
             competition: prepared.competitions[failed.competition]
                 .competition_id
                 .clone(),
-            source: failed.error.clone(),
+            cause: failed.error.clone(),
         }
         .into());
     }
@@ -447,6 +454,12 @@ pub fn run_with_progress(
         members_new,
         non_members_seen,
         changes: replay.changes.len(),
+        members_ranked: ranking.len(),
+        non_member_places: replay
+            .changes
+            .iter()
+            .filter(|c| c.seat == Seat::NonMember)
+            .count(),
         last_date,
         reading: Duration::ZERO,
         scoring,

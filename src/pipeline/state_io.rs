@@ -73,7 +73,8 @@ pub struct PreviousRun {
 }
 
 /// How to start afresh, the end of every refusal to continue.
-const AFRESH: &str = "to start afresh, run without --state (every competition is replayed from the start)";
+const AFRESH: &str =
+    "to start afresh, run without --state (every competition is replayed from the start)";
 
 fn mode_name(mode: Mode) -> &'static str {
     match mode {

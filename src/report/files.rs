@@ -101,22 +101,62 @@ pub fn write_parquet_with(
     path: &Path,
     settings: &ParquetSettings,
 ) -> Result<(), Error> {
-    let mut frame = df.clone();
-    let statistics = if settings.statistics {
-        StatisticsOptions::default()
-    } else {
-        StatisticsOptions::empty()
-    };
     write_atomic(path, |out| {
-        ParquetWriter::new(out)
-            .with_compression(settings.compression)
-            .with_statistics(statistics)
-            .with_row_group_size(settings.row_group_size)
-            .set_parallel(false)
-            .finish(&mut frame)
-            .map(|_| ())
-            .map_err(|e| Error::polars(path, e))
+        write_plain_parquet(out, df, settings).map_err(|e| Error::polars(path, e))
     })
+}
+
+/// Encodes `df` as Parquet at polars' oldest Arrow compatibility level: text is stored as
+/// `large_string` and binary as `large_binary`. polars' own writer always uses the
+/// newest level, whose `string_view` columns pyarrow cannot sort, filter, join or write
+/// as CSV; every reader handles the plain types. Row groups hold `row_group_size` rows.
+fn write_plain_parquet<W: Write>(
+    out: W,
+    df: &DataFrame,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    use polars_parquet::write::{
+        get_dtype_encoding, FileWriter, RowGroupIterator, Version, WriteOptions,
+    };
+    let compat = CompatLevel::oldest();
+    let schema: ArrowSchema = df
+        .columns()
+        .iter()
+        .map(|c| c.field().to_arrow(compat))
+        .collect();
+    let options = WriteOptions {
+        statistics: if settings.statistics {
+            StatisticsOptions::default()
+        } else {
+            StatisticsOptions::empty()
+        },
+        version: Version::V1,
+        compression: settings.compression.into(),
+        data_page_size: None,
+    };
+    let mut frame = df.clone();
+    frame.rechunk_mut();
+    let rows = settings.row_group_size.unwrap_or(512 * 512).max(1);
+    let groups: Vec<DataFrame> = (0..frame.height())
+        .step_by(rows)
+        .map(|offset| frame.slice(offset as i64, rows))
+        .collect();
+    let batches = groups
+        .iter()
+        .flat_map(|group| group.iter_chunks(compat, false))
+        .map(Ok);
+    let encodings = schema
+        .iter_values()
+        .map(|field| get_dtype_encoding(&field.dtype))
+        .collect();
+    let row_groups = RowGroupIterator::try_new(batches, &schema, options, encodings)?;
+    let mut writer = FileWriter::try_new(out, schema.clone(), options)?;
+    for group in row_groups {
+        // u64::MAX: the encoder counts the rows of the group itself.
+        writer.write(u64::MAX, group?)?;
+    }
+    writer.end(None)?;
+    Ok(())
 }
 
 /// The characters that make a spreadsheet read a cell as a formula (`=`, `+`, `-`, `@`),
@@ -504,6 +544,49 @@ mod tests {
         assert!(!bytes_a.is_empty());
         assert_eq!(bytes_a, bytes_b);
         assert_eq!(listing(dir.path()), ["a.parquet", "b.parquet"]);
+        Ok(())
+    }
+
+    #[test]
+    fn parquet_text_is_plain_large_string_and_reads_back() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join("t.parquet");
+        let settings = ParquetSettings {
+            row_group_size: Some(2),
+            ..ParquetSettings::default()
+        };
+        write_parquet_with(&sample(), &path, &settings)?;
+        let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let metadata =
+            polars_parquet::read::read_metadata(&mut file).map_err(|e| Error::polars(&path, e))?;
+        assert_eq!(metadata.row_groups.len(), 2);
+        // polars turns text into views when it reads a file back, so the embedded Arrow
+        // schema is compared as written: the one of the oldest compatibility level, where
+        // text is `large_string`, not the newest, where it is `string_view`.
+        let embedded = |compat: CompatLevel| {
+            let schema: ArrowSchema = sample()
+                .columns()
+                .iter()
+                .map(|c| c.field().to_arrow(compat))
+                .collect();
+            polars_parquet::write::schema_to_metadata_key(&schema).value
+        };
+        let written = metadata
+            .key_value_metadata()
+            .as_ref()
+            .and_then(|kv| kv.iter().find(|kv| kv.key == "ARROW:schema"))
+            .and_then(|kv| kv.value.clone());
+        assert_eq!(
+            DataType::String.to_arrow(CompatLevel::oldest()),
+            ArrowDataType::LargeUtf8
+        );
+        assert_eq!(written, embedded(CompatLevel::oldest()));
+        assert_ne!(written, embedded(CompatLevel::newest()));
+        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let back = ParquetReader::new(file)
+            .finish()
+            .map_err(|e| Error::polars(&path, e))?;
+        assert!(back.equals_missing(&sample()), "{back}");
         Ok(())
     }
 

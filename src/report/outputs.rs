@@ -27,9 +27,9 @@ use super::files::{
     check_replaceable, write_atomic, write_csv, write_parquet, write_replacing, write_staged,
     Commit,
 };
+use super::frame::FrameBuilder;
 use super::manifest::{manifest, RunInputs};
 use crate::pipeline::ledger::sha256;
-use super::frame::FrameBuilder;
 
 fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
     let month = month?;
@@ -268,9 +268,11 @@ fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
     move |e| Error::polars(name, e)
 }
 
-/// The files of a run's output folder (`run.json` last); a folder holding anything
-/// else is not replaced. `run.toml` is the manifest of older versions.
-pub const RUN_FILES: [&str; 12] = [
+/// The files of a run's output folder (the data files, then `run.json`); a folder
+/// holding anything else is not replaced. `run.toml` is the manifest of older versions;
+/// `report.html` and `ranking_diff.csv` are what `bridgehcp report` derives from a run
+/// by default, stale once the run is replaced.
+pub const RUN_FILES: [&str; 14] = [
     "applied.parquet",
     "board_scores.parquet",
     "changes.parquet",
@@ -283,6 +285,8 @@ pub const RUN_FILES: [&str; 12] = [
     "unrated.csv",
     "run.json",
     "run.toml",
+    "report.html",
+    "ranking_diff.csv",
 ];
 
 /// Writes every output of a run into `out`, which is replaced whole, all at once
