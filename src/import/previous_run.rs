@@ -40,6 +40,9 @@ struct Manifest {
     inputs: ManifestInputs,
     mode: String,
     applied_through: Option<AppliedThrough>,
+    /// How `applied.parquet`'s hashes were taken (absent: before schemes were numbered).
+    #[serde(default)]
+    ledger_scheme: u32,
     /// SHA-256 of every output file of the run.
     outputs: BTreeMap<String, String>,
 }
@@ -121,6 +124,7 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         factors_sha256: manifest.inputs.factors.sha256.clone(),
         mode,
         applied_through: manifest.applied_through.clone(),
+        ledger_scheme: manifest.ledger_scheme,
     };
     let handicaps_bytes = read_checked(folder, &manifest, HANDICAPS)?;
     let ledger_bytes = read_checked(folder, &manifest, LEDGER)?;
