@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::error::Result;
-use crate::model::FactorSet;
-use crate::pipeline::{prepare, Registry};
+use crate::pipeline::score::score;
 use crate::quarantine::OnError;
 
 #[derive(Debug, Args)]
@@ -48,8 +47,7 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     let checked = crate::import::table::read_dataset_checked(&args.data, on_error)?;
     let dataset = &checked.dataset;
     let mut quarantine = checked.quarantine;
-    let registry = Registry::new(&dataset.members);
-    let mut scored = prepare::prepare(dataset, &registry, &FactorSet::default(), false, &|| {});
+    let mut scored = score(dataset, &|| {});
     if let Some(error) = scored
         .quarantined
         .first()

@@ -6,13 +6,17 @@
 //! applying only the competitions after the last one it applied; continuing gives the
 //! same handicaps as one run over the whole history.
 
+mod model_input;
 pub mod prepare;
 pub mod progress;
 pub mod ranking;
 pub mod replay;
+mod reported;
 pub mod schedule;
+pub mod score;
 pub mod state;
 pub mod state_io;
+pub mod units;
 
 use std::time::{Duration, Instant};
 
@@ -156,7 +160,7 @@ pub fn run_with_progress(
 
     progress.start("scoring", dataset.competitions.len() as u64);
     let scoring_started = Instant::now();
-    let mut prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
+    let mut prepared = prepare::prepare(dataset, &registry, &settings.factors, &|| {
         progress.advance(1)
     });
     progress.finish();
