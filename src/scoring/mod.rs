@@ -23,6 +23,10 @@
 //! 003: the standings hold the scoresheet entries (IMPs only for the side that gained a
 //! subround, the average rounded down for a sit-out), while the results the handicap
 //! model consumes hold each pair's net IMPs over the boards it played.
+//!
+//! The entry point (`competition`) reads and checks every table result (`tables`),
+//! scores each board by the competition's method and adds the boards up by its format
+//! (`dispatch`: `field`, `team`, `four_five`), and returns the rows of `rows`.
 
 pub mod butler;
 mod competition;
