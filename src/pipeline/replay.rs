@@ -391,6 +391,34 @@ fn evaluate_all(
         .collect()
 }
 
+/// One replay's output from two consecutive ones: `second` replayed the competitions
+/// after the first `offset`.
+pub fn join(mut first: ReplayOutput, second: ReplayOutput, offset: usize) -> ReplayOutput {
+    first
+        .changes
+        .extend(second.changes.into_iter().map(|mut c| {
+            c.competition += offset;
+            c
+        }));
+    first
+        .adjusted
+        .extend(second.adjusted.into_iter().map(|mut a| {
+            a.competition += offset;
+            a
+        }));
+    first
+        .unrated
+        .extend(second.unrated.into_iter().map(|mut u| {
+            u.competition += offset;
+            u
+        }));
+    first.failed.extend(second.failed.into_iter().map(|mut f| {
+        f.competition += offset;
+        f
+    }));
+    first
+}
+
 /// Replays `competitions` (in replay order) onto `states`. A competition the model
 /// cannot rate moves nobody and is listed in [`ReplayOutput::unrated`] or
 /// [`ReplayOutput::failed`].
