@@ -194,9 +194,11 @@ pub fn lines(
                 }
             }
         }
+        // N/S first, as the programs print a two-winner movement.
+        let line = |l: &SheetLine| l.direction.as_deref() == Some("EW");
         group.sort_by(|a, b| {
-            a.direction
-                .cmp(&b.direction)
+            line(a)
+                .cmp(&line(b))
                 .then(a.rank.cmp(&b.rank))
                 .then(a.raw_rank.cmp(&b.raw_rank))
                 .then(a.entrant.cmp(&b.entrant))

@@ -396,7 +396,7 @@ table{border-collapse:collapse;margin:0.8em 0;font-size:0.9em}\
 th,td{border-bottom:1px solid #ddd;padding:0.2em 0.6em;text-align:left}\
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}.note{color:#555;font-size:0.85em}\
-svg{display:block;margin:0.5em 0}";
+svg{display:block;margin:0.5em 0}td:first-child{white-space:nowrap}";
 
 /// Tick labels at month starts between two dates (every few months for long spans).
 pub fn month_ticks(first: NaiveDate, last: NaiveDate) -> Vec<(f64, String)> {
