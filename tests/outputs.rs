@@ -168,6 +168,45 @@ fn player_statement_changes_add_up_to_the_handicap_change() {
     assert!((cut + 7.654_838).abs() < 1e-6, "{cut}");
     assert!((before - 49.523_810).abs() < 1e-6 && (after - 51.973_586).abs() < 1e-6);
     assert!((delta + cut - (after - before)).abs() < 1e-9);
+    // The run's run.json names the dataset, so titles come without --data.
+    assert!(stdout.contains("BK Hamnen – IMP pairs"), "{stdout}");
+}
+
+#[test]
+fn a_frozen_statement_puts_the_month_end_cap_on_the_month_and_still_adds_up() {
+    let dir = tempfile::tempdir().unwrap();
+    run_sample(dir.path(), "frozen", &["--quiet", "--mode", "frozen"]);
+    ok(&bridgehcp(
+        &[
+            "player",
+            "100041",
+            "--out-dir",
+            "frozen",
+            "--csv",
+            "f.csv",
+            "-q",
+        ],
+        dir.path(),
+    ));
+    let (header, rows) = csv(&dir.path().join("f.csv"));
+    let delta = numbers(&column(&header, &rows, "delta"));
+    let cut = numbers(&column(&header, &rows, "cut"));
+    let before = numbers(&column(&header, &rows, "handicap_before"));
+    let after = numbers(&column(&header, &rows, "handicap_after"));
+    let dates = column(&header, &rows, "date");
+    // Each line starts where the one before ended.
+    for i in 1..rows.len() {
+        assert!((before[i] - after[i - 1]).abs() < 1e-9, "line {i}");
+    }
+    let total: f64 = delta.iter().chain(&cut).sum();
+    assert!((total - (after[rows.len() - 1] - before[0])).abs() < 1e-9);
+    // Member 100041 ends 2025-06 at the cap: that month's last line carries the cut.
+    let june = (0..rows.len())
+        .filter(|&i| dates[i].starts_with("2025-06"))
+        .collect::<Vec<_>>();
+    let last = *june.last().unwrap();
+    assert!(cut[last] < 0.0 && after[last] == 52.0, "{:?}", rows[last]);
+    assert!(june[..june.len() - 1].iter().all(|&i| cut[i] == 0.0));
 }
 
 #[test]
