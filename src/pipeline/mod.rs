@@ -290,9 +290,8 @@ pub fn run_with_progress(
 
     progress.start("scoring", scope.competitions.len() as u64);
     let scoring_started = Instant::now();
-    let mut prepared = prepare::prepare(scope, &registry, &settings.factors, &|| {
-        progress.advance(1)
-    });
+    let mut prepared =
+        prepare::prepare(scope, &registry, &settings.factors, &|| progress.advance(1));
     progress.finish();
     if strict {
         if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
