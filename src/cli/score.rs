@@ -11,6 +11,7 @@ use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Status};
 use crate::model::FactorSet;
+use crate::pipeline::score::score;
 use crate::pipeline::{prepare, replay, Registry};
 use crate::quarantine::{OnError, Quarantine};
 use crate::report::sheet;
@@ -123,9 +124,7 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     };
     let (dataset, mut quarantine) = dataset(args, on_error)?;
     let dataset = &dataset;
-    let registry = Registry::new(&dataset.members);
-    let factors = FactorSet::default();
-    let mut scored = prepare::prepare(dataset, &registry, &factors, false, &|| {});
+    let mut scored = score(dataset, &|| {});
     if let Some(error) = scored
         .quarantined
         .first()
@@ -142,11 +141,14 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     let mut start_lines: Vec<(String, String, f64, bool)> = Vec::new();
     let wanted = args.start_list || dataset.competitions.iter().any(|c| c.handicap_event);
     if wanted {
+        // The playing handicaps need the members and a factor set; scoring did not.
+        let registry = Registry::new(&dataset.members);
+        let factors = FactorSet::default();
         let states = match &args.state {
             Some(dir) => crate::import::previous_run::load(dir)?.states_for(&registry, &factors)?,
             None => registry.starting_states(&factors)?,
         };
-        let rated = prepare::prepare(dataset, &registry, &factors, true, &|| {});
+        let rated = prepare::prepare(dataset, &registry, &factors, &|| {});
         for competition in &rated.competitions {
             if !(competition.handicap_event || args.start_list) {
                 continue;
