@@ -3,6 +3,8 @@
 //! temporary folders on the shipped sample.
 
 use std::path::{Path, PathBuf};
+
+use polars::prelude::SerReader;
 use std::process::{Command, Output};
 
 fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
@@ -168,6 +170,45 @@ fn player_statement_changes_add_up_to_the_handicap_change() {
     assert!((cut + 7.654_838).abs() < 1e-6, "{cut}");
     assert!((before - 49.523_810).abs() < 1e-6 && (after - 51.973_586).abs() < 1e-6);
     assert!((delta + cut - (after - before)).abs() < 1e-9);
+    // The run's run.json names the dataset, so titles come without --data.
+    assert!(stdout.contains("BK Hamnen – IMP pairs"), "{stdout}");
+}
+
+#[test]
+fn a_frozen_statement_puts_the_month_end_cap_on_the_month_and_still_adds_up() {
+    let dir = tempfile::tempdir().unwrap();
+    run_sample(dir.path(), "frozen", &["--quiet", "--mode", "frozen"]);
+    ok(&bridgehcp(
+        &[
+            "player",
+            "100041",
+            "--out-dir",
+            "frozen",
+            "--csv",
+            "f.csv",
+            "-q",
+        ],
+        dir.path(),
+    ));
+    let (header, rows) = csv(&dir.path().join("f.csv"));
+    let delta = numbers(&column(&header, &rows, "delta"));
+    let cut = numbers(&column(&header, &rows, "cut"));
+    let before = numbers(&column(&header, &rows, "handicap_before"));
+    let after = numbers(&column(&header, &rows, "handicap_after"));
+    let dates = column(&header, &rows, "date");
+    // Each line starts where the one before ended.
+    for i in 1..rows.len() {
+        assert!((before[i] - after[i - 1]).abs() < 1e-9, "line {i}");
+    }
+    let total: f64 = delta.iter().chain(&cut).sum();
+    assert!((total - (after[rows.len() - 1] - before[0])).abs() < 1e-9);
+    // Member 100041 ends 2025-06 at the cap: that month's last line carries the cut.
+    let june = (0..rows.len())
+        .filter(|&i| dates[i].starts_with("2025-06"))
+        .collect::<Vec<_>>();
+    let last = *june.last().unwrap();
+    assert!(cut[last] < 0.0 && after[last] == 52.0, "{:?}", rows[last]);
+    assert!(june[..june.len() - 1].iter().all(|&i| cut[i] == 0.0));
 }
 
 #[test]
@@ -415,4 +456,162 @@ fn a_pipeline_run_outside_the_repository_says_how_to_point_it_at_data() {
     ));
     assert!(stdout.contains("competitions applied"), "{stdout}");
     assert!(dir.path().join("monthly/ranking.csv").is_file());
+}
+
+/// The rows of `standings.csv` for one competition (and direction), as (rank, entrant,
+/// names, score, percent).
+fn sheet(path: &Path, direction: &str) -> Vec<(String, String, String, String, String)> {
+    let (header, rows) = csv(path);
+    let pick = |name: &str| column(&header, &rows, name);
+    let (dir, rank, entrant, names, score, percent) = (
+        pick("direction"),
+        pick("rank"),
+        pick("entrant"),
+        pick("names"),
+        pick("score"),
+        pick("percent"),
+    );
+    (0..rows.len())
+        .filter(|&i| dir[i] == direction)
+        .map(|i| {
+            (
+                rank[i].to_string(),
+                entrant[i].to_string(),
+                names[i].to_string(),
+                score[i].to_string(),
+                percent[i].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn score_prints_a_club_file_as_its_program_did() {
+    let dir = tempfile::tempdir().unwrap();
+    // Ruter, Spiren 2016-08-10: "1 8 ... 25.0 63.02 Frank Isaksen - Torleif Lundgreen",
+    // "2 9 ... 20.6 60.71 Leif-Erik Hoel Stabell - Mads Vilhelm Lindsjørn".
+    let ruter = realdata().join("pbn/spiren_2016-08-10_mp_bye_adjusted.pbn");
+    let stdout = ok(&bridgehcp(
+        &["score", ruter.to_str().unwrap(), "--out", "ruter"],
+        dir.path(),
+    ));
+    assert!(stdout.contains("1 competitions"), "{stdout}");
+    let rows = sheet(&dir.path().join("ruter/standings.csv"), "");
+    assert_eq!(
+        rows[0],
+        (
+            "1".into(),
+            "8".into(),
+            "Frank Isaksen – Torleif Lundgreen".into(),
+            "25.0".into(),
+            "63.02".into()
+        )
+    );
+    assert_eq!((rows[1].3.as_str(), rows[1].4.as_str()), ("20.6", "60.71"));
+    assert!(dir.path().join("ruter/results.html").is_file());
+    assert!(dir.path().join("ruter/standings.parquet").is_file());
+
+    // Compscore, a Mitchell with two winners: 5EW won E/W with 590.78 (60.78 %).
+    let compscore = realdata().join("usebio/mp_pairs_mitchell.xml");
+    ok(&bridgehcp(
+        &["score", compscore.to_str().unwrap(), "--out", "mitchell"],
+        dir.path(),
+    ));
+    let ew = sheet(&dir.path().join("mitchell/standings.csv"), "EW");
+    let ns = sheet(&dir.path().join("mitchell/standings.csv"), "NS");
+    assert_eq!(ew.len() + ns.len(), 38);
+    assert_eq!(
+        ew[0],
+        (
+            "1".into(),
+            "5EW".into(),
+            "MIKE CLAREY – PENNY CLAREY".into(),
+            "590.78".into(),
+            "60.78".into()
+        )
+    );
+    assert_eq!(ns[0].0, "1");
+    let html = text(&dir.path().join("mitchell/results.html"));
+    let (ns_at, ew_at) = (html.find("(NS)</h2>"), html.find("(EW)</h2>"));
+    assert!(ns_at.is_some() && ns_at < ew_at, "N/S first: {html}");
+    assert!(html.contains("<td class=n>590.78</td><td class=n>60.78</td>"));
+
+    let error = failed(&bridgehcp(&["score", "--out", "nothing"], dir.path()));
+    assert!(error.contains("nothing to score"), "{error}");
+}
+
+#[test]
+fn a_handicap_tournament_is_ranked_by_the_adjusted_result_with_the_raw_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    // November's month-end run gives the playing handicaps of December.
+    run_sample(dir.path(), "nov", &["--quiet", "--until", "2024-11-30"]);
+    let stdout = ok(&bridgehcp(
+        &[
+            "score",
+            "--data",
+            data.to_str().unwrap(),
+            "--state",
+            "nov",
+            "--out",
+            "sheet",
+            "--start-list",
+        ],
+        dir.path(),
+    ));
+    let (header, rows) = csv(&dir.path().join("sheet/standings.csv"));
+    let pick = |name: &str| column(&header, &rows, name);
+    let (id, rank, raw, entrant, result, expected) = (
+        pick("competition_id"),
+        pick("rank"),
+        pick("raw_rank"),
+        pick("entrant"),
+        pick("handicap_result"),
+        pick("handicap_expected"),
+    );
+    let cup: Vec<usize> = (0..rows.len())
+        .filter(|&i| id[i] == "K02-20241203-1")
+        .collect();
+    // The run's standings.parquet for this competition: pair 9 (74.25 IMPs, expected
+    // +0.50, result +2.25) first on both; pair 7 second on IMPs (73.125) but expected
+    // +2.71, result 0.00, fourth; pairs 4 and 2 both show -0.74 (-0.737 and -0.743).
+    let line = |i: usize| (rank[i], raw[i], entrant[i], expected[i], result[i]);
+    let lines: Vec<_> = cup.iter().map(|&i| line(i)).collect();
+    assert_eq!(lines[0], ("1", "1", "9", "0.5", "2.25"));
+    assert_eq!(lines[1], ("2", "3", "6", "0.22", "1.28"));
+    assert_eq!(lines[3], ("4", "2", "7", "2.71", "0.0"));
+    assert_eq!(lines[6], ("7", "7", "4", "-0.26", "-0.74"));
+    assert_eq!(lines[7], ("8", "8", "2", "-1.26", "-0.74"));
+    let html = text(&dir.path().join("sheet/results.html"));
+    assert!(html.contains("<th>handicap result</th><th>raw rank</th>"));
+    // standings.parquet carries the same, unrounded, as a run's does: pair 9 +2.247745.
+    let path = dir.path().join("sheet/standings.parquet");
+    let frame = polars::prelude::ParquetReader::new(std::fs::File::open(&path).unwrap())
+        .finish()
+        .unwrap();
+    let ids = frame
+        .column("competition_id")
+        .unwrap()
+        .str()
+        .unwrap()
+        .clone();
+    let entrants = frame.column("entrant").unwrap().str().unwrap().clone();
+    let results = frame
+        .column("handicap_result")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .clone();
+    let nine = (0..frame.height())
+        .find(|&i| ids.get(i) == Some("K02-20241203-1") && entrants.get(i) == Some("9"))
+        .unwrap();
+    assert!((results.get(nine).unwrap() - 2.247_745).abs() < 1e-6);
+    // The start list: every entrant of every rated competition with its expected result.
+    assert!(
+        stdout.contains("K02-20241203-1  9  +0.50 IMP/board  Elisabeth Lindqvist – Erik Larsson"),
+        "{stdout}"
+    );
+    let (header, rows) = csv(&dir.path().join("sheet/start_list.csv"));
+    assert!(header.contains(&"expected_percent".to_string()));
+    assert!(rows.len() > 7000, "{}", rows.len());
 }

@@ -28,7 +28,8 @@ pub struct PlayerArgs {
     /// A run's output folder (changes.parquet, handicaps.parquet, ...).
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
-    /// The dataset: adds competition titles, clubs and the partners' printed names.
+    /// The dataset: adds competition titles, clubs and the partners' printed names
+    /// (default: the dataset the run's run.json names, when it is still there).
     /// Without --out-dir, the run is replayed in memory from it.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
@@ -76,10 +77,17 @@ fn tables(args: &PlayerArgs) -> Result<RunTables> {
             ))
         }
     };
-    Ok(match &dataset {
-        Some(checked) => tables.with_dataset(&checked.dataset),
-        None => tables,
-    })
+    if let Some(checked) = &dataset {
+        return Ok(tables.with_dataset(&checked.dataset));
+    }
+    // The dataset the run recorded in run.json, when it is still there: titles and clubs.
+    match tables.data.clone().filter(|d| d.is_dir()) {
+        Some(dir) => match crate::import::table::read_dataset(&dir) {
+            Ok(dataset) => Ok(tables.with_dataset(&dataset)),
+            Err(_) => Ok(tables),
+        },
+        None => Ok(tables),
+    }
 }
 
 /// Builds the statement, prints it unless `--quiet`, and writes the files asked for.

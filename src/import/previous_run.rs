@@ -13,7 +13,8 @@ use std::path::Path;
 use polars::prelude::*;
 use serde::Deserialize;
 
-use super::table::{date_from_days, guarded};
+use super::table::guarded;
+use crate::dataset::date_from_days;
 use crate::error::{Error, InputError, Location, Result};
 use crate::pipeline::ledger::{sha256, Entry, Status};
 use crate::pipeline::state::{month_index, PlayerState};

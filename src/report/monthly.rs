@@ -304,17 +304,25 @@ pub fn build(
     }
 }
 
-/// Counts per 2-point bin of the 0–52 scale, as (bin start, count).
+/// Counts per 2-point bin, as (bin start, count): the 0–52 scale, widened to take in
+/// handicaps below 0 (a factor set without a floor) or above 52.
 fn histogram(values: &[f64]) -> Vec<(f64, f64)> {
-    let mut counts = [0usize; 26];
-    for v in values.iter().filter(|v| v.is_finite()) {
-        let bin = ((v / 2.0).floor().max(0.0) as usize).min(25);
-        counts[bin] += 1;
+    let finite = || values.iter().copied().filter(|v| v.is_finite());
+    let low = finite().fold(0.0f64, f64::min);
+    let high = finite().fold(52.0f64, f64::max);
+    let first = (low / 2.0).floor() as i64;
+    let last = ((high / 2.0).floor() as i64).max(first);
+    // 52 itself belongs to the last bin of the scale, 50–52.
+    let last = if high <= 52.0 { 25 } else { last };
+    let mut counts = vec![0usize; (last - first + 1) as usize];
+    for v in finite() {
+        let bin = ((v / 2.0).floor() as i64).clamp(first, last);
+        counts[(bin - first) as usize] += 1;
     }
     counts
         .iter()
         .enumerate()
-        .map(|(i, c)| (i as f64 * 2.0, *c as f64))
+        .map(|(i, c)| ((first + i as i64) as f64 * 2.0, *c as f64))
         .collect()
 }
 
@@ -366,8 +374,19 @@ impl Report {
             "members",
         );
         chart.width = 760.0;
-        chart.x_range = Some((0.0, 52.0));
         let current = histogram(&self.handicaps);
+        let previous = self.previous_handicaps.as_deref().map(histogram);
+        let start = current
+            .iter()
+            .chain(previous.iter().flatten())
+            .map(|p| p.0)
+            .fold(0.0f64, f64::min);
+        let end = current
+            .iter()
+            .chain(previous.iter().flatten())
+            .map(|p| p.0 + 2.0)
+            .fold(52.0f64, f64::max);
+        chart.x_range = Some((start, end));
         let top = current.iter().map(|p| p.1).fold(1.0, f64::max);
         let mut series = vec![Series::new(
             "this run",
@@ -375,8 +394,7 @@ impl Report {
             Mark::Steps { bin_milli: 2000 },
             current,
         )];
-        if let Some(previous) = &self.previous_handicaps {
-            let previous = histogram(previous);
+        if let Some(previous) = previous {
             let top_prev = previous.iter().map(|p| p.1).fold(top, f64::max);
             chart.y_range = Some((0.0, top_prev * 1.1));
             series.push(
@@ -667,6 +685,15 @@ mod tests {
             .collect();
         assert_eq!(down, [2, 5]);
         assert_eq!(up, [4, 3]);
+    }
+
+    #[test]
+    fn histogram_widens_for_handicaps_below_zero() {
+        let h = histogram(&[-6.87, -0.5, 3.0]);
+        assert_eq!(h[0], (-8.0, 1.0));
+        assert_eq!(h[3], (-2.0, 1.0));
+        assert_eq!(h[5], (2.0, 1.0));
+        assert_eq!(h.last(), Some(&(50.0, 0.0)));
     }
 
     #[test]

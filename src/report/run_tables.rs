@@ -81,6 +81,30 @@ pub struct RunTables {
     pub competitions: HashMap<String, CompetitionInfo>,
     /// Empty unless the dataset was read too.
     pub entrants: EntrantNames,
+    /// The dataset the run read, as its `run.json` records it.
+    pub data: Option<PathBuf>,
+    /// The run replayed in frozen mode: `handicap_after` in `changes.parquet` is each
+    /// row's own effect on the month's opening handicap.
+    pub frozen: bool,
+}
+
+/// The dataset path and whether the run was frozen, from a run's `run.json` (or an
+/// older `run.toml`); nothing when neither is there or readable.
+fn run_settings(folder: &Path) -> (Option<PathBuf>, bool) {
+    if let Ok(text) = std::fs::read_to_string(folder.join("run.json")) {
+        if let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) {
+            let data = json
+                .pointer("/inputs/data/path")
+                .and_then(|p| p.as_str())
+                .map(PathBuf::from);
+            let frozen = json.get("mode").and_then(|m| m.as_str()) == Some("frozen");
+            return (data, frozen);
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string(folder.join("run.toml")) {
+        return (None, text.contains("mode = \"frozen\""));
+    }
+    (None, false)
 }
 
 fn required<T>(value: Option<T>, path: &Path, name: &str, row: usize) -> Result<T> {
@@ -265,6 +289,7 @@ impl RunTables {
     /// Reads the changes, handicaps, ranking and standings a run wrote to `folder`.
     pub fn read(folder: &Path) -> Result<RunTables> {
         let standings = folder.join("standings.parquet");
+        let (data, frozen) = run_settings(folder);
         Ok(RunTables {
             folder: folder.to_path_buf(),
             changes: read_changes(&folder.join("changes.parquet"))?,
@@ -276,6 +301,8 @@ impl RunTables {
                 HashMap::new()
             },
             entrants: EntrantNames::new(),
+            data,
+            frozen,
         })
     }
 
@@ -297,6 +324,8 @@ impl RunTables {
             ranking: ranking_from_frame(&ranking, &folder.join("ranking.parquet"))?,
             competitions: units_from_frame(&standings, &folder.join("standings.parquet"))?,
             entrants: EntrantNames::new(),
+            data: None,
+            frozen: false,
         })
     }
 

@@ -3,9 +3,8 @@
 //!
 //! A club checks a federation's scoring against the sheet its own program printed on the
 //! night, so the sheet rounds as that program does: percentages to two decimals (Ruter
-//! and Compscore both), totals to one decimal on Ruter's plus/minus matchpoint scale,
-//! whole IMPs for Ruter's summed cross-IMPs, two decimals for everything Compscore
-//! prints. A movement with two winners is ranked per direction; a handicap tournament is
+//! and Compscore both), totals to one decimal on Ruter's scales (plus/minus matchpoints,
+//! summed cross-IMPs), two decimals for everything Compscore prints. A movement with two winners is ranked per direction; a handicap tournament is
 //! ranked by the handicap-adjusted result, with the raw result beside it.
 
 use std::collections::HashMap;
@@ -60,13 +59,12 @@ pub fn round_to(value: f64, decimals: usize) -> f64 {
 /// How many decimals the competition's program prints totals with.
 pub fn score_decimals(competition: &Competition) -> usize {
     let c = &competition.conventions;
-    if competition.scoring.is_imps() {
-        if c.imp_aggregate == ImpAggregate::Sum {
-            0
-        } else {
-            2
-        }
-    } else if c.mp_scale == MpScale::PlusMinus {
+    let ruter = if competition.scoring.is_imps() {
+        c.imp_aggregate == ImpAggregate::Sum
+    } else {
+        c.mp_scale == MpScale::PlusMinus
+    };
+    if ruter {
         1
     } else {
         2
@@ -169,7 +167,15 @@ pub fn lines(
                 }
             })
             .collect();
-        if competition.handicap_event && group.iter().all(|l| l.handicap_result.is_some()) {
+        let exact: Vec<Option<f64>> = standings[start..end]
+            .iter()
+            .map(|s| {
+                handicap
+                    .get(&(s.competition_id.clone(), s.entrant.clone()))
+                    .map(|a| a.1)
+            })
+            .collect();
+        if competition.handicap_event && exact.iter().all(Option::is_some) {
             // Ranked by the adjusted result within each direction (or the whole field).
             let mut keys: Vec<Option<String>> = group.iter().map(|l| l.direction.clone()).collect();
             keys.sort();
@@ -178,18 +184,21 @@ pub fn lines(
                 let members: Vec<usize> = (0..group.len())
                     .filter(|&i| group[i].direction == key)
                     .collect();
+                // Ranked on the exact results: two shown alike may still differ.
                 let values: Vec<f64> = members
                     .iter()
-                    .map(|&i| group[i].handicap_result.unwrap_or(f64::NEG_INFINITY))
+                    .map(|&i| exact.get(i).copied().flatten().unwrap_or(f64::NEG_INFINITY))
                     .collect();
                 for (&i, rank) in members.iter().zip(shared_ranks(&values)) {
                     group[i].rank = rank;
                 }
             }
         }
+        // N/S first, as the programs print a two-winner movement.
+        let line = |l: &SheetLine| l.direction.as_deref() == Some("EW");
         group.sort_by(|a, b| {
-            a.direction
-                .cmp(&b.direction)
+            line(a)
+                .cmp(&line(b))
                 .then(a.rank.cmp(&b.rank))
                 .then(a.raw_rank.cmp(&b.raw_rank))
                 .then(a.entrant.cmp(&b.entrant))

@@ -105,6 +105,42 @@ fn cut(row: &ChangeRow) -> f64 {
     }
 }
 
+/// Frozen mode: every competition of a month starts from the month's opening handicap and
+/// the month's changes are summed, capped and applied at its end. The lines then show
+/// the running sum as the handicap after, and what the cap (or anything else between the
+/// sum and the handicap the next month opened with) changed goes to the month's last line
+/// as its cut, so the changes still add up.
+fn month_end_cuts(lines: &mut [Line], current: f64) {
+    let month = |l: &Line| (l.date.year(), l.date.month());
+    let mut start = 0;
+    while start < lines.len() {
+        let end = start
+            + lines[start..]
+                .iter()
+                .take_while(|l| month(l) == month(&lines[start]))
+                .count();
+        let opening = lines[start].handicap_before;
+        let closing = lines.get(end).map_or(current, |l| l.handicap_before);
+        let mut running = opening;
+        for line in &mut lines[start..end] {
+            line.handicap_before = running;
+            line.cut = 0.0;
+            running += line.delta;
+            line.handicap_after = running;
+        }
+        let cut = closing - running;
+        if cut.abs() >= 1e-9 {
+            if let Some(last) = lines[start..end].last_mut() {
+                last.cut = cut;
+                last.handicap_after = closing;
+            }
+        } else if let Some(last) = lines[start..end].last_mut() {
+            last.handicap_after = closing;
+        }
+        start = end;
+    }
+}
+
 /// The statement of `member_id` from a run's tables; an error when the member is not in
 /// `handicaps.parquet`.
 pub fn statement(tables: &RunTables, member_id: i64) -> Result<Statement> {
@@ -160,6 +196,10 @@ pub fn statement(tables: &RunTables, member_id: i64) -> Result<Statement> {
             }
         })
         .collect();
+    let mut lines = lines;
+    if tables.frozen {
+        month_end_cuts(&mut lines, member.handicap);
+    }
     Ok(Statement {
         member_id,
         name: member.name.clone(),
@@ -280,7 +320,8 @@ impl Statement {
             out,
             "\nexpected and achieved: percentage points above 50 % (matchpoints) or IMPs per board; \
 boards: played/in the competition; delta: the change the competition made; cut: what the \
-cap or floor took off it; the deltas and cuts add up to {:+.3}.",
+cap or floor took off it (in a frozen run, at the month's end, on the month's last line); \
+the deltas and cuts add up to {:+.3}.",
             self.total_change()
         );
         out
@@ -385,7 +426,7 @@ cap or floor took off it; the deltas and cuts add up to {:+.3}.",
         if self.foreign {
             let _ = write!(h, "<p class=note>{}</p>", escape(FOREIGN_NOTE));
         }
-        h.push_str("<p class=note>Expected and achieved are in the competition's unit: percentage points above 50&nbsp;% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change.</p></body></html>\n");
+        h.push_str("<p class=note>Expected and achieved are in the competition's unit: percentage points above 50&nbsp;% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line).</p></body></html>\n");
         h
     }
 }
@@ -396,7 +437,7 @@ table{border-collapse:collapse;margin:0.8em 0;font-size:0.9em}\
 th,td{border-bottom:1px solid #ddd;padding:0.2em 0.6em;text-align:left}\
 th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}.note{color:#555;font-size:0.85em}\
-svg{display:block;margin:0.5em 0}";
+svg{display:block;margin:0.5em 0}td:first-child{white-space:nowrap}";
 
 /// Tick labels at month starts between two dates (every few months for long spans).
 pub fn month_ticks(first: NaiveDate, last: NaiveDate) -> Vec<(f64, String)> {
@@ -483,6 +524,20 @@ mod tests {
             ..RunTables::default()
         };
         let s = statement(&tables, 1)?;
+        let frozen = statement(
+            &RunTables {
+                frozen: true,
+                ..tables.clone()
+            },
+            1,
+        )?;
+        // Read as a frozen run: March opens at 51.5, the running sum goes 52.5, 50.25,
+        // and the handicap after March is 49.75: the -0.5 between them is the month's
+        // cut, on its last line.
+        assert_eq!(frozen.lines[0].handicap_after, 52.5);
+        assert_eq!(frozen.lines[1].handicap_before, 52.5);
+        assert_eq!(frozen.lines[1].cut, -0.5);
+        assert_eq!(frozen.total_change(), -1.75);
         assert_eq!(s.lines.len(), 2);
         assert_eq!(s.start, 51.5);
         assert_eq!(s.current, 49.75);

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::Direction;
 use crate::scoring::conventions::{TieBreak, TieBreakMethod as Method};
 use crate::scoring::matchpoints::two_one;
+use crate::scoring::rows::{entrant_order, Standing};
 
 /// Totals closer than this are equal (they are sums of factored matchpoints).
 pub const TIE_TOLERANCE: f64 = 1e-9;
@@ -31,16 +32,21 @@ pub struct Play {
     pub opponents: Vec<String>,
 }
 
-/// Shared ranks by descending total: 1, 2, 2, 4.
+/// Shared ranks by descending total: 1, 2, 2, 4. An entrant's rank is one more than the
+/// number of totals above its own by more than [`TIE_TOLERANCE`]. The standings and the
+/// national ranking (on negated handicaps) both rank with it.
 ///
 /// ```
 /// use bridgehcp::scoring::standings::shared_ranks;
 /// assert_eq!(shared_ranks(&[50.0, 47.0, 47.0, 40.0]), vec![1, 2, 2, 4]);
 /// ```
 pub fn shared_ranks(totals: &[f64]) -> Vec<u32> {
+    // Sorted once, so a national ranking of many thousands stays O(n log n).
+    let mut descending: Vec<f64> = totals.iter().copied().filter(|t| !t.is_nan()).collect();
+    descending.sort_by(|a, b| b.total_cmp(a));
     totals
         .iter()
-        .map(|&mine| 1 + totals.iter().filter(|&&t| t > mine + TIE_TOLERANCE).count() as u32)
+        .map(|&mine| 1 + descending.partition_point(|&t| t > mine + TIE_TOLERANCE) as u32)
         .collect()
 }
 
@@ -242,9 +248,61 @@ fn compare_keys(a: &[f64], b: &[f64]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
+/// Ranks within each direction group (or all together) by total and sorts the rows.
+pub(super) fn assign_ranks(standings: &mut [Standing], tie_input: Option<&TieBreakInput<'_>>) {
+    assign_ranks_by(standings, &|s: &Standing| s.score, tie_input);
+}
+
+/// Ranks within each direction group (or all together) by `key` and sorts the rows.
+pub(super) fn assign_ranks_by(
+    standings: &mut [Standing],
+    key: &dyn Fn(&Standing) -> f64,
+    tie_input: Option<&TieBreakInput<'_>>,
+) {
+    let mut groups: BTreeMap<Option<Direction>, Vec<usize>> = BTreeMap::new();
+    for (i, s) in standings.iter().enumerate() {
+        groups.entry(s.direction).or_default().push(i);
+    }
+    for indices in groups.values() {
+        let entries: Vec<(&str, f64)> = indices
+            .iter()
+            .map(|&i| (standings[i].entrant.as_str(), key(&standings[i])))
+            .collect();
+        let ranks = rank(&entries, tie_input);
+        let ranks: Vec<(usize, u32)> = indices.iter().copied().zip(ranks).collect();
+        for (i, r) in ranks {
+            standings[i].rank = r;
+        }
+    }
+    standings.sort_by(|a, b| {
+        a.direction
+            .cmp(&b.direction)
+            .then(a.rank.cmp(&b.rank))
+            .then_with(|| entrant_order(&a.entrant, &b.entrant))
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hand-checked: totals given in any order; two within the tolerance tie, the next
+    /// rank skips the tied places; order of the input is kept.
+    #[test]
+    fn shared_ranks_skip_after_ties_in_any_order() {
+        assert_eq!(
+            shared_ranks(&[40.0, 47.0, 50.0, 47.0 + 1e-12, 12.5]),
+            vec![4, 2, 1, 2, 5]
+        );
+        assert_eq!(shared_ranks(&[3.0, 3.0, 3.0]), vec![1, 1, 1]);
+        assert_eq!(shared_ranks(&[]), Vec::<u32>::new());
+        // Handicaps ranked lowest first, as the national ranking does: 10.00, 12.00,
+        // 12.00, 20.00 → 1, 2, 2, 4.
+        assert_eq!(
+            shared_ranks(&[-12.0, -10.0, -20.0, -12.0]),
+            vec![2, 1, 4, 2]
+        );
+    }
 
     fn play(board: u32, entrant: &str, own: i32) -> Play {
         Play {
