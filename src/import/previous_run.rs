@@ -176,6 +176,13 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         .date()
         .map_err(wrong("playing_month"))?;
 
+    // Absent from the folders of older versions: then starts are not compared.
+    let starting = match df.column("starting_handicap") {
+        Ok(column) => Some(column.f64().map_err(wrong("starting_handicap"))?),
+        Err(_) => None,
+    };
+    let mut starts = HashMap::new();
+
     let to_date = |days: Option<i32>| days.and_then(|d| date_from_days(i64::from(d)).ok());
     let mut states = HashMap::with_capacity(df.height());
     for row in 0..df.height() {
@@ -201,14 +208,14 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
             playing_handicap: playing.get(row).unwrap_or(h),
         };
         states.insert(id, state);
+        if let Some(start) = starting.and_then(|s| s.get(row)) {
+            starts.insert(id, start);
+        }
     }
-    Ok(PreviousRun::new(
-        folder.to_path_buf(),
-        record,
-        ledger,
-        state_sha256,
-        states,
-    ))
+    Ok(
+        PreviousRun::new(folder.to_path_buf(), record, ledger, state_sha256, states)
+            .with_starts(starts),
+    )
 }
 
 /// `applied.parquet`: the competitions the previous run took into account.
