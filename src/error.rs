@@ -91,21 +91,23 @@ impl InputError {
 }
 
 /// The library's error type.
+///
+/// The underlying cause (an I/O or polars error) is part of the message and is not
+/// also exposed as the error's source: `main` prints the whole chain of sources, and
+/// the cause would otherwise be printed twice.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
     Input(#[from] InputError),
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Polars {
         path: PathBuf,
-        #[source]
-        source: polars::prelude::PolarsError,
+        cause: polars::prelude::PolarsError,
     },
     #[error(transparent)]
     Replay(#[from] ReplayError),
@@ -114,16 +116,16 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            cause,
         }
     }
-    pub fn polars(path: impl Into<PathBuf>, source: polars::prelude::PolarsError) -> Self {
+    pub fn polars(path: impl Into<PathBuf>, cause: polars::prelude::PolarsError) -> Self {
         Error::Polars {
             path: path.into(),
-            source,
+            cause,
         }
     }
 }
@@ -136,11 +138,11 @@ impl From<FactorSetError> for Error {
 
 /// Error from the model, with the competition it happened in.
 #[derive(Debug, thiserror::Error)]
-#[error("competition `{competition}`: {source}")]
+#[error("competition `{competition}`: {cause}")]
 pub struct ReplayError {
     pub competition: String,
-    #[source]
-    pub source: ModelError,
+    /// In the message, not a separate source (see [`Error`]).
+    pub cause: ModelError,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -27,10 +27,16 @@ fn main() -> anyhow::Result<()> {
             if !plan.quiet {
                 run::print_summary(&plan, &summary);
             }
+            if let Some(warning) = run::empty_ranking_warning(&plan, &summary) {
+                eprintln!("{warning}");
+            }
         }
         Command::Score(args) => {
             let summary = bridgehcp::cli::score::execute(&args)
-                .with_context(|| format!("scoring {} failed", args.data.display()))?;
+                .with_context(|| format!("scoring {} failed", args.source()))?;
+            if let Some(list) = &summary.start_list {
+                print!("{list}");
+            }
             println!(
                 "bridgehcp score: {} competitions, {} standings rows, {} board scores{}; outputs in {}",
                 summary.competitions,
@@ -64,6 +70,22 @@ fn main() -> anyhow::Result<()> {
                 } else {
                     "nothing to write".to_string()
                 }
+            );
+        }
+        Command::Player(args) => {
+            bridgehcp::cli::player::execute(&args)
+                .with_context(|| format!("statement of member {} failed", args.member_id))?;
+        }
+        Command::Report(args) => {
+            let (report, html, diff) = bridgehcp::cli::report::execute(&args)
+                .with_context(|| format!("report on {} failed", args.out_dir.display()))?;
+            println!(
+                "bridgehcp report: {} members, {} ranked, {} new; {} and {}",
+                report.members,
+                report.ranking.iter().filter(|r| r.rank.is_some()).count(),
+                report.new_members.len(),
+                html.display(),
+                diff.display()
             );
         }
         Command::Sample(args) => {

@@ -284,8 +284,8 @@ fn an_alternative_factor_set_changes_the_handicaps_and_a_typo_is_an_error() {
         assert_eq!(member, same);
         assert!((s - b / 2.0).abs() < 1e-12, "member {member}: {s} vs {b}/2");
     }
-    let run_toml = String::from_utf8(read(&dir.path().join("slow/run.toml"))).unwrap();
-    assert!(run_toml.contains("slow-960"), "{run_toml}");
+    let manifest = String::from_utf8(read(&dir.path().join("slow/run.json"))).unwrap();
+    assert!(manifest.contains("\"name\": \"slow-960\""), "{manifest}");
 
     let typo = default.replace("impact = 480.0", "impakt = 480.0");
     std::fs::write(dir.path().join("typo.toml"), typo).unwrap();
@@ -444,13 +444,15 @@ fn csv_outputs_neutralise_formulas_and_ids_never_become_paths() {
     let mut expected = before;
     expected.extend(
         [
+            "applied.parquet",
             "board_scores.parquet",
             "changes.parquet",
+            "corrections.csv",
             "handicaps.parquet",
             "quarantine.csv",
             "ranking.csv",
             "ranking.parquet",
-            "run.toml",
+            "run.json",
             "standings.parquet",
             "unrated.csv",
         ]

@@ -2,7 +2,9 @@
 //! library. Each subcommand lives in its own file.
 
 pub mod import;
+pub mod player;
 pub mod progress;
+pub mod report;
 pub mod run;
 pub mod sample;
 pub mod score;
@@ -22,6 +24,8 @@ on the sample federation shipped in data/sample and writes to ./out.",
     after_help = "Examples:\n  bridgehcp run --pipeline pipelines/monthly.toml\n  \
 bridgehcp run --data fed/ --out out/ --mode frozen\n  bridgehcp score --data fed/ --out scored/\n  \
 bridgehcp import pbn club/*.pbn --out fed/\n  \
+bridgehcp player 1042 --out-dir out/ --html anna.html\n  \
+bridgehcp report --out-dir out/2026-11 --previous out/2026-10\n  \
 bridgehcp study --data fed/ --sweep impact=240,960 --out study/"
 )]
 pub struct Cli {
@@ -38,6 +42,12 @@ pub enum Command {
     Score(score::ScoreArgs),
     /// Convert club scoring programs' exports (PBN, USEBIO) into a dataset.
     Import(import::ImportArgs),
+    /// One member's statement: every rated competition with the numbers that moved the
+    /// handicap (terminal table, CSV, HTML with a trajectory plot).
+    Player(player::PlayerArgs),
+    /// The monthly report of a run (one HTML page) and the ranking's changes since the
+    /// previous run (ranking_diff.csv).
+    Report(report::ReportArgs),
     /// Generate a synthetic federation dataset (the shipped sample, or larger ones for
     /// benchmarks).
     Sample(sample::SampleArgs),

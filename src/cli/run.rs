@@ -10,9 +10,12 @@ use serde::Deserialize;
 use super::progress::{spinner, Bars};
 use crate::error::{Error, InputError, Location, Result};
 use crate::model::FactorSet;
+use crate::pipeline::ledger::sha256;
 use crate::pipeline::ranking::{RankingGroup, RankingOptions};
 use crate::pipeline::{self, Mode, RunSettings, RunSummary};
 use crate::quarantine::OnError;
+use crate::report::files::Commit;
+use crate::report::manifest::RunInputs;
 
 #[derive(Debug, Args, Default)]
 #[command(
@@ -131,9 +134,15 @@ pub struct RankingDefinition {
 
 impl RunDefinition {
     pub fn load(path: &Path) -> Result<RunDefinition> {
+        Self::load_hashed(path).map(|(definition, _)| definition)
+    }
+
+    /// The definition and the SHA-256 of its text, for the run's manifest.
+    pub fn load_hashed(path: &Path) -> Result<(RunDefinition, String)> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        toml::from_str(&text)
-            .map_err(|e| Error::Input(InputError::new(Location::file(path), e.to_string())))
+        let definition = toml::from_str(&text)
+            .map_err(|e| Error::Input(InputError::new(Location::file(path), e.to_string())))?;
+        Ok((definition, sha256(text.as_bytes())))
     }
 }
 
@@ -146,6 +155,10 @@ pub struct RunPlan {
     pub threads: Option<usize>,
     pub quiet: bool,
     pub settings: RunSettings,
+    /// The factor set's file (`None`: the built-in set).
+    pub factors: Option<PathBuf>,
+    /// The run definition and the SHA-256 of its text.
+    pub pipeline: Option<(PathBuf, String)>,
 }
 
 /// The sample federation: `data/sample` from the working folder, or from the source tree
@@ -161,9 +174,12 @@ pub fn sample_data() -> PathBuf {
 impl RunArgs {
     pub fn plan(&self) -> Result<RunPlan> {
         let definition_path = self.pipeline.clone();
-        let definition = match &definition_path {
-            Some(path) => RunDefinition::load(path)?,
-            None => RunDefinition::default(),
+        let (definition, pipeline) = match &definition_path {
+            Some(path) => {
+                let (definition, hash) = RunDefinition::load_hashed(path)?;
+                (definition, Some((path.clone(), hash)))
+            }
+            None => (RunDefinition::default(), None),
         };
         let file = definition_path.unwrap_or_default();
         let mode = match (self.mode, &definition.mode) {
@@ -194,6 +210,17 @@ impl RunArgs {
             }),
             (None, None) => None,
         };
+        if self.data.is_none() {
+            missing_from_definition(&file, "data", "--data DIR", definition.data.as_deref())?;
+        }
+        if self.factors.is_none() {
+            missing_from_definition(
+                &file,
+                "factors",
+                "--factors FILE",
+                definition.factors.as_deref(),
+            )?;
+        }
         let factors_path = self.factors.clone().or(definition.factors);
         let factors = match &factors_path {
             Some(path) => crate::import::factors::load(path)?,
@@ -213,6 +240,8 @@ impl RunArgs {
             state: self.state.clone().or(definition.state),
             threads: self.threads,
             quiet: self.quiet,
+            factors: factors_path,
+            pipeline,
             settings: RunSettings {
                 factors,
                 mode,
@@ -236,17 +265,111 @@ impl RunArgs {
     }
 }
 
+/// A path made absolute without requiring it to exist (its nearest existing ancestor
+/// is resolved, so that `out/../x` and symbolic links compare as the folders they are).
+fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+    let mut out = existing
+        .canonicalize()
+        .unwrap_or_else(|_| existing.to_path_buf());
+    for name in rest.iter().rev() {
+        out.push(name);
+    }
+    out
+}
+
+/// Refuses an output folder that is the state folder, inside it, or holds it: the run
+/// replaces its output folder, which must not take the state it continues with it.
+fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
+    let (o, s) = (resolved(out), resolved(state));
+    if o.starts_with(&s) || s.starts_with(&o) {
+        return Err(Error::Config(format!(
+            "--out {} {} --state {}: the run replaces its output folder and would lose the state it continues from; write the new run to another folder (one per month, e.g. --state out/2026-10 --out out/2026-11)",
+            out.display(),
+            if o == s {
+                "is the same folder as"
+            } else if o.starts_with(&s) {
+                "is inside"
+            } else {
+                "contains"
+            },
+            state.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The commit of the output folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops the process
+/// at that point of it (`staged`, `swapped`, `between-renames`) so that a test can kill
+/// it there, and `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit.
+fn pause_at(point: &str) {
+    if std::env::var("BRIDGEHCP_TEST_PAUSE_AT").is_ok_and(|p| p == point) {
+        eprintln!("bridgehcp: paused at {point}");
+        std::thread::sleep(std::time::Duration::from_secs(600));
+    }
+}
+
+/// A path a run definition names that does not exist, as an error that says how paths
+/// in the definition are read and which flag overrides it.
+fn missing_from_definition(
+    definition: &Path,
+    key: &str,
+    flag: &str,
+    path: Option<&Path>,
+) -> Result<()> {
+    let Some(path) = path.filter(|p| !p.exists()) else {
+        return Ok(());
+    };
+    let here = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| ".".into());
+    Err(Error::Input(InputError::new(
+        Location::file(definition).column(key),
+        format!(
+            "`{}` does not exist: paths in a run definition are relative to the folder the command runs in ({here}); run it from the folder that holds `{}`, or pass {flag}",
+            path.display(),
+            path.display()
+        ),
+    )))
+}
+
 /// Runs the plan and writes every output; returns the summary.
 pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let started = Instant::now();
+    if let Some(state) = &plan.state {
+        check_out_and_state(&plan.out, state)?;
+        crate::report::files::recover(state)?;
+    }
+    crate::report::files::recover(&plan.out)?;
     let progress = !plan.quiet;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let checked = crate::import::table::read_dataset_checked(&plan.data, plan.settings.on_error)?;
+    check_ranking_groups(plan, &checked.dataset)?;
     let previous = match &plan.state {
         Some(dir) => Some(crate::import::previous_run::load(dir)?),
         None => None,
     };
     reading.finish_and_clear();
+    let inputs = RunInputs {
+        data: plan.data.clone(),
+        factors: plan.factors.clone(),
+        state: plan
+            .state
+            .clone()
+            .zip(previous.as_ref().map(|p| p.sha256.clone())),
+        pipeline: plan.pipeline.clone(),
+    };
     let read_time = started.elapsed();
     let mut output = pipeline::run_with_progress(
         &checked.dataset,
@@ -255,23 +378,59 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         previous,
         &Bars::new(progress),
     )?;
+    output.summary.reading = read_time;
+    output.summary.elapsed = started.elapsed();
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();
-    crate::report::outputs::write_run(&plan.out, &output, &plan.settings)?;
+    let commit = Commit {
+        exchange: std::env::var("BRIDGEHCP_TEST_RENAME").map_or(true, |v| v != "two"),
+        at: &pause_at,
+    };
+    crate::report::outputs::write_run(&plan.out, &output, &plan.settings, &inputs, commit)?;
     writing.finish_and_clear();
-    output.summary.reading = read_time;
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
     Ok(output.summary)
 }
 
+/// A ranking by club or district needs members that have one: otherwise every member
+/// would land in one nameless group, which is the national ranking under another name.
+fn check_ranking_groups(plan: &RunPlan, dataset: &crate::dataset::Dataset) -> Result<()> {
+    let (flag, has) = match plan.settings.ranking.group_by {
+        Some(RankingGroup::District) => (
+            "district",
+            dataset.members.iter().any(|m| m.district.is_some()),
+        ),
+        Some(RankingGroup::Club) => ("club", dataset.members.iter().any(|m| m.club.is_some())),
+        None => return Ok(()),
+    };
+    if has || dataset.members.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Config(format!(
+        "--ranking-by {flag}: no member of {} has a {flag} (the `{flag}` column of members is empty or missing); rank nationally, or add the {flag}s to members",
+        plan.data.display()
+    )))
+}
+
 /// Prints the end-of-run summary.
 pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
     println!(
-        "bridgehcp run: {} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2}); outputs in {}",
+        "bridgehcp run on {}: {}{} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})",
+        plan.data.display(),
+        match &summary.replayed {
+            Some(reason) => format!(
+                "the dataset changed since the previous run ({reason}), so the whole history was replayed from the start, correcting {} members' handicaps (see corrections.csv): ",
+                summary.members_corrected
+            ),
+            None => String::new(),
+        },
         summary.competitions_applied,
         if summary.competitions_skipped > 0 {
-            format!(" ({} already applied by the previous run)", summary.competitions_skipped)
+            format!(
+                " ({} already applied by the previous run and unchanged)",
+                summary.competitions_skipped
+            )
         } else {
             String::new()
         },
@@ -302,6 +461,36 @@ pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
         summary.scoring.as_secs_f64(),
         summary.replaying.as_secs_f64(),
         summary.writing.as_secs_f64(),
+    );
+    println!(
+        "  {} members ranked; {} places in rated competitions taken by non-members (they count in the field, nobody moves for them); outputs in {}",
+        summary.members_ranked,
+        summary.non_member_places,
         plan.out.display()
     );
+}
+
+/// The warning for a ranking nobody qualified for, naming the filters that left it
+/// empty; `None` when somebody is ranked.
+pub fn empty_ranking_warning(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
+    if summary.members_ranked > 0 {
+        return None;
+    }
+    let ranking = &plan.settings.ranking;
+    let mut filters = vec![format!("at least {} rated boards", ranking.min_boards)];
+    if let Some(months) = ranking.active_months {
+        filters.push(format!(
+            "a competition in the {months} months before {}",
+            ranking
+                .as_of
+                .or(summary.last_date)
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| "the last competition".into())
+        ));
+    }
+    Some(format!(
+        "warning: the ranking is empty: no member has {} (see --min-boards, --active-months, --as-of); {} is written with no rows",
+        filters.join(" and "),
+        plan.out.join("ranking.csv").display()
+    ))
 }

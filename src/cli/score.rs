@@ -1,30 +1,58 @@
-//! `bridgehcp score`: score a dataset's table results without touching any handicap.
+//! `bridgehcp score`: score a dataset's table results (or club export files, imported on
+//! the fly) without touching any handicap, and print the club's result sheet.
 
+use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::error::Result;
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::import::batch::{self, Status};
 use crate::model::FactorSet;
-use crate::pipeline::{prepare, Registry};
-use crate::quarantine::OnError;
+use crate::pipeline::{prepare, replay, Registry};
+use crate::quarantine::{OnError, Quarantine};
+use crate::report::files::{write_atomic, write_csv};
+use crate::report::sheet;
 
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  bridgehcp score --data fed/ --out scored/\n  \
 bridgehcp score --data fed/ --out scored/ --strict     # fail on the first broken rule\n  \
-bridgehcp import usebio club.xml --out club/ && bridgehcp score --data club/ --out club-scored/"
+bridgehcp score tuesday.pbn --out tuesday/              # a club file, imported on the fly\n  \
+bridgehcp score handicap-cup.xml --out cup/ --state out/2026-10 --start-list\n\n\
+Writes standings.parquet, board_scores.parquet and quarantine.csv, and the result sheet: \
+standings.csv and results.html, with the players' names, totals and percentages rounded \
+as the club's program prints them, ranked per direction when the movement has two \
+winners. A handicap tournament is ranked by the handicap result (the result minus the \
+one expected from the pairs' playing handicaps), the raw result beside it. The playing \
+handicaps come from --state (a run's output folder); without it every member has the \
+starting handicap."
 )]
 pub struct ScoreArgs {
+    /// Club export files (PBN or USEBIO, told apart by content) to score without a
+    /// dataset: they are imported into a temporary one first.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     /// Dataset folder.
     #[arg(long, value_name = "DIR")]
-    pub data: PathBuf,
-    /// Output folder for standings.parquet, board_scores.parquet and quarantine.csv.
+    pub data: Option<PathBuf>,
+    /// Output folder for standings.parquet, board_scores.parquet, quarantine.csv,
+    /// standings.csv and results.html.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Stop at the first error instead of leaving the competition out (quarantine.csv).
     #[arg(long)]
     pub strict: bool,
+    /// A run's output folder whose playing handicaps rank handicap tournaments and fill
+    /// the start list.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Print each entrant's expected result from the playing handicaps (percentage for
+    /// matchpoints, IMPs per board otherwise) and write it to start_list.csv.
+    #[arg(long)]
+    pub start_list: bool,
 }
 
 /// What `score` did.
@@ -35,6 +63,55 @@ pub struct ScoreSummary {
     pub board_scores: usize,
     /// Competitions left out because they break a rule.
     pub quarantined: usize,
+    /// The start list, when asked for.
+    pub start_list: Option<String>,
+}
+
+impl ScoreArgs {
+    /// Where the command reads from, for messages.
+    pub fn source(&self) -> String {
+        match (&self.data, self.files.first()) {
+            (Some(data), _) => data.display().to_string(),
+            (None, Some(file)) if self.files.len() == 1 => file.display().to_string(),
+            (None, Some(_)) => format!("{} files", self.files.len()),
+            (None, None) => "nothing".into(),
+        }
+    }
+}
+
+/// The dataset to score: read from `--data`, or imported from the files given.
+fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Quarantine)> {
+    match (&args.data, args.files.is_empty()) {
+        (Some(dir), true) => {
+            let checked = crate::import::table::read_dataset_checked(dir, on_error)?;
+            Ok((checked.dataset, checked.quarantine))
+        }
+        (None, false) => {
+            let files = batch::expand(&args.files)?;
+            let imported = batch::import_batch(Dataset::default(), &files, None, None);
+            if let Some(refused) = imported.refused().next() {
+                return Err(Error::Config(format!(
+                    "{} cannot be scored: {}",
+                    refused.file.display(),
+                    refused.describe()
+                )));
+            }
+            for entry in imported
+                .entries
+                .iter()
+                .filter(|e| e.status != Status::Imported)
+            {
+                eprintln!("{}: {}", entry.status.as_str(), entry.describe());
+            }
+            Ok((imported.dataset, Quarantine::default()))
+        }
+        (Some(_), false) => Err(Error::Config(
+            "give either export files or --data DIR, not both".into(),
+        )),
+        (None, true) => Err(Error::Config(
+            "nothing to score: give club export files (FILE.pbn, FILE.xml) or --data DIR".into(),
+        )),
+    }
 }
 
 /// Scores the dataset, held to the same rules as `run`: a competition that breaks one is
@@ -45,11 +122,11 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     } else {
         OnError::Quarantine
     };
-    let checked = crate::import::table::read_dataset_checked(&args.data, on_error)?;
-    let dataset = &checked.dataset;
-    let mut quarantine = checked.quarantine;
+    let (dataset, mut quarantine) = dataset(args, on_error)?;
+    let dataset = &dataset;
     let registry = Registry::new(&dataset.members);
-    let mut scored = prepare::prepare(dataset, &registry, &FactorSet::default(), false, &|| {});
+    let factors = FactorSet::default();
+    let mut scored = prepare::prepare(dataset, &registry, &factors, false, &|| {});
     if let Some(error) = scored
         .quarantined
         .first()
@@ -60,16 +137,92 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     }
     quarantine.extend(std::mem::take(&mut scored.quarantined));
     let quarantined = quarantine.into_sorted();
+
+    // Expected results from the playing handicaps: handicap tournaments and start lists.
+    let mut expected: HashMap<(String, String), (f64, f64)> = HashMap::new();
+    let mut start_lines: Vec<(String, String, f64, bool)> = Vec::new();
+    let wanted = args.start_list || dataset.competitions.iter().any(|c| c.handicap_event);
+    if wanted {
+        let states = match &args.state {
+            Some(dir) => crate::import::previous_run::load(dir)?.states_for(&registry, &factors)?,
+            None => registry.starting_states(&factors)?,
+        };
+        let rated = prepare::prepare(dataset, &registry, &factors, true, &|| {});
+        for competition in &rated.competitions {
+            if !(competition.handicap_event || args.start_list) {
+                continue;
+            }
+            let Ok(results) = replay::handicap_results(&factors, competition, &states) else {
+                continue;
+            };
+            let imps = competition.input.method == crate::model::CalcMethod::Imp;
+            for (entrant, exp, adjusted) in results {
+                let Some(name) = competition.entrant_names.get(entrant) else {
+                    continue;
+                };
+                let key = (competition.competition_id.clone(), name.clone());
+                if competition.handicap_event {
+                    expected.insert(key.clone(), (exp, adjusted));
+                }
+                if args.start_list {
+                    start_lines.push((key.0, key.1, exp, imps));
+                }
+            }
+        }
+    }
+    let lines = sheet::lines(dataset, &scored.standings, &expected);
+    let sheet_frame = sheet::frame(&lines).map_err(|e| Error::polars("standings.csv", e))?;
+    let sheet_html = sheet::html(&lines);
     crate::report::outputs::write_scored(
         &args.out,
         &scored.standings,
         &scored.board_scores,
         &quarantined,
     )?;
+    write_csv(&sheet_frame, &args.out.join("standings.csv"))?;
+    let html_path = args.out.join("results.html");
+    write_atomic(&html_path, |out| {
+        std::io::Write::write_all(out, sheet_html.as_bytes()).map_err(|e| Error::io(&html_path, e))
+    })?;
+    let start_list = if args.start_list {
+        let names = sheet::entrant_names(dataset);
+        let mut text = String::from("competition  entrant  expected  names\n");
+        let mut rows = Vec::new();
+        for (id, entrant, exp, imps) in &start_lines {
+            let shown = if *imps {
+                format!("{exp:+.2} IMP/board")
+            } else {
+                format!("{:.2} %", 50.0 + exp)
+            };
+            let who = names
+                .get(&(id.as_str(), entrant.as_str()))
+                .cloned()
+                .unwrap_or_default();
+            let _ = writeln!(text, "{id}  {entrant}  {shown}  {who}");
+            rows.push((id.clone(), entrant.clone(), who, *exp, *imps));
+        }
+        let frame = crate::report::frame::FrameBuilder::new(rows.len())
+            .map("competition_id", &rows, |r| r.0.clone())
+            .map("entrant", &rows, |r| r.1.clone())
+            .map("names", &rows, |r| r.2.clone())
+            .map("expected_percent", &rows, |r| {
+                (!r.4).then(|| sheet::round_to(50.0 + r.3, 2))
+            })
+            .map("expected_imps_per_board", &rows, |r| {
+                r.4.then(|| sheet::round_to(r.3, 2))
+            })
+            .build()
+            .map_err(|e| Error::polars("start_list.csv", e))?;
+        write_csv(&frame, &args.out.join("start_list.csv"))?;
+        Some(text)
+    } else {
+        None
+    };
     Ok(ScoreSummary {
         competitions: dataset.competitions.len(),
         standings: scored.standings.len(),
         board_scores: scored.board_scores.len(),
         quarantined: quarantined.len(),
+        start_list,
     })
 }

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::dataset::{Competition, Dataset, Member, MemberId};
-use crate::error::InputError;
+use crate::error::{InputError, Location};
 use crate::import::{pbn, usebio, validate, Imported};
 
 /// The two export formats.
@@ -151,7 +151,23 @@ impl Batch {
 /// Reads one export, checks it with the dataset rules and scores it.
 pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, InputError> {
     let bytes = super::published::read_export(path)?;
-    let kind = kind.unwrap_or_else(|| ExportKind::detect(&bytes));
+    let detected = ExportKind::detect(&bytes);
+    match (kind, detected) {
+        (Some(ExportKind::Usebio), ExportKind::Pbn) => {
+            return Err(InputError::new(
+                Location::file(path),
+                "imported as USEBIO, but the file looks like PBN (it does not start with `<`); use `import pbn` or `import auto`",
+            ))
+        }
+        (Some(ExportKind::Pbn), ExportKind::Usebio) => {
+            return Err(InputError::new(
+                Location::file(path),
+                "imported as PBN, but the file looks like USEBIO XML (it starts with `<`); use `import usebio` or `import auto`",
+            ))
+        }
+        _ => {}
+    }
+    let kind = kind.unwrap_or(detected);
     let imported = match kind {
         ExportKind::Pbn => pbn::parse_bytes(path, &bytes)?,
         ExportKind::Usebio => usebio::parse_bytes(path, &bytes)?,

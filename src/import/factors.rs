@@ -12,7 +12,12 @@ use crate::model::FactorSet;
 /// Reads and checks a factor set from a TOML file; errors name the file and the key.
 pub fn load(path: impl AsRef<Path>) -> Result<FactorSet> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::Config(format!(
+            "cannot read the factor set file {} (--factors): {e}",
+            path.display()
+        ))
+    })?;
     Ok(FactorSet::from_toml_str(
         &text,
         &path.display().to_string(),

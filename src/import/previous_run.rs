@@ -1,20 +1,24 @@
 //! Reading a previous run's output folder, to continue it.
 //!
 //! The replay continues from the members' states a previous run left
-//! ([`PreviousRun`]); reading them back from its `run.toml` and `handicaps.parquet` is
-//! done here, at the edge, so that the pipeline itself touches no files. Handicaps are
+//! ([`PreviousRun`]); reading them back from its `run.json`, `handicaps.parquet` and
+//! `applied.parquet` is done here, at the edge, so that the pipeline itself touches no
+//! files. The manifest records the SHA-256 of every file the run wrote, so a folder
+//! that mixes two runs, or was edited, is refused rather than continued. Handicaps are
 //! stored as float64, so nothing is lost between runs.
 
-use std::collections::HashMap;
-use std::fs::File;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use polars::prelude::*;
+use serde::Deserialize;
 
-use super::table::date_from_days;
+use super::table::{date_from_days, guarded};
 use crate::error::{Error, InputError, Location, Result};
+use crate::pipeline::ledger::{sha256, Entry, Status};
 use crate::pipeline::state::{month_index, PlayerState};
-use crate::pipeline::state_io::{PreviousRun, RunRecord};
+use crate::pipeline::state_io::{AppliedThrough, PreviousRun, RunRecord};
+use crate::pipeline::Mode;
 
 fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> {
     df.column(name).map_err(|_| {
@@ -25,18 +29,111 @@ fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> 
     })
 }
 
-/// Reads `handicaps.parquet` and `run.toml` from a previous run's output folder.
-pub fn load(folder: &Path) -> Result<PreviousRun> {
-    let record_path = folder.join("run.toml");
-    let text = std::fs::read_to_string(&record_path).map_err(|e| Error::io(&record_path, e))?;
-    let record: RunRecord = toml::from_str(&text)
-        .map_err(|e| Error::Input(InputError::new(Location::file(&record_path), e.to_string())))?;
+/// The names of the files a continued run reads from a previous run's folder.
+pub const MANIFEST: &str = "run.json";
+pub const HANDICAPS: &str = "handicaps.parquet";
+pub const LEDGER: &str = "applied.parquet";
 
-    let path = folder.join("handicaps.parquet");
-    let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let df = ParquetReader::new(file)
-        .finish()
-        .map_err(|e| Error::polars(&path, e))?;
+/// What a continued run reads of `run.json` (the rest of the manifest is for people).
+#[derive(Debug, Deserialize)]
+struct Manifest {
+    inputs: ManifestInputs,
+    mode: String,
+    applied_through: Option<AppliedThrough>,
+    /// SHA-256 of every output file of the run.
+    outputs: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ManifestInputs {
+    factors: ManifestFactors,
+}
+
+#[derive(Debug, Deserialize)]
+struct ManifestFactors {
+    name: String,
+    sha256: String,
+}
+
+fn refuse(folder: &Path, why: String) -> Error {
+    Error::Config(format!(
+        "--state {}: {why}; continue from a complete run's output folder, or run without --state to start afresh",
+        folder.display()
+    ))
+}
+
+/// Reads a file of the state and checks it is the one the manifest recorded: a folder
+/// whose files do not match its `run.json` (half written, or changed by hand) is not a
+/// state to continue.
+fn read_checked(folder: &Path, manifest: &Manifest, name: &str) -> Result<Vec<u8>> {
+    let path = folder.join(name);
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    let recorded = manifest.outputs.get(name).ok_or_else(|| {
+        refuse(
+            folder,
+            format!(
+                "{MANIFEST} does not record `{name}`, so the folder is not a complete run output"
+            ),
+        )
+    })?;
+    if &sha256(&bytes) != recorded {
+        return Err(refuse(
+            folder,
+            format!("`{name}` is not the file {MANIFEST} records (its SHA-256 differs): the folder was changed after the run or mixes two runs"),
+        ));
+    }
+    Ok(bytes)
+}
+
+fn read_frame(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
+    guarded(path, || {
+        ParquetReader::new(std::io::Cursor::new(bytes))
+            .finish()
+            .map_err(|e| Error::polars(path, e))
+    })?
+}
+
+/// Reads `run.json`, `handicaps.parquet` and `applied.parquet` from a previous run's
+/// output folder, checking that the files are the ones the manifest recorded.
+pub fn load(folder: &Path) -> Result<PreviousRun> {
+    let record_path = folder.join(MANIFEST);
+    if !record_path.exists() && folder.join("run.toml").exists() {
+        return Err(refuse(
+            folder,
+            format!("the folder has no {MANIFEST} (it was written by an older version of bridgehcp, which kept run.toml)"),
+        ));
+    }
+    let text = std::fs::read_to_string(&record_path).map_err(|e| Error::io(&record_path, e))?;
+    let manifest: Manifest = serde_json::from_str(&text)
+        .map_err(|e| Error::Input(InputError::new(Location::file(&record_path), e.to_string())))?;
+    let mode = match manifest.mode.as_str() {
+        "live" => Mode::Live,
+        "frozen" => Mode::Frozen,
+        other => {
+            return Err(Error::Input(InputError::new(
+                Location::file(&record_path).column("mode"),
+                format!("unknown mode `{other}` (expected live or frozen)"),
+            )))
+        }
+    };
+    let record = RunRecord {
+        factors: manifest.inputs.factors.name.clone(),
+        factors_sha256: manifest.inputs.factors.sha256.clone(),
+        mode,
+        applied_through: manifest.applied_through.clone(),
+    };
+    let handicaps_bytes = read_checked(folder, &manifest, HANDICAPS)?;
+    let ledger_bytes = read_checked(folder, &manifest, LEDGER)?;
+    let state_sha256 = {
+        let mut both = sha256(&handicaps_bytes);
+        both.push_str(&sha256(&ledger_bytes));
+        sha256(both.as_bytes())
+    };
+    let ledger_path = folder.join(LEDGER);
+    let ledger = read_ledger(&ledger_path, read_frame(&ledger_path, ledger_bytes)?)?;
+
+    let path = folder.join(HANDICAPS);
+    let df = read_frame(&path, handicaps_bytes)?;
     let wrong = |name: &'static str| {
         let path = path.clone();
         move |e: PolarsError| {
@@ -106,5 +203,62 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         };
         states.insert(id, state);
     }
-    Ok(PreviousRun::new(folder.to_path_buf(), record, states))
+    Ok(PreviousRun::new(
+        folder.to_path_buf(),
+        record,
+        ledger,
+        state_sha256,
+        states,
+    ))
+}
+
+/// `applied.parquet`: the competitions the previous run took into account.
+fn read_ledger(path: &Path, df: DataFrame) -> Result<Vec<Entry>> {
+    let wrong = |name: &'static str| {
+        move |e: PolarsError| {
+            Error::Input(InputError::new(
+                Location::file(path).column(name),
+                format!("wrong type: {e}"),
+            ))
+        }
+    };
+    let ids = column(&df, "competition_id", path)?
+        .str()
+        .map_err(wrong("competition_id"))?;
+    let dates = column(&df, "date", path)?.date().map_err(wrong("date"))?;
+    let sessions = column(&df, "session", path)?
+        .i32()
+        .map_err(wrong("session"))?;
+    let hashes = column(&df, "sha256", path)?
+        .str()
+        .map_err(wrong("sha256"))?;
+    let statuses = column(&df, "status", path)?
+        .str()
+        .map_err(wrong("status"))?;
+    let mut entries = Vec::with_capacity(df.height());
+    for row in 0..df.height() {
+        let at = |name: &str| Location::file(path).row(row + 1).column(name);
+        let missing = |name: &str| Error::Input(InputError::new(at(name), "value is missing"));
+        let date = dates
+            .physical()
+            .get(row)
+            .and_then(|d| date_from_days(i64::from(d)).ok())
+            .ok_or_else(|| missing("date"))?;
+        let status = statuses
+            .get(row)
+            .ok_or_else(|| missing("status"))?
+            .parse::<Status>()
+            .map_err(|e| Error::Input(InputError::new(at("status"), e)))?;
+        entries.push(Entry {
+            competition_id: ids
+                .get(row)
+                .ok_or_else(|| missing("competition_id"))?
+                .to_owned(),
+            date,
+            session: sessions.get(row).ok_or_else(|| missing("session"))?,
+            sha256: hashes.get(row).map(str::to_owned),
+            status,
+        });
+    }
+    Ok(entries)
 }

@@ -472,7 +472,7 @@ fn read_parquet(path: &Path) -> Result<DataFrame, Error> {
 
 /// Runs a polars reader on `path`, turning a panic inside it (which a corrupt file can
 /// cause) into an error that names the file.
-fn guarded<T>(path: &Path, read: impl FnOnce() -> T) -> Result<T, Error> {
+pub(crate) fn guarded<T>(path: &Path, read: impl FnOnce() -> T) -> Result<T, Error> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
         let detail = panic
             .downcast_ref::<&str>()

@@ -4,8 +4,12 @@
 //! competition for the model, replay them onto the members' handicaps (live or frozen by
 //! month), and hand the result to `report`. A run may continue a previous run's state,
 //! applying only the competitions after the last one it applied; continuing gives the
-//! same handicaps as one run over the whole history.
+//! same handicaps as one run over the whole history. When the dataset no longer
+//! matches what the previous run took into account (a corrected or withdrawn
+//! competition, a late result), continuing would be wrong, so the history is replayed
+//! from the start and the members whose handicap that corrects are listed.
 
+pub mod ledger;
 pub mod prepare;
 pub mod progress;
 pub mod ranking;
@@ -14,6 +18,7 @@ pub mod schedule;
 pub mod state;
 pub mod state_io;
 
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
@@ -24,11 +29,12 @@ use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
+pub use ledger::Difference;
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
 pub use state::{PlayerState, Registry};
-pub use state_io::{AppliedThrough, PreviousRun};
+pub use state_io::{AppliedThrough, PreviousRun, RunRecord};
 
 /// Everything a run needs besides the dataset, checked once.
 #[derive(Debug, Clone)]
@@ -67,7 +73,31 @@ pub struct RunOutput {
     /// Competitions left out because they break a rule, in replay order (those with an
     /// unreadable date last); `quarantine.csv`.
     pub quarantined: Vec<Quarantined>,
+    /// Every competition up to `applied_through`, with its content hash and what became
+    /// of it: `applied.parquet`, which the next run compares with its dataset.
+    pub ledger: Vec<ledger::Entry>,
+    /// When a continued run found competitions changed, removed or added late: what
+    /// it found. The history was then replayed from the start.
+    pub replayed: Option<Difference>,
+    /// Members whose handicap at the previous run's last competition differs after the
+    /// replay from the start, in member-id order: `corrections.csv`.
+    pub corrections: Vec<Correction>,
+    /// Content hashes of the dataset and the factor set, for the run's manifest.
+    pub dataset_sha256: String,
+    pub factors_sha256: String,
     pub summary: RunSummary,
+}
+
+/// A member whose handicap a replay from the start corrected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Correction {
+    /// Index into the registry.
+    pub member_index: usize,
+    /// What the previous run's state said (`None`: the state did not know the member,
+    /// who started from the starting handicap).
+    pub before: Option<f64>,
+    /// The handicap after the same competitions, replayed from the corrected dataset.
+    pub after: f64,
 }
 
 /// The figures printed at the end of a run.
@@ -78,9 +108,26 @@ pub struct RunSummary {
     pub competitions_unrated: usize,
     /// Competitions left out because they break a rule (listed in `quarantine.csv`).
     pub competitions_quarantined: usize,
+    /// Competitions the previous run already applied, not applied again.
     pub competitions_skipped: usize,
+    /// Competitions changed, removed or added late since the previous run (they make
+    /// the run replay the history from the start).
+    pub competitions_corrected: usize,
+    /// When the history was replayed from the start because of them: which they are.
+    pub replayed: Option<String>,
     pub members_moved: usize,
+    /// Members whose handicap the replay from the start corrected (`corrections.csv`).
+    pub members_corrected: usize,
+    /// Members the previous run did not know (every member, in a run from scratch).
+    pub members_new: usize,
+    /// Distinct players without a member row seen in the rated competitions.
+    pub non_members_seen: usize,
     pub changes: usize,
+    /// Members on the ranking list (all groups together).
+    pub members_ranked: usize,
+    /// Places taken in rated competitions by players who are not members (no number,
+    /// or a number the register does not know): they count in the field, nobody moves.
+    pub non_member_places: usize,
     pub last_date: Option<NaiveDate>,
     /// Time spent reading the dataset (set by the caller that read it).
     pub reading: Duration,
@@ -114,6 +161,49 @@ pub fn run_with(
     run_with_progress(dataset, quarantine, settings, previous, &NoProgress)
 }
 
+type Key<'a> = (NaiveDate, i32, &'a str);
+
+fn through_key(through: &AppliedThrough) -> Key<'_> {
+    (
+        through.date,
+        through.session,
+        through.competition_id.as_str(),
+    )
+}
+
+/// The ledger entries of the competitions this run can see (the dataset's up to
+/// `until`, and those the reader left out) up to `upto` in replay order, with `status`
+/// giving each one's status by id.
+fn view(
+    dataset: &Dataset,
+    hashes: &HashMap<String, String>,
+    reader_quarantined: &[ledger::Entry],
+    until: Option<NaiveDate>,
+    upto: Key,
+    status: impl Fn(&str) -> ledger::Status,
+) -> Vec<ledger::Entry> {
+    let mut entries: Vec<ledger::Entry> = dataset
+        .competitions
+        .iter()
+        .filter(|c| until.is_none_or(|u| c.date <= u) && c.order_key() <= upto)
+        .map(|c| ledger::Entry {
+            competition_id: c.competition_id.clone(),
+            date: c.date,
+            session: c.session,
+            sha256: hashes.get(&c.competition_id).cloned(),
+            status: status(&c.competition_id),
+        })
+        .chain(
+            reader_quarantined
+                .iter()
+                .filter(|e| e.key() <= upto)
+                .cloned(),
+        )
+        .collect();
+    entries.sort_by(|a, b| a.key().cmp(&b.key()));
+    entries
+}
+
 /// [`run_with`], reporting the scoring and the replay to `progress`.
 pub fn run_with_progress(
     dataset: &Dataset,
@@ -128,17 +218,57 @@ pub fn run_with_progress(
         quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
     }
     let registry = Registry::new(&dataset.members);
-    let (mut states, through) = match previous {
+    let factors_sha256 = ledger::factor_hash(&settings.factors);
+    let hashes = ledger::competition_hashes(dataset);
+    let dataset_sha256 = ledger::dataset_hash(dataset, &hashes);
+    let reader_quarantined: Vec<ledger::Entry> = {
+        let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
+        ledger::quarantined_entries(&items)
+    };
+
+    // Continue the previous run's state, or, when the dataset no longer matches what it
+    // took into account, replay from the start and list what that corrected.
+    let mut replayed = None;
+    let (mut states, through) = match &previous {
         Some(previous) => {
-            let states = previous.states_for(&registry, &settings.factors)?;
-            (states, previous.applied_through)
+            previous.check(settings, &factors_sha256)?;
+            let current = match &previous.applied_through {
+                Some(through) => view(
+                    dataset,
+                    &hashes,
+                    &reader_quarantined,
+                    settings.until,
+                    through_key(through),
+                    |_| ledger::Status::Applied,
+                ),
+                None => Vec::new(),
+            };
+            let difference = ledger::compare(&previous.ledger, &current);
+            previous.check_same_dataset(&difference)?;
+            if difference.is_empty() {
+                let states = previous.states_for(&registry, &settings.factors)?;
+                (states, previous.applied_through.clone())
+            } else {
+                replayed = Some(difference);
+                (registry.starting_states(&settings.factors)?, None)
+            }
         }
         None => (registry.starting_states(&settings.factors)?, None),
+    };
+    // The handicaps the run starts from, as the previous state said (members it did
+    // not know: their starting handicap).
+    let before: Vec<f64> = match &previous {
+        Some(previous) if replayed.is_some() => previous
+            .states_for(&registry, &settings.factors)?
+            .iter()
+            .map(|s| s.handicap)
+            .collect(),
+        _ => states.iter().map(|s| s.handicap).collect(),
     };
 
     // Only competitions after the previous run's last one, and up to `until`.
     let selected;
-    let (dataset, skipped) = if through.is_some() || settings.until.is_some() {
+    let (scope, skipped) = if through.is_some() || settings.until.is_some() {
         let mut d = dataset.clone();
         let before = d.competitions.len();
         if let Some(through) = &through {
@@ -154,9 +284,9 @@ pub fn run_with_progress(
         (dataset, 0)
     };
 
-    progress.start("scoring", dataset.competitions.len() as u64);
+    progress.start("scoring", scope.competitions.len() as u64);
     let scoring_started = Instant::now();
-    let mut prepared = prepare::prepare(dataset, &registry, &settings.factors, true, &|| {
+    let mut prepared = prepare::prepare(scope, &registry, &settings.factors, true, &|| {
         progress.advance(1)
     });
     progress.finish();
@@ -165,15 +295,31 @@ pub fn run_with_progress(
             return Err(error.clone().into());
         }
     }
+    let prepare_quarantined: HashSet<String> = prepared
+        .quarantined
+        .iter()
+        .map(|q| q.competition_id.clone())
+        .collect();
     quarantine.extend(std::mem::take(&mut prepared.quarantined));
 
-    if let (Some(through), Mode::Frozen, Some(first)) =
-        (&through, settings.mode, prepared.competitions.first())
+    // The previous run's last competition splits the replay: what came up to it (all
+    // of it again when replaying from the start) and what is new.
+    let boundary = previous.as_ref().and_then(|p| p.applied_through.clone());
+    let split = match (&boundary, replayed.is_some()) {
+        (Some(b), true) => prepared
+            .competitions
+            .iter()
+            .take_while(|c| (c.date, c.session, c.competition_id.as_str()) <= through_key(b))
+            .count(),
+        _ => 0,
+    };
+    if let (Some(boundary), Mode::Frozen, Some(first)) =
+        (&boundary, settings.mode, prepared.competitions.get(split))
     {
-        if state::month_index(first.date) == state::month_index(through.date) {
+        if state::month_index(first.date) == state::month_index(boundary.date) {
             return Err(Error::Config(format!(
                 "frozen mode continues month by month, but competition `{}` ({}) is in the month the previous run ended in ({})",
-                first.competition_id, first.date, through.date
+                first.competition_id, first.date, boundary.date
             )));
         }
     }
@@ -181,21 +327,39 @@ pub fn run_with_progress(
     progress.start("replaying", prepared.competitions.len() as u64);
     let scoring = scoring_started.elapsed();
     let replay_started = Instant::now();
-    let before: Vec<f64> = states.iter().map(|s| s.handicap).collect();
-    let replay = replay::replay(
-        &settings.factors,
-        settings.mode,
-        &prepared.competitions,
-        &mut states,
-        &|n| progress.advance(n),
-    );
+    let advance = |n| progress.advance(n);
+    let mut corrections = Vec::new();
+    let replay = if let Some(previous) = previous.as_ref().filter(|_| replayed.is_some()) {
+        let (old, new) = prepared.competitions.split_at(split);
+        let first = replay::replay(&settings.factors, settings.mode, old, &mut states, &advance);
+        for (i, (member, state)) in registry.members.iter().zip(&states).enumerate() {
+            let known = previous.handicap_of(member.member_id);
+            if known.unwrap_or(before[i]).to_bits() != state.handicap.to_bits() {
+                corrections.push(Correction {
+                    member_index: i,
+                    before: known,
+                    after: state.handicap,
+                });
+            }
+        }
+        let second = replay::replay(&settings.factors, settings.mode, new, &mut states, &advance);
+        replay::join(first, second, split)
+    } else {
+        replay::replay(
+            &settings.factors,
+            settings.mode,
+            &prepared.competitions,
+            &mut states,
+            &advance,
+        )
+    };
     progress.finish();
     if let Some(failed) = replay.failed.first().filter(|_| strict) {
         return Err(replay::ReplayError {
             competition: prepared.competitions[failed.competition]
                 .competition_id
                 .clone(),
-            source: failed.error.clone(),
+            cause: failed.error.clone(),
         }
         .into());
     }
@@ -213,6 +377,49 @@ pub fn run_with_progress(
         .last()
         .map(AppliedThrough::of)
         .or(through);
+
+    // The ledger: every competition up to the last one replayed, with what became of
+    // it (this run's verdict, or the previous run's for what it already took).
+    let mut status: HashMap<&str, ledger::Status> = HashMap::new();
+    if let Some(previous) = &previous {
+        for entry in &previous.ledger {
+            status.insert(&entry.competition_id, entry.status);
+        }
+    }
+    for c in &scope.competitions {
+        if !c.rated {
+            status.insert(&c.competition_id, ledger::Status::NotRated);
+        } else if prepare_quarantined.contains(&c.competition_id) {
+            status.insert(&c.competition_id, ledger::Status::Quarantined);
+        }
+    }
+    for c in &prepared.competitions {
+        status.insert(&c.competition_id, ledger::Status::Applied);
+    }
+    for u in &replay.unrated {
+        status.insert(
+            &prepared.competitions[u.competition].competition_id,
+            ledger::Status::Unrated,
+        );
+    }
+    for f in &replay.failed {
+        status.insert(
+            &prepared.competitions[f.competition].competition_id,
+            ledger::Status::Quarantined,
+        );
+    }
+    let ledger = match &applied_through {
+        Some(through) => view(
+            dataset,
+            &hashes,
+            &reader_quarantined,
+            settings.until,
+            through_key(through),
+            |id| status.get(id).copied().unwrap_or(ledger::Status::Applied),
+        ),
+        None => Vec::new(),
+    };
+
     let last_date = applied_through.as_ref().map(|a| a.date);
     let ranking = ranking::rank(&registry.members, &states, &settings.ranking, last_date);
     let members_moved = before
@@ -220,6 +427,18 @@ pub fn run_with_progress(
         .zip(&states)
         .filter(|(b, s)| b.to_bits() != s.handicap.to_bits())
         .count();
+    let members_new = registry
+        .members
+        .iter()
+        .filter(|m| !previous.as_ref().is_some_and(|p| p.knows(m.member_id)))
+        .count();
+    let non_members_seen = replay
+        .changes
+        .iter()
+        .filter(|c| c.seat == Seat::NonMember)
+        .map(|c| c.member_id)
+        .collect::<HashSet<_>>()
+        .len();
     let quarantined = quarantine.into_sorted();
     let summary = RunSummary {
         competitions_applied: prepared.competitions.len()
@@ -228,8 +447,19 @@ pub fn run_with_progress(
         competitions_unrated: replay.unrated.len(),
         competitions_quarantined: quarantined.len(),
         competitions_skipped: skipped,
+        competitions_corrected: replayed.as_ref().map_or(0, Difference::count),
+        replayed: replayed.as_ref().map(Difference::describe),
         members_moved,
+        members_corrected: corrections.len(),
+        members_new,
+        non_members_seen,
         changes: replay.changes.len(),
+        members_ranked: ranking.len(),
+        non_member_places: replay
+            .changes
+            .iter()
+            .filter(|c| c.seat == Seat::NonMember)
+            .count(),
         last_date,
         reading: Duration::ZERO,
         scoring,
@@ -245,6 +475,11 @@ pub fn run_with_progress(
         ranking,
         applied_through,
         quarantined,
+        ledger,
+        replayed,
+        corrections,
+        dataset_sha256,
+        factors_sha256,
         summary,
     })
 }

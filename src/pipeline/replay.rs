@@ -171,6 +171,36 @@ fn rate(
     Ok(outcomes)
 }
 
+/// Each entrant's expected result from the members' playing handicaps (the handicap
+/// published for the competition's month, else the current one) and its result minus
+/// that: `(entrant, expected, adjusted)` in entrant order. This ranks a handicap
+/// tournament, and is the expected result a start list prints.
+pub fn handicap_results(
+    factors: &FactorSet,
+    competition: &PreparedCompetition,
+    states: &[PlayerState],
+) -> Result<Vec<(usize, f64, f64)>, ModelError> {
+    let month = month_index(competition.date);
+    let input = competition.input_with(|m| {
+        let s = &states[m as usize];
+        if s.playing_month == Some(month) {
+            s.playing_handicap
+        } else {
+            s.handicap
+        }
+    });
+    let playing = rate(factors, competition, &input)?;
+    let mut seen = vec![false; competition.input.entrants.len()];
+    let mut out = Vec::with_capacity(seen.len());
+    for o in &playing {
+        if !seen[o.entrant] {
+            seen[o.entrant] = true;
+            out.push((o.entrant, o.expected, o.achieved - o.expected));
+        }
+    }
+    Ok(out)
+}
+
 /// A competition evaluated on a snapshot, not yet applied.
 struct Evaluated {
     outcomes: Vec<PlayerOutcome>,
@@ -199,22 +229,8 @@ fn evaluate(
     };
     let mut adjusted = Vec::new();
     if competition.handicap_event {
-        let month = month_index(competition.date);
-        let input = competition.input_with(|m| {
-            let s = &states[m as usize];
-            if s.playing_month == Some(month) {
-                s.playing_handicap
-            } else {
-                s.handicap
-            }
-        });
-        let playing = rate(factors, competition, &input)?;
-        let mut seen = vec![false; competition.input.entrants.len()];
-        for o in &playing {
-            if !seen[o.entrant] {
-                seen[o.entrant] = true;
-                adjusted.push((o.entrant, o.achieved - o.expected, o.expected));
-            }
+        for (entrant, expected, result) in handicap_results(factors, competition, states)? {
+            adjusted.push((entrant, result, expected));
         }
     }
     Ok(Evaluated {
@@ -394,6 +410,34 @@ fn evaluate_all(
             })
         })
         .collect()
+}
+
+/// One replay's output from two consecutive ones: `second` replayed the competitions
+/// after the first `offset`.
+pub fn join(mut first: ReplayOutput, second: ReplayOutput, offset: usize) -> ReplayOutput {
+    first
+        .changes
+        .extend(second.changes.into_iter().map(|mut c| {
+            c.competition += offset;
+            c
+        }));
+    first
+        .adjusted
+        .extend(second.adjusted.into_iter().map(|mut a| {
+            a.competition += offset;
+            a
+        }));
+    first
+        .unrated
+        .extend(second.unrated.into_iter().map(|mut u| {
+            u.competition += offset;
+            u
+        }));
+    first.failed.extend(second.failed.into_iter().map(|mut f| {
+        f.competition += offset;
+        f
+    }));
+    first
 }
 
 /// Replays `competitions` (in replay order) onto `states`. A competition the model

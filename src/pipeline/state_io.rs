@@ -1,9 +1,12 @@
 //! Continuing a previous run.
 //!
 //! The monthly run keeps its output folder; the next month's run reads the members'
-//! handicaps and counters from its `handicaps.parquet` and the last competition it applied
-//! from its `run.toml`, and applies only what came after. Reading those files is the
-//! edge's job (`import::previous_run`); this module holds what the replay needs of them. Handicaps are stored as
+//! handicaps and counters from its `handicaps.parquet`, the competitions it took into
+//! account from its `applied.parquet` and its settings from `run.json`, and applies
+//! only what came after. Reading those files is the edge's job
+//! (`import::previous_run`); this module holds what the replay needs of them and the
+//! checks that keep a run from continuing a state it does not follow from (another
+//! factor set, mode or dataset). Handicaps are stored as
 //! float64, so nothing is lost between runs and January-then-February equals
 //! January–February in one run, to the bit.
 
@@ -17,8 +20,11 @@ use crate::dataset::{Competition, MemberId};
 use crate::error::{Error, Result};
 use crate::model::FactorSet;
 
+use super::ledger::{Difference, Entry};
 use super::prepare::PreparedCompetition;
+use super::replay::Mode;
 use super::state::{PlayerState, Registry};
+use super::RunSettings;
 
 /// The last competition a run applied, in replay order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,13 +49,13 @@ impl AppliedThrough {
     }
 }
 
-/// `run.toml`: what a run did, so that the next run can continue it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// What a continued run needs of the previous run's manifest (`run.json`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
+    /// The factor set's name and content hash ([`super::ledger::factor_hash`]).
     pub factors: String,
-    pub mode: String,
-    pub competitions_applied: usize,
+    pub factors_sha256: String,
+    pub mode: Mode,
     pub applied_through: Option<AppliedThrough>,
 }
 
@@ -59,36 +65,110 @@ pub struct PreviousRun {
     pub folder: PathBuf,
     pub record: RunRecord,
     pub applied_through: Option<AppliedThrough>,
+    /// Every competition up to the last one it replayed, with its content hash.
+    pub ledger: Vec<Entry>,
+    /// A hash of the state's own files, recorded in this run's manifest.
+    pub sha256: String,
     states: HashMap<MemberId, PlayerState>,
 }
 
+/// How to start afresh, the end of every refusal to continue.
+const AFRESH: &str =
+    "to start afresh, run without --state (every competition is replayed from the start)";
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Live => "live",
+        Mode::Frozen => "frozen",
+    }
+}
+
 impl PreviousRun {
-    /// A previous run's record and the members' states it left, read from `folder` by
-    /// the caller (see `import::previous_run`).
+    /// A previous run's record, ledger and the members' states it left, read from
+    /// `folder` by the caller (see `import::previous_run`).
     pub fn new(
         folder: PathBuf,
         record: RunRecord,
+        ledger: Vec<Entry>,
+        sha256: String,
         states: HashMap<MemberId, PlayerState>,
     ) -> PreviousRun {
         PreviousRun {
             folder,
             applied_through: record.applied_through.clone(),
             record,
+            ledger,
+            sha256,
             states,
         }
+    }
+
+    /// Refuses to continue with another factor set (by content, not only by name),
+    /// another mode, or up to a date before the one the state reached.
+    pub fn check(&self, settings: &RunSettings, factors_sha256: &str) -> Result<()> {
+        let folder = self.folder.display();
+        let record = &self.record;
+        if record.factors_sha256 != factors_sha256 {
+            let same_name = if record.factors == settings.factors.name {
+                " (same name, other contents)"
+            } else {
+                ""
+            };
+            return Err(Error::Config(format!(
+                "--state {folder} was made with factor set `{}` (sha256 {}), this run uses `{}` (sha256 {}){same_name}: a continued run must use the same factor set; {AFRESH}",
+                record.factors,
+                short(&record.factors_sha256),
+                settings.factors.name,
+                short(factors_sha256),
+            )));
+        }
+        if record.mode != settings.mode {
+            return Err(Error::Config(format!(
+                "--state {folder} was run in {} mode, this run is in {} mode: a continued run must use the same mode; {AFRESH}",
+                mode_name(record.mode),
+                mode_name(settings.mode),
+            )));
+        }
+        if let (Some(until), Some(through)) = (settings.until, &self.applied_through) {
+            if until < through.date {
+                return Err(Error::Config(format!(
+                    "--until {until} is before {}, the date of the last competition --state {folder} applied (`{}`): a continued run cannot go back; {AFRESH}",
+                    through.date, through.competition_id,
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a dataset that is not the one the state was made from: fewer than half
+    /// of the competitions the state recorded are in it unchanged.
+    pub fn check_same_dataset(&self, difference: &Difference) -> Result<()> {
+        let recorded = self.ledger.len();
+        if recorded > 0 && difference.unchanged * 2 < recorded {
+            return Err(Error::Config(format!(
+                "--state {} was made from another dataset: of the {recorded} competitions it recorded, {} are in this dataset with the same results ({} changed, {} missing); {AFRESH}",
+                self.folder.display(),
+                difference.unchanged,
+                difference.changed.len(),
+                difference.removed.len(),
+            )));
+        }
+        Ok(())
+    }
+
+    /// The handicap the previous run left for `member`, if it knew the member.
+    pub fn handicap_of(&self, member: MemberId) -> Option<f64> {
+        self.states.get(&member).map(|s| s.handicap)
+    }
+
+    /// Whether the previous run knew `member`.
+    pub fn knows(&self, member: MemberId) -> bool {
+        self.states.contains_key(&member)
     }
 
     /// The state of every member of `registry`: as left by the previous run, or the
     /// starting state for members it did not know.
     pub fn states_for(&self, registry: &Registry, factors: &FactorSet) -> Result<Vec<PlayerState>> {
-        if self.record.factors != factors.name {
-            return Err(Error::Config(format!(
-                "{}: the previous run used factor set `{}`, this run uses `{}`",
-                self.folder.join("run.toml").display(),
-                self.record.factors,
-                factors.name
-            )));
-        }
         let mut states = registry.starting_states(factors)?;
         for (member, state) in registry.members.iter().zip(states.iter_mut()) {
             if let Some(previous) = self.states.get(&member.member_id) {
@@ -97,4 +177,9 @@ impl PreviousRun {
         }
         Ok(states)
     }
+}
+
+/// The first 12 hex digits of a hash, enough to tell two apart in a message.
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
 }

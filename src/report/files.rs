@@ -5,7 +5,9 @@
 //! file is written beside its destination under a hidden temporary name and renamed into
 //! place (a rename within one folder is atomic), and a whole output folder can be staged
 //! in a hidden subfolder whose files are moved into place only once all of them were
-//! written. Parquet is written with zstd and column statistics, single-threaded
+//! written. A run's output folder is replaced whole ([`write_replacing`]): staged beside
+//! it and exchanged with it in one step, because a continued run reads several of its
+//! files and must never see them from two different runs. Parquet is written with zstd and column statistics, single-threaded
 //! serialisation and fixed row groups, so the same frame gives the same bytes on every
 //! machine.
 
@@ -99,22 +101,62 @@ pub fn write_parquet_with(
     path: &Path,
     settings: &ParquetSettings,
 ) -> Result<(), Error> {
-    let mut frame = df.clone();
-    let statistics = if settings.statistics {
-        StatisticsOptions::default()
-    } else {
-        StatisticsOptions::empty()
-    };
     write_atomic(path, |out| {
-        ParquetWriter::new(out)
-            .with_compression(settings.compression)
-            .with_statistics(statistics)
-            .with_row_group_size(settings.row_group_size)
-            .set_parallel(false)
-            .finish(&mut frame)
-            .map(|_| ())
-            .map_err(|e| Error::polars(path, e))
+        write_plain_parquet(out, df, settings).map_err(|e| Error::polars(path, e))
     })
+}
+
+/// Encodes `df` as Parquet at polars' oldest Arrow compatibility level: text is stored as
+/// `large_string` and binary as `large_binary`. polars' own writer always uses the
+/// newest level, whose `string_view` columns pyarrow cannot sort, filter, join or write
+/// as CSV; every reader handles the plain types. Row groups hold `row_group_size` rows.
+fn write_plain_parquet<W: Write>(
+    out: W,
+    df: &DataFrame,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    use polars_parquet::write::{
+        get_dtype_encoding, FileWriter, RowGroupIterator, Version, WriteOptions,
+    };
+    let compat = CompatLevel::oldest();
+    let schema: ArrowSchema = df
+        .columns()
+        .iter()
+        .map(|c| c.field().to_arrow(compat))
+        .collect();
+    let options = WriteOptions {
+        statistics: if settings.statistics {
+            StatisticsOptions::default()
+        } else {
+            StatisticsOptions::empty()
+        },
+        version: Version::V1,
+        compression: settings.compression.into(),
+        data_page_size: None,
+    };
+    let mut frame = df.clone();
+    frame.rechunk_mut();
+    let rows = settings.row_group_size.unwrap_or(512 * 512).max(1);
+    let groups: Vec<DataFrame> = (0..frame.height())
+        .step_by(rows)
+        .map(|offset| frame.slice(offset as i64, rows))
+        .collect();
+    let batches = groups
+        .iter()
+        .flat_map(|group| group.iter_chunks(compat, false))
+        .map(Ok);
+    let encodings = schema
+        .iter_values()
+        .map(|field| get_dtype_encoding(&field.dtype))
+        .collect();
+    let row_groups = RowGroupIterator::try_new(batches, &schema, options, encodings)?;
+    let mut writer = FileWriter::try_new(out, schema.clone(), options)?;
+    for group in row_groups {
+        // u64::MAX: the encoder counts the rows of the group itself.
+        writer.write(u64::MAX, group?)?;
+    }
+    writer.end(None)?;
+    Ok(())
 }
 
 /// The characters that make a spreadsheet read a cell as a formula (`=`, `+`, `-`, `@`),
@@ -287,6 +329,184 @@ where
     staged.commit()
 }
 
+/// How [`write_replacing`] moves a staged folder into place.
+#[derive(Clone, Copy)]
+pub struct Commit<'a> {
+    /// Swap the two folders in one step (Linux `renameat2` with `RENAME_EXCHANGE`)
+    /// when the file system allows it; otherwise, or when false, two renames.
+    pub exchange: bool,
+    /// Called at each named point of the commit (`staged`, `swapped`,
+    /// `between-renames`), so that a test can stop the process there.
+    pub at: &'a dyn Fn(&str),
+}
+
+impl Default for Commit<'_> {
+    fn default() -> Self {
+        Commit {
+            exchange: true,
+            at: &|_| {},
+        }
+    }
+}
+
+/// The hidden siblings of `target` a commit uses: `.NAME.staging-PID-N` (being
+/// written, or after a swap: the old folder) and `.NAME.old-PID-N` (the old folder
+/// between two renames).
+fn sibling(target: &Path, kind: &str) -> Result<PathBuf, Error> {
+    let name = folder_name(target)?;
+    Ok(parent_of(target).join(format!(".{name}.{kind}-{}", temp_suffix())))
+}
+
+fn parent_of(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn folder_name(target: &Path) -> Result<String, Error> {
+    target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| n != "." && n != "..")
+        .ok_or_else(|| {
+            Error::Config(format!(
+                "{}: the output folder must be named (not `.` or `..`)",
+                target.display()
+            ))
+        })
+}
+
+/// True when process `pid` is still running (so that its staging folder is in use).
+fn running(pid: u32) -> bool {
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Cleans up after a run that was killed while committing `target`: a `target` that
+/// is missing while the old folder waits beside it (killed between the two renames) is
+/// moved back, and staging folders of processes that no longer run are removed.
+/// Returns the folders removed or restored.
+pub fn recover(target: &Path) -> Result<Vec<PathBuf>, Error> {
+    let name = folder_name(target)?;
+    let parent = parent_of(target);
+    let Ok(entries) = std::fs::read_dir(&parent) else {
+        return Ok(Vec::new());
+    };
+    let mut stale: Vec<(String, PathBuf)> = Vec::new();
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&format!(".{name}.")) else {
+            continue;
+        };
+        let Some((kind, suffix)) = rest.split_once('-') else {
+            continue;
+        };
+        let pid = suffix.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if matches!(kind, "staging" | "old") && pid.is_some_and(|p| !running(p)) {
+            stale.push((kind.to_owned(), entry.path()));
+        }
+    }
+    stale.sort();
+    let mut touched = Vec::new();
+    for (kind, path) in stale {
+        if kind == "old" && !target.exists() {
+            std::fs::rename(&path, target).map_err(|e| Error::io(target, e))?;
+        } else {
+            std::fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+        }
+        touched.push(path);
+    }
+    Ok(touched)
+}
+
+/// Refuses to replace a folder that holds anything but the files of `known`: the
+/// commit replaces the folder whole, and must not take a user's other files with it.
+pub fn check_replaceable(target: &Path, known: &[&str]) -> Result<(), Error> {
+    let entries = match std::fs::read_dir(target) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(target, e)),
+    };
+    let mut foreign: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !known.contains(&n.as_str()) && !n.starts_with(".tmp-"))
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    foreign.truncate(5);
+    Err(Error::Config(format!(
+        "{}: the folder holds files that are not outputs of a run ({}); a run replaces its output folder whole, so write it to a new or empty folder",
+        target.display(),
+        foreign.join(", ")
+    )))
+}
+
+/// Writes a whole output folder so that it appears at once: `write` fills a staging
+/// folder beside `target`, which then takes `target`'s place in one atomic exchange
+/// (or, where the file system cannot exchange, two renames, with the old folder moved
+/// back by [`recover`] if the process dies between them). A process killed at any
+/// point leaves the previous folder as it was (or restorable by [`recover`]); the
+/// staging folder it leaves is removed by the next run.
+pub fn write_replacing<F>(target: &Path, commit: Commit, write: F) -> Result<(), Error>
+where
+    F: FnOnce(&Path) -> Result<(), Error>,
+{
+    let staging = sibling(target, "staging")?;
+    std::fs::create_dir_all(parent_of(target)).map_err(|e| Error::io(target, e))?;
+    std::fs::create_dir(&staging).map_err(|e| Error::io(&staging, e))?;
+    let cleanup = |e: Error| {
+        let _ = std::fs::remove_dir_all(&staging);
+        e
+    };
+    write(&staging).map_err(cleanup)?;
+    sync_folder(&staging).map_err(cleanup)?;
+    (commit.at)("staged");
+    if !target.exists() {
+        std::fs::rename(&staging, target).map_err(|e| cleanup(Error::io(target, e)))?;
+    } else if commit.exchange && exchange(&staging, target).is_ok() {
+        (commit.at)("swapped");
+        // The staging path now holds the previous folder.
+        std::fs::remove_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+    } else {
+        let old = sibling(target, "old")?;
+        std::fs::rename(target, &old).map_err(|e| cleanup(Error::io(target, e)))?;
+        (commit.at)("between-renames");
+        if let Err(e) = std::fs::rename(&staging, target) {
+            let _ = std::fs::rename(&old, target);
+            return Err(cleanup(Error::io(target, e)));
+        }
+        std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
+    }
+    sync_folder(&parent_of(target))
+}
+
+/// Flushes a folder's entries to disk, so that a rename after it cannot be seen before
+/// the files it moves.
+fn sync_folder(folder: &Path) -> Result<(), Error> {
+    match File::open(folder) {
+        Ok(dir) => {
+            // Not every file system can sync a folder; the data files are synced.
+            let _ = dir.sync_all();
+            Ok(())
+        }
+        Err(e) => Err(Error::io(folder, e)),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,6 +544,49 @@ mod tests {
         assert!(!bytes_a.is_empty());
         assert_eq!(bytes_a, bytes_b);
         assert_eq!(listing(dir.path()), ["a.parquet", "b.parquet"]);
+        Ok(())
+    }
+
+    #[test]
+    fn parquet_text_is_plain_large_string_and_reads_back() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join("t.parquet");
+        let settings = ParquetSettings {
+            row_group_size: Some(2),
+            ..ParquetSettings::default()
+        };
+        write_parquet_with(&sample(), &path, &settings)?;
+        let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let metadata =
+            polars_parquet::read::read_metadata(&mut file).map_err(|e| Error::polars(&path, e))?;
+        assert_eq!(metadata.row_groups.len(), 2);
+        // polars turns text into views when it reads a file back, so the embedded Arrow
+        // schema is compared as written: the one of the oldest compatibility level, where
+        // text is `large_string`, not the newest, where it is `string_view`.
+        let embedded = |compat: CompatLevel| {
+            let schema: ArrowSchema = sample()
+                .columns()
+                .iter()
+                .map(|c| c.field().to_arrow(compat))
+                .collect();
+            polars_parquet::write::schema_to_metadata_key(&schema).value
+        };
+        let written = metadata
+            .key_value_metadata()
+            .as_ref()
+            .and_then(|kv| kv.iter().find(|kv| kv.key == "ARROW:schema"))
+            .and_then(|kv| kv.value.clone());
+        assert_eq!(
+            DataType::String.to_arrow(CompatLevel::oldest()),
+            ArrowDataType::LargeUtf8
+        );
+        assert_eq!(written, embedded(CompatLevel::oldest()));
+        assert_ne!(written, embedded(CompatLevel::newest()));
+        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let back = ParquetReader::new(file)
+            .finish()
+            .map_err(|e| Error::polars(&path, e))?;
+        assert!(back.equals_missing(&sample()), "{back}");
         Ok(())
     }
 

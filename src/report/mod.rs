@@ -1,9 +1,15 @@
 //! Writing the outputs of the data contract.
 
+pub mod columns;
 pub mod dataset_writer;
 pub mod files;
 pub mod frame;
+pub mod manifest;
+pub mod monthly;
 pub mod outputs;
+pub mod run_tables;
+pub mod sheet;
+pub mod statement;
 pub mod svg;
 
 pub use dataset_writer::write_dataset;

@@ -20,8 +20,16 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantined;
 
-use super::files::{write_csv, write_parquet, write_staged};
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use super::files::{
+    check_replaceable, write_atomic, write_csv, write_parquet, write_replacing, write_staged,
+    Commit,
+};
 use super::frame::FrameBuilder;
+use super::manifest::{manifest, RunInputs};
+use crate::pipeline::ledger::sha256;
 
 fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
     let month = month?;
@@ -224,28 +232,74 @@ pub fn board_scores(rows: &[BoardScore]) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// `run.toml`.
-pub fn run_record(
-    output: &RunOutput,
-    settings: &RunSettings,
-) -> crate::pipeline::state_io::RunRecord {
-    crate::pipeline::state_io::RunRecord {
-        factors: settings.factors.name.clone(),
-        mode: match settings.mode {
-            crate::pipeline::Mode::Live => "live".into(),
-            crate::pipeline::Mode::Frozen => "frozen".into(),
-        },
-        competitions_applied: output.summary.competitions_applied,
-        applied_through: output.applied_through.clone(),
-    }
+/// `applied.parquet`: every competition up to the last one the run replayed, with its
+/// content hash and what became of it; the next run compares it with its dataset.
+pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
+    let rows = &output.ledger;
+    FrameBuilder::new(rows.len())
+        .map("competition_id", rows, |e| e.competition_id.clone())
+        .date("date", rows.iter().map(|e| Some(e.date)).collect())?
+        .map("session", rows, |e| e.session)
+        .map("sha256", rows, |e| e.sha256.clone())
+        .map("status", rows, |e| e.status.to_string())
+        .build()
+}
+
+/// `corrections.csv`: the members whose handicap a replay from the start changed, with
+/// what the previous run's state said and what it is after the corrected history.
+pub fn corrections(output: &RunOutput) -> PolarsResult<DataFrame> {
+    let rows = &output.corrections;
+    let members = &output.registry.members;
+    let reason = output
+        .replayed
+        .as_ref()
+        .map(|d| d.describe())
+        .unwrap_or_default();
+    FrameBuilder::new(rows.len())
+        .map("member_id", rows, |c| members[c.member_index].member_id)
+        .map("name", rows, |c| members[c.member_index].name.clone())
+        .map("handicap_before", rows, |c| c.before)
+        .map("handicap_after", rows, |c| c.after)
+        .map("difference", rows, |c| c.before.map(|b| c.after - b))
+        .map("reason", rows, |_| reason.clone())
+        .build()
 }
 
 fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
     move |e| Error::polars(name, e)
 }
 
-/// Writes every output of a run into `out`, all or nothing.
-pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Result<Vec<PathBuf>> {
+/// The files of a run's output folder (the data files, then `run.json`); a folder
+/// holding anything else is not replaced. `run.toml` is the manifest of older versions;
+/// `report.html` and `ranking_diff.csv` are what `bridgehcp report` derives from a run
+/// by default, stale once the run is replaced.
+pub const RUN_FILES: [&str; 14] = [
+    "applied.parquet",
+    "board_scores.parquet",
+    "changes.parquet",
+    "corrections.csv",
+    "handicaps.parquet",
+    "quarantine.csv",
+    "ranking.csv",
+    "ranking.parquet",
+    "standings.parquet",
+    "unrated.csv",
+    "run.json",
+    "run.toml",
+    "report.html",
+    "ranking_diff.csv",
+];
+
+/// Writes every output of a run into `out`, which is replaced whole, all at once
+/// (see [`write_replacing`]). `run.json` records the hash of every other file.
+pub fn write_run(
+    out: &Path,
+    output: &RunOutput,
+    settings: &RunSettings,
+    inputs: &RunInputs,
+    commit: Commit,
+) -> Result<()> {
+    let started = std::time::Instant::now();
     let handicaps = handicaps(output).map_err(frame_error("handicaps.parquet"))?;
     let changes = changes(output).map_err(frame_error("changes.parquet"))?;
     let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
@@ -254,19 +308,39 @@ pub fn write_run(out: &Path, output: &RunOutput, settings: &RunSettings) -> Resu
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
     let boards =
         board_scores(&output.prepared.board_scores).map_err(frame_error("board_scores.parquet"))?;
-    let record = toml::to_string(&run_record(output, settings))
-        .map_err(|e| Error::Config(format!("run.toml: {e}")))?;
-    write_staged(out, |staged| {
-        write_parquet(&handicaps, &staged.path("handicaps.parquet"))?;
-        write_parquet(&changes, &staged.path("changes.parquet"))?;
-        write_parquet(&ranking, &staged.path("ranking.parquet"))?;
-        write_csv(&ranking, &staged.path("ranking.csv"))?;
-        write_parquet(&standings, &staged.path("standings.parquet"))?;
-        write_parquet(&boards, &staged.path("board_scores.parquet"))?;
-        write_csv(&unrated, &staged.path("unrated.csv"))?;
-        write_csv(&quarantine, &staged.path("quarantine.csv"))?;
-        let path = staged.path("run.toml");
-        std::fs::write(&path, record.as_bytes()).map_err(|e| Error::io(&path, e))
+    let applied = applied(output).map_err(frame_error("applied.parquet"))?;
+    let corrections = corrections(output).map_err(frame_error("corrections.csv"))?;
+    check_replaceable(out, &RUN_FILES)?;
+    write_replacing(out, commit, |staged| {
+        let path = |name: &str| staged.join(name);
+        write_parquet(&applied, &path("applied.parquet"))?;
+        write_parquet(&boards, &path("board_scores.parquet"))?;
+        write_parquet(&changes, &path("changes.parquet"))?;
+        write_csv(&corrections, &path("corrections.csv"))?;
+        write_parquet(&handicaps, &path("handicaps.parquet"))?;
+        write_csv(&quarantine, &path("quarantine.csv"))?;
+        write_csv(&ranking, &path("ranking.csv"))?;
+        write_parquet(&ranking, &path("ranking.parquet"))?;
+        write_parquet(&standings, &path("standings.parquet"))?;
+        write_csv(&unrated, &path("unrated.csv"))?;
+        let mut hashes = BTreeMap::new();
+        for name in &RUN_FILES[..10] {
+            let file = path(name);
+            let bytes = std::fs::read(&file).map_err(|e| Error::io(&file, e))?;
+            hashes.insert((*name).to_owned(), sha256(&bytes));
+        }
+        let mut record = manifest(output, settings, inputs, hashes);
+        let writing = started.elapsed();
+        record.timings.writing_s = (writing.as_secs_f64() * 1000.0).round() / 1000.0;
+        record.timings.total_s =
+            ((output.summary.elapsed + writing).as_secs_f64() * 1000.0).round() / 1000.0;
+        let mut text = serde_json::to_string_pretty(&record)
+            .map_err(|e| Error::Config(format!("run.json: {e}")))?;
+        text.push('\n');
+        write_atomic(&path("run.json"), |out| {
+            out.write_all(text.as_bytes())
+                .map_err(|e| Error::io(path("run.json"), e))
+        })
     })
 }
 

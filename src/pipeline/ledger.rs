@@ -1,0 +1,380 @@
+//! What a run took into account, competition by competition.
+//!
+//! A monthly run continues the previous month's state, but the dataset it reads is not
+//! append-only: a club corrects a result, a late file arrives for a month already run, a
+//! competition is withdrawn. Comparing only dates would apply nothing of it. So every
+//! run keeps a ledger (`applied.parquet`): each competition up to the last one it
+//! replayed, with a content hash of its rows. The next run builds the same ledger from
+//! its dataset; any difference (a hash that changed, a competition gone, one that was
+//! not there before) means the state no longer follows from the dataset, and the
+//! history is replayed from the start.
+//!
+//! The hash is SHA-256 of a canonical text of the competition's rows (competition,
+//! entrants, results, boards), each row printed without where it came from and the
+//! rows sorted, so it does not depend on row order, on how the tables are partitioned
+//! or on the file a row was read from: re-importing a month with the same results
+//! changes nothing. The text is the rows' `Debug` form, so a version of the program
+//! that adds a column hashes differently; that only costs one replay from the start.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult, Origin};
+use crate::model::FactorSet;
+use crate::quarantine::Quarantined;
+
+/// What became of a competition in the run that recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// Rated and replayed onto the handicaps.
+    Applied,
+    /// Rated, but the field's strength could not be settled (`unrated.csv`).
+    Unrated,
+    /// Left out for a broken rule (`quarantine.csv`).
+    Quarantined,
+    /// `rated = false`: scored, not rated.
+    NotRated,
+}
+
+crate::string_enum!(Status, "ledger status", {
+    "applied" => Status::Applied,
+    "unrated" => Status::Unrated,
+    "quarantined" => Status::Quarantined,
+    "not_rated" => Status::NotRated,
+});
+
+/// One line of the ledger.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub competition_id: String,
+    pub date: NaiveDate,
+    pub session: i32,
+    /// The content hash; `None` for a competition the reader left out, whose rows never
+    /// reached the dataset.
+    pub sha256: Option<String>,
+    pub status: Status,
+}
+
+impl Entry {
+    /// The replay order (date, session, id).
+    pub fn key(&self) -> (NaiveDate, i32, &str) {
+        (self.date, self.session, self.competition_id.as_str())
+    }
+}
+
+/// Lower-case hex of a SHA-256 digest.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of `bytes`, in hex.
+pub fn sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// The content hash of a factor set: SHA-256 of its canonical TOML (every key, in
+/// declaration order), so that two sets with the same name and other constants differ.
+pub fn factor_hash(factors: &FactorSet) -> String {
+    // A factor set is plain numbers and strings: serialising it cannot fail, but if it
+    // ever did, the debug form still tells the sets apart.
+    let text = toml::to_string(factors).unwrap_or_else(|_| format!("{factors:?}"));
+    sha256(text.as_bytes())
+}
+
+/// Canonical lines of rows: each row's debug form without its origin, sorted.
+fn canonical_rows<T: std::fmt::Debug + Clone>(rows: &[&T], strip: impl Fn(&mut T)) -> Vec<String> {
+    let mut lines: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let mut row = (*row).clone();
+            strip(&mut row);
+            format!("{row:?}")
+        })
+        .collect();
+    lines.sort_unstable();
+    lines
+}
+
+#[derive(Default)]
+struct Rows<'a> {
+    entrants: Vec<&'a Entrant>,
+    results: Vec<&'a EntrantResult>,
+    boards: Vec<&'a BoardResult>,
+}
+
+/// The content hash of every competition of `dataset`, by id.
+pub fn competition_hashes(dataset: &Dataset) -> HashMap<String, String> {
+    let mut rows: HashMap<&str, Rows> = HashMap::new();
+    for e in &dataset.entrants {
+        rows.entry(&e.competition_id).or_default().entrants.push(e);
+    }
+    for r in &dataset.results {
+        rows.entry(&r.competition_id).or_default().results.push(r);
+    }
+    for b in &dataset.boards {
+        rows.entry(&b.competition_id).or_default().boards.push(b);
+    }
+    let empty = Rows::default();
+    dataset
+        .competitions
+        .par_iter()
+        .map(|c| {
+            let own = rows.get(c.competition_id.as_str()).unwrap_or(&empty);
+            (c.competition_id.clone(), competition_hash(c, own))
+        })
+        .collect()
+}
+
+fn competition_hash(competition: &Competition, rows: &Rows) -> String {
+    let mut hasher = Sha256::new();
+    let mut c = competition.clone();
+    c.origin = Origin::default();
+    hasher.update(format!("competition {c:?}\n").as_bytes());
+    let sections = [
+        (
+            "entrant",
+            canonical_rows(&rows.entrants, |e| e.origin = Origin::default()),
+        ),
+        (
+            "result",
+            canonical_rows(&rows.results, |r| r.origin = Origin::default()),
+        ),
+        (
+            "board",
+            canonical_rows(&rows.boards, |b| b.origin = Origin::default()),
+        ),
+    ];
+    for (name, lines) in sections {
+        for line in lines {
+            hasher.update(name.as_bytes());
+            hasher.update(b" ");
+            hasher.update(line.as_bytes());
+            hasher.update(b"\n");
+        }
+    }
+    hex(&hasher.finalize())
+}
+
+/// The content hash of a whole dataset: its members and every competition's hash,
+/// independent of row order and file layout.
+pub fn dataset_hash(dataset: &Dataset, hashes: &HashMap<String, String>) -> String {
+    let mut hasher = Sha256::new();
+    let members: Vec<&crate::dataset::Member> = dataset.members.iter().collect();
+    for line in canonical_rows(&members, |m| m.origin = Origin::default()) {
+        hasher.update(b"member ");
+        hasher.update(line.as_bytes());
+        hasher.update(b"\n");
+    }
+    let sorted: BTreeMap<&String, &String> = hashes.iter().collect();
+    for (id, hash) in sorted {
+        hasher.update(format!("competition {id:?} {hash}\n").as_bytes());
+    }
+    hex(&hasher.finalize())
+}
+
+/// How the ledger of this run's dataset differs from the previous run's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Difference {
+    /// In both, with other rows (or another date or session).
+    pub changed: Vec<String>,
+    /// In the previous ledger, no longer in the dataset.
+    pub removed: Vec<String>,
+    /// In the dataset, dated before the previous run's last competition, and not in its
+    /// ledger: a late result.
+    pub late: Vec<String>,
+    /// Previous entries found unchanged.
+    pub unchanged: usize,
+}
+
+impl Difference {
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.removed.is_empty() && self.late.is_empty()
+    }
+
+    /// Competitions that triggered a replay.
+    pub fn count(&self) -> usize {
+        self.changed.len() + self.removed.len() + self.late.len()
+    }
+
+    /// `competition c7 changed, c9 arrived late`, with at most a few ids per kind.
+    pub fn describe(&self) -> String {
+        let list = |ids: &[String]| {
+            let shown: Vec<String> = ids.iter().take(5).map(|id| format!("`{id}`")).collect();
+            let more = if ids.len() > 5 {
+                format!(" and {} more", ids.len() - 5)
+            } else {
+                String::new()
+            };
+            format!("{}{more}", shown.join(", "))
+        };
+        let mut parts = Vec::new();
+        if !self.changed.is_empty() {
+            parts.push(format!("changed: {}", list(&self.changed)));
+        }
+        if !self.late.is_empty() {
+            parts.push(format!("added late: {}", list(&self.late)));
+        }
+        if !self.removed.is_empty() {
+            parts.push(format!("removed: {}", list(&self.removed)));
+        }
+        parts.join("; ")
+    }
+}
+
+/// Compares the previous ledger with `current`, the same ledger built from this run's
+/// dataset for the competitions up to the previous run's last one.
+pub fn compare(previous: &[Entry], current: &[Entry]) -> Difference {
+    let now: HashMap<&str, &Entry> = current
+        .iter()
+        .map(|e| (e.competition_id.as_str(), e))
+        .collect();
+    let before: HashMap<&str, &Entry> = previous
+        .iter()
+        .map(|e| (e.competition_id.as_str(), e))
+        .collect();
+    let mut difference = Difference::default();
+    for old in previous {
+        match now.get(old.competition_id.as_str()) {
+            None => difference.removed.push(old.competition_id.clone()),
+            Some(new)
+                if new.sha256 != old.sha256
+                    || new.date != old.date
+                    || new.session != old.session =>
+            {
+                difference.changed.push(old.competition_id.clone())
+            }
+            Some(_) => difference.unchanged += 1,
+        }
+    }
+    for new in current {
+        if !before.contains_key(new.competition_id.as_str()) {
+            difference.late.push(new.competition_id.clone());
+        }
+    }
+    difference
+}
+
+/// Ledger entries for the competitions the reader left out (those with a date).
+pub fn quarantined_entries(quarantined: &[Quarantined]) -> Vec<Entry> {
+    quarantined
+        .iter()
+        .filter_map(|q| {
+            Some(Entry {
+                competition_id: q.competition_id.clone(),
+                date: q.date?,
+                session: q.session.unwrap_or(1),
+                sha256: None,
+                status: Status::Quarantined,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{Format, ScoringMethod};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn date(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 1, d).unwrap_or_default()
+    }
+
+    fn dataset() -> Dataset {
+        let mut d = Dataset::default();
+        for id in ["c1", "c2"] {
+            d.competitions.push(Competition::new(
+                id,
+                date(5),
+                Format::Pairs,
+                ScoringMethod::Matchpoints,
+            ));
+            for (entrant, score) in [("1", 60.0), ("2", 40.0)] {
+                d.results.push(EntrantResult {
+                    competition_id: id.into(),
+                    entrant: entrant.into(),
+                    boards_played: 24,
+                    score,
+                    opponent: None,
+                    origin: Origin::default(),
+                });
+            }
+        }
+        d
+    }
+
+    #[test]
+    fn the_hash_ignores_row_order_and_origin_but_not_values() {
+        let d = dataset();
+        let hashes = competition_hashes(&d);
+        assert_eq!(hashes.len(), 2);
+        assert_eq!(hashes["c1"].len(), 64);
+        // Same rows, other id: other hash (the id is content).
+        assert_ne!(hashes["c1"], hashes["c2"]);
+
+        let mut moved = d.clone();
+        moved.results.reverse();
+        let file: Arc<Path> = Arc::from(Path::new("results/month=2026-01/part-0.parquet"));
+        moved.results[0].origin = Origin::new(&file, 7);
+        assert_eq!(competition_hashes(&moved), hashes);
+        assert_eq!(dataset_hash(&moved, &hashes), dataset_hash(&d, &hashes));
+
+        let mut changed = d.clone();
+        changed.results[0].score = 61.0;
+        let other = competition_hashes(&changed);
+        assert_ne!(other["c1"], hashes["c1"]);
+        assert_eq!(other["c2"], hashes["c2"]);
+    }
+
+    #[test]
+    fn sha256_of_abc_is_the_published_one() {
+        // FIPS 180-2, appendix B.1.
+        assert_eq!(
+            sha256(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    fn entry(id: &str, day: u32, hash: &str) -> Entry {
+        Entry {
+            competition_id: id.into(),
+            date: date(day),
+            session: 1,
+            sha256: Some(hash.into()),
+            status: Status::Applied,
+        }
+    }
+
+    #[test]
+    fn compare_names_changed_removed_and_late_competitions() {
+        let previous = [entry("a", 1, "x"), entry("b", 2, "y"), entry("c", 3, "z")];
+        let same = compare(&previous, &previous);
+        assert!(same.is_empty());
+        assert_eq!(same.unchanged, 3);
+
+        let current = [entry("a", 1, "x"), entry("b", 2, "Y"), entry("l", 2, "w")];
+        let d = compare(&previous, &current);
+        assert_eq!(d.changed, ["b"]);
+        assert_eq!(d.removed, ["c"]);
+        assert_eq!(d.late, ["l"]);
+        assert_eq!(d.unchanged, 1);
+        assert_eq!(d.describe(), "changed: `b`; added late: `l`; removed: `c`");
+
+        // A competition moved to another date is a change.
+        let moved = [entry("a", 4, "x"), entry("b", 2, "y"), entry("c", 3, "z")];
+        assert_eq!(compare(&previous, &moved).changed, ["a"]);
+    }
+
+    #[test]
+    fn the_factor_hash_tells_sets_of_one_name_apart() {
+        let base = FactorSet::default();
+        let mut other = base.clone();
+        other.impact *= 2.0;
+        assert_eq!(factor_hash(&base), factor_hash(&base.clone()));
+        assert_ne!(factor_hash(&base), factor_hash(&other));
+    }
+}

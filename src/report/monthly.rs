@@ -1,0 +1,707 @@
+//! The monthly report: one page an officer can read and mail after the month's run.
+//!
+//! It is built from the run's output folder (and last month's, to show what changed), so
+//! it can be made again at any time from the published files. The page is one HTML file
+//! with inline SVG: it opens from a mail attachment or a shared drive with no script and
+//! no network. The ranking's changes also go to `ranking_diff.csv` for whoever publishes
+//! the list.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+
+use chrono::{Datelike, Months, NaiveDate};
+use polars::prelude::*;
+
+use super::frame::FrameBuilder;
+use super::run_tables::{MemberRow, RunTables};
+use super::statement::STYLE;
+use super::svg::{self, escape, Chart, Mark, Series};
+
+/// A CSV output listed in the report as it is (`quarantine.csv`, `unrated.csv`,
+/// `corrections.csv`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextTable {
+    pub name: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A member whose handicap moved in the month.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mover {
+    pub member_id: i64,
+    pub name: String,
+    pub club: String,
+    pub before: f64,
+    pub after: f64,
+    pub competitions: usize,
+}
+
+impl Mover {
+    pub fn change(&self) -> f64 {
+        self.after - self.before
+    }
+}
+
+/// A line of the ranking with its change since the previous list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankingChange {
+    pub rank: Option<i64>,
+    pub group: Option<String>,
+    pub member_id: i64,
+    pub name: String,
+    pub club: String,
+    pub handicap: Option<f64>,
+    pub previous_rank: Option<i64>,
+    pub previous_handicap: Option<f64>,
+    /// `new`, `left`, `up`, `down` or `same` (empty without a previous list).
+    pub status: &'static str,
+}
+
+/// Members, active players and mean handicap of a club.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClubLine {
+    pub club: String,
+    pub members: usize,
+    pub active: usize,
+    /// Mean handicap of the active players.
+    pub mean_handicap: Option<f64>,
+}
+
+/// What the report shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The first day of the month reported (the month of the run's last competition).
+    pub month: Option<NaiveDate>,
+    pub members: usize,
+    pub active: usize,
+    /// Handicaps of the members who have played, for the distribution.
+    pub handicaps: Vec<f64>,
+    pub previous_handicaps: Option<Vec<f64>>,
+    /// Biggest changes in the month: handicap down (better) and up (worse), largest first.
+    pub improved: Vec<Mover>,
+    pub worsened: Vec<Mover>,
+    pub new_members: Vec<MemberRow>,
+    pub ranking: Vec<RankingChange>,
+    pub top: usize,
+    pub has_previous: bool,
+    pub clubs: Vec<ClubLine>,
+    pub tables: Vec<TextTable>,
+}
+
+fn month_start(date: NaiveDate) -> NaiveDate {
+    date.with_day(1).unwrap_or(date)
+}
+
+/// The month's changes per member: first handicap before and last after, in replay order.
+fn month_moves(tables: &RunTables, month: NaiveDate) -> Vec<Mover> {
+    let names: HashMap<i64, &MemberRow> = tables.members.iter().map(|m| (m.member_id, m)).collect();
+    let mut moves: BTreeMap<i64, Mover> = BTreeMap::new();
+    for row in tables
+        .changes
+        .iter()
+        .filter(|r| r.member_id >= 0 && month_start(r.date) == month)
+    {
+        let Some(member) = names.get(&row.member_id) else {
+            continue;
+        };
+        let entry = moves.entry(row.member_id).or_insert_with(|| Mover {
+            member_id: row.member_id,
+            name: member.name.clone().unwrap_or_default(),
+            club: member.club.clone().unwrap_or_default(),
+            before: row.handicap_before,
+            after: row.handicap_before,
+            competitions: 0,
+        });
+        entry.after += row.handicap_after - row.handicap_before;
+        entry.competitions += 1;
+    }
+    moves.into_values().collect()
+}
+
+/// The `n` largest moves in one direction (`sign` −1: handicap down, +1: up), largest
+/// first; ties by member number.
+pub fn biggest(moves: &[Mover], sign: f64, n: usize) -> Vec<Mover> {
+    let mut chosen: Vec<Mover> = moves
+        .iter()
+        .filter(|m| m.change() * sign > 0.0)
+        .cloned()
+        .collect();
+    chosen.sort_by(|a, b| {
+        b.change()
+            .abs()
+            .total_cmp(&a.change().abs())
+            .then(a.member_id.cmp(&b.member_id))
+    });
+    chosen.truncate(n);
+    chosen
+}
+
+fn ranking_changes(current: &RunTables, previous: Option<&RunTables>) -> Vec<RankingChange> {
+    let before: HashMap<(Option<&str>, i64), (i64, f64)> = previous
+        .map(|p| {
+            p.ranking
+                .iter()
+                .map(|r| ((r.group.as_deref(), r.member_id), (r.rank, r.handicap)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut lines: Vec<RankingChange> = current
+        .ranking
+        .iter()
+        .map(|r| {
+            let old = before.get(&(r.group.as_deref(), r.member_id));
+            let status = match (previous, old) {
+                (None, _) => "",
+                (Some(_), None) => "new",
+                (Some(_), Some((rank, _))) if *rank > r.rank => "up",
+                (Some(_), Some((rank, _))) if *rank < r.rank => "down",
+                (Some(_), Some(_)) => "same",
+            };
+            RankingChange {
+                rank: Some(r.rank),
+                group: r.group.clone(),
+                member_id: r.member_id,
+                name: r.name.clone().unwrap_or_default(),
+                club: r.club.clone().unwrap_or_default(),
+                handicap: Some(r.handicap),
+                previous_rank: old.map(|o| o.0),
+                previous_handicap: old.map(|o| o.1),
+                status,
+            }
+        })
+        .collect();
+    if let Some(previous) = previous {
+        let now: HashSet<(Option<&str>, i64)> = current
+            .ranking
+            .iter()
+            .map(|r| (r.group.as_deref(), r.member_id))
+            .collect();
+        lines.extend(
+            previous
+                .ranking
+                .iter()
+                .filter(|r| !now.contains(&(r.group.as_deref(), r.member_id)))
+                .map(|r| RankingChange {
+                    rank: None,
+                    group: r.group.clone(),
+                    member_id: r.member_id,
+                    name: r.name.clone().unwrap_or_default(),
+                    club: r.club.clone().unwrap_or_default(),
+                    handicap: None,
+                    previous_rank: Some(r.rank),
+                    previous_handicap: Some(r.handicap),
+                    status: "left",
+                }),
+        );
+    }
+    lines
+}
+
+/// Members who played in the twelve months up to the end of `month`.
+fn is_active(member: &MemberRow, month: Option<NaiveDate>) -> bool {
+    match (member.last_played, month) {
+        (Some(last), Some(month)) => {
+            let end = month + Months::new(1);
+            let start = end - Months::new(12);
+            last >= start && last < end
+        }
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
+fn clubs(members: &[MemberRow], month: Option<NaiveDate>) -> Vec<ClubLine> {
+    let mut by_club: BTreeMap<String, (usize, usize, f64)> = BTreeMap::new();
+    for m in members {
+        let club = m.club.clone().unwrap_or_else(|| "(no club)".into());
+        let line = by_club.entry(club).or_default();
+        line.0 += 1;
+        if is_active(m, month) {
+            line.1 += 1;
+            line.2 += m.handicap;
+        }
+    }
+    by_club
+        .into_iter()
+        .map(|(club, (members, active, sum))| ClubLine {
+            club,
+            members,
+            active,
+            mean_handicap: (active > 0).then(|| sum / active as f64),
+        })
+        .collect()
+}
+
+/// Builds the report of the run in `current`, compared with `previous` when given.
+pub fn build(
+    current: &RunTables,
+    previous: Option<&RunTables>,
+    tables: Vec<TextTable>,
+    top: usize,
+    movers: usize,
+) -> Report {
+    let month = current
+        .changes
+        .iter()
+        .map(|c| c.date)
+        .max()
+        .map(month_start);
+    let moves = month.map(|m| month_moves(current, m)).unwrap_or_default();
+    let new_members: Vec<MemberRow> = match previous {
+        Some(p) => {
+            let known: HashSet<i64> = p.members.iter().map(|m| m.member_id).collect();
+            current
+                .members
+                .iter()
+                .filter(|m| !known.contains(&m.member_id))
+                .cloned()
+                .collect()
+        }
+        None => {
+            let mut first: HashMap<i64, NaiveDate> = HashMap::new();
+            for c in &current.changes {
+                let date = first.entry(c.member_id).or_insert(c.date);
+                *date = (*date).min(c.date);
+            }
+            current
+                .members
+                .iter()
+                .filter(|m| {
+                    first
+                        .get(&m.member_id)
+                        .is_some_and(|d| Some(month_start(*d)) == month)
+                })
+                .cloned()
+                .collect()
+        }
+    };
+    let played = |members: &[MemberRow]| -> Vec<f64> {
+        members
+            .iter()
+            .filter(|m| m.competitions > 0)
+            .map(|m| m.handicap)
+            .collect()
+    };
+    Report {
+        month,
+        members: current.members.len(),
+        active: current
+            .members
+            .iter()
+            .filter(|m| is_active(m, month))
+            .count(),
+        handicaps: played(&current.members),
+        previous_handicaps: previous.map(|p| played(&p.members)),
+        improved: biggest(&moves, -1.0, movers),
+        worsened: biggest(&moves, 1.0, movers),
+        new_members,
+        ranking: ranking_changes(current, previous),
+        top,
+        has_previous: previous.is_some(),
+        clubs: clubs(&current.members, month),
+        tables,
+    }
+}
+
+/// Counts per 2-point bin, as (bin start, count): the 0–52 scale, widened to take in
+/// handicaps below 0 (a factor set without a floor) or above 52.
+fn histogram(values: &[f64]) -> Vec<(f64, f64)> {
+    let finite = || values.iter().copied().filter(|v| v.is_finite());
+    let low = finite().fold(0.0f64, f64::min);
+    let high = finite().fold(52.0f64, f64::max);
+    let first = (low / 2.0).floor() as i64;
+    let last = ((high / 2.0).floor() as i64).max(first);
+    // 52 itself belongs to the last bin of the scale, 50–52.
+    let last = if high <= 52.0 { 25 } else { last };
+    let mut counts = vec![0usize; (last - first + 1) as usize];
+    for v in finite() {
+        let bin = ((v / 2.0).floor() as i64).clamp(first, last);
+        counts[(bin - first) as usize] += 1;
+    }
+    counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ((first + i as i64) as f64 * 2.0, *c as f64))
+        .collect()
+}
+
+fn signed(v: Option<i64>) -> String {
+    match v {
+        Some(v) if v > 0 => format!("+{v}"),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    }
+}
+
+impl RankingChange {
+    /// Places gained since the previous list (positive: moved up).
+    pub fn rank_change(&self) -> Option<i64> {
+        Some(self.previous_rank? - self.rank?)
+    }
+    pub fn handicap_change(&self) -> Option<f64> {
+        Some(self.handicap? - self.previous_handicap?)
+    }
+}
+
+impl Report {
+    /// `ranking_diff.csv`.
+    pub fn ranking_diff(&self) -> PolarsResult<DataFrame> {
+        let r = &self.ranking;
+        let mut frame = FrameBuilder::new(r.len()).map("rank", r, |l| l.rank);
+        if r.iter().any(|l| l.group.is_some()) {
+            frame = frame.map("group", r, |l| l.group.clone());
+        }
+        frame
+            .map("member_id", r, |l| l.member_id)
+            .map("name", r, |l| l.name.clone())
+            .map("club", r, |l| l.club.clone())
+            .map("handicap", r, |l| l.handicap)
+            .map("previous_rank", r, |l| l.previous_rank)
+            .map("rank_change", r, |l| l.rank_change())
+            .map("previous_handicap", r, |l| l.previous_handicap)
+            .map("handicap_change", r, |l| {
+                l.handicap_change().map(|c| super::sheet::round_to(c, 2))
+            })
+            .map("status", r, |l| l.status)
+            .build()
+    }
+
+    fn distribution_svg(&self) -> String {
+        let mut chart = Chart::new(
+            "Handicaps of the members who have played",
+            "handicap (0 best, 52 beginner)",
+            "members",
+        );
+        chart.width = 760.0;
+        let current = histogram(&self.handicaps);
+        let previous = self.previous_handicaps.as_deref().map(histogram);
+        let start = current
+            .iter()
+            .chain(previous.iter().flatten())
+            .map(|p| p.0)
+            .fold(0.0f64, f64::min);
+        let end = current
+            .iter()
+            .chain(previous.iter().flatten())
+            .map(|p| p.0 + 2.0)
+            .fold(52.0f64, f64::max);
+        chart.x_range = Some((start, end));
+        let top = current.iter().map(|p| p.1).fold(1.0, f64::max);
+        let mut series = vec![Series::new(
+            "this run",
+            svg::PALETTE[0],
+            Mark::Steps { bin_milli: 2000 },
+            current,
+        )];
+        if let Some(previous) = previous {
+            let top_prev = previous.iter().map(|p| p.1).fold(top, f64::max);
+            chart.y_range = Some((0.0, top_prev * 1.1));
+            series.push(
+                Series::new(
+                    "previous run",
+                    svg::PALETTE[1],
+                    Mark::Steps { bin_milli: 2000 },
+                    previous,
+                )
+                .dashed(),
+            );
+        } else {
+            chart.y_range = Some((0.0, top * 1.1));
+        }
+        chart.series = series;
+        svg::render(&chart)
+    }
+
+    fn movers_svg(&self) -> String {
+        let bars: Vec<&Mover> = self.improved.iter().chain(&self.worsened).collect();
+        let (w, row, left) = (760.0, 18.0, 230.0);
+        let h = 30.0 + row * bars.len() as f64;
+        let max = bars
+            .iter()
+            .map(|m| m.change().abs())
+            .fold(0.0f64, f64::max)
+            .max(0.1);
+        let mid = left + (w - left - 80.0) / 2.0;
+        let scale = (w - left - 100.0) / 2.0 / max;
+        let mut s = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="sans-serif" font-size="11" role="img"><title>Biggest changes of the month</title><text x="4" y="14" font-size="13" font-weight="bold">Biggest changes of the month (handicap points)</text>"#
+        );
+        let _ = write!(
+            s,
+            r##"<line x1="{mid:.1}" x2="{mid:.1}" y1="20" y2="{:.1}" stroke="#999"/>"##,
+            h - 4.0
+        );
+        for (i, m) in bars.iter().enumerate() {
+            let y = 24.0 + row * i as f64;
+            let d = m.change();
+            let len = d.abs() * scale;
+            let (x, color) = if d < 0.0 {
+                (mid - len, svg::PALETTE[2])
+            } else {
+                (mid, svg::PALETTE[1])
+            };
+            let _ = write!(
+                s,
+                r#"<text x="4" y="{:.1}">{}</text><rect x="{x:.1}" y="{y:.1}" width="{len:.1}" height="{:.1}" fill="{color}"/><text x="{:.1}" y="{:.1}" text-anchor="{}">{:+.2}</text>"#,
+                y + 11.0,
+                escape(&format!("{} ({})", m.name, m.member_id)),
+                row - 5.0,
+                if d < 0.0 { x - 4.0 } else { x + len + 4.0 },
+                y + 11.0,
+                if d < 0.0 { "end" } else { "start" },
+                d
+            );
+        }
+        s.push_str("</svg>");
+        s
+    }
+
+    fn movers_table(title: &str, movers: &[Mover]) -> String {
+        let mut h = format!("<h3>{}</h3>", escape(title));
+        if movers.is_empty() {
+            h.push_str("<p>none</p>");
+            return h;
+        }
+        h.push_str("<table><tr><th>member</th><th>name</th><th>club</th><th>competitions</th><th>before</th><th>after</th><th>change</th></tr>");
+        for m in movers {
+            let _ = write!(
+                h,
+                "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:+.2}</td></tr>",
+                m.member_id,
+                escape(&m.name),
+                escape(&m.club),
+                m.competitions,
+                m.before,
+                m.after,
+                m.change()
+            );
+        }
+        h.push_str("</table>");
+        h
+    }
+
+    /// The report as one self-contained HTML page.
+    pub fn to_html(&self, title: &str) -> String {
+        let month = self
+            .month
+            .map(|m| m.format("%Y-%m").to_string())
+            .unwrap_or_else(|| "no competitions".into());
+        let mut h = String::new();
+        let _ = write!(
+            h,
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} {}</title><style>{}</style></head><body>",
+            escape(title),
+            month,
+            STYLE
+        );
+        let _ = write!(
+            h,
+            "<h1>{} — {}</h1><p>{} members, {} active (played in the 12 months up to the end of {}).</p>",
+            escape(title),
+            month,
+            self.members,
+            self.active,
+            month
+        );
+        h.push_str("<h2>Handicap distribution</h2>");
+        h.push_str(&self.distribution_svg());
+
+        let _ = write!(h, "<h2>Biggest movers in {month}</h2>");
+        if !self.improved.is_empty() || !self.worsened.is_empty() {
+            h.push_str(&self.movers_svg());
+        }
+        h.push_str(&Self::movers_table(
+            "Improved most (handicap down)",
+            &self.improved,
+        ));
+        h.push_str(&Self::movers_table(
+            "Worsened most (handicap up)",
+            &self.worsened,
+        ));
+
+        let _ = write!(h, "<h2>New members ({})</h2>", self.new_members.len());
+        if self.new_members.is_empty() {
+            h.push_str("<p>none</p>");
+        } else {
+            h.push_str("<table><tr><th>member</th><th>name</th><th>club</th><th>handicap</th><th>competitions</th></tr>");
+            for m in &self.new_members {
+                let _ = write!(
+                    h,
+                    "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{}</td></tr>",
+                    m.member_id,
+                    escape(m.name.as_deref().unwrap_or("")),
+                    escape(m.club.as_deref().unwrap_or("")),
+                    m.handicap,
+                    m.competitions
+                );
+            }
+            h.push_str("</table>");
+        }
+
+        let _ = write!(h, "<h2>Ranking: top {}</h2>", self.top);
+        let grouped = self.ranking.iter().any(|r| r.group.is_some());
+        h.push_str("<table><tr><th>rank</th>");
+        if grouped {
+            h.push_str("<th>group</th>");
+        }
+        h.push_str("<th>member</th><th>name</th><th>club</th><th>handicap</th>");
+        if self.has_previous {
+            h.push_str("<th>previous rank</th><th>places</th><th>handicap change</th>");
+        }
+        h.push_str("</tr>");
+        let mut shown: HashMap<Option<&str>, usize> = HashMap::new();
+        for r in self.ranking.iter().filter(|r| r.rank.is_some()) {
+            let count = shown.entry(r.group.as_deref()).or_default();
+            if *count >= self.top {
+                continue;
+            }
+            *count += 1;
+            let _ = write!(
+                h,
+                "<tr><td class=n>{}</td>",
+                signed(r.rank).trim_start_matches('+')
+            );
+            if grouped {
+                let _ = write!(h, "<td>{}</td>", escape(r.group.as_deref().unwrap_or("")));
+            }
+            let _ = write!(
+                h,
+                "<td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td>",
+                r.member_id,
+                escape(&r.name),
+                escape(&r.club),
+                r.handicap.unwrap_or(f64::NAN)
+            );
+            if self.has_previous {
+                let _ = write!(
+                    h,
+                    "<td class=n>{}</td><td class=n>{}</td><td class=n>{}</td>",
+                    r.previous_rank
+                        .map(|p| p.to_string())
+                        .unwrap_or_else(|| "new".into()),
+                    signed(r.rank_change()),
+                    r.handicap_change()
+                        .map(|c| format!("{c:+.2}"))
+                        .unwrap_or_default()
+                );
+            }
+            h.push_str("</tr>");
+        }
+        h.push_str("</table>");
+        if self.has_previous {
+            let left = self.ranking.iter().filter(|r| r.status == "left").count();
+            let _ = write!(
+                h,
+                "<p class=note>places: positions gained since the previous ranking. {left} members left the ranking; ranking_diff.csv has every line.</p>"
+            );
+        }
+
+        h.push_str("<h2>Quarantined and unrated competitions, corrections</h2>");
+        for table in &self.tables {
+            let _ = write!(
+                h,
+                "<h3>{} ({} rows)</h3>",
+                escape(&table.name),
+                table.rows.len()
+            );
+            if table.rows.is_empty() {
+                h.push_str("<p>none</p>");
+                continue;
+            }
+            h.push_str("<table><tr>");
+            for c in &table.header {
+                let _ = write!(h, "<th>{}</th>", escape(c));
+            }
+            h.push_str("</tr>");
+            for row in table.rows.iter().take(50) {
+                h.push_str("<tr>");
+                for c in row {
+                    let _ = write!(h, "<td>{}</td>", escape(c));
+                }
+                h.push_str("</tr>");
+            }
+            h.push_str("</table>");
+            if table.rows.len() > 50 {
+                let _ = write!(
+                    h,
+                    "<p class=note>… and {} more rows in {}.</p>",
+                    table.rows.len() - 50,
+                    escape(&table.name)
+                );
+            }
+        }
+
+        h.push_str("<h2>Clubs</h2><table><tr><th>club</th><th>members</th><th>active players</th><th>mean handicap of active players</th></tr>");
+        for c in &self.clubs {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                escape(&c.club),
+                c.members,
+                c.active,
+                c.mean_handicap
+                    .map(|m| format!("{m:.2}"))
+                    .unwrap_or_default()
+            );
+        }
+        h.push_str("</table></body></html>\n");
+        h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mover(id: i64, before: f64, after: f64) -> Mover {
+        Mover {
+            member_id: id,
+            name: format!("m{id}"),
+            club: String::new(),
+            before,
+            after,
+            competitions: 1,
+        }
+    }
+
+    #[test]
+    fn biggest_movers_are_the_largest_changes_each_way() {
+        let moves = vec![
+            mover(1, 30.0, 29.0),
+            mover(2, 30.0, 27.5),
+            mover(3, 30.0, 30.25),
+            mover(4, 30.0, 31.5),
+            mover(5, 30.0, 28.0),
+            mover(6, 30.0, 30.0),
+        ];
+        let down: Vec<i64> = biggest(&moves, -1.0, 2)
+            .iter()
+            .map(|m| m.member_id)
+            .collect();
+        let up: Vec<i64> = biggest(&moves, 1.0, 5)
+            .iter()
+            .map(|m| m.member_id)
+            .collect();
+        assert_eq!(down, [2, 5]);
+        assert_eq!(up, [4, 3]);
+    }
+
+    #[test]
+    fn histogram_widens_for_handicaps_below_zero() {
+        let h = histogram(&[-6.87, -0.5, 3.0]);
+        assert_eq!(h[0], (-8.0, 1.0));
+        assert_eq!(h[3], (-2.0, 1.0));
+        assert_eq!(h[5], (2.0, 1.0));
+        assert_eq!(h.last(), Some(&(50.0, 0.0)));
+    }
+
+    #[test]
+    fn histogram_bins_by_two_points_and_keeps_52_in_the_last_bin() {
+        let h = histogram(&[0.0, 1.9, 2.0, 51.0, 52.0]);
+        assert_eq!(h[0], (0.0, 2.0));
+        assert_eq!(h[1], (2.0, 1.0));
+        assert_eq!(h[25], (50.0, 2.0));
+        assert_eq!(h.len(), 26);
+    }
+}

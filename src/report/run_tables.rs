@@ -1,0 +1,362 @@
+//! A run's output folder read back as plain rows: the changes, the members' handicaps,
+//! the ranking and what the competitions were (title, club, result unit).
+//!
+//! Statements and reports are built from these rows, so they can be made at any later
+//! time from the published files, and tested on hand-made rows.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use polars::prelude::DataFrame;
+
+use super::columns::{dates, f64s, has, i64s, read_csv_text, read_parquet, strs};
+use crate::dataset::Dataset;
+use crate::error::{Error, InputError, Location, Result};
+
+/// One row of `changes.parquet`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeRow {
+    pub competition_id: String,
+    pub date: NaiveDate,
+    pub member_id: i64,
+    pub entrant: String,
+    pub handicap_before: f64,
+    pub partner_handicap: Option<f64>,
+    pub pair_handicap: f64,
+    pub field_handicap: f64,
+    pub expected: f64,
+    pub achieved: f64,
+    pub n_b: i64,
+    pub n_g: i64,
+    pub delta: f64,
+    pub handicap_after: f64,
+    /// `member`, `foreign` or `non_member` (empty when the file has no `status`).
+    pub status: String,
+}
+
+/// One row of `handicaps.parquet`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemberRow {
+    pub member_id: i64,
+    pub name: Option<String>,
+    pub club: Option<String>,
+    pub handicap: f64,
+    pub boards: i64,
+    pub competitions: i64,
+    pub last_played: Option<NaiveDate>,
+}
+
+/// One row of `ranking.parquet`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankingRow {
+    pub rank: i64,
+    pub group: Option<String>,
+    pub member_id: i64,
+    pub name: Option<String>,
+    pub club: Option<String>,
+    pub handicap: f64,
+    pub boards: i64,
+}
+
+/// What a statement says about a competition besides the player's own numbers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompetitionInfo {
+    pub title: Option<String>,
+    pub club: Option<String>,
+    /// The model's result unit is IMPs per board (else percentage points above 50).
+    pub imps: bool,
+}
+
+/// The printed names of an entrant's players, slot by slot (from the dataset).
+pub type EntrantNames = HashMap<(String, String), [(Option<i64>, Option<String>); 4]>;
+
+/// A run's outputs, read back.
+#[derive(Debug, Clone, Default)]
+pub struct RunTables {
+    pub folder: PathBuf,
+    pub changes: Vec<ChangeRow>,
+    pub members: Vec<MemberRow>,
+    pub ranking: Vec<RankingRow>,
+    pub competitions: HashMap<String, CompetitionInfo>,
+    /// Empty unless the dataset was read too.
+    pub entrants: EntrantNames,
+    /// The dataset the run read, as its `run.json` records it.
+    pub data: Option<PathBuf>,
+    /// The run replayed in frozen mode: `handicap_after` in `changes.parquet` is each
+    /// row's own effect on the month's opening handicap.
+    pub frozen: bool,
+}
+
+/// The dataset path and whether the run was frozen, from a run's `run.json` (or an
+/// older `run.toml`); nothing when neither is there or readable.
+fn run_settings(folder: &Path) -> (Option<PathBuf>, bool) {
+    if let Ok(text) = std::fs::read_to_string(folder.join("run.json")) {
+        if let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) {
+            let data = json
+                .pointer("/inputs/data/path")
+                .and_then(|p| p.as_str())
+                .map(PathBuf::from);
+            let frozen = json.get("mode").and_then(|m| m.as_str()) == Some("frozen");
+            return (data, frozen);
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string(folder.join("run.toml")) {
+        return (None, text.contains("mode = \"frozen\""));
+    }
+    (None, false)
+}
+
+fn required<T>(value: Option<T>, path: &Path, name: &str, row: usize) -> Result<T> {
+    value.ok_or_else(|| {
+        Error::Input(InputError::new(
+            Location::file(path).row(row + 1).column(name),
+            "the cell is empty",
+        ))
+    })
+}
+
+/// Reads `changes.parquet`.
+pub fn read_changes(path: &Path) -> Result<Vec<ChangeRow>> {
+    changes_from_frame(&read_parquet(path)?, path)
+}
+
+/// The rows of a `changes` table (`path` names it in errors).
+pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>> {
+    let ids = strs(df, path, "competition_id")?;
+    let date = dates(df, path, "date")?;
+    let member = i64s(df, path, "member_id")?;
+    let entrant = strs(df, path, "entrant")?;
+    let number = |name: &str| f64s(df, path, name);
+    let (before, partner, pair, field) = (
+        number("handicap_before")?,
+        number("partner_handicap")?,
+        number("pair_handicap")?,
+        number("field_handicap")?,
+    );
+    let (expected, achieved, delta, after) = (
+        number("expected")?,
+        number("achieved")?,
+        number("delta")?,
+        number("handicap_after")?,
+    );
+    let (n_b, n_g) = (i64s(df, path, "n_b")?, i64s(df, path, "n_g")?);
+    let status = if has(df, "status") {
+        strs(df, path, "status")?
+    } else {
+        vec![None; df.height()]
+    };
+    (0..df.height())
+        .map(|i| {
+            let need = |v: Option<f64>, name: &str| required(v, path, name, i);
+            Ok(ChangeRow {
+                competition_id: required(ids[i].clone(), path, "competition_id", i)?,
+                date: required(date[i], path, "date", i)?,
+                member_id: required(member[i], path, "member_id", i)?,
+                entrant: entrant[i].clone().unwrap_or_default(),
+                handicap_before: need(before[i], "handicap_before")?,
+                partner_handicap: partner[i],
+                pair_handicap: need(pair[i], "pair_handicap")?,
+                field_handicap: need(field[i], "field_handicap")?,
+                expected: need(expected[i], "expected")?,
+                achieved: need(achieved[i], "achieved")?,
+                n_b: required(n_b[i], path, "n_b", i)?,
+                n_g: required(n_g[i], path, "n_g", i)?,
+                delta: need(delta[i], "delta")?,
+                handicap_after: need(after[i], "handicap_after")?,
+                status: status[i].clone().unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// Reads `handicaps.parquet`.
+pub fn read_members(path: &Path) -> Result<Vec<MemberRow>> {
+    members_from_frame(&read_parquet(path)?, path)
+}
+
+/// The rows of a `handicaps` table (`path` names it in errors).
+pub fn members_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<MemberRow>> {
+    let ids = i64s(df, path, "member_id")?;
+    let names = strs(df, path, "name")?;
+    let clubs = strs(df, path, "club")?;
+    let handicap = f64s(df, path, "handicap")?;
+    let boards = i64s(df, path, "boards")?;
+    let competitions = i64s(df, path, "competitions")?;
+    let last = dates(df, path, "last_played")?;
+    (0..df.height())
+        .map(|i| {
+            Ok(MemberRow {
+                member_id: required(ids[i], path, "member_id", i)?,
+                name: names[i].clone(),
+                club: clubs[i].clone(),
+                handicap: required(handicap[i], path, "handicap", i)?,
+                boards: boards[i].unwrap_or(0),
+                competitions: competitions[i].unwrap_or(0),
+                last_played: last[i],
+            })
+        })
+        .collect()
+}
+
+/// Reads `ranking.parquet`.
+pub fn read_ranking(path: &Path) -> Result<Vec<RankingRow>> {
+    ranking_from_frame(&read_parquet(path)?, path)
+}
+
+/// The rows of a `ranking` table (`path` names it in errors).
+pub fn ranking_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<RankingRow>> {
+    let rank = i64s(df, path, "rank")?;
+    let group = if has(df, "group") {
+        strs(df, path, "group")?
+    } else {
+        vec![None; df.height()]
+    };
+    let ids = i64s(df, path, "member_id")?;
+    let names = strs(df, path, "name")?;
+    let clubs = strs(df, path, "club")?;
+    let handicap = f64s(df, path, "handicap")?;
+    let boards = i64s(df, path, "boards")?;
+    (0..df.height())
+        .map(|i| {
+            Ok(RankingRow {
+                rank: required(rank[i], path, "rank", i)?,
+                group: group[i].clone(),
+                member_id: required(ids[i], path, "member_id", i)?,
+                name: names[i].clone(),
+                club: clubs[i].clone(),
+                handicap: required(handicap[i], path, "handicap", i)?,
+                boards: boards[i].unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
+/// The result unit of each competition from `standings.parquet`: a matchpoint event
+/// has percentages, an IMP event none.
+pub fn read_units(path: &Path) -> Result<HashMap<String, CompetitionInfo>> {
+    units_from_frame(&read_parquet(path)?, path)
+}
+
+/// [`read_units`] on a `standings` table (`path` names it in errors).
+pub fn units_from_frame(df: &DataFrame, path: &Path) -> Result<HashMap<String, CompetitionInfo>> {
+    let ids = strs(df, path, "competition_id")?;
+    let percent = f64s(df, path, "percent")?;
+    let mut out: HashMap<String, CompetitionInfo> = HashMap::new();
+    for (id, percent) in ids.into_iter().zip(percent) {
+        if let Some(id) = id {
+            let info = out.entry(id).or_insert(CompetitionInfo {
+                imps: true,
+                ..CompetitionInfo::default()
+            });
+            info.imps &= percent.is_none();
+        }
+    }
+    Ok(out)
+}
+
+/// A CSV file's header and rows, every cell as text.
+pub type TextRows = (Vec<String>, Vec<Vec<String>>);
+
+/// Rows of a CSV output (`quarantine.csv`, `unrated.csv`, `corrections.csv`) as text,
+/// with the header; `None` when the file does not exist.
+pub fn read_text_table(path: &Path) -> Result<Option<TextRows>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let df = read_csv_text(path)?;
+    let header: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let mut columns = Vec::with_capacity(header.len());
+    for name in &header {
+        columns.push(strs(&df, path, name)?);
+    }
+    let rows = (0..df.height())
+        .map(|i| {
+            columns
+                .iter()
+                .map(|c| c[i].clone().unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    Ok(Some((header, rows)))
+}
+
+impl RunTables {
+    /// Reads the changes, handicaps, ranking and standings a run wrote to `folder`.
+    pub fn read(folder: &Path) -> Result<RunTables> {
+        let standings = folder.join("standings.parquet");
+        let (data, frozen) = run_settings(folder);
+        Ok(RunTables {
+            folder: folder.to_path_buf(),
+            changes: read_changes(&folder.join("changes.parquet"))?,
+            members: read_members(&folder.join("handicaps.parquet"))?,
+            ranking: read_ranking(&folder.join("ranking.parquet"))?,
+            competitions: if standings.exists() {
+                read_units(&standings)?
+            } else {
+                HashMap::new()
+            },
+            entrants: EntrantNames::new(),
+            data,
+            frozen,
+        })
+    }
+
+    /// The tables of a run held in memory (`bridgehcp player --data`), as if read back
+    /// from `folder`.
+    pub fn from_run(folder: &Path, output: &crate::pipeline::RunOutput) -> Result<RunTables> {
+        use super::outputs;
+        let frame = |name: &str, f: polars::prelude::PolarsResult<DataFrame>| {
+            f.map_err(|e| Error::polars(folder.join(name), e))
+        };
+        let changes = frame("changes.parquet", outputs::changes(output))?;
+        let members = frame("handicaps.parquet", outputs::handicaps(output))?;
+        let ranking = frame("ranking.parquet", outputs::ranking(output))?;
+        let standings = frame("standings.parquet", outputs::standings(output))?;
+        Ok(RunTables {
+            folder: folder.to_path_buf(),
+            changes: changes_from_frame(&changes, &folder.join("changes.parquet"))?,
+            members: members_from_frame(&members, &folder.join("handicaps.parquet"))?,
+            ranking: ranking_from_frame(&ranking, &folder.join("ranking.parquet"))?,
+            competitions: units_from_frame(&standings, &folder.join("standings.parquet"))?,
+            entrants: EntrantNames::new(),
+            data: None,
+            frozen: false,
+        })
+    }
+
+    /// Adds what only the dataset knows: competition titles and clubs, and the names
+    /// printed for each entrant's players.
+    pub fn with_dataset(mut self, dataset: &Dataset) -> Self {
+        for c in &dataset.competitions {
+            let info = self
+                .competitions
+                .entry(c.competition_id.clone())
+                .or_default();
+            info.title = c.title.clone();
+            info.club = c.club.clone();
+            info.imps = c.scoring.is_imps();
+        }
+        for e in &dataset.entrants {
+            let mut slots: [(Option<i64>, Option<String>); 4] = Default::default();
+            for (slot, (id, name)) in slots.iter_mut().zip(e.players.iter().zip(&e.names)) {
+                *slot = (*id, name.clone());
+            }
+            self.entrants
+                .insert((e.competition_id.clone(), e.entrant.clone()), slots);
+        }
+        self
+    }
+
+    /// Member names by id.
+    pub fn names(&self) -> HashMap<i64, &str> {
+        self.members
+            .iter()
+            .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
+            .collect()
+    }
+}

@@ -1,0 +1,343 @@
+//! The club scorer's result sheet: standings with names, as the club's program prints
+//! them.
+//!
+//! A club checks a federation's scoring against the sheet its own program printed on the
+//! night, so the sheet rounds as that program does: percentages to two decimals (Ruter
+//! and Compscore both), totals to one decimal on Ruter's scales (plus/minus matchpoints,
+//! summed cross-IMPs), two decimals for everything Compscore prints. A movement with two winners is ranked per direction; a handicap tournament is
+//! ranked by the handicap-adjusted result, with the raw result beside it.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use chrono::NaiveDate;
+use polars::prelude::*;
+
+use super::frame::FrameBuilder;
+use super::statement::STYLE;
+use super::svg::escape;
+use crate::dataset::conventions::{ImpAggregate, MpScale};
+use crate::dataset::{Competition, Dataset};
+use crate::scoring::Standing;
+
+/// One line of the sheet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SheetLine {
+    pub competition_id: String,
+    pub date: NaiveDate,
+    pub title: Option<String>,
+    pub club: Option<String>,
+    pub direction: Option<String>,
+    /// The rank the sheet is ordered by: by the handicap-adjusted result in a handicap
+    /// tournament, else the standings' rank.
+    pub rank: u32,
+    /// The rank on the raw result (handicap tournaments; the same as `rank` otherwise).
+    pub raw_rank: u32,
+    pub entrant: String,
+    pub names: String,
+    /// Rounded as the club's program prints it.
+    pub score: f64,
+    pub percent: Option<f64>,
+    pub boards_played: u32,
+    pub vp: Option<f64>,
+    /// Handicap tournaments: the expected result from the playing handicaps and the
+    /// result minus it (percentage points, or IMPs per board).
+    pub handicap_expected: Option<f64>,
+    pub handicap_result: Option<f64>,
+    /// Decimals the score is printed with.
+    pub score_decimals: usize,
+}
+
+/// Half away from zero, as scoring programs round.
+pub fn round_to(value: f64, decimals: usize) -> f64 {
+    let scale = 10f64.powi(decimals as i32);
+    let scaled = value * scale;
+    // A tiny nudge absorbs binary representation error (62.495 stored as 62.49499…).
+    (scaled + scaled.signum() * 1e-9).round() / scale
+}
+
+/// How many decimals the competition's program prints totals with.
+pub fn score_decimals(competition: &Competition) -> usize {
+    let c = &competition.conventions;
+    let ruter = if competition.scoring.is_imps() {
+        c.imp_aggregate == ImpAggregate::Sum
+    } else {
+        c.mp_scale == MpScale::PlusMinus
+    };
+    if ruter {
+        1
+    } else {
+        2
+    }
+}
+
+/// The players' names of each entrant: the printed names, else the members' names, else
+/// the numbers; joined with " – ".
+pub fn entrant_names(dataset: &Dataset) -> HashMap<(&str, &str), String> {
+    let members: HashMap<i64, &str> = dataset
+        .members
+        .iter()
+        .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
+        .collect();
+    dataset
+        .entrants
+        .iter()
+        .map(|e| {
+            let names: Vec<String> = e
+                .players
+                .iter()
+                .zip(&e.names)
+                .filter_map(|(id, printed)| {
+                    printed
+                        .clone()
+                        .or_else(|| id.and_then(|id| members.get(&id).map(|n| n.to_string())))
+                        .or_else(|| id.map(|id| format!("#{id}")))
+                })
+                .collect();
+            (
+                (e.competition_id.as_str(), e.entrant.as_str()),
+                names.join(" – "),
+            )
+        })
+        .collect()
+}
+
+/// Shared ranks (1, 2, 2, 4) of `values`, higher is better.
+fn shared_ranks(values: &[f64]) -> Vec<u32> {
+    values
+        .iter()
+        .map(|v| 1 + values.iter().filter(|w| **w > *v + 1e-9).count() as u32)
+        .collect()
+}
+
+/// The sheet's lines, competition by competition in the standings' order, each
+/// competition's lines by direction and rank. `handicap` gives (expected, adjusted) for
+/// the entrants of handicap tournaments.
+pub fn lines(
+    dataset: &Dataset,
+    standings: &[Standing],
+    handicap: &HashMap<(String, String), (f64, f64)>,
+) -> Vec<SheetLine> {
+    let competitions: HashMap<&str, &Competition> = dataset
+        .competitions
+        .iter()
+        .map(|c| (c.competition_id.as_str(), c))
+        .collect();
+    let names = entrant_names(dataset);
+    let mut out: Vec<SheetLine> = Vec::with_capacity(standings.len());
+    let mut start = 0;
+    while start < standings.len() {
+        let id = standings[start].competition_id.as_str();
+        let end = start
+            + standings[start..]
+                .iter()
+                .take_while(|s| s.competition_id == id)
+                .count();
+        let Some(competition) = competitions.get(id) else {
+            start = end;
+            continue;
+        };
+        let decimals = score_decimals(competition);
+        let mut group: Vec<SheetLine> = standings[start..end]
+            .iter()
+            .map(|s| {
+                let adjusted = handicap
+                    .get(&(s.competition_id.clone(), s.entrant.clone()))
+                    .copied();
+                SheetLine {
+                    competition_id: s.competition_id.clone(),
+                    date: competition.date,
+                    title: competition.title.clone(),
+                    club: competition.club.clone(),
+                    direction: s.direction.map(|d| d.to_string()),
+                    rank: s.rank,
+                    raw_rank: s.rank,
+                    entrant: s.entrant.clone(),
+                    names: names
+                        .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+                        .cloned()
+                        .unwrap_or_default(),
+                    score: round_to(s.score, decimals),
+                    percent: s.percent.map(|p| round_to(p, 2)),
+                    boards_played: s.boards_played,
+                    vp: s.vp.map(|v| round_to(v, 2)),
+                    handicap_expected: adjusted.map(|a| round_to(a.0, 2)),
+                    handicap_result: adjusted.map(|a| round_to(a.1, 2)),
+                    score_decimals: decimals,
+                }
+            })
+            .collect();
+        let exact: Vec<Option<f64>> = standings[start..end]
+            .iter()
+            .map(|s| {
+                handicap
+                    .get(&(s.competition_id.clone(), s.entrant.clone()))
+                    .map(|a| a.1)
+            })
+            .collect();
+        if competition.handicap_event && exact.iter().all(Option::is_some) {
+            // Ranked by the adjusted result within each direction (or the whole field).
+            let mut keys: Vec<Option<String>> = group.iter().map(|l| l.direction.clone()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let members: Vec<usize> = (0..group.len())
+                    .filter(|&i| group[i].direction == key)
+                    .collect();
+                // Ranked on the exact results: two shown alike may still differ.
+                let values: Vec<f64> = members
+                    .iter()
+                    .map(|&i| exact.get(i).copied().flatten().unwrap_or(f64::NEG_INFINITY))
+                    .collect();
+                for (&i, rank) in members.iter().zip(shared_ranks(&values)) {
+                    group[i].rank = rank;
+                }
+            }
+        }
+        // N/S first, as the programs print a two-winner movement.
+        let line = |l: &SheetLine| l.direction.as_deref() == Some("EW");
+        group.sort_by(|a, b| {
+            line(a)
+                .cmp(&line(b))
+                .then(a.rank.cmp(&b.rank))
+                .then(a.raw_rank.cmp(&b.raw_rank))
+                .then(a.entrant.cmp(&b.entrant))
+        });
+        out.extend(group);
+        start = end;
+    }
+    out
+}
+
+/// `standings.csv`.
+pub fn frame(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
+    FrameBuilder::new(lines.len())
+        .map("competition_id", lines, |l| l.competition_id.clone())
+        .date("date", lines.iter().map(|l| Some(l.date)).collect())?
+        .map("title", lines, |l| l.title.clone())
+        .map("club", lines, |l| l.club.clone())
+        .map("direction", lines, |l| l.direction.clone())
+        .map("rank", lines, |l| l.rank as i32)
+        .map("entrant", lines, |l| l.entrant.clone())
+        .map("names", lines, |l| l.names.clone())
+        .map("score", lines, |l| l.score)
+        .map("percent", lines, |l| l.percent)
+        .map("boards_played", lines, |l| l.boards_played as i32)
+        .map("vp", lines, |l| l.vp)
+        .map("raw_rank", lines, |l| l.raw_rank as i32)
+        .map("handicap_expected", lines, |l| l.handicap_expected)
+        .map("handicap_result", lines, |l| l.handicap_result)
+        .build()
+}
+
+fn cell(value: Option<f64>, decimals: usize) -> String {
+    value.map(|v| format!("{v:.decimals$}")).unwrap_or_default()
+}
+
+/// `results.html`: one table per competition (per direction with two winners).
+pub fn html(lines: &[SheetLine]) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Results</title><style>{STYLE}</style></head><body><h1>Results</h1>"
+    );
+    let mut start = 0;
+    while start < lines.len() {
+        let first = &lines[start];
+        let end = start
+            + lines[start..]
+                .iter()
+                .take_while(|l| {
+                    l.competition_id == first.competition_id && l.direction == first.direction
+                })
+                .count();
+        let group = &lines[start..end];
+        let handicap = group.iter().any(|l| l.handicap_result.is_some());
+        let percent = group.iter().any(|l| l.percent.is_some());
+        let vp = group.iter().any(|l| l.vp.is_some());
+        let _ = write!(
+            h,
+            "<h2>{} — {}{}{}</h2>",
+            first.date,
+            escape(first.title.as_deref().unwrap_or(&first.competition_id)),
+            first
+                .club
+                .as_deref()
+                .map(|c| format!(", {}", escape(c)))
+                .unwrap_or_default(),
+            first
+                .direction
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        );
+        h.push_str("<table><tr><th>rank</th><th>pair</th><th>names</th><th>score</th>");
+        if percent {
+            h.push_str("<th>%</th>");
+        }
+        if vp {
+            h.push_str("<th>VP</th>");
+        }
+        h.push_str("<th>boards</th>");
+        if handicap {
+            h.push_str("<th>expected (hcp)</th><th>handicap result</th><th>raw rank</th>");
+        }
+        h.push_str("</tr>");
+        for l in group {
+            let _ = write!(
+                h,
+                "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td>",
+                l.rank,
+                escape(&l.entrant),
+                escape(&l.names),
+                cell(Some(l.score), l.score_decimals)
+            );
+            if percent {
+                let _ = write!(h, "<td class=n>{}</td>", cell(l.percent, 2));
+            }
+            if vp {
+                let _ = write!(h, "<td class=n>{}</td>", cell(l.vp, 2));
+            }
+            let _ = write!(h, "<td class=n>{}</td>", l.boards_played);
+            if handicap {
+                let _ = write!(
+                    h,
+                    "<td class=n>{}</td><td class=n>{}</td><td class=n>{}</td>",
+                    cell(
+                        l.handicap_expected
+                            .map(|e| e + if percent { 50.0 } else { 0.0 }),
+                        2
+                    ),
+                    cell(l.handicap_result, 2),
+                    l.raw_rank
+                );
+            }
+            h.push_str("</tr>");
+        }
+        h.push_str("</table>");
+        if handicap {
+            h.push_str("<p class=note>A handicap tournament: ranked by the handicap result (the result minus the result expected from the pair's playing handicap; percentage points for matchpoints, IMPs per board for IMPs). Raw rank: the rank on the score alone.</p>");
+        }
+        start = end;
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_is_half_away_from_zero() {
+        assert_eq!(round_to(62.495, 2), 62.5);
+        assert_eq!(round_to(-2.5, 0), -3.0);
+        assert_eq!(round_to(20.55, 1), 20.6);
+        assert_eq!(round_to(65.476_19, 2), 65.48);
+    }
+
+    #[test]
+    fn ranks_are_shared() {
+        assert_eq!(shared_ranks(&[3.0, 5.0, 3.0, -1.0]), [2, 1, 2, 4]);
+    }
+}

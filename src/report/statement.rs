@@ -1,0 +1,562 @@
+//! A player's statement: why the handicap is what it is.
+//!
+//! A member who asks "why did my handicap change?" needs every rated competition with
+//! the numbers that moved it: the pair's and the field's strength, what was expected and
+//! what was achieved (in the competition's own unit), and the change. The changes must
+//! add up to the difference between the first handicap shown and the current one, or the
+//! statement explains nothing; where the cap (52) or the floor cut a change short, the
+//! cut is its own column so the sum still holds.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use chrono::{Datelike, NaiveDate};
+use polars::prelude::*;
+
+use super::frame::FrameBuilder;
+use super::run_tables::{ChangeRow, RunTables};
+use super::svg::{self, escape, Chart, Mark, Series};
+use crate::error::{Error, Result};
+
+/// One competition of a statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub date: NaiveDate,
+    pub competition_id: String,
+    pub title: Option<String>,
+    pub club: Option<String>,
+    pub partner: Option<String>,
+    pub pair_handicap: f64,
+    pub field_handicap: f64,
+    pub expected: f64,
+    pub achieved: f64,
+    /// `%` (percentage points above 50) or `IMP/board`.
+    pub unit: &'static str,
+    /// Boards the player played (N_G) of the competition's (N_B).
+    pub boards: i64,
+    pub n_b: i64,
+    pub handicap_before: f64,
+    /// The model's change Δh.
+    pub delta: f64,
+    /// What the cap or the floor took off Δh (0 almost always).
+    pub cut: f64,
+    pub handicap_after: f64,
+}
+
+/// A member's statement over the competitions of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    pub member_id: i64,
+    pub name: Option<String>,
+    pub club: Option<String>,
+    /// The handicap before the first competition shown.
+    pub start: f64,
+    /// The handicap in `handicaps.parquet`.
+    pub current: f64,
+    /// A foreign guest: each competition used a temporary handicap and nothing was
+    /// updated, so the changes do not add up to anything.
+    pub foreign: bool,
+    pub lines: Vec<Line>,
+}
+
+const FOREIGN_NOTE: &str = "A foreign guest: every competition used a temporary handicap and nobody's handicap was updated from it, so the handicaps shown are not a trajectory.";
+
+pub const PERCENT: &str = "% over 50";
+pub const IMPS: &str = "IMP/board";
+
+/// The other player of the member's pair in the same entrant: slots 1+2 and 3+4 are
+/// pairs (a team's two pairs), so the partner sits in the slot next to the member's.
+fn partner_name(
+    tables: &RunTables,
+    names: &HashMap<i64, &str>,
+    row: &ChangeRow,
+    rows_of_entrant: &[&ChangeRow],
+) -> Option<String> {
+    let key = (row.competition_id.clone(), row.entrant.clone());
+    if let Some(slots) = tables.entrants.get(&key) {
+        let own = slots
+            .iter()
+            .position(|(id, _)| *id == Some(row.member_id))?;
+        let (id, printed) = slots.get(own ^ 1)?;
+        return id
+            .and_then(|id| names.get(&id).map(|n| n.to_string()))
+            .or_else(|| printed.clone())
+            .or_else(|| id.map(|id| format!("#{id}")));
+    }
+    let own = rows_of_entrant
+        .iter()
+        .position(|r| r.member_id == row.member_id)?;
+    let partner = rows_of_entrant.get(own ^ 1)?;
+    Some(match names.get(&partner.member_id) {
+        Some(name) => name.to_string(),
+        None if partner.member_id < 0 => "non-member".to_string(),
+        None => format!("#{}", partner.member_id),
+    })
+}
+
+/// What the cap or the floor took off a change: the handicap after minus the handicap
+/// before and the change. Float noise (a change applied exactly) is 0.
+fn cut(row: &ChangeRow) -> f64 {
+    let cut = (row.handicap_after - row.handicap_before) - row.delta;
+    if cut.abs() < 1e-9 {
+        0.0
+    } else {
+        cut
+    }
+}
+
+/// Frozen mode: every competition of a month starts from the month's opening handicap and
+/// the month's changes are summed, capped and applied at its end. The lines then show
+/// the running sum as the handicap after, and what the cap (or anything else between the
+/// sum and the handicap the next month opened with) changed goes to the month's last line
+/// as its cut, so the changes still add up.
+fn month_end_cuts(lines: &mut [Line], current: f64) {
+    let month = |l: &Line| (l.date.year(), l.date.month());
+    let mut start = 0;
+    while start < lines.len() {
+        let end = start
+            + lines[start..]
+                .iter()
+                .take_while(|l| month(l) == month(&lines[start]))
+                .count();
+        let opening = lines[start].handicap_before;
+        let closing = lines.get(end).map_or(current, |l| l.handicap_before);
+        let mut running = opening;
+        for line in &mut lines[start..end] {
+            line.handicap_before = running;
+            line.cut = 0.0;
+            running += line.delta;
+            line.handicap_after = running;
+        }
+        let cut = closing - running;
+        if cut.abs() >= 1e-9 {
+            if let Some(last) = lines[start..end].last_mut() {
+                last.cut = cut;
+                last.handicap_after = closing;
+            }
+        } else if let Some(last) = lines[start..end].last_mut() {
+            last.handicap_after = closing;
+        }
+        start = end;
+    }
+}
+
+/// The statement of `member_id` from a run's tables; an error when the member is not in
+/// `handicaps.parquet`.
+pub fn statement(tables: &RunTables, member_id: i64) -> Result<Statement> {
+    let member = tables
+        .members
+        .iter()
+        .find(|m| m.member_id == member_id)
+        .ok_or_else(|| {
+            Error::Config(format!(
+                "member {member_id} is not in {}",
+                tables.folder.join("handicaps.parquet").display()
+            ))
+        })?;
+    let names = tables.names();
+    let mut by_entrant: HashMap<(&str, &str), Vec<&ChangeRow>> = HashMap::new();
+    for row in &tables.changes {
+        by_entrant
+            .entry((row.competition_id.as_str(), row.entrant.as_str()))
+            .or_default()
+            .push(row);
+    }
+    let lines: Vec<Line> = tables
+        .changes
+        .iter()
+        .filter(|r| r.member_id == member_id)
+        .map(|r| {
+            let info = tables.competitions.get(&r.competition_id);
+            let entrant = by_entrant
+                .get(&(r.competition_id.as_str(), r.entrant.as_str()))
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            Line {
+                date: r.date,
+                competition_id: r.competition_id.clone(),
+                title: info.and_then(|i| i.title.clone()),
+                club: info.and_then(|i| i.club.clone()),
+                partner: partner_name(tables, &names, r, entrant),
+                pair_handicap: r.pair_handicap,
+                field_handicap: r.field_handicap,
+                expected: r.expected,
+                achieved: r.achieved,
+                unit: if info.is_some_and(|i| i.imps) {
+                    IMPS
+                } else {
+                    PERCENT
+                },
+                boards: r.n_g,
+                n_b: r.n_b,
+                handicap_before: r.handicap_before,
+                delta: r.delta,
+                cut: cut(r),
+                handicap_after: r.handicap_after,
+            }
+        })
+        .collect();
+    let mut lines = lines;
+    if tables.frozen {
+        month_end_cuts(&mut lines, member.handicap);
+    }
+    Ok(Statement {
+        member_id,
+        name: member.name.clone(),
+        club: member.club.clone(),
+        start: lines.first().map_or(member.handicap, |l| l.handicap_before),
+        current: member.handicap,
+        foreign: tables
+            .changes
+            .iter()
+            .any(|r| r.member_id == member_id && r.status == "foreign"),
+        lines,
+    })
+}
+
+impl Statement {
+    /// The sum of the changes shown, cuts included.
+    pub fn total_change(&self) -> f64 {
+        self.lines.iter().map(|l| l.delta + l.cut).sum()
+    }
+
+    fn heading(&self) -> String {
+        format!(
+            "{} (member {}){}",
+            self.name.as_deref().unwrap_or("?"),
+            self.member_id,
+            self.club
+                .as_deref()
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default()
+        )
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "handicap {:.2} -> {:.2} ({:+.2}) over {} competitions",
+            self.start,
+            self.current,
+            self.current - self.start,
+            self.lines.len()
+        )
+    }
+
+    /// The statement as a table for the terminal.
+    pub fn to_text(&self) -> String {
+        let header = [
+            "date",
+            "competition",
+            "club",
+            "partner",
+            "pair",
+            "field",
+            "expected",
+            "achieved",
+            "unit",
+            "boards",
+            "delta",
+            "cut",
+            "after",
+        ];
+        let rows: Vec<Vec<String>> = self
+            .lines
+            .iter()
+            .map(|l| {
+                vec![
+                    l.date.to_string(),
+                    l.title.clone().unwrap_or_else(|| l.competition_id.clone()),
+                    l.club.clone().unwrap_or_default(),
+                    l.partner.clone().unwrap_or_default(),
+                    format!("{:.2}", l.pair_handicap),
+                    format!("{:.2}", l.field_handicap),
+                    format!("{:+.2}", l.expected),
+                    format!("{:+.2}", l.achieved),
+                    l.unit.to_string(),
+                    format!("{}/{}", l.boards, l.n_b),
+                    format!("{:+.3}", l.delta),
+                    if l.cut == 0.0 {
+                        String::new()
+                    } else {
+                        format!("{:+.3}", l.cut)
+                    },
+                    format!("{:.2}", l.handicap_after),
+                ]
+            })
+            .collect();
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let numeric = |i: usize| (4..=12).contains(&i) && i != 8;
+        let line = |cells: Vec<String>| {
+            let padded: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    if numeric(i) {
+                        format!("{c:>w$}", w = widths[i])
+                    } else {
+                        format!("{c:<w$}", w = widths[i])
+                    }
+                })
+                .collect();
+            padded.join("  ").trim_end().to_string()
+        };
+        let mut out = format!("{}\n{}\n\n", self.heading(), self.summary());
+        out.push_str(&line(header.iter().map(|h| h.to_string()).collect()));
+        out.push('\n');
+        for row in rows {
+            out.push_str(&line(row));
+            out.push('\n');
+        }
+        if self.foreign {
+            out.push_str(FOREIGN_NOTE);
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "\nexpected and achieved: percentage points above 50 % (matchpoints) or IMPs per board; \
+boards: played/in the competition; delta: the change the competition made; cut: what the \
+cap or floor took off it (in a frozen run, at the month's end, on the month's last line); \
+the deltas and cuts add up to {:+.3}.",
+            self.total_change()
+        );
+        out
+    }
+
+    /// The statement as a table (`--csv`).
+    pub fn to_frame(&self) -> PolarsResult<DataFrame> {
+        let l = &self.lines;
+        FrameBuilder::new(l.len())
+            .date("date", l.iter().map(|l| Some(l.date)).collect())?
+            .map("competition_id", l, |l| l.competition_id.clone())
+            .map("title", l, |l| l.title.clone())
+            .map("club", l, |l| l.club.clone())
+            .map("partner", l, |l| l.partner.clone())
+            .map("pair_handicap", l, |l| l.pair_handicap)
+            .map("field_handicap", l, |l| l.field_handicap)
+            .map("expected", l, |l| l.expected)
+            .map("achieved", l, |l| l.achieved)
+            .map("unit", l, |l| l.unit)
+            .map("boards", l, |l| l.boards)
+            .map("n_b", l, |l| l.n_b)
+            .map("handicap_before", l, |l| l.handicap_before)
+            .map("delta", l, |l| l.delta)
+            .map("cut", l, |l| l.cut)
+            .map("handicap_after", l, |l| l.handicap_after)
+            .build()
+    }
+
+    /// The handicap after each competition, as an SVG chart over time.
+    pub fn trajectory_svg(&self) -> String {
+        let day = |d: NaiveDate| f64::from(d.num_days_from_ce());
+        let mut points: Vec<(f64, f64)> = Vec::with_capacity(self.lines.len() + 1);
+        if let Some(first) = self.lines.first() {
+            points.push((day(first.date) - 1.0, first.handicap_before));
+        }
+        points.extend(self.lines.iter().map(|l| (day(l.date), l.handicap_after)));
+        let mut chart = Chart::new("Handicap after each competition", "date", "handicap");
+        chart.width = 760.0;
+        let (lo, hi) = points
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.1), hi.max(p.1))
+            });
+        if lo.is_finite() {
+            chart.y_range = Some(((lo - 1.0).floor().max(0.0), (hi + 1.0).ceil().min(53.0)));
+        }
+        if let (Some(first), Some(last)) = (self.lines.first(), self.lines.last()) {
+            chart.x_ticks = Some(month_ticks(first.date, last.date));
+        }
+        chart.series.push(Series::new(
+            "handicap",
+            svg::PALETTE[0],
+            Mark::LinePoints,
+            points,
+        ));
+        svg::render(&chart)
+    }
+
+    /// The statement as a self-contained HTML page (`--html`).
+    pub fn to_html(&self) -> String {
+        let mut h = String::new();
+        let _ = write!(
+            h,
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>",
+            escape(&self.heading()),
+            STYLE
+        );
+        let _ = write!(
+            h,
+            "<h1>{}</h1><p>{}</p>{}",
+            escape(&self.heading()),
+            escape(&self.summary()),
+            self.trajectory_svg()
+        );
+        h.push_str("<table><thead><tr><th>date</th><th>competition</th><th>club</th><th>partner</th><th>pair hcp</th><th>field hcp</th><th>expected</th><th>achieved</th><th>unit</th><th>boards</th><th>delta</th><th>cut</th><th>after</th></tr></thead><tbody>");
+        for l in &self.lines {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:+.2}</td><td class=n>{:+.2}</td><td>{}</td><td class=n>{}/{}</td><td class=n>{:+.3}</td><td class=n>{}</td><td class=n>{:.2}</td></tr>",
+                l.date,
+                escape(l.title.as_deref().unwrap_or(&l.competition_id)),
+                escape(l.club.as_deref().unwrap_or("")),
+                escape(l.partner.as_deref().unwrap_or("")),
+                l.pair_handicap,
+                l.field_handicap,
+                l.expected,
+                l.achieved,
+                l.unit,
+                l.boards,
+                l.n_b,
+                l.delta,
+                if l.cut == 0.0 { String::new() } else { format!("{:+.3}", l.cut) },
+                l.handicap_after
+            );
+        }
+        let _ = write!(
+            h,
+            "</tbody><tfoot><tr><td colspan=10>sum of the changes</td><td class=n colspan=2>{:+.3}</td><td class=n>{:.2}</td></tr></tfoot></table>",
+            self.total_change(),
+            self.current
+        );
+        if self.foreign {
+            let _ = write!(h, "<p class=note>{}</p>", escape(FOREIGN_NOTE));
+        }
+        h.push_str("<p class=note>Expected and achieved are in the competition's unit: percentage points above 50&nbsp;% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line).</p></body></html>\n");
+        h
+    }
+}
+
+/// Shared look of the HTML pages.
+pub const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:72em}\
+table{border-collapse:collapse;margin:0.8em 0;font-size:0.9em}\
+th,td{border-bottom:1px solid #ddd;padding:0.2em 0.6em;text-align:left}\
+th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}.note{color:#555;font-size:0.85em}\
+svg{display:block;margin:0.5em 0}td:first-child{white-space:nowrap}";
+
+/// Tick labels at month starts between two dates (every few months for long spans).
+pub fn month_ticks(first: NaiveDate, last: NaiveDate) -> Vec<(f64, String)> {
+    let months = |d: NaiveDate| d.year() * 12 + d.month0() as i32;
+    let (a, b) = (months(first), months(last) + 1);
+    let step = ((b - a) / 8).max(1);
+    (a..=b)
+        .step_by(step as usize)
+        .filter_map(|m| {
+            let date = NaiveDate::from_ymd_opt(m.div_euclid(12), m.rem_euclid(12) as u32 + 1, 1)?;
+            Some((
+                f64::from(date.num_days_from_ce()),
+                date.format("%Y-%m").to_string(),
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::run_tables::{CompetitionInfo, MemberRow};
+
+    fn change(
+        id: &str,
+        day: u32,
+        member: i64,
+        entrant: &str,
+        before: f64,
+        delta: f64,
+    ) -> ChangeRow {
+        ChangeRow {
+            competition_id: id.into(),
+            date: NaiveDate::from_ymd_opt(2026, 3, day).unwrap_or_default(),
+            member_id: member,
+            entrant: entrant.into(),
+            handicap_before: before,
+            partner_handicap: None,
+            pair_handicap: 20.0,
+            field_handicap: 21.0,
+            expected: 1.5,
+            achieved: 3.0,
+            n_b: 24,
+            n_g: 24,
+            delta,
+            handicap_after: (before + delta).min(52.0),
+            status: "member".into(),
+        }
+    }
+
+    fn member(id: i64, name: &str, handicap: f64) -> MemberRow {
+        MemberRow {
+            member_id: id,
+            name: Some(name.into()),
+            club: Some("BK Syd".into()),
+            handicap,
+            boards: 48,
+            competitions: 2,
+            last_played: None,
+        }
+    }
+
+    #[test]
+    fn changes_and_cuts_add_up_and_partners_are_named() -> Result<()> {
+        // Member 1 at 51.5 gains 1.0 (cut to 52 by the cap: cut -0.5), then loses 2.25.
+        let tables = RunTables {
+            changes: vec![
+                change("a", 1, 1, "1", 51.5, 1.0),
+                change("a", 1, 2, "1", 30.0, 1.0),
+                change("b", 8, -1, "4", 26.0, 0.0),
+                change("b", 8, 1, "4", 52.0, -2.25),
+            ],
+            members: vec![member(1, "Anna Berg", 49.75), member(2, "Bo Lund", 31.0)],
+            competitions: [(
+                "b".to_string(),
+                CompetitionInfo {
+                    title: Some("Tuesday pairs".into()),
+                    club: Some("BK Syd".into()),
+                    imps: true,
+                },
+            )]
+            .into_iter()
+            .collect(),
+            ..RunTables::default()
+        };
+        let s = statement(&tables, 1)?;
+        let frozen = statement(
+            &RunTables {
+                frozen: true,
+                ..tables.clone()
+            },
+            1,
+        )?;
+        // Read as a frozen run: March opens at 51.5, the running sum goes 52.5, 50.25,
+        // and the handicap after March is 49.75: the -0.5 between them is the month's
+        // cut, on its last line.
+        assert_eq!(frozen.lines[0].handicap_after, 52.5);
+        assert_eq!(frozen.lines[1].handicap_before, 52.5);
+        assert_eq!(frozen.lines[1].cut, -0.5);
+        assert_eq!(frozen.total_change(), -1.75);
+        assert_eq!(s.lines.len(), 2);
+        assert_eq!(s.start, 51.5);
+        assert_eq!(s.current, 49.75);
+        assert_eq!(s.lines[0].cut, -0.5);
+        assert_eq!(s.lines[0].partner.as_deref(), Some("Bo Lund"));
+        assert_eq!(s.lines[0].unit, PERCENT);
+        assert_eq!(s.lines[1].partner.as_deref(), Some("non-member"));
+        assert_eq!(s.lines[1].title.as_deref(), Some("Tuesday pairs"));
+        assert_eq!(s.lines[1].unit, IMPS);
+        assert_eq!(s.total_change(), -1.75);
+        assert_eq!(s.current - s.start, s.total_change());
+        let text = s.to_text();
+        assert!(
+            text.contains("handicap 51.50 -> 49.75 (-1.75) over 2 competitions"),
+            "{text}"
+        );
+        let html = s.to_html();
+        assert!(html.contains("<svg") && html.contains("Tuesday pairs"));
+        assert!(statement(&tables, 7).is_err());
+        Ok(())
+    }
+}

@@ -1,0 +1,668 @@
+//! Continuing a run month by month, as a federation officer does, with the real binary:
+//! corrections and late results replay the history, a state that does not fit is
+//! refused, and a run killed while committing its outputs leaves the previous ones.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
+}
+
+fn ok(output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "bridgehcp failed\nstdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// The run fails cleanly (exit 1, no panic) and its message; nothing is written to `out`.
+fn refused(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn text(path: &Path) -> String {
+    String::from_utf8(read(path)).unwrap()
+}
+
+/// The files of a run that two runs on the same inputs write byte for byte alike (all
+/// but `run.json`, whose `timings` vary, and `corrections.csv`, which only a continued
+/// run fills).
+const DATA_FILES: [&str; 9] = [
+    "applied.parquet",
+    "board_scores.parquet",
+    "changes.parquet",
+    "handicaps.parquet",
+    "quarantine.csv",
+    "ranking.csv",
+    "ranking.parquet",
+    "standings.parquet",
+    "unrated.csv",
+];
+
+/// A competition: id, date, and the percentages of the four pairs (1-2, 3-4, 5-6, 7-8).
+type Session = (&'static str, &'static str, [u32; 4]);
+
+/// Monthly pairs sessions of four pairs of a club of eight members.
+const HISTORY: [Session; 6] = [
+    ("c1", "2026-01-10", [62, 55, 45, 38]),
+    ("c2", "2026-02-14", [40, 58, 52, 50]),
+    ("c3", "2026-03-14", [57, 43, 61, 39]),
+    ("c4", "2026-04-11", [48, 52, 55, 45]),
+    ("c5", "2026-05-09", [60, 40, 47, 53]),
+    ("c6", "2026-06-13", [51, 49, 44, 56]),
+];
+
+/// Writes the club's dataset as CSV tables into `dir/name`.
+fn dataset(dir: &Path, name: &str, sessions: &[Session]) -> PathBuf {
+    let data = dir.join(name);
+    std::fs::create_dir_all(&data).unwrap();
+    let mut members = String::from("member_id,name,masterpoints\n");
+    for (id, name) in ["Ann", "Bo", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"]
+        .iter()
+        .enumerate()
+    {
+        members.push_str(&format!("{},{name},{}\n", id + 1, 10 * id));
+    }
+    let mut competitions = String::from("competition_id,date,format,scoring,boards\n");
+    let mut entrants = String::from("competition_id,entrant,player1,player2\n");
+    let mut results = String::from("competition_id,entrant,boards_played,score\n");
+    for (id, date, scores) in sessions {
+        competitions.push_str(&format!("{id},{date},pairs,matchpoints,24\n"));
+        for (pair, score) in scores.iter().enumerate() {
+            let (a, b) = (2 * pair + 1, 2 * pair + 2);
+            entrants.push_str(&format!("{id},{},{a},{b}\n", pair + 1));
+            results.push_str(&format!("{id},{},24,{score}\n", pair + 1));
+        }
+    }
+    for (table, content) in [
+        ("members.csv", members),
+        ("competitions.csv", competitions),
+        ("entrants.csv", entrants),
+        ("results.csv", results),
+    ] {
+        std::fs::write(data.join(table), content).unwrap();
+    }
+    data
+}
+
+fn run(cwd: &Path, data: &str, out: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["run", "--data", data, "--out", out];
+    args.extend_from_slice(extra);
+    bridgehcp(&args, cwd)
+}
+
+/// `(member_id, handicap)` from a run's `handicaps.parquet`, in member-id order.
+fn handicaps(folder: &Path) -> Vec<(i64, f64)> {
+    use polars::prelude::*;
+    let file = std::fs::File::open(folder.join("handicaps.parquet")).unwrap();
+    let frame = ParquetReader::new(file).finish().unwrap();
+    let ids = frame.column("member_id").unwrap().i64().unwrap().clone();
+    let values = frame.column("handicap").unwrap().f64().unwrap().clone();
+    ids.iter()
+        .zip(values.iter())
+        .map(|(id, h)| (id.unwrap(), h.unwrap()))
+        .collect()
+}
+
+fn assert_same_data_files(a: &Path, b: &Path) {
+    for name in DATA_FILES {
+        assert_eq!(
+            read(&a.join(name)),
+            read(&b.join(name)),
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+/// `corrections.csv` as (member_id, before, after, difference, reason) rows.
+fn corrections(folder: &Path) -> Vec<Vec<String>> {
+    let csv = text(&folder.join("corrections.csv"));
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("member_id,name,handicap_before,handicap_after,difference,reason")
+    );
+    lines
+        .map(|l| l.split(',').map(str::to_owned).collect())
+        .collect()
+}
+
+/// Checks `corrections.csv` of `continued` against the handicaps the previous state
+/// published (`before`) and those a run on the corrected data gives at the same date
+/// (`after`): exactly the members whose handicap differs are listed, with both values.
+fn check_corrections(continued: &Path, before: &Path, after: &Path, reason: &str) {
+    let before = handicaps(before);
+    let after = handicaps(after);
+    let listed = corrections(continued);
+    let mut expected = Vec::new();
+    for (&(id, b), &(same, a)) in before.iter().zip(&after) {
+        assert_eq!(id, same);
+        if b != a {
+            expected.push((id, b, a));
+        }
+    }
+    assert!(!expected.is_empty(), "the correction moved nobody");
+    let found: Vec<(i64, f64, f64)> = listed
+        .iter()
+        .map(|row| {
+            (
+                row[0].parse().unwrap(),
+                row[2].parse().unwrap(),
+                row[3].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found, expected);
+    for row in &listed {
+        let (b, a, d): (f64, f64, f64) = (
+            row[2].parse().unwrap(),
+            row[3].parse().unwrap(),
+            row[4].parse().unwrap(),
+        );
+        assert!((a - b - d).abs() < 1e-9, "{row:?}");
+        assert!(row[5].contains(reason), "{row:?}");
+    }
+}
+
+/// A club corrects the result of February's session after April was run: the May–June
+/// run replays from the start and gives exactly what one run on the corrected data
+/// gives, and lists every member whose April handicap the correction changed.
+#[test]
+fn a_corrected_competition_replays_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+
+    let mut fixed = HISTORY;
+    fixed[1].2 = [58, 40, 50, 52];
+    dataset(cwd, "data", &fixed);
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(
+        stdout.contains("the dataset changed since the previous run (changed: `c2`)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("6 competitions applied"), "{stdout}");
+
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+    ok(&run(
+        cwd,
+        "data",
+        "apr-fixed",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    check_corrections(
+        &cwd.join("jun"),
+        &cwd.join("apr"),
+        &cwd.join("apr-fixed"),
+        "changed: `c2`",
+    );
+    let manifest = text(&cwd.join("jun/run.json"));
+    assert!(
+        manifest.contains("\"changed\": [\n      \"c2\"\n    ]"),
+        "{manifest}"
+    );
+}
+
+/// A session of March 20 reaches the federation after April was run: it is applied in
+/// its place in the history, not skipped, and the summary says so.
+#[test]
+fn a_late_result_replays_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+
+    let mut late = HISTORY.to_vec();
+    late.insert(3, ("c3b", "2026-03-20", [35, 65, 50, 50]));
+    dataset(cwd, "data", &late);
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(stdout.contains("added late: `c3b`"), "{stdout}");
+    assert!(stdout.contains("7 competitions applied"), "{stdout}");
+
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+    ok(&run(
+        cwd,
+        "data",
+        "apr-late",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    check_corrections(
+        &cwd.join("jun"),
+        &cwd.join("apr"),
+        &cwd.join("apr-late"),
+        "added late: `c3b`",
+    );
+}
+
+/// A withdrawn competition is a correction too.
+#[test]
+fn a_removed_competition_replays_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    let mut fewer = HISTORY.to_vec();
+    fewer.remove(2);
+    dataset(cwd, "data", &fewer);
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(stdout.contains("removed: `c3`"), "{stdout}");
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+}
+
+/// Continuing month by month without corrections applies only the new competitions, and
+/// gives one run's handicaps and ledger; continuing an unchanged dataset moves nobody
+/// and writes the state's handicaps again, byte for byte; the same run twice writes the
+/// same bytes, and `run.json` differs only in its timings.
+#[test]
+fn an_unchanged_dataset_continues_and_reruns_byte_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(
+        stdout.contains(
+            "2 competitions applied (4 already applied by the previous run and unchanged)"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("replayed"), "{stdout}");
+    assert_eq!(corrections(&cwd.join("jun")), Vec::<Vec<String>>::new());
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    for name in [
+        "handicaps.parquet",
+        "ranking.csv",
+        "ranking.parquet",
+        "applied.parquet",
+    ] {
+        assert_eq!(
+            read(&cwd.join("jun").join(name)),
+            read(&cwd.join("full").join(name)),
+            "{name}"
+        );
+    }
+
+    // Nothing new: a no-op.
+    let stdout = ok(&run(cwd, "data", "again", &["--state", "jun"]));
+    assert!(
+        stdout.contains("0 competitions applied (6 already applied by the previous run and unchanged), 0 members moved"),
+        "{stdout}"
+    );
+    for name in [
+        "handicaps.parquet",
+        "ranking.csv",
+        "ranking.parquet",
+        "applied.parquet",
+    ] {
+        assert_eq!(
+            read(&cwd.join("again").join(name)),
+            read(&cwd.join("jun").join(name)),
+            "{name}"
+        );
+    }
+
+    // The same run twice: the same files.
+    ok(&run(cwd, "data", "twice", &["--quiet", "--state", "jun"]));
+    assert_same_data_files(&cwd.join("again"), &cwd.join("twice"));
+    assert_eq!(
+        read(&cwd.join("again/corrections.csv")),
+        read(&cwd.join("twice/corrections.csv"))
+    );
+    let without_timings = |folder: &str| {
+        let mut manifest: serde_json::Value =
+            serde_json::from_slice(&read(&cwd.join(folder).join("run.json"))).unwrap();
+        let timings = manifest
+            .as_object_mut()
+            .and_then(|m| m.remove("timings"))
+            .unwrap();
+        assert!(timings["total_s"].as_f64().is_some(), "{timings}");
+        manifest
+    };
+    assert_eq!(without_timings("again"), without_timings("twice"));
+}
+
+/// The manifest records the inputs with their hashes, the settings and the counts.
+#[test]
+fn run_json_records_inputs_settings_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    ok(&run(
+        cwd,
+        "data",
+        "jun",
+        &["--quiet", "--state", "apr", "--min-boards", "48"],
+    ));
+    let m: serde_json::Value = serde_json::from_slice(&read(&cwd.join("jun/run.json"))).unwrap();
+    assert_eq!(m["tool"]["name"], "bridgehcp");
+    assert_eq!(m["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(m["inputs"]["data"]["path"], "data");
+    assert_eq!(m["inputs"]["data"]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(m["inputs"]["factors"]["name"], "fsb-2007");
+    assert_eq!(m["inputs"]["state"]["path"], "apr");
+    assert_eq!(m["mode"], "live");
+    assert_eq!(m["ranking"]["min_boards"], 48);
+    assert_eq!(m["applied_through"]["competition_id"], "c6");
+    assert_eq!(m["counts"]["competitions_applied"], 2);
+    assert_eq!(m["counts"]["competitions_already_applied"], 4);
+    assert_eq!(m["counts"]["competitions_corrected"], 0);
+    assert_eq!(m["counts"]["members_moved"], 8);
+    assert_eq!(m["counts"]["members_new"], 0);
+    let outputs = m["outputs"].as_object().unwrap();
+    assert_eq!(outputs.len(), 10);
+    let handicaps = read(&cwd.join("jun/handicaps.parquet"));
+    let hash = outputs["handicaps.parquet"].as_str().unwrap();
+    assert_eq!(hash.len(), 64);
+    // The dataset's hash is of its rows: the same tables in another file layout (the
+    // rows reordered) hash alike.
+    let apr: serde_json::Value = serde_json::from_slice(&read(&cwd.join("apr/run.json"))).unwrap();
+    assert_eq!(
+        apr["inputs"]["data"]["sha256"],
+        m["inputs"]["data"]["sha256"]
+    );
+    assert!(!handicaps.is_empty());
+}
+
+fn factor_file(cwd: &Path, impact: &str) -> String {
+    let default = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/factors/fsb-2007.toml"),
+    )
+    .unwrap();
+    let changed = default.replace("impact = 480.0", &format!("impact = {impact}"));
+    let name = format!("impact-{impact}.toml");
+    std::fs::write(cwd.join(&name), changed).unwrap();
+    name
+}
+
+/// Each way a state does not fit the run is refused with a message naming what differs
+/// and how to start afresh, and nothing is written.
+#[test]
+fn a_state_that_does_not_fit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    let afresh = "run without --state";
+
+    // The same name, other contents.
+    let other = factor_file(cwd, "960.0");
+    let e = refused(&run(
+        cwd,
+        "data",
+        "x",
+        &["--state", "apr", "--factors", &other],
+    ));
+    assert!(
+        e.contains("--state apr was made with factor set `fsb-2007` (sha256 "),
+        "{e}"
+    );
+    assert!(e.contains("(same name, other contents)"), "{e}");
+    assert!(e.contains(afresh), "{e}");
+    // The same contents from a file is the same set.
+    let same = factor_file(cwd, "480.0");
+    ok(&run(
+        cwd,
+        "data",
+        "same",
+        &["--quiet", "--state", "apr", "--factors", &same],
+    ));
+
+    let e = refused(&run(
+        cwd,
+        "data",
+        "x",
+        &["--state", "apr", "--mode", "frozen"],
+    ));
+    assert!(
+        e.contains("--state apr was run in live mode, this run is in frozen mode"),
+        "{e}"
+    );
+    assert!(e.contains(afresh), "{e}");
+
+    let e = refused(&run(
+        cwd,
+        "data",
+        "x",
+        &["--state", "apr", "--until", "2026-03-31"],
+    ));
+    assert!(
+        e.contains("--until 2026-03-31 is before 2026-04-11, the date of the last competition --state apr applied (`c4`)"),
+        "{e}"
+    );
+
+    // Another club's history: other ids.
+    let mut unrelated: Vec<Session> = HISTORY.to_vec();
+    for (session, id) in unrelated
+        .iter_mut()
+        .zip(["x1", "x2", "x3", "x4", "x5", "x6"])
+    {
+        session.0 = id;
+    }
+    dataset(cwd, "other", &unrelated);
+    let e = refused(&run(cwd, "other", "x", &["--state", "apr"]));
+    assert!(
+        e.contains("--state apr was made from another dataset: of the 4 competitions it recorded, 0 are in this dataset with the same results (0 changed, 4 missing)"),
+        "{e}"
+    );
+    assert!(e.contains(afresh), "{e}");
+
+    for (out, relation) in [
+        ("apr", "is the same folder as"),
+        ("apr/may", "is inside"),
+        (".", "contains"),
+    ] {
+        let e = refused(&run(cwd, "data", out, &["--state", "apr"]));
+        assert!(
+            e.contains(&format!("--out {out} {relation} --state apr")),
+            "{e}"
+        );
+        assert!(e.contains("write the new run to another folder"), "{e}");
+    }
+    assert!(!cwd.join("x").exists());
+    assert!(!cwd.join("apr/may").exists());
+
+    // A folder whose files are not the ones its manifest records.
+    std::fs::create_dir(cwd.join("torn")).unwrap();
+    for entry in std::fs::read_dir(cwd.join("apr")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), cwd.join("torn").join(entry.file_name())).unwrap();
+    }
+    std::fs::copy(
+        cwd.join("same/handicaps.parquet"),
+        cwd.join("torn/handicaps.parquet"),
+    )
+    .unwrap();
+    std::fs::copy(cwd.join("same/ranking.csv"), cwd.join("torn/ranking.csv")).unwrap();
+    assert_ne!(
+        read(&cwd.join("same/handicaps.parquet")),
+        read(&cwd.join("apr/handicaps.parquet"))
+    );
+    let e = refused(&run(cwd, "data", "x", &["--state", "torn"]));
+    assert!(
+        e.contains("--state torn: `handicaps.parquet` is not the file run.json records"),
+        "{e}"
+    );
+    std::fs::write(cwd.join("torn/handicaps.parquet"), b"PAR1").unwrap();
+    let e = refused(&run(cwd, "data", "x", &["--state", "torn"]));
+    assert!(
+        e.contains("--state torn: `handicaps.parquet` is not the file run.json records"),
+        "{e}"
+    );
+
+    // A folder of an older version, without run.json.
+    std::fs::remove_file(cwd.join("torn/run.json")).unwrap();
+    std::fs::write(cwd.join("torn/run.toml"), "factors = \"fsb-2007\"\n").unwrap();
+    let e = refused(&run(cwd, "data", "x", &["--state", "torn"]));
+    assert!(e.contains("the folder has no run.json"), "{e}");
+
+    // A folder holding other files is not replaced.
+    std::fs::create_dir(cwd.join("mine")).unwrap();
+    std::fs::write(cwd.join("mine/notes.txt"), "keep me").unwrap();
+    let e = refused(&run(cwd, "data", "mine", &[]));
+    assert!(
+        e.contains("the folder holds files that are not outputs of a run (notes.txt)"),
+        "{e}"
+    );
+    assert_eq!(text(&cwd.join("mine/notes.txt")), "keep me");
+    assert!(!cwd.join("x").exists());
+}
+
+/// Every file of `folder`, by name, with its bytes.
+fn snapshot(folder: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                read(&e.path()),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Names in `dir` that a commit leaves behind (`.out.staging-…`, `.out.old-…`).
+fn leftovers(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Starts a run that stops at `point` of its commit, and kills it (SIGKILL) there.
+fn kill_at(cwd: &Path, args: &[&str], point: &str, rename: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(args)
+        .current_dir(cwd)
+        .env("BRIDGEHCP_TEST_PAUSE_AT", point)
+        .env("BRIDGEHCP_TEST_RENAME", rename)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.unwrap();
+        let reached = line.contains(&format!("paused at {point}"));
+        seen.push(line);
+        if reached {
+            break;
+        }
+    }
+    assert!(
+        seen.last().is_some_and(|l| l.contains("paused at")),
+        "the run did not reach {point}: {seen:?}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// A run killed while committing its outputs (after staging them; after swapping the
+/// folders; between the two renames of a file system that cannot swap) leaves the
+/// previous outputs byte-identical, or restored by the next run; the next run succeeds
+/// and removes what the killed one left.
+#[test]
+fn a_run_killed_while_committing_leaves_the_previous_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    for (point, rename) in [
+        ("staged", "exchange"),
+        ("swapped", "exchange"),
+        ("staged", "two"),
+        ("between-renames", "two"),
+    ] {
+        let _ = std::fs::remove_dir_all(cwd.join("out"));
+        let _ = std::fs::remove_dir_all(cwd.join("next"));
+        ok(&run(
+            cwd,
+            "data",
+            "out",
+            &["--quiet", "--until", "2026-04-30"],
+        ));
+        let before = snapshot(&cwd.join("out"));
+        kill_at(
+            cwd,
+            &["run", "--quiet", "--data", "data", "--out", "out"],
+            point,
+            rename,
+        );
+        assert!(!leftovers(cwd).is_empty(), "{point}: nothing to clean up");
+        if point == "between-renames" {
+            // The old folder waits beside the missing one; the next run that needs it
+            // puts it back before reading it.
+            assert!(!cwd.join("out").exists());
+            ok(&run(cwd, "data", "next", &["--quiet", "--state", "out"]));
+        }
+        if point == "swapped" {
+            // Past the swap the new folder is complete and in place (the next run
+            // continues it); only the old one is left over.
+            assert_ne!(snapshot(&cwd.join("out")), before, "{point}");
+        } else {
+            assert_eq!(snapshot(&cwd.join("out")), before, "{point} ({rename})");
+        }
+        ok(&run(cwd, "data", "next2", &["--quiet", "--state", "out"]));
+        ok(&run(cwd, "data", "out", &["--quiet"]));
+        assert_eq!(leftovers(cwd), Vec::<String>::new(), "{point} ({rename})");
+        let _ = std::fs::remove_dir_all(cwd.join("next2"));
+    }
+}

@@ -1,0 +1,593 @@
+//! The outputs people read: player statements, the monthly report, the club's result
+//! sheet, and the small messages of the command line. The real binary, run in its own
+//! temporary folders on the shipped sample.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
+}
+
+/// `shared/realdata`, beside the repository (found by walking up from the crate).
+fn realdata() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|dir| dir.join("shared").join("realdata"))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| panic!("no shared/realdata above {}", manifest.display()))
+}
+
+fn ok(output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "bridgehcp failed\nstdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn failed(output: &Output) -> String {
+    assert!(
+        !output.status.success(),
+        "bridgehcp should have failed\nstdout:\n{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8_lossy(&output.stderr).to_string()
+}
+
+fn run_sample(cwd: &Path, out: &str, extra: &[&str]) -> String {
+    let data = sample();
+    let mut args = vec!["run", "--data", data.to_str().unwrap(), "--out", out];
+    args.extend_from_slice(extra);
+    ok(&bridgehcp(&args, cwd))
+}
+
+fn text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A CSV file as a header and rows of cells (no quoted commas in the files read here).
+fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let body = text(path);
+    let mut lines = body.lines();
+    let header = lines
+        .next()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(str::to_owned).collect())
+        .collect();
+    (header, rows)
+}
+
+fn column<'a>(header: &[String], rows: &'a [Vec<String>], name: &str) -> Vec<&'a str> {
+    let i = header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"));
+    rows.iter().map(|r| r[i].as_str()).collect()
+}
+
+fn numbers(cells: &[&str]) -> Vec<f64> {
+    cells
+        .iter()
+        .map(|c| c.parse::<f64>().unwrap_or_else(|e| panic!("{c}: {e}")))
+        .collect()
+}
+
+#[test]
+fn player_statement_changes_add_up_to_the_handicap_change() {
+    let dir = tempfile::tempdir().unwrap();
+    run_sample(dir.path(), "out", &["--quiet"]);
+    let stdout = ok(&bridgehcp(
+        &[
+            "player",
+            "100119",
+            "--out-dir",
+            "out",
+            "--csv",
+            "s.csv",
+            "--html",
+            "s.html",
+        ],
+        dir.path(),
+    ));
+    assert!(
+        stdout.contains("Sofia Ekström (member 100119), BK Hamnen"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("handicap 17.16 -> 17.18 (+0.02) over 65 competitions"),
+        "{stdout}"
+    );
+    let (header, rows) = csv(&dir.path().join("s.csv"));
+    assert_eq!(rows.len(), 65);
+    assert_eq!(column(&header, &rows, "date")[0], "2024-11-22");
+    assert_eq!(
+        column(&header, &rows, "competition_id")[0],
+        "K05-20241122-1"
+    );
+    assert_eq!(column(&header, &rows, "partner")[0], "Kerstin Svensson");
+    assert_eq!(column(&header, &rows, "unit")[0], "IMP/board");
+    assert_eq!(column(&header, &rows, "unit")[1], "% over 50");
+    let delta = numbers(&column(&header, &rows, "delta"));
+    let cut = numbers(&column(&header, &rows, "cut"));
+    let before = numbers(&column(&header, &rows, "handicap_before"));
+    let after = numbers(&column(&header, &rows, "handicap_after"));
+    // From changes.parquet: 17.1617161716 before the first competition (-0.2364083951
+    // in it), 17.1809921683 after the last, which is the handicap in handicaps.parquet.
+    assert!((before[0] - 17.161_716_171_6).abs() < 1e-9, "{}", before[0]);
+    assert!((delta[0] + 0.236_408_395_1).abs() < 1e-9, "{}", delta[0]);
+    assert!((after[64] - 17.180_992_168_3).abs() < 1e-9, "{}", after[64]);
+    let total: f64 = delta.iter().chain(&cut).sum();
+    assert!((total - (after[64] - before[0])).abs() < 1e-9, "{total}");
+    assert!((total - 0.019_275_996_7).abs() < 1e-9, "{total}");
+    assert!(cut.iter().all(|c| *c == 0.0));
+    let html = text(&dir.path().join("s.html"));
+    assert!(
+        html.contains("<svg") && html.contains("<polyline"),
+        "no trajectory"
+    );
+    assert!(html.contains("Kerstin Svensson"));
+
+    // Member 100041 reaches the cap of 52 on the way: the changes sum to +10.104614,
+    // the cap took 7.654838 of them, and the handicap went from 49.523810 to 51.973586.
+    ok(&bridgehcp(
+        &[
+            "player",
+            "100041",
+            "--out-dir",
+            "out",
+            "--csv",
+            "c.csv",
+            "-q",
+        ],
+        dir.path(),
+    ));
+    let (header, rows) = csv(&dir.path().join("c.csv"));
+    let delta: f64 = numbers(&column(&header, &rows, "delta")).iter().sum();
+    let cut: f64 = numbers(&column(&header, &rows, "cut")).iter().sum();
+    let before = numbers(&column(&header, &rows, "handicap_before"))[0];
+    let after = *numbers(&column(&header, &rows, "handicap_after"))
+        .last()
+        .unwrap();
+    assert!((delta - 10.104_614).abs() < 1e-6, "{delta}");
+    assert!((cut + 7.654_838).abs() < 1e-6, "{cut}");
+    assert!((before - 49.523_810).abs() < 1e-6 && (after - 51.973_586).abs() < 1e-6);
+    assert!((delta + cut - (after - before)).abs() < 1e-9);
+    // The run's run.json names the dataset, so titles come without --data.
+    assert!(stdout.contains("BK Hamnen – IMP pairs"), "{stdout}");
+}
+
+#[test]
+fn a_frozen_statement_puts_the_month_end_cap_on_the_month_and_still_adds_up() {
+    let dir = tempfile::tempdir().unwrap();
+    run_sample(dir.path(), "frozen", &["--quiet", "--mode", "frozen"]);
+    ok(&bridgehcp(
+        &[
+            "player",
+            "100041",
+            "--out-dir",
+            "frozen",
+            "--csv",
+            "f.csv",
+            "-q",
+        ],
+        dir.path(),
+    ));
+    let (header, rows) = csv(&dir.path().join("f.csv"));
+    let delta = numbers(&column(&header, &rows, "delta"));
+    let cut = numbers(&column(&header, &rows, "cut"));
+    let before = numbers(&column(&header, &rows, "handicap_before"));
+    let after = numbers(&column(&header, &rows, "handicap_after"));
+    let dates = column(&header, &rows, "date");
+    // Each line starts where the one before ended.
+    for i in 1..rows.len() {
+        assert!((before[i] - after[i - 1]).abs() < 1e-9, "line {i}");
+    }
+    let total: f64 = delta.iter().chain(&cut).sum();
+    assert!((total - (after[rows.len() - 1] - before[0])).abs() < 1e-9);
+    // Member 100041 ends 2025-06 at the cap: that month's last line carries the cut.
+    let june = (0..rows.len())
+        .filter(|&i| dates[i].starts_with("2025-06"))
+        .collect::<Vec<_>>();
+    let last = *june.last().unwrap();
+    assert!(cut[last] < 0.0 && after[last] == 52.0, "{:?}", rows[last]);
+    assert!(june[..june.len() - 1].iter().all(|&i| cut[i] == 0.0));
+}
+
+#[test]
+fn player_statement_from_the_dataset_names_titles_and_clubs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let stdout = ok(&bridgehcp(
+        &["player", "100119", "--data", data.to_str().unwrap()],
+        dir.path(),
+    ));
+    assert!(stdout.contains("BK Hamnen – IMP pairs"), "{stdout}");
+    assert!(stdout.contains("over 65 competitions"), "{stdout}");
+    let error = failed(&bridgehcp(&["player", "100119"], dir.path()));
+    assert!(
+        error.contains("--out-dir DIR") && error.contains("--data DIR"),
+        "{error}"
+    );
+}
+
+#[test]
+fn monthly_report_lists_the_largest_moves_and_the_ranking_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    run_sample(dir.path(), "sep", &["--quiet", "--until", "2026-09-30"]);
+    run_sample(dir.path(), "oct", &["--quiet"]);
+    let stdout = ok(&bridgehcp(
+        &["report", "--out-dir", "oct", "--previous", "sep"],
+        dir.path(),
+    ));
+    assert!(
+        stdout.contains("306 members, 300 ranked, 0 new"),
+        "{stdout}"
+    );
+    let html = text(&dir.path().join("oct/report.html"));
+    // October 2026, from changes.parquet: Gunnar Karlsson (100213) moved most down
+    // (-5.748177), Astrid Lindberg (100049) and Karl Gustafsson (100069) most up
+    // (+3.877543 each; the lower number first).
+    let improved = html.find("Improved most").unwrap();
+    let worsened = html.find("Worsened most").unwrap();
+    let first_down = html[improved..].find("<td class=n>100213</td>").unwrap();
+    assert!(html[improved..].contains("<td>Gunnar Karlsson</td>"));
+    assert!(html[improved + first_down..].starts_with("<td class=n>100213</td><td>Gunnar Karlsson"));
+    assert!(
+        html.contains("<td class=n>-5.75</td>"),
+        "Δ of the biggest improver"
+    );
+    let up = &html[worsened..];
+    let first_up = up.find("<td class=n>100049</td>").unwrap();
+    let second_up = up.find("<td class=n>100069</td>").unwrap();
+    assert!(first_up < second_up);
+    assert!(up.contains("<td class=n>+3.88</td>"));
+    for section in [
+        "Handicap distribution",
+        "New members (0)",
+        "Ranking: top 20",
+        "quarantine.csv",
+        "unrated.csv",
+        "Clubs",
+    ] {
+        assert!(html.contains(section), "{section} missing");
+    }
+    assert!(html.matches("<svg").count() >= 2);
+
+    let (header, rows) = csv(&dir.path().join("oct/ranking_diff.csv"));
+    assert_eq!(rows.len(), 300);
+    // Rank 1 stays Margareta Svensson (100083): -6.63 in September, -6.87 in October.
+    assert_eq!(
+        rows[0][..5],
+        ["1", "100083", "Margareta Svensson", "BK Ekbacken", "-6.87"]
+    );
+    assert_eq!(column(&header, &rows, "previous_handicap")[0], "-6.63");
+    assert_eq!(column(&header, &rows, "handicap_change")[0], "-0.24");
+    let rank = column(&header, &rows, "rank");
+    let previous = column(&header, &rows, "previous_rank");
+    let change = column(&header, &rows, "rank_change");
+    let status = column(&header, &rows, "status");
+    for i in 0..rows.len() {
+        let (r, p, c): (i64, i64, i64) = (
+            rank[i].parse().unwrap(),
+            previous[i].parse().unwrap(),
+            change[i].parse().unwrap(),
+        );
+        assert_eq!(c, p - r, "row {i}");
+        let expected = match c {
+            c if c > 0 => "up",
+            c if c < 0 => "down",
+            _ => "same",
+        };
+        assert_eq!(status[i], expected, "row {i}");
+    }
+}
+
+#[test]
+fn run_summary_names_the_dataset_the_ranked_and_the_outputs_and_warns_on_an_empty_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let output = bridgehcp(
+        &["run", "--data", data.to_str().unwrap(), "--out", "out"],
+        dir.path(),
+    );
+    let stdout = ok(&output);
+    assert!(
+        stdout.contains(&format!("bridgehcp run on {}:", data.display())),
+        "{stdout}"
+    );
+    assert!(stdout.contains("300 members ranked"), "{stdout}");
+    assert!(
+        stdout.contains("463 places in rated competitions taken by non-members"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("outputs in out"), "{stdout}");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("warning"));
+
+    let output = bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            "empty",
+            "--min-boards",
+            "100000",
+        ],
+        dir.path(),
+    );
+    ok(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .contains("warning: the ranking is empty: no member has at least 100000 rated boards"),
+        "{stderr}"
+    );
+    assert_eq!(
+        text(&dir.path().join("empty/ranking.csv")).lines().count(),
+        1
+    );
+}
+
+#[test]
+fn ranking_by_district_without_districts_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = realdata().join("pbn/spiren_2015-06-17_mp.pbn");
+    ok(&bridgehcp(
+        &["import", "pbn", file.to_str().unwrap(), "--out", "club"],
+        dir.path(),
+    ));
+    let error = failed(&bridgehcp(
+        &[
+            "run",
+            "--data",
+            "club",
+            "--out",
+            "out",
+            "--ranking-by",
+            "district",
+        ],
+        dir.path(),
+    ));
+    assert!(
+        error.contains("--ranking-by district: no member of club has a district"),
+        "{error}"
+    );
+    assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn importing_with_the_wrong_format_names_the_right_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let pbn = realdata().join("pbn/spiren_2015-06-17_mp.pbn");
+    let xml = realdata().join("usebio/butler_howell.xml");
+    let error = failed(&bridgehcp(
+        &["import", "usebio", pbn.to_str().unwrap(), "--out", "a"],
+        dir.path(),
+    ));
+    assert!(error.contains("the file looks like PBN"), "{error}");
+    let error = failed(&bridgehcp(
+        &["import", "pbn", xml.to_str().unwrap(), "--out", "b"],
+        dir.path(),
+    ));
+    assert!(error.contains("the file looks like USEBIO XML"), "{error}");
+}
+
+#[test]
+fn an_error_prints_its_cause_once_and_names_the_factor_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let error = failed(&bridgehcp(
+        &[
+            "run",
+            "--data",
+            data.to_str().unwrap(),
+            "--state",
+            "no-such-run",
+            "--out",
+            "out",
+        ],
+        dir.path(),
+    ));
+    assert!(error.contains("no-such-run/run."), "{error}");
+    assert_eq!(
+        error.matches("No such file or directory").count(),
+        1,
+        "{error}"
+    );
+
+    let error = failed(&bridgehcp(
+        &["run", "--factors", "nosuch.toml", "--out", "out"],
+        dir.path(),
+    ));
+    assert!(
+        error.contains("cannot read the factor set file nosuch.toml (--factors)"),
+        "{error}"
+    );
+    assert_eq!(
+        error.matches("No such file or directory").count(),
+        1,
+        "{error}"
+    );
+}
+
+#[test]
+fn a_pipeline_run_outside_the_repository_says_how_to_point_it_at_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let monthly = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/monthly.toml");
+    let error = failed(&bridgehcp(
+        &["run", "--pipeline", monthly.to_str().unwrap()],
+        dir.path(),
+    ));
+    assert!(
+        error.contains("`data/sample` does not exist") && error.contains("pass --data DIR"),
+        "{error}"
+    );
+    let data = sample();
+    let stdout = ok(&bridgehcp(
+        &[
+            "run",
+            "--pipeline",
+            monthly.to_str().unwrap(),
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            "monthly",
+        ],
+        dir.path(),
+    ));
+    assert!(stdout.contains("competitions applied"), "{stdout}");
+    assert!(dir.path().join("monthly/ranking.csv").is_file());
+}
+
+/// The rows of `standings.csv` for one competition (and direction), as (rank, entrant,
+/// names, score, percent).
+fn sheet(path: &Path, direction: &str) -> Vec<(String, String, String, String, String)> {
+    let (header, rows) = csv(path);
+    let pick = |name: &str| column(&header, &rows, name);
+    let (dir, rank, entrant, names, score, percent) = (
+        pick("direction"),
+        pick("rank"),
+        pick("entrant"),
+        pick("names"),
+        pick("score"),
+        pick("percent"),
+    );
+    (0..rows.len())
+        .filter(|&i| dir[i] == direction)
+        .map(|i| {
+            (
+                rank[i].to_string(),
+                entrant[i].to_string(),
+                names[i].to_string(),
+                score[i].to_string(),
+                percent[i].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn score_prints_a_club_file_as_its_program_did() {
+    let dir = tempfile::tempdir().unwrap();
+    // Ruter, Spiren 2016-08-10: "1 8 ... 25.0 63.02 Frank Isaksen - Torleif Lundgreen",
+    // "2 9 ... 20.6 60.71 Leif-Erik Hoel Stabell - Mads Vilhelm Lindsjørn".
+    let ruter = realdata().join("pbn/spiren_2016-08-10_mp_bye_adjusted.pbn");
+    let stdout = ok(&bridgehcp(
+        &["score", ruter.to_str().unwrap(), "--out", "ruter"],
+        dir.path(),
+    ));
+    assert!(stdout.contains("1 competitions"), "{stdout}");
+    let rows = sheet(&dir.path().join("ruter/standings.csv"), "");
+    assert_eq!(
+        rows[0],
+        (
+            "1".into(),
+            "8".into(),
+            "Frank Isaksen – Torleif Lundgreen".into(),
+            "25.0".into(),
+            "63.02".into()
+        )
+    );
+    assert_eq!((rows[1].3.as_str(), rows[1].4.as_str()), ("20.6", "60.71"));
+    assert!(dir.path().join("ruter/results.html").is_file());
+    assert!(dir.path().join("ruter/standings.parquet").is_file());
+
+    // Compscore, a Mitchell with two winners: 5EW won E/W with 590.78 (60.78 %).
+    let compscore = realdata().join("usebio/mp_pairs_mitchell.xml");
+    ok(&bridgehcp(
+        &["score", compscore.to_str().unwrap(), "--out", "mitchell"],
+        dir.path(),
+    ));
+    let ew = sheet(&dir.path().join("mitchell/standings.csv"), "EW");
+    let ns = sheet(&dir.path().join("mitchell/standings.csv"), "NS");
+    assert_eq!(ew.len() + ns.len(), 38);
+    assert_eq!(
+        ew[0],
+        (
+            "1".into(),
+            "5EW".into(),
+            "MIKE CLAREY – PENNY CLAREY".into(),
+            "590.78".into(),
+            "60.78".into()
+        )
+    );
+    assert_eq!(ns[0].0, "1");
+    let html = text(&dir.path().join("mitchell/results.html"));
+    let (ns_at, ew_at) = (html.find("(NS)</h2>"), html.find("(EW)</h2>"));
+    assert!(ns_at.is_some() && ns_at < ew_at, "N/S first: {html}");
+    assert!(html.contains("<td class=n>590.78</td><td class=n>60.78</td>"));
+
+    let error = failed(&bridgehcp(&["score", "--out", "nothing"], dir.path()));
+    assert!(error.contains("nothing to score"), "{error}");
+}
+
+#[test]
+fn a_handicap_tournament_is_ranked_by_the_adjusted_result_with_the_raw_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    // November's month-end run gives the playing handicaps of December.
+    run_sample(dir.path(), "nov", &["--quiet", "--until", "2024-11-30"]);
+    let stdout = ok(&bridgehcp(
+        &[
+            "score",
+            "--data",
+            data.to_str().unwrap(),
+            "--state",
+            "nov",
+            "--out",
+            "sheet",
+            "--start-list",
+        ],
+        dir.path(),
+    ));
+    let (header, rows) = csv(&dir.path().join("sheet/standings.csv"));
+    let pick = |name: &str| column(&header, &rows, name);
+    let (id, rank, raw, entrant, result, expected) = (
+        pick("competition_id"),
+        pick("rank"),
+        pick("raw_rank"),
+        pick("entrant"),
+        pick("handicap_result"),
+        pick("handicap_expected"),
+    );
+    let cup: Vec<usize> = (0..rows.len())
+        .filter(|&i| id[i] == "K02-20241203-1")
+        .collect();
+    // The run's standings.parquet for this competition: pair 9 (74.25 IMPs, expected
+    // +0.50, result +2.25) first on both; pair 7 second on IMPs (73.125) but expected
+    // +2.71, result 0.00, fourth; pairs 4 and 2 both show -0.74 (-0.737 and -0.743).
+    let line = |i: usize| (rank[i], raw[i], entrant[i], expected[i], result[i]);
+    let lines: Vec<_> = cup.iter().map(|&i| line(i)).collect();
+    assert_eq!(lines[0], ("1", "1", "9", "0.5", "2.25"));
+    assert_eq!(lines[1], ("2", "3", "6", "0.22", "1.28"));
+    assert_eq!(lines[3], ("4", "2", "7", "2.71", "0.0"));
+    assert_eq!(lines[6], ("7", "7", "4", "-0.26", "-0.74"));
+    assert_eq!(lines[7], ("8", "8", "2", "-1.26", "-0.74"));
+    let html = text(&dir.path().join("sheet/results.html"));
+    assert!(html.contains("<th>handicap result</th><th>raw rank</th>"));
+    // The start list: every entrant of every rated competition with its expected result.
+    assert!(
+        stdout.contains("K02-20241203-1  9  +0.50 IMP/board  Elisabeth Lindqvist – Erik Larsson"),
+        "{stdout}"
+    );
+    let (header, rows) = csv(&dir.path().join("sheet/start_list.csv"));
+    assert!(header.contains(&"expected_percent".to_string()));
+    assert!(rows.len() > 7000, "{}", rows.len());
+}
