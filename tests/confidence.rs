@@ -113,3 +113,45 @@ fn on_the_sample_the_figure_lies_between_its_floor_and_its_start() {
         assert!(sd > floor && sd <= 10.0, "member {id}: {sd}");
     }
 }
+
+#[test]
+fn a_continued_run_carries_the_figure_over_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let factors = plus_factors();
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--quiet",
+            "--data",
+            sample.to_str().unwrap(),
+            "--factors",
+            &factors,
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    run("nov", &["--until", "2024-11-30"]);
+    run("rest", &["--state", "nov"]);
+    run("all", &[]);
+    let (rest, all) = (
+        confidence(&dir.path().join("rest")),
+        confidence(&dir.path().join("all")),
+    );
+    assert_eq!(rest, all);
+    // Not trivially equal: November's players have a smaller figure than the start's.
+    let nov = confidence(&dir.path().join("nov"));
+    assert!(nov.iter().any(|(_, sd)| sd.is_some_and(|sd| sd < 10.0)));
+    assert!(nov.iter().zip(&all).any(|(n, a)| n != a));
+}
