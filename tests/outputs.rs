@@ -3,6 +3,8 @@
 //! temporary folders on the shipped sample.
 
 use std::path::{Path, PathBuf};
+
+use polars::prelude::SerReader;
 use std::process::{Command, Output};
 
 fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
@@ -582,6 +584,28 @@ fn a_handicap_tournament_is_ranked_by_the_adjusted_result_with_the_raw_beside_it
     assert_eq!(lines[7], ("8", "8", "2", "-1.26", "-0.74"));
     let html = text(&dir.path().join("sheet/results.html"));
     assert!(html.contains("<th>handicap result</th><th>raw rank</th>"));
+    // standings.parquet carries the same, unrounded, as a run's does: pair 9 +2.247745.
+    let path = dir.path().join("sheet/standings.parquet");
+    let frame = polars::prelude::ParquetReader::new(std::fs::File::open(&path).unwrap())
+        .finish()
+        .unwrap();
+    let ids = frame
+        .column("competition_id")
+        .unwrap()
+        .str()
+        .unwrap()
+        .clone();
+    let entrants = frame.column("entrant").unwrap().str().unwrap().clone();
+    let results = frame
+        .column("handicap_result")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .clone();
+    let nine = (0..frame.height())
+        .find(|&i| ids.get(i) == Some("K02-20241203-1") && entrants.get(i) == Some("9"))
+        .unwrap();
+    assert!((results.get(nine).unwrap() - 2.247_745).abs() < 1e-6);
     // The start list: every entrant of every rated competition with its expected result.
     assert!(
         stdout.contains("K02-20241203-1  9  +0.50 IMP/board  Elisabeth Lindqvist – Erik Larsson"),

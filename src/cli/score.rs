@@ -11,9 +11,9 @@ use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Status};
 use crate::model::FactorSet;
+use crate::pipeline::score::score;
 use crate::pipeline::{prepare, replay, Registry};
 use crate::quarantine::{OnError, Quarantine};
-use crate::report::files::{write_atomic, write_csv};
 use crate::report::sheet;
 
 #[derive(Debug, Args)]
@@ -124,9 +124,7 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     };
     let (dataset, mut quarantine) = dataset(args, on_error)?;
     let dataset = &dataset;
-    let registry = Registry::new(&dataset.members);
-    let factors = FactorSet::default();
-    let mut scored = prepare::prepare(dataset, &registry, &factors, false, &|| {});
+    let mut scored = score(dataset, &|| {});
     if let Some(error) = scored
         .quarantined
         .first()
@@ -143,11 +141,14 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     let mut start_lines: Vec<(String, String, f64, bool)> = Vec::new();
     let wanted = args.start_list || dataset.competitions.iter().any(|c| c.handicap_event);
     if wanted {
+        // The playing handicaps need the members and a factor set; scoring did not.
+        let registry = Registry::new(&dataset.members);
+        let factors = FactorSet::default();
         let states = match &args.state {
             Some(dir) => crate::import::previous_run::load(dir)?.states_for(&registry, &factors)?,
             None => registry.starting_states(&factors)?,
         };
-        let rated = prepare::prepare(dataset, &registry, &factors, true, &|| {});
+        let rated = prepare::prepare(dataset, &registry, &factors, &|| {});
         for competition in &rated.competitions {
             if !(competition.handicap_event || args.start_list) {
                 continue;
@@ -173,18 +174,9 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     let lines = sheet::lines(dataset, &scored.standings, &expected);
     let sheet_frame = sheet::frame(&lines).map_err(|e| Error::polars("standings.csv", e))?;
     let sheet_html = sheet::html(&lines);
-    crate::report::outputs::write_scored(
-        &args.out,
-        &scored.standings,
-        &scored.board_scores,
-        &quarantined,
-    )?;
-    write_csv(&sheet_frame, &args.out.join("standings.csv"))?;
-    let html_path = args.out.join("results.html");
-    write_atomic(&html_path, |out| {
-        std::io::Write::write_all(out, sheet_html.as_bytes()).map_err(|e| Error::io(&html_path, e))
-    })?;
-    let start_list = if args.start_list {
+    let mut start_list = None;
+    let mut start_frame = None;
+    if args.start_list {
         let names = sheet::entrant_names(dataset);
         let mut text = String::from("competition  entrant  expected  names\n");
         let mut rows = Vec::new();
@@ -201,23 +193,34 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
             let _ = writeln!(text, "{id}  {entrant}  {shown}  {who}");
             rows.push((id.clone(), entrant.clone(), who, *exp, *imps));
         }
-        let frame = crate::report::frame::FrameBuilder::new(rows.len())
-            .map("competition_id", &rows, |r| r.0.clone())
-            .map("entrant", &rows, |r| r.1.clone())
-            .map("names", &rows, |r| r.2.clone())
-            .map("expected_percent", &rows, |r| {
-                (!r.4).then(|| sheet::round_to(50.0 + r.3, 2))
-            })
-            .map("expected_imps_per_board", &rows, |r| {
-                r.4.then(|| sheet::round_to(r.3, 2))
-            })
-            .build()
-            .map_err(|e| Error::polars("start_list.csv", e))?;
-        write_csv(&frame, &args.out.join("start_list.csv"))?;
-        Some(text)
-    } else {
-        None
-    };
+        start_frame = Some(
+            crate::report::frame::FrameBuilder::new(rows.len())
+                .map("competition_id", &rows, |r| r.0.clone())
+                .map("entrant", &rows, |r| r.1.clone())
+                .map("names", &rows, |r| r.2.clone())
+                .map("expected_percent", &rows, |r| {
+                    (!r.4).then(|| sheet::round_to(50.0 + r.3, 2))
+                })
+                .map("expected_imps_per_board", &rows, |r| {
+                    r.4.then(|| sheet::round_to(r.3, 2))
+                })
+                .build()
+                .map_err(|e| Error::polars("start_list.csv", e))?,
+        );
+        start_list = Some(text);
+    }
+    crate::report::outputs::write_scored(
+        &args.out,
+        &scored.standings,
+        &scored.board_scores,
+        &quarantined,
+        &crate::report::outputs::ScoreSheet {
+            handicap: &expected,
+            standings: &sheet_frame,
+            results_html: &sheet_html,
+            start_list: start_frame.as_ref(),
+        },
+    )?;
     Ok(ScoreSummary {
         competitions: dataset.competitions.len(),
         standings: scored.standings.len(),

@@ -10,13 +10,17 @@
 //! from the start and the members whose handicap that corrects are listed.
 
 pub mod ledger;
+mod model_input;
 pub mod prepare;
 pub mod progress;
 pub mod ranking;
 pub mod replay;
+mod reported;
 pub mod schedule;
+pub mod score;
 pub mod state;
 pub mod state_io;
+pub mod units;
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -286,9 +290,8 @@ pub fn run_with_progress(
 
     progress.start("scoring", scope.competitions.len() as u64);
     let scoring_started = Instant::now();
-    let mut prepared = prepare::prepare(scope, &registry, &settings.factors, true, &|| {
-        progress.advance(1)
-    });
+    let mut prepared =
+        prepare::prepare(scope, &registry, &settings.factors, &|| progress.advance(1));
     progress.finish();
     if strict {
         if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {

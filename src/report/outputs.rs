@@ -350,15 +350,39 @@ pub fn write_scored(
     standings_rows: &[Standing],
     boards: &[BoardScore],
     quarantined: &[Quarantined],
+    sheet: &ScoreSheet,
 ) -> Result<Vec<PathBuf>> {
     let quarantine = quarantine(quarantined).map_err(frame_error("quarantine.csv"))?;
     let standings = FrameBuilder::new(standings_rows.len());
-    let standings = standings_frame(standings, standings_rows, |_| None)
-        .map_err(frame_error("standings.parquet"))?;
+    let standings = standings_frame(standings, standings_rows, |s| {
+        sheet
+            .handicap
+            .get(&(s.competition_id.clone(), s.entrant.clone()))
+            .copied()
+    })
+    .map_err(frame_error("standings.parquet"))?;
     let boards = board_scores(boards).map_err(frame_error("board_scores.parquet"))?;
     write_staged(out, |staged| {
         write_parquet(&standings, &staged.path("standings.parquet"))?;
         write_parquet(&boards, &staged.path("board_scores.parquet"))?;
-        write_csv(&quarantine, &staged.path("quarantine.csv"))
+        write_csv(&quarantine, &staged.path("quarantine.csv"))?;
+        write_csv(sheet.standings, &staged.path("standings.csv"))?;
+        if let Some(list) = sheet.start_list {
+            write_csv(list, &staged.path("start_list.csv"))?;
+        }
+        let html = staged.path("results.html");
+        std::fs::write(&html, sheet.results_html.as_bytes()).map_err(|e| Error::io(&html, e))
     })
+}
+
+/// The club's result sheet `score` writes beside its tables.
+pub struct ScoreSheet<'a> {
+    /// Handicap tournaments: (expected, adjusted) per (competition, entrant).
+    pub handicap: &'a HashMap<(String, String), (f64, f64)>,
+    /// `standings.csv`.
+    pub standings: &'a DataFrame,
+    /// `results.html`.
+    pub results_html: &'a str,
+    /// `start_list.csv`, when asked for.
+    pub start_list: Option<&'a DataFrame>,
 }

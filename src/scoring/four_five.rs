@@ -7,6 +7,15 @@
 //! five pairs the fifth pair sits out each subround and is given the average of the four
 //! playing pairs' entries, rounded down.
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::dataset::{Competition, Entrant, EntrantResult};
+use crate::scoring::dispatch::BoardPoints;
+use crate::scoring::field::tally;
+use crate::scoring::rows::{sorted_results, Standing};
+use crate::scoring::standings::assign_ranks;
+use crate::scoring::tables::Table;
+
 /// A pair's entries for one subround: `playing` holds each playing pair's net IMPs over
 /// the subround (positive for the side that gained); the result is what the scoresheet
 /// enters under every pair, sit-outs included.
@@ -27,6 +36,75 @@ pub fn subround_entries(playing: &[(&str, i32)], sitting_out: &[&str]) -> Vec<(S
     let average = total.div_euclid(count);
     entries.extend(sitting_out.iter().map(|&pair| (pair.to_string(), average)));
     entries
+}
+
+/// Seed 003's four or five pairs on two tables.
+pub(super) fn four_five_standings(
+    competition: &Competition,
+    known: &BTreeMap<&str, &Entrant>,
+    tables: &[Table<'_>],
+    points: &[BoardPoints],
+) -> (Vec<Standing>, Vec<EntrantResult>) {
+    let id = &competition.competition_id;
+    let tallies = tally(tables, points);
+    // A subround: the boards a fixed set of four pairs played (within one round).
+    let mut subrounds: BTreeMap<(Option<u32>, Vec<String>), BTreeMap<String, f64>> =
+        BTreeMap::new();
+    let mut board_pairs: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
+    for t in tables {
+        board_pairs
+            .entry(t.row.board)
+            .or_default()
+            .extend(t.ns.iter().chain(&t.ew).cloned());
+    }
+    for (t, p) in tables.iter().zip(points) {
+        let players: Vec<String> = board_pairs
+            .get(&t.row.board)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        let sub = subrounds.entry((t.row.round, players)).or_default();
+        for name in &t.ns {
+            *sub.entry(name.clone()).or_default() += p.side.ns;
+        }
+        for name in &t.ew {
+            *sub.entry(name.clone()).or_default() += p.side.ew;
+        }
+    }
+    let mut entries: BTreeMap<String, f64> = known.keys().map(|k| (k.to_string(), 0.0)).collect();
+    for net in subrounds.values() {
+        let playing: Vec<(&str, i32)> = net
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.round() as i32))
+            .collect();
+        let sitting_out: Vec<&str> = known
+            .keys()
+            .copied()
+            .filter(|k| !net.contains_key(*k))
+            .collect();
+        for (name, entry) in subround_entries(&playing, &sitting_out) {
+            *entries.entry(name).or_default() += f64::from(entry);
+        }
+    }
+    let mut standings: Vec<Standing> = entries
+        .iter()
+        .map(|(name, score)| {
+            let boards = tallies.get(name).map_or(0, |t| t.boards.len() as u32);
+            Standing::new(id, name, *score, boards)
+        })
+        .collect();
+    assign_ranks(&mut standings, None);
+    let results = tallies
+        .iter()
+        .map(|(name, t)| EntrantResult {
+            competition_id: id.clone(),
+            entrant: name.clone(),
+            boards_played: t.boards.len() as u32,
+            score: t.points,
+            opponent: None,
+            origin: competition.origin.clone(),
+        })
+        .collect();
+    (standings, sorted_results(results))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::Direction;
 use crate::scoring::conventions::{TieBreak, TieBreakMethod as Method};
 use crate::scoring::matchpoints::two_one;
+use crate::scoring::rows::{entrant_order, Standing};
 
 /// Totals closer than this are equal (they are sums of factored matchpoints).
 pub const TIE_TOLERANCE: f64 = 1e-9;
@@ -240,6 +241,40 @@ fn compare_keys(a: &[f64], b: &[f64]) -> Ordering {
         }
     }
     a.len().cmp(&b.len())
+}
+
+/// Ranks within each direction group (or all together) by total and sorts the rows.
+pub(super) fn assign_ranks(standings: &mut [Standing], tie_input: Option<&TieBreakInput<'_>>) {
+    assign_ranks_by(standings, &|s: &Standing| s.score, tie_input);
+}
+
+/// Ranks within each direction group (or all together) by `key` and sorts the rows.
+pub(super) fn assign_ranks_by(
+    standings: &mut [Standing],
+    key: &dyn Fn(&Standing) -> f64,
+    tie_input: Option<&TieBreakInput<'_>>,
+) {
+    let mut groups: BTreeMap<Option<Direction>, Vec<usize>> = BTreeMap::new();
+    for (i, s) in standings.iter().enumerate() {
+        groups.entry(s.direction).or_default().push(i);
+    }
+    for indices in groups.values() {
+        let entries: Vec<(&str, f64)> = indices
+            .iter()
+            .map(|&i| (standings[i].entrant.as_str(), key(&standings[i])))
+            .collect();
+        let ranks = rank(&entries, tie_input);
+        let ranks: Vec<(usize, u32)> = indices.iter().copied().zip(ranks).collect();
+        for (i, r) in ranks {
+            standings[i].rank = r;
+        }
+    }
+    standings.sort_by(|a, b| {
+        a.direction
+            .cmp(&b.direction)
+            .then(a.rank.cmp(&b.rank))
+            .then_with(|| entrant_order(&a.entrant, &b.entrant))
+    });
 }
 
 #[cfg(test)]

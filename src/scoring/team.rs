@@ -1,9 +1,19 @@
 //! Team-match IMPs: the same board in two rooms, with the teams' seats swapped.
 //!
 //! A team's result on a board is what its two pairs scored together, so the only
-//! comparison is between the rooms: the IMPs of the difference of the N/S scores.
+//! comparison is between the rooms: the IMPs of the difference of the N/S scores. A
+//! team match's standings are the two teams' net IMPs and the victory points they give.
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::dataset::{Competition, Entrant, EntrantResult};
+use crate::error::InputError;
+use crate::scoring::dispatch::BoardPoints;
 use crate::scoring::imps::imps;
+use crate::scoring::rows::{sorted_results, Standing};
+use crate::scoring::standings::assign_ranks;
+use crate::scoring::tables::Table;
+use crate::scoring::vp;
 
 /// IMPs on one board to the team that sat N/S in the first room (and E/W in the other).
 ///
@@ -44,6 +54,109 @@ pub fn net_margin(own: f64, other: f64) -> Option<f64> {
         Some(own - other)
     } else {
         None
+    }
+}
+
+/// One team match: both rooms of every board, the teams' seats swapped.
+pub(super) fn team_standings(
+    competition: &Competition,
+    known: &BTreeMap<&str, &Entrant>,
+    tables: &[Table<'_>],
+    points: &[BoardPoints],
+) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
+    let id = &competition.competition_id;
+    let team_of = |name: &str| -> String {
+        known
+            .get(name)
+            .and_then(|e| e.team.clone())
+            .unwrap_or_else(|| name.to_string())
+    };
+    let mut imps: BTreeMap<String, (f64, BTreeSet<u32>)> = BTreeMap::new();
+    let mut opponents: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut rooms: BTreeMap<u32, Vec<(String, String)>> = BTreeMap::new();
+    for (t, p) in tables.iter().zip(points) {
+        let ns_team = t.ns.first().map(|n| team_of(n)).unwrap_or_default();
+        let ew_team = t.ew.first().map(|n| team_of(n)).unwrap_or_default();
+        if ns_team == ew_team {
+            return Err(InputError::new(
+                t.location("ew"),
+                format!("team `{ns_team}` sits on both sides of this table"),
+            ));
+        }
+        let entry = imps.entry(ns_team.clone()).or_default();
+        entry.0 += p.side.ns;
+        entry.1.insert(t.row.board);
+        imps.entry(ew_team.clone())
+            .or_default()
+            .1
+            .insert(t.row.board);
+        opponents
+            .entry(ns_team.clone())
+            .or_default()
+            .insert(ew_team.clone());
+        opponents
+            .entry(ew_team.clone())
+            .or_default()
+            .insert(ns_team.clone());
+        rooms
+            .entry(t.row.board)
+            .or_default()
+            .push((ns_team, ew_team));
+    }
+    for (t, _) in tables.iter().zip(points) {
+        if let Some([(a_ns, a_ew), (b_ns, b_ew)]) = rooms.get(&t.row.board).map(Vec::as_slice) {
+            if a_ns != b_ew || a_ew != b_ns {
+                return Err(InputError::new(
+                    t.location(""),
+                    format!("the two rooms must seat the same two teams swapped: `{a_ns}`-`{a_ew}` and `{b_ns}`-`{b_ew}`"),
+                ));
+            }
+        }
+    }
+    for (team, met) in &opponents {
+        if met.len() > 1 {
+            return Err(InputError::new(
+                competition.origin.location().competition(id),
+                format!(
+                    "a team_imps competition is one match, but team `{team}` met {}",
+                    met.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+    }
+    let mut standings: Vec<Standing> = imps
+        .iter()
+        .map(|(team, (score, boards))| Standing::new(id, team, *score, boards.len() as u32))
+        .collect();
+    assign_ranks(&mut standings, None);
+    let boards = competition
+        .boards
+        .unwrap_or_else(|| standings.iter().map(|s| s.boards_played).max().unwrap_or(0));
+    team_match_vps(&mut standings, boards);
+    let results = standings
+        .iter()
+        .map(|s| EntrantResult {
+            competition_id: id.clone(),
+            entrant: s.entrant.clone(),
+            boards_played: s.boards_played,
+            score: s.score,
+            opponent: opponents.get(&s.entrant).and_then(|m| m.first().cloned()),
+            origin: competition.origin.clone(),
+        })
+        .collect();
+    Ok((standings, sorted_results(results)))
+}
+
+/// Victory points of a team match (two standings) on the WBF continuous scale for
+/// `boards` boards. Anything but exactly two teams, or scores that are neither margins
+/// nor IMPs won (see [`net_margin`]), has no VPs.
+pub fn team_match_vps(standings: &mut [Standing], boards: u32) {
+    if let [a, b] = standings {
+        if let Some(margin) = net_margin(a.score, b.score) {
+            let (vp_a, vp_b) = vp::wbf_scale(boards).vp(margin.round() as i32);
+            a.vp = Some(vp_a);
+            b.vp = Some(vp_b);
+        }
     }
 }
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 
 use super::*;
-use crate::dataset::Origin;
+use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format, Origin, ScoringMethod};
+use crate::error::InputError;
 
 fn competition(format: Format, scoring: ScoringMethod) -> Competition {
     let date = NaiveDate::from_ymd_opt(2024, 3, 5).unwrap_or_default();

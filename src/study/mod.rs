@@ -82,7 +82,7 @@ impl StudyData {
     /// are the only part of a factor set preparation reads.
     pub fn new(dataset: &Dataset, first: &StudySet) -> Result<StudyData> {
         let registry = Registry::new(&dataset.members);
-        let prepared = prepare::prepare(dataset, &registry, &first.factors, true, &|| {});
+        let prepared = prepare::prepare(dataset, &registry, &first.factors, &|| {});
         let class_of: HashMap<&str, Option<&String>> = dataset
             .competitions
             .iter()

@@ -1,0 +1,143 @@
+//! Results a club reported as totals, beside or instead of board rows.
+//!
+//! A competition may come as reported results only (no board rows): its standings are
+//! then ranked from those totals, the same way scoring ranks its own. When a club sent
+//! both, the totals must agree with what the board rows score, to the precision clubs
+//! publish, or the competition is refused: two versions of one result cannot both stand.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::dataset::{Competition, Direction, Entrant, EntrantResult, Format, ScoringMethod};
+use crate::error::InputError;
+use crate::scoring::conventions::ByeScore;
+use crate::scoring::standings::shared_ranks;
+use crate::scoring::{self, Standing};
+
+/// How far a reported figure may be from the pipeline's own scoring: the clubs publish
+/// percentages to two decimals and IMPs to at most two decimals.
+const REPORTED_TOLERANCE: f64 = 0.005 + 1e-9;
+
+pub(super) fn check_reported(
+    competition: &Competition,
+    reported: &[&EntrantResult],
+    scored: &[EntrantResult],
+) -> Result<(), InputError> {
+    let scored: HashMap<&str, &EntrantResult> =
+        scored.iter().map(|r| (r.entrant.as_str(), r)).collect();
+    for row in reported {
+        let at = || {
+            row.origin
+                .location()
+                .competition(&competition.competition_id)
+        };
+        let Some(ours) = scored.get(row.entrant.as_str()) else {
+            return Err(InputError::new(
+                at().column("entrant"),
+                format!("entrant `{}` has a result but no board rows", row.entrant),
+            ));
+        };
+        if (ours.score - row.score).abs() > REPORTED_TOLERANCE {
+            return Err(InputError::new(
+                at().column("score"),
+                format!(
+                    "reported score {} for entrant `{}` does not match the board rows, which score {:.2}",
+                    row.score, row.entrant, ours.score
+                ),
+            ));
+        }
+        if ours.boards_played != row.boards_played {
+            return Err(InputError::new(
+                at().column("boards_played"),
+                format!(
+                    "reported boards_played {} for entrant `{}` does not match the board rows ({})",
+                    row.boards_played, row.entrant, ours.boards_played
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Standings of a competition reported as results only: ranked by score with shared
+/// ranks, per direction when every entrant sat in a fixed direction (a Mitchell with
+/// two winners), else all together. Ordered by direction, rank, then entrant.
+pub fn standings_from_results(
+    competition: &Competition,
+    entrants: &[&Entrant],
+    results: &[EntrantResult],
+) -> Vec<Standing> {
+    let direction_of: HashMap<&str, Option<Direction>> = entrants
+        .iter()
+        .map(|e| (e.entrant.as_str(), e.direction))
+        .collect();
+    let fixed_directions = competition.format == Format::Pairs
+        && !results.is_empty()
+        && results.iter().all(|r| {
+            direction_of
+                .get(r.entrant.as_str())
+                .copied()
+                .flatten()
+                .is_some()
+        });
+    let mut groups: BTreeMap<Option<Direction>, Vec<&EntrantResult>> = BTreeMap::new();
+    for result in results {
+        let direction = if fixed_directions {
+            direction_of.get(result.entrant.as_str()).copied().flatten()
+        } else {
+            None
+        };
+        groups.entry(direction).or_default().push(result);
+    }
+    let mut standings = Vec::with_capacity(results.len());
+    for (direction, mut group) in groups {
+        group.sort_by(|a, b| scoring::entrant_order(&a.entrant, &b.entrant));
+        // Matchpoint scores are percentages already; IMP totals over different numbers
+        // of boards are compared per board when the byes are skipped (as in scoring).
+        let per_board = competition.scoring != ScoringMethod::Matchpoints
+            && competition.conventions.bye_score == ByeScore::Skip
+            && group
+                .windows(2)
+                .any(|w| w[0].boards_played != w[1].boards_played);
+        let totals: Vec<f64> = group
+            .iter()
+            .map(|r| {
+                if per_board {
+                    r.score / f64::from(r.boards_played.max(1))
+                } else {
+                    r.score
+                }
+            })
+            .collect();
+        let ranks = shared_ranks(&totals);
+        let mut rows: Vec<Standing> = group
+            .iter()
+            .zip(ranks)
+            .map(|(r, rank)| Standing {
+                percent: (competition.scoring == ScoringMethod::Matchpoints).then_some(r.score),
+                rank,
+                direction,
+                ..Standing::new(
+                    &competition.competition_id,
+                    &r.entrant,
+                    r.score,
+                    r.boards_played,
+                )
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            a.rank
+                .cmp(&b.rank)
+                .then_with(|| scoring::entrant_order(&a.entrant, &b.entrant))
+        });
+        standings.extend(rows);
+    }
+    if competition.scoring == ScoringMethod::TeamImps {
+        let boards = competition
+            .boards
+            .unwrap_or_else(|| results.iter().map(|r| r.boards_played).max().unwrap_or(0));
+        scoring::team_match_vps(&mut standings, boards);
+    }
+    standings
+}

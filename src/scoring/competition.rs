@@ -1,0 +1,115 @@
+//! The entry point: one competition from its board rows to its rows of output.
+
+use std::borrow::Borrow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format};
+use crate::error::InputError;
+
+use super::dispatch::{score_board, totals, BoardPoints};
+use super::outcome::Outcome;
+use super::rows::{order_lists, BoardScore, ScoredCompetition};
+use super::tables::{read_table, Table};
+
+/// Scores one competition from its table results. Rows of `entrants` and `boards` that
+/// belong to other competitions are ignored.
+pub fn score_competition(
+    competition: &Competition,
+    entrants: &[impl Borrow<Entrant>],
+    boards: &[impl Borrow<BoardResult>],
+) -> Result<ScoredCompetition, InputError> {
+    let id = competition.competition_id.as_str();
+    let conventions = competition.conventions;
+    let competition_location = || competition.origin.location().competition(id);
+    let known: BTreeMap<&str, &Entrant> = entrants
+        .iter()
+        .map(Borrow::borrow)
+        .filter(|e| e.competition_id == id)
+        .map(|e| (e.entrant.trim(), e))
+        .collect();
+    let mut tables: Vec<Table<'_>> = boards
+        .iter()
+        .map(Borrow::borrow)
+        .filter(|b| b.competition_id == id)
+        .map(|row| read_table(row, competition.format, &known))
+        .collect::<Result<_, _>>()?;
+    if tables.is_empty() {
+        return Err(InputError::new(
+            competition_location(),
+            "the competition has no board results",
+        ));
+    }
+    tables.sort_by(|a, b| {
+        a.row
+            .board
+            .cmp(&b.row.board)
+            .then_with(|| order_lists(&a.ns, &b.ns))
+            .then_with(|| order_lists(&a.ew, &b.ew))
+    });
+    let mut by_board: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (index, table) in tables.iter().enumerate() {
+        by_board.entry(table.row.board).or_default().push(index);
+    }
+    for indices in by_board.values() {
+        // A team plays each board once in each direction (two rooms); anyone else once.
+        let rooms = competition.format == Format::Teams;
+        let mut seen: BTreeSet<(&str, Option<Direction>)> = BTreeSet::new();
+        for &i in indices {
+            let table = &tables[i];
+            let seats = table
+                .ns
+                .iter()
+                .map(|n| (n, Direction::NS))
+                .chain(table.ew.iter().map(|n| (n, Direction::EW)));
+            for (name, direction) in seats {
+                if !seen.insert((name, rooms.then_some(direction))) {
+                    return Err(InputError::new(
+                        table.location(""),
+                        format!("entrant `{name}` plays this board more than once"),
+                    ));
+                }
+            }
+        }
+        if let [only] = indices[..] {
+            return Err(InputError::new(
+                tables[only].location(""),
+                "the board has only one result, so there is nothing to compare it with",
+            ));
+        }
+    }
+    let expected = by_board.values().map(Vec::len).max().unwrap_or(0);
+    let mut points: Vec<BoardPoints> = Vec::with_capacity(tables.len());
+    for indices in by_board.values() {
+        let outcomes: Vec<Outcome> = indices.iter().map(|&i| tables[i].outcome).collect();
+        points.extend(score_board(
+            competition,
+            &conventions,
+            indices,
+            &tables,
+            &outcomes,
+            expected,
+        )?);
+    }
+
+    let board_scores: Vec<BoardScore> = tables
+        .iter()
+        .zip(&points)
+        .map(|(t, p)| BoardScore {
+            competition_id: id.to_string(),
+            board: t.row.board,
+            ns: Some(t.ns.join("+")),
+            ew: Some(t.ew.join("+")),
+            ns_score: t.outcome.score(),
+            ns_points: p.shown.ns,
+            ew_points: p.shown.ew,
+            datum: p.datum,
+        })
+        .collect();
+
+    let (standings, results) = totals(competition, &known, &tables, &points)?;
+    Ok(ScoredCompetition {
+        board_scores,
+        standings,
+        results,
+    })
+}

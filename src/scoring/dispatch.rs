@@ -1,0 +1,140 @@
+//! The two choices that depend on the competition: how a board is scored (by scoring
+//! method, with the competition's conventions) and how boards add up to standings (by
+//! format: one team match, the four- or five-pair movement, or a field).
+
+use std::collections::BTreeMap;
+
+use crate::dataset::{Competition, Entrant, EntrantResult, Format, ScoringMethod};
+use crate::error::{InputError, Location};
+
+use super::conventions::{Conventions, Travellers};
+use super::matchpoints::SidePoints;
+use super::outcome::Outcome;
+use super::rows::Standing;
+use super::tables::Table;
+use super::{butler, cross_imps, field, four_five, matchpoints, team};
+
+/// Points and bounds of each table, in table order.
+pub(super) struct BoardPoints {
+    /// What counts in the totals.
+    pub side: SidePoints,
+    /// What the traveller shows (unfactored under `Travellers::Unfactored`).
+    pub shown: SidePoints,
+    pub top: f64,
+    pub bottom: f64,
+    pub datum: Option<f64>,
+}
+
+/// Standings and the model's results from the scored tables, by format.
+pub(super) fn totals(
+    competition: &Competition,
+    known: &BTreeMap<&str, &Entrant>,
+    tables: &[Table<'_>],
+    points: &[BoardPoints],
+) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
+    let teams = competition.format == Format::Teams || known.values().any(|e| e.team.is_some());
+    Ok(match (competition.scoring, teams) {
+        (ScoringMethod::TeamImps, true) => {
+            team::team_standings(competition, known, tables, points)?
+        }
+        (ScoringMethod::TeamImps, false) => {
+            four_five::four_five_standings(competition, known, tables, points)
+        }
+        _ => field::field_standings(competition, tables, points),
+    })
+}
+
+pub(super) fn score_board(
+    competition: &Competition,
+    conventions: &Conventions,
+    indices: &[usize],
+    tables: &[Table<'_>],
+    outcomes: &[Outcome],
+    expected: usize,
+) -> Result<Vec<BoardPoints>, InputError> {
+    let plain = |side: SidePoints| BoardPoints {
+        side,
+        shown: side,
+        top: 0.0,
+        bottom: 0.0,
+        datum: None,
+    };
+    Ok(match competition.scoring {
+        ScoringMethod::Matchpoints => {
+            let board = matchpoints::score_board(
+                outcomes,
+                expected,
+                conventions.mp_scale,
+                conventions.neuberg,
+            );
+            let shown = match conventions.travellers {
+                Travellers::Factored => board.points.clone(),
+                Travellers::Unfactored => {
+                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false).points
+                }
+            };
+            board
+                .points
+                .into_iter()
+                .zip(shown)
+                .map(|(side, shown)| BoardPoints {
+                    side,
+                    shown,
+                    top: board.top,
+                    bottom: board.bottom,
+                    datum: None,
+                })
+                .collect()
+        }
+        ScoringMethod::CrossImps => cross_imps::score_board(
+            outcomes,
+            expected,
+            conventions.imp_aggregate,
+            conventions.artificial_imps,
+        )
+        .into_iter()
+        .map(plain)
+        .collect(),
+        ScoringMethod::Butler => {
+            let (datum, sides) = butler::score_board(
+                outcomes,
+                conventions.datum_trim,
+                conventions.datum_rounding,
+                conventions.artificial_imps,
+            );
+            sides
+                .into_iter()
+                .map(|side| BoardPoints {
+                    datum,
+                    ..plain(side)
+                })
+                .collect()
+        }
+        ScoringMethod::TeamImps => {
+            let [first, second] = indices else {
+                let table = indices.first().map(|&i| &tables[i]);
+                return Err(InputError::new(
+                    table.map_or_else(Location::default, |t| t.location("")),
+                    format!(
+                        "a team_imps board needs exactly two results (one per room or table), found {}",
+                        indices.len()
+                    ),
+                ));
+            };
+            let mut sides = Vec::with_capacity(2);
+            for (this, other) in [(first, second), (second, first)] {
+                let (Outcome::Score(a), Outcome::Score(b)) =
+                    (tables[*this].outcome, tables[*other].outcome)
+                else {
+                    return Err(InputError::new(
+                        tables[*this].location("adjusted"),
+                        "artificial scores are not supported in team_imps scoring",
+                    ));
+                };
+                let ns = f64::from(team::board_imps(a, b));
+                sides.push(plain(SidePoints { ns, ew: -ns }));
+            }
+            sides
+        }
+    })
+}

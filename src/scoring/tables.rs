@@ -1,0 +1,147 @@
+//! One table result read from a board row and checked: the seats name entrants of the
+//! competition, each at most once, and the score agrees with the contract.
+
+use std::collections::BTreeMap;
+
+use crate::dataset::{BoardResult, Entrant, Format};
+use crate::error::{InputError, Location};
+
+use super::contract::{self, parse_contract, Seat};
+use super::outcome::{parse_adjusted, Outcome};
+
+/// One validated table result.
+pub(super) struct Table<'a> {
+    pub row: &'a BoardResult,
+    pub ns: Vec<String>,
+    pub ew: Vec<String>,
+    pub outcome: Outcome,
+}
+
+impl Table<'_> {
+    pub fn location(&self, column: &str) -> Location {
+        row_location(self.row, column)
+    }
+}
+
+fn row_location(row: &BoardResult, column: &str) -> Location {
+    let location = row
+        .origin
+        .location()
+        .competition(&row.competition_id)
+        .board(row.board);
+    if column.is_empty() {
+        location
+    } else {
+        location.column(column)
+    }
+}
+
+/// The N/S score of a row, checked against its contract when both are given.
+fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
+    if let Some(code) = row.adjusted.as_deref().filter(|c| !c.trim().is_empty()) {
+        return parse_adjusted(code, row.ns_score)
+            .map_err(|rule| InputError::new(row_location(row, "adjusted"), rule));
+    }
+    let Some(text) = row.contract.as_deref().filter(|c| !c.trim().is_empty()) else {
+        return row.ns_score.map(Outcome::Score).ok_or_else(|| {
+            InputError::new(
+                row_location(row, "contract"),
+                "the row has no contract, no ns_score and no artificial score",
+            )
+        });
+    };
+    let contract = parse_contract(text)
+        .map_err(|rule| InputError::new(row_location(row, "contract"), rule))?;
+    let computed = match contract {
+        None => 0,
+        Some(c) => {
+            let declarer: Seat = row
+                .declarer
+                .as_deref()
+                .ok_or_else(|| {
+                    InputError::new(
+                        row_location(row, "declarer"),
+                        format!("contract `{text}` has no declarer"),
+                    )
+                })?
+                .parse()
+                .map_err(|rule| InputError::new(row_location(row, "declarer"), rule))?;
+            let tricks = row.tricks.ok_or_else(|| {
+                InputError::new(
+                    row_location(row, "tricks"),
+                    format!("contract `{text}` has no tricks"),
+                )
+            })?;
+            contract::ns_score(Some(&c), declarer, tricks, row.board)
+                .map_err(|rule| InputError::new(row_location(row, "tricks"), rule))?
+        }
+    };
+    match row.ns_score {
+        Some(given) if given != computed => Err(InputError::new(
+            row_location(row, "ns_score"),
+            format!(
+                "ns_score {given} does not match contract `{text}` by {} with {} tricks, which scores {computed} for N/S",
+                row.declarer.as_deref().unwrap_or("-"),
+                row.tricks.map_or("-".to_string(), |t| t.to_string()),
+            ),
+        )),
+        _ => Ok(Outcome::Score(computed)),
+    }
+}
+
+pub(super) fn read_table<'a>(
+    row: &'a BoardResult,
+    format: Format,
+    known: &BTreeMap<&str, &Entrant>,
+) -> Result<Table<'a>, InputError> {
+    let seats: Vec<(&str, &Option<String>)> = if format == Format::Individual {
+        vec![
+            ("north", &row.north),
+            ("south", &row.south),
+            ("east", &row.east),
+            ("west", &row.west),
+        ]
+    } else {
+        vec![("ns", &row.ns), ("ew", &row.ew)]
+    };
+    let mut names: Vec<String> = Vec::new();
+    for (column, value) in &seats {
+        let name = value
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| InputError::new(row_location(row, column), "no entrant at this seat"))?;
+        if !known.contains_key(name) {
+            return Err(InputError::new(
+                row_location(row, column),
+                format!("unknown entrant `{name}`: not listed in this competition's entrants"),
+            ));
+        }
+        if names.iter().any(|n| n == name) {
+            return Err(InputError::new(
+                row_location(row, column),
+                format!("entrant `{name}` sits twice at this table"),
+            ));
+        }
+        names.push(name.to_string());
+    }
+    for (column, penalty) in [
+        ("ns_penalty", row.ns_penalty),
+        ("ew_penalty", row.ew_penalty),
+    ] {
+        if penalty.is_some_and(|p| !p.is_finite()) {
+            return Err(InputError::new(
+                row_location(row, column),
+                "a penalty must be a finite number of points",
+            ));
+        }
+    }
+    let half = names.len() / 2;
+    let ew = names.split_off(half);
+    Ok(Table {
+        row,
+        ns: names,
+        ew,
+        outcome: read_outcome(row)?,
+    })
+}
