@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 
 use crate::error::Location;
 
@@ -16,6 +16,32 @@ pub mod conventions;
 use conventions::Conventions;
 
 pub type MemberId = i64;
+
+/// Days from 0001-01-01 (chrono's day 1) to 1970-01-01 (day 0 of Arrow's `date32`, the
+/// type of every date column).
+const UNIX_EPOCH_FROM_CE: i32 = 719_163;
+
+/// The date `days` after 1970-01-01 (Arrow's `date32`), or why there is none.
+///
+/// ```
+/// use bridgehcp::dataset::{date_from_days, days_from_date};
+/// let day = chrono::NaiveDate::from_ymd_opt(1970, 1, 2).unwrap();
+/// assert_eq!(date_from_days(1), Ok(day));
+/// assert_eq!(days_from_date(day), 1);
+/// assert!(date_from_days(i64::MAX).is_err());
+/// ```
+pub fn date_from_days(days: i64) -> Result<NaiveDate, String> {
+    i32::try_from(days)
+        .ok()
+        .and_then(|d| d.checked_add(UNIX_EPOCH_FROM_CE))
+        .and_then(NaiveDate::from_num_days_from_ce_opt)
+        .ok_or_else(|| format!("date {days} days from 1970-01-01 is out of range"))
+}
+
+/// The days from 1970-01-01 to `date` (Arrow's `date32`).
+pub fn days_from_date(date: NaiveDate) -> i32 {
+    date.num_days_from_ce() - UNIX_EPOCH_FROM_CE
+}
 
 /// Where a row came from, so that a rule broken anywhere downstream (scoring, the model)
 /// can still name the file and row. Cheap to clone: the path is shared.

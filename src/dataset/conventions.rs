@@ -306,6 +306,44 @@ impl Default for Conventions {
     }
 }
 
+impl Conventions {
+    /// The conventions of the club program an export names (PBN's `Generator` header,
+    /// USEBIO's `PROGRAM_NAME`), whatever the format it wrote: Ruter's and Compscore's
+    /// are known (see `docs/club-programs.md`), any other program gets the defaults.
+    ///
+    /// ```
+    /// use bridgehcp::dataset::conventions::{Conventions, MpScale};
+    /// assert_eq!(Conventions::of_program("Ruter 1.9").mp_scale, MpScale::PlusMinus);
+    /// assert_eq!(Conventions::of_program("EBUScore"), Conventions::default());
+    /// ```
+    pub fn of_program(name: &str) -> Conventions {
+        let name = name.to_ascii_lowercase();
+        if name.contains("ruter") {
+            Conventions {
+                mp_scale: MpScale::PlusMinus,
+                imp_aggregate: ImpAggregate::Sum,
+                bye_score: ByeScore::SessionAverage,
+                artificial_imps: ArtificialImps::OnePer10Percent,
+                ..Conventions::default()
+            }
+        } else if name.contains("compscore") {
+            Conventions {
+                mp_scale: MpScale::TwoOne,
+                imp_aggregate: ImpAggregate::Average,
+                datum_trim: DatumTrim::TopAndBottom,
+                datum_rounding: DatumRounding::Nearest10,
+                bye_score: ByeScore::MostInDirection,
+                neuberg: true,
+                travellers: Travellers::Unfactored,
+                artificial_imps: ArtificialImps::Zero,
+                ..Conventions::default()
+            }
+        } else {
+            Conventions::default()
+        }
+    }
+}
+
 crate::string_enum!(MpScale, "mp_scale", { "two_one" => MpScale::TwoOne, "plus_minus" => MpScale::PlusMinus });
 crate::string_enum!(ImpAggregate, "imp_aggregate", { "average" => ImpAggregate::Average, "sum" => ImpAggregate::Sum });
 crate::string_enum!(DatumTrim, "datum_trim", {

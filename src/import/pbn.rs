@@ -65,8 +65,8 @@ use crate::error::{InputError, Location};
 use crate::import::published::{
     slug, Imported, LineKind, Published, PublishedLine, PublishedStanding,
 };
-use crate::scoring::contract::normalize_contract;
-use crate::scoring::conventions::{ArtificialImps, ByeScore, Conventions, ImpAggregate, MpScale};
+use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
+use crate::scoring::conventions::Conventions;
 use crate::scoring::outcome::artificial_code;
 
 /// Reads a PBN result export.
@@ -446,7 +446,7 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
     let competition_id = format!("pbn-{}", id_parts.join("-"));
 
     let generator = meta("Generator").map(|(v, _)| v).unwrap_or_default();
-    let conventions = conventions_of(generator);
+    let conventions = Conventions::of_program(generator);
 
     let boards = match meta("BoardCount") {
         Some((text, origin)) => Some(text.parse::<u32>().map_err(|_| {
@@ -720,21 +720,6 @@ fn scoring_method(text: &str) -> Option<ScoringMethod> {
     }
 }
 
-/// The conventions of the program named in the `Generator` header.
-fn conventions_of(generator: &str) -> Conventions {
-    if generator.to_ascii_lowercase().contains("ruter") {
-        Conventions {
-            mp_scale: MpScale::PlusMinus,
-            imp_aggregate: ImpAggregate::Sum,
-            bye_score: ByeScore::SessionAverage,
-            artificial_imps: ArtificialImps::OnePer10Percent,
-            ..Conventions::default()
-        }
-    } else {
-        Conventions::default()
-    }
-}
-
 /// `"Kari Hovden - Ragnar Waldahl"`: one part per player; a single part is shared.
 fn split_pair(text: Option<&str>) -> Vec<Option<String>> {
     match text {
@@ -910,10 +895,10 @@ fn declarer(row: &Row) -> Result<String, InputError> {
 fn tricks(row: &Row) -> Result<u8, InputError> {
     let text = row.get("Result")?.trim();
     match text.parse::<u8>() {
-        Ok(t) if t <= 13 => Ok(t),
+        Ok(t) if t <= MAX_TRICKS => Ok(t),
         Ok(t) => Err(row.error(
             "Result",
-            format!("{t} tricks: there are 13 tricks in a deal"),
+            format!("{t} tricks: there are {MAX_TRICKS} tricks in a deal"),
         )),
         Err(_) => Err(row.error("Result", format!("`{text}` is not a number of tricks"))),
     }
@@ -922,6 +907,7 @@ fn tricks(row: &Row) -> Result<u8, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scoring::conventions::{ByeScore, MpScale};
 
     fn header(scoring: &str) -> String {
         format!(

@@ -13,7 +13,8 @@ use std::path::Path;
 use polars::prelude::*;
 use serde::Deserialize;
 
-use super::table::{date_from_days, guarded};
+use super::table::guarded;
+use crate::dataset::date_from_days;
 use crate::error::{Error, InputError, Location, Result};
 use crate::pipeline::ledger::{sha256, Entry, Status};
 use crate::pipeline::state::{month_index, PlayerState};
@@ -40,6 +41,9 @@ struct Manifest {
     inputs: ManifestInputs,
     mode: String,
     applied_through: Option<AppliedThrough>,
+    /// How `applied.parquet`'s hashes were taken (absent: before schemes were numbered).
+    #[serde(default)]
+    ledger_scheme: u32,
     /// SHA-256 of every output file of the run.
     outputs: BTreeMap<String, String>,
 }
@@ -121,6 +125,7 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         factors_sha256: manifest.inputs.factors.sha256.clone(),
         mode,
         applied_through: manifest.applied_through.clone(),
+        ledger_scheme: manifest.ledger_scheme,
     };
     let handicaps_bytes = read_checked(folder, &manifest, HANDICAPS)?;
     let ledger_bytes = read_checked(folder, &manifest, LEDGER)?;

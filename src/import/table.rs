@@ -21,6 +21,7 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 use polars::prelude::*;
 
+use crate::dataset::date_from_days;
 use crate::dataset::{
     BoardResult, Competition, Dataset, Entrant, EntrantResult, Member, MemberKind, Origin,
 };
@@ -653,18 +654,6 @@ impl CellType for bool {
             )),
         }
     }
-}
-
-/// Days from 0001-01-01 (chrono's day 1) to 1970-01-01 (Arrow's day 0).
-pub const UNIX_EPOCH_FROM_CE: i32 = 719_163;
-
-/// The date `days` after 1970-01-01 (Arrow's `date32`), or why there is none.
-pub fn date_from_days(days: i64) -> Result<NaiveDate, String> {
-    i32::try_from(days)
-        .ok()
-        .and_then(|d| d.checked_add(UNIX_EPOCH_FROM_CE))
-        .and_then(NaiveDate::from_num_days_from_ce_opt)
-        .ok_or_else(|| format!("date {days} days from 1970-01-01 is out of range"))
 }
 
 impl CellType for NaiveDate {

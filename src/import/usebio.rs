@@ -49,11 +49,8 @@ use crate::error::{InputError, Location};
 use crate::import::published::{
     slug, Imported, LineKind, Published, PublishedDatum, PublishedLine, PublishedStanding,
 };
-use crate::scoring::contract::normalize_contract;
-use crate::scoring::conventions::{
-    ArtificialImps, ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
-    Travellers,
-};
+use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
+use crate::scoring::conventions::Conventions;
 use crate::scoring::outcome::{artificial_code, parse_artificial};
 
 /// Reads a USEBIO 1.2 XML result file.
@@ -321,7 +318,7 @@ fn build(root: &Element) -> Result<Imported, InputError> {
     let mut competition = Competition::new(&competition_id, date, Format::Pairs, scoring);
     competition.title = title;
     competition.club = club;
-    competition.conventions = conventions_of(program);
+    competition.conventions = Conventions::of_program(program);
     competition.origin = event.origin.clone();
 
     let mut dataset = Dataset::default();
@@ -559,38 +556,20 @@ fn read_contract(
             format!("`{tricks_text}` is not a number of tricks"),
         )
     })?;
-    if tricks > 13 {
+    if tricks > MAX_TRICKS {
         return Err(fail(
             "TRICKS",
-            format!("{tricks} tricks: there are 13 tricks in a deal"),
+            format!("{tricks} tricks: there are {MAX_TRICKS} tricks in a deal"),
         ));
     }
     result.tricks = Some(tricks);
     Ok(())
 }
 
-/// The conventions of the program named in `PROGRAM_NAME`.
-fn conventions_of(program: &str) -> Conventions {
-    if program.to_ascii_lowercase().contains("compscore") {
-        Conventions {
-            mp_scale: MpScale::TwoOne,
-            imp_aggregate: ImpAggregate::Average,
-            datum_trim: DatumTrim::TopAndBottom,
-            datum_rounding: DatumRounding::Nearest10,
-            bye_score: ByeScore::MostInDirection,
-            neuberg: true,
-            travellers: Travellers::Unfactored,
-            artificial_imps: ArtificialImps::Zero,
-            ..Conventions::default()
-        }
-    } else {
-        Conventions::default()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scoring::conventions::DatumTrim;
 
     fn document(traveller: &str) -> String {
         format!(

@@ -15,8 +15,7 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 
-/// Tricks a declarer can take.
-pub const MAX_TRICKS: i64 = 13;
+pub use crate::scoring::contract::MAX_TRICKS;
 
 /// Seats a declarer can sit in.
 pub const DECLARERS: [&str; 4] = ["N", "E", "S", "W"];
@@ -40,7 +39,7 @@ pub const SEAT_COLUMNS: [&str; 4] = ["north", "south", "east", "west"];
 /// ```
 pub fn tricks_in_range(value: i64) -> Result<u8, String> {
     match u8::try_from(value) {
-        Ok(tricks) if i64::from(tricks) <= MAX_TRICKS => Ok(tricks),
+        Ok(tricks) if tricks <= MAX_TRICKS => Ok(tricks),
         _ => Err(format!(
             "tricks must be between 0 and {MAX_TRICKS}, found {value}"
         )),

@@ -10,6 +10,7 @@ use chrono::{Months, NaiveDate};
 
 use super::state::PlayerState;
 use crate::dataset::{Member, MemberKind};
+use crate::scoring::standings::shared_ranks;
 
 /// Which members the ranking lists, and how it groups them.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -93,14 +94,10 @@ pub fn rank(
                 .then(b.boards.cmp(&a.boards))
                 .then(a.member_index.cmp(&b.member_index))
         });
-        let mut previous: Option<(f64, u32)> = None;
-        for (i, line) in list.iter_mut().enumerate() {
-            let rank = match previous {
-                Some((h, r)) if h == line.handicap => r,
-                _ => i as u32 + 1,
-            };
+        // Lowest handicap first: the shared ranks of the negated published handicaps.
+        let negated: Vec<f64> = list.iter().map(|line| -line.handicap).collect();
+        for (line, rank) in list.iter_mut().zip(shared_ranks(&negated)) {
             line.rank = rank;
-            previous = Some((line.handicap, rank));
         }
         out.extend(list);
     }

@@ -12,8 +12,8 @@ use std::path::Path;
 use chrono::NaiveDate;
 use polars::prelude::*;
 
+use crate::dataset::date_from_days;
 use crate::error::{Error, InputError, Location, Result};
-use crate::import::table::date_from_days;
 
 /// Reads the Parquet file at `path`.
 pub fn read_parquet(path: &Path) -> Result<DataFrame> {

@@ -1,16 +1,14 @@
 //! A small builder for output tables, so that each output lists its columns once, by
 //! their contract names, in a fixed order.
 
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 use polars::prelude::*;
 
-use crate::import::table::UNIX_EPOCH_FROM_CE;
+use crate::dataset::days_from_date;
 
 /// A `date` column (days since 1970-01-01, Arrow date32) from optional dates.
 pub fn date_column(name: &str, dates: impl IntoIterator<Item = Option<NaiveDate>>) -> Column {
-    let days = dates
-        .into_iter()
-        .map(|date| date.map(|d| d.num_days_from_ce() - UNIX_EPOCH_FROM_CE));
+    let days = dates.into_iter().map(|date| date.map(days_from_date));
     Int32Chunked::from_iter_options(name.into(), days)
         .into_date()
         .into_column()

@@ -230,6 +230,9 @@ pub fn parse_contract(text: &str) -> Result<Option<Contract>, String> {
     }))
 }
 
+/// Tricks in a deal: the most a declarer can take.
+pub const MAX_TRICKS: u8 = 13;
+
 /// The declaring side's score (positive when made, negative when defeated), Law 77.
 /// `tricks` is the number of tricks declarer took (0-13).
 ///
@@ -239,8 +242,10 @@ pub fn parse_contract(text: &str) -> Result<Option<Contract>, String> {
 /// assert_eq!(declarer_score(&c, false, 10), Ok(420));
 /// ```
 pub fn declarer_score(contract: &Contract, vulnerable: bool, tricks: u8) -> Result<i32, String> {
-    if tricks > 13 {
-        return Err(format!("impossible number of tricks {tricks} (at most 13)"));
+    if tricks > MAX_TRICKS {
+        return Err(format!(
+            "impossible number of tricks {tricks} (at most {MAX_TRICKS})"
+        ));
     }
     let level = i32::from(contract.level);
     let tricks = i32::from(tricks);

@@ -32,16 +32,21 @@ pub struct Play {
     pub opponents: Vec<String>,
 }
 
-/// Shared ranks by descending total: 1, 2, 2, 4.
+/// Shared ranks by descending total: 1, 2, 2, 4. An entrant's rank is one more than the
+/// number of totals above its own by more than [`TIE_TOLERANCE`]. The standings and the
+/// national ranking (on negated handicaps) both rank with it.
 ///
 /// ```
 /// use bridgehcp::scoring::standings::shared_ranks;
 /// assert_eq!(shared_ranks(&[50.0, 47.0, 47.0, 40.0]), vec![1, 2, 2, 4]);
 /// ```
 pub fn shared_ranks(totals: &[f64]) -> Vec<u32> {
+    // Sorted once, so a national ranking of many thousands stays O(n log n).
+    let mut descending: Vec<f64> = totals.iter().copied().filter(|t| !t.is_nan()).collect();
+    descending.sort_by(|a, b| b.total_cmp(a));
     totals
         .iter()
-        .map(|&mine| 1 + totals.iter().filter(|&&t| t > mine + TIE_TOLERANCE).count() as u32)
+        .map(|&mine| 1 + descending.partition_point(|&t| t > mine + TIE_TOLERANCE) as u32)
         .collect()
 }
 
@@ -280,6 +285,24 @@ pub(super) fn assign_ranks_by(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hand-checked: totals given in any order; two within the tolerance tie, the next
+    /// rank skips the tied places; order of the input is kept.
+    #[test]
+    fn shared_ranks_skip_after_ties_in_any_order() {
+        assert_eq!(
+            shared_ranks(&[40.0, 47.0, 50.0, 47.0 + 1e-12, 12.5]),
+            vec![4, 2, 1, 2, 5]
+        );
+        assert_eq!(shared_ranks(&[3.0, 3.0, 3.0]), vec![1, 1, 1]);
+        assert_eq!(shared_ranks(&[]), Vec::<u32>::new());
+        // Handicaps ranked lowest first, as the national ranking does: 10.00, 12.00,
+        // 12.00, 20.00 → 1, 2, 2, 4.
+        assert_eq!(
+            shared_ranks(&[-12.0, -10.0, -20.0, -12.0]),
+            vec![2, 1, 4, 2]
+        );
+    }
 
     fn play(board: u32, entrant: &str, own: i32) -> Play {
         Play {

@@ -154,11 +154,12 @@ pub fn read_truth(path: &Path) -> Result<Truth> {
         .f64()
         .cloned()
         .map_err(|e| Error::polars(path, e))?;
-    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
     let mut truth = Truth::default();
     for ((id, d), s) in ids.iter().zip(days.iter()).zip(skill.iter()) {
         if let (Some(id), Some(d), Some(s)) = (id, d, s) {
-            let date = epoch + chrono::Duration::days(i64::from(d));
+            let date = crate::dataset::date_from_days(i64::from(d)).map_err(|rule| {
+                Error::Input(InputError::new(Location::file(path).column("month"), rule))
+            })?;
             truth
                 .skill
                 .insert((id, crate::pipeline::state::month_index(date)), s);

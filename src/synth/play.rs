@@ -225,6 +225,7 @@ pub fn contract_level(contract: &str) -> Option<Option<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scoring::contract::MAX_TRICKS;
 
     #[test]
     fn contract_strings_are_checked() {
@@ -256,7 +257,7 @@ mod tests {
             match contract_level(&contract).expect("legal contract") {
                 None => assert!(r.declarer.is_none() && r.tricks.is_none()),
                 Some(_) => {
-                    assert!(r.tricks.is_some_and(|t| t <= 13));
+                    assert!(r.tricks.is_some_and(|t| t <= MAX_TRICKS));
                     assert!(r.declarer.as_deref().is_some_and(|s| SEATS.contains(&s)));
                 }
             }

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use super::play::contract_level;
 use super::*;
 use crate::dataset::{Format, MemberKind, ScoringMethod};
+use crate::scoring::contract::MAX_TRICKS;
 
 /// Every rule the brief and the data contract put on a dataset; returns the first
 /// violation found.
@@ -110,7 +111,7 @@ fn check_valid(ds: &Dataset) -> Result<(), String> {
                 }
                 Some(None) => {}
                 Some(Some(_)) => {
-                    if b.tricks.is_none_or(|t| t > 13) {
+                    if b.tricks.is_none_or(|t| t > MAX_TRICKS) {
                         return Err(format!("tricks {:?}", b.tricks));
                     }
                     if !b
