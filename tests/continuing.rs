@@ -184,48 +184,59 @@ fn check_corrections(continued: &Path, before: &Path, after: &Path, reason: &str
 
 /// A club corrects the result of February's session after April was run: the May–June
 /// run replays from the start and gives exactly what one run on the corrected data
-/// gives, and lists every member whose April handicap the correction changed.
+/// gives, and lists every member whose April handicap the correction changed; in live
+/// and in frozen mode.
 #[test]
 fn a_corrected_competition_replays_the_history() {
-    let dir = tempfile::tempdir().unwrap();
-    let cwd = dir.path();
-    dataset(cwd, "data", &HISTORY);
-    ok(&run(
-        cwd,
-        "data",
-        "apr",
-        &["--quiet", "--until", "2026-04-30"],
-    ));
+    for mode in ["live", "frozen"] {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let m = ["--mode", mode];
+        dataset(cwd, "data", &HISTORY);
+        ok(&run(
+            cwd,
+            "data",
+            "apr",
+            &[&m[..], &["--quiet", "--until", "2026-04-30"]].concat(),
+        ));
 
-    let mut fixed = HISTORY;
-    fixed[1].2 = [58, 40, 50, 52];
-    dataset(cwd, "data", &fixed);
-    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
-    assert!(
-        stdout.contains("the dataset changed since the previous run (changed: `c2`)"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("6 competitions applied"), "{stdout}");
+        let mut fixed = HISTORY;
+        fixed[1].2 = [58, 40, 50, 52];
+        dataset(cwd, "data", &fixed);
+        let stdout = ok(&run(
+            cwd,
+            "data",
+            "jun",
+            &[&m[..], &["--state", "apr"]].concat(),
+        ));
+        assert!(
+            stdout.contains(
+                "the dataset no longer matches what the previous run applied (changed: `c2`)"
+            ),
+            "{stdout}"
+        );
+        assert!(stdout.contains("6 competitions applied"), "{stdout}");
 
-    ok(&run(cwd, "data", "full", &["--quiet"]));
-    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
-    ok(&run(
-        cwd,
-        "data",
-        "apr-fixed",
-        &["--quiet", "--until", "2026-04-30"],
-    ));
-    check_corrections(
-        &cwd.join("jun"),
-        &cwd.join("apr"),
-        &cwd.join("apr-fixed"),
-        "changed: `c2`",
-    );
-    let manifest = text(&cwd.join("jun/run.json"));
-    assert!(
-        manifest.contains("\"changed\": [\n      \"c2\"\n    ]"),
-        "{manifest}"
-    );
+        ok(&run(cwd, "data", "full", &[&m[..], &["--quiet"]].concat()));
+        assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+        ok(&run(
+            cwd,
+            "data",
+            "apr-fixed",
+            &[&m[..], &["--quiet", "--until", "2026-04-30"]].concat(),
+        ));
+        check_corrections(
+            &cwd.join("jun"),
+            &cwd.join("apr"),
+            &cwd.join("apr-fixed"),
+            "changed: `c2`",
+        );
+        let manifest = text(&cwd.join("jun/run.json"));
+        assert!(
+            manifest.contains("\"changed\": [\n      \"c2\"\n    ]"),
+            "{manifest}"
+        );
+    }
 }
 
 /// A session of March 20 reaches the federation after April was run: it is applied in
@@ -665,4 +676,46 @@ fn a_run_killed_while_committing_leaves_the_previous_outputs() {
         assert_eq!(leftovers(cwd), Vec::<String>::new(), "{point} ({rename})");
         let _ = std::fs::remove_dir_all(cwd.join("next2"));
     }
+}
+
+/// A state whose hashes were taken by another version of the program (here: a manifest
+/// without `ledger_scheme`) is matched by competition id and replayed from the start
+/// once; nothing changed, so nobody is corrected.
+#[test]
+fn a_state_hashed_by_another_version_is_replayed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    let manifest = text(&cwd.join("apr/run.json"));
+    let older: String = manifest
+        .lines()
+        .filter(|l| !l.contains("\"ledger_scheme\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(older, manifest);
+    std::fs::write(cwd.join("apr/run.json"), older).unwrap();
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(
+        stdout.contains("(the state's content hashes were taken by another version of bridgehcp)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("correcting 0 members' handicaps"),
+        "{stdout}"
+    );
+    assert_eq!(corrections(&cwd.join("jun")), Vec::<Vec<String>>::new());
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+    // Continued from the new state, the next run is an ordinary one again.
+    let stdout = ok(&run(cwd, "data", "again", &["--state", "jun"]));
+    assert!(
+        stdout.contains("0 competitions applied (6 already applied"),
+        "{stdout}"
+    );
 }

@@ -416,11 +416,11 @@ fn check_ranking_groups(plan: &RunPlan, dataset: &crate::dataset::Dataset) -> Re
 /// Prints the end-of-run summary.
 pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
     println!(
-        "bridgehcp run on {}: {}{} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})",
+        "bridgehcp run on {}: {}{} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, hashing {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})",
         plan.data.display(),
         match &summary.replayed {
             Some(reason) => format!(
-                "the dataset changed since the previous run ({reason}), so the whole history was replayed from the start, correcting {} members' handicaps (see corrections.csv): ",
+                "the dataset no longer matches what the previous run applied ({reason}), so the whole history was replayed from the start, correcting {} members' handicaps (see corrections.csv): ",
                 summary.members_corrected
             ),
             None => String::new(),
@@ -458,6 +458,7 @@ pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
             .unwrap_or_else(|| "none".into()),
         summary.elapsed.as_secs_f64(),
         summary.reading.as_secs_f64(),
+        summary.hashing.as_secs_f64(),
         summary.scoring.as_secs_f64(),
         summary.replaying.as_secs_f64(),
         summary.writing.as_secs_f64(),

@@ -41,6 +41,9 @@ struct Manifest {
     inputs: ManifestInputs,
     mode: String,
     applied_through: Option<AppliedThrough>,
+    /// How `applied.parquet`'s hashes were taken (absent: before schemes were numbered).
+    #[serde(default)]
+    ledger_scheme: u32,
     /// SHA-256 of every output file of the run.
     outputs: BTreeMap<String, String>,
 }
@@ -122,6 +125,7 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         factors_sha256: manifest.inputs.factors.sha256.clone(),
         mode,
         applied_through: manifest.applied_through.clone(),
+        ledger_scheme: manifest.ledger_scheme,
     };
     let handicaps_bytes = read_checked(folder, &manifest, HANDICAPS)?;
     let ledger_bytes = read_checked(folder, &manifest, LEDGER)?;
@@ -172,6 +176,11 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         .date()
         .map_err(wrong("playing_month"))?;
 
+    // Absent in runs whose factor set publishes no confidence figure.
+    let sd = match df.column("handicap_sd") {
+        Ok(c) => Some(c.f64().map_err(wrong("handicap_sd"))?),
+        Err(_) => None,
+    };
     let to_date = |days: Option<i32>| days.and_then(|d| date_from_days(i64::from(d)).ok());
     let mut states = HashMap::with_capacity(df.height());
     for row in 0..df.height() {
@@ -195,6 +204,7 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
             last_played: to_date(last.physical().get(row)),
             playing_month: to_date(playing_month.physical().get(row)).map(month_index),
             playing_handicap: playing.get(row).unwrap_or(h),
+            handicap_sd: sd.and_then(|sd| sd.get(row)).filter(|sd| sd.is_finite()),
         };
         states.insert(id, state);
     }

@@ -26,6 +26,11 @@ use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult, 
 use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
 
+/// The version of the canonical text the hashes are taken of. A state whose hashes were
+/// taken another way cannot be compared hash by hash: its competitions are matched by
+/// id, and the history is replayed from the start once.
+pub const SCHEME: u32 = 1;
+
 /// What became of a competition in the run that recorded it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
@@ -98,6 +103,49 @@ fn canonical_rows<T: std::fmt::Debug + Clone>(rows: &[&T], strip: impl Fn(&mut T
     lines
 }
 
+/// Canonical lines of board rows, written field by field: boards are most of a
+/// dataset's rows, and this spares a clone of each. The destructuring names every
+/// field, so a field added to [`BoardResult`] does not compile until it is hashed too.
+fn board_lines(rows: &[&BoardResult]) -> Vec<String> {
+    use std::fmt::Write;
+    let mut lines: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let BoardResult {
+                competition_id,
+                board,
+                ns,
+                ew,
+                contract,
+                declarer,
+                tricks,
+                ns_score,
+                adjusted,
+                north,
+                south,
+                east,
+                west,
+                round,
+                session,
+                table,
+                room,
+                ns_penalty,
+                ew_penalty,
+                origin: _,
+            } = row;
+            let mut line = String::with_capacity(160);
+            // Writing to a String cannot fail.
+            let _ = write!(
+                line,
+                "{competition_id:?} {board} {ns:?} {ew:?} {contract:?} {declarer:?} {tricks:?} {ns_score:?} {adjusted:?} {north:?} {south:?} {east:?} {west:?} {round:?} {session:?} {table:?} {room:?} {ns_penalty:?} {ew_penalty:?}"
+            );
+            line
+        })
+        .collect();
+    lines.sort_unstable();
+    lines
+}
+
 #[derive(Default)]
 struct Rows<'a> {
     entrants: Vec<&'a Entrant>,
@@ -142,10 +190,7 @@ fn competition_hash(competition: &Competition, rows: &Rows) -> String {
             "result",
             canonical_rows(&rows.results, |r| r.origin = Origin::default()),
         ),
-        (
-            "board",
-            canonical_rows(&rows.boards, |b| b.origin = Origin::default()),
-        ),
+        ("board", board_lines(&rows.boards)),
     ];
     for (name, lines) in sections {
         for line in lines {
@@ -187,11 +232,17 @@ pub struct Difference {
     pub late: Vec<String>,
     /// Previous entries found unchanged.
     pub unchanged: usize,
+    /// The previous ledger's hashes were taken by another version of the program
+    /// (another [`SCHEME`]): competitions were matched by id, date and session only.
+    pub other_scheme: bool,
 }
 
 impl Difference {
     pub fn is_empty(&self) -> bool {
-        self.changed.is_empty() && self.removed.is_empty() && self.late.is_empty()
+        self.changed.is_empty()
+            && self.removed.is_empty()
+            && self.late.is_empty()
+            && !self.other_scheme
     }
 
     /// Competitions that triggered a replay.
@@ -211,6 +262,11 @@ impl Difference {
             format!("{}{more}", shown.join(", "))
         };
         let mut parts = Vec::new();
+        if self.other_scheme {
+            parts.push(
+                "the state's content hashes were taken by another version of bridgehcp".to_owned(),
+            );
+        }
         if !self.changed.is_empty() {
             parts.push(format!("changed: {}", list(&self.changed)));
         }
@@ -225,7 +281,28 @@ impl Difference {
 }
 
 /// Compares the previous ledger with `current`, the same ledger built from this run's
-/// dataset for the competitions up to the previous run's last one.
+/// dataset for the competitions up to the previous run's last one; `scheme` is the
+/// [`SCHEME`] the previous ledger's hashes were taken with.
+pub fn compare_scheme(previous: &[Entry], current: &[Entry], scheme: u32) -> Difference {
+    if scheme == SCHEME {
+        return compare(previous, current);
+    }
+    let strip = |entries: &[Entry]| -> Vec<Entry> {
+        entries
+            .iter()
+            .map(|e| Entry {
+                sha256: None,
+                ..e.clone()
+            })
+            .collect()
+    };
+    Difference {
+        other_scheme: true,
+        ..compare(&strip(previous), &strip(current))
+    }
+}
+
+/// [`compare_scheme`] for ledgers of this version.
 pub fn compare(previous: &[Entry], current: &[Entry]) -> Difference {
     let now: HashMap<&str, &Entry> = current
         .iter()
@@ -367,6 +444,12 @@ mod tests {
         // A competition moved to another date is a change.
         let moved = [entry("a", 4, "x"), entry("b", 2, "y"), entry("c", 3, "z")];
         assert_eq!(compare(&previous, &moved).changed, ["a"]);
+
+        // Hashes of another scheme: matched by id, and a replay all the same.
+        let rehashed = [entry("a", 1, "X"), entry("b", 2, "Y"), entry("c", 3, "Z")];
+        let d = compare_scheme(&previous, &rehashed, SCHEME + 1);
+        assert_eq!((d.unchanged, d.changed.len(), d.is_empty()), (3, 0, false));
+        assert!(compare_scheme(&previous, &previous, SCHEME).is_empty());
     }
 
     #[test]

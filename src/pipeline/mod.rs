@@ -135,6 +135,8 @@ pub struct RunSummary {
     pub last_date: Option<NaiveDate>,
     /// Time spent reading the dataset (set by the caller that read it).
     pub reading: Duration,
+    /// Time spent hashing the dataset's competitions (the ledger and the manifest).
+    pub hashing: Duration,
     /// Time spent scoring and preparing the competitions.
     pub scoring: Duration,
     /// Time spent replaying them onto the handicaps.
@@ -223,8 +225,10 @@ pub fn run_with_progress(
     }
     let registry = Registry::new(&dataset.members);
     let factors_sha256 = ledger::factor_hash(&settings.factors);
+    let hashing_started = Instant::now();
     let hashes = ledger::competition_hashes(dataset);
     let dataset_sha256 = ledger::dataset_hash(dataset, &hashes);
+    let hashing = hashing_started.elapsed();
     let reader_quarantined: Vec<ledger::Entry> = {
         let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
         ledger::quarantined_entries(&items)
@@ -247,7 +251,8 @@ pub fn run_with_progress(
                 ),
                 None => Vec::new(),
             };
-            let difference = ledger::compare(&previous.ledger, &current);
+            let difference =
+                ledger::compare_scheme(&previous.ledger, &current, previous.record.ledger_scheme);
             previous.check_same_dataset(&difference)?;
             if difference.is_empty() {
                 let states = previous.states_for(&registry, &settings.factors)?;
@@ -465,6 +470,7 @@ pub fn run_with_progress(
             .count(),
         last_date,
         reading: Duration::ZERO,
+        hashing,
         scoring,
         replaying,
         writing: Duration::ZERO,

@@ -57,6 +57,8 @@ pub struct RunRecord {
     pub factors_sha256: String,
     pub mode: Mode,
     pub applied_through: Option<AppliedThrough>,
+    /// How the ledger's hashes were taken ([`super::ledger::SCHEME`]).
+    pub ledger_scheme: u32,
 }
 
 /// A previous run's state.

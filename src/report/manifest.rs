@@ -39,6 +39,8 @@ pub struct Manifest {
     pub strict: bool,
     pub ranking: Ranking,
     pub applied_through: Option<AppliedThrough>,
+    /// How the content hashes of `applied.parquet` were taken.
+    pub ledger_scheme: u32,
     /// When a continued run replayed the history from the start: why.
     pub replayed_from_start: Option<Replayed>,
     pub counts: Counts,
@@ -88,6 +90,9 @@ pub struct Ranking {
 
 #[derive(Debug, Serialize)]
 pub struct Replayed {
+    /// The state's hashes were taken by another version: every competition was taken
+    /// as possibly changed.
+    pub other_ledger_scheme: bool,
     pub changed: Vec<String>,
     pub added_late: Vec<String>,
     pub removed: Vec<String>,
@@ -110,6 +115,7 @@ pub struct Counts {
 #[derive(Debug, Serialize)]
 pub struct Timings {
     pub reading_s: f64,
+    pub hashing_s: f64,
     pub scoring_s: f64,
     pub replaying_s: f64,
     pub writing_s: f64,
@@ -169,7 +175,9 @@ pub fn manifest(
             }),
         },
         applied_through: output.applied_through.clone(),
+        ledger_scheme: crate::pipeline::ledger::SCHEME,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
+            other_ledger_scheme: d.other_scheme,
             changed: d.changed.clone(),
             added_late: d.late.clone(),
             removed: d.removed.clone(),
@@ -189,6 +197,7 @@ pub fn manifest(
         outputs,
         timings: Timings {
             reading_s: seconds(s.reading),
+            hashing_s: seconds(s.hashing),
             scoring_s: seconds(s.scoring),
             replaying_s: seconds(s.replaying),
             writing_s: seconds(s.writing),
