@@ -176,6 +176,11 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         .date()
         .map_err(wrong("playing_month"))?;
 
+    // Absent in runs whose factor set publishes no confidence figure.
+    let sd = match df.column("handicap_sd") {
+        Ok(c) => Some(c.f64().map_err(wrong("handicap_sd"))?),
+        Err(_) => None,
+    };
     let to_date = |days: Option<i32>| days.and_then(|d| date_from_days(i64::from(d)).ok());
     let mut states = HashMap::with_capacity(df.height());
     for row in 0..df.height() {
@@ -199,6 +204,7 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
             last_played: to_date(last.physical().get(row)),
             playing_month: to_date(playing_month.physical().get(row)).map(month_index),
             playing_handicap: playing.get(row).unwrap_or(h),
+            handicap_sd: sd.and_then(|sd| sd.get(row)).filter(|sd| sd.is_finite()),
         };
         states.insert(id, state);
     }

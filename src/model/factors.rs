@@ -49,6 +49,24 @@ pub struct FactorSet {
     /// Optional faster impact while a player has few boards behind them (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub newcomer: Option<Newcomer>,
+    /// Optional confidence figure published with each handicap (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
+}
+
+/// A confidence figure for each handicap, as Glicko's rating deviation: the standard
+/// deviation of the handicap as an estimate of the player's level, in handicap units.
+/// A handicap is a running average of the levels a player showed, so its uncertainty
+/// follows from the same weights that move it (see [`crate::model::update::next_sd`]):
+/// it starts at `start_sd`, shrinks as boards are played and levels off where the
+/// impact's averaging window leaves it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Confidence {
+    /// The spread of the starting handicap around the player's level.
+    pub start_sd: f64,
+    /// The spread of the level shown on one board around the player's level.
+    pub board_sd: f64,
 }
 
 /// A newcomer period, as EBU NGS and Elo's provisional ratings have: a player with few
@@ -304,6 +322,10 @@ impl FactorSet {
                 return Err("key `newcomer.boards` must be at least 1".into());
             }
         }
+        if let Some(c) = self.confidence {
+            positive("confidence.start_sd", c.start_sd)?;
+            positive("confidence.board_sd", c.board_sd)?;
+        }
         if let Some(d) = self.inactivity {
             finite("inactivity.per_month", d.per_month)?;
             if !(d.max_total.is_finite() && d.max_total >= 0.0) {
@@ -403,6 +425,39 @@ mod tests {
         assert_eq!(f.newcomer, None);
         assert_eq!(f.newcomer_scale(0), 1.0);
         assert_eq!(f.class_multiplier(Some("final")), 1.0);
+    }
+
+    #[test]
+    fn the_plus_set_is_fsb_2007_with_its_three_options() {
+        let text = include_str!("../../data/factors/fsb-2007-plus.toml");
+        let plus = FactorSet::from_toml_str(text, "fsb-2007-plus.toml").unwrap();
+        assert_eq!(plus.name, "fsb-2007-plus");
+        assert_eq!(plus.impact, 360.0);
+        assert_eq!(
+            plus.newcomer,
+            Some(Newcomer {
+                boards: 600,
+                impact: 180.0
+            })
+        );
+        assert_eq!(
+            plus.confidence,
+            Some(Confidence {
+                start_sd: 10.0,
+                board_sd: 60.0
+            })
+        );
+        let fsb = FactorSet::default();
+        assert_eq!(
+            FactorSet {
+                name: fsb.name.clone(),
+                impact: fsb.impact,
+                newcomer: None,
+                confidence: None,
+                ..plus
+            },
+            fsb
+        );
     }
 
     #[test]

@@ -95,6 +95,76 @@ pub fn delta(f: &FactorSet, u: &UpdateInput) -> Result<f64, ModelError> {
     )
 }
 
+/// `g`, the share of the way from the handicap to the level shown that one competition
+/// moves a handicap: `Δh = −g·(level shown − handicap)`. The level shown lies
+/// `result_scale·C_b·(r − r̂)` handicap units from the handicap, so by equation (2)
+/// `g = W·C_u·C_k·N_G·multiplier / (I·result_scale)`: the share depends on the boards, not
+/// on the result.
+///
+/// 24 of 24 boards of a topscore pairs event move a handicap 24.6/23·24/480 of the way:
+/// ```
+/// use bridgehcp::model::factors::FactorSet;
+/// use bridgehcp::model::update::{move_share, UpdateInput};
+/// use bridgehcp::model::{CalcMethod, FieldKind};
+/// let u = UpdateInput {
+///     method: CalcMethod::Topscore, kind: FieldKind::Pairs, n_b: 24, n_g: 24,
+///     weight_multiplier: 1.0, achieved: 0.0, expected: 0.0,
+/// };
+/// let g = move_share(&FactorSet::default(), &u).unwrap();
+/// assert!((g - 24.6 / 23.0 * 24.0 / 480.0).abs() < 1e-15);
+/// ```
+pub fn move_share(f: &FactorSet, u: &UpdateInput) -> Result<f64, ModelError> {
+    let m = f.method(u.method);
+    let k = f.format(u.kind);
+    let w = board_weight(u.n_b, m.s).ok_or(ModelError::TooFewBoards { n_b: u.n_b })?;
+    Ok(w * u.weight_multiplier * k.c_u * k.c_k * f64::from(u.n_g) / (f.impact * k.result_scale))
+}
+
+/// The boards of evidence about one player that a result gives: `N_G·C_u·C_k·multiplier /
+/// result_scale`. A pair's result is all the pair's own (`N_G`); a team match's is
+/// shared and diluted (`C_k·C_u` = ¼ of it in `fsb-2007`); an individual player owns half
+/// of each partnership's result. It is the share `g` a competition moves a handicap, in
+/// boards of the impact's window: `g = W·evidence/I`.
+///
+/// ```
+/// use bridgehcp::model::factors::FactorSet;
+/// use bridgehcp::model::update::{evidence_boards, UpdateInput};
+/// use bridgehcp::model::{CalcMethod, FieldKind};
+/// let u = UpdateInput {
+///     method: CalcMethod::Imp, kind: FieldKind::TeamMatch, n_b: 24, n_g: 24,
+///     weight_multiplier: 1.0, achieved: 0.0, expected: 0.0,
+/// };
+/// assert_eq!(evidence_boards(&FactorSet::default(), &u), 6.0);
+/// ```
+pub fn evidence_boards(f: &FactorSet, u: &UpdateInput) -> f64 {
+    let k = f.format(u.kind);
+    f64::from(u.n_g) * k.c_u * k.c_k * u.weight_multiplier / k.result_scale
+}
+
+/// The confidence figure after a competition that moved the handicap a share `g` of the
+/// way to a level shown over `evidence` boards (see [`evidence_boards`]). The handicap
+/// is then `(1 − g)·old + g·level`, two independent estimates of the player's level, so
+/// its variance is `(1 − g)²·sd² + g²·board_sd²/evidence`. Over many boards it levels
+/// off at `board_sd·√(W/(I·(2 − g)))`, never below `board_sd/√(2·I)`: the spread of a
+/// running average over the impact's window.
+///
+/// ```
+/// use bridgehcp::model::update::next_sd;
+/// // A quarter of the way, from sd 8, with 60 per board over 24 boards:
+/// // √(0.75²·64 + 0.25²·3600/24) = √(36 + 9.375)
+/// assert!((next_sd(8.0, 0.25, 24.0, 60.0) - 45.375f64.sqrt()).abs() < 1e-12);
+/// // A competition without evidence leaves it as it was.
+/// assert_eq!(next_sd(8.0, 0.0, 0.0, 60.0), 8.0);
+/// ```
+pub fn next_sd(sd: f64, g: f64, evidence: f64, board_sd: f64) -> f64 {
+    if evidence <= 0.0 {
+        return sd;
+    }
+    let kept = (1.0 - g) * sd;
+    let shown = g * board_sd;
+    (kept * kept + shown * shown / evidence).sqrt()
+}
+
 /// `h_n = min(cap, h_{n−1} + Δh)` (seed equation 1), and the factor set's floor if it has
 /// one. Without a floor a handicap can go below 0.
 ///

@@ -115,7 +115,7 @@ mod tests {
     }
 
     fn state(h: f64, boards: u64, last: Option<(i32, u32, u32)>) -> PlayerState {
-        let mut s = PlayerState::starting(h);
+        let mut s = PlayerState::starting(h, None);
         s.boards = boards;
         s.last_played = last.and_then(|(y, m, d)| NaiveDate::from_ymd_opt(y, m, d));
         s

@@ -331,6 +331,27 @@ fn record(
                     }
                 }
             }
+            if let (Some(confidence), Some(sd)) = (factors.confidence, state.handicap_sd) {
+                let input = &competition.input;
+                let update = model::update::UpdateInput {
+                    method: input.method,
+                    kind: input.kind,
+                    n_b: input.n_boards,
+                    n_g: outcome.n_g,
+                    weight_multiplier: input.weight_multiplier,
+                    achieved: outcome.achieved,
+                    expected: outcome.expected,
+                };
+                // A competition the model rated has at least 2 boards, so the share exists.
+                if let Ok(share) = model::update::move_share(factors, &update) {
+                    state.handicap_sd = Some(model::update::next_sd(
+                        sd,
+                        (share * scale).min(1.0),
+                        model::update::evidence_boards(factors, &update),
+                        confidence.board_sd,
+                    ));
+                }
+            }
             state.boards += u64::from(outcome.n_g);
             state.competitions += 1;
             state.last_played = Some(competition.date);

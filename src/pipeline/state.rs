@@ -27,10 +27,13 @@ pub struct PlayerState {
     /// The handicap published at the end of the month before `playing_month`, used to
     /// rate handicap tournaments of that month.
     pub playing_handicap: f64,
+    /// The confidence figure (standard deviation of the handicap, in handicap units),
+    /// when the factor set publishes one.
+    pub handicap_sd: Option<f64>,
 }
 
 impl PlayerState {
-    pub fn starting(handicap: f64) -> Self {
+    pub fn starting(handicap: f64, handicap_sd: Option<f64>) -> Self {
         PlayerState {
             handicap,
             handicap_topscore: handicap,
@@ -40,6 +43,7 @@ impl PlayerState {
             last_played: None,
             playing_month: None,
             playing_handicap: handicap,
+            handicap_sd,
         }
     }
 
@@ -137,7 +141,8 @@ impl Registry {
                         })?
                     }
                 };
-                Ok(PlayerState::starting(h))
+                let sd = factors.confidence.map(|c| c.start_sd);
+                Ok(PlayerState::starting(h, sd))
             })
             .collect()
     }
@@ -153,7 +158,7 @@ mod tests {
 
     #[test]
     fn playing_handicap_is_the_one_held_before_the_month() {
-        let mut s = PlayerState::starting(30.0);
+        let mut s = PlayerState::starting(30.0, None);
         let jan = NaiveDate::from_ymd_opt(2026, 1, 10).unwrap();
         s.enter_month(jan);
         s.handicap = 29.0;

@@ -52,6 +52,7 @@ pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
         .map("handicap_imp", states, |s| s.handicap_imp)
         .map("boards", states, |s| s.boards as i64)
         .map("competitions", states, |s| s.competitions as i64)
+        .map("handicap_sd", states, |s| s.handicap_sd)
         .date(
             "last_played",
             states.iter().map(|s| s.last_played).collect(),

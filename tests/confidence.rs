@@ -1,0 +1,157 @@
+//! The confidence figure of `fsb-2007-plus`, through the real binary.
+
+use std::path::Path;
+use std::process::Command;
+
+use polars::prelude::{ParquetReader, SerReader};
+
+fn plus_factors() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/factors/fsb-2007-plus.toml")
+        .display()
+        .to_string()
+}
+
+/// `(member_id, handicap_sd)` from a run's `handicaps.parquet`.
+fn confidence(out: &Path) -> Vec<(i64, Option<f64>)> {
+    let path = out.join("handicaps.parquet");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let frame = ParquetReader::new(file)
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let ids = frame.column("member_id").unwrap().i64().unwrap().clone();
+    let sd = frame.column("handicap_sd").unwrap().f64().unwrap().clone();
+    (0..frame.height())
+        .map(|i| (ids.get(i).unwrap(), sd.get(i)))
+        .collect()
+}
+
+fn run(dir: &Path, factors: Option<&str>) -> std::path::PathBuf {
+    let out = dir.join(if factors.is_some() { "plus" } else { "fsb" });
+    let mut args = vec!["run", "--quiet", "--data", "data", "--out"];
+    let out_arg = out.display().to_string();
+    args.push(&out_arg);
+    if let Some(f) = factors {
+        args.extend_from_slice(&["--factors", f]);
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(&args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+#[test]
+fn one_session_shrinks_the_confidence_figure_by_the_share_it_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(
+        data.join("members.csv"),
+        "member_id,name,masterpoints\n1,Ann,10\n2,Bo,20\n3,Cy,0\n4,Di,5\n5,Ed,0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("competitions.csv"),
+        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("entrants.csv"),
+        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("results.csv"),
+        "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\n",
+    )
+    .unwrap();
+
+    let plus = run(dir.path(), Some(&plus_factors()));
+    // By hand: a newcomer's impact at 0 boards is 180, so 24 of 24 boards of a pairs
+    // event move the handicap g = W·N_G/180 = (24.6/23)·24/180 of the way, and the
+    // figure becomes √((1 − g)²·10² + g²·60²/24).
+    let g: f64 = 24.6 / 23.0 * 24.0 / 180.0;
+    let expected = ((1.0 - g) * (1.0 - g) * 100.0 + g * g * 3600.0 / 24.0).sqrt();
+    assert!((expected - 8.750_004).abs() < 1e-6, "{expected}");
+    let figures = confidence(&plus);
+    assert_eq!(figures.len(), 5);
+    for (id, sd) in &figures[..4] {
+        let sd = sd.unwrap_or_else(|| panic!("member {id} has no figure"));
+        assert!((sd - expected).abs() < 1e-12, "member {id}: {sd}");
+    }
+    // Ed did not play: his figure is still the starting one.
+    assert_eq!(figures[4], (5, Some(10.0)));
+
+    // The default set publishes none.
+    let fsb = run(dir.path(), None);
+    assert!(confidence(&fsb).iter().all(|(_, sd)| sd.is_none()));
+}
+
+#[test]
+fn on_the_sample_the_figure_lies_between_its_floor_and_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample"),
+        dir.path().join("data"),
+    )
+    .unwrap();
+    let plus = run(dir.path(), Some(&plus_factors()));
+    // Every board moves a handicap at most 1/180 … 1/360 of the way with a board weight
+    // above 1, so the figure never falls below board_sd/√(2·impact) = 60/√720.
+    let floor = 60.0 / 720f64.sqrt();
+    let figures = confidence(&plus);
+    assert!(!figures.is_empty());
+    for (id, sd) in figures {
+        let sd = sd.unwrap_or_else(|| panic!("member {id} has no figure"));
+        assert!(sd > floor && sd <= 10.0, "member {id}: {sd}");
+    }
+}
+
+#[test]
+fn a_continued_run_carries_the_figure_over_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let factors = plus_factors();
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--quiet",
+            "--data",
+            sample.to_str().unwrap(),
+            "--factors",
+            &factors,
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    run("nov", &["--until", "2024-11-30"]);
+    run("rest", &["--state", "nov"]);
+    run("all", &[]);
+    let (rest, all) = (
+        confidence(&dir.path().join("rest")),
+        confidence(&dir.path().join("all")),
+    );
+    assert_eq!(rest, all);
+    // Not trivially equal: November's players have a smaller figure than the start's.
+    let nov = confidence(&dir.path().join("nov"));
+    assert!(nov.iter().any(|(_, sd)| sd.is_some_and(|sd| sd < 10.0)));
+    assert!(nov.iter().zip(&all).any(|(n, a)| n != a));
+}
