@@ -51,6 +51,9 @@ pub struct RunSettings {
     pub until: Option<NaiveDate>,
     /// Quarantine competitions that break a rule, or stop at the first (`--strict`).
     pub on_error: OnError,
+    /// Keep every table result's board score for `board_scores.parquet` (the largest
+    /// output; a monthly run rarely needs it).
+    pub board_scores: bool,
 }
 
 impl Default for RunSettings {
@@ -61,6 +64,7 @@ impl Default for RunSettings {
             ranking: RankingOptions::default(),
             until: None,
             on_error: OnError::Quarantine,
+            board_scores: true,
         }
     }
 }
@@ -303,6 +307,9 @@ pub fn run_with_progress(
     let mut prepared =
         prepare::prepare(scope, &registry, &settings.factors, &|| progress.advance(1));
     progress.finish();
+    if !settings.board_scores {
+        prepared.board_scores = Vec::new();
+    }
     if strict {
         if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
             return Err(error.clone().into());
