@@ -505,7 +505,7 @@ fn a_state_that_does_not_fit_is_refused() {
     dataset(cwd, "other", &unrelated);
     let e = refused(&run(cwd, "other", "x", &["--state", "apr"]));
     assert!(
-        e.contains("--state apr was made from another dataset: of the 4 competitions it recorded, 0 are in this dataset with the same results (0 changed, 4 missing)"),
+        e.contains("--state apr was made from another dataset: of the 4 competitions it recorded, 0 are in this dataset (0 of them with other results) and 4 are missing"),
         "{e}"
     );
     assert!(e.contains(afresh), "{e}");
@@ -756,4 +756,27 @@ fn a_changed_starting_handicap_replays_the_history() {
         &cwd.join("apr-changed"),
         "starting handicap changed",
     );
+}
+
+/// Corrections to most of a short history keep the competitions' ids: still the same
+/// dataset, replayed, not refused.
+#[test]
+fn correcting_most_competitions_is_not_another_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "feb",
+        &["--quiet", "--until", "2026-02-28"],
+    ));
+    let mut fixed = HISTORY;
+    fixed[0].2 = [55, 62, 38, 45];
+    fixed[1].2 = [58, 40, 50, 52];
+    dataset(cwd, "data", &fixed);
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "feb"]));
+    assert!(stdout.contains("(changed: `c1`, `c2`)"), "{stdout}");
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
 }

@@ -170,14 +170,15 @@ impl PreviousRun {
     }
 
     /// Refuses a dataset that is not the one the state was made from: fewer than half
-    /// of the competitions the state recorded are in it unchanged.
+    /// of the competitions the state recorded are in it (by id; a corrected competition
+    /// keeps its id, another federation's history shares none).
     pub fn check_same_dataset(&self, difference: &Difference) -> Result<()> {
         let recorded = self.ledger.len();
-        if recorded > 0 && difference.unchanged * 2 < recorded {
+        let found = difference.unchanged + difference.changed.len();
+        if recorded > 0 && found * 2 < recorded {
             return Err(Error::Config(format!(
-                "--state {} was made from another dataset: of the {recorded} competitions it recorded, {} are in this dataset with the same results ({} changed, {} missing); {AFRESH}",
+                "--state {} was made from another dataset: of the {recorded} competitions it recorded, {found} are in this dataset ({} of them with other results) and {} are missing; {AFRESH}",
                 self.folder.display(),
-                difference.unchanged,
                 difference.changed.len(),
                 difference.removed.len(),
             )));
