@@ -5,7 +5,7 @@
 //! format's formula, and turn the gap `r − r̂` into `Δh` for every player the competition
 //! updates. Nothing here reads or keeps state, so the replay decides the order.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use super::error::ModelError;
 use super::expected::team_match::TeamSide;
@@ -123,7 +123,6 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
         });
     }
     let per_entrant = input.kind.players_per_entrant();
-    let mut seen: BTreeMap<i64, usize> = BTreeMap::new();
     for (entrant, en) in input.entrants.iter().enumerate() {
         if en.players.len() != per_entrant {
             return Err(ModelError::PlayerCount {
@@ -146,6 +145,9 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
                 value: en.result,
             });
         }
+        // A substitute may play for two entrants (each result is its own); one member
+        // twice in one entrant is not a pair or a team.
+        let mut seen: BTreeSet<i64> = BTreeSet::new();
         for p in &en.players {
             let (what, value) = match p.status {
                 PlayerStatus::Rated(h) => ("a handicap", h),
@@ -161,11 +163,10 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
                     value,
                 });
             }
-            if let Some(first) = seen.insert(p.member_id, entrant) {
+            if !seen.insert(p.member_id) {
                 return Err(ModelError::DuplicatePlayer {
                     member_id: p.member_id,
-                    first,
-                    second: entrant,
+                    entrant,
                 });
             }
         }

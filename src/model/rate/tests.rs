@@ -635,15 +635,19 @@ fn bad_input_gives_typed_errors() {
     );
 
     let mut x = good.clone();
-    x.entrants[1].players[1] = rated(1, 20.0);
+    x.entrants[1].players[1] = x.entrants[1].players[0].clone();
+    let twice = x.entrants[1].players[0].member_id;
     assert_eq!(
         rate_competition(&f, &x),
         Err(ModelError::DuplicatePlayer {
-            member_id: 1,
-            first: 0,
-            second: 1
+            member_id: twice,
+            entrant: 1
         })
     );
+    // The same member in two entrants (a substitute) is rated.
+    let mut x = good.clone();
+    x.entrants[1].players[1] = x.entrants[0].players[0].clone();
+    assert!(rate_competition(&f, &x).is_ok());
 
     let mut x = good.clone();
     x.entrants.pop();
