@@ -89,14 +89,14 @@ fn main() -> anyhow::Result<()> {
             );
         }
         Command::Sample(args) => {
-            let dataset = bridgehcp::cli::sample::execute(&args)
+            let summary = bridgehcp::cli::sample::execute(&args)
                 .with_context(|| format!("writing the sample to {} failed", args.out.display()))?;
             println!(
                 "bridgehcp sample: {} members, {} competitions, {} board rows, {} results in {}",
-                dataset.members.len(),
-                dataset.competitions.len(),
-                dataset.boards.len(),
-                dataset.results.len(),
+                summary.members,
+                summary.competitions,
+                summary.board_rows,
+                summary.results,
                 args.out.display()
             );
         }

@@ -719,3 +719,41 @@ fn a_state_hashed_by_another_version_is_replayed_once() {
         "{stdout}"
     );
 }
+
+/// A member's masterpoints corrected in the members table change the handicap the
+/// member started from: the history is replayed, as for a corrected competition.
+#[test]
+fn a_changed_starting_handicap_replays_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let data = dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    let members = text(&data.join("members.csv"));
+    let changed = members.replace("\n3,Cy,20\n", "\n3,Cy,400\n");
+    assert_ne!(changed, members);
+    std::fs::write(data.join("members.csv"), changed).unwrap();
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(
+        stdout.contains("(starting handicap changed: member `3`)"),
+        "{stdout}"
+    );
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+    ok(&run(
+        cwd,
+        "data",
+        "apr-changed",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    check_corrections(
+        &cwd.join("jun"),
+        &cwd.join("apr"),
+        &cwd.join("apr-changed"),
+        "starting handicap changed",
+    );
+}

@@ -70,6 +70,9 @@ pub struct RunArgs {
     /// Stop at the first error instead of leaving the competition out (quarantine.csv).
     #[arg(long)]
     pub strict: bool,
+    /// Do not write board_scores.parquet (the largest output); the others are unchanged.
+    #[arg(long)]
+    pub no_board_scores: bool,
 }
 
 /// `--mode`: the pipeline's [`Mode`], spelled for the command line.
@@ -260,6 +263,7 @@ impl RunArgs {
                 } else {
                     OnError::Quarantine
                 },
+                board_scores: !self.no_board_scores,
             },
         })
     }

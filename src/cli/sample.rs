@@ -1,16 +1,20 @@
 //! `bridgehcp sample`: a synthetic federation, for the shipped sample and for benchmarks.
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
+use rayon::prelude::*;
 
-use crate::error::Result;
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
 use crate::synth::SynthConfig;
 
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  bridgehcp sample --out data/sample            # the shipped sample\n  \
-bridgehcp sample --out /tmp/big --members 50000 --months 60\n  \
+bridgehcp sample --out /tmp/big --members 50000 --months 60 --by-month\n  \
+bridgehcp sample --out /tmp/big-results --members 50000 --months 60 --by-month --board-share 0\n  \
 bridgehcp sample --out /tmp/drift --drift --months 36   # skill changes; writes true_skill.parquet"
 )]
 pub struct SampleArgs {
@@ -31,9 +35,35 @@ pub struct SampleArgs {
     /// hidden skill per member and month to true_skill.parquet.
     #[arg(long)]
     pub drift: bool,
+    /// Write one hive partition per month (`boards/month=YYYY-MM/part-0.parquet`, as
+    /// `import` does), generating and writing a month at a time: memory stays that of
+    /// one month whatever the length of the history.
+    #[arg(long)]
+    pub by_month: bool,
+    /// Share of events reported as board-level rows rather than results (default 0.6;
+    /// 0 gives a federation reported as results only).
+    #[arg(long, value_name = "SHARE")]
+    pub board_share: Option<f64>,
 }
 
-pub fn execute(args: &SampleArgs) -> Result<crate::dataset::Dataset> {
+/// What `sample` wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleSummary {
+    pub members: usize,
+    pub competitions: usize,
+    pub board_rows: usize,
+    pub results: usize,
+}
+
+impl SampleSummary {
+    fn add(&mut self, dataset: &Dataset) {
+        self.competitions += dataset.competitions.len();
+        self.board_rows += dataset.boards.len();
+        self.results += dataset.results.len();
+    }
+}
+
+pub fn execute(args: &SampleArgs) -> Result<SampleSummary> {
     let mut config = SynthConfig::default();
     if let Some(seed) = args.seed {
         config.seed = seed;
@@ -47,13 +77,72 @@ pub fn execute(args: &SampleArgs) -> Result<crate::dataset::Dataset> {
     if args.drift {
         config.drift = Some(crate::synth::Drift::default());
     }
-    let dataset = crate::synth::generate(&config);
-    crate::report::write_dataset(&dataset, &args.out)?;
+    if let Some(share) = args.board_share {
+        if !(0.0..=1.0).contains(&share) {
+            return Err(Error::Config(format!(
+                "--board-share must be between 0 and 1, not {share}"
+            )));
+        }
+        config.board_level_share = share;
+    }
+    let summary = if args.by_month {
+        write_by_month(&config, &args.out)?
+    } else {
+        let dataset = crate::synth::generate(&config);
+        crate::report::write_dataset(&dataset, &args.out)?;
+        let mut summary = SampleSummary {
+            members: dataset.members.len(),
+            ..SampleSummary::default()
+        };
+        summary.add(&dataset);
+        summary
+    };
     if args.drift {
         let federation = crate::synth::Federation::new(&config);
         write_true_skill(&federation, &args.out.join("true_skill.parquet"))?;
     }
-    Ok(dataset)
+    Ok(summary)
+}
+
+/// Generates and writes the federation a few months at a time (as many as there are
+/// worker threads, generated in parallel), so that memory holds those months only.
+/// Each month is written as the importer writes one, so the folder has the same bytes
+/// as importing the same competitions month by month.
+fn write_by_month(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
+    let federation = crate::synth::Federation::new(config);
+    let mut summary = SampleSummary {
+        members: federation.member_rows.len(),
+        ..SampleSummary::default()
+    };
+    let batch = rayon::current_num_threads().max(1) as u32;
+    let mut first = 0;
+    while first < config.months {
+        let last = (first + batch).min(config.months);
+        let months: Vec<Dataset> = (first..last)
+            .into_par_iter()
+            .map(|m| crate::synth::month(&federation, m))
+            .collect();
+        for mut month in months {
+            summary.add(&month);
+            let names: BTreeSet<String> = month
+                .competitions
+                .iter()
+                .map(crate::report::dataset_writer::month_of)
+                .collect();
+            month.members = federation.member_rows.clone();
+            crate::report::dataset_writer::write_months(&month, out, &names, false)?;
+        }
+        first = last;
+    }
+    if summary.competitions == 0 {
+        // No month had a competition: still a readable (empty) dataset.
+        let members = Dataset {
+            members: federation.member_rows.clone(),
+            ..Dataset::default()
+        };
+        crate::report::write_dataset(&members, out)?;
+    }
+    Ok(summary)
 }
 
 /// `true_skill.parquet`: member_id, month (its first day), skill on the handicap scale.

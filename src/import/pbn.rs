@@ -392,6 +392,47 @@ impl Row {
 }
 
 fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
+    let competition = read_competition(file, &raw)?;
+    if raw.total_rows.is_empty() {
+        return Err(err(
+            &competition.origin,
+            "no [TotalScoreTable] rows: the export lists no pairs and no member numbers",
+        ));
+    }
+    let mut builder = Builder {
+        competition_id: competition.competition_id.clone(),
+        dataset: Dataset::default(),
+        published: Published {
+            competition_id: competition.competition_id.clone(),
+            ..Published::default()
+        },
+        member_ids: BTreeSet::new(),
+        pair_ids: BTreeSet::new(),
+        phantoms: BTreeSet::new(),
+        seats: BTreeMap::new(),
+    };
+    for row in &raw.total_rows {
+        builder.total_row(row)?;
+    }
+    let mut penalties: Vec<(&Row, PublishedLine)> = Vec::new();
+    for row in &raw.score_rows {
+        if let Some(line) = builder.score_row(row)? {
+            penalties.push((row, line));
+        }
+    }
+    for (row, line) in penalties {
+        attach_penalty(row, &line, &mut builder.dataset.boards)?;
+    }
+    builder.fix_directions();
+    builder.dataset.competitions.push(competition);
+    Ok(Imported {
+        dataset: builder.dataset,
+        published: builder.published,
+    })
+}
+
+/// The competition row, from the headers (`% <META ...>`) and the game tags.
+fn read_competition(file: &Arc<Path>, raw: &Raw) -> Result<Competition, InputError> {
     let file_origin = Origin::new(file, 1);
     let meta = |name: &str| {
         raw.meta
@@ -446,8 +487,6 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
     let competition_id = format!("pbn-{}", id_parts.join("-"));
 
     let generator = meta("Generator").map(|(v, _)| v).unwrap_or_default();
-    let conventions = Conventions::of_program(generator);
-
     let boards = match meta("BoardCount") {
         Some((text, origin)) => Some(text.parse::<u32>().map_err(|_| {
             err(
@@ -462,41 +501,52 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
     competition.boards = boards;
     competition.title = title;
     competition.club = club;
-    competition.conventions = conventions;
-    competition.origin = file_origin.clone();
+    competition.conventions = Conventions::of_program(generator);
+    competition.origin = file_origin;
+    Ok(competition)
+}
 
-    if raw.total_rows.is_empty() {
-        return Err(err(
-            &file_origin,
-            "no [TotalScoreTable] rows: the export lists no pairs and no member numbers",
-        ));
-    }
+/// What the tables of one file add up to, row by row.
+struct Builder {
+    competition_id: String,
+    dataset: Dataset,
+    published: Published,
+    member_ids: BTreeSet<i64>,
+    pair_ids: BTreeSet<String>,
+    /// Phantom pairs: a table against one is a bye for the real pair.
+    phantoms: BTreeSet<String>,
+    /// The directions each pair sat in.
+    seats: BTreeMap<String, BTreeSet<Direction>>,
+}
 
-    let mut dataset = Dataset::default();
-    let mut published = Published {
-        competition_id: competition_id.clone(),
-        ..Published::default()
-    };
-    let mut member_ids: BTreeSet<i64> = BTreeSet::new();
-    let mut pair_ids: BTreeSet<String> = BTreeSet::new();
-    let mut phantoms: BTreeSet<String> = BTreeSet::new();
-
-    for row in &raw.total_rows {
+impl Builder {
+    /// A `[TotalScoreTable]` row: an entrant, its numbered players as members, and the
+    /// published standing.
+    fn total_row(&mut self, row: &Row) -> Result<(), InputError> {
         let pair = row.get("PairId")?.trim().to_string();
         if pair.is_empty() || pair == "-" {
             return Err(row.error("PairId", "a pair without a pair number"));
         }
-        if !pair_ids.insert(pair.clone()) {
+        if !self.pair_ids.insert(pair.clone()) {
             return Err(row.error("PairId", format!("pair `{pair}` is listed twice")));
         }
         if is_phantom(row)? {
-            // A phantom fills an odd table; its opponents sit out (see below).
-            phantoms.insert(pair);
-            continue;
+            // A phantom fills an odd table; its opponents sit out (see `score_row`).
+            self.phantoms.insert(pair);
+            return Ok(());
         }
+        let entrant = self.entrant(row, &pair)?;
+        self.dataset.entrants.push(entrant);
+        let standing = published_standing(row, pair)?;
+        self.published.standings.push(standing);
+        Ok(())
+    }
+
+    /// The entrant of a total row; its numbered players join the members once.
+    fn entrant(&mut self, row: &Row, pair: &str) -> Result<Entrant, InputError> {
         let names = split_pair(row.optional("Names"));
         let clubs = split_pair(row.optional("Club"));
-        let mut entrant = Entrant::new(&competition_id, &pair);
+        let mut entrant = Entrant::new(&self.competition_id, pair);
         entrant.origin = row.origin.clone();
         for (slot, name) in entrant.names.iter_mut().zip(names.iter().take(2)) {
             slot.clone_from(name);
@@ -508,7 +558,7 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
             if let Some(player) = entrant.players.get_mut(slot) {
                 *player = Some(id);
             }
-            if member_ids.insert(id) {
+            if self.member_ids.insert(id) {
                 let mut member = Member::new(id);
                 member.name = names.get(slot).cloned().flatten();
                 member.club = clubs
@@ -517,76 +567,46 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
                     .flatten()
                     .or_else(|| clubs.first().cloned().flatten());
                 member.origin = row.origin.clone();
-                dataset.members.push(member);
+                self.dataset.members.push(member);
             }
         }
-        dataset.entrants.push(entrant);
-
-        let rank_text = row.get("Rank")?.trim();
-        let rank = rank_text
-            .parse::<u32>()
-            .map_err(|_| row.error("Rank", format!("`{rank_text}` is not a rank")))?;
-        let score = row
-            .first_f64(&["TotalScoreMP", "TotalScoreIMP", "TotalScore"])?
-            .ok_or_else(|| {
-                row.error(
-                    "TotalScoreMP",
-                    "no total score (TotalScoreMP or TotalScoreIMP)",
-                )
-            })?;
-        let boards_played = match row.optional("NrBoards") {
-            Some(v) => Some(
-                v.parse::<u32>()
-                    .map_err(|_| row.error("NrBoards", format!("`{v}` is not a board count")))?,
-            ),
-            None => None,
-        };
-        published.standings.push(PublishedStanding {
-            entrant: pair,
-            score,
-            percent: row.optional_f64("TotalPercentage")?,
-            rank,
-            boards_played,
-            penalty: row.optional_f64("ScorePenalty")?,
-            direction: None,
-            origin: row.origin.clone(),
-        });
+        Ok(entrant)
     }
 
-    let mut seats: BTreeMap<String, BTreeSet<Direction>> = BTreeMap::new();
-    let mut penalties: Vec<(&Row, PublishedLine)> = Vec::new();
-    for row in &raw.score_rows {
+    /// A `[ScoreTable]` row: a table result, a bye, or a director's penalty. A penalty's
+    /// line is returned, to be added to its table once every table is read.
+    fn score_row(&mut self, row: &Row) -> Result<Option<PublishedLine>, InputError> {
         let board = row
             .board
             .ok_or_else(|| row.error("Board", "row outside a board"))?;
         // A table against the phantom is a bye for the real pair.
-        let real = |pair: Option<String>| pair.filter(|p| !phantoms.contains(p));
-        let ns = real(pair_field(row, "PairId_NS", &pair_ids)?);
-        let ew = real(pair_field(row, "PairId_EW", &pair_ids)?);
+        let real = |pair: Option<String>| pair.filter(|p| !self.phantoms.contains(p));
+        let ns = real(pair_field(row, "PairId_NS", &self.pair_ids)?);
+        let ew = real(pair_field(row, "PairId_EW", &self.pair_ids)?);
         let score_ns = row.get("Score_NS")?.trim();
         let score_ew = row.get("Score_EW")?.trim();
-        let ns_points = row.first_f64(&["MP_NS", "IMP_NS"])?;
-        let ew_points = row.first_f64(&["MP_EW", "IMP_EW"])?;
         let mut line = PublishedLine {
             board,
             kind: LineKind::Played,
             ns: ns.clone(),
             ew: ew.clone(),
-            ns_points,
-            ew_points,
+            ns_points: row.first_f64(&["MP_NS", "IMP_NS"])?,
+            ew_points: row.first_f64(&["MP_EW", "IMP_EW"])?,
             ns_percent: row.optional_f64("Percentage_NS")?,
             ew_percent: row.optional_f64("Percentage_EW")?,
             origin: row.origin.clone(),
         };
         if is_penalty(score_ns) || is_penalty(score_ew) {
             line.kind = LineKind::Penalty;
-            penalties.push((row, line.clone()));
-            published.lines.push(line);
-            continue;
+            self.published.lines.push(line.clone());
+            return Ok(Some(line));
         }
         for (pair, direction) in [(&ns, Direction::NS), (&ew, Direction::EW)] {
             if let Some(pair) = pair {
-                seats.entry(pair.clone()).or_default().insert(direction);
+                self.seats
+                    .entry(pair.clone())
+                    .or_default()
+                    .insert(direction);
             }
         }
         let (Some(ns), Some(ew)) = (ns, ew) else {
@@ -594,11 +614,11 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
                 return Err(row.error("PairId_NS", "a row with neither pair"));
             }
             line.kind = LineKind::Bye;
-            published.lines.push(line);
-            continue;
+            self.published.lines.push(line);
+            return Ok(None);
         };
-        let mut result = BoardResult {
-            competition_id: competition_id.clone(),
+        let result = BoardResult {
+            competition_id: self.competition_id.clone(),
             board,
             ns: Some(ns),
             ew: Some(ew),
@@ -607,100 +627,150 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
             origin: row.origin.clone(),
             ..BoardResult::default()
         };
-        if is_assigned(score_ns, score_ew) {
-            // A table score overruled by assigned percentages (`800>a`, `+0`/`+0`): the
-            // score leaves the comparisons, each side gets the percentage printed for it.
-            line.kind = LineKind::Artificial;
-            let share = |column: &str, percent: Option<f64>| -> Result<u8, InputError> {
-                let p = percent.ok_or_else(|| {
-                    row.error(
-                        column,
-                        format!(
-                            "assigned score `{score_ns}`/`{score_ew}` needs each side's \
-                             percentage, and `{column}` is empty or missing"
-                        ),
-                    )
-                })?;
-                if (0.0..=100.0).contains(&p) && p.fract() == 0.0 {
-                    Ok(p as u8)
-                } else {
-                    Err(row.error(
-                        column,
-                        format!("assigned percentage `{p}` is not a whole number from 0 to 100"),
-                    ))
-                }
-            };
-            let ns_share = share("Percentage_NS", line.ns_percent)?;
-            let ew_share = share("Percentage_EW", line.ew_percent)?;
-            result.adjusted = Some(artificial_code(ns_share, ew_share));
-            dataset.boards.push(result);
-            published.lines.push(line);
-            continue;
+        if let Some(result) = table_result(row, score_ns, score_ew, &mut line, result)? {
+            self.dataset.boards.push(result);
+            self.published.lines.push(line);
         }
-        let ns_mark = artificial_share(score_ns);
-        let ew_mark = artificial_share(score_ew);
-        match (ns_mark, ew_mark) {
-            (Some(ns_share), Some(ew_share)) => {
-                line.kind = LineKind::Artificial;
-                result.adjusted = Some(artificial_code(ns_share, ew_share));
-            }
-            (Some(_), None) | (None, Some(_)) => {
-                // One side artificial, the table's score still in the comparisons.
-                line.kind = LineKind::Artificial;
-                let side = |share: Option<u8>| share.map_or("S".to_string(), |p| format!("A{p}"));
-                result.adjusted = Some(format!("{}/{}", side(ns_mark), side(ew_mark)));
-                result.ns_score = Some(table_score(row, score_ns, score_ew, true)?);
-            }
-            (None, None) => {
-                let contract = row.get("Contract")?.trim();
-                let blank = |t: &str| t.is_empty() || t == "-";
-                if blank(contract) && blank(score_ns) && blank(score_ew) {
-                    // Written into the movement but never played: no result, no line.
-                    continue;
-                }
-                if blank(contract) {
-                    // `-` with a score: the score alone (0 for a board passed out).
-                    result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
-                    if result.ns_score == Some(0) {
-                        result.contract = Some("PASS".to_string());
-                    }
-                    dataset.boards.push(result);
-                    published.lines.push(line);
-                    continue;
-                }
-                if contract.eq_ignore_ascii_case("pass") || contract.eq_ignore_ascii_case("ap") {
-                    result.contract = Some("PASS".to_string());
-                } else {
-                    result.contract = Some(normalize_contract(contract).ok_or_else(|| {
-                        row.error("Contract", format!("unparseable contract `{contract}`"))
-                    })?);
-                    result.declarer = Some(declarer(row)?);
-                    result.tricks = Some(tricks(row)?);
-                }
-                result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
-            }
-        }
-        dataset.boards.push(result);
-        published.lines.push(line);
+        Ok(None)
     }
 
-    for (row, line) in penalties {
-        attach_penalty(row, &line, &mut dataset.boards)?;
-    }
-
-    let fixed = !seats.is_empty() && seats.values().all(|s| s.len() == 1);
-    if fixed {
+    /// A pair that sat in one direction all session, as every pair of a Mitchell does,
+    /// gets that direction (and is ranked in its line).
+    fn fix_directions(&mut self) {
+        let seats = &self.seats;
+        if seats.is_empty() || !seats.values().all(|s| s.len() == 1) {
+            return;
+        }
         let direction_of = |pair: &str| seats.get(pair).and_then(|s| s.iter().next().copied());
-        for entrant in &mut dataset.entrants {
+        for entrant in &mut self.dataset.entrants {
             entrant.direction = direction_of(&entrant.entrant);
         }
-        for standing in &mut published.standings {
+        for standing in &mut self.published.standings {
             standing.direction = direction_of(&standing.entrant);
         }
     }
+}
 
-    dataset.competitions.push(competition);
-    Ok(Imported { dataset, published })
+/// The published standing of a total row.
+fn published_standing(row: &Row, pair: String) -> Result<PublishedStanding, InputError> {
+    let rank_text = row.get("Rank")?.trim();
+    let rank = rank_text
+        .parse::<u32>()
+        .map_err(|_| row.error("Rank", format!("`{rank_text}` is not a rank")))?;
+    let score = row
+        .first_f64(&["TotalScoreMP", "TotalScoreIMP", "TotalScore"])?
+        .ok_or_else(|| {
+            row.error(
+                "TotalScoreMP",
+                "no total score (TotalScoreMP or TotalScoreIMP)",
+            )
+        })?;
+    let boards_played = match row.optional("NrBoards") {
+        Some(v) => Some(
+            v.parse::<u32>()
+                .map_err(|_| row.error("NrBoards", format!("`{v}` is not a board count")))?,
+        ),
+        None => None,
+    };
+    Ok(PublishedStanding {
+        entrant: pair,
+        score,
+        percent: row.optional_f64("TotalPercentage")?,
+        rank,
+        boards_played,
+        penalty: row.optional_f64("ScorePenalty")?,
+        direction: None,
+        origin: row.origin.clone(),
+    })
+}
+
+/// The result of a table with both pairs, from its score columns (artificial scores,
+/// assigned percentages, a contract or a score alone); `line` gets the kind. `None` for
+/// a board written into the movement but never played: no result, no line.
+fn table_result(
+    row: &Row,
+    score_ns: &str,
+    score_ew: &str,
+    line: &mut PublishedLine,
+    mut result: BoardResult,
+) -> Result<Option<BoardResult>, InputError> {
+    if is_assigned(score_ns, score_ew) {
+        // A table score overruled by assigned percentages (`800>a`, `+0`/`+0`): the
+        // score leaves the comparisons, each side gets the percentage printed for it.
+        line.kind = LineKind::Artificial;
+        let ns_share = assigned_share(row, score_ns, score_ew, "Percentage_NS", line.ns_percent)?;
+        let ew_share = assigned_share(row, score_ns, score_ew, "Percentage_EW", line.ew_percent)?;
+        result.adjusted = Some(artificial_code(ns_share, ew_share));
+        return Ok(Some(result));
+    }
+    let ns_mark = artificial_share(score_ns);
+    let ew_mark = artificial_share(score_ew);
+    match (ns_mark, ew_mark) {
+        (Some(ns_share), Some(ew_share)) => {
+            line.kind = LineKind::Artificial;
+            result.adjusted = Some(artificial_code(ns_share, ew_share));
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            // One side artificial, the table's score still in the comparisons.
+            line.kind = LineKind::Artificial;
+            let side = |share: Option<u8>| share.map_or("S".to_string(), |p| format!("A{p}"));
+            result.adjusted = Some(format!("{}/{}", side(ns_mark), side(ew_mark)));
+            result.ns_score = Some(table_score(row, score_ns, score_ew, true)?);
+        }
+        (None, None) => {
+            let contract = row.get("Contract")?.trim();
+            let blank = |t: &str| t.is_empty() || t == "-";
+            if blank(contract) && blank(score_ns) && blank(score_ew) {
+                return Ok(None);
+            }
+            if blank(contract) {
+                // `-` with a score: the score alone (0 for a board passed out).
+                result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
+                if result.ns_score == Some(0) {
+                    result.contract = Some("PASS".to_string());
+                }
+                return Ok(Some(result));
+            }
+            if contract.eq_ignore_ascii_case("pass") || contract.eq_ignore_ascii_case("ap") {
+                result.contract = Some("PASS".to_string());
+            } else {
+                result.contract = Some(normalize_contract(contract).ok_or_else(|| {
+                    row.error("Contract", format!("unparseable contract `{contract}`"))
+                })?);
+                result.declarer = Some(declarer(row)?);
+                result.tricks = Some(tricks(row)?);
+            }
+            result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
+        }
+    }
+    Ok(Some(result))
+}
+
+/// The percentage assigned to one side (`column`), a whole number from 0 to 100.
+fn assigned_share(
+    row: &Row,
+    score_ns: &str,
+    score_ew: &str,
+    column: &str,
+    percent: Option<f64>,
+) -> Result<u8, InputError> {
+    let p = percent.ok_or_else(|| {
+        row.error(
+            column,
+            format!(
+                "assigned score `{score_ns}`/`{score_ew}` needs each side's \
+                 percentage, and `{column}` is empty or missing"
+            ),
+        )
+    })?;
+    if (0.0..=100.0).contains(&p) && p.fract() == 0.0 {
+        Ok(p as u8)
+    } else {
+        Err(row.error(
+            column,
+            format!("assigned percentage `{p}` is not a whole number from 0 to 100"),
+        ))
+    }
 }
 
 fn scoring_method(text: &str) -> Option<ScoringMethod> {

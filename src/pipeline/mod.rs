@@ -51,6 +51,9 @@ pub struct RunSettings {
     pub until: Option<NaiveDate>,
     /// Quarantine competitions that break a rule, or stop at the first (`--strict`).
     pub on_error: OnError,
+    /// Keep every table result's board score for `board_scores.parquet` (the largest
+    /// output; a monthly run rarely needs it).
+    pub board_scores: bool,
 }
 
 impl Default for RunSettings {
@@ -61,6 +64,7 @@ impl Default for RunSettings {
             ranking: RankingOptions::default(),
             until: None,
             on_error: OnError::Quarantine,
+            board_scores: true,
         }
     }
 }
@@ -89,6 +93,9 @@ pub struct RunOutput {
     /// Content hashes of the dataset and the factor set, for the run's manifest.
     pub dataset_sha256: String,
     pub factors_sha256: String,
+    /// Each member's starting handicap, in registry order: `handicaps.parquet` keeps it
+    /// so that the next run can tell a changed members row.
+    pub starting: Vec<f64>,
     pub summary: RunSummary,
 }
 
@@ -236,6 +243,7 @@ pub fn run_with_progress(
 
     // Continue the previous run's state, or, when the dataset no longer matches what it
     // took into account, replay from the start and list what that corrected.
+    let starting = registry.starting_states(&settings.factors)?;
     let mut replayed = None;
     let (mut states, through) = match &previous {
         Some(previous) => {
@@ -251,18 +259,19 @@ pub fn run_with_progress(
                 ),
                 None => Vec::new(),
             };
-            let difference =
+            let mut difference =
                 ledger::compare_scheme(&previous.ledger, &current, previous.record.ledger_scheme);
             previous.check_same_dataset(&difference)?;
+            difference.members = previous.changed_starts(&registry, &starting);
             if difference.is_empty() {
                 let states = previous.states_for(&registry, &settings.factors)?;
                 (states, previous.applied_through.clone())
             } else {
                 replayed = Some(difference);
-                (registry.starting_states(&settings.factors)?, None)
+                (starting.clone(), None)
             }
         }
-        None => (registry.starting_states(&settings.factors)?, None),
+        None => (starting.clone(), None),
     };
     // The handicaps the run starts from, as the previous state said (members it did
     // not know: their starting handicap).
@@ -298,6 +307,9 @@ pub fn run_with_progress(
     let mut prepared =
         prepare::prepare(scope, &registry, &settings.factors, &|| progress.advance(1));
     progress.finish();
+    if !settings.board_scores {
+        prepared.board_scores = Vec::new();
+    }
     if strict {
         if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
             return Err(error.clone().into());
@@ -489,6 +501,7 @@ pub fn run_with_progress(
         corrections,
         dataset_sha256,
         factors_sha256,
+        starting: starting.iter().map(|s| s.handicap).collect(),
         summary,
     })
 }

@@ -653,6 +653,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::run_tables::RankingRow;
 
     fn mover(id: i64, before: f64, after: f64) -> Mover {
         Mover {
@@ -685,6 +686,109 @@ mod tests {
             .collect();
         assert_eq!(down, [2, 5]);
         assert_eq!(up, [4, 3]);
+    }
+
+    fn member(id: i64, handicap: f64, last: Option<NaiveDate>) -> MemberRow {
+        MemberRow {
+            member_id: id,
+            name: Some(format!("m{id}")),
+            club: Some(if id < 3 { "A" } else { "B" }.into()),
+            handicap,
+            boards: 24,
+            competitions: i64::from(last.is_some()),
+            last_played: last,
+        }
+    }
+
+    fn ranked(rank: i64, id: i64, handicap: f64) -> RankingRow {
+        RankingRow {
+            rank,
+            group: None,
+            member_id: id,
+            name: Some(format!("m{id}")),
+            club: None,
+            handicap,
+            boards: 24,
+        }
+    }
+
+    #[test]
+    fn new_members_ranking_changes_and_clubs_against_the_previous_run() {
+        let day = |m: u32, d: u32| NaiveDate::from_ymd_opt(2026, m, d);
+        let previous = RunTables {
+            members: vec![member(1, 20.0, day(9, 3)), member(2, 30.0, day(9, 3))],
+            ranking: vec![ranked(1, 1, 20.0), ranked(2, 2, 30.0)],
+            ..RunTables::default()
+        };
+        let current = RunTables {
+            members: vec![
+                member(1, 21.0, day(10, 5)),
+                member(2, 30.0, day(9, 3)),
+                member(3, 10.0, day(10, 5)),
+                member(4, 52.0, None),
+            ],
+            ranking: vec![ranked(1, 3, 10.0), ranked(2, 1, 21.0)],
+            changes: vec![crate::report::run_tables::ChangeRow {
+                competition_id: "c".into(),
+                date: day(10, 5).unwrap_or_default(),
+                member_id: 1,
+                entrant: "1".into(),
+                handicap_before: 20.0,
+                partner_handicap: None,
+                pair_handicap: 20.0,
+                field_handicap: 20.0,
+                expected: 0.0,
+                achieved: -2.0,
+                n_b: 24,
+                n_g: 24,
+                delta: 1.0,
+                handicap_after: 21.0,
+                status: "member".into(),
+            }],
+            ..RunTables::default()
+        };
+        let report = build(&current, Some(&previous), Vec::new(), 20, 10);
+        assert_eq!(report.month, day(10, 1));
+        let new: Vec<i64> = report.new_members.iter().map(|m| m.member_id).collect();
+        assert_eq!(new, [3, 4]);
+        let lines: Vec<(Option<i64>, i64, Option<i64>, &str)> = report
+            .ranking
+            .iter()
+            .map(|r| (r.rank, r.member_id, r.rank_change(), r.status))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (Some(1), 3, None, "new"),
+                (Some(2), 1, Some(-1), "down"),
+                (None, 2, None, "left"),
+            ]
+        );
+        assert_eq!(report.ranking[1].handicap_change(), Some(1.0));
+        assert_eq!(report.worsened.len(), 1);
+        assert_eq!(report.worsened[0].change(), 1.0);
+        assert!(report.improved.is_empty());
+        // Club A: members 1 and 2, both active (played within 12 months), mean 25.5;
+        // club B: 3 active at 10.0, 4 never played.
+        assert_eq!(
+            report.clubs,
+            [
+                ClubLine {
+                    club: "A".into(),
+                    members: 2,
+                    active: 2,
+                    mean_handicap: Some(25.5)
+                },
+                ClubLine {
+                    club: "B".into(),
+                    members: 2,
+                    active: 1,
+                    mean_handicap: Some(10.0)
+                },
+            ]
+        );
+        let diff = report.ranking_diff().map_err(|e| e.to_string());
+        assert_eq!(diff.map(|d| d.height()), Ok(3));
     }
 
     #[test]

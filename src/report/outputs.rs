@@ -65,6 +65,7 @@ pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
                 .map(|s| first_of_month(s.playing_month))
                 .collect(),
         )?
+        .map("starting_handicap", &output.starting, |h| *h)
         .build()
 }
 
@@ -306,15 +307,20 @@ pub fn write_run(
     let standings = standings(output).map_err(frame_error("standings.parquet"))?;
     let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
-    let boards =
-        board_scores(&output.prepared.board_scores).map_err(frame_error("board_scores.parquet"))?;
+    let boards = settings
+        .board_scores
+        .then(|| board_scores(&output.prepared.board_scores))
+        .transpose()
+        .map_err(frame_error("board_scores.parquet"))?;
     let applied = applied(output).map_err(frame_error("applied.parquet"))?;
     let corrections = corrections(output).map_err(frame_error("corrections.csv"))?;
     check_replaceable(out, &RUN_FILES)?;
     write_replacing(out, commit, |staged| {
         let path = |name: &str| staged.join(name);
         write_parquet(&applied, &path("applied.parquet"))?;
-        write_parquet(&boards, &path("board_scores.parquet"))?;
+        if let Some(boards) = &boards {
+            write_parquet(boards, &path("board_scores.parquet"))?;
+        }
         write_parquet(&changes, &path("changes.parquet"))?;
         write_csv(&corrections, &path("corrections.csv"))?;
         write_parquet(&handicaps, &path("handicaps.parquet"))?;
@@ -326,6 +332,9 @@ pub fn write_run(
         let mut hashes = BTreeMap::new();
         for name in &RUN_FILES[..10] {
             let file = path(name);
+            if *name == "board_scores.parquet" && boards.is_none() {
+                continue;
+            }
             let bytes = std::fs::read(&file).map_err(|e| Error::io(&file, e))?;
             hashes.insert((*name).to_owned(), sha256(&bytes));
         }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# End-to-end scale benchmark: a synthetic federation at full size, scored and replayed
+# by the release binary, with DuckDB beside it as the floor and as a peer.
+#
+#   benches/scale.sh                          # 30 000 members, 120 months
+#   benches/scale.sh --members 10000 --months 60
+#   BRIDGEHCP_SCALE_DIR=/data/bench benches/scale.sh --members 30000 --months 60
+#
+# The federation is generated once per size (month by month, in bounded memory) into
+# $BRIDGEHCP_SCALE_DIR (default target/scale) and reused; so is the same federation
+# reported as results only (no board rows). Then, for `score`, `run` live, `run` frozen
+# and `run` on the results-only federation, it prints wall time, rows per second, peak
+# RSS (from /usr/bin/time) and the stage times from the run summary; then the time
+# DuckDB takes to read the columns the scoring reads (the floor), and the time of the
+# DuckDB SQL in benches/peers/ that computes the same matchpoints and cross-IMPs, with
+# the largest difference from this program's board scores.
+#
+# Needs /usr/bin/time (GNU time) and python3 with duckdb (pip install duckdb).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+members=30000
+months=120
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --members) members="$2"; shift 2 ;;
+    --months) months="$2"; shift 2 ;;
+    *) echo "usage: benches/scale.sh [--members N] [--months N]" >&2; exit 2 ;;
+  esac
+done
+
+root="${BRIDGEHCP_SCALE_DIR:-target/scale}"
+data="$root/m${members}x${months}"
+results_only="$root/m${members}x${months}-results"
+out="$root/out"
+mkdir -p "$root"
+
+cargo build --release --quiet
+bin=target/release/bridgehcp
+
+# Runs a command under GNU time; prints its own output, then wall time and peak RSS.
+measure() {
+  local label="$1"; shift
+  local log="$root/time.log"
+  /usr/bin/time -v -o "$log" "$@" | tee "$root/last.txt"
+  local wall rss
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log")
+  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
+  echo "$label: wall ${wall}, peak RSS $((rss / 1024)) MiB"
+  echo "$wall" > "$root/last.wall"
+}
+
+# Seconds from GNU time's h:mm:ss or m:ss.ss.
+seconds() {
+  awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }' "$root/last.wall"
+}
+
+generate() {
+  local dir="$1"; shift
+  if [ ! -e "$dir/members.parquet" ]; then
+    rm -rf "$dir"
+    measure "sample $(basename "$dir")" "$bin" sample --out "$dir" --members "$members" \
+      --months "$months" --by-month "$@"
+  fi
+}
+generate "$data"
+generate "$results_only" --board-share 0
+
+count() {
+  python3 -c "import duckdb,sys; print(duckdb.sql(\"select count(*) from read_parquet('$1/$2/**/*.parquet', hive_partitioning=true)\").fetchone()[0])"
+}
+boards=$(count "$data" boards)
+results=$(count "$results_only" results)
+echo "federation: $members members, $months months, $boards board rows; results-only: $results result rows"
+
+rate() {
+  awk -v n="$1" -v s="$(seconds)" 'BEGIN { if (s > 0) printf "%.0f rows/s\n", n / s; else print "-" }'
+}
+
+echo "== score"
+measure "score" "$bin" score --data "$data" --out "$out/score"
+rate "$boards"
+echo "== run, live"
+measure "run live" "$bin" run --data "$data" --out "$out/live"
+rate "$boards"
+echo "== run, frozen"
+measure "run frozen" "$bin" run --data "$data" --out "$out/frozen" --mode frozen
+rate "$boards"
+echo "== run, live, without board_scores"
+measure "run live --no-board-scores" "$bin" run --data "$data" --out "$out/lean" --no-board-scores
+rate "$boards"
+echo "== run on the results-only federation"
+measure "run results-only" "$bin" run --data "$results_only" --out "$out/results-only"
+rate "$results"
+
+echo "== DuckDB: reading the scored columns (the floor), and the same scoring in SQL"
+python3 benches/peers/duckdb_peer.py "$data" "$out/score/board_scores.parquet"

@@ -1,0 +1,344 @@
+//! One typed column of a frame, cell by cell: a typed Parquet column or text (CSV
+//! cells, hive partition values) parsed into the contract's type, with the same message
+//! either way, naming file, row and column.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+use polars::prelude::*;
+
+use crate::dataset::date_from_days;
+use crate::dataset::Origin;
+use crate::error::{InputError, Location};
+use crate::import::validate::{self};
+
+use super::locate::Frame;
+
+/// A cell's value, or the rule it breaks.
+pub(super) type Cells<T> = Vec<Result<Option<T>, String>>;
+
+/// A contract type: how to take it from a typed Parquet column, and from text.
+pub(super) trait CellType: Sized + Clone {
+    /// The contract's name for the type, for messages.
+    const NAME: &'static str;
+    /// The column's cells, or `None` when its dtype cannot hold this type.
+    fn typed(series: &Series) -> Option<Cells<Self>>;
+    fn parse(text: &str) -> Result<Self, String>;
+}
+
+pub(super) fn collect<T, I, F>(iter: I, convert: F) -> Cells<T>
+where
+    I: Iterator,
+    F: Fn(I::Item) -> Result<Option<T>, String>,
+{
+    iter.map(convert).collect()
+}
+
+impl CellType for i64 {
+    const NAME: &'static str = "int64";
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        match series.dtype() {
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32 => {
+                let cast = series.cast(&DataType::Int64).ok()?;
+                Some(collect(cast.i64().ok()?.iter(), Ok))
+            }
+            DataType::UInt64 => Some(collect(series.u64().ok()?.iter(), |value| {
+                value
+                    .map(|v| i64::try_from(v).map_err(|_| format!("{v} does not fit in int64")))
+                    .transpose()
+            })),
+            _ => None,
+        }
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        text.trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not a whole number"))
+    }
+}
+
+impl CellType for i32 {
+    const NAME: &'static str = "int32";
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        let wide = i64::typed(series)?;
+        Some(
+            wide.into_iter()
+                .map(|cell| cell.and_then(|value| value.map(narrow_i32).transpose()))
+                .collect(),
+        )
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        narrow_i32(i64::parse(text)?)
+    }
+}
+
+pub(super) fn narrow_i32(value: i64) -> Result<i32, String> {
+    i32::try_from(value).map_err(|_| format!("{value} does not fit in int32"))
+}
+
+impl CellType for f64 {
+    const NAME: &'static str = "float64";
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        if !(series.dtype().is_float() || series.dtype().is_integer()) {
+            return None;
+        }
+        let cast = series.cast(&DataType::Float64).ok()?;
+        Some(collect(cast.f64().ok()?.iter(), |value| {
+            value.map(validate::finite).transpose()
+        }))
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not a number"))?;
+        validate::finite(value)
+    }
+}
+
+impl CellType for bool {
+    const NAME: &'static str = "bool";
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        Some(collect(series.bool().ok()?.iter(), Ok))
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" => Ok(true),
+            "false" | "0" => Ok(false),
+            _ => Err(format!(
+                "`{text}` is not a boolean (expected true or false)"
+            )),
+        }
+    }
+}
+
+impl CellType for NaiveDate {
+    const NAME: &'static str = "date";
+    /// Date columns, and (as pandas writes dates) naive timestamps at midnight.
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        match series.dtype() {
+            DataType::Date => Some(collect(series.date().ok()?.physical().iter(), |days| {
+                days.map(|d| date_from_days(i64::from(d))).transpose()
+            })),
+            DataType::Datetime(unit, None) => {
+                let per_day: i64 = match unit {
+                    TimeUnit::Nanoseconds => 86_400_000_000_000,
+                    TimeUnit::Microseconds => 86_400_000_000,
+                    TimeUnit::Milliseconds => 86_400_000,
+                };
+                let stamps = series.datetime().ok()?.physical().clone();
+                Some(collect(stamps.iter(), |stamp| {
+                    stamp
+                        .map(|t| {
+                            if t.rem_euclid(per_day) == 0 {
+                                date_from_days(t.div_euclid(per_day))
+                            } else {
+                                Err("expected a calendar date, found a timestamp with a time of day"
+                                    .to_owned())
+                            }
+                        })
+                        .transpose()
+                }))
+            }
+            _ => None,
+        }
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
+            .map_err(|_| format!("unparseable date `{text}` (expected YYYY-MM-DD)"))
+    }
+}
+
+impl CellType for String {
+    const NAME: &'static str = "string";
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        Some(collect(series.str().ok()?.iter(), |value| {
+            Ok(value.map(str::to_owned))
+        }))
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(text.to_owned())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Presence {
+    Required,
+    Optional,
+}
+
+/// One column of a frame, typed; an absent optional column reads as all nulls.
+pub(super) struct Col<T> {
+    pub(super) path: Arc<Path>,
+    pub(super) name: &'static str,
+    pub(super) cells: Option<Cells<T>>,
+}
+
+impl<T: Clone> Col<T> {
+    pub(super) fn location(&self, row: usize) -> Location {
+        Location::file(self.path.to_path_buf())
+            .row(row + 1)
+            .column(self.name)
+    }
+
+    /// The value at 0-based `row`, or `None` for a null or absent column. Each row is
+    /// read once, so the value is moved out rather than copied.
+    pub(super) fn get(&mut self, row: usize) -> Result<Option<T>, InputError> {
+        match self.cells.as_mut().and_then(|cells| cells.get_mut(row)) {
+            None => Ok(None),
+            Some(Ok(value)) => Ok(value.take()),
+            Some(Err(rule)) => {
+                let rule = rule.clone();
+                Err(InputError::new(self.location(row), rule))
+            }
+        }
+    }
+
+    /// The value at 0-based `row`, which must not be null.
+    pub(super) fn required(&mut self, row: usize) -> Result<T, InputError> {
+        self.get(row)?.ok_or_else(|| {
+            InputError::new(
+                self.location(row),
+                format!("`{}` is required but the cell is empty", self.name),
+            )
+        })
+    }
+
+    /// Names this column's cell at `row` in a rule broken by its value.
+    pub(super) fn check<U>(&self, row: usize, checked: Result<U, String>) -> Result<U, InputError> {
+        checked.map_err(|rule| InputError::new(self.location(row), rule))
+    }
+}
+
+impl Col<i32> {
+    /// A count (board number, boards played, round, table), which cannot be negative.
+    pub(super) fn count(&mut self, row: usize) -> Result<Option<u32>, InputError> {
+        let value = self.get(row)?;
+        self.check(
+            row,
+            value
+                .map(|v| validate::non_negative(self.name, i64::from(v)))
+                .transpose(),
+        )
+    }
+
+    pub(super) fn required_count(&mut self, row: usize) -> Result<u32, InputError> {
+        let value = self.required(row)?;
+        self.check(row, validate::non_negative(self.name, i64::from(value)))
+    }
+}
+
+impl Col<String> {
+    /// The value at `row` parsed as one of the contract's names (`pairs`, `NS`, ...).
+    pub(super) fn parsed<E: FromStr<Err = String>>(
+        &mut self,
+        row: usize,
+    ) -> Result<Option<E>, InputError> {
+        let value = self.get(row)?;
+        self.check(row, value.map(|text| text.parse()).transpose())
+    }
+
+    pub(super) fn required_parsed<E: FromStr<Err = String>>(
+        &mut self,
+        row: usize,
+    ) -> Result<E, InputError> {
+        let value = self.required(row)?;
+        self.check(row, value.parse())
+    }
+}
+
+impl Frame {
+    pub(super) fn height(&self) -> usize {
+        self.df.height()
+    }
+
+    pub(super) fn origin(&self, row: usize) -> Origin {
+        Origin::new(&self.path, row + 1)
+    }
+
+    /// The optional `source_file` and `source_line` columns of an imported dataset.
+    pub(super) fn sources(&self) -> Result<Sources, InputError> {
+        Ok(Sources {
+            file: self.col::<String>("source_file", Presence::Optional)?,
+            line: self.col::<i64>("source_line", Presence::Optional)?,
+        })
+    }
+
+    pub(super) fn col<T: CellType>(
+        &self,
+        name: &'static str,
+        presence: Presence,
+    ) -> Result<Col<T>, InputError> {
+        let location = || Location::file(self.path.to_path_buf()).column(name);
+        let Ok(column) = self.df.column(name) else {
+            return match presence {
+                Presence::Optional => Ok(Col {
+                    path: Arc::clone(&self.path),
+                    name,
+                    cells: None,
+                }),
+                Presence::Required => Err(InputError::new(
+                    location(),
+                    format!("the required column `{name}` is missing"),
+                )),
+            };
+        };
+        let series = column.as_materialized_series();
+        let cells = if series.dtype() == &DataType::Null {
+            Some(vec![Ok(None); series.len()])
+        } else if self.text_columns.contains(name) && series.dtype() == &DataType::String {
+            series.str().ok().map(|texts| {
+                collect(texts.iter(), |text| match text {
+                    None => Ok(None),
+                    Some(t) if t.trim().is_empty() => Ok(None),
+                    Some(t) => T::parse(t).map(Some),
+                })
+            })
+        } else {
+            T::typed(series)
+        };
+        match cells {
+            Some(cells) => Ok(Col {
+                path: Arc::clone(&self.path),
+                name,
+                cells: Some(cells),
+            }),
+            None => Err(InputError::new(
+                location(),
+                format!(
+                    "column `{name}` has type {}, expected {}",
+                    series.dtype(),
+                    T::NAME
+                ),
+            )),
+        }
+    }
+}
+
+/// Where an imported row came from: a row with a `source_file` is named by that file
+/// and line in errors (and written back with them), not by its Parquet row.
+pub(super) struct Sources {
+    pub(super) file: Col<String>,
+    pub(super) line: Col<i64>,
+}
+
+impl Sources {
+    pub(super) fn origin(&mut self, frame: &Frame, row: usize) -> Result<Origin, InputError> {
+        let Some(file) = self.file.get(row)? else {
+            return Ok(frame.origin(row));
+        };
+        let file: Arc<Path> = Arc::from(Path::new(&file));
+        Ok(Origin {
+            file: Some(file),
+            row: self.line.get(row)?.and_then(|l| usize::try_from(l).ok()),
+        })
+    }
+}

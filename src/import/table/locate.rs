@@ -1,0 +1,354 @@
+//! Where a table is: one Parquet or CSV file, or a folder of Parquet files with hive
+//! partitions; and each file read into a frame, guarded against readers that panic on
+//! a broken file.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use polars::prelude::*;
+
+use crate::error::{Error, InputError, Location};
+
+/// The value hive writers use for a null partition key.
+pub(super) const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FileKind {
+    Parquet,
+    Csv,
+}
+
+/// One file of a table, with the hive partition values of the folders above it.
+#[derive(Debug, Clone)]
+pub(super) struct SourceFile {
+    pub(super) path: PathBuf,
+    pub(super) kind: FileKind,
+    pub(super) partition: Vec<(String, Option<String>)>,
+}
+
+/// Finds the one form a table is given in, or none.
+pub(super) fn locate_table(dir: &Path, name: &str) -> Result<Option<Vec<SourceFile>>, Error> {
+    if !dir.is_dir() {
+        return Err(Error::io(
+            dir,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "dataset folder does not exist or is not a folder",
+            ),
+        ));
+    }
+    let parquet = dir.join(format!("{name}.parquet"));
+    let csv = dir.join(format!("{name}.csv"));
+    let folder = dir.join(name);
+    let forms: Vec<&PathBuf> = [&parquet, &csv, &folder]
+        .into_iter()
+        .filter(|path| path.exists())
+        .collect();
+    match forms.as_slice() {
+        [] => Ok(None),
+        [one] if *one == &folder => {
+            if !folder.is_dir() {
+                return Err(InputError::new(
+                    Location::file(&folder),
+                    format!(
+                        "`{name}` must be a folder of Parquet files, a .parquet or a .csv file"
+                    ),
+                )
+                .into());
+            }
+            let files = partition_files(&folder)?;
+            if files.is_empty() {
+                return Err(InputError::new(
+                    Location::file(&folder),
+                    format!("the folder of table `{name}` holds no .parquet files"),
+                )
+                .into());
+            }
+            Ok(Some(files))
+        }
+        [one] => Ok(Some(vec![SourceFile {
+            path: one.to_path_buf(),
+            kind: if *one == &csv {
+                FileKind::Csv
+            } else {
+                FileKind::Parquet
+            },
+            partition: Vec::new(),
+        }])),
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .filter_map(|path| path.file_name())
+                .map(|file| file.to_string_lossy().into_owned())
+                .collect();
+            Err(InputError::new(
+                Location::file(dir),
+                format!(
+                    "table `{name}` is given in more than one form ({}); keep one",
+                    names.join(", ")
+                ),
+            )
+            .into())
+        }
+    }
+}
+
+/// Every `.parquet` file below `folder`, in sorted path order. Hidden and `_`-prefixed
+/// entries (`.tmp-…`, `_SUCCESS`) are writers' bookkeeping and are skipped.
+pub(super) fn partition_files(folder: &Path) -> Result<Vec<SourceFile>, Error> {
+    let mut found = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        let entries = std::fs::read_dir(&current).map_err(|e| Error::io(&current, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&current, e))?;
+            let path = entry.path();
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            if file_name.starts_with('.') || file_name.starts_with('_') {
+                continue;
+            }
+            if path.is_dir() {
+                pending.push(path);
+            } else if file_name.ends_with(".parquet") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found
+        .into_iter()
+        .map(|path| {
+            let partition = path
+                .strip_prefix(folder)
+                .ok()
+                .and_then(Path::parent)
+                .map(|parents| {
+                    parents
+                        .components()
+                        .filter_map(|part| {
+                            let text = part.as_os_str().to_string_lossy();
+                            let (key, value) = text.split_once('=')?;
+                            let value = percent_decode(value);
+                            let value = (value != HIVE_NULL).then_some(value);
+                            Some((percent_decode(key), value))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            SourceFile {
+                path,
+                kind: FileKind::Parquet,
+                partition,
+            }
+        })
+        .collect())
+}
+
+/// Hive writers percent-encode characters such as `/`, `=` and space in partition values.
+pub(super) fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let decoded = match (bytes.get(i), bytes.get(i + 1), bytes.get(i + 2)) {
+            (Some(b'%'), Some(&high), Some(&low)) => {
+                let hex = [high, low];
+                std::str::from_utf8(&hex)
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+            }
+            _ => None,
+        };
+        match decoded {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.extend(bytes.get(i));
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// One file's rows, and which of its columns are text to be parsed (CSV cells, hive
+/// partition values) rather than typed Parquet columns.
+pub(super) struct Frame {
+    pub(super) path: Arc<Path>,
+    pub(super) df: DataFrame,
+    pub(super) text_columns: HashSet<String>,
+}
+
+pub(super) fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
+    let path = file.path.as_path();
+    let (mut df, mut text_columns) = match file.kind {
+        FileKind::Parquet => (read_parquet(path)?, HashSet::new()),
+        FileKind::Csv => {
+            let df = guarded(path, || {
+                CsvReadOptions::default()
+                    .with_has_header(true)
+                    .with_infer_schema_length(Some(0))
+                    .try_into_reader_with_file_path(Some(path.to_path_buf()))
+                    .and_then(|reader| reader.finish())
+            })?
+            .map_err(|e| csv_shape_error(path).unwrap_or_else(|| Error::polars(path, e)))?;
+            let text = df
+                .get_column_names()
+                .into_iter()
+                .map(|name| name.to_string())
+                .collect();
+            (df, text)
+        }
+    };
+    for (key, value) in &file.partition {
+        if df
+            .get_column_names()
+            .iter()
+            .any(|name| name.as_str() == key)
+        {
+            continue;
+        }
+        let values = vec![value.as_deref(); df.height()];
+        df.with_column(Column::new(key.as_str().into(), values))
+            .map_err(|e| Error::polars(path, e))?;
+        text_columns.insert(key.clone());
+    }
+    Ok(Frame {
+        path: Arc::from(path),
+        df,
+        text_columns,
+    })
+}
+
+/// Rows a Parquet file may claim: polars indexes rows with 32 bits, and a corrupt footer
+/// claiming more would make it try to reserve memory for them.
+pub(super) const MAX_PARQUET_ROWS: usize = u32::MAX as usize;
+
+/// Reads a Parquet file, after checking that its footer is consistent with the file: a
+/// truncated or corrupt file must give an error naming it, never a crash or an attempt
+/// to allocate what its damaged sizes claim.
+pub(super) fn read_parquet(path: &Path) -> Result<DataFrame, Error> {
+    let handle = File::open(path).map_err(|e| Error::io(path, e))?;
+    let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
+    guarded(path, || -> Result<DataFrame, Error> {
+        let mut reader = ParquetReader::new(handle);
+        let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
+        let claimed: usize = metadata
+            .row_groups
+            .iter()
+            .map(|group| group.num_rows())
+            .fold(0, usize::saturating_add);
+        let corrupt = |what: String| {
+            Error::from(InputError::new(
+                Location::file(path),
+                format!("the Parquet file is corrupt: {what}"),
+            ))
+        };
+        if metadata.num_rows > MAX_PARQUET_ROWS || claimed != metadata.num_rows {
+            return Err(corrupt(format!(
+                "its footer claims {} rows, its row groups {claimed}",
+                metadata.num_rows
+            )));
+        }
+        for group in &metadata.row_groups {
+            for chunk in group.parquet_columns() {
+                let range = chunk.byte_range();
+                if chunk.compressed_size() < 0
+                    || chunk.uncompressed_size() < 0
+                    || range.end > length
+                {
+                    return Err(corrupt(format!(
+                        "a column chunk of `{}` lies outside the file's {length} bytes",
+                        chunk.descriptor().path_in_schema.join(".")
+                    )));
+                }
+            }
+        }
+        reader.finish().map_err(|e| Error::polars(path, e))
+    })?
+}
+
+/// Runs a polars reader on `path`, turning a panic inside it (which a corrupt file can
+/// cause) into an error that names the file.
+pub(crate) fn guarded<T>(path: &Path, read: impl FnOnce() -> T) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
+        let detail = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no detail".to_owned());
+        InputError::new(
+            Location::file(path),
+            format!("the file is corrupt or not a table this program can read (the reader failed: {detail})"),
+        )
+        .into()
+    })
+}
+
+/// Explains a CSV file polars refused, in a secretary's terms: an empty file, or the first
+/// row whose number of cells differs from the header's. `None` when neither applies.
+pub(super) fn csv_shape_error(path: &Path) -> Option<Error> {
+    let bytes = std::fs::read(path).ok()?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Some(
+            InputError::new(
+                Location::file(path),
+                "the file is empty (a CSV table needs at least its header line)",
+            )
+            .into(),
+        );
+    }
+    let counts = csv_field_counts(bytes);
+    let (header, rows) = counts.split_first()?;
+    rows.iter()
+        .position(|fields| fields != header)
+        .and_then(|index| {
+            let found = rows.get(index)?;
+            Some(
+                InputError::new(
+                    Location::file(path).row(index + 1),
+                    format!("the row has {found} cells but the header has {header}"),
+                )
+                .into(),
+            )
+        })
+}
+
+/// Cells per record of CSV text (commas outside double quotes; a quoted cell may hold
+/// line breaks). Blank lines are not records.
+pub(super) fn csv_field_counts(bytes: &[u8]) -> Vec<usize> {
+    let mut counts = Vec::new();
+    let mut fields = 1;
+    let mut in_quotes = false;
+    let mut blank = true;
+    for &byte in bytes {
+        match byte {
+            b'"' => {
+                in_quotes = !in_quotes;
+                blank = false;
+            }
+            b',' if !in_quotes => {
+                fields += 1;
+                blank = false;
+            }
+            b'\n' if !in_quotes => {
+                if !blank {
+                    counts.push(fields);
+                }
+                fields = 1;
+                blank = true;
+            }
+            b'\r' => {}
+            _ => blank = false,
+        }
+    }
+    if !blank {
+        counts.push(fields);
+    }
+    counts
+}

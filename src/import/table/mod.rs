@@ -1,0 +1,285 @@
+//! Reading a dataset folder (the data contract's five tables) into a [`Dataset`].
+//!
+//! Datasets come from federation exports (one Parquet file per table), from data
+//! pipelines (hive-partitioned folders) and from people typing CSV by hand, so every form
+//! is read into the same plain structs and held to the same rules. Types are checked per
+//! column against the contract; CSV cells and hive partition values are text, so they
+//! are parsed instead, with the same messages. Every row keeps its [`Origin`], and every
+//! error names the file, the 1-based data row and the column, so a club secretary can go
+//! straight to the cell.
+//!
+//! Tables are read in contract order and each row is checked by
+//! [`Validator`](super::validate::Validator) as soon as it is read, so the error returned
+//! is always the first in table order, then file order.
+//!
+//! Locating a table's files and reading them into frames (`locate`), taking typed cells
+//! out of a frame (`cells`) and building the contract's rows from them (`rows`) are
+//! separate, so a new source form or a new column touches one of them.
+
+use std::path::Path;
+
+use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult, Member};
+use crate::error::{Error, InputError, Location};
+use crate::import::validate::Validator;
+use crate::quarantine::{OnError, Quarantine};
+
+mod cells;
+mod locate;
+mod rows;
+
+pub(crate) use locate::guarded;
+use locate::{locate_table, read_frame, FileKind, SourceFile};
+use rows::{read_boards, read_competitions, read_entrants, read_members, read_results};
+
+/// The tables of the data contract, in the order they are read and checked.
+pub const TABLES: [&str; 5] = ["members", "competitions", "entrants", "results", "boards"];
+
+/// Reads and checks the dataset in `dir`, stopping at the first broken rule.
+///
+/// Each table is `NAME.parquet`, `NAME.csv` or a folder `NAME/` of Parquet files (read in
+/// sorted path order; `key=value` folders supply a column `key` when the files lack it).
+/// `members`, `competitions` and `entrants` are required, and at least one of `results`
+/// and `boards`.
+pub fn read_dataset(dir: &Path) -> Result<Dataset, Error> {
+    Ok(read_dataset_checked(dir, OnError::Strict)?.dataset)
+}
+
+/// A members table in a file of its own (`.csv` or `.parquet`), such as a federation's
+/// register: at least `member_id`, checked with the same rules as `members`.
+pub fn read_members_file(path: &Path) -> Result<Vec<Member>, Error> {
+    let is_csv = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let file = SourceFile {
+        path: path.to_path_buf(),
+        kind: if is_csv {
+            FileKind::Csv
+        } else {
+            FileKind::Parquet
+        },
+        partition: Vec::new(),
+    };
+    let mut members = Vec::new();
+    read_members(&read_frame(&file)?, &mut Validator::default(), &mut members)?;
+    Ok(members)
+}
+
+/// A dataset with the competitions that broke a rule taken out, and why.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Every row of every competition that passed the checks.
+    pub dataset: Dataset,
+    /// The competitions taken out, with every reason the row checks found.
+    pub quarantine: Quarantine,
+}
+
+/// Reads and checks the dataset in `dir`. An error in a row that belongs to one
+/// competition quarantines that competition (or, with [`OnError::Strict`], is returned);
+/// anything else (a missing table or column, a mistyped column, a `members` row, a row
+/// without a `competition_id`) is returned as the error.
+pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Error> {
+    let members = locate_table(dir, "members")?;
+    let competitions = locate_table(dir, "competitions")?;
+    let entrants = locate_table(dir, "entrants")?;
+    let results = locate_table(dir, "results")?;
+    let boards = locate_table(dir, "boards")?;
+    for (name, source) in [
+        ("members", &members),
+        ("competitions", &competitions),
+        ("entrants", &entrants),
+    ] {
+        if source.is_none() {
+            return Err(InputError::new(
+                Location::file(dir),
+                format!("the required table `{name}` is missing (expected {name}.parquet, {name}.csv or a folder {name}/)"),
+            )
+            .into());
+        }
+    }
+    if results.is_none() && boards.is_none() {
+        return Err(InputError::new(
+            Location::file(dir),
+            "a dataset needs a `results` or a `boards` table (or both)",
+        )
+        .into());
+    }
+
+    let mut check = Check {
+        validator: Validator::default(),
+        quarantine: Quarantine::new(on_error),
+    };
+    let mut dataset = Dataset::default();
+    for file in members.iter().flatten() {
+        read_members(
+            &read_frame(file)?,
+            &mut check.validator,
+            &mut dataset.members,
+        )?;
+    }
+    for file in competitions.iter().flatten() {
+        read_competitions(&read_frame(file)?, &mut check, &mut dataset.competitions)?;
+    }
+    for file in entrants.iter().flatten() {
+        read_entrants(&read_frame(file)?, &mut check, &mut dataset.entrants)?;
+    }
+    for file in results.iter().flatten() {
+        read_results(&read_frame(file)?, &mut check, &mut dataset.results)?;
+    }
+    for file in boards.iter().flatten() {
+        read_boards(&read_frame(file)?, &mut check, &mut dataset.boards)?;
+    }
+    let Check {
+        validator,
+        mut quarantine,
+    } = check;
+    for (id, error) in validator.finish_all() {
+        quarantine.add(&id, error)?;
+    }
+    if !quarantine.is_empty() {
+        for competition in &dataset.competitions {
+            quarantine.date(
+                &competition.competition_id,
+                competition.date,
+                competition.session,
+            );
+        }
+        let kept = |id: &String| !quarantine.contains(id);
+        dataset.competitions.retain(|c| kept(&c.competition_id));
+        dataset.entrants.retain(|e| kept(&e.competition_id));
+        dataset.results.retain(|r| kept(&r.competition_id));
+        dataset.boards.retain(|b| kept(&b.competition_id));
+    }
+    Ok(Checked {
+        dataset,
+        quarantine,
+    })
+}
+
+/// The row rules, and where the competitions that break them are collected.
+struct Check {
+    validator: Validator,
+    quarantine: Quarantine,
+}
+
+/// A row that belongs to one competition.
+trait CompetitionRow {
+    fn competition_id_mut(&mut self) -> &mut String;
+}
+
+macro_rules! competition_row {
+    ($($ty:ty),*) => {$(
+        impl CompetitionRow for $ty {
+            fn competition_id_mut(&mut self) -> &mut String {
+                &mut self.competition_id
+            }
+        }
+    )*};
+}
+competition_row!(Competition, Entrant, EntrantResult, BoardResult);
+
+impl Check {
+    /// Takes a row of competition `id`, built from its cells (or not), and holds it to
+    /// the rules: the row back when it passed, `None` when its competition went to the
+    /// quarantine for it. Rows of a competition whose own row is broken, or that is not
+    /// listed at all, are not held to the rules that need the competition: its first
+    /// such row already named the problem.
+    fn row<T: CompetitionRow>(
+        &mut self,
+        id: String,
+        built: Result<T, InputError>,
+        rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
+    ) -> Result<Option<T>, InputError> {
+        let mut record = match built {
+            Ok(record) => record,
+            Err(error) => {
+                self.quarantine.add(&id, error)?;
+                return Ok(None);
+            }
+        };
+        if self.quarantine.contains(&id) && !self.validator.knows_competition(&id) {
+            return Ok(None);
+        }
+        *record.competition_id_mut() = id;
+        match rules(&mut self.validator, &record) {
+            Ok(()) => Ok(Some(record)),
+            Err(error) => {
+                self.quarantine.add(record.competition_id_mut(), error)?;
+                Ok(None)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+    use polars::prelude::*;
+
+    use super::cells::*;
+    use super::locate::*;
+
+    #[test]
+    fn csv_records_are_counted_outside_quotes() {
+        let text = b"a,b,c\r\n1,\"x,\ny\",3\n\n4,5\n";
+        assert_eq!(csv_field_counts(text), vec![3, 3, 2]);
+    }
+
+    #[test]
+    fn percent_decoding_restores_hive_values() {
+        assert_eq!(percent_decode("Club%20Cup%2F2026"), "Club Cup/2026");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("a%zzb"), "a%zzb");
+    }
+
+    #[test]
+    fn text_cells_parse_like_the_contract_types() {
+        assert_eq!(i64::parse(" 42 "), Ok(42));
+        assert!(i64::parse("4.5").is_err());
+        assert_eq!(i32::parse("2147483647"), Ok(i32::MAX));
+        assert!(i32::parse("2147483648").is_err());
+        assert!(f64::parse("NaN").is_err());
+        assert!(f64::parse("inf").is_err());
+        assert!((f64::parse("54.2").unwrap_or_default() - 54.2).abs() < 1e-12);
+        assert_eq!(bool::parse("True"), Ok(true));
+        assert!(bool::parse("yes").is_err());
+        assert_eq!(
+            NaiveDate::parse("2026-11-03"),
+            Ok(NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default())
+        );
+        assert!(NaiveDate::parse("03/11/2026").is_err());
+    }
+
+    #[test]
+    fn midnight_timestamps_are_dates_and_other_times_are_not() {
+        let day = 86_400_000_i64;
+        let series = Int64Chunked::from_iter_options(
+            "d".into(),
+            [Some(0), Some(20_000 * day), Some(day + 1), None].into_iter(),
+        )
+        .into_datetime(TimeUnit::Milliseconds, None)
+        .into_series();
+        let cells = NaiveDate::typed(&series).unwrap_or_default();
+        assert_eq!(cells.len(), 4);
+        assert_eq!(cells[0], Ok(NaiveDate::from_ymd_opt(1970, 1, 1)));
+        assert_eq!(cells[1], Ok(NaiveDate::from_ymd_opt(2024, 10, 4)));
+        assert!(cells[2].as_ref().is_err_and(|e| e.contains("time of day")));
+        assert_eq!(cells[3], Ok(None));
+    }
+
+    #[test]
+    fn arrow_day_zero_is_1970_01_01() {
+        let series =
+            Int32Chunked::from_iter_options("d".into(), [Some(0), Some(20_000)].into_iter())
+                .into_date()
+                .into_series();
+        let cells = NaiveDate::typed(&series).unwrap_or_default();
+        assert_eq!(
+            cells,
+            vec![
+                Ok(NaiveDate::from_ymd_opt(1970, 1, 1)),
+                Ok(NaiveDate::from_ymd_opt(2024, 10, 4)),
+            ]
+        );
+    }
+}

@@ -1,0 +1,252 @@
+//! The contract's rows, built from the cells of each table's frames and held to the
+//! row rules as they are read.
+
+use chrono::NaiveDate;
+
+use crate::dataset::{BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind};
+use crate::error::{Error, InputError};
+use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
+use crate::scoring::conventions::Conventions;
+
+use super::cells::Presence::{Optional, Required};
+use super::locate::Frame;
+use super::Check;
+
+pub(super) fn read_members(
+    frame: &Frame,
+    validator: &mut Validator,
+    out: &mut Vec<Member>,
+) -> Result<(), Error> {
+    let mut member_id = frame.col::<i64>("member_id", Required)?;
+    let mut name = frame.col::<String>("name", Optional)?;
+    let mut club = frame.col::<String>("club", Optional)?;
+    let mut district = frame.col::<String>("district", Optional)?;
+    let mut masterpoints = frame.col::<f64>("masterpoints", Optional)?;
+    let mut start_handicap = frame.col::<f64>("start_handicap", Optional)?;
+    let mut kind = frame.col::<String>("kind", Optional)?;
+    out.reserve(frame.height());
+    for row in 0..frame.height() {
+        let member = Member {
+            member_id: member_id.required(row)?,
+            name: name.get(row)?,
+            club: club.get(row)?,
+            district: district.get(row)?,
+            masterpoints: masterpoints.get(row)?.unwrap_or(0.0),
+            start_handicap: start_handicap.get(row)?,
+            kind: kind.parsed(row)?.unwrap_or(MemberKind::Member),
+            origin: frame.origin(row),
+        };
+        validator.member(&member)?;
+        out.push(member);
+    }
+    Ok(())
+}
+
+pub(super) fn read_competitions(
+    frame: &Frame,
+    check: &mut Check,
+    out: &mut Vec<Competition>,
+) -> Result<(), Error> {
+    let mut id = frame.col::<String>("competition_id", Required)?;
+    let mut date = frame.col::<NaiveDate>("date", Required)?;
+    let mut session = frame.col::<i32>("session", Optional)?;
+    let mut format = frame.col::<String>("format", Required)?;
+    let mut scoring = frame.col::<String>("scoring", Required)?;
+    let mut boards = frame.col::<i32>("boards", Optional)?;
+    let mut rated = frame.col::<bool>("rated", Optional)?;
+    let mut handicap_event = frame.col::<bool>("handicap_event", Optional)?;
+    let mut title = frame.col::<String>("title", Optional)?;
+    let mut club = frame.col::<String>("club", Optional)?;
+    let mut class = frame.col::<String>("class", Optional)?;
+    let mut mp_scale = frame.col::<String>("mp_scale", Optional)?;
+    let mut imp_aggregate = frame.col::<String>("imp_aggregate", Optional)?;
+    let mut datum_trim = frame.col::<String>("datum_trim", Optional)?;
+    let mut datum_rounding = frame.col::<String>("datum_rounding", Optional)?;
+    let mut bye_score = frame.col::<String>("bye_score", Optional)?;
+    let mut neuberg = frame.col::<bool>("neuberg", Optional)?;
+    let mut tie_break = frame.col::<String>("tie_break", Optional)?;
+    let mut travellers = frame.col::<String>("travellers", Optional)?;
+    let mut artificial_imps = frame.col::<String>("artificial_imps", Optional)?;
+    let defaults = Conventions::default();
+    let mut sources = frame.sources()?;
+    out.reserve(frame.height());
+    for row in 0..frame.height() {
+        let competition_id = id.required(row)?;
+        let mut built = || -> Result<Competition, InputError> {
+            Ok(Competition {
+                competition_id: String::new(),
+                date: date.required(row)?,
+                format: format.required_parsed(row)?,
+                scoring: scoring.required_parsed(row)?,
+                session: session.get(row)?.unwrap_or(1),
+                boards: boards.count(row)?,
+                rated: rated.get(row)?.unwrap_or(true),
+                handicap_event: handicap_event.get(row)?.unwrap_or(false),
+                title: title.get(row)?,
+                club: club.get(row)?,
+                class: class.get(row)?,
+                conventions: Conventions {
+                    mp_scale: mp_scale.parsed(row)?.unwrap_or(defaults.mp_scale),
+                    imp_aggregate: imp_aggregate.parsed(row)?.unwrap_or(defaults.imp_aggregate),
+                    datum_trim: datum_trim.parsed(row)?.unwrap_or(defaults.datum_trim),
+                    datum_rounding: datum_rounding
+                        .parsed(row)?
+                        .unwrap_or(defaults.datum_rounding),
+                    bye_score: bye_score.parsed(row)?.unwrap_or(defaults.bye_score),
+                    neuberg: neuberg.get(row)?.unwrap_or(defaults.neuberg),
+                    tie_break: tie_break.parsed(row)?.unwrap_or(defaults.tie_break),
+                    travellers: travellers.parsed(row)?.unwrap_or(defaults.travellers),
+                    artificial_imps: artificial_imps
+                        .parsed(row)?
+                        .unwrap_or(defaults.artificial_imps),
+                },
+                origin: sources.origin(frame, row)?,
+            })
+        };
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::competition)?);
+    }
+    Ok(())
+}
+
+pub(super) fn read_entrants(
+    frame: &Frame,
+    check: &mut Check,
+    out: &mut Vec<Entrant>,
+) -> Result<(), Error> {
+    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut entrant = frame.col::<String>("entrant", Required)?;
+    let [p1, p2, p3, p4] = PLAYER_COLUMNS;
+    let mut players = [
+        frame.col::<i64>(p1, Optional)?,
+        frame.col::<i64>(p2, Optional)?,
+        frame.col::<i64>(p3, Optional)?,
+        frame.col::<i64>(p4, Optional)?,
+    ];
+    let mut names = [
+        frame.col::<String>("player1_name", Optional)?,
+        frame.col::<String>("player2_name", Optional)?,
+        frame.col::<String>("player3_name", Optional)?,
+        frame.col::<String>("player4_name", Optional)?,
+    ];
+    let mut team = frame.col::<String>("team", Optional)?;
+    let mut direction = frame.col::<String>("direction", Optional)?;
+    let mut sources = frame.sources()?;
+    out.reserve(frame.height());
+    for row in 0..frame.height() {
+        let competition_id = competition_id.required(row)?;
+        let mut built = || -> Result<Entrant, InputError> {
+            let entrant_name = entrant.required(row)?;
+            let mut slots = [None; 4];
+            for (slot, column) in slots.iter_mut().zip(&mut players) {
+                *slot = column.get(row)?;
+            }
+            let mut printed: [Option<String>; 4] = [None, None, None, None];
+            for (slot, column) in printed.iter_mut().zip(&mut names) {
+                *slot = column.get(row)?;
+            }
+            Ok(Entrant {
+                competition_id: String::new(),
+                entrant: entrant_name,
+                players: slots,
+                names: printed,
+                team: team.get(row)?,
+                direction: direction.parsed(row)?,
+                origin: sources.origin(frame, row)?,
+            })
+        };
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::entrant)?);
+    }
+    Ok(())
+}
+
+pub(super) fn read_results(
+    frame: &Frame,
+    check: &mut Check,
+    out: &mut Vec<EntrantResult>,
+) -> Result<(), Error> {
+    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut entrant = frame.col::<String>("entrant", Required)?;
+    let mut boards_played = frame.col::<i32>("boards_played", Required)?;
+    let mut score = frame.col::<f64>("score", Required)?;
+    let mut opponent = frame.col::<String>("opponent", Optional)?;
+    out.reserve(frame.height());
+    for row in 0..frame.height() {
+        let competition_id = competition_id.required(row)?;
+        let mut built = || -> Result<EntrantResult, InputError> {
+            Ok(EntrantResult {
+                competition_id: String::new(),
+                entrant: entrant.required(row)?,
+                boards_played: boards_played.required_count(row)?,
+                score: score.required(row)?,
+                opponent: opponent.get(row)?,
+                origin: frame.origin(row),
+            })
+        };
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::result)?);
+    }
+    Ok(())
+}
+
+pub(super) fn read_boards(
+    frame: &Frame,
+    check: &mut Check,
+    out: &mut Vec<BoardResult>,
+) -> Result<(), Error> {
+    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut board = frame.col::<i32>("board", Required)?;
+    let mut ns = frame.col::<String>("ns", Optional)?;
+    let mut ew = frame.col::<String>("ew", Optional)?;
+    let mut contract = frame.col::<String>("contract", Optional)?;
+    let mut declarer = frame.col::<String>("declarer", Optional)?;
+    // Read wide so that an absurd value is reported as such, not as an int32 overflow.
+    let mut tricks = frame.col::<i64>("tricks", Optional)?;
+    let mut ns_score = frame.col::<i32>("ns_score", Optional)?;
+    let mut adjusted = frame.col::<String>("adjusted", Optional)?;
+    let mut north = frame.col::<String>("north", Optional)?;
+    let mut south = frame.col::<String>("south", Optional)?;
+    let mut east = frame.col::<String>("east", Optional)?;
+    let mut west = frame.col::<String>("west", Optional)?;
+    let mut round = frame.col::<i32>("round", Optional)?;
+    let mut session = frame.col::<i32>("session", Optional)?;
+    let mut table = frame.col::<i32>("table", Optional)?;
+    let mut room = frame.col::<String>("room", Optional)?;
+    let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
+    let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
+    let mut sources = frame.sources()?;
+    out.reserve(frame.height());
+    for row in 0..frame.height() {
+        let competition_id = competition_id.required(row)?;
+        let mut built = || -> Result<BoardResult, InputError> {
+            let tricks_taken = tricks.get(row)?;
+            Ok(BoardResult {
+                competition_id: String::new(),
+                board: board.required_count(row)?,
+                ns: ns.get(row)?,
+                ew: ew.get(row)?,
+                contract: contract.get(row)?,
+                declarer: declarer.get(row)?,
+                tricks: tricks
+                    .check(row, tricks_taken.map(validate::tricks_in_range).transpose())?,
+                ns_score: ns_score.get(row)?,
+                adjusted: adjusted.get(row)?,
+                north: north.get(row)?,
+                south: south.get(row)?,
+                east: east.get(row)?,
+                west: west.get(row)?,
+                round: round.count(row)?,
+                session: session.count(row)?,
+                table: table.count(row)?,
+                room: room.get(row)?,
+                ns_penalty: ns_penalty.get(row)?,
+                ew_penalty: ew_penalty.get(row)?,
+                origin: sources.origin(frame, row)?,
+            })
+        };
+        let built = built();
+        out.extend(check.row(competition_id, built, Validator::board)?);
+    }
+    Ok(())
+}
