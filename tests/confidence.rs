@@ -76,10 +76,10 @@ fn one_session_shrinks_the_confidence_figure_by_the_share_it_moved() {
     let plus = run(dir.path(), Some(&plus_factors()));
     // By hand: a newcomer's impact at 0 boards is 180, so 24 of 24 boards of a pairs
     // event move the handicap g = W·N_G/180 = (24.6/23)·24/180 of the way, and the
-    // figure becomes √((1 − g)²·10² + g²·60²/24).
+    // figure becomes √((1 − g)²·10² + g²·140²/24).
     let g: f64 = 24.6 / 23.0 * 24.0 / 180.0;
-    let expected = ((1.0 - g) * (1.0 - g) * 100.0 + g * g * 3600.0 / 24.0).sqrt();
-    assert!((expected - 8.750_004).abs() < 1e-6, "{expected}");
+    let expected = ((1.0 - g) * (1.0 - g) * 100.0 + g * g * 19600.0 / 24.0).sqrt();
+    assert!((expected - 9.493_194).abs() < 1e-6, "{expected}");
     let figures = confidence(&plus);
     assert_eq!(figures.len(), 5);
     for (id, sd) in &figures[..4] {
@@ -104,8 +104,8 @@ fn on_the_sample_the_figure_lies_between_its_floor_and_its_start() {
     .unwrap();
     let plus = run(dir.path(), Some(&plus_factors()));
     // Every board moves a handicap at most 1/180 … 1/360 of the way with a board weight
-    // above 1, so the figure never falls below board_sd/√(2·impact) = 60/√720.
-    let floor = 60.0 / 720f64.sqrt();
+    // above 1, so the figure never falls below board_sd/√(2·impact) = 140/√720.
+    let floor = 140.0 / 720f64.sqrt();
     let figures = confidence(&plus);
     assert!(!figures.is_empty());
     for (id, sd) in figures {
