@@ -635,7 +635,7 @@ fn bad_input_gives_typed_errors() {
     );
 
     let mut x = good.clone();
-    x.entrants[1].players[1] = x.entrants[1].players[0].clone();
+    x.entrants[1].players[1] = x.entrants[1].players[0];
     let twice = x.entrants[1].players[0].member_id;
     assert_eq!(
         rate_competition(&f, &x),
@@ -646,7 +646,7 @@ fn bad_input_gives_typed_errors() {
     );
     // The same member in two entrants (a substitute) is rated.
     let mut x = good.clone();
-    x.entrants[1].players[1] = x.entrants[0].players[0].clone();
+    x.entrants[1].players[1] = x.entrants[0].players[0];
     assert!(rate_competition(&f, &x).is_ok());
 
     let mut x = good.clone();
