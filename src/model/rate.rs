@@ -194,15 +194,14 @@ fn field_expectations(
     input: &CompetitionInput,
     settled: &[Vec<SettledUnit>],
 ) -> Result<Vec<Expectation>, ModelError> {
-    let c_b = f.method(input.method).c_b;
+    // C_b times the format's result scale: the handicap units one result unit stands for.
+    let divisor = f.expected_divisor(input.method, input.kind);
     let unit = |units: &Vec<SettledUnit>, i: usize| units.get(i).map_or(0.0, |u| u.handicap);
     let first: Vec<f64> = settled.iter().map(|u| unit(u, 0)).collect();
     match input.kind {
-        FieldKind::Individual => {
-            individual::expected(&first, f.expected_divisor(input.method, input.kind))
-        }
-        FieldKind::Pairs => pairs::expected(&first, c_b),
-        FieldKind::PairsDatum => pairs_datum::expected(&first, c_b),
+        FieldKind::Individual => individual::expected(&first, divisor),
+        FieldKind::Pairs => pairs::expected(&first, divisor),
+        FieldKind::PairsDatum => pairs_datum::expected(&first, divisor),
         FieldKind::TeamMatch => {
             let teams: Vec<TeamSide> = settled
                 .iter()
@@ -212,7 +211,7 @@ fn field_expectations(
                     opponent: e.opponent.unwrap_or(usize::MAX),
                 })
                 .collect();
-            team_match::expected(&teams, c_b)
+            team_match::expected(&teams, divisor)
         }
         FieldKind::TeamPairAcross => {
             let mut pairs_across = Vec::new();
@@ -225,7 +224,7 @@ fn field_expectations(
                     opponent: e.opponent.ok_or(ModelError::MissingOpponent { entrant })?,
                 });
             }
-            team_pair_across::expected(&pairs_across, c_b)
+            team_pair_across::expected(&pairs_across, divisor)
         }
     }
 }
