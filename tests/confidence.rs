@@ -155,3 +155,67 @@ fn a_continued_run_carries_the_figure_over_exactly() {
     assert!(nov.iter().any(|(_, sd)| sd.is_some_and(|sd| sd < 10.0)));
     assert!(nov.iter().zip(&all).any(|(n, a)| n != a));
 }
+
+#[test]
+fn score_reads_the_playing_handicaps_with_the_factor_set_of_their_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let sample = sample.to_str().unwrap();
+    let factors = plus_factors();
+    let bridgehcp = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let nov = bridgehcp(&[
+        "run",
+        "--quiet",
+        "--data",
+        sample,
+        "--factors",
+        &factors,
+        "--until",
+        "2024-11-30",
+        "--out",
+        "nov",
+    ]);
+    assert!(
+        nov.status.success(),
+        "{}",
+        String::from_utf8_lossy(&nov.stderr)
+    );
+    // The built-in set is not the one November ran with: refused, naming both.
+    let refused = bridgehcp(&[
+        "score",
+        "--data",
+        sample,
+        "--state",
+        "nov",
+        "--out",
+        "a",
+        "--start-list",
+    ]);
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(message.contains("fsb-2007-plus"), "{message}");
+    let scored = bridgehcp(&[
+        "score",
+        "--data",
+        sample,
+        "--state",
+        "nov",
+        "--factors",
+        &factors,
+        "--out",
+        "b",
+        "--start-list",
+    ]);
+    assert!(
+        scored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&scored.stderr)
+    );
+    assert!(dir.path().join("b/start_list.csv").is_file());
+}
