@@ -76,10 +76,10 @@ fn one_session_shrinks_the_confidence_figure_by_the_share_it_moved() {
     let plus = run(dir.path(), Some(&plus_factors()));
     // By hand: a newcomer's impact at 0 boards is 180, so 24 of 24 boards of a pairs
     // event move the handicap g = W·N_G/180 = (24.6/23)·24/180 of the way, and the
-    // figure becomes √((1 − g)²·10² + g²·60²/24).
+    // figure becomes √((1 − g)²·10² + g²·140²/24).
     let g: f64 = 24.6 / 23.0 * 24.0 / 180.0;
-    let expected = ((1.0 - g) * (1.0 - g) * 100.0 + g * g * 3600.0 / 24.0).sqrt();
-    assert!((expected - 8.750_004).abs() < 1e-6, "{expected}");
+    let expected = ((1.0 - g) * (1.0 - g) * 100.0 + g * g * 19600.0 / 24.0).sqrt();
+    assert!((expected - 9.493_194).abs() < 1e-6, "{expected}");
     let figures = confidence(&plus);
     assert_eq!(figures.len(), 5);
     for (id, sd) in &figures[..4] {
@@ -104,8 +104,8 @@ fn on_the_sample_the_figure_lies_between_its_floor_and_its_start() {
     .unwrap();
     let plus = run(dir.path(), Some(&plus_factors()));
     // Every board moves a handicap at most 1/180 … 1/360 of the way with a board weight
-    // above 1, so the figure never falls below board_sd/√(2·impact) = 60/√720.
-    let floor = 60.0 / 720f64.sqrt();
+    // above 1, so the figure never falls below board_sd/√(2·impact) = 140/√720.
+    let floor = 140.0 / 720f64.sqrt();
     let figures = confidence(&plus);
     assert!(!figures.is_empty());
     for (id, sd) in figures {
@@ -154,4 +154,68 @@ fn a_continued_run_carries_the_figure_over_exactly() {
     let nov = confidence(&dir.path().join("nov"));
     assert!(nov.iter().any(|(_, sd)| sd.is_some_and(|sd| sd < 10.0)));
     assert!(nov.iter().zip(&all).any(|(n, a)| n != a));
+}
+
+#[test]
+fn score_reads_the_playing_handicaps_with_the_factor_set_of_their_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let sample = sample.to_str().unwrap();
+    let factors = plus_factors();
+    let bridgehcp = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let nov = bridgehcp(&[
+        "run",
+        "--quiet",
+        "--data",
+        sample,
+        "--factors",
+        &factors,
+        "--until",
+        "2024-11-30",
+        "--out",
+        "nov",
+    ]);
+    assert!(
+        nov.status.success(),
+        "{}",
+        String::from_utf8_lossy(&nov.stderr)
+    );
+    // The built-in set is not the one November ran with: refused, naming both.
+    let refused = bridgehcp(&[
+        "score",
+        "--data",
+        sample,
+        "--state",
+        "nov",
+        "--out",
+        "a",
+        "--start-list",
+    ]);
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(message.contains("fsb-2007-plus"), "{message}");
+    let scored = bridgehcp(&[
+        "score",
+        "--data",
+        sample,
+        "--state",
+        "nov",
+        "--factors",
+        &factors,
+        "--out",
+        "b",
+        "--start-list",
+    ]);
+    assert!(
+        scored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&scored.stderr)
+    );
+    assert!(dir.path().join("b/start_list.csv").is_file());
 }

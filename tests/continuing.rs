@@ -505,7 +505,7 @@ fn a_state_that_does_not_fit_is_refused() {
     dataset(cwd, "other", &unrelated);
     let e = refused(&run(cwd, "other", "x", &["--state", "apr"]));
     assert!(
-        e.contains("--state apr was made from another dataset: of the 4 competitions it recorded, 0 are in this dataset with the same results (0 changed, 4 missing)"),
+        e.contains("--state apr was made from another dataset: of the 4 competitions it recorded, 0 are in this dataset (0 of them with other results) and 4 are missing"),
         "{e}"
     );
     assert!(e.contains(afresh), "{e}");
@@ -718,4 +718,65 @@ fn a_state_hashed_by_another_version_is_replayed_once() {
         stdout.contains("0 competitions applied (6 already applied"),
         "{stdout}"
     );
+}
+
+/// A member's masterpoints corrected in the members table change the handicap the
+/// member started from: the history is replayed, as for a corrected competition.
+#[test]
+fn a_changed_starting_handicap_replays_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let data = dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    let members = text(&data.join("members.csv"));
+    let changed = members.replace("\n3,Cy,20\n", "\n3,Cy,400\n");
+    assert_ne!(changed, members);
+    std::fs::write(data.join("members.csv"), changed).unwrap();
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(
+        stdout.contains("(starting handicap changed: member `3`)"),
+        "{stdout}"
+    );
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+    ok(&run(
+        cwd,
+        "data",
+        "apr-changed",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    check_corrections(
+        &cwd.join("jun"),
+        &cwd.join("apr"),
+        &cwd.join("apr-changed"),
+        "starting handicap changed",
+    );
+}
+
+/// Corrections to most of a short history keep the competitions' ids: still the same
+/// dataset, replayed, not refused.
+#[test]
+fn correcting_most_competitions_is_not_another_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "feb",
+        &["--quiet", "--until", "2026-02-28"],
+    ));
+    let mut fixed = HISTORY;
+    fixed[0].2 = [55, 62, 38, 45];
+    fixed[1].2 = [58, 40, 50, 52];
+    dataset(cwd, "data", &fixed);
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "feb"]));
+    assert!(stdout.contains("(changed: `c1`, `c2`)"), "{stdout}");
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
 }

@@ -679,3 +679,82 @@ fn inactivity_drift_reaches_the_per_method_handicaps() {
         assert!((late.outcome.handicap_before - (13.0 + january + 1.5)).abs() < 1e-12);
     }
 }
+
+/// A substitute (member 5) plays for pair 1 all 24 boards and for pair 2 the last 12, in
+/// one session. Every member starts at 52/(1 + 0.01·300) = 13, so every pair's expected
+/// result is 0 and each gap is its own: Δ = −(1/480)·(24.6/23)·1·1·2·N_G·(r − 0).
+/// Pair 1 scored 60 % (r = +10, N_G = 24): Δ = −1.069565; pair 2 scored 46 % (r = −4,
+/// N_G = 12): Δ = +0.213913. Both changes are taken against the handicaps before the
+/// session and applied in entrant order: member 5 goes 13 → 11.930435 → 12.144348, with
+/// 36 boards and one competition behind it; member 1 (pair 1) ends at 11.930435.
+#[test]
+fn a_substitute_who_plays_for_two_pairs_moves_for_each() {
+    let mut dataset = Dataset::default();
+    for id in 1..=8 {
+        let mut m = Member::new(id);
+        m.masterpoints = 300.0;
+        dataset.members.push(m);
+    }
+    let mut c = Competition::new(
+        "c1",
+        date(2026, 3, 5),
+        Format::Pairs,
+        ScoringMethod::Matchpoints,
+    );
+    c.boards = Some(24);
+    dataset.competitions.push(c);
+    for (entrant, players, boards_played, score) in [
+        ("1", [1, 5], 24, 60.0),
+        ("2", [2, 5], 12, 46.0),
+        ("3", [3, 4], 24, 50.0),
+        ("4", [6, 7], 24, 44.0),
+    ] {
+        let mut e = Entrant::new("c1", entrant);
+        e.players = [Some(players[0]), Some(players[1]), None, None];
+        dataset.entrants.push(e);
+        dataset.results.push(EntrantResult {
+            competition_id: "c1".into(),
+            entrant: entrant.into(),
+            boards_played,
+            score,
+            opponent: None,
+            origin: Default::default(),
+        });
+    }
+    let w = 24.6 / 23.0;
+    let delta = |n_g: f64, r: f64| -(1.0 / 480.0) * w * 2.0 * n_g * r;
+    for mode in [Mode::Live, Mode::Frozen] {
+        let out = run(&dataset, mode, 1);
+        assert!(out.quarantined.is_empty(), "{:?}", out.quarantined);
+        let rows: Vec<_> = out
+            .replay
+            .changes
+            .iter()
+            .filter(|c| c.member_id == 5)
+            .collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].entrant, rows[1].entrant), (0, 1));
+        assert!((rows[0].outcome.delta - delta(24.0, 10.0)).abs() < 1e-12);
+        assert!((rows[0].outcome.delta - -1.069_565_217_391).abs() < 1e-9);
+        assert!((rows[1].outcome.delta - delta(12.0, -4.0)).abs() < 1e-12);
+        assert!((rows[1].outcome.delta - 0.213_913_043_478).abs() < 1e-9);
+        let index = |id: i64| {
+            out.registry
+                .members
+                .iter()
+                .position(|m| m.member_id == id)
+                .unwrap()
+        };
+        let five = &out.states[index(5)];
+        assert!(
+            (five.handicap - 12.144_347_826_087).abs() < 1e-9,
+            "{mode:?}"
+        );
+        assert_eq!((five.boards, five.competitions), (36, 1));
+        assert!((out.states[index(1)].handicap - 11.930_434_782_609).abs() < 1e-9);
+        if mode == Mode::Live {
+            assert!((rows[1].outcome.handicap_before - 11.930_434_782_609).abs() < 1e-9);
+            assert!((rows[1].handicap_after - 12.144_347_826_087).abs() < 1e-9);
+        }
+    }
+}

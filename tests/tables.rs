@@ -718,21 +718,25 @@ fn duplicate_ids() {
 
 #[test]
 fn players_and_entrants() {
-    check(
-        "entrants",
-        "c1,2,103,104",
-        "c1,2,101,104",
-        2,
-        "player1",
-        "player 101 appears twice in competition `c1`, first in entrant `1`",
-    );
+    // A substitute: member 101 plays for entrants 1 and 2 of one session.
+    let dir = with_edit("entrants", |text| {
+        text.replacen("c1,2,103,104", "c1,2,101,104", 1)
+    });
+    let dataset = read_dataset(dir.path()).expect("a player in two entrants is read");
+    let listing_101: Vec<&str> = dataset
+        .entrants
+        .iter()
+        .filter(|e| e.players.contains(&Some(101)))
+        .map(|e| e.entrant.as_str())
+        .collect();
+    assert_eq!(listing_101, vec!["1", "2"]);
     check(
         "entrants",
         "c1,2,103,104",
         "c1,2,103,103",
         2,
         "player2",
-        "player 103 appears twice",
+        "player 103 appears twice in competition `c1`, both times in entrant `2`",
     );
     check(
         "entrants",

@@ -53,6 +53,10 @@ pub struct ScoreArgs {
     /// matchpoints, IMPs per board otherwise) and write it to start_list.csv.
     #[arg(long)]
     pub start_list: bool,
+    /// The factor set of the playing handicaps (the one the --state run used; default:
+    /// the built-in fsb-2007).
+    #[arg(long, value_name = "FILE")]
+    pub factors: Option<PathBuf>,
 }
 
 /// What `score` did.
@@ -143,9 +147,25 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     if wanted {
         // The playing handicaps need the members and a factor set; scoring did not.
         let registry = Registry::new(&dataset.members);
-        let factors = FactorSet::default();
+        let factors = match &args.factors {
+            Some(path) => crate::import::factors::load(path)?,
+            None => FactorSet::default(),
+        };
         let states = match &args.state {
-            Some(dir) => crate::import::previous_run::load(dir)?.states_for(&registry, &factors)?,
+            Some(dir) => {
+                let previous = crate::import::previous_run::load(dir)?;
+                let sha256 = crate::pipeline::ledger::factor_hash(&factors);
+                if previous.record.factors_sha256 != sha256 {
+                    return Err(Error::Config(format!(
+                        "--state {} was made with factor set `{}`, the playing handicaps are read with `{}`: pass the file of `{}` with --factors",
+                        dir.display(),
+                        previous.record.factors,
+                        factors.name,
+                        previous.record.factors,
+                    )));
+                }
+                previous.states_for(&registry, &factors)?
+            }
             None => registry.starting_states(&factors)?,
         };
         let rated = prepare::prepare(dataset, &registry, &factors, &|| {});

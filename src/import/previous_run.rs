@@ -176,6 +176,13 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
         .date()
         .map_err(wrong("playing_month"))?;
 
+    // Absent from the folders of older versions: then starts are not compared.
+    let starting = match df.column("starting_handicap") {
+        Ok(column) => Some(column.f64().map_err(wrong("starting_handicap"))?),
+        Err(_) => None,
+    };
+    let mut starts = HashMap::new();
+
     // Absent in runs whose factor set publishes no confidence figure.
     let sd = match df.column("handicap_sd") {
         Ok(c) => Some(c.f64().map_err(wrong("handicap_sd"))?),
@@ -207,14 +214,14 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
             handicap_sd: sd.and_then(|sd| sd.get(row)).filter(|sd| sd.is_finite()),
         };
         states.insert(id, state);
+        if let Some(start) = starting.and_then(|s| s.get(row)) {
+            starts.insert(id, start);
+        }
     }
-    Ok(PreviousRun::new(
-        folder.to_path_buf(),
-        record,
-        ledger,
-        state_sha256,
-        states,
-    ))
+    Ok(
+        PreviousRun::new(folder.to_path_buf(), record, ledger, state_sha256, states)
+            .with_starts(starts),
+    )
 }
 
 /// `applied.parquet`: the competitions the previous run took into account.

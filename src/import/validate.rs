@@ -185,8 +185,6 @@ pub struct Validator {
     /// competition -> entrant -> where it was listed. Nested so that the lookup for
     /// every board row needs no allocation.
     entrants: HashMap<String, HashMap<String, Origin>>,
-    /// (competition, player) -> the entrant that already lists the player.
-    players: HashMap<(String, MemberId), (String, Origin)>,
     competitions_with_boards: HashSet<String>,
 }
 
@@ -357,20 +355,19 @@ impl Validator {
                 "an entrant needs at least one player (player1 to player4 and their names are all empty)",
             ));
         }
-        for (slot, column) in entrant.players.iter().zip(PLAYER_COLUMNS) {
-            let Some(player) = slot else { continue };
-            let player_key = (competition.to_owned(), *player);
-            if let Some((other, first)) = self.players.get(&player_key) {
+        // A substitute may play for two entrants of one session (each entrant is rated
+        // for the boards it played); one player twice in one entrant is a broken row.
+        for (slot, (player, column)) in entrant.players.iter().zip(PLAYER_COLUMNS).enumerate() {
+            let Some(player) = player else { continue };
+            if entrant.players[..slot].contains(&Some(*player)) {
                 return Err(InputError::new(
                     located(column),
                     format!(
-                        "player {player} appears twice in competition `{competition}`, first in entrant `{other}`{}",
-                        row_text(first)
+                        "player {player} appears twice in competition `{competition}`, both times in entrant `{}`",
+                        entrant.entrant
                     ),
                 ));
             }
-            self.players
-                .insert(player_key, (entrant.entrant.clone(), origin.clone()));
         }
         self.entrants
             .entry(competition.to_owned())

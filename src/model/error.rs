@@ -48,12 +48,8 @@ pub enum ModelError {
         opponent: usize,
         rule: &'static str,
     },
-    #[error("member {member_id} plays for entrant {first} and for entrant {second}")]
-    DuplicatePlayer {
-        member_id: i64,
-        first: usize,
-        second: usize,
-    },
+    #[error("member {member_id} plays twice for entrant {entrant}")]
+    DuplicatePlayer { member_id: i64, entrant: usize },
     #[error("entrant {entrant}: no guest handicap method of the factor set applies to member {member_id} (methods tried: {tried})")]
     NoGuestHandicap {
         entrant: usize,
@@ -77,7 +73,7 @@ impl ModelError {
             | ModelError::MissingOpponent { entrant }
             | ModelError::BadOpponent { entrant, .. }
             | ModelError::NoGuestHandicap { entrant, .. } => Some(*entrant),
-            ModelError::DuplicatePlayer { second, .. } => Some(*second),
+            ModelError::DuplicatePlayer { entrant, .. } => Some(*entrant),
             ModelError::TooFewBoards { .. }
             | ModelError::TooFewEntrants { .. }
             | ModelError::BadMultiplier { .. }

@@ -444,7 +444,7 @@ mod tests {
             plus.confidence,
             Some(Confidence {
                 start_sd: 10.0,
-                board_sd: 60.0
+                board_sd: 140.0
             })
         );
         let fsb = FactorSet::default();

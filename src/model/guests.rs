@@ -108,7 +108,7 @@ fn team_pairs_across_estimates(
     input: &CompetitionInput,
     settling: &[Vec<Settling>],
     estimated: &[usize],
-    c_b: f64,
+    divisor: f64,
 ) -> Option<Vec<f64>> {
     let base: Vec<AcrossPair> = input
         .entrants
@@ -127,7 +127,7 @@ fn team_pairs_across_estimates(
         })
         .collect::<Option<_>>()?;
     let expected_at = |pairs: &[AcrossPair]| -> Option<Vec<f64>> {
-        let all = team_pair_across::expected(pairs, c_b).ok()?;
+        let all = team_pair_across::expected(pairs, divisor).ok()?;
         Some(
             estimated
                 .iter()
@@ -410,7 +410,7 @@ fn estimate(
     input: &CompetitionInput,
     settling: &[Vec<Settling>],
 ) -> Vec<Vec<Option<f64>>> {
-    let c_b = f.method(input.method).c_b;
+    let divisor = f.expected_divisor(input.method, input.kind);
     let done_mean = |s: &Settling| match s {
         Settling::Done(hs) => mean(hs.iter().copied()),
         Settling::Estimate => None,
@@ -434,7 +434,7 @@ fn estimate(
                     .unwrap_or(0.0);
                 let result = entrant.map_or(0.0, |en| en.result);
                 let own_known = sum(row.iter().filter_map(done_mean));
-                let each = (opponent_sum - c_b * result - own_known) / n_est as f64;
+                let each = (opponent_sum - divisor * result - own_known) / n_est as f64;
                 if let Some(out_row) = out.get_mut(e) {
                     for (slot, s) in out_row.iter_mut().zip(row) {
                         if *s == Settling::Estimate {
@@ -465,7 +465,7 @@ fn estimate(
                 FieldMean::Others
             };
             let exact_across = if kind == FieldKind::TeamPairAcross {
-                team_pairs_across_estimates(input, settling, &estimated, c_b)
+                team_pairs_across_estimates(input, settling, &estimated, divisor)
             } else {
                 None
             };

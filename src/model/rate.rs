@@ -5,7 +5,7 @@
 //! format's formula, and turn the gap `r − r̂` into `Δh` for every player the competition
 //! updates. Nothing here reads or keeps state, so the replay decides the order.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use super::error::ModelError;
 use super::expected::team_match::TeamSide;
@@ -123,7 +123,6 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
         });
     }
     let per_entrant = input.kind.players_per_entrant();
-    let mut seen: BTreeMap<i64, usize> = BTreeMap::new();
     for (entrant, en) in input.entrants.iter().enumerate() {
         if en.players.len() != per_entrant {
             return Err(ModelError::PlayerCount {
@@ -146,6 +145,9 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
                 value: en.result,
             });
         }
+        // A substitute may play for two entrants (each result is its own); one member
+        // twice in one entrant is not a pair or a team.
+        let mut seen: BTreeSet<i64> = BTreeSet::new();
         for p in &en.players {
             let (what, value) = match p.status {
                 PlayerStatus::Rated(h) => ("a handicap", h),
@@ -161,11 +163,10 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
                     value,
                 });
             }
-            if let Some(first) = seen.insert(p.member_id, entrant) {
+            if !seen.insert(p.member_id) {
                 return Err(ModelError::DuplicatePlayer {
                     member_id: p.member_id,
-                    first,
-                    second: entrant,
+                    entrant,
                 });
             }
         }
@@ -193,15 +194,14 @@ fn field_expectations(
     input: &CompetitionInput,
     settled: &[Vec<SettledUnit>],
 ) -> Result<Vec<Expectation>, ModelError> {
-    let c_b = f.method(input.method).c_b;
+    // C_b times the format's result scale: the handicap units one result unit stands for.
+    let divisor = f.expected_divisor(input.method, input.kind);
     let unit = |units: &Vec<SettledUnit>, i: usize| units.get(i).map_or(0.0, |u| u.handicap);
     let first: Vec<f64> = settled.iter().map(|u| unit(u, 0)).collect();
     match input.kind {
-        FieldKind::Individual => {
-            individual::expected(&first, f.expected_divisor(input.method, input.kind))
-        }
-        FieldKind::Pairs => pairs::expected(&first, c_b),
-        FieldKind::PairsDatum => pairs_datum::expected(&first, c_b),
+        FieldKind::Individual => individual::expected(&first, divisor),
+        FieldKind::Pairs => pairs::expected(&first, divisor),
+        FieldKind::PairsDatum => pairs_datum::expected(&first, divisor),
         FieldKind::TeamMatch => {
             let teams: Vec<TeamSide> = settled
                 .iter()
@@ -211,7 +211,7 @@ fn field_expectations(
                     opponent: e.opponent.unwrap_or(usize::MAX),
                 })
                 .collect();
-            team_match::expected(&teams, c_b)
+            team_match::expected(&teams, divisor)
         }
         FieldKind::TeamPairAcross => {
             let mut pairs_across = Vec::new();
@@ -224,7 +224,7 @@ fn field_expectations(
                     opponent: e.opponent.ok_or(ModelError::MissingOpponent { entrant })?,
                 });
             }
-            team_pair_across::expected(&pairs_across, c_b)
+            team_pair_across::expected(&pairs_across, divisor)
         }
     }
 }

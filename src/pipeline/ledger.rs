@@ -235,6 +235,9 @@ pub struct Difference {
     /// The previous ledger's hashes were taken by another version of the program
     /// (another [`SCHEME`]): competitions were matched by id, date and session only.
     pub other_scheme: bool,
+    /// Members whose starting handicap changed (their masterpoints or
+    /// `start_handicap` in the members table).
+    pub members: Vec<i64>,
 }
 
 impl Difference {
@@ -243,6 +246,7 @@ impl Difference {
             && self.removed.is_empty()
             && self.late.is_empty()
             && !self.other_scheme
+            && self.members.is_empty()
     }
 
     /// Competitions that triggered a replay.
@@ -275,6 +279,10 @@ impl Difference {
         }
         if !self.removed.is_empty() {
             parts.push(format!("removed: {}", list(&self.removed)));
+        }
+        if !self.members.is_empty() {
+            let ids: Vec<String> = self.members.iter().map(|m| m.to_string()).collect();
+            parts.push(format!("starting handicap changed: member {}", list(&ids)));
         }
         parts.join("; ")
     }

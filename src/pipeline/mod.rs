@@ -93,6 +93,9 @@ pub struct RunOutput {
     /// Content hashes of the dataset and the factor set, for the run's manifest.
     pub dataset_sha256: String,
     pub factors_sha256: String,
+    /// Each member's starting handicap, in registry order: `handicaps.parquet` keeps it
+    /// so that the next run can tell a changed members row.
+    pub starting: Vec<f64>,
     pub summary: RunSummary,
 }
 
@@ -240,6 +243,7 @@ pub fn run_with_progress(
 
     // Continue the previous run's state, or, when the dataset no longer matches what it
     // took into account, replay from the start and list what that corrected.
+    let starting = registry.starting_states(&settings.factors)?;
     let mut replayed = None;
     let (mut states, through) = match &previous {
         Some(previous) => {
@@ -255,18 +259,19 @@ pub fn run_with_progress(
                 ),
                 None => Vec::new(),
             };
-            let difference =
+            let mut difference =
                 ledger::compare_scheme(&previous.ledger, &current, previous.record.ledger_scheme);
             previous.check_same_dataset(&difference)?;
+            difference.members = previous.changed_starts(&registry, &starting);
             if difference.is_empty() {
                 let states = previous.states_for(&registry, &settings.factors)?;
                 (states, previous.applied_through.clone())
             } else {
                 replayed = Some(difference);
-                (registry.starting_states(&settings.factors)?, None)
+                (starting.clone(), None)
             }
         }
-        None => (registry.starting_states(&settings.factors)?, None),
+        None => (starting.clone(), None),
     };
     // The handicaps the run starts from, as the previous state said (members it did
     // not know: their starting handicap).
@@ -496,6 +501,7 @@ pub fn run_with_progress(
         corrections,
         dataset_sha256,
         factors_sha256,
+        starting: starting.iter().map(|s| s.handicap).collect(),
         summary,
     })
 }

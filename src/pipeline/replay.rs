@@ -5,6 +5,8 @@
 //! model is evaluated on read-only snapshots and the results are applied in replay order
 //! on one thread, so the bytes out never depend on the thread count.
 
+use std::collections::BTreeMap;
+
 use rayon::prelude::*;
 
 use crate::dataset::MemberId;
@@ -270,6 +272,11 @@ fn record(
     };
     let method = competition.input.method;
     let mut frozen_sums = frozen_sums;
+    // A substitute who played for two entrants has one outcome per entrant, each from the
+    // handicaps before the competition (every expectation of a field is taken at once).
+    // They apply one after the other in entrant order, the second from the handicap the
+    // first left; the newcomer scale is the one of the boards before the competition.
+    let mut boards_before: BTreeMap<u32, u64> = BTreeMap::new();
     for (i, mut outcome) in evaluated.outcomes.into_iter().enumerate() {
         let seat = competition
             .seats
@@ -281,9 +288,14 @@ fn record(
         if let (Seat::Member(m), true) = (seat, outcome.updated) {
             let state = &mut states[m as usize];
             state.enter_month(competition.date);
+            let repeated = boards_before.contains_key(&m);
+            let before = *boards_before.entry(m).or_insert(state.boards);
+            if repeated && frozen_sums.is_none() {
+                outcome.handicap_before = state.handicap;
+            }
             // The model computes Δh with the set's impact; a newcomer moves faster.
-            let scale = factors.newcomer_scale(state.boards);
-            if scale != 1.0 {
+            let scale = factors.newcomer_scale(before);
+            if scale != 1.0 || repeated {
                 outcome.delta *= scale;
                 outcome.handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
             }
@@ -353,7 +365,9 @@ fn record(
                 }
             }
             state.boards += u64::from(outcome.n_g);
-            state.competitions += 1;
+            if !repeated {
+                state.competitions += 1;
+            }
             state.last_played = Some(competition.date);
         }
         out.changes.push(Change {

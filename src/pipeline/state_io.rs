@@ -72,6 +72,9 @@ pub struct PreviousRun {
     /// A hash of the state's own files, recorded in this run's manifest.
     pub sha256: String,
     states: HashMap<MemberId, PlayerState>,
+    /// The handicap each member started from (`handicaps.parquet`'s
+    /// `starting_handicap`), to tell a changed members row.
+    starts: HashMap<MemberId, f64>,
 }
 
 /// How to start afresh, the end of every refusal to continue.
@@ -102,7 +105,31 @@ impl PreviousRun {
             ledger,
             sha256,
             states,
+            starts: HashMap::new(),
         }
+    }
+
+    /// The starting handicaps the previous run recorded.
+    pub fn with_starts(mut self, starts: HashMap<MemberId, f64>) -> PreviousRun {
+        self.starts = starts;
+        self
+    }
+
+    /// Members of `registry` whose starting handicap (from `starting`, in registry
+    /// order) differs from the one the previous run started them from: their
+    /// masterpoints or `start_handicap` were changed in the members table.
+    pub fn changed_starts(&self, registry: &Registry, starting: &[PlayerState]) -> Vec<MemberId> {
+        registry
+            .members
+            .iter()
+            .zip(starting)
+            .filter(|(m, s)| {
+                self.starts
+                    .get(&m.member_id)
+                    .is_some_and(|h| h.to_bits() != s.handicap.to_bits())
+            })
+            .map(|(m, _)| m.member_id)
+            .collect()
     }
 
     /// Refuses to continue with another factor set (by content, not only by name),
@@ -143,14 +170,15 @@ impl PreviousRun {
     }
 
     /// Refuses a dataset that is not the one the state was made from: fewer than half
-    /// of the competitions the state recorded are in it unchanged.
+    /// of the competitions the state recorded are in it (by id; a corrected competition
+    /// keeps its id, another federation's history shares none).
     pub fn check_same_dataset(&self, difference: &Difference) -> Result<()> {
         let recorded = self.ledger.len();
-        if recorded > 0 && difference.unchanged * 2 < recorded {
+        let found = difference.unchanged + difference.changed.len();
+        if recorded > 0 && found * 2 < recorded {
             return Err(Error::Config(format!(
-                "--state {} was made from another dataset: of the {recorded} competitions it recorded, {} are in this dataset with the same results ({} changed, {} missing); {AFRESH}",
+                "--state {} was made from another dataset: of the {recorded} competitions it recorded, {found} are in this dataset ({} of them with other results) and {} are missing; {AFRESH}",
                 self.folder.display(),
-                difference.unchanged,
                 difference.changed.len(),
                 difference.removed.len(),
             )));

@@ -96,6 +96,7 @@ pub struct Replayed {
     pub changed: Vec<String>,
     pub added_late: Vec<String>,
     pub removed: Vec<String>,
+    pub members_with_another_start: Vec<i64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -181,6 +182,7 @@ pub fn manifest(
             changed: d.changed.clone(),
             added_late: d.late.clone(),
             removed: d.removed.clone(),
+            members_with_another_start: d.members.clone(),
         }),
         counts: Counts {
             competitions_applied: s.competitions_applied,

@@ -65,6 +65,7 @@ pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
                 .map(|s| first_of_month(s.playing_month))
                 .collect(),
         )?
+        .map("starting_handicap", &output.starting, |h| *h)
         .build()
 }
 

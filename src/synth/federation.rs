@@ -205,7 +205,7 @@ impl Federation {
             let drift = config
                 .drift
                 .as_ref()
-                .map(|d| d.career(&mut drift_rng, level, config.months));
+                .map(|d| d.career(&mut drift_rng, level, config.months, cap));
             people.push(Person { id, level, drift });
             all_members.push(idx);
             clubs[c].members.push(idx);

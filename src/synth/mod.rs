@@ -162,8 +162,15 @@ impl Default for Drift {
 }
 
 impl Drift {
-    /// Draws one member's career around their `level`.
-    pub fn career(&self, rng: &mut rng::Rng, level: f64, months: u32) -> federation::PersonDrift {
+    /// Draws one member's career around their `level`; no level is weaker than `cap`,
+    /// the factor set's weakest handicap.
+    pub fn career(
+        &self,
+        rng: &mut rng::Rng,
+        level: f64,
+        months: u32,
+        cap: f64,
+    ) -> federation::PersonDrift {
         let span = f64::from(months.max(1));
         let newcomer = rng.chance(self.newcomer_share);
         let joined = if newcomer {
@@ -172,7 +179,7 @@ impl Drift {
             0
         };
         let start_level = if newcomer {
-            (level + self.newcomer_gap * rng.uniform(0.5, 1.5)).min(52.0)
+            (level + self.newcomer_gap * rng.uniform(0.5, 1.5)).min(cap)
         } else {
             level
         };

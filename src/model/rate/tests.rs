@@ -100,6 +100,23 @@ fn ten_percent_over_expected_in_a_field() {
     }
 }
 
+/// A format's result scale divides its expected result in every format, as it does in
+/// the update: pairs at 10 and 30 among two at 20 expect ±(20 − h)·4/(3·C_b) (the field
+/// mean of the others), i.e. ±6.667 % with C_b = 2, and half that with result_scale 2.
+#[test]
+fn a_result_scale_halves_the_expected_result_of_pairs() {
+    let field = pairs_field(&[(10.0, 0.0), (30.0, 0.0), (20.0, 0.0), (20.0, 0.0)]);
+    let f = FactorSet::default();
+    let mut halved = FactorSet::default();
+    halved.formats.pairs.result_scale = 2.0;
+    let (plain, scaled) = (rate(&f, &field), rate(&halved, &field));
+    close(plain[0].expected, 20.0 / 3.0, 1e-12);
+    close(plain[2].expected, -20.0 / 3.0, 1e-12);
+    for (p, s) in plain.iter().zip(&scaled) {
+        close(s.expected, p.expected / 2.0, 1e-12);
+    }
+}
+
 /// Spec number 4 (seed 5.1): two 300-MP players (13.0) among pairs of two 50-MP players
 /// (34.7) are expected (34.7 − 13.0)/2 = +10.85 %, i.e. 60.85 %. Scoring exactly that
 /// leaves their handicap unchanged.
@@ -635,15 +652,19 @@ fn bad_input_gives_typed_errors() {
     );
 
     let mut x = good.clone();
-    x.entrants[1].players[1] = rated(1, 20.0);
+    x.entrants[1].players[1] = x.entrants[1].players[0];
+    let twice = x.entrants[1].players[0].member_id;
     assert_eq!(
         rate_competition(&f, &x),
         Err(ModelError::DuplicatePlayer {
-            member_id: 1,
-            first: 0,
-            second: 1
+            member_id: twice,
+            entrant: 1
         })
     );
+    // The same member in two entrants (a substitute) is rated.
+    let mut x = good.clone();
+    x.entrants[1].players[1] = x.entrants[0].players[0];
+    assert!(rate_competition(&f, &x).is_ok());
 
     let mut x = good.clone();
     x.entrants.pop();
