@@ -67,7 +67,7 @@ generate "$data"
 generate "$results_only" --board-share 0
 
 count() {
-  python3 -c "import duckdb,sys; print(duckdb.sql(\"select count(*) from read_parquet('$1/$2/**/*.parquet', hive_partitioning=true)\").fetchone()[0])"
+  python3 -c "import duckdb,sys; print(duckdb.sql(\"select count(*) from read_parquet('$1/$2/**/*.parquet', hive_partitioning=true)\").fetchall()[0][0])"
 }
 boards=$(count "$data" boards)
 results=$(count "$results_only" results)
