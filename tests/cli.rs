@@ -1,29 +1,9 @@
 //! The real binary, run in its own temporary folders.
 
+mod common;
+use common::{bridgehcp, ok, read, sample};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
-}
-
-fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
-}
-
-fn ok(output: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "bridgehcp failed\nstdout:\n{stdout}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
 
 /// `bridgehcp run --quiet --data <the sample> --out <out> <extra...>` in `cwd`; it must
 /// succeed.
@@ -39,10 +19,6 @@ fn run_sample(cwd: &Path, out: &str, extra: &[&str]) -> String {
     ];
     args.extend_from_slice(extra);
     ok(&bridgehcp(&args, cwd))
-}
-
-fn read(path: &Path) -> Vec<u8> {
-    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 const OUTPUTS: [&str; 6] = [

@@ -1,9 +1,11 @@
 //! The confidence figure of `fsb-2007-plus`, through the real binary.
 
 use std::path::Path;
-use std::process::Command;
 
 use polars::prelude::{ParquetReader, SerReader};
+
+mod common;
+use common::{bridgehcp, ok, sample};
 
 fn plus_factors() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -34,16 +36,7 @@ fn run(dir: &Path, factors: Option<&str>) -> std::path::PathBuf {
     if let Some(f) = factors {
         args.extend_from_slice(&["--factors", f]);
     }
-    let output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(&args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    ok(&bridgehcp(&args, dir));
     out
 }
 
@@ -97,11 +90,7 @@ fn one_session_shrinks_the_confidence_figure_by_the_share_it_moved() {
 #[test]
 fn on_the_sample_the_figure_lies_between_its_floor_and_its_start() {
     let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample"),
-        dir.path().join("data"),
-    )
-    .unwrap();
+    std::os::unix::fs::symlink(sample(), dir.path().join("data")).unwrap();
     let plus = run(dir.path(), Some(&plus_factors()));
     // Every board moves a handicap at most 1/180 … 1/360 of the way with a board weight
     // above 1, so the figure never falls below board_sd/√(2·impact) = 140/√720.
@@ -117,7 +106,7 @@ fn on_the_sample_the_figure_lies_between_its_floor_and_its_start() {
 #[test]
 fn a_continued_run_carries_the_figure_over_exactly() {
     let dir = tempfile::tempdir().unwrap();
-    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let sample = sample();
     let factors = plus_factors();
     let run = |out: &str, extra: &[&str]| {
         let mut args = vec![
@@ -131,16 +120,7 @@ fn a_continued_run_carries_the_figure_over_exactly() {
             out,
         ];
         args.extend_from_slice(extra);
-        let output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-            .args(&args)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        ok(&bridgehcp(&args, dir.path()));
     };
     run("nov", &["--until", "2024-11-30"]);
     run("rest", &["--state", "nov"]);
@@ -159,16 +139,10 @@ fn a_continued_run_carries_the_figure_over_exactly() {
 #[test]
 fn score_reads_the_playing_handicaps_with_the_factor_set_of_their_run() {
     let dir = tempfile::tempdir().unwrap();
-    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let sample = sample();
     let sample = sample.to_str().unwrap();
     let factors = plus_factors();
-    let bridgehcp = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-            .args(args)
-            .current_dir(dir.path())
-            .output()
-            .unwrap()
-    };
+    let bridgehcp = |args: &[&str]| bridgehcp(args, dir.path());
     let nov = bridgehcp(&[
         "run",
         "--quiet",

@@ -2,27 +2,12 @@
 //! corrections and late results replay the history, a state that does not fit is
 //! refused, and a run killed while committing its outputs leaves the previous ones.
 
+mod common;
+use common::{bridgehcp, ok, read, text};
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
-}
-
-fn ok(output: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "bridgehcp failed\nstdout:\n{stdout}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
 
 /// The run fails cleanly (exit 1, no panic) and its message; nothing is written to `out`.
 fn refused(output: &Output) -> String {
@@ -30,14 +15,6 @@ fn refused(output: &Output) -> String {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
-}
-
-fn read(path: &Path) -> Vec<u8> {
-    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn text(path: &Path) -> String {
-    String::from_utf8(read(path)).unwrap()
 }
 
 /// The files of a run that two runs on the same inputs write byte for byte alike (all

@@ -2,18 +2,13 @@
 //! (exit 1, no panic, no abort) with a message that names the file. The files are made
 //! here, small, from the shipped sample.
 
+mod common;
+use common::bridgehcp;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use polars::prelude::*;
-
-fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
-}
 
 /// The command failed cleanly and its message names `file`; returns the message.
 fn refused_naming(output: &Output, file: &str) -> String {

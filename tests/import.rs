@@ -3,20 +3,14 @@
 //! listed, month partitions appended, unchanged, duplicate and corrected competitions
 //! recognised.
 
+mod common;
+use common::realdata;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use bridgehcp::import::table::read_dataset;
-
-fn realdata() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|dir| dir.join("shared").join("realdata"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| panic!("no shared/realdata above {}", manifest.display()))
-}
 
 fn bridgekam(name: &str) -> PathBuf {
     realdata().join("pbn-bridgekam").join(name)

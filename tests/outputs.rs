@@ -2,42 +2,13 @@
 //! sheet, and the small messages of the command line. The real binary, run in its own
 //! temporary folders on the shipped sample.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{bridgehcp, ok, realdata, sample, text};
+
+use std::path::Path;
 
 use polars::prelude::SerReader;
-use std::process::{Command, Output};
-
-fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
-}
-
-fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
-}
-
-/// `shared/realdata`, beside the repository (found by walking up from the crate).
-fn realdata() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|dir| dir.join("shared").join("realdata"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| panic!("no shared/realdata above {}", manifest.display()))
-}
-
-fn ok(output: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "bridgehcp failed\nstdout:\n{stdout}\nstderr:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
+use std::process::Output;
 
 fn failed(output: &Output) -> String {
     assert!(
@@ -53,10 +24,6 @@ fn run_sample(cwd: &Path, out: &str, extra: &[&str]) -> String {
     let mut args = vec!["run", "--data", data.to_str().unwrap(), "--out", out];
     args.extend_from_slice(extra);
     ok(&bridgehcp(&args, cwd))
-}
-
-fn text(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A CSV file as a header and rows of cells (no quoted commas in the files read here).
