@@ -127,7 +127,16 @@ fn a_ten_megabyte_csv_cell_is_refused() {
     members.extend(std::iter::repeat_n(b'9', 10 * 1024 * 1024));
     members.extend_from_slice(b"x\n2,Bo,1\n3,Cy,0\n4,Di,5\n");
     csv_dataset(dir.path(), &members);
-    refused_naming(&run_data(dir.path()), "members.csv");
+    let message = refused_naming(&run_data(dir.path()), "members.csv");
+    // The cell is quoted cut short, not 10 MB of it.
+    assert!(
+        message.contains("… (10485761 characters)` is not a number"),
+        "{message}"
+    );
+    assert!(
+        !message.contains(&"9".repeat(1000)),
+        "the whole cell is in the message"
+    );
 }
 
 #[test]

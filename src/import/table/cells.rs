@@ -61,7 +61,7 @@ impl CellType for i64 {
     fn parse(text: &str) -> Result<Self, String> {
         text.trim()
             .parse()
-            .map_err(|_| format!("`{text}` is not a whole number"))
+            .map_err(|_| format!("`{}` is not a whole number", shown(text)))
     }
 }
 
@@ -99,7 +99,7 @@ impl CellType for f64 {
         let value: f64 = text
             .trim()
             .parse()
-            .map_err(|_| format!("`{text}` is not a number"))?;
+            .map_err(|_| format!("`{}` is not a number", shown(text)))?;
         validate::finite(value)
     }
 }
@@ -114,7 +114,8 @@ impl CellType for bool {
             "true" | "1" => Ok(true),
             "false" | "0" => Ok(false),
             _ => Err(format!(
-                "`{text}` is not a boolean (expected true or false)"
+                "`{}` is not a boolean (expected true or false)",
+                shown(text)
             )),
         }
     }
@@ -153,7 +154,7 @@ impl CellType for NaiveDate {
     }
     fn parse(text: &str) -> Result<Self, String> {
         NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
-            .map_err(|_| format!("unparseable date `{text}` (expected YYYY-MM-DD)"))
+            .map_err(|_| format!("unparseable date `{}` (expected YYYY-MM-DD)", shown(text)))
     }
 }
 
@@ -340,5 +341,32 @@ impl Sources {
             file: Some(file),
             row: self.line.get(row)?.and_then(|l| usize::try_from(l).ok()),
         })
+    }
+}
+
+/// A cell as an error message quotes it: whole when short, else its first 40 characters
+/// and its length, so that a 10 MB cell does not become a 10 MB message.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 40;
+    match text.char_indices().nth(SHOWN) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!(
+            "{}… ({} characters)",
+            &text[..end],
+            text.chars().count()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod shown_tests {
+    #[test]
+    fn a_long_cell_is_cut_in_messages() {
+        assert_eq!(super::shown("12x"), "12x");
+        let long = "9".repeat(100);
+        assert_eq!(
+            super::shown(&long),
+            format!("{}… (100 characters)", "9".repeat(40))
+        );
     }
 }
