@@ -109,6 +109,26 @@ fn assert_same_data_files(a: &Path, b: &Path) {
     }
 }
 
+/// `jun` (continued from `apr` after a correction) must equal a fresh run over the
+/// corrected data, and its `corrections.csv` must list what a fresh run up to April
+/// (written to `apr_fresh`) moved, with `reason`.
+fn assert_equals_fresh_runs(cwd: &Path, mode: &[&str], apr_fresh: &str, reason: &str) {
+    ok(&run(cwd, "data", "full", &[mode, &["--quiet"]].concat()));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+    ok(&run(
+        cwd,
+        "data",
+        apr_fresh,
+        &[mode, &["--quiet", "--until", "2026-04-30"]].concat(),
+    ));
+    check_corrections(
+        &cwd.join("jun"),
+        &cwd.join("apr"),
+        &cwd.join(apr_fresh),
+        reason,
+    );
+}
+
 /// `corrections.csv` as (member_id, before, after, difference, reason) rows.
 fn corrections(folder: &Path) -> Vec<Vec<String>> {
     let csv = text(&folder.join("corrections.csv"));
@@ -194,20 +214,7 @@ fn a_corrected_competition_replays_the_history() {
         );
         assert!(stdout.contains("6 competitions applied"), "{stdout}");
 
-        ok(&run(cwd, "data", "full", &[&m[..], &["--quiet"]].concat()));
-        assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
-        ok(&run(
-            cwd,
-            "data",
-            "apr-fixed",
-            &[&m[..], &["--quiet", "--until", "2026-04-30"]].concat(),
-        ));
-        check_corrections(
-            &cwd.join("jun"),
-            &cwd.join("apr"),
-            &cwd.join("apr-fixed"),
-            "changed: `c2`",
-        );
+        assert_equals_fresh_runs(cwd, &m, "apr-fixed", "changed: `c2`");
         let manifest = text(&cwd.join("jun/run.json"));
         assert!(
             manifest.contains("\"changed\": [\n      \"c2\"\n    ]"),
@@ -237,20 +244,7 @@ fn a_late_result_replays_the_history() {
     assert!(stdout.contains("added late: `c3b`"), "{stdout}");
     assert!(stdout.contains("7 competitions applied"), "{stdout}");
 
-    ok(&run(cwd, "data", "full", &["--quiet"]));
-    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
-    ok(&run(
-        cwd,
-        "data",
-        "apr-late",
-        &["--quiet", "--until", "2026-04-30"],
-    ));
-    check_corrections(
-        &cwd.join("jun"),
-        &cwd.join("apr"),
-        &cwd.join("apr-late"),
-        "added late: `c3b`",
-    );
+    assert_equals_fresh_runs(cwd, &[], "apr-late", "added late: `c3b`");
 }
 
 /// A withdrawn competition is a correction too.
@@ -719,20 +713,7 @@ fn a_changed_starting_handicap_replays_the_history() {
         stdout.contains("(starting handicap changed: member `3`)"),
         "{stdout}"
     );
-    ok(&run(cwd, "data", "full", &["--quiet"]));
-    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
-    ok(&run(
-        cwd,
-        "data",
-        "apr-changed",
-        &["--quiet", "--until", "2026-04-30"],
-    ));
-    check_corrections(
-        &cwd.join("jun"),
-        &cwd.join("apr"),
-        &cwd.join("apr-changed"),
-        "starting handicap changed",
-    );
+    assert_equals_fresh_runs(cwd, &[], "apr-changed", "starting handicap changed");
 }
 
 /// Corrections to most of a short history keep the competitions' ids: still the same
