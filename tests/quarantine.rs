@@ -170,7 +170,7 @@ fn quarantines(edits: &[Edit], expect: Expect) {
     assert!(!output
         .prepared
         .board_scores
-        .iter()
+        .rows()
         .any(|s| s.competition_id == expect.competition));
     assert!(!output.replay.changes.iter().any(|c| {
         output.prepared.competitions[c.competition].competition_id == expect.competition

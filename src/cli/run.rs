@@ -358,8 +358,11 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     crate::report::files::recover(&plan.out)?;
     let progress = !plan.quiet;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
-    let checked = crate::import::table::read_dataset_checked(&plan.data, plan.settings.on_error)?;
-    check_ranking_groups(plan, &checked.dataset)?;
+    let crate::import::table::Opened {
+        head,
+        boards: mut board_files,
+    } = crate::import::table::open_checked(&plan.data, plan.settings.on_error)?;
+    check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
         Some(dir) => Some(crate::import::previous_run::load(dir)?),
         None => None,
@@ -375,14 +378,14 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         pipeline: plan.pipeline.clone(),
     };
     let read_time = started.elapsed();
-    let mut output = pipeline::run_with_progress(
-        &checked.dataset,
-        checked.quarantine,
+    let mut output = pipeline::run_source(
+        &head,
+        &mut board_files,
         &plan.settings,
         previous,
         &Bars::new(progress),
     )?;
-    output.summary.reading = read_time;
+    output.summary.reading += read_time;
     output.summary.elapsed = started.elapsed();
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();

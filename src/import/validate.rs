@@ -549,7 +549,7 @@ impl Validator {
     }
 
     /// Every rule that needs every table, broken, with the competition that broke it.
-    pub fn finish_all(self) -> Vec<(String, InputError)> {
+    pub fn finish_all(&self) -> Vec<(String, InputError)> {
         let mut broken = Vec::new();
         for id in &self.competition_order {
             let Some(facts) = self.competitions.get(id) else {

@@ -171,12 +171,21 @@ pub fn competition_hashes(dataset: &Dataset) -> HashMap<String, String> {
         .par_iter()
         .map(|c| {
             let own = rows.get(c.competition_id.as_str()).unwrap_or(&empty);
-            (c.competition_id.clone(), competition_hash(c, own))
+            (
+                c.competition_id.clone(),
+                competition_hash(c, &own.entrants, &own.results, &own.boards),
+            )
         })
         .collect()
 }
 
-fn competition_hash(competition: &Competition, rows: &Rows) -> String {
+/// The content hash of one competition, from its rows (in any order).
+pub fn competition_hash(
+    competition: &Competition,
+    entrants: &[&Entrant],
+    results: &[&EntrantResult],
+    boards: &[&BoardResult],
+) -> String {
     let mut hasher = Sha256::new();
     let mut c = competition.clone();
     c.origin = Origin::default();
@@ -184,13 +193,13 @@ fn competition_hash(competition: &Competition, rows: &Rows) -> String {
     let sections = [
         (
             "entrant",
-            canonical_rows(&rows.entrants, |e| e.origin = Origin::default()),
+            canonical_rows(entrants, |e| e.origin = Origin::default()),
         ),
         (
             "result",
-            canonical_rows(&rows.results, |r| r.origin = Origin::default()),
+            canonical_rows(results, |r| r.origin = Origin::default()),
         ),
-        ("board", board_lines(&rows.boards)),
+        ("board", board_lines(boards)),
     ];
     for (name, lines) in sections {
         for line in lines {
@@ -206,8 +215,16 @@ fn competition_hash(competition: &Competition, rows: &Rows) -> String {
 /// The content hash of a whole dataset: its members and every competition's hash,
 /// independent of row order and file layout.
 pub fn dataset_hash(dataset: &Dataset, hashes: &HashMap<String, String>) -> String {
+    members_and_competitions_hash(&dataset.members, hashes)
+}
+
+/// [`dataset_hash`] from the members and the competitions' hashes.
+pub fn members_and_competitions_hash(
+    members: &[crate::dataset::Member],
+    hashes: &HashMap<String, String>,
+) -> String {
     let mut hasher = Sha256::new();
-    let members: Vec<&crate::dataset::Member> = dataset.members.iter().collect();
+    let members: Vec<&crate::dataset::Member> = members.iter().collect();
     for line in canonical_rows(&members, |m| m.origin = Origin::default()) {
         hasher.update(b"member ");
         hasher.update(line.as_bytes());

@@ -11,6 +11,7 @@
 
 pub mod ledger;
 mod model_input;
+pub mod passes;
 pub mod prepare;
 pub mod progress;
 pub mod ranking;
@@ -27,13 +28,15 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 
-use crate::dataset::Dataset;
+use crate::dataset::{BoardResult, Competition, Dataset};
 use crate::error::{Error, InputError, Result};
 use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
 pub use ledger::Difference;
+use passes::Collected;
+pub use passes::{BoardSource, InMemory};
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
@@ -140,7 +143,8 @@ pub struct RunSummary {
     /// or a number the register does not know): they count in the field, nobody moves.
     pub non_member_places: usize,
     pub last_date: Option<NaiveDate>,
-    /// Time spent reading the dataset (set by the caller that read it).
+    /// Time spent reading the dataset: its board rows (measured here) and the other
+    /// tables (added by the caller that read them).
     pub reading: Duration,
     /// Time spent hashing the dataset's competitions (the ledger and the manifest).
     pub hashing: Duration,
@@ -188,15 +192,14 @@ fn through_key(through: &AppliedThrough) -> Key<'_> {
 /// `until`, and those the reader left out) up to `upto` in replay order, with `status`
 /// giving each one's status by id.
 fn view(
-    dataset: &Dataset,
+    competitions: &[&Competition],
     hashes: &HashMap<String, String>,
     reader_quarantined: &[ledger::Entry],
     until: Option<NaiveDate>,
     upto: Key,
     status: impl Fn(&str) -> ledger::Status,
 ) -> Vec<ledger::Entry> {
-    let mut entries: Vec<ledger::Entry> = dataset
-        .competitions
+    let mut entries: Vec<ledger::Entry> = competitions
         .iter()
         .filter(|c| until.is_none_or(|u| c.date <= u) && c.order_key() <= upto)
         .map(|c| ledger::Entry {
@@ -220,22 +223,84 @@ fn view(
 /// [`run_with`], reporting the scoring and the replay to `progress`.
 pub fn run_with_progress(
     dataset: &Dataset,
-    mut quarantine: Quarantine,
+    quarantine: Quarantine,
+    settings: &RunSettings,
+    previous: Option<PreviousRun>,
+    progress: &dyn Progress,
+) -> Result<RunOutput> {
+    let mut boards = InMemory {
+        boards: &dataset.boards,
+        quarantine,
+    };
+    run_source(dataset, &mut boards, settings, previous, progress)
+}
+
+/// The run over `head` (members, competitions, entrants, results; its board rows, if
+/// any, are not read) with the board rows `boards` gives, batch by batch. A run from
+/// scratch reads them once, hashing and scoring each competition as its rows arrive; a
+/// continued run first hashes everything (to compare with the state's ledger), then
+/// reads again only what it applies. Either way only one batch of board rows is held.
+pub fn run_source(
+    head: &Dataset,
+    boards: &mut dyn BoardSource,
     settings: &RunSettings,
     previous: Option<PreviousRun>,
     progress: &dyn Progress,
 ) -> Result<RunOutput> {
     let started = Instant::now();
     let strict = settings.on_error == OnError::Strict;
+    let registry = Registry::new(&head.members);
+    let factors_sha256 = ledger::factor_hash(&settings.factors);
+    if let Some(previous) = &previous {
+        previous.check(settings, &factors_sha256)?;
+    }
+    let starting = registry.starting_states(&settings.factors)?;
+    let index = score::Index::new(head);
+    let until_ok = |at: usize| settings.until.is_none_or(|u| index.order[at].date <= u);
+    let prepare = |at: usize, rows: &[&BoardResult]| {
+        let mut one = prepare::prepare_one(
+            index.order[at],
+            &index.rows(at, rows),
+            &registry,
+            &settings.factors,
+        )?;
+        if !settings.board_scores {
+            one.board_scores = Vec::new();
+        }
+        Ok(one)
+    };
+
+    // The first pass hashes every competition; without a state to compare with, it
+    // also scores and prepares what this run applies.
+    let one_pass = previous.is_none();
+    let first_scope = |at: usize| one_pass && until_ok(at);
+    let mut collected = Collected::new(index.order.len());
+    progress.start(
+        if one_pass { "scoring" } else { "hashing" },
+        index.order.len() as u64,
+    );
+    collected.read(boards, &index, true, &first_scope, &prepare, &|n| {
+        progress.advance(n)
+    })?;
+    let mut quarantine = boards.finish(head)?;
     if let Some(until) = settings.until {
         quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
     }
-    let registry = Registry::new(&dataset.members);
-    let factors_sha256 = ledger::factor_hash(&settings.factors);
-    let hashing_started = Instant::now();
-    let hashes = ledger::competition_hashes(dataset);
-    let dataset_sha256 = ledger::dataset_hash(dataset, &hashes);
-    let hashing = hashing_started.elapsed();
+    collected.rest(&index, &quarantine, true, &first_scope, &prepare);
+    progress.finish();
+
+    let live: Vec<usize> = (0..index.order.len())
+        .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
+        .collect();
+    let live_competitions: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
+    let hashes: HashMap<String, String> = live
+        .iter()
+        .filter_map(|&at| {
+            let hash = collected.hashes[at].clone()?;
+            Some((index.order[at].competition_id.clone(), hash))
+        })
+        .collect();
+    let dataset_sha256 = ledger::members_and_competitions_hash(&head.members, &hashes);
     let reader_quarantined: Vec<ledger::Entry> = {
         let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
         ledger::quarantined_entries(&items)
@@ -243,14 +308,12 @@ pub fn run_with_progress(
 
     // Continue the previous run's state, or, when the dataset no longer matches what it
     // took into account, replay from the start and list what that corrected.
-    let starting = registry.starting_states(&settings.factors)?;
     let mut replayed = None;
     let (mut states, through) = match &previous {
         Some(previous) => {
-            previous.check(settings, &factors_sha256)?;
             let current = match &previous.applied_through {
                 Some(through) => view(
-                    dataset,
+                    &live_competitions,
                     &hashes,
                     &reader_quarantined,
                     settings.until,
@@ -285,31 +348,43 @@ pub fn run_with_progress(
     };
 
     // Only competitions after the previous run's last one, and up to `until`.
-    let selected;
-    let (scope, skipped) = if through.is_some() || settings.until.is_some() {
-        let mut d = dataset.clone();
-        let before = d.competitions.len();
-        if let Some(through) = &through {
-            d.competitions.retain(|c| through.is_before(c));
-        }
-        let skipped = before - d.competitions.len();
-        if let Some(until) = settings.until {
-            d.competitions.retain(|c| c.date <= until);
-        }
-        selected = d;
-        (&selected, skipped)
-    } else {
-        (dataset, 0)
+    let after_through = |at: usize| {
+        through
+            .as_ref()
+            .is_none_or(|t| t.is_before(index.order[at]))
     };
-
-    progress.start("scoring", scope.competitions.len() as u64);
-    let scoring_started = Instant::now();
-    let mut prepared =
-        prepare::prepare(scope, &registry, &settings.factors, &|| progress.advance(1));
-    progress.finish();
-    if !settings.board_scores {
-        prepared.board_scores = Vec::new();
+    let skipped = live.iter().filter(|&&at| !after_through(at)).count();
+    let in_scope = |at: usize| until_ok(at) && after_through(at);
+    let scope: Vec<usize> = live.iter().copied().filter(|&at| in_scope(at)).collect();
+    if !one_pass {
+        collected.next_pass();
+        progress.start("scoring", scope.len() as u64);
+        collected.read(boards, &index, false, &in_scope, &prepare, &|n| {
+            progress.advance(n)
+        })?;
+        collected.rest(&index, &quarantine, false, &in_scope, &prepare);
+        progress.finish();
     }
+    let scope_competitions: Vec<&Competition> = scope.iter().map(|&at| index.order[at]).collect();
+    let mut outcomes = Vec::with_capacity(scope.len());
+    for &at in &scope {
+        match collected.outcomes[at].take() {
+            Some(outcome) => outcomes.push(outcome),
+            None => {
+                return Err(Error::Config(format!(
+                    "competition `{}` was never scored: its board rows did not arrive",
+                    index.order[at].competition_id
+                )))
+            }
+        }
+    }
+    let (done, prepare_failed) = score::split_outcomes(&scope_competitions, outcomes);
+    let mut prepared = prepare::assemble(done, prepare_failed);
+    prepared.board_scores = collected.board_scores(&scope);
+    let hashing = collected.hashing;
+    let board_reading = collected.reading;
+    let collected_scoring = collected.scoring;
+    drop(collected);
     if strict {
         if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
             return Err(error.clone().into());
@@ -345,7 +420,6 @@ pub fn run_with_progress(
     }
 
     progress.start("replaying", prepared.competitions.len() as u64);
-    let scoring = scoring_started.elapsed();
     let replay_started = Instant::now();
     let advance = |n| progress.advance(n);
     let mut corrections = Vec::new();
@@ -406,7 +480,7 @@ pub fn run_with_progress(
             status.insert(&entry.competition_id, entry.status);
         }
     }
-    for c in &scope.competitions {
+    for c in &scope_competitions {
         if !c.rated {
             status.insert(&c.competition_id, ledger::Status::NotRated);
         } else if prepare_quarantined.contains(&c.competition_id) {
@@ -430,7 +504,7 @@ pub fn run_with_progress(
     }
     let ledger = match &applied_through {
         Some(through) => view(
-            dataset,
+            &live_competitions,
             &hashes,
             &reader_quarantined,
             settings.until,
@@ -481,9 +555,9 @@ pub fn run_with_progress(
             .filter(|c| c.seat == Seat::NonMember)
             .count(),
         last_date,
-        reading: Duration::ZERO,
+        reading: board_reading,
         hashing,
-        scoring,
+        scoring: collected_scoring,
         replaying,
         writing: Duration::ZERO,
         elapsed: started.elapsed(),
@@ -548,5 +622,5 @@ fn leave_out_failed(prepared: &mut Prepared, failed: &[replay::Failed]) {
         .retain(|s| !ids.contains(s.competition_id.as_str()));
     prepared
         .board_scores
-        .retain(|b| !ids.contains(b.competition_id.as_str()));
+        .retain_competitions(|id| !ids.contains(id));
 }

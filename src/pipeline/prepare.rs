@@ -12,7 +12,7 @@ use crate::dataset::{Competition, Dataset, Origin};
 use crate::error::InputError;
 use crate::model::{CompetitionInput, FactorSet, PlayerStatus};
 use crate::quarantine::Quarantined;
-use crate::scoring::{BoardScore, Standing};
+use crate::scoring::{BoardScore, BoardScoreTable, Standing};
 
 use super::model_input::build_input;
 use super::score::{each_competition, score_one, Rows};
@@ -73,7 +73,7 @@ pub struct Prepared {
     /// Standings of every competition, in replay order.
     pub standings: Vec<Standing>,
     /// Board scores of every competition scored from table results, in replay order.
-    pub board_scores: Vec<BoardScore>,
+    pub board_scores: BoardScoreTable,
     /// Competitions that could not be scored or prepared, in replay order, with the
     /// reason; nothing of them is in the fields above.
     pub quarantined: Vec<Quarantined>,
@@ -92,6 +92,11 @@ pub fn prepare(
         prepare_one(competition, rows, registry, factors)
     };
     let (done, quarantined) = each_competition(dataset, one, on_competition_done);
+    assemble(done, quarantined)
+}
+
+/// The prepared competitions, in replay order, put together.
+pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>) -> Prepared {
     let mut all = Prepared {
         quarantined,
         ..Prepared::default()
@@ -106,13 +111,19 @@ pub fn prepare(
     all
 }
 
-struct OneCompetition {
-    standings: Vec<Standing>,
-    board_scores: Vec<BoardScore>,
-    rated: Option<PreparedCompetition>,
+pub(super) struct OneCompetition {
+    pub standings: Vec<Standing>,
+    pub board_scores: Vec<BoardScore>,
+    pub rated: Option<PreparedCompetition>,
 }
 
-fn prepare_one(
+impl super::passes::WithBoardScores for OneCompetition {
+    fn take_board_scores(&mut self) -> Vec<BoardScore> {
+        std::mem::take(&mut self.board_scores)
+    }
+}
+
+pub(super) fn prepare_one(
     competition: &Competition,
     rows: &Rows<'_>,
     registry: &Registry,

@@ -13,7 +13,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
 use crate::error::InputError;
 use crate::quarantine::Quarantined;
-use crate::scoring::{self, BoardScore, Standing};
+use crate::scoring::{self, BoardScore, BoardScoreTable, Standing};
 
 use super::reported;
 
@@ -23,7 +23,7 @@ pub struct Scored {
     /// Standings of every competition, in replay order.
     pub standings: Vec<Standing>,
     /// Board scores of every competition scored from table results, in replay order.
-    pub board_scores: Vec<BoardScore>,
+    pub board_scores: BoardScoreTable,
     /// Competitions that could not be scored, in replay order, with the reason; nothing
     /// of them is in the fields above.
     pub quarantined: Vec<Quarantined>,
@@ -61,6 +61,64 @@ pub(super) struct ScoredOne {
     pub board_scores: Vec<BoardScore>,
 }
 
+/// A dataset's competitions in replay order, with each one's entrants and reported
+/// results, so that a competition's rows can be put together whenever its board rows
+/// arrive (all at once, or a file at a time).
+pub(super) struct Index<'a> {
+    /// Every competition, in replay order (date, session, id).
+    pub order: Vec<&'a Competition>,
+    position: HashMap<&'a str, usize>,
+    entrants: HashMap<&'a str, Vec<&'a Entrant>>,
+    results: HashMap<&'a str, Vec<&'a EntrantResult>>,
+}
+
+impl<'a> Index<'a> {
+    pub fn new(dataset: &'a Dataset) -> Self {
+        let mut order: Vec<&Competition> = dataset.competitions.iter().collect();
+        order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+        let position = order
+            .iter()
+            .enumerate()
+            .map(|(at, c)| (c.competition_id.as_str(), at))
+            .collect();
+        Index {
+            order,
+            position,
+            entrants: group(&dataset.entrants, |e| e.competition_id.as_str()),
+            results: group(&dataset.results, |r| r.competition_id.as_str()),
+        }
+    }
+
+    /// The place of competition `id` in replay order.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.position.get(id).copied()
+    }
+
+    /// Board rows by competition: (place in replay order, rows in their order), in
+    /// replay order. Rows of a competition the index does not hold are left out.
+    pub fn group<'b>(&self, boards: &'b [BoardResult]) -> Vec<(usize, Vec<&'b BoardResult>)> {
+        let mut by_place: HashMap<usize, Vec<&BoardResult>> = HashMap::default();
+        for row in boards {
+            if let Some(at) = self.position(&row.competition_id) {
+                by_place.entry(at).or_default().push(row);
+            }
+        }
+        let mut grouped: Vec<(usize, Vec<&BoardResult>)> = by_place.into_iter().collect();
+        grouped.sort_unstable_by_key(|(at, _)| *at);
+        grouped
+    }
+
+    /// The rows of the competition at `at`, with the given board rows.
+    pub fn rows<'b>(&'b self, at: usize, boards: &'b [&'b BoardResult]) -> Rows<'b> {
+        let id = self.order[at].competition_id.as_str();
+        Rows {
+            entrants: self.entrants.get(id).cloned().unwrap_or_default(),
+            reported: self.results.get(id).cloned().unwrap_or_default(),
+            boards,
+        }
+    }
+}
+
 /// Runs `one` on every competition in replay order, in parallel. Returns what succeeded
 /// and the competitions that failed (with the error), both in replay order.
 pub(super) fn each_competition<T: Send>(
@@ -68,29 +126,31 @@ pub(super) fn each_competition<T: Send>(
     one: impl Fn(&Competition, &Rows<'_>) -> Result<T, InputError> + Sync,
     on_competition_done: &(dyn Fn() + Sync),
 ) -> (Vec<T>, Vec<Quarantined>) {
-    let entrants = group(&dataset.entrants, |e| e.competition_id.as_str());
-    let results = group(&dataset.results, |r| r.competition_id.as_str());
-    let boards = group(&dataset.boards, |b| b.competition_id.as_str());
-
-    let mut order: Vec<&Competition> = dataset.competitions.iter().collect();
-    order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
-
-    let outcomes: Vec<Result<T, InputError>> = order
+    let index = Index::new(dataset);
+    let mut boards: Vec<Vec<&BoardResult>> = vec![Vec::new(); index.order.len()];
+    for (at, rows) in index.group(&dataset.boards) {
+        boards[at] = rows;
+    }
+    let outcomes: Vec<Result<T, InputError>> = index
+        .order
         .par_iter()
-        .map(|competition| {
-            let id = competition.competition_id.as_str();
-            let rows = Rows {
-                entrants: entrants.get(id).cloned().unwrap_or_default(),
-                reported: results.get(id).cloned().unwrap_or_default(),
-                boards: boards.get(id).map(Vec::as_slice).unwrap_or(&[]),
-            };
-            let out = one(competition, &rows);
+        .zip(&boards)
+        .enumerate()
+        .map(|(at, (competition, boards))| {
+            let out = one(competition, &index.rows(at, boards));
             on_competition_done();
             out
         })
         .collect();
+    split_outcomes(&index.order, outcomes)
+}
 
-    let mut done = Vec::with_capacity(outcomes.len());
+/// Outcomes in replay order, split into what succeeded and what is quarantined.
+pub(super) fn split_outcomes<T>(
+    order: &[&Competition],
+    outcomes: impl IntoIterator<Item = Result<T, InputError>>,
+) -> (Vec<T>, Vec<Quarantined>) {
+    let mut done = Vec::new();
     let mut quarantined = Vec::new();
     for (competition, outcome) in order.iter().zip(outcomes) {
         match outcome {

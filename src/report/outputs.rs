@@ -13,7 +13,7 @@ use crate::pipeline::prepare::Seat;
 use crate::pipeline::ranking::RankedMember;
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
-use crate::scoring::{BoardScore, Standing};
+use crate::scoring::{BoardScoreTable, Standing};
 
 use std::path::{Path, PathBuf};
 
@@ -220,17 +220,45 @@ pub fn quarantine(items: &[Quarantined]) -> PolarsResult<DataFrame> {
 }
 
 /// `board_scores.parquet`.
-pub fn board_scores(rows: &[BoardScore]) -> PolarsResult<DataFrame> {
-    FrameBuilder::new(rows.len())
-        .map("competition_id", rows, |s| s.competition_id.clone())
-        .map("board", rows, |s| s.board as i32)
-        .map("ns", rows, |s| s.ns.clone())
-        .map("ew", rows, |s| s.ew.clone())
-        .map("ns_score", rows, |s| s.ns_score)
-        .map("ns_points", rows, |s| s.ns_points)
-        .map("ew_points", rows, |s| s.ew_points)
-        .map("datum", rows, |s| s.datum)
-        .build()
+pub fn board_scores(rows: &BoardScoreTable) -> PolarsResult<DataFrame> {
+    board_scores_part(rows, 0..rows.len())
+}
+
+/// The rows `range` of `board_scores.parquet`.
+pub fn board_scores_part(
+    rows: &BoardScoreTable,
+    range: std::ops::Range<usize>,
+) -> PolarsResult<DataFrame> {
+    let text = |name: &str, values: Vec<Option<&str>>| Series::new(name.into(), values);
+    let columns = vec![
+        Column::from(Series::new(
+            "competition_id".into(),
+            rows.competition_ids(range.clone()).collect::<Vec<&str>>(),
+        )),
+        Column::from(Series::new(
+            "board".into(),
+            rows.boards(range.clone())
+                .iter()
+                .map(|&b| b as i32)
+                .collect::<Vec<i32>>(),
+        )),
+        Column::from(text("ns", rows.sides(range.clone(), false).collect())),
+        Column::from(text("ew", rows.sides(range.clone(), true).collect())),
+        Column::from(Series::new(
+            "ns_score".into(),
+            rows.ns_scores(range.clone()),
+        )),
+        Column::from(Series::new(
+            "ns_points".into(),
+            rows.points(range.clone(), false),
+        )),
+        Column::from(Series::new(
+            "ew_points".into(),
+            rows.points(range.clone(), true),
+        )),
+        Column::from(Series::new("datum".into(), rows.datums(range.clone()))),
+    ];
+    DataFrame::new(range.len(), columns)
 }
 
 /// `applied.parquet`: every competition up to the last one the run replayed, with its
@@ -357,7 +385,7 @@ pub fn write_run(
 pub fn write_scored(
     out: &Path,
     standings_rows: &[Standing],
-    boards: &[BoardScore],
+    boards: &BoardScoreTable,
     quarantined: &[Quarantined],
     sheet: &ScoreSheet,
 ) -> Result<Vec<PathBuf>> {

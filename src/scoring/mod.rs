@@ -48,7 +48,7 @@ pub mod team;
 pub mod vp;
 
 pub use competition::score_competition;
-pub use rows::{entrant_order, BoardScore, ScoredCompetition, Standing};
+pub use rows::{entrant_order, BoardScore, BoardScoreTable, ScoredCompetition, Standing};
 pub use team::team_match_vps;
 
 #[cfg(test)]

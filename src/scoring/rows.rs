@@ -95,3 +95,161 @@ pub(super) fn sorted_results(mut results: Vec<EntrantResult>) -> Vec<EntrantResu
     results.sort_by(|a, b| entrant_order(&a.entrant, &b.entrant));
     results
 }
+
+/// The board scores of many competitions, column by column.
+///
+/// A federation's board scores are one row per table result (tens of millions in ten
+/// years); as [`BoardScore`] rows, each with its own strings, they took about 180 bytes
+/// apiece. Here the competition and entrant names are stored once each and referred to
+/// by number, so a row takes about 50 bytes.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct BoardScoreTable {
+    names: Vec<String>,
+    name_index: rustc_hash::FxHashMap<String, u32>,
+    competition: Vec<u32>,
+    board: Vec<u32>,
+    ns: Vec<Option<u32>>,
+    ew: Vec<Option<u32>>,
+    ns_score: Vec<Option<i32>>,
+    ns_points: Vec<f64>,
+    ew_points: Vec<f64>,
+    datum: Vec<Option<f64>>,
+}
+
+impl BoardScoreTable {
+    pub fn len(&self) -> usize {
+        self.board.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.board.is_empty()
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&at) = self.name_index.get(name) {
+            return at;
+        }
+        let at = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.name_index.insert(name.to_owned(), at);
+        at
+    }
+
+    /// Appends rows, in their order.
+    pub fn extend(&mut self, rows: impl IntoIterator<Item = BoardScore>) {
+        for row in rows {
+            let competition = self.intern(&row.competition_id);
+            let ns = row.ns.as_deref().map(|name| self.intern(name));
+            let ew = row.ew.as_deref().map(|name| self.intern(name));
+            self.competition.push(competition);
+            self.board.push(row.board);
+            self.ns.push(ns);
+            self.ew.push(ew);
+            self.ns_score.push(row.ns_score);
+            self.ns_points.push(row.ns_points);
+            self.ew_points.push(row.ew_points);
+            self.datum.push(row.datum);
+        }
+    }
+
+    /// Keeps the rows of the competitions `keep` accepts, in order.
+    pub fn retain_competitions(&mut self, keep: impl Fn(&str) -> bool) {
+        let kept: Vec<bool> = self.names.iter().map(|name| keep(name)).collect();
+        let mask: Vec<bool> = self
+            .competition
+            .iter()
+            .map(|&at| kept[at as usize])
+            .collect();
+        fn filter<T>(column: &mut Vec<T>, mask: &[bool]) {
+            let mut row = 0;
+            column.retain(|_| {
+                row += 1;
+                mask[row - 1]
+            });
+        }
+        filter(&mut self.competition, &mask);
+        filter(&mut self.board, &mask);
+        filter(&mut self.ns, &mask);
+        filter(&mut self.ew, &mask);
+        filter(&mut self.ns_score, &mask);
+        filter(&mut self.ns_points, &mask);
+        filter(&mut self.ew_points, &mask);
+        filter(&mut self.datum, &mask);
+    }
+
+    /// The rows in `ranges`, in that order.
+    pub fn reordered(&self, ranges: &[std::ops::Range<usize>]) -> BoardScoreTable {
+        let mut table = BoardScoreTable::default();
+        for range in ranges {
+            table.extend(range.clone().filter_map(|at| self.get(at)));
+        }
+        table
+    }
+
+    /// Row `at`, as a [`BoardScore`].
+    pub fn get(&self, at: usize) -> Option<BoardScore> {
+        let name = |index: u32| self.names[index as usize].clone();
+        Some(BoardScore {
+            competition_id: name(*self.competition.get(at)?),
+            board: self.board[at],
+            ns: self.ns[at].map(name),
+            ew: self.ew[at].map(name),
+            ns_score: self.ns_score[at],
+            ns_points: self.ns_points[at],
+            ew_points: self.ew_points[at],
+            datum: self.datum[at],
+        })
+    }
+
+    /// Every row, as [`BoardScore`]s.
+    pub fn rows(&self) -> impl Iterator<Item = BoardScore> + '_ {
+        (0..self.len()).filter_map(|at| self.get(at))
+    }
+
+    /// The competition of each row in `range`.
+    pub fn competition_ids(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &str> {
+        self.competition[range]
+            .iter()
+            .map(|&at| self.names[at as usize].as_str())
+    }
+
+    pub fn boards(&self, range: std::ops::Range<usize>) -> &[u32] {
+        &self.board[range]
+    }
+
+    /// The N/S (`ew`: false) or E/W (`ew`: true) entrant of each row in `range`.
+    pub fn sides(
+        &self,
+        range: std::ops::Range<usize>,
+        ew: bool,
+    ) -> impl Iterator<Item = Option<&str>> {
+        let side = if ew { &self.ew } else { &self.ns };
+        side[range]
+            .iter()
+            .map(|at| at.map(|at| self.names[at as usize].as_str()))
+    }
+
+    pub fn ns_scores(&self, range: std::ops::Range<usize>) -> &[Option<i32>] {
+        &self.ns_score[range]
+    }
+
+    pub fn points(&self, range: std::ops::Range<usize>, ew: bool) -> &[f64] {
+        if ew {
+            &self.ew_points[range]
+        } else {
+            &self.ns_points[range]
+        }
+    }
+
+    pub fn datums(&self, range: std::ops::Range<usize>) -> &[Option<f64>] {
+        &self.datum[range]
+    }
+}
+
+impl FromIterator<BoardScore> for BoardScoreTable {
+    fn from_iter<I: IntoIterator<Item = BoardScore>>(rows: I) -> Self {
+        let mut table = BoardScoreTable::default();
+        table.extend(rows);
+        table
+    }
+}

@@ -184,9 +184,18 @@ pub(super) struct Frame {
 }
 
 pub(super) fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
+    read_frame_columns(file, None)
+}
+
+/// [`read_frame`] with only `columns` (those of them the file has) when given; a CSV
+/// file is read whole.
+pub(super) fn read_frame_columns(
+    file: &SourceFile,
+    columns: Option<&[&str]>,
+) -> Result<Frame, Error> {
     let path = file.path.as_path();
     let (mut df, mut text_columns) = match file.kind {
-        FileKind::Parquet => (read_parquet(path)?, HashSet::new()),
+        FileKind::Parquet => (read_parquet_columns(path, columns)?, HashSet::new()),
         FileKind::Csv => {
             let df = guarded(path, || {
                 CsvReadOptions::default()
@@ -205,6 +214,9 @@ pub(super) fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
         }
     };
     for (key, value) in &file.partition {
+        if columns.is_some_and(|wanted| !wanted.contains(&key.as_str())) {
+            continue;
+        }
         if df
             .get_column_names()
             .iter()
@@ -231,7 +243,11 @@ pub(super) const MAX_PARQUET_ROWS: usize = u32::MAX as usize;
 /// Reads a Parquet file, after checking that its footer is consistent with the file: a
 /// truncated or corrupt file must give an error naming it, never a crash or an attempt
 /// to allocate what its damaged sizes claim.
-pub(super) fn read_parquet(path: &Path) -> Result<DataFrame, Error> {
+/// Only `columns` (those of them the file has) are read when given.
+pub(super) fn read_parquet_columns(
+    path: &Path,
+    columns: Option<&[&str]>,
+) -> Result<DataFrame, Error> {
     let handle = File::open(path).map_err(|e| Error::io(path, e))?;
     let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
     guarded(path, || -> Result<DataFrame, Error> {
@@ -267,6 +283,15 @@ pub(super) fn read_parquet(path: &Path) -> Result<DataFrame, Error> {
                     )));
                 }
             }
+        }
+        if let Some(columns) = columns {
+            let schema = reader.schema().map_err(|e| Error::polars(path, e))?;
+            let present: Vec<String> = columns
+                .iter()
+                .filter(|name| schema.contains(name))
+                .map(|name| (*name).to_owned())
+                .collect();
+            reader = reader.with_columns(Some(present));
         }
         reader.finish().map_err(|e| Error::polars(path, e))
     })?

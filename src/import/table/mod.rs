@@ -26,10 +26,13 @@ use crate::quarantine::{OnError, Quarantine};
 mod cells;
 mod locate;
 mod rows;
+mod stream;
 
 pub(crate) use locate::guarded;
 use locate::{locate_table, read_frame, FileKind, SourceFile};
-use rows::{read_boards, read_competitions, read_entrants, read_members, read_results};
+use rows::{read_competitions, read_entrants, read_members, read_results};
+use stream::BoardFiles;
+pub use stream::{BoardReader, Opened};
 
 /// The tables of the data contract, in the order they are read and checked.
 pub const TABLES: [&str; 5] = ["members", "competitions", "entrants", "results", "boards"];
@@ -74,11 +77,13 @@ pub struct Checked {
     pub quarantine: Quarantine,
 }
 
-/// Reads and checks the dataset in `dir`. An error in a row that belongs to one
-/// competition quarantines that competition (or, with [`OnError::Strict`], is returned);
-/// anything else (a missing table or column, a mistyped column, a `members` row, a row
-/// without a `competition_id`) is returned as the error.
-pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Error> {
+/// Opens the dataset in `dir` for a run that reads its board rows file by file: every
+/// table but `boards` is read and checked, and each board file's competitions are
+/// listed (from its `competition_id` column alone), so that a competition can be
+/// handed on as soon as the last file holding its rows has been read. The same rules
+/// and errors as [`read_dataset_checked`], which is this followed by reading every
+/// board file.
+pub fn open_checked(dir: &Path, on_error: OnError) -> Result<Opened, Error> {
     let members = locate_table(dir, "members")?;
     let competitions = locate_table(dir, "competitions")?;
     let entrants = locate_table(dir, "entrants")?;
@@ -109,41 +114,42 @@ pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Er
         validator: Validator::default(),
         quarantine: Quarantine::new(on_error),
     };
-    let mut dataset = Dataset::default();
+    let mut head = Dataset::default();
     for file in members.iter().flatten() {
-        read_members(
-            &read_frame(file)?,
-            &mut check.validator,
-            &mut dataset.members,
-        )?;
+        read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
     }
     for file in competitions.iter().flatten() {
-        read_competitions(&read_frame(file)?, &mut check, &mut dataset.competitions)?;
+        read_competitions(&read_frame(file)?, &mut check, &mut head.competitions)?;
     }
     for file in entrants.iter().flatten() {
-        read_entrants(&read_frame(file)?, &mut check, &mut dataset.entrants)?;
+        read_entrants(&read_frame(file)?, &mut check, &mut head.entrants)?;
     }
     for file in results.iter().flatten() {
-        read_results(&read_frame(file)?, &mut check, &mut dataset.results)?;
+        read_results(&read_frame(file)?, &mut check, &mut head.results)?;
     }
-    for file in boards.iter().flatten() {
-        read_boards(&read_frame(file)?, &mut check, &mut dataset.boards)?;
-    }
-    let Check {
-        validator,
-        mut quarantine,
-    } = check;
-    for (id, error) in validator.finish_all() {
-        quarantine.add(&id, error)?;
-    }
+    let files = BoardFiles::scan(boards.unwrap_or_default())?;
+    Ok(Opened {
+        head,
+        boards: BoardReader::new(check, files),
+    })
+}
+
+/// Reads and checks the dataset in `dir`, every table whole in memory. An error in a
+/// row that belongs to one competition quarantines that competition (or, with
+/// [`OnError::Strict`], is returned); anything else (a missing table or column, a
+/// mistyped column, a `members` row, a row without a `competition_id`) is returned as
+/// the error.
+pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Error> {
+    let Opened {
+        head: mut dataset,
+        boards: mut reader,
+    } = open_checked(dir, on_error)?;
+    reader.read_boards(&|_| true, &mut |rows| {
+        dataset.boards.append(rows);
+        Ok(())
+    })?;
+    let quarantine = reader.finish(&dataset)?;
     if !quarantine.is_empty() {
-        for competition in &dataset.competitions {
-            quarantine.date(
-                &competition.competition_id,
-                competition.date,
-                competition.session,
-            );
-        }
         let kept = |id: &String| !quarantine.contains(id);
         dataset.competitions.retain(|c| kept(&c.competition_id));
         dataset.entrants.retain(|e| kept(&e.competition_id));
@@ -157,6 +163,7 @@ pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Er
 }
 
 /// The row rules, and where the competitions that break them are collected.
+#[derive(Debug)]
 struct Check {
     validator: Validator,
     quarantine: Quarantine,

@@ -1,0 +1,237 @@
+//! Board rows a file at a time, handed on competition by competition.
+//!
+//! Board rows are nearly all of a federation's history (tens of millions in ten years)
+//! and nothing needs more than one competition's rows at once: scoring and the ledger's
+//! content hash are per competition. So the board files are read one after another and
+//! each competition is handed on, and its rows dropped, as soon as the last file that
+//! holds any of them has been read. Which file that is comes from a first look at each
+//! file's `competition_id` column alone. In the importer's layout (one hive partition
+//! per month) every competition is whole in one file, so at most one file's rows are in
+//! memory; a single `boards.parquet` is handed on whole, as before.
+//!
+//! The first pass over the files also holds every row to the rules, exactly as reading
+//! the whole table did: the quarantine is only final after it ([`BoardReader::finish`]).
+//! A later pass (a continued run that first hashes everything, then scores what is
+//! new) reads only the files that hold a competition it wants.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::dataset::{BoardResult, Dataset};
+use crate::error::Error;
+use crate::quarantine::{OnError, Quarantine};
+
+use super::cells::Presence::Required;
+use super::locate::{read_frame, read_frame_columns, SourceFile};
+use super::rows::read_boards;
+use super::Check;
+
+/// The board files of a dataset and the competitions each one holds.
+#[derive(Debug, Default)]
+pub(super) struct BoardFiles {
+    files: Vec<SourceFile>,
+    /// Every competition id found in a board file, interned: `index[id]` is its place.
+    ids: Vec<String>,
+    index: HashMap<String, u32>,
+    /// Per file, the competitions it holds (interned, each once).
+    file_ids: Vec<Vec<u32>>,
+    /// Per competition, the last file that holds a row of it.
+    last_file: Vec<usize>,
+}
+
+impl BoardFiles {
+    /// Lists the competitions of every file, reading only its `competition_id` column
+    /// (from the file, or from a hive partition folder). A file without the column is
+    /// listed as holding nothing; reading it then reports the missing column.
+    pub(super) fn scan(files: Vec<SourceFile>) -> Result<Self, Error> {
+        let mut scanned = BoardFiles {
+            file_ids: Vec::with_capacity(files.len()),
+            ..BoardFiles::default()
+        };
+        for (at, file) in files.iter().enumerate() {
+            let frame = read_frame_columns(file, Some(&["competition_id"]))?;
+            let mut here = Vec::new();
+            if frame.df.column("competition_id").is_ok() {
+                let mut ids = frame.col::<String>("competition_id", Required)?;
+                let mut last: Option<u32> = None;
+                for row in 0..frame.height() {
+                    let Ok(id) = ids.required(row) else { continue };
+                    let interned = match scanned.index.get(id.as_str()) {
+                        Some(&interned) => interned,
+                        None => {
+                            let interned = scanned.ids.len() as u32;
+                            scanned.index.insert(id.clone(), interned);
+                            scanned.ids.push(id);
+                            scanned.last_file.push(at);
+                            interned
+                        }
+                    };
+                    if last != Some(interned) {
+                        here.push(interned);
+                        last = Some(interned);
+                    }
+                    scanned.last_file[interned as usize] = at;
+                }
+            }
+            here.sort_unstable();
+            here.dedup();
+            scanned.file_ids.push(here);
+        }
+        scanned.files = files;
+        Ok(scanned)
+    }
+
+    /// How many board files there are.
+    pub(super) fn len(&self) -> usize {
+        self.files.len()
+    }
+}
+
+/// A dataset opened for a run: every table but `boards` read and checked, and the
+/// board files listed, to be read by [`BoardReader::read_boards`].
+#[derive(Debug)]
+pub struct Opened {
+    /// Members, competitions, entrants and results (no board rows). It still holds the
+    /// competitions a board row or a rule that needs every table quarantines: the
+    /// quarantine [`BoardReader::finish`] returns lists them.
+    pub head: Dataset,
+    pub boards: BoardReader,
+}
+
+/// The board files of an opened dataset, read a file at a time.
+#[derive(Debug)]
+pub struct BoardReader {
+    check: Check,
+    files: BoardFiles,
+    /// Set once a pass has read every board file: the quarantine is then final.
+    finished: bool,
+}
+
+impl BoardReader {
+    pub(super) fn new(check: Check, files: BoardFiles) -> Self {
+        BoardReader {
+            check,
+            files,
+            finished: false,
+        }
+    }
+
+    /// How many board files the dataset has.
+    pub fn files(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Reads the board files in order and calls `each` with the rows of every
+    /// competition `wanted` accepts whose last file has just been read, once per file
+    /// (the rows of one competition together, in file and row order; competitions
+    /// quarantined by a row left out). The first pass reads every file and checks every
+    /// row; later passes read only the files holding a wanted competition, and leave
+    /// the quarantine as the first pass made it. `each` may take the rows.
+    pub fn read_boards(
+        &mut self,
+        wanted: &(dyn Fn(&str) -> bool + Sync),
+        each: &mut dyn FnMut(&mut Vec<BoardResult>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let first = !self.finished;
+        let wanted_ids: Vec<bool> = self.files.ids.iter().map(|id| wanted(id)).collect();
+        // A later pass checks the rows again (they are read again), but what it finds
+        // was found and recorded by the first.
+        let kept = if first {
+            None
+        } else {
+            Some(std::mem::replace(
+                &mut self.check.quarantine,
+                Quarantine::new(OnError::Quarantine),
+            ))
+        };
+        let outcome = self.pass(first, &wanted_ids, each);
+        if let Some(kept) = kept {
+            self.check.quarantine = kept;
+        }
+        outcome
+    }
+
+    fn pass(
+        &mut self,
+        first: bool,
+        wanted: &[bool],
+        each: &mut dyn FnMut(&mut Vec<BoardResult>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let boards = &self.files;
+        let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
+        for (at, file) in boards.files.iter().enumerate() {
+            let holds = &boards.file_ids[at];
+            if !first && !holds.iter().any(|&id| wanted[id as usize]) {
+                continue;
+            }
+            let mut rows = Vec::new();
+            read_boards(&read_frame(file)?, &mut self.check, &mut rows)?;
+            let mut complete: Vec<BoardResult> = Vec::new();
+            for &id in holds {
+                if boards.last_file[id as usize] == at {
+                    if let Some(earlier) = pending.remove(&id) {
+                        complete.extend(earlier);
+                    }
+                }
+            }
+            for row in rows {
+                let Some(&id) = boards.index.get(row.competition_id.as_str()) else {
+                    continue;
+                };
+                if !wanted[id as usize] {
+                    continue;
+                }
+                if boards.last_file[id as usize] == at {
+                    complete.push(row);
+                } else {
+                    pending.entry(id).or_default().push(row);
+                }
+            }
+            let quarantine = &self.check.quarantine;
+            complete.retain(|row| !quarantine.contains(&row.competition_id));
+            // One competition's rows together: those carried over from earlier files
+            // come first, so a stable sort by competition keeps file and row order.
+            complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
+            if !complete.is_empty() {
+                each(&mut complete)?;
+            }
+        }
+        if first {
+            self.finished = true;
+        }
+        Ok(())
+    }
+
+    /// Applies the rules that need every table (a competition without a board count
+    /// needs board rows) and returns the quarantine, dated from `head`'s competitions.
+    /// Call it after the first [`BoardReader::read_boards`].
+    pub fn finish(&mut self, head: &Dataset) -> Result<Quarantine, Error> {
+        for (id, error) in self.check.validator.finish_all() {
+            self.check.quarantine.add(&id, error)?;
+        }
+        let mut quarantine = self.check.quarantine.clone();
+        if !quarantine.is_empty() {
+            for competition in &head.competitions {
+                quarantine.date(
+                    &competition.competition_id,
+                    competition.date,
+                    competition.session,
+                );
+            }
+        }
+        Ok(quarantine)
+    }
+}
+
+impl crate::pipeline::BoardSource for BoardReader {
+    fn read_boards(
+        &mut self,
+        wanted: &(dyn Fn(&str) -> bool + Sync),
+        each: &mut dyn FnMut(&[BoardResult]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        BoardReader::read_boards(self, wanted, &mut |rows| each(rows))
+    }
+
+    fn finish(&mut self, head: &Dataset) -> Result<Quarantine, Error> {
+        BoardReader::finish(self, head)
+    }
+}

@@ -1,0 +1,235 @@
+//! Hashing and preparing competitions as their board rows arrive.
+//!
+//! A federation's board rows do not fit in memory all at once, and need not: each
+//! competition is hashed for the ledger and scored from its own rows only. So a run
+//! takes the rows from a [`BoardSource`] in batches of whole competitions (a month's
+//! file at a time when read from disk), hashes and prepares each batch in parallel,
+//! keeps what the replay and the outputs need, and lets the rows go. Outcomes are kept
+//! by place in replay order, so what a run produces does not depend on the batches,
+//! their order or the thread count.
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use std::ops::Range;
+
+use crate::dataset::{BoardResult, Dataset};
+use crate::error::{InputError, Result};
+use crate::quarantine::Quarantine;
+use crate::scoring::{BoardScore, BoardScoreTable};
+
+use super::ledger;
+use super::score::Index;
+
+/// Where a run's board rows come from: all at once from memory, or a file at a time.
+pub trait BoardSource {
+    /// Calls `each` with the board rows of whole competitions, batch by batch, until
+    /// every competition `wanted` accepts has had its rows (a competition's rows all
+    /// in one batch). Rows of other competitions may come along; they are ignored. May
+    /// be called more than once; the first call reads everything and checks every row.
+    fn read_boards(
+        &mut self,
+        wanted: &(dyn Fn(&str) -> bool + Sync),
+        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
+    ) -> Result<()>;
+
+    /// The competitions the rows' checks left out, final once the first
+    /// [`BoardSource::read_boards`] is done, dated from `head`.
+    fn finish(&mut self, head: &Dataset) -> Result<Quarantine>;
+}
+
+/// A dataset already in memory, with the competitions its reader left out.
+pub struct InMemory<'a> {
+    pub boards: &'a [BoardResult],
+    pub quarantine: Quarantine,
+}
+
+impl BoardSource for InMemory<'_> {
+    fn read_boards(
+        &mut self,
+        _wanted: &(dyn Fn(&str) -> bool + Sync),
+        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
+    ) -> Result<()> {
+        each(self.boards)
+    }
+
+    fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
+        Ok(self.quarantine.clone())
+    }
+}
+
+/// What a pass runs on a competition in scope: its place in replay order and its board
+/// rows, to its outcome.
+pub(super) type PrepareOne<'a, T> =
+    dyn Fn(usize, &[&BoardResult]) -> std::result::Result<T, InputError> + Sync + 'a;
+
+/// A competition's outcome, whose board scores a pass moves into one compact table.
+pub(super) trait WithBoardScores {
+    fn take_board_scores(&mut self) -> Vec<BoardScore>;
+}
+
+/// What a pass keeps, per competition in replay order.
+pub(super) struct Collected<T> {
+    /// The board scores of every outcome, in the order they were scored, and where
+    /// each competition's are.
+    board_scores: BoardScoreTable,
+    board_score_rows: Vec<Option<Range<usize>>>,
+    /// Content hashes (when the pass hashes).
+    pub hashes: Vec<Option<String>>,
+    /// Outcomes of the competitions in scope.
+    pub outcomes: Vec<Option<std::result::Result<T, InputError>>>,
+    /// Competitions whose board rows this pass has seen.
+    seen: Vec<bool>,
+    pub reading: Duration,
+    pub hashing: Duration,
+    pub scoring: Duration,
+}
+
+impl<T: Send + WithBoardScores> Collected<T> {
+    pub fn new(competitions: usize) -> Self {
+        Collected {
+            board_scores: BoardScoreTable::default(),
+            board_score_rows: vec![None; competitions],
+            hashes: vec![None; competitions],
+            outcomes: (0..competitions).map(|_| None).collect(),
+            seen: vec![false; competitions],
+            reading: Duration::ZERO,
+            hashing: Duration::ZERO,
+            scoring: Duration::ZERO,
+        }
+    }
+
+    /// Hashes (when `hash`) and runs `one` on (when `in_scope`) every competition of
+    /// one batch of board rows, in parallel.
+    fn batch(
+        &mut self,
+        index: &Index<'_>,
+        rows: &[BoardResult],
+        hash: bool,
+        in_scope: &(dyn Fn(usize) -> bool + Sync),
+        one: &PrepareOne<'_, T>,
+    ) -> usize {
+        let groups = index.group(rows);
+        for (at, _) in &groups {
+            self.seen[*at] = true;
+        }
+        if hash {
+            let started = Instant::now();
+            let hashes: Vec<(usize, String)> = groups
+                .par_iter()
+                .map(|(at, boards)| (*at, hash_of(index, *at, boards)))
+                .collect();
+            for (at, hash) in hashes {
+                self.hashes[at] = Some(hash);
+            }
+            self.hashing += started.elapsed();
+        }
+        let started = Instant::now();
+        let outcomes: Vec<(usize, std::result::Result<T, InputError>)> = groups
+            .par_iter()
+            .filter(|(at, _)| in_scope(*at))
+            .map(|(at, boards)| (*at, one(*at, boards)))
+            .collect();
+        let handled = groups.len();
+        self.keep(outcomes);
+        self.scoring += started.elapsed();
+        handled
+    }
+
+    /// Reads every batch of `source`, hashing (when `hash`) and running `one` on the
+    /// competitions in scope; `done` is told how many competitions each batch held.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read(
+        &mut self,
+        source: &mut dyn BoardSource,
+        index: &Index<'_>,
+        hash: bool,
+        in_scope: &(dyn Fn(usize) -> bool + Sync),
+        one: &PrepareOne<'_, T>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Result<()> {
+        let started = Instant::now();
+        let (hashing, scoring) = (self.hashing, self.scoring);
+        let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
+        source.read_boards(&wanted, &mut |rows| {
+            let handled = self.batch(index, rows, hash, in_scope, one);
+            done(handled as u64);
+            Ok(())
+        })?;
+        let spent = (self.hashing - hashing) + (self.scoring - scoring);
+        self.reading += started.elapsed().saturating_sub(spent);
+        Ok(())
+    }
+
+    /// Hashes (when `hash`) and runs `one` on the competitions no board rows came for
+    /// (scored from their reported results), leaving out those `quarantine` holds.
+    pub fn rest(
+        &mut self,
+        index: &Index<'_>,
+        quarantine: &Quarantine,
+        hash: bool,
+        in_scope: &(dyn Fn(usize) -> bool + Sync),
+        one: &PrepareOne<'_, T>,
+    ) {
+        let rest: Vec<usize> = (0..index.order.len())
+            .filter(|&at| !self.seen[at] && !quarantine.contains(&index.order[at].competition_id))
+            .collect();
+        if hash {
+            let started = Instant::now();
+            let hashes: Vec<(usize, String)> = rest
+                .par_iter()
+                .map(|&at| (at, hash_of(index, at, &[])))
+                .collect();
+            for (at, hash) in hashes {
+                self.hashes[at] = Some(hash);
+            }
+            self.hashing += started.elapsed();
+        }
+        let started = Instant::now();
+        let outcomes: Vec<(usize, std::result::Result<T, InputError>)> = rest
+            .par_iter()
+            .filter(|&&at| in_scope(at))
+            .map(|&at| (at, one(at, &[])))
+            .collect();
+        self.keep(outcomes);
+        self.scoring += started.elapsed();
+    }
+
+    fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) {
+        for (at, mut outcome) in outcomes {
+            if let Ok(one) = &mut outcome {
+                let start = self.board_scores.len();
+                self.board_scores.extend(one.take_board_scores());
+                self.board_score_rows[at] = Some(start..self.board_scores.len());
+            }
+            self.outcomes[at] = Some(outcome);
+        }
+    }
+
+    /// The board scores of the competitions at `places`, in that order.
+    pub fn board_scores(&mut self, places: &[usize]) -> BoardScoreTable {
+        let ranges: Vec<Range<usize>> = places
+            .iter()
+            .filter_map(|&at| self.board_score_rows[at].clone())
+            .collect();
+        let in_order = ranges.windows(2).all(|w| w[0].end == w[1].start)
+            && ranges.first().is_none_or(|r| r.start == 0)
+            && ranges.last().map_or(0, |r| r.end) == self.board_scores.len();
+        if in_order {
+            std::mem::take(&mut self.board_scores)
+        } else {
+            self.board_scores.reordered(&ranges)
+        }
+    }
+
+    /// Starts a new pass over the board rows (a continued run's second).
+    pub fn next_pass(&mut self) {
+        self.seen.iter_mut().for_each(|seen| *seen = false);
+    }
+}
+
+fn hash_of(index: &Index<'_>, at: usize, boards: &[&BoardResult]) -> String {
+    let rows = index.rows(at, boards);
+    ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
+}
