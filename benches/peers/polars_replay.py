@@ -33,7 +33,8 @@ Every field kind of the model, each month in one pass of dataframe operations:
   against the mean of the other pairs; a fixed-direction field with both directions (a
   Mitchell) is rated per direction;
 * pairs against a datum (`pairs` with `butler`): against the mean of all pairs;
-* individuals (`individual`): against the mean of the other players, `result_scale`;
+* individuals (`individual`): against the mean of the other players, over
+  `result_scale`·C_b;
 * team matches (`teams` with `team_imps`): the opposing team's two pairs against the
   team's own;
 * pairs of a team event scored across the field (`teams` with another scoring): the
@@ -55,21 +56,22 @@ C_k, C_u and result_scale per format, class weights and guest methods.
 What it leaves out, and how
 ---------------------------
 * Individual events with IMP scoring scored from board rows (their board scores name
-  the four seats, not entrants), summed cross-IMP events scored from board rows that
+  the four seats, not entrants); summed cross-IMP events scored from board rows that
   have a split score (one side artificial: which side the average applies to is not in
-  `board_scores.parquet`), and any IMP event scored from board rows when the run was
-  made with `--no-board-scores`. None of these occurs in `bridgehcp sample` federations.
-  Such competitions are not replayed. Their players' handicaps are then not the run's,
-  and neither are those of anyone who later meets such a player in a field, since a
-  field's expected results read every handicap in it. So the script keeps a **taint**
-  per member: a member is tainted by playing in a competition it does not replay, or by
-  playing in a replayed competition whose field held a tainted member when the month
-  opened. Tainted members are left out of the comparison, never adjusted; the output
-  says how many were compared and how many were left out.
+  `board_scores.parquet`); and, when the run was made with `--no-board-scores`, every
+  IMP or team event scored from board rows. None of these occurs in a `bridgehcp
+  sample` federation run without `--no-board-scores`. Such competitions are not
+  replayed. Their players' handicaps are then not the run's, and neither are those of
+  anyone who later meets such a player in a field, since a field's expected results
+  read every handicap in it. So the script keeps a **taint** per member: a member is
+  tainted by playing in a competition it does not replay, or by playing in a replayed
+  competition whose field held a tainted member when the month opened. Tainted members
+  are left out of the comparison, never adjusted; the output says how many were
+  compared and how many were left out.
 * Factor set options that make a month's changes depend on their order within the month
-  or on more history than the handicap (`newcomer`, `inactivity`,
-  `separate_by_method`): such a set is refused. `confidence` does not move handicaps
-  and is ignored.
+  or on more history than the handicap (`newcomer`, `inactivity`), or that keep a
+  second set of handicaps (`separate_by_method`): such a set is refused. `confidence`
+  does not move handicaps and is ignored.
 * Runs with `--state` or `--until`: compare with a run over the whole dataset.
 
 Running it
@@ -172,18 +174,25 @@ def table_files(dataset: pathlib.Path, name: str) -> tuple[str, list[pathlib.Pat
     return "missing", []
 
 
-def read_table(dataset: pathlib.Path, name: str, wanted: list[str]) -> pl.DataFrame | None:
-    """The columns of `wanted` that the table has (partition columns aside)."""
+def read_table(
+    dataset: pathlib.Path, name: str, wanted: list[str], non_null: str | None = None
+) -> pl.DataFrame | None:
+    """The columns of `wanted` that the table has (partition columns aside); with
+    `non_null`, only the rows where that column is set (none when it is missing)."""
     form, files = table_files(dataset, name)
     if form == "missing":
         return None
     if form == "csv":
-        frame = pl.read_csv(files[0], infer_schema_length=None)
-        return frame.select([c for c in wanted if c in frame.columns])
-    if not files:
+        lazy = pl.scan_csv(files[0], infer_schema_length=None)
+    elif files:
+        lazy = pl.scan_parquet(files, hive_partitioning=False, missing_columns="insert")
+    else:
         return pl.DataFrame()
-    lazy = pl.scan_parquet(files, hive_partitioning=False, missing_columns="insert")
     have = lazy.collect_schema().names()
+    if non_null is not None:
+        if non_null not in have:
+            return lazy.select([c for c in wanted if c in have]).head(0).collect()
+        lazy = lazy.filter(pl.col(non_null).is_not_null())
     return lazy.select([c for c in wanted if c in have]).collect()
 
 
@@ -218,7 +227,6 @@ def read_inputs(data: pathlib.Path, run: pathlib.Path) -> dict:
         "results": read_table(
             data, "results", ["competition_id", "entrant", "boards_played", "score", "opponent"]
         ),
-        "boards": read_table(data, "boards", ["competition_id", "board", "adjusted"]),
         "standings": pl.read_parquet(
             run / "standings.parquet",
             columns=["competition_id", "entrant", "score", "percent", "boards_played"],
@@ -226,14 +234,19 @@ def read_inputs(data: pathlib.Path, run: pathlib.Path) -> dict:
         "quarantined": ids_in_csv(run / "quarantine.csv"),
         "unrated": ids_in_csv(run / "unrated.csv"),
     }
+    # The run's board scores hold every board row of the competitions it scored. Without
+    # them (a run with --no-board-scores) the dataset's board rows say which those were.
     scores = run / "board_scores.parquet"
-    t["board_scores"] = (
-        pl.read_parquet(
+    if scores.exists():
+        t["board_scores"] = pl.read_parquet(
             scores, columns=["competition_id", "board", "ns", "ew", "ns_score", "ns_points", "ew_points"]
         )
-        if scores.exists()
-        else None
-    )
+        t["boards"] = None
+    else:
+        t["board_scores"] = None
+        t["boards"] = read_table(data, "boards", ["competition_id", "board"])
+    # Board rows with an artificial score (to tell split scores).
+    t["adjusted"] = read_table(data, "boards", ["competition_id", "adjusted"], non_null="adjusted")
     manifest = run / "run.json"
     t["manifest"] = json.loads(manifest.read_text()) if manifest.exists() else {}
     return t
@@ -267,37 +280,45 @@ def prepare(t: dict, f: dict) -> dict:
     comps = ensure(comps, "imp_aggregate", pl.String, "average")
     comps = ensure(comps, "class", pl.String)
     comps = ensure(comps, "boards", pl.Int64)
-    date = pl.col("date").cast(pl.Date)
+    # A date, a timestamp at midnight, or text (CSV).
+    date = comps.schema["date"]
+    date = pl.col("date").str.to_date("%Y-%m-%d") if date == pl.String else pl.col("date").cast(pl.Date)
     comps = comps.filter(
         pl.col("rated") & ~pl.col("competition_id").is_in(sorted(t["quarantined"]))
     ).with_columns(month=date.dt.year().cast(pl.Int32) * 12 + date.dt.month().cast(pl.Int32) - 1)
     comps = comps.sort("competition_id").with_row_index("comp")
 
-    # Board rows: which competitions were scored from them, and N_B when not stated.
-    boards = t["boards"]
-    if boards is None or boards.width == 0:
-        boards = pl.DataFrame(schema={"competition_id": pl.String, "board": pl.Int64})
-    boards = ensure(boards, "adjusted", pl.String)
-    comps = comps.join(
-        boards.group_by("competition_id").agg(
-            distinct_boards=pl.col("board").n_unique(),
-            adjusted_rows=pl.col("adjusted").is_not_null().sum(),
-        ),
-        on="competition_id",
-        how="left",
-    ).with_columns(
-        from_boards=pl.col("distinct_boards").is_not_null(),
-        n_b=pl.coalesce(pl.col("boards").cast(pl.Int64), pl.col("distinct_boards").cast(pl.Int64)),
-    )
+    # Board rows: which competitions were scored from them, N_B when not stated, and
+    # how many of their rows have an artificial score (in the dataset, and as scored).
     scores = t["board_scores"]
     if scores is not None:
-        comps = comps.join(
-            scores.group_by("competition_id").agg(artificial_rows=pl.col("ns_score").is_null().sum()),
+        facts = scores.group_by("competition_id").agg(
+            distinct_boards=pl.col("board").n_unique(),
+            artificial_rows=pl.col("ns_score").is_null().sum(),
+        )
+    else:
+        boards = t["boards"]
+        if boards is None or boards.width == 0:
+            boards = pl.DataFrame(schema={"competition_id": pl.String, "board": pl.Int64})
+        facts = boards.group_by("competition_id").agg(
+            distinct_boards=pl.col("board").n_unique(),
+            artificial_rows=pl.lit(None, dtype=pl.UInt32),
+        )
+    adjusted = t["adjusted"]
+    if adjusted is None or adjusted.width == 0:
+        adjusted = pl.DataFrame(schema={"competition_id": pl.String})
+    comps = (
+        comps.join(facts, on="competition_id", how="left")
+        .join(
+            adjusted.group_by("competition_id").agg(adjusted_rows=pl.len()),
             on="competition_id",
             how="left",
         )
-    else:
-        comps = comps.with_columns(artificial_rows=pl.lit(None, dtype=pl.UInt32))
+        .with_columns(
+            from_boards=pl.col("distinct_boards").is_not_null(),
+            n_b=pl.coalesce(pl.col("boards").cast(pl.Int64), pl.col("distinct_boards").cast(pl.Int64)),
+        )
+    )
 
     fmt, scoring = pl.col("format"), pl.col("scoring")
     field_scoring = scoring.is_in(["matchpoints", "cross_imps", "butler"])
@@ -349,7 +370,6 @@ def prepare(t: dict, f: dict) -> dict:
         .drop_nulls("member_id")
         .join(members.filter(pl.col("kind") != "foreign").select("member_id", "idx"), on="member_id")
         .select("comp", "month", "covered", "idx")
-        .unique()
     )
 
     # The replayed competitions' entrants, numbered, with their results and opponents.
@@ -364,7 +384,7 @@ def prepare(t: dict, f: dict) -> dict:
         .sort("competition_id", "entrant")
         .with_row_index("ent")
     )
-    ents = ents.join(entrant_results(t, ents), on=["competition_id", "entrant"], how="left")
+    ents = ents.join(entrant_results(t, ents), on=["comp", "entrant"], how="left")
     missing = ents.filter(pl.col("achieved").is_null() | pl.col("n_g").is_null())
     if missing.height:
         first = missing.row(0, named=True)
@@ -373,9 +393,7 @@ def prepare(t: dict, f: dict) -> dict:
             f"`{first['entrant']}` of {first['competition_id']}: is --run the run of --data?"
         )
     ents = ents.join(
-        ents.select("competition_id", opponent="entrant", opp="ent"),
-        on=["competition_id", "opponent"],
-        how="left",
+        ents.select("comp", opponent="entrant", opp="ent"), on=["comp", "opponent"], how="left"
     )
 
     # Per competition: the expected result's divisor C_b·result_scale, and Δh's
@@ -437,7 +455,9 @@ def prepare(t: dict, f: dict) -> dict:
     )
     for slot in ("a", "b"):
         units = units.join(
-            status.rename({"member_id": f"p{slot}", "idx": f"i{slot}", "st": f"st{slot}", "level": f"lvl{slot}"}),
+            status.rename(
+                {"member_id": f"p{slot}", "idx": f"i{slot}", "st": f"st{slot}", "level": f"lvl{slot}"}
+            ),
             on=f"p{slot}",
             how="left",
         ).with_columns(
@@ -452,9 +472,9 @@ def prepare(t: dict, f: dict) -> dict:
 
 def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
     """`achieved` (r, in the model's unit), `n_g` and `opponent` (team events) of every
-    entrant of a replayed competition, from the reported results or from the run's
-    scoring of the board rows."""
-    info = ents.select("competition_id", "kind", "scoring", "summed", "from_boards").unique("competition_id")
+    entrant of a replayed competition (`comp`, `entrant`), from the reported results or
+    from the run's scoring of the board rows."""
+    info = ents.select("competition_id", "comp", "kind", "scoring", "summed", "from_boards").unique("comp")
     per_board = pl.col("score") / pl.col("n_g").cast(pl.Float64)
     out = []
 
@@ -464,7 +484,7 @@ def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
     reported = info.filter(~pl.col("from_boards"))
     if reported.height and t["results"] is not None:
         results = ensure(t["results"], "opponent", pl.String)
-        counts = ents.group_by("competition_id").agg(n_entrants=pl.len())
+        counts = ents.group_by("comp").agg(n_entrants=pl.len())
         rows = (
             results.select(
                 pl.col("competition_id").cast(pl.String),
@@ -474,17 +494,16 @@ def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
                 opponent=pl.col("opponent").cast(pl.String),
             )
             .join(reported, on="competition_id")
-            .join(counts, on="competition_id")
+            .join(counts, on="comp")
         )
         per_table = pl.when(pl.col("kind") == INDIVIDUAL).then(4).otherwise(2)
+        tables = (pl.col("n_entrants") // per_table).cast(pl.Float64)
         comparisons = (
-            pl.when(pl.col("summed"))
-            .then(pl.max_horizontal((pl.col("n_entrants") // per_table).cast(pl.Float64) - 1.0, pl.lit(1.0)))
-            .otherwise(1.0)
+            pl.when(pl.col("summed")).then(pl.max_horizontal(tables - 1.0, pl.lit(1.0))).otherwise(1.0)
         )
         out.append(
             rows.select(
-                "competition_id",
+                "comp",
                 "entrant",
                 "kind",
                 "score",
@@ -503,22 +522,22 @@ def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
     # Who met whom at the table in a team event, from the run's board scores.
     opponents = None
     if t["board_scores"] is not None:
-        teams = scored.filter(pl.col("kind").is_in([TEAM_MATCH, ACROSS])).select("competition_id")
+        teams = scored.filter(pl.col("kind").is_in([TEAM_MATCH, ACROSS])).select("competition_id", "comp")
         tables = t["board_scores"].join(teams, on="competition_id")
         opponents = (
             pl.concat(
                 [
-                    tables.select("competition_id", entrant="ns", opponent="ew"),
-                    tables.select("competition_id", entrant="ew", opponent="ns"),
+                    tables.select("comp", entrant="ns", opponent="ew"),
+                    tables.select("comp", entrant="ew", opponent="ns"),
                 ]
             )
-            .group_by("competition_id", "entrant")
+            .group_by("comp", "entrant")
             .agg(pl.col("opponent").first())
         )
     # Matchpoints: the run's percentage. Team matches: the run's match total.
     simple = standings.filter((pl.col("scoring") == "matchpoints") | (pl.col("kind") == TEAM_MATCH))
     simple = simple.select(
-        "competition_id",
+        "comp",
         "entrant",
         "kind",
         pl.col("score").cast(pl.Float64),
@@ -528,45 +547,39 @@ def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
     # IMPs across the field or against a datum: each entrant's IMPs over its boards.
     imp = scored.filter((pl.col("scoring") != "matchpoints") & (pl.col("kind") != TEAM_MATCH))
     if imp.height:
-        rows = t["board_scores"].join(imp, on="competition_id")
+        rows = t["board_scores"].join(imp.select("competition_id", "comp", "summed"), on="competition_id")
         # Summed cross-IMPs back to averages, as the model reads them: a real score's
         # sum over the other real scores of the board, an artificial one's over the
         # comparisons a full board has.
-        rows = rows.with_columns(
-            real=pl.col("ns_score").is_not_null().sum().over("competition_id", "board") - 1,
-            full=pl.len().over("competition_id", "board").max().over("competition_id") - 1,
-        ).with_columns(
-            divide=pl.when(~pl.col("summed"))
-            .then(None)
-            .when(pl.col("ns_score").is_not_null())
-            .then(pl.col("real"))
-            .otherwise(pl.col("full"))
+        summed = rows.filter("summed").with_columns(
+            divide=pl.when(pl.col("ns_score").is_not_null())
+            .then(pl.col("ns_score").is_not_null().sum().over("comp", "board") - 1)
+            .otherwise(pl.len().over("comp", "board").max().over("comp") - 1)
             .cast(pl.Float64)
         )
 
-        def side(name: str, points: str) -> pl.DataFrame:
-            value = (
-                pl.when(pl.col("divide").is_null())
-                .then(pl.col(points))
-                .when(pl.col("divide") > 0)
-                .then(pl.col(points) / pl.col("divide"))
-                .otherwise(0.0)
-            )
-            return rows.select("competition_id", pl.col(name).alias("entrant"), points=value)
+        def side(frame: pl.DataFrame, name: str, points: str) -> pl.DataFrame:
+            value = pl.col(points)
+            if "divide" in frame.columns:
+                value = pl.when(pl.col("divide") > 0).then(value / pl.col("divide")).otherwise(0.0)
+            return frame.select("comp", pl.col(name).alias("entrant"), points=value)
 
+        plain = rows.filter(~pl.col("summed"))
         points = (
-            pl.concat([side("ns", "ns_points"), side("ew", "ew_points")])
-            .group_by("competition_id", "entrant")
+            pl.concat(
+                [side(frame, name, name + "_points") for frame in (plain, summed) for name in ("ns", "ew")]
+            )
+            .group_by("comp", "entrant")
             .agg(pl.col("points").sum())
         )
         played = standings.filter(
             (pl.col("scoring") != "matchpoints") & (pl.col("kind") != TEAM_MATCH)
-        ).select("competition_id", "entrant", "kind", n_g=pl.col("boards_played").cast(pl.Int64))
+        ).select("comp", "entrant", "kind", n_g=pl.col("boards_played").cast(pl.Int64))
         simple = pl.concat(
             [
                 simple,
-                played.join(points, on=["competition_id", "entrant"], how="left").select(
-                    "competition_id",
+                played.join(points, on=["comp", "entrant"], how="left").select(
+                    "comp",
                     "entrant",
                     "kind",
                     score="points",
@@ -576,7 +589,7 @@ def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
             ]
         )
     if opponents is not None:
-        simple = simple.join(opponents, on=["competition_id", "entrant"], how="left")
+        simple = simple.join(opponents, on=["comp", "entrant"], how="left")
     else:
         simple = simple.with_columns(opponent=pl.lit(None, dtype=pl.String))
     out.append(simple)
@@ -584,10 +597,9 @@ def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
 
     # A team match's result is the net margin per board: the match totals either add
     # up to 0 (net margins) or are both IMPs won.
-    results = results.join(
-        results.select("competition_id", opponent="entrant", other="score"),
-        on=["competition_id", "opponent"],
-        how="left",
+    teams = results.filter(pl.col("kind") == TEAM_MATCH)
+    teams = teams.join(
+        teams.select("comp", opponent="entrant", other="score"), on=["comp", "opponent"], how="left"
     )
     own, other = pl.col("score"), pl.col("other")
     margin = (
@@ -596,13 +608,15 @@ def entrant_results(t: dict, ents: pl.DataFrame) -> pl.DataFrame:
         .when((own >= 0.0) & (other >= 0.0))
         .then(own - other)
     )
-    results = results.with_columns(
-        achieved=pl.when(pl.col("kind") == TEAM_MATCH)
-        .then(margin / pl.col("n_g").cast(pl.Float64))
-        .otherwise(pl.col("achieved")),
+    teams = teams.with_columns(achieved=margin / pl.col("n_g").cast(pl.Float64))
+    results = pl.concat([results.filter(pl.col("kind") != TEAM_MATCH), teams.drop("other")])
+    return results.select(
+        "comp",
+        "entrant",
+        "achieved",
+        "n_g",
         opponent=pl.when(pl.col("kind").is_in([TEAM_MATCH, ACROSS])).then(pl.col("opponent")),
     )
-    return results.select("competition_id", "entrant", "achieved", "n_g", "opponent")
 
 
 # --------------------------------------------------------------------------- one month
@@ -679,7 +693,7 @@ def across_estimates(units: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(exact, schema={"ent": pl.UInt32, "exact": pl.Float64}, orient="row")
 
 
-def rate_month(units: pl.DataFrame, h: pl.Series, f: dict) -> tuple[pl.DataFrame, set[str]]:
+def rate_month(units: pl.DataFrame, h: pl.Series, f: dict) -> tuple[pl.DataFrame, set[int]]:
     """One month's fields, from the handicaps `h` the month opened with: every unit's
     settled handicap, every entrant's expected result, and Δh of every member it updates.
     Returns the updates (entrant `ent`, member `idx`, `delta`) and the competitions
@@ -765,7 +779,9 @@ def rate_month(units: pl.DataFrame, h: pl.Series, f: dict) -> tuple[pl.DataFrame
     datum = pl.col("kind") == DATUM
     k = pl.when(datum).then(pl.col("n")).otherwise(pl.col("n") - 1.0)
     rate = pl.col("divisor")
-    x_sum = (pl.col("n_est") * pl.col("settled") - k * rate * pl.col("r_est")) / (pl.col("n") - pl.col("n_est"))
+    x_sum = (pl.col("n_est") * pl.col("settled") - k * rate * pl.col("r_est")) / (
+        pl.col("n") - pl.col("n_est")
+    )
     closed = (
         pl.when(datum)
         .then((pl.col("settled") + x_sum) / pl.col("n") - rate * pl.col("achieved"))
@@ -776,9 +792,9 @@ def rate_month(units: pl.DataFrame, h: pl.Series, f: dict) -> tuple[pl.DataFrame
     lazy = lazy.join(team, on="ent", how="left").join(
         team.select(opp="ent", opp_sum="own_known"), on="opp", how="left"
     )
-    team_share = (pl.col("opp_sum") - pl.col("divisor") * pl.col("achieved") - pl.col("own_known")) / pl.col(
-        "team_est"
-    )
+    team_share = (
+        pl.col("opp_sum") - pl.col("divisor") * pl.col("achieved") - pl.col("own_known")
+    ) / pl.col("team_est")
     lazy = lazy.with_columns(
         hp=pl.when(~est)
         .then(pl.col("done"))
@@ -831,6 +847,8 @@ def rate_month(units: pl.DataFrame, h: pl.Series, f: dict) -> tuple[pl.DataFrame
 
 
 def replay(p: dict, f: dict) -> dict:
+    """The months in order: each rated from the handicaps it opened with, its changes
+    summed per member and capped once at its end. Also carries the taint forward."""
     members = p["members"]
     h = members["start"].rename("h")
     tainted = pl.Series("tainted", [False] * members.height)
@@ -860,7 +878,13 @@ def replay(p: dict, f: dict) -> dict:
             moved = moved.clip(lower_bound=f["floor"])
         h = h.scatter(sums["idx"], moved)
     names = p["comps"].filter(pl.col("comp").is_in(sorted(unrated)))["competition_id"]
-    return {"h": h, "tainted": tainted, "updates": updates_total, "unrated": set(names), "months": len(months)}
+    return {
+        "h": h,
+        "tainted": tainted,
+        "updates": updates_total,
+        "unrated": set(names),
+        "months": len(months),
+    }
 
 
 # --------------------------------------------------------------------------- main
@@ -901,6 +925,11 @@ def main() -> None:
 
     warnings = []
     comps = prepared["comps"]
+    if t["board_scores"] is None and not comps["covered"].all():
+        warnings.append(
+            f"{args.run} has no board_scores.parquet (a run with --no-board-scores): "
+            "IMP and team events scored from board rows are left out"
+        )
     covered = set(comps.filter("covered")["competition_id"].to_list())
     run_unrated = t["unrated"] & covered
     if run_unrated != out["unrated"]:
@@ -953,7 +982,7 @@ def main() -> None:
     print(
         f"competitions: {comps.height} rated and not quarantined, "
         f"{figures['competitions_replayed']} replayed, {len(out['unrated'])} unrated, "
-        f"{figures['competitions_left_out']} left out (formats not replayed)"
+        f"{figures['competitions_left_out']} left out (cases this replay does not cover)"
     )
     diff = "-" if max_diff is None else f"{max_diff:.3e}"
     print(
