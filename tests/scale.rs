@@ -224,3 +224,191 @@ fn no_board_scores_leaves_out_only_the_board_scores() {
         .collect();
     assert_same_outputs(&dir.path().join("full"), &dir.path().join("lean"), &others);
 }
+
+/// Writes `dataset` as single files, but its board rows dealt round-robin over `files`
+/// files (`boards/deal=K/part-0.parquet`): every competition's rows are spread over
+/// several files, so none is whole before the last of them is read.
+fn write_with_boards_dealt(dataset: &Dataset, dir: &Path, files: usize) {
+    let head = Dataset {
+        boards: Vec::new(),
+        ..dataset.clone()
+    };
+    std::fs::create_dir_all(dir).unwrap();
+    for (table, frame) in dataset_frames(&head).unwrap() {
+        if table == "boards" {
+            continue;
+        }
+        write_parquet(&frame, &dir.join(format!("{table}.parquet"))).unwrap();
+    }
+    for deal in 0..files {
+        let part = Dataset {
+            boards: dataset
+                .boards
+                .iter()
+                .skip(deal)
+                .step_by(files)
+                .cloned()
+                .collect(),
+            ..Dataset::default()
+        };
+        let frames = dataset_frames(&part).unwrap();
+        let (_, boards) = frames.iter().find(|(t, _)| *t == "boards").unwrap();
+        let folder = dir.join("boards").join(format!("deal={deal}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        write_parquet(boards, &folder.join("part-0.parquet")).unwrap();
+    }
+}
+
+/// A run reads board rows a file at a time and scores a competition when the last
+/// file holding its rows has been read: competitions spread over three files give the
+/// same bytes as the single file, from scratch and continued.
+#[test]
+fn competitions_spread_over_several_board_files_give_the_same_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = read_dataset(&sample()).unwrap();
+    write_with_boards_dealt(&dataset, &dir.path().join("dealt"), 3);
+    let data = sample();
+    let data = data.to_str().unwrap();
+    for (input, out) in [(data, "whole"), ("dealt", "dealt-out")] {
+        ok(&bridgehcp(
+            &["run", "--quiet", "--data", input, "--out", out],
+            dir.path(),
+        ));
+        let until = format!("{out}-june");
+        ok(&bridgehcp(
+            &[
+                "run",
+                "--quiet",
+                "--data",
+                input,
+                "--until",
+                "2026-06-30",
+                "--out",
+                &until,
+            ],
+            dir.path(),
+        ));
+        ok(&bridgehcp(
+            &[
+                "run",
+                "--quiet",
+                "--data",
+                input,
+                "--state",
+                &until,
+                "--out",
+                &format!("{out}-continued"),
+            ],
+            dir.path(),
+        ));
+    }
+    for (a, b) in [
+        ("whole", "dealt-out"),
+        ("whole-continued", "dealt-out-continued"),
+    ] {
+        assert_same_outputs(&dir.path().join(a), &dir.path().join(b), &OUTPUTS);
+    }
+    for name in ["applied.parquet"] {
+        assert!(
+            read(&dir.path().join("whole").join(name))
+                == read(&dir.path().join("dealt-out").join(name))
+        );
+    }
+}
+
+/// Each batch the board reader hands on holds whole competitions, each once; and a
+/// second pass reads only the files that hold a competition it wants, so a continued
+/// run reads the new month's boards, not the whole history, a second time.
+#[test]
+fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need() {
+    use bridgehcp::import::table::{open_checked, Opened};
+    use bridgehcp::quarantine::OnError;
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = read_dataset(&sample()).unwrap();
+    let dealt = dir.path().join("dealt");
+    write_with_boards_dealt(&dataset, &dealt, 3);
+    let mut rows_of: BTreeMap<String, usize> = BTreeMap::new();
+    for row in &dataset.boards {
+        *rows_of.entry(row.competition_id.clone()).or_default() += 1;
+    }
+
+    let Opened {
+        head,
+        boards: mut reader,
+    } = open_checked(&dealt, OnError::Strict).unwrap();
+    assert_eq!(reader.files(), 3);
+    assert!(head.boards.is_empty());
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut batches = 0;
+    reader
+        .read_boards(&|_| true, &mut |rows| {
+            batches += 1;
+            let mut here: BTreeMap<String, usize> = BTreeMap::new();
+            for row in rows.iter() {
+                *here.entry(row.competition_id.clone()).or_default() += 1;
+            }
+            for (id, count) in here {
+                assert_eq!(count, rows_of[&id], "{id}: every row in one batch");
+                assert!(seen.insert(id.clone(), count).is_none(), "{id} twice");
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(seen, rows_of);
+    // Every competition of the sample has rows in the last of the three files.
+    assert_eq!(batches, 1);
+    assert!(reader.finish(&head).unwrap().is_empty());
+
+    // The month layout: a second pass that wants one competition reads its month's
+    // file only. The other files are made unreadable after the first pass; the second
+    // pass does not notice.
+    let months = dir.path().join("months");
+    let partitions = write_by_month_and_club(&dataset, &months);
+    assert!(partitions > 100);
+    let Opened {
+        head,
+        boards: mut reader,
+    } = open_checked(&months, OnError::Strict).unwrap();
+    reader.read_boards(&|_| true, &mut |_| Ok(())).unwrap();
+    reader.finish(&head).unwrap();
+    let wanted = dataset.boards[0].competition_id.clone();
+    let wanted_file = {
+        let c = dataset
+            .competitions
+            .iter()
+            .find(|c| c.competition_id == wanted)
+            .unwrap();
+        months
+            .join("boards")
+            .join(format!("month={}", month_of(c)))
+            .join(format!("club={}", c.club.clone().unwrap_or_default()))
+            .join("part-0.parquet")
+    };
+    for entry in walk(&months.join("boards")) {
+        if entry != wanted_file {
+            std::fs::write(&entry, b"not parquet").unwrap();
+        }
+    }
+    let mut got = 0;
+    reader
+        .read_boards(&|id| id == wanted, &mut |rows| {
+            assert!(rows.iter().all(|r| r.competition_id == wanted));
+            got += rows.len();
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(got, rows_of[&wanted]);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
