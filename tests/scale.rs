@@ -308,12 +308,11 @@ fn competitions_spread_over_several_board_files_give_the_same_outputs() {
     ] {
         assert_same_outputs(&dir.path().join(a), &dir.path().join(b), &OUTPUTS);
     }
-    for name in ["applied.parquet"] {
-        assert!(
-            read(&dir.path().join("whole").join(name))
-                == read(&dir.path().join("dealt-out").join(name))
-        );
-    }
+    assert_same_outputs(
+        &dir.path().join("whole"),
+        &dir.path().join("dealt-out"),
+        &["applied.parquet"],
+    );
 }
 
 /// Each batch the board reader hands on holds whole competitions, each once; and a
