@@ -106,6 +106,77 @@ pub fn write_parquet_with(
     })
 }
 
+/// Rows per row group of every Parquet file written (polars' default, 512²).
+pub const ROW_GROUP_ROWS: usize = 512 * 512;
+
+/// Writes a table of `height` rows to `path` as Parquet, atomically, building it one
+/// row group at a time with `part` (the rows of a range), so that a table of tens of
+/// millions of rows never exists as one frame. The bytes are those [`write_parquet`]
+/// writes for the whole frame.
+pub fn write_parquet_parts(
+    path: &Path,
+    height: usize,
+    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
+) -> Result<(), Error> {
+    write_atomic(path, |out| {
+        write_plain_parquet_parts(out, height, &part, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+fn write_plain_parquet_parts<W: Write>(
+    out: W,
+    height: usize,
+    part: &dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    use polars_parquet::write::{
+        get_dtype_encoding, FileWriter, RowGroupIterator, Version, WriteOptions,
+    };
+    let compat = CompatLevel::oldest();
+    let first = part(0..ROW_GROUP_ROWS.min(height))?;
+    let schema: ArrowSchema = first
+        .columns()
+        .iter()
+        .map(|c| c.field().to_arrow(compat))
+        .collect();
+    let options = WriteOptions {
+        statistics: if settings.statistics {
+            StatisticsOptions::default()
+        } else {
+            StatisticsOptions::empty()
+        },
+        version: Version::V1,
+        compression: settings.compression.into(),
+        data_page_size: None,
+    };
+    let encodings: Vec<Vec<polars_parquet::write::Encoding>> = schema
+        .iter_values()
+        .map(|field| get_dtype_encoding(&field.dtype))
+        .collect();
+    let mut writer = FileWriter::try_new(out, schema.clone(), options)?;
+    let mut group = Some(first);
+    let mut offset = 0;
+    while offset < height {
+        let end = (offset + ROW_GROUP_ROWS).min(height);
+        let mut frame = match group.take() {
+            Some(frame) => frame,
+            None => part(offset..end)?,
+        };
+        frame.rechunk_mut();
+        let batches = frame.iter_chunks(compat, false).map(Ok);
+        for encoded in
+            RowGroupIterator::try_new(batches, &schema, options, encodings.clone().into())?
+        {
+            // u64::MAX: the encoder counts the rows of the group itself.
+            writer.write(u64::MAX, encoded?)?;
+        }
+        offset = end;
+    }
+    writer.end(None)?;
+    Ok(())
+}
+
 /// Encodes `df` as Parquet at polars' oldest Arrow compatibility level: text is stored as
 /// `large_string` and binary as `large_binary`. polars' own writer always uses the
 /// newest level, whose `string_view` columns pyarrow cannot sort, filter, join or write
@@ -136,7 +207,7 @@ fn write_plain_parquet<W: Write>(
     };
     let mut frame = df.clone();
     frame.rechunk_mut();
-    let rows = settings.row_group_size.unwrap_or(512 * 512).max(1);
+    let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS).max(1);
     let groups: Vec<DataFrame> = (0..frame.height())
         .step_by(rows)
         .map(|offset| frame.slice(offset as i64, rows))

@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, write_atomic, write_csv, write_parquet, write_replacing, write_staged,
-    Commit,
+    check_replaceable, write_atomic, write_csv, write_parquet, write_parquet_parts,
+    write_replacing, write_staged, Commit,
 };
 use super::frame::FrameBuilder;
 use super::manifest::{manifest, RunInputs};
@@ -79,8 +79,13 @@ fn status_name(seat: Seat) -> &'static str {
 
 /// `changes.parquet`: one row per player in a rated competition, in replay order.
 pub fn changes(output: &RunOutput) -> PolarsResult<DataFrame> {
+    changes_part(output, 0..output.replay.changes.len())
+}
+
+/// The rows `range` of `changes.parquet`.
+pub fn changes_part(output: &RunOutput, range: std::ops::Range<usize>) -> PolarsResult<DataFrame> {
     let comps = &output.prepared.competitions;
-    let rows = &output.replay.changes;
+    let rows = &output.replay.changes[range];
     FrameBuilder::new(rows.len())
         .map("competition_id", rows, |c| {
             comps[c.competition].competition_id.clone()
@@ -330,26 +335,27 @@ pub fn write_run(
 ) -> Result<()> {
     let started = std::time::Instant::now();
     let handicaps = handicaps(output).map_err(frame_error("handicaps.parquet"))?;
-    let changes = changes(output).map_err(frame_error("changes.parquet"))?;
     let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
     let standings = standings(output).map_err(frame_error("standings.parquet"))?;
     let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
-    let boards = settings
-        .board_scores
-        .then(|| board_scores(&output.prepared.board_scores))
-        .transpose()
-        .map_err(frame_error("board_scores.parquet"))?;
     let applied = applied(output).map_err(frame_error("applied.parquet"))?;
     let corrections = corrections(output).map_err(frame_error("corrections.csv"))?;
     check_replaceable(out, &RUN_FILES)?;
     write_replacing(out, commit, |staged| {
         let path = |name: &str| staged.join(name);
         write_parquet(&applied, &path("applied.parquet"))?;
-        if let Some(boards) = &boards {
-            write_parquet(boards, &path("board_scores.parquet"))?;
+        if settings.board_scores {
+            let rows = &output.prepared.board_scores;
+            write_parquet_parts(&path("board_scores.parquet"), rows.len(), |range| {
+                board_scores_part(rows, range)
+            })?;
         }
-        write_parquet(&changes, &path("changes.parquet"))?;
+        write_parquet_parts(
+            &path("changes.parquet"),
+            output.replay.changes.len(),
+            |range| changes_part(output, range),
+        )?;
         write_csv(&corrections, &path("corrections.csv"))?;
         write_parquet(&handicaps, &path("handicaps.parquet"))?;
         write_csv(&quarantine, &path("quarantine.csv"))?;
@@ -360,7 +366,7 @@ pub fn write_run(
         let mut hashes = BTreeMap::new();
         for name in &RUN_FILES[..10] {
             let file = path(name);
-            if *name == "board_scores.parquet" && boards.is_none() {
+            if *name == "board_scores.parquet" && !settings.board_scores {
                 continue;
             }
             let bytes = std::fs::read(&file).map_err(|e| Error::io(&file, e))?;
@@ -398,10 +404,13 @@ pub fn write_scored(
             .copied()
     })
     .map_err(frame_error("standings.parquet"))?;
-    let boards = board_scores(boards).map_err(frame_error("board_scores.parquet"))?;
     write_staged(out, |staged| {
         write_parquet(&standings, &staged.path("standings.parquet"))?;
-        write_parquet(&boards, &staged.path("board_scores.parquet"))?;
+        write_parquet_parts(
+            &staged.path("board_scores.parquet"),
+            boards.len(),
+            |range| board_scores_part(boards, range),
+        )?;
         write_csv(&quarantine, &staged.path("quarantine.csv"))?;
         write_csv(sheet.standings, &staged.path("standings.csv"))?;
         if let Some(list) = sheet.start_list {
