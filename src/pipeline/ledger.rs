@@ -103,6 +103,63 @@ fn canonical_rows<T: std::fmt::Debug + Clone>(rows: &[&T], strip: impl Fn(&mut T
     lines
 }
 
+/// Writes `text` as its `Debug` form: quoted, and escaped as `Debug` escapes it. Plain
+/// printable ASCII (nearly every cell) is written as it is, without the formatter.
+fn debug_str(out: &mut String, text: &str) {
+    use std::fmt::Write;
+    if text
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{text:?}");
+    }
+}
+
+/// `Some("text")` or `None`, as `Debug` writes an `Option<String>`.
+fn debug_option_str(out: &mut String, text: &Option<String>) {
+    match text {
+        Some(text) => {
+            out.push_str("Some(");
+            debug_str(out, text);
+            out.push(')');
+        }
+        None => out.push_str("None"),
+    }
+}
+
+/// `Some(12)` or `None`, as `Debug` writes an optional whole number.
+fn debug_option_number(out: &mut String, number: Option<impl Into<u64>>) {
+    match number {
+        Some(number) => {
+            out.push_str("Some(");
+            out.push_str(itoa(&mut [0; 20], number.into()));
+            out.push(')');
+        }
+        None => out.push_str("None"),
+    }
+}
+
+/// The decimal digits of `number`, written into `buffer`.
+fn itoa(buffer: &mut [u8; 20], number: impl Into<u64>) -> &str {
+    let mut number: u64 = number.into();
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        buffer[at] = b'0' + (number % 10) as u8;
+        number /= 10;
+        if number == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buffer[at..]).unwrap_or_default()
+}
+
 /// Canonical lines of board rows, written field by field: boards are most of a
 /// dataset's rows, and this spares a clone of each. The destructuring names every
 /// field, so a field added to [`BoardResult`] does not compile until it is hashed too.
@@ -134,11 +191,36 @@ fn board_lines(rows: &[&BoardResult]) -> Vec<String> {
                 origin: _,
             } = row;
             let mut line = String::with_capacity(160);
+            debug_str(&mut line, competition_id);
+            line.push(' ');
+            line.push_str(itoa(&mut [0; 20], *board));
+            for text in [ns, ew, contract, declarer] {
+                line.push(' ');
+                debug_option_str(&mut line, text);
+            }
+            line.push(' ');
+            debug_option_number(&mut line, tricks.map(u64::from));
+            line.push(' ');
+            match ns_score {
+                Some(score) if *score < 0 => {
+                    line.push_str("Some(-");
+                    line.push_str(itoa(&mut [0; 20], score.unsigned_abs()));
+                    line.push(')');
+                }
+                other => debug_option_number(&mut line, other.map(|s| s.unsigned_abs())),
+            }
+            for text in [adjusted, north, south, east, west] {
+                line.push(' ');
+                debug_option_str(&mut line, text);
+            }
+            for number in [round, session, table] {
+                line.push(' ');
+                debug_option_number(&mut line, number.map(u64::from));
+            }
+            line.push(' ');
+            debug_option_str(&mut line, room);
             // Writing to a String cannot fail.
-            let _ = write!(
-                line,
-                "{competition_id:?} {board} {ns:?} {ew:?} {contract:?} {declarer:?} {tricks:?} {ns_score:?} {adjusted:?} {north:?} {south:?} {east:?} {west:?} {round:?} {session:?} {table:?} {room:?} {ns_penalty:?} {ew_penalty:?}"
-            );
+            let _ = write!(line, " {ns_penalty:?} {ew_penalty:?}");
             line
         })
         .collect();
@@ -377,6 +459,64 @@ pub fn quarantined_entries(quarantined: &[Quarantined]) -> Vec<Entry> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn board_lines_are_the_debug_form_of_every_field() {
+        let row = super::BoardResult {
+            competition_id: "K01 \"Höst\"\n".into(),
+            board: 1_234_567,
+            ns: Some("12".into()),
+            ew: Some("tab\there".into()),
+            contract: Some("3NTX".into()),
+            declarer: Some("S".into()),
+            tricks: Some(0),
+            ns_score: Some(-1100),
+            adjusted: Some("A60\\40".into()),
+            north: None,
+            south: Some("é".into()),
+            round: Some(u32::MAX),
+            session: Some(0),
+            table: None,
+            room: Some("open".into()),
+            ns_penalty: Some(-0.5),
+            ew_penalty: Some(3.0),
+            ..super::BoardResult::default()
+        };
+        let super::BoardResult {
+            competition_id,
+            board,
+            ns,
+            ew,
+            contract,
+            declarer,
+            tricks,
+            ns_score,
+            adjusted,
+            north,
+            south,
+            east,
+            west,
+            round,
+            session,
+            table,
+            room,
+            ns_penalty,
+            ew_penalty,
+            ..
+        } = &row;
+        let by_formatter = format!(
+            "{competition_id:?} {board} {ns:?} {ew:?} {contract:?} {declarer:?} {tricks:?} {ns_score:?} {adjusted:?} {north:?} {south:?} {east:?} {west:?} {round:?} {session:?} {table:?} {room:?} {ns_penalty:?} {ew_penalty:?}"
+        );
+        assert_eq!(super::board_lines(&[&row]), vec![by_formatter]);
+        let plain = super::BoardResult {
+            ns_score: Some(450),
+            ..super::BoardResult::default()
+        };
+        assert_eq!(
+            super::board_lines(&[&plain]),
+            vec![r#""" 0 None None None None None Some(450) None None None None None None None None None None None"#.to_owned()]
+        );
+    }
+
     use super::*;
     use crate::dataset::{Format, ScoringMethod};
     use std::path::Path;

@@ -275,6 +275,9 @@ pub fn run_source(
     let one_pass = previous.is_none();
     let first_scope = |at: usize| one_pass && until_ok(at);
     let mut collected = Collected::new(index.order.len());
+    if one_pass && settings.board_scores {
+        collected.reserve_board_scores(boards.rows_hint());
+    }
     progress.start(
         if one_pass { "scoring" } else { "hashing" },
         index.order.len() as u64,

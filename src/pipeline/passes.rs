@@ -34,6 +34,12 @@ pub trait BoardSource {
         each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
     ) -> Result<()>;
 
+    /// How many board rows there are (all of them, wanted or not), when known
+    /// beforehand: room is made for their board scores.
+    fn rows_hint(&self) -> usize {
+        0
+    }
+
     /// The competitions the rows' checks left out, final once the first
     /// [`BoardSource::read_boards`] is done, dated from `head`.
     fn finish(&mut self, head: &Dataset) -> Result<Quarantine>;
@@ -56,6 +62,10 @@ impl BoardSource for InMemory<'_> {
 
     fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
         Ok(self.quarantine.clone())
+    }
+
+    fn rows_hint(&self) -> usize {
+        self.boards.len()
     }
 }
 
@@ -221,6 +231,11 @@ impl<T: Send + WithBoardScores> Collected<T> {
         } else {
             self.board_scores.reordered(&ranges)
         }
+    }
+
+    /// Makes room for `rows` board scores.
+    pub fn reserve_board_scores(&mut self, rows: usize) {
+        self.board_scores.reserve(rows);
     }
 
     /// Starts a new pass over the board rows (a continued run's second).

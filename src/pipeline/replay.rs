@@ -470,6 +470,14 @@ pub fn replay(
     }
 }
 
+/// The player slots of `competitions`: one change each, at most.
+fn player_slots(competitions: &[PreparedCompetition]) -> usize {
+    competitions
+        .iter()
+        .map(|c| c.seats.iter().map(Vec::len).sum::<usize>())
+        .sum()
+}
+
 fn replay_live(
     factors: &FactorSet,
     competitions: &[PreparedCompetition],
@@ -481,6 +489,7 @@ fn replay_live(
         .map(|c| c.rated_members.clone())
         .collect();
     let mut out = ReplayOutput::default();
+    out.changes.reserve(player_slots(competitions));
     let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
     pending.resize_with(competitions.len(), || None);
     for level in schedule::levels(&players) {
@@ -520,6 +529,7 @@ fn replay_frozen(
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> ReplayOutput {
     let mut out = ReplayOutput::default();
+    out.changes.reserve(player_slots(competitions));
     let mut start = 0;
     while start < competitions.len() {
         let month = month_index(competitions[start].date);

@@ -125,6 +125,18 @@ impl BoardScoreTable {
         self.board.is_empty()
     }
 
+    /// Makes room for `rows` more rows.
+    pub fn reserve(&mut self, rows: usize) {
+        self.competition.reserve(rows);
+        self.board.reserve(rows);
+        self.ns.reserve(rows);
+        self.ew.reserve(rows);
+        self.ns_score.reserve(rows);
+        self.ns_points.reserve(rows);
+        self.ew_points.reserve(rows);
+        self.datum.reserve(rows);
+    }
+
     fn intern(&mut self, name: &str) -> u32 {
         if let Some(&at) = self.name_index.get(name) {
             return at;

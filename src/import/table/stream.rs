@@ -36,6 +36,8 @@ pub(super) struct BoardFiles {
     file_ids: Vec<Vec<u32>>,
     /// Per competition, the last file that holds a row of it.
     last_file: Vec<usize>,
+    /// Rows in all the files.
+    rows: usize,
 }
 
 impl BoardFiles {
@@ -49,6 +51,7 @@ impl BoardFiles {
         };
         for (at, file) in files.iter().enumerate() {
             let frame = read_frame_columns(file, Some(&["competition_id"]))?;
+            scanned.rows += frame.height();
             let mut here = Vec::new();
             if frame.df.column("competition_id").is_ok() {
                 let mut ids = frame.col::<String>("competition_id", Required)?;
@@ -165,7 +168,7 @@ impl BoardReader {
             }
             let mut rows = Vec::new();
             read_boards(&read_frame(file)?, &mut self.check, &mut rows)?;
-            let mut complete: Vec<BoardResult> = Vec::new();
+            let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
             for &id in holds {
                 if boards.last_file[id as usize] == at {
                     if let Some(earlier) = pending.remove(&id) {
@@ -233,5 +236,9 @@ impl crate::pipeline::BoardSource for BoardReader {
 
     fn finish(&mut self, head: &Dataset) -> Result<Quarantine, Error> {
         BoardReader::finish(self, head)
+    }
+
+    fn rows_hint(&self) -> usize {
+        self.files.rows
     }
 }
