@@ -222,6 +222,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let ranges: Vec<Range<usize>> = places
             .iter()
             .filter_map(|&at| self.board_score_rows[at].clone())
+            .filter(|rows| !rows.is_empty())
             .collect();
         let in_order = ranges.windows(2).all(|w| w[0].end == w[1].start)
             && ranges.first().is_none_or(|r| r.start == 0)
