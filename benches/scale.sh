@@ -15,7 +15,8 @@
 # DuckDB SQL in benches/peers/ that computes the same matchpoints and cross-IMPs, with
 # the largest difference from this program's board scores.
 #
-# Needs /usr/bin/time (GNU time) and python3 with duckdb (pip install duckdb).
+# Needs /usr/bin/time (GNU time) and python3 with duckdb and polars
+# (pip install duckdb polars pyarrow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,9 +84,11 @@ rate "$boards"
 echo "== run, live"
 measure "run live" "$bin" run --data "$data" --out "$out/live"
 rate "$boards"
+cp "$root/last.txt" "$root/live.txt"
 echo "== run, frozen"
 measure "run frozen" "$bin" run --data "$data" --out "$out/frozen" --mode frozen
 rate "$boards"
+cp "$root/last.txt" "$root/frozen.txt"
 echo "== run, live, without board_scores"
 measure "run live --no-board-scores" "$bin" run --data "$data" --out "$out/lean" --no-board-scores
 rate "$boards"
@@ -94,4 +97,20 @@ measure "run results-only" "$bin" run --data "$results_only" --out "$out/results
 rate "$results"
 
 echo "== DuckDB: reading the scored columns (the floor), and the same scoring in SQL"
-python3 benches/peers/duckdb_peer.py "$data" "$out/score/board_scores.parquet"
+python3 benches/peers/duckdb_peer.py "$data" "$out/score/board_scores.parquet" | tee "$root/duckdb.txt"
+
+echo "== polars (python): the same frozen replay, vectorised by month"
+python3 benches/peers/polars_replay.py --data "$data" --run "$out/frozen" --json > "$root/polars.json"
+python3 -c "import json,sys; f=json.load(open(sys.argv[1])); print(f'polars frozen replay: read {f[\"read_s\"]} s, replay {f[\"replay_s\"]} s, {f[\"player_updates\"]} player updates, {f[\"members_compared\"]} members compared, largest difference {f[\"max_abs_diff\"]}')" "$root/polars.json"
+
+# A stage's seconds from a run summary: "(reading 4.2, hashing 1.1, scoring 3.0, ...)".
+stage() {
+  sed -n "s/.*[(,] *$2 \([0-9.]*\).*/\1/p" "$1" | head -1
+}
+duck=$(awk '/scoring.sql:/ { for (i = 1; i <= NF; i++) if ($i == "in") { print $(i + 1); exit } }' "$root/duckdb.txt")
+peer=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['replay_s'])" "$root/polars.json")
+scoring=$(stage "$root/live.txt" scoring)
+replay=$(stage "$root/frozen.txt" replay)
+echo "== ratios (above 1: this program is faster)"
+awk -v d="$duck" -v s="$scoring" 'BEGIN { printf "scoring: DuckDB SQL %s s (pairs matchpoints and cross-IMPs only) / run live scoring stage %s s (every format, model inputs included) = %.2f\n", d, s, d / s }'
+awk -v p="$peer" -v r="$replay" 'BEGIN { printf "frozen replay: polars %s s / run frozen replay stage %s s = %.2f\n", p, r, p / r }'
