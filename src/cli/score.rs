@@ -10,9 +10,10 @@ use clap::Args;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Status};
+use crate::import::table::BoardReader;
 use crate::model::FactorSet;
-use crate::pipeline::score::score;
-use crate::pipeline::{prepare, replay, Registry};
+use crate::pipeline::score::{score_source, HandicapInputs};
+use crate::pipeline::{replay, InMemory, Registry};
 use crate::quarantine::{OnError, Quarantine};
 use crate::report::sheet;
 
@@ -83,12 +84,13 @@ impl ScoreArgs {
     }
 }
 
-/// The dataset to score: read from `--data`, or imported from the files given.
-fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Quarantine)> {
+/// The dataset to score: opened from `--data` (its board files are then read a file at
+/// a time while scoring), or imported from the files given.
+fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<BoardReader>)> {
     match (&args.data, args.files.is_empty()) {
         (Some(dir), true) => {
-            let checked = crate::import::table::read_dataset_checked(dir, on_error)?;
-            Ok((checked.dataset, checked.quarantine))
+            let opened = crate::import::table::open_checked(dir, on_error)?;
+            Ok((opened.head, Some(opened.boards)))
         }
         (None, false) => {
             let files = batch::expand(&args.files)?;
@@ -107,7 +109,7 @@ fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Quarantine)>
             {
                 eprintln!("{}: {}", entry.status.as_str(), entry.describe());
             }
-            Ok((imported.dataset, Quarantine::default()))
+            Ok((imported.dataset, None))
         }
         (Some(_), false) => Err(Error::Config(
             "give either export files or --data DIR, not both".into(),
@@ -118,6 +120,41 @@ fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Quarantine)>
     }
 }
 
+/// The playing handicaps (a handicap tournament's, a start list's) need the members, a
+/// factor set and, with `--state`, a previous run's handicaps; scoring does not.
+fn playing_handicaps(
+    args: &ScoreArgs,
+    dataset: &Dataset,
+) -> Result<Option<(Registry, FactorSet, Vec<crate::pipeline::PlayerState>)>> {
+    let wanted = args.start_list || dataset.competitions.iter().any(|c| c.handicap_event);
+    if !wanted {
+        return Ok(None);
+    }
+    let registry = Registry::new(&dataset.members);
+    let factors = match &args.factors {
+        Some(path) => crate::import::factors::load(path)?,
+        None => FactorSet::default(),
+    };
+    let states = match &args.state {
+        Some(dir) => {
+            let previous = crate::import::previous_run::load(dir)?;
+            let sha256 = crate::pipeline::ledger::factor_hash(&factors);
+            if previous.record.factors_sha256 != sha256 {
+                return Err(Error::Config(format!(
+                    "--state {} was made with factor set `{}`, the playing handicaps are read with `{}`: pass the file of `{}` with --factors",
+                    dir.display(),
+                    previous.record.factors,
+                    factors.name,
+                    previous.record.factors,
+                )));
+            }
+            previous.states_for(&registry, &factors)?
+        }
+        None => registry.starting_states(&factors)?,
+    };
+    Ok(Some((registry, factors, states)))
+}
+
 /// Scores the dataset, held to the same rules as `run`: a competition that breaks one is
 /// left out and listed in `quarantine.csv`, or with `--strict` stops the command.
 pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
@@ -126,9 +163,34 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     } else {
         OnError::Quarantine
     };
-    let (dataset, mut quarantine) = dataset(args, on_error)?;
+    let (mut dataset, reader) = dataset(args, on_error)?;
+    let handicaps = playing_handicaps(args, &dataset)?;
+    let start_list = args.start_list;
+    let wanted = |c: &crate::dataset::Competition| c.handicap_event || start_list;
+    let inputs = handicaps
+        .as_ref()
+        .map(|(registry, factors, _)| HandicapInputs {
+            registry,
+            factors,
+            wanted: &wanted,
+        });
+    let (mut scored, mut quarantine) = match reader {
+        Some(mut reader) => score_source(&dataset, &mut reader, inputs.as_ref(), &|_| {})?,
+        None => {
+            let mut in_memory = InMemory {
+                boards: &dataset.boards,
+                quarantine: Quarantine::default(),
+            };
+            score_source(&dataset, &mut in_memory, inputs.as_ref(), &|_| {})?
+        }
+    };
+    if !quarantine.is_empty() {
+        let kept = |id: &String| !quarantine.contains(id);
+        dataset.competitions.retain(|c| kept(&c.competition_id));
+        dataset.entrants.retain(|e| kept(&e.competition_id));
+        dataset.results.retain(|r| kept(&r.competition_id));
+    }
     let dataset = &dataset;
-    let mut scored = score(dataset, &|| {});
     if let Some(error) = scored
         .quarantined
         .first()
@@ -143,37 +205,12 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     // Expected results from the playing handicaps: handicap tournaments and start lists.
     let mut expected: HashMap<(String, String), (f64, f64)> = HashMap::new();
     let mut start_lines: Vec<(String, String, f64, bool)> = Vec::new();
-    let wanted = args.start_list || dataset.competitions.iter().any(|c| c.handicap_event);
-    if wanted {
-        // The playing handicaps need the members and a factor set; scoring did not.
-        let registry = Registry::new(&dataset.members);
-        let factors = match &args.factors {
-            Some(path) => crate::import::factors::load(path)?,
-            None => FactorSet::default(),
-        };
-        let states = match &args.state {
-            Some(dir) => {
-                let previous = crate::import::previous_run::load(dir)?;
-                let sha256 = crate::pipeline::ledger::factor_hash(&factors);
-                if previous.record.factors_sha256 != sha256 {
-                    return Err(Error::Config(format!(
-                        "--state {} was made with factor set `{}`, the playing handicaps are read with `{}`: pass the file of `{}` with --factors",
-                        dir.display(),
-                        previous.record.factors,
-                        factors.name,
-                        previous.record.factors,
-                    )));
-                }
-                previous.states_for(&registry, &factors)?
-            }
-            None => registry.starting_states(&factors)?,
-        };
-        let rated = prepare::prepare(dataset, &registry, &factors, &|| {});
-        for competition in &rated.competitions {
+    if let Some((_, factors, states)) = &handicaps {
+        for competition in &scored.rated {
             if !(competition.handicap_event || args.start_list) {
                 continue;
             }
-            let Ok(results) = replay::handicap_results(&factors, competition, &states) else {
+            let Ok(results) = replay::handicap_results(factors, competition, states) else {
                 continue;
             };
             let imps = competition.input.method == crate::model::CalcMethod::Imp;

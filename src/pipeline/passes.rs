@@ -88,7 +88,7 @@ pub(super) struct Collected<T> {
     /// Content hashes (when the pass hashes).
     pub hashes: Vec<Option<String>>,
     /// Outcomes of the competitions in scope.
-    pub outcomes: Vec<Option<std::result::Result<T, InputError>>>,
+    pub(super) outcomes: Vec<Option<std::result::Result<T, InputError>>>,
     /// Competitions whose board rows this pass has seen.
     seen: Vec<bool>,
     pub reading: Duration,

@@ -123,6 +123,25 @@ impl super::passes::WithBoardScores for OneCompetition {
     }
 }
 
+/// A rated competition's model input, from its rows and the results scoring gave.
+pub(super) fn rated_input(
+    competition: &Competition,
+    rows: &Rows<'_>,
+    results: Vec<crate::dataset::EntrantResult>,
+    registry: &Registry,
+    factors: &FactorSet,
+) -> Result<PreparedCompetition, InputError> {
+    let results = model_results(competition, &rows.entrants, rows.boards, results)?;
+    build_input(
+        competition,
+        &rows.entrants,
+        &results,
+        rows.boards,
+        registry,
+        factors,
+    )
+}
+
 pub(super) fn prepare_one(
     competition: &Competition,
     rows: &Rows<'_>,
@@ -131,12 +150,10 @@ pub(super) fn prepare_one(
 ) -> Result<OneCompetition, InputError> {
     let scored = score_one(competition, rows)?;
     let rated = if competition.rated {
-        let results = model_results(competition, &rows.entrants, rows.boards, scored.results)?;
-        Some(build_input(
+        Some(rated_input(
             competition,
-            &rows.entrants,
-            &results,
-            rows.boards,
+            rows,
+            scored.results,
             registry,
             factors,
         )?)

@@ -15,7 +15,11 @@ use crate::error::InputError;
 use crate::quarantine::Quarantined;
 use crate::scoring::{self, BoardScore, BoardScoreTable, Standing};
 
+use super::passes::{BoardSource, Collected, WithBoardScores};
+use super::prepare::PreparedCompetition;
 use super::reported;
+use super::state::Registry;
+use crate::model::FactorSet;
 
 /// The standings and board scores of a dataset.
 #[derive(Debug, Default)]
@@ -24,6 +28,9 @@ pub struct Scored {
     pub standings: Vec<Standing>,
     /// Board scores of every competition scored from table results, in replay order.
     pub board_scores: BoardScoreTable,
+    /// Rated competitions prepared for the model, in replay order, when asked for
+    /// ([`score_source`]).
+    pub rated: Vec<PreparedCompetition>,
     /// Competitions that could not be scored, in replay order, with the reason; nothing
     /// of them is in the fields above.
     pub quarantined: Vec<Quarantined>,
@@ -44,6 +51,81 @@ pub fn score(dataset: &Dataset, on_competition_done: &(dyn Fn() + Sync)) -> Scor
     scored
 }
 
+/// What scoring needs to prepare some rated competitions for the model as well, for
+/// their playing handicaps (handicap tournaments, start lists).
+pub struct HandicapInputs<'a> {
+    pub registry: &'a Registry,
+    pub factors: &'a FactorSet,
+    /// The competitions to prepare (rated ones only are).
+    pub wanted: &'a (dyn Fn(&Competition) -> bool + Sync),
+}
+
+/// Scores every competition of `head` with its board rows from `boards`, a batch at a
+/// time (only one batch of board rows is held), and prepares the rated competitions
+/// `handicaps` wants for the model ([`Scored::rated`]; one that cannot be prepared is
+/// left out of it, and scored all the same). Returns the scores and the competitions
+/// the reader's checks left out (those scoring left out are in
+/// [`Scored::quarantined`]); `done` is told how many competitions each batch held.
+pub fn score_source(
+    head: &Dataset,
+    boards: &mut dyn BoardSource,
+    handicaps: Option<&HandicapInputs<'_>>,
+    done: &(dyn Fn(u64) + Sync),
+) -> crate::error::Result<(Scored, crate::quarantine::Quarantine)> {
+    let index = Index::new(head);
+    let mut collected = Collected::new(index.order.len());
+    collected.reserve_board_scores(boards.rows_hint());
+    let one = |at: usize, rows: &[&BoardResult]| {
+        let competition = index.order[at];
+        let rows = index.rows(at, rows);
+        let mut scored = score_one(competition, &rows)?;
+        let results = std::mem::take(&mut scored.results);
+        scored.rated = handicaps
+            .filter(|h| competition.rated && (h.wanted)(competition))
+            .and_then(|h| {
+                super::prepare::rated_input(competition, &rows, results, h.registry, h.factors).ok()
+            });
+        Ok(scored)
+    };
+    let everything = |_: usize| true;
+    collected.read(boards, &index, false, &everything, &one, done)?;
+    let quarantine = boards.finish(head)?;
+    collected.rest(&index, &quarantine, false, &everything, &one);
+    let live: Vec<usize> = (0..index.order.len())
+        .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
+        .collect();
+    let order: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
+    let mut outcomes = Vec::with_capacity(live.len());
+    for &at in &live {
+        match collected.outcomes[at].take() {
+            Some(outcome) => outcomes.push(outcome),
+            None => {
+                return Err(crate::error::Error::Config(format!(
+                    "competition `{}` was never scored: its board rows did not arrive",
+                    index.order[at].competition_id
+                )))
+            }
+        }
+    }
+    let (done, quarantined) = split_outcomes(&order, outcomes);
+    let mut scored = Scored {
+        quarantined,
+        board_scores: collected.board_scores(&live),
+        ..Scored::default()
+    };
+    for one in done {
+        scored.standings.extend(one.standings);
+        scored.rated.extend(one.rated);
+    }
+    Ok((scored, quarantine))
+}
+
+impl WithBoardScores for ScoredOne {
+    fn take_board_scores(&mut self) -> Vec<BoardScore> {
+        std::mem::take(&mut self.board_scores)
+    }
+}
+
 /// The rows of one competition.
 pub(super) struct Rows<'a> {
     pub entrants: Vec<&'a Entrant>,
@@ -59,6 +141,8 @@ pub(super) struct ScoredOne {
     pub results: Vec<EntrantResult>,
     pub standings: Vec<Standing>,
     pub board_scores: Vec<BoardScore>,
+    /// The model's input, when asked for ([`score_source`]).
+    pub rated: Option<PreparedCompetition>,
 }
 
 /// A dataset's competitions in replay order, with each one's entrants and reported
@@ -202,6 +286,7 @@ pub(super) fn score_one(
             results,
             standings,
             board_scores: Vec::new(),
+            rated: None,
         }
     } else {
         let scored = scoring::score_competition(competition, &rows.entrants, rows.boards)?;
@@ -210,6 +295,7 @@ pub(super) fn score_one(
             results: scored.results,
             standings: scored.standings,
             board_scores: scored.board_scores,
+            rated: None,
         }
     };
     check_boards_played(competition, &scored.results, rows.boards)?;
