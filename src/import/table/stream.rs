@@ -153,55 +153,40 @@ impl BoardReader {
         outcome
     }
 
+    /// One pass. The files are read and their rows checked on a thread of their own
+    /// while `each` works on the batch before (hashing and scoring it in parallel), so
+    /// reading overlaps the work on what was read; at most two batches wait.
     fn pass(
         &mut self,
         first: bool,
         wanted: &[bool],
         each: &mut dyn FnMut(&mut Vec<BoardResult>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let boards = &self.files;
-        let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
-        for (at, file) in boards.files.iter().enumerate() {
-            let holds = &boards.file_ids[at];
-            if !first && !holds.iter().any(|&id| wanted[id as usize]) {
-                continue;
-            }
-            let mut rows = Vec::new();
-            read_boards(&read_frame(file)?, &mut self.check, &mut rows)?;
-            let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
-            for &id in holds {
-                if boards.last_file[id as usize] == at {
-                    if let Some(earlier) = pending.remove(&id) {
-                        complete.extend(earlier);
-                    }
+        let (files, check) = (&self.files, &mut self.check);
+        let outcome = std::thread::scope(|scope| {
+            let (send, batches) = std::sync::mpsc::sync_channel(1);
+            let reader = scope.spawn(move || produce(files, check, first, wanted, &send));
+            let mut outcome = Ok(());
+            for batch in batches.iter() {
+                let done = batch.and_then(|mut rows: Vec<BoardResult>| each(&mut rows));
+                if let Err(error) = done {
+                    outcome = Err(error);
+                    break;
                 }
             }
-            for row in rows {
-                let Some(&id) = boards.index.get(row.competition_id.as_str()) else {
-                    continue;
-                };
-                if !wanted[id as usize] {
-                    continue;
-                }
-                if boards.last_file[id as usize] == at {
-                    complete.push(row);
-                } else {
-                    pending.entry(id).or_default().push(row);
-                }
+            // A reader waiting to hand on another batch stops when nobody takes it.
+            drop(batches);
+            match reader.join() {
+                Ok(()) => outcome,
+                Err(_) => Err(Error::Config(
+                    "the board reader stopped unexpectedly".to_owned(),
+                )),
             }
-            let quarantine = &self.check.quarantine;
-            complete.retain(|row| !quarantine.contains(&row.competition_id));
-            // One competition's rows together: those carried over from earlier files
-            // come first, so a stable sort by competition keeps file and row order.
-            complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
-            if !complete.is_empty() {
-                each(&mut complete)?;
-            }
-        }
-        if first {
+        });
+        if first && outcome.is_ok() {
             self.finished = true;
         }
-        Ok(())
+        outcome
     }
 
     /// Applies the rules that need every table (a competition without a board count
@@ -222,6 +207,60 @@ impl BoardReader {
             }
         }
         Ok(quarantine)
+    }
+}
+
+/// Reads the board files in order and sends, after each, the rows of the competitions
+/// whose last file it was; an error is sent as the last message. Stops when the
+/// receiver is gone.
+fn produce(
+    boards: &BoardFiles,
+    check: &mut Check,
+    first: bool,
+    wanted: &[bool],
+    send: &std::sync::mpsc::SyncSender<Result<Vec<BoardResult>, Error>>,
+) {
+    let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
+    for (at, file) in boards.files.iter().enumerate() {
+        let holds = &boards.file_ids[at];
+        if !first && !holds.iter().any(|&id| wanted[id as usize]) {
+            continue;
+        }
+        let mut rows = Vec::new();
+        if let Err(error) = read_frame(file).and_then(|frame| read_boards(&frame, check, &mut rows))
+        {
+            let _ = send.send(Err(error));
+            return;
+        }
+        let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
+        for &id in holds {
+            if boards.last_file[id as usize] == at {
+                if let Some(earlier) = pending.remove(&id) {
+                    complete.extend(earlier);
+                }
+            }
+        }
+        for row in rows {
+            let Some(&id) = boards.index.get(row.competition_id.as_str()) else {
+                continue;
+            };
+            if !wanted[id as usize] {
+                continue;
+            }
+            if boards.last_file[id as usize] == at {
+                complete.push(row);
+            } else {
+                pending.entry(id).or_default().push(row);
+            }
+        }
+        let quarantine = &check.quarantine;
+        complete.retain(|row| !quarantine.contains(&row.competition_id));
+        // One competition's rows together: those carried over from earlier files come
+        // first, so a stable sort by competition keeps file and row order.
+        complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
+        if !complete.is_empty() && send.send(Ok(complete)).is_err() {
+            return;
+        }
     }
 }
 
