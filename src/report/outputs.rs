@@ -29,7 +29,6 @@ use super::files::{
 };
 use super::frame::FrameBuilder;
 use super::manifest::{manifest, RunInputs};
-use crate::pipeline::ledger::sha256;
 
 fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
     let month = month?;
@@ -344,33 +343,43 @@ pub fn write_run(
     check_replaceable(out, &RUN_FILES)?;
     write_replacing(out, commit, |staged| {
         let path = |name: &str| staged.join(name);
-        write_parquet(&applied, &path("applied.parquet"))?;
-        if settings.board_scores {
-            let rows = &output.prepared.board_scores;
-            write_parquet_parts(&path("board_scores.parquet"), rows.len(), |range| {
-                board_scores_part(rows, range)
-            })?;
-        }
-        write_parquet_parts(
-            &path("changes.parquet"),
-            output.replay.changes.len(),
-            |range| changes_part(output, range),
-        )?;
-        write_csv(&corrections, &path("corrections.csv"))?;
-        write_parquet(&handicaps, &path("handicaps.parquet"))?;
-        write_csv(&quarantine, &path("quarantine.csv"))?;
-        write_csv(&ranking, &path("ranking.csv"))?;
-        write_parquet(&ranking, &path("ranking.parquet"))?;
-        write_parquet(&standings, &path("standings.parquet"))?;
-        write_csv(&unrated, &path("unrated.csv"))?;
+        // The two largest files are encoded beside the others, each on a core of its
+        // own; every file is written alone, so the bytes do not depend on the order.
+        let (large, small) = rayon::join(
+            || -> Result<()> {
+                if settings.board_scores {
+                    let rows = &output.prepared.board_scores;
+                    write_parquet_parts(&path("board_scores.parquet"), rows.len(), |range| {
+                        board_scores_part(rows, range)
+                    })?;
+                }
+                Ok(())
+            },
+            || -> Result<()> {
+                write_parquet_parts(
+                    &path("changes.parquet"),
+                    output.replay.changes.len(),
+                    |range| changes_part(output, range),
+                )?;
+                write_parquet(&applied, &path("applied.parquet"))?;
+                write_csv(&corrections, &path("corrections.csv"))?;
+                write_parquet(&handicaps, &path("handicaps.parquet"))?;
+                write_csv(&quarantine, &path("quarantine.csv"))?;
+                write_csv(&ranking, &path("ranking.csv"))?;
+                write_parquet(&ranking, &path("ranking.parquet"))?;
+                write_parquet(&standings, &path("standings.parquet"))?;
+                write_csv(&unrated, &path("unrated.csv"))
+            },
+        );
+        large?;
+        small?;
         let mut hashes = BTreeMap::new();
         for name in &RUN_FILES[..10] {
             let file = path(name);
             if *name == "board_scores.parquet" && !settings.board_scores {
                 continue;
             }
-            let bytes = std::fs::read(&file).map_err(|e| Error::io(&file, e))?;
-            hashes.insert((*name).to_owned(), sha256(&bytes));
+            hashes.insert((*name).to_owned(), sha256_file(&file)?);
         }
         let mut record = manifest(output, settings, inputs, hashes);
         let writing = started.elapsed();
@@ -385,6 +394,23 @@ pub fn write_run(
                 .map_err(|e| Error::io(path("run.json"), e))
         })
     })
+}
+
+/// SHA-256 of a file's bytes, in hex, read a block at a time.
+fn sha256_file(path: &Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut hasher = Sha256::new();
+    let mut block = vec![0u8; 1 << 20];
+    loop {
+        let read = file.read(&mut block).map_err(|e| Error::io(path, e))?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&block[..read]);
+    }
+    Ok(crate::pipeline::ledger::hex(&hasher.finalize()))
 }
 
 /// Writes the outputs of `bridgehcp score`, all or nothing.
