@@ -228,6 +228,108 @@ fn board_lines(rows: &[&BoardResult]) -> Vec<String> {
     lines
 }
 
+/// The `Debug` form of `origin` stripped off a row, as the canonical lines end.
+const NO_ORIGIN: &str = "origin: Origin { file: None, row: None } }";
+
+/// `Some(-12)` or `None`, as `Debug` writes an optional signed number.
+fn debug_option_signed(out: &mut String, number: Option<i64>) {
+    match number {
+        Some(number) => {
+            out.push_str("Some(");
+            if number < 0 {
+                out.push('-');
+            }
+            out.push_str(itoa(&mut [0; 20], number.unsigned_abs()));
+            out.push(')');
+        }
+        None => out.push_str("None"),
+    }
+}
+
+/// Canonical lines of entrant rows: each row's `Debug` form with its origin stripped,
+/// written field by field (a competition's entrants are hashed every run, and the
+/// formatter's machinery costs more than the hashing itself). The destructuring names
+/// every field, so a field added to [`Entrant`] does not compile until it is written.
+fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
+    let mut lines: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let Entrant {
+                competition_id,
+                entrant,
+                players,
+                names,
+                team,
+                direction,
+                origin: _,
+            } = row;
+            let mut line = String::with_capacity(192);
+            line.push_str("Entrant { competition_id: ");
+            debug_str(&mut line, competition_id);
+            line.push_str(", entrant: ");
+            debug_str(&mut line, entrant);
+            line.push_str(", players: [");
+            for (slot, player) in players.iter().enumerate() {
+                if slot > 0 {
+                    line.push_str(", ");
+                }
+                debug_option_signed(&mut line, *player);
+            }
+            line.push_str("], names: [");
+            for (slot, name) in names.iter().enumerate() {
+                if slot > 0 {
+                    line.push_str(", ");
+                }
+                debug_option_str(&mut line, name);
+            }
+            line.push_str("], team: ");
+            debug_option_str(&mut line, team);
+            line.push_str(match direction {
+                Some(crate::dataset::Direction::NS) => ", direction: Some(NS), ",
+                Some(crate::dataset::Direction::EW) => ", direction: Some(EW), ",
+                None => ", direction: None, ",
+            });
+            line.push_str(NO_ORIGIN);
+            line
+        })
+        .collect();
+    lines.sort_unstable();
+    lines
+}
+
+/// Canonical lines of reported results, written field by field like [`entrant_lines`].
+fn result_lines(rows: &[&EntrantResult]) -> Vec<String> {
+    use std::fmt::Write;
+    let mut lines: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let EntrantResult {
+                competition_id,
+                entrant,
+                boards_played,
+                score,
+                opponent,
+                origin: _,
+            } = row;
+            let mut line = String::with_capacity(128);
+            line.push_str("EntrantResult { competition_id: ");
+            debug_str(&mut line, competition_id);
+            line.push_str(", entrant: ");
+            debug_str(&mut line, entrant);
+            line.push_str(", boards_played: ");
+            line.push_str(itoa(&mut [0; 20], *boards_played));
+            // Writing to a String cannot fail.
+            let _ = write!(line, ", score: {score:?}, opponent: ");
+            debug_option_str(&mut line, opponent);
+            line.push_str(", ");
+            line.push_str(NO_ORIGIN);
+            line
+        })
+        .collect();
+    lines.sort_unstable();
+    lines
+}
+
 #[derive(Default)]
 struct Rows<'a> {
     entrants: Vec<&'a Entrant>,
@@ -273,14 +375,8 @@ pub fn competition_hash(
     c.origin = Origin::default();
     hasher.update(format!("competition {c:?}\n").as_bytes());
     let sections = [
-        (
-            "entrant",
-            canonical_rows(entrants, |e| e.origin = Origin::default()),
-        ),
-        (
-            "result",
-            canonical_rows(results, |r| r.origin = Origin::default()),
-        ),
+        ("entrant", entrant_lines(entrants)),
+        ("result", result_lines(results)),
         ("board", board_lines(boards)),
     ];
     for (name, lines) in sections {
@@ -514,6 +610,63 @@ mod tests {
         assert_eq!(
             super::board_lines(&[&plain]),
             vec![r#""" 0 None None None None None Some(450) None None None None None None None None None None None"#.to_owned()]
+        );
+    }
+
+    #[test]
+    fn entrant_and_result_lines_are_the_debug_form_without_origin() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.csv"));
+        let mut entrant = Entrant::new("K01 \"Höst\"", "12\\a");
+        entrant.players = [Some(1234), None, Some(-7), Some(i64::MAX)];
+        entrant.names = [
+            Some("Åsa Öberg".into()),
+            None,
+            Some("tab\there".into()),
+            None,
+        ];
+        entrant.team = Some("Lag 1".into());
+        entrant.direction = Some(crate::dataset::Direction::EW);
+        entrant.origin = Origin::new(&file, 9);
+        let plain = Entrant::new("c1", "1");
+        let mut stripped = entrant.clone();
+        stripped.origin = Origin::default();
+        let mut expected = vec![format!("{stripped:?}"), format!("{plain:?}")];
+        expected.sort_unstable();
+        assert_eq!(entrant_lines(&[&entrant, &plain]), expected);
+        assert_eq!(
+            entrant_lines(&[&plain]),
+            vec![r#"Entrant { competition_id: "c1", entrant: "1", players: [None, None, None, None], names: [None, None, None, None], team: None, direction: None, origin: Origin { file: None, row: None } }"#.to_owned()]
+        );
+
+        for (score, opponent) in [
+            (54.17, None),
+            (-3.0, Some("lag \"B\"".to_owned())),
+            (1e-7, None),
+            (f64::NAN, Some("é".to_owned())),
+        ] {
+            let result = EntrantResult {
+                competition_id: "c\n2".into(),
+                entrant: "7".into(),
+                boards_played: 27,
+                score,
+                opponent,
+                origin: Origin::new(&file, 3),
+            };
+            let mut stripped = result.clone();
+            stripped.origin = Origin::default();
+            assert_eq!(result_lines(&[&result]), vec![format!("{stripped:?}")]);
+        }
+        let result = EntrantResult {
+            competition_id: "c1".into(),
+            entrant: "1".into(),
+            boards_played: 24,
+            score: 60.0,
+            opponent: None,
+            origin: Origin::default(),
+        };
+        assert_eq!(
+            result_lines(&[&result]),
+            vec![r#"EntrantResult { competition_id: "c1", entrant: "1", boards_played: 24, score: 60.0, opponent: None, origin: Origin { file: None, row: None } }"#.to_owned()]
         );
     }
 
