@@ -577,30 +577,12 @@ mod tests {
             ew_penalty: Some(3.0),
             ..super::BoardResult::default()
         };
-        let super::BoardResult {
-            competition_id,
-            board,
-            ns,
-            ew,
-            contract,
-            declarer,
-            tricks,
-            ns_score,
-            adjusted,
-            north,
-            south,
-            east,
-            west,
-            round,
-            session,
-            table,
-            room,
-            ns_penalty,
-            ew_penalty,
-            ..
-        } = &row;
+        let r = &row;
         let by_formatter = format!(
-            "{competition_id:?} {board} {ns:?} {ew:?} {contract:?} {declarer:?} {tricks:?} {ns_score:?} {adjusted:?} {north:?} {south:?} {east:?} {west:?} {round:?} {session:?} {table:?} {room:?} {ns_penalty:?} {ew_penalty:?}"
+            "{:?} {} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            r.competition_id, r.board, r.ns, r.ew, r.contract, r.declarer, r.tricks, r.ns_score,
+            r.adjusted, r.north, r.south, r.east, r.west, r.round, r.session, r.table, r.room,
+            r.ns_penalty, r.ew_penalty
         );
         assert_eq!(super::board_lines(&[&row]), vec![by_formatter]);
         let plain = super::BoardResult {

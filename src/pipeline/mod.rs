@@ -369,18 +369,7 @@ pub fn run_source(
         progress.finish();
     }
     let scope_competitions: Vec<&Competition> = scope.iter().map(|&at| index.order[at]).collect();
-    let mut outcomes = Vec::with_capacity(scope.len());
-    for &at in &scope {
-        match collected.outcomes[at].take() {
-            Some(outcome) => outcomes.push(outcome),
-            None => {
-                return Err(Error::Config(format!(
-                    "competition `{}` was never scored: its board rows did not arrive",
-                    index.order[at].competition_id
-                )))
-            }
-        }
-    }
+    let outcomes = collected.take_outcomes(&index, &scope)?;
     let (done, prepare_failed) = score::split_outcomes(&scope_competitions, outcomes);
     let mut prepared = prepare::assemble(done, prepare_failed);
     prepared.board_scores = collected.board_scores(&scope);

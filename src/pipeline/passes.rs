@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 use crate::dataset::{BoardResult, Dataset};
-use crate::error::{InputError, Result};
+use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantine;
 use crate::scoring::{BoardScore, BoardScoreTable};
 
@@ -215,6 +215,26 @@ impl<T: Send + WithBoardScores> Collected<T> {
             }
             self.outcomes[at] = Some(outcome);
         }
+    }
+
+    /// The outcomes of the competitions at `places`, in that order; an error names a
+    /// competition whose board rows never arrived.
+    pub fn take_outcomes(
+        &mut self,
+        index: &Index<'_>,
+        places: &[usize],
+    ) -> Result<Vec<std::result::Result<T, InputError>>> {
+        places
+            .iter()
+            .map(|&at| {
+                self.outcomes[at].take().ok_or_else(|| {
+                    Error::Config(format!(
+                        "competition `{}` was never scored: its board rows did not arrive",
+                        index.order[at].competition_id
+                    ))
+                })
+            })
+            .collect()
     }
 
     /// The board scores of the competitions at `places`, in that order.

@@ -95,18 +95,7 @@ pub fn score_source(
         .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
         .collect();
     let order: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
-    let mut outcomes = Vec::with_capacity(live.len());
-    for &at in &live {
-        match collected.outcomes[at].take() {
-            Some(outcome) => outcomes.push(outcome),
-            None => {
-                return Err(crate::error::Error::Config(format!(
-                    "competition `{}` was never scored: its board rows did not arrive",
-                    index.order[at].competition_id
-                )))
-            }
-        }
-    }
+    let outcomes = collected.take_outcomes(&index, &live)?;
     let (done, quarantined) = split_outcomes(&order, outcomes);
     let mut scored = Scored {
         quarantined,

@@ -134,7 +134,8 @@ fn write_plain_parquet_parts<W: Write>(
         get_dtype_encoding, FileWriter, RowGroupIterator, Version, WriteOptions,
     };
     let compat = CompatLevel::oldest();
-    let first = part(0..ROW_GROUP_ROWS.min(height))?;
+    let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS).max(1);
+    let first = part(0..rows.min(height))?;
     let schema: ArrowSchema = first
         .columns()
         .iter()
@@ -158,7 +159,7 @@ fn write_plain_parquet_parts<W: Write>(
     let mut group = Some(first);
     let mut offset = 0;
     while offset < height {
-        let end = (offset + ROW_GROUP_ROWS).min(height);
+        let end = (offset + rows).min(height);
         let mut frame = match group.take() {
             Some(frame) => frame,
             None => part(offset..end)?,
@@ -186,48 +187,10 @@ fn write_plain_parquet<W: Write>(
     df: &DataFrame,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    use polars_parquet::write::{
-        get_dtype_encoding, FileWriter, RowGroupIterator, Version, WriteOptions,
-    };
-    let compat = CompatLevel::oldest();
-    let schema: ArrowSchema = df
-        .columns()
-        .iter()
-        .map(|c| c.field().to_arrow(compat))
-        .collect();
-    let options = WriteOptions {
-        statistics: if settings.statistics {
-            StatisticsOptions::default()
-        } else {
-            StatisticsOptions::empty()
-        },
-        version: Version::V1,
-        compression: settings.compression.into(),
-        data_page_size: None,
-    };
     let mut frame = df.clone();
     frame.rechunk_mut();
-    let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS).max(1);
-    let groups: Vec<DataFrame> = (0..frame.height())
-        .step_by(rows)
-        .map(|offset| frame.slice(offset as i64, rows))
-        .collect();
-    let batches = groups
-        .iter()
-        .flat_map(|group| group.iter_chunks(compat, false))
-        .map(Ok);
-    let encodings = schema
-        .iter_values()
-        .map(|field| get_dtype_encoding(&field.dtype))
-        .collect();
-    let row_groups = RowGroupIterator::try_new(batches, &schema, options, encodings)?;
-    let mut writer = FileWriter::try_new(out, schema.clone(), options)?;
-    for group in row_groups {
-        // u64::MAX: the encoder counts the rows of the group itself.
-        writer.write(u64::MAX, group?)?;
-    }
-    writer.end(None)?;
-    Ok(())
+    let part = |rows: std::ops::Range<usize>| Ok(frame.slice(rows.start as i64, rows.len()));
+    write_plain_parquet_parts(out, frame.height(), &part, settings)
 }
 
 /// The characters that make a spreadsheet read a cell as a formula (`=`, `+`, `-`, `@`),
