@@ -9,8 +9,9 @@
 # The federation is generated once per size (month by month, in bounded memory) into
 # $BRIDGEHCP_SCALE_DIR (default target/scale) and reused; so is the same federation
 # reported as results only (no board rows). Then, for `score`, `run` live, `run` frozen
-# and `run` on the results-only federation, it prints wall time, rows per second, peak
-# RSS (from /usr/bin/time) and the stage times from the run summary; then the time
+# and `run` on the results-only federation, it prints wall and CPU time, rows per
+# second, peak RSS (from /usr/bin/time) and the stage times from the run summary, and
+# the same for the monthly run (the last month, continued with --state); then the time
 # DuckDB takes to read the columns the scoring reads (the floor), and the time of the
 # DuckDB SQL in benches/peers/ that computes the same matchpoints and cross-IMPs, with
 # the largest difference from this program's board scores.
@@ -44,10 +45,11 @@ measure() {
   local label="$1"; shift
   local log="$root/time.log"
   /usr/bin/time -v -o "$log" "$@" | tee "$root/last.txt"
-  local wall rss
+  local wall rss cpu
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log")
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
-  echo "$label: wall ${wall}, peak RSS $((rss / 1024)) MiB"
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$log")
+  echo "$label: wall ${wall}, CPU ${cpu} s (user + system; steadier than wall on a shared machine), peak RSS $((rss / 1024)) MiB"
   echo "$wall" > "$root/last.wall"
 }
 
@@ -95,6 +97,12 @@ rate "$boards"
 echo "== run on the results-only federation"
 measure "run results-only" "$bin" run --data "$results_only" --out "$out/results-only"
 rate "$results"
+
+echo "== the monthly run: the last month continued from a state that ends the month before"
+last=$(ls -d "$data"/boards/month=* | sort | tail -1 | sed 's/.*month=//')
+until=$(date -d "$last-01 -1 day" +%F)
+"$bin" run --quiet --data "$data" --out "$out/until" --until "$until" --no-board-scores
+measure "run --state (month $last)" "$bin" run --data "$data" --out "$out/month" --state "$out/until"
 
 echo "== DuckDB: reading the scored columns (the floor), and the same scoring in SQL"
 python3 benches/peers/duckdb_peer.py "$data" "$out/score/board_scores.parquet" | tee "$root/duckdb.txt"
