@@ -190,11 +190,14 @@ pub(super) fn read_results(
     Ok(())
 }
 
-pub(super) fn read_boards(
-    frame: &Frame,
-    check: &mut Check,
-    out: &mut Vec<BoardResult>,
-) -> Result<(), Error> {
+/// A board row as its cells built it, before the rules that need the other tables:
+/// the competition's id and the row (or the cell that broke it), or an error that
+/// stops the file (a row without a competition id).
+pub(super) type BuiltBoard = Result<(String, Result<BoardResult, InputError>), InputError>;
+
+/// Builds a board file's rows from its cells. It needs nothing but the frame, so the
+/// next file's rows are built while the rows before are checked.
+pub(super) fn build_boards(frame: &Frame) -> Result<Vec<BuiltBoard>, Error> {
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut board = frame.col::<i32>("board", Required)?;
     let mut ns = frame.col::<String>("ns", Optional)?;
@@ -216,9 +219,16 @@ pub(super) fn read_boards(
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
     let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
     let mut sources = frame.sources()?;
-    out.reserve(frame.height());
+    let mut out = Vec::with_capacity(frame.height());
     for row in 0..frame.height() {
-        let competition_id = competition_id.required(row)?;
+        let competition_id = match competition_id.required(row) {
+            Ok(id) => id,
+            Err(error) => {
+                // Nothing after it is read, as when the rows are checked as they come.
+                out.push(Err(error));
+                break;
+            }
+        };
         let mut built = || -> Result<BoardResult, InputError> {
             let tricks_taken = tricks.get(row)?;
             Ok(BoardResult {
@@ -246,6 +256,20 @@ pub(super) fn read_boards(
             })
         };
         let built = built();
+        out.push(Ok((competition_id, built)));
+    }
+    Ok(out)
+}
+
+/// Holds built board rows to the row rules, in row order, keeping those that pass.
+pub(super) fn check_boards(
+    built: Vec<BuiltBoard>,
+    check: &mut Check,
+    out: &mut Vec<BoardResult>,
+) -> Result<(), Error> {
+    out.reserve(built.len());
+    for row in built {
+        let (competition_id, built) = row?;
         out.extend(check.row(competition_id, built, Validator::board)?);
     }
     Ok(())

@@ -22,7 +22,7 @@ use crate::quarantine::{OnError, Quarantine};
 
 use super::cells::Presence::Required;
 use super::locate::{read_frame, read_frame_columns, SourceFile};
-use super::rows::read_boards;
+use super::rows::{build_boards, check_boards};
 use super::Check;
 
 /// The board files of a dataset and the competitions each one holds.
@@ -212,7 +212,9 @@ impl BoardReader {
 
 /// Reads the board files in order and sends, after each, the rows of the competitions
 /// whose last file it was; an error is sent as the last message. Stops when the
-/// receiver is gone.
+/// receiver is gone. Each file's rows are built from its cells on a thread of their
+/// own while the file before is checked (the checks keep the quarantine, so they run
+/// in file order).
 fn produce(
     boards: &BoardFiles,
     check: &mut Check,
@@ -220,48 +222,74 @@ fn produce(
     wanted: &[bool],
     send: &std::sync::mpsc::SyncSender<Result<Vec<BoardResult>, Error>>,
 ) {
-    let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
-    for (at, file) in boards.files.iter().enumerate() {
-        let holds = &boards.file_ids[at];
-        if !first && !holds.iter().any(|&id| wanted[id as usize]) {
-            continue;
-        }
-        let mut rows = Vec::new();
-        if let Err(error) = read_frame(file).and_then(|frame| read_boards(&frame, check, &mut rows))
-        {
-            let _ = send.send(Err(error));
-            return;
-        }
-        let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
-        for &id in holds {
-            if boards.last_file[id as usize] == at {
-                if let Some(earlier) = pending.remove(&id) {
-                    complete.extend(earlier);
-                }
-            }
-        }
-        for row in rows {
-            let Some(&id) = boards.index.get(row.competition_id.as_str()) else {
-                continue;
+    let to_read: Vec<usize> = (0..boards.files.len())
+        .filter(|&at| first || boards.file_ids[at].iter().any(|&id| wanted[id as usize]))
+        .collect();
+    let build = |at: usize| read_frame(&boards.files[at]).and_then(|frame| build_boards(&frame));
+    std::thread::scope(|scope| {
+        let mut next = to_read.first().map(|&at| scope.spawn(move || build(at)));
+        let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
+        for (place, &at) in to_read.iter().enumerate() {
+            let built = match next.take().map(|reading| reading.join()) {
+                Some(Ok(built)) => built,
+                _ => Err(Error::Config(
+                    "the board reader stopped unexpectedly".to_owned(),
+                )),
             };
-            if !wanted[id as usize] {
-                continue;
+            next = to_read
+                .get(place + 1)
+                .map(|&following| scope.spawn(move || build(following)));
+            let mut rows = Vec::new();
+            if let Err(error) = built.and_then(|built| check_boards(built, check, &mut rows)) {
+                let _ = send.send(Err(error));
+                return;
             }
-            if boards.last_file[id as usize] == at {
-                complete.push(row);
-            } else {
-                pending.entry(id).or_default().push(row);
+            let complete = complete_competitions(boards, check, wanted, at, rows, &mut pending);
+            if !complete.is_empty() && send.send(Ok(complete)).is_err() {
+                return;
             }
         }
-        let quarantine = &check.quarantine;
-        complete.retain(|row| !quarantine.contains(&row.competition_id));
-        // One competition's rows together: those carried over from earlier files come
-        // first, so a stable sort by competition keeps file and row order.
-        complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
-        if !complete.is_empty() && send.send(Ok(complete)).is_err() {
-            return;
+    });
+}
+
+/// The rows of the competitions whose last file is `at`, with those carried over from
+/// earlier files; the rows of competitions that continue in later files wait in
+/// `pending`. Rows of unwanted or quarantined competitions are dropped.
+fn complete_competitions(
+    boards: &BoardFiles,
+    check: &Check,
+    wanted: &[bool],
+    at: usize,
+    rows: Vec<BoardResult>,
+    pending: &mut HashMap<u32, Vec<BoardResult>>,
+) -> Vec<BoardResult> {
+    let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
+    for &id in &boards.file_ids[at] {
+        if boards.last_file[id as usize] == at {
+            if let Some(earlier) = pending.remove(&id) {
+                complete.extend(earlier);
+            }
         }
     }
+    for row in rows {
+        let Some(&id) = boards.index.get(row.competition_id.as_str()) else {
+            continue;
+        };
+        if !wanted[id as usize] {
+            continue;
+        }
+        if boards.last_file[id as usize] == at {
+            complete.push(row);
+        } else {
+            pending.entry(id).or_default().push(row);
+        }
+    }
+    let quarantine = &check.quarantine;
+    complete.retain(|row| !quarantine.contains(&row.competition_id));
+    // One competition's rows together: those carried over from earlier files come
+    // first, so a stable sort by competition keeps file and row order.
+    complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
+    complete
 }
 
 impl crate::pipeline::BoardSource for BoardReader {
