@@ -359,7 +359,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let progress = !plan.quiet;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let crate::import::table::Opened {
-        head,
+        mut head,
         boards: mut board_files,
     } = crate::import::table::open_checked(&plan.data, plan.settings.on_error)?;
     check_ranking_groups(plan, &head)?;
@@ -378,8 +378,10 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         pipeline: plan.pipeline.clone(),
     };
     let read_time = started.elapsed();
+    let rows = pipeline::EntrantRows::taken_from(&mut head);
     let mut output = pipeline::run_source(
         &head,
+        rows,
         &mut board_files,
         &plan.settings,
         previous,

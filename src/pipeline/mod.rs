@@ -40,6 +40,7 @@ pub use passes::{BoardSource, InMemory};
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
+pub use score::EntrantRows;
 pub use state::{PlayerState, Registry};
 pub use state_io::{AppliedThrough, PreviousRun, RunRecord};
 
@@ -232,7 +233,8 @@ pub fn run_with_progress(
         boards: &dataset.boards,
         quarantine,
     };
-    run_source(dataset, &mut boards, settings, previous, progress)
+    let rows = score::EntrantRows::of(dataset);
+    run_source(dataset, rows, &mut boards, settings, previous, progress)
 }
 
 /// The run over `head` (members, competitions, entrants, results; its board rows, if
@@ -242,6 +244,7 @@ pub fn run_with_progress(
 /// reads again only what it applies. Either way only one batch of board rows is held.
 pub fn run_source(
     head: &Dataset,
+    rows: score::EntrantRows<'_>,
     boards: &mut dyn BoardSource,
     settings: &RunSettings,
     previous: Option<PreviousRun>,
@@ -255,7 +258,7 @@ pub fn run_source(
         previous.check(settings, &factors_sha256)?;
     }
     let starting = registry.starting_states(&settings.factors)?;
-    let index = score::Index::new(head);
+    let index = score::Index::new(&head.competitions, &rows.entrants, &rows.results);
     let until_ok = |at: usize| settings.until.is_none_or(|u| index.order[at].date <= u);
     let prepare = |at: usize, rows: &[&BoardResult]| {
         let mut one = prepare::prepare_one(
@@ -377,6 +380,9 @@ pub fn run_source(
     let board_reading = collected.reading;
     let collected_scoring = collected.scoring;
     drop(collected);
+    // Scoring is done: the entrant and result rows can go before the replay.
+    drop(index);
+    drop(rows);
     if strict {
         if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
             return Err(error.clone().into());

@@ -114,7 +114,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// one batch of board rows, in parallel.
     fn batch(
         &mut self,
-        index: &Index<'_>,
+        index: &Index<'_, '_>,
         rows: &[BoardResult],
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
@@ -153,7 +153,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     pub fn read(
         &mut self,
         source: &mut dyn BoardSource,
-        index: &Index<'_>,
+        index: &Index<'_, '_>,
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
         one: &PrepareOne<'_, T>,
@@ -176,7 +176,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// (scored from their reported results), leaving out those `quarantine` holds.
     pub fn rest(
         &mut self,
-        index: &Index<'_>,
+        index: &Index<'_, '_>,
         quarantine: &Quarantine,
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
@@ -221,7 +221,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// competition whose board rows never arrived.
     pub fn take_outcomes(
         &mut self,
-        index: &Index<'_>,
+        index: &Index<'_, '_>,
         places: &[usize],
     ) -> Result<Vec<std::result::Result<T, InputError>>> {
         places
@@ -265,7 +265,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     }
 }
 
-fn hash_of(index: &Index<'_>, at: usize, boards: &[&BoardResult]) -> String {
+fn hash_of(index: &Index<'_, '_>, at: usize, boards: &[&BoardResult]) -> String {
     let rows = index.rows(at, boards);
     ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
 }

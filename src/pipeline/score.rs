@@ -7,6 +7,8 @@
 //! collected in replay order (date, session, id): a competition that breaks a rule is
 //! quarantined at the same place whatever the thread count.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -72,7 +74,7 @@ pub fn score_source(
     handicaps: Option<&HandicapInputs<'_>>,
     done: &(dyn Fn(u64) + Sync),
 ) -> crate::error::Result<(Scored, crate::quarantine::Quarantine)> {
-    let index = Index::new(head);
+    let index = Index::of(head);
     let mut collected = Collected::new(index.order.len());
     collected.reserve_board_scores(boards.rows_hint());
     let one = |at: usize, rows: &[&BoardResult]| {
@@ -134,20 +136,50 @@ pub(super) struct ScoredOne {
     pub rated: Option<PreparedCompetition>,
 }
 
+/// A dataset's entrant and reported-result rows. A run needs them only while it scores
+/// (a row per entrant of the whole history), so a caller that owns them hands them
+/// over, and the run lets them go before the replay.
+pub struct EntrantRows<'a> {
+    pub entrants: Cow<'a, [Entrant]>,
+    pub results: Cow<'a, [EntrantResult]>,
+}
+
+impl<'a> EntrantRows<'a> {
+    /// The rows of `dataset`, borrowed.
+    pub fn of(dataset: &'a Dataset) -> Self {
+        EntrantRows {
+            entrants: Cow::Borrowed(&dataset.entrants),
+            results: Cow::Borrowed(&dataset.results),
+        }
+    }
+
+    /// The rows of `dataset`, taken out of it.
+    pub fn taken_from(dataset: &mut Dataset) -> EntrantRows<'static> {
+        EntrantRows {
+            entrants: Cow::Owned(std::mem::take(&mut dataset.entrants)),
+            results: Cow::Owned(std::mem::take(&mut dataset.results)),
+        }
+    }
+}
+
 /// A dataset's competitions in replay order, with each one's entrants and reported
 /// results, so that a competition's rows can be put together whenever its board rows
 /// arrive (all at once, or a file at a time).
-pub(super) struct Index<'a> {
+pub(super) struct Index<'c, 'r> {
     /// Every competition, in replay order (date, session, id).
-    pub order: Vec<&'a Competition>,
-    position: HashMap<&'a str, usize>,
-    entrants: HashMap<&'a str, Vec<&'a Entrant>>,
-    results: HashMap<&'a str, Vec<&'a EntrantResult>>,
+    pub order: Vec<&'c Competition>,
+    position: HashMap<&'c str, usize>,
+    entrants: HashMap<&'r str, Vec<&'r Entrant>>,
+    results: HashMap<&'r str, Vec<&'r EntrantResult>>,
 }
 
-impl<'a> Index<'a> {
-    pub fn new(dataset: &'a Dataset) -> Self {
-        let mut order: Vec<&Competition> = dataset.competitions.iter().collect();
+impl<'c, 'r> Index<'c, 'r> {
+    pub fn new(
+        competitions: &'c [Competition],
+        entrants: &'r [Entrant],
+        results: &'r [EntrantResult],
+    ) -> Self {
+        let mut order: Vec<&Competition> = competitions.iter().collect();
         order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
         let position = order
             .iter()
@@ -157,9 +189,14 @@ impl<'a> Index<'a> {
         Index {
             order,
             position,
-            entrants: group(&dataset.entrants, |e| e.competition_id.as_str()),
-            results: group(&dataset.results, |r| r.competition_id.as_str()),
+            entrants: group(entrants, |e| e.competition_id.as_str()),
+            results: group(results, |r| r.competition_id.as_str()),
         }
+    }
+
+    /// The index of a dataset's own rows.
+    pub fn of(dataset: &'c Dataset) -> Index<'c, 'c> {
+        Index::new(&dataset.competitions, &dataset.entrants, &dataset.results)
     }
 
     /// The place of competition `id` in replay order.
@@ -199,7 +236,7 @@ pub(super) fn each_competition<T: Send>(
     one: impl Fn(&Competition, &Rows<'_>) -> Result<T, InputError> + Sync,
     on_competition_done: &(dyn Fn() + Sync),
 ) -> (Vec<T>, Vec<Quarantined>) {
-    let index = Index::new(dataset);
+    let index = Index::of(dataset);
     let mut boards: Vec<Vec<&BoardResult>> = vec![Vec::new(); index.order.len()];
     for (at, rows) in index.group(&dataset.boards) {
         boards[at] = rows;
