@@ -237,8 +237,9 @@ pub fn run_with_progress(
     run_source(dataset, rows, &mut boards, settings, previous, progress)
 }
 
-/// The run over `head` (members, competitions, entrants, results; its board rows, if
-/// any, are not read) with the board rows `boards` gives, batch by batch. A run from
+/// The run over `head`'s members and competitions, the entrant and result rows `rows`
+/// (taken out of `head` or borrowed from it: `head`'s own are not read, nor its board
+/// rows) and the board rows `boards` gives, batch by batch. A run from
 /// scratch reads them once, hashing and scoring each competition as its rows arrive; a
 /// continued run first hashes everything (to compare with the state's ledger), then
 /// reads again only what it applies. Either way only one batch of board rows is held.
