@@ -91,12 +91,24 @@ pub fn factor_hash(factors: &FactorSet) -> String {
 
 /// Canonical lines of rows: each row's debug form without its origin, sorted.
 fn canonical_rows<T: std::fmt::Debug + Clone>(rows: &[&T], strip: impl Fn(&mut T)) -> Vec<String> {
+    use std::fmt::Write;
+    sorted_lines(rows, 0, |row, line| {
+        let mut row = row.clone();
+        strip(&mut row);
+        // Writing to a String cannot fail.
+        let _ = write!(line, "{row:?}");
+    })
+}
+
+/// Each row's canonical line, written by `write` into a line of about `capacity`
+/// bytes, sorted (the hash does not depend on row order).
+fn sorted_lines<T>(rows: &[&T], capacity: usize, write: impl Fn(&T, &mut String)) -> Vec<String> {
     let mut lines: Vec<String> = rows
         .iter()
         .map(|row| {
-            let mut row = (*row).clone();
-            strip(&mut row);
-            format!("{row:?}")
+            let mut line = String::with_capacity(capacity);
+            write(row, &mut line);
+            line
         })
         .collect();
     lines.sort_unstable();
@@ -165,67 +177,60 @@ fn itoa(buffer: &mut [u8; 20], number: impl Into<u64>) -> &str {
 /// field, so a field added to [`BoardResult`] does not compile until it is hashed too.
 fn board_lines(rows: &[&BoardResult]) -> Vec<String> {
     use std::fmt::Write;
-    let mut lines: Vec<String> = rows
-        .iter()
-        .map(|row| {
-            let BoardResult {
-                competition_id,
-                board,
-                ns,
-                ew,
-                contract,
-                declarer,
-                tricks,
-                ns_score,
-                adjusted,
-                north,
-                south,
-                east,
-                west,
-                round,
-                session,
-                table,
-                room,
-                ns_penalty,
-                ew_penalty,
-                origin: _,
-            } = row;
-            let mut line = String::with_capacity(160);
-            debug_str(&mut line, competition_id);
+    sorted_lines(rows, 160, |row, line| {
+        let BoardResult {
+            competition_id,
+            board,
+            ns,
+            ew,
+            contract,
+            declarer,
+            tricks,
+            ns_score,
+            adjusted,
+            north,
+            south,
+            east,
+            west,
+            round,
+            session,
+            table,
+            room,
+            ns_penalty,
+            ew_penalty,
+            origin: _,
+        } = row;
+        debug_str(line, competition_id);
+        line.push(' ');
+        line.push_str(itoa(&mut [0; 20], *board));
+        for text in [ns, ew, contract, declarer] {
             line.push(' ');
-            line.push_str(itoa(&mut [0; 20], *board));
-            for text in [ns, ew, contract, declarer] {
-                line.push(' ');
-                debug_option_str(&mut line, text);
+            debug_option_str(line, text);
+        }
+        line.push(' ');
+        debug_option_number(line, tricks.map(u64::from));
+        line.push(' ');
+        match ns_score {
+            Some(score) if *score < 0 => {
+                line.push_str("Some(-");
+                line.push_str(itoa(&mut [0; 20], score.unsigned_abs()));
+                line.push(')');
             }
+            other => debug_option_number(line, other.map(|s| s.unsigned_abs())),
+        }
+        for text in [adjusted, north, south, east, west] {
             line.push(' ');
-            debug_option_number(&mut line, tricks.map(u64::from));
+            debug_option_str(line, text);
+        }
+        for number in [round, session, table] {
             line.push(' ');
-            match ns_score {
-                Some(score) if *score < 0 => {
-                    line.push_str("Some(-");
-                    line.push_str(itoa(&mut [0; 20], score.unsigned_abs()));
-                    line.push(')');
-                }
-                other => debug_option_number(&mut line, other.map(|s| s.unsigned_abs())),
-            }
-            for text in [adjusted, north, south, east, west] {
-                line.push(' ');
-                debug_option_str(&mut line, text);
-            }
-            for number in [round, session, table] {
-                line.push(' ');
-                debug_option_number(&mut line, number.map(u64::from));
-            }
-            line.push(' ');
-            debug_option_str(&mut line, room);
-            // Writing to a String cannot fail.
-            let _ = write!(line, " {ns_penalty:?} {ew_penalty:?}");
-            line
-        })
-        .collect();
-    lines.sort_unstable();
-    lines
+            debug_option_number(line, number.map(u64::from));
+        }
+        line.push(' ');
+        debug_option_str(line, room);
+        // Writing to a String cannot fail.
+        let _ = write!(line, " {ns_penalty:?} {ew_penalty:?}");
+    })
 }
 
 /// The `Debug` form of `origin` stripped off a row, as the canonical lines end.
@@ -251,83 +256,69 @@ fn debug_option_signed(out: &mut String, number: Option<i64>) {
 /// formatter's machinery costs more than the hashing itself). The destructuring names
 /// every field, so a field added to [`Entrant`] does not compile until it is written.
 fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
-    let mut lines: Vec<String> = rows
-        .iter()
-        .map(|row| {
-            let Entrant {
-                competition_id,
-                entrant,
-                players,
-                names,
-                team,
-                direction,
-                origin: _,
-            } = row;
-            let mut line = String::with_capacity(192);
-            line.push_str("Entrant { competition_id: ");
-            debug_str(&mut line, competition_id);
-            line.push_str(", entrant: ");
-            debug_str(&mut line, entrant);
-            line.push_str(", players: [");
-            for (slot, player) in players.iter().enumerate() {
-                if slot > 0 {
-                    line.push_str(", ");
-                }
-                debug_option_signed(&mut line, *player);
+    sorted_lines(rows, 192, |row, line| {
+        let Entrant {
+            competition_id,
+            entrant,
+            players,
+            names,
+            team,
+            direction,
+            origin: _,
+        } = row;
+        line.push_str("Entrant { competition_id: ");
+        debug_str(line, competition_id);
+        line.push_str(", entrant: ");
+        debug_str(line, entrant);
+        line.push_str(", players: [");
+        for (slot, player) in players.iter().enumerate() {
+            if slot > 0 {
+                line.push_str(", ");
             }
-            line.push_str("], names: [");
-            for (slot, name) in names.iter().enumerate() {
-                if slot > 0 {
-                    line.push_str(", ");
-                }
-                debug_option_str(&mut line, name);
+            debug_option_signed(line, *player);
+        }
+        line.push_str("], names: [");
+        for (slot, name) in names.iter().enumerate() {
+            if slot > 0 {
+                line.push_str(", ");
             }
-            line.push_str("], team: ");
-            debug_option_str(&mut line, team);
-            line.push_str(match direction {
-                Some(crate::dataset::Direction::NS) => ", direction: Some(NS), ",
-                Some(crate::dataset::Direction::EW) => ", direction: Some(EW), ",
-                None => ", direction: None, ",
-            });
-            line.push_str(NO_ORIGIN);
-            line
-        })
-        .collect();
-    lines.sort_unstable();
-    lines
+            debug_option_str(line, name);
+        }
+        line.push_str("], team: ");
+        debug_option_str(line, team);
+        line.push_str(match direction {
+            Some(crate::dataset::Direction::NS) => ", direction: Some(NS), ",
+            Some(crate::dataset::Direction::EW) => ", direction: Some(EW), ",
+            None => ", direction: None, ",
+        });
+        line.push_str(NO_ORIGIN);
+    })
 }
 
 /// Canonical lines of reported results, written field by field like [`entrant_lines`].
 fn result_lines(rows: &[&EntrantResult]) -> Vec<String> {
     use std::fmt::Write;
-    let mut lines: Vec<String> = rows
-        .iter()
-        .map(|row| {
-            let EntrantResult {
-                competition_id,
-                entrant,
-                boards_played,
-                score,
-                opponent,
-                origin: _,
-            } = row;
-            let mut line = String::with_capacity(128);
-            line.push_str("EntrantResult { competition_id: ");
-            debug_str(&mut line, competition_id);
-            line.push_str(", entrant: ");
-            debug_str(&mut line, entrant);
-            line.push_str(", boards_played: ");
-            line.push_str(itoa(&mut [0; 20], *boards_played));
-            // Writing to a String cannot fail.
-            let _ = write!(line, ", score: {score:?}, opponent: ");
-            debug_option_str(&mut line, opponent);
-            line.push_str(", ");
-            line.push_str(NO_ORIGIN);
-            line
-        })
-        .collect();
-    lines.sort_unstable();
-    lines
+    sorted_lines(rows, 128, |row, line| {
+        let EntrantResult {
+            competition_id,
+            entrant,
+            boards_played,
+            score,
+            opponent,
+            origin: _,
+        } = row;
+        line.push_str("EntrantResult { competition_id: ");
+        debug_str(line, competition_id);
+        line.push_str(", entrant: ");
+        debug_str(line, entrant);
+        line.push_str(", boards_played: ");
+        line.push_str(itoa(&mut [0; 20], *boards_played));
+        // Writing to a String cannot fail.
+        let _ = write!(line, ", score: {score:?}, opponent: ");
+        debug_option_str(line, opponent);
+        line.push_str(", ");
+        line.push_str(NO_ORIGIN);
+    })
 }
 
 #[derive(Default)]
