@@ -101,7 +101,7 @@ pub(super) fn sorted_results(mut results: Vec<EntrantResult>) -> Vec<EntrantResu
 /// A federation's board scores are one row per table result (tens of millions in ten
 /// years); as [`BoardScore`] rows, each with its own strings, they took about 180 bytes
 /// apiece. Here the competition and entrant names are stored once each and referred to
-/// by number, so a row takes about 50 bytes.
+/// by number, so a row takes 64 bytes.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct BoardScoreTable {
     names: Vec<String>,
