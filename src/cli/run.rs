@@ -387,8 +387,8 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         previous,
         &Bars::new(progress),
     )?;
-    // The outputs carry what they need of the dataset: its rows (entrants above all,
-    // a row per entrant of the whole history) need not wait for the writing.
+    // The outputs carry what they need of the dataset (its entrant rows went once
+    // scored): its members and competitions need not wait for the writing.
     drop(head);
     output.summary.reading += read_time;
     output.summary.elapsed = started.elapsed();

@@ -210,14 +210,7 @@ fn board_lines(rows: &[&BoardResult]) -> Vec<String> {
         line.push(' ');
         debug_option_number(line, tricks.map(u64::from));
         line.push(' ');
-        match ns_score {
-            Some(score) if *score < 0 => {
-                line.push_str("Some(-");
-                line.push_str(itoa(&mut [0; 20], score.unsigned_abs()));
-                line.push(')');
-            }
-            other => debug_option_number(line, other.map(|s| s.unsigned_abs())),
-        }
+        debug_option_signed(line, ns_score.map(i64::from));
         for text in [adjusted, north, south, east, west] {
             line.push(' ');
             debug_option_str(line, text);

@@ -173,6 +173,13 @@ pub(super) struct Index<'c, 'r> {
     results: HashMap<&'r str, Vec<&'r EntrantResult>>,
 }
 
+impl<'a> Index<'a, 'a> {
+    /// The index of a dataset's own rows.
+    pub fn of(dataset: &'a Dataset) -> Self {
+        Index::new(&dataset.competitions, &dataset.entrants, &dataset.results)
+    }
+}
+
 impl<'c, 'r> Index<'c, 'r> {
     pub fn new(
         competitions: &'c [Competition],
@@ -192,11 +199,6 @@ impl<'c, 'r> Index<'c, 'r> {
             entrants: group(entrants, |e| e.competition_id.as_str()),
             results: group(results, |r| r.competition_id.as_str()),
         }
-    }
-
-    /// The index of a dataset's own rows.
-    pub fn of(dataset: &'c Dataset) -> Index<'c, 'c> {
-        Index::new(&dataset.competitions, &dataset.entrants, &dataset.results)
     }
 
     /// The place of competition `id` in replay order.

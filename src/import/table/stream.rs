@@ -178,9 +178,7 @@ impl BoardReader {
             drop(batches);
             match reader.join() {
                 Ok(()) => outcome,
-                Err(_) => Err(Error::Config(
-                    "the board reader stopped unexpectedly".to_owned(),
-                )),
+                Err(_) => Err(reader_stopped()),
             }
         });
         if first && outcome.is_ok() {
@@ -232,9 +230,7 @@ fn produce(
         for (place, &at) in to_read.iter().enumerate() {
             let built = match next.take().map(|reading| reading.join()) {
                 Some(Ok(built)) => built,
-                _ => Err(Error::Config(
-                    "the board reader stopped unexpectedly".to_owned(),
-                )),
+                _ => Err(reader_stopped()),
             };
             next = to_read
                 .get(place + 1)
@@ -290,6 +286,11 @@ fn complete_competitions(
     // first, so a stable sort by competition keeps file and row order.
     complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
     complete
+}
+
+/// A reading thread that ended without its result (it panicked).
+fn reader_stopped() -> Error {
+    Error::Config("the board reader stopped unexpectedly".to_owned())
 }
 
 impl crate::pipeline::BoardSource for BoardReader {
