@@ -231,6 +231,7 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     let lines = sheet::lines(dataset, &scored.standings, &expected);
     let sheet_frame = sheet::frame(&lines).map_err(|e| Error::polars("standings.csv", e))?;
     let sheet_html = sheet::html(&lines);
+    let rounds = sheet::rounds_frame(&lines).map_err(|e| Error::polars("rounds.csv", e))?;
     let mut start_list = None;
     let mut start_frame = None;
     if args.start_list {
@@ -276,6 +277,7 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
             standings: &sheet_frame,
             results_html: &sheet_html,
             start_list: start_frame.as_ref(),
+            rounds: rounds.as_ref(),
         },
     )?;
     Ok(ScoreSummary {

@@ -270,7 +270,9 @@ fn points_columns(scoring: ScoringMethod) -> (&'static str, &'static str) {
     match scoring {
         ScoringMethod::Matchpoints => ("NS_MATCH_POINTS", "EW_MATCH_POINTS"),
         ScoringMethod::CrossImps => ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
-        ScoringMethod::Butler | ScoringMethod::TeamImps => ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS"),
+        ScoringMethod::Butler | ScoringMethod::TeamImps | ScoringMethod::SwissPairs => {
+            ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS")
+        }
     }
 }
 

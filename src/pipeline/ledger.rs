@@ -257,6 +257,7 @@ fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
             names,
             team,
             direction,
+            house,
             origin: _,
         } = row;
         line.push_str("Entrant { competition_id: ");
@@ -284,6 +285,11 @@ fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
             Some(crate::dataset::Direction::EW) => ", direction: Some(EW), ",
             None => ", direction: None, ",
         });
+        // Written only for a house pair, so that every other entrant's line (and the
+        // content hash of every competition without one) is what it was before.
+        if *house {
+            line.push_str("house: true, ");
+        }
         line.push_str(NO_ORIGIN);
     })
 }
