@@ -35,6 +35,7 @@
 pub mod butler;
 mod competition;
 pub mod contract;
+pub mod draw;
 /// The conventions are part of the dataset (each competition carries its own); they are
 /// re-exported here, where they are applied.
 pub use crate::dataset::conventions;
