@@ -26,7 +26,8 @@ bridgehcp score handicap-cup.xml --out cup/ --state out/2026-10 --start-list\n\n
 Writes standings.parquet, board_scores.parquet and quarantine.csv, and the result sheet: \
 standings.csv and results.html, with the players' names, totals and percentages rounded \
 as the club's program prints them, ranked per direction when the movement has two \
-winners. A handicap tournament is ranked by the handicap result (the result minus the \
+winners, and for a Swiss pairs event rounds.csv (a line per round for each pair). A \
+handicap tournament is ranked by the handicap result (the result minus the \
 one expected from the pairs' playing handicaps), the raw result beside it. The playing \
 handicaps come from --state (a run's output folder); without it every member has the \
 starting handicap."
