@@ -31,7 +31,10 @@ const MEMBERS: &str = "member_id,name,start_handicap
 
 /// Round r's tables (N/S, E/W) and the N/S scores of its first two boards at each
 /// table; the other six boards are flat (1NT by North making 7, 90, everywhere).
-const ROUNDS: [([(u32, u32); 3], [[i32; 3]; 2]); 3] = [
+/// A round: its three tables and the N/S scores of its two lively boards.
+type Round = ([(u32, u32); 3], [[i32; 3]; 2]);
+
+const ROUNDS: [Round; 3] = [
     (
         [(1, 2), (3, 4), (5, 6)],
         [[-100, -100, 110], [620, 170, 170]],
