@@ -602,9 +602,16 @@ mod tests {
         let plain = Entrant::new("c1", "1");
         let mut stripped = entrant.clone();
         stripped.origin = Origin::default();
-        let mut expected = vec![format!("{stripped:?}"), format!("{plain:?}")];
+        // A line leaves out `house: false`, so that a competition without a house pair
+        // hashes as it did before the field existed; a house pair's line is its Debug
+        // form in full.
+        let debug = |e: &Entrant| format!("{e:?}").replace("house: false, ", "");
+        let mut house = stripped.clone();
+        house.house = true;
+        let mut expected = vec![debug(&stripped), debug(&plain), format!("{house:?}")];
         expected.sort_unstable();
-        assert_eq!(entrant_lines(&[&entrant, &plain]), expected);
+        assert_eq!(entrant_lines(&[&entrant, &plain, &house]), expected);
+        assert!(format!("{house:?}").contains("house: true"));
         assert_eq!(
             entrant_lines(&[&plain]),
             vec![r#"Entrant { competition_id: "c1", entrant: "1", players: [None, None, None, None], names: [None, None, None, None], team: None, direction: None, origin: Origin { file: None, row: None } }"#.to_owned()]
