@@ -33,8 +33,8 @@ pub struct DrawEntry {
     pub imps: f64,
 }
 
-/// Backtracking steps before the draw gives up (a field of a hundred pairs late in an
-/// event needs a few thousand at most).
+/// Backtracking steps before the draw gives up, so that a large field with few draws
+/// left cannot keep the command searching for ever; the error then says so.
 const STEP_LIMIT: u64 = 5_000_000;
 
 /// Round 1: the pairs seated at random, from `seed`. The same seed and entrants (in any
