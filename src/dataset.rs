@@ -122,6 +122,9 @@ pub enum ScoringMethod {
     CrossImps,
     Butler,
     TeamImps,
+    /// Swiss pairs (seed 002): IMPs against a datum per board, each `round` a match
+    /// between the two pairs at a table, converted to victory points.
+    SwissPairs,
 }
 
 impl ScoringMethod {
@@ -157,6 +160,7 @@ crate::string_enum!(ScoringMethod, "scoring", {
     "cross_imps" => ScoringMethod::CrossImps,
     "butler" => ScoringMethod::Butler,
     "team_imps" => ScoringMethod::TeamImps,
+    "swiss_pairs" => ScoringMethod::SwissPairs,
 });
 crate::string_enum!(Direction, "direction", { "NS" => Direction::NS, "EW" => Direction::EW });
 
@@ -223,6 +227,9 @@ pub struct Entrant {
     pub names: [Option<String>; 4],
     pub team: Option<String>,
     pub direction: Option<Direction>,
+    /// The house pair of a Swiss pairs event (`entrants.house`): a pair the organiser
+    /// seats to make an odd entry even. It plays and is scored, and takes no place.
+    pub house: bool,
     pub origin: Origin,
 }
 
@@ -235,6 +242,7 @@ impl Entrant {
             names: [None, None, None, None],
             team: None,
             direction: None,
+            house: false,
             origin: Origin::default(),
         }
     }

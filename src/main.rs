@@ -78,6 +78,11 @@ fn main() -> anyhow::Result<()> {
             bridgehcp::cli::player::execute(&args)
                 .with_context(|| format!("statement of member {} failed", args.member_id))?;
         }
+        Command::Draw(args) => {
+            let drawn = bridgehcp::cli::draw::execute(&args)
+                .with_context(|| format!("drawing from {} failed", args.data.display()))?;
+            print!("{}", drawn.text);
+        }
         Command::Report(args) => {
             let (report, html, diff) = bridgehcp::cli::report::execute(&args)
                 .with_context(|| format!("report on {} failed", args.out_dir.display()))?;

@@ -1,6 +1,7 @@
 //! The command line: flags are parsed and checked once into settings, then handed to the
 //! library. Each subcommand lives in its own file.
 
+pub mod draw;
 pub mod import;
 pub mod player;
 pub mod progress;
@@ -24,6 +25,7 @@ on the sample federation shipped in data/sample and writes to ./out.",
     after_help = "Examples:\n  bridgehcp run --pipeline pipelines/monthly.toml\n  \
 bridgehcp run --data fed/ --out out/ --mode frozen\n  bridgehcp score --data fed/ --out scored/\n  \
 bridgehcp import pbn club/*.pbn --out fed/\n  \
+bridgehcp draw --data congress/ --seed 17\n  \
 bridgehcp player 1042 --out-dir out/ --html anna.html\n  \
 bridgehcp report --out-dir out/2026-11 --previous out/2026-10\n  \
 bridgehcp study --data fed/ --sweep impact=240,960 --out study/"
@@ -40,6 +42,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Score the board-level results of a dataset (standings and board scores).
     Score(score::ScoreArgs),
+    /// The next round's tables of a Swiss pairs event (round 1 at random from a seed,
+    /// then the single-field Swiss principle).
+    Draw(draw::DrawArgs),
     /// Convert club scoring programs' exports (PBN, USEBIO) into a dataset.
     Import(import::ImportArgs),
     /// One member's statement: every rated competition with the numbers that moved the

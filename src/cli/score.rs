@@ -26,7 +26,8 @@ bridgehcp score handicap-cup.xml --out cup/ --state out/2026-10 --start-list\n\n
 Writes standings.parquet, board_scores.parquet and quarantine.csv, and the result sheet: \
 standings.csv and results.html, with the players' names, totals and percentages rounded \
 as the club's program prints them, ranked per direction when the movement has two \
-winners. A handicap tournament is ranked by the handicap result (the result minus the \
+winners, and for a Swiss pairs event rounds.csv (a line per round for each pair). A \
+handicap tournament is ranked by the handicap result (the result minus the \
 one expected from the pairs' playing handicaps), the raw result beside it. The playing \
 handicaps come from --state (a run's output folder); without it every member has the \
 starting handicap."
@@ -231,6 +232,7 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     let lines = sheet::lines(dataset, &scored.standings, &expected);
     let sheet_frame = sheet::frame(&lines).map_err(|e| Error::polars("standings.csv", e))?;
     let sheet_html = sheet::html(&lines);
+    let rounds = sheet::rounds_frame(&lines).map_err(|e| Error::polars("rounds.csv", e))?;
     let mut start_list = None;
     let mut start_frame = None;
     if args.start_list {
@@ -276,6 +278,7 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
             standings: &sheet_frame,
             results_html: &sheet_html,
             start_list: start_frame.as_ref(),
+            rounds: rounds.as_ref(),
         },
     )?;
     Ok(ScoreSummary {

@@ -450,6 +450,29 @@ fn read_competition(file: &Arc<Path>, raw: &Raw) -> Result<Competition, InputErr
     let (scoring_text, scoring_origin) = meta("ScoringType")
         .or_else(|| tag("Scoring"))
         .ok_or_else(|| err(&file_origin, "no ScoringType header and no [Scoring] tag"))?;
+    let swiss = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        ["swiss", "monrad", "vp"].iter().any(|word| {
+            lower
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == *word)
+        })
+    };
+    // No PBN export of a Swiss pairs event has been seen to check a reading against
+    // (its matches and victory points are not in the PBN standard's tags), so one is
+    // refused by name rather than read as a plain pairs event.
+    if let Some((text, origin)) = [Some((scoring_text, scoring_origin)), tag("Competition")]
+        .into_iter()
+        .flatten()
+        .find(|(text, _)| swiss(text))
+    {
+        return Err(err(
+            origin,
+            format!(
+                "`{text}` is a Swiss pairs event, which cannot be imported from PBN: give it as a dataset with scoring `swiss_pairs` (each board row with its `round`)"
+            ),
+        ));
+    }
     let scoring = scoring_method(scoring_text)
         .ok_or_else(|| err(scoring_origin, format!("unknown scoring `{scoring_text}`")))?;
 
@@ -1080,6 +1103,15 @@ mod tests {
 
         let e = parse_text(&header("Rubber")).expect_err("unknown scoring");
         assert_eq!(e.location.row, Some(5));
+
+        for swiss in ["IMP;Butler;VP", "Swiss;IMP", "Monrad"] {
+            let e = parse_text(&header(swiss)).expect_err("a Swiss pairs event");
+            assert!(
+                e.rule.contains("Swiss pairs") && e.rule.contains(swiss),
+                "{}",
+                e.rule
+            );
+        }
 
         let text = header("MatchPoints;MP1") + "2 1 4S N 10 \"420 - 1 -1\n";
         let e = parse_text(&text).expect_err("unterminated quote");

@@ -270,7 +270,9 @@ fn points_columns(scoring: ScoringMethod) -> (&'static str, &'static str) {
     match scoring {
         ScoringMethod::Matchpoints => ("NS_MATCH_POINTS", "EW_MATCH_POINTS"),
         ScoringMethod::CrossImps => ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
-        ScoringMethod::Butler | ScoringMethod::TeamImps => ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS"),
+        ScoringMethod::Butler | ScoringMethod::TeamImps | ScoringMethod::SwissPairs => {
+            ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS")
+        }
     }
 }
 
@@ -286,6 +288,19 @@ fn build(root: &Element) -> Result<Imported, InputError> {
         "MP_PAIRS" => ScoringMethod::Matchpoints,
         "CROSS_IMP" => ScoringMethod::CrossImps,
         "BUTLER_PAIRS" => ScoringMethod::Butler,
+        // USEBIO names three Swiss pairs types (on victory points, on cross-IMPs, on
+        // butler IMPs). How a file lays out the rounds and matches of one is not
+        // settled by any export this project has been able to check against, and
+        // reading the boards without the matches would rate the event right but score
+        // it wrong, so these are refused rather than guessed at.
+        swiss @ ("SWISS_PAIRS" | "SWISS_PAIRS_BUTLER_IMPS" | "SWISS_PAIRS_CROSS_IMPS") => {
+            return Err(event.error(
+                "EVENT_TYPE",
+                format!(
+                    "event type `{swiss}` is a Swiss pairs event, which cannot be imported from USEBIO: give it as a dataset with scoring `swiss_pairs` (each board row with its `round`)"
+                ),
+            ))
+        }
         other => {
             return Err(event.error(
                 "EVENT_TYPE",
@@ -779,6 +794,28 @@ mod tests {
         assert!((total("2NS") - 7.75).abs() < 1e-9, "{}", total("2NS"));
         assert!((total("3NS") - 0.25).abs() < 1e-9, "{}", total("3NS"));
         assert!((total("5NS") - 4.0).abs() < 1e-9 && (total("5EW") - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn swiss_pairs_event_types_are_refused_by_name() {
+        for swiss in [
+            "SWISS_PAIRS",
+            "SWISS_PAIRS_BUTLER_IMPS",
+            "SWISS_PAIRS_CROSS_IMPS",
+        ] {
+            let text = document(GOOD).replacen(
+                "<EVENT EVENT_TYPE=\"MP_PAIRS\">",
+                &format!("<EVENT EVENT_TYPE=\"{swiss}\">"),
+                1,
+            );
+            let e = parse_text(&text).expect_err("a Swiss pairs event");
+            assert!(
+                e.rule.contains(swiss) && e.rule.contains("swiss_pairs"),
+                "{}",
+                e.rule
+            );
+            assert_eq!(e.location.column.as_deref(), Some("EVENT_TYPE"));
+        }
     }
 
     #[test]

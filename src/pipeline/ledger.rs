@@ -257,6 +257,7 @@ fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
             names,
             team,
             direction,
+            house,
             origin: _,
         } = row;
         line.push_str("Entrant { competition_id: ");
@@ -284,6 +285,11 @@ fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
             Some(crate::dataset::Direction::EW) => ", direction: Some(EW), ",
             None => ", direction: None, ",
         });
+        // Written only for a house pair, so that every other entrant's line (and the
+        // content hash of every competition without one) is what it was before.
+        if *house {
+            line.push_str("house: true, ");
+        }
         line.push_str(NO_ORIGIN);
     })
 }
@@ -596,9 +602,16 @@ mod tests {
         let plain = Entrant::new("c1", "1");
         let mut stripped = entrant.clone();
         stripped.origin = Origin::default();
-        let mut expected = vec![format!("{stripped:?}"), format!("{plain:?}")];
+        // A line leaves out `house: false`, so that a competition without a house pair
+        // hashes as it did before the field existed; a house pair's line is its Debug
+        // form in full.
+        let debug = |e: &Entrant| format!("{e:?}").replace("house: false, ", "");
+        let mut house = stripped.clone();
+        house.house = true;
+        let mut expected = vec![debug(&stripped), debug(&plain), format!("{house:?}")];
         expected.sort_unstable();
-        assert_eq!(entrant_lines(&[&entrant, &plain]), expected);
+        assert_eq!(entrant_lines(&[&entrant, &plain, &house]), expected);
+        assert!(format!("{house:?}").contains("house: true"));
         assert_eq!(
             entrant_lines(&[&plain]),
             vec![r#"Entrant { competition_id: "c1", entrant: "1", players: [None, None, None, None], names: [None, None, None, None], team: None, direction: None, origin: Origin { file: None, row: None } }"#.to_owned()]

@@ -282,6 +282,20 @@ fn field_kind(competition: &Competition) -> Result<FieldKind, InputError> {
                 FieldKind::PairsDatum
             }
         }
+        // Every board of a Swiss pairs event is scored against the datum of all its
+        // tables, the pair's own included: the handicap sees a butler pairs field, and
+        // the matches and VPs (which only share the datum IMPs out) play no part.
+        (Format::Pairs, SwissPairs) => FieldKind::PairsDatum,
+        (format @ (Format::Individual | Format::Teams), SwissPairs) => {
+            return Err(InputError::new(
+                competition
+                    .origin
+                    .location()
+                    .column("format")
+                    .competition(&competition.competition_id),
+                format!("scoring `swiss_pairs` needs format `pairs`, not `{format}`"),
+            ))
+        }
         (Format::Teams, TeamImps) => FieldKind::TeamMatch,
         (Format::Teams, Matchpoints | CrossImps | Butler) => FieldKind::TeamPairAcross,
         (format, TeamImps) => {

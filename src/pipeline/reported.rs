@@ -81,8 +81,38 @@ pub fn standings_from_results(
                 .flatten()
                 .is_some()
         });
+    // A Swiss pairs event's house pair takes no place: it is listed after the others.
+    let house: Vec<&str> = entrants
+        .iter()
+        .filter(|e| e.house && competition.scoring == ScoringMethod::SwissPairs)
+        .map(|e| e.entrant.as_str())
+        .collect();
+    let (placed, unplaced): (Vec<&EntrantResult>, Vec<&EntrantResult>) = results
+        .iter()
+        .partition(|r| !house.contains(&r.entrant.as_str()));
+    let mut standings = standings_of(competition, &direction_of, fixed_directions, &placed);
+    for r in unplaced {
+        let mut s = Standing::new(
+            &competition.competition_id,
+            &r.entrant,
+            r.score,
+            r.boards_played,
+        );
+        s.house = true;
+        standings.push(s);
+    }
+    standings
+}
+
+/// The placed entrants' standings of [`standings_from_results`].
+fn standings_of(
+    competition: &Competition,
+    direction_of: &HashMap<&str, Option<Direction>>,
+    fixed_directions: bool,
+    results: &[&EntrantResult],
+) -> Vec<Standing> {
     let mut groups: BTreeMap<Option<Direction>, Vec<&EntrantResult>> = BTreeMap::new();
-    for result in results {
+    for &result in results {
         let direction = if fixed_directions {
             direction_of.get(result.entrant.as_str()).copied().flatten()
         } else {
@@ -140,4 +170,48 @@ pub fn standings_from_results(
         scoring::team_match_vps(&mut standings, boards);
     }
     standings
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::*;
+
+    /// A Swiss pairs event reported as IMP totals only: ranked by IMPs (no match is
+    /// known, so no VPs), the house pair listed last without a place.
+    #[test]
+    fn reported_swiss_pairs_leave_the_house_pair_unplaced() {
+        let date = NaiveDate::from_ymd_opt(2026, 3, 7).unwrap_or_default();
+        let competition = Competition::new("sp", date, Format::Pairs, ScoringMethod::SwissPairs);
+        let mut entrants: Vec<Entrant> =
+            (1..=4).map(|p| Entrant::new("sp", p.to_string())).collect();
+        entrants[0].house = true;
+        let refs: Vec<&Entrant> = entrants.iter().collect();
+        let results: Vec<EntrantResult> = [(1, 30.0), (2, 12.0), (3, -2.0), (4, -40.0)]
+            .iter()
+            .map(|&(p, score)| EntrantResult {
+                competition_id: "sp".into(),
+                entrant: p.to_string(),
+                boards_played: 56,
+                score,
+                opponent: None,
+                origin: Default::default(),
+            })
+            .collect();
+        let standings = standings_from_results(&competition, &refs, &results);
+        let got: Vec<(&str, u32, bool)> = standings
+            .iter()
+            .map(|s| (s.entrant.as_str(), s.rank, s.house))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("2", 1, false),
+                ("3", 2, false),
+                ("4", 3, false),
+                ("1", 0, true)
+            ]
+        );
+    }
 }

@@ -12,8 +12,8 @@ use crate::model::{self, CalcMethod, FieldKind};
 use crate::scoring;
 use crate::scoring::conventions::ImpAggregate;
 
-/// The model's calculation method: matchpoints are topscore; cross-IMPs, butler and team
-/// IMPs are IMP events.
+/// The model's calculation method: matchpoints are topscore; cross-IMPs, butler, team
+/// IMPs and Swiss pairs (its datum IMPs, never its VPs) are IMP events.
 pub fn calc_method(scoring: ScoringMethod) -> CalcMethod {
     if scoring.is_imps() {
         CalcMethod::Imp
@@ -70,7 +70,7 @@ pub(super) fn model_result(
     let mut achieved = match competition.scoring {
         ScoringMethod::Matchpoints => result.score - 50.0,
         ScoringMethod::CrossImps => per_board / comparisons,
-        ScoringMethod::Butler | ScoringMethod::TeamImps => per_board,
+        ScoringMethod::Butler | ScoringMethod::TeamImps | ScoringMethod::SwissPairs => per_board,
     };
     // A team match's scores are net margins or IMPs won; the model wants the margin.
     if let (FieldKind::TeamMatch, Some(against)) = (kind, against) {
@@ -127,6 +127,7 @@ mod tests {
             ScoringMethod::CrossImps,
             ScoringMethod::Butler,
             ScoringMethod::TeamImps,
+            ScoringMethod::SwissPairs,
         ] {
             assert_eq!(calc_method(s), CalcMethod::Imp);
         }

@@ -333,6 +333,17 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
     )
 }
 
+/// `house` (a Swiss pairs event's house pair), written only when some entrant is one,
+/// so that a dataset without a house pair is written as it always was.
+fn house_column(rows: &[crate::dataset::Entrant]) -> Option<Column> {
+    rows.iter().any(|e| e.house).then(|| {
+        Column::new(
+            "house".into(),
+            rows.iter().map(|e| e.house).collect::<Vec<_>>(),
+        )
+    })
+}
+
 fn entrants_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
     let rows = &dataset.entrants;
     let player = |slot: usize, name: &str| {
@@ -367,7 +378,10 @@ fn entrants_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             ),
             source_file(rows.iter().map(|e| &e.origin)),
             source_line(rows.iter().map(|e| &e.origin)),
-        ],
+        ]
+        .into_iter()
+        .chain(house_column(rows))
+        .collect(),
         "entrants",
     )
 }

@@ -176,7 +176,7 @@ fn standings_frame(
         .map("score", rows, |s| s.score)
         .map("percent", rows, |s| s.percent)
         .map("boards_played", rows, |s| s.boards_played as i32)
-        .map("rank", rows, |s| s.rank as i32)
+        .map("rank", rows, |s| (!s.house).then_some(s.rank as i32))
         .map("direction", rows, |s| direction_name(s.direction))
         .map("vp", rows, |s| s.vp)
         .map("handicap_expected", rows, |s| handicap(s).map(|a| a.0))
@@ -442,6 +442,9 @@ pub fn write_scored(
         if let Some(list) = sheet.start_list {
             write_csv(list, &staged.path("start_list.csv"))?;
         }
+        if let Some(rounds) = sheet.rounds {
+            write_csv(rounds, &staged.path("rounds.csv"))?;
+        }
         let html = staged.path("results.html");
         std::fs::write(&html, sheet.results_html.as_bytes()).map_err(|e| Error::io(&html, e))
     })
@@ -457,4 +460,6 @@ pub struct ScoreSheet<'a> {
     pub results_html: &'a str,
     /// `start_list.csv`, when asked for.
     pub start_list: Option<&'a DataFrame>,
+    /// `rounds.csv`, when a Swiss pairs event was scored.
+    pub rounds: Option<&'a DataFrame>,
 }

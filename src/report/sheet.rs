@@ -18,6 +18,7 @@ use super::statement::STYLE;
 use super::svg::escape;
 use crate::dataset::conventions::{ImpAggregate, MpScale};
 use crate::dataset::{Competition, Dataset};
+use crate::scoring::swiss::MatchLine;
 use crate::scoring::Standing;
 
 /// One line of the sheet.
@@ -46,6 +47,10 @@ pub struct SheetLine {
     pub handicap_result: Option<f64>,
     /// Decimals the score is printed with.
     pub score_decimals: usize,
+    /// Swiss pairs: the house pair, listed without a place.
+    pub house: bool,
+    /// Swiss pairs: the pair's matches, by round.
+    pub rounds: Vec<MatchLine>,
 }
 
 /// Half away from zero, as scoring programs round.
@@ -164,6 +169,8 @@ pub fn lines(
                     handicap_expected: adjusted.map(|a| round_to(a.0, 2)),
                     handicap_result: adjusted.map(|a| round_to(a.1, 2)),
                     score_decimals: decimals,
+                    house: s.house,
+                    rounds: s.rounds.clone(),
                 }
             })
             .collect();
@@ -199,6 +206,7 @@ pub fn lines(
         group.sort_by(|a, b| {
             line(a)
                 .cmp(&line(b))
+                .then(a.house.cmp(&b.house))
                 .then(a.rank.cmp(&b.rank))
                 .then(a.raw_rank.cmp(&b.raw_rank))
                 .then(a.entrant.cmp(&b.entrant))
@@ -217,17 +225,58 @@ pub fn frame(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
         .map("title", lines, |l| l.title.clone())
         .map("club", lines, |l| l.club.clone())
         .map("direction", lines, |l| l.direction.clone())
-        .map("rank", lines, |l| l.rank as i32)
+        .map("rank", lines, |l| (!l.house).then_some(l.rank as i32))
         .map("entrant", lines, |l| l.entrant.clone())
         .map("names", lines, |l| l.names.clone())
         .map("score", lines, |l| l.score)
         .map("percent", lines, |l| l.percent)
         .map("boards_played", lines, |l| l.boards_played as i32)
         .map("vp", lines, |l| l.vp)
-        .map("raw_rank", lines, |l| l.raw_rank as i32)
+        .map("raw_rank", lines, |l| {
+            (!l.house).then_some(l.raw_rank as i32)
+        })
         .map("handicap_expected", lines, |l| l.handicap_expected)
         .map("handicap_result", lines, |l| l.handicap_result)
         .build()
+}
+
+/// `rounds.csv`: a line per round for each pair of a Swiss pairs event, in the sheet's
+/// order, with the VPs the pair has after the round; `None` when no competition has
+/// rounds.
+pub fn rounds_frame(lines: &[SheetLine]) -> PolarsResult<Option<DataFrame>> {
+    struct Row<'a> {
+        line: &'a SheetLine,
+        round: &'a MatchLine,
+        total: f64,
+    }
+    let mut rows: Vec<Row<'_>> = Vec::new();
+    for line in lines {
+        let mut hundredths = 0i64;
+        for round in &line.rounds {
+            hundredths += (round.vp * 100.0).round() as i64;
+            rows.push(Row {
+                line,
+                round,
+                total: hundredths as f64 / 100.0,
+            });
+        }
+    }
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    FrameBuilder::new(rows.len())
+        .map("competition_id", &rows, |r| r.line.competition_id.clone())
+        .map("entrant", &rows, |r| r.line.entrant.clone())
+        .map("names", &rows, |r| r.line.names.clone())
+        .map("round", &rows, |r| r.round.round as i32)
+        .map("opponent", &rows, |r| r.round.opponent.clone())
+        .map("boards", &rows, |r| r.round.boards as i32)
+        .map("imps", &rows, |r| r.round.imps)
+        .map("margin", &rows, |r| r.round.margin)
+        .map("vp", &rows, |r| r.round.vp)
+        .map("total_vp", &rows, |r| r.total)
+        .build()
+        .map(Some)
 }
 
 fn cell(value: Option<f64>, decimals: usize) -> String {
@@ -284,10 +333,15 @@ pub fn html(lines: &[SheetLine]) -> String {
         }
         h.push_str("</tr>");
         for l in group {
+            let rank = if l.house {
+                "house".to_string()
+            } else {
+                l.rank.to_string()
+            };
             let _ = write!(
                 h,
                 "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td>",
-                l.rank,
+                rank,
                 escape(&l.entrant),
                 escape(&l.names),
                 cell(Some(l.score), l.score_decimals)
@@ -315,6 +369,9 @@ pub fn html(lines: &[SheetLine]) -> String {
             h.push_str("</tr>");
         }
         h.push_str("</table>");
+        if group.iter().any(|l| !l.rounds.is_empty()) {
+            rounds_table(&mut h, group);
+        }
         if handicap {
             h.push_str("<p class=note>A handicap tournament: ranked by the handicap result (the result minus the result expected from the pair's playing handicap; percentage points for matchpoints, IMPs per board for IMPs). Raw rank: the rank on the score alone.</p>");
         }
@@ -322,6 +379,33 @@ pub fn html(lines: &[SheetLine]) -> String {
     }
     h.push_str("</body></html>\n");
     h
+}
+
+/// A Swiss pairs event's matches: a line per round for each pair, with its VPs so far.
+fn rounds_table(h: &mut String, group: &[SheetLine]) {
+    h.push_str("<h3>Matches</h3><table><tr><th>pair</th><th>round</th><th>opponent</th><th>boards</th><th>IMPs</th><th>margin</th><th>VP</th><th>total VP</th></tr>");
+    for l in group {
+        let mut hundredths = 0i64;
+        for r in &l.rounds {
+            hundredths += (r.vp * 100.0).round() as i64;
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td class=n>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:+}</td><td class=n>{:.2}</td><td class=n>{:.2}</td></tr>",
+                escape(&l.entrant),
+                r.round,
+                escape(&r.opponent),
+                r.boards,
+                cell(Some(r.imps), 0),
+                r.margin,
+                r.vp,
+                hundredths as f64 / 100.0
+            );
+        }
+    }
+    h.push_str("</table>");
+    if group.iter().any(|l| l.house) {
+        h.push_str("<p class=note>The house pair makes an odd entry even: it plays and is scored, and takes no place.</p>");
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format};
+use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format, ScoringMethod};
 use crate::error::InputError;
 
 use super::dispatch::{score_board, totals, BoardPoints};
@@ -27,6 +27,17 @@ pub fn score_competition(
         .filter(|e| e.competition_id == id)
         .map(|e| (e.entrant.trim(), e))
         .collect();
+    if competition.scoring != ScoringMethod::SwissPairs {
+        if let Some(house) = known.values().find(|e| e.house) {
+            return Err(InputError::new(
+                house.origin.location().competition(id).column("house"),
+                format!(
+                    "entrant `{}` is marked as a house pair, which only a swiss_pairs event has",
+                    house.entrant
+                ),
+            ));
+        }
+    }
     let mut tables: Vec<Table<'_>> = boards
         .iter()
         .map(Borrow::borrow)

@@ -12,7 +12,7 @@ use super::matchpoints::SidePoints;
 use super::outcome::Outcome;
 use super::rows::Standing;
 use super::tables::Table;
-use super::{butler, cross_imps, field, four_five, matchpoints, team};
+use super::{butler, cross_imps, field, four_five, matchpoints, swiss, team};
 
 /// Points and bounds of each table, in table order.
 pub(super) struct BoardPoints {
@@ -39,6 +39,9 @@ pub(super) fn totals(
         }
         (ScoringMethod::TeamImps, false) => {
             four_five::four_five_standings(competition, known, tables, points)
+        }
+        (ScoringMethod::SwissPairs, _) => {
+            swiss::swiss_standings(competition, known, tables, points)?
         }
         _ => field::field_standings(competition, tables, points),
     })
@@ -95,7 +98,7 @@ pub(super) fn score_board(
         .into_iter()
         .map(plain)
         .collect(),
-        ScoringMethod::Butler => {
+        ScoringMethod::Butler | ScoringMethod::SwissPairs => {
             let (datum, sides) = butler::score_board(
                 outcomes,
                 conventions.datum_trim,

@@ -24,6 +24,10 @@
 //! subround, the average rounded down for a sit-out), while the results the handicap
 //! model consumes hold each pair's net IMPs over the boards it played.
 //!
+//! `swiss_pairs` scores each board as butler does (IMPs against a datum), and adds the
+//! boards up match by match (`swiss`): each `round` is a match between the two pairs at
+//! a table, its margin worth victory points, the standings by total VPs.
+//!
 //! The entry point (`competition`) reads and checks every table result (`tables`),
 //! scores each board by the competition's method and adds the boards up by its format
 //! (`dispatch`: `field`, `team`, `four_five`), and returns the rows of `rows`.
@@ -31,6 +35,7 @@
 pub mod butler;
 mod competition;
 pub mod contract;
+pub mod draw;
 /// The conventions are part of the dataset (each competition carries its own); they are
 /// re-exported here, where they are applied.
 pub use crate::dataset::conventions;
@@ -43,6 +48,7 @@ pub mod matchpoints;
 pub mod outcome;
 mod rows;
 pub mod standings;
+pub mod swiss;
 mod tables;
 pub mod team;
 pub mod vp;

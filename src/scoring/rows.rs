@@ -39,8 +39,14 @@ pub struct Standing {
     /// Set when each direction is ranked on its own (fixed-direction Mitchell).
     pub direction: Option<Direction>,
     /// Team matches: the victory points of the match on the WBF scale for its boards.
-    /// They decide a team event's standings; the handicap always uses the IMPs.
+    /// They decide a team event's standings; the handicap always uses the IMPs. Swiss
+    /// pairs: the pair's total victory points over its matches.
     pub vp: Option<f64>,
+    /// Swiss pairs: the house pair, shown but unplaced (its `rank` is 0 and is written
+    /// empty).
+    pub house: bool,
+    /// Swiss pairs: the pair's matches, by round.
+    pub rounds: Vec<super::swiss::MatchLine>,
 }
 
 /// Everything scoring produces for one competition.
@@ -86,6 +92,8 @@ impl Standing {
             rank: 0,
             direction: None,
             vp: None,
+            house: false,
+            rounds: Vec::new(),
         }
     }
 }

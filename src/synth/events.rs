@@ -5,7 +5,7 @@
 //! results only; both kinds come from the same hidden strengths, so a model fitted on
 //! either should find the same players strong.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::NaiveDate;
 
@@ -13,7 +13,8 @@ use crate::dataset::{
     BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, ScoringMethod,
 };
 use crate::model::{CalcMethod, FieldKind};
-use crate::scoring::conventions::ImpAggregate;
+use crate::scoring::conventions::{DatumRounding, DatumTrim, ImpAggregate};
+use crate::scoring::draw::{first_round, next_round, DrawEntry};
 
 use super::federation::{Club, Federation};
 use super::movements::{mitchell, round_robin, team_rounds, Movement};
@@ -27,15 +28,17 @@ enum Kind {
     Individual,
     TeamMatches,
     TeamCross,
+    SwissCongress,
 }
 
-const KINDS: [Kind; 6] = [
+const KINDS: [Kind; 7] = [
     Kind::Pairs(ScoringMethod::Matchpoints),
     Kind::Pairs(ScoringMethod::CrossImps),
     Kind::Pairs(ScoringMethod::Butler),
     Kind::Individual,
     Kind::TeamMatches,
     Kind::TeamCross,
+    Kind::SwissCongress,
 ];
 
 const CLASSES: [&str; 3] = ["championship", "novice", "open"];
@@ -88,12 +91,19 @@ impl<'a> MonthBuilder<'a> {
         let mut attempts = 0;
         while left > 0 && attempts < 4 * budget + 8 {
             attempts += 1;
-            let kind = KINDS[self.rng.weighted(&mix).min(KINDS.len() - 1)];
+            let mut index = self.rng.weighted(&mix).min(KINDS.len() - 1);
+            // The draw's fallback for rounding is the last kind; a kind weighted 0 (Swiss
+            // congresses, when a mix leaves them out) is never run.
+            if mix[index] <= 0.0 {
+                index = mix.iter().rposition(|w| *w > 0.0).unwrap_or(0);
+            }
+            let kind = KINDS[index];
             let used = match kind {
                 Kind::Pairs(scoring) => self.pairs_event(scoring),
                 Kind::Individual => self.individual_event(),
                 Kind::TeamMatches => self.team_matches(),
                 Kind::TeamCross => self.team_cross(),
+                Kind::SwissCongress => self.swiss_congress(),
             };
             left -= used as i64;
         }
@@ -418,7 +428,7 @@ impl<'a> MonthBuilder<'a> {
                 }
                 (100.0, 1.0)
             }
-            ScoringMethod::Butler => (1.0, 1.0),
+            ScoringMethod::Butler | ScoringMethod::SwissPairs => (1.0, 1.0),
             _ => {
                 let comparisons = (n as f64 / 2.0 - 1.0).max(1.0);
                 match comp.conventions.imp_aggregate {
@@ -441,6 +451,145 @@ impl<'a> MonthBuilder<'a> {
                 origin: Default::default(),
             });
         }
+    }
+
+    /// A one-day Swiss pairs congress (seed 002): seven 8-board matches, six of nine
+    /// boards for an entry under twelve, every table of a round playing the same boards.
+    /// Round 1 is seated at random, later rounds are drawn from the standings so far
+    /// (the same draw `bridgehcp draw` gives); an odd entry's last pair is the house
+    /// pair. Should the draw find no round without a repeat, the event ends after the
+    /// rounds played.
+    fn swiss_congress(&mut self) -> usize {
+        let fed = self.fed;
+        let cfg = &fed.config;
+        let target = self.rng.range(8, 27);
+        let cap = (self.club.partnerships.len() + 6).max(8);
+        let mut used = HashSet::new();
+        let pairs = self.partnerships(target.min(cap), &mut used);
+        let n = pairs.len();
+        if n < 8 {
+            return 1;
+        }
+        let (rounds, per_round) = if n < 12 { (6u32, 9u32) } else { (7, 8) };
+        let board_level = self.rng.chance(cfg.board_level_share);
+        let (date, session) = self.take_date(1);
+        let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
+        let mut comp = self.competition(
+            id.clone(),
+            (date, session),
+            Format::Pairs,
+            ScoringMethod::SwissPairs,
+            rounds * per_round,
+            "Swiss pairs congress",
+        );
+        comp.conventions.datum_trim = DatumTrim::TenPercent;
+        comp.conventions.datum_rounding = DatumRounding::None;
+        let mut entrants = Vec::with_capacity(n);
+        for (i, pair) in pairs.iter().enumerate() {
+            let mut e = Entrant::new(id.clone(), (i + 1).to_string());
+            e.players[0] = Some(fed.id(pair[0]));
+            e.players[1] = Some(fed.id(pair[1]));
+            e.house = n % 2 == 1 && i + 1 == n;
+            entrants.push(e);
+        }
+        let levels: Vec<f64> = pairs.iter().map(|p| self.pair_level(p)).collect();
+        if board_level {
+            let played = self.swiss_rounds(&comp, &entrants, &levels, rounds, per_round);
+            comp.boards = Some(played * per_round);
+            if played == 0 {
+                return 1;
+            }
+        } else {
+            let field: Vec<(String, f64)> = entrants
+                .iter()
+                .zip(&levels)
+                .map(|(e, l)| (e.entrant.clone(), *l))
+                .collect();
+            self.pair_results(&comp, &field, rounds * per_round);
+        }
+        self.out.entrants.extend(entrants);
+        self.out.competitions.push(comp);
+        4 * n
+    }
+
+    /// The board rows of a Swiss pairs congress, round by round; returns the rounds
+    /// played.
+    fn swiss_rounds(
+        &mut self,
+        comp: &Competition,
+        entrants: &[Entrant],
+        levels: &[f64],
+        rounds: u32,
+        per_round: u32,
+    ) -> u32 {
+        let model = self.fed.config.play.clone();
+        let names: Vec<String> = entrants.iter().map(|e| e.entrant.clone()).collect();
+        let level_of = |name: &str| {
+            names
+                .iter()
+                .position(|n| n == name)
+                .and_then(|i| levels.get(i))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        let mut rows: Vec<BoardResult> = Vec::new();
+        let mut met: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut played = 0;
+        for round in 1..=rounds {
+            let tables = if round == 1 {
+                first_round(&names, self.rng.next_u64())
+            } else {
+                let Ok(scored) = crate::scoring::score_competition(comp, entrants, &rows) else {
+                    break;
+                };
+                let standings: Vec<DrawEntry> = scored
+                    .standings
+                    .iter()
+                    .map(|s| DrawEntry {
+                        entrant: s.entrant.clone(),
+                        vp: s.vp.unwrap_or(0.0),
+                        imps: s.score,
+                    })
+                    .collect();
+                next_round(&standings, &met)
+            };
+            let Ok(tables) = tables else {
+                break;
+            };
+            for k in 0..per_round {
+                let board = (round - 1) * per_round + k + 1;
+                let d = deal(&mut self.rng);
+                for t in &tables {
+                    let r = play(
+                        &mut self.rng,
+                        &model,
+                        &d,
+                        level_of(&t.ns),
+                        level_of(&t.ew),
+                        false,
+                    );
+                    rows.push(BoardResult {
+                        competition_id: comp.competition_id.clone(),
+                        board,
+                        ns: Some(t.ns.clone()),
+                        ew: Some(t.ew.clone()),
+                        contract: r.contract,
+                        declarer: r.declarer,
+                        tricks: r.tricks,
+                        adjusted: r.adjusted,
+                        round: Some(round),
+                        table: Some(t.table),
+                        ..BoardResult::default()
+                    });
+                }
+            }
+            for t in &tables {
+                met.insert((t.ns.clone(), t.ew.clone()));
+            }
+            played = round;
+        }
+        self.out.boards.extend(rows);
+        played
     }
 
     fn individual_event(&mut self) -> usize {

@@ -49,6 +49,11 @@ pub struct EventMix {
     /// A team event whose pairs are scored by IMPs across the field, one competition
     /// per round (default 0.05).
     pub team_cross_imps: f64,
+    /// A one-day Swiss pairs congress (seed 002): seven 8-board matches, or six of nine
+    /// boards for a small entry, drawn round by round, a house pair when the entry is
+    /// odd (default 0.02). The shipped sample in `data/sample` was generated before
+    /// this kind existed and has none; a federation generated now has them.
+    pub swiss_pairs: f64,
 }
 
 impl Default for EventMix {
@@ -60,12 +65,13 @@ impl Default for EventMix {
             individual: 0.06,
             team_matches: 0.05,
             team_cross_imps: 0.05,
+            swiss_pairs: 0.02,
         }
     }
 }
 
 impl EventMix {
-    fn weights(&self) -> [f64; 6] {
+    fn weights(&self) -> [f64; 7] {
         [
             self.pairs_matchpoints,
             self.pairs_cross_imps,
@@ -73,6 +79,7 @@ impl EventMix {
             self.individual,
             self.team_matches,
             self.team_cross_imps,
+            self.swiss_pairs,
         ]
     }
 }

@@ -359,7 +359,9 @@ fn reported_results_balance_over_the_field() {
                 assert!(mean.abs() <= 0.05 + 1e-9, "{id}: mean {mean}");
                 checked += 1;
             }
-            (_, ScoringMethod::Butler) => assert!(mean.abs() <= 0.5 + 1e-9, "{id}: mean {mean}"),
+            (_, ScoringMethod::Butler | ScoringMethod::SwissPairs) => {
+                assert!(mean.abs() <= 0.5 + 1e-9, "{id}: mean {mean}")
+            }
             (_, ScoringMethod::TeamImps) => {
                 assert!(scores.iter().all(|s| *s >= 0.0 && s.fract() == 0.0))
             }
@@ -433,4 +435,88 @@ proptest::proptest! {
         let ds = generate(&config);
         proptest::prop_assert_eq!(check_valid(&ds), Ok(()));
     }
+}
+
+/// Swiss pairs congresses: seven 8-board or six 9-board rounds, every round a match
+/// between the two pairs at each table, nobody meeting anyone twice, a house pair
+/// exactly when the entry is odd, and every board-level congress scoring cleanly.
+#[test]
+fn swiss_congresses_are_drawn_and_score() {
+    let config = SynthConfig {
+        members: 200,
+        clubs: 3,
+        months: 4,
+        mix: EventMix {
+            swiss_pairs: 0.5,
+            ..EventMix::default()
+        },
+        ..SynthConfig::default()
+    };
+    let ds = generate(&config);
+    assert_eq!(check_valid(&ds), Ok(()));
+    let swiss: Vec<&crate::dataset::Competition> = ds
+        .competitions
+        .iter()
+        .filter(|c| c.scoring == ScoringMethod::SwissPairs)
+        .collect();
+    let mut with_boards = 0;
+    let mut houses = 0;
+    for c in &swiss {
+        let id = c.competition_id.as_str();
+        let entrants: Vec<&crate::dataset::Entrant> = ds
+            .entrants
+            .iter()
+            .filter(|e| e.competition_id == id)
+            .collect();
+        let house = entrants.iter().filter(|e| e.house).count();
+        assert_eq!(house, entrants.len() % 2, "{id}: one house pair when odd");
+        houses += house;
+        let rows: Vec<&crate::dataset::BoardResult> = ds
+            .boards
+            .iter()
+            .filter(|b| b.competition_id == id)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        with_boards += 1;
+        let per_round = if entrants.len() < 12 { 9 } else { 8 };
+        let mut met: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut tables: BTreeSet<(u32, String, String)> = BTreeSet::new();
+        for b in &rows {
+            let (ns, ew) = (
+                b.ns.clone().unwrap_or_default(),
+                b.ew.clone().unwrap_or_default(),
+            );
+            let round = b.round.unwrap_or(0);
+            assert_eq!(
+                (b.board - 1) / per_round + 1,
+                round,
+                "{id}: board {}",
+                b.board
+            );
+            tables.insert((round, ns, ew));
+        }
+        for (round, ns, ew) in &tables {
+            let pair = if ns < ew {
+                (ns.clone(), ew.clone())
+            } else {
+                (ew.clone(), ns.clone())
+            };
+            assert!(
+                met.insert(pair),
+                "{id}: {ns} and {ew} meet again in round {round}"
+            );
+        }
+        let scored = crate::scoring::score_competition(c, &entrants, &rows)
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(scored.standings.iter().all(|s| s.vp.is_some()));
+        assert_eq!(
+            scored.standings.iter().filter(|s| s.house).count(),
+            house,
+            "{id}"
+        );
+    }
+    assert!(with_boards >= 3, "{with_boards} congresses with board rows");
+    assert!(houses >= 1, "no odd entry among {} congresses", swiss.len());
 }

@@ -131,6 +131,7 @@ pub(super) fn read_entrants(
     ];
     let mut team = frame.col::<String>("team", Optional)?;
     let mut direction = frame.col::<String>("direction", Optional)?;
+    let mut house = frame.col::<bool>("house", Optional)?;
     let mut sources = frame.sources()?;
     out.reserve(frame.height());
     for row in 0..frame.height() {
@@ -152,6 +153,7 @@ pub(super) fn read_entrants(
                 names: printed,
                 team: team.get(row)?,
                 direction: direction.parsed(row)?,
+                house: house.get(row)?.unwrap_or(false),
                 origin: sources.origin(frame, row)?,
             })
         };
