@@ -66,6 +66,23 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// The import log is the one file of a dataset that depends on the history of imports
+/// (batch numbers and times), so byte comparisons of datasets leave it out, and the
+/// report, which is the last batch's.
+fn is_log(relative: &str) -> bool {
+    matches!(
+        relative,
+        "import_log.parquet" | "import_log.csv" | "import-report.csv"
+    )
+}
+
+/// The dataset's files without the log and the report.
+fn dataset_bytes(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = files(dir);
+    all.retain(|k, _| !is_log(k));
+    all
+}
+
 /// A small Ruter-style export with one row broken as `row` says.
 fn small_pbn(row: &str) -> String {
     format!(
@@ -113,7 +130,11 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     assert!(stderr.contains(&expected), "{stderr}");
     assert!(stderr.contains("1 of 3 files refused"), "{stderr}");
     let written: Vec<String> = files(&out).into_keys().collect();
-    assert_eq!(written, ["import-report.csv"], "only the report");
+    assert_eq!(
+        written,
+        ["import-report.csv", "import_log.csv", "import_log.parquet"],
+        "only the report and the log"
+    );
     let report = text(&std::fs::read(out.join("import-report.csv")).unwrap_or_default());
     assert!(
         report.contains(&format!(
@@ -121,6 +142,24 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
             bad.display()
         )),
         "{report}"
+    );
+    // The good files were not written, and neither the report nor the log says otherwise.
+    assert!(
+        report.contains(&format!(
+            "{},not_written,pbn-2015-09-10-0128-bridgekameratene-263,,,,imported, but the batch wrote nothing",
+            good.display()
+        )),
+        "{report}"
+    );
+    assert!(!report.contains(",imported,"), "{report}");
+    let log = text(&std::fs::read(out.join("import_log.csv")).unwrap_or_default());
+    assert!(log.starts_with("batch,imported_at,file,status,competition_id,month,line,board,column,reason\n"), "{log}");
+    assert!(
+        log.contains(&format!(
+            ",{},not_written,pbn-2015-09-10-0128-bridgekameratene-263,2015-09,,,,",
+            good.display()
+        )),
+        "{log}"
     );
 
     let stdout = ok(&import(&[&good, &bad, &compscore], &out, &["--keep-going"]));
@@ -130,6 +169,26 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     );
     let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(dataset.competitions.len(), 2);
+    // The log kept the first batch and added the second: three rows each.
+    let log = text(&std::fs::read(out.join("import_log.csv")).unwrap_or_default());
+    let batches: Vec<&str> = log
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(batches, ["1", "1", "1", "2", "2", "2"], "{log}");
+    // The batch number, then the time in UTC.
+    assert!(
+        log.lines().any(|l| l.starts_with("2,20") && l.contains("Z,")),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!(
+            ",{},imported,pbn-2015-09-10-0128-bridgekameratene-263,2015-09,,,,",
+            good.display()
+        )),
+        "{log}"
+    );
     // Rows name the export they came from, not a Parquet row.
     let row = dataset
         .boards
@@ -180,7 +239,7 @@ fn appending_month_by_month_equals_importing_everything_at_once() {
     let (a, b) = (files(&at_once), files(&monthly));
     let parquet = |m: &BTreeMap<String, Vec<u8>>| {
         m.iter()
-            .filter(|(k, _)| k.ends_with(".parquet"))
+            .filter(|(k, _)| k.ends_with(".parquet") && !is_log(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<BTreeMap<_, _>>()
     };
@@ -200,6 +259,10 @@ fn appending_month_by_month_equals_importing_everything_at_once() {
         "{stdout}"
     );
     assert!(parquet(&files(&monthly)) == parquet(&a));
+    // Eight imports into `monthly`, each kept in its log.
+    let log = text(&std::fs::read(monthly.join("import_log.csv")).unwrap_or_default());
+    let last = log.lines().last().and_then(|l| l.split(',').next());
+    assert_eq!(last, Some("8"), "{log}");
 }
 
 /// The same session exported under another header is imported once; the same

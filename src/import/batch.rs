@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 
 use crate::dataset::{Competition, Dataset, Member, MemberId};
 use crate::error::{InputError, Location};
-use crate::import::{pbn, usebio, validate, Imported};
+use crate::import::{identity, pbn, usebio, validate, Imported};
+
+pub use crate::import::identity::Register;
 
 /// The two export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,12 +62,19 @@ pub enum Status {
     Duplicate,
     /// The file could not be imported.
     Refused,
-    /// A note on an imported file: a number not in the register, or whose name
-    /// disagrees with it; the player is imported as a non-member.
+    /// A note on an imported file: a number not in the register; the player is
+    /// imported as a non-member.
     NonMember,
-    /// A note on an imported file (no register given): a number with another name
-    /// than the dataset already has for it.
+    /// A note on an imported file: a number the register knows, printed under a name
+    /// that is not the register's even with case, spacing, punctuation, diacritics and
+    /// initials allowed for. The player is still that member.
+    NameDiffers,
+    /// A note (no register given): a number printed under names that are not the same
+    /// person's; the latest spelling is kept.
     NameConflict,
+    /// A file that would have been imported (or corrected) but the batch wrote nothing,
+    /// because another file was refused and `--keep-going` was not given.
+    NotWritten,
 }
 
 impl Status {
@@ -77,7 +86,9 @@ impl Status {
             Status::Duplicate => "duplicate",
             Status::Refused => "refused",
             Status::NonMember => "non_member",
+            Status::NameDiffers => "name_differs",
             Status::NameConflict => "name_conflict",
+            Status::NotWritten => "not_written",
         }
     }
 }
@@ -88,6 +99,8 @@ pub struct Entry {
     pub file: PathBuf,
     pub status: Status,
     pub competition_id: Option<String>,
+    /// `YYYY-MM` of the competition's date, when the file could be read.
+    pub month: Option<String>,
     /// Where the reason was found, for refusals.
     pub line: Option<usize>,
     pub board: Option<u32>,
@@ -101,6 +114,7 @@ impl Entry {
             file: file.to_path_buf(),
             status: Status::Refused,
             competition_id: error.location.competition.clone(),
+            month: None,
             line: error.location.row,
             board: error.location.board,
             column: error.location.column.clone(),
@@ -245,18 +259,75 @@ pub fn fingerprint(dataset: &Dataset, competition: &Competition) -> String {
     )
 }
 
-/// Imports `files` into `existing`, file by file, in the order given.
+/// The players of a competition, for telling a session sent again from another section
+/// of the same evening: numbers, and the folded printed names of unnumbered players.
+fn players_of(dataset: &Dataset, id: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for entrant in dataset.entrants.iter().filter(|e| e.competition_id == id) {
+        for slot in 0..4 {
+            match (entrant.players[slot], &entrant.names[slot]) {
+                (Some(number), _) => {
+                    out.insert(format!("#{number}"));
+                }
+                (None, Some(name)) if !name.trim().is_empty() => {
+                    out.insert(identity::fold(name).join(" "));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// A competition already in `dataset` that `competition` is the same session of: the
+/// same club, date and session, and more than half of the players of the larger of the
+/// two in common. Two sections of one evening share the club, date and session but not
+/// their players. The best match (most players in common, then the smallest id) wins.
+fn same_session(
+    dataset: &Dataset,
+    fragment: &Dataset,
+    competition: &Competition,
+) -> Option<(String, usize, usize)> {
+    let club = competition.club.as_deref()?;
+    let players = players_of(fragment, &competition.competition_id);
+    dataset
+        .competitions
+        .iter()
+        .filter(|c| {
+            c.competition_id != competition.competition_id
+                && c.club.as_deref() == Some(club)
+                && c.date == competition.date
+                && c.session == competition.session
+                && c.format == competition.format
+        })
+        .filter_map(|c| {
+            let earlier = players_of(dataset, &c.competition_id);
+            let common = earlier.intersection(&players).count();
+            let larger = earlier.len().max(players.len());
+            (common * 2 > larger).then(|| (c.competition_id.clone(), common, larger))
+        })
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+}
+
+/// Imports `files` into `existing`. The files are taken in sorted path order, whatever
+/// the order given, so that the batch's outcome (which of two exports of one session is
+/// the correction, and so everything written) does not depend on how the files were
+/// listed. Members' names and clubs are then decided from the whole dataset (see
+/// [`identity::resolve_members`]).
 pub fn import_batch(
     existing: Dataset,
     files: &[PathBuf],
     kind: Option<ExportKind>,
     register: Option<&Register>,
 ) -> Batch {
+    let mut files: Vec<PathBuf> = files.to_vec();
+    files.sort();
+    files.dedup();
     let mut batch = Batch {
         dataset: existing,
         ..Batch::default()
     };
-    // Fingerprint -> competition id, and id -> (fingerprint, file of this batch).
+    // Fingerprint -> competition id, and id -> fingerprint.
     let mut by_print: BTreeMap<String, String> = BTreeMap::new();
     let mut prints: BTreeMap<String, String> = BTreeMap::new();
     for competition in &batch.dataset.competitions {
@@ -266,8 +337,10 @@ pub fn import_batch(
             .or_insert_with(|| competition.competition_id.clone());
         prints.insert(competition.competition_id.clone(), print);
     }
+    // Competitions of this batch, by the file they came from.
     let mut from_batch: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for file in files {
+    let mut differs: Vec<identity::NameDiffers> = Vec::new();
+    for file in &files {
         let imported = match read_checked(file, kind) {
             Ok(imported) => imported,
             Err(error) => {
@@ -276,18 +349,28 @@ pub fn import_batch(
             }
         };
         let mut fragment = imported.dataset;
-        let notes = match register {
-            Some(register) => register.apply(&mut fragment, file),
-            None => name_conflicts(&batch.dataset, &fragment, file),
+        let mut notes = match register {
+            Some(register) => {
+                let (notes, names) = register.apply(&mut fragment, file);
+                differs.extend(names);
+                notes
+            }
+            None => Vec::new(),
         };
-        let mut notes = Some(notes);
         for competition in &fragment.competitions {
             let id = competition.competition_id.clone();
+            let month = competition.date.format("%Y-%m").to_string();
+            for note in &mut notes {
+                if note.competition_id.as_deref() == Some(id.as_str()) {
+                    note.month = Some(month.clone());
+                }
+            }
             let print = fingerprint(&fragment, competition);
             let entry = |status: Status, reason: String| Entry {
                 file: file.clone(),
                 status,
                 competition_id: Some(id.clone()),
+                month: Some(month.clone()),
                 line: None,
                 board: None,
                 column: None,
@@ -314,7 +397,7 @@ pub fn import_batch(
                 batch.entries.push(entry(status, reason));
                 continue;
             }
-            let status = match prints.get(&id) {
+            let (status, reason) = match prints.get(&id) {
                 Some(old) if *old == print => {
                     batch.entries.push(entry(
                         Status::Unchanged,
@@ -322,7 +405,14 @@ pub fn import_batch(
                     ));
                     continue;
                 }
-                Some(_) => Status::Correction,
+                Some(_) => {
+                    remove_competition(&mut batch, &id);
+                    (
+                        Status::Correction,
+                        "replaces the earlier version of this competition (other results)"
+                            .to_string(),
+                    )
+                }
                 None => match by_print.get(&print) {
                     Some(other) => {
                         batch.entries.push(entry(
@@ -334,14 +424,36 @@ pub fn import_batch(
                         ));
                         continue;
                     }
-                    None => Status::Imported,
+                    None => match same_session(&batch.dataset, &fragment, competition) {
+                        Some((other, common, larger)) => {
+                            let source = batch
+                                .dataset
+                                .competitions
+                                .iter()
+                                .find(|c| c.competition_id == other)
+                                .and_then(|c| c.origin.file.as_deref())
+                                .map_or_else(
+                                    || "the dataset".to_string(),
+                                    |p| p.display().to_string(),
+                                );
+                            remove_competition(&mut batch, &other);
+                            prints.remove(&other);
+                            by_print.retain(|_, v| *v != other);
+                            from_batch.remove(&other);
+                            batch.changed.insert(other.clone());
+                            (
+                                Status::Correction,
+                                format!(
+                                    "the same session as competition `{other}` from {source} \
+                                     (club, date and session, {common} of {larger} players in \
+                                     common), sent again under another serial number or title: \
+                                     replaces it"
+                                ),
+                            )
+                        }
+                        None => (Status::Imported, String::new()),
+                    },
                 },
-            };
-            let reason = if status == Status::Correction {
-                remove_competition(&mut batch, &id);
-                "replaces the earlier version of this competition (other results)".to_string()
-            } else {
-                String::new()
             };
             by_print.entry(print.clone()).or_insert_with(|| id.clone());
             prints.insert(id.clone(), print);
@@ -349,138 +461,61 @@ pub fn import_batch(
             batch.changed.insert(id.clone());
             add_competition(&mut batch.dataset, &fragment, &id);
             batch.entries.push(entry(status, reason));
-            batch.entries.extend(notes.take().unwrap_or_default());
+            batch.entries.append(&mut notes);
+        }
+    }
+    identity::resolve_members(&mut batch.dataset, register);
+    match register {
+        Some(_) => batch.entries.extend(name_differs(&differs, &from_batch)),
+        None => batch
+            .entries
+            .extend(identity::spelling_notes(&batch.dataset, &from_batch)),
+    }
+    let months: BTreeMap<&str, String> = batch
+        .dataset
+        .competitions
+        .iter()
+        .map(|c| (c.competition_id.as_str(), c.date.format("%Y-%m").to_string()))
+        .collect();
+    for entry in &mut batch.entries {
+        if entry.month.is_none() {
+            entry.month = entry
+                .competition_id
+                .as_deref()
+                .and_then(|id| months.get(id).cloned());
         }
     }
     batch
 }
 
-/// A federation's register of members: number and name.
-#[derive(Debug, Clone, Default)]
-pub struct Register {
-    names: BTreeMap<MemberId, Option<String>>,
-}
-
-impl Register {
-    pub fn new(members: &[Member]) -> Register {
-        Register {
-            names: members
-                .iter()
-                .map(|m| (m.member_id, m.name.clone()))
-                .collect(),
-        }
+/// One `name_differs` line per member and printed spelling of the competitions kept,
+/// on the first file (in path order) that prints it.
+fn name_differs(differs: &[identity::NameDiffers], kept: &BTreeMap<String, PathBuf>) -> Vec<Entry> {
+    let mut seen: BTreeMap<(MemberId, String), (&identity::NameDiffers, usize)> = BTreeMap::new();
+    for d in differs.iter().filter(|d| kept.contains_key(&d.competition_id)) {
+        let key = (d.member_id, identity::fold(&d.printed).join(" "));
+        seen.entry(key).or_insert((d, 0)).1 += 1;
     }
-
-    /// Holds every number of `fragment` to the register: a number the register does not
-    /// know, or whose name there disagrees with the file's, is reported and imported as
-    /// a non-member (the slot keeps the printed name, no member row is written). Known
-    /// members take the register's name.
-    fn apply(&self, fragment: &mut Dataset, file: &Path) -> Vec<Entry> {
-        let printed: BTreeMap<MemberId, Option<String>> = fragment
-            .members
-            .iter()
-            .map(|m| (m.member_id, m.name.clone()))
-            .collect();
-        let mut notes = Vec::new();
-        for entrant in &mut fragment.entrants {
-            for slot in 0..4 {
-                let Some(id) = entrant.players[slot] else {
-                    continue;
-                };
-                let name = entrant.names[slot]
-                    .clone()
-                    .or_else(|| printed.get(&id).cloned().flatten());
-                let reason = match self.names.get(&id) {
-                    None => Some(format!(
-                        "number {id} ({}) is not in the register: imported as a non-member",
-                        name.as_deref().unwrap_or("no name")
-                    )),
-                    Some(Some(known)) => match &name {
-                        Some(name) if !same_name(name, known) => Some(format!(
-                            "number {id} is `{known}` in the register but `{name}` in the file: \
-                             imported as a non-member"
-                        )),
-                        _ => None,
-                    },
-                    Some(None) => None,
-                };
-                if let Some(reason) = reason {
-                    entrant.players[slot] = None;
-                    entrant.names[slot] = Some(name.unwrap_or_else(|| format!("#{id}")));
-                    notes.push(Entry {
-                        file: file.to_path_buf(),
-                        status: Status::NonMember,
-                        competition_id: Some(entrant.competition_id.clone()),
-                        line: entrant.origin.row,
-                        board: None,
-                        column: None,
-                        reason,
-                    });
-                }
-            }
-        }
-        let used: BTreeSet<MemberId> = fragment
-            .entrants
-            .iter()
-            .flat_map(|e| e.player_ids())
-            .collect();
-        fragment.members.retain(|m| used.contains(&m.member_id));
-        for member in &mut fragment.members {
-            if let Some(Some(name)) = self.names.get(&member.member_id) {
-                member.name = Some(name.clone());
-            }
-        }
-        notes
-    }
-}
-
-/// Names compared as people write them: case and spacing do not matter.
-fn same_name(a: &str, b: &str) -> bool {
-    let norm = |s: &str| {
-        s.split_whitespace()
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    norm(a) == norm(b)
-}
-
-/// Without a register: numbers whose name in `fragment` differs from the dataset's.
-fn name_conflicts(dataset: &Dataset, fragment: &Dataset, file: &Path) -> Vec<Entry> {
-    let known: BTreeMap<MemberId, &Member> =
-        dataset.members.iter().map(|m| (m.member_id, m)).collect();
-    let competition_id = fragment
-        .competitions
-        .first()
-        .map(|c| c.competition_id.clone());
-    fragment
-        .members
-        .iter()
-        .filter_map(|m| {
-            let earlier = known.get(&m.member_id)?;
-            let (Some(name), Some(first)) = (&m.name, &earlier.name) else {
-                return None;
+    seen.into_values()
+        .map(|(d, times)| {
+            let more = if times > 1 {
+                format!(" ({times} times in this batch)")
+            } else {
+                String::new()
             };
-            if same_name(name, first) {
-                return None;
-            }
-            let source = earlier
-                .origin
-                .file
-                .as_deref()
-                .map_or_else(|| "the dataset".to_string(), |p| p.display().to_string());
-            Some(Entry {
-                file: file.to_path_buf(),
-                status: Status::NameConflict,
-                competition_id: competition_id.clone(),
-                line: m.origin.row,
+            Entry {
+                file: d.file.clone(),
+                status: Status::NameDiffers,
+                competition_id: Some(d.competition_id.clone()),
+                month: None,
+                line: d.line,
                 board: None,
                 column: None,
                 reason: format!(
-                    "number {} is `{name}` here but `{first}` in {source}: kept as `{first}`",
-                    m.member_id
+                    "number {} is `{}` in the register but `{}` in the file{more}: kept as member {} (`{}`)",
+                    d.member_id, d.registered, d.printed, d.member_id, d.registered
                 ),
-            })
+            }
         })
         .collect()
 }

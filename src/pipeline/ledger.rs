@@ -255,6 +255,9 @@ fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
             entrant,
             players,
             names,
+            // A player's printed club decides no handicap: a club corrected in an
+            // export does not make its competition a correction of the replay.
+            clubs: _,
             team,
             direction,
             origin: _,
