@@ -146,14 +146,19 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     // The good files were not written, and neither the report nor the log says otherwise.
     assert!(
         report.contains(&format!(
-            "{},not_written,pbn-2015-09-10-0128-bridgekameratene-263,,,,imported, but the batch wrote nothing",
+            "{},not_written,pbn-2015-09-10-0128-bridgekameratene-263,,,,would be imported; the batch wrote nothing",
             good.display()
         )),
         "{report}"
     );
     assert!(!report.contains(",imported,"), "{report}");
     let log = text(&std::fs::read(out.join("import_log.csv")).unwrap_or_default());
-    assert!(log.starts_with("batch,imported_at,file,status,competition_id,month,line,board,column,reason\n"), "{log}");
+    assert!(
+        log.starts_with(
+            "batch,imported_at,file,status,competition_id,month,line,board,column,reason\n"
+        ),
+        "{log}"
+    );
     assert!(
         log.contains(&format!(
             ",{},not_written,pbn-2015-09-10-0128-bridgekameratene-263,2015-09,,,,",
@@ -179,7 +184,8 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     assert_eq!(batches, ["1", "1", "1", "2", "2", "2"], "{log}");
     // The batch number, then the time in UTC.
     assert!(
-        log.lines().any(|l| l.starts_with("2,20") && l.contains("Z,")),
+        log.lines()
+            .any(|l| l.starts_with("2,20") && l.contains("Z,")),
         "{log}"
     );
     assert!(
@@ -318,17 +324,20 @@ fn duplicates_under_another_header_and_corrections() {
     assert!(!dataset.entrants.iter().any(|e| e.players[0] == Some(33860)));
 }
 
-/// `--members`: numbers outside the register, or with another name there, are reported
-/// and imported as non-members; the pair keeps its printed names and is still rated
-/// as a pair of non-members by the run.
+/// `--members`: a number the register knows is that member whatever the file prints
+/// (`KNUT  skinnemoen`, `Rolf Andreas Morck`); a spelling that is still another name
+/// is reported as `name_differs`, and the player stays the member. A number outside the
+/// register is a non-member; the pair keeps its printed names and is rated by the run.
+/// The register's club and district are the members'.
 #[test]
 fn the_register_decides_who_is_a_member() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let register = dir.path().join("register.csv");
     std::fs::write(
         &register,
-        "member_id,name\n33860,Sissel Grebstad\n18367,Rolf Andreas Mørck\n1198,Harry Løkken\n\
-         150,KNUT  skinnemoen\n17936,Someone Else\n",
+        "member_id,name,club,district\n33860,\"Grebstad, Sissel\",Pass BK,Oslo\n\
+         18367,Rolf A. Morck,,\n1198,H. Løkken,Sinsen BK,Oslo\n\
+         150,KNUT  skinnemoen,,\n17936,Someone Else,,\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let file = bridgekam("bridgekam_2015-09-24.pbn");
@@ -342,11 +351,16 @@ fn the_register_decides_who_is_a_member() {
     ok(&output);
     assert!(
         stderr.contains(&format!(
-            "non_member: {}, line 66: number 17936 is `Someone Else` in the register but \
-             `Fredd Kristiansen` in the file: imported as a non-member",
+            "name_differs: {}, line 66: number 17936 is `Someone Else` in the register but \
+             `Fredd Kristiansen` in the file: kept as member 17936 (`Someone Else`)",
             file.display()
         )),
         "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("name_differs").count(),
+        1,
+        "folded names agree: {stderr}"
     );
     assert!(
         stderr.contains(
@@ -359,29 +373,36 @@ fn the_register_decides_who_is_a_member() {
     members.sort_unstable();
     assert_eq!(
         members,
-        [150, 1198, 18367, 33860],
-        "only registered numbers"
+        [150, 1198, 17936, 18367, 33860],
+        "every registered number, and only those"
     );
-    let knut = dataset.members.iter().find(|m| m.member_id == 150);
-    assert_eq!(
-        knut.and_then(|m| m.name.as_deref()),
-        Some("KNUT  skinnemoen")
-    );
-    let three = dataset
+    let member = |id: i64| {
+        dataset
+            .members
+            .iter()
+            .find(|m| m.member_id == id)
+            .unwrap_or_else(|| panic!("member {id}"))
+    };
+    assert_eq!(member(150).name.as_deref(), Some("KNUT  skinnemoen"));
+    assert_eq!(member(33860).club.as_deref(), Some("Pass BK"));
+    assert_eq!(member(33860).district.as_deref(), Some("Oslo"));
+    // No club in the register: the club the file prints for the player.
+    assert_eq!(member(18367).club.as_deref(), Some("Sinsen BK"));
+    let pair = dataset
         .entrants
         .iter()
         .find(|e| e.entrant == "1")
         .expect("pair 1");
-    assert_eq!(three.players, [None, None, None, None]);
+    assert_eq!(pair.players, [None, Some(17936), None, None]);
     assert_eq!(
-        three.names[..2],
+        pair.names[..2],
         [
             Some("Tommy Sandsmark".to_string()),
             Some("Fredd Kristiansen".to_string())
         ]
     );
 
-    // The run takes pairs without numbers as non-members.
+    // The run takes the pair (one non-member, one member).
     output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
         .args(["run", "--quiet", "--data"])
         .arg(&out)
@@ -390,12 +411,27 @@ fn the_register_decides_who_is_a_member() {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     ok(&output);
+
+    // A run's output folder is not a dataset: importing into it is refused, and nothing
+    // is written there.
+    let run = dir.path().join("run");
+    let before = files(&run);
+    let output = import(&[&file], &run, &[]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr)
+            .contains("is a run's output folder (it holds run.json), not a dataset"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(files(&run) == before, "the run's folder is untouched");
 }
 
-/// Without a register, a number printed with another name than the dataset's is
-/// reported, and the first name is kept.
+/// Without a register, the latest spelling of a number is kept (by competition date,
+/// not by the order the files came in), and the other spellings are listed once per
+/// member.
 #[test]
-fn without_a_register_conflicting_names_are_reported() {
+fn without_a_register_the_latest_spelling_wins() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let first = dir.path().join("first.pbn");
     std::fs::write(&first, small_pbn("1 2 3NT S 9 \"400\" - 0 0"))
@@ -408,19 +444,185 @@ fn without_a_register_conflicting_names_are_reported() {
             .replace("\"A - B\"", "\"Anne - B\""),
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    let third = dir.path().join("third.pbn");
+    std::fs::write(
+        &third,
+        small_pbn("1 2 3NT S 11 \"460\" - 0 0")
+            .replace("2015-09-30", "2015-09-16")
+            .replace("\"A - B\"", "\"A. - B\""),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("fed");
-    let output = import(&[&first, &second], &out, &[]);
+    let output = import(&[&second, &first, &third], &out, &[]);
     ok(&output);
     let stderr = text(&output.stderr);
     assert!(
         stderr.contains(&format!(
-            "name_conflict: {}, line 9: number 11 is `Anne` here but `A` in {}: kept as `A`",
-            second.display(),
-            first.display()
+            "name_conflict: {}, line 9: number 11 is `Anne` in its latest competition, also \
+             printed as `A` (once, last 2015-09-30 in `pbn-2015-09-30-0001-test-bk`), \
+             `A.` (once, last 2015-09-16 in `pbn-2015-09-16-0001-test-bk`): kept as `Anne`",
+            second.display()
         )),
         "{stderr}"
     );
+    assert_eq!(stderr.matches("name_conflict").count(), 1, "{stderr}");
     let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
     let eleven = dataset.members.iter().find(|m| m.member_id == 11);
-    assert_eq!(eleven.and_then(|m| m.name.as_deref()), Some("A"));
+    assert_eq!(eleven.and_then(|m| m.name.as_deref()), Some("Anne"));
+
+    // The earliest file alone, then the rest: the same members.
+    let split = dir.path().join("split");
+    ok(&import(&[&third], &split, &[]));
+    ok(&import(&[&first, &second], &split, &[]));
+    assert!(dataset_bytes(&split) == dataset_bytes(&out));
+}
+
+/// `import` gives the same dataset whatever the order of its files and however they are
+/// split into batches. Member 14358 played for BK Norrøna on 2015-10-29 and is printed
+/// under TopBridge BC on 2016-04-21: once each in the last twelve months, so the latest
+/// club, in every order.
+#[test]
+fn import_does_not_depend_on_file_order() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let a = bridgekam("bridgekam_2015-10-29.pbn");
+    let b = bridgekam("bridgekam_2016-04-21.pbn");
+    let c = bridgekam("bridgekam_2015-09-24.pbn");
+    let d = bridgekam("bridgekam_2016-03-10.pbn");
+    let orders: [&[&[&Path]]; 5] = [
+        &[&[&a, &b, &c, &d]],
+        &[&[&d, &c, &b, &a]],
+        &[&[&b], &[&a], &[&d, &c]],
+        &[&[&a], &[&b], &[&c], &[&d]],
+        &[&[&c, &b], &[&d, &a]],
+    ];
+    let mut first: Option<BTreeMap<String, Vec<u8>>> = None;
+    for (n, batches) in orders.iter().enumerate() {
+        let out = dir.path().join(format!("order-{n}"));
+        for files in *batches {
+            ok(&import(files, &out, &[]));
+        }
+        let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+        let member = dataset.members.iter().find(|m| m.member_id == 14358);
+        assert_eq!(
+            member.and_then(|m| m.club.as_deref()),
+            Some("TopBridge BC"),
+            "order {n}"
+        );
+        let bytes = dataset_bytes(&out);
+        assert!(bytes.contains_key("members.parquet"));
+        match &first {
+            None => first = Some(bytes),
+            Some(expected) => assert!(*expected == bytes, "order {n} wrote other bytes"),
+        }
+    }
+}
+
+/// A session sent again under another serial number and title, with a result corrected:
+/// the same club, date, session and players, so it replaces the earlier import as a
+/// correction naming the earlier file, within one batch as across two.
+#[test]
+fn a_session_sent_again_under_another_serial_number_is_a_correction() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let original = bridgekam("bridgekam_2015-09-24.pbn");
+    let resent = dir.path().join("resent.pbn");
+    std::fs::write(
+        &resent,
+        latin1_replace(
+            &original,
+            &[
+                ("content=\"272\">", "content=\"9272\">"),
+                ("content=\"Sinsen\">", "content=\"Sinsen (rettet)\">"),
+                ("\"33860\"", "\"33861\""),
+                (
+                    "content=\"2015-10-20 21:45:37\"",
+                    "content=\"2015-10-21 09:12:00\"",
+                ),
+            ],
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    ok(&import(&[&original], &out, &[]));
+    let output = import(&[&resent], &out, &[]);
+    let stdout = ok(&output);
+    assert!(stdout.contains("1 corrections"), "{stdout}");
+    assert!(
+        text(&output.stderr).contains(&format!(
+            "correction: {}: the same session as competition \
+             `pbn-2015-09-24-0176-sinsen-bk-272` from {} (club, date and session, 35 of 36 \
+             players in common), sent again under another serial number or title: replaces it",
+            resent.display(),
+            original.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    let ids: Vec<&str> = dataset
+        .competitions
+        .iter()
+        .map(|c| c.competition_id.as_str())
+        .collect();
+    assert_eq!(ids, ["pbn-2015-09-24-0176-sinsen-bk-9272"]);
+    assert!(dataset.entrants.iter().any(|e| e.players[0] == Some(33861)));
+    assert!(!dataset.members.iter().any(|m| m.member_id == 33860));
+
+    // Both in one batch: the same dataset.
+    let once = dir.path().join("once");
+    let output = import(&[&resent, &original], &once, &[]);
+    let stdout = ok(&output);
+    assert!(
+        stdout.contains("2 files: 1 imported, 1 corrections"),
+        "{stdout}"
+    );
+    let (x, y) = (dataset_bytes(&once), dataset_bytes(&out));
+    let differing: Vec<&String> = x.keys().filter(|k| x.get(*k) != y.get(*k)).collect();
+    assert!(x.len() == y.len() && differing.is_empty(), "{differing:?}");
+}
+
+/// Two sections of one evening: the same club, date and session, other players. Both
+/// are kept.
+#[test]
+fn two_sections_of_one_evening_stay_two_competitions() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let a = bridgekam("bridgekam_2015-09-24.pbn");
+    let b = dir.path().join("section-b.pbn");
+    std::fs::write(
+        &b,
+        latin1_replace(
+            &realdata().join("pbn-spiren").join("2015-09-02.pbn"),
+            &[
+                ("content=\"0179 Spiren BK\">", "content=\"0176 Sinsen BK\">"),
+                ("content=\"2015-09-02\">", "content=\"2015-09-24\">"),
+                ("content=\"Spirenk\">", "content=\"Sinsen B\">"),
+            ],
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    let stdout = ok(&import(&[&a, &b], &out, &[]));
+    assert!(
+        stdout.contains("2 files: 2 imported, 0 corrections"),
+        "{stdout}"
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dataset.competitions.len(), 2);
+    assert!(
+        dataset
+            .competitions
+            .iter()
+            .all(|c| c.club.as_deref() == Some("0176 Sinsen BK")
+                && c.date.to_string() == "2015-09-24")
+    );
+}
+
+/// A file's text (ISO-8859-1, byte for character) with each `(from, to)` replaced.
+fn latin1_replace(file: &Path, replacements: &[(&str, &str)]) -> Vec<u8> {
+    let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{e}"));
+    let mut text: String = bytes.iter().map(|&b| char::from(b)).collect();
+    for (from, to) in replacements {
+        assert!(text.contains(from), "{}: no {from}", file.display());
+        text = text.replace(from, to);
+    }
+    text.chars().map(|c| c as u32 as u8).collect()
 }

@@ -159,7 +159,10 @@ fn report_frame(rows: &[LogRow]) -> Result<DataFrame> {
         text("file", &|r| Some(r.file.clone())),
         text("status", &|r| Some(r.status.clone())),
         text("competition_id", &|r| r.competition_id.clone()),
-        Column::new("line".into(), rows.iter().map(|r| r.line).collect::<Vec<_>>()),
+        Column::new(
+            "line".into(),
+            rows.iter().map(|r| r.line).collect::<Vec<_>>(),
+        ),
         Column::new(
             "board".into(),
             rows.iter()

@@ -18,6 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use chrono::NaiveDate;
+
 use crate::dataset::{Competition, Dataset, Member, MemberId};
 use crate::error::{InputError, Location};
 use crate::import::{identity, pbn, usebio, validate, Imported};
@@ -150,6 +152,9 @@ pub struct Batch {
     pub changed: BTreeSet<String>,
     /// Competitions replaced by a correction, with their date before the correction.
     pub replaced: Vec<Competition>,
+    /// Players of replaced competitions: those no competition names any more (a number
+    /// the correction fixed) leave `members`.
+    orphans: BTreeSet<MemberId>,
 }
 
 impl Batch {
@@ -165,7 +170,29 @@ impl Batch {
 /// Reads one export, checks it with the dataset rules and scores it.
 pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, InputError> {
     let bytes = super::published::read_export(path)?;
-    let detected = ExportKind::detect(&bytes);
+    check_bytes(path, &bytes, kind)
+}
+
+/// When the club's program wrote the export: Ruter's `Created` header
+/// (`2015-10-20 21:45:37`), for telling which of two exports of one session is the later.
+pub fn export_created(bytes: &[u8]) -> Option<String> {
+    bytes
+        .split(|&b| b == b'\n')
+        .take_while(|line| line.first() == Some(&b'%') || line.iter().all(u8::is_ascii_whitespace))
+        .find_map(|line| {
+            let line = std::str::from_utf8(line).ok()?;
+            let rest = line.split_once("name=Created")?.1;
+            let value = rest.split_once("content=\"")?.1.split_once('"')?.0;
+            Some(value.trim().to_string())
+        })
+}
+
+fn check_bytes(
+    path: &Path,
+    bytes: &[u8],
+    kind: Option<ExportKind>,
+) -> Result<Imported, InputError> {
+    let detected = ExportKind::detect(bytes);
     match (kind, detected) {
         (Some(ExportKind::Usebio), ExportKind::Pbn) => {
             return Err(InputError::new(
@@ -183,8 +210,8 @@ pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, I
     }
     let kind = kind.unwrap_or(detected);
     let imported = match kind {
-        ExportKind::Pbn => pbn::parse_bytes(path, &bytes)?,
-        ExportKind::Usebio => usebio::parse_bytes(path, &bytes)?,
+        ExportKind::Pbn => pbn::parse_bytes(path, bytes)?,
+        ExportKind::Usebio => usebio::parse_bytes(path, bytes)?,
     };
     validate::validate(&imported.dataset)?;
     let d = &imported.dataset;
@@ -309,11 +336,12 @@ fn same_session(
         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
 }
 
-/// Imports `files` into `existing`. The files are taken in sorted path order, whatever
-/// the order given, so that the batch's outcome (which of two exports of one session is
-/// the correction, and so everything written) does not depend on how the files were
-/// listed. Members' names and clubs are then decided from the whole dataset (see
-/// [`identity::resolve_members`]).
+/// Imports `files` into `existing`. The files are read first and then taken in the
+/// order of their competition's date, the time the program wrote them (`Created`) and
+/// their path, whatever the order given, so that the batch's outcome (which of two
+/// exports of one session is the later one, and so everything written) does not depend
+/// on how the files were listed. Members' names and clubs are then decided from the
+/// whole dataset (see [`identity::resolve_members`]).
 pub fn import_batch(
     existing: Dataset,
     files: &[PathBuf],
@@ -323,6 +351,25 @@ pub fn import_batch(
     let mut files: Vec<PathBuf> = files.to_vec();
     files.sort();
     files.dedup();
+    let mut read: Vec<(
+        Option<NaiveDate>,
+        Option<String>,
+        PathBuf,
+        Result<Imported, InputError>,
+    )> = files
+        .into_iter()
+        .map(|file| {
+            let bytes = super::published::read_export(&file);
+            let created = bytes.as_deref().ok().and_then(export_created);
+            let imported = bytes.and_then(|bytes| check_bytes(&file, &bytes, kind));
+            let date = imported
+                .as_ref()
+                .ok()
+                .and_then(|i| i.dataset.competitions.iter().map(|c| c.date).min());
+            (date, created, file, imported)
+        })
+        .collect();
+    read.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
     let mut batch = Batch {
         dataset: existing,
         ..Batch::default()
@@ -340,8 +387,9 @@ pub fn import_batch(
     // Competitions of this batch, by the file they came from.
     let mut from_batch: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut differs: Vec<identity::NameDiffers> = Vec::new();
-    for file in &files {
-        let imported = match read_checked(file, kind) {
+    for (_, _, file, imported) in read {
+        let file = &file;
+        let imported = match imported {
             Ok(imported) => imported,
             Err(error) => {
                 batch.entries.push(Entry::refused(file, &error));
@@ -464,6 +512,17 @@ pub fn import_batch(
             batch.entries.append(&mut notes);
         }
     }
+    let playing: BTreeSet<MemberId> = batch
+        .dataset
+        .entrants
+        .iter()
+        .flat_map(|e| e.player_ids())
+        .collect();
+    let orphans = std::mem::take(&mut batch.orphans);
+    batch
+        .dataset
+        .members
+        .retain(|m| !orphans.contains(&m.member_id) || playing.contains(&m.member_id));
     identity::resolve_members(&mut batch.dataset, register);
     match register {
         Some(_) => batch.entries.extend(name_differs(&differs, &from_batch)),
@@ -475,7 +534,12 @@ pub fn import_batch(
         .dataset
         .competitions
         .iter()
-        .map(|c| (c.competition_id.as_str(), c.date.format("%Y-%m").to_string()))
+        .map(|c| {
+            (
+                c.competition_id.as_str(),
+                c.date.format("%Y-%m").to_string(),
+            )
+        })
         .collect();
     for entry in &mut batch.entries {
         if entry.month.is_none() {
@@ -492,7 +556,10 @@ pub fn import_batch(
 /// on the first file (in path order) that prints it.
 fn name_differs(differs: &[identity::NameDiffers], kept: &BTreeMap<String, PathBuf>) -> Vec<Entry> {
     let mut seen: BTreeMap<(MemberId, String), (&identity::NameDiffers, usize)> = BTreeMap::new();
-    for d in differs.iter().filter(|d| kept.contains_key(&d.competition_id)) {
+    for d in differs
+        .iter()
+        .filter(|d| kept.contains_key(&d.competition_id))
+    {
         let key = (d.member_id, identity::fold(&d.printed).join(" "));
         seen.entry(key).or_insert((d, 0)).1 += 1;
     }
@@ -526,6 +593,12 @@ fn remove_competition(batch: &mut Batch, id: &str) {
         batch.replaced.push(old.clone());
     }
     d.competitions.retain(|c| c.competition_id != id);
+    batch.orphans.extend(
+        d.entrants
+            .iter()
+            .filter(|e| e.competition_id == id)
+            .flat_map(|e| e.player_ids()),
+    );
     d.entrants.retain(|e| e.competition_id != id);
     d.results.retain(|r| r.competition_id != id);
     d.boards.retain(|b| b.competition_id != id);

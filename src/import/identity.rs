@@ -158,7 +158,8 @@ impl Register {
                 match self.members.get(&id) {
                     None => {
                         entrant.players[slot] = None;
-                        entrant.names[slot] = Some(name.clone().unwrap_or_else(|| format!("#{id}")));
+                        entrant.names[slot] =
+                            Some(name.clone().unwrap_or_else(|| format!("#{id}")));
                         notes.push(Entry {
                             file: file.to_path_buf(),
                             status: Status::NonMember,
@@ -232,8 +233,12 @@ fn plays(dataset: &Dataset) -> BTreeMap<MemberId, Vec<Play<'_>>> {
                     entrant.entrant.as_str(),
                     slot,
                 ),
-                name: entrant.names[slot].as_deref().filter(|n| !n.trim().is_empty()),
-                club: entrant.clubs[slot].as_deref().filter(|c| !c.trim().is_empty()),
+                name: entrant.names[slot]
+                    .as_deref()
+                    .filter(|n| !n.trim().is_empty()),
+                club: entrant.clubs[slot]
+                    .as_deref()
+                    .filter(|c| !c.trim().is_empty()),
             });
         }
     }
@@ -269,12 +274,13 @@ fn usual_club<'a>(plays: &[Play<'a>]) -> Option<&'a str> {
         // Most plays, then the latest; on a full tie the BTreeMap's first name wins.
         clubs
             .into_iter()
-            .fold(None, |best: Option<(&'a str, (usize, NaiveDate))>, (club, key)| {
-                match best {
+            .fold(
+                None,
+                |best: Option<(&'a str, (usize, NaiveDate))>, (club, key)| match best {
                     Some((_, best_key)) if best_key >= key => best,
                     _ => Some((club, key)),
-                }
-            })
+                },
+            )
             .map(|(club, _)| club)
     };
     count(true).or_else(|| count(false))
@@ -288,7 +294,10 @@ pub fn resolve_members(dataset: &mut Dataset, register: Option<&Register>) {
     let plays = plays(dataset);
     let mut decided: Vec<(usize, Option<String>, Option<String>, Option<String>)> = Vec::new();
     for (index, member) in dataset.members.iter().enumerate() {
-        let own = plays.get(&member.member_id).map(Vec::as_slice).unwrap_or(&[]);
+        let own = plays
+            .get(&member.member_id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         let registered = register.and_then(|r| r.members.get(&member.member_id));
         let name = registered
             .and_then(|r| r.name.clone())
@@ -399,10 +408,19 @@ mod tests {
         assert!(same_person("Harry O Kinn", "Harry O. Kinn"));
         assert!(same_person("H. O. Kinn", "Harry O. Kinn"));
         assert!(same_person("H.O. Kinn", "Harry Olav Kinn"));
-        assert!(same_person("Harry Kinn", "Harry O. Kinn"), "middle name on one side");
+        assert!(
+            same_person("Harry Kinn", "Harry O. Kinn"),
+            "middle name on one side"
+        );
         assert!(same_person("Anne-Lise Bø", "Anne Lise Bo"));
-        assert!(!same_person("Geir Børre Surdal", "Geir Westerheim"), "married name");
-        assert!(!same_person("Harry P. Kinn", "Harry O. Kinn"), "another middle initial");
+        assert!(
+            !same_person("Geir Børre Surdal", "Geir Westerheim"),
+            "married name"
+        );
+        assert!(
+            !same_person("Harry P. Kinn", "Harry O. Kinn"),
+            "another middle initial"
+        );
         assert!(!same_person("Anne", "A"), "a single word is compared whole");
     }
 
@@ -457,7 +475,11 @@ mod tests {
         }]);
         resolve_members(&mut d, Some(&register));
         assert_eq!(d.members[0].name.as_deref(), Some("Registered Name"));
-        assert_eq!(d.members[0].club.as_deref(), Some("Club B"), "the register has no club");
+        assert_eq!(
+            d.members[0].club.as_deref(),
+            Some("Club B"),
+            "the register has no club"
+        );
         assert_eq!(d.members[0].district.as_deref(), Some("Oslo"));
     }
 
@@ -465,7 +487,10 @@ mod tests {
     #[test]
     fn a_tie_goes_to_the_latest_club() {
         let mut d = Dataset {
-            competitions: vec![competition("a", (2015, 10, 29)), competition("b", (2016, 4, 21))],
+            competitions: vec![
+                competition("a", (2015, 10, 29)),
+                competition("b", (2016, 4, 21)),
+            ],
             entrants: vec![
                 entrant("b", 14358, "S", "TopBridge BC"),
                 entrant("a", 14358, "S", "BK Norrøna"),

@@ -49,7 +49,7 @@ pub fn rows_of(entries: &[Entry], batch: i64, imported_at: &str, written: bool) 
                 Status::Imported | Status::Correction if !written => (
                     Status::NotWritten,
                     format!(
-                        "{}, but the batch wrote nothing{}",
+                        "would be {}; the batch wrote nothing{}",
                         e.status.as_str(),
                         if e.reason.is_empty() {
                             String::new()
@@ -185,7 +185,7 @@ mod tests {
         let entries = [entry(Status::Imported), entry(Status::Refused)];
         let rows = rows_of(&entries, 3, "2026-11-24T07:05:42Z", false);
         assert_eq!(rows[0].status, "not_written");
-        assert_eq!(rows[0].reason, "imported, but the batch wrote nothing");
+        assert_eq!(rows[0].reason, "would be imported; the batch wrote nothing");
         assert_eq!(rows[1].status, "refused");
         let rows = rows_of(&entries, 3, "t", true);
         assert_eq!(rows[0].status, "imported");
