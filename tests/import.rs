@@ -626,3 +626,130 @@ fn latin1_replace(file: &Path, replacements: &[(&str, &str)]) -> Vec<u8> {
     }
     text.chars().map(|c| c as u32 as u8).collect()
 }
+
+/// A register spelt the way a federation's register spells names: turned round
+/// (`Surname, Given`), in capitals, with full stops removed or added after initials,
+/// hyphens as spaces. Each number's name is the one of its latest file.
+fn register_spelling(id: i64, name: &str) -> String {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    match id % 4 {
+        0 => name.replace('.', ""),
+        1 => name.to_uppercase().replace('-', " "),
+        2 => match words.split_last() {
+            Some((last, given)) if !given.is_empty() => format!("{last}, {}", given.join(" ")),
+            _ => name.to_string(),
+        },
+        _ => words
+            .iter()
+            .map(|w| {
+                if w.chars().count() == 1 {
+                    format!("{w}.")
+                } else {
+                    w.to_lowercase()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  "),
+    }
+}
+
+/// Every Spiren BK session of 2015-2016 with a register built from the files' own names
+/// and numbers, spelt as a register would: no number becomes a non-member, and every
+/// `name_differs` line is a real difference of name. The counts per status are printed
+/// (`cargo test --test import spiren -- --nocapture`).
+#[test]
+fn with_a_register_of_the_files_own_names_no_member_is_lost() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let folder = realdata().join("pbn-spiren");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pbn"))
+        .collect();
+    paths.sort();
+    assert_eq!(paths.len(), 61);
+    // Number -> (date, name) of its latest printing.
+    let mut latest: BTreeMap<i64, (chrono::NaiveDate, String)> = BTreeMap::new();
+    for path in &paths {
+        let Ok(imported) = bridgehcp::import::batch::read_checked(path, None) else {
+            continue;
+        };
+        let d = &imported.dataset;
+        let Some(date) = d.competitions.first().map(|c| c.date) else {
+            continue;
+        };
+        for entrant in &d.entrants {
+            for (id, name) in entrant.players.iter().zip(&entrant.names) {
+                if let (Some(id), Some(name)) = (id, name) {
+                    let slot = latest.entry(*id).or_insert((date, name.clone()));
+                    if date >= slot.0 {
+                        *slot = (date, name.clone());
+                    }
+                }
+            }
+        }
+    }
+    assert!(latest.len() > 100, "{} numbers", latest.len());
+    let mut csv = String::from("member_id,name\n");
+    for (id, (_, name)) in &latest {
+        csv.push_str(&format!("{id},\"{}\"\n", register_spelling(*id, name)));
+    }
+    let register = dir.path().join("register.csv");
+    std::fs::write(&register, csv).unwrap_or_else(|e| panic!("{e}"));
+
+    let out = dir.path().join("fed");
+    let output = import(
+        &[&folder],
+        &out,
+        &[
+            "--members",
+            register.to_str().unwrap_or_default(),
+            "--keep-going",
+        ],
+    );
+    let stdout = ok(&output);
+    let report = text(&std::fs::read(out.join("import-report.csv")).unwrap_or_default());
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for line in report.lines().skip(1) {
+        let status = line.split(',').nth(1).unwrap_or_default().to_string();
+        *counts.entry(status).or_default() += 1;
+    }
+    println!("{stdout}counts per status over pbn-spiren/: {counts:?}");
+    for line in report.lines().filter(|l| !l.contains(",imported,")) {
+        println!("{line}");
+    }
+    assert_eq!(counts.get("non_member"), None, "{report}");
+    assert!(
+        counts.get("imported").is_some_and(|&n| n > 50),
+        "{counts:?}"
+    );
+
+    // Every number of every imported session is a member with the register's name.
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    let members: BTreeMap<i64, Option<&str>> = dataset
+        .members
+        .iter()
+        .map(|m| (m.member_id, m.name.as_deref()))
+        .collect();
+    let printed: std::collections::BTreeSet<i64> = dataset
+        .entrants
+        .iter()
+        .flat_map(|e| e.players.iter().flatten().copied())
+        .collect();
+    assert!(!printed.is_empty());
+    // Printed `Harry O. Kinn` and `Harry O Kinn`; one of them is the register's.
+    assert!(printed.contains(&9866) && members.contains_key(&9866));
+    for id in &printed {
+        let expected = latest.get(id).map(|(_, name)| register_spelling(*id, name));
+        assert_eq!(
+            members.get(id).copied().flatten(),
+            expected.as_deref(),
+            "number {id}"
+        );
+    }
+    // A name_differs line names two spellings that are not the same person's.
+    for line in report.lines().filter(|l| l.contains(",name_differs,")) {
+        assert!(line.contains("in the register but"), "{line}");
+    }
+}

@@ -336,6 +336,14 @@ fn same_session(
         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
 }
 
+/// One file of a batch, read and checked, with what orders it in the batch.
+struct ReadFile {
+    date: Option<NaiveDate>,
+    created: Option<String>,
+    file: PathBuf,
+    imported: Result<Imported, InputError>,
+}
+
 /// Imports `files` into `existing`. The files are read first and then taken in the
 /// order of their competition's date, the time the program wrote them (`Created`) and
 /// their path, whatever the order given, so that the batch's outcome (which of two
@@ -351,12 +359,7 @@ pub fn import_batch(
     let mut files: Vec<PathBuf> = files.to_vec();
     files.sort();
     files.dedup();
-    let mut read: Vec<(
-        Option<NaiveDate>,
-        Option<String>,
-        PathBuf,
-        Result<Imported, InputError>,
-    )> = files
+    let mut read: Vec<ReadFile> = files
         .into_iter()
         .map(|file| {
             let bytes = super::published::read_export(&file);
@@ -366,10 +369,15 @@ pub fn import_batch(
                 .as_ref()
                 .ok()
                 .and_then(|i| i.dataset.competitions.iter().map(|c| c.date).min());
-            (date, created, file, imported)
+            ReadFile {
+                date,
+                created,
+                file,
+                imported,
+            }
         })
         .collect();
-    read.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
+    read.sort_by(|a, b| (&a.date, &a.created, &a.file).cmp(&(&b.date, &b.created, &b.file)));
     let mut batch = Batch {
         dataset: existing,
         ..Batch::default()
@@ -387,7 +395,7 @@ pub fn import_batch(
     // Competitions of this batch, by the file they came from.
     let mut from_batch: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut differs: Vec<identity::NameDiffers> = Vec::new();
-    for (_, _, file, imported) in read {
+    for ReadFile { file, imported, .. } in read {
         let file = &file;
         let imported = match imported {
             Ok(imported) => imported,

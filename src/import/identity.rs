@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{Months, NaiveDate};
 
-use crate::dataset::{Dataset, Member, MemberId};
+use crate::dataset::{Competition, Dataset, Entrant, Member, MemberId};
 use crate::import::batch::{Entry, Status};
 
 /// A name as comparable words: diacritics transliterated (`ø` → `o`), case folded,
@@ -212,14 +212,16 @@ struct Play<'a> {
 
 /// Every play of every number in `dataset`, in time order (ties broken by session,
 /// competition id, entrant and slot: never by the order rows arrived in).
-fn plays(dataset: &Dataset) -> BTreeMap<MemberId, Vec<Play<'_>>> {
-    let competitions: BTreeMap<&str, (NaiveDate, i32)> = dataset
-        .competitions
+fn plays<'a>(
+    competitions: &'a [Competition],
+    entrants: &'a [Entrant],
+) -> BTreeMap<MemberId, Vec<Play<'a>>> {
+    let competitions: BTreeMap<&str, (NaiveDate, i32)> = competitions
         .iter()
         .map(|c| (c.competition_id.as_str(), (c.date, c.session)))
         .collect();
-    let mut out: BTreeMap<MemberId, Vec<Play<'_>>> = BTreeMap::new();
-    for entrant in &dataset.entrants {
+    let mut out: BTreeMap<MemberId, Vec<Play<'a>>> = BTreeMap::new();
+    for entrant in entrants {
         let Some(&(date, session)) = competitions.get(entrant.competition_id.as_str()) else {
             continue;
         };
@@ -291,32 +293,27 @@ fn usual_club<'a>(plays: &[Play<'a>]) -> Option<&'a str> {
 /// club played for most in the last twelve months (see [`usual_club`]). A member no
 /// competition names keeps what the dataset says.
 pub fn resolve_members(dataset: &mut Dataset, register: Option<&Register>) {
-    let plays = plays(dataset);
-    let mut decided: Vec<(usize, Option<String>, Option<String>, Option<String>)> = Vec::new();
-    for (index, member) in dataset.members.iter().enumerate() {
+    let plays = plays(&dataset.competitions, &dataset.entrants);
+    for member in &mut dataset.members {
         let own = plays
             .get(&member.member_id)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         let registered = register.and_then(|r| r.members.get(&member.member_id));
-        let name = registered
+        if let Some(name) = registered
             .and_then(|r| r.name.clone())
             .or_else(|| latest_name(own).map(str::to_string))
-            .or_else(|| member.name.clone());
-        let club = registered
+        {
+            member.name = Some(name);
+        }
+        if let Some(club) = registered
             .and_then(|r| r.club.clone())
             .or_else(|| usual_club(own).map(str::to_string))
-            .or_else(|| member.club.clone());
-        let district = registered
-            .and_then(|r| r.district.clone())
-            .or_else(|| member.district.clone());
-        decided.push((index, name, club, district));
-    }
-    for (index, name, club, district) in decided {
-        if let Some(member) = dataset.members.get_mut(index) {
-            member.name = name;
-            member.club = club;
-            member.district = district;
+        {
+            member.club = Some(club);
+        }
+        if let Some(district) = registered.and_then(|r| r.district.clone()) {
+            member.district = Some(district);
         }
     }
 }
@@ -328,7 +325,7 @@ pub fn spelling_notes(
     dataset: &Dataset,
     batch_competitions: &BTreeMap<String, PathBuf>,
 ) -> Vec<Entry> {
-    let plays = plays(dataset);
+    let plays = plays(&dataset.competitions, &dataset.entrants);
     let mut notes = Vec::new();
     for (id, own) in &plays {
         let Some(in_batch) = own
@@ -399,7 +396,7 @@ pub fn spelling_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{Competition, Entrant, Format, ScoringMethod};
+    use crate::dataset::{Format, ScoringMethod};
 
     #[test]
     fn folding_ignores_case_spacing_punctuation_and_diacritics() {
