@@ -29,8 +29,11 @@ bridgehcp import auto incoming/2026-11/ --out fed/ --members register.csv\n\n\
 Into an existing dataset folder the files are added: one partition per month \
 (competitions/month=2026-11/...), a competition imported again unchanged is skipped, \
 one with other results replaces the earlier version (a correction), and the same \
-session under another header is kept once. Every file's fate is listed in \
-DIR/import-report.csv."
+session under another header is kept once; the same session sent again with other \
+results replaces the earlier one. The files are taken in date order, whatever the order \
+given. Every file's fate is listed in DIR/import-report.csv, and every import's rows are \
+appended to DIR/import_log.parquet and DIR/import_log.csv. A run's output folder (with \
+run.json) is refused."
 )]
 pub struct ImportArgs {
     /// The exports' format.
@@ -47,9 +50,10 @@ pub struct ImportArgs {
     /// but the report and fails.
     #[arg(long)]
     pub keep_going: bool,
-    /// The federation's register of members (CSV or Parquet with `member_id` and
-    /// `name`): a number not in it, or whose name disagrees, is reported and imported as
-    /// a non-member.
+    /// The federation's register of members (CSV or Parquet with `member_id`, `name`,
+    /// optionally `club` and `district`): a number in it is that member, with the
+    /// register's name, club and district (another printed name is reported as
+    /// `name_differs`); a number not in it is reported and imported as a non-member.
     #[arg(long, value_name = "REGISTER")]
     pub members: Option<PathBuf>,
 }
