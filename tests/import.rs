@@ -515,6 +515,34 @@ fn import_does_not_depend_on_file_order() {
             Some(expected) => assert!(*expected == bytes, "order {n} wrote other bytes"),
         }
     }
+
+    // The whole folder (21 sessions, two clubs): listed backwards, and dealt into three
+    // interleaved batches, against the folder at once.
+    let mut all: Vec<PathBuf> = std::fs::read_dir(realdata().join("pbn-bridgekam"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    all.sort();
+    let at_once = dir.path().join("all-at-once");
+    ok(&import(&[&realdata().join("pbn-bridgekam")], &at_once, &[]));
+    let backwards = dir.path().join("all-backwards");
+    let reversed: Vec<&Path> = all.iter().rev().map(PathBuf::as_path).collect();
+    ok(&import(&reversed, &backwards, &[]));
+    let dealt = dir.path().join("all-dealt");
+    for hand in 0..3 {
+        let batch: Vec<&Path> = reversed
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 == hand)
+            .map(|(_, p)| *p)
+            .collect();
+        ok(&import(&batch, &dealt, &[]));
+    }
+    let expected = dataset_bytes(&at_once);
+    assert!(expected.len() > 10);
+    assert!(dataset_bytes(&backwards) == expected, "backwards");
+    assert!(dataset_bytes(&dealt) == expected, "in three batches");
 }
 
 /// A session sent again under another serial number and title, with a result corrected:
