@@ -166,6 +166,14 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
         )),
         "{log}"
     );
+    // A refused file is still listed under the month its header gives.
+    assert!(
+        log.contains(&format!(
+            ",{},refused,,2015-09,14,1,Result,14 tricks: there are 13 tricks in a deal",
+            bad.display()
+        )),
+        "{log}"
+    );
 
     let stdout = ok(&import(&[&good, &bad, &compscore], &out, &["--keep-going"]));
     assert!(

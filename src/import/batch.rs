@@ -187,6 +187,34 @@ pub fn export_created(bytes: &[u8]) -> Option<String> {
         })
 }
 
+/// The month (`YYYY-MM`) of the session an export is dated, read from its header alone
+/// (PBN `ContestDate` or `[Date]`, USEBIO `<DATE>` DD/MM/YYYY), so that a refused file
+/// can still be listed under its month.
+pub fn export_month(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let text: String = head.iter().map(|&b| char::from(b)).collect();
+    let after = |key: &str| text.split_once(key).map(|(_, rest)| rest);
+    let month = |year: &str, month: &str| {
+        let ok = year.len() == 4
+            && month.len() == 2
+            && year
+                .bytes()
+                .chain(month.bytes())
+                .all(|b| b.is_ascii_digit());
+        ok.then(|| format!("{year}-{month}"))
+    };
+    if let Some(rest) = after("name=ContestDate").and_then(|r| r.split_once("content=\"")) {
+        let date = rest.1.get(..10)?;
+        return month(date.get(..4)?, date.get(5..7)?);
+    }
+    if let Some(rest) = after("[Date \"") {
+        let date = rest.get(..10)?;
+        return month(date.get(..4)?, date.get(5..7)?);
+    }
+    let date = after("<DATE>")?.trim_start().get(..10)?;
+    month(date.get(6..10)?, date.get(3..5)?)
+}
+
 fn check_bytes(
     path: &Path,
     bytes: &[u8],
@@ -341,6 +369,8 @@ struct ReadFile {
     date: Option<NaiveDate>,
     created: Option<String>,
     file: PathBuf,
+    /// From the header, for a file that is refused.
+    month: Option<String>,
     imported: Result<Imported, InputError>,
 }
 
@@ -364,6 +394,7 @@ pub fn import_batch(
         .map(|file| {
             let bytes = super::published::read_export(&file);
             let created = bytes.as_deref().ok().and_then(export_created);
+            let month = bytes.as_deref().ok().and_then(export_month);
             let imported = bytes.and_then(|bytes| check_bytes(&file, &bytes, kind));
             let date = imported
                 .as_ref()
@@ -373,6 +404,7 @@ pub fn import_batch(
                 date,
                 created,
                 file,
+                month,
                 imported,
             }
         })
@@ -395,12 +427,20 @@ pub fn import_batch(
     // Competitions of this batch, by the file they came from.
     let mut from_batch: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut differs: Vec<identity::NameDiffers> = Vec::new();
-    for ReadFile { file, imported, .. } in read {
+    for ReadFile {
+        file,
+        imported,
+        month,
+        ..
+    } in read
+    {
         let file = &file;
         let imported = match imported {
             Ok(imported) => imported,
             Err(error) => {
-                batch.entries.push(Entry::refused(file, &error));
+                let mut entry = Entry::refused(file, &error);
+                entry.month = month;
+                batch.entries.push(entry);
                 continue;
             }
         };
@@ -700,4 +740,30 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header fields a refused file is still dated by, as the real files write them.
+    #[test]
+    fn an_export_is_dated_and_timed_by_its_header() {
+        let ruter = b"% PBN 2.0\n% <META  name=Created                    content=\"2015-10-20 21:45:37\">\n\
+% <META  name=ContestDate                content=\"2015-09-24\">\n[Event \"x\"]\n";
+        assert_eq!(export_month(ruter).as_deref(), Some("2015-09"));
+        assert_eq!(
+            export_created(ruter).as_deref(),
+            Some("2015-10-20 21:45:37")
+        );
+        assert_eq!(
+            export_month(b"[Date \"2016.04.21\"]\n").as_deref(),
+            Some("2016-04")
+        );
+        let usebio = b"<?xml version=\"1.0\"?><EVENT><DATE>09/03/2026</DATE></EVENT>";
+        assert_eq!(export_month(usebio).as_deref(), Some("2026-03"));
+        assert_eq!(export_created(usebio), None);
+        assert_eq!(export_month(b"[Date \"2016\"]"), None);
+        assert_eq!(export_month(b"<DATE>1/3/2026</DATE>"), None);
+    }
 }

@@ -31,7 +31,8 @@ pub struct LogRow {
     pub file: String,
     pub status: String,
     pub competition_id: Option<String>,
-    /// `YYYY-MM` of the session's date; empty when the file could not be read.
+    /// `YYYY-MM` of the session's date (a refused file: its header's); empty when not
+    /// even that can be read.
     pub month: Option<String>,
     pub line: Option<i64>,
     pub board: Option<i64>,
