@@ -585,8 +585,9 @@ fn a_session_sent_again_under_another_serial_number_is_a_correction() {
     assert!(
         text(&output.stderr).contains(&format!(
             "correction: {}: the same session as competition \
-             `pbn-2015-09-24-0176-sinsen-bk-272` from {} (club, date and session, 35 of 36 \
-             players in common), sent again under another serial number or title: replaces it",
+             `pbn-2015-09-24-0176-sinsen-bk-272` from {} (club, date and session; 35 of 36 \
+             players and 243 of 243 table results in common), sent again under another serial \
+             number or title: replaces it",
             resent.display(),
             original.display()
         )),
@@ -650,6 +651,35 @@ fn two_sections_of_one_evening_stay_two_competitions() {
             .all(|c| c.club.as_deref() == Some("0176 Sinsen BK")
                 && c.date.to_string() == "2015-09-24")
     );
+}
+
+/// Two sessions of one day at one club, exported separately: the programs number both
+/// session 1, and 19 of the 30 players are the same (bridgekam's 2015-10-15 and
+/// 2015-10-22 regulars), but the deals and so the results differ. Both are kept.
+#[test]
+fn two_sessions_of_one_day_with_the_same_players_stay_two_competitions() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let afternoon = bridgekam("bridgekam_2015-10-15.pbn");
+    let evening = dir.path().join("evening.pbn");
+    std::fs::write(
+        &evening,
+        latin1_replace(
+            &bridgekam("bridgekam_2015-10-22.pbn"),
+            &[
+                ("content=\"2015-10-22\">", "content=\"2015-10-15\">"),
+                ("content=\"286\">", "content=\"283\">"),
+            ],
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    let stdout = ok(&import(&[&afternoon, &evening], &out, &[]));
+    assert!(
+        stdout.contains("2 files: 2 imported, 0 corrections"),
+        "{stdout}"
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dataset.competitions.len(), 2);
 }
 
 /// A file's text (ISO-8859-1, byte for character) with each `(from, to)` replaced.

@@ -334,17 +334,50 @@ fn players_of(dataset: &Dataset, id: &str) -> BTreeSet<String> {
     out
 }
 
+/// The table results of a competition as a multiset, without pair numbers (a re-export
+/// may number the pairs anew): board, contract, declarer, tricks, score, adjustment.
+fn table_results(dataset: &Dataset, id: &str) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for b in dataset.boards.iter().filter(|b| b.competition_id == id) {
+        let key = format!(
+            "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+            b.board, b.contract, b.declarer, b.tricks, b.ns_score, b.adjusted
+        );
+        *out.entry(key).or_insert(0) += 1;
+    }
+    out
+}
+
+/// How a competition matched an earlier one as the same session.
+struct SameSession {
+    other: String,
+    players: (usize, usize),
+    /// Table results in common, of the larger of the two; `None` without board rows.
+    results: Option<(usize, usize)>,
+}
+
+/// More than half of the larger of two collections in common.
+fn most_in_common(common: usize, a: usize, b: usize) -> bool {
+    common * 2 > a.max(b)
+}
+
 /// A competition already in `dataset` that `competition` is the same session of: the
-/// same club, date and session, and more than half of the players of the larger of the
-/// two in common. Two sections of one evening share the club, date and session but not
-/// their players. The best match (most players in common, then the smallest id) wins.
+/// same club, date and session, more than half of the players of the larger of the two
+/// in common and, where both have board rows, more than half of the table results
+/// (board, contract, declarer, tricks, score). Two sections of one evening share the
+/// club, date and session but not their players; two sessions of one day (the club's
+/// programs leave the session number at 1) may share most players, but not the deals,
+/// so not the results. The best match (most players in common, then the smallest id)
+/// wins.
 fn same_session(
     dataset: &Dataset,
     fragment: &Dataset,
     competition: &Competition,
-) -> Option<(String, usize, usize)> {
+) -> Option<SameSession> {
     let club = competition.club.as_deref()?;
     let players = players_of(fragment, &competition.competition_id);
+    let results = table_results(fragment, &competition.competition_id);
+    let total = |m: &BTreeMap<String, usize>| m.values().sum::<usize>();
     dataset
         .competitions
         .iter()
@@ -358,10 +391,35 @@ fn same_session(
         .filter_map(|c| {
             let earlier = players_of(dataset, &c.competition_id);
             let common = earlier.intersection(&players).count();
-            let larger = earlier.len().max(players.len());
-            (common * 2 > larger).then(|| (c.competition_id.clone(), common, larger))
+            if !most_in_common(common, earlier.len(), players.len()) {
+                return None;
+            }
+            let earlier_results = table_results(dataset, &c.competition_id);
+            let results = if earlier_results.is_empty() || results.is_empty() {
+                None
+            } else {
+                let shared = earlier_results
+                    .iter()
+                    .map(|(key, n)| (*n).min(results.get(key).copied().unwrap_or(0)))
+                    .sum::<usize>();
+                let larger = total(&earlier_results).max(total(&results));
+                if !most_in_common(shared, larger, 0) {
+                    return None;
+                }
+                Some((shared, larger))
+            };
+            Some(SameSession {
+                other: c.competition_id.clone(),
+                players: (common, earlier.len().max(players.len())),
+                results,
+            })
         })
-        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+        .max_by(|a, b| {
+            a.players
+                .0
+                .cmp(&b.players.0)
+                .then_with(|| b.other.cmp(&a.other))
+        })
 }
 
 /// One file of a batch, read and checked, with what orders it in the batch.
@@ -521,7 +579,11 @@ pub fn import_batch(
                         continue;
                     }
                     None => match same_session(&batch.dataset, &fragment, competition) {
-                        Some((other, common, larger)) => {
+                        Some(SameSession {
+                            other,
+                            players: (common, larger),
+                            results,
+                        }) => {
                             let source = batch
                                 .dataset
                                 .competitions
@@ -541,9 +603,12 @@ pub fn import_batch(
                                 Status::Correction,
                                 format!(
                                     "the same session as competition `{other}` from {source} \
-                                     (club, date and session, {common} of {larger} players in \
+                                     (club, date and session; {common} of {larger} players{} in \
                                      common), sent again under another serial number or title: \
-                                     replaces it"
+                                     replaces it",
+                                    results.map_or_else(String::new, |(shared, of)| format!(
+                                        " and {shared} of {of} table results"
+                                    ))
                                 ),
                             )
                         }
