@@ -12,7 +12,15 @@
 //! * the same competition (same id, same results) again is a no-op, reported;
 //! * the same id with other results is a correction: it replaces the earlier version;
 //! * the same session under another header (another id, same date and results, as when a
-//!   club exports a session twice) is recognised and kept once.
+//!   club exports a session twice) is recognised and kept once;
+//! * the same session sent again with other results under another serial number or title
+//!   (same club, date and session, most players and most table results in common) is a
+//!   correction: a club that fixes a score and exports again must not make its members
+//!   play the evening twice.
+//!
+//! What the batch writes must not depend on the order the files were listed in, or on how
+//! a month was split into imports: files are taken in date order, and members' names and
+//! clubs are decided from the whole dataset afterwards (see [`identity`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -146,7 +154,9 @@ impl Entry {
 pub struct Batch {
     /// The existing dataset with the batch's competitions added or replaced.
     pub dataset: Dataset,
-    /// One entry per file, in the order given.
+    /// One entry per file (per competition of a file), in the order the files were taken
+    /// (see [`import_batch`]), each followed by its `non_member` notes; the notes on
+    /// members' names (`name_differs`, `name_conflict`) come last, once per member.
     pub entries: Vec<Entry>,
     /// Competitions whose rows changed (added, replaced or removed), for the writer.
     pub changed: BTreeSet<String>,
