@@ -433,6 +433,34 @@ fn the_register_decides_who_is_a_member() {
         text(&output.stderr)
     );
     assert!(files(&run) == before, "the run's folder is untouched");
+
+    // Two more sessions with 17936 printed as `Fredd Kristiansen`: one line for the
+    // member and spelling, not one per file.
+    let later = [
+        bridgekam("bridgekam_2015-11-26.pbn"),
+        bridgekam("bridgekam_2015-12-10.pbn"),
+    ];
+    let output = import(
+        &[&later[0], &later[1]],
+        &out,
+        &["--members", register.to_str().unwrap_or_default()],
+    );
+    let stderr = text(&output.stderr);
+    ok(&output);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("name_differs"))
+        .collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "name_differs: {}, line 67: number 17936 is `Someone Else` in the register but \
+             `Fredd Kristiansen` in the file (2 times in this batch): kept as member 17936 \
+             (`Someone Else`)",
+            later[0].display()
+        )],
+        "{stderr}"
+    );
 }
 
 /// Without a register, the latest spelling of a number is kept (by competition date,
