@@ -225,6 +225,10 @@ pub struct Entrant {
     /// what identifies a player without a federation number (a guest, an unnumbered
     /// player): such an entrant has a name and no number in the slot.
     pub names: [Option<String>; 4],
+    /// The club each player was printed with, slot by slot, when the export names one.
+    /// A member's club is decided from these over all their competitions, so that it
+    /// does not depend on which file was imported first.
+    pub clubs: [Option<String>; 4],
     pub team: Option<String>,
     pub direction: Option<Direction>,
     /// The house pair of a Swiss pairs event (`entrants.house`): a pair the organiser
@@ -240,6 +244,7 @@ impl Entrant {
             entrant: entrant.into(),
             players: [None; 4],
             names: [None, None, None, None],
+            clubs: [None, None, None, None],
             team: None,
             direction: None,
             house: false,

@@ -66,6 +66,23 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// The import log is the one file of a dataset that depends on the history of imports
+/// (batch numbers and times), so byte comparisons of datasets leave it out, and the
+/// report, which is the last batch's.
+fn is_log(relative: &str) -> bool {
+    matches!(
+        relative,
+        "import_log.parquet" | "import_log.csv" | "import-report.csv"
+    )
+}
+
+/// The dataset's files without the log and the report.
+fn dataset_bytes(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut all = files(dir);
+    all.retain(|k, _| !is_log(k));
+    all
+}
+
 /// A small Ruter-style export with one row broken as `row` says.
 fn small_pbn(row: &str) -> String {
     format!(
@@ -113,7 +130,11 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     assert!(stderr.contains(&expected), "{stderr}");
     assert!(stderr.contains("1 of 3 files refused"), "{stderr}");
     let written: Vec<String> = files(&out).into_keys().collect();
-    assert_eq!(written, ["import-report.csv"], "only the report");
+    assert_eq!(
+        written,
+        ["import-report.csv", "import_log.csv", "import_log.parquet"],
+        "only the report and the log"
+    );
     let report = text(&std::fs::read(out.join("import-report.csv")).unwrap_or_default());
     assert!(
         report.contains(&format!(
@@ -121,6 +142,37 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
             bad.display()
         )),
         "{report}"
+    );
+    // The good files were not written, and neither the report nor the log says otherwise.
+    assert!(
+        report.contains(&format!(
+            "{},not_written,pbn-2015-09-10-0128-bridgekameratene-263,,,,would be imported; the batch wrote nothing",
+            good.display()
+        )),
+        "{report}"
+    );
+    assert!(!report.contains(",imported,"), "{report}");
+    let log = text(&std::fs::read(out.join("import_log.csv")).unwrap_or_default());
+    assert!(
+        log.starts_with(
+            "batch,imported_at,file,status,competition_id,month,line,board,column,reason\n"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!(
+            ",{},not_written,pbn-2015-09-10-0128-bridgekameratene-263,2015-09,,,,",
+            good.display()
+        )),
+        "{log}"
+    );
+    // A refused file is still listed under the month its header gives.
+    assert!(
+        log.contains(&format!(
+            ",{},refused,,2015-09,14,1,Result,14 tricks: there are 13 tricks in a deal",
+            bad.display()
+        )),
+        "{log}"
     );
 
     let stdout = ok(&import(&[&good, &bad, &compscore], &out, &["--keep-going"]));
@@ -130,6 +182,27 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
     );
     let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(dataset.competitions.len(), 2);
+    // The log kept the first batch and added the second: three rows each.
+    let log = text(&std::fs::read(out.join("import_log.csv")).unwrap_or_default());
+    let batches: Vec<&str> = log
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(batches, ["1", "1", "1", "2", "2", "2"], "{log}");
+    // The batch number, then the time in UTC.
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("2,20") && l.contains("Z,")),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!(
+            ",{},imported,pbn-2015-09-10-0128-bridgekameratene-263,2015-09,,,,",
+            good.display()
+        )),
+        "{log}"
+    );
     // Rows name the export they came from, not a Parquet row.
     let row = dataset
         .boards
@@ -180,7 +253,7 @@ fn appending_month_by_month_equals_importing_everything_at_once() {
     let (a, b) = (files(&at_once), files(&monthly));
     let parquet = |m: &BTreeMap<String, Vec<u8>>| {
         m.iter()
-            .filter(|(k, _)| k.ends_with(".parquet"))
+            .filter(|(k, _)| k.ends_with(".parquet") && !is_log(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<BTreeMap<_, _>>()
     };
@@ -200,6 +273,10 @@ fn appending_month_by_month_equals_importing_everything_at_once() {
         "{stdout}"
     );
     assert!(parquet(&files(&monthly)) == parquet(&a));
+    // Eight imports into `monthly`, each kept in its log.
+    let log = text(&std::fs::read(monthly.join("import_log.csv")).unwrap_or_default());
+    let last = log.lines().last().and_then(|l| l.split(',').next());
+    assert_eq!(last, Some("8"), "{log}");
 }
 
 /// The same session exported under another header is imported once; the same
@@ -255,17 +332,20 @@ fn duplicates_under_another_header_and_corrections() {
     assert!(!dataset.entrants.iter().any(|e| e.players[0] == Some(33860)));
 }
 
-/// `--members`: numbers outside the register, or with another name there, are reported
-/// and imported as non-members; the pair keeps its printed names and is still rated
-/// as a pair of non-members by the run.
+/// `--members`: a number the register knows is that member whatever the file prints
+/// (`KNUT  skinnemoen`, `Rolf Andreas Morck`); a spelling that is still another name
+/// is reported as `name_differs`, and the player stays the member. A number outside the
+/// register is a non-member; the pair keeps its printed names and is rated by the run.
+/// The register's club and district are the members'.
 #[test]
 fn the_register_decides_who_is_a_member() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let register = dir.path().join("register.csv");
     std::fs::write(
         &register,
-        "member_id,name\n33860,Sissel Grebstad\n18367,Rolf Andreas Mørck\n1198,Harry Løkken\n\
-         150,KNUT  skinnemoen\n17936,Someone Else\n",
+        "member_id,name,club,district\n33860,\"Grebstad, Sissel\",Pass BK,Oslo\n\
+         18367,Rolf A. Morck,,\n1198,H. Løkken,Sinsen BK,Oslo\n\
+         150,KNUT  skinnemoen,,\n17936,Someone Else,,\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let file = bridgekam("bridgekam_2015-09-24.pbn");
@@ -279,11 +359,16 @@ fn the_register_decides_who_is_a_member() {
     ok(&output);
     assert!(
         stderr.contains(&format!(
-            "non_member: {}, line 66: number 17936 is `Someone Else` in the register but \
-             `Fredd Kristiansen` in the file: imported as a non-member",
+            "name_differs: {}, line 66: number 17936 is `Someone Else` in the register but \
+             `Fredd Kristiansen` in the file: kept as member 17936 (`Someone Else`)",
             file.display()
         )),
         "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("name_differs").count(),
+        1,
+        "folded names agree: {stderr}"
     );
     assert!(
         stderr.contains(
@@ -296,29 +381,36 @@ fn the_register_decides_who_is_a_member() {
     members.sort_unstable();
     assert_eq!(
         members,
-        [150, 1198, 18367, 33860],
-        "only registered numbers"
+        [150, 1198, 17936, 18367, 33860],
+        "every registered number, and only those"
     );
-    let knut = dataset.members.iter().find(|m| m.member_id == 150);
-    assert_eq!(
-        knut.and_then(|m| m.name.as_deref()),
-        Some("KNUT  skinnemoen")
-    );
-    let three = dataset
+    let member = |id: i64| {
+        dataset
+            .members
+            .iter()
+            .find(|m| m.member_id == id)
+            .unwrap_or_else(|| panic!("member {id}"))
+    };
+    assert_eq!(member(150).name.as_deref(), Some("KNUT  skinnemoen"));
+    assert_eq!(member(33860).club.as_deref(), Some("Pass BK"));
+    assert_eq!(member(33860).district.as_deref(), Some("Oslo"));
+    // No club in the register: the club the file prints for the player.
+    assert_eq!(member(18367).club.as_deref(), Some("Sinsen BK"));
+    let pair = dataset
         .entrants
         .iter()
         .find(|e| e.entrant == "1")
         .expect("pair 1");
-    assert_eq!(three.players, [None, None, None, None]);
+    assert_eq!(pair.players, [None, Some(17936), None, None]);
     assert_eq!(
-        three.names[..2],
+        pair.names[..2],
         [
             Some("Tommy Sandsmark".to_string()),
             Some("Fredd Kristiansen".to_string())
         ]
     );
 
-    // The run takes pairs without numbers as non-members.
+    // The run takes the pair (one non-member, one member).
     output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
         .args(["run", "--quiet", "--data"])
         .arg(&out)
@@ -327,12 +419,55 @@ fn the_register_decides_who_is_a_member() {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     ok(&output);
+
+    // A run's output folder is not a dataset: importing into it is refused, and nothing
+    // is written there.
+    let run = dir.path().join("run");
+    let before = files(&run);
+    let output = import(&[&file], &run, &[]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr)
+            .contains("is a run's output folder (it holds run.json), not a dataset"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(files(&run) == before, "the run's folder is untouched");
+
+    // Two more sessions with 17936 printed as `Fredd Kristiansen`: one line for the
+    // member and spelling, not one per file.
+    let later = [
+        bridgekam("bridgekam_2015-11-26.pbn"),
+        bridgekam("bridgekam_2015-12-10.pbn"),
+    ];
+    let output = import(
+        &[&later[0], &later[1]],
+        &out,
+        &["--members", register.to_str().unwrap_or_default()],
+    );
+    let stderr = text(&output.stderr);
+    ok(&output);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("name_differs"))
+        .collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "name_differs: {}, line 67: number 17936 is `Someone Else` in the register but \
+             `Fredd Kristiansen` in the file (2 times in this batch): kept as member 17936 \
+             (`Someone Else`)",
+            later[0].display()
+        )],
+        "{stderr}"
+    );
 }
 
-/// Without a register, a number printed with another name than the dataset's is
-/// reported, and the first name is kept.
+/// Without a register, the latest spelling of a number is kept (by competition date,
+/// not by the order the files came in), and the other spellings are listed once per
+/// member.
 #[test]
-fn without_a_register_conflicting_names_are_reported() {
+fn without_a_register_the_latest_spelling_wins() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let first = dir.path().join("first.pbn");
     std::fs::write(&first, small_pbn("1 2 3NT S 9 \"400\" - 0 0"))
@@ -345,19 +480,370 @@ fn without_a_register_conflicting_names_are_reported() {
             .replace("\"A - B\"", "\"Anne - B\""),
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    let third = dir.path().join("third.pbn");
+    std::fs::write(
+        &third,
+        small_pbn("1 2 3NT S 11 \"460\" - 0 0")
+            .replace("2015-09-30", "2015-09-16")
+            .replace("\"A - B\"", "\"A. - B\""),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("fed");
-    let output = import(&[&first, &second], &out, &[]);
+    let output = import(&[&second, &first, &third], &out, &[]);
     ok(&output);
     let stderr = text(&output.stderr);
     assert!(
         stderr.contains(&format!(
-            "name_conflict: {}, line 9: number 11 is `Anne` here but `A` in {}: kept as `A`",
-            second.display(),
-            first.display()
+            "name_conflict: {}, line 9: number 11 is `Anne` in its latest competition, also \
+             printed as `A` (once, last 2015-09-30 in `pbn-2015-09-30-0001-test-bk`), \
+             `A.` (once, last 2015-09-16 in `pbn-2015-09-16-0001-test-bk`): kept as `Anne`",
+            second.display()
         )),
         "{stderr}"
     );
+    assert_eq!(stderr.matches("name_conflict").count(), 1, "{stderr}");
     let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
     let eleven = dataset.members.iter().find(|m| m.member_id == 11);
-    assert_eq!(eleven.and_then(|m| m.name.as_deref()), Some("A"));
+    assert_eq!(eleven.and_then(|m| m.name.as_deref()), Some("Anne"));
+
+    // The earliest file alone, then the rest: the same members.
+    let split = dir.path().join("split");
+    ok(&import(&[&third], &split, &[]));
+    ok(&import(&[&first, &second], &split, &[]));
+    assert!(dataset_bytes(&split) == dataset_bytes(&out));
+}
+
+/// `import` gives the same dataset whatever the order of its files and however they are
+/// split into batches. Member 14358 played for BK Norrøna on 2015-10-29 and is printed
+/// under TopBridge BC on 2016-04-21: once each in the last twelve months, so the latest
+/// club, in every order.
+#[test]
+fn import_does_not_depend_on_file_order() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let a = bridgekam("bridgekam_2015-10-29.pbn");
+    let b = bridgekam("bridgekam_2016-04-21.pbn");
+    let c = bridgekam("bridgekam_2015-09-24.pbn");
+    let d = bridgekam("bridgekam_2016-03-10.pbn");
+    let orders: [&[&[&Path]]; 5] = [
+        &[&[&a, &b, &c, &d]],
+        &[&[&d, &c, &b, &a]],
+        &[&[&b], &[&a], &[&d, &c]],
+        &[&[&a], &[&b], &[&c], &[&d]],
+        &[&[&c, &b], &[&d, &a]],
+    ];
+    let mut first: Option<BTreeMap<String, Vec<u8>>> = None;
+    for (n, batches) in orders.iter().enumerate() {
+        let out = dir.path().join(format!("order-{n}"));
+        for files in *batches {
+            ok(&import(files, &out, &[]));
+        }
+        let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+        let member = dataset.members.iter().find(|m| m.member_id == 14358);
+        assert_eq!(
+            member.and_then(|m| m.club.as_deref()),
+            Some("TopBridge BC"),
+            "order {n}"
+        );
+        let bytes = dataset_bytes(&out);
+        assert!(bytes.contains_key("members.parquet"));
+        match &first {
+            None => first = Some(bytes),
+            Some(expected) => assert!(*expected == bytes, "order {n} wrote other bytes"),
+        }
+    }
+
+    // The whole folder (21 sessions, two clubs): listed backwards, and dealt into three
+    // interleaved batches, against the folder at once.
+    let mut all: Vec<PathBuf> = std::fs::read_dir(realdata().join("pbn-bridgekam"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    all.sort();
+    let at_once = dir.path().join("all-at-once");
+    ok(&import(&[&realdata().join("pbn-bridgekam")], &at_once, &[]));
+    let backwards = dir.path().join("all-backwards");
+    let reversed: Vec<&Path> = all.iter().rev().map(PathBuf::as_path).collect();
+    ok(&import(&reversed, &backwards, &[]));
+    let dealt = dir.path().join("all-dealt");
+    for hand in 0..3 {
+        let batch: Vec<&Path> = reversed
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 == hand)
+            .map(|(_, p)| *p)
+            .collect();
+        ok(&import(&batch, &dealt, &[]));
+    }
+    let expected = dataset_bytes(&at_once);
+    assert!(expected.len() > 10);
+    assert!(dataset_bytes(&backwards) == expected, "backwards");
+    assert!(dataset_bytes(&dealt) == expected, "in three batches");
+}
+
+/// A session sent again under another serial number and title, with a result corrected:
+/// the same club, date, session and players, so it replaces the earlier import as a
+/// correction naming the earlier file, within one batch as across two.
+#[test]
+fn a_session_sent_again_under_another_serial_number_is_a_correction() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let original = bridgekam("bridgekam_2015-09-24.pbn");
+    let resent = dir.path().join("resent.pbn");
+    std::fs::write(
+        &resent,
+        latin1_replace(
+            &original,
+            &[
+                ("content=\"272\">", "content=\"9272\">"),
+                ("content=\"Sinsen\">", "content=\"Sinsen (rettet)\">"),
+                ("\"33860\"", "\"33861\""),
+                (
+                    "content=\"2015-10-20 21:45:37\"",
+                    "content=\"2015-10-21 09:12:00\"",
+                ),
+            ],
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    ok(&import(&[&original], &out, &[]));
+    let output = import(&[&resent], &out, &[]);
+    let stdout = ok(&output);
+    assert!(stdout.contains("1 corrections"), "{stdout}");
+    assert!(
+        text(&output.stderr).contains(&format!(
+            "correction: {}: the same session as competition \
+             `pbn-2015-09-24-0176-sinsen-bk-272` from {} (club, date and session; 35 of 36 \
+             players and 243 of 243 table results in common), sent again under another serial \
+             number or title: replaces it",
+            resent.display(),
+            original.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    let ids: Vec<&str> = dataset
+        .competitions
+        .iter()
+        .map(|c| c.competition_id.as_str())
+        .collect();
+    assert_eq!(ids, ["pbn-2015-09-24-0176-sinsen-bk-9272"]);
+    assert!(dataset.entrants.iter().any(|e| e.players[0] == Some(33861)));
+    assert!(!dataset.members.iter().any(|m| m.member_id == 33860));
+
+    // Both in one batch: the same dataset.
+    let once = dir.path().join("once");
+    let output = import(&[&resent, &original], &once, &[]);
+    let stdout = ok(&output);
+    assert!(
+        stdout.contains("2 files: 1 imported, 1 corrections"),
+        "{stdout}"
+    );
+    let (x, y) = (dataset_bytes(&once), dataset_bytes(&out));
+    let differing: Vec<&String> = x.keys().filter(|k| x.get(*k) != y.get(*k)).collect();
+    assert!(x.len() == y.len() && differing.is_empty(), "{differing:?}");
+}
+
+/// Two sections of one evening: the same club, date and session, other players. Both
+/// are kept.
+#[test]
+fn two_sections_of_one_evening_stay_two_competitions() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let a = bridgekam("bridgekam_2015-09-24.pbn");
+    let b = dir.path().join("section-b.pbn");
+    std::fs::write(
+        &b,
+        latin1_replace(
+            &realdata().join("pbn-spiren").join("2015-09-02.pbn"),
+            &[
+                ("content=\"0179 Spiren BK\">", "content=\"0176 Sinsen BK\">"),
+                ("content=\"2015-09-02\">", "content=\"2015-09-24\">"),
+                ("content=\"Spirenk\">", "content=\"Sinsen B\">"),
+            ],
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    let stdout = ok(&import(&[&a, &b], &out, &[]));
+    assert!(
+        stdout.contains("2 files: 2 imported, 0 corrections"),
+        "{stdout}"
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dataset.competitions.len(), 2);
+    assert!(
+        dataset
+            .competitions
+            .iter()
+            .all(|c| c.club.as_deref() == Some("0176 Sinsen BK")
+                && c.date.to_string() == "2015-09-24")
+    );
+}
+
+/// Two sessions of one day at one club, exported separately: the programs number both
+/// session 1, and 19 of the 30 players are the same (bridgekam's 2015-10-15 and
+/// 2015-10-22 regulars), but the deals and so the results differ. Both are kept.
+#[test]
+fn two_sessions_of_one_day_with_the_same_players_stay_two_competitions() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let afternoon = bridgekam("bridgekam_2015-10-15.pbn");
+    let evening = dir.path().join("evening.pbn");
+    std::fs::write(
+        &evening,
+        latin1_replace(
+            &bridgekam("bridgekam_2015-10-22.pbn"),
+            &[
+                ("content=\"2015-10-22\">", "content=\"2015-10-15\">"),
+                ("content=\"286\">", "content=\"283\">"),
+            ],
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    let stdout = ok(&import(&[&afternoon, &evening], &out, &[]));
+    assert!(
+        stdout.contains("2 files: 2 imported, 0 corrections"),
+        "{stdout}"
+    );
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dataset.competitions.len(), 2);
+}
+
+/// A file's text (ISO-8859-1, byte for character) with each `(from, to)` replaced.
+fn latin1_replace(file: &Path, replacements: &[(&str, &str)]) -> Vec<u8> {
+    let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{e}"));
+    let mut text: String = bytes.iter().map(|&b| char::from(b)).collect();
+    for (from, to) in replacements {
+        assert!(text.contains(from), "{}: no {from}", file.display());
+        text = text.replace(from, to);
+    }
+    text.chars().map(|c| c as u32 as u8).collect()
+}
+
+/// A register spelt the way a federation's register spells names: turned round
+/// (`Surname, Given`), in capitals, with full stops removed or added after initials,
+/// hyphens as spaces. Each number's name is the one of its latest file.
+fn register_spelling(id: i64, name: &str) -> String {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    match id % 4 {
+        0 => name.replace('.', ""),
+        1 => name.to_uppercase().replace('-', " "),
+        2 => match words.split_last() {
+            Some((last, given)) if !given.is_empty() => format!("{last}, {}", given.join(" ")),
+            _ => name.to_string(),
+        },
+        _ => words
+            .iter()
+            .map(|w| {
+                if w.chars().count() == 1 {
+                    format!("{w}.")
+                } else {
+                    w.to_lowercase()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  "),
+    }
+}
+
+/// Every Spiren BK session of 2015-2016 with a register built from the files' own names
+/// and numbers, spelt as a register would: no number becomes a non-member, and every
+/// `name_differs` line is a real difference of name. The counts per status are printed
+/// (`cargo test --test import spiren -- --nocapture`).
+#[test]
+fn with_a_register_of_the_files_own_names_no_member_is_lost() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let folder = realdata().join("pbn-spiren");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pbn"))
+        .collect();
+    paths.sort();
+    assert_eq!(paths.len(), 61);
+    // Number -> (date, name) of its latest printing.
+    let mut latest: BTreeMap<i64, (chrono::NaiveDate, String)> = BTreeMap::new();
+    for path in &paths {
+        let Ok(imported) = bridgehcp::import::batch::read_checked(path, None) else {
+            continue;
+        };
+        let d = &imported.dataset;
+        let Some(date) = d.competitions.first().map(|c| c.date) else {
+            continue;
+        };
+        for entrant in &d.entrants {
+            for (id, name) in entrant.players.iter().zip(&entrant.names) {
+                if let (Some(id), Some(name)) = (id, name) {
+                    let slot = latest.entry(*id).or_insert((date, name.clone()));
+                    if date >= slot.0 {
+                        *slot = (date, name.clone());
+                    }
+                }
+            }
+        }
+    }
+    assert!(latest.len() > 100, "{} numbers", latest.len());
+    let mut csv = String::from("member_id,name\n");
+    for (id, (_, name)) in &latest {
+        csv.push_str(&format!("{id},\"{}\"\n", register_spelling(*id, name)));
+    }
+    let register = dir.path().join("register.csv");
+    std::fs::write(&register, csv).unwrap_or_else(|e| panic!("{e}"));
+
+    let out = dir.path().join("fed");
+    let output = import(
+        &[&folder],
+        &out,
+        &[
+            "--members",
+            register.to_str().unwrap_or_default(),
+            "--keep-going",
+        ],
+    );
+    let stdout = ok(&output);
+    let report = text(&std::fs::read(out.join("import-report.csv")).unwrap_or_default());
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for line in report.lines().skip(1) {
+        let status = line.split(',').nth(1).unwrap_or_default().to_string();
+        *counts.entry(status).or_default() += 1;
+    }
+    println!("{stdout}counts per status over pbn-spiren/: {counts:?}");
+    for line in report.lines().filter(|l| !l.contains(",imported,")) {
+        println!("{line}");
+    }
+    assert_eq!(counts.get("non_member"), None, "{report}");
+    assert!(
+        counts.get("imported").is_some_and(|&n| n > 50),
+        "{counts:?}"
+    );
+
+    // Every number of every imported session is a member with the register's name.
+    let dataset = read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    let members: BTreeMap<i64, Option<&str>> = dataset
+        .members
+        .iter()
+        .map(|m| (m.member_id, m.name.as_deref()))
+        .collect();
+    let printed: std::collections::BTreeSet<i64> = dataset
+        .entrants
+        .iter()
+        .flat_map(|e| e.players.iter().flatten().copied())
+        .collect();
+    assert!(!printed.is_empty());
+    // Printed `Harry O. Kinn` and `Harry O Kinn`; one of them is the register's.
+    assert!(printed.contains(&9866) && members.contains_key(&9866));
+    for id in &printed {
+        let expected = latest.get(id).map(|(_, name)| register_spelling(*id, name));
+        assert_eq!(
+            members.get(id).copied().flatten(),
+            expected.as_deref(),
+            "number {id}"
+        );
+    }
+    // A name_differs line names two spellings that are not the same person's.
+    for line in report.lines().filter(|l| l.contains(",name_differs,")) {
+        assert!(line.contains("in the register but"), "{line}");
+    }
 }

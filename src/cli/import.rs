@@ -8,6 +8,7 @@ use polars::prelude::{Column, DataFrame};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Batch, ExportKind, Status};
+use crate::report::import_log::{self, LogRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
@@ -28,8 +29,11 @@ bridgehcp import auto incoming/2026-11/ --out fed/ --members register.csv\n\n\
 Into an existing dataset folder the files are added: one partition per month \
 (competitions/month=2026-11/...), a competition imported again unchanged is skipped, \
 one with other results replaces the earlier version (a correction), and the same \
-session under another header is kept once. Every file's fate is listed in \
-DIR/import-report.csv."
+session under another header is kept once; the same session sent again with other \
+results replaces the earlier one. The files are taken in date order, whatever the order \
+given. Every file's fate is listed in DIR/import-report.csv, and every import's rows are \
+appended to DIR/import_log.parquet and DIR/import_log.csv. A run's output folder (with \
+run.json) is refused."
 )]
 pub struct ImportArgs {
     /// The exports' format.
@@ -46,9 +50,10 @@ pub struct ImportArgs {
     /// but the report and fails.
     #[arg(long)]
     pub keep_going: bool,
-    /// The federation's register of members (CSV or Parquet with `member_id` and
-    /// `name`): a number not in it, or whose name disagrees, is reported and imported as
-    /// a non-member.
+    /// The federation's register of members (CSV or Parquet with `member_id`, `name`,
+    /// optionally `club` and `district`): a number in it is that member, with the
+    /// register's name, club and district (another printed name is reported as
+    /// `name_differs`); a number not in it is reported and imported as a non-member.
     #[arg(long, value_name = "REGISTER")]
     pub members: Option<PathBuf>,
 }
@@ -63,6 +68,13 @@ pub struct ImportSummary {
 }
 
 pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
+    if args.out.join("run.json").exists() {
+        return Err(Error::Config(format!(
+            "{} is a run's output folder (it holds run.json), not a dataset: import into the \
+             dataset folder that `run --data` reads",
+            args.out.display()
+        )));
+    }
     let files = batch::expand(&args.files)?;
     let kind = match args.format {
         ExportFormat::Pbn => Some(ExportKind::Pbn),
@@ -83,16 +95,31 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         }
     }
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
-    crate::report::files::write_csv(&report_frame(&batch)?, &args.out.join("import-report.csv"))?;
     let refused = batch.count(Status::Refused);
-    if refused > 0 && !args.keep_going {
-        return Err(Error::Config(format!(
+    let outcome = if refused > 0 && !args.keep_going {
+        Err(Error::Config(format!(
             "{refused} of {} files refused (listed above and in {}); nothing was imported. \
              Fix or remove them, or pass --keep-going to import the rest",
             files.len(),
             args.out.join("import-report.csv").display()
-        )));
-    }
+        )))
+    } else {
+        write(&batch, &args.out)
+    };
+    let written = matches!(outcome, Ok(true));
+    let rows = import_log::rows_of(&batch.entries, 0, "", written);
+    crate::report::files::write_csv(&report_frame(&rows)?, &args.out.join("import-report.csv"))?;
+    import_log::append(&args.out, &batch.entries, written)?;
+    outcome?;
+    Ok(ImportSummary {
+        files: files.len(),
+        batch,
+        written,
+    })
+}
+
+/// Writes the months the batch changed; false when there was nothing to write.
+fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
     crate::import::validate::validate(&batch.dataset)?;
     let mut months: std::collections::BTreeSet<String> = batch
         .dataset
@@ -107,16 +134,12 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
             .iter()
             .map(crate::report::dataset_writer::month_of),
     );
-    let legacy = crate::report::dataset_writer::has_single_file_tables(&args.out);
+    let legacy = crate::report::dataset_writer::has_single_file_tables(out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
-        crate::report::dataset_writer::write_months(&batch.dataset, &args.out, &months, legacy)?;
+        crate::report::dataset_writer::write_months(&batch.dataset, out, &months, legacy)?;
     }
-    Ok(ImportSummary {
-        files: files.len(),
-        batch,
-        written,
-    })
+    Ok(written)
 }
 
 /// The dataset already in `dir`, or an empty one when `dir` holds none.
@@ -131,39 +154,27 @@ fn existing_dataset(dir: &std::path::Path) -> Result<Dataset> {
     }
 }
 
-/// `import-report.csv`: one row per file (per competition of a file).
-fn report_frame(batch: &Batch) -> Result<DataFrame> {
-    let e = &batch.entries;
-    let text = |values: Vec<Option<String>>, name: &str| Column::new(name.into(), values);
+/// `import-report.csv`: one row per file (per competition of a file), and one per note.
+fn report_frame(rows: &[LogRow]) -> Result<DataFrame> {
+    let text = |name: &str, value: &dyn Fn(&LogRow) -> Option<String>| {
+        Column::new(name.into(), rows.iter().map(value).collect::<Vec<_>>())
+    };
     DataFrame::new_infer_height(vec![
-        text(
-            e.iter()
-                .map(|x| Some(x.file.display().to_string()))
-                .collect(),
-            "file",
-        ),
-        text(
-            e.iter()
-                .map(|x| Some(x.status.as_str().to_string()))
-                .collect(),
-            "status",
-        ),
-        text(
-            e.iter().map(|x| x.competition_id.clone()).collect(),
-            "competition_id",
-        ),
+        text("file", &|r| Some(r.file.clone())),
+        text("status", &|r| Some(r.status.clone())),
+        text("competition_id", &|r| r.competition_id.clone()),
         Column::new(
             "line".into(),
-            e.iter()
-                .map(|x| x.line.and_then(|l| i64::try_from(l).ok()))
-                .collect::<Vec<_>>(),
+            rows.iter().map(|r| r.line).collect::<Vec<_>>(),
         ),
         Column::new(
             "board".into(),
-            e.iter().map(|x| x.board).collect::<Vec<_>>(),
+            rows.iter()
+                .map(|r| r.board.and_then(|b| u32::try_from(b).ok()))
+                .collect::<Vec<_>>(),
         ),
-        text(e.iter().map(|x| x.column.clone()).collect(), "column"),
-        text(e.iter().map(|x| Some(x.reason.clone())).collect(), "reason"),
+        text("column", &|r| r.column.clone()),
+        text("reason", &|r| Some(r.reason.clone())),
     ])
     .map_err(|err| Error::polars("import-report.csv", err))
 }

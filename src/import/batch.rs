@@ -12,15 +12,27 @@
 //! * the same competition (same id, same results) again is a no-op, reported;
 //! * the same id with other results is a correction: it replaces the earlier version;
 //! * the same session under another header (another id, same date and results, as when a
-//!   club exports a session twice) is recognised and kept once.
+//!   club exports a session twice) is recognised and kept once;
+//! * the same session sent again with other results under another serial number or title
+//!   (same club, date and session, most players and most table results in common) is a
+//!   correction: a club that fixes a score and exports again must not make its members
+//!   play the evening twice.
+//!
+//! What the batch writes must not depend on the order the files were listed in, or on how
+//! a month was split into imports: files are taken in date order, and members' names and
+//! clubs are decided from the whole dataset afterwards (see [`identity`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use chrono::NaiveDate;
+
 use crate::dataset::{Competition, Dataset, Member, MemberId};
 use crate::error::{InputError, Location};
-use crate::import::{pbn, usebio, validate, Imported};
+use crate::import::{identity, pbn, usebio, validate, Imported};
+
+pub use crate::import::identity::Register;
 
 /// The two export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,12 +72,19 @@ pub enum Status {
     Duplicate,
     /// The file could not be imported.
     Refused,
-    /// A note on an imported file: a number not in the register, or whose name
-    /// disagrees with it; the player is imported as a non-member.
+    /// A note on an imported file: a number not in the register; the player is
+    /// imported as a non-member.
     NonMember,
-    /// A note on an imported file (no register given): a number with another name
-    /// than the dataset already has for it.
+    /// A note on an imported file: a number the register knows, printed under a name
+    /// that is not the register's even with case, spacing, punctuation, diacritics and
+    /// initials allowed for. The player is still that member.
+    NameDiffers,
+    /// A note (no register given): a number printed under names that are not the same
+    /// person's; the latest spelling is kept.
     NameConflict,
+    /// A file that would have been imported (or corrected) but the batch wrote nothing,
+    /// because another file was refused and `--keep-going` was not given.
+    NotWritten,
 }
 
 impl Status {
@@ -77,7 +96,9 @@ impl Status {
             Status::Duplicate => "duplicate",
             Status::Refused => "refused",
             Status::NonMember => "non_member",
+            Status::NameDiffers => "name_differs",
             Status::NameConflict => "name_conflict",
+            Status::NotWritten => "not_written",
         }
     }
 }
@@ -88,6 +109,8 @@ pub struct Entry {
     pub file: PathBuf,
     pub status: Status,
     pub competition_id: Option<String>,
+    /// `YYYY-MM` of the competition's date, when the file could be read.
+    pub month: Option<String>,
     /// Where the reason was found, for refusals.
     pub line: Option<usize>,
     pub board: Option<u32>,
@@ -101,6 +124,7 @@ impl Entry {
             file: file.to_path_buf(),
             status: Status::Refused,
             competition_id: error.location.competition.clone(),
+            month: None,
             line: error.location.row,
             board: error.location.board,
             column: error.location.column.clone(),
@@ -130,12 +154,17 @@ impl Entry {
 pub struct Batch {
     /// The existing dataset with the batch's competitions added or replaced.
     pub dataset: Dataset,
-    /// One entry per file, in the order given.
+    /// One entry per file (per competition of a file), in the order the files were taken
+    /// (see [`import_batch`]), each followed by its `non_member` notes; the notes on
+    /// members' names (`name_differs`, `name_conflict`) come last, once per member.
     pub entries: Vec<Entry>,
     /// Competitions whose rows changed (added, replaced or removed), for the writer.
     pub changed: BTreeSet<String>,
     /// Competitions replaced by a correction, with their date before the correction.
     pub replaced: Vec<Competition>,
+    /// Players of replaced competitions: those no competition names any more (a number
+    /// the correction fixed) leave `members`.
+    orphans: BTreeSet<MemberId>,
 }
 
 impl Batch {
@@ -151,7 +180,57 @@ impl Batch {
 /// Reads one export, checks it with the dataset rules and scores it.
 pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, InputError> {
     let bytes = super::published::read_export(path)?;
-    let detected = ExportKind::detect(&bytes);
+    check_bytes(path, &bytes, kind)
+}
+
+/// When the club's program wrote the export: Ruter's `Created` header
+/// (`2015-10-20 21:45:37`), for telling which of two exports of one session is the later.
+pub fn export_created(bytes: &[u8]) -> Option<String> {
+    bytes
+        .split(|&b| b == b'\n')
+        .take_while(|line| line.first() == Some(&b'%') || line.iter().all(u8::is_ascii_whitespace))
+        .find_map(|line| {
+            let line = std::str::from_utf8(line).ok()?;
+            let rest = line.split_once("name=Created")?.1;
+            let value = rest.split_once("content=\"")?.1.split_once('"')?.0;
+            Some(value.trim().to_string())
+        })
+}
+
+/// The month (`YYYY-MM`) of the session an export is dated, read from its header alone
+/// (PBN `ContestDate` or `[Date]`, USEBIO `<DATE>` DD/MM/YYYY), so that a refused file
+/// can still be listed under its month.
+pub fn export_month(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    let text: String = head.iter().map(|&b| char::from(b)).collect();
+    let after = |key: &str| text.split_once(key).map(|(_, rest)| rest);
+    let month = |year: &str, month: &str| {
+        let ok = year.len() == 4
+            && month.len() == 2
+            && year
+                .bytes()
+                .chain(month.bytes())
+                .all(|b| b.is_ascii_digit());
+        ok.then(|| format!("{year}-{month}"))
+    };
+    if let Some(rest) = after("name=ContestDate").and_then(|r| r.split_once("content=\"")) {
+        let date = rest.1.get(..10)?;
+        return month(date.get(..4)?, date.get(5..7)?);
+    }
+    if let Some(rest) = after("[Date \"") {
+        let date = rest.get(..10)?;
+        return month(date.get(..4)?, date.get(5..7)?);
+    }
+    let date = after("<DATE>")?.trim_start().get(..10)?;
+    month(date.get(6..10)?, date.get(3..5)?)
+}
+
+fn check_bytes(
+    path: &Path,
+    bytes: &[u8],
+    kind: Option<ExportKind>,
+) -> Result<Imported, InputError> {
+    let detected = ExportKind::detect(bytes);
     match (kind, detected) {
         (Some(ExportKind::Usebio), ExportKind::Pbn) => {
             return Err(InputError::new(
@@ -169,8 +248,8 @@ pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, I
     }
     let kind = kind.unwrap_or(detected);
     let imported = match kind {
-        ExportKind::Pbn => pbn::parse_bytes(path, &bytes)?,
-        ExportKind::Usebio => usebio::parse_bytes(path, &bytes)?,
+        ExportKind::Pbn => pbn::parse_bytes(path, bytes)?,
+        ExportKind::Usebio => usebio::parse_bytes(path, bytes)?,
     };
     validate::validate(&imported.dataset)?;
     let d = &imported.dataset;
@@ -245,18 +324,165 @@ pub fn fingerprint(dataset: &Dataset, competition: &Competition) -> String {
     )
 }
 
-/// Imports `files` into `existing`, file by file, in the order given.
+/// The players of a competition, for telling a session sent again from another section
+/// of the same evening: numbers, and the folded printed names of unnumbered players.
+fn players_of(dataset: &Dataset, id: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for entrant in dataset.entrants.iter().filter(|e| e.competition_id == id) {
+        for slot in 0..4 {
+            match (entrant.players[slot], &entrant.names[slot]) {
+                (Some(number), _) => {
+                    out.insert(format!("#{number}"));
+                }
+                (None, Some(name)) if !name.trim().is_empty() => {
+                    out.insert(identity::fold(name).join(" "));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The table results of a competition as a multiset, without pair numbers (a re-export
+/// may number the pairs anew): board, contract, declarer, tricks, score, adjustment.
+fn table_results(dataset: &Dataset, id: &str) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for b in dataset.boards.iter().filter(|b| b.competition_id == id) {
+        let key = format!(
+            "{}|{:?}|{:?}|{:?}|{:?}|{:?}",
+            b.board, b.contract, b.declarer, b.tricks, b.ns_score, b.adjusted
+        );
+        *out.entry(key).or_insert(0) += 1;
+    }
+    out
+}
+
+/// How a competition matched an earlier one as the same session.
+struct SameSession {
+    other: String,
+    players: (usize, usize),
+    /// Table results in common, of the larger of the two; `None` without board rows.
+    results: Option<(usize, usize)>,
+}
+
+/// More than half of the larger of two collections in common.
+fn most_in_common(common: usize, a: usize, b: usize) -> bool {
+    common * 2 > a.max(b)
+}
+
+/// A competition already in `dataset` that `competition` is the same session of: the
+/// same club, date and session, more than half of the players of the larger of the two
+/// in common and, where both have board rows, more than half of the table results
+/// (board, contract, declarer, tricks, score). Two sections of one evening share the
+/// club, date and session but not their players; two sessions of one day (the club's
+/// programs leave the session number at 1) may share most players, but not the deals,
+/// so not the results. The best match (most players in common, then the smallest id)
+/// wins.
+fn same_session(
+    dataset: &Dataset,
+    fragment: &Dataset,
+    competition: &Competition,
+) -> Option<SameSession> {
+    let club = competition.club.as_deref()?;
+    let players = players_of(fragment, &competition.competition_id);
+    let results = table_results(fragment, &competition.competition_id);
+    let total = |m: &BTreeMap<String, usize>| m.values().sum::<usize>();
+    dataset
+        .competitions
+        .iter()
+        .filter(|c| {
+            c.competition_id != competition.competition_id
+                && c.club.as_deref() == Some(club)
+                && c.date == competition.date
+                && c.session == competition.session
+                && c.format == competition.format
+        })
+        .filter_map(|c| {
+            let earlier = players_of(dataset, &c.competition_id);
+            let common = earlier.intersection(&players).count();
+            if !most_in_common(common, earlier.len(), players.len()) {
+                return None;
+            }
+            let earlier_results = table_results(dataset, &c.competition_id);
+            let results = if earlier_results.is_empty() || results.is_empty() {
+                None
+            } else {
+                let shared = earlier_results
+                    .iter()
+                    .map(|(key, n)| (*n).min(results.get(key).copied().unwrap_or(0)))
+                    .sum::<usize>();
+                let larger = total(&earlier_results).max(total(&results));
+                if !most_in_common(shared, larger, 0) {
+                    return None;
+                }
+                Some((shared, larger))
+            };
+            Some(SameSession {
+                other: c.competition_id.clone(),
+                players: (common, earlier.len().max(players.len())),
+                results,
+            })
+        })
+        .max_by(|a, b| {
+            a.players
+                .0
+                .cmp(&b.players.0)
+                .then_with(|| b.other.cmp(&a.other))
+        })
+}
+
+/// One file of a batch, read and checked, with what orders it in the batch.
+struct ReadFile {
+    date: Option<NaiveDate>,
+    created: Option<String>,
+    file: PathBuf,
+    /// From the header, for a file that is refused.
+    month: Option<String>,
+    imported: Result<Imported, InputError>,
+}
+
+/// Imports `files` into `existing`. The files are read first and then taken in the
+/// order of their competition's date, the time the program wrote them (`Created`) and
+/// their path, whatever the order given, so that the batch's outcome (which of two
+/// exports of one session is the later one, and so everything written) does not depend
+/// on how the files were listed. Members' names and clubs are then decided from the
+/// whole dataset (see [`identity::resolve_members`]).
 pub fn import_batch(
     existing: Dataset,
     files: &[PathBuf],
     kind: Option<ExportKind>,
     register: Option<&Register>,
 ) -> Batch {
+    let mut files: Vec<PathBuf> = files.to_vec();
+    files.sort();
+    files.dedup();
+    let mut read: Vec<ReadFile> = files
+        .into_iter()
+        .map(|file| {
+            let bytes = super::published::read_export(&file);
+            let created = bytes.as_deref().ok().and_then(export_created);
+            let month = bytes.as_deref().ok().and_then(export_month);
+            let imported = bytes.and_then(|bytes| check_bytes(&file, &bytes, kind));
+            let date = imported
+                .as_ref()
+                .ok()
+                .and_then(|i| i.dataset.competitions.iter().map(|c| c.date).min());
+            ReadFile {
+                date,
+                created,
+                file,
+                month,
+                imported,
+            }
+        })
+        .collect();
+    read.sort_by(|a, b| (&a.date, &a.created, &a.file).cmp(&(&b.date, &b.created, &b.file)));
     let mut batch = Batch {
         dataset: existing,
         ..Batch::default()
     };
-    // Fingerprint -> competition id, and id -> (fingerprint, file of this batch).
+    // Fingerprint -> competition id, and id -> fingerprint.
     let mut by_print: BTreeMap<String, String> = BTreeMap::new();
     let mut prints: BTreeMap<String, String> = BTreeMap::new();
     for competition in &batch.dataset.competitions {
@@ -266,28 +492,49 @@ pub fn import_batch(
             .or_insert_with(|| competition.competition_id.clone());
         prints.insert(competition.competition_id.clone(), print);
     }
+    // Competitions of this batch, by the file they came from.
     let mut from_batch: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for file in files {
-        let imported = match read_checked(file, kind) {
+    let mut differs: Vec<identity::NameDiffers> = Vec::new();
+    for ReadFile {
+        file,
+        imported,
+        month,
+        ..
+    } in read
+    {
+        let file = &file;
+        let imported = match imported {
             Ok(imported) => imported,
             Err(error) => {
-                batch.entries.push(Entry::refused(file, &error));
+                let mut entry = Entry::refused(file, &error);
+                entry.month = month;
+                batch.entries.push(entry);
                 continue;
             }
         };
         let mut fragment = imported.dataset;
-        let notes = match register {
-            Some(register) => register.apply(&mut fragment, file),
-            None => name_conflicts(&batch.dataset, &fragment, file),
+        let mut notes = match register {
+            Some(register) => {
+                let (notes, names) = register.apply(&mut fragment, file);
+                differs.extend(names);
+                notes
+            }
+            None => Vec::new(),
         };
-        let mut notes = Some(notes);
         for competition in &fragment.competitions {
             let id = competition.competition_id.clone();
+            let month = competition.date.format("%Y-%m").to_string();
+            for note in &mut notes {
+                if note.competition_id.as_deref() == Some(id.as_str()) {
+                    note.month = Some(month.clone());
+                }
+            }
             let print = fingerprint(&fragment, competition);
             let entry = |status: Status, reason: String| Entry {
                 file: file.clone(),
                 status,
                 competition_id: Some(id.clone()),
+                month: Some(month.clone()),
                 line: None,
                 board: None,
                 column: None,
@@ -314,7 +561,7 @@ pub fn import_batch(
                 batch.entries.push(entry(status, reason));
                 continue;
             }
-            let status = match prints.get(&id) {
+            let (status, reason) = match prints.get(&id) {
                 Some(old) if *old == print => {
                     batch.entries.push(entry(
                         Status::Unchanged,
@@ -322,7 +569,14 @@ pub fn import_batch(
                     ));
                     continue;
                 }
-                Some(_) => Status::Correction,
+                Some(_) => {
+                    remove_competition(&mut batch, &id);
+                    (
+                        Status::Correction,
+                        "replaces the earlier version of this competition (other results)"
+                            .to_string(),
+                    )
+                }
                 None => match by_print.get(&print) {
                     Some(other) => {
                         batch.entries.push(entry(
@@ -334,14 +588,43 @@ pub fn import_batch(
                         ));
                         continue;
                     }
-                    None => Status::Imported,
+                    None => match same_session(&batch.dataset, &fragment, competition) {
+                        Some(SameSession {
+                            other,
+                            players: (common, larger),
+                            results,
+                        }) => {
+                            let source = batch
+                                .dataset
+                                .competitions
+                                .iter()
+                                .find(|c| c.competition_id == other)
+                                .and_then(|c| c.origin.file.as_deref())
+                                .map_or_else(
+                                    || "the dataset".to_string(),
+                                    |p| p.display().to_string(),
+                                );
+                            remove_competition(&mut batch, &other);
+                            prints.remove(&other);
+                            by_print.retain(|_, v| *v != other);
+                            from_batch.remove(&other);
+                            batch.changed.insert(other.clone());
+                            (
+                                Status::Correction,
+                                format!(
+                                    "the same session as competition `{other}` from {source} \
+                                     (club, date and session; {common} of {larger} players{} in \
+                                     common), sent again under another serial number or title: \
+                                     replaces it",
+                                    results.map_or_else(String::new, |(shared, of)| format!(
+                                        " and {shared} of {of} table results"
+                                    ))
+                                ),
+                            )
+                        }
+                        None => (Status::Imported, String::new()),
+                    },
                 },
-            };
-            let reason = if status == Status::Correction {
-                remove_competition(&mut batch, &id);
-                "replaces the earlier version of this competition (other results)".to_string()
-            } else {
-                String::new()
             };
             by_print.entry(print.clone()).or_insert_with(|| id.clone());
             prints.insert(id.clone(), print);
@@ -349,138 +632,80 @@ pub fn import_batch(
             batch.changed.insert(id.clone());
             add_competition(&mut batch.dataset, &fragment, &id);
             batch.entries.push(entry(status, reason));
-            batch.entries.extend(notes.take().unwrap_or_default());
+            batch.entries.append(&mut notes);
+        }
+    }
+    let playing: BTreeSet<MemberId> = batch
+        .dataset
+        .entrants
+        .iter()
+        .flat_map(|e| e.player_ids())
+        .collect();
+    let orphans = std::mem::take(&mut batch.orphans);
+    batch
+        .dataset
+        .members
+        .retain(|m| !orphans.contains(&m.member_id) || playing.contains(&m.member_id));
+    identity::resolve_members(&mut batch.dataset, register);
+    match register {
+        Some(_) => batch.entries.extend(name_differs(&differs, &from_batch)),
+        None => batch
+            .entries
+            .extend(identity::spelling_notes(&batch.dataset, &from_batch)),
+    }
+    let months: BTreeMap<&str, String> = batch
+        .dataset
+        .competitions
+        .iter()
+        .map(|c| {
+            (
+                c.competition_id.as_str(),
+                c.date.format("%Y-%m").to_string(),
+            )
+        })
+        .collect();
+    for entry in &mut batch.entries {
+        if entry.month.is_none() {
+            entry.month = entry
+                .competition_id
+                .as_deref()
+                .and_then(|id| months.get(id).cloned());
         }
     }
     batch
 }
 
-/// A federation's register of members: number and name.
-#[derive(Debug, Clone, Default)]
-pub struct Register {
-    names: BTreeMap<MemberId, Option<String>>,
-}
-
-impl Register {
-    pub fn new(members: &[Member]) -> Register {
-        Register {
-            names: members
-                .iter()
-                .map(|m| (m.member_id, m.name.clone()))
-                .collect(),
-        }
-    }
-
-    /// Holds every number of `fragment` to the register: a number the register does not
-    /// know, or whose name there disagrees with the file's, is reported and imported as
-    /// a non-member (the slot keeps the printed name, no member row is written). Known
-    /// members take the register's name.
-    fn apply(&self, fragment: &mut Dataset, file: &Path) -> Vec<Entry> {
-        let printed: BTreeMap<MemberId, Option<String>> = fragment
-            .members
-            .iter()
-            .map(|m| (m.member_id, m.name.clone()))
-            .collect();
-        let mut notes = Vec::new();
-        for entrant in &mut fragment.entrants {
-            for slot in 0..4 {
-                let Some(id) = entrant.players[slot] else {
-                    continue;
-                };
-                let name = entrant.names[slot]
-                    .clone()
-                    .or_else(|| printed.get(&id).cloned().flatten());
-                let reason = match self.names.get(&id) {
-                    None => Some(format!(
-                        "number {id} ({}) is not in the register: imported as a non-member",
-                        name.as_deref().unwrap_or("no name")
-                    )),
-                    Some(Some(known)) => match &name {
-                        Some(name) if !same_name(name, known) => Some(format!(
-                            "number {id} is `{known}` in the register but `{name}` in the file: \
-                             imported as a non-member"
-                        )),
-                        _ => None,
-                    },
-                    Some(None) => None,
-                };
-                if let Some(reason) = reason {
-                    entrant.players[slot] = None;
-                    entrant.names[slot] = Some(name.unwrap_or_else(|| format!("#{id}")));
-                    notes.push(Entry {
-                        file: file.to_path_buf(),
-                        status: Status::NonMember,
-                        competition_id: Some(entrant.competition_id.clone()),
-                        line: entrant.origin.row,
-                        board: None,
-                        column: None,
-                        reason,
-                    });
-                }
-            }
-        }
-        let used: BTreeSet<MemberId> = fragment
-            .entrants
-            .iter()
-            .flat_map(|e| e.player_ids())
-            .collect();
-        fragment.members.retain(|m| used.contains(&m.member_id));
-        for member in &mut fragment.members {
-            if let Some(Some(name)) = self.names.get(&member.member_id) {
-                member.name = Some(name.clone());
-            }
-        }
-        notes
-    }
-}
-
-/// Names compared as people write them: case and spacing do not matter.
-fn same_name(a: &str, b: &str) -> bool {
-    let norm = |s: &str| {
-        s.split_whitespace()
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    norm(a) == norm(b)
-}
-
-/// Without a register: numbers whose name in `fragment` differs from the dataset's.
-fn name_conflicts(dataset: &Dataset, fragment: &Dataset, file: &Path) -> Vec<Entry> {
-    let known: BTreeMap<MemberId, &Member> =
-        dataset.members.iter().map(|m| (m.member_id, m)).collect();
-    let competition_id = fragment
-        .competitions
-        .first()
-        .map(|c| c.competition_id.clone());
-    fragment
-        .members
+/// One `name_differs` line per member and printed spelling of the competitions kept,
+/// on the first file (in path order) that prints it.
+fn name_differs(differs: &[identity::NameDiffers], kept: &BTreeMap<String, PathBuf>) -> Vec<Entry> {
+    let mut seen: BTreeMap<(MemberId, String), (&identity::NameDiffers, usize)> = BTreeMap::new();
+    for d in differs
         .iter()
-        .filter_map(|m| {
-            let earlier = known.get(&m.member_id)?;
-            let (Some(name), Some(first)) = (&m.name, &earlier.name) else {
-                return None;
+        .filter(|d| kept.contains_key(&d.competition_id))
+    {
+        let key = (d.member_id, identity::fold(&d.printed).join(" "));
+        seen.entry(key).or_insert((d, 0)).1 += 1;
+    }
+    seen.into_values()
+        .map(|(d, times)| {
+            let more = if times > 1 {
+                format!(" ({times} times in this batch)")
+            } else {
+                String::new()
             };
-            if same_name(name, first) {
-                return None;
-            }
-            let source = earlier
-                .origin
-                .file
-                .as_deref()
-                .map_or_else(|| "the dataset".to_string(), |p| p.display().to_string());
-            Some(Entry {
-                file: file.to_path_buf(),
-                status: Status::NameConflict,
-                competition_id: competition_id.clone(),
-                line: m.origin.row,
+            Entry {
+                file: d.file.clone(),
+                status: Status::NameDiffers,
+                competition_id: Some(d.competition_id.clone()),
+                month: None,
+                line: d.line,
                 board: None,
                 column: None,
                 reason: format!(
-                    "number {} is `{name}` here but `{first}` in {source}: kept as `{first}`",
-                    m.member_id
+                    "number {} is `{}` in the register but `{}` in the file{more}: kept as member {} (`{}`)",
+                    d.member_id, d.registered, d.printed, d.member_id, d.registered
                 ),
-            })
+            }
         })
         .collect()
 }
@@ -491,6 +716,12 @@ fn remove_competition(batch: &mut Batch, id: &str) {
         batch.replaced.push(old.clone());
     }
     d.competitions.retain(|c| c.competition_id != id);
+    batch.orphans.extend(
+        d.entrants
+            .iter()
+            .filter(|e| e.competition_id == id)
+            .flat_map(|e| e.player_ids()),
+    );
     d.entrants.retain(|e| e.competition_id != id);
     d.results.retain(|r| r.competition_id != id);
     d.boards.retain(|b| b.competition_id != id);
@@ -584,4 +815,30 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header fields a refused file is still dated by, as the real files write them.
+    #[test]
+    fn an_export_is_dated_and_timed_by_its_header() {
+        let ruter = b"% PBN 2.0\n% <META  name=Created                    content=\"2015-10-20 21:45:37\">\n\
+% <META  name=ContestDate                content=\"2015-09-24\">\n[Event \"x\"]\n";
+        assert_eq!(export_month(ruter).as_deref(), Some("2015-09"));
+        assert_eq!(
+            export_created(ruter).as_deref(),
+            Some("2015-10-20 21:45:37")
+        );
+        assert_eq!(
+            export_month(b"[Date \"2016.04.21\"]\n").as_deref(),
+            Some("2016-04")
+        );
+        let usebio = b"<?xml version=\"1.0\"?><EVENT><DATE>09/03/2026</DATE></EVENT>";
+        assert_eq!(export_month(usebio).as_deref(), Some("2026-03"));
+        assert_eq!(export_created(usebio), None);
+        assert_eq!(export_month(b"[Date \"2016\"]"), None);
+        assert_eq!(export_month(b"<DATE>1/3/2026</DATE>"), None);
+    }
 }

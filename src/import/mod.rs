@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod factors;
+pub mod identity;
 pub mod pbn;
 pub mod previous_run;
 pub mod published;

@@ -574,6 +574,13 @@ impl Builder {
         for (slot, name) in entrant.names.iter_mut().zip(names.iter().take(2)) {
             slot.clone_from(name);
         }
+        for (slot, club) in entrant.clubs.iter_mut().take(2).enumerate() {
+            *club = clubs
+                .get(slot)
+                .cloned()
+                .flatten()
+                .or_else(|| clubs.first().cloned().flatten());
+        }
         for (slot, column) in ["MemberID1", "MemberID2"].into_iter().enumerate() {
             let Some(id) = member_id(row, column)? else {
                 continue;
@@ -584,11 +591,7 @@ impl Builder {
             if self.member_ids.insert(id) {
                 let mut member = Member::new(id);
                 member.name = names.get(slot).cloned().flatten();
-                member.club = clubs
-                    .get(slot)
-                    .cloned()
-                    .flatten()
-                    .or_else(|| clubs.first().cloned().flatten());
+                member.club = entrant.clubs.get(slot).cloned().flatten();
                 member.origin = row.origin.clone();
                 self.dataset.members.push(member);
             }

@@ -367,6 +367,9 @@ fn build(root: &Element) -> Result<Imported, InputError> {
             if let Some(name) = entrant.names.get_mut(slot).filter(|_| slot < 2) {
                 *name = player.text_of("PLAYER_NAME").map(str::to_string);
             }
+            if let Some(club) = entrant.clubs.get_mut(slot).filter(|_| slot < 2) {
+                *club = player.text_of("CLUB_ID_NUMBER").map(str::to_string);
+            }
             let Some(id) = player.number::<i64>("NATIONAL_ID_NUMBER")? else {
                 continue;
             };

@@ -244,7 +244,8 @@ fn debug_option_signed(out: &mut String, number: Option<i64>) {
     }
 }
 
-/// Canonical lines of entrant rows: each row's `Debug` form with its origin stripped,
+/// Canonical lines of entrant rows: each row's `Debug` form with its origin and the
+/// printed clubs stripped,
 /// written field by field (a competition's entrants are hashed every run, and the
 /// formatter's machinery costs more than the hashing itself). The destructuring names
 /// every field, so a field added to [`Entrant`] does not compile until it is written.
@@ -255,6 +256,9 @@ fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
             entrant,
             players,
             names,
+            // A player's printed club decides no handicap: a club corrected in an
+            // export does not make its competition a correction of the replay.
+            clubs: _,
             team,
             direction,
             house,
@@ -603,15 +607,23 @@ mod tests {
         let mut stripped = entrant.clone();
         stripped.origin = Origin::default();
         // A line leaves out `house: false`, so that a competition without a house pair
-        // hashes as it did before the field existed; a house pair's line is its Debug
-        // form in full.
-        let debug = |e: &Entrant| format!("{e:?}").replace("house: false, ", "");
+        // hashes as it did before the field existed; a house pair's line keeps it. The
+        // printed clubs are left out too (they decide no handicap), so ledgers written
+        // before entrants carried them stay valid.
+        let canonical = |e: &Entrant| {
+            format!("{e:?}")
+                .replace(", clubs: [None, None, None, None]", "")
+                .replace("house: false, ", "")
+        };
         let mut house = stripped.clone();
         house.house = true;
-        let mut expected = vec![debug(&stripped), debug(&plain), format!("{house:?}")];
+        let mut expected = vec![canonical(&stripped), canonical(&plain), canonical(&house)];
         expected.sort_unstable();
         assert_eq!(entrant_lines(&[&entrant, &plain, &house]), expected);
-        assert!(format!("{house:?}").contains("house: true"));
+        assert!(canonical(&house).contains("house: true"));
+        let mut with_club = plain.clone();
+        with_club.clubs[0] = Some("Spiren BK".into());
+        assert_eq!(entrant_lines(&[&with_club]), entrant_lines(&[&plain]));
         assert_eq!(
             entrant_lines(&[&plain]),
             vec![r#"Entrant { competition_id: "c1", entrant: "1", players: [None, None, None, None], names: [None, None, None, None], team: None, direction: None, origin: Origin { file: None, row: None } }"#.to_owned()]

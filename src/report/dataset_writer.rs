@@ -370,6 +370,10 @@ fn entrants_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             strings("player2_name", rows.iter().map(|e| e.names[1].as_deref())),
             strings("player3_name", rows.iter().map(|e| e.names[2].as_deref())),
             strings("player4_name", rows.iter().map(|e| e.names[3].as_deref())),
+            strings("player1_club", rows.iter().map(|e| e.clubs[0].as_deref())),
+            strings("player2_club", rows.iter().map(|e| e.clubs[1].as_deref())),
+            strings("player3_club", rows.iter().map(|e| e.clubs[2].as_deref())),
+            strings("player4_club", rows.iter().map(|e| e.clubs[3].as_deref())),
             Column::new(
                 "direction".into(),
                 rows.iter()

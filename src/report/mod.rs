@@ -4,6 +4,7 @@ pub mod columns;
 pub mod dataset_writer;
 pub mod files;
 pub mod frame;
+pub mod import_log;
 pub mod manifest;
 pub mod monthly;
 pub mod outputs;

@@ -129,6 +129,12 @@ pub(super) fn read_entrants(
         frame.col::<String>("player3_name", Optional)?,
         frame.col::<String>("player4_name", Optional)?,
     ];
+    let mut clubs = [
+        frame.col::<String>("player1_club", Optional)?,
+        frame.col::<String>("player2_club", Optional)?,
+        frame.col::<String>("player3_club", Optional)?,
+        frame.col::<String>("player4_club", Optional)?,
+    ];
     let mut team = frame.col::<String>("team", Optional)?;
     let mut direction = frame.col::<String>("direction", Optional)?;
     let mut house = frame.col::<bool>("house", Optional)?;
@@ -146,11 +152,16 @@ pub(super) fn read_entrants(
             for (slot, column) in printed.iter_mut().zip(&mut names) {
                 *slot = column.get(row)?;
             }
+            let mut printed_clubs: [Option<String>; 4] = [None, None, None, None];
+            for (slot, column) in printed_clubs.iter_mut().zip(&mut clubs) {
+                *slot = column.get(row)?;
+            }
             Ok(Entrant {
                 competition_id: String::new(),
                 entrant: entrant_name,
                 players: slots,
                 names: printed,
+                clubs: printed_clubs,
                 team: team.get(row)?,
                 direction: direction.parsed(row)?,
                 house: house.get(row)?.unwrap_or(false),
