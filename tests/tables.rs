@@ -12,7 +12,7 @@ use bridgehcp::import::table::read_dataset;
 use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
 use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
-    ArtificialImps, ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
+    ArtificialImps, AveragePlus, ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
     TieBreak, Travellers,
 };
 use chrono::NaiveDate;
@@ -123,6 +123,7 @@ fn sample() -> Dataset {
         tie_break: TieBreak::seed_000(true, true),
         travellers: Travellers::Unfactored,
         artificial_imps: ArtificialImps::ThreePer10Percent,
+        average_plus: AveragePlus::SessionIfBetter,
     };
     let pairs = Competition::new(
         "m-2026-11-03",
@@ -321,6 +322,7 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("tie_break", Str),
             ("travellers", Str),
             ("artificial_imps", Str),
+            ("average_plus", Str),
             ("neuberg", Boolean),
             ("source_file", Str),
             ("source_line", Int64),

@@ -98,6 +98,19 @@ impl ArtificialImps {
     }
 }
 
+/// What an average-plus artificial score (Ruter's `A+`, 60 % of the top) is worth in
+/// matchpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AveragePlus {
+    /// Its stated share of the top, whatever the pair scored elsewhere.
+    #[default]
+    Fixed,
+    /// The pair's own percentage on the boards it played, when that is better than the
+    /// stated share (Ruter: Spiren 2016-05-18, board 16, prints 65 for the `A+` of the
+    /// pair that made 65 % on its other twenty boards).
+    SessionIfBetter,
+}
+
 /// Which points a traveller line shows for a board played fewer times than the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Travellers {
@@ -288,6 +301,8 @@ pub struct Conventions {
     pub travellers: Travellers,
     /// The IMP value of an artificial score in butler and cross-IMPs (default 0).
     pub artificial_imps: ArtificialImps,
+    /// The matchpoint value of an average plus (default its fixed share).
+    pub average_plus: AveragePlus,
 }
 
 impl Default for Conventions {
@@ -302,6 +317,7 @@ impl Default for Conventions {
             tie_break: TieBreak::default(),
             travellers: Travellers::default(),
             artificial_imps: ArtificialImps::default(),
+            average_plus: AveragePlus::default(),
         }
     }
 }
@@ -324,6 +340,7 @@ impl Conventions {
                 imp_aggregate: ImpAggregate::Sum,
                 bye_score: ByeScore::SessionAverage,
                 artificial_imps: ArtificialImps::OnePer10Percent,
+                average_plus: AveragePlus::SessionIfBetter,
                 ..Conventions::default()
             }
         } else if name.contains("compscore") {
@@ -362,4 +379,8 @@ crate::string_enum!(ArtificialImps, "artificial_imps", {
     "zero" => ArtificialImps::Zero,
     "one_per_10_percent" => ArtificialImps::OnePer10Percent,
     "three_per_10_percent" => ArtificialImps::ThreePer10Percent,
+});
+crate::string_enum!(AveragePlus, "average_plus", {
+    "fixed" => AveragePlus::Fixed,
+    "session_if_better" => AveragePlus::SessionIfBetter,
 });

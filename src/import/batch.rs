@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 
 use crate::dataset::{Competition, Dataset, Member, MemberId};
 use crate::error::{InputError, Location};
+use crate::import::published::NoteKind;
+use crate::import::reconcile::{self, Mismatch};
 use crate::import::{pbn, usebio, validate, Imported};
 
 /// The two export formats.
@@ -60,6 +62,12 @@ pub enum Status {
     Duplicate,
     /// The file could not be imported.
     Refused,
+    /// Imported, but the recomputed results differ from what the club's program printed
+    /// (the first differing pair and board are named).
+    Mismatch,
+    /// A note on an imported file: a pair listed without any table result, taken as a
+    /// phantom and not imported.
+    Phantom,
     /// A note on an imported file: a number not in the register, or whose name
     /// disagrees with it; the player is imported as a non-member.
     NonMember,
@@ -76,6 +84,8 @@ impl Status {
             Status::Unchanged => "unchanged",
             Status::Duplicate => "duplicate",
             Status::Refused => "refused",
+            Status::Mismatch => "mismatch",
+            Status::Phantom => "phantom",
             Status::NonMember => "non_member",
             Status::NameConflict => "name_conflict",
         }
@@ -148,8 +158,12 @@ impl Batch {
     }
 }
 
-/// Reads one export, checks it with the dataset rules and scores it.
-pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, InputError> {
+/// Reads one export, checks it with the dataset rules, scores it and compares the scores
+/// with what the export printed.
+pub fn read_checked(
+    path: &Path,
+    kind: Option<ExportKind>,
+) -> Result<(Imported, Option<Mismatch>), InputError> {
     let bytes = super::published::read_export(path)?;
     let detected = ExportKind::detect(&bytes);
     match (kind, detected) {
@@ -174,10 +188,12 @@ pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, I
     };
     validate::validate(&imported.dataset)?;
     let d = &imported.dataset;
+    let mut mismatch = None;
     for competition in &d.competitions {
-        crate::scoring::score_competition(competition, &d.entrants, &d.boards)?;
+        let scored = crate::scoring::score_competition(competition, &d.entrants, &d.boards)?;
+        mismatch = mismatch.or_else(|| reconcile::reconcile(&imported, &scored));
     }
-    Ok(imported)
+    Ok((imported, mismatch))
 }
 
 /// A competition's content without its id, title or origins: two exports of the same
@@ -251,6 +267,7 @@ pub fn import_batch(
     files: &[PathBuf],
     kind: Option<ExportKind>,
     register: Option<&Register>,
+    strict: bool,
 ) -> Batch {
     let mut batch = Batch {
         dataset: existing,
@@ -268,18 +285,28 @@ pub fn import_batch(
     }
     let mut from_batch: BTreeMap<String, PathBuf> = BTreeMap::new();
     for file in files {
-        let imported = match read_checked(file, kind) {
-            Ok(imported) => imported,
+        let (imported, mismatch) = match read_checked(file, kind) {
+            Ok(checked) => checked,
             Err(error) => {
                 batch.entries.push(Entry::refused(file, &error));
                 continue;
             }
         };
+        let mismatch = mismatch.map(|m| mismatch_entry(file, &imported, &m));
+        if let (true, Some(entry)) = (strict, &mismatch) {
+            batch.entries.push(Entry {
+                status: Status::Refused,
+                reason: format!("refused under --strict: {}", entry.reason),
+                ..entry.clone()
+            });
+            continue;
+        }
+        let mut notes = file_notes(file, &imported);
         let mut fragment = imported.dataset;
-        let notes = match register {
+        notes.extend(match register {
             Some(register) => register.apply(&mut fragment, file),
             None => name_conflicts(&batch.dataset, &fragment, file),
-        };
+        });
         let mut notes = Some(notes);
         for competition in &fragment.competitions {
             let id = competition.competition_id.clone();
@@ -348,11 +375,65 @@ pub fn import_batch(
             from_batch.insert(id.clone(), file.clone());
             batch.changed.insert(id.clone());
             add_competition(&mut batch.dataset, &fragment, &id);
-            batch.entries.push(entry(status, reason));
+            match (&mismatch, status) {
+                (Some(m), Status::Imported) => batch.entries.push(m.clone()),
+                (Some(m), _) => {
+                    batch.entries.push(entry(status, reason));
+                    batch.entries.push(m.clone());
+                }
+                (None, _) => batch.entries.push(entry(status, reason)),
+            }
             batch.entries.extend(notes.take().unwrap_or_default());
         }
     }
     batch
+}
+
+/// The import report's `mismatch` row of a file whose recomputation differs from what
+/// its program printed.
+fn mismatch_entry(file: &Path, imported: &Imported, mismatch: &Mismatch) -> Entry {
+    Entry {
+        file: file.to_path_buf(),
+        status: Status::Mismatch,
+        competition_id: imported
+            .dataset
+            .competitions
+            .first()
+            .map(|c| c.competition_id.clone()),
+        line: mismatch.first_line(),
+        board: mismatch.first_board(),
+        column: None,
+        reason: mismatch.reason(&imported.published.program),
+    }
+}
+
+/// The importer's notes on a file it imports: players and pairs not imported as printed.
+fn file_notes(file: &Path, imported: &Imported) -> Vec<Entry> {
+    let competition_id = imported
+        .dataset
+        .competitions
+        .first()
+        .map(|c| c.competition_id.clone());
+    imported
+        .notes
+        .iter()
+        .filter_map(|note| {
+            let status = match note.kind {
+                NoteKind::NonMember => Status::NonMember,
+                NoteKind::Phantom => Status::Phantom,
+                NoteKind::Row => return None,
+            };
+            Some(Entry {
+                file: file.to_path_buf(),
+                status,
+                competition_id: competition_id.clone(),
+                line: note.origin.row,
+                board: note.board,
+                column: None,
+                reason: note.reason.clone(),
+            })
+        })
+        .collect()
 }
 
 /// A federation's register of members: number and name.

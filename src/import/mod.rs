@@ -5,6 +5,7 @@ pub mod factors;
 pub mod pbn;
 pub mod previous_run;
 pub mod published;
+pub mod reconcile;
 pub mod table;
 pub mod usebio;
 pub mod validate;

@@ -320,6 +320,7 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             text("artificial_imps", &|c| {
                 c.conventions.artificial_imps.to_string()
             }),
+            text("average_plus", &|c| c.conventions.average_plus.to_string()),
             Column::new(
                 "neuberg".into(),
                 rows.iter()

@@ -67,6 +67,7 @@ pub(super) fn read_competitions(
     let mut tie_break = frame.col::<String>("tie_break", Optional)?;
     let mut travellers = frame.col::<String>("travellers", Optional)?;
     let mut artificial_imps = frame.col::<String>("artificial_imps", Optional)?;
+    let mut average_plus = frame.col::<String>("average_plus", Optional)?;
     let defaults = Conventions::default();
     let mut sources = frame.sources()?;
     out.reserve(frame.height());
@@ -99,6 +100,7 @@ pub(super) fn read_competitions(
                     artificial_imps: artificial_imps
                         .parsed(row)?
                         .unwrap_or(defaults.artificial_imps),
+                    average_plus: average_plus.parsed(row)?.unwrap_or(defaults.average_plus),
                 },
                 origin: sources.origin(frame, row)?,
             })
