@@ -12,7 +12,7 @@ use bridgehcp::import::table::read_dataset;
 use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
 use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
-    ArtificialImps, AveragePlus, ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
+    ArtificialImps, AveragePlus, ByeScore, FactoredRounding, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
     TieBreak, Travellers,
 };
 use chrono::NaiveDate;
@@ -124,6 +124,7 @@ fn sample() -> Dataset {
         travellers: Travellers::Unfactored,
         artificial_imps: ArtificialImps::ThreePer10Percent,
         average_plus: AveragePlus::SessionIfBetter,
+        factored_rounding: FactoredRounding::PercentHundredths,
     };
     let pairs = Competition::new(
         "m-2026-11-03",
@@ -323,6 +324,7 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("travellers", Str),
             ("artificial_imps", Str),
             ("average_plus", Str),
+            ("factored_rounding", Str),
             ("neuberg", Boolean),
             ("source_file", Str),
             ("source_line", Int64),

@@ -111,6 +111,21 @@ pub enum AveragePlus {
     SessionIfBetter,
 }
 
+/// How a score raised by Neuberg's formula is rounded before it joins a total (the
+/// percentage keeps the exact score).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FactoredRounding {
+    /// Kept exact.
+    #[default]
+    None,
+    /// As a percentage of the board's top to two decimals, then to two decimals of a
+    /// matchpoint (Compscore: board 15 of the Lindfield Mitchell, played 18 times for
+    /// 19, adds 35.95 for the sole top where the formula gives 35.944, 99.85 % of 36 =
+    /// 35.946; 0.05 for the sole bottom, 0.15 % = 0.054; and 31.72 for a 30, 88.12 % =
+    /// 31.7232).
+    PercentHundredths,
+}
+
 /// Which points a traveller line shows for a board played fewer times than the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Travellers {
@@ -303,6 +318,8 @@ pub struct Conventions {
     pub artificial_imps: ArtificialImps,
     /// The matchpoint value of an average plus (default its fixed share).
     pub average_plus: AveragePlus,
+    /// The rounding of a factored matchpoint score (default none).
+    pub factored_rounding: FactoredRounding,
 }
 
 impl Default for Conventions {
@@ -318,6 +335,7 @@ impl Default for Conventions {
             travellers: Travellers::default(),
             artificial_imps: ArtificialImps::default(),
             average_plus: AveragePlus::default(),
+            factored_rounding: FactoredRounding::default(),
         }
     }
 }
@@ -353,6 +371,7 @@ impl Conventions {
                 neuberg: true,
                 travellers: Travellers::Unfactored,
                 artificial_imps: ArtificialImps::Zero,
+                factored_rounding: FactoredRounding::PercentHundredths,
                 ..Conventions::default()
             }
         } else {
@@ -379,6 +398,10 @@ crate::string_enum!(ArtificialImps, "artificial_imps", {
     "zero" => ArtificialImps::Zero,
     "one_per_10_percent" => ArtificialImps::OnePer10Percent,
     "three_per_10_percent" => ArtificialImps::ThreePer10Percent,
+});
+crate::string_enum!(FactoredRounding, "factored_rounding", {
+    "none" => FactoredRounding::None,
+    "percent_hundredths" => FactoredRounding::PercentHundredths,
 });
 crate::string_enum!(AveragePlus, "average_plus", {
     "fixed" => AveragePlus::Fixed,
