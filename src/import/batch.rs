@@ -62,8 +62,8 @@ pub enum Status {
     Duplicate,
     /// The file could not be imported.
     Refused,
-    /// Imported, but the recomputed results differ from what the club's program printed
-    /// (the first differing pair and board are named).
+    /// A note on an imported file: the recomputed results differ from what the club's
+    /// program printed (the first differing pair and board are named).
     Mismatch,
     /// A note on an imported file: a pair listed without any table result, taken as a
     /// phantom and not imported.
@@ -375,14 +375,8 @@ pub fn import_batch(
             from_batch.insert(id.clone(), file.clone());
             batch.changed.insert(id.clone());
             add_competition(&mut batch.dataset, &fragment, &id);
-            match (&mismatch, status) {
-                (Some(m), Status::Imported) => batch.entries.push(m.clone()),
-                (Some(m), _) => {
-                    batch.entries.push(entry(status, reason));
-                    batch.entries.push(m.clone());
-                }
-                (None, _) => batch.entries.push(entry(status, reason)),
-            }
+            batch.entries.push(entry(status, reason));
+            batch.entries.extend(mismatch.clone());
             batch.entries.extend(notes.take().unwrap_or_default());
         }
     }
