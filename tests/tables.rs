@@ -12,8 +12,8 @@ use bridgehcp::import::table::read_dataset;
 use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
 use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
-    ArtificialImps, AveragePlus, ByeScore, FactoredRounding, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
-    TieBreak, Travellers,
+    ArtificialImps, AveragePlus, ByeScore, Conventions, DatumRounding, DatumTrim, FactoredRounding,
+    ImpAggregate, MpScale, TieBreak, Travellers,
 };
 use chrono::NaiveDate;
 use polars::prelude::*;

@@ -1337,6 +1337,69 @@ mod tests {
     }
 
     #[test]
+    fn a_number_typed_twice_keeps_the_first_player() {
+        let text = header("MatchPoints;MP1").replace("\"13\" \"+000\"", "\"13\" \"13\"")
+            + "2 1 PASS - - \"0\" - 0 0\n";
+        let imported = parse_text(&text).expect("the session imports");
+        let pair = &imported.dataset.entrants[1];
+        assert_eq!(pair.players, [Some(13), None, None, None]);
+        // The second player keeps the printed name, as a non-member.
+        assert_eq!(
+            pair.names[..2],
+            [Some("C".to_string()), Some("D".to_string())]
+        );
+        assert_eq!(imported.notes.len(), 1);
+        let note = &imported.notes[0];
+        assert_eq!(
+            (note.kind, note.origin.row),
+            (NoteKind::NonMember, Some(12))
+        );
+        assert!(
+            note.reason
+                .contains("number 13 is given for both players of pair 2 (`C`)"),
+            "{}",
+            note.reason
+        );
+        let ids: Vec<i64> = imported
+            .dataset
+            .members
+            .iter()
+            .map(|m| m.member_id)
+            .collect();
+        assert_eq!(ids, [11, 12, 13]);
+    }
+
+    #[test]
+    fn an_unnamed_pair_that_played_is_an_entrant_and_one_without_results_a_phantom() {
+        let text = header("MatchPoints;MP1").replace(
+            "2 2 -1 37.50 \"C - D\" \"13\" \"+000\"\n",
+            "2 2 -1 37.50 \"+ - +\" \"+\" \"+\"\n3 3 0 0.00 \"E - F\" \"14\" \"15\"\n",
+        ) + "2 1 PASS - - \"0\" - 0 0\n";
+        let imported = parse_text(&text).expect("valid file");
+        let d = &imported.dataset;
+        let entrants: Vec<&str> = d.entrants.iter().map(|e| e.entrant.as_str()).collect();
+        assert_eq!(entrants, ["1", "2"], "pair 3 has no table result");
+        assert_eq!(d.entrants[1].players, [None; 4]);
+        assert_eq!(d.entrants[1].names[0].as_deref(), Some("unnamed pair 2"));
+        assert_eq!(d.entrants[1].names[1], None);
+        let kinds: Vec<(NoteKind, Option<usize>)> = imported
+            .notes
+            .iter()
+            .map(|n| (n.kind, n.origin.row))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (NoteKind::NonMember, Some(12)),
+                (NoteKind::Phantom, Some(13))
+            ]
+        );
+        assert!(imported.notes[1]
+            .reason
+            .contains("pair 3 (`E - F`) has no table result"));
+    }
+
+    #[test]
     fn utf8_files_read_as_utf8() {
         let text = header("MatchPoints;MP1") + "2 1 PASS - - \"0\" - 0 0\n";
         let imported =

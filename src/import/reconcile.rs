@@ -354,8 +354,13 @@ fn explain(imported: &Imported, difference: &Difference) -> Option<String> {
         .lines
         .iter()
         .find(|l| l.origin.row == Some(line))?;
+    let conventions = imported.dataset.competitions.first()?.conventions;
     (published.kind == LineKind::Artificial).then(|| {
-        "an artificial score: its value is the program's convention, not a comparison".to_string()
+        format!(
+            "an artificial score valued by `average_plus = {}`: the program values it \
+             otherwise",
+            conventions.average_plus
+        )
     })
 }
 
