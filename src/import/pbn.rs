@@ -51,6 +51,16 @@
 //! * **Pairs without a federation number** show `+000` as the number, and guests get a
 //!   club-local number with a plus sign (`+57`): such a player is a non-member and gets
 //!   no member row, however often the number recurs.
+//! * **Phantoms and unnamed pairs.** A pair printed `+ - +` (no names, no numbers) that
+//!   has table results is a pair of non-members, not a phantom (pair 14 of Spiren
+//!   2015-12-09, `PhantomCount 0`, ranked 14th). A phantom is a listed pair with no
+//!   table result; Ruter usually lists none and writes `-` for the opponent of a bye.
+//! * **A number typed twice** in one pair keeps the first player; the second is an
+//!   unknown non-member with the printed name, and a note says so.
+//!
+//! Whatever the importer does not import as printed is in [`Imported::notes`] (for the
+//! import report), and every `[ScoreTable]` row that is not a table result is in
+//! [`Imported::rows_not_imported`] with why, so rows can be counted against the file.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
