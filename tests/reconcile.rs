@@ -390,6 +390,69 @@ fn a_mismatch_is_imported_and_reported_and_strict_refuses_it() {
     );
 }
 
+/// A session whose printed percentage the table results do not give is imported as
+/// `mismatch` with its published results beside the board rows; a run rates the
+/// published ones by default and says so in `run.json`, and `--rate recomputed` rates
+/// the table results instead, with other handicaps.
+#[test]
+fn the_officer_chooses_which_result_of_a_mismatch_is_rated() {
+    // Spiren 2015-12-09 with the winner's printed percentage changed from 65.08 to
+    // 45.08 (written to a temporary folder, the shared file untouched).
+    let original = std::fs::read(spiren("2015-12-09.pbn")).unwrap_or_else(|e| panic!("{e}"));
+    let text: String = original.iter().map(|&b| char::from(b)).collect();
+    let line = " 1  7 4 \"N-S\"  38 65.08 ";
+    assert!(text.contains(line));
+    let changed = text.replace(line, " 1  7 4 \"N-S\"  38 45.08 ");
+    let bytes: Vec<u8> = changed.chars().map(|c| c as u32 as u8).collect();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("2015-12-09.pbn");
+    std::fs::write(&file, bytes).unwrap_or_else(|e| panic!("{e}"));
+    let fed = dir.path().join("fed");
+    let stdout = ok(&import(&[&file], &fed, &[]));
+    assert!(stdout.contains("1 mismatched"), "{stdout}");
+    let dataset = bridgehcp::import::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
+    let seven = dataset
+        .results
+        .iter()
+        .find(|r| r.entrant == "7")
+        .expect("pair 7's published result");
+    assert_eq!((seven.score, seven.boards_played), (45.08, 21));
+    assert_eq!(dataset.results.len(), 14);
+
+    let run = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bridgehcp"));
+        command
+            .arg("run")
+            .arg("--data")
+            .arg(&fed)
+            .arg("--out")
+            .arg(&out);
+        command.arg("--quiet").args(extra);
+        let output = command
+            .output()
+            .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"));
+        ok(&output);
+        let manifest: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(out.join("run.json")).unwrap_or_else(|e| panic!("{e}")),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let hash = manifest["outputs"]["handicaps.parquet"].clone();
+        (manifest["rate"].clone(), hash)
+    };
+    let (rate, default_hash) = run("default", &[]);
+    assert_eq!(rate, "published");
+    let (rate, published_hash) = run("published", &["--rate", "published"]);
+    assert_eq!(rate, "published");
+    let (rate, recomputed_hash) = run("recomputed", &["--rate", "recomputed"]);
+    assert_eq!(rate, "recomputed");
+    assert_eq!(default_hash, published_hash);
+    assert_ne!(
+        published_hash, recomputed_hash,
+        "the choice changes the handicaps"
+    );
+}
+
 /// Spiren's whole history through the binary: every file imports, none is a mismatch,
 /// and the two unnamed pairs are reported as non-member pairs.
 #[test]

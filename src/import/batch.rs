@@ -186,13 +186,21 @@ pub fn read_checked(
         ExportKind::Pbn => pbn::parse_bytes(path, &bytes)?,
         ExportKind::Usebio => usebio::parse_bytes(path, &bytes)?,
     };
+    let mut imported = imported;
     validate::validate(&imported.dataset)?;
     let d = &imported.dataset;
     let mut mismatch = None;
+    let mut published = Vec::new();
     for competition in &d.competitions {
         let scored = crate::scoring::score_competition(competition, &d.entrants, &d.boards)?;
         mismatch = mismatch.or_else(|| reconcile::reconcile(&imported, &scored));
+        published.extend(reconcile::published_results(
+            &imported,
+            competition,
+            &scored,
+        ));
     }
+    imported.dataset.results.extend(published);
     Ok((imported, mismatch))
 }
 

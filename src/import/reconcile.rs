@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use crate::dataset::Direction;
+use crate::dataset::{Competition, Direction, EntrantResult, ScoringMethod};
 use crate::import::published::{Imported, LineKind, PublishedLine};
 use crate::scoring::conventions::ByeScore;
 use crate::scoring::matchpoints::ruter_board_percent;
@@ -295,6 +295,39 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
         pair: differences.iter().find(|d| d.board.is_none()).cloned(),
         board: differences.iter().find(|d| d.board.is_some()).cloned(),
     })
+}
+
+/// The published result of each entrant of a matchpoint competition, as `results` rows
+/// beside the board rows: the percentage the program printed, over the boards the pair
+/// played at a table. A run rates them by default (`--rate published`) where they
+/// differ from the recomputation. IMP scorings write none: a program's printed IMP
+/// total includes its bye scores and penalties, which the model's IMP result does not,
+/// so the two are not the same unit.
+pub fn published_results(
+    imported: &Imported,
+    competition: &Competition,
+    scored: &ScoredCompetition,
+) -> Vec<EntrantResult> {
+    if competition.scoring != ScoringMethod::Matchpoints {
+        return Vec::new();
+    }
+    let published = &imported.published;
+    published
+        .standings
+        .iter()
+        .filter_map(|p| {
+            let percent = p.percent?;
+            let mine = scored.standings.iter().find(|s| s.entrant == p.entrant)?;
+            Some(EntrantResult {
+                competition_id: competition.competition_id.clone(),
+                entrant: p.entrant.clone(),
+                boards_played: mine.boards_played,
+                score: percent,
+                opponent: None,
+                origin: p.origin.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The pair on one side of a line.
