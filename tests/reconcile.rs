@@ -453,6 +453,55 @@ fn the_officer_chooses_which_result_of_a_mismatch_is_rated() {
     );
 }
 
+/// A member number typed for both players of a pair: the session imports, the first
+/// player keeps the number, and the import report says what became of the second.
+#[test]
+fn a_number_typed_twice_in_a_pair_is_reported_and_the_session_imports() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let original = std::fs::read(spiren("2015-12-09.pbn")).unwrap_or_else(|e| panic!("{e}"));
+    let text: String = original.iter().map(|&b| char::from(b)).collect();
+    // Pair 9: Kari Hovden 42164 - Ragnar Waldahl 640; the scorer types 42164 twice.
+    let line = "\"42164\"   \"640\"";
+    assert!(text.contains(line));
+    let changed = text.replace(line, "\"42164\" \"42164\"");
+    let file = dir.path().join("2015-12-09.pbn");
+    let bytes: Vec<u8> = changed.chars().map(|c| c as u32 as u8).collect();
+    std::fs::write(&file, bytes).unwrap_or_else(|e| panic!("{e}"));
+    let fed = dir.path().join("fed");
+    let output = import(&[&file], &fed, &[]);
+    let stdout = ok(&output);
+    assert!(stdout.contains("1 files: 1 imported"), "{stdout}");
+    let report = text_of(&fed.join("import-report.csv"));
+    let row = report
+        .lines()
+        .find(|l| l.contains("number 42164"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        row.contains(",non_member,pbn-2015-12-09-0179-spiren-bk-"),
+        "{row}"
+    );
+    assert!(
+        row.contains(
+            "number 42164 is given for both players of pair 9 (`Kari Hovden`): the first keeps \
+             it, the second (`Ragnar Waldahl`) is imported as an unknown non-member"
+        ),
+        "{row}"
+    );
+    let dataset = bridgehcp::import::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
+    let nine = dataset
+        .entrants
+        .iter()
+        .find(|e| e.entrant == "9")
+        .expect("pair 9");
+    assert_eq!(nine.players[..2], [Some(42164), None]);
+    assert_eq!(nine.names[1].as_deref(), Some("Ragnar Waldahl"));
+    assert!(!dataset.members.iter().any(|m| m.member_id == 640));
+}
+
+fn text_of(path: &Path) -> String {
+    text(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
 /// Spiren's whole history through the binary: every file imports, none is a mismatch,
 /// and the two unnamed pairs are reported as non-member pairs.
 #[test]
