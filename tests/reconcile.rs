@@ -451,6 +451,25 @@ fn the_officer_chooses_which_result_of_a_mismatch_is_rated() {
         published_hash, recomputed_hash,
         "the choice changes the handicaps"
     );
+
+    // A state is continued with the choice it was made with.
+    let output = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .arg("run")
+        .arg("--data")
+        .arg(&fed)
+        .arg("--state")
+        .arg(dir.path().join("published"))
+        .arg("--out")
+        .arg(dir.path().join("continued"))
+        .args(["--quiet", "--rate", "recomputed"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"));
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("rated the published results, this run rates the recomputed ones"),
+        "{stderr}"
+    );
 }
 
 /// A member number typed for both players of a pair: the session imports, the first
