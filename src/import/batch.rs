@@ -182,11 +182,10 @@ pub fn read_checked(
         _ => {}
     }
     let kind = kind.unwrap_or(detected);
-    let imported = match kind {
+    let mut imported = match kind {
         ExportKind::Pbn => pbn::parse_bytes(path, &bytes)?,
         ExportKind::Usebio => usebio::parse_bytes(path, &bytes)?,
     };
-    let mut imported = imported;
     validate::validate(&imported.dataset)?;
     let d = &imported.dataset;
     let mut mismatch = None;
