@@ -60,13 +60,14 @@ fn main() -> anyhow::Result<()> {
             let b = &summary.batch;
             use bridgehcp::import::batch::Status;
             println!(
-                "bridgehcp import: {} files: {} imported, {} corrections, {} unchanged, {} duplicates, {} refused; {}",
+                "bridgehcp import: {} files: {} imported, {} corrections, {} unchanged, {} duplicates, {} refused; {} mismatched (imported, but not what their program printed: see import-report.csv); {}",
                 summary.files,
                 b.count(Status::Imported),
                 b.count(Status::Correction),
                 b.count(Status::Unchanged),
                 b.count(Status::Duplicate),
                 b.count(Status::Refused),
+                b.count(Status::Mismatch),
                 if summary.written {
                     format!("dataset in {}", args.out.display())
                 } else {

@@ -5,7 +5,7 @@
 use bridgehcp::dataset::{
     Competition, Dataset, Entrant, EntrantResult, Format, Member, ScoringMethod,
 };
-use bridgehcp::pipeline::{self, Mode, RunOutput, RunSettings};
+use bridgehcp::pipeline::{self, Mode, Rate, RunOutput, RunSettings};
 use bridgehcp::quarantine::OnError;
 use bridgehcp::synth::{generate, SynthConfig};
 use chrono::NaiveDate;
@@ -382,8 +382,10 @@ fn team_matches_reported_as_imps_won_or_as_margins_rate_the_same() {
 }
 
 /// When a club sends both table results and its own totals, the board rows are scored
-/// and the totals are checked against them: matching totals pass, a wrong one is an
-/// error naming the results row and the `score` column.
+/// and the totals are held to them: they must name the same entrants and boards played
+/// (a wrong count is an error naming the results row and column). Totals that differ
+/// are the officer's choice (`Rate`): by default the published one is rated, with
+/// `Rate::Recomputed` the board rows' own; totals that agree rate the same either way.
 #[test]
 fn reported_results_are_checked_against_the_board_rows() {
     let mut dataset = small_federation(11);
@@ -420,7 +422,23 @@ fn reported_results_are_checked_against_the_board_rows() {
         );
     }
     dataset.results.extend(reported.iter().cloned());
-    run(&dataset, Mode::Live, 1);
+    let rated = |dataset: &Dataset, rate: Rate| {
+        let settings = RunSettings {
+            rate,
+            ..RunSettings::default()
+        };
+        let output =
+            pipeline::run(dataset, &settings, None).unwrap_or_else(|e| panic!("run failed: {e}"));
+        assert!(output.quarantined.is_empty());
+        output
+            .states
+            .iter()
+            .map(|s| s.handicap)
+            .collect::<Vec<f64>>()
+    };
+    // Totals that agree: one result, whichever is chosen.
+    let agreed = rated(&dataset, Rate::Published);
+    assert_eq!(agreed, rated(&dataset, Rate::Recomputed));
 
     let wrong = dataset
         .results
@@ -428,6 +446,28 @@ fn reported_results_are_checked_against_the_board_rows() {
         .find(|r| r.competition_id == competition.competition_id)
         .unwrap();
     wrong.score += 1.0;
+    let published = rated(&dataset, Rate::Published);
+    let recomputed = rated(&dataset, Rate::Recomputed);
+    assert_ne!(
+        published, recomputed,
+        "a different published total rates differently"
+    );
+    assert_eq!(
+        recomputed, agreed,
+        "the recomputed result ignores the published one"
+    );
+    assert_eq!(
+        rated(&dataset, RunSettings::default().rate),
+        published,
+        "the default is the published result"
+    );
+
+    let wrong = dataset
+        .results
+        .iter_mut()
+        .find(|r| r.competition_id == competition.competition_id)
+        .unwrap();
+    wrong.boards_played += 1;
     let strict = RunSettings {
         on_error: OnError::Strict,
         ..RunSettings::default()
@@ -437,7 +477,7 @@ fn reported_results_are_checked_against_the_board_rows() {
         .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(
-        error.contains("results.csv, row 1, column `score`"),
+        error.contains("results.csv, row 1, column `boards_played`"),
         "{error}"
     );
     assert!(error.contains("does not match the board rows"), "{error}");

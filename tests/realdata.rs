@@ -859,16 +859,32 @@ fn engine_reproduces_compscore_mitchell_with_a_board_played_once_fewer() {
     let scored = score(&imported);
     // Board 15 was played 18 times: the travellers show the unfactored points (top 34).
     check_lines(&imported, &scored, COMPSCORE);
-    // Narrow exception: on board 15 (18 results where 19 were due) the sole top (8NS, 34)
-    // and bottom (2EW, 0) come out of Neuberg as 35.944 and 0.056, but Compscore's totals
-    // say 456.95 and 416.05 (455 + 1.95 and 416 + 0.05 on the other boards): 0.006 off
-    // Neuberg for these two pairs only, which no rounding of the other 36 pairs explains.
-    check_standings(
-        &imported,
-        &scored,
-        COMPSCORE,
-        &[("8NS", 0.0065), ("2EW", 0.0065)],
-    );
+    // On board 15 (18 results where 19 were due) the sole top (8NS, 34) and bottom (2EW,
+    // 0) come out of Neuberg as 35.944 and 0.056; Compscore's totals add 35.95 and 0.05
+    // (`factored_rounding = percent_hundredths`: 99.85 % and 0.15 % of 36, to two
+    // decimals), while its percentages keep the exact scores.
+    check_standings(&imported, &scored, COMPSCORE, &[]);
+    for (pair, total, percent) in [("8NS", 456.95, 47.01), ("2EW", 416.05, 42.80)] {
+        let s = scored
+            .standings
+            .iter()
+            .find(|s| s.entrant == pair)
+            .expect("pair scored");
+        assert!((s.score - total).abs() < 1e-9, "{pair}: {}", s.score);
+        assert!(
+            (s.percent.unwrap_or_default() - percent).abs() < 0.005,
+            "{pair}"
+        );
+    }
+    // 13NS: 505 + 4.28 in the total, but 52.39 % from 505 + 4.2778 (52.3949), where
+    // the rounded total would give 52.3951 and print 52.40.
+    let thirteen = scored
+        .standings
+        .iter()
+        .find(|s| s.entrant == "13NS")
+        .expect("13NS");
+    assert!((thirteen.score - 509.28).abs() < 1e-9, "{}", thirteen.score);
+    assert!((thirteen.percent.unwrap_or_default() - 52.3949).abs() < 1e-4);
     // 1NS: 441 on the travellers, 442.22 with board 15 factored.
     let one = scored
         .standings

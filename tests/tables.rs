@@ -12,8 +12,8 @@ use bridgehcp::import::table::read_dataset;
 use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
 use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
-    ArtificialImps, ByeScore, Conventions, DatumRounding, DatumTrim, ImpAggregate, MpScale,
-    TieBreak, Travellers,
+    ArtificialImps, AveragePlus, ByeScore, Conventions, DatumRounding, DatumTrim, FactoredRounding,
+    ImpAggregate, MpScale, TieBreak, Travellers,
 };
 use chrono::NaiveDate;
 use polars::prelude::*;
@@ -123,6 +123,8 @@ fn sample() -> Dataset {
         tie_break: TieBreak::seed_000(true, true),
         travellers: Travellers::Unfactored,
         artificial_imps: ArtificialImps::ThreePer10Percent,
+        average_plus: AveragePlus::SessionIfBetter,
+        factored_rounding: FactoredRounding::PercentHundredths,
     };
     let pairs = Competition::new(
         "m-2026-11-03",
@@ -321,6 +323,8 @@ fn parquet_columns_have_the_contract_names_and_types() {
             ("tie_break", Str),
             ("travellers", Str),
             ("artificial_imps", Str),
+            ("average_plus", Str),
+            ("factored_rounding", Str),
             ("neuberg", Boolean),
             ("source_file", Str),
             ("source_line", Int64),

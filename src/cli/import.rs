@@ -56,6 +56,10 @@ pub struct ImportArgs {
     /// `name_differs`); a number not in it is reported and imported as a non-member.
     #[arg(long, value_name = "REGISTER")]
     pub members: Option<PathBuf>,
+    /// Refuse a file whose recomputed results differ from the figures its program
+    /// printed (status `mismatch`), instead of importing it with the difference reported.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// What an import did.
@@ -88,7 +92,7 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         )),
         None => None,
     };
-    let batch = batch::import_batch(existing, &files, kind, register.as_ref());
+    let batch = batch::import_batch(existing, &files, kind, register.as_ref(), args.strict);
     for entry in &batch.entries {
         if entry.status != Status::Imported {
             eprintln!("{}: {}", entry.status.as_str(), entry.describe());

@@ -12,7 +12,7 @@ use crate::error::{Error, InputError, Location, Result};
 use crate::model::FactorSet;
 use crate::pipeline::ledger::sha256;
 use crate::pipeline::ranking::{RankingGroup, RankingOptions};
-use crate::pipeline::{self, Mode, RunSettings, RunSummary};
+use crate::pipeline::{self, Mode, Rate, RunSettings, RunSummary};
 use crate::quarantine::OnError;
 use crate::report::files::Commit;
 use crate::report::manifest::RunInputs;
@@ -73,6 +73,31 @@ pub struct RunArgs {
     /// Do not write board_scores.parquet (the largest output); the others are unchanged.
     #[arg(long)]
     pub no_board_scores: bool,
+    /// Which result is rated when a competition has both table results and the results
+    /// its club's program published: the published one (the club's official result) or
+    /// the one recomputed from the table results. They differ only for sessions the
+    /// import reported as `mismatch`. Recorded in run.json.
+    #[arg(long, value_enum, default_value_t = RateArg::Published)]
+    pub rate: RateArg,
+}
+
+/// `--rate`: the pipeline's [`Rate`], spelled for the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum RateArg {
+    /// The results the club's program published.
+    #[default]
+    Published,
+    /// The results recomputed from the table results.
+    Recomputed,
+}
+
+impl From<RateArg> for Rate {
+    fn from(rate: RateArg) -> Rate {
+        match rate {
+            RateArg::Published => Rate::Published,
+            RateArg::Recomputed => Rate::Recomputed,
+        }
+    }
 }
 
 /// `--mode`: the pipeline's [`Mode`], spelled for the command line.
@@ -264,6 +289,7 @@ impl RunArgs {
                     OnError::Quarantine
                 },
                 board_scores: !self.no_board_scores,
+                rate: self.rate.into(),
             },
         })
     }

@@ -95,7 +95,7 @@ fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<Board
         }
         (None, false) => {
             let files = batch::expand(&args.files)?;
-            let imported = batch::import_batch(Dataset::default(), &files, None, None);
+            let imported = batch::import_batch(Dataset::default(), &files, None, None, false);
             if let Some(refused) = imported.refused().next() {
                 return Err(Error::Config(format!(
                     "{} cannot be scored: {}",

@@ -98,6 +98,34 @@ impl ArtificialImps {
     }
 }
 
+/// What an average-plus artificial score (Ruter's `A+`, 60 % of the top) is worth in
+/// matchpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AveragePlus {
+    /// Its stated share of the top, whatever the pair scored elsewhere.
+    #[default]
+    Fixed,
+    /// The pair's own percentage on the boards it played, when that is better than the
+    /// stated share (Ruter: Spiren 2016-05-18, board 16, prints 65 for the `A+` of the
+    /// pair that made 65 % on its other twenty boards).
+    SessionIfBetter,
+}
+
+/// How a score raised by Neuberg's formula is rounded before it joins a total (the
+/// percentage keeps the exact score).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FactoredRounding {
+    /// Kept exact.
+    #[default]
+    None,
+    /// As a percentage of the board's top to two decimals, then to two decimals of a
+    /// matchpoint (Compscore: board 15 of the Lindfield Mitchell, played 18 times for
+    /// 19, adds 35.95 for the sole top where the formula gives 35.944, 99.85 % of 36 =
+    /// 35.946; 0.05 for the sole bottom, 0.15 % = 0.054; and 31.72 for a 30, 88.12 % =
+    /// 31.7232).
+    PercentHundredths,
+}
+
 /// Which points a traveller line shows for a board played fewer times than the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Travellers {
@@ -288,6 +316,10 @@ pub struct Conventions {
     pub travellers: Travellers,
     /// The IMP value of an artificial score in butler and cross-IMPs (default 0).
     pub artificial_imps: ArtificialImps,
+    /// The matchpoint value of an average plus (default its fixed share).
+    pub average_plus: AveragePlus,
+    /// The rounding of a factored matchpoint score (default none).
+    pub factored_rounding: FactoredRounding,
 }
 
 impl Default for Conventions {
@@ -302,6 +334,8 @@ impl Default for Conventions {
             tie_break: TieBreak::default(),
             travellers: Travellers::default(),
             artificial_imps: ArtificialImps::default(),
+            average_plus: AveragePlus::default(),
+            factored_rounding: FactoredRounding::default(),
         }
     }
 }
@@ -324,6 +358,7 @@ impl Conventions {
                 imp_aggregate: ImpAggregate::Sum,
                 bye_score: ByeScore::SessionAverage,
                 artificial_imps: ArtificialImps::OnePer10Percent,
+                average_plus: AveragePlus::SessionIfBetter,
                 ..Conventions::default()
             }
         } else if name.contains("compscore") {
@@ -336,6 +371,7 @@ impl Conventions {
                 neuberg: true,
                 travellers: Travellers::Unfactored,
                 artificial_imps: ArtificialImps::Zero,
+                factored_rounding: FactoredRounding::PercentHundredths,
                 ..Conventions::default()
             }
         } else {
@@ -362,4 +398,12 @@ crate::string_enum!(ArtificialImps, "artificial_imps", {
     "zero" => ArtificialImps::Zero,
     "one_per_10_percent" => ArtificialImps::OnePer10Percent,
     "three_per_10_percent" => ArtificialImps::ThreePer10Percent,
+});
+crate::string_enum!(FactoredRounding, "factored_rounding", {
+    "none" => FactoredRounding::None,
+    "percent_hundredths" => FactoredRounding::PercentHundredths,
+});
+crate::string_enum!(AveragePlus, "average_plus", {
+    "fixed" => AveragePlus::Fixed,
+    "session_if_better" => AveragePlus::SessionIfBetter,
 });

@@ -30,6 +30,8 @@ use chrono::NaiveDate;
 
 use crate::dataset::{Competition, Dataset, Member, MemberId};
 use crate::error::{InputError, Location};
+use crate::import::published::NoteKind;
+use crate::import::reconcile::{self, Mismatch};
 use crate::import::{identity, pbn, usebio, validate, Imported};
 
 pub use crate::import::identity::Register;
@@ -72,7 +74,14 @@ pub enum Status {
     Duplicate,
     /// The file could not be imported.
     Refused,
-    /// A note on an imported file: a number not in the register; the player is
+    /// A note on an imported file: the recomputed results differ from what the club's
+    /// program printed (the first differing pair and board are named).
+    Mismatch,
+    /// A note on an imported file: a pair listed without any table result, taken as a
+    /// phantom and not imported.
+    Phantom,
+    /// A note on an imported file: a number not in the register, a pair printed without
+    /// names or numbers, or a number typed for both players of a pair; the player is
     /// imported as a non-member.
     NonMember,
     /// A note on an imported file: a number the register knows, printed under a name
@@ -95,6 +104,8 @@ impl Status {
             Status::Unchanged => "unchanged",
             Status::Duplicate => "duplicate",
             Status::Refused => "refused",
+            Status::Mismatch => "mismatch",
+            Status::Phantom => "phantom",
             Status::NonMember => "non_member",
             Status::NameDiffers => "name_differs",
             Status::NameConflict => "name_conflict",
@@ -177,8 +188,12 @@ impl Batch {
     }
 }
 
-/// Reads one export, checks it with the dataset rules and scores it.
-pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, InputError> {
+/// Reads one export, checks it with the dataset rules, scores it and compares the scores
+/// with what the export printed.
+pub fn read_checked(
+    path: &Path,
+    kind: Option<ExportKind>,
+) -> Result<(Imported, Option<Mismatch>), InputError> {
     let bytes = super::published::read_export(path)?;
     check_bytes(path, &bytes, kind)
 }
@@ -229,7 +244,7 @@ fn check_bytes(
     path: &Path,
     bytes: &[u8],
     kind: Option<ExportKind>,
-) -> Result<Imported, InputError> {
+) -> Result<(Imported, Option<Mismatch>), InputError> {
     let detected = ExportKind::detect(bytes);
     match (kind, detected) {
         (Some(ExportKind::Usebio), ExportKind::Pbn) => {
@@ -247,16 +262,25 @@ fn check_bytes(
         _ => {}
     }
     let kind = kind.unwrap_or(detected);
-    let imported = match kind {
+    let mut imported = match kind {
         ExportKind::Pbn => pbn::parse_bytes(path, bytes)?,
         ExportKind::Usebio => usebio::parse_bytes(path, bytes)?,
     };
     validate::validate(&imported.dataset)?;
     let d = &imported.dataset;
+    let mut mismatch = None;
+    let mut published = Vec::new();
     for competition in &d.competitions {
-        crate::scoring::score_competition(competition, &d.entrants, &d.boards)?;
+        let scored = crate::scoring::score_competition(competition, &d.entrants, &d.boards)?;
+        mismatch = mismatch.or_else(|| reconcile::reconcile(&imported, &scored));
+        published.extend(reconcile::published_results(
+            &imported,
+            competition,
+            &scored,
+        ));
     }
-    Ok(imported)
+    imported.dataset.results.extend(published);
+    Ok((imported, mismatch))
 }
 
 /// A competition's content without its id, title or origins: two exports of the same
@@ -439,7 +463,7 @@ struct ReadFile {
     file: PathBuf,
     /// From the header, for a file that is refused.
     month: Option<String>,
-    imported: Result<Imported, InputError>,
+    imported: Result<(Imported, Option<Mismatch>), InputError>,
 }
 
 /// Imports `files` into `existing`. The files are read first and then taken in the
@@ -453,6 +477,7 @@ pub fn import_batch(
     files: &[PathBuf],
     kind: Option<ExportKind>,
     register: Option<&Register>,
+    strict: bool,
 ) -> Batch {
     let mut files: Vec<PathBuf> = files.to_vec();
     files.sort();
@@ -467,7 +492,7 @@ pub fn import_batch(
             let date = imported
                 .as_ref()
                 .ok()
-                .and_then(|i| i.dataset.competitions.iter().map(|c| c.date).min());
+                .and_then(|(i, _)| i.dataset.competitions.iter().map(|c| c.date).min());
             ReadFile {
                 date,
                 created,
@@ -503,8 +528,8 @@ pub fn import_batch(
     } in read
     {
         let file = &file;
-        let imported = match imported {
-            Ok(imported) => imported,
+        let (imported, mismatch) = match imported {
+            Ok(checked) => checked,
             Err(error) => {
                 let mut entry = Entry::refused(file, &error);
                 entry.month = month;
@@ -512,15 +537,22 @@ pub fn import_batch(
                 continue;
             }
         };
+        let mismatch = mismatch.map(|m| mismatch_entry(file, &imported, &m));
+        if let (true, Some(entry)) = (strict, &mismatch) {
+            batch.entries.push(Entry {
+                status: Status::Refused,
+                reason: format!("refused under --strict: {}", entry.reason),
+                ..entry.clone()
+            });
+            continue;
+        }
+        let mut notes = file_notes(file, &imported);
         let mut fragment = imported.dataset;
-        let mut notes = match register {
-            Some(register) => {
-                let (notes, names) = register.apply(&mut fragment, file);
-                differs.extend(names);
-                notes
-            }
-            None => Vec::new(),
-        };
+        if let Some(register) = register {
+            let (register_notes, names) = register.apply(&mut fragment, file);
+            differs.extend(names);
+            notes.extend(register_notes);
+        }
         for competition in &fragment.competitions {
             let id = competition.competition_id.clone();
             let month = competition.date.format("%Y-%m").to_string();
@@ -632,6 +664,7 @@ pub fn import_batch(
             batch.changed.insert(id.clone());
             add_competition(&mut batch.dataset, &fragment, &id);
             batch.entries.push(entry(status, reason));
+            batch.entries.extend(mismatch.clone());
             batch.entries.append(&mut notes);
         }
     }
@@ -673,6 +706,55 @@ pub fn import_batch(
         }
     }
     batch
+}
+
+/// The import report's `mismatch` row of a file whose recomputation differs from what
+/// its program printed.
+fn mismatch_entry(file: &Path, imported: &Imported, mismatch: &Mismatch) -> Entry {
+    Entry {
+        file: file.to_path_buf(),
+        status: Status::Mismatch,
+        competition_id: imported
+            .dataset
+            .competitions
+            .first()
+            .map(|c| c.competition_id.clone()),
+        month: None,
+        line: mismatch.first_line(),
+        board: mismatch.first_board(),
+        column: None,
+        reason: mismatch.reason(&imported.published.program),
+    }
+}
+
+/// The importer's notes on a file it imports: players and pairs not imported as printed.
+fn file_notes(file: &Path, imported: &Imported) -> Vec<Entry> {
+    let competition_id = imported
+        .dataset
+        .competitions
+        .first()
+        .map(|c| c.competition_id.clone());
+    imported
+        .notes
+        .iter()
+        .filter_map(|note| {
+            let status = match note.kind {
+                NoteKind::NonMember => Status::NonMember,
+                NoteKind::Phantom => Status::Phantom,
+                NoteKind::Row => return None,
+            };
+            Some(Entry {
+                file: file.to_path_buf(),
+                status,
+                competition_id: competition_id.clone(),
+                month: None,
+                line: note.origin.row,
+                board: note.board,
+                column: None,
+                reason: note.reason.clone(),
+            })
+        })
+        .collect()
 }
 
 /// One `name_differs` line per member and printed spelling of the competitions kept,

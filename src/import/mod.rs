@@ -6,6 +6,7 @@ pub mod identity;
 pub mod pbn;
 pub mod previous_run;
 pub mod published;
+pub mod reconcile;
 pub mod table;
 pub mod usebio;
 pub mod validate;

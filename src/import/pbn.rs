@@ -51,6 +51,16 @@
 //! * **Pairs without a federation number** show `+000` as the number, and guests get a
 //!   club-local number with a plus sign (`+57`): such a player is a non-member and gets
 //!   no member row, however often the number recurs.
+//! * **Phantoms and unnamed pairs.** A pair printed `+ - +` (no names, no numbers) that
+//!   has table results is a pair of non-members, not a phantom (pair 14 of Spiren
+//!   2015-12-09, `PhantomCount 0`, ranked 14th). A phantom is a listed pair with no
+//!   table result; Ruter usually lists none and writes `-` for the opponent of a bye.
+//! * **A number typed twice** in one pair keeps the first player; the second is an
+//!   unknown non-member with the printed name, and a note says so.
+//!
+//! Whatever the importer does not import as printed is in [`Imported::notes`] (for the
+//! import report), and every `[ScoreTable]` row that is not a table result is in
+//! [`Imported::rows_not_imported`] with why, so rows can be counted against the file.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -63,7 +73,8 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
-    slug, Imported, LineKind, Published, PublishedLine, PublishedStanding,
+    slug, Imported, LineKind, Note, NoteKind, Precision, Published, PublishedLine,
+    PublishedStanding,
 };
 use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
 use crate::scoring::conventions::Conventions;
@@ -404,12 +415,20 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         dataset: Dataset::default(),
         published: Published {
             competition_id: competition.competition_id.clone(),
+            program: raw
+                .meta
+                .get("Generator")
+                .map(|(v, _)| v.trim().to_string())
+                .unwrap_or_default(),
             ..Published::default()
         },
         member_ids: BTreeSet::new(),
         pair_ids: BTreeSet::new(),
+        with_results: pairs_with_results(&raw.score_rows),
         phantoms: BTreeSet::new(),
         seats: BTreeMap::new(),
+        notes: Vec::new(),
+        rows_not_imported: Vec::new(),
     };
     for row in &raw.total_rows {
         builder.total_row(row)?;
@@ -428,7 +447,40 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
     Ok(Imported {
         dataset: builder.dataset,
         published: builder.published,
+        notes: builder.notes,
+        rows_not_imported: builder.rows_not_imported,
     })
+}
+
+/// The pairs that have a table result: a row with both pairs that is neither a bye nor
+/// empty. A listed pair outside this set played nothing, which is what a phantom is
+/// (Ruter lists a phantom, if at all, as a pair whose only rows are byes). A pair
+/// printed without names (`+ - +`) that played is a real pair of non-members: in
+/// Spiren's 2015-12-09 pair 14 played all 21 boards and Ruter ranked it 14th, and in
+/// 2015-11-11 pair 11 played 18 boards and sat out 3, the file's one phantom being the
+/// empty opponent (`-`) of its bye rows.
+fn pairs_with_results(rows: &[Row]) -> BTreeSet<String> {
+    let pair = |row: &Row, column: &str| {
+        row.fields
+            .get(column)
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty() && t != "-")
+    };
+    let mut played = BTreeSet::new();
+    for row in rows {
+        let score = |column: &str| row.fields.get(column).map_or("", |t| t.trim());
+        let (score_ns, score_ew) = (score("Score_NS"), score("Score_EW"));
+        let bye = |t: &str| t.eq_ignore_ascii_case("bye");
+        let blank = |t: &str| t.is_empty() || t == "-";
+        if bye(score_ns) || bye(score_ew) || (blank(score_ns) && blank(score_ew)) {
+            continue;
+        }
+        if let (Some(ns), Some(ew)) = (pair(row, "PairId_NS"), pair(row, "PairId_EW")) {
+            played.insert(ns);
+            played.insert(ew);
+        }
+    }
+    played
 }
 
 /// The competition row, from the headers (`% <META ...>`) and the game tags.
@@ -536,10 +588,14 @@ struct Builder {
     published: Published,
     member_ids: BTreeSet<i64>,
     pair_ids: BTreeSet<String>,
+    /// The pairs with a table result (`pairs_with_results`).
+    with_results: BTreeSet<String>,
     /// Phantom pairs: a table against one is a bye for the real pair.
     phantoms: BTreeSet<String>,
     /// The directions each pair sat in.
     seats: BTreeMap<String, BTreeSet<Direction>>,
+    notes: Vec<Note>,
+    rows_not_imported: Vec<Note>,
 }
 
 impl Builder {
@@ -553,13 +609,31 @@ impl Builder {
         if !self.pair_ids.insert(pair.clone()) {
             return Err(row.error("PairId", format!("pair `{pair}` is listed twice")));
         }
-        if is_phantom(row)? {
+        if !self.with_results.contains(&pair) {
             // A phantom fills an odd table; its opponents sit out (see `score_row`).
+            self.notes.push(Note {
+                kind: NoteKind::Phantom,
+                origin: row.origin.clone(),
+                board: None,
+                reason: format!(
+                    "pair {pair} (`{}`) has no table result: a phantom, not imported",
+                    row.optional("Names").unwrap_or("-")
+                ),
+            });
             self.phantoms.insert(pair);
             return Ok(());
         }
         let entrant = self.entrant(row, &pair)?;
         self.dataset.entrants.push(entrant);
+        let precision = &mut self.published.precision;
+        for column in ["TotalScoreMP", "TotalScoreIMP", "TotalScore"] {
+            if let Some(text) = row.optional(column) {
+                Precision::see(&mut precision.total, text);
+            }
+        }
+        if let Some(text) = row.optional("TotalPercentage") {
+            Precision::see(&mut precision.percent, text);
+        }
         let standing = published_standing(row, pair)?;
         self.published.standings.push(standing);
         Ok(())
@@ -585,6 +659,23 @@ impl Builder {
             let Some(id) = member_id(row, column)? else {
                 continue;
             };
+            if slot > 0 && entrant.players[0] == Some(id) {
+                // A scorer typed the partner's number twice: the first player keeps it,
+                // the second is a player nobody can identify.
+                self.notes.push(Note {
+                    kind: NoteKind::NonMember,
+                    origin: row.origin.clone(),
+                    board: None,
+                    reason: format!(
+                        "number {id} is given for both players of pair {pair} (`{}`): \
+                         the first keeps it, the second (`{}`) is imported as an unknown \
+                         non-member",
+                        names.first().cloned().flatten().unwrap_or_default(),
+                        names.get(1).cloned().flatten().unwrap_or_default()
+                    ),
+                });
+                continue;
+            }
             if let Some(player) = entrant.players.get_mut(slot) {
                 *player = Some(id);
             }
@@ -595,6 +686,21 @@ impl Builder {
                 member.origin = row.origin.clone();
                 self.dataset.members.push(member);
             }
+        }
+        if entrant.players.iter().all(Option::is_none) && entrant.names.iter().all(Option::is_none)
+        {
+            // A pair that played, printed without names or numbers (`+ - +`).
+            entrant.names[0] = Some(format!("unnamed pair {pair}"));
+            self.notes.push(Note {
+                kind: NoteKind::NonMember,
+                origin: row.origin.clone(),
+                board: None,
+                reason: format!(
+                    "pair {pair} is printed without names or numbers (`{}`) but played: \
+                     imported as a pair of non-members",
+                    row.optional("Names").unwrap_or("-")
+                ),
+            });
         }
         Ok(entrant)
     }
@@ -622,9 +728,22 @@ impl Builder {
             ew_percent: row.optional_f64("Percentage_EW")?,
             origin: row.origin.clone(),
         };
+        for column in ["MP_NS", "MP_EW", "IMP_NS", "IMP_EW"] {
+            if let Some(text) = row.optional(column) {
+                Precision::see(&mut self.published.precision.line, text);
+            }
+        }
         if is_penalty(score_ns) || is_penalty(score_ew) {
             line.kind = LineKind::Penalty;
             self.published.lines.push(line.clone());
+            self.row_not_imported(
+                row,
+                format!(
+                    "a penalty row: its points are added to the result of pairs {} and {} on board {board}",
+                    line.ns.as_deref().unwrap_or("-"),
+                    line.ew.as_deref().unwrap_or("-")
+                ),
+            );
             return Ok(Some(line));
         }
         for (pair, direction) in [(&ns, Direction::NS), (&ew, Direction::EW)] {
@@ -640,6 +759,11 @@ impl Builder {
                 return Err(row.error("PairId_NS", "a row with neither pair"));
             }
             line.kind = LineKind::Bye;
+            let pair = line.ns.as_deref().or(line.ew.as_deref()).unwrap_or("-");
+            self.row_not_imported(
+                row,
+                format!("a bye for pair {pair}: scored by the competition's bye rule"),
+            );
             self.published.lines.push(line);
             return Ok(None);
         };
@@ -653,11 +777,26 @@ impl Builder {
             origin: row.origin.clone(),
             ..BoardResult::default()
         };
-        if let Some(result) = table_result(row, score_ns, score_ew, &mut line, result)? {
-            self.dataset.boards.push(result);
-            self.published.lines.push(line);
+        match table_result(row, score_ns, score_ew, &mut line, result)? {
+            Some(result) => {
+                self.dataset.boards.push(result);
+                self.published.lines.push(line);
+            }
+            None => self.row_not_imported(
+                row,
+                "the board was not played at this table (no contract, no score)".to_string(),
+            ),
         }
         Ok(None)
+    }
+
+    fn row_not_imported(&mut self, row: &Row, reason: String) {
+        self.rows_not_imported.push(Note {
+            kind: NoteKind::Row,
+            origin: row.origin.clone(),
+            board: row.board,
+            reason,
+        });
     }
 
     /// A pair that sat in one direction all session, as every pair of a Mitchell does,
@@ -822,22 +961,17 @@ fn split_pair(text: Option<&str>) -> Vec<Option<String>> {
         None => Vec::new(),
         Some(text) => text
             .split(" - ")
-            .map(|p| Some(p.trim().to_string()).filter(|p| !p.is_empty() && p != "+000"))
+            .map(|p| {
+                Some(p.trim().to_string())
+                    .filter(|p| !p.is_empty() && p != "+000" && !is_placeholder(p))
+            })
             .collect(),
     }
 }
 
-/// A phantom pair: no federation numbers, and players written `+` and `-` (or left
-/// empty) instead of names.
-fn is_phantom(row: &Row) -> Result<bool, InputError> {
-    let placeholder =
-        |text: Option<&str>| text.is_none_or(|t| t.chars().all(|c| matches!(c, '+' | '-' | ' ')));
-    let numbered = member_id(row, "MemberID1")?.is_some() || member_id(row, "MemberID2")?.is_some();
-    let names = row.fields.get("Names").map(String::as_str);
-    let ids_placeholder = ["MemberID1", "MemberID2"]
-        .into_iter()
-        .all(|c| placeholder(row.fields.get(c).map(String::as_str)));
-    Ok(!numbered && placeholder(names) && (names.is_some() || ids_placeholder))
+/// A name Ruter prints for a player it has no name for (`+`, `-`).
+fn is_placeholder(name: &str) -> bool {
+    name.chars().all(|c| matches!(c, '+' | '-' | ' '))
 }
 
 /// A federation number, or `None` for a player without one: empty, `-`, `+` (a
@@ -1245,6 +1379,69 @@ mod tests {
             .map(|b| (b.contract.as_deref(), b.ns_score))
             .collect();
         assert_eq!(rows, [(Some("PASS"), Some(0)), (None, Some(-50))]);
+    }
+
+    #[test]
+    fn a_number_typed_twice_keeps_the_first_player() {
+        let text = header("MatchPoints;MP1").replace("\"13\" \"+000\"", "\"13\" \"13\"")
+            + "2 1 PASS - - \"0\" - 0 0\n";
+        let imported = parse_text(&text).expect("the session imports");
+        let pair = &imported.dataset.entrants[1];
+        assert_eq!(pair.players, [Some(13), None, None, None]);
+        // The second player keeps the printed name, as a non-member.
+        assert_eq!(
+            pair.names[..2],
+            [Some("C".to_string()), Some("D".to_string())]
+        );
+        assert_eq!(imported.notes.len(), 1);
+        let note = &imported.notes[0];
+        assert_eq!(
+            (note.kind, note.origin.row),
+            (NoteKind::NonMember, Some(12))
+        );
+        assert!(
+            note.reason
+                .contains("number 13 is given for both players of pair 2 (`C`)"),
+            "{}",
+            note.reason
+        );
+        let ids: Vec<i64> = imported
+            .dataset
+            .members
+            .iter()
+            .map(|m| m.member_id)
+            .collect();
+        assert_eq!(ids, [11, 12, 13]);
+    }
+
+    #[test]
+    fn an_unnamed_pair_that_played_is_an_entrant_and_one_without_results_a_phantom() {
+        let text = header("MatchPoints;MP1").replace(
+            "2 2 -1 37.50 \"C - D\" \"13\" \"+000\"\n",
+            "2 2 -1 37.50 \"+ - +\" \"+\" \"+\"\n3 3 0 0.00 \"E - F\" \"14\" \"15\"\n",
+        ) + "2 1 PASS - - \"0\" - 0 0\n";
+        let imported = parse_text(&text).expect("valid file");
+        let d = &imported.dataset;
+        let entrants: Vec<&str> = d.entrants.iter().map(|e| e.entrant.as_str()).collect();
+        assert_eq!(entrants, ["1", "2"], "pair 3 has no table result");
+        assert_eq!(d.entrants[1].players, [None; 4]);
+        assert_eq!(d.entrants[1].names[0].as_deref(), Some("unnamed pair 2"));
+        assert_eq!(d.entrants[1].names[1], None);
+        let kinds: Vec<(NoteKind, Option<usize>)> = imported
+            .notes
+            .iter()
+            .map(|n| (n.kind, n.origin.row))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (NoteKind::NonMember, Some(12)),
+                (NoteKind::Phantom, Some(13))
+            ]
+        );
+        assert!(imported.notes[1]
+            .reason
+            .contains("pair 3 (`E - F`) has no table result"));
     }
 
     #[test]

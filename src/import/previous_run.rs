@@ -20,6 +20,7 @@ use crate::pipeline::ledger::{sha256, Entry, Status};
 use crate::pipeline::state::{month_index, PlayerState};
 use crate::pipeline::state_io::{AppliedThrough, PreviousRun, RunRecord};
 use crate::pipeline::Mode;
+use crate::pipeline::Rate;
 
 fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> {
     df.column(name).map_err(|_| {
@@ -44,6 +45,10 @@ struct Manifest {
     /// How `applied.parquet`'s hashes were taken (absent: before schemes were numbered).
     #[serde(default)]
     ledger_scheme: u32,
+    /// Which result was rated (absent: before the choice existed, when only the
+    /// recomputed one could be, which is the published one wherever a run accepted both).
+    #[serde(default)]
+    rate: Option<String>,
     /// SHA-256 of every output file of the run.
     outputs: BTreeMap<String, String>,
 }
@@ -120,7 +125,18 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
             )))
         }
     };
+    let rate = match manifest.rate.as_deref() {
+        None | Some("published") => Rate::Published,
+        Some("recomputed") => Rate::Recomputed,
+        Some(other) => {
+            return Err(Error::Input(InputError::new(
+                Location::file(&record_path).column("rate"),
+                format!("unknown rate `{other}` (expected published or recomputed)"),
+            )))
+        }
+    };
     let record = RunRecord {
+        rate,
         factors: manifest.inputs.factors.name.clone(),
         factors_sha256: manifest.inputs.factors.sha256.clone(),
         mode,

@@ -19,18 +19,73 @@ use crate::error::InputError;
 pub struct Imported {
     pub dataset: Dataset,
     pub published: Published,
+    /// What the officer must be told about the file although it imports: a player or a
+    /// pair not imported as printed, with why.
+    pub notes: Vec<Note>,
+    /// The export's table rows that are not table results of the dataset, each with why
+    /// (a bye, a penalty added to another row, a board not played). With the table
+    /// results they account for every row the export has.
+    pub rows_not_imported: Vec<Note>,
+}
+
+/// A row of an export, or a player in it, that is not imported as printed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub kind: NoteKind,
+    pub origin: Origin,
+    pub board: Option<u32>,
+    pub reason: String,
+}
+
+/// What a [`Note`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A player imported as a non-member although the file gives a number.
+    NonMember,
+    /// A pair listed without any table result: a phantom, not an entrant.
+    Phantom,
+    /// A table row that is not a table result (bye, penalty, unplayed board).
+    Row,
 }
 
 /// The figures a scoring program printed for one competition.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Published {
     pub competition_id: String,
+    /// The program that printed the figures, as the file names it (PBN `Generator`,
+    /// USEBIO `PROGRAM_NAME`): its rounding is part of what is compared.
+    pub program: String,
     /// Per board, per table line, in file order.
     pub lines: Vec<PublishedLine>,
     /// Per entrant, in file order.
     pub standings: Vec<PublishedStanding>,
     /// Butler datum per board, where the program printed one.
     pub datums: Vec<PublishedDatum>,
+    /// How many decimals the program printed, for comparing at its precision.
+    pub precision: Precision,
+}
+
+/// The most decimals a program printed in each kind of figure (`5.6` is 1, `65.08` is
+/// 2, `38` is 0): a recomputed figure is rounded to as many before it is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Precision {
+    /// Traveller lines' points.
+    pub line: u8,
+    /// Entrants' totals.
+    pub total: u8,
+    /// Entrants' percentages.
+    pub percent: u8,
+}
+
+impl Precision {
+    /// Raises `slot` to the decimals of the number written `text`.
+    pub fn see(slot: &mut u8, text: &str) {
+        let decimals = text
+            .trim()
+            .split_once('.')
+            .map_or(0, |(_, fraction)| fraction.len());
+        *slot = (*slot).max(u8::try_from(decimals).unwrap_or(u8::MAX));
+    }
 }
 
 /// What a published traveller line records.

@@ -47,7 +47,8 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
-    slug, Imported, LineKind, Published, PublishedDatum, PublishedLine, PublishedStanding,
+    slug, Imported, LineKind, Precision, Published, PublishedDatum, PublishedLine,
+    PublishedStanding,
 };
 use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
 use crate::scoring::conventions::Conventions;
@@ -339,6 +340,7 @@ fn build(root: &Element) -> Result<Imported, InputError> {
     let mut dataset = Dataset::default();
     let mut published = Published {
         competition_id: competition_id.clone(),
+        program: program.to_string(),
         ..Published::default()
     };
     let participants = event
@@ -394,6 +396,12 @@ fn build(root: &Element) -> Result<Imported, InputError> {
             }
         }
         dataset.entrants.push(entrant);
+        if let Some(text) = pair.text_of("TOTAL_SCORE") {
+            Precision::see(&mut published.precision.total, text);
+        }
+        if let Some(text) = pair.text_of("PERCENTAGE") {
+            Precision::see(&mut published.precision.percent, text);
+        }
         let place = pair.required("PLACE")?;
         let rank = place
             .trim_end_matches('=')
@@ -439,13 +447,22 @@ fn build(root: &Element) -> Result<Imported, InputError> {
         for line in lines {
             let (result, published_line) =
                 traveller_line(line, number, &competition_id, &pairs, ns_column, ew_column)?;
+            for column in [ns_column, ew_column] {
+                if let Some(text) = line.text_of(column) {
+                    Precision::see(&mut published.precision.line, text);
+                }
+            }
             dataset.boards.push(result);
             published.lines.push(published_line);
         }
     }
     competition.boards = u32::try_from(numbers.len()).ok().filter(|&n| n > 0);
     dataset.competitions.push(competition);
-    Ok(Imported { dataset, published })
+    Ok(Imported {
+        dataset,
+        published,
+        ..Imported::default()
+    })
 }
 
 fn traveller_line(

@@ -58,6 +58,30 @@ pub struct RunSettings {
     /// Keep every table result's board score for `board_scores.parquet` (the largest
     /// output; a monthly run rarely needs it).
     pub board_scores: bool,
+    /// Which result of a competition with both board rows and reported results is rated.
+    pub rate: Rate,
+}
+
+/// Which result is rated when a competition has both board rows and the results its
+/// club's program published (`results`). The two are the same for a session whose
+/// figures the importer reproduced; for one reported as `mismatch` they differ, and the
+/// officer chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Rate {
+    /// The published result: the club's official one, the one its players saw.
+    #[default]
+    Published,
+    /// The result recomputed from the board rows with the competition's conventions.
+    Recomputed,
+}
+
+impl Rate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rate::Published => "published",
+            Rate::Recomputed => "recomputed",
+        }
+    }
 }
 
 impl Default for RunSettings {
@@ -69,6 +93,7 @@ impl Default for RunSettings {
             until: None,
             on_error: OnError::Quarantine,
             board_scores: true,
+            rate: Rate::default(),
         }
     }
 }
@@ -267,6 +292,7 @@ pub fn run_source(
             &index.rows(at, rows),
             &registry,
             &settings.factors,
+            settings.rate,
         )?;
         if !settings.board_scores {
             one.board_scores = Vec::new();

@@ -89,7 +89,7 @@ pub fn prepare(
     on_competition_done: &(dyn Fn() + Sync),
 ) -> Prepared {
     let one = |competition: &Competition, rows: &Rows<'_>| {
-        prepare_one(competition, rows, registry, factors)
+        prepare_one(competition, rows, registry, factors, super::Rate::default())
     };
     let (done, quarantined) = each_competition(dataset, one, on_competition_done);
     assemble(done, quarantined)
@@ -147,8 +147,9 @@ pub(super) fn prepare_one(
     rows: &Rows<'_>,
     registry: &Registry,
     factors: &FactorSet,
+    rate: super::Rate,
 ) -> Result<OneCompetition, InputError> {
-    let scored = score_one(competition, rows)?;
+    let scored = score_one(competition, rows, rate)?;
     let rated = if competition.rated {
         Some(rated_input(
             competition,

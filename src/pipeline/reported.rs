@@ -2,8 +2,11 @@
 //!
 //! A competition may come as reported results only (no board rows): its standings are
 //! then ranked from those totals, the same way scoring ranks its own. When a club sent
-//! both, the totals must agree with what the board rows score, to the precision clubs
-//! publish, or the competition is refused: two versions of one result cannot both stand.
+//! both (an importer writes what the program published beside the board rows), they
+//! must be results of the same entrants over the same boards; their scores may differ
+//! (a program's convention the federation does not reproduce), and which of the two is
+//! rated is the run's setting (`Rate`): by default the published one, the club's
+//! official result. The importer reports such a session as `mismatch`.
 
 use std::collections::BTreeMap;
 
@@ -15,9 +18,24 @@ use crate::scoring::conventions::ByeScore;
 use crate::scoring::standings::shared_ranks;
 use crate::scoring::{self, Standing};
 
-/// How far a reported figure may be from the pipeline's own scoring: the clubs publish
-/// percentages to two decimals and IMPs to at most two decimals.
+/// How far a reported figure may be from the pipeline's own scoring and still be the
+/// same result: the clubs publish percentages to two decimals and IMPs to at most two.
 const REPORTED_TOLERANCE: f64 = 0.005 + 1e-9;
+
+/// Whether any reported score differs from the board rows' beyond the published
+/// precision. When none does, the two are one result, and the exact one is rated
+/// whichever the run chose.
+pub(super) fn differs(reported: &[&EntrantResult], scored: &[EntrantResult]) -> bool {
+    let scored: HashMap<&str, f64> = scored
+        .iter()
+        .map(|r| (r.entrant.as_str(), r.score))
+        .collect();
+    reported.iter().any(|row| {
+        scored
+            .get(row.entrant.as_str())
+            .is_none_or(|ours| (ours - row.score).abs() > REPORTED_TOLERANCE)
+    })
+}
 
 pub(super) fn check_reported(
     competition: &Competition,
@@ -38,15 +56,6 @@ pub(super) fn check_reported(
                 format!("entrant `{}` has a result but no board rows", row.entrant),
             ));
         };
-        if (ours.score - row.score).abs() > REPORTED_TOLERANCE {
-            return Err(InputError::new(
-                at().column("score"),
-                format!(
-                    "reported score {} for entrant `{}` does not match the board rows, which score {:.2}",
-                    row.score, row.entrant, ours.score
-                ),
-            ));
-        }
         if ours.boards_played != row.boards_played {
             return Err(InputError::new(
                 at().column("boards_played"),

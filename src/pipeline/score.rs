@@ -21,6 +21,7 @@ use super::passes::{BoardSource, Collected, WithBoardScores};
 use super::prepare::PreparedCompetition;
 use super::reported;
 use super::state::Registry;
+use super::Rate;
 use crate::model::FactorSet;
 
 /// The standings and board scores of a dataset.
@@ -41,7 +42,9 @@ pub struct Scored {
 /// Scores every competition of `dataset`; `on_competition_done` is called once per
 /// competition (progress).
 pub fn score(dataset: &Dataset, on_competition_done: &(dyn Fn() + Sync)) -> Scored {
-    let (done, quarantined) = each_competition(dataset, score_one, on_competition_done);
+    let one =
+        |competition: &Competition, rows: &Rows<'_>| score_one(competition, rows, Rate::Recomputed);
+    let (done, quarantined) = each_competition(dataset, one, on_competition_done);
     let mut scored = Scored {
         quarantined,
         ..Scored::default()
@@ -80,7 +83,7 @@ pub fn score_source(
     let one = |at: usize, rows: &[&BoardResult]| {
         let competition = index.order[at];
         let rows = index.rows(at, rows);
-        let mut scored = score_one(competition, &rows)?;
+        let mut scored = score_one(competition, &rows, Rate::Recomputed)?;
         let results = std::mem::take(&mut scored.results);
         scored.rated = handicaps
             .filter(|h| competition.rated && (h.wanted)(competition))
@@ -286,11 +289,14 @@ fn group<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a st
     map
 }
 
-/// Scores one competition: from its board rows when it has any (checking the results a
-/// club reported beside them), else from the reported results.
+/// Scores one competition: from its board rows when it has any, else from the reported
+/// results. With both, the reported results must name the same entrants and boards
+/// played, and `rate` says which result counts: the reported one (with standings ranked
+/// from it, the board scores still scored) or the board rows' own.
 pub(super) fn score_one(
     competition: &Competition,
     rows: &Rows<'_>,
+    rate: Rate,
 ) -> Result<ScoredOne, InputError> {
     let here = || {
         competition
@@ -319,11 +325,22 @@ pub(super) fn score_one(
     } else {
         let scored = scoring::score_competition(competition, &rows.entrants, rows.boards)?;
         reported::check_reported(competition, &rows.reported, &scored.results)?;
-        ScoredOne {
-            results: scored.results,
-            standings: scored.standings,
-            board_scores: scored.board_scores,
-            rated: None,
+        if rate == Rate::Published && reported::differs(&rows.reported, &scored.results) {
+            let results: Vec<EntrantResult> = rows.reported.iter().map(|r| (*r).clone()).collect();
+            let standings = reported::standings_from_results(competition, &rows.entrants, &results);
+            ScoredOne {
+                results,
+                standings,
+                board_scores: scored.board_scores,
+                rated: None,
+            }
+        } else {
+            ScoredOne {
+                results: scored.results,
+                standings: scored.standings,
+                board_scores: scored.board_scores,
+                rated: None,
+            }
         }
     };
     check_boards_played(competition, &scored.results, rows.boards)?;

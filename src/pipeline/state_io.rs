@@ -56,6 +56,8 @@ pub struct RunRecord {
     pub factors: String,
     pub factors_sha256: String,
     pub mode: Mode,
+    /// Which result the run rated (`--rate`).
+    pub rate: super::Rate,
     pub applied_through: Option<AppliedThrough>,
     /// How the ledger's hashes were taken ([`super::ledger::SCHEME`]).
     pub ledger_scheme: u32,
@@ -156,6 +158,13 @@ impl PreviousRun {
                 "--state {folder} was run in {} mode, this run is in {} mode: a continued run must use the same mode; {AFRESH}",
                 mode_name(record.mode),
                 mode_name(settings.mode),
+            )));
+        }
+        if record.rate != settings.rate {
+            return Err(Error::Config(format!(
+                "--state {folder} rated the {} results, this run rates the {} ones (--rate): a continued run must rate the same; {AFRESH}",
+                record.rate.as_str(),
+                settings.rate.as_str(),
             )));
         }
         if let (Some(until), Some(through)) = (settings.until, &self.applied_through) {

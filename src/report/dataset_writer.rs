@@ -320,6 +320,10 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             text("artificial_imps", &|c| {
                 c.conventions.artificial_imps.to_string()
             }),
+            text("average_plus", &|c| c.conventions.average_plus.to_string()),
+            text("factored_rounding", &|c| {
+                c.conventions.factored_rounding.to_string()
+            }),
             Column::new(
                 "neuberg".into(),
                 rows.iter()

@@ -37,6 +37,9 @@ pub struct Manifest {
     pub mode: &'static str,
     pub until: Option<NaiveDate>,
     pub strict: bool,
+    /// Which result of a competition with table results and published results was
+    /// rated: `published` or `recomputed`.
+    pub rate: &'static str,
     pub ranking: Ranking,
     pub applied_through: Option<AppliedThrough>,
     /// How the content hashes of `applied.parquet` were taken.
@@ -166,6 +169,7 @@ pub fn manifest(
         },
         until: settings.until,
         strict: settings.on_error == crate::quarantine::OnError::Strict,
+        rate: settings.rate.as_str(),
         ranking: Ranking {
             min_boards: settings.ranking.min_boards,
             active_months: settings.ranking.active_months,

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format, ScoringMethod};
 use crate::error::InputError;
 
+use super::conventions::AveragePlus;
 use super::dispatch::{score_board, totals, BoardPoints};
 use super::outcome::Outcome;
 use super::rows::{order_lists, BoardScore, ScoredCompetition};
@@ -101,6 +102,11 @@ pub fn score_competition(
             expected,
         )?);
     }
+    if competition.scoring == ScoringMethod::Matchpoints
+        && conventions.average_plus == AveragePlus::SessionIfBetter
+    {
+        raise_average_plus(&tables, &mut points);
+    }
 
     let board_scores: Vec<BoardScore> = tables
         .iter()
@@ -123,4 +129,64 @@ pub fn score_competition(
         standings,
         results,
     })
+}
+
+/// The share of the top an average plus is (Ruter's `A+`).
+const AVERAGE_PLUS: u8 = 60;
+
+/// `AveragePlus::SessionIfBetter`: a side given an average plus gets its own percentage
+/// on the boards it played (those without an artificial score for it) when that is
+/// better than 60 %, of the same board's range. Boards with an artificial score for the
+/// side are left out of its percentage, so the value does not depend on itself.
+fn raise_average_plus(tables: &[Table<'_>], points: &mut [BoardPoints]) {
+    #[derive(Default)]
+    struct Own {
+        points: f64,
+        range: f64,
+        bottom: f64,
+    }
+    let mut own: BTreeMap<&str, Own> = BTreeMap::new();
+    for (table, p) in tables.iter().zip(points.iter()) {
+        let (ns_share, ew_share) = table.outcome.artificial_shares();
+        for (names, share, value) in [
+            (&table.ns, ns_share, p.side.ns),
+            (&table.ew, ew_share, p.side.ew),
+        ] {
+            if share.is_some() {
+                continue;
+            }
+            for name in names {
+                let entry = own.entry(name.as_str()).or_default();
+                entry.points += value;
+                entry.bottom += p.bottom;
+                entry.range += p.top - p.bottom;
+            }
+        }
+    }
+    let percent_of = |names: &[String]| -> Option<f64> {
+        let [name] = names else {
+            return None;
+        };
+        let o = own.get(name.as_str())?;
+        (o.range > 0.0).then(|| (o.points - o.bottom) / o.range)
+    };
+    for (table, p) in tables.iter().zip(points.iter_mut()) {
+        let (ns_share, ew_share) = table.outcome.artificial_shares();
+        let range = p.top - p.bottom;
+        for (names, share, side, shown) in [
+            (&table.ns, ns_share, &mut p.side.ns, &mut p.shown.ns),
+            (&table.ew, ew_share, &mut p.side.ew, &mut p.shown.ew),
+        ] {
+            if share != Some(AVERAGE_PLUS) {
+                continue;
+            }
+            let Some(fraction) = percent_of(names) else {
+                continue;
+            };
+            if fraction > f64::from(AVERAGE_PLUS) / 100.0 {
+                *side = p.bottom + fraction * range;
+                *shown = *side;
+            }
+        }
+    }
 }

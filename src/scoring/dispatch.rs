@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::dataset::{Competition, Entrant, EntrantResult, Format, ScoringMethod};
 use crate::error::{InputError, Location};
 
-use super::conventions::{Conventions, Travellers};
+use super::conventions::{Conventions, FactoredRounding, Travellers};
 use super::matchpoints::SidePoints;
 use super::outcome::Outcome;
 use super::rows::Standing;
@@ -20,6 +20,9 @@ pub(super) struct BoardPoints {
     pub side: SidePoints,
     /// What the traveller shows (unfactored under `Travellers::Unfactored`).
     pub shown: SidePoints,
+    /// What the totals add, where the program rounds a factored score before adding it
+    /// (`FactoredRounding`); percentages keep `side`.
+    pub counted: Option<SidePoints>,
     pub top: f64,
     pub bottom: f64,
     pub datum: Option<f64>,
@@ -58,6 +61,7 @@ pub(super) fn score_board(
     let plain = |side: SidePoints| BoardPoints {
         side,
         shown: side,
+        counted: None,
         top: 0.0,
         bottom: 0.0,
         datum: None,
@@ -70,6 +74,18 @@ pub(super) fn score_board(
                 conventions.mp_scale,
                 conventions.neuberg,
             );
+            let real = outcomes.iter().filter(|o| o.score().is_some()).count();
+            let factored = conventions.neuberg && real < expected.max(outcomes.len());
+            let range = board.top - board.bottom;
+            let rounds = factored
+                && range > 0.0
+                && conventions.factored_rounding == FactoredRounding::PercentHundredths;
+            // To a hundredth of a percent of the board's range, then to a hundredth of a
+            // matchpoint.
+            let round = |points: f64| {
+                let percent = ((points - board.bottom) / range * 1e4).round() / 1e2;
+                ((board.bottom + percent / 100.0 * range) * 1e2).round() / 1e2
+            };
             let shown = match conventions.travellers {
                 Travellers::Factored => board.points.clone(),
                 Travellers::Unfactored => {
@@ -83,6 +99,10 @@ pub(super) fn score_board(
                 .map(|(side, shown)| BoardPoints {
                     side,
                     shown,
+                    counted: rounds.then(|| SidePoints {
+                        ns: round(side.ns),
+                        ew: round(side.ew),
+                    }),
                     top: board.top,
                     bottom: board.bottom,
                     datum: None,

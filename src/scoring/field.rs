@@ -17,6 +17,8 @@ use super::tables::Table;
 #[derive(Default)]
 pub(super) struct Tally {
     pub points: f64,
+    /// What the total adds: `points`, or the program's rounding of them.
+    counted: f64,
     /// Director's penalties and compensations, outside the comparisons.
     penalty: f64,
     top: f64,
@@ -28,13 +30,26 @@ pub(super) struct Tally {
 pub(super) fn tally(tables: &[Table<'_>], points: &[BoardPoints]) -> BTreeMap<String, Tally> {
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     for (t, p) in tables.iter().zip(points) {
-        for (names, direction, value, penalty) in [
-            (&t.ns, Direction::NS, p.side.ns, t.row.ns_penalty),
-            (&t.ew, Direction::EW, p.side.ew, t.row.ew_penalty),
+        for (names, direction, value, counted, penalty) in [
+            (
+                &t.ns,
+                Direction::NS,
+                p.side.ns,
+                p.counted.map_or(p.side.ns, |c| c.ns),
+                t.row.ns_penalty,
+            ),
+            (
+                &t.ew,
+                Direction::EW,
+                p.side.ew,
+                p.counted.map_or(p.side.ew, |c| c.ew),
+                t.row.ew_penalty,
+            ),
         ] {
             for name in names {
                 let entry = tallies.entry(name.clone()).or_default();
                 entry.points += value;
+                entry.counted += counted;
                 entry.penalty += penalty.unwrap_or(0.0);
                 entry.top += p.top;
                 entry.bottom += p.bottom;
@@ -136,10 +151,11 @@ pub(super) fn field_standings(
             } else {
                 1.0
             };
-            let score = t.points * factor + t.penalty;
+            let score = t.counted * factor + t.penalty;
             let mut standing = Standing::new(id, name, score, played as u32);
             if is_mp {
-                standing.percent = matchpoints::percent(score, t.bottom * factor, t.top * factor);
+                let exact = t.points * factor + t.penalty;
+                standing.percent = matchpoints::percent(exact, t.bottom * factor, t.top * factor);
             }
             if fixed {
                 standing.direction = t.directions.first().copied();

@@ -67,6 +67,8 @@ pub(super) fn read_competitions(
     let mut tie_break = frame.col::<String>("tie_break", Optional)?;
     let mut travellers = frame.col::<String>("travellers", Optional)?;
     let mut artificial_imps = frame.col::<String>("artificial_imps", Optional)?;
+    let mut average_plus = frame.col::<String>("average_plus", Optional)?;
+    let mut factored_rounding = frame.col::<String>("factored_rounding", Optional)?;
     let defaults = Conventions::default();
     let mut sources = frame.sources()?;
     out.reserve(frame.height());
@@ -99,6 +101,10 @@ pub(super) fn read_competitions(
                     artificial_imps: artificial_imps
                         .parsed(row)?
                         .unwrap_or(defaults.artificial_imps),
+                    average_plus: average_plus.parsed(row)?.unwrap_or(defaults.average_plus),
+                    factored_rounding: factored_rounding
+                        .parsed(row)?
+                        .unwrap_or(defaults.factored_rounding),
                 },
                 origin: sources.origin(frame, row)?,
             })
