@@ -34,10 +34,10 @@ starting handicap."
 pub struct ScoreArgs {
     /// Club export files (PBN or USEBIO, told apart by content) to score without a
     /// dataset: they are imported into a temporary one first.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", required_unless_present = "data")]
     pub files: Vec<PathBuf>,
-    /// Dataset folder.
-    #[arg(long, value_name = "DIR")]
+    /// Dataset folder (or one club export file, as if given as FILE).
+    #[arg(long, value_name = "DIR|FILE")]
     pub data: Option<PathBuf>,
     /// Output folder for standings.parquet, board_scores.parquet, quarantine.csv,
     /// standings.csv and results.html.
@@ -87,6 +87,21 @@ impl ScoreArgs {
 /// The dataset to score: opened from `--data` (its board files are then read a file at
 /// a time while scoring), or imported from the files given.
 fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<BoardReader>)> {
+    // `--data FILE.pbn` is the club's file, as if given without the flag.
+    if let (Some(file), true) = (&args.data, args.files.is_empty()) {
+        if file.is_file() {
+            let files = ScoreArgs {
+                files: vec![file.clone()],
+                data: None,
+                out: args.out.clone(),
+                strict: args.strict,
+                state: args.state.clone(),
+                start_list: args.start_list,
+                factors: args.factors.clone(),
+            };
+            return dataset(&files, on_error);
+        }
+    }
     match (&args.data, args.files.is_empty()) {
         (Some(dir), true) => {
             let opened = crate::import::table::open_checked(dir, on_error)?;

@@ -151,6 +151,13 @@ impl Batch {
 /// Reads one export, checks it with the dataset rules and scores it.
 pub fn read_checked(path: &Path, kind: Option<ExportKind>) -> Result<Imported, InputError> {
     let bytes = super::published::read_export(path)?;
+    let blank = |b: &u8| b.is_ascii_whitespace() || matches!(b, 0xEF | 0xBB | 0xBF);
+    if bytes.iter().all(blank) {
+        return Err(InputError::new(
+            Location::file(path),
+            "the file is empty: there is nothing to import (was the export interrupted?)",
+        ));
+    }
     let detected = ExportKind::detect(&bytes);
     match (kind, detected) {
         (Some(ExportKind::Usebio), ExportKind::Pbn) => {

@@ -254,6 +254,21 @@ pub fn write_csv(df: &DataFrame, path: &Path) -> Result<(), Error> {
     })
 }
 
+/// [`write_csv`] with every float column printed to two decimals, as people read
+/// handicaps (`47.20`); the Parquet outputs keep full precision.
+pub fn write_csv_rounded(df: &DataFrame, path: &Path) -> Result<(), Error> {
+    let mut frame = neutralise_text(df).map_err(|e| Error::polars(path, e))?;
+    write_atomic(path, |out| {
+        CsvWriter::new(out)
+            .include_header(true)
+            .with_date_format(Some("%Y-%m-%d".into()))
+            .with_float_precision(Some(2))
+            .n_threads(1)
+            .finish(&mut frame)
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
 /// An output folder being written: files go to a hidden staging folder inside it and are
 /// moved into place by [`StagedFolder::commit`]. Dropped without a commit, the staging
 /// folder is removed and the output folder is left as it was.

@@ -38,6 +38,8 @@ pub struct Manifest {
     pub until: Option<NaiveDate>,
     pub strict: bool,
     pub ranking: Ranking,
+    /// The filters of `ranking_published.csv`.
+    pub published: Ranking,
     pub applied_through: Option<AppliedThrough>,
     /// How the content hashes of `applied.parquet` were taken.
     pub ledger_scheme: u32,
@@ -103,11 +105,15 @@ pub struct Replayed {
 pub struct Counts {
     pub competitions_applied: usize,
     pub competitions_unrated: usize,
+    pub competitions_not_rated: usize,
     pub competitions_quarantined: usize,
     pub competitions_already_applied: usize,
     pub competitions_corrected: usize,
     pub members_moved: usize,
     pub members_corrected: usize,
+    /// Of `members_corrected`, those moved by less than the printed precision, not
+    /// listed in `corrections.csv`.
+    pub members_corrected_below_print: usize,
     pub members_new: usize,
     pub non_members_seen: usize,
     pub changes: usize,
@@ -175,6 +181,12 @@ pub fn manifest(
                 RankingGroup::District => "district",
             }),
         },
+        published: Ranking {
+            min_boards: settings.published.min_boards,
+            active_months: settings.published.active_months,
+            as_of: settings.published.as_of,
+            by: None,
+        },
         applied_through: output.applied_through.clone(),
         ledger_scheme: crate::pipeline::ledger::SCHEME,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
@@ -187,11 +199,17 @@ pub fn manifest(
         counts: Counts {
             competitions_applied: s.competitions_applied,
             competitions_unrated: s.competitions_unrated,
+            competitions_not_rated: s.competitions_not_rated,
             competitions_quarantined: s.competitions_quarantined,
             competitions_already_applied: s.competitions_skipped,
             competitions_corrected: s.competitions_corrected,
             members_moved: s.members_moved,
             members_corrected: s.members_corrected,
+            members_corrected_below_print: output
+                .corrections
+                .iter()
+                .filter(|c| !super::outputs::correction_shows(c))
+                .count(),
             members_new: s.members_new,
             non_members_seen: s.non_members_seen,
             changes: s.changes,

@@ -10,7 +10,7 @@ use polars::prelude::*;
 
 use crate::dataset::Direction;
 use crate::pipeline::prepare::Seat;
-use crate::pipeline::ranking::RankedMember;
+use crate::pipeline::ranking::{published, RankedMember};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
 use crate::scoring::{BoardScoreTable, Standing};
@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, write_atomic, write_csv, write_parquet, write_parquet_parts,
-    write_replacing, write_staged, Commit,
+    check_replaceable, write_atomic, write_csv, write_csv_rounded, write_parquet,
+    write_parquet_parts, write_replacing, write_staged, Commit,
 };
 use super::frame::FrameBuilder;
 use super::manifest::{manifest, RunInputs};
@@ -36,8 +36,10 @@ fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
 }
 
 /// `handicaps.parquet`: one row per member, in member-id order. It also carries what a
-/// later run needs to continue this one.
-pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
+/// later run needs to continue this one. `provisional`: fewer rated boards than the
+/// published ranking's minimum (`min_boards`), so the handicap is still settling and the
+/// member is not published.
+pub fn handicaps(output: &RunOutput, min_boards: u64) -> PolarsResult<DataFrame> {
     let members = &output.registry.members;
     let states: &[PlayerState] = &output.states;
     FrameBuilder::new(members.len())
@@ -65,6 +67,7 @@ pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
                 .collect(),
         )?
         .map("starting_handicap", &output.starting, |h| *h)
+        .map("provisional", states, |s| s.boards < min_boards)
         .build()
 }
 
@@ -128,6 +131,43 @@ pub fn ranking(output: &RunOutput) -> PolarsResult<DataFrame> {
         frame = frame.map("group", lines, |l| l.group.clone());
     }
     frame
+        .map("member_id", lines, |l| member(l).member_id)
+        .map("name", lines, |l| member(l).name.clone())
+        .map("club", lines, |l| member(l).club.clone())
+        .map("district", lines, |l| member(l).district.clone())
+        .map("handicap", lines, |l| l.handicap)
+        .map("boards", lines, |l| l.boards as i64)
+        .build()
+}
+
+/// A rank as the federation prints it: tied members share the rank, marked `=` after it
+/// (`3=`), so that the list shows that nobody is ahead of the other. The mark goes after
+/// the number: a cell starting with `=` is a formula to a spreadsheet.
+pub fn printed_rank(rank: u32, tied: bool) -> String {
+    if tied {
+        format!("{rank}=")
+    } else {
+        rank.to_string()
+    }
+}
+
+/// `ranking_published.csv`: the ranking the federation publishes, with its filters
+/// (see [`crate::pipeline::published_ranking`]), tied ranks marked.
+pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
+    let members = &output.registry.members;
+    let lines = &output.published;
+    let member = |l: &RankedMember| &members[l.member_index];
+    let mut count: HashMap<(Option<&str>, u32), usize> = HashMap::new();
+    for l in lines {
+        *count.entry((l.group.as_deref(), l.rank)).or_default() += 1;
+    }
+    let tied = |l: &RankedMember| {
+        count
+            .get(&(l.group.as_deref(), l.rank))
+            .is_some_and(|&n| n > 1)
+    };
+    FrameBuilder::new(lines.len())
+        .map("rank", lines, |l| printed_rank(l.rank, tied(l)))
         .map("member_id", lines, |l| member(l).member_id)
         .map("name", lines, |l| member(l).name.clone())
         .map("club", lines, |l| member(l).club.clone())
@@ -278,10 +318,23 @@ pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
+/// Whether a correction shows in print: handicaps are printed to two decimals, so a
+/// member the state did not know, or one moved by at least half a hundredth, is listed;
+/// smaller corrections are counted in `run.json` but not listed.
+pub fn correction_shows(c: &crate::pipeline::Correction) -> bool {
+    c.before.is_none_or(|b| (c.after - b).abs() >= 0.005)
+}
+
 /// `corrections.csv`: the members whose handicap a replay from the start changed, with
-/// what the previous run's state said and what it is after the corrected history.
+/// what the previous run's state said and what it is after the corrected history, to
+/// two decimals (corrections below that are left out: [`correction_shows`]).
 pub fn corrections(output: &RunOutput) -> PolarsResult<DataFrame> {
-    let rows = &output.corrections;
+    let rows: Vec<&crate::pipeline::Correction> = output
+        .corrections
+        .iter()
+        .filter(|c| correction_shows(c))
+        .collect();
+    let rows = &rows;
     let members = &output.registry.members;
     let reason = output
         .replayed
@@ -291,9 +344,11 @@ pub fn corrections(output: &RunOutput) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
         .map("member_id", rows, |c| members[c.member_index].member_id)
         .map("name", rows, |c| members[c.member_index].name.clone())
-        .map("handicap_before", rows, |c| c.before)
-        .map("handicap_after", rows, |c| c.after)
-        .map("difference", rows, |c| c.before.map(|b| c.after - b))
+        .map("handicap_before", rows, |c| c.before.map(published))
+        .map("handicap_after", rows, |c| published(c.after))
+        .map("difference", rows, |c| {
+            c.before.map(|b| published(c.after - b))
+        })
         .map("reason", rows, |_| reason.clone())
         .build()
 }
@@ -306,7 +361,7 @@ fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
 /// holding anything else is not replaced. `run.toml` is the manifest of older versions;
 /// `report.html` and `ranking_diff.csv` are what `bridgehcp report` derives from a run
 /// by default, stale once the run is replaced.
-pub const RUN_FILES: [&str; 14] = [
+pub const RUN_FILES: [&str; 15] = [
     "applied.parquet",
     "board_scores.parquet",
     "changes.parquet",
@@ -315,6 +370,7 @@ pub const RUN_FILES: [&str; 14] = [
     "quarantine.csv",
     "ranking.csv",
     "ranking.parquet",
+    "ranking_published.csv",
     "standings.parquet",
     "unrated.csv",
     "run.json",
@@ -322,6 +378,9 @@ pub const RUN_FILES: [&str; 14] = [
     "report.html",
     "ranking_diff.csv",
 ];
+
+/// How many of [`RUN_FILES`] are the data files `run.json` records.
+const DATA_FILES: usize = 11;
 
 /// Writes every output of a run into `out`, which is replaced whole, all at once
 /// (see [`write_replacing`]). `run.json` records the hash of every other file.
@@ -333,9 +392,24 @@ pub fn write_run(
     commit: Commit,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let handicaps = handicaps(output).map_err(frame_error("handicaps.parquet"))?;
+    let handicaps = handicaps(output, settings.published.min_boards)
+        .map_err(frame_error("handicaps.parquet"))?;
     let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
-    let standings = standings(output).map_err(frame_error("standings.parquet"))?;
+    let published = ranking_published(output).map_err(frame_error("ranking_published.csv"))?;
+    let mut standings = standings(output).map_err(frame_error("standings.parquet"))?;
+    // A continued run carries the previous folder's history ahead of its own rows.
+    let mut changes = None;
+    if let Some(folder) = &output.carried_from {
+        let name = "standings.parquet";
+        let carried = super::history::carried(folder, name)?;
+        let carried =
+            super::history::without_rescored(carried, &standings).map_err(frame_error(name))?;
+        standings = super::history::append(folder, name, carried, &standings)?;
+        let name = "changes.parquet";
+        let carried = super::history::carried(folder, name)?;
+        let new = self::changes(output).map_err(frame_error(name))?;
+        changes = Some(super::history::append(folder, name, carried, &new)?);
+    }
     let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
     let applied = applied(output).map_err(frame_error("applied.parquet"))?;
@@ -356,17 +430,25 @@ pub fn write_run(
                 Ok(())
             },
             || -> Result<()> {
-                write_parquet_parts(
-                    &path("changes.parquet"),
-                    output.replay.changes.len(),
-                    |range| changes_part(output, range),
-                )?;
+                match &changes {
+                    Some(all) => {
+                        write_parquet_parts(&path("changes.parquet"), all.height(), |r| {
+                            Ok(all.slice(r.start as i64, r.len()))
+                        })?
+                    }
+                    None => write_parquet_parts(
+                        &path("changes.parquet"),
+                        output.replay.changes.len(),
+                        |range| changes_part(output, range),
+                    )?,
+                }
                 write_parquet(&applied, &path("applied.parquet"))?;
-                write_csv(&corrections, &path("corrections.csv"))?;
+                write_csv_rounded(&corrections, &path("corrections.csv"))?;
                 write_parquet(&handicaps, &path("handicaps.parquet"))?;
                 write_csv(&quarantine, &path("quarantine.csv"))?;
                 write_csv(&ranking, &path("ranking.csv"))?;
                 write_parquet(&ranking, &path("ranking.parquet"))?;
+                write_csv_rounded(&published, &path("ranking_published.csv"))?;
                 write_parquet(&standings, &path("standings.parquet"))?;
                 write_csv(&unrated, &path("unrated.csv"))
             },
@@ -374,7 +456,7 @@ pub fn write_run(
         large?;
         small?;
         let mut hashes = BTreeMap::new();
-        for name in &RUN_FILES[..10] {
+        for name in &RUN_FILES[..DATA_FILES] {
             let file = path(name);
             if *name == "board_scores.parquet" && !settings.board_scores {
                 continue;

@@ -314,7 +314,7 @@ impl RunTables {
             f.map_err(|e| Error::polars(folder.join(name), e))
         };
         let changes = frame("changes.parquet", outputs::changes(output))?;
-        let members = frame("handicaps.parquet", outputs::handicaps(output))?;
+        let members = frame("handicaps.parquet", outputs::handicaps(output, 0))?;
         let ranking = frame("ranking.parquet", outputs::ranking(output))?;
         let standings = frame("standings.parquet", outputs::standings(output))?;
         Ok(RunTables {

@@ -68,6 +68,8 @@ pub struct Chart {
     pub x_ticks: Option<Vec<(f64, String)>>,
     /// A diagonal y = x (calibration plots).
     pub diagonal: bool,
+    /// Lower values at the top: a handicap axis, where lower is better.
+    pub y_inverted: bool,
 }
 
 impl Chart {
@@ -87,6 +89,7 @@ impl Chart {
             y_range: None,
             x_ticks: None,
             diagonal: false,
+            y_inverted: false,
         }
     }
 }
@@ -169,7 +172,15 @@ pub fn render(chart: &Chart) -> String {
     let (x0, x1) = chart.x_range.unwrap_or_else(|| range(all().map(|p| p.0)));
     let (y0, y1) = chart.y_range.unwrap_or_else(|| range(all().map(|p| p.1)));
     let sx = |x: f64| left + (x - x0) / (x1 - x0) * pw;
-    let sy = |y: f64| top + ph - (y - y0) / (y1 - y0) * ph;
+    let inverted = chart.y_inverted;
+    let sy = move |y: f64| {
+        let up = (y - y0) / (y1 - y0) * ph;
+        if inverted {
+            top + up
+        } else {
+            top + ph - up
+        }
+    };
     let mut s = String::new();
     let _ = write!(
         s,
