@@ -428,6 +428,7 @@ fn csv_outputs_neutralise_formulas_and_ids_never_become_paths() {
             "quarantine.csv",
             "ranking.csv",
             "ranking.parquet",
+            "ranking_published.csv",
             "run.json",
             "standings.parquet",
             "unrated.csv",

@@ -20,7 +20,7 @@ fn refused(output: &Output) -> String {
 /// The files of a run that two runs on the same inputs write byte for byte alike (all
 /// but `run.json`, whose `timings` vary, and `corrections.csv`, which only a continued
 /// run fills).
-const DATA_FILES: [&str; 9] = [
+const DATA_FILES: [&str; 10] = [
     "applied.parquet",
     "board_scores.parquet",
     "changes.parquet",
@@ -28,6 +28,7 @@ const DATA_FILES: [&str; 9] = [
     "quarantine.csv",
     "ranking.csv",
     "ranking.parquet",
+    "ranking_published.csv",
     "standings.parquet",
     "unrated.csv",
 ];

@@ -130,6 +130,26 @@ fn every_month_folder_answers_for_the_whole_history() {
     assert_eq!(statement("2016-12"), from_december);
     ok(&bridgehcp(&["report", "--out-dir", "2016-12"], cwd));
 
+    // The import log the importer keeps beside the dataset: the report lists the
+    // month's refused and mismatched files, not those of another month.
+    write_import_log(&cwd.join("fed/import_log.parquet"));
+    ok(&bridgehcp(&["report", "--out-dir", "2016-12"], cwd));
+    let report = text(&december.join("report.html"));
+    assert!(
+        report.contains("Refused and mismatched files of 2016-12 (2)"),
+        "{report}"
+    );
+    assert!(report.contains(">2016-12-21.pbn<") && report.contains(">2016-12-14.pbn<"));
+    assert!(!report.contains("2016-11-30.pbn"));
+    // Activity over the months: April 2016 had no club evening.
+    assert!(
+        report.contains(
+            "<tr><td>2016-04</td><td class=n>0</td><td class=n>0</td><td class=n>0</td></tr>"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("Spread of the changes in 2016-12"));
+
     // The published ranking: nobody under 100 boards or idle for 12 months; ties
     // marked `3=`; the ranking of every player (ranking.csv) is longer.
     let published = text(&december.join("ranking_published.csv"));
@@ -167,4 +187,172 @@ fn every_month_folder_answers_for_the_whole_history() {
             assert_ne!(a, b, "{pair:?}");
         }
     }
+}
+
+/// An import log as the importer writes it: December has a refused file and a mismatch;
+/// November a refused file; the rest imported.
+fn write_import_log(path: &Path) {
+    use polars::prelude::*;
+    let mut log = df!(
+        "batch" => [1i64, 2, 2, 2],
+        "imported_at" => ["2016-12-01T09:00:00Z", "2017-01-02T09:00:00Z", "2017-01-02T09:00:00Z", "2017-01-02T09:00:00Z"],
+        "file" => ["incoming/2016-11-30.pbn", "incoming/2016-12-14.pbn", "incoming/2016-12-21.pbn", "incoming/2016-12-07.pbn"],
+        "status" => ["refused", "mismatch", "refused", "imported"],
+        "competition_id" => [None, Some("pbn-2016-12-14"), None, Some("pbn-2016-12-07")],
+        "month" => ["2016-11", "2016-12", "2016-12", "2016-12"],
+        "line" => [Some(606i64), Some(88), Some(12), None],
+        "board" => [Some(19i64), Some(4), None, None],
+        "column" => [Some("PairId_NS"), Some("Score"), Some("Contract"), None],
+        "reason" => [Some("a row with neither pair"), Some("pair 3: published 54.17 %, scored 54.71 %"), Some("`5Z` is not a contract"), None],
+    )
+    .unwrap();
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .finish(&mut log)
+        .unwrap();
+}
+
+/// A club of four members with a rated evening and a teams evening that is not rated.
+fn club(dir: &Path) {
+    let data = dir.join("club");
+    std::fs::create_dir(&data).unwrap();
+    let tables = [
+        ("members.csv", "member_id,name,masterpoints\n1,Ann,10\n2,Bo,20\n3,Cy,0\n4,Di,5\n"),
+        (
+            "competitions.csv",
+            "competition_id,date,format,scoring,boards,rated\nc1,2026-01-05,pairs,matchpoints,24,true\nc2,2026-01-12,pairs,matchpoints,24,false\n",
+        ),
+        (
+            "entrants.csv",
+            "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\nc2,1,1,2\nc2,2,3,4\n",
+        ),
+        (
+            "results.csv",
+            "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\nc2,1,24,50\nc2,2,24,50\n",
+        ),
+    ];
+    for (name, content) in tables {
+        std::fs::write(data.join(name), content).unwrap();
+    }
+}
+
+fn failed(output: &std::process::Output) -> String {
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn what_a_user_reads_is_plain_english() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    club(cwd);
+    // One rated competition, one scored but not rated: the summary says both.
+    let stdout = ok(&bridgehcp(&["run", "--data", "club", "--out", "out"], cwd));
+    assert!(
+        stdout.contains("1 competition applied (1 scored but marked not rated (`rated` false))"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("3 members moved, 4 player changes"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("0 on the published ranking (ranking_published.csv: at least 100 rated boards, active in the last 12 months); 4 handicaps provisional (fewer boards); 0 places in rated competitions"),
+        "{stdout}"
+    );
+    // One competition in the statement.
+    let statement = ok(&bridgehcp(&["player", "1", "--out-dir", "out"], cwd));
+    assert!(statement.contains(" over 1 competition\n"), "{statement}");
+    // Every member is below the board minimum: provisional, still with a handicap.
+    let handicaps = {
+        use polars::prelude::*;
+        let file = std::fs::File::open(cwd.join("out/handicaps.parquet")).unwrap();
+        ParquetReader::new(file).finish().unwrap()
+    };
+    let provisional = handicaps.column("provisional").unwrap().bool().unwrap();
+    assert_eq!(provisional.iter().collect::<Vec<_>>(), [Some(true); 4]);
+    assert_eq!(
+        text(&cwd.join("out/ranking_published.csv")),
+        "rank,member_id,name,club,district,handicap,boards\n"
+    );
+    // With a minimum of 24 boards the four are published.
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--data",
+            "club",
+            "--out",
+            "low",
+            "--publish-min-boards",
+            "24",
+        ],
+        cwd,
+    ));
+    let published = text(&cwd.join("low/ranking_published.csv"));
+    assert_eq!(published.lines().count(), 5, "{published}");
+
+    // `score` with nothing to score is a usage error, not "scoring nothing failed".
+    let stderr = failed(&bridgehcp(&["score", "--out", "x"], cwd));
+    assert!(stderr.contains("<FILE>"), "{stderr}");
+    assert!(!stderr.contains("scoring nothing"), "{stderr}");
+}
+
+#[test]
+fn a_club_file_scores_with_or_without_data_and_an_empty_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let file = realdata().join("pbn-spiren/2016-12-14.pbn");
+    let file = file.to_str().unwrap();
+    let plain = ok(&bridgehcp(&["score", file, "--out", "a"], cwd));
+    let flagged = ok(&bridgehcp(&["score", "--data", file, "--out", "b"], cwd));
+    assert!(plain.contains("bridgehcp score: 1 competition,"), "{plain}");
+    assert_eq!(
+        plain.replace("; outputs in a", ""),
+        flagged.replace("; outputs in b", "")
+    );
+    assert_eq!(
+        read(&cwd.join("a/standings.csv")),
+        read(&cwd.join("b/standings.csv"))
+    );
+    // One file imported: "1 file".
+    let stdout = ok(&bridgehcp(&["import", "auto", file, "--out", "fed"], cwd));
+    assert!(
+        stdout.contains("bridgehcp import: 1 file: 1 imported, 0 corrections"),
+        "{stdout}"
+    );
+
+    // An empty export (or one of blank lines) is refused as empty, by `import` and `score`.
+    std::fs::write(cwd.join("empty.pbn"), "").unwrap();
+    std::fs::write(cwd.join("blank.pbn"), "\r\n\n  \n").unwrap();
+    let stderr = failed(&bridgehcp(
+        &["import", "auto", "empty.pbn", "blank.pbn", "--out", "fed2"],
+        cwd,
+    ));
+    assert!(
+        stderr.contains("refused: empty.pbn: the file is empty"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("refused: blank.pbn: the file is empty"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 of 2 files refused"), "{stderr}");
+    let stderr = failed(&bridgehcp(&["score", "empty.pbn", "--out", "c"], cwd));
+    assert!(stderr.contains("the file is empty"), "{stderr}");
+}
+
+#[test]
+fn sample_names_the_foreign_guests_it_adds() {
+    let dir = tempfile::tempdir().unwrap();
+    let stdout = ok(&bridgehcp(
+        &["sample", "--out", "s", "--members", "100", "--months", "1"],
+        dir.path(),
+    ));
+    assert!(
+        stdout.contains(
+            "bridgehcp sample: 100 members and 2 foreign guests (kind = foreign in members"
+        ),
+        "{stdout}"
+    );
 }

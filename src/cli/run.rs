@@ -475,7 +475,7 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     }
     if summary.competitions_not_rated > 0 {
         not_applied.push(format!(
-            "{} scored but not rated (rated = false in competitions)",
+            "{} scored but marked not rated (`rated` false)",
             summary.competitions_not_rated
         ));
     }

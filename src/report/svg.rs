@@ -357,4 +357,23 @@ mod tests {
         assert!(svg.contains(r#"cx="265.0" cy="172.5""#), "{svg}");
         assert_eq!(render(&c), svg);
     }
+
+    #[test]
+    fn an_inverted_axis_puts_low_values_at_the_top() {
+        let mut c = Chart::new("handicap", "x", "y");
+        c.x_range = Some((0.0, 10.0));
+        c.y_range = Some((0.0, 10.0));
+        c.series
+            .push(Series::new("h", PALETTE[0], Mark::Points, vec![(5.0, 0.0)]));
+        // Plot area 30..315 high: 0 is at the bottom, or at the top when inverted; the
+        // tick labelled 0 moves with it.
+        assert!(render(&c).contains(r#"cy="315.0""#));
+        c.y_inverted = true;
+        let svg = render(&c);
+        assert!(svg.contains(r#"cx="265.0" cy="30.0""#), "{svg}");
+        assert!(
+            svg.contains(r#"<text x="56.0" y="34.0" text-anchor="end">0</text>"#),
+            "{svg}"
+        );
+    }
 }
