@@ -356,3 +356,57 @@ fn sample_names_the_foreign_guests_it_adds() {
         "{stdout}"
     );
 }
+
+/// Reading a dataset reports a count of files: one stage of as many steps as the
+/// `members`, `competitions`, `entrants` and `results` files (a month's partitions each
+/// count), each advanced once.
+#[test]
+fn reading_a_dataset_counts_its_files() {
+    use bridgehcp::pipeline::Progress;
+    use std::sync::Mutex;
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+    impl Progress for Recorder {
+        fn start(&self, stage: &'static str, total: u64) {
+            self.0.lock().unwrap().push(format!("{stage} {total}"));
+        }
+        fn advance(&self, n: u64) {
+            self.0.lock().unwrap().push(format!("+{n}"));
+        }
+        fn finish(&self) {
+            self.0.lock().unwrap().push("done".into());
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let clubs = realdata().join("pbn-spiren");
+    ok(&bridgehcp(
+        &[
+            "import",
+            "auto",
+            clubs.to_str().unwrap(),
+            "--out",
+            "fed",
+            "--keep-going",
+        ],
+        dir.path(),
+    ));
+    // members.parquet and one partition per month of competitions and entrants (the
+    // club's files carry table results only, read later, competition by competition):
+    // 17 months of club evenings (June 2015 to December 2016 but July 2015 and April
+    // 2016).
+    let recorder = Recorder::default();
+    bridgehcp::import::table::open_checked_with(
+        &dir.path().join("fed"),
+        bridgehcp::quarantine::OnError::Quarantine,
+        &recorder,
+    )
+    .unwrap();
+    let events = recorder.0.into_inner().unwrap();
+    let files = 1 + 2 * 17;
+    assert_eq!(
+        events.first().map(String::as_str),
+        Some(format!("reading files {files}").as_str())
+    );
+    assert_eq!(events.iter().filter(|e| *e == "+1").count(), files);
+    assert_eq!(events.last().map(String::as_str), Some("done"));
+}

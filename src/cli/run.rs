@@ -389,11 +389,15 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     }
     crate::report::files::recover(&plan.out)?;
     let progress = !plan.quiet;
-    let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let crate::import::table::Opened {
         mut head,
         boards: mut board_files,
-    } = crate::import::table::open_checked(&plan.data, plan.settings.on_error)?;
+    } = crate::import::table::open_checked_with(
+        &plan.data,
+        plan.settings.on_error,
+        &Bars::new(progress),
+    )?;
+    let reading = spinner(progress, format!("reading {}", plan.data.display()));
     check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
         Some(dir) => Some(crate::import::previous_run::load(dir)?),
