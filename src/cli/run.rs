@@ -567,3 +567,23 @@ pub fn empty_ranking_warning(plan: &RunPlan, summary: &RunSummary) -> Option<Str
         plan.out.join("ranking.csv").display()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The published ranking's defaults are the shipped export definition's filters.
+    #[test]
+    fn the_published_defaults_are_the_export_definitions() -> Result<()> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/ranking-export.toml");
+        let export = RunDefinition::load(&path)?;
+        let defaults = pipeline::published_ranking();
+        assert_eq!(export.ranking.min_boards, Some(defaults.min_boards));
+        assert_eq!(export.ranking.active_months, defaults.active_months);
+        assert_eq!(
+            (defaults.min_boards, defaults.active_months),
+            (100, Some(12))
+        );
+        Ok(())
+    }
+}
