@@ -85,7 +85,7 @@ pub struct MonthActivity {
 pub struct Report {
     /// Every month of the run's history, oldest first.
     pub activity: Vec<MonthActivity>,
-    /// Each moved member's change over the month, in member order.
+    /// The change over the month of each member who played in it, in member order.
     pub spread: Vec<f64>,
     /// The month's refused and mismatched files from the dataset's import log; `None`
     /// when the dataset has no log.
@@ -602,7 +602,8 @@ impl Report {
         let (Some(&low), Some(&high)) = (counts.keys().next(), counts.keys().next_back()) else {
             return String::new();
         };
-        let points: Vec<(f64, f64)> = (low..=high)
+        // An empty bin each side closes the outline at zero.
+        let points: Vec<(f64, f64)> = (low - 1..=high + 1)
             .map(|b| {
                 (
                     b as f64 * bin,
@@ -611,7 +612,7 @@ impl Report {
             })
             .collect();
         let top = points.iter().map(|p| p.1).fold(1.0, f64::max);
-        chart.x_range = Some((low as f64 * bin - bin, (high + 2) as f64 * bin));
+        chart.x_range = Some(((low - 1) as f64 * bin, (high + 2) as f64 * bin));
         chart.y_range = Some((0.0, top * 1.1));
         chart.series.push(Series::new(
             "members",
@@ -635,13 +636,14 @@ impl Report {
             quantile(&sorted, 0.1),
             quantile(&sorted, 0.9),
         ) else {
-            return "<p>Nobody's handicap moved this month.</p>".into();
+            return "<p>Nobody played a rated competition this month.</p>".into();
         };
         let better = sorted.iter().filter(|c| **c < 0.0).count();
+        let worse = sorted.iter().filter(|c| **c > 0.0).count();
         format!(
-            "<p>{} moved: {better} better (down), {} worse (up). Median change {median:+.2}; the middle 80 % moved between {p10:+.2} and {p90:+.2}; the extremes were {:+.2} and {:+.2}.</p>",
+            "<p>{} played: {better} better (down), {worse} worse (up), {} unchanged. Median change {median:+.2}; the middle 80 % moved between {p10:+.2} and {p90:+.2}; the extremes were {:+.2} and {:+.2}.</p>",
             super::count(sorted.len(), "member", "members"),
-            sorted.iter().filter(|c| **c > 0.0).count(),
+            sorted.len() - better - worse,
             sorted[0],
             sorted[sorted.len() - 1]
         )
@@ -1171,7 +1173,9 @@ mod tests {
         );
         let html = report.to_html("Federation");
         assert!(
-            html.contains("3 members moved: 1 better (down), 2 worse (up). Median change +0.25"),
+            html.contains(
+                "3 members played: 1 better (down), 2 worse (up), 0 unchanged. Median change +0.25"
+            ),
             "{html}"
         );
         assert!(html.contains("the extremes were -1.50 and +1.25"), "{html}");
