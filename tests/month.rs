@@ -410,3 +410,54 @@ fn reading_a_dataset_counts_its_files() {
     assert_eq!(events.iter().filter(|e| *e == "+1").count(), files);
     assert_eq!(events.last().map(String::as_str), Some("done"));
 }
+
+/// A state written before folders carried the whole history holds its own month's
+/// changes only: continuing it replays the history once, so that the new folder is
+/// whole again.
+#[test]
+fn a_state_without_the_whole_history_is_replayed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    club(cwd);
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            "club",
+            "--out",
+            "jan",
+            "--until",
+            "2026-01-05",
+        ],
+        cwd,
+    ));
+    let manifest = cwd.join("jan/run.json");
+    let older = text(&manifest).replace("  \"whole_history\": true,\n", "");
+    assert!(!older.contains("whole_history"));
+    std::fs::write(&manifest, older).unwrap();
+    let stdout = ok(&bridgehcp(
+        &["run", "--data", "club", "--state", "jan", "--out", "next"],
+        cwd,
+    ));
+    assert!(
+        stdout.contains("the previous run's state cannot be continued as it is (the state's changes and standings hold its own month only, as an older version of bridgehcp wrote them), so the whole history was replayed from the start"),
+        "{stdout}"
+    );
+    ok(&bridgehcp(
+        &["run", "--quiet", "--data", "club", "--out", "one"],
+        cwd,
+    ));
+    for name in ["changes.parquet", "standings.parquet", "handicaps.parquet"] {
+        assert!(
+            read(&cwd.join("next").join(name)) == read(&cwd.join("one").join(name)),
+            "{name}"
+        );
+    }
+    // The new folder is whole: the next run continues it.
+    let stdout = ok(&bridgehcp(
+        &["run", "--data", "club", "--state", "next", "--out", "again"],
+        cwd,
+    ));
+    assert!(!stdout.contains("replayed"), "{stdout}");
+}

@@ -400,7 +400,10 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
-        Some(dir) => Some(crate::import::previous_run::load(dir)?),
+        Some(dir) => Some(
+            crate::import::previous_run::load(dir)?
+                .with_partial_history(!crate::report::history::is_whole(dir)),
+        ),
         None => None,
     };
     reading.finish_and_clear();
@@ -502,7 +505,12 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     }
     let replayed = match &summary.replayed {
         Some(reason) => format!(
-            "the dataset no longer matches what the previous run applied ({reason}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
+            "{} ({reason}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
+            if reason.contains("version of bridgehcp") {
+                "the previous run's state cannot be continued as it is"
+            } else {
+                "the dataset no longer matches what the previous run applied"
+            },
             count(summary.members_corrected, "member's handicap", "members' handicaps")
         ),
         None => String::new(),

@@ -365,6 +365,7 @@ pub fn run_source(
                 ledger::compare_scheme(&previous.ledger, &current, previous.record.ledger_scheme);
             previous.check_same_dataset(&difference)?;
             difference.members = previous.changed_starts(&registry, &starting);
+            difference.partial_history = previous.partial_history;
             if difference.is_empty() {
                 let states = previous.states_for(&registry, &settings.factors)?;
                 (states, previous.applied_through.clone())

@@ -20,6 +20,16 @@ use crate::pipeline::ledger::sha256;
 /// How to start afresh, the end of every refusal.
 const AFRESH: &str = "run without --state to write the whole history afresh";
 
+/// Whether the run in `folder` wrote the whole history (its `run.json` says
+/// `whole_history`); an older version's folder holds its own competitions only.
+pub fn is_whole(folder: &Path) -> bool {
+    std::fs::read_to_string(folder.join("run.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|json| json.get("whole_history").and_then(|v| v.as_bool()))
+        .unwrap_or(false)
+}
+
 /// The table `name` of the previous run's folder, checked against its `run.json`.
 pub fn carried(folder: &Path, name: &str) -> Result<DataFrame> {
     let refuse =

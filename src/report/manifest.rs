@@ -43,6 +43,9 @@ pub struct Manifest {
     pub applied_through: Option<AppliedThrough>,
     /// How the content hashes of `applied.parquet` were taken.
     pub ledger_scheme: u32,
+    /// `changes.parquet` and `standings.parquet` hold every competition since the start
+    /// (a later run carries them on).
+    pub whole_history: bool,
     /// When a continued run replayed the history from the start: why.
     pub replayed_from_start: Option<Replayed>,
     pub counts: Counts,
@@ -95,6 +98,8 @@ pub struct Replayed {
     /// The state's hashes were taken by another version: every competition was taken
     /// as possibly changed.
     pub other_ledger_scheme: bool,
+    /// The state's changes and standings were its own month's only.
+    pub partial_history: bool,
     pub changed: Vec<String>,
     pub added_late: Vec<String>,
     pub removed: Vec<String>,
@@ -189,8 +194,10 @@ pub fn manifest(
         },
         applied_through: output.applied_through.clone(),
         ledger_scheme: crate::pipeline::ledger::SCHEME,
+        whole_history: true,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
             other_ledger_scheme: d.other_scheme,
+            partial_history: d.partial_history,
             changed: d.changed.clone(),
             added_late: d.late.clone(),
             removed: d.removed.clone(),
