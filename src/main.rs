@@ -34,8 +34,13 @@ fn main() -> anyhow::Result<()> {
             }
         }
         Command::Score(args) => {
-            let summary = bridgehcp::cli::score::execute(&args)
-                .with_context(|| format!("scoring {} failed", args.source()))?;
+            let summary =
+                bridgehcp::cli::score::execute(&args).map_err(|e| match args.source() {
+                    Some(source) => {
+                        anyhow::Error::from(e).context(format!("scoring {source} failed"))
+                    }
+                    None => e.into(),
+                })?;
             if let Some(list) = &summary.start_list {
                 print!("{list}");
             }

@@ -250,7 +250,7 @@ fn what_a_user_reads_is_plain_english() {
     // One rated competition, one scored but not rated: the summary says both.
     let stdout = ok(&bridgehcp(&["run", "--data", "club", "--out", "out"], cwd));
     assert!(
-        stdout.contains("1 competition applied (1 scored but marked not rated (`rated` false))"),
+        stdout.contains("1 competition applied (1 scored but marked not rated (`rated` false)), 3 members moved, 4 player changes"),
         "{stdout}"
     );
     assert!(
@@ -292,10 +292,12 @@ fn what_a_user_reads_is_plain_english() {
     let published = text(&cwd.join("low/ranking_published.csv"));
     assert_eq!(published.lines().count(), 5, "{published}");
 
-    // `score` with nothing to score is a usage error, not "scoring nothing failed".
+    // `score` with nothing to score says so, not "scoring nothing failed".
     let stderr = failed(&bridgehcp(&["score", "--out", "x"], cwd));
-    assert!(stderr.contains("<FILE>"), "{stderr}");
-    assert!(!stderr.contains("scoring nothing"), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "Error: nothing to score: give club export files (FILE.pbn, FILE.xml) or --data DIR"
+    );
 }
 
 #[test]

@@ -517,7 +517,7 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     };
     let published = &plan.settings.published;
     format!(
-        "bridgehcp run on {}: {replayed}{} applied{}; {} moved, {}; last competition {}; {:.2} s (reading {:.2}, hashing {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})\n  \
+        "bridgehcp run on {}: {replayed}{} applied{}, {} moved, {}; last competition {}; {:.2} s (reading {:.2}, hashing {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})\n  \
 {} ranked, {} on the published ranking (ranking_published.csv: at least {} rated boards{}); {} provisional (fewer boards); {} in rated competitions taken by non-members (they count in the field, nobody moves for them); outputs in {}",
         plan.data.display(),
         count(summary.competitions_applied, "competition", "competitions"),

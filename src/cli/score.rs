@@ -34,7 +34,7 @@ starting handicap."
 pub struct ScoreArgs {
     /// Club export files (PBN or USEBIO, told apart by content) to score without a
     /// dataset: they are imported into a temporary one first.
-    #[arg(value_name = "FILE", required_unless_present = "data")]
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Dataset folder (or one club export file, as if given as FILE).
     #[arg(long, value_name = "DIR|FILE")]
@@ -73,13 +73,13 @@ pub struct ScoreSummary {
 }
 
 impl ScoreArgs {
-    /// Where the command reads from, for messages.
-    pub fn source(&self) -> String {
+    /// Where the command reads from, for messages; `None` when it was given nothing.
+    pub fn source(&self) -> Option<String> {
         match (&self.data, self.files.first()) {
-            (Some(data), _) => data.display().to_string(),
-            (None, Some(file)) if self.files.len() == 1 => file.display().to_string(),
-            (None, Some(_)) => format!("{} files", self.files.len()),
-            (None, None) => "nothing".into(),
+            (Some(data), _) => Some(data.display().to_string()),
+            (None, Some(file)) if self.files.len() == 1 => Some(file.display().to_string()),
+            (None, Some(_)) => Some(format!("{} files", self.files.len())),
+            (None, None) => None,
         }
     }
 }
