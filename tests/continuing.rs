@@ -747,3 +747,37 @@ fn correcting_most_competitions_is_not_another_dataset() {
     ok(&run(cwd, "data", "full", &["--quiet"]));
     assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
 }
+
+/// Every month's folder holds the whole history, live or frozen: April's state
+/// continued to June has one run's changes and standings, to the byte, and April's
+/// folder can go once June is written.
+#[test]
+fn a_continued_folder_holds_the_whole_history_in_either_mode() {
+    for mode in ["live", "frozen"] {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        dataset(cwd, "data", &HISTORY);
+        let mode = ["--mode", mode, "--quiet"];
+        ok(&run(
+            cwd,
+            "data",
+            "apr",
+            &[&mode[..], &["--until", "2026-04-30"]].concat(),
+        ));
+        ok(&run(
+            cwd,
+            "data",
+            "jun",
+            &[&mode[..], &["--state", "apr"]].concat(),
+        ));
+        std::fs::remove_dir_all(cwd.join("apr")).unwrap();
+        ok(&run(cwd, "data", "full", &mode));
+        for name in ["changes.parquet", "standings.parquet"] {
+            assert_eq!(
+                read(&cwd.join("jun").join(name)),
+                read(&cwd.join("full").join(name)),
+                "{name} ({mode:?})"
+            );
+        }
+    }
+}
