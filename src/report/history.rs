@@ -5,7 +5,9 @@
 //! run's `changes.parquet` and `standings.parquet` hold every competition since the
 //! start, as one run over the same data would: the previous folder's rows first, then
 //! the month's. The replay still touches only the month; the previous rows are copied,
-//! not recomputed. Each folder is whole on its own, so deleting an earlier month's
+//! not recomputed, and their full row groups are copied as they are, page by page
+//! (only the last, partial one is decoded and written again with the month's rows), so
+//! the file has the bytes of one run's and writing it costs a month, not the history. Each folder is whole on its own, so deleting an earlier month's
 //! folder loses nothing. The previous rows are taken only from files whose SHA-256 is
 //! the one the previous run's `run.json` recorded, so a folder changed by hand cannot
 //! slip rows into the history.
@@ -30,8 +32,58 @@ pub fn is_whole(folder: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// The table `name` of the previous run's folder, checked against its `run.json`.
-pub fn carried(folder: &Path, name: &str) -> Result<DataFrame> {
+/// The rows of the carried file `bytes` from `from` on, decoded (the rows its copied
+/// row groups leave), without those of a competition `new` scores again.
+pub fn tail(path: &Path, bytes: &[u8], from: usize, new: &DataFrame) -> Result<DataFrame> {
+    let total = polars_rows(path, bytes)?;
+    let rows = ParquetReader::new(std::io::Cursor::new(bytes))
+        .with_slice(Some((from, total.saturating_sub(from))))
+        .finish()
+        .map_err(|e| Error::polars(path, e))?;
+    without_rescored(rows, new).map_err(|e| Error::polars(path, e))
+}
+
+fn polars_rows(path: &Path, bytes: &[u8]) -> Result<usize> {
+    ParquetReader::new(std::io::Cursor::new(bytes))
+        .num_rows()
+        .map_err(|e| Error::polars(path, e))
+}
+
+/// How many leading rows of the carried file `bytes` come before the first row of a
+/// competition `new` scores again (all of them when there is none): the rows that may
+/// be copied as they are. Reads the `competition_id` column only.
+pub fn leading_rows(path: &Path, bytes: &[u8], new: &DataFrame) -> Result<usize> {
+    let ids = ids(new).map_err(|e| Error::polars(path, e))?;
+    if ids.is_empty() {
+        return polars_rows(path, bytes);
+    }
+    let carried = ParquetReader::new(std::io::Cursor::new(bytes))
+        .with_columns(Some(vec!["competition_id".into()]))
+        .finish()
+        .map_err(|e| Error::polars(path, e))?;
+    let column = carried
+        .column("competition_id")
+        .and_then(|c| c.str().cloned())
+        .map_err(|e| Error::polars(path, e))?;
+    let first = column
+        .iter()
+        .position(|id| id.is_some_and(|id| ids.contains(id)));
+    Ok(first.unwrap_or(carried.height()))
+}
+
+fn ids(new: &DataFrame) -> PolarsResult<std::collections::HashSet<String>> {
+    Ok(new
+        .column("competition_id")?
+        .str()?
+        .iter()
+        .flatten()
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The bytes of the table `name` of the previous run's folder, checked against its
+/// `run.json`.
+pub fn carried_bytes(folder: &Path, name: &str) -> Result<Vec<u8>> {
     let refuse =
         |why: String| Error::Config(format!("--state {}: {why}; {AFRESH}", folder.display()));
     let manifest_path = folder.join("run.json");
@@ -49,9 +101,7 @@ pub fn carried(folder: &Path, name: &str) -> Result<DataFrame> {
             "`{name}` is not the file run.json records (its SHA-256 differs)"
         )));
     }
-    ParquetReader::new(std::io::Cursor::new(bytes))
-        .finish()
-        .map_err(|e| Error::polars(&path, e))
+    Ok(bytes)
 }
 
 /// `carried` followed by `new`: the two must have the same columns, as two runs of this

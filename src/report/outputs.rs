@@ -25,7 +25,8 @@ use std::io::Write;
 
 use super::files::{
     check_replaceable, write_atomic, write_csv, write_csv_rounded, write_parquet,
-    write_parquet_parts, write_replacing, write_staged, Commit,
+    write_parquet_carrying, write_parquet_parts, write_replacing, write_staged, CarriedGroups,
+    Commit, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 use super::manifest::{manifest, RunInputs};
@@ -398,17 +399,36 @@ pub fn write_run(
     let published = ranking_published(output).map_err(frame_error("ranking_published.csv"))?;
     let mut standings = standings(output).map_err(frame_error("standings.parquet"))?;
     // A continued run carries the previous folder's history ahead of its own rows.
-    let mut changes = None;
+    // Each carried table: its bytes, checked against the previous run.json; its full
+    // row groups, copied as they are; and the rows after them, with the new rows.
+    let mut carried_changes = None;
+    let mut carried_standings = None;
     if let Some(folder) = &output.carried_from {
         let name = "standings.parquet";
-        let carried = super::history::carried(folder, name)?;
-        let carried =
-            super::history::without_rescored(carried, &standings).map_err(frame_error(name))?;
-        standings = super::history::append(folder, name, carried, &standings)?;
+        let bytes = super::history::carried_bytes(folder, name)?;
+        let keep = super::history::leading_rows(&folder.join(name), &bytes, &standings)?;
+        carried_standings = Some((bytes, keep));
+        let bytes = super::history::carried_bytes(folder, "changes.parquet")?;
+        carried_changes = Some((bytes, usize::MAX));
+    }
+    let changes_groups = copied_groups(carried_changes.as_ref(), "changes.parquet")?;
+    let standings_groups = copied_groups(carried_standings.as_ref(), "standings.parquet")?;
+    let mut changes = None;
+    if let (Some(folder), Some((bytes, _)), Some(copied)) =
+        (&output.carried_from, &carried_changes, &changes_groups)
+    {
         let name = "changes.parquet";
-        let carried = super::history::carried(folder, name)?;
         let new = self::changes(output).map_err(frame_error(name))?;
-        changes = Some(super::history::append(folder, name, carried, &new)?);
+        let none = new.head(Some(0));
+        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &none)?;
+        changes = Some(super::history::append(folder, name, tail, &new)?);
+    }
+    if let (Some(folder), Some((bytes, _)), Some(copied)) =
+        (&output.carried_from, &carried_standings, &standings_groups)
+    {
+        let name = "standings.parquet";
+        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &standings)?;
+        standings = super::history::append(folder, name, tail, &standings)?;
     }
     let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
@@ -430,13 +450,14 @@ pub fn write_run(
                 Ok(())
             },
             || -> Result<()> {
-                match &changes {
-                    Some(all) => {
-                        write_parquet_parts(&path("changes.parquet"), all.height(), |r| {
-                            Ok(all.slice(r.start as i64, r.len()))
-                        })?
-                    }
-                    None => write_parquet_parts(
+                match (&changes, &changes_groups) {
+                    (Some(rest), Some(copied)) => write_parquet_carrying(
+                        &path("changes.parquet"),
+                        copied,
+                        rest.height(),
+                        |r| Ok(rest.slice(r.start as i64, r.len())),
+                    )?,
+                    _ => write_parquet_parts(
                         &path("changes.parquet"),
                         output.replay.changes.len(),
                         |range| changes_part(output, range),
@@ -449,7 +470,15 @@ pub fn write_run(
                 write_csv(&ranking, &path("ranking.csv"))?;
                 write_parquet(&ranking, &path("ranking.parquet"))?;
                 write_csv_rounded(&published, &path("ranking_published.csv"))?;
-                write_parquet(&standings, &path("standings.parquet"))?;
+                match &standings_groups {
+                    Some(copied) => write_parquet_carrying(
+                        &path("standings.parquet"),
+                        copied,
+                        standings.height(),
+                        |r| Ok(standings.slice(r.start as i64, r.len())),
+                    )?,
+                    None => write_parquet(&standings, &path("standings.parquet"))?,
+                }
                 write_csv(&unrated, &path("unrated.csv"))
             },
         );
@@ -476,6 +505,18 @@ pub fn write_run(
                 .map_err(|e| Error::io(path("run.json"), e))
         })
     })
+}
+
+/// The full row groups of a carried table (its bytes and the rows that may be copied)
+/// to copy as they are.
+fn copied_groups<'a>(
+    carried: Option<&'a (Vec<u8>, usize)>,
+    name: &str,
+) -> Result<Option<CarriedGroups<'a>>> {
+    carried
+        .map(|(bytes, keep)| CarriedGroups::full(bytes, ROW_GROUP_ROWS, *keep))
+        .transpose()
+        .map_err(|e| Error::polars(name, e))
 }
 
 /// SHA-256 of a file's bytes, in hex, read a block at a time.
