@@ -463,3 +463,47 @@ fn a_state_without_the_whole_history_is_replayed_once() {
     ));
     assert!(!stdout.contains("replayed"), "{stdout}");
 }
+
+/// A competition scored but not rated after the last rated one is scored again by the
+/// next run (the state's last applied competition is the rated one): the carried
+/// standings keep it once.
+#[test]
+fn a_trailing_unrated_competition_is_carried_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    club(cwd);
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            "club",
+            "--out",
+            "jan",
+            "--until",
+            "2026-01-31",
+        ],
+        cwd,
+    ));
+    ok(&bridgehcp(
+        &[
+            "run", "--quiet", "--data", "club", "--state", "jan", "--out", "next",
+        ],
+        cwd,
+    ));
+    ok(&bridgehcp(
+        &["run", "--quiet", "--data", "club", "--out", "one"],
+        cwd,
+    ));
+    for name in ["changes.parquet", "standings.parquet"] {
+        assert!(
+            read(&cwd.join("next").join(name)) == read(&cwd.join("one").join(name)),
+            "{name}"
+        );
+    }
+    use polars::prelude::*;
+    let file = std::fs::File::open(cwd.join("next/standings.parquet")).unwrap();
+    let standings = ParquetReader::new(file).finish().unwrap();
+    // Two competitions of two pairs each.
+    assert_eq!(standings.height(), 4);
+}
