@@ -303,7 +303,7 @@ fn duplicates_under_another_header_and_corrections() {
         .unwrap_or_else(|e| panic!("{e}"));
     let output = import(&[&renamed], &out, &[]);
     let stdout = ok(&output);
-    assert!(stdout.contains("1 duplicates"), "{stdout}");
+    assert!(stdout.contains("1 duplicate,"), "{stdout}");
     assert!(
         text(&output.stderr).contains("the same session (date and results) as competition `pbn-2015-09-24-0176-sinsen-bk-272`"),
         "{}",
@@ -319,7 +319,7 @@ fn duplicates_under_another_header_and_corrections() {
     std::fs::write(&corrected, replace("\"33860\"", "\"33861\"")).unwrap_or_else(|e| panic!("{e}"));
     let output = import(&[&corrected], &out, &[]);
     let stdout = ok(&output);
-    assert!(stdout.contains("1 corrections"), "{stdout}");
+    assert!(stdout.contains("1 correction,"), "{stdout}");
     assert!(
         text(&output.stderr).contains("correction: "),
         "{}",

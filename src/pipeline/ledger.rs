@@ -424,6 +424,10 @@ pub struct Difference {
     /// The previous ledger's hashes were taken by another version of the program
     /// (another [`SCHEME`]): competitions were matched by id, date and session only.
     pub other_scheme: bool,
+    /// The state's `changes.parquet` and `standings.parquet` hold its own competitions
+    /// only (written by a version that did not carry the history), so the outputs can
+    /// only hold the whole history after a replay from the start.
+    pub partial_history: bool,
     /// Members whose starting handicap changed (their masterpoints or
     /// `start_handicap` in the members table).
     pub members: Vec<i64>,
@@ -435,6 +439,7 @@ impl Difference {
             && self.removed.is_empty()
             && self.late.is_empty()
             && !self.other_scheme
+            && !self.partial_history
             && self.members.is_empty()
     }
 
@@ -458,6 +463,11 @@ impl Difference {
         if self.other_scheme {
             parts.push(
                 "the state's content hashes were taken by another version of bridgehcp".to_owned(),
+            );
+        }
+        if self.partial_history {
+            parts.push(
+                "the state's changes and standings hold its own month only, as an older version of bridgehcp wrote them".to_owned(),
             );
         }
         if !self.changed.is_empty() {

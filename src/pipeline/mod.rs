@@ -60,6 +60,9 @@ pub struct RunSettings {
     pub board_scores: bool,
     /// Which result of a competition with both board rows and reported results is rated.
     pub rate: Rate,
+    /// The ranking the federation publishes (`ranking_published.csv`): its board
+    /// minimum also marks the handicaps below it as provisional.
+    pub published: RankingOptions,
 }
 
 /// Which result is rated when a competition has both board rows and the results its
@@ -84,6 +87,19 @@ impl Rate {
     }
 }
 
+/// The published ranking's filters when a run names none, those of
+/// `pipelines/ranking-export.toml`: at least 100 rated boards, active in the last 12
+/// months. A handicap on fewer boards is an estimate still settling, as the EBU's NGS
+/// withholds a grade under 300 boards.
+pub fn published_ranking() -> RankingOptions {
+    RankingOptions {
+        min_boards: 100,
+        active_months: Some(12),
+        as_of: None,
+        group_by: None,
+    }
+}
+
 impl Default for RunSettings {
     fn default() -> Self {
         RunSettings {
@@ -94,6 +110,7 @@ impl Default for RunSettings {
             on_error: OnError::Quarantine,
             board_scores: true,
             rate: Rate::default(),
+            published: published_ranking(),
         }
     }
 }
@@ -106,6 +123,8 @@ pub struct RunOutput {
     pub prepared: Prepared,
     pub replay: ReplayOutput,
     pub ranking: Vec<RankedMember>,
+    /// The ranking the federation publishes ([`RunSettings::published`]).
+    pub published: Vec<RankedMember>,
     pub applied_through: Option<AppliedThrough>,
     /// Competitions left out because they break a rule, in replay order (those with an
     /// unreadable date last); `quarantine.csv`.
@@ -119,6 +138,11 @@ pub struct RunOutput {
     /// Members whose handicap at the previous run's last competition differs after the
     /// replay from the start, in member-id order: `corrections.csv`.
     pub corrections: Vec<Correction>,
+    /// The previous run's folder when this run continued it (not replayed from the
+    /// start): its `changes.parquet` and `standings.parquet` hold every competition up to
+    /// the one it applied last, and this run's outputs carry them ahead of its own rows,
+    /// so that every folder answers for the whole history.
+    pub carried_from: Option<std::path::PathBuf>,
     /// Content hashes of the dataset and the factor set, for the run's manifest.
     pub dataset_sha256: String,
     pub factors_sha256: String,
@@ -146,6 +170,9 @@ pub struct RunSummary {
     pub competitions_applied: usize,
     /// Rated competitions the model could not rate (listed in `unrated.csv`).
     pub competitions_unrated: usize,
+    /// Competitions scored but not rated (`rated = false`, e.g. a club's teams
+    /// evening): nobody moves for them.
+    pub competitions_not_rated: usize,
     /// Competitions left out because they break a rule (listed in `quarantine.csv`).
     pub competitions_quarantined: usize,
     /// Competitions the previous run already applied, not applied again.
@@ -165,6 +192,11 @@ pub struct RunSummary {
     pub changes: usize,
     /// Members on the ranking list (all groups together).
     pub members_ranked: usize,
+    /// Members on the published ranking (`ranking_published.csv`).
+    pub members_published: usize,
+    /// Members with fewer rated boards than the published ranking's minimum, who have
+    /// played: their handicap is provisional.
+    pub members_provisional: usize,
     /// Places taken in rated competitions by players who are not members (no number,
     /// or a number the register does not know): they count in the field, nobody moves.
     pub non_member_places: usize,
@@ -359,6 +391,7 @@ pub fn run_source(
                 ledger::compare_scheme(&previous.ledger, &current, previous.record.ledger_scheme);
             previous.check_same_dataset(&difference)?;
             difference.members = previous.changed_starts(&registry, &starting);
+            difference.partial_history = previous.partial_history;
             if difference.is_empty() {
                 let states = previous.states_for(&registry, &settings.factors)?;
                 (states, previous.applied_through.clone())
@@ -541,6 +574,7 @@ pub fn run_source(
 
     let last_date = applied_through.as_ref().map(|a| a.date);
     let ranking = ranking::rank(&registry.members, &states, &settings.ranking, last_date);
+    let published = ranking::rank(&registry.members, &states, &settings.published, last_date);
     let members_moved = before
         .iter()
         .zip(&states)
@@ -559,11 +593,16 @@ pub fn run_source(
         .collect::<HashSet<_>>()
         .len();
     let quarantined = quarantine.into_sorted();
+    let carried_from = previous
+        .as_ref()
+        .filter(|_| replayed.is_none())
+        .map(|p| p.folder.clone());
     let summary = RunSummary {
         competitions_applied: prepared.competitions.len()
             - replay.unrated.len()
             - replay.failed.len(),
         competitions_unrated: replay.unrated.len(),
+        competitions_not_rated: scope_competitions.iter().filter(|c| !c.rated).count(),
         competitions_quarantined: quarantined.len(),
         competitions_skipped: skipped,
         competitions_corrected: replayed.as_ref().map_or(0, Difference::count),
@@ -574,6 +613,17 @@ pub fn run_source(
         non_members_seen,
         changes: replay.changes.len(),
         members_ranked: ranking.len(),
+        members_published: published.len(),
+        members_provisional: registry
+            .members
+            .iter()
+            .zip(&states)
+            .filter(|(m, s)| {
+                m.kind == crate::dataset::MemberKind::Member
+                    && s.boards > 0
+                    && s.boards < settings.published.min_boards
+            })
+            .count(),
         non_member_places: replay
             .changes
             .iter()
@@ -593,11 +643,13 @@ pub fn run_source(
         prepared,
         replay,
         ranking,
+        published,
         applied_through,
         quarantined,
         ledger,
         replayed,
         corrections,
+        carried_from,
         dataset_sha256,
         factors_sha256,
         starting: starting.iter().map(|s| s.handicap).collect(),
