@@ -609,7 +609,7 @@ fn a_session_sent_again_under_another_serial_number_is_a_correction() {
     ok(&import(&[&original], &out, &[]));
     let output = import(&[&resent], &out, &[]);
     let stdout = ok(&output);
-    assert!(stdout.contains("1 corrections"), "{stdout}");
+    assert!(stdout.contains("1 correction,"), "{stdout}");
     assert!(
         text(&output.stderr).contains(&format!(
             "correction: {}: the same session as competition \
@@ -637,7 +637,7 @@ fn a_session_sent_again_under_another_serial_number_is_a_correction() {
     let output = import(&[&resent, &original], &once, &[]);
     let stdout = ok(&output);
     assert!(
-        stdout.contains("2 files: 1 imported, 1 corrections"),
+        stdout.contains("2 files: 1 imported, 1 correction,"),
         "{stdout}"
     );
     let (x, y) = (dataset_bytes(&once), dataset_bytes(&out));

@@ -392,10 +392,10 @@ fn reading_a_dataset_counts_its_files() {
         ],
         dir.path(),
     ));
-    // members.parquet and one partition per month of competitions and entrants (the
-    // club's files carry table results only, read later, competition by competition):
-    // 17 months of club evenings (June 2015 to December 2016 but July 2015 and April
-    // 2016).
+    // members.parquet and one partition per month of competitions, entrants and results
+    // (the printed percentages; the table results are read later, competition by
+    // competition): 17 months of club evenings (June 2015 to December 2016 but July 2015
+    // and April 2016).
     let recorder = Recorder::default();
     bridgehcp::import::table::open_checked_with(
         &dir.path().join("fed"),
@@ -404,7 +404,7 @@ fn reading_a_dataset_counts_its_files() {
     )
     .unwrap();
     let events = recorder.0.into_inner().unwrap();
-    let files = 1 + 2 * 17;
+    let files = 1 + 3 * 17;
     assert_eq!(
         events.first().map(String::as_str),
         Some(format!("reading files {files}").as_str())
