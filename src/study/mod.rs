@@ -15,6 +15,7 @@
 //! baseline predicts it directly. IMP events still move the handicaps in the replay.
 
 pub mod baselines;
+pub mod bootstrap;
 pub mod derive;
 pub mod html;
 pub mod metrics;
@@ -145,6 +146,9 @@ pub struct Track {
     /// Final handicap (baselines: rating turned so that lower is stronger) of every
     /// member who played, by dense index.
     pub final_value: Vec<Option<f64>>,
+    /// The final confidence figure (`handicap_sd`) of every member who played, when the
+    /// set publishes one.
+    pub final_sd: Vec<Option<f64>>,
     /// Per tracked member (see [`Study::tracked`]): value at the end of each month.
     pub monthly: BTreeMap<i32, Vec<Option<f64>>>,
     /// Trajectories of [`Study::trajectory_members`]: (date, handicap after).
@@ -162,6 +166,10 @@ pub struct MetricRow {
     pub metric: String,
     pub value: f64,
     pub detail: Option<String>,
+    /// The 95 % interval of `value` from the bootstrap over sessions (test-period
+    /// prediction figures and the comparisons with the best baseline; `None` elsewhere).
+    pub low: Option<f64>,
+    pub high: Option<f64>,
 }
 
 /// A finished study.
@@ -339,7 +347,10 @@ pub fn run(
         trajectory_members,
         trajectory_truth,
     };
-    study.rows = metric_rows(&study, &tracked, options);
+    let mut rows = metric_rows(&study, &tracked, options);
+    let intervals = interval_rows(&study, &mut rows);
+    rows.extend(intervals);
+    study.rows = rows;
     Ok(study)
 }
 
@@ -361,6 +372,7 @@ struct SetReplay {
     changes: Vec<replay::Change>,
     starting: Vec<f64>,
     final_handicap: Vec<f64>,
+    final_sd: Vec<Option<f64>>,
     boards: Vec<u64>,
     played: Vec<bool>,
 }
@@ -384,6 +396,7 @@ fn replay_set(data: &StudyData, set: &StudySet) -> Result<SetReplay> {
         changes: out.changes,
         starting,
         final_handicap: states.iter().map(|s| s.handicap).collect(),
+        final_sd: states.iter().map(|s| s.handicap_sd).collect(),
         boards: states.iter().map(|s| s.boards).collect(),
         played: states.iter().map(|s| s.competitions > 0).collect(),
     })
@@ -488,6 +501,12 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
             .zip(&r.played)
             .map(|(h, p)| p.then_some(*h))
             .collect(),
+        final_sd: r
+            .final_sd
+            .iter()
+            .zip(&r.played)
+            .map(|(sd, p)| sd.filter(|_| *p))
+            .collect(),
         monthly,
         trajectories,
     })
@@ -545,6 +564,7 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
             .zip(&run.played)
             .map(|(s, p)| p.then_some(*s))
             .collect(),
+        final_sd: Vec::new(),
         monthly,
         trajectories: Vec::new(),
     }
@@ -597,6 +617,8 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
                     metric: metric.to_string(),
                     value,
                     detail,
+                    low: None,
+                    high: None,
                 });
             }
         };
@@ -798,6 +820,47 @@ fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push
         metrics::mean(&rhos),
         detail.clone(),
     );
+    // The confidence figure against the hidden skill: the final handicap and sd of each
+    // tracked member, the skill of the last month.
+    if let Some(month) = track.monthly.keys().next_back() {
+        let items: Vec<(f64, f64, f64)> = tracked
+            .iter()
+            .filter_map(|&m| {
+                let h = track.final_value.get(m as usize).copied().flatten()?;
+                let sd = track.final_sd.get(m as usize).copied().flatten()?;
+                let t = truth.skill.get(&(study.member_ids[m as usize], *month))?;
+                Some((h, *t, sd))
+            })
+            .collect();
+        if let Some((one, two)) = bootstrap::coverage(&items) {
+            let detail = Some(format!(
+                "{} members with at least {TRUTH_MIN_BOARDS} boards: final handicap against the hidden skill of the last month",
+                items.len()
+            ));
+            push(
+                track,
+                "all",
+                "handicap_sd_within_1sd",
+                Some(one),
+                detail.clone(),
+            );
+            push(
+                track,
+                "all",
+                "handicap_sd_within_2sd",
+                Some(two),
+                detail.clone(),
+            );
+            let sds: Vec<f64> = items.iter().map(|i| i.2).collect();
+            push(
+                track,
+                "all",
+                "handicap_sd_mean",
+                metrics::mean(&sds),
+                detail,
+            );
+        }
+    }
     if is_model {
         push(
             track,
@@ -807,4 +870,203 @@ fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push
             detail,
         );
     }
+}
+
+/// The name of the test period's comparison of a figure with the best baseline.
+pub fn gain_metric(metric: &str) -> String {
+    format!("{metric}_gain_vs_best_baseline")
+}
+
+/// The bootstrap over the test period's sessions: sets `low` and `high` of the test
+/// rows of every figure in [`bootstrap::FIGURES`], and returns the new rows:
+/// `rmse_calibrated` (the predictions recalibrated by the line fitted on the burn-in),
+/// `sessions`, and each track's paired gains over the best baseline (the baseline with
+/// the highest r in the test period): r − r(baseline), RMSE(baseline) − RMSE and the same
+/// for the calibrated RMSE, so that a positive gain is always better.
+fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
+    let test = |p: &Prediction| study.dates[p.competition] > study.burn_in_until;
+    let mut sessions: Vec<usize> = study
+        .tracks
+        .iter()
+        .flat_map(|t| {
+            t.predictions
+                .iter()
+                .filter(|p| test(p))
+                .map(|p| p.competition)
+        })
+        .collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    let position: HashMap<usize, usize> =
+        sessions.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let per_track: Vec<(bootstrap::TrackSessions, bool)> = study
+        .tracks
+        .iter()
+        .map(|t| {
+            let burn = bootstrap::Sums::of(
+                t.predictions
+                    .iter()
+                    .filter(|p| !test(p))
+                    .map(|p| (p.expected, p.achieved)),
+            );
+            let line = burn.line();
+            let mut s = bootstrap::TrackSessions {
+                raw: vec![bootstrap::Sums::default(); sessions.len()],
+                calibrated: vec![bootstrap::Sums::default(); sessions.len()],
+            };
+            for p in t.predictions.iter().filter(|p| test(p)) {
+                if let Some(&i) = position.get(&p.competition) {
+                    s.raw[i].add(p.expected, p.achieved);
+                    if let Some((a, b)) = line {
+                        s.calibrated[i].add(a + b * p.expected, p.achieved);
+                    }
+                }
+            }
+            (s, line.is_some())
+        })
+        .collect();
+    let draws = bootstrap::draws(sessions.len(), bootstrap::REPLICATES, bootstrap::SEED);
+    let tracks: Vec<bootstrap::TrackSessions> = per_track.iter().map(|t| t.0.clone()).collect();
+    let replicates = bootstrap::replicate_figures(&tracks, &draws);
+    let mut out = Vec::new();
+    let new_row = |t: &Track, metric: String, value: f64, detail: Option<String>| MetricRow {
+        set: t.name.clone(),
+        hash: t.hash.clone(),
+        kind: t.kind.label(),
+        period: "test".into(),
+        metric,
+        value,
+        detail,
+        low: None,
+        high: None,
+    };
+    let pooled = |s: &bootstrap::TrackSessions, calibrated: bool| {
+        let mut total = bootstrap::Sums::default();
+        for x in if calibrated { &s.calibrated } else { &s.raw } {
+            total.add_times(x, 1.0);
+        }
+        total
+    };
+    for (k, t) in study.tracks.iter().enumerate() {
+        out.push(new_row(
+            t,
+            "sessions".into(),
+            t.predictions
+                .iter()
+                .filter(|p| test(p))
+                .map(|p| p.competition)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len() as f64,
+            Some("test-period sessions, the unit of the bootstrap".into()),
+        ));
+        for (f, (metric, figure, calibrated)) in bootstrap::FIGURES.iter().enumerate() {
+            let ci = bootstrap::interval(&replicates[k][f]);
+            if *calibrated {
+                if !per_track[k].1 {
+                    continue;
+                }
+                if let Some(v) = figure(&pooled(&per_track[k].0, true)) {
+                    let mut row = new_row(
+                        t,
+                        (*metric).to_string(),
+                        v,
+                        Some("predictions mapped by the line of achieved on expected fitted on the burn-in".into()),
+                    );
+                    (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+                    out.push(row);
+                }
+            } else if let Some(row) = rows.iter_mut().find(|r| {
+                r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == *metric
+            }) {
+                (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+            }
+        }
+    }
+    // The best baseline: the highest r over the whole test period.
+    let best = study
+        .tracks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches!(t.kind, TrackKind::Baseline(_)))
+        .filter_map(|(k, _)| Some((k, pooled(&per_track[k].0, false).pearson()?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    let Some((b, _)) = best else {
+        return out;
+    };
+    let base = &per_track[b].0;
+    let detail = Some(study.tracks[b].name.clone());
+    for (k, t) in study.tracks.iter().enumerate() {
+        if k == b {
+            continue;
+        }
+        let own = &per_track[k].0;
+        // (metric, figure, calibrated, sign): sign −1 turns an error into a gain.
+        let comparisons: [(&str, bootstrap::Figure, bool, f64); 3] = [
+            ("pearson_r", bootstrap::Sums::pearson, false, 1.0),
+            ("rmse", bootstrap::Sums::rmse, false, -1.0),
+            ("rmse_calibrated", bootstrap::Sums::rmse, true, -1.0),
+        ];
+        for (metric, figure, calibrated, sign) in comparisons {
+            if calibrated && !(per_track[k].1 && per_track[b].1) {
+                continue;
+            }
+            let (Some(x), Some(y)) = (
+                figure(&pooled(own, calibrated)),
+                figure(&pooled(base, calibrated)),
+            ) else {
+                continue;
+            };
+            let diffs: Vec<f64> =
+                bootstrap::paired_differences(own, base, &draws, figure, calibrated)
+                    .into_iter()
+                    .map(|d| sign * d)
+                    .collect();
+            let ci = bootstrap::interval(&diffs);
+            let mut row = new_row(t, gain_metric(metric), sign * (x - y), detail.clone());
+            (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// The burn-in slope of achieved on expected of `set`'s matchpoint predictions, and the
+/// set derived from it whose expected results are rescaled by that slope: the topscore
+/// `expected_c_b` divided by it (`methods.topscore.expected_c_b`, to three decimals).
+/// `None` when the burn-in has no slope to fit. Only the burn-in is read, so the test
+/// period stays unseen.
+pub fn calibrate(
+    data: &StudyData,
+    set: &StudySet,
+    burn_in_until: Option<NaiveDate>,
+) -> Result<Option<(f64, StudySet)>> {
+    let Some(first_date) = data.competitions.first().map(|c| c.date) else {
+        return Ok(None);
+    };
+    let until = burn_in_until.unwrap_or_else(|| default_burn_in(first_date));
+    let r = replay_set(data, set)?;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut sums = bootstrap::Sums::default();
+    for change in &r.changes {
+        let c = &data.competitions[change.competition];
+        if c.date <= until && judged(c) && seen.insert((change.competition, change.entrant)) {
+            sums.add(change.outcome.expected, change.outcome.achieved);
+        }
+    }
+    let Some(slope) = sums.slope().filter(|s| *s > 0.0) else {
+        return Ok(None);
+    };
+    let m = set.factors.methods.topscore;
+    let scaled = (m.expected_c_b.unwrap_or(m.c_b) / slope * 1000.0).round() / 1000.0;
+    if !scaled.is_finite() || scaled <= 0.0 {
+        return Ok(None);
+    }
+    let derived = derive::derive(
+        set,
+        &[(
+            "methods.topscore.expected_c_b".to_string(),
+            format!("{scaled:?}"),
+        )],
+    )?;
+    Ok(Some((slope, derived)))
 }
