@@ -211,7 +211,10 @@ fn continued_run_matches_one_run(factors: &str) {
         confidence(&dir.path().join("all")),
     );
     assert_eq!(rest, all);
-    assert_eq!(handicaps(&dir.path().join("rest")), handicaps(&dir.path().join("all")));
+    assert_eq!(
+        handicaps(&dir.path().join("rest")),
+        handicaps(&dir.path().join("all"))
+    );
     // Not trivially equal: November's players have a smaller figure than the start's.
     let nov = confidence(&dir.path().join("nov"));
     assert!(nov.iter().any(|(_, sd)| sd.is_some_and(|sd| sd < 10.0)));

@@ -73,7 +73,13 @@ fn every_test_figure_has_an_interval_and_every_track_a_paired_gain() {
         dir.path(),
     ));
     let rows = rows(&dir.path().join("s/study.parquet"));
-    let tracks = ["fsb-2007", "fsb-2007-kalman", "running-average", "elo", "weng-lin"];
+    let tracks = [
+        "fsb-2007",
+        "fsb-2007-kalman",
+        "running-average",
+        "elo",
+        "weng-lin",
+    ];
     for set in tracks {
         for metric in [
             "pearson_r",
@@ -125,8 +131,19 @@ fn every_test_figure_has_an_interval_and_every_track_a_paired_gain() {
         .collect();
     assert!(calibrated.iter().any(|s| s.starts_with("fsb-2007+")));
     assert!(calibrated.iter().any(|s| s.starts_with("fsb-2007-kalman+")));
+    // IMP fields are judged for the factor sets, on their own, and not for baselines.
+    let imp = get(&rows, "fsb-2007", "test", "imp_pearson_r").unwrap();
+    assert!(imp.value > 0.0 && imp.value < 1.0, "{imp:?}");
+    assert!(
+        get(&rows, "fsb-2007", "test", "imp_entrants")
+            .unwrap()
+            .value
+            > 100.0
+    );
+    assert!(get(&rows, "elo", "test", "imp_pearson_r").is_none());
     let html = std::fs::read_to_string(dir.path().join("s/study.html")).unwrap();
     assert!(html.contains("judges only matchpoint fields"));
+    assert!(html.contains("IMP fields (test period, factor sets only)"));
     assert!(html.contains("Against the best baseline"));
 }
 
@@ -157,8 +174,17 @@ fn the_confidence_figure_is_judged_against_the_hidden_skill() {
     let one = get(&rows, "fsb-2007-plus", "all", "handicap_sd_within_1sd").unwrap();
     let two = get(&rows, "fsb-2007-plus", "all", "handicap_sd_within_2sd").unwrap();
     assert!(one.value > 0.0 && one.value <= two.value && two.value <= 1.0);
-    assert!(one.detail.as_deref().unwrap().contains("members with at least 500 boards"));
-    assert!(get(&rows, "fsb-2007-plus", "all", "handicap_sd_mean").unwrap().value > 0.0);
+    assert!(one
+        .detail
+        .as_deref()
+        .unwrap()
+        .contains("members with at least 500 boards"));
+    assert!(
+        get(&rows, "fsb-2007-plus", "all", "handicap_sd_mean")
+            .unwrap()
+            .value
+            > 0.0
+    );
     // A set without a confidence figure has no coverage.
     assert!(get(&rows, "fsb-2007", "all", "handicap_sd_within_1sd").is_none());
 }

@@ -100,7 +100,7 @@ pub fn render(study: &Study) -> String {
     let last_date = study.dates.last().copied().unwrap_or_default();
     let _ = write!(
         h,
-        r#"<p>Competitions {first_date} to {last_date}; burn-in up to {} (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition. IMP fields move the handicaps in the replay but are not judged: the study judges only matchpoint fields. Intervals in brackets are 95 % intervals from a bootstrap over the test period's sessions ({} replicates, fixed seed).</p>"#,
+        r#"<p>Competitions {first_date} to {last_date}; burn-in up to {} (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition. IMP fields move the handicaps in the replay; the comparison with the baselines judges only matchpoint fields, and a factor set's IMP fields are shown on their own below (IMPs per board, without intervals: the baselines have no IMP form). Intervals in brackets are 95 % intervals from a bootstrap over the test period's sessions ({} replicates, fixed seed).</p>"#,
         study.burn_in_until,
         super::bootstrap::REPLICATES
     );
@@ -183,6 +183,29 @@ pub fn render(study: &Study) -> String {
             );
         }
         h.push_str("</table><p class=\"note\">The baseline with the highest r in the test period, compared on the same bootstrap draws of sessions (a paired bootstrap). A gain is positive when the set does better: r minus the baseline's r, the baseline's RMSE minus the set's. A difference is real at the 95 % level when its whole interval lies above 0 (or below).</p>");
+    }
+
+    // IMP fields, factor sets only.
+    let imp: Vec<&Track> = study
+        .tracks
+        .iter()
+        .filter(|t| row(study, t, "test", "imp_entrants").is_some())
+        .collect();
+    if !imp.is_empty() {
+        h.push_str("<h2>IMP fields (test period, factor sets only)</h2><table><tr><th>set</th><th>entrants</th><th>Pearson r</th><th>RMSE (IMPs per board)</th><th>slope</th><th>bias</th></tr>");
+        for t in imp {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&t.name),
+                cell(value(study, t, "test", "imp_entrants"), 0),
+                cell(value(study, t, "test", "imp_pearson_r"), 3),
+                cell(value(study, t, "test", "imp_rmse"), 3),
+                cell(value(study, t, "test", "imp_calibration_slope"), 2),
+                cell(value(study, t, "test", "imp_mean_bias"), 3),
+            );
+        }
+        h.push_str("</table><p class=\"note\">Expected against achieved IMPs per board of every entrant of a rated IMP field: pairs across the field or against a datum, and teams (a team's net IMPs per board).</p>");
     }
 
     // The confidence figure against the hidden skill.

@@ -12,7 +12,12 @@
 //!
 //! The figures are computed on the matchpoint fields (pairs and individual events scored
 //! by topscore): their unit, percent over 50, is the same in every club and every
-//! baseline predicts it directly. IMP events still move the handicaps in the replay.
+//! baseline predicts it directly. IMP events still move the handicaps in the replay;
+//! a factor set's expected against achieved IMPs per board is reported beside
+//! (`imp_pearson_r`, …), without intervals and without baselines, which have no IMP form.
+//!
+//! Every test-period figure has a 95 % interval from a bootstrap over sessions, and every
+//! track is compared with the best baseline on the same draws (see [`bootstrap`]).
 
 pub mod baselines;
 pub mod bootstrap;
@@ -143,6 +148,9 @@ pub struct Track {
     pub parameter: Option<f64>,
     /// Matchpoint entrants, in replay order.
     pub predictions: Vec<Prediction>,
+    /// Entrants of IMP fields (IMPs per board), in replay order: factor sets only, the
+    /// baselines have no IMP form.
+    pub imp_predictions: Vec<Prediction>,
     /// Final handicap (baselines: rating turned so that lower is stronger) of every
     /// member who played, by dense index.
     pub final_value: Vec<Option<f64>>,
@@ -446,6 +454,7 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
     let r = replay_set(ctx.data, set)?;
     let comps = &ctx.data.competitions;
     let mut predictions = Vec::new();
+    let mut imp_predictions = Vec::new();
     let mut last_entrant: Option<(usize, usize)> = None;
     let mut current = r.starting.clone();
     let mut seen = vec![false; current.len()];
@@ -464,15 +473,21 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
             snapshots.advance(c.date, &|m| seen[m].then_some(current[m]));
             last_competition = Some(change.competition);
         }
-        if judged(c) && ctx.rated[change.competition] {
+        let imp = c.input.method == CalcMethod::Imp;
+        if (judged(c) || imp) && ctx.rated[change.competition] {
             let key = (change.competition, change.entrant);
             if last_entrant != Some(key) {
-                predictions.push(Prediction {
+                let p = Prediction {
                     competition: change.competition,
                     entrant: change.entrant,
                     expected: change.outcome.expected,
                     achieved: change.outcome.achieved,
-                });
+                };
+                if imp {
+                    imp_predictions.push(p);
+                } else {
+                    predictions.push(p);
+                }
                 last_entrant = Some(key);
             }
         }
@@ -487,14 +502,17 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
     let monthly = snapshots.finish(&|m| seen[m].then_some(current[m]));
     // Changes of one competition can come in any entrant order; predictions are sorted
     // so that the tables do not depend on it.
-    predictions.sort_by_key(|p| (p.competition, p.entrant));
-    predictions.dedup_by_key(|p| (p.competition, p.entrant));
+    for p in [&mut predictions, &mut imp_predictions] {
+        p.sort_by_key(|p| (p.competition, p.entrant));
+        p.dedup_by_key(|p| (p.competition, p.entrant));
+    }
     Ok(Track {
         name: set.name().to_string(),
         hash: set.hash.clone(),
         kind: TrackKind::FactorSet,
         parameter: None,
         predictions,
+        imp_predictions,
         final_value: r
             .final_handicap
             .iter()
@@ -558,6 +576,7 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
         kind: TrackKind::Baseline(baseline),
         parameter: Some(parameter),
         predictions,
+        imp_predictions: Vec::new(),
         final_value: run
             .strength
             .iter()
@@ -573,21 +592,40 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
 /// Adds a row: track, period, metric, value (skipped when undefined), detail.
 type Push<'a> = dyn FnMut(&Track, &str, &str, Option<f64>, Option<String>) + 'a;
 
-/// The prediction figures of one slice of predictions.
-fn prediction_rows(track: &Track, period: &str, preds: &[&Prediction], push: &mut Push) {
+/// The prediction figures of one slice of predictions; `prefix` is `imp_` for IMP fields.
+fn prediction_rows(
+    track: &Track,
+    period: &str,
+    preds: &[&Prediction],
+    prefix: &str,
+    push: &mut Push,
+) {
     let x: Vec<f64> = preds.iter().map(|p| p.expected).collect();
     let y: Vec<f64> = preds.iter().map(|p| p.achieved).collect();
-    push(track, period, "entrants", Some(x.len() as f64), None);
-    push(track, period, "pearson_r", metrics::pearson(&x, &y), None);
-    push(track, period, "rmse", metrics::rmse(&x, &y), None);
+    let name = |m: &str| format!("{prefix}{m}");
+    push(track, period, &name("entrants"), Some(x.len() as f64), None);
     push(
         track,
         period,
-        "calibration_slope",
+        &name("pearson_r"),
+        metrics::pearson(&x, &y),
+        None,
+    );
+    push(track, period, &name("rmse"), metrics::rmse(&x, &y), None);
+    push(
+        track,
+        period,
+        &name("calibration_slope"),
         metrics::slope(&x, &y),
         None,
     );
-    push(track, period, "mean_bias", metrics::bias(&x, &y), None);
+    push(
+        track,
+        period,
+        &name("mean_bias"),
+        metrics::bias(&x, &y),
+        None,
+    );
 }
 
 /// Members (dense indices) with a value in both.
@@ -650,14 +688,22 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
             .iter()
             .filter(|p| date(p) <= study.burn_in_until)
             .collect();
-        prediction_rows(track, "test", &test, &mut push);
-        prediction_rows(track, "burn_in", &burn, &mut push);
+        prediction_rows(track, "test", &test, "", &mut push);
+        prediction_rows(track, "burn_in", &burn, "", &mut push);
+        if !track.imp_predictions.is_empty() {
+            let (test, burn): (Vec<&Prediction>, Vec<&Prediction>) = track
+                .imp_predictions
+                .iter()
+                .partition(|p| date(p) > study.burn_in_until);
+            prediction_rows(track, "test", &test, "imp_", &mut push);
+            prediction_rows(track, "burn_in", &burn, "imp_", &mut push);
+        }
         let mut years: BTreeMap<i32, Vec<&Prediction>> = BTreeMap::new();
         for p in &track.predictions {
             years.entry(date(p).year()).or_default().push(p);
         }
         for (year, preds) in &years {
-            prediction_rows(track, &year.to_string(), preds, &mut push);
+            prediction_rows(track, &year.to_string(), preds, "", &mut push);
         }
 
         let finals: Vec<f64> = track.final_value.iter().flatten().copied().collect();
