@@ -1,5 +1,5 @@
-//! The confidence figure of `fsb-2007-plus`, and the gain of `fsb-2007-kalman` that
-//! follows it, through the real binary.
+//! The confidence figure of `fsb-2007-plus`, the gain of `fsb-2007-kalman` that follows
+//! it, and the partnership pull, through the real binary.
 
 use std::path::Path;
 
@@ -135,6 +135,51 @@ fn the_kalman_gain_moves_a_new_player_by_the_filters_share() {
         assert!((sd - 100.0 / 7.0).abs() < 1e-9, "member {id}: {sd}");
     }
     assert_eq!(figures[4], (5, Some(20.0)));
+}
+
+#[test]
+fn the_partnership_pull_closes_a_share_of_each_pairs_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    one_session(dir.path());
+    let default = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/factors/fsb-2007.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("pull.toml"),
+        format!("{default}\n[partnership]\npull_per_board = 0.005\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("pull");
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            "data",
+            "--factors",
+            "pull.toml",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    ));
+    // By hand: fsb-2007 moves Ann and Bo by −(24.6/23)·2·24·(5 − 2.729437)/480 =
+    // −0.242851 (Cy and Di by +0.242851). The pull closes p = 0.005·24 = 0.12 of each
+    // pair's gap, 0.06 each: 0.06·(47.272727 − 43.333333) = 0.236364 and
+    // 0.06·(52 − 49.523810) = 0.148571. Each pair's mean moves by the seed's change alone.
+    let got = handicaps(&out);
+    let want = [
+        (1, 47.272_727 - 0.242_851 - 0.236_364),
+        (2, 43.333_333 - 0.242_851 + 0.236_364),
+        (3, 52.0), // 52 + 0.242851 − 0.148571 stops at the cap
+        (4, 49.523_810 + 0.242_851 + 0.148_571),
+        (5, 52.0),
+    ];
+    for ((id, h), (want_id, want_h)) in got.iter().zip(want) {
+        assert_eq!(*id, want_id);
+        assert!((h - want_h).abs() < 1e-5, "member {id}: {h} vs {want_h}");
+    }
 }
 
 #[test]

@@ -56,6 +56,25 @@ pub struct FactorSet {
     /// default; needs `[confidence]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kalman: Option<Kalman>,
+    /// Optional pull of partners' handicaps toward each other (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partnership: Option<Partnership>,
+}
+
+/// Partners pulled toward each other, as the EBU's NGS does for regular partnerships.
+///
+/// Both players of a pair get the same change, so two partners who always play together
+/// keep whatever gap their starting handicaps made, though nothing in their results
+/// tells them apart. Each time two members play together, each moves a share
+/// `min(1, pull_per_board·N_G)/2` of their gap toward the other (see
+/// [`crate::model::update::partnership_pull`]): the pair's handicap, and so its expected
+/// result, stays the same, the gap of a pair who nearly always play together closes
+/// geometrically, and an occasional partnership barely moves.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Partnership {
+    /// The share of the partners' gap closed per board played together (0 < … ≤ 1).
+    pub pull_per_board: f64,
 }
 
 /// A gain that follows the handicap's uncertainty, as Glicko's and a Kalman filter's do.
@@ -377,6 +396,15 @@ impl FactorSet {
                 );
             }
         }
+        if let Some(p) = self.partnership {
+            if !(p.pull_per_board.is_finite() && p.pull_per_board > 0.0 && p.pull_per_board <= 1.0)
+            {
+                return Err(format!(
+                    "key `partnership.pull_per_board` must be above 0 and at most 1, found {}",
+                    p.pull_per_board
+                ));
+            }
+        }
         if let Some(d) = self.inactivity {
             finite("inactivity.per_month", d.per_month)?;
             if !(d.max_total.is_finite() && d.max_total >= 0.0) {
@@ -457,6 +485,7 @@ mod tests {
         assert_eq!(f.methods.topscore, mf(0.6, 2.0));
         assert_eq!(f.methods.imp, mf(0.1, 12.0));
         assert_eq!(f.kalman, None);
+        assert_eq!(f.partnership, None);
         let ff = |c_k, c_u| FormatFactor {
             c_k,
             c_u,
@@ -513,6 +542,7 @@ mod tests {
                 newcomer: None,
                 confidence: None,
                 kalman: None,
+                partnership: None,
                 ..plus
             },
             fsb
@@ -575,6 +605,21 @@ mod tests {
             "x.toml",
         ));
         assert!(msg.contains("newcomer"), "{msg}");
+    }
+
+    #[test]
+    fn partnership_pull_parses_and_is_checked() {
+        let text = format!("{FSB_2007_TOML}\n[partnership]\npull_per_board = 0.005\n");
+        let f = FactorSet::from_toml_str(&text, "x.toml").unwrap_or_default();
+        assert_eq!(
+            f.partnership,
+            Some(Partnership {
+                pull_per_board: 0.005
+            })
+        );
+        let bad = format!("{FSB_2007_TOML}\n[partnership]\npull_per_board = 1.5\n");
+        let msg = config_message(FactorSet::from_toml_str(&bad, "x.toml"));
+        assert!(msg.contains("partnership.pull_per_board"), "{msg}");
     }
 
     #[test]

@@ -200,6 +200,22 @@ pub fn kalman_step(
     (k, ((1.0 - k) * p).max(0.0).sqrt())
 }
 
+/// The change that pulls a player toward a partner (`[partnership]`): each of the two
+/// closes `p/2` of their gap, `p = min(1, pull_per_board·N_G)`, so the pair's mean, its
+/// pair handicap, stays where it was.
+///
+/// Partners at 30 and 20 over 24 boards with 0.005 per board: p = 0.12, and the player
+/// at 30 moves −0.06·10 = −0.6, the partner +0.6.
+/// ```
+/// use bridgehcp::model::update::partnership_pull;
+/// assert!((partnership_pull(0.005, 24, 30.0, 20.0) - (-0.6)).abs() < 1e-12);
+/// assert!((partnership_pull(0.005, 24, 20.0, 30.0) - 0.6).abs() < 1e-12);
+/// ```
+pub fn partnership_pull(pull_per_board: f64, n_g: u32, handicap: f64, partner: f64) -> f64 {
+    let p = (pull_per_board * f64::from(n_g)).clamp(0.0, 1.0);
+    -p / 2.0 * (handicap - partner)
+}
+
 /// `h_n = min(cap, h_{n−1} + Δh)` (seed equation 1), and the factor set's floor if it has
 /// one. Without a floor a handicap can go below 0.
 ///
@@ -344,6 +360,32 @@ mod tests {
         assert!((k3 - 13.0 / (13.0 + 19600.0 / 24.0)).abs() < 1e-12);
         // No evidence: no move, the figure grows by the drift alone.
         assert_eq!(kalman_step(3.0, 365.25, 0.0, 140.0, 4.0), (0.0, 5.0));
+    }
+
+    /// By hand: partners at 30 and 20, 24 boards at 0.005 per board: p = 0.12, each
+    /// closes 0.06 of the gap of 10: 29.4 and 20.6, the pair still at 25. After 10 such
+    /// evenings the gap is 10·0.88^10 = 2.785010. A pull of 1 per board closes it at once;
+    /// 300 boards at 0.005 cap p at 1 (each meets the other halfway).
+    #[test]
+    fn partnership_pull_by_hand() {
+        let (mut a, mut b) = (30.0, 20.0);
+        for evening in 0..10 {
+            let (da, db) = (
+                partnership_pull(0.005, 24, a, b),
+                partnership_pull(0.005, 24, b, a),
+            );
+            if evening == 0 {
+                assert!((da + 0.6).abs() < 1e-12 && (db - 0.6).abs() < 1e-12);
+            }
+            assert!((da + db).abs() < 1e-12);
+            a += da;
+            b += db;
+        }
+        assert!((a - b - 10.0 * 0.88f64.powi(10)).abs() < 1e-9);
+        assert!((a - b - 2.785_010).abs() < 1e-6, "{}", a - b);
+        assert!((a + b - 50.0).abs() < 1e-9);
+        assert_eq!(partnership_pull(1.0, 24, 30.0, 20.0), -5.0);
+        assert_eq!(partnership_pull(0.005, 300, 30.0, 20.0), -5.0);
     }
 
     #[test]

@@ -296,8 +296,9 @@ fn record(
             // The model computes Δh with the set's impact; a newcomer moves faster, and
             // with `[kalman]` the gain follows the confidence figure.
             let (scale, kalman_sd) = gain(factors, state, competition, &outcome, before);
-            if scale != 1.0 || repeated {
-                outcome.delta *= scale;
+            let pull = pull_toward_partner(factors, competition, &outcome);
+            if scale != 1.0 || repeated || pull != 0.0 {
+                outcome.delta = outcome.delta * scale + pull;
                 outcome.handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
             }
             handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
@@ -432,6 +433,35 @@ fn gain(
         kalman.drift_per_year,
     );
     (k / share, Some(sd_after))
+}
+
+/// With `[partnership]`, the pull of a member toward the member partner they sat with
+/// (see [`model::update::partnership_pull`]); 0 otherwise, and beside a guest or a
+/// non-member.
+fn pull_toward_partner(
+    factors: &FactorSet,
+    competition: &PreparedCompetition,
+    outcome: &PlayerOutcome,
+) -> f64 {
+    let (Some(partnership), Some(partner)) = (factors.partnership, outcome.partner_handicap) else {
+        return 0.0;
+    };
+    // Pairs sit in slots 0+1 (and 2+3 in a team).
+    let partner_slot = slot_of(competition, outcome) ^ 1;
+    let partner_is_member = competition
+        .seats
+        .get(outcome.entrant)
+        .and_then(|s| s.get(partner_slot))
+        .is_some_and(|s| matches!(s, Seat::Member(_)));
+    if !partner_is_member {
+        return 0.0;
+    }
+    model::update::partnership_pull(
+        partnership.pull_per_board,
+        outcome.n_g,
+        outcome.handicap_before,
+        partner,
+    )
 }
 
 /// The slot of an outcome's player within its entrant.
