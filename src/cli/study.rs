@@ -15,10 +15,14 @@ use crate::study::{self, derive, Study, StudyData, StudyOptions, StudySet};
     after_help = "Examples:\n  bridgehcp study --data data/sample --out study/\n  \
 bridgehcp study --data fed/ --factors data/factors/fsb-2007.toml my.toml --out study/\n  \
 bridgehcp study --data fed/ --sweep impact=240,360,960 --set 'impact=240;cap=60' --out study/\n  \
-bridgehcp study --data fed/ --burn-in-until 2025-06-30 --reference published.csv --out study/\n\n\
+bridgehcp study --data fed/ --burn-in-until 2025-06-30 --reference published.csv --out study/\n  \
+bridgehcp study --data club/ --burn-in-until 2015-12-31 --factors data/factors/fsb-2007.toml \
+data/factors/fsb-2007-kalman.toml --calibrate --out study/\n\n\
 The first factor set (default: the built-in fsb-2007) is the one the others are compared \
 with; --set and --sweep derive sets from it. Writes study.parquet (one row per set, period \
-and metric) and study.html. A dataset holding true_skill.parquet (a synthetic federation, \
+and metric; test figures with 95 % bootstrap intervals over sessions in ci_low and ci_high, \
+and every track's paired gain over the best baseline) and study.html. Only matchpoint fields \
+are compared with the baselines; a set's IMP fields are judged on their own. A dataset holding true_skill.parquet (a synthetic federation, \
 see `bridgehcp sample --drift`) is also judged against the hidden skill."
 )]
 pub struct StudyArgs {
