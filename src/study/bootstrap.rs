@@ -150,7 +150,8 @@ pub struct TrackSessions {
 }
 
 impl TrackSessions {
-    fn pooled(&self, counts: &[u32], calibrated: bool) -> Sums {
+    /// The sums of the drawn sessions, each as often as it was drawn.
+    pub fn pooled(&self, counts: &[u32], calibrated: bool) -> Sums {
         let sessions = if calibrated {
             &self.calibrated
         } else {
@@ -166,19 +167,66 @@ impl TrackSessions {
     }
 }
 
-/// How many times each of `sessions` sessions is drawn, for `replicates` replicates.
-pub fn draws(sessions: usize, replicates: usize, seed: u64) -> Vec<Vec<u32>> {
-    let mut rng = SplitMix64::new(seed);
+/// How many times each of `sessions` sessions is drawn in replicate `replicate`. Each
+/// replicate has its own generator, seeded from `seed` and its number, so replicates can
+/// be drawn in any order, on any thread, with the same result.
+pub fn counts(sessions: usize, replicate: usize, seed: u64) -> Vec<u32> {
+    let mut rng = SplitMix64::new(seed ^ SplitMix64::new(replicate as u64).next_u64());
+    let mut counts = vec![0u32; sessions];
+    if sessions > 0 {
+        for _ in 0..sessions {
+            counts[rng.below(sessions)] += 1;
+        }
+    }
+    counts
+}
+
+/// The figures of [`FIGURES`] of one track on one replicate's draws.
+pub type Figures = [Option<f64>; FIGURES.len()];
+
+/// Per replicate, per track: the figures of [`FIGURES`] on the replicate's draws. Every
+/// track is judged on the same draws, so the difference of two tracks' figures in one
+/// replicate is a draw of their paired difference.
+pub fn replicates(
+    tracks: &[TrackSessions],
+    sessions: usize,
+    replicates: usize,
+    seed: u64,
+) -> Vec<Vec<Figures>> {
+    use rayon::prelude::*;
     (0..replicates)
-        .map(|_| {
-            let mut counts = vec![0u32; sessions];
-            if sessions > 0 {
-                for _ in 0..sessions {
-                    counts[rng.below(sessions)] += 1;
-                }
-            }
-            counts
+        .into_par_iter()
+        .map(|replicate| {
+            let draws = counts(sessions, replicate, seed);
+            tracks
+                .iter()
+                .map(|t| {
+                    let (raw, calibrated) = (t.pooled(&draws, false), t.pooled(&draws, true));
+                    FIGURES.map(|(_, figure, on_calibrated)| {
+                        figure(if on_calibrated { &calibrated } else { &raw })
+                    })
+                })
+                .collect()
         })
+        .collect()
+}
+
+/// The replicates' values of one track's figure (undefined ones left out).
+pub fn values(replicates: &[Vec<Figures>], track: usize, figure: usize) -> Vec<f64> {
+    replicates.iter().filter_map(|r| r[track][figure]).collect()
+}
+
+/// The replicates of `a − b` for one figure, on the same draws: paired. A replicate in
+/// which either is undefined is left out.
+pub fn paired_differences(
+    replicates: &[Vec<Figures>],
+    a: usize,
+    b: usize,
+    figure: usize,
+) -> Vec<f64> {
+    replicates
+        .iter()
+        .filter_map(|r| Some(r[a][figure]? - r[b][figure]?))
         .collect()
 }
 
@@ -191,41 +239,6 @@ pub fn interval(values: &[f64]) -> Option<(f64, f64)> {
         metrics::quantile(values, LOW)?,
         metrics::quantile(values, HIGH)?,
     ))
-}
-
-/// Per track and figure of [`FIGURES`]: the replicates' values (undefined ones left out).
-pub fn replicate_figures(tracks: &[TrackSessions], draws: &[Vec<u32>]) -> Vec<Vec<Vec<f64>>> {
-    tracks
-        .iter()
-        .map(|t| {
-            FIGURES
-                .iter()
-                .map(|(_, figure, calibrated)| {
-                    draws
-                        .iter()
-                        .filter_map(|counts| figure(&t.pooled(counts, *calibrated)))
-                        .collect()
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// The replicates of `a − b` for one figure, on the same draws: paired. A replicate in
-/// which either is undefined is left out.
-pub fn paired_differences(
-    a: &TrackSessions,
-    b: &TrackSessions,
-    draws: &[Vec<u32>],
-    figure: Figure,
-    calibrated: bool,
-) -> Vec<f64> {
-    draws
-        .iter()
-        .filter_map(|counts| {
-            Some(figure(&a.pooled(counts, calibrated))? - figure(&b.pooled(counts, calibrated))?)
-        })
-        .collect()
 }
 
 /// Shares of `(estimate, truth, sd)` whose estimate lies within one and within two sd
@@ -313,21 +326,25 @@ mod tests {
             raw: vec![Sums::of([(0.0, 0.0)]), Sums::of([(5.0, 5.0)])],
             calibrated: vec![Sums::default(); 2],
         };
-        let d = draws(2, REPLICATES, SEED);
-        assert_eq!(d.len(), REPLICATES);
-        assert!(d.iter().all(|c| c.iter().sum::<u32>() == 2));
-        let figures = replicate_figures(std::slice::from_ref(&a), &d);
-        let bias = &figures[0][3];
+        let reps = replicates(&[a, zero], 2, REPLICATES, SEED);
+        assert_eq!(reps.len(), REPLICATES);
+        assert!((0..REPLICATES).all(|r| counts(2, r, SEED).iter().sum::<u32>() == 2));
+        let bias = values(&reps, 0, 3);
+        assert_eq!(bias.len(), REPLICATES);
         assert!(bias.iter().all(|b| [1.0, 2.0, 3.0].contains(b)));
         let middle = bias.iter().filter(|b| **b == 2.0).count() as f64 / REPLICATES as f64;
         assert!((middle - 0.5).abs() < 0.04, "{middle}");
-        assert_eq!(interval(bias), Some((1.0, 3.0)));
-        let diff = paired_differences(&a, &zero, &d, Sums::bias, false);
-        assert_eq!(interval(&diff), Some((1.0, 3.0)));
-        let same = paired_differences(&a, &a, &d, Sums::bias, false);
-        assert!(same.iter().all(|v| *v == 0.0));
-        // Same seed, same draws.
-        assert_eq!(draws(2, 10, SEED), draws(2, 10, SEED));
+        assert_eq!(interval(&bias), Some((1.0, 3.0)));
+        assert_eq!(
+            interval(&paired_differences(&reps, 0, 1, 3)),
+            Some((1.0, 3.0))
+        );
+        assert!(paired_differences(&reps, 0, 0, 3).iter().all(|v| *v == 0.0));
+        // One entrant per session has no r: left out, never NaN.
+        assert!(values(&reps, 0, 0).is_empty());
+        // Same seed, same draws, whatever the order they are drawn in.
+        assert_eq!(counts(7, 5, SEED), counts(7, 5, SEED));
+        assert_ne!(counts(7, 5, SEED), counts(7, 6, SEED));
     }
 
     /// The interval is the 2.5 % and 97.5 % quantiles: of 0..=100 (101 values) they sit

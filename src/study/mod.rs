@@ -971,9 +971,13 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
             (s, line.is_some())
         })
         .collect();
-    let draws = bootstrap::draws(sessions.len(), bootstrap::REPLICATES, bootstrap::SEED);
     let tracks: Vec<bootstrap::TrackSessions> = per_track.iter().map(|t| t.0.clone()).collect();
-    let replicates = bootstrap::replicate_figures(&tracks, &draws);
+    let replicates = bootstrap::replicates(
+        &tracks,
+        sessions.len(),
+        bootstrap::REPLICATES,
+        bootstrap::SEED,
+    );
     let mut out = Vec::new();
     let new_row = |t: &Track, metric: String, value: f64, detail: Option<String>| MetricRow {
         set: t.name.clone(),
@@ -1006,7 +1010,7 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
             Some("test-period sessions, the unit of the bootstrap".into()),
         ));
         for (f, (metric, figure, calibrated)) in bootstrap::FIGURES.iter().enumerate() {
-            let ci = bootstrap::interval(&replicates[k][f]);
+            let ci = bootstrap::interval(&bootstrap::values(&replicates, k, f));
             if *calibrated {
                 if !per_track[k].1 {
                     continue;
@@ -1046,13 +1050,16 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
             continue;
         }
         let own = &per_track[k].0;
-        // (metric, figure, calibrated, sign): sign −1 turns an error into a gain.
-        let comparisons: [(&str, bootstrap::Figure, bool, f64); 3] = [
-            ("pearson_r", bootstrap::Sums::pearson, false, 1.0),
-            ("rmse", bootstrap::Sums::rmse, false, -1.0),
-            ("rmse_calibrated", bootstrap::Sums::rmse, true, -1.0),
-        ];
-        for (metric, figure, calibrated, sign) in comparisons {
+        // (metric, sign): sign −1 turns an error into a gain.
+        for (metric, sign) in [
+            ("pearson_r", 1.0),
+            ("rmse", -1.0),
+            ("rmse_calibrated", -1.0),
+        ] {
+            let Some(f) = bootstrap::FIGURES.iter().position(|x| x.0 == metric) else {
+                continue;
+            };
+            let (_, figure, calibrated) = bootstrap::FIGURES[f];
             if calibrated && !(per_track[k].1 && per_track[b].1) {
                 continue;
             }
@@ -1062,11 +1069,10 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
             ) else {
                 continue;
             };
-            let diffs: Vec<f64> =
-                bootstrap::paired_differences(own, base, &draws, figure, calibrated)
-                    .into_iter()
-                    .map(|d| sign * d)
-                    .collect();
+            let diffs: Vec<f64> = bootstrap::paired_differences(&replicates, k, b, f)
+                .into_iter()
+                .map(|d| sign * d)
+                .collect();
             let ci = bootstrap::interval(&diffs);
             let mut row = new_row(t, gain_metric(metric), sign * (x - y), detail.clone());
             (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
