@@ -298,7 +298,11 @@ fn record(
             let (scale, kalman_sd) = gain(factors, state, competition, &outcome, before);
             let pull = pull_toward_partner(factors, competition, &outcome);
             if scale != 1.0 || repeated || pull != 0.0 {
-                outcome.delta = outcome.delta * scale + pull;
+                outcome.delta *= scale;
+                // Only a pull is added: adding 0 would turn a change of −0 into +0.
+                if pull != 0.0 {
+                    outcome.delta += pull;
+                }
                 outcome.handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
             }
             handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
