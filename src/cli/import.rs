@@ -69,7 +69,12 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         ExportFormat::Usebio => Some(ExportKind::Usebio),
         ExportFormat::Auto => None,
     };
-    let existing = existing_dataset(&args.out)?;
+    let out = crate::report::dataset_commit::named_folder(&args.out);
+    for found in crate::report::dataset_commit::recover_dataset(&out)? {
+        eprintln!("{found}");
+    }
+    let _lock = crate::report::dataset_commit::DatasetLock::exclusive(&out)?;
+    let existing = existing_dataset(&out)?;
     let register = match &args.members {
         Some(path) => Some(batch::Register::new(
             &crate::import::table::read_members_file(path)?,
@@ -79,7 +84,8 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     let batch = batch::import_batch(existing, &files, kind, register.as_ref());
     for entry in &batch.entries {
         if entry.status != Status::Imported {
-            eprintln!("{}: {}", entry.status.as_str(), entry.describe());
+            let line = format!("{}: {}", entry.status.as_str(), entry.describe());
+            eprintln!("{}", crate::dataset::text::neutralise(&line, false));
         }
     }
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
@@ -110,7 +116,13 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     let legacy = crate::report::dataset_writer::has_single_file_tables(&args.out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
-        crate::report::dataset_writer::write_months(&batch.dataset, &args.out, &months, legacy)?;
+        crate::report::dataset_writer::write_months(
+            &batch.dataset,
+            &out,
+            &months,
+            legacy,
+            crate::cli::run::test_commit(),
+        )?;
     }
     Ok(ImportSummary {
         files: files.len(),

@@ -2,6 +2,7 @@
 //! library. Each subcommand lives in its own file.
 
 pub mod import;
+pub mod memory;
 pub mod player;
 pub mod progress;
 pub mod report;

@@ -314,9 +314,17 @@ fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The commit of the output folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops the process
-/// at that point of it (`staged`, `swapped`, `between-renames`) so that a test can kill
-/// it there, and `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit.
+/// The commit of an output or dataset folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops
+/// the process at that point of it (`staged`, `swapped`, `between-renames`, and for an
+/// import `members-written`) so that a test can kill it there, and
+/// `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit.
+pub(crate) fn test_commit() -> Commit<'static> {
+    Commit {
+        exchange: std::env::var("BRIDGEHCP_TEST_RENAME").map_or(true, |v| v != "two"),
+        at: &pause_at,
+    }
+}
+
 fn pause_at(point: &str) {
     if std::env::var("BRIDGEHCP_TEST_PAUSE_AT").is_ok_and(|p| p == point) {
         eprintln!("bridgehcp: paused at {point}");
@@ -356,6 +364,10 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         crate::report::files::recover(state)?;
     }
     crate::report::files::recover(&plan.out)?;
+    for found in crate::report::dataset_commit::recover_dataset(&plan.data)? {
+        eprintln!("{found}");
+    }
+    let _lock = crate::report::dataset_commit::DatasetLock::shared(&plan.data)?;
     let progress = !plan.quiet;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let crate::import::table::Opened {
@@ -394,11 +406,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     output.summary.elapsed = started.elapsed();
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();
-    let commit = Commit {
-        exchange: std::env::var("BRIDGEHCP_TEST_RENAME").map_or(true, |v| v != "two"),
-        at: &pause_at,
-    };
-    crate::report::outputs::write_run(&plan.out, &output, &plan.settings, &inputs, commit)?;
+    crate::report::outputs::write_run(&plan.out, &output, &plan.settings, &inputs, test_commit())?;
     writing.finish_and_clear();
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();

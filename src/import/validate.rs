@@ -9,6 +9,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use crate::dataset::text::{check_text, MAX_NAME_CHARS, MAX_TEXT_CHARS};
 use crate::dataset::{
     BoardResult, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin,
     ScoringMethod,
@@ -22,6 +23,14 @@ pub const DECLARERS: [&str; 4] = ["N", "E", "S", "W"];
 
 /// The player columns of `entrants`, in slot order.
 pub const PLAYER_COLUMNS: [&str; 4] = ["player1", "player2", "player3", "player4"];
+
+/// The printed-name columns of `entrants`, in slot order.
+pub const NAME_COLUMNS: [&str; 4] = [
+    "player1_name",
+    "player2_name",
+    "player3_name",
+    "player4_name",
+];
 
 /// The seat columns of `boards` in individual events.
 pub const SEAT_COLUMNS: [&str; 4] = ["north", "south", "east", "west"];
@@ -192,6 +201,22 @@ fn at(origin: &Origin, column: &str) -> Location {
     origin.location().column(column)
 }
 
+/// The text cells `(column, value, limit)` of a row, held to [`check_text`].
+fn texts<'a>(
+    cells: impl IntoIterator<Item = (&'a str, Option<&'a str>, usize)>,
+    located: impl Fn(&str) -> Location,
+) -> Result<(), InputError> {
+    for (column, value, limit) in cells {
+        if let Some(rule) = value.and_then(|v| check_text(v, limit)) {
+            return Err(InputError::new(
+                located(column),
+                format!("`{column}` {rule}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn row_text(origin: &Origin) -> String {
     origin
         .row
@@ -212,6 +237,14 @@ impl Validator {
                 ),
             ));
         }
+        texts(
+            [
+                ("name", member.name.as_deref(), MAX_NAME_CHARS),
+                ("club", member.club.as_deref(), MAX_TEXT_CHARS),
+                ("district", member.district.as_deref(), MAX_TEXT_CHARS),
+            ],
+            |column| at(origin, column),
+        )?;
         finite(member.masterpoints)
             .map_err(|rule| InputError::new(at(origin, "masterpoints"), rule))?;
         if member.masterpoints < 0.0 {
@@ -256,6 +289,14 @@ impl Validator {
                 ),
             ));
         }
+        texts(
+            [
+                ("title", competition.title.as_deref(), MAX_TEXT_CHARS),
+                ("club", competition.club.as_deref(), MAX_TEXT_CHARS),
+                ("class", competition.class.as_deref(), MAX_TEXT_CHARS),
+            ],
+            located,
+        )?;
         if let Some(boards) = competition.boards {
             if boards < 2 {
                 return Err(InputError::new(
@@ -334,6 +375,20 @@ impl Validator {
                 "entrant must not be empty",
             ));
         }
+        texts(
+            [
+                ("entrant", Some(entrant.entrant.as_str()), MAX_TEXT_CHARS),
+                ("team", entrant.team.as_deref(), MAX_TEXT_CHARS),
+            ]
+            .into_iter()
+            .chain(
+                NAME_COLUMNS
+                    .iter()
+                    .zip(&entrant.names)
+                    .map(|(column, name)| (*column, name.as_deref(), MAX_NAME_CHARS)),
+            ),
+            located,
+        )?;
         if let Some(first) = self
             .entrants
             .get(competition)

@@ -219,7 +219,8 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// `df` with every text cell passed through [`neutralise_formula`].
+/// `df` with every text cell passed through [`neutralise_formula`], its control and
+/// bidirectional-override characters shown as U+FFFD.
 fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
     let mut frame = df.clone();
     let text: Vec<PlSmallStr> = frame
@@ -232,7 +233,12 @@ fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
         let column = frame.column(name.as_str())?.str()?.clone();
         let safe = StringChunked::from_iter_options(
             name.clone(),
-            column.iter().map(|cell| cell.map(neutralise_formula)),
+            column.iter().map(|cell| {
+                cell.map(|text| {
+                    let shown = crate::dataset::text::neutralise(text, false);
+                    neutralise_formula(&shown).into_owned()
+                })
+            }),
         );
         frame.with_column(safe.into_column())?;
     }

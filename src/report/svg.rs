@@ -91,11 +91,13 @@ impl Chart {
     }
 }
 
-/// Escapes text for HTML and SVG.
+/// Escapes text for HTML and SVG; control and bidirectional-override characters are
+/// shown as U+FFFD ([`crate::dataset::text`]).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
+            c if crate::dataset::text::is_unsafe(c) && c != '\n' => out.push('\u{FFFD}'),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
