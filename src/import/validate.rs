@@ -208,10 +208,7 @@ fn texts<'a>(
 ) -> Result<(), InputError> {
     for (column, value, limit) in cells {
         if let Some(rule) = value.and_then(|v| check_text(v, limit)) {
-            return Err(InputError::new(
-                located(column),
-                format!("`{column}` {rule}"),
-            ));
+            return Err(InputError::new(located(column), format!("the cell {rule}")));
         }
     }
     Ok(())

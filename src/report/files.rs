@@ -641,6 +641,24 @@ mod tests {
     }
 
     #[test]
+    fn csv_cells_show_control_characters_as_replacement_characters() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join("t.csv");
+        let frame = DataFrame::new_infer_height(vec![Column::new(
+            "name".into(),
+            ["Ann\u{1b}[31m", "\u{202E}oB", "\tCy\u{7}\u{0}"],
+        )])
+        .map_err(|e| Error::polars("t", e))?;
+        write_csv(&frame, &path)?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        assert_eq!(
+            text,
+            "name\nAnn\u{FFFD}[31m\n\u{FFFD}oB\n\u{FFFD}Cy\u{FFFD}\u{FFFD}\n"
+        );
+        Ok(())
+    }
+
+    #[test]
     fn failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary() -> Result<(), Error> {
         let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
         let path = dir.path().join("out.txt");

@@ -344,6 +344,7 @@ mod tests {
         let svg = render(&c);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(svg.contains("a &lt;b&gt;") && svg.contains("s&amp;t"));
+        assert_eq!(escape("Bo\u{1b}[2J\u{202E}<"), "Bo\u{FFFD}[2J\u{FFFD}&lt;");
         // Plot area 60..470 × 30..315: (5, 5) is at its centre.
         assert!(svg.contains(r#"cx="265.0" cy="172.5""#), "{svg}");
         assert_eq!(render(&c), svg);

@@ -298,20 +298,84 @@ pub(super) fn read_parquet_columns(
 }
 
 /// Runs a polars reader on `path`, turning a panic inside it (which a corrupt file can
-/// cause) into an error that names the file.
+/// cause) into an error that names the file. The panic's own text (`thread 'polars-0'
+/// panicked at …`) is not printed: the error says the same in the user's terms
+/// ([`quiet_reader_panics`]).
 pub(crate) fn guarded<T>(path: &Path, read: impl FnOnce() -> T) -> Result<T, Error> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
+    quiet_reader_panics();
+    let reading = Reading::start();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    drop(reading);
+    outcome.map_err(|panic| {
         let detail = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no detail".to_owned());
+            .unwrap_or_else(|| "no detail".to_owned())
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         InputError::new(
             Location::file(path),
             format!("the file is corrupt or not a table this program can read (the reader failed: {detail})"),
         )
         .into()
     })
+}
+
+/// How many readers run inside [`guarded`] now, in any thread.
+static READING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+thread_local! {
+    /// True while this thread runs a reader inside [`guarded`].
+    static GUARDED_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks a guarded read for the panic hook, for as long as it lives.
+struct Reading {
+    was: bool,
+}
+
+impl Reading {
+    fn start() -> Reading {
+        READING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Reading {
+            was: GUARDED_HERE.with(|here| here.replace(true)),
+        }
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        GUARDED_HERE.with(|here| here.set(self.was));
+        READING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The environment variable that keeps polars' panic text (for a bug report).
+pub const VERBOSE_ENV: &str = "BRIDGEHCP_VERBOSE";
+
+/// Installs (once) a panic hook that stays silent about a panic raised while a reader
+/// runs inside [`guarded`], on the guarded thread itself or on one of polars' worker
+/// threads (`polars-N`), since [`guarded`] turns it into one clean error naming the
+/// file. Any other panic, and every panic when `BRIDGEHCP_VERBOSE` is set, is printed
+/// by the hook that was there before.
+pub fn quiet_reader_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let verbose = std::env::var_os(VERBOSE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
+            let in_reader = READING.load(std::sync::atomic::Ordering::SeqCst) > 0
+                && (GUARDED_HERE.with(std::cell::Cell::get)
+                    || std::thread::current()
+                        .name()
+                        .is_some_and(|name| name.starts_with("polars")));
+            if verbose || !in_reader {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Explains a CSV file polars refused, in a secretary's terms: an empty file, or the first
