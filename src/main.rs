@@ -47,6 +47,13 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
             if let Some(warning) = run::empty_ranking_warning(&plan, &summary) {
                 eprintln!("{warning}");
             }
+            if let Some(warning) = run::non_members_warning(&plan, &summary) {
+                eprintln!("{warning}");
+            }
+            if let Some(error) = run::all_quarantined_error(&plan, &summary) {
+                eprintln!("{error}");
+                return Ok(std::process::ExitCode::from(run::ALL_QUARANTINED_EXIT));
+            }
         }
         Command::Score(args) => {
             let summary = bridgehcp::cli::score::execute(&args)

@@ -1010,7 +1010,7 @@ fn parquet_column_types_are_checked() {
         "members.parquet",
         None,
         "member_id",
-        "has type str, expected int64",
+        "holds text, but it must hold one int64 per row",
     );
 }
 

@@ -374,6 +374,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         mut head,
         boards: mut board_files,
     } = crate::import::table::open_checked(&plan.data, plan.settings.on_error)?;
+    check_register(plan, &head)?;
     check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
         Some(dir) => Some(crate::import::previous_run::load(dir)?),
@@ -411,6 +412,22 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
     Ok(output.summary)
+}
+
+/// A dataset with competitions but no members: every player would be a guest, and each
+/// would fail as "no guest handicap method applies" on its own, hundreds of lines none
+/// of which says the cause. One message says it.
+fn check_register(plan: &RunPlan, dataset: &crate::dataset::Dataset) -> Result<()> {
+    if !dataset.members.is_empty() || dataset.competitions.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Input(InputError::new(
+        Location::file(&plan.data),
+        format!(
+            "the `members` table is empty: the federation's register has no members, so none of the {} competitions' players can be given a handicap (each would be a guest). Fill `members` (member_id, name), or import the club files with --members REGISTER",
+            dataset.competitions.len()
+        ),
+    )))
 }
 
 /// A ranking by club or district needs members that have one: otherwise every member
@@ -514,4 +531,36 @@ pub fn empty_ranking_warning(plan: &RunPlan, summary: &RunSummary) -> Option<Str
         filters.join(" and "),
         plan.out.join("ranking.csv").display()
     ))
+}
+
+/// The exit code of a run in which every competition was quarantined.
+pub const ALL_QUARANTINED_EXIT: u8 = 2;
+
+/// The error for a run in which every competition it read broke a rule, so that
+/// nothing was rated: the outputs (with `quarantine.csv`) are written, but a scheduled
+/// run must not report success. `None` when something was rated, or nothing read.
+pub fn all_quarantined_error(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
+    let taken = summary.competitions_applied
+        + summary.competitions_unrated
+        + summary.competitions_skipped
+        + summary.competitions_corrected;
+    (summary.competitions_quarantined > 0 && taken == 0).then(|| {
+        format!(
+            "error: every competition ({}) was quarantined, so nobody's handicap moved; the reasons are in {} (exit code {ALL_QUARANTINED_EXIT})",
+            summary.competitions_quarantined,
+            plan.out.join("quarantine.csv").display()
+        )
+    })
+}
+
+/// The warning for player numbers the run rated as non-members because `members` does
+/// not have them; `None` when there were none.
+pub fn non_members_warning(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
+    (summary.non_members_seen > 0).then(|| {
+        format!(
+            "warning: {} player numbers are not in `members` and were rated as non-members (nobody's handicap moves for them); each is listed with its competitions and entrants in {}",
+            summary.non_members_seen,
+            plan.out.join("non_members.csv").display()
+        )
+    })
 }

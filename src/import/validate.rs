@@ -94,6 +94,11 @@ pub mod limits {
     pub const MAX_IMPS_PER_BOARD: f64 = 24.0;
     /// Masterpoints of one member.
     pub const MAX_MASTERPOINTS: f64 = 1_000_000.0;
+    /// How far the mean percentage of a matchpoint field (weighted by boards played)
+    /// may be from 50. Every board's matchpoints are shared out in full, so a complete
+    /// field averages exactly 50 %; adjusted scores (60/40), a sit-out and Neuberg's
+    /// factoring move it by a point or two, a broken export by far more.
+    pub const MATCHPOINT_MEAN_TOLERANCE: f64 = 5.0;
 }
 
 /// A value as a message shows it: huge floats in exponent form, not 300 digits.
@@ -195,6 +200,48 @@ pub struct Validator {
     /// every board row needs no allocation.
     entrants: HashMap<String, HashMap<String, Origin>>,
     competitions_with_boards: HashSet<String>,
+    /// Per matchpoint competition, its `results` percentages summed.
+    percentages: HashMap<String, Percentages>,
+}
+
+/// The `results` percentages of one matchpoint competition, summed.
+#[derive(Debug, Clone)]
+struct Percentages {
+    /// Σ score × boards_played, and Σ boards_played.
+    weighted: f64,
+    boards: f64,
+    /// Σ score and the rows, for rows without boards played.
+    plain: f64,
+    rows: usize,
+    highest: f64,
+    first: Origin,
+}
+
+impl Percentages {
+    /// The rule a field with these percentages breaks, or `None`.
+    fn broken(&self) -> Option<String> {
+        if self.rows < 2 {
+            return None;
+        }
+        if self.highest <= 0.0 {
+            return Some(format!(
+                "every one of the {} entrants scored 0 %: that is impossible in a matchpoint field, whose percentages average 50 % (every board's matchpoints are shared out); the `score` column is not the entrants' percentages",
+                self.rows
+            ));
+        }
+        let mean = if self.boards > 0.0 {
+            self.weighted / self.boards
+        } else {
+            self.plain / self.rows as f64
+        };
+        ((mean - 50.0).abs() > limits::MATCHPOINT_MEAN_TOLERANCE).then(|| {
+            format!(
+                "the {} entrants' percentages average {mean:.2} %, but a matchpoint field's average 50 % (every board's matchpoints are shared out; at most {} points off for adjusted scores and sit-outs); the `score` column is not the entrants' percentages, or entrants are missing",
+                self.rows,
+                limits::MATCHPOINT_MEAN_TOLERANCE
+            )
+        })
+    }
 }
 
 fn at(origin: &Origin, column: &str) -> Location {
@@ -448,6 +495,24 @@ impl Validator {
         if let Some(opponent) = &result.opponent {
             self.known_entrant(competition, opponent, origin, "opponent")?;
         }
+        if scoring == ScoringMethod::Matchpoints {
+            let sums = self
+                .percentages
+                .entry(competition.to_owned())
+                .or_insert_with(|| Percentages {
+                    weighted: 0.0,
+                    boards: 0.0,
+                    plain: 0.0,
+                    rows: 0,
+                    highest: 0.0,
+                    first: origin.clone(),
+                });
+            sums.weighted += result.score * f64::from(result.boards_played);
+            sums.boards += f64::from(result.boards_played);
+            sums.plain += result.score;
+            sums.rows += 1;
+            sums.highest = sums.highest.max(result.score);
+        }
         let boards = facts.boards.unwrap_or(limits::MAX_BOARDS);
         if result.boards_played > boards {
             return Err(InputError::new(
@@ -615,6 +680,14 @@ impl Validator {
                         "the number of boards is missing and there are no board rows to count",
                     ),
                 ));
+            }
+            if let Some(sums) = self.percentages.get(id) {
+                if let Some(rule) = sums.broken() {
+                    broken.push((
+                        id.clone(),
+                        InputError::new(at(&sums.first, "score").competition(id.as_str()), rule),
+                    ));
+                }
             }
         }
         broken

@@ -284,8 +284,30 @@ pub(super) fn read_parquet_columns(
                 }
             }
         }
+        let schema = reader.schema().map_err(|e| Error::polars(path, e))?;
+        for (name, field) in schema.iter() {
+            if columns.is_some_and(|wanted| !wanted.contains(&name.as_str())) {
+                continue;
+            }
+            if let ArrowDataType::Struct(fields) = &field.dtype {
+                let names: Vec<String> = fields
+                    .iter()
+                    .take(5)
+                    .map(|f| format!("`{}`", f.name))
+                    .collect();
+                return Err(InputError::new(
+                    Location::file(path).column(name.as_str()),
+                    format!(
+                        "column `{name}` holds a group of {} fields in each cell (a struct: {}{}); no table of the dataset has such a column: write each value as a plain column",
+                        fields.len(),
+                        names.join(", "),
+                        if fields.len() > 5 { ", …" } else { "" }
+                    ),
+                )
+                .into());
+            }
+        }
         if let Some(columns) = columns {
-            let schema = reader.schema().map_err(|e| Error::polars(path, e))?;
             let present: Vec<String> = columns
                 .iter()
                 .filter(|name| schema.contains(name))
@@ -392,6 +414,9 @@ pub(super) fn csv_shape_error(path: &Path) -> Option<Error> {
             .into(),
         );
     }
+    if let Err(invalid) = std::str::from_utf8(bytes) {
+        return Some(not_utf8(path, bytes, invalid.valid_up_to()).into());
+    }
     let counts = csv_field_counts(bytes);
     let (header, rows) = counts.split_first()?;
     rows.iter()
@@ -406,6 +431,27 @@ pub(super) fn csv_shape_error(path: &Path) -> Option<Error> {
                 .into(),
             )
         })
+}
+
+/// The first byte of a CSV file that is not UTF-8, at `at`: its row (data rows count
+/// from 1, the header is not a row) and what the file most likely is.
+fn not_utf8(path: &Path, bytes: &[u8], at: usize) -> InputError {
+    let before = &bytes[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count();
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&bytes[start..at]).chars().count() + 1;
+    let byte = bytes.get(at).copied().unwrap_or(0);
+    let rule = format!(
+        "byte 0x{byte:02X} at character {column} is not UTF-8; the file looks like Latin-1 or Windows-1252 (å, ä, ö as one byte each): save it as UTF-8 (CSV UTF-8 in a spreadsheet)"
+    );
+    if line == 0 {
+        InputError::new(Location::file(path), format!("the header line: {rule}"))
+    } else {
+        InputError::new(Location::file(path).row(line), rule)
+    }
 }
 
 /// Cells per record of CSV text (commas outside double quotes; a quoted cell may hold
