@@ -160,9 +160,9 @@ fn a_board_number_beyond_the_events_boards_is_called_mistyped() {
     let dir = tempfile::tempdir().unwrap();
     dataset(
         dir.path(),
-        None,
+        Some("member_id,name,masterpoints\n1,Ann,10\n2,Bo,1\n3,Cy,0\n4,Di,5\n5,Ed,1\n6,Fay,2\n7,Gus,3\n8,Hal,4\n"),
         Some("competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,32\n"),
-        None,
+        Some("competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\nc1,3,5,6\nc1,4,7,8\n"),
         None,
     );
     let data = dir.path().join("data");
@@ -170,7 +170,7 @@ fn a_board_number_beyond_the_events_boards_is_called_mistyped() {
     std::fs::write(
         data.join("boards.csv"),
         "competition_id,board,ns,ew,contract,declarer,tricks,ns_score\n\
-         c1,1,1,2,3NT,S,9,400\nc1,1,2,1,3NT,S,10,430\nc1,2,1,2,2S,N,8,110\nc1,2,2,1,2S,N,9,140\nc1,999,1,2,4H,S,10,620\n",
+         c1,1,1,2,3NT,S,9,400\nc1,1,3,4,3NT,S,10,430\nc1,2,1,2,2S,N,8,110\nc1,2,3,4,2S,N,9,140\nc1,999,1,2,4H,S,10,620\n",
     )
     .unwrap();
     let output = run(dir.path());
