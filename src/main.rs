@@ -43,11 +43,11 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
                 .with_context(|| format!("run on {} failed", plan.data.display()))?;
             if !plan.quiet {
                 run::print_summary(&plan, &summary);
+                if let Some(note) = run::non_members_note(&plan, &summary) {
+                    println!("{note}");
+                }
             }
             if let Some(warning) = run::empty_ranking_warning(&plan, &summary) {
-                eprintln!("{warning}");
-            }
-            if let Some(warning) = run::non_members_warning(&plan, &summary) {
                 eprintln!("{warning}");
             }
             if let Some(error) = run::all_quarantined_error(&plan, &summary) {

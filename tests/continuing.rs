@@ -379,7 +379,7 @@ fn run_json_records_inputs_settings_and_counts() {
     assert_eq!(m["counts"]["members_moved"], 8);
     assert_eq!(m["counts"]["members_new"], 0);
     let outputs = m["outputs"].as_object().unwrap();
-    assert_eq!(outputs.len(), 10);
+    assert_eq!(outputs.len(), 11);
     let handicaps = read(&cwd.join("jun/handicaps.parquet"));
     let hash = outputs["handicaps.parquet"].as_str().unwrap();
     assert_eq!(hash.len(), 64);

@@ -127,7 +127,7 @@ fn a_misspelt_column_names_the_column_meant() {
 }
 
 /// Player numbers that are not in `members` are listed with competition and entrant
-/// in `non_members.csv`, and the run says so.
+/// in `non_members.csv`, and the run's summary says so.
 #[test]
 fn player_numbers_missing_from_members_are_listed_with_competition_and_entrant() {
     let dir = tempfile::tempdir().unwrap();
@@ -138,14 +138,13 @@ fn player_numbers_missing_from_members_are_listed_with_competition_and_entrant()
         Some("competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,99\n"),
         None,
     );
-    let output = run(dir.path());
-    let message = stderr(&output);
-    assert!(output.status.success(), "{message}");
+    let output = bridgehcp(&["run", "--data", "data", "--out", "out"], dir.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        message.contains(
-            "warning: 1 player numbers are not in `members` and were rated as non-members"
-        ) && message.contains("out/non_members.csv"),
-        "{message}"
+        stdout.contains("1 player numbers are not in `members` and were rated as non-members")
+            && stdout.contains("out/non_members.csv"),
+        "{stdout}"
     );
     assert_eq!(
         text(&dir.path().join("out/non_members.csv")),

@@ -553,12 +553,12 @@ pub fn all_quarantined_error(plan: &RunPlan, summary: &RunSummary) -> Option<Str
     })
 }
 
-/// The warning for player numbers the run rated as non-members because `members` does
-/// not have them; `None` when there were none.
-pub fn non_members_warning(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
+/// The summary's line on player numbers the run rated as non-members because `members`
+/// does not have them; `None` when there were none.
+pub fn non_members_note(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
     (summary.non_members_seen > 0).then(|| {
         format!(
-            "warning: {} player numbers are not in `members` and were rated as non-members (nobody's handicap moves for them); each is listed with its competitions and entrants in {}",
+            "{} player numbers are not in `members` and were rated as non-members (nobody's handicap moves for them); each is listed with its competitions and entrants in {}",
             summary.non_members_seen,
             plan.out.join("non_members.csv").display()
         )
