@@ -285,3 +285,22 @@ fn an_import_killed_at_every_rename_leaves_one_whole_version() {
     // Before the exchange the import had not happened; after it, it had.
     assert!(outcomes.0 >= 9 && outcomes.1 == 2, "{outcomes:?}");
 }
+
+/// Run from inside the dataset folder, an import would leave the shell in the removed
+/// previous version; it is refused, saying how to run it.
+#[test]
+fn an_import_from_inside_the_dataset_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    fresh(cwd);
+    let before = tables(&cwd.join("fed"));
+    let output = import(&BATCH, Path::new("."), &cwd.join("fed"));
+    let message = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("--out .: the command runs inside the dataset folder")
+            && message.contains("--out fed`"),
+        "{message}"
+    );
+    assert!(tables(&cwd.join("fed")) == before);
+}

@@ -69,6 +69,7 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         ExportFormat::Usebio => Some(ExportKind::Usebio),
         ExportFormat::Auto => None,
     };
+    refuse_working_folder(&args.out)?;
     let out = crate::report::dataset_commit::named_folder(&args.out);
     for found in crate::report::dataset_commit::recover_dataset(&out)? {
         eprintln!("{found}");
@@ -129,6 +130,27 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         batch,
         written,
     })
+}
+
+/// An import puts the next version of the dataset folder in the folder's place, so a
+/// shell working inside it would be left in the removed previous version (empty, its
+/// files gone from view). Refused, with the command to use instead.
+fn refuse_working_folder(out: &std::path::Path) -> Result<()> {
+    let (Ok(here), Ok(full)) = (std::env::current_dir(), std::fs::canonicalize(out)) else {
+        return Ok(());
+    };
+    if !here.starts_with(&full) {
+        return Ok(());
+    }
+    let name = full
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| full.display().to_string());
+    Err(Error::Config(format!(
+        "--out {}: the command runs inside the dataset folder, which an import replaces by its next version in one step (so that a killed import never leaves half of one); run it from outside, e.g. `cd {} && bridgehcp import ... --out {name}`",
+        out.display(),
+        full.parent().map_or_else(|| "/".into(), |p| p.display().to_string())
+    )))
 }
 
 /// The dataset already in `dir`, or an empty one when `dir` holds none.
