@@ -349,6 +349,29 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn an_import_waits_for_a_reader_and_locks_the_folder_in_place() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let fed = dir.path().join("fed");
+        std::fs::create_dir(&fed).unwrap_or_else(|e| panic!("{e}"));
+        let reader = DatasetLock::shared(&fed).unwrap_or_else(|e| panic!("{e}"));
+        let (done, finished) = std::sync::mpsc::channel();
+        let path = fed.clone();
+        let importer = std::thread::spawn(move || {
+            let lock = DatasetLock::exclusive(&path);
+            let _ = done.send(());
+            lock.map(|_| ()).map_err(|e| e.to_string())
+        });
+        let waited = finished.recv_timeout(std::time::Duration::from_millis(300));
+        assert!(waited.is_err(), "the import did not wait for the reader");
+        drop(reader);
+        assert!(finished
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .is_ok());
+        assert_eq!(importer.join().ok(), Some(Ok(())));
+    }
+
     #[test]
     fn temporary_names_carry_the_writer_pid() {
         assert_eq!(temporary_pid(".tmp-4711-0"), Some(4711));
