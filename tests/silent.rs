@@ -246,3 +246,29 @@ fn a_struct_column_is_named_in_plain_terms() {
     );
     assert!(!message.contains("Field {"), "{message}");
 }
+
+/// A third team in a team match is named with the two teams already in it, at its
+/// `results` row, not by internal indices at the `competitions` row.
+#[test]
+fn a_third_team_in_a_team_match_is_named_at_its_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut members = String::from("member_id,name,masterpoints\n");
+    for id in 1..=12 {
+        members.push_str(&format!("{id},P{id},1\n"));
+    }
+    dataset(
+        dir.path(),
+        Some(&members),
+        Some("competition_id,date,format,scoring,boards\nm1,2026-01-05,teams,team_imps,2\n"),
+        Some("competition_id,entrant,player1,player2,player3,player4\nm1,A,1,2,3,4\nm1,B,5,6,7,8\nm1,C,9,10,11,12\n"),
+        Some("competition_id,entrant,boards_played,score,opponent\nm1,A,2,10,B\nm1,B,2,-10,A\nm1,C,2,5,A\n"),
+    );
+    let output = run(dir.path());
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let quarantine = text(&dir.path().join("out/quarantine.csv"));
+    assert!(
+        quarantine.contains("m1,2026-01-05,data/results.csv,3,entrant,,\"a team_imps competition is one match between two teams, but this row adds a third team `C` to `A` and `B`"),
+        "{quarantine}"
+    );
+    assert!(!quarantine.contains("opponent 0"), "{quarantine}");
+}

@@ -202,6 +202,8 @@ pub struct Validator {
     competitions_with_boards: HashSet<String>,
     /// Per matchpoint competition, its `results` percentages summed.
     percentages: HashMap<String, Percentages>,
+    /// Per team match (`team_imps`), the teams its `results` rows list, in order.
+    match_teams: HashMap<String, Vec<String>>,
 }
 
 /// The `results` percentages of one matchpoint competition, summed.
@@ -494,6 +496,21 @@ impl Validator {
         }
         if let Some(opponent) = &result.opponent {
             self.known_entrant(competition, opponent, origin, "opponent")?;
+        }
+        if scoring == ScoringMethod::TeamImps {
+            let teams = self.match_teams.entry(competition.to_owned()).or_default();
+            if !teams.contains(&result.entrant) {
+                if let [first, second] = &teams[..] {
+                    return Err(InputError::new(
+                        located("entrant"),
+                        format!(
+                            "a team_imps competition is one match between two teams, but this row adds a third team `{}` to `{first}` and `{second}`; give each match its own competition_id",
+                            result.entrant
+                        ),
+                    ));
+                }
+                teams.push(result.entrant.clone());
+            }
         }
         if scoring == ScoringMethod::Matchpoints {
             let sums = self
