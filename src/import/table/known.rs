@@ -93,19 +93,31 @@ fn known(table: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// Edits (insert, delete, replace one character) from `a` to `b`.
+/// Edits (insert, delete, replace one character, swap two neighbours) from `a` to `b`.
 fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let replace = previous[j] + usize::from(ca != *cb);
-            current.push(replace.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for (i, cell) in d.iter_mut().step_by(width).enumerate() {
+        *cell = i;
     }
-    previous[b.len()]
+    for (j, cell) in d.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
 }
 
 /// The known column `name` is most likely a slip for, if any: the same name in other
@@ -157,5 +169,6 @@ mod tests {
         assert_eq!(nearest("notes", members), None);
         assert_eq!(nearest("month", members), None);
         assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("nmae", "name"), 1);
     }
 }
