@@ -123,6 +123,11 @@ fn distance(a: &str, b: &str) -> usize {
 /// The known column `name` is most likely a slip for, if any: the same name in other
 /// case or spacing, or one or two edits away (one for short names).
 pub(super) fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    // No column name is longer than 20 characters: a longer one (a 10 MB header cell)
+    // is no slip, and is not compared character by character.
+    if name.len() > 64 {
+        return None;
+    }
     let folded = name.trim().to_lowercase().replace([' ', '-'], "_");
     let allowed = if folded.chars().count() >= 6 { 2 } else { 1 };
     known
@@ -168,6 +173,7 @@ mod tests {
         assert_eq!(nearest("nmae", members), Some("name"));
         assert_eq!(nearest("notes", members), None);
         assert_eq!(nearest("month", members), None);
+        assert_eq!(nearest(&"7".repeat(10 * 1024 * 1024), members), None);
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(distance("nmae", "name"), 1);
     }
