@@ -1,4 +1,5 @@
 //! The confidence figure of `fsb-2007-plus`, through the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use std::path::Path;
 

@@ -1,6 +1,7 @@
 //! Continuing a run month by month, as a federation officer does, with the real binary:
 //! corrections and late results replay the history, a state that does not fit is
 //! refused, and a run killed while committing its outputs leaves the previous ones.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::{bridgehcp, ok, read, text};
