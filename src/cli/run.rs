@@ -390,7 +390,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     } = crate::import::table::open_checked(&plan.data, plan.settings.on_error)?;
     check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
-        Some(dir) => Some(crate::import::previous_run::load(dir)?),
+        Some(dir) => Some(crate::report::previous_run::load(dir)?),
         None => None,
     };
     reading.finish_and_clear();

@@ -138,7 +138,7 @@ fn playing_handicaps(
     };
     let states = match &args.state {
         Some(dir) => {
-            let previous = crate::import::previous_run::load(dir)?;
+            let previous = crate::report::previous_run::load(dir)?;
             let sha256 = crate::pipeline::ledger::factor_hash(&factors);
             if previous.record.factors_sha256 != sha256 {
                 return Err(Error::Config(format!(

@@ -9,10 +9,12 @@
 //! competition, a late result), continuing would be wrong, so the history is replayed
 //! from the start and the members whose handicap that corrects are listed.
 
+mod competition;
 pub mod ledger;
 mod model_input;
 pub mod passes;
 pub mod prepare;
+mod prepared;
 pub mod progress;
 pub mod ranking;
 pub mod replay;
@@ -34,13 +36,13 @@ use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
+pub use competition::EntrantRows;
 pub use ledger::Difference;
 use passes::Collected;
 pub use passes::{BoardSource, InMemory};
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
-pub use score::EntrantRows;
 pub use state::{PlayerState, Registry};
 pub use state_io::{AppliedThrough, PreviousRun, RunRecord};
 
@@ -258,7 +260,7 @@ pub fn run_with_progress(
         boards: &dataset.boards,
         quarantine,
     };
-    let rows = score::EntrantRows::of(dataset);
+    let rows = competition::EntrantRows::of(dataset);
     run_source(dataset, rows, &mut boards, settings, previous, progress)
 }
 
@@ -270,7 +272,7 @@ pub fn run_with_progress(
 /// reads again only what it applies. Either way only one batch of board rows is held.
 pub fn run_source(
     head: &Dataset,
-    rows: score::EntrantRows<'_>,
+    rows: competition::EntrantRows<'_>,
     boards: &mut dyn BoardSource,
     settings: &RunSettings,
     previous: Option<PreviousRun>,
@@ -284,7 +286,7 @@ pub fn run_source(
         previous.check(settings, &factors_sha256)?;
     }
     let starting = registry.starting_states(&settings.factors)?;
-    let index = score::Index::new(&head.competitions, &rows.entrants, &rows.results);
+    let index = competition::Index::new(&head.competitions, &rows.entrants, &rows.results);
     let until_ok = |at: usize| settings.until.is_none_or(|u| index.order[at].date <= u);
     let prepare = |at: usize, rows: &[&BoardResult]| {
         let mut one = prepare::prepare_one(
@@ -400,7 +402,7 @@ pub fn run_source(
     }
     let scope_competitions: Vec<&Competition> = scope.iter().map(|&at| index.order[at]).collect();
     let outcomes = collected.take_outcomes(&index, &scope)?;
-    let (done, prepare_failed) = score::split_outcomes(&scope_competitions, outcomes);
+    let (done, prepare_failed) = competition::split_outcomes(&scope_competitions, outcomes);
     let mut prepared = prepare::assemble(done, prepare_failed);
     prepared.board_scores = collected.board_scores(&scope);
     let hashing = collected.hashing;

@@ -8,6 +8,7 @@ pub mod import_log;
 pub mod manifest;
 pub mod monthly;
 pub mod outputs;
+pub mod previous_run;
 pub mod run_tables;
 pub mod sheet;
 pub mod statement;

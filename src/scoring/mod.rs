@@ -47,6 +47,7 @@ pub mod imps;
 pub mod matchpoints;
 pub mod outcome;
 mod rows;
+mod source;
 pub mod standings;
 pub mod swiss;
 mod tables;
@@ -55,6 +56,7 @@ pub mod vp;
 
 pub use competition::score_competition;
 pub use rows::{entrant_order, BoardScore, BoardScoreTable, ScoredCompetition, Standing};
+pub use source::{BoardSource, InMemory};
 pub use team::team_match_vps;
 
 #[cfg(test)]
