@@ -182,7 +182,7 @@ pub fn manifest(
         applied_through: output.applied_through.clone(),
         ledger_scheme: crate::pipeline::ledger::SCHEME,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
-            other_ledger_scheme: d.other_scheme,
+            other_ledger_scheme: d.other_scheme.is_some(),
             changed: d.changed.clone(),
             added_late: d.late.clone(),
             removed: d.removed.clone(),
