@@ -342,12 +342,26 @@ fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
 
 /// The commit of the output folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops the process
 /// at that point of it (`staged`, `swapped`, `between-renames`) so that a test can kill
-/// it there, and `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit.
+/// it there, and `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit. Both exist
+/// only in builds for the tests (feature `test-hooks`).
+#[cfg(feature = "test-hooks")]
 fn pause_at(point: &str) {
     if std::env::var("BRIDGEHCP_TEST_PAUSE_AT").is_ok_and(|p| p == point) {
         eprintln!("bridgehcp: paused at {point}");
         std::thread::sleep(std::time::Duration::from_secs(600));
     }
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn pause_at(_point: &str) {}
+
+/// Whether the commit may exchange the folders in one rename (see [`pause_at`]).
+fn exchange_allowed() -> bool {
+    #[cfg(feature = "test-hooks")]
+    if std::env::var("BRIDGEHCP_TEST_RENAME").is_ok_and(|v| v == "two") {
+        return false;
+    }
+    true
 }
 
 /// A path a run definition names that does not exist, as an error that says how paths
@@ -421,7 +435,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();
     let commit = Commit {
-        exchange: std::env::var("BRIDGEHCP_TEST_RENAME").map_or(true, |v| v != "two"),
+        exchange: exchange_allowed(),
         at: &pause_at,
     };
     crate::report::outputs::write_run(&plan.out, &output, &plan.settings, &inputs, commit)?;
