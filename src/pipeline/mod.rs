@@ -477,8 +477,8 @@ impl<'a> Run<'a> {
         prepared: &mut Prepared,
         quarantine: &mut Quarantine,
     ) -> Result<HashSet<String>> {
-        if let Some(error) = self.first_error(&prepared.quarantined) {
-            return Err(error);
+        if let Some(error) = self.settings.on_error.first_error(&prepared.quarantined) {
+            return Err(error.into());
         }
         let ids = prepared
             .quarantined
@@ -487,13 +487,6 @@ impl<'a> Run<'a> {
             .collect();
         quarantine.extend(std::mem::take(&mut prepared.quarantined));
         Ok(ids)
-    }
-
-    /// Under `--strict`, the first of `quarantined`'s reasons as the run's error: the
-    /// one rule of strict mode (stop at the first competition that breaks a rule).
-    fn first_error(&self, quarantined: &[Quarantined]) -> Option<Error> {
-        let first = quarantined.first().and_then(|q| q.reasons.first())?;
-        self.strict().then(|| first.clone().into())
     }
 
     /// Stage 2 (between the passes): continue the previous run's state, or, when the

@@ -10,6 +10,7 @@ pub mod monthly;
 pub mod outputs;
 pub mod previous_run;
 pub mod run_tables;
+pub mod scoring;
 pub mod sheet;
 pub mod statement;
 pub mod svg;
