@@ -330,13 +330,16 @@ fn file_graph(module: &str) -> BTreeMap<String, BTreeMap<String, PathBuf>> {
         let Some((child, depth)) = child_of(file) else {
             continue;
         };
-        let code = code_of(&std::fs::read_to_string(file).unwrap_or_default());
+        // Paths from the crate root are renamed first, so that `crate::scoring::x` in
+        // `report/` is not taken for a sibling `report/scoring.rs`.
+        let code = code_of(&std::fs::read_to_string(file).unwrap_or_default())
+            .replace("crate::", "crate_root::");
         // `super::` from `x.rs` names a sibling; from `x/y.rs`, `super::super::` does
         // (and `x/mod.rs` counts as `x.rs`).
         let is_mod = file.file_name().is_some_and(|n| n == "mod.rs");
         let up = if is_mod { depth - 1 } else { depth };
         let sibling_prefix = format!("{}::", vec!["super"; up.max(1)].join("::"));
-        let prefixes = [sibling_prefix, format!("crate::{module}::")];
+        let prefixes = [sibling_prefix, format!("crate_root::{module}::")];
         let mut names = BTreeSet::new();
         for prefix in &prefixes {
             let rewritten = code.replace(prefix.as_str(), "crate::");

@@ -34,20 +34,33 @@ fn main() -> anyhow::Result<()> {
             }
         }
         Command::Score(args) => {
-            let summary = bridgehcp::cli::score::execute(&args)
-                .with_context(|| format!("scoring {} failed", args.source()))?;
+            let summary =
+                bridgehcp::cli::score::execute(&args).map_err(|e| match args.source() {
+                    Some(source) => {
+                        anyhow::Error::from(e).context(format!("scoring {source} failed"))
+                    }
+                    None => e.into(),
+                })?;
             if let Some(list) = &summary.start_list {
                 print!("{list}");
             }
+            use bridgehcp::report::count;
             println!(
-                "bridgehcp score: {} competitions, {} standings rows, {} board scores{}; outputs in {}",
-                summary.competitions,
-                summary.standings,
-                summary.board_scores,
+                "bridgehcp score: {}, {}, {}{}; outputs in {}",
+                count(summary.competitions, "competition", "competitions"),
+                count(summary.standings, "standings row", "standings rows"),
+                count(summary.board_scores, "board score", "board scores"),
                 if summary.quarantined > 0 {
                     format!(
-                        ", {} competitions left out because they break a rule (see quarantine.csv)",
-                        summary.quarantined
+                        ", {} (see quarantine.csv)",
+                        if summary.quarantined == 1 {
+                            "1 competition left out because it breaks a rule".to_string()
+                        } else {
+                            format!(
+                                "{} competitions left out because they break a rule",
+                                summary.quarantined
+                            )
+                        }
                     )
                 } else {
                     String::new()
@@ -60,12 +73,12 @@ fn main() -> anyhow::Result<()> {
             let b = &summary.batch;
             use bridgehcp::import::batch::Status;
             println!(
-                "bridgehcp import: {} files: {} imported, {} corrections, {} unchanged, {} duplicates, {} refused; {} mismatched (imported, but not what their program printed: see import-report.csv); {}",
-                summary.files,
+                "bridgehcp import: {}: {} imported, {}, {} unchanged, {}, {} refused; {} mismatched (imported, but not what their program printed: see import-report.csv); {}",
+                bridgehcp::report::count(summary.files, "file", "files"),
                 b.count(Status::Imported),
-                b.count(Status::Correction),
+                bridgehcp::report::count(b.count(Status::Correction), "correction", "corrections"),
                 b.count(Status::Unchanged),
-                b.count(Status::Duplicate),
+                bridgehcp::report::count(b.count(Status::Duplicate), "duplicate", "duplicates"),
                 b.count(Status::Refused),
                 b.count(Status::Mismatch),
                 if summary.written {
@@ -100,8 +113,9 @@ fn main() -> anyhow::Result<()> {
             let summary = bridgehcp::cli::sample::execute(&args)
                 .with_context(|| format!("writing the sample to {} failed", args.out.display()))?;
             println!(
-                "bridgehcp sample: {} members, {} competitions, {} board rows, {} results in {}",
-                summary.members,
+                "bridgehcp sample: {} and {} (kind = foreign in members: they play as guests, with a temporary handicap), {} competitions, {} board rows, {} results in {}",
+                bridgehcp::report::count(summary.members, "member", "members"),
+                bridgehcp::report::count(summary.foreign, "foreign guest", "foreign guests"),
                 summary.competitions,
                 summary.board_rows,
                 summary.results,

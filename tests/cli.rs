@@ -163,9 +163,9 @@ fn a_broken_competition_is_quarantined_and_moves_nobody() {
         &["run", "--data", "bad", "--out", "out"],
         dir.path(),
     ));
-    assert!(stdout.contains("1 competitions applied"), "{stdout}");
+    assert!(stdout.contains("1 competition applied"), "{stdout}");
     assert!(
-        stdout.contains("1 left out because they break a rule (see quarantine.csv)"),
+        stdout.contains("1 left out because it breaks a rule (see quarantine.csv)"),
         "{stdout}"
     );
     let listed = String::from_utf8(read(&dir.path().join("out/quarantine.csv"))).unwrap();
@@ -429,6 +429,7 @@ fn csv_outputs_neutralise_formulas_and_ids_never_become_paths() {
             "quarantine.csv",
             "ranking.csv",
             "ranking.parquet",
+            "ranking_published.csv",
             "run.json",
             "standings.parquet",
             "unrated.csv",
@@ -457,7 +458,7 @@ fn score_applies_the_same_result_checks_as_run() {
         dir.path(),
     ));
     assert!(
-        stdout.contains("1 competitions left out because they break a rule"),
+        stdout.contains("1 competition left out because it breaks a rule"),
         "{stdout}"
     );
     let listed = String::from_utf8(read(&dir.path().join("scored/quarantine.csv"))).unwrap();

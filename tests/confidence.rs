@@ -1,4 +1,5 @@
-//! The confidence figure of `fsb-2007-plus`, through the real binary.
+//! The confidence figure of `fsb-2007-plus`, the gain of `fsb-2007-kalman` that follows
+//! it, and the partnership pull, through the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use std::path::Path;
@@ -13,6 +14,27 @@ fn plus_factors() -> String {
         .join("data/factors/fsb-2007-plus.toml")
         .display()
         .to_string()
+}
+
+fn kalman_factors() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/factors/fsb-2007-kalman.toml")
+        .display()
+        .to_string()
+}
+
+/// `(member_id, handicap)` from a run's `handicaps.parquet`.
+fn handicaps(out: &Path) -> Vec<(i64, f64)> {
+    let path = out.join("handicaps.parquet");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let frame = ParquetReader::new(file)
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let ids = frame.column("member_id").unwrap().i64().unwrap().clone();
+    let h = frame.column("handicap").unwrap().f64().unwrap().clone();
+    (0..frame.height())
+        .map(|i| (ids.get(i).unwrap(), h.get(i).unwrap()))
+        .collect()
 }
 
 /// `(member_id, handicap_sd)` from a run's `handicaps.parquet`.
@@ -41,10 +63,10 @@ fn run(dir: &Path, factors: Option<&str>) -> std::path::PathBuf {
     out
 }
 
-#[test]
-fn one_session_shrinks_the_confidence_figure_by_the_share_it_moved() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
+/// One 24-board pairs session: Ann (10 MP) and Bo (20) score 55 % against Cy (0) and
+/// Di (5); Ed (0) does not play.
+fn one_session(dir: &Path) {
+    let data = dir.join("data");
     std::fs::create_dir(&data).unwrap();
     std::fs::write(
         data.join("members.csv"),
@@ -66,7 +88,105 @@ fn one_session_shrinks_the_confidence_figure_by_the_share_it_moved() {
         "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\n",
     )
     .unwrap();
+}
 
+#[test]
+fn the_kalman_gain_moves_a_new_player_by_the_filters_share() {
+    let dir = tempfile::tempdir().unwrap();
+    one_session(dir.path());
+    let out = dir.path().join("kalman");
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            "data",
+            "--factors",
+            &kalman_factors(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    ));
+    // By hand: starting handicaps 52/1.1 = 47.272727, 52/1.2 = 43.333333, 52 and
+    // 52/1.05 = 49.523810; pairs 45.303030 and 50.761905, so Ann and Bo are expected
+    // (50.761905 − 45.303030)/2 = +2.729437 % and score +5. Nobody has played: P = 20²
+    // = 400, R = 100²/24 = 416.666667, K = 400/816.666667 = 0.489796; each handicap
+    // moves K·C_b·(r − r̂) = 0.489796·2·2.270563 = 2.224225, and the figure becomes
+    // √((1 − K)·P) = √(400·416.666667/816.666667) = 100/7 = 14.285714.
+    let k: f64 = 400.0 / (400.0 + 10_000.0 / 24.0);
+    assert!((k - 0.489_796).abs() < 1e-6);
+    let step = k * 2.0 * (5.0 - 2.729_437);
+    assert!((step - 2.224_225).abs() < 1e-5, "{step}");
+    let got = handicaps(&out);
+    let want = [
+        (1, 47.272_727 - 2.224_225),
+        (2, 43.333_333 - 2.224_225),
+        (3, 52.0), // 52 + 2.22 stops at the cap
+        (4, 49.523_810 + 2.224_225),
+        (5, 52.0),
+    ];
+    for ((id, h), (want_id, want_h)) in got.iter().zip(want) {
+        assert_eq!(*id, want_id);
+        assert!((h - want_h).abs() < 1e-5, "member {id}: {h} vs {want_h}");
+    }
+    let figures = confidence(&out);
+    for (id, sd) in &figures[..4] {
+        let sd = sd.unwrap_or_else(|| panic!("member {id} has no figure"));
+        assert!((sd - 100.0 / 7.0).abs() < 1e-9, "member {id}: {sd}");
+    }
+    assert_eq!(figures[4], (5, Some(20.0)));
+}
+
+#[test]
+fn the_partnership_pull_closes_a_share_of_each_pairs_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    one_session(dir.path());
+    let default = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/factors/fsb-2007.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("pull.toml"),
+        format!("{default}\n[partnership]\npull_per_board = 0.005\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("pull");
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            "data",
+            "--factors",
+            "pull.toml",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    ));
+    // By hand: fsb-2007 moves Ann and Bo by −(24.6/23)·2·24·(5 − 2.729437)/480 =
+    // −0.242851 (Cy and Di by +0.242851). The pull closes p = 0.005·24 = 0.12 of each
+    // pair's gap, 0.06 each: 0.06·(47.272727 − 43.333333) = 0.236364 and
+    // 0.06·(52 − 49.523810) = 0.148571. Each pair's mean moves by the seed's change alone.
+    let got = handicaps(&out);
+    let want = [
+        (1, 47.272_727 - 0.242_851 - 0.236_364),
+        (2, 43.333_333 - 0.242_851 + 0.236_364),
+        (3, 52.0), // 52 + 0.242851 − 0.148571 stops at the cap
+        (4, 49.523_810 + 0.242_851 + 0.148_571),
+        (5, 52.0),
+    ];
+    for ((id, h), (want_id, want_h)) in got.iter().zip(want) {
+        assert_eq!(*id, want_id);
+        assert!((h - want_h).abs() < 1e-5, "member {id}: {h} vs {want_h}");
+    }
+}
+
+#[test]
+fn one_session_shrinks_the_confidence_figure_by_the_share_it_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    one_session(dir.path());
     let plus = run(dir.path(), Some(&plus_factors()));
     // By hand: a newcomer's impact at 0 boards is 180, so 24 of 24 boards of a pairs
     // event move the handicap g = W·N_G/180 = (24.6/23)·24/180 of the way, and the
@@ -106,9 +226,15 @@ fn on_the_sample_the_figure_lies_between_its_floor_and_its_start() {
 
 #[test]
 fn a_continued_run_carries_the_figure_over_exactly() {
+    // The Kalman gain reads the figure and the last day played: both must carry over.
+    for factors in [plus_factors(), kalman_factors()] {
+        continued_run_matches_one_run(&factors);
+    }
+}
+
+fn continued_run_matches_one_run(factors: &str) {
     let dir = tempfile::tempdir().unwrap();
     let sample = sample();
-    let factors = plus_factors();
     let run = |out: &str, extra: &[&str]| {
         let mut args = vec![
             "run",
@@ -116,7 +242,7 @@ fn a_continued_run_carries_the_figure_over_exactly() {
             "--data",
             sample.to_str().unwrap(),
             "--factors",
-            &factors,
+            factors,
             "--out",
             out,
         ];
@@ -131,6 +257,10 @@ fn a_continued_run_carries_the_figure_over_exactly() {
         confidence(&dir.path().join("all")),
     );
     assert_eq!(rest, all);
+    assert_eq!(
+        handicaps(&dir.path().join("rest")),
+        handicaps(&dir.path().join("all"))
+    );
     // Not trivially equal: November's players have a smaller figure than the start's.
     let nov = confidence(&dir.path().join("nov"));
     assert!(nov.iter().any(|(_, sd)| sd.is_some_and(|sd| sd < 10.0)));

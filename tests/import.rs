@@ -304,7 +304,7 @@ fn duplicates_under_another_header_and_corrections() {
         .unwrap_or_else(|e| panic!("{e}"));
     let output = import(&[&renamed], &out, &[]);
     let stdout = ok(&output);
-    assert!(stdout.contains("1 duplicates"), "{stdout}");
+    assert!(stdout.contains("1 duplicate,"), "{stdout}");
     assert!(
         text(&output.stderr).contains("the same session (date and results) as competition `pbn-2015-09-24-0176-sinsen-bk-272`"),
         "{}",
@@ -320,7 +320,7 @@ fn duplicates_under_another_header_and_corrections() {
     std::fs::write(&corrected, replace("\"33860\"", "\"33861\"")).unwrap_or_else(|e| panic!("{e}"));
     let output = import(&[&corrected], &out, &[]);
     let stdout = ok(&output);
-    assert!(stdout.contains("1 corrections"), "{stdout}");
+    assert!(stdout.contains("1 correction,"), "{stdout}");
     assert!(
         text(&output.stderr).contains("correction: "),
         "{}",
@@ -610,7 +610,7 @@ fn a_session_sent_again_under_another_serial_number_is_a_correction() {
     ok(&import(&[&original], &out, &[]));
     let output = import(&[&resent], &out, &[]);
     let stdout = ok(&output);
-    assert!(stdout.contains("1 corrections"), "{stdout}");
+    assert!(stdout.contains("1 correction,"), "{stdout}");
     assert!(
         text(&output.stderr).contains(&format!(
             "correction: {}: the same session as competition \
@@ -638,7 +638,7 @@ fn a_session_sent_again_under_another_serial_number_is_a_correction() {
     let output = import(&[&resent, &original], &once, &[]);
     let stdout = ok(&output);
     assert!(
-        stdout.contains("2 files: 1 imported, 1 corrections"),
+        stdout.contains("2 files: 1 imported, 1 correction,"),
         "{stdout}"
     );
     let (x, y) = (dataset_bytes(&once), dataset_bytes(&out));

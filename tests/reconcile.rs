@@ -490,7 +490,7 @@ fn a_number_typed_twice_in_a_pair_is_reported_and_the_session_imports() {
     let fed = dir.path().join("fed");
     let output = import(&[&file], &fed, &[]);
     let stdout = ok(&output);
-    assert!(stdout.contains("1 files: 1 imported"), "{stdout}");
+    assert!(stdout.contains("1 file: 1 imported"), "{stdout}");
     let report = text_of(&fed.join("import-report.csv"));
     let row = report
         .lines()

@@ -102,9 +102,9 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     let refused = batch.count(Status::Refused);
     let outcome = if refused > 0 && !args.keep_going {
         Err(Error::Config(format!(
-            "{refused} of {} files refused (listed above and in {}); nothing was imported. \
+            "{refused} of {} refused (listed above and in {}); nothing was imported. \
              Fix or remove them, or pass --keep-going to import the rest",
-            files.len(),
+            crate::report::count(files.len(), "file", "files"),
             args.out.join("import-report.csv").display()
         )))
     } else {

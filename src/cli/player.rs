@@ -7,7 +7,7 @@ use clap::Args;
 use crate::error::{Error, Result};
 use crate::pipeline::{self, RunSettings};
 use crate::quarantine::OnError;
-use crate::report::files::{write_atomic, write_csv};
+use crate::report::files::{write_atomic, write_csv_rounded};
 use crate::report::run_tables::RunTables;
 use crate::report::statement::{statement, Statement};
 
@@ -98,7 +98,7 @@ pub fn execute(args: &PlayerArgs) -> Result<Statement> {
         let frame = statement
             .to_frame()
             .map_err(|e| Error::polars(path.clone(), e))?;
-        write_csv(&frame, path)?;
+        write_csv_rounded(&frame, path)?;
     }
     if let Some(path) = &args.html {
         let html = statement.to_html();

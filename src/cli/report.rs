@@ -5,16 +5,17 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::error::{Error, Result};
-use crate::report::files::{write_atomic, write_csv};
+use crate::report::files::{write_atomic, write_csv_rounded};
 use crate::report::monthly::{self, Report, TextTable};
-use crate::report::run_tables::{read_text_table, RunTables};
+use crate::report::run_tables::{read_import_log, read_text_table, RunTables};
 
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  bridgehcp report --out-dir out/2026-11 --previous out/2026-10\n  \
 bridgehcp report --out-dir out --top 50 --html /tmp/report.html\n\n\
-Writes report.html (handicap distribution, the month's biggest movers, new members, the \
-ranking's top N with the change since --previous, quarantined and unrated competitions and \
+Writes report.html (activity over the months, handicap distribution, the spread of the \
+month's changes, the month's refused and mismatched files from the dataset's import log, \
+the month's biggest movers, new members, the ranking's top N with the change since --previous, quarantined and unrated competitions and \
 corrections, and per club: members, active players and mean handicap) and \
 ranking_diff.csv (every ranking line with its previous rank and handicap) into the run's \
 folder. The month is the month of the run's last competition; active players played in \
@@ -39,6 +40,10 @@ pub struct ReportArgs {
     /// Where to write the ranking's changes (default: OUT_DIR/ranking_diff.csv).
     #[arg(long, value_name = "FILE")]
     pub diff: Option<PathBuf>,
+    /// The dataset whose import_log.parquet lists the month's refused and mismatched
+    /// files (default: the dataset the run's run.json names; no section without a log).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
     /// The federation's name in the title.
     #[arg(long, value_name = "TEXT", default_value = "Handicap report")]
     pub title: String,
@@ -67,7 +72,12 @@ pub fn execute(args: &ReportArgs) -> Result<(Report, PathBuf, PathBuf)> {
             }),
         }
     }
-    let report = monthly::build(&current, previous.as_ref(), tables, args.top, args.movers);
+    let log = match args.data.clone().or_else(|| current.data.clone()) {
+        Some(data) => read_import_log(&data)?,
+        None => None,
+    };
+    let report = monthly::build(&current, previous.as_ref(), tables, args.top, args.movers)
+        .with_import_log(log);
     let html_path = args
         .html
         .clone()
@@ -79,7 +89,7 @@ pub fn execute(args: &ReportArgs) -> Result<(Report, PathBuf, PathBuf)> {
     let diff = report
         .ranking_diff()
         .map_err(|e| Error::polars(diff_path.clone(), e))?;
-    write_csv(&diff, &diff_path)?;
+    write_csv_rounded(&diff, &diff_path)?;
     let html = report.to_html(&args.title);
     write_atomic(&html_path, |out| {
         std::io::Write::write_all(out, html.as_bytes()).map_err(|e| Error::io(&html_path, e))

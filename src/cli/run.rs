@@ -58,6 +58,13 @@ pub struct RunArgs {
     /// Ranking: rank within each club or district.
     #[arg(long, value_enum)]
     pub ranking_by: Option<RankingGroupArg>,
+    /// Published ranking (ranking_published.csv): minimum rated boards; members below
+    /// it are marked provisional in handicaps.parquet (default 100).
+    #[arg(long, value_name = "N")]
+    pub publish_min_boards: Option<u64>,
+    /// Published ranking: only members active in the last N months (default 12).
+    #[arg(long, value_name = "N")]
+    pub publish_active_months: Option<u32>,
     /// Apply only competitions dated up to this day (e.g. the month's last day).
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub until: Option<NaiveDate>,
@@ -149,6 +156,16 @@ pub struct RunDefinition {
     pub strict: Option<bool>,
     #[serde(default)]
     pub ranking: RankingDefinition,
+    /// The published ranking's filters (`ranking_published.csv`).
+    #[serde(default)]
+    pub published: PublishedDefinition,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedDefinition {
+    pub min_boards: Option<u64>,
+    pub active_months: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -282,6 +299,21 @@ impl RunArgs {
                     as_of: self.as_of.or(definition.ranking.as_of),
                     group_by,
                 },
+                published: {
+                    let defaults = pipeline::published_ranking();
+                    RankingOptions {
+                        min_boards: self
+                            .publish_min_boards
+                            .or(definition.published.min_boards)
+                            .unwrap_or(defaults.min_boards),
+                        active_months: self
+                            .publish_active_months
+                            .or(definition.published.active_months)
+                            .or(defaults.active_months),
+                        as_of: self.as_of.or(definition.ranking.as_of),
+                        group_by: None,
+                    }
+                },
                 until: self.until,
                 on_error: if self.strict || definition.strict.unwrap_or(false) {
                     OnError::Strict
@@ -397,14 +429,21 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     }
     crate::report::files::recover(&plan.out)?;
     let progress = !plan.quiet;
-    let reading = spinner(progress, format!("reading {}", plan.data.display()));
     let crate::import::table::Opened {
         mut head,
         boards: mut board_files,
-    } = crate::import::table::open_checked(&plan.data, plan.settings.on_error)?;
+    } = crate::import::table::open_checked_with(
+        &plan.data,
+        plan.settings.on_error,
+        &Bars::new(progress),
+    )?;
+    let reading = spinner(progress, format!("reading {}", plan.data.display()));
     check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
-        Some(dir) => Some(crate::report::previous_run::load(dir)?),
+        Some(dir) => Some(
+            crate::report::previous_run::load(dir)?
+                .with_partial_history(!crate::report::history::is_whole(dir)),
+        ),
         None => None,
     };
     reading.finish_and_clear();
@@ -467,43 +506,68 @@ fn check_ranking_groups(plan: &RunPlan, dataset: &crate::dataset::Dataset) -> Re
 
 /// Prints the end-of-run summary.
 pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
-    println!(
-        "bridgehcp run on {}: {}{} competitions applied{}{}{}, {} members moved, {} player changes; last competition {}; {:.2} s (reading {:.2}, hashing {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})",
+    println!("{}", summary_text(plan, summary));
+}
+
+/// The end-of-run summary: what was applied, what was not and why, and where the
+/// outputs are.
+pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
+    use crate::report::count;
+    let mut not_applied = Vec::new();
+    if summary.competitions_skipped > 0 {
+        not_applied.push(format!(
+            "{} already applied by the previous run and unchanged",
+            summary.competitions_skipped
+        ));
+    }
+    if summary.competitions_not_rated > 0 {
+        not_applied.push(format!(
+            "{} scored but marked not rated (`rated` false)",
+            summary.competitions_not_rated
+        ));
+    }
+    if summary.competitions_unrated > 0 {
+        not_applied.push(format!(
+            "{} could not be rated (see unrated.csv)",
+            summary.competitions_unrated
+        ));
+    }
+    if summary.competitions_quarantined > 0 {
+        not_applied.push(format!(
+            "{} left out because {} a rule (see quarantine.csv)",
+            summary.competitions_quarantined,
+            if summary.competitions_quarantined == 1 {
+                "it breaks"
+            } else {
+                "they break"
+            }
+        ));
+    }
+    let replayed = match &summary.replayed {
+        Some(reason) => format!(
+            "{} ({reason}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
+            if reason.contains("version of bridgehcp") {
+                "the previous run's state cannot be continued as it is"
+            } else {
+                "the dataset no longer matches what the previous run applied"
+            },
+            count(summary.members_corrected, "member's handicap", "members' handicaps")
+        ),
+        None => String::new(),
+    };
+    let published = &plan.settings.published;
+    format!(
+        "bridgehcp run on {}: {replayed}{} applied{}, {} moved, {}; last competition {}; {:.2} s (reading {:.2}, hashing {:.2}, scoring {:.2}, replay {:.2}, writing {:.2})\n  \
+{} ranked, {} on the published ranking (ranking_published.csv: at least {} rated boards{}); {} provisional (fewer boards); {} in rated competitions taken by non-members (they count in the field, nobody moves for them); outputs in {}",
         plan.data.display(),
-        match &summary.replayed {
-            Some(reason) => format!(
-                "the dataset no longer matches what the previous run applied ({reason}), so the whole history was replayed from the start, correcting {} members' handicaps (see corrections.csv): ",
-                summary.members_corrected
-            ),
-            None => String::new(),
-        },
-        summary.competitions_applied,
-        if summary.competitions_skipped > 0 {
-            format!(
-                " ({} already applied by the previous run and unchanged)",
-                summary.competitions_skipped
-            )
-        } else {
+        count(summary.competitions_applied, "competition", "competitions"),
+        if not_applied.is_empty() {
             String::new()
-        },
-        if summary.competitions_unrated > 0 {
-            format!(
-                ", {} could not be rated (see unrated.csv)",
-                summary.competitions_unrated
-            )
         } else {
-            String::new()
+            format!(" ({})", not_applied.join(", "))
         },
-        if summary.competitions_quarantined > 0 {
-            format!(
-                ", {} left out because they break a rule (see quarantine.csv)",
-                summary.competitions_quarantined
-            )
-        } else {
-            String::new()
-        },
-        summary.members_moved,
-        summary.changes,
+        count(summary.members_moved, "member", "members"),
+        count(summary.changes, "player change", "player changes"),
         summary
             .last_date
             .map(|d| d.to_string())
@@ -514,13 +578,17 @@ pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
         summary.scoring.as_secs_f64(),
         summary.replaying.as_secs_f64(),
         summary.writing.as_secs_f64(),
-    );
-    println!(
-        "  {} members ranked; {} places in rated competitions taken by non-members (they count in the field, nobody moves for them); outputs in {}",
-        summary.members_ranked,
-        summary.non_member_places,
+        count(summary.members_ranked, "member", "members"),
+        summary.members_published,
+        published.min_boards,
+        published
+            .active_months
+            .map(|m| format!(", active in the last {}", count(m as usize, "month", "months")))
+            .unwrap_or_default(),
+        count(summary.members_provisional, "handicap", "handicaps"),
+        count(summary.non_member_places, "place", "places"),
         plan.out.display()
-    );
+    )
 }
 
 /// The warning for a ranking nobody qualified for, naming the filters that left it
@@ -546,4 +614,24 @@ pub fn empty_ranking_warning(plan: &RunPlan, summary: &RunSummary) -> Option<Str
         filters.join(" and "),
         plan.out.join("ranking.csv").display()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The published ranking's defaults are the shipped export definition's filters.
+    #[test]
+    fn the_published_defaults_are_the_export_definitions() -> Result<()> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/ranking-export.toml");
+        let export = RunDefinition::load(&path)?;
+        let defaults = pipeline::published_ranking();
+        assert_eq!(export.ranking.min_boards, Some(defaults.min_boards));
+        assert_eq!(export.ranking.active_months, defaults.active_months);
+        assert_eq!(
+            (defaults.min_boards, defaults.active_months),
+            (100, Some(12))
+        );
+        Ok(())
+    }
 }

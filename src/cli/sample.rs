@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use rayon::prelude::*;
 
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, MemberKind};
 use crate::error::{Error, Result};
 use crate::synth::SynthConfig;
 
@@ -24,7 +24,7 @@ pub struct SampleArgs {
     /// Random seed.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Number of members.
+    /// Number of members; foreign guests (kind = foreign) are added beside them.
     #[arg(long)]
     pub members: Option<usize>,
     /// Number of months of competitions.
@@ -49,7 +49,11 @@ pub struct SampleArgs {
 /// What `sample` wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SampleSummary {
+    /// Member rows of kind `member` (`--members`).
     pub members: usize,
+    /// Member rows of kind `foreign`: the foreign guests the federation's clubs invite,
+    /// added beside `--members`.
+    pub foreign: usize,
     pub competitions: usize,
     pub board_rows: usize,
     pub results: usize,
@@ -61,6 +65,10 @@ impl SampleSummary {
         self.board_rows += dataset.boards.len();
         self.results += dataset.results.len();
     }
+}
+
+fn count_kind(members: &[crate::dataset::Member], kind: MemberKind) -> usize {
+    members.iter().filter(|m| m.kind == kind).count()
 }
 
 pub fn execute(args: &SampleArgs) -> Result<SampleSummary> {
@@ -91,7 +99,8 @@ pub fn execute(args: &SampleArgs) -> Result<SampleSummary> {
         let dataset = crate::synth::generate(&config);
         crate::report::write_dataset(&dataset, &args.out)?;
         let mut summary = SampleSummary {
-            members: dataset.members.len(),
+            members: count_kind(&dataset.members, MemberKind::Member),
+            foreign: count_kind(&dataset.members, MemberKind::Foreign),
             ..SampleSummary::default()
         };
         summary.add(&dataset);
@@ -111,7 +120,8 @@ pub fn execute(args: &SampleArgs) -> Result<SampleSummary> {
 fn write_by_month(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
     let federation = crate::synth::Federation::new(config);
     let mut summary = SampleSummary {
-        members: federation.member_rows.len(),
+        members: count_kind(&federation.member_rows, MemberKind::Member),
+        foreign: count_kind(&federation.member_rows, MemberKind::Foreign),
         ..SampleSummary::default()
     };
     let batch = rayon::current_num_threads().max(1) as u32;

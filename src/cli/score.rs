@@ -34,8 +34,8 @@ pub struct ScoreArgs {
     /// dataset: they are imported into a temporary one first.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Dataset folder.
-    #[arg(long, value_name = "DIR")]
+    /// Dataset folder (or one club export file, as if given as FILE).
+    #[arg(long, value_name = "DIR|FILE")]
     pub data: Option<PathBuf>,
     /// Output folder for standings.parquet, board_scores.parquet, quarantine.csv,
     /// standings.csv and results.html.
@@ -71,13 +71,13 @@ pub struct ScoreSummary {
 }
 
 impl ScoreArgs {
-    /// Where the command reads from, for messages.
-    pub fn source(&self) -> String {
+    /// Where the command reads from, for messages; `None` when it was given nothing.
+    pub fn source(&self) -> Option<String> {
         match (&self.data, self.files.first()) {
-            (Some(data), _) => data.display().to_string(),
-            (None, Some(file)) if self.files.len() == 1 => file.display().to_string(),
-            (None, Some(_)) => format!("{} files", self.files.len()),
-            (None, None) => "nothing".into(),
+            (Some(data), _) => Some(data.display().to_string()),
+            (None, Some(file)) if self.files.len() == 1 => Some(file.display().to_string()),
+            (None, Some(_)) => Some(format!("{} files", self.files.len())),
+            (None, None) => None,
         }
     }
 }
@@ -85,6 +85,21 @@ impl ScoreArgs {
 /// The dataset to score: opened from `--data` (its board files are then read a file at
 /// a time while scoring), or imported from the files given.
 fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<BoardReader>)> {
+    // `--data FILE.pbn` is the club's file, as if given without the flag.
+    if let (Some(file), true) = (&args.data, args.files.is_empty()) {
+        if file.is_file() {
+            let files = ScoreArgs {
+                files: vec![file.clone()],
+                data: None,
+                out: args.out.clone(),
+                strict: args.strict,
+                state: args.state.clone(),
+                start_list: args.start_list,
+                factors: args.factors.clone(),
+            };
+            return dataset(&files, on_error);
+        }
+    }
     match (&args.data, args.files.is_empty()) {
         (Some(dir), true) => {
             let opened = crate::import::table::open_checked(dir, on_error)?;

@@ -15,10 +15,14 @@ use crate::study::{self, derive, Study, StudyData, StudyOptions, StudySet};
     after_help = "Examples:\n  bridgehcp study --data data/sample --out study/\n  \
 bridgehcp study --data fed/ --factors data/factors/fsb-2007.toml my.toml --out study/\n  \
 bridgehcp study --data fed/ --sweep impact=240,360,960 --set 'impact=240;cap=60' --out study/\n  \
-bridgehcp study --data fed/ --burn-in-until 2025-06-30 --reference published.csv --out study/\n\n\
+bridgehcp study --data fed/ --burn-in-until 2025-06-30 --reference published.csv --out study/\n  \
+bridgehcp study --data club/ --burn-in-until 2015-12-31 --factors data/factors/fsb-2007.toml \
+data/factors/fsb-2007-kalman.toml --calibrate --out study/\n\n\
 The first factor set (default: the built-in fsb-2007) is the one the others are compared \
 with; --set and --sweep derive sets from it. Writes study.parquet (one row per set, period \
-and metric) and study.html. A dataset holding true_skill.parquet (a synthetic federation, \
+and metric; test figures with 95 % bootstrap intervals over sessions in ci_low and ci_high, \
+and every track's paired gain over the best baseline) and study.html. Only matchpoint fields \
+are compared with the baselines; a set's IMP fields are judged on their own. A dataset holding true_skill.parquet (a synthetic federation, \
 see `bridgehcp sample --drift`) is also judged against the hidden skill."
 )]
 pub struct StudyArgs {
@@ -46,6 +50,10 @@ pub struct StudyArgs {
     /// Hidden skill per member and month (default: DATA/true_skill.parquet if present).
     #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
+    /// Add, for each set, the set whose expected results are rescaled by its calibration
+    /// slope on the burn-in (`methods.topscore.expected_c_b`): the test period stays unseen.
+    #[arg(long)]
+    pub calibrate: bool,
     /// Worker threads (default: all cores). The output does not depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -101,6 +109,22 @@ pub fn execute(args: &StudyArgs) -> Result<Study> {
     };
     let dataset = crate::import::table::read_dataset(&args.data)?;
     let data = StudyData::new(&dataset, &sets[0])?;
+    let mut sets = sets;
+    if args.calibrate {
+        let mut calibrated = Vec::new();
+        for set in &sets {
+            if let Some((_, derived)) = study::calibrate(&data, set, args.burn_in_until)? {
+                if !sets
+                    .iter()
+                    .chain(&calibrated)
+                    .any(|s: &StudySet| s.hash == derived.hash)
+                {
+                    calibrated.push(derived);
+                }
+            }
+        }
+        sets.extend(calibrated);
+    }
     spinner.finish_and_clear();
     let reference = match &args.reference {
         Some(path) => Some(study::output::read_reference(path)?),
@@ -140,32 +164,36 @@ pub fn execute(args: &StudyArgs) -> Result<Study> {
 /// The test-period table printed at the end.
 pub fn print_summary(args: &StudyArgs, study: &Study) {
     println!(
-        "bridgehcp study: burn-in up to {}; test period after it (matchpoint fields)",
+        "bridgehcp study: burn-in up to {}; test period after it (matchpoint fields only; \
+         95 % intervals from a bootstrap over sessions)",
         study.burn_in_until
     );
     println!(
-        "{:<40} {:>9} {:>8} {:>7} {:>7} {:>7}",
-        "set", "entrants", "r", "RMSE", "slope", "bias"
+        "{:<40} {:>8} {:>22} {:>20} {:>20} {:>18} {:>22}",
+        "set", "entrants", "r", "RMSE", "calibrated RMSE", "slope", "r gain vs best baseline"
     );
     for t in &study.tracks {
-        let v = |m: &str| {
-            study
-                .rows
-                .iter()
-                .find(|r| {
-                    r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == m
-                })
-                .map(|r| r.value)
+        let row = |m: &str| {
+            study.rows.iter().find(|r| {
+                r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == m
+            })
         };
-        let f = |x: Option<f64>, d: usize| x.map_or("–".to_string(), |x| format!("{x:.d$}"));
+        let f = |m: &str, d: usize| match row(m) {
+            Some(r) => match (r.low, r.high) {
+                (Some(lo), Some(hi)) => format!("{:.d$} [{lo:.d$}, {hi:.d$}]", r.value),
+                _ => format!("{:.d$}", r.value),
+            },
+            None => "–".to_string(),
+        };
         println!(
-            "{:<40} {:>9} {:>8} {:>7} {:>7} {:>7}",
+            "{:<40} {:>8} {:>22} {:>20} {:>20} {:>18} {:>22}",
             t.name,
-            f(v("entrants"), 0),
-            f(v("pearson_r"), 3),
-            f(v("rmse"), 2),
-            f(v("calibration_slope"), 2),
-            f(v("mean_bias"), 2)
+            row("entrants").map_or("–".to_string(), |r| format!("{:.0}", r.value)),
+            f("pearson_r", 3),
+            f("rmse", 2),
+            f("rmse_calibrated", 2),
+            f("calibration_slope", 2),
+            f(&study::gain_metric("pearson_r"), 3),
         );
     }
     println!(

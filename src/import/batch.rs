@@ -146,6 +146,13 @@ fn check_bytes(
     bytes: &[u8],
     kind: Option<ExportKind>,
 ) -> Result<(Imported, Option<Mismatch>), InputError> {
+    let blank = |b: &u8| b.is_ascii_whitespace() || matches!(b, 0xEF | 0xBB | 0xBF);
+    if bytes.iter().all(blank) {
+        return Err(InputError::new(
+            Location::file(path),
+            "the file is empty: there is nothing to import (was the export interrupted?)",
+        ));
+    }
     let detected = ExportKind::detect(bytes);
     match (kind, detected) {
         (Some(ExportKind::Usebio), ExportKind::Pbn) => {

@@ -52,6 +52,47 @@ pub struct FactorSet {
     /// Optional confidence figure published with each handicap (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<Confidence>,
+    /// Optional gain that follows the confidence figure, as a Kalman filter's (none by
+    /// default; needs `[confidence]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kalman: Option<Kalman>,
+    /// Optional pull of partners' handicaps toward each other (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partnership: Option<Partnership>,
+}
+
+/// Partners pulled toward each other, as the EBU's NGS does for regular partnerships.
+///
+/// Both players of a pair get the same change, so two partners who always play together
+/// keep whatever gap their starting handicaps made, though nothing in their results
+/// tells them apart. Each time two members play together, each moves a share
+/// `min(1, pull_per_board·N_G)/2` of their gap toward the other (see
+/// [`crate::model::update::partnership_pull`]): the pair's handicap, and so its expected
+/// result, stays the same, the gap of a pair who nearly always play together closes
+/// geometrically, and an occasional partnership barely moves.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Partnership {
+    /// The share of the partners' gap closed per board played together (0 < … ≤ 1).
+    pub pull_per_board: f64,
+}
+
+/// A gain that follows the handicap's uncertainty, as Glicko's and a Kalman filter's do.
+///
+/// The seed's update moves every handicap the same share of the way to the level shown,
+/// whatever is known about the player. A Kalman filter weighs the two by their
+/// variances instead: the handicap's (`handicap_sd`², grown by the skill's drift since
+/// the player last played) against the level shown's (`board_sd`² over the boards of
+/// evidence). A new or returning player, whose handicap says little, moves further; an
+/// established one, whose handicap is a long average, moves less. The gain replaces
+/// the set's share `g` and the newcomer period, and `handicap_sd` becomes the filter's
+/// own (see [`crate::model::update::kalman_step`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kalman {
+    /// The standard deviation of a player's change in level over a year, in handicap
+    /// units: the process noise. 0 is a player whose level never changes.
+    pub drift_per_year: f64,
 }
 
 /// A confidence figure for each handicap, as Glicko's rating deviation: the standard
@@ -129,6 +170,12 @@ pub struct MethodFactor {
     pub s: f64,
     /// `C_b`, handicap units per result unit.
     pub c_b: f64,
+    /// Optional `C_b` of the expected result alone: `r̂ = (field − h)/(result_scale ·
+    /// expected_c_b)`, while the update keeps `c_b`. Absent: `c_b`. Below `c_b` the
+    /// expected results spread further (the fix when a study's calibration slope says they
+    /// are too flat; `bridgehcp study --calibrate` fits it on the burn-in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_c_b: Option<f64>,
 }
 
 /// Topscore 0.6 / 2.0, IMP 0.1 / 12.0 in `fsb-2007`.
@@ -292,6 +339,9 @@ impl FactorSet {
                 ));
             }
             positive(&format!("methods.{name}.c_b"), m.c_b)?;
+            if let Some(c) = m.expected_c_b {
+                positive(&format!("methods.{name}.expected_c_b"), c)?;
+            }
         }
         let formats = [
             ("individual", self.formats.individual),
@@ -325,6 +375,35 @@ impl FactorSet {
         if let Some(c) = self.confidence {
             positive("confidence.start_sd", c.start_sd)?;
             positive("confidence.board_sd", c.board_sd)?;
+        }
+        if let Some(k) = self.kalman {
+            if !(k.drift_per_year.is_finite() && k.drift_per_year >= 0.0) {
+                return Err(format!(
+                    "key `kalman.drift_per_year` must be a finite number ≥ 0, found {}",
+                    k.drift_per_year
+                ));
+            }
+            if self.confidence.is_none() {
+                return Err(
+                    "key `kalman` needs a `[confidence]` table: the gain follows its figure".into(),
+                );
+            }
+            if self.newcomer.is_some() {
+                return Err(
+                    "keys `kalman` and `newcomer` both set the gain of a new player; \
+                     keep one"
+                        .into(),
+                );
+            }
+        }
+        if let Some(p) = self.partnership {
+            if !(p.pull_per_board.is_finite() && p.pull_per_board > 0.0 && p.pull_per_board <= 1.0)
+            {
+                return Err(format!(
+                    "key `partnership.pull_per_board` must be above 0 and at most 1, found {}",
+                    p.pull_per_board
+                ));
+            }
         }
         if let Some(d) = self.inactivity {
             finite("inactivity.per_month", d.per_month)?;
@@ -360,7 +439,8 @@ impl FactorSet {
     /// The divisor of a format's expected result: `result_scale·C_b` (`2·C_b` for
     /// individual events in `fsb-2007`).
     pub fn expected_divisor(&self, method: CalcMethod, kind: FieldKind) -> f64 {
-        self.method(method).c_b * self.format(kind).result_scale
+        let m = self.method(method);
+        m.expected_c_b.unwrap_or(m.c_b) * self.format(kind).result_scale
     }
 
     /// The board-weight multiplier of a competition class: the listed factor, else 1.0.
@@ -397,8 +477,15 @@ mod tests {
                 c: 0.01
             }
         );
-        assert_eq!(f.methods.topscore, MethodFactor { s: 0.6, c_b: 2.0 });
-        assert_eq!(f.methods.imp, MethodFactor { s: 0.1, c_b: 12.0 });
+        let mf = |s, c_b| MethodFactor {
+            s,
+            c_b,
+            expected_c_b: None,
+        };
+        assert_eq!(f.methods.topscore, mf(0.6, 2.0));
+        assert_eq!(f.methods.imp, mf(0.1, 12.0));
+        assert_eq!(f.kalman, None);
+        assert_eq!(f.partnership, None);
         let ff = |c_k, c_u| FormatFactor {
             c_k,
             c_u,
@@ -454,10 +541,85 @@ mod tests {
                 impact: fsb.impact,
                 newcomer: None,
                 confidence: None,
+                kalman: None,
+                partnership: None,
                 ..plus
             },
             fsb
         );
+    }
+
+    /// The expected result's own C_b: with 1.5 for topscore, a pair 3 units better
+    /// than the field expects 3/1.5 = 2 % rather than 3/2 = 1.5 %; individual events keep
+    /// their result scale (2·1.5 = 3); the update's C_b stays 2.
+    #[test]
+    fn expected_c_b_sets_the_divisor_only() {
+        let text = FSB_2007_TOML.replace("c_b = 2.0", "c_b = 2.0\nexpected_c_b = 1.5");
+        let f = FactorSet::from_toml_str(&text, "x.toml").unwrap_or_default();
+        assert_eq!(f.methods.topscore.expected_c_b, Some(1.5));
+        assert_eq!(
+            f.expected_divisor(CalcMethod::Topscore, FieldKind::Pairs),
+            1.5
+        );
+        assert_eq!(
+            f.expected_divisor(CalcMethod::Topscore, FieldKind::Individual),
+            3.0
+        );
+        assert_eq!(f.expected_divisor(CalcMethod::Imp, FieldKind::Pairs), 12.0);
+        assert_eq!(f.methods.topscore.c_b, 2.0);
+        let e = crate::model::expected::pairs::expected(&[10.0, 13.0], 1.5).unwrap_or_default();
+        assert!((e[0].expected - 2.0).abs() < 1e-12);
+        let bad = FSB_2007_TOML.replace("c_b = 2.0", "c_b = 2.0\nexpected_c_b = 0.0");
+        let msg = config_message(FactorSet::from_toml_str(&bad, "x.toml"));
+        assert!(msg.contains("methods.topscore.expected_c_b"), "{msg}");
+    }
+
+    #[test]
+    fn kalman_needs_a_confidence_figure_and_no_newcomer_period() {
+        let with = |extra: &str| format!("{FSB_2007_TOML}\n{extra}");
+        let ok = with(
+            "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 2.0\n",
+        );
+        let f = FactorSet::from_toml_str(&ok, "x.toml").unwrap_or_default();
+        assert_eq!(
+            f.kalman,
+            Some(Kalman {
+                drift_per_year: 2.0
+            })
+        );
+        let msg = config_message(FactorSet::from_toml_str(
+            &with("[kalman]\ndrift_per_year = 2.0\n"),
+            "x.toml",
+        ));
+        assert!(
+            msg.contains("kalman") && msg.contains("confidence"),
+            "{msg}"
+        );
+        let msg = config_message(FactorSet::from_toml_str(
+            &with("[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = -1.0\n"),
+            "x.toml",
+        ));
+        assert!(msg.contains("kalman.drift_per_year"), "{msg}");
+        let msg = config_message(FactorSet::from_toml_str(
+            &with("[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[newcomer]\nboards = 300\nimpact = 120.0\n[kalman]\ndrift_per_year = 2.0\n"),
+            "x.toml",
+        ));
+        assert!(msg.contains("newcomer"), "{msg}");
+    }
+
+    #[test]
+    fn partnership_pull_parses_and_is_checked() {
+        let text = format!("{FSB_2007_TOML}\n[partnership]\npull_per_board = 0.005\n");
+        let f = FactorSet::from_toml_str(&text, "x.toml").unwrap_or_default();
+        assert_eq!(
+            f.partnership,
+            Some(Partnership {
+                pull_per_board: 0.005
+            })
+        );
+        let bad = format!("{FSB_2007_TOML}\n[partnership]\npull_per_board = 1.5\n");
+        let msg = config_message(FactorSet::from_toml_str(&bad, "x.toml"));
+        assert!(msg.contains("partnership.pull_per_board"), "{msg}");
     }
 
     #[test]

@@ -165,6 +165,57 @@ pub fn next_sd(sd: f64, g: f64, evidence: f64, board_sd: f64) -> f64 {
     (kept * kept + shown * shown / evidence).sqrt()
 }
 
+/// One step of the Kalman gain (`[kalman]`): how far a handicap moves and its
+/// confidence figure after.
+///
+/// The handicap estimates the player's level with variance `P = sd² + drift²·years`
+/// (the figure grows while the player is away, since their level may have moved); the
+/// competition shows a level with variance `R = board_sd²/evidence`. The filter moves
+/// the handicap `K = P/(P + R)` of the way to the level shown and leaves the variance
+/// `(1 − K)·P`. Returns `(K, sd after)`; the caller scales the set's change, which
+/// moved a share `g`, by `K/g`.
+///
+/// A player at sd 10, 30 days after their last competition, with a drift of 2 units a
+/// year, over 24 boards at 140 per board: `P = 100 + 4·30/365.25 = 100.328542`,
+/// `R = 19600/24 = 816.666…`, `K = 0.109410`, sd after `√((1 − K)·P) = 9.452597`.
+/// ```
+/// use bridgehcp::model::update::kalman_step;
+/// let (k, sd) = kalman_step(10.0, 30.0, 24.0, 140.0, 2.0);
+/// assert!((k - 0.109410).abs() < 1e-6);
+/// assert!((sd - 9.452597).abs() < 1e-6);
+/// ```
+pub fn kalman_step(
+    sd: f64,
+    days_away: f64,
+    evidence: f64,
+    board_sd: f64,
+    drift_per_year: f64,
+) -> (f64, f64) {
+    let p = sd * sd + drift_per_year * drift_per_year * days_away.max(0.0) / 365.25;
+    if evidence <= 0.0 {
+        return (0.0, p.sqrt());
+    }
+    let r = board_sd * board_sd / evidence;
+    let k = if p + r > 0.0 { p / (p + r) } else { 0.0 };
+    (k, ((1.0 - k) * p).max(0.0).sqrt())
+}
+
+/// The change that pulls a player toward a partner (`[partnership]`): each of the two
+/// closes `p/2` of their gap, `p = min(1, pull_per_board·N_G)`, so the pair's mean, its
+/// pair handicap, stays where it was.
+///
+/// Partners at 30 and 20 over 24 boards with 0.005 per board: p = 0.12, and the player
+/// at 30 moves −0.06·10 = −0.6, the partner +0.6.
+/// ```
+/// use bridgehcp::model::update::partnership_pull;
+/// assert!((partnership_pull(0.005, 24, 30.0, 20.0) - (-0.6)).abs() < 1e-12);
+/// assert!((partnership_pull(0.005, 24, 20.0, 30.0) - 0.6).abs() < 1e-12);
+/// ```
+pub fn partnership_pull(pull_per_board: f64, n_g: u32, handicap: f64, partner: f64) -> f64 {
+    let p = (pull_per_board * f64::from(n_g)).clamp(0.0, 1.0);
+    -p / 2.0 * (handicap - partner)
+}
+
 /// `h_n = min(cap, h_{n−1} + Δh)` (seed equation 1), and the factor set's floor if it has
 /// one. Without a floor a handicap can go below 0.
 ///
@@ -284,6 +335,57 @@ mod tests {
         }
         assert!(start_handicap(&f.start, -1.0).is_err());
         assert!(start_handicap(&f.start, f64::NAN).is_err());
+    }
+
+    /// Kalman gain by hand. A new player (sd 10, never played, no drift) over 24
+    /// boards at 140 per board: P = 100, R = 19600/24 = 816.667, K = 100/916.667 =
+    /// 0.109091, sd after √(0.890909·100) = 9.438798. An established one (sd 3, a week
+    /// away, drift 2/year): P = 9 + 4·7/365.25 = 9.076660, K = 9.076660/825.743326 =
+    /// 0.010992, sd after √(0.989008·9.076660) = 2.996146. Against fsb-2007's share
+    /// g = 24.6/23·24/480 = 0.053478 the new player moves 2.04 times as far and the
+    /// established one 0.206 times. A month away grows a player's P by 4·30/365.25.
+    #[test]
+    fn kalman_gain_by_hand() {
+        let (k, sd) = kalman_step(10.0, 0.0, 24.0, 140.0, 0.0);
+        assert!((k - 0.109091).abs() < 1e-6, "{k}");
+        assert!((sd - 9.438798).abs() < 1e-6, "{sd}");
+        let (k2, sd2) = kalman_step(3.0, 7.0, 24.0, 140.0, 2.0);
+        assert!((k2 - 0.010992).abs() < 1e-6, "{k2}");
+        assert!((sd2 - 2.996146).abs() < 1e-6, "{sd2}");
+        let g = 24.6 / 23.0 * 24.0 / 480.0;
+        assert!((k / g - 2.04).abs() < 0.005);
+        assert!((k2 / g - 0.206).abs() < 0.001);
+        // Returning after a year away: the drift adds 4 to P, so the gain rises.
+        let (k3, _) = kalman_step(3.0, 365.25, 24.0, 140.0, 2.0);
+        assert!((k3 - 13.0 / (13.0 + 19600.0 / 24.0)).abs() < 1e-12);
+        // No evidence: no move, the figure grows by the drift alone.
+        assert_eq!(kalman_step(3.0, 365.25, 0.0, 140.0, 4.0), (0.0, 5.0));
+    }
+
+    /// By hand: partners at 30 and 20, 24 boards at 0.005 per board: p = 0.12, each
+    /// closes 0.06 of the gap of 10: 29.4 and 20.6, the pair still at 25. After 10 such
+    /// evenings the gap is 10·0.88^10 = 2.785010. A pull of 1 per board closes it at once;
+    /// 300 boards at 0.005 cap p at 1 (each meets the other halfway).
+    #[test]
+    fn partnership_pull_by_hand() {
+        let (mut a, mut b) = (30.0, 20.0);
+        for evening in 0..10 {
+            let (da, db) = (
+                partnership_pull(0.005, 24, a, b),
+                partnership_pull(0.005, 24, b, a),
+            );
+            if evening == 0 {
+                assert!((da + 0.6).abs() < 1e-12 && (db - 0.6).abs() < 1e-12);
+            }
+            assert!((da + db).abs() < 1e-12);
+            a += da;
+            b += db;
+        }
+        assert!((a - b - 10.0 * 0.88f64.powi(10)).abs() < 1e-9);
+        assert!((a - b - 2.785_010).abs() < 1e-6, "{}", a - b);
+        assert!((a + b - 50.0).abs() < 1e-9);
+        assert_eq!(partnership_pull(1.0, 24, 30.0, 20.0), -5.0);
+        assert_eq!(partnership_pull(0.005, 300, 30.0, 20.0), -5.0);
     }
 
     #[test]

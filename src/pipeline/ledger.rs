@@ -206,6 +206,10 @@ pub struct Difference {
     /// (the [`SCHEME`] given, not this one): competitions were matched by id, date and
     /// session only.
     pub other_scheme: Option<u32>,
+    /// The state's `changes.parquet` and `standings.parquet` hold its own competitions
+    /// only (written by a version that did not carry the history), so the outputs can
+    /// only hold the whole history after a replay from the start.
+    pub partial_history: bool,
     /// Members whose starting handicap changed (their masterpoints or
     /// `start_handicap` in the members table).
     pub members: Vec<i64>,
@@ -217,6 +221,7 @@ impl Difference {
             && self.removed.is_empty()
             && self.late.is_empty()
             && self.other_scheme.is_none()
+            && !self.partial_history
             && self.members.is_empty()
     }
 
@@ -242,6 +247,11 @@ impl Difference {
                 "the state's content hashes were taken by another version of bridgehcp, \
                  with ledger scheme {scheme} (this version's is {SCHEME})"
             ));
+        }
+        if self.partial_history {
+            parts.push(
+                "the state's changes and standings hold its own month only, as an older version of bridgehcp wrote them".to_owned(),
+            );
         }
         if !self.changed.is_empty() {
             parts.push(format!("changed: {}", list(&self.changed)));

@@ -15,7 +15,7 @@ mod model_input;
 pub mod passes;
 pub mod prepare;
 mod prepared;
-pub mod progress;
+pub use crate::scoring::progress;
 pub mod ranking;
 pub mod replay;
 mod reported;
@@ -62,6 +62,9 @@ pub struct RunSettings {
     pub board_scores: bool,
     /// Which result of a competition with both board rows and reported results is rated.
     pub rate: Rate,
+    /// The ranking the federation publishes (`ranking_published.csv`): its board
+    /// minimum also marks the handicaps below it as provisional.
+    pub published: RankingOptions,
 }
 
 /// Which result is rated when a competition has both board rows and the results its
@@ -86,6 +89,19 @@ impl Rate {
     }
 }
 
+/// The published ranking's filters when a run names none, those of
+/// `pipelines/ranking-export.toml`: at least 100 rated boards, active in the last 12
+/// months. A handicap on fewer boards is an estimate still settling, as the EBU's NGS
+/// withholds a grade under 300 boards.
+pub fn published_ranking() -> RankingOptions {
+    RankingOptions {
+        min_boards: 100,
+        active_months: Some(12),
+        as_of: None,
+        group_by: None,
+    }
+}
+
 impl Default for RunSettings {
     fn default() -> Self {
         RunSettings {
@@ -96,6 +112,7 @@ impl Default for RunSettings {
             on_error: OnError::Quarantine,
             board_scores: true,
             rate: Rate::default(),
+            published: published_ranking(),
         }
     }
 }
@@ -108,6 +125,8 @@ pub struct RunOutput {
     pub prepared: Prepared,
     pub replay: ReplayOutput,
     pub ranking: Vec<RankedMember>,
+    /// The ranking the federation publishes ([`RunSettings::published`]).
+    pub published: Vec<RankedMember>,
     pub applied_through: Option<AppliedThrough>,
     /// Competitions left out because they break a rule, in replay order (those with an
     /// unreadable date last); `quarantine.csv`.
@@ -121,6 +140,11 @@ pub struct RunOutput {
     /// Members whose handicap at the previous run's last competition differs after the
     /// replay from the start, in member-id order: `corrections.csv`.
     pub corrections: Vec<Correction>,
+    /// The previous run's folder when this run continued it (not replayed from the
+    /// start): its `changes.parquet` and `standings.parquet` hold every competition up to
+    /// the one it applied last, and this run's outputs carry them ahead of its own rows,
+    /// so that every folder answers for the whole history.
+    pub carried_from: Option<std::path::PathBuf>,
     /// Content hashes of the dataset and the factor set, for the run's manifest.
     pub dataset_sha256: String,
     pub factors_sha256: String,
@@ -148,6 +172,9 @@ pub struct RunSummary {
     pub competitions_applied: usize,
     /// Rated competitions the model could not rate (listed in `unrated.csv`).
     pub competitions_unrated: usize,
+    /// Competitions scored but not rated (`rated = false`, e.g. a club's teams
+    /// evening): nobody moves for them.
+    pub competitions_not_rated: usize,
     /// Competitions left out because they break a rule (listed in `quarantine.csv`).
     pub competitions_quarantined: usize,
     /// Competitions the previous run already applied, not applied again.
@@ -167,6 +194,11 @@ pub struct RunSummary {
     pub changes: usize,
     /// Members on the ranking list (all groups together).
     pub members_ranked: usize,
+    /// Members on the published ranking (`ranking_published.csv`).
+    pub members_published: usize,
+    /// Members with fewer rated boards than the published ranking's minimum, who have
+    /// played: their handicap is provisional.
+    pub members_provisional: usize,
     /// Places taken in rated competitions by players who are not members (no number,
     /// or a number the register does not know): they count in the field, nobody moves.
     pub non_member_places: usize,
@@ -512,6 +544,7 @@ impl<'a> Run<'a> {
         let mut difference = ledger::compare_scheme(&previous.ledger, &current, scheme);
         previous.check_same_dataset(&difference)?;
         difference.members = previous.changed_starts(&self.registry, &self.starting);
+        difference.partial_history = previous.partial_history;
         let known = previous.states_for(&self.registry, &self.settings.factors)?;
         let before = known.iter().map(|s| s.handicap).collect();
         if difference.is_empty() {
@@ -748,14 +781,25 @@ impl<'a> Run<'a> {
             &self.settings.ranking,
             last_date,
         );
+        let published = ranking::rank(
+            &self.registry.members,
+            &states,
+            &self.settings.published,
+            last_date,
+        );
         let quarantined = scored.quarantine.into_sorted();
         let difference = scored.start.replayed;
+        let carried_from = self
+            .previous
+            .filter(|_| difference.is_none())
+            .map(|p| p.folder.clone());
         let replay = replayed.replay;
         let summary = RunSummary {
             competitions_applied: scored.prepared.competitions.len()
                 - replay.unrated.len()
                 - replay.failed.len(),
             competitions_unrated: replay.unrated.len(),
+            competitions_not_rated: scored.not_rated.len(),
             competitions_quarantined: quarantined.len(),
             competitions_skipped: scored.skipped,
             competitions_corrected: difference.as_ref().map_or(0, Difference::count),
@@ -766,6 +810,8 @@ impl<'a> Run<'a> {
             non_members_seen: non_members(&replay).collect::<HashSet<_>>().len(),
             changes: replay.changes.len(),
             members_ranked: ranking.len(),
+            members_published: published.len(),
+            members_provisional: self.members_provisional(&states),
             non_member_places: non_members(&replay).count(),
             last_date,
             reading: scored.reading,
@@ -781,16 +827,30 @@ impl<'a> Run<'a> {
             prepared: scored.prepared,
             replay,
             ranking,
+            published,
             applied_through: replayed.applied_through,
             quarantined,
             ledger,
             replayed: difference,
             corrections: replayed.corrections,
+            carried_from,
             dataset_sha256: scored.seen.dataset_sha256,
             factors_sha256: self.factors_sha256,
             starting: self.starting.iter().map(|s| s.handicap).collect(),
             summary,
         }
+    }
+
+    /// Members with fewer rated boards than the published ranking's minimum, who have
+    /// played: their handicap is provisional.
+    fn members_provisional(&self, states: &[PlayerState]) -> usize {
+        let min = self.settings.published.min_boards;
+        let members = self.registry.members.iter().zip(states);
+        members
+            .filter(|(m, s)| {
+                m.kind == crate::dataset::MemberKind::Member && s.boards > 0 && s.boards < min
+            })
+            .count()
     }
 
     /// Members the previous run did not know (every member, in a run from scratch).

@@ -293,10 +293,16 @@ fn record(
             if repeated && frozen_sums.is_none() {
                 outcome.handicap_before = state.handicap;
             }
-            // The model computes Δh with the set's impact; a newcomer moves faster.
-            let scale = factors.newcomer_scale(before);
-            if scale != 1.0 || repeated {
+            // The model computes Δh with the set's impact; a newcomer moves faster, and
+            // with `[kalman]` the gain follows the confidence figure.
+            let (scale, kalman_sd) = gain(factors, state, competition, &outcome, before);
+            let pull = pull_toward_partner(factors, competition, &outcome);
+            if scale != 1.0 || repeated || pull != 0.0 {
                 outcome.delta *= scale;
+                // Only a pull is added: adding 0 would turn a change of −0 into +0.
+                if pull != 0.0 {
+                    outcome.delta += pull;
+                }
                 outcome.handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
             }
             handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
@@ -343,17 +349,10 @@ fn record(
                     }
                 }
             }
-            if let (Some(confidence), Some(sd)) = (factors.confidence, state.handicap_sd) {
-                let input = &competition.input;
-                let update = model::update::UpdateInput {
-                    method: input.method,
-                    kind: input.kind,
-                    n_b: input.n_boards,
-                    n_g: outcome.n_g,
-                    weight_multiplier: input.weight_multiplier,
-                    achieved: outcome.achieved,
-                    expected: outcome.expected,
-                };
+            if kalman_sd.is_some() {
+                state.handicap_sd = kalman_sd;
+            } else if let (Some(confidence), Some(sd)) = (factors.confidence, state.handicap_sd) {
+                let update = update_input(competition, &outcome);
                 // A competition the model rated has at least 2 boards, so the share exists.
                 if let Ok(share) = model::update::move_share(factors, &update) {
                     state.handicap_sd = Some(model::update::next_sd(
@@ -387,6 +386,86 @@ fn record(
             expected,
         });
     }
+}
+
+/// What one player's update reads of a competition and an outcome.
+fn update_input(
+    competition: &PreparedCompetition,
+    outcome: &PlayerOutcome,
+) -> model::update::UpdateInput {
+    let input = &competition.input;
+    model::update::UpdateInput {
+        method: input.method,
+        kind: input.kind,
+        n_b: input.n_boards,
+        n_g: outcome.n_g,
+        weight_multiplier: input.weight_multiplier,
+        achieved: outcome.achieved,
+        expected: outcome.expected,
+    }
+}
+
+/// What the model's `Δh` is multiplied by for one player, and the confidence figure the
+/// gain leaves when it sets one: the newcomer period's scale, or with `[kalman]` the
+/// filter's gain over the share the set would have moved (see
+/// [`model::update::kalman_step`]).
+fn gain(
+    factors: &FactorSet,
+    state: &PlayerState,
+    competition: &PreparedCompetition,
+    outcome: &PlayerOutcome,
+    boards_before: u64,
+) -> (f64, Option<f64>) {
+    let (Some(kalman), Some(confidence), Some(sd)) =
+        (factors.kalman, factors.confidence, state.handicap_sd)
+    else {
+        return (factors.newcomer_scale(boards_before), None);
+    };
+    let update = update_input(competition, outcome);
+    let share = match model::update::move_share(factors, &update) {
+        Ok(share) if share > 0.0 => share,
+        _ => return (1.0, None),
+    };
+    let days = state
+        .last_played
+        .map_or(0, |last| (competition.date - last).num_days());
+    let (k, sd_after) = model::update::kalman_step(
+        sd,
+        days as f64,
+        model::update::evidence_boards(factors, &update),
+        confidence.board_sd,
+        kalman.drift_per_year,
+    );
+    (k / share, Some(sd_after))
+}
+
+/// With `[partnership]`, the pull of a member toward the member partner they sat with
+/// (see [`model::update::partnership_pull`]); 0 otherwise, and beside a guest or a
+/// non-member.
+fn pull_toward_partner(
+    factors: &FactorSet,
+    competition: &PreparedCompetition,
+    outcome: &PlayerOutcome,
+) -> f64 {
+    let (Some(partnership), Some(partner)) = (factors.partnership, outcome.partner_handicap) else {
+        return 0.0;
+    };
+    // Pairs sit in slots 0+1 (and 2+3 in a team).
+    let partner_slot = slot_of(competition, outcome) ^ 1;
+    let partner_is_member = competition
+        .seats
+        .get(outcome.entrant)
+        .and_then(|s| s.get(partner_slot))
+        .is_some_and(|s| matches!(s, Seat::Member(_)));
+    if !partner_is_member {
+        return 0.0;
+    }
+    model::update::partnership_pull(
+        partnership.pull_per_board,
+        outcome.n_g,
+        outcome.handicap_before,
+        partner,
+    )
 }
 
 /// The slot of an outcome's player within its entrant.

@@ -77,6 +77,9 @@ pub struct PreviousRun {
     /// The handicap each member started from (`handicaps.parquet`'s
     /// `starting_handicap`), to tell a changed members row.
     starts: HashMap<MemberId, f64>,
+    /// The state's changes and standings cover its own run only, not the whole history
+    /// (an older version wrote it): continuing it would leave the history incomplete.
+    pub partial_history: bool,
 }
 
 /// How to start afresh, the end of every refusal to continue.
@@ -108,7 +111,14 @@ impl PreviousRun {
             sha256,
             states,
             starts: HashMap::new(),
+            partial_history: false,
         }
+    }
+
+    /// Marks a state whose changes and standings are not the whole history.
+    pub fn with_partial_history(mut self, partial: bool) -> PreviousRun {
+        self.partial_history = partial;
+        self
     }
 
     /// The starting handicaps the previous run recorded.

@@ -124,8 +124,142 @@ pub fn write_parquet_parts(
     })
 }
 
+/// A Parquet file this version wrote, whose leading row groups are copied into a new
+/// file as they are (page by page, not decoded): the history a continued run carries.
+pub struct CarriedGroups<'a> {
+    /// The file's bytes.
+    pub bytes: &'a [u8],
+    pub metadata: polars_parquet::parquet::metadata::FileMetadata,
+    /// How many of its leading row groups to copy.
+    pub groups: usize,
+}
+
+impl<'a> CarriedGroups<'a> {
+    /// The leading row groups of `bytes` that are full (`rows_per_group` rows, as the
+    /// writer makes every group but the last) and within its first `keep` rows; the
+    /// rows after them up to `keep` are for the new file to encode again with its own,
+    /// so that it has the bytes of a file written whole.
+    pub fn full(bytes: &'a [u8], rows_per_group: usize, keep: usize) -> PolarsResult<Self> {
+        let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))?;
+        let groups = metadata
+            .row_groups
+            .iter()
+            .take_while(|g| g.num_rows() == rows_per_group)
+            .count()
+            .min(keep / rows_per_group.max(1));
+        Ok(CarriedGroups {
+            bytes,
+            metadata,
+            groups,
+        })
+    }
+
+    /// Rows in the copied groups.
+    pub fn rows(&self) -> usize {
+        self.metadata
+            .row_groups
+            .iter()
+            .take(self.groups)
+            .map(|g| g.num_rows())
+            .sum()
+    }
+}
+
+/// The compressed pages of one column chunk, read from the carried file's bytes.
+struct RawPages {
+    reader: polars_parquet::read::PageReader,
+    current: Option<polars_parquet::write::CompressedPage>,
+}
+
+impl polars_parquet::write::FallibleStreamingIterator for RawPages {
+    type Item = polars_parquet::write::CompressedPage;
+    type Error = PolarsError;
+
+    fn advance(&mut self) -> PolarsResult<()> {
+        self.current = self
+            .reader
+            .next()
+            .transpose()
+            .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+        // A page read back does not know its rows, which the writer needs; in a flat
+        // column (every column this program writes) they are its values, nulls included.
+        if let Some(polars_parquet::write::CompressedPage::Data(page)) = &mut self.current {
+            if page.num_rows.is_none() {
+                let values = match page.header() {
+                    polars_parquet::read::DataPageHeader::V1(h) => i64::from(h.num_values),
+                    polars_parquet::read::DataPageHeader::V2(h) => i64::from(h.num_rows),
+                };
+                page.num_rows = Some(values.max(0) as usize);
+            }
+        }
+        Ok(())
+    }
+
+    fn get(&self) -> Option<&Self::Item> {
+        self.current.as_ref()
+    }
+}
+
+/// Copies `carried`'s leading row groups into `writer`, page by page.
+fn copy_groups<W: Write>(
+    writer: &mut polars_parquet::write::FileWriter<W>,
+    carried: &CarriedGroups,
+) -> PolarsResult<()> {
+    use polars_parquet::write::{DynIter, DynStreamingIterator};
+    let buffer: polars_buffer::Buffer<u8> = carried.bytes.to_vec().into();
+    for group in carried.metadata.row_groups.iter().take(carried.groups) {
+        let mut columns = Vec::new();
+        for column in group.parquet_columns() {
+            let mut cursor = std::io::Cursor::new(buffer.clone());
+            std::io::Seek::seek(
+                &mut cursor,
+                std::io::SeekFrom::Start(column.byte_range().start),
+            )
+            .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+            let reader =
+                polars_parquet::read::PageReader::new(cursor, column, Vec::new(), usize::MAX);
+            columns.push(Ok(DynStreamingIterator::new(RawPages {
+                reader,
+                current: None,
+            })));
+        }
+        writer.write(group.num_rows() as u64, DynIter::new(columns.into_iter()))?;
+    }
+    Ok(())
+}
+
 fn write_plain_parquet_parts<W: Write>(
     out: W,
+    height: usize,
+    part: &dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    write_plain_parquet_carrying(out, None, height, part, settings)
+}
+
+/// [`write_parquet_parts`] after the row groups of `carried`: `part` gives the rows
+/// that follow them.
+pub fn write_parquet_carrying(
+    path: &Path,
+    carried: &CarriedGroups,
+    height: usize,
+    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
+) -> Result<(), Error> {
+    write_atomic(path, |out| {
+        write_plain_parquet_carrying(
+            out,
+            Some(carried),
+            height,
+            &part,
+            &ParquetSettings::default(),
+        )
+        .map_err(|e| Error::polars(path, e))
+    })
+}
+
+fn write_plain_parquet_carrying<W: Write>(
+    out: W,
+    carried: Option<&CarriedGroups>,
     height: usize,
     part: &dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
     settings: &ParquetSettings,
@@ -156,6 +290,9 @@ fn write_plain_parquet_parts<W: Write>(
         .map(|field| get_dtype_encoding(&field.dtype))
         .collect();
     let mut writer = FileWriter::try_new(out, schema.clone(), options)?;
+    if let Some(carried) = carried {
+        copy_groups(&mut writer, carried)?;
+    }
     let mut group = Some(first);
     let mut offset = 0;
     while offset < height {
@@ -248,6 +385,21 @@ pub fn write_csv(df: &DataFrame, path: &Path) -> Result<(), Error> {
         CsvWriter::new(out)
             .include_header(true)
             .with_date_format(Some("%Y-%m-%d".into()))
+            .n_threads(1)
+            .finish(&mut frame)
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+/// [`write_csv`] with every float column printed to two decimals, as people read
+/// handicaps (`47.20`); the Parquet outputs keep full precision.
+pub fn write_csv_rounded(df: &DataFrame, path: &Path) -> Result<(), Error> {
+    let mut frame = neutralise_text(df).map_err(|e| Error::polars(path, e))?;
+    write_atomic(path, |out| {
+        CsvWriter::new(out)
+            .include_header(true)
+            .with_date_format(Some("%Y-%m-%d".into()))
+            .with_float_precision(Some(2))
             .n_threads(1)
             .finish(&mut frame)
             .map_err(|e| Error::polars(path, e))
@@ -544,6 +696,38 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file written as its first rows' file carried on, plus the rest, is the file
+    /// written whole, byte for byte, whether the carried rows end on a row group or not.
+    #[test]
+    fn carried_row_groups_give_the_bytes_of_one_file() -> PolarsResult<()> {
+        let n = 17usize;
+        let whole = df!(
+            "competition_id" => (0..n).map(|i| if i == 5 { None } else { Some(format!("c{}", i / 3)) }).collect::<Vec<_>>(),
+            "member_id" => (0..n as i64).collect::<Vec<_>>(),
+            "handicap" => (0..n).map(|i| if i == 9 { None } else { Some(52.0 / (i as f64 + 1.0)) }).collect::<Vec<_>>(),
+            "updated" => (0..n).map(|i| i % 2 == 0).collect::<Vec<_>>(),
+        )?;
+        let settings = ParquetSettings {
+            row_group_size: Some(4),
+            ..ParquetSettings::default()
+        };
+        let write = |df: &DataFrame, carried: Option<&CarriedGroups>| -> PolarsResult<Vec<u8>> {
+            let mut out = Vec::new();
+            let part = |r: std::ops::Range<usize>| Ok(df.slice(r.start as i64, r.len()));
+            write_plain_parquet_carrying(&mut out, carried, df.height(), &part, &settings)?;
+            Ok(out)
+        };
+        let one = write(&whole, None)?;
+        for first in [8usize, 10, 3] {
+            let previous = write(&whole.slice(0, first), None)?;
+            let carried = CarriedGroups::full(&previous, 4, first)?;
+            assert_eq!(carried.groups, first / 4, "{first}");
+            let rest = whole.slice(carried.rows() as i64, n - carried.rows());
+            assert!(write(&rest, Some(&carried))? == one, "{first}");
+        }
+        Ok(())
+    }
 
     fn sample() -> DataFrame {
         DataFrame::new_infer_height(vec![

@@ -41,9 +41,14 @@ pub struct Manifest {
     /// rated: `published` or `recomputed`.
     pub rate: &'static str,
     pub ranking: Ranking,
+    /// The filters of `ranking_published.csv`.
+    pub published: Ranking,
     pub applied_through: Option<AppliedThrough>,
     /// How the content hashes of `applied.parquet` were taken.
     pub ledger_scheme: u32,
+    /// `changes.parquet` and `standings.parquet` hold every competition since the start
+    /// (a later run carries them on).
+    pub whole_history: bool,
     /// When a continued run replayed the history from the start: why.
     pub replayed_from_start: Option<Replayed>,
     pub counts: Counts,
@@ -96,6 +101,8 @@ pub struct Replayed {
     /// The state's hashes were taken by another version: every competition was taken
     /// as possibly changed.
     pub other_ledger_scheme: bool,
+    /// The state's changes and standings were its own month's only.
+    pub partial_history: bool,
     pub changed: Vec<String>,
     pub added_late: Vec<String>,
     pub removed: Vec<String>,
@@ -106,11 +113,15 @@ pub struct Replayed {
 pub struct Counts {
     pub competitions_applied: usize,
     pub competitions_unrated: usize,
+    pub competitions_not_rated: usize,
     pub competitions_quarantined: usize,
     pub competitions_already_applied: usize,
     pub competitions_corrected: usize,
     pub members_moved: usize,
     pub members_corrected: usize,
+    /// Of `members_corrected`, those moved by less than the printed precision, not
+    /// listed in `corrections.csv`.
+    pub members_corrected_below_print: usize,
     pub members_new: usize,
     pub non_members_seen: usize,
     pub changes: usize,
@@ -179,10 +190,18 @@ pub fn manifest(
                 RankingGroup::District => "district",
             }),
         },
+        published: Ranking {
+            min_boards: settings.published.min_boards,
+            active_months: settings.published.active_months,
+            as_of: settings.published.as_of,
+            by: None,
+        },
         applied_through: output.applied_through.clone(),
         ledger_scheme: crate::pipeline::ledger::SCHEME,
+        whole_history: true,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
             other_ledger_scheme: d.other_scheme.is_some(),
+            partial_history: d.partial_history,
             changed: d.changed.clone(),
             added_late: d.late.clone(),
             removed: d.removed.clone(),
@@ -191,11 +210,17 @@ pub fn manifest(
         counts: Counts {
             competitions_applied: s.competitions_applied,
             competitions_unrated: s.competitions_unrated,
+            competitions_not_rated: s.competitions_not_rated,
             competitions_quarantined: s.competitions_quarantined,
             competitions_already_applied: s.competitions_skipped,
             competitions_corrected: s.competitions_corrected,
             members_moved: s.members_moved,
             members_corrected: s.members_corrected,
+            members_corrected_below_print: output
+                .corrections
+                .iter()
+                .filter(|c| !correction_shows(c))
+                .count(),
             members_new: s.members_new,
             non_members_seen: s.non_members_seen,
             changes: s.changes,
@@ -210,4 +235,11 @@ pub fn manifest(
             total_s: seconds(s.elapsed),
         },
     }
+}
+
+/// Whether a correction shows in print: handicaps are printed to two decimals, so a
+/// member the state did not know, or one moved by at least half a hundredth, is listed;
+/// smaller corrections are counted in `run.json` but not listed.
+pub fn correction_shows(c: &crate::pipeline::Correction) -> bool {
+    c.before.is_none_or(|b| (c.after - b).abs() >= 0.005)
 }

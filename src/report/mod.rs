@@ -4,6 +4,7 @@ pub mod columns;
 pub mod dataset_writer;
 pub mod files;
 pub mod frame;
+pub mod history;
 pub mod import_log;
 pub mod manifest;
 pub mod monthly;
@@ -20,3 +21,12 @@ pub use dataset_writer::write_dataset;
 /// The ranking is computed by the pipeline; report only writes it. Re-exported under its
 /// old path.
 pub use crate::pipeline::ranking;
+
+/// `n` with the noun that goes with it: "1 competition", "2 competitions".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}

@@ -13,7 +13,7 @@ use chrono::{Datelike, Months, NaiveDate};
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
-use super::run_tables::{MemberRow, RunTables};
+use super::run_tables::{ImportLogRow, MemberRow, RunTables};
 use super::statement::STYLE;
 use super::svg::{self, escape, Chart, Mark, Series};
 
@@ -68,9 +68,28 @@ pub struct ClubLine {
     pub mean_handicap: Option<f64>,
 }
 
+/// The rated competitions of one month, from the run's changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MonthActivity {
+    /// The month's first day.
+    pub month: NaiveDate,
+    pub competitions: usize,
+    /// Distinct numbered players (members and foreign guests).
+    pub players: usize,
+    /// Boards of the month's competitions (each competition's own count, once).
+    pub boards: i64,
+}
+
 /// What the report shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
+    /// Every month of the run's history, oldest first.
+    pub activity: Vec<MonthActivity>,
+    /// The change over the month of each member who played in it, in member order.
+    pub spread: Vec<f64>,
+    /// The month's refused and mismatched files from the dataset's import log; `None`
+    /// when the dataset has no log.
+    pub import_problems: Option<Vec<ImportLogRow>>,
     /// The first day of the month reported (the month of the run's last competition).
     pub month: Option<NaiveDate>,
     pub members: usize,
@@ -233,6 +252,76 @@ fn clubs(members: &[MemberRow], month: Option<NaiveDate>) -> Vec<ClubLine> {
         .collect()
 }
 
+/// Competitions, players and boards per month, from the changes (rated competitions).
+pub fn activity(tables: &RunTables) -> Vec<MonthActivity> {
+    type Month<'a> = (HashMap<&'a str, i64>, HashSet<i64>);
+    let mut months: BTreeMap<NaiveDate, Month> = BTreeMap::new();
+    for row in &tables.changes {
+        let (competitions, players) = months.entry(month_start(row.date)).or_default();
+        let boards = competitions.entry(row.competition_id.as_str()).or_default();
+        *boards = (*boards).max(row.n_b);
+        if row.member_id >= 0 {
+            players.insert(row.member_id);
+        }
+    }
+    let mut out: Vec<MonthActivity> = Vec::with_capacity(months.len());
+    for (month, (competitions, players)) in months {
+        // A month without a rated competition shows as a zero, not as a gap.
+        while let Some(next) = out
+            .last()
+            .map(|a| a.month + Months::new(1))
+            .filter(|next| *next < month)
+        {
+            out.push(MonthActivity {
+                month: next,
+                competitions: 0,
+                players: 0,
+                boards: 0,
+            });
+        }
+        out.push(MonthActivity {
+            month,
+            competitions: competitions.len(),
+            players: players.len(),
+            boards: competitions.values().sum(),
+        });
+    }
+    out
+}
+
+/// Value below which a share `q` of `sorted` lies (nearest rank).
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let at = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    Some(sorted[at - 1])
+}
+
+impl Report {
+    /// Adds the month's refused and mismatched files from the dataset's import log:
+    /// the rows of the report's month, and the rows of the latest batch that could not
+    /// be dated (a file refused before its date was read).
+    pub fn with_import_log(mut self, log: Option<Vec<ImportLogRow>>) -> Report {
+        let month = self.month.map(|m| m.format("%Y-%m").to_string());
+        self.import_problems = log.map(|rows| {
+            let batch_key = |b: &str| (b.parse::<i64>().unwrap_or(i64::MIN), b.to_owned());
+            let last = rows.iter().map(|r| batch_key(&r.batch)).max();
+            rows.into_iter()
+                .filter(|r| r.status == "refused" || r.status == "mismatch")
+                .filter(|r| {
+                    if r.month.is_empty() {
+                        last.as_ref() == Some(&batch_key(&r.batch))
+                    } else {
+                        month.as_deref() == Some(r.month.as_str())
+                    }
+                })
+                .collect()
+        });
+        self
+    }
+}
+
 /// Builds the report of the run in `current`, compared with `previous` when given.
 pub fn build(
     current: &RunTables,
@@ -284,6 +373,9 @@ pub fn build(
             .collect()
     };
     Report {
+        activity: activity(current),
+        spread: moves.iter().map(Mover::change).collect(),
+        import_problems: None,
         month,
         members: current.members.len(),
         active: current
@@ -356,10 +448,14 @@ impl Report {
             .map("member_id", r, |l| l.member_id)
             .map("name", r, |l| l.name.clone())
             .map("club", r, |l| l.club.clone())
-            .map("handicap", r, |l| l.handicap)
+            .map("handicap", r, |l| {
+                l.handicap.map(|h| super::sheet::round_to(h, 2))
+            })
             .map("previous_rank", r, |l| l.previous_rank)
             .map("rank_change", r, |l| l.rank_change())
-            .map("previous_handicap", r, |l| l.previous_handicap)
+            .map("previous_handicap", r, |l| {
+                l.previous_handicap.map(|h| super::sheet::round_to(h, 2))
+            })
             .map("handicap_change", r, |l| {
                 l.handicap_change().map(|c| super::sheet::round_to(c, 2))
             })
@@ -411,6 +507,181 @@ impl Report {
         }
         chart.series = series;
         svg::render(&chart)
+    }
+
+    fn activity_svg(&self) -> String {
+        let months = |d: NaiveDate| f64::from(d.year() * 12 + d.month0() as i32);
+        let mut chart = Chart::new(
+            "Rated competitions and players per month",
+            "month",
+            "per month",
+        );
+        chart.width = 760.0;
+        chart.height = 300.0;
+        if let (Some(first), Some(last)) = (self.activity.first(), self.activity.last()) {
+            let ticks = super::statement::month_ticks(first.month, last.month);
+            chart.x_ticks = Some(
+                ticks
+                    .into_iter()
+                    .filter_map(|(_, label)| {
+                        let date =
+                            NaiveDate::parse_from_str(&format!("{label}-01"), "%Y-%m-%d").ok()?;
+                        Some((months(date), label))
+                    })
+                    .collect(),
+            );
+            chart.x_range = Some((months(first.month) - 0.5, months(last.month) + 0.5));
+        }
+        let top = self
+            .activity
+            .iter()
+            .map(|a| a.players.max(a.competitions) as f64)
+            .fold(1.0, f64::max);
+        chart.y_range = Some((0.0, top * 1.1));
+        let series = |f: fn(&MonthActivity) -> usize| -> Vec<(f64, f64)> {
+            self.activity
+                .iter()
+                .map(|a| (months(a.month), f(a) as f64))
+                .collect()
+        };
+        chart.series.push(Series::new(
+            "players",
+            svg::PALETTE[0],
+            Mark::LinePoints,
+            series(|a| a.players),
+        ));
+        chart.series.push(Series::new(
+            "competitions",
+            svg::PALETTE[1],
+            Mark::LinePoints,
+            series(|a| a.competitions),
+        ));
+        svg::render(&chart)
+    }
+
+    fn activity_table(&self) -> String {
+        let mut h = String::from(
+            "<table><tr><th>month</th><th>competitions</th><th>players</th><th>boards</th></tr>",
+        );
+        let shown = self.activity.len().saturating_sub(13);
+        for a in self.activity.iter().skip(shown).rev() {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                a.month.format("%Y-%m"),
+                a.competitions,
+                a.players,
+                a.boards
+            );
+        }
+        h.push_str("</table>");
+        if shown > 0 {
+            let _ = write!(
+                h,
+                "<p class=note>The last 13 months; the chart shows all {}.</p>",
+                self.activity.len()
+            );
+        }
+        h
+    }
+
+    /// Counts of the month's changes per half point, better (down) on the left.
+    fn spread_svg(&self) -> String {
+        let mut chart = Chart::new(
+            "How much the members who played moved this month",
+            "change of handicap over the month (negative: better)",
+            "members",
+        );
+        chart.width = 760.0;
+        chart.height = 280.0;
+        let bin = 0.5;
+        let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
+        for c in self.spread.iter().filter(|c| c.is_finite()) {
+            *counts.entry((c / bin).floor() as i64).or_default() += 1;
+        }
+        let (Some(&low), Some(&high)) = (counts.keys().next(), counts.keys().next_back()) else {
+            return String::new();
+        };
+        // An empty bin each side closes the outline at zero.
+        let points: Vec<(f64, f64)> = (low - 1..=high + 1)
+            .map(|b| {
+                (
+                    b as f64 * bin,
+                    counts.get(&b).copied().unwrap_or_default() as f64,
+                )
+            })
+            .collect();
+        let top = points.iter().map(|p| p.1).fold(1.0, f64::max);
+        chart.x_range = Some(((low - 1) as f64 * bin, (high + 2) as f64 * bin));
+        chart.y_range = Some((0.0, top * 1.1));
+        chart.series.push(Series::new(
+            "members",
+            svg::PALETTE[0],
+            Mark::Steps { bin_milli: 500 },
+            points,
+        ));
+        svg::render(&chart)
+    }
+
+    fn spread_note(&self) -> String {
+        let mut sorted: Vec<f64> = self
+            .spread
+            .iter()
+            .copied()
+            .filter(|c| c.is_finite())
+            .collect();
+        sorted.sort_by(f64::total_cmp);
+        let (Some(median), Some(p10), Some(p90)) = (
+            quantile(&sorted, 0.5),
+            quantile(&sorted, 0.1),
+            quantile(&sorted, 0.9),
+        ) else {
+            return "<p>Nobody played a rated competition this month.</p>".into();
+        };
+        let better = sorted.iter().filter(|c| **c < 0.0).count();
+        let worse = sorted.iter().filter(|c| **c > 0.0).count();
+        format!(
+            "<p>{} played: {better} better (down), {worse} worse (up), {} unchanged. Median change {median:+.2}; the middle 80 % moved between {p10:+.2} and {p90:+.2}; the extremes were {:+.2} and {:+.2}.</p>",
+            super::count(sorted.len(), "member", "members"),
+            sorted.len() - better - worse,
+            sorted[0],
+            sorted[sorted.len() - 1]
+        )
+    }
+
+    fn import_section(&self, month: &str) -> String {
+        let Some(rows) = &self.import_problems else {
+            return String::new();
+        };
+        let mut h = format!(
+            "<h2>Refused and mismatched files of {month} ({})</h2>",
+            rows.len()
+        );
+        if rows.is_empty() {
+            h.push_str("<p>none: every file of the month imported as its club published it.</p>");
+            return h;
+        }
+        h.push_str("<table><tr><th>file</th><th>status</th><th>competition</th><th>line</th><th>board</th><th>column</th><th>reason</th></tr>");
+        for r in rows {
+            let file = std::path::Path::new(&r.file)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| r.file.clone());
+            let _ = write!(
+                h,
+                "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&r.file),
+                escape(&file),
+                escape(&r.status),
+                escape(&r.competition_id),
+                escape(&r.line),
+                escape(&r.board),
+                escape(&r.column),
+                escape(&r.reason)
+            );
+        }
+        h.push_str("</table><p class=note>From the dataset's import_log.parquet: refused files were not imported; a mismatch is a club's published result that differs from the one scored from its table results.</p>");
+        h
     }
 
     fn movers_svg(&self) -> String {
@@ -504,8 +775,15 @@ impl Report {
             self.active,
             month
         );
+        h.push_str("<h2>Activity over the months</h2>");
+        h.push_str(&self.activity_svg());
+        h.push_str(&self.activity_table());
         h.push_str("<h2>Handicap distribution</h2>");
         h.push_str(&self.distribution_svg());
+        let _ = write!(h, "<h2>Spread of the changes in {month}</h2>");
+        h.push_str(&self.spread_note());
+        h.push_str(&self.spread_svg());
+        h.push_str(&self.import_section(&month));
 
         let _ = write!(h, "<h2>Biggest movers in {month}</h2>");
         if !self.improved.is_empty() || !self.worsened.is_empty() {
@@ -653,7 +931,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::run_tables::RankingRow;
+    use crate::report::run_tables::{ChangeRow, RankingRow};
 
     fn mover(id: i64, before: f64, after: f64) -> Mover {
         Mover {
@@ -789,6 +1067,123 @@ mod tests {
         );
         let diff = report.ranking_diff().map_err(|e| e.to_string());
         assert_eq!(diff.map(|d| d.height()), Ok(3));
+    }
+
+    fn change_row(id: &str, date: NaiveDate, member: i64, n_b: i64, delta: f64) -> ChangeRow {
+        ChangeRow {
+            competition_id: id.into(),
+            date,
+            member_id: member,
+            entrant: "1".into(),
+            handicap_before: 30.0,
+            partner_handicap: None,
+            pair_handicap: 30.0,
+            field_handicap: 30.0,
+            expected: 0.0,
+            achieved: 0.0,
+            n_b,
+            n_g: n_b,
+            delta,
+            handicap_after: 30.0 + delta,
+            status: "member".into(),
+        }
+    }
+
+    #[test]
+    fn activity_counts_competitions_players_and_boards_per_month() {
+        let day = |m: u32, d: u32| NaiveDate::from_ymd_opt(2016, m, d).unwrap_or_default();
+        // January: two competitions (24 and 27 boards), players 1, 2, 3 and a non-member
+        // placeholder (-1, not counted); February: nothing; March: one of 26 boards.
+        let tables = RunTables {
+            changes: vec![
+                change_row("a", day(1, 6), 1, 24, -0.5),
+                change_row("a", day(1, 6), 2, 24, 0.5),
+                change_row("a", day(1, 6), -1, 24, 0.0),
+                change_row("b", day(1, 13), 1, 27, -1.0),
+                change_row("b", day(1, 13), 3, 27, 1.25),
+                change_row("c", day(3, 2), 2, 26, 0.25),
+            ],
+            ..RunTables::default()
+        };
+        let counts: Vec<(String, usize, usize, i64)> = activity(&tables)
+            .iter()
+            .map(|a| {
+                (
+                    a.month.format("%Y-%m").to_string(),
+                    a.competitions,
+                    a.players,
+                    a.boards,
+                )
+            })
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                ("2016-01".to_string(), 2, 3, 51),
+                ("2016-02".to_string(), 0, 0, 0),
+                ("2016-03".to_string(), 1, 1, 26),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_spread_and_the_import_log_are_the_months() {
+        let day = |d: u32| NaiveDate::from_ymd_opt(2016, 3, d).unwrap_or_default();
+        // March: member 1 moves -0.5 then -1.0 (-1.5 in all), 2 moves +1.25, 3 +0.25.
+        let tables = RunTables {
+            changes: vec![
+                change_row("a", day(2), 1, 24, -0.5),
+                change_row("a", day(2), 2, 24, 1.25),
+                change_row("b", day(9), 1, 24, -1.0),
+                change_row("b", day(9), 3, 24, 0.25),
+            ],
+            members: (1..=3).map(|id| member(id, 30.0, Some(day(9)))).collect(),
+            ..RunTables::default()
+        };
+        let log = |batch: &str, file: &str, status: &str, month: &str| ImportLogRow {
+            batch: batch.into(),
+            file: format!("incoming/{file}"),
+            status: status.into(),
+            month: month.into(),
+            reason: "a row with neither pair".into(),
+            ..ImportLogRow::default()
+        };
+        let report = build(&tables, None, Vec::new(), 20, 10).with_import_log(Some(vec![
+            log("1", "feb.pbn", "refused", "2016-02"),
+            log("2", "mar-ok.pbn", "imported", "2016-03"),
+            log("2", "mar-bad.pbn", "refused", "2016-03"),
+            log("2", "mar-diff.pbn", "mismatch", "2016-03"),
+            log("1", "undated-old.pbn", "refused", ""),
+            log("2", "empty.pbn", "refused", ""),
+        ]));
+        assert_eq!(report.spread, [-1.5, 1.25, 0.25]);
+        let files: Vec<&str> = report
+            .import_problems
+            .iter()
+            .flatten()
+            .map(|r| r.file.as_str())
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "incoming/mar-bad.pbn",
+                "incoming/mar-diff.pbn",
+                "incoming/empty.pbn"
+            ]
+        );
+        let html = report.to_html("Federation");
+        assert!(
+            html.contains(
+                "3 members played: 1 better (down), 2 worse (up), 0 unchanged. Median change +0.25"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("the extremes were -1.50 and +1.25"), "{html}");
+        assert!(html.contains("Refused and mismatched files of 2016-03 (3)"));
+        assert!(html.contains(">mar-diff.pbn<") && !html.contains("feb.pbn"));
+        // Without a log the section is left out.
+        let without = build(&tables, None, Vec::new(), 20, 10).to_html("Federation");
+        assert!(!without.contains("Refused and mismatched"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use polars::prelude::*;
 
 use crate::dataset::Direction;
 use crate::pipeline::prepare::Seat;
-use crate::pipeline::ranking::RankedMember;
+use crate::pipeline::ranking::{published, RankedMember};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
 use crate::scoring::{BoardScoreTable, Standing};
@@ -24,10 +24,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, write_atomic, write_csv, write_parquet, write_parquet_parts,
-    write_replacing, write_staged, Commit,
+    check_replaceable, write_atomic, write_csv, write_csv_rounded, write_parquet,
+    write_parquet_carrying, write_parquet_parts, write_replacing, write_staged, CarriedGroups,
+    Commit, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
+pub use super::manifest::correction_shows;
 use super::manifest::{manifest, RunInputs};
 
 fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
@@ -36,8 +38,10 @@ fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
 }
 
 /// `handicaps.parquet`: one row per member, in member-id order. It also carries what a
-/// later run needs to continue this one.
-pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
+/// later run needs to continue this one. `provisional`: fewer rated boards than the
+/// published ranking's minimum (`min_boards`), so the handicap is still settling and the
+/// member is not published.
+pub fn handicaps(output: &RunOutput, min_boards: u64) -> PolarsResult<DataFrame> {
     let members = &output.registry.members;
     let states: &[PlayerState] = &output.states;
     FrameBuilder::new(members.len())
@@ -65,6 +69,7 @@ pub fn handicaps(output: &RunOutput) -> PolarsResult<DataFrame> {
                 .collect(),
         )?
         .map("starting_handicap", &output.starting, |h| *h)
+        .map("provisional", states, |s| s.boards < min_boards)
         .build()
 }
 
@@ -128,6 +133,43 @@ pub fn ranking(output: &RunOutput) -> PolarsResult<DataFrame> {
         frame = frame.map("group", lines, |l| l.group.clone());
     }
     frame
+        .map("member_id", lines, |l| member(l).member_id)
+        .map("name", lines, |l| member(l).name.clone())
+        .map("club", lines, |l| member(l).club.clone())
+        .map("district", lines, |l| member(l).district.clone())
+        .map("handicap", lines, |l| l.handicap)
+        .map("boards", lines, |l| l.boards as i64)
+        .build()
+}
+
+/// A rank as the federation prints it: tied members share the rank, marked `=` after it
+/// (`3=`), so that the list shows that nobody is ahead of the other. The mark goes after
+/// the number: a cell starting with `=` is a formula to a spreadsheet.
+pub fn printed_rank(rank: u32, tied: bool) -> String {
+    if tied {
+        format!("{rank}=")
+    } else {
+        rank.to_string()
+    }
+}
+
+/// `ranking_published.csv`: the ranking the federation publishes, with its filters
+/// (see [`crate::pipeline::published_ranking`]), tied ranks marked.
+pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
+    let members = &output.registry.members;
+    let lines = &output.published;
+    let member = |l: &RankedMember| &members[l.member_index];
+    let mut count: HashMap<(Option<&str>, u32), usize> = HashMap::new();
+    for l in lines {
+        *count.entry((l.group.as_deref(), l.rank)).or_default() += 1;
+    }
+    let tied = |l: &RankedMember| {
+        count
+            .get(&(l.group.as_deref(), l.rank))
+            .is_some_and(|&n| n > 1)
+    };
+    FrameBuilder::new(lines.len())
+        .map("rank", lines, |l| printed_rank(l.rank, tied(l)))
         .map("member_id", lines, |l| member(l).member_id)
         .map("name", lines, |l| member(l).name.clone())
         .map("club", lines, |l| member(l).club.clone())
@@ -279,9 +321,15 @@ pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
 }
 
 /// `corrections.csv`: the members whose handicap a replay from the start changed, with
-/// what the previous run's state said and what it is after the corrected history.
+/// what the previous run's state said and what it is after the corrected history, to
+/// two decimals (corrections below that are left out: [`correction_shows`]).
 pub fn corrections(output: &RunOutput) -> PolarsResult<DataFrame> {
-    let rows = &output.corrections;
+    let rows: Vec<&crate::pipeline::Correction> = output
+        .corrections
+        .iter()
+        .filter(|c| correction_shows(c))
+        .collect();
+    let rows = &rows;
     let members = &output.registry.members;
     let reason = output
         .replayed
@@ -291,9 +339,11 @@ pub fn corrections(output: &RunOutput) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
         .map("member_id", rows, |c| members[c.member_index].member_id)
         .map("name", rows, |c| members[c.member_index].name.clone())
-        .map("handicap_before", rows, |c| c.before)
-        .map("handicap_after", rows, |c| c.after)
-        .map("difference", rows, |c| c.before.map(|b| c.after - b))
+        .map("handicap_before", rows, |c| c.before.map(published))
+        .map("handicap_after", rows, |c| published(c.after))
+        .map("difference", rows, |c| {
+            c.before.map(|b| published(c.after - b))
+        })
         .map("reason", rows, |_| reason.clone())
         .build()
 }
@@ -306,7 +356,7 @@ fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
 /// holding anything else is not replaced. `run.toml` is the manifest of older versions;
 /// `report.html` and `ranking_diff.csv` are what `bridgehcp report` derives from a run
 /// by default, stale once the run is replaced.
-pub const RUN_FILES: [&str; 14] = [
+pub const RUN_FILES: [&str; 15] = [
     "applied.parquet",
     "board_scores.parquet",
     "changes.parquet",
@@ -315,6 +365,7 @@ pub const RUN_FILES: [&str; 14] = [
     "quarantine.csv",
     "ranking.csv",
     "ranking.parquet",
+    "ranking_published.csv",
     "standings.parquet",
     "unrated.csv",
     "run.json",
@@ -322,6 +373,9 @@ pub const RUN_FILES: [&str; 14] = [
     "report.html",
     "ranking_diff.csv",
 ];
+
+/// How many of [`RUN_FILES`] are the data files `run.json` records.
+const DATA_FILES: usize = 11;
 
 /// Writes every output of a run into `out`, which is replaced whole, all at once
 /// (see [`write_replacing`]). `run.json` records the hash of every other file.
@@ -333,9 +387,43 @@ pub fn write_run(
     commit: Commit,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let handicaps = handicaps(output).map_err(frame_error("handicaps.parquet"))?;
+    let handicaps = handicaps(output, settings.published.min_boards)
+        .map_err(frame_error("handicaps.parquet"))?;
     let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
-    let standings = standings(output).map_err(frame_error("standings.parquet"))?;
+    let published = ranking_published(output).map_err(frame_error("ranking_published.csv"))?;
+    let mut standings = standings(output).map_err(frame_error("standings.parquet"))?;
+    // A continued run carries the previous folder's history ahead of its own rows.
+    // Each carried table: its bytes, checked against the previous run.json; its full
+    // row groups, copied as they are; and the rows after them, with the new rows.
+    let mut carried_changes = None;
+    let mut carried_standings = None;
+    if let Some(folder) = &output.carried_from {
+        let name = "standings.parquet";
+        let bytes = super::history::carried_bytes(folder, name)?;
+        let keep = super::history::leading_rows(&folder.join(name), &bytes, &standings)?;
+        carried_standings = Some((bytes, keep));
+        let bytes = super::history::carried_bytes(folder, "changes.parquet")?;
+        carried_changes = Some((bytes, usize::MAX));
+    }
+    let changes_groups = copied_groups(carried_changes.as_ref(), "changes.parquet")?;
+    let standings_groups = copied_groups(carried_standings.as_ref(), "standings.parquet")?;
+    let mut changes = None;
+    if let (Some(folder), Some((bytes, _)), Some(copied)) =
+        (&output.carried_from, &carried_changes, &changes_groups)
+    {
+        let name = "changes.parquet";
+        let new = self::changes(output).map_err(frame_error(name))?;
+        let none = new.head(Some(0));
+        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &none)?;
+        changes = Some(super::history::append(folder, name, tail, &new)?);
+    }
+    if let (Some(folder), Some((bytes, _)), Some(copied)) =
+        (&output.carried_from, &carried_standings, &standings_groups)
+    {
+        let name = "standings.parquet";
+        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &standings)?;
+        standings = super::history::append(folder, name, tail, &standings)?;
+    }
     let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
     let applied = applied(output).map_err(frame_error("applied.parquet"))?;
@@ -356,25 +444,42 @@ pub fn write_run(
                 Ok(())
             },
             || -> Result<()> {
-                write_parquet_parts(
-                    &path("changes.parquet"),
-                    output.replay.changes.len(),
-                    |range| changes_part(output, range),
-                )?;
+                match (&changes, &changes_groups) {
+                    (Some(rest), Some(copied)) => write_parquet_carrying(
+                        &path("changes.parquet"),
+                        copied,
+                        rest.height(),
+                        |r| Ok(rest.slice(r.start as i64, r.len())),
+                    )?,
+                    _ => write_parquet_parts(
+                        &path("changes.parquet"),
+                        output.replay.changes.len(),
+                        |range| changes_part(output, range),
+                    )?,
+                }
                 write_parquet(&applied, &path("applied.parquet"))?;
-                write_csv(&corrections, &path("corrections.csv"))?;
+                write_csv_rounded(&corrections, &path("corrections.csv"))?;
                 write_parquet(&handicaps, &path("handicaps.parquet"))?;
                 write_csv(&quarantine, &path("quarantine.csv"))?;
                 write_csv(&ranking, &path("ranking.csv"))?;
                 write_parquet(&ranking, &path("ranking.parquet"))?;
-                write_parquet(&standings, &path("standings.parquet"))?;
+                write_csv_rounded(&published, &path("ranking_published.csv"))?;
+                match &standings_groups {
+                    Some(copied) => write_parquet_carrying(
+                        &path("standings.parquet"),
+                        copied,
+                        standings.height(),
+                        |r| Ok(standings.slice(r.start as i64, r.len())),
+                    )?,
+                    None => write_parquet(&standings, &path("standings.parquet"))?,
+                }
                 write_csv(&unrated, &path("unrated.csv"))
             },
         );
         large?;
         small?;
         let mut hashes = BTreeMap::new();
-        for name in &RUN_FILES[..10] {
+        for name in &RUN_FILES[..DATA_FILES] {
             let file = path(name);
             if *name == "board_scores.parquet" && !settings.board_scores {
                 continue;
@@ -394,6 +499,18 @@ pub fn write_run(
                 .map_err(|e| Error::io(path("run.json"), e))
         })
     })
+}
+
+/// The full row groups of a carried table (its bytes and the rows that may be copied)
+/// to copy as they are.
+fn copied_groups<'a>(
+    carried: Option<&'a (Vec<u8>, usize)>,
+    name: &str,
+) -> Result<Option<CarriedGroups<'a>>> {
+    carried
+        .map(|(bytes, keep)| CarriedGroups::full(bytes, ROW_GROUP_ROWS, *keep))
+        .transpose()
+        .map_err(|e| Error::polars(name, e))
 }
 
 /// SHA-256 of a file's bytes, in hex, read a block at a time.

@@ -285,6 +285,79 @@ pub fn read_text_table(path: &Path) -> Result<Option<TextRows>> {
     Ok(Some((header, rows)))
 }
 
+/// One row of a dataset's `import_log.parquet` (every file every import took in or
+/// refused), as text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImportLogRow {
+    pub batch: String,
+    pub imported_at: String,
+    pub file: String,
+    pub status: String,
+    pub competition_id: String,
+    /// `YYYY-MM` of the competition, empty when the file could not be read that far.
+    pub month: String,
+    pub line: String,
+    pub board: String,
+    pub column: String,
+    pub reason: String,
+}
+
+/// The import log of the dataset in `data`, when it has one. Every column is read as
+/// text (a number or a timestamp as it prints); a column the log lacks is empty.
+pub fn read_import_log(data: &Path) -> Result<Option<Vec<ImportLogRow>>> {
+    let path = data.join("import_log.parquet");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let df = read_parquet(&path)?;
+    let text = |name: &str| -> Vec<String> {
+        df.column(name)
+            .ok()
+            .and_then(|c| c.cast(&polars::prelude::DataType::String).ok())
+            .and_then(|c| {
+                c.str()
+                    .ok()
+                    .map(|v| v.iter().map(|v| v.unwrap_or_default().to_owned()).collect())
+            })
+            .unwrap_or_else(|| vec![String::new(); df.height()])
+    };
+    if !has(&df, "status") {
+        return Err(Error::Input(InputError::new(
+            Location::file(&path).column("status"),
+            "required column is missing",
+        )));
+    }
+    let [batch, imported_at, file, status, competition_id, month, line, board, column, reason] = [
+        "batch",
+        "imported_at",
+        "file",
+        "status",
+        "competition_id",
+        "month",
+        "line",
+        "board",
+        "column",
+        "reason",
+    ]
+    .map(text);
+    Ok(Some(
+        (0..df.height())
+            .map(|i| ImportLogRow {
+                batch: batch[i].clone(),
+                imported_at: imported_at[i].clone(),
+                file: file[i].clone(),
+                status: status[i].clone(),
+                competition_id: competition_id[i].clone(),
+                month: month[i].clone(),
+                line: line[i].clone(),
+                board: board[i].clone(),
+                column: column[i].clone(),
+                reason: reason[i].clone(),
+            })
+            .collect(),
+    ))
+}
+
 impl RunTables {
     /// Reads the changes, handicaps, ranking and standings a run wrote to `folder`.
     pub fn read(folder: &Path) -> Result<RunTables> {
@@ -314,7 +387,7 @@ impl RunTables {
             f.map_err(|e| Error::polars(folder.join(name), e))
         };
         let changes = frame("changes.parquet", outputs::changes(output))?;
-        let members = frame("handicaps.parquet", outputs::handicaps(output))?;
+        let members = frame("handicaps.parquet", outputs::handicaps(output, 0))?;
         let ranking = frame("ranking.parquet", outputs::ranking(output))?;
         let standings = frame("standings.parquet", outputs::standings(output))?;
         Ok(RunTables {

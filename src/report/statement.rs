@@ -17,6 +17,7 @@ use super::frame::FrameBuilder;
 use super::run_tables::{ChangeRow, RunTables};
 use super::svg::{self, escape, Chart, Mark, Series};
 use crate::error::{Error, Result};
+use crate::pipeline::ranking::published as hundredths;
 
 /// One competition of a statement.
 #[derive(Debug, Clone, PartialEq)]
@@ -234,11 +235,11 @@ impl Statement {
 
     fn summary(&self) -> String {
         format!(
-            "handicap {:.2} -> {:.2} ({:+.2}) over {} competitions",
+            "handicap {:.2} -> {:.2} ({:+.2}) over {}",
             self.start,
             self.current,
             self.current - self.start,
-            self.lines.len()
+            super::count(self.lines.len(), "competition", "competitions")
         )
     }
 
@@ -327,7 +328,7 @@ the deltas and cuts add up to {:+.3}.",
         out
     }
 
-    /// The statement as a table (`--csv`).
+    /// The statement as a table (`--csv`), numbers to two decimals as people read them.
     pub fn to_frame(&self) -> PolarsResult<DataFrame> {
         let l = &self.lines;
         FrameBuilder::new(l.len())
@@ -336,17 +337,17 @@ the deltas and cuts add up to {:+.3}.",
             .map("title", l, |l| l.title.clone())
             .map("club", l, |l| l.club.clone())
             .map("partner", l, |l| l.partner.clone())
-            .map("pair_handicap", l, |l| l.pair_handicap)
-            .map("field_handicap", l, |l| l.field_handicap)
-            .map("expected", l, |l| l.expected)
-            .map("achieved", l, |l| l.achieved)
+            .map("pair_handicap", l, |l| hundredths(l.pair_handicap))
+            .map("field_handicap", l, |l| hundredths(l.field_handicap))
+            .map("expected", l, |l| hundredths(l.expected))
+            .map("achieved", l, |l| hundredths(l.achieved))
             .map("unit", l, |l| l.unit)
             .map("boards", l, |l| l.boards)
             .map("n_b", l, |l| l.n_b)
-            .map("handicap_before", l, |l| l.handicap_before)
-            .map("delta", l, |l| l.delta)
-            .map("cut", l, |l| l.cut)
-            .map("handicap_after", l, |l| l.handicap_after)
+            .map("handicap_before", l, |l| hundredths(l.handicap_before))
+            .map("delta", l, |l| hundredths(l.delta))
+            .map("cut", l, |l| hundredths(l.cut))
+            .map("handicap_after", l, |l| hundredths(l.handicap_after))
             .build()
     }
 
@@ -358,8 +359,13 @@ the deltas and cuts add up to {:+.3}.",
             points.push((day(first.date) - 1.0, first.handicap_before));
         }
         points.extend(self.lines.iter().map(|l| (day(l.date), l.handicap_after)));
-        let mut chart = Chart::new("Handicap after each competition", "date", "handicap");
+        let mut chart = Chart::new(
+            "Handicap after each competition (better, lower, at the top)",
+            "date",
+            "handicap",
+        );
         chart.width = 760.0;
+        chart.y_inverted = true;
         let (lo, hi) = points
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
@@ -400,7 +406,7 @@ the deltas and cuts add up to {:+.3}.",
         for l in &self.lines {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:+.2}</td><td class=n>{:+.2}</td><td>{}</td><td class=n>{}/{}</td><td class=n>{:+.3}</td><td class=n>{}</td><td class=n>{:.2}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:+.2}</td><td class=n>{:+.2}</td><td>{}</td><td class=n>{}/{}</td><td class=n>{:+.2}</td><td class=n>{}</td><td class=n>{:.2}</td></tr>",
                 l.date,
                 escape(l.title.as_deref().unwrap_or(&l.competition_id)),
                 escape(l.club.as_deref().unwrap_or("")),
@@ -413,13 +419,13 @@ the deltas and cuts add up to {:+.3}.",
                 l.boards,
                 l.n_b,
                 l.delta,
-                if l.cut == 0.0 { String::new() } else { format!("{:+.3}", l.cut) },
+                if l.cut == 0.0 { String::new() } else { format!("{:+.2}", l.cut) },
                 l.handicap_after
             );
         }
         let _ = write!(
             h,
-            "</tbody><tfoot><tr><td colspan=10>sum of the changes</td><td class=n colspan=2>{:+.3}</td><td class=n>{:.2}</td></tr></tfoot></table>",
+            "</tbody><tfoot><tr><td colspan=10>sum of the changes</td><td class=n colspan=2>{:+.2}</td><td class=n>{:.2}</td></tr></tfoot></table>",
             self.total_change(),
             self.current
         );

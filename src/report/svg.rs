@@ -68,6 +68,8 @@ pub struct Chart {
     pub x_ticks: Option<Vec<(f64, String)>>,
     /// A diagonal y = x (calibration plots).
     pub diagonal: bool,
+    /// Lower values at the top: a handicap axis, where lower is better.
+    pub y_inverted: bool,
 }
 
 impl Chart {
@@ -87,6 +89,7 @@ impl Chart {
             y_range: None,
             x_ticks: None,
             diagonal: false,
+            y_inverted: false,
         }
     }
 }
@@ -169,7 +172,15 @@ pub fn render(chart: &Chart) -> String {
     let (x0, x1) = chart.x_range.unwrap_or_else(|| range(all().map(|p| p.0)));
     let (y0, y1) = chart.y_range.unwrap_or_else(|| range(all().map(|p| p.1)));
     let sx = |x: f64| left + (x - x0) / (x1 - x0) * pw;
-    let sy = |y: f64| top + ph - (y - y0) / (y1 - y0) * ph;
+    let inverted = chart.y_inverted;
+    let sy = move |y: f64| {
+        let up = (y - y0) / (y1 - y0) * ph;
+        if inverted {
+            top + up
+        } else {
+            top + ph - up
+        }
+    };
     let mut s = String::new();
     let _ = write!(
         s,
@@ -345,5 +356,24 @@ mod tests {
         // Plot area 60..470 × 30..315: (5, 5) is at its centre.
         assert!(svg.contains(r#"cx="265.0" cy="172.5""#), "{svg}");
         assert_eq!(render(&c), svg);
+    }
+
+    #[test]
+    fn an_inverted_axis_puts_low_values_at_the_top() {
+        let mut c = Chart::new("handicap", "x", "y");
+        c.x_range = Some((0.0, 10.0));
+        c.y_range = Some((0.0, 10.0));
+        c.series
+            .push(Series::new("h", PALETTE[0], Mark::Points, vec![(5.0, 0.0)]));
+        // Plot area 30..315 high: 0 is at the bottom, or at the top when inverted; the
+        // tick labelled 0 moves with it.
+        assert!(render(&c).contains(r#"cy="315.0""#));
+        c.y_inverted = true;
+        let svg = render(&c);
+        assert!(svg.contains(r#"cx="265.0" cy="30.0""#), "{svg}");
+        assert!(
+            svg.contains(r#"<text x="56.0" y="34.0" text-anchor="end">0</text>"#),
+            "{svg}"
+        );
     }
 }

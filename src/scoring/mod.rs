@@ -46,6 +46,7 @@ pub mod four_five;
 pub mod imps;
 pub mod matchpoints;
 pub mod outcome;
+pub mod progress;
 mod rows;
 mod source;
 pub mod standings;

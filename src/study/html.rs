@@ -7,7 +7,7 @@ use chrono::{Datelike, NaiveDate};
 
 use crate::report::svg::{self, escape, Chart, Mark, Series, PALETTE};
 
-use super::{Study, Track, TrackKind};
+use super::{MetricRow, Study, Track, TrackKind};
 
 fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
@@ -21,6 +21,23 @@ fn value(study: &Study, track: &Track, period: &str, metric: &str) -> Option<f64
             r.set == track.name && r.hash == track.hash && r.period == period && r.metric == metric
         })
         .map(|r| r.value)
+}
+
+fn row<'a>(study: &'a Study, track: &Track, period: &str, metric: &str) -> Option<&'a MetricRow> {
+    study.rows.iter().find(|r| {
+        r.set == track.name && r.hash == track.hash && r.period == period && r.metric == metric
+    })
+}
+
+/// `value [low, high]`, or the value alone without an interval.
+fn ci_cell(study: &Study, track: &Track, metric: &str, digits: usize) -> String {
+    match row(study, track, "test", metric) {
+        Some(r) => match (r.low, r.high) {
+            (Some(lo), Some(hi)) => format!("{:.digits$} [{lo:.digits$}, {hi:.digits$}]", r.value),
+            _ => format!("{:.digits$}", r.value),
+        },
+        None => "–".into(),
+    }
 }
 
 fn cell(v: Option<f64>, digits: usize) -> String {
@@ -83,8 +100,9 @@ pub fn render(study: &Study) -> String {
     let last_date = study.dates.last().copied().unwrap_or_default();
     let _ = write!(
         h,
-        r#"<p>Competitions {first_date} to {last_date}; burn-in up to {} (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition.</p>"#,
-        study.burn_in_until
+        r#"<p>Competitions {first_date} to {last_date}; burn-in up to {} (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition. IMP fields move the handicaps in the replay; the comparison with the baselines judges only matchpoint fields, and a factor set's IMP fields are shown on their own below (IMPs per board, without intervals: the baselines have no IMP form). Intervals in brackets are 95 % intervals from a bootstrap over the test period's sessions ({} replicates, fixed seed).</p>"#,
+        study.burn_in_until,
+        super::bootstrap::REPLICATES
     );
 
     // The summary table.
@@ -93,7 +111,7 @@ pub fn render(study: &Study) -> String {
         .rows
         .iter()
         .any(|r| r.metric == "spearman_vs_reference");
-    h.push_str("<h2>Test period</h2><table><tr><th>set</th><th>kind</th><th>hash / parameter</th><th>entrants</th><th>Pearson r</th><th>RMSE</th><th>slope</th><th>bias</th><th>r burn-in</th><th>ρ vs first</th><th>top-100 shared</th>");
+    h.push_str("<h2>Test period</h2><table><tr><th>set</th><th>kind</th><th>hash / parameter</th><th>sessions</th><th>entrants</th><th>Pearson r</th><th>RMSE</th><th>calibrated RMSE</th><th>slope</th><th>bias</th><th>r burn-in</th><th>ρ vs first</th><th>top-100 shared</th>");
     if reference {
         h.push_str("<th>ρ vs reference</th>");
     }
@@ -104,15 +122,17 @@ pub fn render(study: &Study) -> String {
     for t in &study.tracks {
         let _ = write!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             escape(&t.name),
             t.kind.label(),
             escape(&t.hash),
+            cell(value(study, t, "test", "sessions"), 0),
             cell(value(study, t, "test", "entrants"), 0),
-            cell(value(study, t, "test", "pearson_r"), 3),
-            cell(value(study, t, "test", "rmse"), 2),
-            cell(value(study, t, "test", "calibration_slope"), 2),
-            cell(value(study, t, "test", "mean_bias"), 2),
+            ci_cell(study, t, "pearson_r", 3),
+            ci_cell(study, t, "rmse", 2),
+            ci_cell(study, t, "rmse_calibrated", 2),
+            ci_cell(study, t, "calibration_slope", 2),
+            ci_cell(study, t, "mean_bias", 2),
             cell(value(study, t, "burn_in", "pearson_r"), 3),
             cell(value(study, t, "all", "spearman_vs_first"), 3),
             cell(value(study, t, "all", "top100_overlap_vs_first"), 0),
@@ -134,7 +154,86 @@ pub fn render(study: &Study) -> String {
         }
         h.push_str("</tr>");
     }
-    h.push_str("</table><p class=\"note\">Pearson r and RMSE: expected against achieved percentage per entrant. Slope: achieved on expected (1 is calibrated). Bias: mean of achieved − expected. ρ: Spearman's rank correlation of the final handicaps (baselines: ratings, turned so that lower is stronger). Every figure is also in study.parquet.</p>");
+    h.push_str("</table><p class=\"note\">Pearson r and RMSE: expected against achieved percentage per entrant. Calibrated RMSE: the same after mapping each prediction by the line of achieved on expected fitted on the burn-in (so a set whose predictions are only too flat or too steep is not penalised for it). Slope: achieved on expected (1 is calibrated). Bias: mean of achieved − expected. ρ: Spearman's rank correlation of the final handicaps (baselines: ratings, turned so that lower is stronger). Every figure is also in study.parquet.</p>");
+
+    // Paired comparison with the best baseline.
+    let best = study
+        .rows
+        .iter()
+        .find(|r| r.metric == super::gain_metric("pearson_r"))
+        .and_then(|r| r.detail.clone());
+    if let Some(best) = best {
+        let _ = write!(
+            h,
+            "<h2>Against the best baseline ({})</h2><table><tr><th>set</th><th>kind</th><th>gain in r</th><th>gain in RMSE</th><th>gain in calibrated RMSE</th></tr>",
+            escape(&best)
+        );
+        for t in &study.tracks {
+            if row(study, t, "test", &super::gain_metric("pearson_r")).is_none() {
+                continue;
+            }
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&t.name),
+                t.kind.label(),
+                ci_cell(study, t, &super::gain_metric("pearson_r"), 3),
+                ci_cell(study, t, &super::gain_metric("rmse"), 3),
+                ci_cell(study, t, &super::gain_metric("rmse_calibrated"), 3),
+            );
+        }
+        h.push_str("</table><p class=\"note\">The baseline with the highest r in the test period, compared on the same bootstrap draws of sessions (a paired bootstrap). A gain is positive when the set does better: r minus the baseline's r, the baseline's RMSE minus the set's. A difference is real at the 95 % level when its whole interval lies above 0 (or below).</p>");
+    }
+
+    // IMP fields, factor sets only.
+    let imp: Vec<&Track> = study
+        .tracks
+        .iter()
+        .filter(|t| row(study, t, "test", "imp_entrants").is_some())
+        .collect();
+    if !imp.is_empty() {
+        h.push_str("<h2>IMP fields (test period, factor sets only)</h2><table><tr><th>set</th><th>entrants</th><th>Pearson r</th><th>RMSE (IMPs per board)</th><th>slope</th><th>bias</th></tr>");
+        for t in imp {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&t.name),
+                cell(value(study, t, "test", "imp_entrants"), 0),
+                cell(value(study, t, "test", "imp_pearson_r"), 3),
+                cell(value(study, t, "test", "imp_rmse"), 3),
+                cell(value(study, t, "test", "imp_calibration_slope"), 2),
+                cell(value(study, t, "test", "imp_mean_bias"), 3),
+            );
+        }
+        h.push_str("</table><p class=\"note\">Expected against achieved IMPs per board of every entrant of a rated IMP field: pairs across the field or against a datum, and teams (a team's net IMPs per board).</p>");
+    }
+
+    // The confidence figure against the hidden skill.
+    let coverage: Vec<&Track> = study
+        .tracks
+        .iter()
+        .filter(|t| row(study, t, "all", "handicap_sd_within_1sd").is_some())
+        .collect();
+    if !coverage.is_empty() {
+        h.push_str("<h2>Confidence figure</h2><table><tr><th>set</th><th>within 1 sd</th><th>within 2 sd</th><th>mean handicap_sd</th></tr>");
+        for t in coverage {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&t.name),
+                cell(
+                    value(study, t, "all", "handicap_sd_within_1sd").map(|v| 100.0 * v),
+                    1
+                ),
+                cell(
+                    value(study, t, "all", "handicap_sd_within_2sd").map(|v| 100.0 * v),
+                    1
+                ),
+                cell(value(study, t, "all", "handicap_sd_mean"), 2),
+            );
+        }
+        h.push_str("</table><p class=\"note\">Share (%) of the members with at least 500 boards whose final handicap lies within one and two handicap_sd of their hidden skill in the last month. A normal spread gives 68 % and 95 %.</p>");
+    }
 
     // Expected against achieved.
     let mut chart = Chart::new(

@@ -12,9 +12,15 @@
 //!
 //! The figures are computed on the matchpoint fields (pairs and individual events scored
 //! by topscore): their unit, percent over 50, is the same in every club and every
-//! baseline predicts it directly. IMP events still move the handicaps in the replay.
+//! baseline predicts it directly. IMP events still move the handicaps in the replay;
+//! a factor set's expected against achieved IMPs per board is reported beside
+//! (`imp_pearson_r`, …), without intervals and without baselines, which have no IMP form.
+//!
+//! Every test-period figure has a 95 % interval from a bootstrap over sessions, and every
+//! track is compared with the best baseline on the same draws (see [`bootstrap`]).
 
 pub mod baselines;
+pub mod bootstrap;
 pub mod derive;
 pub mod html;
 pub mod metrics;
@@ -142,9 +148,15 @@ pub struct Track {
     pub parameter: Option<f64>,
     /// Matchpoint entrants, in replay order.
     pub predictions: Vec<Prediction>,
+    /// Entrants of IMP fields (IMPs per board), in replay order: factor sets only, the
+    /// baselines have no IMP form.
+    pub imp_predictions: Vec<Prediction>,
     /// Final handicap (baselines: rating turned so that lower is stronger) of every
     /// member who played, by dense index.
     pub final_value: Vec<Option<f64>>,
+    /// The final confidence figure (`handicap_sd`) of every member who played, when the
+    /// set publishes one.
+    pub final_sd: Vec<Option<f64>>,
     /// Per tracked member (see [`Study::tracked`]): value at the end of each month.
     pub monthly: BTreeMap<i32, Vec<Option<f64>>>,
     /// Trajectories of [`Study::trajectory_members`]: (date, handicap after).
@@ -162,6 +174,10 @@ pub struct MetricRow {
     pub metric: String,
     pub value: f64,
     pub detail: Option<String>,
+    /// The 95 % interval of `value` from the bootstrap over sessions (test-period
+    /// prediction figures and the comparisons with the best baseline; `None` elsewhere).
+    pub low: Option<f64>,
+    pub high: Option<f64>,
 }
 
 /// A finished study.
@@ -339,7 +355,10 @@ pub fn run(
         trajectory_members,
         trajectory_truth,
     };
-    study.rows = metric_rows(&study, &tracked, options);
+    let mut rows = metric_rows(&study, &tracked, options);
+    let intervals = interval_rows(&study, &mut rows);
+    rows.extend(intervals);
+    study.rows = rows;
     Ok(study)
 }
 
@@ -361,6 +380,7 @@ struct SetReplay {
     changes: Vec<replay::Change>,
     starting: Vec<f64>,
     final_handicap: Vec<f64>,
+    final_sd: Vec<Option<f64>>,
     boards: Vec<u64>,
     played: Vec<bool>,
 }
@@ -384,6 +404,7 @@ fn replay_set(data: &StudyData, set: &StudySet) -> Result<SetReplay> {
         changes: out.changes,
         starting,
         final_handicap: states.iter().map(|s| s.handicap).collect(),
+        final_sd: states.iter().map(|s| s.handicap_sd).collect(),
         boards: states.iter().map(|s| s.boards).collect(),
         played: states.iter().map(|s| s.competitions > 0).collect(),
     })
@@ -433,6 +454,7 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
     let r = replay_set(ctx.data, set)?;
     let comps = &ctx.data.competitions;
     let mut predictions = Vec::new();
+    let mut imp_predictions = Vec::new();
     let mut last_entrant: Option<(usize, usize)> = None;
     let mut current = r.starting.clone();
     let mut seen = vec![false; current.len()];
@@ -451,15 +473,21 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
             snapshots.advance(c.date, &|m| seen[m].then_some(current[m]));
             last_competition = Some(change.competition);
         }
-        if judged(c) && ctx.rated[change.competition] {
+        let imp = c.input.method == CalcMethod::Imp;
+        if (judged(c) || imp) && ctx.rated[change.competition] {
             let key = (change.competition, change.entrant);
             if last_entrant != Some(key) {
-                predictions.push(Prediction {
+                let p = Prediction {
                     competition: change.competition,
                     entrant: change.entrant,
                     expected: change.outcome.expected,
                     achieved: change.outcome.achieved,
-                });
+                };
+                if imp {
+                    imp_predictions.push(p);
+                } else {
+                    predictions.push(p);
+                }
                 last_entrant = Some(key);
             }
         }
@@ -474,19 +502,28 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
     let monthly = snapshots.finish(&|m| seen[m].then_some(current[m]));
     // Changes of one competition can come in any entrant order; predictions are sorted
     // so that the tables do not depend on it.
-    predictions.sort_by_key(|p| (p.competition, p.entrant));
-    predictions.dedup_by_key(|p| (p.competition, p.entrant));
+    for p in [&mut predictions, &mut imp_predictions] {
+        p.sort_by_key(|p| (p.competition, p.entrant));
+        p.dedup_by_key(|p| (p.competition, p.entrant));
+    }
     Ok(Track {
         name: set.name().to_string(),
         hash: set.hash.clone(),
         kind: TrackKind::FactorSet,
         parameter: None,
         predictions,
+        imp_predictions,
         final_value: r
             .final_handicap
             .iter()
             .zip(&r.played)
             .map(|(h, p)| p.then_some(*h))
+            .collect(),
+        final_sd: r
+            .final_sd
+            .iter()
+            .zip(&r.played)
+            .map(|(sd, p)| sd.filter(|_| *p))
             .collect(),
         monthly,
         trajectories,
@@ -539,12 +576,14 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
         kind: TrackKind::Baseline(baseline),
         parameter: Some(parameter),
         predictions,
+        imp_predictions: Vec::new(),
         final_value: run
             .strength
             .iter()
             .zip(&run.played)
             .map(|(s, p)| p.then_some(*s))
             .collect(),
+        final_sd: Vec::new(),
         monthly,
         trajectories: Vec::new(),
     }
@@ -553,21 +592,40 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
 /// Adds a row: track, period, metric, value (skipped when undefined), detail.
 type Push<'a> = dyn FnMut(&Track, &str, &str, Option<f64>, Option<String>) + 'a;
 
-/// The prediction figures of one slice of predictions.
-fn prediction_rows(track: &Track, period: &str, preds: &[&Prediction], push: &mut Push) {
+/// The prediction figures of one slice of predictions; `prefix` is `imp_` for IMP fields.
+fn prediction_rows(
+    track: &Track,
+    period: &str,
+    preds: &[&Prediction],
+    prefix: &str,
+    push: &mut Push,
+) {
     let x: Vec<f64> = preds.iter().map(|p| p.expected).collect();
     let y: Vec<f64> = preds.iter().map(|p| p.achieved).collect();
-    push(track, period, "entrants", Some(x.len() as f64), None);
-    push(track, period, "pearson_r", metrics::pearson(&x, &y), None);
-    push(track, period, "rmse", metrics::rmse(&x, &y), None);
+    let name = |m: &str| format!("{prefix}{m}");
+    push(track, period, &name("entrants"), Some(x.len() as f64), None);
     push(
         track,
         period,
-        "calibration_slope",
+        &name("pearson_r"),
+        metrics::pearson(&x, &y),
+        None,
+    );
+    push(track, period, &name("rmse"), metrics::rmse(&x, &y), None);
+    push(
+        track,
+        period,
+        &name("calibration_slope"),
         metrics::slope(&x, &y),
         None,
     );
-    push(track, period, "mean_bias", metrics::bias(&x, &y), None);
+    push(
+        track,
+        period,
+        &name("mean_bias"),
+        metrics::bias(&x, &y),
+        None,
+    );
 }
 
 /// Members (dense indices) with a value in both.
@@ -597,6 +655,8 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
                     metric: metric.to_string(),
                     value,
                     detail,
+                    low: None,
+                    high: None,
                 });
             }
         };
@@ -628,14 +688,22 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
             .iter()
             .filter(|p| date(p) <= study.burn_in_until)
             .collect();
-        prediction_rows(track, "test", &test, &mut push);
-        prediction_rows(track, "burn_in", &burn, &mut push);
+        prediction_rows(track, "test", &test, "", &mut push);
+        prediction_rows(track, "burn_in", &burn, "", &mut push);
+        if !track.imp_predictions.is_empty() {
+            let (test, burn): (Vec<&Prediction>, Vec<&Prediction>) = track
+                .imp_predictions
+                .iter()
+                .partition(|p| date(p) > study.burn_in_until);
+            prediction_rows(track, "test", &test, "imp_", &mut push);
+            prediction_rows(track, "burn_in", &burn, "imp_", &mut push);
+        }
         let mut years: BTreeMap<i32, Vec<&Prediction>> = BTreeMap::new();
         for p in &track.predictions {
             years.entry(date(p).year()).or_default().push(p);
         }
         for (year, preds) in &years {
-            prediction_rows(track, &year.to_string(), preds, &mut push);
+            prediction_rows(track, &year.to_string(), preds, "", &mut push);
         }
 
         let finals: Vec<f64> = track.final_value.iter().flatten().copied().collect();
@@ -798,6 +866,47 @@ fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push
         metrics::mean(&rhos),
         detail.clone(),
     );
+    // The confidence figure against the hidden skill: the final handicap and sd of each
+    // tracked member, the skill of the last month.
+    if let Some(month) = track.monthly.keys().next_back() {
+        let items: Vec<(f64, f64, f64)> = tracked
+            .iter()
+            .filter_map(|&m| {
+                let h = track.final_value.get(m as usize).copied().flatten()?;
+                let sd = track.final_sd.get(m as usize).copied().flatten()?;
+                let t = truth.skill.get(&(study.member_ids[m as usize], *month))?;
+                Some((h, *t, sd))
+            })
+            .collect();
+        if let Some((one, two)) = bootstrap::coverage(&items) {
+            let detail = Some(format!(
+                "{} members with at least {TRUTH_MIN_BOARDS} boards: final handicap against the hidden skill of the last month",
+                items.len()
+            ));
+            push(
+                track,
+                "all",
+                "handicap_sd_within_1sd",
+                Some(one),
+                detail.clone(),
+            );
+            push(
+                track,
+                "all",
+                "handicap_sd_within_2sd",
+                Some(two),
+                detail.clone(),
+            );
+            let sds: Vec<f64> = items.iter().map(|i| i.2).collect();
+            push(
+                track,
+                "all",
+                "handicap_sd_mean",
+                metrics::mean(&sds),
+                detail,
+            );
+        }
+    }
     if is_model {
         push(
             track,
@@ -807,4 +916,209 @@ fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push
             detail,
         );
     }
+}
+
+/// The name of the test period's comparison of a figure with the best baseline.
+pub fn gain_metric(metric: &str) -> String {
+    format!("{metric}_gain_vs_best_baseline")
+}
+
+/// The bootstrap over the test period's sessions: sets `low` and `high` of the test
+/// rows of every figure in [`bootstrap::FIGURES`], and returns the new rows:
+/// `rmse_calibrated` (the predictions recalibrated by the line fitted on the burn-in),
+/// `sessions`, and each track's paired gains over the best baseline (the baseline with
+/// the highest r in the test period): r − r(baseline), RMSE(baseline) − RMSE and the same
+/// for the calibrated RMSE, so that a positive gain is always better.
+fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
+    let test = |p: &Prediction| study.dates[p.competition] > study.burn_in_until;
+    let mut sessions: Vec<usize> = study
+        .tracks
+        .iter()
+        .flat_map(|t| {
+            t.predictions
+                .iter()
+                .filter(|p| test(p))
+                .map(|p| p.competition)
+        })
+        .collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    let position: HashMap<usize, usize> =
+        sessions.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let per_track: Vec<(bootstrap::TrackSessions, bool)> = study
+        .tracks
+        .iter()
+        .map(|t| {
+            let burn = bootstrap::Sums::of(
+                t.predictions
+                    .iter()
+                    .filter(|p| !test(p))
+                    .map(|p| (p.expected, p.achieved)),
+            );
+            let line = burn.line();
+            let mut s = bootstrap::TrackSessions {
+                raw: vec![bootstrap::Sums::default(); sessions.len()],
+                calibrated: vec![bootstrap::Sums::default(); sessions.len()],
+            };
+            for p in t.predictions.iter().filter(|p| test(p)) {
+                if let Some(&i) = position.get(&p.competition) {
+                    s.raw[i].add(p.expected, p.achieved);
+                    if let Some((a, b)) = line {
+                        s.calibrated[i].add(a + b * p.expected, p.achieved);
+                    }
+                }
+            }
+            (s, line.is_some())
+        })
+        .collect();
+    let tracks: Vec<bootstrap::TrackSessions> = per_track.iter().map(|t| t.0.clone()).collect();
+    let replicates = bootstrap::replicates(
+        &tracks,
+        sessions.len(),
+        bootstrap::REPLICATES,
+        bootstrap::SEED,
+    );
+    let mut out = Vec::new();
+    let new_row = |t: &Track, metric: String, value: f64, detail: Option<String>| MetricRow {
+        set: t.name.clone(),
+        hash: t.hash.clone(),
+        kind: t.kind.label(),
+        period: "test".into(),
+        metric,
+        value,
+        detail,
+        low: None,
+        high: None,
+    };
+    let pooled = |s: &bootstrap::TrackSessions, calibrated: bool| {
+        let mut total = bootstrap::Sums::default();
+        for x in if calibrated { &s.calibrated } else { &s.raw } {
+            total.add_times(x, 1.0);
+        }
+        total
+    };
+    for (k, t) in study.tracks.iter().enumerate() {
+        out.push(new_row(
+            t,
+            "sessions".into(),
+            t.predictions
+                .iter()
+                .filter(|p| test(p))
+                .map(|p| p.competition)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len() as f64,
+            Some("test-period sessions, the unit of the bootstrap".into()),
+        ));
+        for (f, (metric, figure, calibrated)) in bootstrap::FIGURES.iter().enumerate() {
+            let ci = bootstrap::interval(&bootstrap::values(&replicates, k, f));
+            if *calibrated {
+                if !per_track[k].1 {
+                    continue;
+                }
+                if let Some(v) = figure(&pooled(&per_track[k].0, true)) {
+                    let mut row = new_row(
+                        t,
+                        (*metric).to_string(),
+                        v,
+                        Some("predictions mapped by the line of achieved on expected fitted on the burn-in".into()),
+                    );
+                    (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+                    out.push(row);
+                }
+            } else if let Some(row) = rows.iter_mut().find(|r| {
+                r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == *metric
+            }) {
+                (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+            }
+        }
+    }
+    // The best baseline: the highest r over the whole test period.
+    let best = study
+        .tracks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches!(t.kind, TrackKind::Baseline(_)))
+        .filter_map(|(k, _)| Some((k, pooled(&per_track[k].0, false).pearson()?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    let Some((b, _)) = best else {
+        return out;
+    };
+    let base = &per_track[b].0;
+    let detail = Some(study.tracks[b].name.clone());
+    for (k, t) in study.tracks.iter().enumerate() {
+        if k == b {
+            continue;
+        }
+        let own = &per_track[k].0;
+        // (metric, sign): sign −1 turns an error into a gain.
+        for (metric, sign) in [
+            ("pearson_r", 1.0),
+            ("rmse", -1.0),
+            ("rmse_calibrated", -1.0),
+        ] {
+            let Some(f) = bootstrap::FIGURES.iter().position(|x| x.0 == metric) else {
+                continue;
+            };
+            let (_, figure, calibrated) = bootstrap::FIGURES[f];
+            if calibrated && !(per_track[k].1 && per_track[b].1) {
+                continue;
+            }
+            let (Some(x), Some(y)) = (
+                figure(&pooled(own, calibrated)),
+                figure(&pooled(base, calibrated)),
+            ) else {
+                continue;
+            };
+            let diffs: Vec<f64> = bootstrap::paired_differences(&replicates, k, b, f)
+                .into_iter()
+                .map(|d| sign * d)
+                .collect();
+            let ci = bootstrap::interval(&diffs);
+            let mut row = new_row(t, gain_metric(metric), sign * (x - y), detail.clone());
+            (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// The burn-in slope of achieved on expected of `set`'s matchpoint predictions, and the
+/// set derived from it whose expected results are rescaled by that slope: the topscore
+/// `expected_c_b` divided by it (`methods.topscore.expected_c_b`, to three decimals).
+/// `None` when the burn-in has no slope to fit. Only the burn-in is read, so the test
+/// period stays unseen.
+pub fn calibrate(
+    data: &StudyData,
+    set: &StudySet,
+    burn_in_until: Option<NaiveDate>,
+) -> Result<Option<(f64, StudySet)>> {
+    let Some(first_date) = data.competitions.first().map(|c| c.date) else {
+        return Ok(None);
+    };
+    let until = burn_in_until.unwrap_or_else(|| default_burn_in(first_date));
+    let r = replay_set(data, set)?;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut sums = bootstrap::Sums::default();
+    for change in &r.changes {
+        let c = &data.competitions[change.competition];
+        if c.date <= until && judged(c) && seen.insert((change.competition, change.entrant)) {
+            sums.add(change.outcome.expected, change.outcome.achieved);
+        }
+    }
+    let Some(slope) = sums.slope().filter(|s| *s > 0.0) else {
+        return Ok(None);
+    };
+    let m = set.factors.methods.topscore;
+    let scaled = (m.expected_c_b.unwrap_or(m.c_b) / slope * 1000.0).round() / 1000.0;
+    if !scaled.is_finite() || scaled <= 0.0 {
+        return Ok(None);
+    }
+    let derived = derive::derive(
+        set,
+        &[(
+            "methods.topscore.expected_c_b".to_string(),
+            format!("{scaled:?}"),
+        )],
+    )?;
+    Ok(Some((slope, derived)))
 }

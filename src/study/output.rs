@@ -12,7 +12,8 @@ use crate::report::frame::FrameBuilder;
 
 use super::{MetricRow, Study, Truth};
 
-/// `study.parquet`: one row per set (or baseline), period and metric.
+/// `study.parquet`: one row per set (or baseline), period and metric; `ci_low` and
+/// `ci_high` hold the 95 % bootstrap interval where the study computes one.
 pub fn rows_frame(rows: &[MetricRow]) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
         .map("set", rows, |r| r.set.clone())
@@ -22,6 +23,8 @@ pub fn rows_frame(rows: &[MetricRow]) -> PolarsResult<DataFrame> {
         .map("metric", rows, |r| r.metric.clone())
         .map("value", rows, |r| r.value)
         .map("detail", rows, |r| r.detail.clone())
+        .map("ci_low", rows, |r| r.low)
+        .map("ci_high", rows, |r| r.high)
         .build()
 }
 

@@ -6,11 +6,14 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// `bridgehcp ARGS` run in `cwd`.
+/// `bridgehcp ARGS` run in `cwd`, as a user runs it: without the backtrace variables a
+/// developer's shell may set, so that messages read as a user reads them.
 pub fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
         .args(args)
         .current_dir(cwd)
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .output()
         .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
 }

@@ -84,6 +84,16 @@ pub struct Checked {
 /// and errors as [`read_dataset_checked`], which is this followed by reading every
 /// board file.
 pub fn open_checked(dir: &Path, on_error: OnError) -> Result<Opened, Error> {
+    open_checked_with(dir, on_error, &crate::scoring::progress::NoProgress)
+}
+
+/// [`open_checked`], reporting each file of `members`, `competitions`, `entrants` and
+/// `results` read to `progress` (stage `reading files`).
+pub fn open_checked_with(
+    dir: &Path,
+    on_error: OnError,
+    progress: &dyn crate::scoring::progress::Progress,
+) -> Result<Opened, Error> {
     let members = locate_table(dir, "members")?;
     let competitions = locate_table(dir, "competitions")?;
     let entrants = locate_table(dir, "entrants")?;
@@ -115,18 +125,28 @@ pub fn open_checked(dir: &Path, on_error: OnError) -> Result<Opened, Error> {
         quarantine: Quarantine::new(on_error),
     };
     let mut head = Dataset::default();
+    let files = [&members, &competitions, &entrants, &results]
+        .iter()
+        .map(|t| t.iter().flatten().count() as u64)
+        .sum();
+    progress.start("reading files", files);
     for file in members.iter().flatten() {
         read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
+        progress.advance(1);
     }
     for file in competitions.iter().flatten() {
         read_competitions(&read_frame(file)?, &mut check, &mut head.competitions)?;
+        progress.advance(1);
     }
     for file in entrants.iter().flatten() {
         read_entrants(&read_frame(file)?, &mut check, &mut head.entrants)?;
+        progress.advance(1);
     }
     for file in results.iter().flatten() {
         read_results(&read_frame(file)?, &mut check, &mut head.results)?;
+        progress.advance(1);
     }
+    progress.finish();
     let files = BoardFiles::scan(boards.unwrap_or_default())?;
     Ok(Opened {
         head,

@@ -1,0 +1,184 @@
+//! Carrying the history of a continued run into its own folder.
+//!
+//! An officer keeps one folder per month and publishes the last one; the analysts, the
+//! player statement and the report read whichever folder they are given. So a continued
+//! run's `changes.parquet` and `standings.parquet` hold every competition since the
+//! start, as one run over the same data would: the previous folder's rows first, then
+//! the month's. The replay still touches only the month; the previous rows are copied,
+//! not recomputed, and their full row groups are copied as they are, page by page
+//! (only the last, partial one is decoded and written again with the month's rows), so
+//! the file has the bytes of one run's and writing it costs a month, not the history. Each folder is whole on its own, so deleting an earlier month's
+//! folder loses nothing. The previous rows are taken only from files whose SHA-256 is
+//! the one the previous run's `run.json` recorded, so a folder changed by hand cannot
+//! slip rows into the history.
+
+use std::path::Path;
+
+use polars::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::pipeline::ledger::sha256;
+
+/// How to start afresh, the end of every refusal.
+const AFRESH: &str = "run without --state to write the whole history afresh";
+
+/// Whether the run in `folder` wrote the whole history (its `run.json` says
+/// `whole_history`); an older version's folder holds its own competitions only.
+pub fn is_whole(folder: &Path) -> bool {
+    std::fs::read_to_string(folder.join("run.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|json| json.get("whole_history").and_then(|v| v.as_bool()))
+        .unwrap_or(false)
+}
+
+/// The rows of the carried file `bytes` from `from` on, decoded (the rows its copied
+/// row groups leave), without those of a competition `new` scores again.
+pub fn tail(path: &Path, bytes: &[u8], from: usize, new: &DataFrame) -> Result<DataFrame> {
+    let total = polars_rows(path, bytes)?;
+    let rows = ParquetReader::new(std::io::Cursor::new(bytes))
+        .with_slice(Some((from, total.saturating_sub(from))))
+        .finish()
+        .map_err(|e| Error::polars(path, e))?;
+    without_rescored(rows, new).map_err(|e| Error::polars(path, e))
+}
+
+fn polars_rows(path: &Path, bytes: &[u8]) -> Result<usize> {
+    ParquetReader::new(std::io::Cursor::new(bytes))
+        .num_rows()
+        .map_err(|e| Error::polars(path, e))
+}
+
+/// How many leading rows of the carried file `bytes` come before the first row of a
+/// competition `new` scores again (all of them when there is none): the rows that may
+/// be copied as they are. Reads the `competition_id` column only.
+pub fn leading_rows(path: &Path, bytes: &[u8], new: &DataFrame) -> Result<usize> {
+    let ids = ids(new).map_err(|e| Error::polars(path, e))?;
+    if ids.is_empty() {
+        return polars_rows(path, bytes);
+    }
+    let carried = ParquetReader::new(std::io::Cursor::new(bytes))
+        .with_columns(Some(vec!["competition_id".into()]))
+        .finish()
+        .map_err(|e| Error::polars(path, e))?;
+    let column = carried
+        .column("competition_id")
+        .and_then(|c| c.str().cloned())
+        .map_err(|e| Error::polars(path, e))?;
+    let first = column
+        .iter()
+        .position(|id| id.is_some_and(|id| ids.contains(id)));
+    Ok(first.unwrap_or(carried.height()))
+}
+
+fn ids(new: &DataFrame) -> PolarsResult<std::collections::HashSet<String>> {
+    Ok(new
+        .column("competition_id")?
+        .str()?
+        .iter()
+        .flatten()
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The bytes of the table `name` of the previous run's folder, checked against its
+/// `run.json`.
+pub fn carried_bytes(folder: &Path, name: &str) -> Result<Vec<u8>> {
+    let refuse =
+        |why: String| Error::Config(format!("--state {}: {why}; {AFRESH}", folder.display()));
+    let manifest_path = folder.join("run.json");
+    let text = std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
+    let manifest: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| refuse(format!("run.json cannot be read ({e})")))?;
+    let recorded = manifest
+        .pointer(&format!("/outputs/{name}"))
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| refuse(format!("run.json does not record `{name}`")))?;
+    let path = folder.join(name);
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    if sha256(&bytes) != recorded {
+        return Err(refuse(format!(
+            "`{name}` is not the file run.json records (its SHA-256 differs)"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// `carried` followed by `new`: the two must have the same columns, as two runs of this
+/// version write them.
+pub fn append(folder: &Path, name: &str, carried: DataFrame, new: &DataFrame) -> Result<DataFrame> {
+    let same = carried.schema() == new.schema();
+    if !same {
+        let names = |df: &DataFrame| {
+            df.schema()
+                .iter()
+                .map(|(n, t)| format!("{n}: {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(Error::Config(format!(
+            "--state {}: its `{name}` has the columns ({}), this version writes ({}); {AFRESH}",
+            folder.display(),
+            names(&carried),
+            names(new)
+        )));
+    }
+    let mut all = carried;
+    all.vstack_mut(new)
+        .map_err(|e| Error::polars(folder.join(name), e))?;
+    all.rechunk_mut();
+    Ok(all)
+}
+
+/// The rows of `carried` whose `competition_id` is not one of `new`'s: a competition the
+/// previous run scored but did not rate after its last rated one is scored again.
+pub fn without_rescored(carried: DataFrame, new: &DataFrame) -> PolarsResult<DataFrame> {
+    let ids: std::collections::HashSet<&str> = new
+        .column("competition_id")?
+        .str()?
+        .iter()
+        .flatten()
+        .collect();
+    if ids.is_empty() {
+        return Ok(carried);
+    }
+    let keep: BooleanChunked = carried
+        .column("competition_id")?
+        .str()?
+        .iter()
+        .map(|id| Some(!id.is_some_and(|id| ids.contains(id))))
+        .collect();
+    carried.filter(&keep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rescored_competition_is_kept_once() {
+        let carried = df!("competition_id" => ["a", "a", "b"], "rank" => [1, 2, 1]).unwrap();
+        let new = df!("competition_id" => ["b", "c"], "rank" => [1, 1]).unwrap();
+        let kept = without_rescored(carried, &new).unwrap();
+        assert_eq!(kept.height(), 2);
+        let all = append(Path::new("prev"), "standings.parquet", kept, &new).unwrap();
+        let ids: Vec<Option<&str>> = all
+            .column("competition_id")
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .collect();
+        assert_eq!(ids, [Some("a"), Some("a"), Some("b"), Some("c")]);
+    }
+
+    #[test]
+    fn other_columns_are_refused() {
+        let carried = df!("competition_id" => ["a"]).unwrap();
+        let new = df!("competition_id" => ["b"], "rank" => [1]).unwrap();
+        let error = append(Path::new("prev"), "changes.parquet", carried, &new)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("run without --state"), "{error}");
+    }
+}

@@ -1,0 +1,238 @@
+//! `study` through the real binary: intervals, paired gains, the confidence figure's
+//! coverage, `--calibrate`, and a real club's imported history.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
+
+use std::path::Path;
+
+use polars::prelude::{DataFrame, ParquetReader, SerReader};
+
+mod common;
+use common::{bridgehcp, ok, realdata, sample};
+
+/// One row of `study.parquet`.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    set: String,
+    period: String,
+    metric: String,
+    value: f64,
+    detail: Option<String>,
+    low: Option<f64>,
+    high: Option<f64>,
+}
+
+fn rows(path: &Path) -> Vec<Row> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let df: DataFrame = ParquetReader::new(file).finish().unwrap();
+    let s = |name: &str| df.column(name).unwrap().str().unwrap().clone();
+    let f = |name: &str| df.column(name).unwrap().f64().unwrap().clone();
+    let (set, period, metric, detail) = (s("set"), s("period"), s("metric"), s("detail"));
+    let (value, low, high) = (f("value"), f("ci_low"), f("ci_high"));
+    (0..df.height())
+        .map(|i| Row {
+            set: set.get(i).unwrap().to_string(),
+            period: period.get(i).unwrap().to_string(),
+            metric: metric.get(i).unwrap().to_string(),
+            value: value.get(i).unwrap(),
+            detail: detail.get(i).map(str::to_string),
+            low: low.get(i),
+            high: high.get(i),
+        })
+        .collect()
+}
+
+fn get<'a>(rows: &'a [Row], set: &str, period: &str, metric: &str) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.set == set && r.period == period && r.metric == metric)
+}
+
+fn factors(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/factors")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn every_test_figure_has_an_interval_and_every_track_a_paired_gain() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    ok(&bridgehcp(
+        &[
+            "study",
+            "--quiet",
+            "--data",
+            data.to_str().unwrap(),
+            "--factors",
+            &factors("fsb-2007.toml"),
+            &factors("fsb-2007-kalman.toml"),
+            "--calibrate",
+            "--out",
+            "s",
+        ],
+        dir.path(),
+    ));
+    let rows = rows(&dir.path().join("s/study.parquet"));
+    let tracks = [
+        "fsb-2007",
+        "fsb-2007-kalman",
+        "running-average",
+        "elo",
+        "weng-lin",
+    ];
+    for set in tracks {
+        for metric in [
+            "pearson_r",
+            "rmse",
+            "calibration_slope",
+            "mean_bias",
+            "rmse_calibrated",
+        ] {
+            let row = get(&rows, set, "test", metric)
+                .unwrap_or_else(|| panic!("{set}: no test {metric}"));
+            let (lo, hi) = (row.low.unwrap(), row.high.unwrap());
+            assert!(lo < hi, "{set} {metric}: [{lo}, {hi}]");
+            assert!(
+                lo <= row.value && row.value <= hi,
+                "{set} {metric}: {} outside [{lo}, {hi}]",
+                row.value
+            );
+        }
+        assert!(get(&rows, set, "test", "sessions").unwrap().value > 10.0);
+        // Figures of other periods carry no interval.
+        assert_eq!(get(&rows, set, "burn_in", "pearson_r").unwrap().low, None);
+    }
+    // The best baseline is the one with the highest test r; every other track's gain
+    // over it is the difference of the two point figures, with its paired interval.
+    let baselines = ["running-average", "elo", "weng-lin"];
+    let r = |set: &str| get(&rows, set, "test", "pearson_r").unwrap().value;
+    let best = baselines
+        .iter()
+        .copied()
+        .max_by(|a, b| r(a).total_cmp(&r(b)))
+        .unwrap();
+    for set in tracks.iter().filter(|s| **s != best) {
+        let gain = get(&rows, set, "test", "pearson_r_gain_vs_best_baseline")
+            .unwrap_or_else(|| panic!("{set}: no gain"));
+        assert_eq!(gain.detail.as_deref(), Some(best));
+        assert!((gain.value - (r(set) - r(best))).abs() < 1e-9);
+        assert!(gain.low.unwrap() < gain.high.unwrap());
+        let rmse = |s: &str| get(&rows, s, "test", "rmse").unwrap().value;
+        let g = get(&rows, set, "test", "rmse_gain_vs_best_baseline").unwrap();
+        assert!((g.value - (rmse(best) - rmse(set))).abs() < 1e-9);
+        assert!(get(&rows, set, "test", "rmse_calibrated_gain_vs_best_baseline").is_some());
+    }
+    assert!(get(&rows, best, "test", "pearson_r_gain_vs_best_baseline").is_none());
+    // --calibrate added one set per set, named after its fitted expected_c_b.
+    let calibrated: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.set.contains("+methods.topscore.expected_c_b="))
+        .map(|r| r.set.as_str())
+        .collect();
+    assert!(calibrated.iter().any(|s| s.starts_with("fsb-2007+")));
+    assert!(calibrated.iter().any(|s| s.starts_with("fsb-2007-kalman+")));
+    // IMP fields are judged for the factor sets, on their own, and not for baselines.
+    let imp = get(&rows, "fsb-2007", "test", "imp_pearson_r").unwrap();
+    assert!(imp.value > 0.0 && imp.value < 1.0, "{imp:?}");
+    assert!(
+        get(&rows, "fsb-2007", "test", "imp_entrants")
+            .unwrap()
+            .value
+            > 100.0
+    );
+    assert!(get(&rows, "elo", "test", "imp_pearson_r").is_none());
+    let html = std::fs::read_to_string(dir.path().join("s/study.html")).unwrap();
+    assert!(html.contains("judges only matchpoint fields"));
+    assert!(html.contains("IMP fields (test period, factor sets only)"));
+    assert!(html.contains("Against the best baseline"));
+}
+
+#[test]
+fn the_confidence_figure_is_judged_against_the_hidden_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&bridgehcp(
+        &[
+            "sample", "--out", "fed", "--drift", "--months", "24", "--seed", "3",
+        ],
+        dir.path(),
+    ));
+    ok(&bridgehcp(
+        &[
+            "study",
+            "--quiet",
+            "--data",
+            "fed",
+            "--factors",
+            &factors("fsb-2007.toml"),
+            &factors("fsb-2007-plus.toml"),
+            "--out",
+            "s",
+        ],
+        dir.path(),
+    ));
+    let rows = rows(&dir.path().join("s/study.parquet"));
+    let one = get(&rows, "fsb-2007-plus", "all", "handicap_sd_within_1sd").unwrap();
+    let two = get(&rows, "fsb-2007-plus", "all", "handicap_sd_within_2sd").unwrap();
+    assert!(one.value > 0.0 && one.value <= two.value && two.value <= 1.0);
+    assert!(one
+        .detail
+        .as_deref()
+        .unwrap()
+        .contains("members with at least 500 boards"));
+    assert!(
+        get(&rows, "fsb-2007-plus", "all", "handicap_sd_mean")
+            .unwrap()
+            .value
+            > 0.0
+    );
+    // A set without a confidence figure has no coverage.
+    assert!(get(&rows, "fsb-2007", "all", "handicap_sd_within_1sd").is_none());
+}
+
+/// A real club's history, imported as a federation receives it, studied with the first
+/// year as burn-in: everyone starts at 52 (the import knows no masterpoints).
+#[test]
+fn a_real_club_history_is_studied_after_its_burn_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let club = realdata().join("pbn-spiren");
+    ok(&bridgehcp(
+        &[
+            "import",
+            "auto",
+            club.to_str().unwrap(),
+            "--out",
+            "club",
+            "--keep-going",
+        ],
+        dir.path(),
+    ));
+    ok(&bridgehcp(
+        &[
+            "study",
+            "--quiet",
+            "--data",
+            "club",
+            "--burn-in-until",
+            "2015-12-31",
+            "--factors",
+            &factors("fsb-2007.toml"),
+            &factors("fsb-2007-kalman.toml"),
+            "--out",
+            "s",
+        ],
+        dir.path(),
+    ));
+    let rows = rows(&dir.path().join("s/study.parquet"));
+    for set in ["fsb-2007", "fsb-2007-kalman", "running-average"] {
+        // 2016's sessions, every one judged.
+        let sessions = get(&rows, set, "test", "sessions").unwrap().value;
+        assert!(sessions >= 40.0, "{set}: {sessions}");
+        assert_eq!(
+            get(&rows, set, "test", "entrants").unwrap().value,
+            get(&rows, set, "2016", "entrants").unwrap().value
+        );
+        let r = get(&rows, set, "test", "pearson_r").unwrap();
+        assert!(r.value > 0.3 && r.low.unwrap() > 0.2, "{set}: {r:?}");
+    }
+}
