@@ -146,6 +146,44 @@ fn every_test_figure_has_an_interval_and_every_track_a_paired_gain() {
     assert!(html.contains("judges only matchpoint fields"));
     assert!(html.contains("IMP fields (test period, factor sets only)"));
     assert!(html.contains("Against the best baseline"));
+
+    // The trajectory charts and the movers name the members, as the members table has
+    // them, beside their numbers.
+    let file = std::fs::File::open(data.join("members.parquet")).unwrap();
+    let members: DataFrame = ParquetReader::new(file).finish().unwrap();
+    let ids = members.column("member_id").unwrap().i64().unwrap().clone();
+    let names = members.column("name").unwrap().str().unwrap().clone();
+    let named: Vec<String> = (0..members.height())
+        .filter_map(|i| {
+            Some(format!(
+                "<title>{} ({})</title>",
+                names.get(i)?,
+                ids.get(i)?
+            ))
+        })
+        .filter(|title| html.contains(title.as_str()))
+        .collect();
+    assert!(!named.is_empty(), "no trajectory chart names its member");
+    assert!(
+        !html.contains("<title>Member "),
+        "a chart names a member by number only"
+    );
+    let mover = rows
+        .iter()
+        .find(|r| r.metric.starts_with("mover_"))
+        .and_then(|r| r.detail.clone())
+        .unwrap();
+    let id: i64 = mover["member ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let name = (0..members.height())
+        .find(|&i| ids.get(i) == Some(id))
+        .and_then(|i| names.get(i))
+        .unwrap();
+    assert!(mover.contains(&format!("member {id} ({name}):")), "{mover}");
 }
 
 #[test]

@@ -351,7 +351,11 @@ pub fn render(study: &Study) -> String {
             .get(member as usize)
             .copied()
             .unwrap_or_default();
-        let mut chart = Chart::new(format!("Member {id}"), "date", "handicap");
+        let title = match study.member_names.get(member as usize).cloned().flatten() {
+            Some(name) => format!("{name} ({id})"),
+            None => format!("Member {id}"),
+        };
+        let mut chart = Chart::new(title, "date", "handicap");
         chart.height = 280.0;
         chart.x_ticks = Some(year_ticks(first_date, last_date));
         for (i, t) in study.tracks.iter().enumerate() {

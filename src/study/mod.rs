@@ -190,6 +190,8 @@ pub struct Study {
     pub dates: Vec<NaiveDate>,
     /// Member ids by dense index.
     pub member_ids: Vec<MemberId>,
+    /// Members' names by dense index, for the charts a reader scans by name.
+    pub member_names: Vec<Option<String>>,
     pub trajectory_members: Vec<u32>,
     /// Hidden skill of the trajectory members per month, when known.
     pub trajectory_truth: Vec<Vec<(NaiveDate, f64)>>,
@@ -329,6 +331,12 @@ pub fn run(
     let tracks = tracks.into_iter().collect::<Result<Vec<Track>>>()?;
 
     let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
+    let member_names: Vec<Option<String>> = data
+        .registry
+        .members
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
     let trajectory_truth = match &options.truth {
         Some(truth) => trajectory_members
             .iter()
@@ -352,6 +360,7 @@ pub fn run(
         rows: Vec::new(),
         dates,
         member_ids,
+        member_names,
         trajectory_members,
         trajectory_truth,
     };
@@ -769,8 +778,17 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
                         &format!("mover_{:02}", rank + 1),
                         Some(x - y),
                         Some(format!(
-                            "member {}: {:.2} in {}, {:.2} here",
-                            study.member_ids[*i], y, first.name, x
+                            "member {}{}: {:.2} in {}, {:.2} here",
+                            study.member_ids[*i],
+                            study
+                                .member_names
+                                .get(*i)
+                                .cloned()
+                                .flatten()
+                                .map_or_else(String::new, |name| format!(" ({name})")),
+                            y,
+                            first.name,
+                            x
                         )),
                     );
                 }
