@@ -3,14 +3,29 @@ use anyhow::Context;
 /// The run allocates many small strings and vectors per table result, from several
 /// threads; mimalloc handles that pattern much faster than the system allocator. It is
 /// built without transparent huge pages (the `no_thp` feature): zeroing 2 MB pages for
-/// a heap of small rows cost more system time than it saved.
+/// a heap of small rows cost more system time than it saved. [`Guarded`] turns a failed
+/// allocation into a message and exit code 3 instead of an abort.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Guarded<mimalloc::MiMalloc> = Guarded(mimalloc::MiMalloc);
+use bridgehcp::cli::memory::Guarded;
 use clap::Parser;
 
 use bridgehcp::cli::{run, Cli, Command};
 
-fn main() -> anyhow::Result<()> {
+/// Errors are printed as anyhow prints them from `main`, with any control character of
+/// a name or file quoted in them shown as U+FFFD; the exit code is 1.
+fn main() -> std::process::ExitCode {
+    match command() {
+        Ok(code) => code,
+        Err(error) => {
+            let text = format!("Error: {error:?}");
+            eprintln!("{}", bridgehcp::dataset::text::neutralise(&text, true));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn command() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     let command = cli
         .command
@@ -28,9 +43,16 @@ fn main() -> anyhow::Result<()> {
                 .with_context(|| format!("run on {} failed", plan.data.display()))?;
             if !plan.quiet {
                 run::print_summary(&plan, &summary);
+                if let Some(note) = run::non_members_note(&plan, &summary) {
+                    println!("{note}");
+                }
             }
             if let Some(warning) = run::empty_ranking_warning(&plan, &summary) {
                 eprintln!("{warning}");
+            }
+            if let Some(error) = run::all_quarantined_error(&plan, &summary) {
+                eprintln!("{error}");
+                return Ok(std::process::ExitCode::from(run::ALL_QUARANTINED_EXIT));
             }
         }
         Command::Score(args) => {
@@ -136,5 +158,5 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(std::process::ExitCode::SUCCESS)
 }

@@ -426,6 +426,7 @@ fn csv_outputs_neutralise_formulas_and_ids_never_become_paths() {
             "changes.parquet",
             "corrections.csv",
             "handicaps.parquet",
+            "non_members.csv",
             "quarantine.csv",
             "ranking.csv",
             "ranking.parquet",

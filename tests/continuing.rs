@@ -385,8 +385,9 @@ fn run_json_records_inputs_settings_and_counts() {
     assert_eq!(m["counts"]["members_moved"], 8);
     assert_eq!(m["counts"]["members_new"], 0);
     let outputs = m["outputs"].as_object().unwrap();
-    assert_eq!(outputs.len(), 11);
+    assert_eq!(outputs.len(), 12);
     assert!(outputs.contains_key("ranking_published.csv"));
+    assert!(outputs.contains_key("non_members.csv"));
     assert_eq!(m["whole_history"], true);
     assert_eq!(m["published"]["min_boards"], 100);
     assert_eq!(m["published"]["active_months"], 12);

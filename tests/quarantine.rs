@@ -233,7 +233,7 @@ fn a_column_of_the_wrong_type_stops_the_run() {
         .unwrap_or_default();
     assert!(
         error.contains("results.parquet")
-            && error.contains("column `score` has type str, expected float64"),
+            && error.contains("column `score` holds text, but it must hold one float64 per row"),
         "{error}"
     );
 }

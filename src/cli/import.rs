@@ -85,7 +85,13 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         ExportFormat::Usebio => Some(ExportKind::Usebio),
         ExportFormat::Auto => None,
     };
-    let existing = existing_dataset(&args.out)?;
+    refuse_working_folder(&args.out)?;
+    let out = crate::report::dataset_commit::named_folder(&args.out);
+    for found in crate::report::dataset_commit::recover_dataset(&out)? {
+        eprintln!("{found}");
+    }
+    let _lock = crate::report::dataset_commit::DatasetLock::exclusive(&out)?;
+    let existing = existing_dataset(&out)?;
     let register = match &args.members {
         Some(path) => Some(batch::Register::new(
             &crate::import::table::read_members_file(path)?,
@@ -95,7 +101,8 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     let batch = batch::import_batch(existing, &files, kind, register.as_ref(), args.strict);
     for entry in &batch.entries {
         if entry.status != Status::Imported {
-            eprintln!("{}: {}", entry.status.as_str(), entry.describe());
+            let line = format!("{}: {}", entry.status.as_str(), entry.describe());
+            eprintln!("{}", crate::dataset::text::neutralise(&line, false));
         }
     }
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
@@ -108,7 +115,7 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
             args.out.join("import-report.csv").display()
         )))
     } else {
-        write(&batch, &args.out)
+        write(&batch, &out)
     };
     let written = matches!(outcome, Ok(true));
     let rows = import_log::rows_of(&batch.entries, 0, "", written);
@@ -141,9 +148,36 @@ fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
     let legacy = crate::report::dataset_writer::has_single_file_tables(out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
-        crate::report::dataset_writer::write_months(&batch.dataset, out, &months, legacy)?;
+        crate::report::dataset_writer::write_months(
+            &batch.dataset,
+            out,
+            &months,
+            legacy,
+            crate::cli::run::test_commit(),
+        )?;
     }
     Ok(written)
+}
+
+/// An import puts the next version of the dataset folder in the folder's place, so a
+/// shell working inside it would be left in the removed previous version (empty, its
+/// files gone from view). Refused, with the command to use instead.
+fn refuse_working_folder(out: &std::path::Path) -> Result<()> {
+    let (Ok(here), Ok(full)) = (std::env::current_dir(), std::fs::canonicalize(out)) else {
+        return Ok(());
+    };
+    if !here.starts_with(&full) {
+        return Ok(());
+    }
+    let name = full
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| full.display().to_string());
+    Err(Error::Config(format!(
+        "--out {}: the command runs inside the dataset folder, which an import replaces by its next version in one step (so that a killed import never leaves half of one); run it from outside, e.g. `cd {} && bridgehcp import ... --out {name}`",
+        out.display(),
+        full.parent().map_or_else(|| "/".into(), |p| p.display().to_string())
+    )))
 }
 
 /// The dataset already in `dir`, or an empty one when `dir` holds none.

@@ -3,6 +3,7 @@
 
 pub mod draw;
 pub mod import;
+pub mod memory;
 pub mod player;
 pub mod progress;
 pub mod report;

@@ -107,7 +107,10 @@ pub fn execute(args: &PlayerArgs) -> Result<Statement> {
         })?;
     }
     if !args.quiet {
-        print!("{}", statement.to_text());
+        print!(
+            "{}",
+            crate::dataset::text::neutralise(&statement.to_text(), true)
+        );
     }
     Ok(statement)
 }

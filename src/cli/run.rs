@@ -372,10 +372,18 @@ fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The commit of the output folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops the process
-/// at that point of it (`staged`, `swapped`, `between-renames`) so that a test can kill
-/// it there, and `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit. Both exist
-/// only in builds for the tests (feature `test-hooks`).
+/// The commit of an output or dataset folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops
+/// the process at that point of it (`staged`, `swapped`, `between-renames`, and for an
+/// import `members-written`) so that a test can kill it there, and
+/// `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit. Both exist only in builds
+/// for the tests (feature `test-hooks`); otherwise the commit is the plain one.
+pub(crate) fn test_commit() -> Commit<'static> {
+    Commit {
+        exchange: exchange_allowed(),
+        at: &pause_at,
+    }
+}
+
 #[cfg(feature = "test-hooks")]
 fn pause_at(point: &str) {
     if std::env::var("BRIDGEHCP_TEST_PAUSE_AT").is_ok_and(|p| p == point) {
@@ -428,6 +436,10 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         crate::report::files::recover(state)?;
     }
     crate::report::files::recover(&plan.out)?;
+    for found in crate::report::dataset_commit::recover_dataset(&plan.data)? {
+        eprintln!("{found}");
+    }
+    let _lock = crate::report::dataset_commit::DatasetLock::shared(&plan.data)?;
     let progress = !plan.quiet;
     let crate::import::table::Opened {
         mut head,
@@ -437,6 +449,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         plan.settings.on_error,
         &Bars::new(progress),
     )?;
+    check_register(plan, &head)?;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
@@ -473,15 +486,27 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     output.summary.elapsed = started.elapsed();
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();
-    let commit = Commit {
-        exchange: exchange_allowed(),
-        at: &pause_at,
-    };
-    crate::report::outputs::write_run(&plan.out, &output, &plan.settings, &inputs, commit)?;
+    crate::report::outputs::write_run(&plan.out, &output, &plan.settings, &inputs, test_commit())?;
     writing.finish_and_clear();
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
     Ok(output.summary)
+}
+
+/// A dataset with competitions but no members: every player would be a guest, and each
+/// would fail as "no guest handicap method applies" on its own, hundreds of lines none
+/// of which says the cause. One message says it.
+fn check_register(plan: &RunPlan, dataset: &crate::dataset::Dataset) -> Result<()> {
+    if !dataset.members.is_empty() || dataset.competitions.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Input(InputError::new(
+        Location::file(&plan.data),
+        format!(
+            "the `members` table is empty: the federation's register has no members, so none of the {} competitions' players can be given a handicap (each would be a guest). Fill `members` (member_id, name), or import the club files with --members REGISTER",
+            dataset.competitions.len()
+        ),
+    )))
 }
 
 /// A ranking by club or district needs members that have one: otherwise every member
@@ -614,6 +639,38 @@ pub fn empty_ranking_warning(plan: &RunPlan, summary: &RunSummary) -> Option<Str
         filters.join(" and "),
         plan.out.join("ranking.csv").display()
     ))
+}
+
+/// The exit code of a run in which every competition was quarantined.
+pub const ALL_QUARANTINED_EXIT: u8 = 2;
+
+/// The error for a run in which every competition it read broke a rule, so that
+/// nothing was rated: the outputs (with `quarantine.csv`) are written, but a scheduled
+/// run must not report success. `None` when something was rated, or nothing read.
+pub fn all_quarantined_error(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
+    let taken = summary.competitions_applied
+        + summary.competitions_unrated
+        + summary.competitions_skipped
+        + summary.competitions_corrected;
+    (summary.competitions_quarantined > 0 && taken == 0).then(|| {
+        format!(
+            "error: every competition ({}) was quarantined, so nobody's handicap moved; the reasons are in {} (exit code {ALL_QUARANTINED_EXIT})",
+            summary.competitions_quarantined,
+            plan.out.join("quarantine.csv").display()
+        )
+    })
+}
+
+/// The summary's line on player numbers the run rated as non-members because `members`
+/// does not have them; `None` when there were none.
+pub fn non_members_note(plan: &RunPlan, summary: &RunSummary) -> Option<String> {
+    (summary.non_members_seen > 0).then(|| {
+        format!(
+            "{} player numbers are not in `members` and were rated as non-members (nobody's handicap moves for them); each is listed with its competitions and entrants in {}",
+            summary.non_members_seen,
+            plan.out.join("non_members.csv").display()
+        )
+    })
 }
 
 #[cfg(test)]

@@ -140,7 +140,13 @@ fn write_by_month(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
                 .map(crate::report::dataset_writer::month_of)
                 .collect();
             month.members = federation.member_rows.clone();
-            crate::report::dataset_writer::write_months(&month, out, &names, false)?;
+            crate::report::dataset_writer::write_months(
+                &month,
+                out,
+                &names,
+                false,
+                crate::report::files::Commit::default(),
+            )?;
         }
         first = last;
     }

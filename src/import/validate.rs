@@ -9,6 +9,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use crate::dataset::text::{check_text, MAX_NAME_CHARS, MAX_TEXT_CHARS};
 use crate::dataset::{
     BoardResult, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin,
     ScoringMethod,
@@ -22,6 +23,14 @@ pub const DECLARERS: [&str; 4] = ["N", "E", "S", "W"];
 
 /// The player columns of `entrants`, in slot order.
 pub const PLAYER_COLUMNS: [&str; 4] = ["player1", "player2", "player3", "player4"];
+
+/// The printed-name columns of `entrants`, in slot order.
+pub const NAME_COLUMNS: [&str; 4] = [
+    "player1_name",
+    "player2_name",
+    "player3_name",
+    "player4_name",
+];
 
 /// The seat columns of `boards` in individual events.
 pub const SEAT_COLUMNS: [&str; 4] = ["north", "south", "east", "west"];
@@ -85,6 +94,11 @@ pub mod limits {
     pub const MAX_IMPS_PER_BOARD: f64 = 24.0;
     /// Masterpoints of one member.
     pub const MAX_MASTERPOINTS: f64 = 1_000_000.0;
+    /// How far the mean percentage of a matchpoint field (weighted by boards played)
+    /// may be from 50. Every board's matchpoints are shared out in full, so a complete
+    /// field averages exactly 50 %; adjusted scores (60/40), a sit-out and Neuberg's
+    /// factoring move it by a point or two, a broken export by far more.
+    pub const MATCHPOINT_MEAN_TOLERANCE: f64 = 5.0;
 }
 
 /// A value as a message shows it: huge floats in exponent form, not 300 digits.
@@ -186,10 +200,67 @@ pub struct Validator {
     /// every board row needs no allocation.
     entrants: HashMap<String, HashMap<String, Origin>>,
     competitions_with_boards: HashSet<String>,
+    /// Per matchpoint competition, its `results` percentages summed.
+    percentages: HashMap<String, Percentages>,
+    /// Per team match (`team_imps`), the teams its `results` rows list, in order.
+    match_teams: HashMap<String, Vec<String>>,
+}
+
+/// The `results` percentages of one matchpoint competition, summed.
+#[derive(Debug, Clone)]
+struct Percentages {
+    /// Σ score × boards_played, and Σ boards_played.
+    weighted: f64,
+    boards: f64,
+    /// Σ score and the rows, for rows without boards played.
+    plain: f64,
+    rows: usize,
+    highest: f64,
+    first: Origin,
+}
+
+impl Percentages {
+    /// The rule a field with these percentages breaks, or `None`.
+    fn broken(&self) -> Option<String> {
+        if self.rows < 2 {
+            return None;
+        }
+        if self.highest <= 0.0 {
+            return Some(format!(
+                "every one of the {} entrants scored 0 %: that is impossible in a matchpoint field, whose percentages average 50 % (every board's matchpoints are shared out); the `score` column is not the entrants' percentages",
+                self.rows
+            ));
+        }
+        let mean = if self.boards > 0.0 {
+            self.weighted / self.boards
+        } else {
+            self.plain / self.rows as f64
+        };
+        ((mean - 50.0).abs() > limits::MATCHPOINT_MEAN_TOLERANCE).then(|| {
+            format!(
+                "the {} entrants' percentages average {mean:.2} %, but a matchpoint field's average 50 % (every board's matchpoints are shared out; at most {} points off for adjusted scores and sit-outs); the `score` column is not the entrants' percentages, or entrants are missing",
+                self.rows,
+                limits::MATCHPOINT_MEAN_TOLERANCE
+            )
+        })
+    }
 }
 
 fn at(origin: &Origin, column: &str) -> Location {
     origin.location().column(column)
+}
+
+/// The text cells `(column, value, limit)` of a row, held to [`check_text`].
+fn texts<'a>(
+    cells: impl IntoIterator<Item = (&'a str, Option<&'a str>, usize)>,
+    located: impl Fn(&str) -> Location,
+) -> Result<(), InputError> {
+    for (column, value, limit) in cells {
+        if let Some(rule) = value.and_then(|v| check_text(v, limit)) {
+            return Err(InputError::new(located(column), format!("the cell {rule}")));
+        }
+    }
+    Ok(())
 }
 
 fn row_text(origin: &Origin) -> String {
@@ -212,6 +283,14 @@ impl Validator {
                 ),
             ));
         }
+        texts(
+            [
+                ("name", member.name.as_deref(), MAX_NAME_CHARS),
+                ("club", member.club.as_deref(), MAX_TEXT_CHARS),
+                ("district", member.district.as_deref(), MAX_TEXT_CHARS),
+            ],
+            |column| at(origin, column),
+        )?;
         finite(member.masterpoints)
             .map_err(|rule| InputError::new(at(origin, "masterpoints"), rule))?;
         if member.masterpoints < 0.0 {
@@ -256,6 +335,14 @@ impl Validator {
                 ),
             ));
         }
+        texts(
+            [
+                ("title", competition.title.as_deref(), MAX_TEXT_CHARS),
+                ("club", competition.club.as_deref(), MAX_TEXT_CHARS),
+                ("class", competition.class.as_deref(), MAX_TEXT_CHARS),
+            ],
+            located,
+        )?;
         if let Some(boards) = competition.boards {
             if boards < 2 {
                 return Err(InputError::new(
@@ -334,6 +421,20 @@ impl Validator {
                 "entrant must not be empty",
             ));
         }
+        texts(
+            [
+                ("entrant", Some(entrant.entrant.as_str()), MAX_TEXT_CHARS),
+                ("team", entrant.team.as_deref(), MAX_TEXT_CHARS),
+            ]
+            .into_iter()
+            .chain(
+                NAME_COLUMNS
+                    .iter()
+                    .zip(&entrant.names)
+                    .map(|(column, name)| (*column, name.as_deref(), MAX_NAME_CHARS)),
+            ),
+            located,
+        )?;
         if let Some(first) = self
             .entrants
             .get(competition)
@@ -395,6 +496,39 @@ impl Validator {
         }
         if let Some(opponent) = &result.opponent {
             self.known_entrant(competition, opponent, origin, "opponent")?;
+        }
+        if scoring == ScoringMethod::TeamImps {
+            let teams = self.match_teams.entry(competition.to_owned()).or_default();
+            if !teams.contains(&result.entrant) {
+                if let [first, second] = &teams[..] {
+                    return Err(InputError::new(
+                        located("entrant"),
+                        format!(
+                            "a team_imps competition is one match between two teams, but this row adds a third team `{}` to `{first}` and `{second}`; give each match its own competition_id",
+                            result.entrant
+                        ),
+                    ));
+                }
+                teams.push(result.entrant.clone());
+            }
+        }
+        if scoring == ScoringMethod::Matchpoints {
+            let sums = self
+                .percentages
+                .entry(competition.to_owned())
+                .or_insert_with(|| Percentages {
+                    weighted: 0.0,
+                    boards: 0.0,
+                    plain: 0.0,
+                    rows: 0,
+                    highest: 0.0,
+                    first: origin.clone(),
+                });
+            sums.weighted += result.score * f64::from(result.boards_played);
+            sums.boards += f64::from(result.boards_played);
+            sums.plain += result.score;
+            sums.rows += 1;
+            sums.highest = sums.highest.max(result.score);
         }
         let boards = facts.boards.unwrap_or(limits::MAX_BOARDS);
         if result.boards_played > boards {
@@ -563,6 +697,14 @@ impl Validator {
                         "the number of boards is missing and there are no board rows to count",
                     ),
                 ));
+            }
+            if let Some(sums) = self.percentages.get(id) {
+                if let Some(rule) = sums.broken() {
+                    broken.push((
+                        id.clone(),
+                        InputError::new(at(&sums.first, "score").competition(id.as_str()), rule),
+                    ));
+                }
             }
         }
         broken

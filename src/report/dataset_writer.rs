@@ -16,7 +16,8 @@ use polars::prelude::*;
 use crate::dataset::{Competition, Dataset, Origin};
 use crate::error::{Error, InputError, Location};
 use crate::import::table::TABLES;
-use crate::report::files::{write_parquet, write_staged, StagedFolder};
+use crate::report::dataset_commit::{finish_in_progress, link_tree, mark_in_progress};
+use crate::report::files::{write_parquet, write_replacing, write_staged, Commit};
 
 /// The five tables as frames, in contract order, named as the contract names them.
 pub fn dataset_frames(dataset: &Dataset) -> Result<Vec<(&'static str, DataFrame)>, Error> {
@@ -73,13 +74,18 @@ const PARTITIONED: [&str; 4] = ["competitions", "entrants", "results", "boards"]
 /// bytes however it arrived: one import of five years, or sixty monthly ones.
 ///
 /// A table in another form (`boards.parquet`, `boards.csv`) from an earlier layout is
-/// rewritten as partitions (`all_months` must then be true) and removed. Everything is
-/// written to `dir/.tmp-…/` first and moved into place only when every file was written.
+/// rewritten as partitions (`all_months` must then be true) and left out of the new
+/// version. The next version of the whole folder is built beside it (unchanged files
+/// hard-linked) and takes its place in one step ([`crate::report::dataset_commit`]), so
+/// a process killed at any point leaves the version before or the version after, never
+/// a mix; `commit.at` is called at `members-written` (the next version half built) and
+/// at the points of [`write_replacing`].
 pub fn write_months(
     dataset: &Dataset,
     dir: &Path,
     months: &BTreeSet<String>,
     all_months: bool,
+    commit: Commit,
 ) -> Result<(), Error> {
     let mut competitions: Vec<&Competition> = dataset.competitions.iter().collect();
     competitions.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
@@ -106,13 +112,51 @@ pub fn write_months(
         ..Dataset::default()
     };
 
-    let staged = StagedFolder::new(dir)?;
-    write_parquet(
-        &members_frame(&members_only)?,
-        &staged.path("members.parquet"),
-    )?;
-    let mut partitions: Vec<(String, bool)> = Vec::new();
-    for month in &wanted {
+    let rewritten = |relative: &Path| -> bool {
+        let mut parts = relative.iter().map(|p| p.to_string_lossy());
+        let (Some(first), second) = (parts.next(), parts.next()) else {
+            return false;
+        };
+        let single_file = PARTITIONED
+            .iter()
+            .any(|t| first == format!("{t}.parquet") || first == format!("{t}.csv"));
+        match second {
+            None => {
+                first == "members.parquet"
+                    || (all_months && (single_file || first == "members.csv" || first == "members"))
+            }
+            Some(folder) => {
+                PARTITIONED.contains(&first.as_ref())
+                    && folder
+                        .strip_prefix("month=")
+                        .is_some_and(|m| wanted.contains(m))
+                    && parts.next().is_none()
+            }
+        }
+    };
+    let members_frame = members_frame(&members_only)?;
+    write_replacing(dir, commit, |staging| {
+        mark_in_progress(staging)?;
+        if dir.is_dir() {
+            link_tree(dir, staging, &rewritten)?;
+        }
+        write_parquet(&members_frame, &staging.join("members.parquet"))?;
+        (commit.at)("members-written");
+        write_partitions(dataset, staging, &wanted, &competitions, &in_month, &order)
+    })?;
+    finish_in_progress(dir)
+}
+
+/// Writes the month partitions of `wanted` below `staging`.
+fn write_partitions(
+    dataset: &Dataset,
+    staging: &Path,
+    wanted: &BTreeSet<String>,
+    competitions: &[&Competition],
+    in_month: &dyn Fn(&str, &str) -> bool,
+    order: &dyn Fn(&str) -> usize,
+) -> Result<(), Error> {
+    for month in wanted {
         let mut part = Dataset {
             competitions: competitions
                 .iter()
@@ -153,29 +197,11 @@ pub fn write_months(
             ("boards", part.boards.len(), boards_frame(&part)?),
         ];
         for (table, rows, frame) in frames {
-            let relative = format!("{table}/month={month}");
             if rows > 0 {
-                let folder = staged.path(&relative);
+                let folder = staging.join(table).join(format!("month={month}"));
                 std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
                 write_parquet(&frame, &folder.join("part-0.parquet"))?;
             }
-            partitions.push((relative, rows > 0));
-        }
-    }
-    staged.commit_partitions(&partitions, &["members.parquet"])?;
-    for table in PARTITIONED {
-        for old in [format!("{table}.parquet"), format!("{table}.csv")] {
-            let old = dir.join(old);
-            if old.is_file() {
-                std::fs::remove_file(&old).map_err(|e| Error::io(&old, e))?;
-            }
-        }
-    }
-    for old in [dir.join("members.csv"), dir.join("members")] {
-        if old.is_file() {
-            std::fs::remove_file(&old).map_err(|e| Error::io(&old, e))?;
-        } else if old.is_dir() {
-            std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
         }
     }
     Ok(())

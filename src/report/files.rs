@@ -356,7 +356,8 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// `df` with every text cell passed through [`neutralise_formula`].
+/// `df` with every text cell passed through [`neutralise_formula`], its control and
+/// bidirectional-override characters shown as U+FFFD.
 fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
     let mut frame = df.clone();
     let text: Vec<PlSmallStr> = frame
@@ -369,7 +370,12 @@ fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
         let column = frame.column(name.as_str())?.str()?.clone();
         let safe = StringChunked::from_iter_options(
             name.clone(),
-            column.iter().map(|cell| cell.map(neutralise_formula)),
+            column.iter().map(|cell| {
+                cell.map(|text| {
+                    let shown = crate::dataset::text::neutralise(text, false);
+                    neutralise_formula(&shown).into_owned()
+                })
+            }),
         );
         frame.with_column(safe.into_column())?;
     }
@@ -815,6 +821,24 @@ mod tests {
         write_csv(&sample(), &path)?;
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         assert_eq!(text, "id,name,score\n1,\"a,b\",54.2\n2,,0.1\n3,c,-3.0\n");
+        Ok(())
+    }
+
+    #[test]
+    fn csv_cells_show_control_characters_as_replacement_characters() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join("t.csv");
+        let frame = DataFrame::new_infer_height(vec![Column::new(
+            "name".into(),
+            ["Ann\u{1b}[31m", "\u{202E}oB", "\tCy\u{7}\u{0}"],
+        )])
+        .map_err(|e| Error::polars("t", e))?;
+        write_csv(&frame, &path)?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        assert_eq!(
+            text,
+            "name\nAnn\u{FFFD}[31m\n\u{FFFD}oB\n\u{FFFD}Cy\u{FFFD}\u{FFFD}\n"
+        );
         Ok(())
     }
 

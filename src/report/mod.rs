@@ -1,6 +1,7 @@
 //! Writing the outputs of the data contract.
 
 pub mod columns;
+pub mod dataset_commit;
 pub mod dataset_writer;
 pub mod files;
 pub mod frame;

@@ -244,6 +244,42 @@ pub fn unrated(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
+/// `non_members.csv`: every player number that is not in `members`, with each
+/// competition and entrant it played in (in replay order): rated as a non-member, so
+/// nobody's handicap moves for it, which a misspelt or unregistered number must not do
+/// unseen.
+pub fn non_members(output: &RunOutput) -> PolarsResult<DataFrame> {
+    let comps = &output.prepared.competitions;
+    let rows: Vec<&crate::pipeline::replay::Change> = output
+        .replay
+        .changes
+        .iter()
+        .filter(|c| c.seat == crate::pipeline::prepare::Seat::NonMember)
+        .collect();
+    FrameBuilder::new(rows.len())
+        .map("member_id", &rows, |c| c.member_id)
+        .map("competition_id", &rows, |c| {
+            comps[c.competition].competition_id.clone()
+        })
+        .date(
+            "date",
+            rows.iter()
+                .map(|c| Some(comps[c.competition].date))
+                .collect(),
+        )?
+        .map("entrant", &rows, |c| {
+            comps[c.competition]
+                .entrant_names
+                .get(c.entrant)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map("reason", &rows, |_| {
+            "the player number is not in `members`: rated as a non-member".to_string()
+        })
+        .build()
+}
+
 /// `quarantine.csv`: one row per reason a competition was left out, competitions in
 /// replay order. `file`, `row`, `column` and `board` say where the reason was found, as
 /// far as the source allows.
@@ -356,12 +392,13 @@ fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
 /// holding anything else is not replaced. `run.toml` is the manifest of older versions;
 /// `report.html` and `ranking_diff.csv` are what `bridgehcp report` derives from a run
 /// by default, stale once the run is replaced.
-pub const RUN_FILES: [&str; 15] = [
+pub const RUN_FILES: [&str; 16] = [
     "applied.parquet",
     "board_scores.parquet",
     "changes.parquet",
     "corrections.csv",
     "handicaps.parquet",
+    "non_members.csv",
     "quarantine.csv",
     "ranking.csv",
     "ranking.parquet",
@@ -375,7 +412,7 @@ pub const RUN_FILES: [&str; 15] = [
 ];
 
 /// How many of [`RUN_FILES`] are the data files `run.json` records.
-const DATA_FILES: usize = 11;
+const DATA_FILES: usize = 12;
 
 /// Writes every output of a run into `out`, which is replaced whole, all at once
 /// (see [`write_replacing`]). `run.json` records the hash of every other file.
@@ -428,6 +465,7 @@ pub fn write_run(
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
     let applied = applied(output).map_err(frame_error("applied.parquet"))?;
     let corrections = corrections(output).map_err(frame_error("corrections.csv"))?;
+    let non_members = non_members(output).map_err(frame_error("non_members.csv"))?;
     check_replaceable(out, &RUN_FILES)?;
     write_replacing(out, commit, |staged| {
         let path = |name: &str| staged.join(name);
@@ -461,6 +499,7 @@ pub fn write_run(
                 write_csv_rounded(&corrections, &path("corrections.csv"))?;
                 write_parquet(&handicaps, &path("handicaps.parquet"))?;
                 write_csv(&quarantine, &path("quarantine.csv"))?;
+                write_csv(&non_members, &path("non_members.csv"))?;
                 write_csv(&ranking, &path("ranking.csv"))?;
                 write_parquet(&ranking, &path("ranking.parquet"))?;
                 write_csv_rounded(&published, &path("ranking_published.csv"))?;

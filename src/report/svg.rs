@@ -94,11 +94,13 @@ impl Chart {
     }
 }
 
-/// Escapes text for HTML and SVG.
+/// Escapes text for HTML and SVG; control and bidirectional-override characters are
+/// shown as U+FFFD ([`crate::dataset::text`]).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
+            c if crate::dataset::text::is_unsafe(c) && c != '\n' => out.push('\u{FFFD}'),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -353,6 +355,7 @@ mod tests {
         let svg = render(&c);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(svg.contains("a &lt;b&gt;") && svg.contains("s&amp;t"));
+        assert_eq!(escape("Bo\u{1b}[2J\u{202E}<"), "Bo\u{FFFD}[2J\u{FFFD}&lt;");
         // Plot area 60..470 × 30..315: (5, 5) is at its centre.
         assert!(svg.contains(r#"cx="265.0" cy="172.5""#), "{svg}");
         assert_eq!(render(&c), svg);

@@ -85,7 +85,7 @@ pub fn score_competition(
         if let [only] = indices[..] {
             return Err(InputError::new(
                 tables[only].location(""),
-                "the board has only one result, so there is nothing to compare it with",
+                single_result(competition, tables[only].row.board, &by_board),
             ));
         }
     }
@@ -188,5 +188,27 @@ fn raise_average_plus(tables: &[Table<'_>], points: &mut [BoardPoints]) {
                 *shown = *side;
             }
         }
+    }
+}
+
+/// The rule a board played at one table only breaks, in the secretary's terms: a board
+/// number beyond the competition's boards is most likely mistyped.
+fn single_result(
+    competition: &Competition,
+    board: u32,
+    by_board: &BTreeMap<u32, Vec<usize>>,
+) -> String {
+    let others: Vec<u32> = by_board.keys().copied().filter(|&b| b != board).collect();
+    let range = match (others.first(), others.last()) {
+        (Some(lo), Some(hi)) => format!(" (the others are numbered {lo} to {hi})"),
+        _ => String::new(),
+    };
+    match competition.boards {
+        Some(boards) if board > boards => format!(
+            "board {board} has only one result, so there is nothing to compare it with; the competition has {boards} boards{range}, so board {board} is most likely a mistyped board number"
+        ),
+        _ => format!(
+            "board {board} has only one result, so there is nothing to compare it with{range}; check the board number of this row"
+        ),
     }
 }

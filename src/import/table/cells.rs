@@ -315,12 +315,30 @@ impl Frame {
             None => Err(InputError::new(
                 location(),
                 format!(
-                    "column `{name}` has type {}, expected {}",
-                    series.dtype(),
+                    "column `{name}` holds {}, but it must hold one {} per row; write it as a plain column of that type",
+                    plain_type(series.dtype()),
                     T::NAME
                 ),
             )),
         }
+    }
+}
+
+/// A column type as a reader of the message knows it, not as polars prints it.
+fn plain_type(dtype: &DataType) -> String {
+    match dtype {
+        DataType::List(_) => "a list of values in each cell".to_string(),
+        DataType::String => "text".to_string(),
+        DataType::Boolean => "true/false values".to_string(),
+        DataType::Date => "dates".to_string(),
+        DataType::Datetime(_, _) => "timestamps".to_string(),
+        d if d.is_integer() => format!("whole numbers ({d})"),
+        d if d.is_float() => format!("decimal numbers ({d})"),
+        // Without polars' struct support a struct column has no variant of its own.
+        d if d.to_string().starts_with("struct") => {
+            "a group of fields in each cell (a struct)".to_string()
+        }
+        d => format!("values of type {d}"),
     }
 }
 

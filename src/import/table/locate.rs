@@ -284,8 +284,30 @@ pub(super) fn read_parquet_columns(
                 }
             }
         }
+        let schema = reader.schema().map_err(|e| Error::polars(path, e))?;
+        for (name, field) in schema.iter() {
+            if columns.is_some_and(|wanted| !wanted.contains(&name.as_str())) {
+                continue;
+            }
+            if let ArrowDataType::Struct(fields) = &field.dtype {
+                let names: Vec<String> = fields
+                    .iter()
+                    .take(5)
+                    .map(|f| format!("`{}`", f.name))
+                    .collect();
+                return Err(InputError::new(
+                    Location::file(path).column(name.as_str()),
+                    format!(
+                        "column `{name}` holds a group of {} fields in each cell (a struct: {}{}); no table of the dataset has such a column: write each value as a plain column",
+                        fields.len(),
+                        names.join(", "),
+                        if fields.len() > 5 { ", …" } else { "" }
+                    ),
+                )
+                .into());
+            }
+        }
         if let Some(columns) = columns {
-            let schema = reader.schema().map_err(|e| Error::polars(path, e))?;
             let present: Vec<String> = columns
                 .iter()
                 .filter(|name| schema.contains(name))
@@ -298,20 +320,84 @@ pub(super) fn read_parquet_columns(
 }
 
 /// Runs a polars reader on `path`, turning a panic inside it (which a corrupt file can
-/// cause) into an error that names the file.
+/// cause) into an error that names the file. The panic's own text (`thread 'polars-0'
+/// panicked at …`) is not printed: the error says the same in the user's terms
+/// ([`quiet_reader_panics`]).
 pub(crate) fn guarded<T>(path: &Path, read: impl FnOnce() -> T) -> Result<T, Error> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
+    quiet_reader_panics();
+    let reading = Reading::start();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    drop(reading);
+    outcome.map_err(|panic| {
         let detail = panic
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no detail".to_owned());
+            .unwrap_or_else(|| "no detail".to_owned())
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         InputError::new(
             Location::file(path),
             format!("the file is corrupt or not a table this program can read (the reader failed: {detail})"),
         )
         .into()
     })
+}
+
+/// How many readers run inside [`guarded`] now, in any thread.
+static READING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+thread_local! {
+    /// True while this thread runs a reader inside [`guarded`].
+    static GUARDED_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks a guarded read for the panic hook, for as long as it lives.
+struct Reading {
+    was: bool,
+}
+
+impl Reading {
+    fn start() -> Reading {
+        READING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Reading {
+            was: GUARDED_HERE.with(|here| here.replace(true)),
+        }
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        GUARDED_HERE.with(|here| here.set(self.was));
+        READING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The environment variable that keeps polars' panic text (for a bug report).
+pub const VERBOSE_ENV: &str = "BRIDGEHCP_VERBOSE";
+
+/// Installs (once) a panic hook that stays silent about a panic raised while a reader
+/// runs inside [`guarded`], on the guarded thread itself or on one of polars' worker
+/// threads (`polars-N`), since [`guarded`] turns it into one clean error naming the
+/// file. Any other panic, and every panic when `BRIDGEHCP_VERBOSE` is set, is printed
+/// by the hook that was there before.
+pub fn quiet_reader_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let verbose = std::env::var_os(VERBOSE_ENV).is_some_and(|v| !v.is_empty() && v != "0");
+            let in_reader = READING.load(std::sync::atomic::Ordering::SeqCst) > 0
+                && (GUARDED_HERE.with(std::cell::Cell::get)
+                    || std::thread::current()
+                        .name()
+                        .is_some_and(|name| name.starts_with("polars")));
+            if verbose || !in_reader {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Explains a CSV file polars refused, in a secretary's terms: an empty file, or the first
@@ -328,6 +414,9 @@ pub(super) fn csv_shape_error(path: &Path) -> Option<Error> {
             .into(),
         );
     }
+    if let Err(invalid) = std::str::from_utf8(bytes) {
+        return Some(not_utf8(path, bytes, invalid.valid_up_to()).into());
+    }
     let counts = csv_field_counts(bytes);
     let (header, rows) = counts.split_first()?;
     rows.iter()
@@ -342,6 +431,27 @@ pub(super) fn csv_shape_error(path: &Path) -> Option<Error> {
                 .into(),
             )
         })
+}
+
+/// The first byte of a CSV file that is not UTF-8, at `at`: its row (data rows count
+/// from 1, the header is not a row) and what the file most likely is.
+fn not_utf8(path: &Path, bytes: &[u8], at: usize) -> InputError {
+    let before = &bytes[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count();
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&bytes[start..at]).chars().count() + 1;
+    let byte = bytes.get(at).copied().unwrap_or(0);
+    let rule = format!(
+        "byte 0x{byte:02X} at character {column} is not UTF-8; the file looks like Latin-1 or Windows-1252 (å, ä, ö as one byte each): save it as UTF-8 (CSV UTF-8 in a spreadsheet)"
+    );
+    if line == 0 {
+        InputError::new(Location::file(path), format!("the header line: {rule}"))
+    } else {
+        InputError::new(Location::file(path).row(line), rule)
+    }
 }
 
 /// Cells per record of CSV text (commas outside double quotes; a quoted cell may hold

@@ -24,6 +24,7 @@ use crate::import::validate::Validator;
 use crate::quarantine::{OnError, Quarantine};
 
 mod cells;
+mod known;
 mod locate;
 mod rows;
 mod stream;

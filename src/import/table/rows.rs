@@ -17,6 +17,7 @@ pub(super) fn read_members(
     validator: &mut Validator,
     out: &mut Vec<Member>,
 ) -> Result<(), Error> {
+    super::known::check_columns(frame, "members")?;
     let mut member_id = frame.col::<i64>("member_id", Required)?;
     let mut name = frame.col::<String>("name", Optional)?;
     let mut club = frame.col::<String>("club", Optional)?;
@@ -47,6 +48,7 @@ pub(super) fn read_competitions(
     check: &mut Check,
     out: &mut Vec<Competition>,
 ) -> Result<(), Error> {
+    super::known::check_columns(frame, "competitions")?;
     let mut id = frame.col::<String>("competition_id", Required)?;
     let mut date = frame.col::<NaiveDate>("date", Required)?;
     let mut session = frame.col::<i32>("session", Optional)?;
@@ -120,6 +122,7 @@ pub(super) fn read_entrants(
     check: &mut Check,
     out: &mut Vec<Entrant>,
 ) -> Result<(), Error> {
+    super::known::check_columns(frame, "entrants")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
     let [p1, p2, p3, p4] = PLAYER_COLUMNS;
@@ -185,6 +188,7 @@ pub(super) fn read_results(
     check: &mut Check,
     out: &mut Vec<EntrantResult>,
 ) -> Result<(), Error> {
+    super::known::check_columns(frame, "results")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
     let mut boards_played = frame.col::<i32>("boards_played", Required)?;
@@ -217,6 +221,7 @@ pub(super) type BuiltBoard = Result<(String, Result<BoardResult, InputError>), I
 /// Builds a board file's rows from its cells. It needs nothing but the frame, so the
 /// next file's rows are built while the rows before are checked.
 pub(super) fn build_boards(frame: &Frame) -> Result<Vec<BuiltBoard>, Error> {
+    super::known::check_columns(frame, "boards")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut board = frame.col::<i32>("board", Required)?;
     let mut ns = frame.col::<String>("ns", Optional)?;

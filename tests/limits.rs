@@ -1,0 +1,228 @@
+//! The limits a command meets as messages, not crashes or silence: memory that runs out,
+//! names with control characters or of absurd length, a Parquet file that makes the
+//! reader panic. Each test runs the real binary and asserts what it says.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
+
+mod common;
+use common::bridgehcp;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).to_string()
+}
+
+/// A copy of the sample dataset in `dir/data`.
+fn sample_copy(dir: &Path) -> PathBuf {
+    let data = dir.join("data");
+    std::fs::create_dir(&data).unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    for entry in std::fs::read_dir(sample).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), data.join(entry.file_name())).unwrap();
+    }
+    data
+}
+
+/// A small dataset of CSV tables in `dir/data` whose `members.csv` is `members`.
+fn csv_dataset(dir: &Path, members: &[u8]) {
+    let data = dir.join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("members.csv"), members).unwrap();
+    std::fs::write(
+        data.join("competitions.csv"),
+        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("entrants.csv"),
+        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("results.csv"),
+        "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\n",
+    )
+    .unwrap();
+}
+
+fn run_data(dir: &Path) -> Output {
+    bridgehcp(&["run", "--quiet", "--data", "data", "--out", "out"], dir)
+}
+
+/// Under an address-space limit too small for the run, the run stops with exit 3 and a
+/// message saying what happened and what to try, not `memory allocation of N bytes
+/// failed` and SIGABRT (exit 134). Where exactly memory runs out depends on how the
+/// allocator reserves it, so several limits are tried: each either succeeds or stops
+/// this way, and at least one stops.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_run_out_of_memory_stops_with_a_message_and_exit_3() {
+    let has_prlimit = Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_prlimit {
+        eprintln!("prlimit is not installed: the out-of-memory test is not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    sample_copy(dir.path());
+    let mut stopped = 0;
+    for megabytes in [120u64, 150, 180] {
+        let _ = std::fs::remove_dir_all(dir.path().join("out"));
+        let output = Command::new("prlimit")
+            .arg(format!("--as={}", megabytes * 1024 * 1024))
+            .arg(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args([
+                "run",
+                "--quiet",
+                "--threads",
+                "1",
+                "--data",
+                "data",
+                "--out",
+                "out",
+            ])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let message = stderr(&output);
+        if output.status.success() {
+            continue;
+        }
+        assert_eq!(output.status.code(), Some(3), "{megabytes} MB: {message}");
+        assert!(
+            message.starts_with("bridgehcp: out of memory (an allocation of ")
+                && message.contains("Nothing was written")
+                && message.contains("--threads 1")
+                && message.contains("--no-board-scores")
+                && message.contains("month layout"),
+            "{megabytes} MB: {message}"
+        );
+        assert!(!message.contains("memory allocation of"), "{message}");
+        assert!(!dir.path().join("out").exists(), "nothing half-written");
+        stopped += 1;
+    }
+    assert!(stopped > 0, "no limit made the run run out of memory");
+}
+
+/// ESC, RLO, BEL and NUL in a member's name stop the run at the row, naming the
+/// character; nothing reaches `ranking.csv`, the HTML or the terminal.
+#[test]
+fn control_characters_in_a_member_name_are_refused_at_the_row() {
+    for (character, shown) in [
+        ("\u{1b}[2J", "U+001B ESC"),
+        ("\u{202E}", "U+202E RLO"),
+        ("\u{7}", "U+0007 BEL"),
+        ("\u{0}", "U+0000 NUL"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let members =
+            format!("member_id,name,masterpoints\n1,Ann,10\n2,Bo{character}b,1\n3,Cy,0\n4,Di,5\n");
+        csv_dataset(dir.path(), members.as_bytes());
+        let output = run_data(dir.path());
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{message}");
+        assert!(
+            message.contains("members.csv")
+                && message.contains("row 2")
+                && message.contains("column `name`")
+                && message.contains(&format!("holds {shown} at character 3")),
+            "{shown}: {message}"
+        );
+        assert!(!message.contains('\u{1b}'), "the message itself is safe");
+        assert!(!dir.path().join("out").exists());
+    }
+}
+
+/// A 10 MB member name is refused; the message does not repeat it.
+#[test]
+fn a_ten_megabyte_member_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut members = b"member_id,name,masterpoints\n1,".to_vec();
+    members.extend(std::iter::repeat_n(b'a', 10 * 1024 * 1024));
+    members.extend_from_slice(b",10\n2,Bo,1\n3,Cy,0\n4,Di,5\n");
+    csv_dataset(dir.path(), &members);
+    let output = run_data(dir.path());
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        message.contains("members.csv")
+            && message.contains("column `name`")
+            && message.contains("is longer than 200 characters (10485760 bytes)"),
+        "{message}"
+    );
+    assert!(
+        !message.contains(&"a".repeat(300)),
+        "the name is not repeated"
+    );
+}
+
+/// A club file whose printed name holds ESC is refused at the door, naming file and
+/// column.
+#[test]
+fn an_export_with_an_escape_in_a_name_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pbn = "% PBN 2.0\n\
+         % <META  name=Generator   content=\"Ruter i Norge\">\n\
+         % <META  name=ContestDate content=\"2015-09-30\">\n\
+         % <META  name=ScoringType content=\"MatchPoints;MP1\">\n\
+         [Event \"Test\"]\n\
+         [Board \"1\"]\n\
+         [TotalScoreTable \"Rank\\2R;PairId\\2R;TotalScoreMP\\3R;TotalPercentage\\5R;Names\\20L;MemberID1\\7R;MemberID2\\7R\"]\n\
+         1 1 0 50.00 \"A\u{1b}[31m - B\" \"11\" \"12\"\n\
+         1 2 0 50.00 \"C - D\" \"13\" \"14\"\n\
+         1 3 0 50.00 \"E - F\" \"15\" \"16\"\n\
+         1 4 0 50.00 \"G - H\" \"17\" \"18\"\n\
+         [ScoreTable \"PairId_NS\\2R;PairId_EW\\2R;Contract\\3L;Declarer\\1R;Result\\2R;Score_NS\\5R;Score_EW\\6R;MP_NS\\2R;MP_EW\\2R\"]\n\
+         1 2 3NT S 9 \"400\" - 0 0\n\
+         3 4 3NT S 9 \"400\" - 0 0\n\
+         [Board \"2\"]\n\
+         [ScoreTable \"PairId_NS\\2R;PairId_EW\\2R;Contract\\3L;Declarer\\1R;Result\\2R;Score_NS\\5R;Score_EW\\6R;MP_NS\\2R;MP_EW\\2R\"]\n\
+         1 2 3NT S 9 \"600\" - 0 0\n\
+         3 4 3NT S 8 \"-100\" - 0 0\n";
+    std::fs::write(dir.path().join("club.pbn"), pbn).unwrap();
+    let output = bridgehcp(&["import", "pbn", "club.pbn", "--out", "fed"], dir.path());
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("club.pbn") && message.contains("holds U+001B ESC"),
+        "{message}"
+    );
+    assert!(!message.contains('\u{1b}'), "{message:?}");
+}
+
+/// A Parquet file damaged so that polars panics inside its reader gives one message
+/// naming the file; polars' `thread '…' panicked at` text is shown only with
+/// `BRIDGEHCP_VERBOSE=1`. The damage: one byte of the sample's `members.parquet` data
+/// (offset 2512) set to 0xFF, which breaks a length polars asserts on.
+#[test]
+fn a_damaged_parquet_file_prints_one_clean_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample_copy(dir.path());
+    let path = data.join("members.parquet");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[2512] = 0xFF;
+    std::fs::write(&path, &bytes).unwrap();
+    let quiet = run_data(dir.path());
+    let message = stderr(&quiet);
+    assert_eq!(quiet.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("members.parquet: the file is corrupt or not a table this program can read (the reader failed"),
+        "{message}"
+    );
+    assert!(!message.contains("panicked"), "{message}");
+    let verbose = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(["run", "--quiet", "--data", "data", "--out", "out"])
+        .current_dir(dir.path())
+        .env("BRIDGEHCP_VERBOSE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&verbose).contains("panicked"),
+        "{}",
+        stderr(&verbose)
+    );
+}
