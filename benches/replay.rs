@@ -5,6 +5,7 @@
 //!
 //! Prints the size of the history, then the time of each stage for one run with every
 //! core and one with a single thread (the outputs are identical; only the time differs).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use std::time::Instant;
 

@@ -7,6 +7,7 @@
 //! competition scored from its board rows, and the model's update per competition (a
 //! 12-pair field). The figures say where a run's time would go if reading were free;
 //! `benches/scale.sh` measures whole runs.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use bridgehcp::dataset::conventions::{ArtificialImps, ImpAggregate, MpScale};
 use bridgehcp::model::{

@@ -2,12 +2,16 @@
 //!
 //! The stages only stay usable on their own (the model checked against the seed's
 //! worked numbers, scoring against published results, the pipeline without files) if
-//! dependencies run one way: `cli → study → report → {import, synth} → pipeline →
-//! scoring → {dataset, quarantine} → error → model`. Rust allows cycles between modules of one crate, so
-//! nothing but this test stops one from coming back. It reads every `crate::` path in
-//! the code (doc comments and `//` comments left out) and fails on any edge that points
-//! up the list, naming the file and the path. It also keeps the crates that belong at
-//! the edges (polars, clap, indicatif) out of the model.
+//! dependencies run one way: `cli → study → report → {pipeline, import, synth} →
+//! scoring → {dataset, quarantine} → error → model`. The pipeline and the readers sit
+//! side by side and may not use each other: the pipeline touches no files, and what a
+//! reader checks at import it checks with `scoring`. Rust allows cycles between modules
+//! of one crate, so nothing but this test stops one from coming back. It reads every
+//! `crate::` path in the code (doc comments and `//` comments left out) and fails on
+//! any edge that points up the list, naming the file and the path. Inside a module it
+//! fails on a loop between its files (`a.rs` uses `b.rs`, which uses `a.rs`), which
+//! would leave no file a reader can understand first. It also keeps the crates that
+//! belong at the edges (polars, clap, indicatif) out of the model.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,8 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["error"],
     &["dataset", "quarantine"],
     &["scoring"],
-    &["pipeline"],
-    &["import", "synth"],
+    &["pipeline", "import", "synth"],
     &["report"],
     &["study"],
     &["cli"],
@@ -297,6 +300,90 @@ fn no_cycle_between_top_level_modules() {
             );
         }
     }
+}
+
+/// The files of one top-level module as a graph: each child of `src/NAME/` (a file
+/// `x.rs` with its folder `x/`) → the siblings it names, through `super::`,
+/// `crate::NAME::` or a grandchild's `super::super::`, with the first file that does.
+/// `mod.rs`, which declares and re-exports every child, is left out: a loop through it
+/// is how a module is put together, not a tangle.
+fn file_graph(module: &str) -> BTreeMap<String, BTreeMap<String, PathBuf>> {
+    let root = src().join(module);
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let child_of = |file: &Path| -> Option<(String, usize)> {
+        let rel = file.strip_prefix(&root).ok()?;
+        let parts: Vec<String> = rel
+            .iter()
+            .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+            .collect();
+        let first = parts.first()?.clone();
+        (first != "mod").then_some((first, parts.len()))
+    };
+    let children: BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| child_of(f))
+        .map(|c| c.0)
+        .collect();
+    let mut graph: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
+    for file in &files {
+        let Some((child, depth)) = child_of(file) else {
+            continue;
+        };
+        // Paths from the crate root are renamed first, so that `crate::scoring::x` in
+        // `report/` is not taken for a sibling `report/scoring.rs`.
+        let code = code_of(&std::fs::read_to_string(file).unwrap_or_default())
+            .replace("crate::", "crate_root::");
+        // `super::` from `x.rs` names a sibling; from `x/y.rs`, `super::super::` does
+        // (and `x/mod.rs` counts as `x.rs`).
+        let is_mod = file.file_name().is_some_and(|n| n == "mod.rs");
+        let up = if is_mod { depth - 1 } else { depth };
+        let sibling_prefix = format!("{}::", vec!["super"; up.max(1)].join("::"));
+        let prefixes = [sibling_prefix, format!("crate_root::{module}::")];
+        let mut names = BTreeSet::new();
+        for prefix in &prefixes {
+            let rewritten = code.replace(prefix.as_str(), "crate::");
+            names.extend(crate_paths(&rewritten));
+        }
+        let entry = graph.entry(child.clone()).or_default();
+        for name in names {
+            if name != child && children.contains(&name) {
+                entry.entry(name).or_insert_with(|| file.clone());
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_loop_between_the_files_of_a_module() {
+    let mut loops = Vec::new();
+    for layer in LAYERS {
+        for &module in *layer {
+            let graph = file_graph(module);
+            let mut reported = BTreeSet::new();
+            for child in graph.keys() {
+                let Some(cycle) = cycle_from(&graph, child) else {
+                    continue;
+                };
+                let mut key: Vec<String> = cycle[1..].to_vec();
+                key.sort();
+                if !reported.insert(key) {
+                    continue;
+                }
+                let steps: Vec<String> = cycle
+                    .windows(2)
+                    .map(|w| format!("{} -> {} ({})", w[0], w[1], graph[&w[0]][&w[1]].display()))
+                    .collect();
+                loops.push(format!("in {module}:\n  {}", steps.join("\n  ")));
+            }
+        }
+    }
+    assert!(
+        loops.is_empty(),
+        "a loop between the files of a module:\n{}",
+        loops.join("\n")
+    );
 }
 
 #[test]

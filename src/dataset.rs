@@ -12,6 +12,7 @@ use chrono::{Datelike, NaiveDate};
 use crate::error::Location;
 
 pub mod conventions;
+pub mod encoding;
 pub mod text;
 
 use conventions::Conventions;

@@ -28,6 +28,17 @@ pub enum OnError {
     Strict,
 }
 
+impl OnError {
+    /// The error that stops a strict command: the first reason of the first of
+    /// `quarantined` (they are in replay order). `None` when not strict, or when
+    /// nothing was left out. Every command that collects failures before deciding
+    /// (scoring, preparing) asks this, so strict mode means the same everywhere.
+    pub fn first_error(self, quarantined: &[Quarantined]) -> Option<InputError> {
+        let first = quarantined.first().and_then(|q| q.reasons.first())?;
+        (self == OnError::Strict).then(|| first.clone())
+    }
+}
+
 /// A competition left out, with every reason found for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Quarantined {

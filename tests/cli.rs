@@ -1,4 +1,5 @@
 //! The real binary, run in its own temporary folders.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::{bridgehcp, ok, read, sample};

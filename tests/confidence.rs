@@ -1,5 +1,6 @@
 //! The confidence figure of `fsb-2007-plus`, the gain of `fsb-2007-kalman` that follows
 //! it, and the partnership pull, through the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use std::path::Path;
 

@@ -1,6 +1,7 @@
 //! Continuing a run month by month, as a federation officer does, with the real binary:
 //! corrections and late results replay the history, a state that does not fit is
 //! refused, and a run killed while committing its outputs leaves the previous ones.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::{bridgehcp, ok, read, text};
@@ -683,7 +684,10 @@ fn a_state_hashed_by_another_version_is_replayed_once() {
     std::fs::write(cwd.join("apr/run.json"), older).unwrap();
     let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
     assert!(
-        stdout.contains("(the state's content hashes were taken by another version of bridgehcp)"),
+        stdout.contains(
+            "(the state's content hashes were taken by another version of bridgehcp, \
+             with ledger scheme 0 (this version's is 2))"
+        ),
         "{stdout}"
     );
     assert!(
@@ -699,6 +703,42 @@ fn a_state_hashed_by_another_version_is_replayed_once() {
         stdout.contains("0 competitions applied (6 already applied"),
         "{stdout}"
     );
+}
+
+/// A state written when the ledger hashed the rows' `Debug` text (ledger scheme 1):
+/// its `applied.parquet` holds hashes this version never computes. It is recognised by
+/// the manifest's `ledger_scheme`, matched by competition id, and the first run on it
+/// replays the history from the start, saying why; nothing changed, so nobody is
+/// corrected and the outputs are those of a run from the start.
+#[test]
+fn a_state_hashed_with_ledger_scheme_1_replays_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    ok(&run(
+        cwd,
+        "data",
+        "apr",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    let manifest = text(&cwd.join("apr/run.json"));
+    let older = manifest.replace("\"ledger_scheme\": 2,", "\"ledger_scheme\": 1,");
+    assert_ne!(older, manifest);
+    std::fs::write(cwd.join("apr/run.json"), older).unwrap();
+    let stdout = ok(&run(cwd, "data", "jun", &["--state", "apr"]));
+    assert!(
+        stdout.contains(
+            "the previous run's state cannot be continued as it is \
+             (the state's content hashes were taken by another version of bridgehcp, \
+             with ledger scheme 1 (this version's is 2)), \
+             so the whole history was replayed from the start, correcting 0 members' handicaps"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(corrections(&cwd.join("jun")), Vec::<Vec<String>>::new());
+    ok(&run(cwd, "data", "full", &["--quiet"]));
+    assert_same_data_files(&cwd.join("jun"), &cwd.join("full"));
+    assert!(text(&cwd.join("jun/run.json")).contains("\"ledger_scheme\": 2,"));
 }
 
 /// A member's masterpoints corrected in the members table change the handicap the

@@ -1,6 +1,7 @@
 //! Hostile files, as the real binary meets them: each one ends the command cleanly
 //! (exit 1, no panic, no abort) with a message that names the file. The files are made
 //! here, small, from the shipped sample.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::bridgehcp;

@@ -2,6 +2,7 @@
 //! `shared/realdata`) and on small broken files written here: every file read, refusals
 //! listed, month partitions appended, unchanged, duplicate and corrected competitions
 //! recognised.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::realdata;

@@ -3,6 +3,7 @@
 //! it makes. The dataset afterwards is byte for byte the version before the import or
 //! the version after it, `run` accepts it, and importing the same files again gives the
 //! version after it (new players included in `members`).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::{bridgehcp, realdata};

@@ -1,6 +1,7 @@
 //! The limits a command meets as messages, not crashes or silence: memory that runs out,
 //! names with control characters or of absurd length, a Parquet file that makes the
 //! reader panic. Each test runs the real binary and asserts what it says.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::bridgehcp;

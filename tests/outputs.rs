@@ -1,6 +1,7 @@
 //! The outputs people read: player statements, the monthly report, the club's result
 //! sheet, and the small messages of the command line. The real binary, run in its own
 //! temporary folders on the shipped sample.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::{bridgehcp, ok, realdata, sample, text};

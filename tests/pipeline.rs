@@ -1,6 +1,7 @@
 //! Properties of the whole replay: row order and thread count never change a bit, frozen
 //! equals live when a month has one competition, and guests and non-members leave the
 //! members' handicaps as the model says.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use bridgehcp::dataset::{
     Competition, Dataset, Entrant, EntrantResult, Format, Member, ScoringMethod,

@@ -1,6 +1,7 @@
 //! Each bad-input rule, as a run meets it: a competition that breaks it is left out whole
 //! and listed (or, with `--strict`, stops the run naming file, row, column and rule),
 //! and an error that belongs to no one competition stops the run either way.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use std::path::Path;
 

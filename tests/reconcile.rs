@@ -5,6 +5,7 @@
 //! that make the figures reproduce were derived from these files; each has a test here
 //! that turns it off and sees the printed figure it explains go wrong, so a test would
 //! notice if the convention stopped mattering or stopped being applied.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::realdata;

@@ -56,52 +56,7 @@ pub fn execute(args: &DrawArgs) -> Result<Drawn> {
     let dataset = crate::import::table::read_dataset(&args.data)?;
     let competition = pick(&dataset, args.competition.as_deref())?;
     let id = competition.competition_id.as_str();
-    let entrants: Vec<&Entrant> = dataset
-        .entrants
-        .iter()
-        .filter(|e| e.competition_id == id)
-        .collect();
-    let boards: Vec<&BoardResult> = dataset
-        .boards
-        .iter()
-        .filter(|b| b.competition_id == id)
-        .collect();
-    let draw_error = |rule: String| Error::Config(format!("competition `{id}`: {rule}"));
-    let (round, tables, totals) = if boards.is_empty() {
-        let mut names: Vec<String> = entrants.iter().map(|e| e.entrant.clone()).collect();
-        names.sort_by(|a, b| entrant_order(a, b));
-        (
-            1,
-            first_round(&names, args.seed).map_err(draw_error)?,
-            Vec::new(),
-        )
-    } else {
-        let scored = score_competition(competition, &entrants, &boards)?;
-        let standings: Vec<DrawEntry> = scored
-            .standings
-            .iter()
-            .map(|s| DrawEntry {
-                entrant: s.entrant.clone(),
-                vp: s.vp.unwrap_or(0.0),
-                imps: s.score,
-            })
-            .collect();
-        let met: BTreeSet<(String, String)> = boards
-            .iter()
-            .filter_map(|b| {
-                Some((
-                    b.ns.clone()?.trim().to_string(),
-                    b.ew.clone()?.trim().to_string(),
-                ))
-            })
-            .collect();
-        let played = boards.iter().filter_map(|b| b.round).max().unwrap_or(0);
-        (
-            played + 1,
-            next_round(&standings, &met).map_err(draw_error)?,
-            standings,
-        )
-    };
+    let (round, tables, totals) = draw(&dataset, competition, args.seed)?;
     let names = entrant_names(&dataset);
     let who = |pair: &str| names.get(&(id, pair)).cloned().unwrap_or_default();
     let vp_of = |pair: &str| {
@@ -143,6 +98,56 @@ pub fn execute(args: &DrawArgs) -> Result<Drawn> {
         tables,
         text,
     })
+}
+
+/// The next round of `competition`: round 1 seated from `seed` when no board rows
+/// came yet, otherwise the round after the last one played, from the standings
+/// (returned with it, for the VPs printed beside each pair).
+fn draw(
+    dataset: &Dataset,
+    competition: &Competition,
+    seed: u64,
+) -> Result<(u32, Vec<DrawTable>, Vec<DrawEntry>)> {
+    let id = competition.competition_id.as_str();
+    let entrants: Vec<&Entrant> = dataset
+        .entrants
+        .iter()
+        .filter(|e| e.competition_id == id)
+        .collect();
+    let boards: Vec<&BoardResult> = dataset
+        .boards
+        .iter()
+        .filter(|b| b.competition_id == id)
+        .collect();
+    let draw_error = |rule: String| Error::Config(format!("competition `{id}`: {rule}"));
+    if boards.is_empty() {
+        let mut names: Vec<String> = entrants.iter().map(|e| e.entrant.clone()).collect();
+        names.sort_by(|a, b| entrant_order(a, b));
+        let tables = first_round(&names, seed).map_err(draw_error)?;
+        return Ok((1, tables, Vec::new()));
+    }
+    let scored = score_competition(competition, &entrants, &boards)?;
+    let standings: Vec<DrawEntry> = scored
+        .standings
+        .iter()
+        .map(|s| DrawEntry {
+            entrant: s.entrant.clone(),
+            vp: s.vp.unwrap_or(0.0),
+            imps: s.score,
+        })
+        .collect();
+    let met: BTreeSet<(String, String)> = boards
+        .iter()
+        .filter_map(|b| {
+            Some((
+                b.ns.clone()?.trim().to_string(),
+                b.ew.clone()?.trim().to_string(),
+            ))
+        })
+        .collect();
+    let played = boards.iter().filter_map(|b| b.round).max().unwrap_or(0);
+    let tables = next_round(&standings, &met).map_err(draw_error)?;
+    Ok((played + 1, tables, standings))
 }
 
 /// The Swiss pairs competition to draw: the one named, or the dataset's only one.

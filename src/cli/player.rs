@@ -60,7 +60,7 @@ fn tables(args: &PlayerArgs) -> Result<RunTables> {
         (Some(out), _) => RunTables::read(out)?,
         (None, Some(checked)) => {
             let previous = match &args.state {
-                Some(dir) => Some(crate::import::previous_run::load(dir)?),
+                Some(dir) => Some(crate::report::previous_run::load(dir)?),
                 None => None,
             };
             let output = pipeline::run_with(

@@ -216,7 +216,50 @@ pub fn sample_data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
 }
 
+/// The mode a run definition names (`live` when it names none).
+fn definition_mode(file: &Path, text: Option<&str>) -> Result<Mode> {
+    match text {
+        None | Some("live") => Ok(Mode::Live),
+        Some("frozen") => Ok(Mode::Frozen),
+        Some(other) => Err(Error::Input(InputError::new(
+            Location::file(file).column("mode"),
+            format!("unknown mode `{other}` (expected live or frozen)"),
+        ))),
+    }
+}
+
+/// The ranking group a run definition names, if any.
+fn definition_group(file: &Path, text: Option<&str>) -> Result<Option<RankingGroup>> {
+    match text {
+        None => Ok(None),
+        Some("club") => Ok(Some(RankingGroup::Club)),
+        Some("district") => Ok(Some(RankingGroup::District)),
+        Some(other) => Err(Error::Input(InputError::new(
+            Location::file(file).column("ranking.by"),
+            format!("unknown ranking group `{other}` (expected club or district)"),
+        ))),
+    }
+}
+
 impl RunArgs {
+    /// The published ranking's filters: the flags, else the definition's
+    /// `[published]`, else [`pipeline::published_ranking`].
+    fn published(&self, definition: &RunDefinition) -> RankingOptions {
+        let defaults = pipeline::published_ranking();
+        RankingOptions {
+            min_boards: self
+                .publish_min_boards
+                .or(definition.published.min_boards)
+                .unwrap_or(defaults.min_boards),
+            active_months: self
+                .publish_active_months
+                .or(definition.published.active_months)
+                .or(defaults.active_months),
+            as_of: self.as_of.or(definition.ranking.as_of),
+            group_by: None,
+        }
+    }
+
     pub fn plan(&self) -> Result<RunPlan> {
         let definition_path = self.pipeline.clone();
         let (definition, pipeline) = match &definition_path {
@@ -227,33 +270,13 @@ impl RunArgs {
             None => (RunDefinition::default(), None),
         };
         let file = definition_path.unwrap_or_default();
-        let mode = match (self.mode, &definition.mode) {
-            (Some(mode), _) => mode.into(),
-            (None, Some(text)) => match text.as_str() {
-                "live" => Mode::Live,
-                "frozen" => Mode::Frozen,
-                other => {
-                    return Err(Error::Input(InputError::new(
-                        Location::file(&file).column("mode"),
-                        format!("unknown mode `{other}` (expected live or frozen)"),
-                    )))
-                }
-            },
-            (None, None) => Mode::Live,
+        let mode = match self.mode {
+            Some(mode) => mode.into(),
+            None => definition_mode(&file, definition.mode.as_deref())?,
         };
-        let group_by = match (self.ranking_by, &definition.ranking.by) {
-            (Some(g), _) => Some(g.into()),
-            (None, Some(text)) => Some(match text.as_str() {
-                "club" => RankingGroup::Club,
-                "district" => RankingGroup::District,
-                other => {
-                    return Err(Error::Input(InputError::new(
-                        Location::file(&file).column("ranking.by"),
-                        format!("unknown ranking group `{other}` (expected club or district)"),
-                    )))
-                }
-            }),
-            (None, None) => None,
+        let group_by = match self.ranking_by {
+            Some(g) => Some(g.into()),
+            None => definition_group(&file, definition.ranking.by.as_deref())?,
         };
         if self.data.is_none() {
             missing_from_definition(&file, "data", "--data DIR", definition.data.as_deref())?;
@@ -266,6 +289,7 @@ impl RunArgs {
                 definition.factors.as_deref(),
             )?;
         }
+        let published = self.published(&definition);
         let factors_path = self.factors.clone().or(definition.factors);
         let factors = match &factors_path {
             Some(path) => crate::import::factors::load(path)?,
@@ -299,21 +323,7 @@ impl RunArgs {
                     as_of: self.as_of.or(definition.ranking.as_of),
                     group_by,
                 },
-                published: {
-                    let defaults = pipeline::published_ranking();
-                    RankingOptions {
-                        min_boards: self
-                            .publish_min_boards
-                            .or(definition.published.min_boards)
-                            .unwrap_or(defaults.min_boards),
-                        active_months: self
-                            .publish_active_months
-                            .or(definition.published.active_months)
-                            .or(defaults.active_months),
-                        as_of: self.as_of.or(definition.ranking.as_of),
-                        group_by: None,
-                    }
-                },
+                published,
                 until: self.until,
                 on_error: if self.strict || definition.strict.unwrap_or(false) {
                     OnError::Strict
@@ -375,19 +385,33 @@ fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
 /// The commit of an output or dataset folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops
 /// the process at that point of it (`staged`, `swapped`, `between-renames`, and for an
 /// import `members-written`) so that a test can kill it there, and
-/// `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit.
+/// `BRIDGEHCP_TEST_RENAME=two` forces the two-rename commit. Both exist only in builds
+/// for the tests (feature `test-hooks`); otherwise the commit is the plain one.
 pub(crate) fn test_commit() -> Commit<'static> {
     Commit {
-        exchange: std::env::var("BRIDGEHCP_TEST_RENAME").map_or(true, |v| v != "two"),
+        exchange: exchange_allowed(),
         at: &pause_at,
     }
 }
 
+#[cfg(feature = "test-hooks")]
 fn pause_at(point: &str) {
     if std::env::var("BRIDGEHCP_TEST_PAUSE_AT").is_ok_and(|p| p == point) {
         eprintln!("bridgehcp: paused at {point}");
         std::thread::sleep(std::time::Duration::from_secs(600));
     }
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn pause_at(_point: &str) {}
+
+/// Whether the commit may exchange the folders in one rename (see [`pause_at`]).
+fn exchange_allowed() -> bool {
+    #[cfg(feature = "test-hooks")]
+    if std::env::var("BRIDGEHCP_TEST_RENAME").is_ok_and(|v| v == "two") {
+        return false;
+    }
+    true
 }
 
 /// A path a run definition names that does not exist, as an error that says how paths
@@ -440,7 +464,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     check_ranking_groups(plan, &head)?;
     let previous = match &plan.state {
         Some(dir) => Some(
-            crate::import::previous_run::load(dir)?
+            crate::report::previous_run::load(dir)?
                 .with_partial_history(!crate::report::history::is_whole(dir)),
         ),
         None => None,

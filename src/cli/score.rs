@@ -1,8 +1,6 @@
 //! `bridgehcp score`: score a dataset's table results (or club export files, imported on
 //! the fly) without touching any handicap, and print the club's result sheet.
 
-use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -12,10 +10,9 @@ use crate::error::{Error, Result};
 use crate::import::batch::{self, Status};
 use crate::import::table::BoardReader;
 use crate::model::FactorSet;
-use crate::pipeline::score::{score_source, HandicapInputs};
-use crate::pipeline::{replay, InMemory, Registry};
-use crate::quarantine::{OnError, Quarantine};
-use crate::report::sheet;
+use crate::pipeline::Registry;
+use crate::quarantine::OnError;
+use crate::report::scoring::{score_and_write, PlayingHandicaps};
 
 #[derive(Debug, Args)]
 #[command(
@@ -138,10 +135,7 @@ fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<Board
 
 /// The playing handicaps (a handicap tournament's, a start list's) need the members, a
 /// factor set and, with `--state`, a previous run's handicaps; scoring does not.
-fn playing_handicaps(
-    args: &ScoreArgs,
-    dataset: &Dataset,
-) -> Result<Option<(Registry, FactorSet, Vec<crate::pipeline::PlayerState>)>> {
+fn playing_handicaps(args: &ScoreArgs, dataset: &Dataset) -> Result<Option<PlayingHandicaps>> {
     let wanted = args.start_list || dataset.competitions.iter().any(|c| c.handicap_event);
     if !wanted {
         return Ok(None);
@@ -153,7 +147,7 @@ fn playing_handicaps(
     };
     let states = match &args.state {
         Some(dir) => {
-            let previous = crate::import::previous_run::load(dir)?;
+            let previous = crate::report::previous_run::load(dir)?;
             let sha256 = crate::pipeline::ledger::factor_hash(&factors);
             if previous.record.factors_sha256 != sha256 {
                 return Err(Error::Config(format!(
@@ -168,7 +162,11 @@ fn playing_handicaps(
         }
         None => registry.starting_states(&factors)?,
     };
-    Ok(Some((registry, factors, states)))
+    Ok(Some(PlayingHandicaps {
+        registry,
+        factors,
+        states,
+    }))
 }
 
 /// Scores the dataset, held to the same rules as `run`: a competition that breaks one is
@@ -179,128 +177,21 @@ pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
     } else {
         OnError::Quarantine
     };
-    let (mut dataset, reader) = dataset(args, on_error)?;
+    let (dataset, reader) = dataset(args, on_error)?;
     let handicaps = playing_handicaps(args, &dataset)?;
-    let start_list = args.start_list;
-    let wanted = |c: &crate::dataset::Competition| c.handicap_event || start_list;
-    let inputs = handicaps
-        .as_ref()
-        .map(|(registry, factors, _)| HandicapInputs {
-            registry,
-            factors,
-            wanted: &wanted,
-        });
-    let (mut scored, mut quarantine) = match reader {
-        Some(mut reader) => score_source(&dataset, &mut reader, inputs.as_ref(), &|_| {})?,
-        None => {
-            let mut in_memory = InMemory {
-                boards: &dataset.boards,
-                quarantine: Quarantine::default(),
-            };
-            score_source(&dataset, &mut in_memory, inputs.as_ref(), &|_| {})?
-        }
-    };
-    if !quarantine.is_empty() {
-        let kept = |id: &String| !quarantine.contains(id);
-        dataset.competitions.retain(|c| kept(&c.competition_id));
-        dataset.entrants.retain(|e| kept(&e.competition_id));
-        dataset.results.retain(|r| kept(&r.competition_id));
-    }
-    let dataset = &dataset;
-    if let Some(error) = scored
-        .quarantined
-        .first()
-        .and_then(|q| q.reasons.first())
-        .filter(|_| on_error == OnError::Strict)
-    {
-        return Err(error.clone().into());
-    }
-    quarantine.extend(std::mem::take(&mut scored.quarantined));
-    let quarantined = quarantine.into_sorted();
-
-    // Expected results from the playing handicaps: handicap tournaments and start lists.
-    let mut expected: HashMap<(String, String), (f64, f64)> = HashMap::new();
-    let mut start_lines: Vec<(String, String, f64, bool)> = Vec::new();
-    if let Some((_, factors, states)) = &handicaps {
-        for competition in &scored.rated {
-            if !(competition.handicap_event || args.start_list) {
-                continue;
-            }
-            let Ok(results) = replay::handicap_results(factors, competition, states) else {
-                continue;
-            };
-            let imps = competition.input.method == crate::model::CalcMethod::Imp;
-            for (entrant, exp, adjusted) in results {
-                let Some(name) = competition.entrant_names.get(entrant) else {
-                    continue;
-                };
-                let key = (competition.competition_id.clone(), name.clone());
-                if competition.handicap_event {
-                    expected.insert(key.clone(), (exp, adjusted));
-                }
-                if args.start_list {
-                    start_lines.push((key.0, key.1, exp, imps));
-                }
-            }
-        }
-    }
-    let lines = sheet::lines(dataset, &scored.standings, &expected);
-    let sheet_frame = sheet::frame(&lines).map_err(|e| Error::polars("standings.csv", e))?;
-    let sheet_html = sheet::html(&lines);
-    let rounds = sheet::rounds_frame(&lines).map_err(|e| Error::polars("rounds.csv", e))?;
-    let mut start_list = None;
-    let mut start_frame = None;
-    if args.start_list {
-        let names = sheet::entrant_names(dataset);
-        let mut text = String::from("competition  entrant  expected  names\n");
-        let mut rows = Vec::new();
-        for (id, entrant, exp, imps) in &start_lines {
-            let shown = if *imps {
-                format!("{exp:+.2} IMP/board")
-            } else {
-                format!("{:.2} %", 50.0 + exp)
-            };
-            let who = names
-                .get(&(id.as_str(), entrant.as_str()))
-                .cloned()
-                .unwrap_or_default();
-            let _ = writeln!(text, "{id}  {entrant}  {shown}  {who}");
-            rows.push((id.clone(), entrant.clone(), who, *exp, *imps));
-        }
-        start_frame = Some(
-            crate::report::frame::FrameBuilder::new(rows.len())
-                .map("competition_id", &rows, |r| r.0.clone())
-                .map("entrant", &rows, |r| r.1.clone())
-                .map("names", &rows, |r| r.2.clone())
-                .map("expected_percent", &rows, |r| {
-                    (!r.4).then(|| sheet::round_to(50.0 + r.3, 2))
-                })
-                .map("expected_imps_per_board", &rows, |r| {
-                    r.4.then(|| sheet::round_to(r.3, 2))
-                })
-                .build()
-                .map_err(|e| Error::polars("start_list.csv", e))?,
-        );
-        start_list = Some(text);
-    }
-    crate::report::outputs::write_scored(
+    let outcome = score_and_write(
+        dataset,
+        reader,
+        handicaps.as_ref(),
+        on_error,
+        args.start_list,
         &args.out,
-        &scored.standings,
-        &scored.board_scores,
-        &quarantined,
-        &crate::report::outputs::ScoreSheet {
-            handicap: &expected,
-            standings: &sheet_frame,
-            results_html: &sheet_html,
-            start_list: start_frame.as_ref(),
-            rounds: rounds.as_ref(),
-        },
     )?;
     Ok(ScoreSummary {
-        competitions: dataset.competitions.len(),
-        standings: scored.standings.len(),
-        board_scores: scored.board_scores.len(),
-        quarantined: quarantined.len(),
-        start_list,
+        competitions: outcome.competitions,
+        standings: outcome.standings,
+        board_scores: outcome.board_scores,
+        quarantined: outcome.quarantined,
+        start_list: outcome.start_list,
     })
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use chrono::{Months, NaiveDate};
 
 use crate::dataset::{Competition, Dataset, Entrant, Member, MemberId};
-use crate::import::batch::{Entry, Status};
+use crate::import::entry::{Entry, Status};
 
 /// A name as comparable words: diacritics transliterated (`ø` → `o`), case folded,
 /// punctuation and hyphens as spaces. `Surname, Given names` is turned round.

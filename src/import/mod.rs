@@ -1,10 +1,10 @@
 //! Reading inputs: dataset tables through polars, and club scoring programs' exports.
 
 pub mod batch;
+mod entry;
 pub mod factors;
 pub mod identity;
 pub mod pbn;
-pub mod previous_run;
 pub mod published;
 pub mod reconcile;
 pub mod table;

@@ -9,12 +9,13 @@
 //! not there before) means the state no longer follows from the dataset, and the
 //! history is replayed from the start.
 //!
-//! The hash is SHA-256 of a canonical text of the competition's rows (competition,
-//! entrants, results, boards), each row printed without where it came from and the
-//! rows sorted, so it does not depend on row order, on how the tables are partitioned
-//! or on the file a row was read from: re-importing a month with the same results
-//! changes nothing. The text is the rows' `Debug` form, so a version of the program
-//! that adds a column hashes differently; that only costs one replay from the start.
+//! The hash is SHA-256 of the competition's rows (competition, entrants, results,
+//! boards) in the binary encoding of [`crate::dataset::encoding`]: values only, without
+//! where a row came from, and the rows of each table sorted, so it does not depend on
+//! row order, on how the tables are partitioned or on the file a row was read from:
+//! re-importing a month with the same results changes nothing. The encoding is
+//! defined value by value and numbered ([`SCHEME`]); a state hashed another way is
+//! recognised and replayed from the start once.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,14 +23,23 @@ use chrono::NaiveDate;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult, Origin};
+use crate::dataset::encoding;
+use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
 use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
 
-/// The version of the canonical text the hashes are taken of. A state whose hashes were
-/// taken another way cannot be compared hash by hash: its competitions are matched by
-/// id, and the history is replayed from the start once.
-pub const SCHEME: u32 = 1;
+/// The version of the encoding the hashes are taken of (`ledger_scheme` in `run.json`).
+/// A state whose hashes were taken another way cannot be compared hash by hash: its
+/// competitions are matched by id, and the history is replayed from the start once.
+///
+/// * 0: a manifest without `ledger_scheme`, before schemes were numbered;
+/// * 1: SHA-256 of the rows' Rust `Debug` text;
+/// * 2: SHA-256 of the rows' binary encoding ([`crate::dataset::encoding`]).
+pub const SCHEME: u32 = 2;
+
+/// What the hashed bytes of a competition and of a dataset start with.
+const COMPETITION_TAG: &[u8] = b"bridgehcp competition 2\n";
+const DATASET_TAG: &[u8] = b"bridgehcp dataset 2\n";
 
 /// What became of a competition in the run that recorded it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,239 +99,15 @@ pub fn factor_hash(factors: &FactorSet) -> String {
     sha256(text.as_bytes())
 }
 
-/// Canonical lines of rows: each row's debug form without its origin, sorted.
-fn canonical_rows<T: std::fmt::Debug + Clone>(rows: &[&T], strip: impl Fn(&mut T)) -> Vec<String> {
-    use std::fmt::Write;
-    sorted_lines(rows, 0, |row, line| {
-        let mut row = row.clone();
-        strip(&mut row);
-        // Writing to a String cannot fail.
-        let _ = write!(line, "{row:?}");
-    })
-}
-
-/// Each row's canonical line, written by `write` into a line of about `capacity`
-/// bytes, sorted (the hash does not depend on row order).
-fn sorted_lines<T>(rows: &[&T], capacity: usize, write: impl Fn(&T, &mut String)) -> Vec<String> {
-    let mut lines: Vec<String> = rows
-        .iter()
-        .map(|row| {
-            let mut line = String::with_capacity(capacity);
-            write(row, &mut line);
-            line
-        })
-        .collect();
-    lines.sort_unstable();
-    lines
-}
-
-/// Writes `text` as its `Debug` form: quoted, and escaped as `Debug` escapes it. Plain
-/// printable ASCII (nearly every cell) is written as it is, without the formatter.
-fn debug_str(out: &mut String, text: &str) {
-    use std::fmt::Write;
-    if text
-        .bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-    {
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-    } else {
-        // Writing to a String cannot fail.
-        let _ = write!(out, "{text:?}");
+/// The encoding of each row, sorted (the hash does not depend on row order), after the
+/// number of rows.
+fn hash_rows<T>(hasher: &mut Sha256, rows: &[&T], encode: impl Fn(&T) -> Vec<u8>) {
+    let mut encoded: Vec<Vec<u8>> = rows.iter().map(|row| encode(row)).collect();
+    encoded.sort_unstable();
+    hasher.update((encoded.len() as u64).to_le_bytes());
+    for row in encoded {
+        hasher.update(row);
     }
-}
-
-/// `Some("text")` or `None`, as `Debug` writes an `Option<String>`.
-fn debug_option_str(out: &mut String, text: &Option<String>) {
-    match text {
-        Some(text) => {
-            out.push_str("Some(");
-            debug_str(out, text);
-            out.push(')');
-        }
-        None => out.push_str("None"),
-    }
-}
-
-/// `Some(12)` or `None`, as `Debug` writes an optional whole number.
-fn debug_option_number(out: &mut String, number: Option<impl Into<u64>>) {
-    match number {
-        Some(number) => {
-            out.push_str("Some(");
-            out.push_str(itoa(&mut [0; 20], number.into()));
-            out.push(')');
-        }
-        None => out.push_str("None"),
-    }
-}
-
-/// The decimal digits of `number`, written into `buffer`.
-fn itoa(buffer: &mut [u8; 20], number: impl Into<u64>) -> &str {
-    let mut number: u64 = number.into();
-    let mut at = buffer.len();
-    loop {
-        at -= 1;
-        buffer[at] = b'0' + (number % 10) as u8;
-        number /= 10;
-        if number == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    std::str::from_utf8(&buffer[at..]).unwrap_or_default()
-}
-
-/// Canonical lines of board rows, written field by field: boards are most of a
-/// dataset's rows, and this spares a clone of each. The destructuring names every
-/// field, so a field added to [`BoardResult`] does not compile until it is hashed too.
-fn board_lines(rows: &[&BoardResult]) -> Vec<String> {
-    use std::fmt::Write;
-    sorted_lines(rows, 160, |row, line| {
-        let BoardResult {
-            competition_id,
-            board,
-            ns,
-            ew,
-            contract,
-            declarer,
-            tricks,
-            ns_score,
-            adjusted,
-            north,
-            south,
-            east,
-            west,
-            round,
-            session,
-            table,
-            room,
-            ns_penalty,
-            ew_penalty,
-            origin: _,
-        } = row;
-        debug_str(line, competition_id);
-        line.push(' ');
-        line.push_str(itoa(&mut [0; 20], *board));
-        for text in [ns, ew, contract, declarer] {
-            line.push(' ');
-            debug_option_str(line, text);
-        }
-        line.push(' ');
-        debug_option_number(line, tricks.map(u64::from));
-        line.push(' ');
-        debug_option_signed(line, ns_score.map(i64::from));
-        for text in [adjusted, north, south, east, west] {
-            line.push(' ');
-            debug_option_str(line, text);
-        }
-        for number in [round, session, table] {
-            line.push(' ');
-            debug_option_number(line, number.map(u64::from));
-        }
-        line.push(' ');
-        debug_option_str(line, room);
-        // Writing to a String cannot fail.
-        let _ = write!(line, " {ns_penalty:?} {ew_penalty:?}");
-    })
-}
-
-/// The `Debug` form of `origin` stripped off a row, as the canonical lines end.
-const NO_ORIGIN: &str = "origin: Origin { file: None, row: None } }";
-
-/// `Some(-12)` or `None`, as `Debug` writes an optional signed number.
-fn debug_option_signed(out: &mut String, number: Option<i64>) {
-    match number {
-        Some(number) => {
-            out.push_str("Some(");
-            if number < 0 {
-                out.push('-');
-            }
-            out.push_str(itoa(&mut [0; 20], number.unsigned_abs()));
-            out.push(')');
-        }
-        None => out.push_str("None"),
-    }
-}
-
-/// Canonical lines of entrant rows: each row's `Debug` form with its origin and the
-/// printed clubs stripped,
-/// written field by field (a competition's entrants are hashed every run, and the
-/// formatter's machinery costs more than the hashing itself). The destructuring names
-/// every field, so a field added to [`Entrant`] does not compile until it is written.
-fn entrant_lines(rows: &[&Entrant]) -> Vec<String> {
-    sorted_lines(rows, 192, |row, line| {
-        let Entrant {
-            competition_id,
-            entrant,
-            players,
-            names,
-            // A player's printed club decides no handicap: a club corrected in an
-            // export does not make its competition a correction of the replay.
-            clubs: _,
-            team,
-            direction,
-            house,
-            origin: _,
-        } = row;
-        line.push_str("Entrant { competition_id: ");
-        debug_str(line, competition_id);
-        line.push_str(", entrant: ");
-        debug_str(line, entrant);
-        line.push_str(", players: [");
-        for (slot, player) in players.iter().enumerate() {
-            if slot > 0 {
-                line.push_str(", ");
-            }
-            debug_option_signed(line, *player);
-        }
-        line.push_str("], names: [");
-        for (slot, name) in names.iter().enumerate() {
-            if slot > 0 {
-                line.push_str(", ");
-            }
-            debug_option_str(line, name);
-        }
-        line.push_str("], team: ");
-        debug_option_str(line, team);
-        line.push_str(match direction {
-            Some(crate::dataset::Direction::NS) => ", direction: Some(NS), ",
-            Some(crate::dataset::Direction::EW) => ", direction: Some(EW), ",
-            None => ", direction: None, ",
-        });
-        // Written only for a house pair, so that every other entrant's line (and the
-        // content hash of every competition without one) is what it was before.
-        if *house {
-            line.push_str("house: true, ");
-        }
-        line.push_str(NO_ORIGIN);
-    })
-}
-
-/// Canonical lines of reported results, written field by field like [`entrant_lines`].
-fn result_lines(rows: &[&EntrantResult]) -> Vec<String> {
-    use std::fmt::Write;
-    sorted_lines(rows, 128, |row, line| {
-        let EntrantResult {
-            competition_id,
-            entrant,
-            boards_played,
-            score,
-            opponent,
-            origin: _,
-        } = row;
-        line.push_str("EntrantResult { competition_id: ");
-        debug_str(line, competition_id);
-        line.push_str(", entrant: ");
-        debug_str(line, entrant);
-        line.push_str(", boards_played: ");
-        line.push_str(itoa(&mut [0; 20], *boards_played));
-        // Writing to a String cannot fail.
-        let _ = write!(line, ", score: {score:?}, opponent: ");
-        debug_option_str(line, opponent);
-        line.push_str(", ");
-        line.push_str(NO_ORIGIN);
-    })
 }
 
 #[derive(Default)]
@@ -357,7 +143,10 @@ pub fn competition_hashes(dataset: &Dataset) -> HashMap<String, String> {
         .collect()
 }
 
-/// The content hash of one competition, from its rows (in any order).
+/// The content hash of one competition, from its rows (in any order): SHA-256 of
+/// the tag `bridgehcp competition 2` and a newline, the competition row, then the
+/// entrants, the results and the boards, each table as its number of rows (8 bytes
+/// little-endian) and its rows' encodings in byte order.
 pub fn competition_hash(
     competition: &Competition,
     entrants: &[&Entrant],
@@ -365,22 +154,11 @@ pub fn competition_hash(
     boards: &[&BoardResult],
 ) -> String {
     let mut hasher = Sha256::new();
-    let mut c = competition.clone();
-    c.origin = Origin::default();
-    hasher.update(format!("competition {c:?}\n").as_bytes());
-    let sections = [
-        ("entrant", entrant_lines(entrants)),
-        ("result", result_lines(results)),
-        ("board", board_lines(boards)),
-    ];
-    for (name, lines) in sections {
-        for line in lines {
-            hasher.update(name.as_bytes());
-            hasher.update(b" ");
-            hasher.update(line.as_bytes());
-            hasher.update(b"\n");
-        }
-    }
+    hasher.update(COMPETITION_TAG);
+    hasher.update(encoding::competition(competition));
+    hash_rows(&mut hasher, entrants, encoding::entrant);
+    hash_rows(&mut hasher, results, encoding::result);
+    hash_rows(&mut hasher, boards, encoding::board);
     hex(&hasher.finalize())
 }
 
@@ -390,22 +168,25 @@ pub fn dataset_hash(dataset: &Dataset, hashes: &HashMap<String, String>) -> Stri
     members_and_competitions_hash(&dataset.members, hashes)
 }
 
-/// [`dataset_hash`] from the members and the competitions' hashes.
+/// [`dataset_hash`] from the members and the competitions' hashes: SHA-256 of the tag
+/// `bridgehcp dataset 2` and a newline, the members as a table (as in
+/// [`competition_hash`]), then the number of competitions and, by id, each one's id
+/// and hash as two strings.
 pub fn members_and_competitions_hash(
     members: &[crate::dataset::Member],
     hashes: &HashMap<String, String>,
 ) -> String {
     let mut hasher = Sha256::new();
+    hasher.update(DATASET_TAG);
     let members: Vec<&crate::dataset::Member> = members.iter().collect();
-    for line in canonical_rows(&members, |m| m.origin = Origin::default()) {
-        hasher.update(b"member ");
-        hasher.update(line.as_bytes());
-        hasher.update(b"\n");
-    }
+    hash_rows(&mut hasher, &members, encoding::member);
     let sorted: BTreeMap<&String, &String> = hashes.iter().collect();
+    let mut e = encoding::Encoder::new();
+    e.int(sorted.len() as i64);
     for (id, hash) in sorted {
-        hasher.update(format!("competition {id:?} {hash}\n").as_bytes());
+        e.str(id).str(hash);
     }
+    hasher.update(e.into_bytes());
     hex(&hasher.finalize())
 }
 
@@ -422,8 +203,9 @@ pub struct Difference {
     /// Previous entries found unchanged.
     pub unchanged: usize,
     /// The previous ledger's hashes were taken by another version of the program
-    /// (another [`SCHEME`]): competitions were matched by id, date and session only.
-    pub other_scheme: bool,
+    /// (the [`SCHEME`] given, not this one): competitions were matched by id, date and
+    /// session only.
+    pub other_scheme: Option<u32>,
     /// The state's `changes.parquet` and `standings.parquet` hold its own competitions
     /// only (written by a version that did not carry the history), so the outputs can
     /// only hold the whole history after a replay from the start.
@@ -438,7 +220,7 @@ impl Difference {
         self.changed.is_empty()
             && self.removed.is_empty()
             && self.late.is_empty()
-            && !self.other_scheme
+            && self.other_scheme.is_none()
             && !self.partial_history
             && self.members.is_empty()
     }
@@ -460,10 +242,11 @@ impl Difference {
             format!("{}{more}", shown.join(", "))
         };
         let mut parts = Vec::new();
-        if self.other_scheme {
-            parts.push(
-                "the state's content hashes were taken by another version of bridgehcp".to_owned(),
-            );
+        if let Some(scheme) = self.other_scheme {
+            parts.push(format!(
+                "the state's content hashes were taken by another version of bridgehcp, \
+                 with ledger scheme {scheme} (this version's is {SCHEME})"
+            ));
         }
         if self.partial_history {
             parts.push(
@@ -504,7 +287,7 @@ pub fn compare_scheme(previous: &[Entry], current: &[Entry], scheme: u32) -> Dif
             .collect()
     };
     Difference {
-        other_scheme: true,
+        other_scheme: Some(scheme),
         ..compare(&strip(previous), &strip(current))
     }
 }
@@ -559,120 +342,8 @@ pub fn quarantined_entries(quarantined: &[Quarantined]) -> Vec<Entry> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn board_lines_are_the_debug_form_of_every_field() {
-        let row = super::BoardResult {
-            competition_id: "K01 \"Höst\"\n".into(),
-            board: 1_234_567,
-            ns: Some("12".into()),
-            ew: Some("tab\there".into()),
-            contract: Some("3NTX".into()),
-            declarer: Some("S".into()),
-            tricks: Some(0),
-            ns_score: Some(-1100),
-            adjusted: Some("A60\\40".into()),
-            north: None,
-            south: Some("é".into()),
-            round: Some(u32::MAX),
-            session: Some(0),
-            table: None,
-            room: Some("open".into()),
-            ns_penalty: Some(-0.5),
-            ew_penalty: Some(3.0),
-            ..super::BoardResult::default()
-        };
-        let r = &row;
-        let by_formatter = format!(
-            "{:?} {} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
-            r.competition_id, r.board, r.ns, r.ew, r.contract, r.declarer, r.tricks, r.ns_score,
-            r.adjusted, r.north, r.south, r.east, r.west, r.round, r.session, r.table, r.room,
-            r.ns_penalty, r.ew_penalty
-        );
-        assert_eq!(super::board_lines(&[&row]), vec![by_formatter]);
-        let plain = super::BoardResult {
-            ns_score: Some(450),
-            ..super::BoardResult::default()
-        };
-        assert_eq!(
-            super::board_lines(&[&plain]),
-            vec![r#""" 0 None None None None None Some(450) None None None None None None None None None None None"#.to_owned()]
-        );
-    }
-
-    #[test]
-    fn entrant_and_result_lines_are_the_debug_form_without_origin() {
-        let file: Arc<Path> = Arc::from(Path::new("entrants.csv"));
-        let mut entrant = Entrant::new("K01 \"Höst\"", "12\\a");
-        entrant.players = [Some(1234), None, Some(-7), Some(i64::MAX)];
-        entrant.names = [
-            Some("Åsa Öberg".into()),
-            None,
-            Some("tab\there".into()),
-            None,
-        ];
-        entrant.team = Some("Lag 1".into());
-        entrant.direction = Some(crate::dataset::Direction::EW);
-        entrant.origin = Origin::new(&file, 9);
-        let plain = Entrant::new("c1", "1");
-        let mut stripped = entrant.clone();
-        stripped.origin = Origin::default();
-        // A line leaves out `house: false`, so that a competition without a house pair
-        // hashes as it did before the field existed; a house pair's line keeps it. The
-        // printed clubs are left out too (they decide no handicap), so ledgers written
-        // before entrants carried them stay valid.
-        let canonical = |e: &Entrant| {
-            format!("{e:?}")
-                .replace(", clubs: [None, None, None, None]", "")
-                .replace("house: false, ", "")
-        };
-        let mut house = stripped.clone();
-        house.house = true;
-        let mut expected = vec![canonical(&stripped), canonical(&plain), canonical(&house)];
-        expected.sort_unstable();
-        assert_eq!(entrant_lines(&[&entrant, &plain, &house]), expected);
-        assert!(canonical(&house).contains("house: true"));
-        let mut with_club = plain.clone();
-        with_club.clubs[0] = Some("Spiren BK".into());
-        assert_eq!(entrant_lines(&[&with_club]), entrant_lines(&[&plain]));
-        assert_eq!(
-            entrant_lines(&[&plain]),
-            vec![r#"Entrant { competition_id: "c1", entrant: "1", players: [None, None, None, None], names: [None, None, None, None], team: None, direction: None, origin: Origin { file: None, row: None } }"#.to_owned()]
-        );
-
-        for (score, opponent) in [
-            (54.17, None),
-            (-3.0, Some("lag \"B\"".to_owned())),
-            (1e-7, None),
-            (f64::NAN, Some("é".to_owned())),
-        ] {
-            let result = EntrantResult {
-                competition_id: "c\n2".into(),
-                entrant: "7".into(),
-                boards_played: 27,
-                score,
-                opponent,
-                origin: Origin::new(&file, 3),
-            };
-            let mut stripped = result.clone();
-            stripped.origin = Origin::default();
-            assert_eq!(result_lines(&[&result]), vec![format!("{stripped:?}")]);
-        }
-        let result = EntrantResult {
-            competition_id: "c1".into(),
-            entrant: "1".into(),
-            boards_played: 24,
-            score: 60.0,
-            opponent: None,
-            origin: Origin::default(),
-        };
-        assert_eq!(
-            result_lines(&[&result]),
-            vec![r#"EntrantResult { competition_id: "c1", entrant: "1", boards_played: 24, score: 60.0, opponent: None, origin: Origin { file: None, row: None } }"#.to_owned()]
-        );
-    }
-
     use super::*;
-    use crate::dataset::{Format, ScoringMethod};
+    use crate::dataset::{Format, Origin, ScoringMethod};
     use std::path::Path;
     use std::sync::Arc;
 
@@ -726,6 +397,40 @@ mod tests {
         assert_eq!(other["c2"], hashes["c2"]);
     }
 
+    /// The hash is SHA-256 of bytes laid out as documented: the tag, the competition
+    /// row, and each table as a count and its sorted rows.
+    #[test]
+    fn the_hash_is_taken_of_the_documented_bytes() {
+        let d = dataset();
+        let c = &d.competitions[0];
+        let results: Vec<&EntrantResult> = d
+            .results
+            .iter()
+            .filter(|r| r.competition_id == "c1")
+            .collect();
+        let mut rows: Vec<Vec<u8>> = results.iter().map(|r| encoding::result(r)).collect();
+        rows.sort();
+        let mut bytes = b"bridgehcp competition 2\n".to_vec();
+        bytes.extend(encoding::competition(c));
+        bytes.extend(0u64.to_le_bytes()); // no entrants
+        bytes.extend(2u64.to_le_bytes());
+        for row in rows {
+            bytes.extend(row);
+        }
+        bytes.extend(0u64.to_le_bytes()); // no boards
+        assert_eq!(competition_hashes(&d)["c1"], sha256(&bytes));
+
+        // A printed club decides nothing; a house pair does.
+        let plain = Entrant::new("c1", "1");
+        let mut club = plain.clone();
+        club.clubs[0] = Some("Spiren BK".into());
+        let mut house = plain.clone();
+        house.house = true;
+        let hash = |e: &Entrant| competition_hash(c, &[e], &[], &[]);
+        assert_eq!(hash(&club), hash(&plain));
+        assert_ne!(hash(&house), hash(&plain));
+    }
+
     #[test]
     fn sha256_of_abc_is_the_published_one() {
         // FIPS 180-2, appendix B.1.
@@ -766,8 +471,13 @@ mod tests {
 
         // Hashes of another scheme: matched by id, and a replay all the same.
         let rehashed = [entry("a", 1, "X"), entry("b", 2, "Y"), entry("c", 3, "Z")];
-        let d = compare_scheme(&previous, &rehashed, SCHEME + 1);
+        let d = compare_scheme(&previous, &rehashed, 1);
         assert_eq!((d.unchanged, d.changed.len(), d.is_empty()), (3, 0, false));
+        assert_eq!(
+            d.describe(),
+            "the state's content hashes were taken by another version of bridgehcp, \
+             with ledger scheme 1 (this version's is 2)"
+        );
         assert!(compare_scheme(&previous, &previous, SCHEME).is_empty());
     }
 

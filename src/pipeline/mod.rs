@@ -9,11 +9,13 @@
 //! competition, a late result), continuing would be wrong, so the history is replayed
 //! from the start and the members whose handicap that corrects are listed.
 
+mod competition;
 pub mod ledger;
 mod model_input;
 pub mod passes;
 pub mod prepare;
-pub mod progress;
+mod prepared;
+pub use crate::scoring::progress;
 pub mod ranking;
 pub mod replay;
 mod reported;
@@ -34,13 +36,13 @@ use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
+pub use competition::EntrantRows;
 pub use ledger::Difference;
 use passes::Collected;
 pub use passes::{BoardSource, InMemory};
 pub use prepare::{Prepared, PreparedCompetition, Seat};
 pub use progress::{NoProgress, Progress};
 pub use replay::{Mode, ReplayOutput};
-pub use score::EntrantRows;
 pub use state::{PlayerState, Registry};
 pub use state_io::{AppliedThrough, PreviousRun, RunRecord};
 
@@ -290,7 +292,7 @@ pub fn run_with_progress(
         boards: &dataset.boards,
         quarantine,
     };
-    let rows = score::EntrantRows::of(dataset);
+    let rows = competition::EntrantRows::of(dataset);
     run_source(dataset, rows, &mut boards, settings, previous, progress)
 }
 
@@ -300,361 +302,582 @@ pub fn run_with_progress(
 /// scratch reads them once, hashing and scoring each competition as its rows arrive; a
 /// continued run first hashes everything (to compare with the state's ledger), then
 /// reads again only what it applies. Either way only one batch of board rows is held.
+///
+/// The run is these stages, in order: [`Run::read_and_score`] (the passes, with
+/// [`Run::reconcile`] against the previous run between them), [`Run::replay`],
+/// [`Run::ledger`], and [`Run::finish`] (the ranking and the summary).
 pub fn run_source(
     head: &Dataset,
-    rows: score::EntrantRows<'_>,
+    rows: competition::EntrantRows<'_>,
     boards: &mut dyn BoardSource,
     settings: &RunSettings,
     previous: Option<PreviousRun>,
     progress: &dyn Progress,
 ) -> Result<RunOutput> {
     let started = Instant::now();
-    let strict = settings.on_error == OnError::Strict;
-    let registry = Registry::new(&head.members);
-    let factors_sha256 = ledger::factor_hash(&settings.factors);
-    if let Some(previous) = &previous {
-        previous.check(settings, &factors_sha256)?;
+    let run = Run::new(head, settings, previous.as_ref(), progress)?;
+    let mut scored = run.read_and_score(rows, boards)?;
+    let replayed = run.replay(&mut scored)?;
+    let ledger = run.ledger(&scored, &replayed);
+    Ok(run.finish(scored, replayed, ledger, started))
+}
+
+/// What every stage of a run reads: its inputs and what is set up from them once.
+struct Run<'a> {
+    head: &'a Dataset,
+    settings: &'a RunSettings,
+    previous: Option<&'a PreviousRun>,
+    progress: &'a dyn Progress,
+    registry: Registry,
+    /// Each member's state before any competition.
+    starting: Vec<PlayerState>,
+    factors_sha256: String,
+}
+
+/// What the passes found: the competitions this run can see, hashed, and those it
+/// applies scored and prepared.
+struct ScoredRun<'a> {
+    seen: Seen<'a>,
+    /// Where the replay starts from.
+    start: Start,
+    /// Live competitions the previous run already applied.
+    skipped: usize,
+    prepared: Prepared,
+    quarantine: Quarantine,
+    /// Competitions in scope that are not rated, and those preparing quarantined.
+    not_rated: Vec<&'a str>,
+    prepare_quarantined: HashSet<String>,
+    reading: Duration,
+    hashing: Duration,
+    scoring: Duration,
+}
+
+/// Where the replay starts, once the previous run's ledger is compared with the
+/// dataset.
+struct Start {
+    states: Vec<PlayerState>,
+    /// The previous run's last competition, when the run continues after it.
+    through: Option<AppliedThrough>,
+    /// What differed, when the history is replayed from the start instead.
+    replayed: Option<Difference>,
+    /// The handicaps the run starts from, as the previous state said (members it did
+    /// not know: their starting handicap).
+    before: Vec<f64>,
+}
+
+/// The replay's result with what it corrected.
+struct Replayed {
+    replay: ReplayOutput,
+    corrections: Vec<Correction>,
+    applied_through: Option<AppliedThrough>,
+    replaying: Duration,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        head: &'a Dataset,
+        settings: &'a RunSettings,
+        previous: Option<&'a PreviousRun>,
+        progress: &'a dyn Progress,
+    ) -> Result<Self> {
+        let registry = Registry::new(&head.members);
+        let factors_sha256 = ledger::factor_hash(&settings.factors);
+        if let Some(previous) = previous {
+            previous.check(settings, &factors_sha256)?;
+        }
+        let starting = registry.starting_states(&settings.factors)?;
+        Ok(Run {
+            head,
+            settings,
+            previous,
+            progress,
+            registry,
+            starting,
+            factors_sha256,
+        })
     }
-    let starting = registry.starting_states(&settings.factors)?;
-    let index = score::Index::new(&head.competitions, &rows.entrants, &rows.results);
-    let until_ok = |at: usize| settings.until.is_none_or(|u| index.order[at].date <= u);
-    let prepare = |at: usize, rows: &[&BoardResult]| {
+
+    fn strict(&self) -> bool {
+        self.settings.on_error == OnError::Strict
+    }
+
+    fn until_ok(&self, competition: &Competition) -> bool {
+        self.settings.until.is_none_or(|u| competition.date <= u)
+    }
+
+    /// Scores and prepares the competition at `at` from its board rows.
+    fn prepare(
+        &self,
+        index: &competition::Index<'_, '_>,
+        at: usize,
+        rows: &[&BoardResult],
+    ) -> std::result::Result<prepare::OneCompetition, InputError> {
         let mut one = prepare::prepare_one(
             index.order[at],
             &index.rows(at, rows),
-            &registry,
-            &settings.factors,
-            settings.rate,
+            &self.registry,
+            &self.settings.factors,
+            self.settings.rate,
         )?;
-        if !settings.board_scores {
+        if !self.settings.board_scores {
             one.board_scores = Vec::new();
         }
         Ok(one)
-    };
-
-    // The first pass hashes every competition; without a state to compare with, it
-    // also scores and prepares what this run applies.
-    let one_pass = previous.is_none();
-    let first_scope = |at: usize| one_pass && until_ok(at);
-    let mut collected = Collected::new(index.order.len());
-    if one_pass && settings.board_scores {
-        collected.reserve_board_scores(boards.rows_hint());
     }
-    progress.start(
-        if one_pass { "scoring" } else { "hashing" },
-        index.order.len() as u64,
-    );
-    collected.read(boards, &index, true, &first_scope, &prepare, &|n| {
-        progress.advance(n)
-    })?;
-    let mut quarantine = boards.finish(head)?;
-    if let Some(until) = settings.until {
-        quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
-    }
-    collected.rest(&index, &quarantine, true, &first_scope, &prepare);
-    progress.finish();
 
-    let live: Vec<usize> = (0..index.order.len())
-        .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
-        .collect();
-    let live_competitions: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
-    let hashes: HashMap<String, String> = live
-        .iter()
-        .filter_map(|&at| {
-            let hash = collected.hashes[at].clone()?;
-            Some((index.order[at].competition_id.clone(), hash))
+    /// Stage 1: the passes over the board rows. The first hashes every competition
+    /// (and, without a state to compare with, also scores what this run applies); the
+    /// run is reconciled with the previous one; a continued run then reads again what
+    /// it applies. The entrant and result rows go when this returns.
+    fn read_and_score(
+        &self,
+        rows: competition::EntrantRows<'_>,
+        boards: &mut dyn BoardSource,
+    ) -> Result<ScoredRun<'a>> {
+        let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
+        let prepare = |at: usize, rows: &[&BoardResult]| self.prepare(&index, at, rows);
+        let one_pass = self.previous.is_none();
+        let first_scope = |at: usize| one_pass && self.until_ok(index.order[at]);
+        let mut collected = Collected::new(index.order.len());
+        if one_pass && self.settings.board_scores {
+            collected.reserve_board_scores(boards.rows_hint());
+        }
+        let label = if one_pass { "scoring" } else { "hashing" };
+        let total = index.order.len();
+        self.progress.start(label, total as u64);
+        let advance = |n| self.progress.advance(n);
+        collected.read(boards, &index, true, &first_scope, &prepare, &advance)?;
+        let mut quarantine = boards.finish(self.head)?;
+        if let Some(until) = self.settings.until {
+            quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
+        }
+        collected.rest(&index, &quarantine, true, &first_scope, &prepare);
+        self.progress.finish();
+        let seen = Seen::of(self.head, &index, &collected, &quarantine);
+        let start = self.reconcile(&seen)?;
+        let after_through = |at: usize| {
+            let through = start.through.as_ref();
+            through.is_none_or(|t| t.is_before(index.order[at]))
+        };
+        let in_scope = |at: usize| self.until_ok(index.order[at]) && after_through(at);
+        let skipped = seen.live.iter().filter(|&&at| !after_through(at)).count();
+        let scope: Vec<usize> = seen
+            .live
+            .iter()
+            .copied()
+            .filter(|&at| in_scope(at))
+            .collect();
+        if !one_pass {
+            collected.next_pass();
+            self.progress.start("scoring", scope.len() as u64);
+            collected.read(boards, &index, false, &in_scope, &prepare, &advance)?;
+            collected.rest(&index, &quarantine, false, &in_scope, &prepare);
+            self.progress.finish();
+        }
+        let scope_competitions: Vec<&'a Competition> =
+            scope.iter().map(|&at| index.order[at]).collect();
+        let outcomes = collected.take_outcomes(&index, &scope)?;
+        let (done, prepare_failed) = competition::split_outcomes(&scope_competitions, outcomes);
+        let mut prepared = prepare::assemble(done, prepare_failed);
+        prepared.board_scores = collected.board_scores(&scope);
+        let prepare_quarantined = self.take_prepare_failures(&mut prepared, &mut quarantine)?;
+        Ok(ScoredRun {
+            seen: Seen {
+                live: Vec::new(),
+                ..seen
+            },
+            start,
+            skipped,
+            prepared,
+            quarantine,
+            not_rated: scope_competitions
+                .iter()
+                .filter(|c| !c.rated)
+                .map(|c| c.competition_id.as_str())
+                .collect(),
+            prepare_quarantined,
+            reading: collected.reading,
+            hashing: collected.hashing,
+            scoring: collected.scoring,
         })
-        .collect();
-    let dataset_sha256 = ledger::members_and_competitions_hash(&head.members, &hashes);
-    let reader_quarantined: Vec<ledger::Entry> = {
-        let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
-        ledger::quarantined_entries(&items)
-    };
+    }
 
-    // Continue the previous run's state, or, when the dataset no longer matches what it
-    // took into account, replay from the start and list what that corrected.
-    let mut replayed = None;
-    let (mut states, through) = match &previous {
-        Some(previous) => {
-            let current = match &previous.applied_through {
-                Some(through) => view(
-                    &live_competitions,
-                    &hashes,
-                    &reader_quarantined,
-                    settings.until,
-                    through_key(through),
-                    |_| ledger::Status::Applied,
-                ),
-                None => Vec::new(),
-            };
-            let mut difference =
-                ledger::compare_scheme(&previous.ledger, &current, previous.record.ledger_scheme);
-            previous.check_same_dataset(&difference)?;
-            difference.members = previous.changed_starts(&registry, &starting);
-            difference.partial_history = previous.partial_history;
-            if difference.is_empty() {
-                let states = previous.states_for(&registry, &settings.factors)?;
-                (states, previous.applied_through.clone())
-            } else {
-                replayed = Some(difference);
-                (starting.clone(), None)
+    /// Moves the competitions that failed in scoring or preparing into the
+    /// quarantine, or, strict, stops at the first one.
+    fn take_prepare_failures(
+        &self,
+        prepared: &mut Prepared,
+        quarantine: &mut Quarantine,
+    ) -> Result<HashSet<String>> {
+        if let Some(error) = self.settings.on_error.first_error(&prepared.quarantined) {
+            return Err(error.into());
+        }
+        let ids = prepared
+            .quarantined
+            .iter()
+            .map(|q| q.competition_id.clone())
+            .collect();
+        quarantine.extend(std::mem::take(&mut prepared.quarantined));
+        Ok(ids)
+    }
+
+    /// Stage 2 (between the passes): continue the previous run's state, or, when the
+    /// dataset no longer matches what it took into account, start from the members'
+    /// starting states and replay everything.
+    fn reconcile(&self, seen: &Seen<'a>) -> Result<Start> {
+        let fresh = |replayed| Start {
+            states: self.starting.clone(),
+            through: None,
+            replayed,
+            before: self.starting.iter().map(|s| s.handicap).collect(),
+        };
+        let Some(previous) = self.previous else {
+            return Ok(fresh(None));
+        };
+        let current = match &previous.applied_through {
+            Some(through) => seen.view(self.settings.until, through_key(through), |_| {
+                ledger::Status::Applied
+            }),
+            None => Vec::new(),
+        };
+        let scheme = previous.record.ledger_scheme;
+        let mut difference = ledger::compare_scheme(&previous.ledger, &current, scheme);
+        previous.check_same_dataset(&difference)?;
+        difference.members = previous.changed_starts(&self.registry, &self.starting);
+        difference.partial_history = previous.partial_history;
+        let known = previous.states_for(&self.registry, &self.settings.factors)?;
+        let before = known.iter().map(|s| s.handicap).collect();
+        if difference.is_empty() {
+            let through = previous.applied_through.clone();
+            return Ok(Start {
+                states: known,
+                through,
+                replayed: None,
+                before,
+            });
+        }
+        Ok(Start {
+            before,
+            ..fresh(Some(difference))
+        })
+    }
+}
+
+/// The competitions the first pass saw: those left in, their hashes, and what the
+/// reader left out.
+struct Seen<'a> {
+    /// Places (in replay order) of the competitions no reader or check left out.
+    live: Vec<usize>,
+    competitions: Vec<&'a Competition>,
+    hashes: HashMap<String, String>,
+    dataset_sha256: String,
+    reader_quarantined: Vec<ledger::Entry>,
+}
+
+impl<'a> Seen<'a> {
+    fn of(
+        head: &Dataset,
+        index: &competition::Index<'a, '_>,
+        collected: &Collected<prepare::OneCompetition>,
+        quarantine: &Quarantine,
+    ) -> Self {
+        let live: Vec<usize> = (0..index.order.len())
+            .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
+            .collect();
+        let hashes: HashMap<String, String> = live
+            .iter()
+            .filter_map(|&at| {
+                let hash = collected.hashes[at].clone()?;
+                Some((index.order[at].competition_id.clone(), hash))
+            })
+            .collect();
+        let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
+        Seen {
+            competitions: live.iter().map(|&at| index.order[at]).collect(),
+            live,
+            dataset_sha256: ledger::members_and_competitions_hash(&head.members, &hashes),
+            hashes,
+            reader_quarantined: ledger::quarantined_entries(&items),
+        }
+    }
+
+    /// The ledger entries up to `upto` ([`view`]).
+    fn view(
+        &self,
+        until: Option<NaiveDate>,
+        upto: Key,
+        status: impl Fn(&str) -> ledger::Status,
+    ) -> Vec<ledger::Entry> {
+        view(
+            &self.competitions,
+            &self.hashes,
+            &self.reader_quarantined,
+            until,
+            upto,
+            status,
+        )
+    }
+}
+
+impl<'a> Run<'a> {
+    /// Stage 3: the replay onto the handicaps. Replaying from the start, it stops at
+    /// the previous run's last competition to compare with what the state said
+    /// (`corrections.csv`), then goes on. Competitions the model refuses join the
+    /// quarantine (or, strict, stop the run).
+    fn replay(&self, scored: &mut ScoredRun<'a>) -> Result<Replayed> {
+        let prepared = &scored.prepared;
+        let split = self.split(prepared, scored.start.replayed.is_some())?;
+        self.progress
+            .start("replaying", prepared.competitions.len() as u64);
+        let started = Instant::now();
+        let advance = |n| self.progress.advance(n);
+        let (factors, mode) = (&self.settings.factors, self.settings.mode);
+        let states = &mut scored.start.states;
+        let mut corrections = Vec::new();
+        let replay = match self.previous.filter(|_| scored.start.replayed.is_some()) {
+            Some(previous) => {
+                let (old, new) = prepared.competitions.split_at(split);
+                let first = replay::replay(factors, mode, old, states, &advance);
+                corrections = self.corrections(previous, &scored.start.before, states);
+                let second = replay::replay(factors, mode, new, states, &advance);
+                replay::join(first, second, split)
+            }
+            None => replay::replay(factors, mode, &prepared.competitions, states, &advance),
+        };
+        self.progress.finish();
+        if let Some(failed) = replay.failed.first().filter(|_| self.strict()) {
+            return Err(replay::ReplayError {
+                competition: prepared.competitions[failed.competition]
+                    .competition_id
+                    .clone(),
+                cause: failed.error.clone(),
+            }
+            .into());
+        }
+        let failed = replay
+            .failed
+            .iter()
+            .map(|f| failed_competition(prepared, f));
+        scored.quarantine.extend(failed.collect::<Vec<_>>());
+        leave_out_failed(&mut scored.prepared, &replay.failed);
+        let applied_through = scored
+            .prepared
+            .competitions
+            .last()
+            .map(AppliedThrough::of)
+            .or(scored.start.through.clone());
+        Ok(Replayed {
+            replay,
+            corrections,
+            applied_through,
+            replaying: started.elapsed(),
+        })
+    }
+
+    /// Where the previous run's last competition splits the prepared ones when the
+    /// history is replayed from the start (what came up to it, and what is new), and
+    /// the check that a frozen run continues in a later month.
+    fn split(&self, prepared: &Prepared, from_start: bool) -> Result<usize> {
+        let boundary = self.previous.and_then(|p| p.applied_through.as_ref());
+        let split = match (boundary, from_start) {
+            (Some(b), true) => prepared
+                .competitions
+                .iter()
+                .take_while(|c| (c.date, c.session, c.competition_id.as_str()) <= through_key(b))
+                .count(),
+            _ => 0,
+        };
+        if let (Some(boundary), Mode::Frozen, Some(first)) = (
+            boundary,
+            self.settings.mode,
+            prepared.competitions.get(split),
+        ) {
+            if state::month_index(first.date) == state::month_index(boundary.date) {
+                return Err(Error::Config(format!(
+                    "frozen mode continues month by month, but competition `{}` ({}) is in the month the previous run ended in ({})",
+                    first.competition_id, first.date, boundary.date
+                )));
             }
         }
-        None => (starting.clone(), None),
-    };
-    // The handicaps the run starts from, as the previous state said (members it did
-    // not know: their starting handicap).
-    let before: Vec<f64> = match &previous {
-        Some(previous) if replayed.is_some() => previous
-            .states_for(&registry, &settings.factors)?
-            .iter()
-            .map(|s| s.handicap)
-            .collect(),
-        _ => states.iter().map(|s| s.handicap).collect(),
-    };
-
-    // Only competitions after the previous run's last one, and up to `until`.
-    let after_through = |at: usize| {
-        through
-            .as_ref()
-            .is_none_or(|t| t.is_before(index.order[at]))
-    };
-    let skipped = live.iter().filter(|&&at| !after_through(at)).count();
-    let in_scope = |at: usize| until_ok(at) && after_through(at);
-    let scope: Vec<usize> = live.iter().copied().filter(|&at| in_scope(at)).collect();
-    if !one_pass {
-        collected.next_pass();
-        progress.start("scoring", scope.len() as u64);
-        collected.read(boards, &index, false, &in_scope, &prepare, &|n| {
-            progress.advance(n)
-        })?;
-        collected.rest(&index, &quarantine, false, &in_scope, &prepare);
-        progress.finish();
-    }
-    let scope_competitions: Vec<&Competition> = scope.iter().map(|&at| index.order[at]).collect();
-    let outcomes = collected.take_outcomes(&index, &scope)?;
-    let (done, prepare_failed) = score::split_outcomes(&scope_competitions, outcomes);
-    let mut prepared = prepare::assemble(done, prepare_failed);
-    prepared.board_scores = collected.board_scores(&scope);
-    let hashing = collected.hashing;
-    let board_reading = collected.reading;
-    let collected_scoring = collected.scoring;
-    drop(collected);
-    // Scoring is done: the entrant and result rows can go before the replay.
-    drop(index);
-    drop(rows);
-    if strict {
-        if let Some(error) = prepared.quarantined.first().and_then(|q| q.reasons.first()) {
-            return Err(error.clone().into());
-        }
-    }
-    let prepare_quarantined: HashSet<String> = prepared
-        .quarantined
-        .iter()
-        .map(|q| q.competition_id.clone())
-        .collect();
-    quarantine.extend(std::mem::take(&mut prepared.quarantined));
-
-    // The previous run's last competition splits the replay: what came up to it (all
-    // of it again when replaying from the start) and what is new.
-    let boundary = previous.as_ref().and_then(|p| p.applied_through.clone());
-    let split = match (&boundary, replayed.is_some()) {
-        (Some(b), true) => prepared
-            .competitions
-            .iter()
-            .take_while(|c| (c.date, c.session, c.competition_id.as_str()) <= through_key(b))
-            .count(),
-        _ => 0,
-    };
-    if let (Some(boundary), Mode::Frozen, Some(first)) =
-        (&boundary, settings.mode, prepared.competitions.get(split))
-    {
-        if state::month_index(first.date) == state::month_index(boundary.date) {
-            return Err(Error::Config(format!(
-                "frozen mode continues month by month, but competition `{}` ({}) is in the month the previous run ended in ({})",
-                first.competition_id, first.date, boundary.date
-            )));
-        }
+        Ok(split)
     }
 
-    progress.start("replaying", prepared.competitions.len() as u64);
-    let replay_started = Instant::now();
-    let advance = |n| progress.advance(n);
-    let mut corrections = Vec::new();
-    let replay = if let Some(previous) = previous.as_ref().filter(|_| replayed.is_some()) {
-        let (old, new) = prepared.competitions.split_at(split);
-        let first = replay::replay(&settings.factors, settings.mode, old, &mut states, &advance);
-        for (i, (member, state)) in registry.members.iter().zip(&states).enumerate() {
-            let known = previous.handicap_of(member.member_id);
-            if known.unwrap_or(before[i]).to_bits() != state.handicap.to_bits() {
-                corrections.push(Correction {
+    /// The members whose handicap at the previous run's last competition differs
+    /// from what its state said.
+    fn corrections(
+        &self,
+        previous: &PreviousRun,
+        before: &[f64],
+        states: &[PlayerState],
+    ) -> Vec<Correction> {
+        let members = self.registry.members.iter().zip(states).enumerate();
+        members
+            .filter_map(|(i, (member, state))| {
+                let known = previous.handicap_of(member.member_id);
+                let differs = known.unwrap_or(before[i]).to_bits() != state.handicap.to_bits();
+                differs.then_some(Correction {
                     member_index: i,
                     before: known,
                     after: state.handicap,
-                });
-            }
-        }
-        let second = replay::replay(&settings.factors, settings.mode, new, &mut states, &advance);
-        replay::join(first, second, split)
-    } else {
-        replay::replay(
-            &settings.factors,
-            settings.mode,
-            &prepared.competitions,
-            &mut states,
-            &advance,
-        )
-    };
-    progress.finish();
-    if let Some(failed) = replay.failed.first().filter(|_| strict) {
-        return Err(replay::ReplayError {
-            competition: prepared.competitions[failed.competition]
-                .competition_id
-                .clone(),
-            cause: failed.error.clone(),
-        }
-        .into());
+                })
+            })
+            .collect()
     }
-    quarantine.extend(
-        replay
-            .failed
-            .iter()
-            .map(|f| failed_competition(&prepared, f)),
-    );
-    leave_out_failed(&mut prepared, &replay.failed);
-    let replaying = replay_started.elapsed();
 
-    let applied_through = prepared
-        .competitions
-        .last()
-        .map(AppliedThrough::of)
-        .or(through);
-
-    // The ledger: every competition up to the last one replayed, with what became of
-    // it (this run's verdict, or the previous run's for what it already took).
-    let mut status: HashMap<&str, ledger::Status> = HashMap::new();
-    if let Some(previous) = &previous {
-        for entry in &previous.ledger {
+    /// Stage 4: the ledger, every competition up to the last one replayed with what
+    /// became of it (this run's verdict, or the previous run's for what it already
+    /// took).
+    fn ledger(&self, scored: &ScoredRun<'a>, replayed: &Replayed) -> Vec<ledger::Entry> {
+        let Some(through) = &replayed.applied_through else {
+            return Vec::new();
+        };
+        let mut status: HashMap<&str, ledger::Status> = HashMap::new();
+        for entry in self.previous.iter().flat_map(|p| &p.ledger) {
             status.insert(&entry.competition_id, entry.status);
         }
+        for id in &scored.prepare_quarantined {
+            status.insert(id, ledger::Status::Quarantined);
+        }
+        for id in &scored.not_rated {
+            status.insert(id, ledger::Status::NotRated);
+        }
+        let competitions = &scored.prepared.competitions;
+        for c in competitions {
+            status.insert(&c.competition_id, ledger::Status::Applied);
+        }
+        let replay = &replayed.replay;
+        for u in &replay.unrated {
+            status.insert(
+                &competitions[u.competition].competition_id,
+                ledger::Status::Unrated,
+            );
+        }
+        for f in &replay.failed {
+            status.insert(
+                &competitions[f.competition].competition_id,
+                ledger::Status::Quarantined,
+            );
+        }
+        scored
+            .seen
+            .view(self.settings.until, through_key(through), |id| {
+                status.get(id).copied().unwrap_or(ledger::Status::Applied)
+            })
     }
-    for c in &scope_competitions {
-        if !c.rated {
-            status.insert(&c.competition_id, ledger::Status::NotRated);
-        } else if prepare_quarantined.contains(&c.competition_id) {
-            status.insert(&c.competition_id, ledger::Status::Quarantined);
+
+    /// Stage 5: the ranking, the summary and the run's output.
+    fn finish(
+        self,
+        scored: ScoredRun<'a>,
+        replayed: Replayed,
+        ledger: Vec<ledger::Entry>,
+        started: Instant,
+    ) -> RunOutput {
+        let last_date = replayed.applied_through.as_ref().map(|a| a.date);
+        let states = scored.start.states;
+        let ranking = ranking::rank(
+            &self.registry.members,
+            &states,
+            &self.settings.ranking,
+            last_date,
+        );
+        let published = ranking::rank(
+            &self.registry.members,
+            &states,
+            &self.settings.published,
+            last_date,
+        );
+        let quarantined = scored.quarantine.into_sorted();
+        let difference = scored.start.replayed;
+        let carried_from = self
+            .previous
+            .filter(|_| difference.is_none())
+            .map(|p| p.folder.clone());
+        let replay = replayed.replay;
+        let summary = RunSummary {
+            competitions_applied: scored.prepared.competitions.len()
+                - replay.unrated.len()
+                - replay.failed.len(),
+            competitions_unrated: replay.unrated.len(),
+            competitions_not_rated: scored.not_rated.len(),
+            competitions_quarantined: quarantined.len(),
+            competitions_skipped: scored.skipped,
+            competitions_corrected: difference.as_ref().map_or(0, Difference::count),
+            replayed: difference.as_ref().map(Difference::describe),
+            members_moved: moved(&scored.start.before, &states),
+            members_corrected: replayed.corrections.len(),
+            members_new: self.members_new(),
+            non_members_seen: non_members(&replay).collect::<HashSet<_>>().len(),
+            changes: replay.changes.len(),
+            members_ranked: ranking.len(),
+            members_published: published.len(),
+            members_provisional: self.members_provisional(&states),
+            non_member_places: non_members(&replay).count(),
+            last_date,
+            reading: scored.reading,
+            hashing: scored.hashing,
+            scoring: scored.scoring,
+            replaying: replayed.replaying,
+            writing: Duration::ZERO,
+            elapsed: started.elapsed(),
+        };
+        RunOutput {
+            registry: self.registry,
+            states,
+            prepared: scored.prepared,
+            replay,
+            ranking,
+            published,
+            applied_through: replayed.applied_through,
+            quarantined,
+            ledger,
+            replayed: difference,
+            corrections: replayed.corrections,
+            carried_from,
+            dataset_sha256: scored.seen.dataset_sha256,
+            factors_sha256: self.factors_sha256,
+            starting: self.starting.iter().map(|s| s.handicap).collect(),
+            summary,
         }
     }
-    for c in &prepared.competitions {
-        status.insert(&c.competition_id, ledger::Status::Applied);
-    }
-    for u in &replay.unrated {
-        status.insert(
-            &prepared.competitions[u.competition].competition_id,
-            ledger::Status::Unrated,
-        );
-    }
-    for f in &replay.failed {
-        status.insert(
-            &prepared.competitions[f.competition].competition_id,
-            ledger::Status::Quarantined,
-        );
-    }
-    let ledger = match &applied_through {
-        Some(through) => view(
-            &live_competitions,
-            &hashes,
-            &reader_quarantined,
-            settings.until,
-            through_key(through),
-            |id| status.get(id).copied().unwrap_or(ledger::Status::Applied),
-        ),
-        None => Vec::new(),
-    };
 
-    let last_date = applied_through.as_ref().map(|a| a.date);
-    let ranking = ranking::rank(&registry.members, &states, &settings.ranking, last_date);
-    let published = ranking::rank(&registry.members, &states, &settings.published, last_date);
-    let members_moved = before
-        .iter()
-        .zip(&states)
-        .filter(|(b, s)| b.to_bits() != s.handicap.to_bits())
-        .count();
-    let members_new = registry
-        .members
-        .iter()
-        .filter(|m| !previous.as_ref().is_some_and(|p| p.knows(m.member_id)))
-        .count();
-    let non_members_seen = replay
-        .changes
-        .iter()
-        .filter(|c| c.seat == Seat::NonMember)
-        .map(|c| c.member_id)
-        .collect::<HashSet<_>>()
-        .len();
-    let quarantined = quarantine.into_sorted();
-    let carried_from = previous
-        .as_ref()
-        .filter(|_| replayed.is_none())
-        .map(|p| p.folder.clone());
-    let summary = RunSummary {
-        competitions_applied: prepared.competitions.len()
-            - replay.unrated.len()
-            - replay.failed.len(),
-        competitions_unrated: replay.unrated.len(),
-        competitions_not_rated: scope_competitions.iter().filter(|c| !c.rated).count(),
-        competitions_quarantined: quarantined.len(),
-        competitions_skipped: skipped,
-        competitions_corrected: replayed.as_ref().map_or(0, Difference::count),
-        replayed: replayed.as_ref().map(Difference::describe),
-        members_moved,
-        members_corrected: corrections.len(),
-        members_new,
-        non_members_seen,
-        changes: replay.changes.len(),
-        members_ranked: ranking.len(),
-        members_published: published.len(),
-        members_provisional: registry
+    /// Members with fewer rated boards than the published ranking's minimum, who have
+    /// played: their handicap is provisional.
+    fn members_provisional(&self, states: &[PlayerState]) -> usize {
+        let min = self.settings.published.min_boards;
+        let members = self.registry.members.iter().zip(states);
+        members
+            .filter(|(m, s)| {
+                m.kind == crate::dataset::MemberKind::Member && s.boards > 0 && s.boards < min
+            })
+            .count()
+    }
+
+    /// Members the previous run did not know (every member, in a run from scratch).
+    fn members_new(&self) -> usize {
+        let known = |id| self.previous.is_some_and(|p| p.knows(id));
+        self.registry
             .members
             .iter()
-            .zip(&states)
-            .filter(|(m, s)| {
-                m.kind == crate::dataset::MemberKind::Member
-                    && s.boards > 0
-                    && s.boards < settings.published.min_boards
-            })
-            .count(),
-        non_member_places: replay
-            .changes
-            .iter()
-            .filter(|c| c.seat == Seat::NonMember)
-            .count(),
-        last_date,
-        reading: board_reading,
-        hashing,
-        scoring: collected_scoring,
-        replaying,
-        writing: Duration::ZERO,
-        elapsed: started.elapsed(),
-    };
-    Ok(RunOutput {
-        registry,
-        states,
-        prepared,
-        replay,
-        ranking,
-        published,
-        applied_through,
-        quarantined,
-        ledger,
-        replayed,
-        corrections,
-        carried_from,
-        dataset_sha256,
-        factors_sha256,
-        starting: starting.iter().map(|s| s.handicap).collect(),
-        summary,
-    })
+            .filter(|m| !known(m.member_id))
+            .count()
+    }
+}
+
+/// How many members' handicaps differ between `before` and `states`.
+fn moved(before: &[f64], states: &[PlayerState]) -> usize {
+    let differs = |(b, s): (&f64, &PlayerState)| b.to_bits() != s.handicap.to_bits();
+    before
+        .iter()
+        .zip(states)
+        .filter(|&pair| differs(pair))
+        .count()
+}
+
+/// The ids of the non-members in the replay's changes, one per place they took.
+fn non_members(replay: &ReplayOutput) -> impl Iterator<Item = i64> + '_ {
+    let places = replay.changes.iter().filter(|c| c.seat == Seat::NonMember);
+    places.map(|c| c.member_id)
 }
 
 /// A competition the model refused, as a quarantine entry naming its row and, when the

@@ -17,8 +17,8 @@ use crate::model::{
     self, CompetitionInput, EntrantInput, FactorSet, FieldKind, PlayerInput, PlayerStatus,
 };
 
-use super::prepare::{PreparedCompetition, Seat};
-use super::score::distinct_boards;
+use super::competition::distinct_boards;
+use super::prepared::{PreparedCompetition, Seat};
 use super::state::Registry;
 use super::units::{calc_method, cross_imp_comparisons, model_direction, model_result};
 

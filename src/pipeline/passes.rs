@@ -14,70 +14,20 @@ use rayon::prelude::*;
 
 use std::ops::Range;
 
-use crate::dataset::{BoardResult, Dataset};
+use crate::dataset::BoardResult;
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantine;
-use crate::scoring::{BoardScore, BoardScoreTable};
+use crate::scoring::BoardScoreTable;
 
+pub use crate::scoring::{BoardSource, InMemory};
+
+use super::competition::{Index, WithBoardScores};
 use super::ledger;
-use super::score::Index;
-
-/// Where a run's board rows come from: all at once from memory, or a file at a time.
-pub trait BoardSource {
-    /// Calls `each` with the board rows of whole competitions, batch by batch, until
-    /// every competition `wanted` accepts has had its rows (a competition's rows all
-    /// in one batch). Rows of other competitions may come along; they are ignored. May
-    /// be called more than once; the first call reads everything and checks every row.
-    fn read_boards(
-        &mut self,
-        wanted: &(dyn Fn(&str) -> bool + Sync),
-        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
-    ) -> Result<()>;
-
-    /// How many board rows there are (all of them, wanted or not), when known
-    /// beforehand: room is made for their board scores.
-    fn rows_hint(&self) -> usize {
-        0
-    }
-
-    /// The competitions the rows' checks left out, final once the first
-    /// [`BoardSource::read_boards`] is done, dated from `head`.
-    fn finish(&mut self, head: &Dataset) -> Result<Quarantine>;
-}
-
-/// A dataset already in memory, with the competitions its reader left out.
-pub struct InMemory<'a> {
-    pub boards: &'a [BoardResult],
-    pub quarantine: Quarantine,
-}
-
-impl BoardSource for InMemory<'_> {
-    fn read_boards(
-        &mut self,
-        _wanted: &(dyn Fn(&str) -> bool + Sync),
-        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
-    ) -> Result<()> {
-        each(self.boards)
-    }
-
-    fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
-        Ok(self.quarantine.clone())
-    }
-
-    fn rows_hint(&self) -> usize {
-        self.boards.len()
-    }
-}
 
 /// What a pass runs on a competition in scope: its place in replay order and its board
 /// rows, to its outcome.
 pub(super) type PrepareOne<'a, T> =
     dyn Fn(usize, &[&BoardResult]) -> std::result::Result<T, InputError> + Sync + 'a;
-
-/// A competition's outcome, whose board scores a pass moves into one compact table.
-pub(super) trait WithBoardScores {
-    fn take_board_scores(&mut self) -> Vec<BoardScore>;
-}
 
 /// What a pass keeps, per competition in replay order.
 pub(super) struct Collected<T> {

@@ -6,64 +6,18 @@
 //! independent, so this runs in parallel; a competition that breaks a rule is left out
 //! and listed, at the same place whatever the thread count.
 
-use chrono::NaiveDate;
-
-use crate::dataset::{Competition, Dataset, Origin};
+use crate::dataset::{Competition, Dataset};
 use crate::error::InputError;
-use crate::model::{CompetitionInput, FactorSet, PlayerStatus};
+use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
 use crate::scoring::{BoardScore, BoardScoreTable, Standing};
 
+use super::competition::{each_competition, score_one, Rows, WithBoardScores};
 use super::model_input::build_input;
-use super::score::{each_competition, score_one, Rows};
 use super::state::Registry;
 use super::units::model_results;
 
-/// Who sits in a player slot, as far as the replay is concerned.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Seat {
-    /// A member whose handicap is read and updated (dense index).
-    Member(u32),
-    /// A listed foreign guest: a temporary handicap, never updated.
-    Foreign(Option<f64>),
-    /// Not in the member list.
-    NonMember,
-}
-
-/// A rated competition ready for the model; the handicaps are filled in at replay time.
-#[derive(Debug, Clone)]
-pub struct PreparedCompetition {
-    pub competition_id: String,
-    pub date: NaiveDate,
-    pub session: i32,
-    pub handicap_event: bool,
-    /// The model's input with every member's handicap still to be filled in.
-    pub input: CompetitionInput,
-    /// Per entrant, per player slot: who sits there.
-    pub seats: Vec<Vec<Seat>>,
-    pub entrant_names: Vec<String>,
-    /// The members whose handicaps this competition reads and writes, sorted, unique.
-    pub rated_members: Vec<u32>,
-    /// A pairs field with fixed directions: N/S and E/W are rated as separate fields.
-    pub split_by_direction: bool,
-    /// The competition's row, for errors the model raises about it.
-    pub origin: Origin,
-}
-
-impl PreparedCompetition {
-    /// The model's input with the given member handicaps.
-    pub fn input_with(&self, handicap_of: impl Fn(u32) -> f64) -> CompetitionInput {
-        let mut input = self.input.clone();
-        for (entrant, seats) in input.entrants.iter_mut().zip(&self.seats) {
-            for (player, seat) in entrant.players.iter_mut().zip(seats) {
-                if let Seat::Member(index) = seat {
-                    player.status = PlayerStatus::Rated(handicap_of(*index));
-                }
-            }
-        }
-        input
-    }
-}
+pub use super::prepared::{PreparedCompetition, Seat};
 
 /// Everything the replay and the reports need from the dataset.
 #[derive(Debug, Default)]
@@ -117,7 +71,7 @@ pub(super) struct OneCompetition {
     pub rated: Option<PreparedCompetition>,
 }
 
-impl super::passes::WithBoardScores for OneCompetition {
+impl WithBoardScores for OneCompetition {
     fn take_board_scores(&mut self) -> Vec<BoardScore> {
         std::mem::take(&mut self.board_scores)
     }

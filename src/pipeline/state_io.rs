@@ -4,7 +4,7 @@
 //! handicaps and counters from its `handicaps.parquet`, the competitions it took into
 //! account from its `applied.parquet` and its settings from `run.json`, and applies
 //! only what came after. Reading those files is the edge's job
-//! (`import::previous_run`); this module holds what the replay needs of them and the
+//! (`report::previous_run`); this module holds what the replay needs of them and the
 //! checks that keep a run from continuing a state it does not follow from (another
 //! factor set, mode or dataset). Handicaps are stored as
 //! float64, so nothing is lost between runs and January-then-February equals
@@ -95,7 +95,7 @@ fn mode_name(mode: Mode) -> &'static str {
 
 impl PreviousRun {
     /// A previous run's record, ledger and the members' states it left, read from
-    /// `folder` by the caller (see `import::previous_run`).
+    /// `folder` by the caller (see `report::previous_run`).
     pub fn new(
         folder: PathBuf,
         record: RunRecord,

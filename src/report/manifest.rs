@@ -200,7 +200,7 @@ pub fn manifest(
         ledger_scheme: crate::pipeline::ledger::SCHEME,
         whole_history: true,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
-            other_ledger_scheme: d.other_scheme,
+            other_ledger_scheme: d.other_scheme.is_some(),
             partial_history: d.partial_history,
             changed: d.changed.clone(),
             added_late: d.late.clone(),
@@ -219,7 +219,7 @@ pub fn manifest(
             members_corrected_below_print: output
                 .corrections
                 .iter()
-                .filter(|c| !super::outputs::correction_shows(c))
+                .filter(|c| !correction_shows(c))
                 .count(),
             members_new: s.members_new,
             non_members_seen: s.non_members_seen,
@@ -235,4 +235,11 @@ pub fn manifest(
             total_s: seconds(s.elapsed),
         },
     }
+}
+
+/// Whether a correction shows in print: handicaps are printed to two decimals, so a
+/// member the state did not know, or one moved by at least half a hundredth, is listed;
+/// smaller corrections are counted in `run.json` but not listed.
+pub fn correction_shows(c: &crate::pipeline::Correction) -> bool {
+    c.before.is_none_or(|b| (c.after - b).abs() >= 0.005)
 }

@@ -29,6 +29,7 @@ use super::files::{
     Commit, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
+pub use super::manifest::correction_shows;
 use super::manifest::{manifest, RunInputs};
 
 fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
@@ -353,13 +354,6 @@ pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
         .map("sha256", rows, |e| e.sha256.clone())
         .map("status", rows, |e| e.status.to_string())
         .build()
-}
-
-/// Whether a correction shows in print: handicaps are printed to two decimals, so a
-/// member the state did not know, or one moved by at least half a hundredth, is listed;
-/// smaller corrections are counted in `run.json` but not listed.
-pub fn correction_shows(c: &crate::pipeline::Correction) -> bool {
-    c.before.is_none_or(|b| (c.after - b).abs() >= 0.005)
 }
 
 /// `corrections.csv`: the members whose handicap a replay from the start changed, with

@@ -7,10 +7,10 @@ use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format, Scori
 use crate::error::InputError;
 
 use super::conventions::AveragePlus;
-use super::dispatch::{score_board, totals, BoardPoints};
+use super::dispatch::{score_board, totals};
 use super::outcome::Outcome;
 use super::rows::{order_lists, BoardScore, ScoredCompetition};
-use super::tables::{read_table, Table};
+use super::tables::{read_table, BoardPoints, Table};
 
 /// Scores one competition from its table results. Rows of `entrants` and `boards` that
 /// belong to other competitions are ignored.

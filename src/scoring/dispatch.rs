@@ -11,22 +11,8 @@ use super::conventions::{Conventions, FactoredRounding, Travellers};
 use super::matchpoints::SidePoints;
 use super::outcome::Outcome;
 use super::rows::Standing;
-use super::tables::Table;
+use super::tables::{BoardPoints, Table};
 use super::{butler, cross_imps, field, four_five, matchpoints, swiss, team};
-
-/// Points and bounds of each table, in table order.
-pub(super) struct BoardPoints {
-    /// What counts in the totals.
-    pub side: SidePoints,
-    /// What the traveller shows (unfactored under `Travellers::Unfactored`).
-    pub shown: SidePoints,
-    /// What the totals add, where the program rounds a factored score before adding it
-    /// (`FactoredRounding`); percentages keep `side`.
-    pub counted: Option<SidePoints>,
-    pub top: f64,
-    pub bottom: f64,
-    pub datum: Option<f64>,
-}
 
 /// Standings and the model's results from the scored tables, by format.
 pub(super) fn totals(

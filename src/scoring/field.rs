@@ -7,11 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::{Competition, Direction, EntrantResult, Format, ScoringMethod};
 
 use super::conventions::ByeScore;
-use super::dispatch::BoardPoints;
 use super::matchpoints;
 use super::rows::{sorted_results, Standing};
 use super::standings::{assign_ranks, assign_ranks_by, Play, TieBreakInput};
-use super::tables::Table;
+use super::tables::{BoardPoints, Table};
 
 /// Per-entrant totals.
 #[derive(Default)]

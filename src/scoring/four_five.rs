@@ -10,11 +10,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dataset::{Competition, Entrant, EntrantResult};
-use crate::scoring::dispatch::BoardPoints;
 use crate::scoring::field::tally;
 use crate::scoring::rows::{sorted_results, Standing};
 use crate::scoring::standings::assign_ranks;
-use crate::scoring::tables::Table;
+use crate::scoring::tables::{BoardPoints, Table};
 
 /// A pair's entries for one subround: `playing` holds each playing pair's net IMPs over
 /// the subround (positive for the side that gained); the result is what the scoresheet

@@ -46,7 +46,9 @@ pub mod four_five;
 pub mod imps;
 pub mod matchpoints;
 pub mod outcome;
+pub mod progress;
 mod rows;
+mod source;
 pub mod standings;
 pub mod swiss;
 mod tables;
@@ -55,6 +57,7 @@ pub mod vp;
 
 pub use competition::score_competition;
 pub use rows::{entrant_order, BoardScore, BoardScoreTable, ScoredCompetition, Standing};
+pub use source::{BoardSource, InMemory};
 pub use team::team_match_vps;
 
 #[cfg(test)]

@@ -46,7 +46,7 @@ pub struct Standing {
     /// empty).
     pub house: bool,
     /// Swiss pairs: the pair's matches, by round.
-    pub rounds: Vec<super::swiss::MatchLine>,
+    pub rounds: Vec<MatchLine>,
 }
 
 /// Everything scoring produces for one competition.
@@ -272,4 +272,18 @@ impl FromIterator<BoardScore> for BoardScoreTable {
         table.extend(rows);
         table
     }
+}
+
+/// One pair's match in one round, as the result sheet prints it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchLine {
+    pub round: u32,
+    pub opponent: String,
+    /// Boards of the match; they choose the VP scale.
+    pub boards: u32,
+    /// The pair's datum IMPs over the match's boards.
+    pub imps: f64,
+    /// The IMP margin the VPs are read for (see [`match_margin`](super::swiss::match_margin)).
+    pub margin: i32,
+    pub vp: f64,
 }

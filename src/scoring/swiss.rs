@@ -20,25 +20,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::{Competition, Entrant, EntrantResult, Format};
 use crate::error::InputError;
 
-use super::dispatch::BoardPoints;
 use super::rows::{entrant_order, sorted_results, Standing};
 use super::standings::shared_ranks;
-use super::tables::Table;
+use super::tables::{BoardPoints, Table};
 use super::vp::{self, VpScale};
 
-/// One pair's match in one round, as the result sheet prints it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MatchLine {
-    pub round: u32,
-    pub opponent: String,
-    /// Boards of the match; they choose the VP scale.
-    pub boards: u32,
-    /// The pair's datum IMPs over the match's boards.
-    pub imps: f64,
-    /// The IMP margin the VPs are read for (see [`match_margin`]).
-    pub margin: i32,
-    pub vp: f64,
-}
+pub use super::rows::MatchLine;
 
 /// The VP scale for a match of `boards` boards: seed 002's ABF tables for 8 and 9
 /// boards, the WBF continuous scale (built as the spec builds it) for any other length.

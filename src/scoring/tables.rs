@@ -7,7 +7,22 @@ use crate::dataset::{BoardResult, Entrant, Format};
 use crate::error::{InputError, Location};
 
 use super::contract::{self, parse_contract, Seat};
+use super::matchpoints::SidePoints;
 use super::outcome::{parse_adjusted, Outcome};
+
+/// Points and bounds of each table, in table order.
+pub(super) struct BoardPoints {
+    /// What counts in the totals.
+    pub side: SidePoints,
+    /// What the traveller shows (unfactored under `Travellers::Unfactored`).
+    pub shown: SidePoints,
+    /// What the totals add, where the program rounds a factored score before adding it
+    /// (`FactoredRounding`); percentages keep `side`.
+    pub counted: Option<SidePoints>,
+    pub top: f64,
+    pub bottom: f64,
+    pub datum: Option<f64>,
+}
 
 /// One validated table result.
 pub(super) struct Table<'a> {

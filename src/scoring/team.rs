@@ -8,11 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dataset::{Competition, Entrant, EntrantResult};
 use crate::error::InputError;
-use crate::scoring::dispatch::BoardPoints;
 use crate::scoring::imps::imps;
 use crate::scoring::rows::{sorted_results, Standing};
 use crate::scoring::standings::assign_ranks;
-use crate::scoring::tables::Table;
+use crate::scoring::tables::{BoardPoints, Table};
 use crate::scoring::vp;
 
 /// IMPs on one board to the team that sat N/S in the first room (and E/W in the other).

@@ -85,7 +85,7 @@ pub struct Checked {
 /// and errors as [`read_dataset_checked`], which is this followed by reading every
 /// board file.
 pub fn open_checked(dir: &Path, on_error: OnError) -> Result<Opened, Error> {
-    open_checked_with(dir, on_error, &crate::pipeline::NoProgress)
+    open_checked_with(dir, on_error, &crate::scoring::progress::NoProgress)
 }
 
 /// [`open_checked`], reporting each file of `members`, `competitions`, `entrants` and
@@ -93,7 +93,7 @@ pub fn open_checked(dir: &Path, on_error: OnError) -> Result<Opened, Error> {
 pub fn open_checked_with(
     dir: &Path,
     on_error: OnError,
-    progress: &dyn crate::pipeline::Progress,
+    progress: &dyn crate::scoring::progress::Progress,
 ) -> Result<Opened, Error> {
     let members = locate_table(dir, "members")?;
     let competitions = locate_table(dir, "competitions")?;

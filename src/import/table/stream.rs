@@ -293,7 +293,7 @@ fn reader_stopped() -> Error {
     Error::Config("the board reader stopped unexpectedly".to_owned())
 }
 
-impl crate::pipeline::BoardSource for BoardReader {
+impl crate::scoring::BoardSource for BoardReader {
     fn read_boards(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),

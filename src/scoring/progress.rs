@@ -3,6 +3,7 @@
 //! The pipeline is a library: it must not decide how (or whether) progress is drawn, and
 //! it must not pull a terminal crate into every program that replays a history. So it
 //! reports stages and steps through [`Progress`]; the command line draws bars from them.
+//! It sits below the pipeline and the readers, which both report through it.
 
 /// Receives the progress of a run. Every method does nothing by default.
 pub trait Progress: Sync {

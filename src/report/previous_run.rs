@@ -13,9 +13,9 @@ use std::path::Path;
 use polars::prelude::*;
 use serde::Deserialize;
 
-use super::table::guarded;
 use crate::dataset::date_from_days;
 use crate::error::{Error, InputError, Location, Result};
+use crate::import::table::guarded;
 use crate::pipeline::ledger::{sha256, Entry, Status};
 use crate::pipeline::state::{month_index, PlayerState};
 use crate::pipeline::state_io::{AppliedThrough, PreviousRun, RunRecord};

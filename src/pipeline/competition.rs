@@ -1,0 +1,295 @@
+//! One competition scored from its own rows: the rows grouped by competition, the
+//! per-competition scoring, and the running over every competition in parallel that
+//! both `bridgehcp score` and a run use.
+//!
+//! It sits below the passes, the preparation for the model and the whole-dataset
+//! scoring, which all build on it.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
+use crate::error::InputError;
+use crate::quarantine::Quarantined;
+use crate::scoring::{self, BoardScore, Standing};
+
+use super::prepared::PreparedCompetition;
+use super::reported;
+use super::Rate;
+
+/// A competition's outcome, whose board scores a pass moves into one compact table.
+pub(super) trait WithBoardScores {
+    fn take_board_scores(&mut self) -> Vec<BoardScore>;
+}
+
+impl WithBoardScores for ScoredOne {
+    fn take_board_scores(&mut self) -> Vec<BoardScore> {
+        std::mem::take(&mut self.board_scores)
+    }
+}
+
+/// The rows of one competition.
+pub(super) struct Rows<'a> {
+    pub entrants: Vec<&'a Entrant>,
+    /// The results the club reported, if any.
+    pub reported: Vec<&'a EntrantResult>,
+    pub boards: &'a [&'a BoardResult],
+}
+
+/// One competition scored.
+pub(super) struct ScoredOne {
+    /// From board rows, the scoring's results on the program's own scale; else the
+    /// reported results.
+    pub results: Vec<EntrantResult>,
+    pub standings: Vec<Standing>,
+    pub board_scores: Vec<BoardScore>,
+    /// The model's input, when asked for ([`score_source`]).
+    pub rated: Option<PreparedCompetition>,
+}
+
+/// A dataset's entrant and reported-result rows. A run needs them only while it scores
+/// (a row per entrant of the whole history), so a caller that owns them hands them
+/// over, and the run lets them go before the replay.
+pub struct EntrantRows<'a> {
+    pub entrants: Cow<'a, [Entrant]>,
+    pub results: Cow<'a, [EntrantResult]>,
+}
+
+impl<'a> EntrantRows<'a> {
+    /// The rows of `dataset`, borrowed.
+    pub fn of(dataset: &'a Dataset) -> Self {
+        EntrantRows {
+            entrants: Cow::Borrowed(&dataset.entrants),
+            results: Cow::Borrowed(&dataset.results),
+        }
+    }
+
+    /// The rows of `dataset`, taken out of it.
+    pub fn taken_from(dataset: &mut Dataset) -> EntrantRows<'static> {
+        EntrantRows {
+            entrants: Cow::Owned(std::mem::take(&mut dataset.entrants)),
+            results: Cow::Owned(std::mem::take(&mut dataset.results)),
+        }
+    }
+}
+
+/// A dataset's competitions in replay order, with each one's entrants and reported
+/// results, so that a competition's rows can be put together whenever its board rows
+/// arrive (all at once, or a file at a time).
+pub(super) struct Index<'c, 'r> {
+    /// Every competition, in replay order (date, session, id).
+    pub order: Vec<&'c Competition>,
+    position: HashMap<&'c str, usize>,
+    entrants: HashMap<&'r str, Vec<&'r Entrant>>,
+    results: HashMap<&'r str, Vec<&'r EntrantResult>>,
+}
+
+impl<'a> Index<'a, 'a> {
+    /// The index of a dataset's own rows.
+    pub fn of(dataset: &'a Dataset) -> Self {
+        Index::new(&dataset.competitions, &dataset.entrants, &dataset.results)
+    }
+}
+
+impl<'c, 'r> Index<'c, 'r> {
+    pub fn new(
+        competitions: &'c [Competition],
+        entrants: &'r [Entrant],
+        results: &'r [EntrantResult],
+    ) -> Self {
+        let mut order: Vec<&Competition> = competitions.iter().collect();
+        order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+        let position = order
+            .iter()
+            .enumerate()
+            .map(|(at, c)| (c.competition_id.as_str(), at))
+            .collect();
+        Index {
+            order,
+            position,
+            entrants: group(entrants, |e| e.competition_id.as_str()),
+            results: group(results, |r| r.competition_id.as_str()),
+        }
+    }
+
+    /// The place of competition `id` in replay order.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.position.get(id).copied()
+    }
+
+    /// Board rows by competition: (place in replay order, rows in their order), in
+    /// replay order. Rows of a competition the index does not hold are left out.
+    pub fn group<'b>(&self, boards: &'b [BoardResult]) -> Vec<(usize, Vec<&'b BoardResult>)> {
+        let mut by_place: HashMap<usize, Vec<&BoardResult>> = HashMap::default();
+        for row in boards {
+            if let Some(at) = self.position(&row.competition_id) {
+                by_place.entry(at).or_default().push(row);
+            }
+        }
+        let mut grouped: Vec<(usize, Vec<&BoardResult>)> = by_place.into_iter().collect();
+        grouped.sort_unstable_by_key(|(at, _)| *at);
+        grouped
+    }
+
+    /// The rows of the competition at `at`, with the given board rows.
+    pub fn rows<'b>(&'b self, at: usize, boards: &'b [&'b BoardResult]) -> Rows<'b> {
+        let id = self.order[at].competition_id.as_str();
+        Rows {
+            entrants: self.entrants.get(id).cloned().unwrap_or_default(),
+            reported: self.results.get(id).cloned().unwrap_or_default(),
+            boards,
+        }
+    }
+}
+
+/// Runs `one` on every competition in replay order, in parallel. Returns what succeeded
+/// and the competitions that failed (with the error), both in replay order.
+pub(super) fn each_competition<T: Send>(
+    dataset: &Dataset,
+    one: impl Fn(&Competition, &Rows<'_>) -> Result<T, InputError> + Sync,
+    on_competition_done: &(dyn Fn() + Sync),
+) -> (Vec<T>, Vec<Quarantined>) {
+    let index = Index::of(dataset);
+    let mut boards: Vec<Vec<&BoardResult>> = vec![Vec::new(); index.order.len()];
+    for (at, rows) in index.group(&dataset.boards) {
+        boards[at] = rows;
+    }
+    let outcomes: Vec<Result<T, InputError>> = index
+        .order
+        .par_iter()
+        .zip(&boards)
+        .enumerate()
+        .map(|(at, (competition, boards))| {
+            let out = one(competition, &index.rows(at, boards));
+            on_competition_done();
+            out
+        })
+        .collect();
+    split_outcomes(&index.order, outcomes)
+}
+
+/// Outcomes in replay order, split into what succeeded and what is quarantined.
+pub(super) fn split_outcomes<T>(
+    order: &[&Competition],
+    outcomes: impl IntoIterator<Item = Result<T, InputError>>,
+) -> (Vec<T>, Vec<Quarantined>) {
+    let mut done = Vec::new();
+    let mut quarantined = Vec::new();
+    for (competition, outcome) in order.iter().zip(outcomes) {
+        match outcome {
+            Ok(one) => done.push(one),
+            Err(error) => quarantined.push(Quarantined {
+                competition_id: competition.competition_id.clone(),
+                date: Some(competition.date),
+                session: Some(competition.session),
+                reasons: vec![error],
+            }),
+        }
+    }
+    (done, quarantined)
+}
+
+fn group<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a str, Vec<&'a T>> {
+    let mut map: HashMap<&str, Vec<&T>> = HashMap::default();
+    for row in rows {
+        map.entry(key(row)).or_default().push(row);
+    }
+    map
+}
+
+/// Scores one competition: from its board rows when it has any, else from the reported
+/// results. With both, the reported results must name the same entrants and boards
+/// played, and `rate` says which result counts: the reported one (with standings ranked
+/// from it, the board scores still scored) or the board rows' own.
+pub(super) fn score_one(
+    competition: &Competition,
+    rows: &Rows<'_>,
+    rate: Rate,
+) -> Result<ScoredOne, InputError> {
+    let here = || {
+        competition
+            .origin
+            .location()
+            .competition(&competition.competition_id)
+    };
+    if rows.entrants.is_empty() {
+        return Err(InputError::new(here(), "competition has no entrants"));
+    }
+    let scored = if rows.boards.is_empty() {
+        if rows.reported.is_empty() {
+            return Err(InputError::new(
+                here(),
+                "competition has neither results nor board rows",
+            ));
+        }
+        let results: Vec<EntrantResult> = rows.reported.iter().map(|r| (*r).clone()).collect();
+        let standings = reported::standings_from_results(competition, &rows.entrants, &results);
+        ScoredOne {
+            results,
+            standings,
+            board_scores: Vec::new(),
+            rated: None,
+        }
+    } else {
+        let scored = scoring::score_competition(competition, &rows.entrants, rows.boards)?;
+        reported::check_reported(competition, &rows.reported, &scored.results)?;
+        if rate == Rate::Published && reported::differs(&rows.reported, &scored.results) {
+            let results: Vec<EntrantResult> = rows.reported.iter().map(|r| (*r).clone()).collect();
+            let standings = reported::standings_from_results(competition, &rows.entrants, &results);
+            ScoredOne {
+                results,
+                standings,
+                board_scores: scored.board_scores,
+                rated: None,
+            }
+        } else {
+            ScoredOne {
+                results: scored.results,
+                standings: scored.standings,
+                board_scores: scored.board_scores,
+                rated: None,
+            }
+        }
+    };
+    check_boards_played(competition, &scored.results, rows.boards)?;
+    Ok(scored)
+}
+
+/// An entrant cannot play more boards than the competition has; `score` and `run` hold
+/// every competition to it, rated or not.
+fn check_boards_played(
+    competition: &Competition,
+    results: &[EntrantResult],
+    board_rows: &[&BoardResult],
+) -> Result<(), InputError> {
+    let n_boards = match competition.boards {
+        Some(n) => n,
+        None if board_rows.is_empty() => return Ok(()),
+        None => distinct_boards(board_rows),
+    };
+    match results.iter().find(|r| r.boards_played > n_boards) {
+        Some(result) => Err(InputError::new(
+            result
+                .origin
+                .location()
+                .competition(&competition.competition_id)
+                .column("boards_played"),
+            format!(
+                "boards_played {} of entrant `{}` is more than the competition's {n_boards} boards",
+                result.boards_played, result.entrant
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The number of distinct boards the rows hold.
+pub(super) fn distinct_boards(board_rows: &[&BoardResult]) -> u32 {
+    board_rows
+        .iter()
+        .map(|b| b.board)
+        .collect::<HashSet<_>>()
+        .len() as u32
+}

@@ -1,0 +1,56 @@
+//! Where a run's board rows come from, as a trait the readers implement.
+//!
+//! The readers (files a month at a time) and the pipeline (which hashes and scores
+//! competitions as their rows arrive) meet here, below both, so that neither has to
+//! know the other: the pipeline touches no files and the readers know nothing of runs.
+
+use crate::dataset::{BoardResult, Dataset};
+use crate::error::Result;
+use crate::quarantine::Quarantine;
+
+/// Where a run's board rows come from: all at once from memory, or a file at a time.
+pub trait BoardSource {
+    /// Calls `each` with the board rows of whole competitions, batch by batch, until
+    /// every competition `wanted` accepts has had its rows (a competition's rows all
+    /// in one batch). Rows of other competitions may come along; they are ignored. May
+    /// be called more than once; the first call reads everything and checks every row.
+    fn read_boards(
+        &mut self,
+        wanted: &(dyn Fn(&str) -> bool + Sync),
+        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
+    ) -> Result<()>;
+
+    /// How many board rows there are (all of them, wanted or not), when known
+    /// beforehand: room is made for their board scores.
+    fn rows_hint(&self) -> usize {
+        0
+    }
+
+    /// The competitions the rows' checks left out, final once the first
+    /// [`BoardSource::read_boards`] is done, dated from `head`.
+    fn finish(&mut self, head: &Dataset) -> Result<Quarantine>;
+}
+
+/// A dataset already in memory, with the competitions its reader left out.
+pub struct InMemory<'a> {
+    pub boards: &'a [BoardResult],
+    pub quarantine: Quarantine,
+}
+
+impl BoardSource for InMemory<'_> {
+    fn read_boards(
+        &mut self,
+        _wanted: &(dyn Fn(&str) -> bool + Sync),
+        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
+    ) -> Result<()> {
+        each(self.boards)
+    }
+
+    fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
+        Ok(self.quarantine.clone())
+    }
+
+    fn rows_hint(&self) -> usize {
+        self.boards.len()
+    }
+}
