@@ -226,3 +226,31 @@ fn a_damaged_parquet_file_prints_one_clean_message() {
         stderr(&verbose)
     );
 }
+
+/// A Parquet file whose sizes are damaged so that the reader asks for 2^61 bytes (found
+/// by the dataset fuzzer: two bytes of the sample's `members.parquet` changed) stops
+/// with exit code 3 and says the input is the likely cause, not the machine.
+#[test]
+fn a_damaged_size_in_a_parquet_file_is_named_as_damage_not_a_small_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample_copy(dir.path());
+    let path = data.join("members.parquet");
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert_eq!((bytes[2465], bytes[2553]), (0xE4, 0x59), "the sample changed");
+    bytes[2465] = 0xFF;
+    bytes[2553] = 0x79;
+    std::fs::write(&path, &bytes).unwrap();
+    let output = run_data(dir.path());
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{message}");
+    assert!(
+        message.starts_with("bridgehcp: out of memory (an allocation of 2305843009213693"),
+        "{message}"
+    );
+    assert!(
+        message.contains("No machine has that much memory: the size was most likely read from a damaged input file"),
+        "{message}"
+    );
+    assert!(!message.contains("Try: fewer worker threads"), "{message}");
+    assert!(!dir.path().join("out").exists());
+}

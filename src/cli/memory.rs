@@ -28,6 +28,18 @@ machine with more memory.\n";
 
 const HEAD: &[u8] = b"bridgehcp: out of memory (an allocation of ";
 
+/// A request beyond this (1 TiB) is no workload's: it is a size read from a damaged
+/// file (a Parquet page or column length with its high bits flipped), so the advice is
+/// to check the input, not to find more memory.
+const IMPLAUSIBLE: usize = 1 << 40;
+
+const DAMAGED: &[u8] = b" bytes failed).\n\
+Nothing was written: the outputs and the dataset are as they were before this command.\n\
+No machine has that much memory: the size was most likely read from a damaged input \
+file (a Parquet file whose page or column sizes are corrupt). Check the dataset's files \
+(open each in another reader, or restore it from the club's export with \
+`bridgehcp import`).\n";
+
 /// `value` in decimal, written into `buffer` from its end; returns the digits.
 fn decimal(mut value: usize, buffer: &mut [u8; 20]) -> &[u8] {
     let mut at = buffer.len();
@@ -47,7 +59,8 @@ fn decimal(mut value: usize, buffer: &mut [u8; 20]) -> &[u8] {
 pub fn out_of_memory(size: usize) -> ! {
     let mut buffer = [0u8; 20];
     let digits = decimal(size, &mut buffer);
-    for part in [HEAD, digits, ADVICE] {
+    let advice = if size > IMPLAUSIBLE { DAMAGED } else { ADVICE };
+    for part in [HEAD, digits, advice] {
         write_stderr(part);
     }
     exit_now(OUT_OF_MEMORY_EXIT)
