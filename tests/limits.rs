@@ -236,7 +236,11 @@ fn a_damaged_size_in_a_parquet_file_is_named_as_damage_not_a_small_machine() {
     let data = sample_copy(dir.path());
     let path = data.join("members.parquet");
     let mut bytes = std::fs::read(&path).unwrap();
-    assert_eq!((bytes[2465], bytes[2553]), (0xE4, 0x59), "the sample changed");
+    assert_eq!(
+        (bytes[2465], bytes[2553]),
+        (0xE4, 0x59),
+        "the sample changed"
+    );
     bytes[2465] = 0xFF;
     bytes[2553] = 0x79;
     std::fs::write(&path, &bytes).unwrap();
