@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::bridgehcp;
+use common::{bridgehcp, csv_dataset};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -23,28 +23,6 @@ fn sample_copy(dir: &Path) -> PathBuf {
         std::fs::copy(entry.path(), data.join(entry.file_name())).unwrap();
     }
     data
-}
-
-/// A small dataset of CSV tables in `dir/data` whose `members.csv` is `members`.
-fn csv_dataset(dir: &Path, members: &[u8]) {
-    let data = dir.join("data");
-    std::fs::create_dir(&data).unwrap();
-    std::fs::write(data.join("members.csv"), members).unwrap();
-    std::fs::write(
-        data.join("competitions.csv"),
-        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\n",
-    )
-    .unwrap();
-    std::fs::write(
-        data.join("entrants.csv"),
-        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\n",
-    )
-    .unwrap();
-    std::fs::write(
-        data.join("results.csv"),
-        "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\n",
-    )
-    .unwrap();
 }
 
 fn run_data(dir: &Path) -> Output {

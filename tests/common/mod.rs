@@ -51,3 +51,26 @@ pub fn read(path: &Path) -> Vec<u8> {
 pub fn text(path: &Path) -> String {
     String::from_utf8(read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// A small dataset of CSV tables in `dir/data` (one matchpoint competition of two
+/// pairs, members 1 to 4) whose `members.csv` is `members`.
+pub fn csv_dataset(dir: &Path, members: &[u8]) {
+    let data = dir.join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("members.csv"), members).unwrap();
+    std::fs::write(
+        data.join("competitions.csv"),
+        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("entrants.csv"),
+        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("results.csv"),
+        "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\n",
+    )
+    .unwrap();
+}
