@@ -5,11 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::realdata;
+use common::{import_auto as import, ok, realdata};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use bridgehcp::import::table::read_dataset;
 
@@ -17,27 +17,8 @@ fn bridgekam(name: &str) -> PathBuf {
     realdata().join("pbn-bridgekam").join(name)
 }
 
-fn import(args: &[&Path], out: &Path, extra: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_bridgehcp"));
-    command.arg("import").arg("auto");
-    command.args(args).arg("--out").arg(out).args(extra);
-    command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
-}
-
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).to_string()
-}
-
-fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "import failed\nstdout:\n{}\nstderr:\n{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
-    text(&output.stdout)
 }
 
 /// Every file below `dir`, by relative path, with its bytes.

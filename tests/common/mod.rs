@@ -74,3 +74,18 @@ pub fn csv_dataset(dir: &Path, members: &[u8]) {
     )
     .unwrap();
 }
+
+/// `bridgehcp import auto FILES --out OUT EXTRA…`, run as a user runs it.
+pub fn import_auto(files: &[&Path], out: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .arg("import")
+        .arg("auto")
+        .args(files)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
+}
