@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # End-to-end scale benchmark: a synthetic federation at full size, scored and replayed
-# by the release binary, with DuckDB beside it as the floor and as a peer.
+# by the release binary, in both dataset layouts, with DuckDB and polars (python) beside
+# it as peers, measured in the same run.
 #
-#   benches/scale.sh                          # 30 000 members, 120 months
+#   benches/scale.sh                          # 30 000 members, 120 months, seed 7
 #   benches/scale.sh --members 10000 --months 60
 #   BRIDGEHCP_SCALE_DIR=/data/bench benches/scale.sh --members 30000 --months 60
 #
-# The federation is generated once per size (month by month, in bounded memory) into
-# $BRIDGEHCP_SCALE_DIR (default target/scale) and reused; so is the same federation
-# reported as results only (no board rows). Then, for `score`, `run` live, `run` frozen
-# and `run` on the results-only federation, it prints wall and CPU time, rows per
-# second, peak RSS (from /usr/bin/time) and the stage times from the run summary, and
-# the same for the monthly run (the last month, continued with --state); then the time
-# DuckDB takes to read the columns the scoring reads (the floor), and the time of the
-# DuckDB SQL in benches/peers/ that computes the same matchpoints and cross-IMPs, with
-# the largest difference from this program's board scores.
+# The federation is generated once per size and seed into $BRIDGEHCP_SCALE_DIR (default
+# target/scale) and reused, in the importer's layout (`sample --by-month`: one Parquet
+# file per table and month) and as one file per table (`sample` without `--by-month`),
+# plus the same federation reported as results only (no board rows). Generating is
+# measured too: the one-file layout's peak RSS is one of the targets.
+#
+# For every command it prints wall and CPU time, peak RSS (GNU time) and the stage times
+# from the run summary; at the end, one table of the figures the scale targets name
+# (docs/scale.md), each beside its target, with the ratios against DuckDB's SQL scoring
+# (benches/peers/scoring.sql) and the polars frozen replay (benches/peers/polars_replay.py).
 #
 # Needs /usr/bin/time (GNU time) and python3 with duckdb and polars
 # (pip install duckdb polars pyarrow).
@@ -23,92 +25,98 @@ cd "$(dirname "$0")/.."
 
 members=30000
 months=120
+seed=7
 while [ $# -gt 0 ]; do
   case "$1" in
     --members) members="$2"; shift 2 ;;
     --months) months="$2"; shift 2 ;;
-    *) echo "usage: benches/scale.sh [--members N] [--months N]" >&2; exit 2 ;;
+    --seed) seed="$2"; shift 2 ;;
+    *) echo "usage: benches/scale.sh [--members N] [--months N] [--seed N]" >&2; exit 2 ;;
   esac
 done
 
 root="${BRIDGEHCP_SCALE_DIR:-target/scale}"
-data="$root/m${members}x${months}"
-results_only="$root/m${members}x${months}-results"
+name="m${members}x${months}"
+[ "$seed" = 7 ] || name="${name}s${seed}"
+data="$root/$name"
+one="$root/$name-one"
+results_only="$root/$name-results"
 out="$root/out"
+figures="$root/figures.tsv"
 mkdir -p "$root"
+: > "$figures"
 
 cargo build --release --quiet
 bin=target/release/bridgehcp
 
-# Runs a command under GNU time; prints its own output, then wall time and peak RSS.
+# Runs a command under GNU time; prints its own output, then wall time, CPU time and
+# peak RSS, and records them in $figures under `key`.
 measure() {
-  local label="$1"; shift
+  local key="$1" label="$2"; shift 2
   local log="$root/time.log"
   /usr/bin/time -v -o "$log" "$@" | tee "$root/last.txt"
   local wall rss cpu
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log")
-  rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log" \
+    | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+  rss=$(awk -F': ' '/Maximum resident set size/ {printf "%d", $2 / 1024}' "$log")
   cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.1f", s}' "$log")
-  echo "$label: wall ${wall}, CPU ${cpu} s (user + system; steadier than wall on a shared machine), peak RSS $((rss / 1024)) MiB"
-  echo "$wall" > "$root/last.wall"
+  echo "$label: wall ${wall} s, CPU ${cpu} s (user + system; steadier than wall on a shared machine), peak RSS ${rss} MiB"
+  printf '%s\t%s\t%s\t%s\n' "$key" "$wall" "$rss" "$cpu" >> "$figures"
 }
 
-# Seconds from GNU time's h:mm:ss or m:ss.ss.
-seconds() {
-  awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }' "$root/last.wall"
-}
-
+# Generates a federation once; the measurement of its generation is kept beside it and
+# recorded again on later runs.
 generate() {
-  local dir="$1"; shift
+  local key="$1" dir="$2"; shift 2
   if [ ! -e "$dir/members.parquet" ]; then
     rm -rf "$dir"
-    measure "sample $(basename "$dir")" "$bin" sample --out "$dir" --members "$members" \
-      --months "$months" --by-month "$@"
+    measure "$key" "sample $(basename "$dir")" "$bin" sample --out "$dir" --members "$members" \
+      --months "$months" --seed "$seed" "$@"
+    tail -1 "$figures" > "$dir.generated.tsv"
+  elif [ -e "$dir.generated.tsv" ]; then
+    cat "$dir.generated.tsv" >> "$figures"
   fi
 }
-generate "$data"
-generate "$results_only" --board-share 0
+generate sample_months "$data" --by-month
+generate sample_one "$one"
+generate sample_results "$results_only" --by-month --board-share 0
 
 count() {
   python3 -c "import duckdb,sys; print(duckdb.sql(\"select count(*) from read_parquet('$1/$2/**/*.parquet', hive_partitioning=true)\").fetchall()[0][0])"
 }
 boards=$(count "$data" boards)
-results=$(count "$results_only" results)
-echo "federation: $members members, $months months, $boards board rows; results-only: $results result rows"
+echo "federation: $members members, $months months, seed $seed, $boards board rows"
 
-rate() {
-  awk -v n="$1" -v s="$(seconds)" 'BEGIN { if (s > 0) printf "%.0f rows/s\n", n / s; else print "-" }'
-}
-
-echo "== score"
-measure "score" "$bin" score --data "$data" --out "$out/score"
-rate "$boards"
-echo "== run, live"
-measure "run live" "$bin" run --data "$data" --out "$out/live"
-rate "$boards"
+echo "== score, importer's layout"
+measure score_months "score (months)" "$bin" score --data "$data" --out "$out/score"
+echo "== score, one boards.parquet"
+measure score_one "score (one file)" "$bin" score --data "$one" --out "$out/score-one"
+echo "== run live, importer's layout"
+measure live_months "run live (months)" "$bin" run --data "$data" --out "$out/live"
 cp "$root/last.txt" "$root/live.txt"
-echo "== run, frozen"
-measure "run frozen" "$bin" run --data "$data" --out "$out/frozen" --mode frozen
-rate "$boards"
+echo "== run live, one boards.parquet"
+measure live_one "run live (one file)" "$bin" run --data "$one" --out "$out/live-one"
+echo "== run frozen, one boards.parquet"
+measure frozen_one "run frozen (one file)" "$bin" run --data "$one" --out "$out/frozen" --mode frozen
 cp "$root/last.txt" "$root/frozen.txt"
-echo "== run, live, without board_scores"
-measure "run live --no-board-scores" "$bin" run --data "$data" --out "$out/lean" --no-board-scores
-rate "$boards"
+echo "== run live, without board_scores"
+measure lean_months "run live --no-board-scores (months)" "$bin" run --data "$data" \
+  --out "$out/lean" --no-board-scores
 echo "== run on the results-only federation"
-measure "run results-only" "$bin" run --data "$results_only" --out "$out/results-only"
-rate "$results"
+measure results_months "run results-only" "$bin" run --data "$results_only" --out "$out/results-only"
 
 echo "== the monthly run: the last month continued from a state that ends the month before"
 last=$(ls -d "$data"/boards/month=* | sort | tail -1 | sed 's/.*month=//')
 until=$(date -d "$last-01 -1 day" +%F)
 "$bin" run --quiet --data "$data" --out "$out/until" --until "$until" --no-board-scores
-measure "run --state (month $last)" "$bin" run --data "$data" --out "$out/month" --state "$out/until"
+measure state_months "run --state (month $last)" "$bin" run --data "$data" --out "$out/month" \
+  --state "$out/until"
 
 echo "== DuckDB: reading the scored columns (the floor), and the same scoring in SQL"
-python3 benches/peers/duckdb_peer.py "$data" "$out/score/board_scores.parquet" | tee "$root/duckdb.txt"
+python3 benches/peers/duckdb_peer.py "$one" "$out/score-one/board_scores.parquet" | tee "$root/duckdb.txt"
 
 echo "== polars (python): the same frozen replay, vectorised by month"
-python3 benches/peers/polars_replay.py --data "$data" --run "$out/frozen" --json > "$root/polars.json"
+python3 benches/peers/polars_replay.py --data "$one" --run "$out/frozen" --json > "$root/polars.json"
 python3 -c "import json,sys; f=json.load(open(sys.argv[1])); print(f'polars frozen replay: read {f[\"read_s\"]} s, replay {f[\"replay_s\"]} s, {f[\"player_updates\"]} player updates, {f[\"members_compared\"]} members compared, largest difference {f[\"max_abs_diff\"]}')" "$root/polars.json"
 
 # A stage's seconds from a run summary: "(reading 4.2, hashing 1.1, scoring 3.0, ...)".
@@ -117,8 +125,45 @@ stage() {
 }
 duck=$(awk '/scoring.sql:/ { for (i = 1; i <= NF; i++) if ($i == "in") { print $(i + 1); exit } }' "$root/duckdb.txt")
 peer=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['replay_s'])" "$root/polars.json")
-scoring=$(stage "$root/live.txt" scoring)
 replay=$(stage "$root/frozen.txt" replay)
-echo "== ratios (above 1: this program is faster)"
-awk -v d="$duck" -v s="$scoring" 'BEGIN { printf "scoring: DuckDB SQL %s s (pairs matchpoints and cross-IMPs only) / run live scoring stage %s s (every format, model inputs included) = %.2f\n", d, s, d / s }'
-awk -v p="$peer" -v r="$replay" 'BEGIN { printf "frozen replay: polars %s s / run frozen replay stage %s s = %.2f\n", p, r, p / r }'
+
+echo
+echo "== the scale targets ($members members x $months months, $boards board rows)"
+python3 - "$figures" "$duck" "$peer" "$replay" <<'PY'
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    key, wall, rss, cpu = line.split("\t")
+    rows[key] = (float(wall), int(rss), float(cpu))
+duck, polars, replay = (float(x) for x in sys.argv[2:5])
+
+def show(key):
+    if key not in rows:
+        return "-"
+    wall, rss, cpu = rows[key]
+    return f"{wall:.1f} s, {rss / 1024:.2f} GB"
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+def within(key, seconds, gb):
+    if key not in rows:
+        return "-"
+    wall, rss, _ = rows[key]
+    return verdict((seconds is None or wall <= seconds) and rss <= gb * 1024)
+
+print(f"{'what':<44} {'importer layout':<20} {'one file':<20} target")
+print(f"{'run live':<44} {show('live_months'):<20} {show('live_one'):<20} <= 15 s, <= 2 GB: "
+      f"{within('live_months', 15, 2)} / {within('live_one', 15, 2)}")
+print(f"{'run --state, last month':<44} {show('state_months'):<20} {'':<20} <= 3 s, <= 1 GB: "
+      f"{within('state_months', 3, 1)}")
+score = rows.get("score_one", (float("nan"), 0, 0))[0]
+print(f"{'score':<44} {show('score_months'):<20} {show('score_one'):<20} <= 2 GB: "
+      f"{within('score_months', None, 2)} / {within('score_one', None, 2)}")
+print(f"{'score against DuckDB SQL (one file)':<44} {'':<20} {duck / score:<20.2f} >= 3x faster: "
+      f"{verdict(duck / score >= 3)}   (DuckDB {duck:.2f} s / score {score:.2f} s)")
+print(f"{'frozen replay against polars (one file)':<44} {'':<20} {polars / replay:<20.2f} >= 3x faster: "
+      f"{verdict(polars / replay >= 3)}   (polars {polars:.2f} s / replay stage {replay:.2f} s)")
+print(f"{'sample':<44} {show('sample_months'):<20} {show('sample_one'):<20} one file <= 2 GB: "
+      f"{within('sample_one', None, 2)}")
+PY
