@@ -403,8 +403,8 @@ pub fn write_run(
     commit: Commit,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let handicaps = handicaps(output, settings.published.min_boards)
-        .map_err(frame_error(HANDICAPS))?;
+    let handicaps =
+        handicaps(output, settings.published.min_boards).map_err(frame_error(HANDICAPS))?;
     let ranking = ranking(output).map_err(frame_error(RANKING))?;
     let published = ranking_published(output).map_err(frame_error(RANKING_PUBLISHED))?;
     let mut standings = standings(output).map_err(frame_error(STANDINGS))?;
@@ -462,17 +462,16 @@ pub fn write_run(
             },
             || -> Result<()> {
                 match (&changes, &changes_groups) {
-                    (Some(rest), Some(copied)) => write_parquet_carrying(
-                        &path(CHANGES),
-                        copied,
-                        rest.height(),
-                        |r| Ok(rest.slice(r.start as i64, r.len())),
-                    )?,
-                    _ => write_parquet_parts(
-                        &path(CHANGES),
-                        output.replay.changes.len(),
-                        |range| changes_part(output, range),
-                    )?,
+                    (Some(rest), Some(copied)) => {
+                        write_parquet_carrying(&path(CHANGES), copied, rest.height(), |r| {
+                            Ok(rest.slice(r.start as i64, r.len()))
+                        })?
+                    }
+                    _ => {
+                        write_parquet_parts(&path(CHANGES), output.replay.changes.len(), |range| {
+                            changes_part(output, range)
+                        })?
+                    }
                 }
                 write_parquet(&applied, &path(APPLIED))?;
                 write_csv_rounded(&corrections, &path(CORRECTIONS))?;
@@ -483,12 +482,11 @@ pub fn write_run(
                 write_parquet(&ranking, &path(RANKING))?;
                 write_csv_rounded(&published, &path(RANKING_PUBLISHED))?;
                 match &standings_groups {
-                    Some(copied) => write_parquet_carrying(
-                        &path(STANDINGS),
-                        copied,
-                        standings.height(),
-                        |r| Ok(standings.slice(r.start as i64, r.len())),
-                    )?,
+                    Some(copied) => {
+                        write_parquet_carrying(&path(STANDINGS), copied, standings.height(), |r| {
+                            Ok(standings.slice(r.start as i64, r.len()))
+                        })?
+                    }
                     None => write_parquet(&standings, &path(STANDINGS))?,
                 }
                 write_csv(&unrated, &path(UNRATED))

@@ -114,7 +114,10 @@ impl RunFolder {
         let text =
             std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
         let manifest = Manifest::from_json(&text).map_err(|e| {
-            Error::Input(InputError::new(Location::file(&manifest_path), e.to_string()))
+            Error::Input(InputError::new(
+                Location::file(&manifest_path),
+                e.to_string(),
+            ))
         })?;
         Ok(RunFolder {
             path: path.to_path_buf(),
@@ -170,7 +173,10 @@ impl RunFolder {
 
     /// Checks every file the manifest records, a block at a time.
     pub fn verify(&self) -> Result<()> {
-        self.manifest.outputs.keys().try_for_each(|name| self.check(name))
+        self.manifest
+            .outputs
+            .keys()
+            .try_for_each(|name| self.check(name))
     }
 
     /// Whether the run wrote the whole history into `changes.parquet` and
@@ -254,4 +260,198 @@ pub fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::manifest::*;
+    use super::*;
+    use crate::pipeline::ranking::RankingGroup;
+    use crate::pipeline::{AppliedThrough, Mode, Rate};
+    use chrono::NaiveDate;
+    use std::collections::BTreeMap;
+
+    fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    }
+
+    /// A manifest with no field at its default.
+    fn example() -> Manifest {
+        Manifest {
+            tool: Tool::default(),
+            inputs: Inputs {
+                data: Input {
+                    path: "fed".into(),
+                    sha256: "d1".into(),
+                },
+                factors: FactorsInput {
+                    name: "fsb-2007".into(),
+                    path: Some("f.toml".into()),
+                    sha256: "f1".into(),
+                },
+                state: Some(Input {
+                    path: "out/2026-10".into(),
+                    sha256: "s1".into(),
+                }),
+                pipeline: None,
+            },
+            mode: Mode::Frozen,
+            until: Some(date(2026, 11, 30)),
+            strict: true,
+            rate: Rate::Recomputed,
+            ranking: Ranking {
+                min_boards: 40,
+                active_months: Some(6),
+                as_of: Some(date(2026, 11, 30)),
+                by: Some(RankingGroup::District),
+            },
+            published: Ranking {
+                min_boards: 100,
+                active_months: Some(12),
+                as_of: None,
+                by: None,
+            },
+            applied_through: Some(AppliedThrough {
+                date: date(2026, 11, 28),
+                session: 2,
+                competition_id: "K05-20261128-2".into(),
+            }),
+            ledger_scheme: 2,
+            whole_history: true,
+            replayed_from_start: Some(Replayed {
+                other_ledger_scheme: false,
+                partial_history: false,
+                changed: vec!["c2".into()],
+                added_late: vec![],
+                removed: vec!["c4".into()],
+                members_with_another_start: vec![7],
+            }),
+            counts: Counts {
+                competitions_applied: 3,
+                changes: 24,
+                ..Counts::default()
+            },
+            outputs: BTreeMap::from([(HANDICAPS.to_owned(), "h1".to_owned())]),
+            timings: Timings {
+                total_s: 0.261,
+                ..Timings::default()
+            },
+        }
+    }
+
+    /// Written and read back, a manifest is the one written; and it spells its
+    /// settings as `run.json` always has (the pipeline's enums in lower case, the
+    /// keys in the order of the data contract).
+    #[test]
+    fn a_manifest_reads_back_as_written() {
+        let manifest = example();
+        let text = manifest.to_json().unwrap();
+        assert_eq!(Manifest::from_json(&text).unwrap(), manifest);
+        assert!(text.ends_with("}\n"));
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let order = [
+            "\"mode\": \"frozen\",",
+            "\"until\": \"2026-11-30\",",
+            "\"strict\": true,",
+            "\"rate\": \"recomputed\",",
+            "\"by\": \"district\"",
+            "\"ledger_scheme\": 2,",
+            "\"whole_history\": true,",
+            "\"handicaps.parquet\": \"h1\"",
+            "\"total_s\": 0.261",
+        ];
+        let mut at = 0;
+        for line in order {
+            let found = lines[at..].iter().position(|l| *l == line);
+            assert!(found.is_some(), "`{line}` not after line {at} in\n{text}");
+            at += found.unwrap_or(0) + 1;
+        }
+    }
+
+    /// A manifest of an older version, with only what a continued run needs, reads
+    /// with the documented defaults: the published results rated, ledger scheme 0
+    /// (hashes taken by another version), and not the whole history.
+    #[test]
+    fn an_older_manifest_reads_with_the_documented_defaults() {
+        let text = r#"{"inputs": {"factors": {"name": "fsb-2007", "sha256": "f1"}},
+            "mode": "live", "outputs": {"handicaps.parquet": "h1"}}"#;
+        let manifest = Manifest::from_json(text).unwrap();
+        assert_eq!(manifest.mode, Mode::Live);
+        assert_eq!(manifest.rate, Rate::Published);
+        assert_eq!(manifest.ledger_scheme, 0);
+        assert!(!manifest.whole_history);
+        assert_eq!(manifest.applied_through, None);
+        assert_eq!(manifest.inputs.data.path, "");
+    }
+
+    fn folder_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, content) in files {
+            std::fs::write(dir.path().join(name), content).unwrap();
+        }
+        dir
+    }
+
+    /// A folder an older version wrote (`run.toml`, no `run.json`) is refused with the
+    /// message the data contract documents, naming the option that gave it.
+    #[test]
+    fn an_old_run_toml_folder_gets_the_documented_message() {
+        let dir = folder_with(&[(OLD_MANIFEST, "mode = \"frozen\"\n")]);
+        let e = RunFolder::open(dir.path(), "--out-dir")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "--out-dir {}: the folder has no run.json (it was written by an older version of bridgehcp, which kept run.toml); give a complete run's output folder (run the month again to write one)",
+                dir.path().display()
+            )
+        );
+    }
+
+    /// An unknown mode is an error naming `run.json` and the values it may take.
+    #[test]
+    fn an_unknown_mode_names_the_file() {
+        let json = r#"{"inputs": {"factors": {"name": "x", "sha256": "f"}}, "mode": "weekly", "outputs": {}}"#;
+        let dir = folder_with(&[(MANIFEST, json)]);
+        let e = RunFolder::open(dir.path(), "--state")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("run.json"), "{e}");
+        assert!(
+            e.contains("unknown variant `weekly`, expected `live` or `frozen`"),
+            "{e}"
+        );
+    }
+
+    /// A file is read only when its SHA-256 is the one `run.json` records
+    /// (SHA-256 of "x\n", as `printf 'x\n' | sha256sum` prints it); one the manifest
+    /// does not record is not read either.
+    #[test]
+    fn a_file_other_than_the_recorded_one_is_refused() {
+        let recorded = "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac";
+        assert_eq!(sha256(b"x\n"), recorded);
+        let json = format!(
+            r#"{{"inputs": {{"factors": {{"name": "x", "sha256": "f"}}}}, "mode": "live", "outputs": {{"a.csv": "{recorded}"}}}}"#
+        );
+        let dir = folder_with(&[(MANIFEST, &json), ("a.csv", "x\n"), ("b.csv", "x\n")]);
+        let folder = RunFolder::open(dir.path(), "--state").unwrap();
+        assert_eq!(folder.read_checked("a.csv").unwrap(), b"x\n");
+        folder.verify().unwrap();
+        let e = folder.read_checked("b.csv").unwrap_err().to_string();
+        assert!(e.contains("run.json does not record `b.csv`"), "{e}");
+        std::fs::write(dir.path().join("a.csv"), "y\n").unwrap();
+        for e in [
+            folder.read_checked("a.csv").unwrap_err(),
+            folder.check("a.csv").unwrap_err(),
+            folder.verify().unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(
+                e.contains("`a.csv` is not the file run.json records (its SHA-256 differs)"),
+                "{e}"
+            );
+            assert!(e.contains("run without --state to start afresh"), "{e}");
+        }
+    }
 }
