@@ -68,7 +68,20 @@ pub fn load(run: &RunFolder) -> Result<PreviousRun> {
     let ledger = read_ledger(&ledger_path, read_frame(&ledger_path, ledger_bytes)?)?;
 
     let path = run.file(HANDICAPS);
-    let df = read_frame(&path, handicaps_bytes)?;
+    let (states, starts) = read_states(&path, read_frame(&path, handicaps_bytes)?)?;
+    Ok(
+        PreviousRun::new(folder.to_path_buf(), record, ledger, state_sha256, states)
+            .with_starts(starts)
+            .with_partial_history(!run.whole_history()),
+    )
+}
+
+/// The members' states (and the handicaps they started from, where recorded) from
+/// `handicaps.parquet`.
+type States = (HashMap<i64, PlayerState>, HashMap<i64, f64>);
+
+fn read_states(path: &Path, df: DataFrame) -> Result<States> {
+    let path = path.to_path_buf();
     let wrong = |name: &'static str| {
         let path = path.clone();
         move |e: PolarsError| {
@@ -148,11 +161,7 @@ pub fn load(run: &RunFolder) -> Result<PreviousRun> {
             starts.insert(id, start);
         }
     }
-    Ok(
-        PreviousRun::new(folder.to_path_buf(), record, ledger, state_sha256, states)
-            .with_starts(starts)
-            .with_partial_history(!run.whole_history()),
-    )
+    Ok((states, starts))
 }
 
 /// `applied.parquet`: the competitions the previous run took into account.
