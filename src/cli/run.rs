@@ -524,12 +524,13 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     }
     let replayed = match &summary.replayed {
         Some(reason) => format!(
-            "{} ({reason}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
-            if reason.contains("version of bridgehcp") {
+            "{} ({}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
+            if reason.from_another_version() {
                 "the previous run's state cannot be continued as it is"
             } else {
                 "the dataset no longer matches what the previous run applied"
             },
+            reason.describe(),
             count(summary.members_corrected, "member's handicap", "members' handicaps")
         ),
         None => String::new(),

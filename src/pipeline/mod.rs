@@ -186,7 +186,7 @@ pub struct RunSummary {
     /// the run replay the history from the start).
     pub competitions_corrected: usize,
     /// When the history was replayed from the start because of them: which they are.
-    pub replayed: Option<String>,
+    pub replayed: Option<Difference>,
     pub members_moved: usize,
     /// Members whose handicap the replay from the start corrected (`corrections.csv`).
     pub members_corrected: usize,
@@ -785,7 +785,7 @@ impl<'a> Run<'a> {
             competitions_quarantined: quarantined.len(),
             competitions_skipped: scored.skipped,
             competitions_corrected: difference.as_ref().map_or(0, Difference::count),
-            replayed: difference.as_ref().map(Difference::describe),
+            replayed: difference.clone(),
             members_moved: moved(&scored.start.before, &states),
             members_corrected: replayed.corrections.len(),
             members_new: self.members_new(),
