@@ -822,3 +822,110 @@ fn a_continued_folder_holds_the_whole_history_in_either_mode() {
         }
     }
 }
+
+/// The four commands that open a run's folder, each with `folder` as the folder it
+/// opens: `run --state`, `score --state`, `player --out-dir` and `report --out-dir`.
+fn openers(folder: &str) -> [Vec<&str>; 4] {
+    [
+        vec![
+            "run", "--quiet", "--data", "data", "--out", "next", "--state", folder,
+        ],
+        vec![
+            "score",
+            "--data",
+            "data",
+            "--out",
+            "scored",
+            "--state",
+            folder,
+            "--start-list",
+        ],
+        vec!["player", "1", "--quiet", "--out-dir", folder],
+        vec![
+            "report",
+            "--out-dir",
+            folder,
+            "--html",
+            "r.html",
+            "--diff",
+            "r.csv",
+        ],
+    ]
+}
+
+/// Every command that opens a run's folder first puts it right after a run killed
+/// between the two renames of its commit (the folder missing, the old one waiting
+/// beside it), as `run --state` always did: the folder is back byte for byte and
+/// nothing is left over. And each refuses the same folders with the same reason: one
+/// whose `handicaps.parquet` is not the file `run.json` records, and one an older
+/// version wrote (`run.toml`, no `run.json`).
+#[test]
+fn every_command_recovers_and_refuses_a_folder_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    dataset(cwd, "data", &HISTORY);
+    for command in openers("out") {
+        let _ = std::fs::remove_dir_all(cwd.join("out"));
+        ok(&run(
+            cwd,
+            "data",
+            "out",
+            &["--quiet", "--until", "2026-04-30"],
+        ));
+        let before = snapshot(&cwd.join("out"));
+        let kill = ["run", "--quiet", "--data", "data", "--out", "out"];
+        kill_at(cwd, &kill, "between-renames", "two");
+        assert!(!cwd.join("out").exists(), "{command:?}");
+        ok(&bridgehcp(&command, cwd));
+        assert_eq!(snapshot(&cwd.join("out")), before, "{command:?}");
+        assert_eq!(leftovers(cwd), Vec::<String>::new(), "{command:?}");
+    }
+
+    // A folder whose handicaps are another run's.
+    for written in ["next", "scored"] {
+        std::fs::remove_dir_all(cwd.join(written)).unwrap();
+    }
+    ok(&run(
+        cwd,
+        "data",
+        "out",
+        &["--quiet", "--until", "2026-04-30"],
+    ));
+    ok(&run(cwd, "data", "other", &["--quiet"]));
+    std::fs::copy(
+        cwd.join("other/handicaps.parquet"),
+        cwd.join("out/handicaps.parquet"),
+    )
+    .unwrap();
+    for (command, flag) in
+        openers("out")
+            .into_iter()
+            .zip(["--state", "--state", "--out-dir", "--out-dir"])
+    {
+        let e = refused(&bridgehcp(&command, cwd));
+        assert!(
+            e.contains(&format!(
+                "{flag} out: `handicaps.parquet` is not the file run.json records (its SHA-256 differs)"
+            )),
+            "{command:?}: {e}"
+        );
+    }
+
+    // A folder an older version wrote.
+    std::fs::remove_file(cwd.join("out/run.json")).unwrap();
+    std::fs::write(cwd.join("out/run.toml"), "mode = \"frozen\"\n").unwrap();
+    for (command, flag) in
+        openers("out")
+            .into_iter()
+            .zip(["--state", "--state", "--out-dir", "--out-dir"])
+    {
+        let e = refused(&bridgehcp(&command, cwd));
+        assert!(
+            e.contains(&format!(
+                "{flag} out: the folder has no run.json (it was written by an older version of bridgehcp, which kept run.toml)"
+            )),
+            "{command:?}: {e}"
+        );
+    }
+    assert!(!cwd.join("next").exists() && !cwd.join("scored").exists());
+}

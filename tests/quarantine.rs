@@ -92,7 +92,14 @@ fn run(dir: &Path, on_error: OnError) -> Result<RunOutput, String> {
         on_error,
         ..RunSettings::default()
     };
-    pipeline::run_with(&checked.dataset, checked.quarantine, &settings, None)
+    let dataset = &checked.dataset;
+    let mut boards = pipeline::InMemory {
+        boards: &dataset.boards,
+        quarantine: checked.quarantine,
+    };
+    let rows = pipeline::EntrantRows::of(dataset);
+    let progress = &pipeline::NoProgress;
+    pipeline::run_source(dataset, rows, &mut boards, &settings, None, progress)
         .map_err(|e| e.to_string())
 }
 

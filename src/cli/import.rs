@@ -72,7 +72,7 @@ pub struct ImportSummary {
 }
 
 pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
-    if args.out.join("run.json").exists() {
+    if args.out.join(crate::report::run_folder::MANIFEST).exists() {
         return Err(Error::Config(format!(
             "{} is a run's output folder (it holds run.json), not a dataset: import into the \
              dataset folder that `run --data` reads",

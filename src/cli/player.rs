@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::pipeline::{self, RunSettings};
 use crate::quarantine::OnError;
 use crate::report::files::{write_atomic, write_csv_rounded};
+use crate::report::run_folder::{load_state, RunFolder};
 use crate::report::run_tables::RunTables;
 use crate::report::statement::{statement, Statement};
 
@@ -49,27 +50,34 @@ pub struct PlayerArgs {
 
 /// The tables the statement is made from.
 fn tables(args: &PlayerArgs) -> Result<RunTables> {
-    let dataset = match &args.data {
-        Some(dir) => Some(crate::import::table::read_dataset_checked(
+    let opened = match &args.data {
+        Some(dir) => Some(crate::import::table::open_checked(
             dir,
             OnError::Quarantine,
         )?),
         None => None,
     };
-    let tables = match (&args.out_dir, &dataset) {
-        (Some(out), _) => RunTables::read(out)?,
-        (None, Some(checked)) => {
-            let previous = match &args.state {
-                Some(dir) => Some(crate::report::previous_run::load(dir)?),
-                None => None,
-            };
-            let output = pipeline::run_with(
-                &checked.dataset,
-                checked.quarantine.clone(),
+    let tables = match (&args.out_dir, opened) {
+        (Some(out), opened) => {
+            let tables = RunTables::read(&RunFolder::open(out, "--out-dir")?)?;
+            match opened {
+                Some(opened) => return Ok(tables.with_dataset(&opened.head)),
+                None => tables,
+            }
+        }
+        (None, Some(mut opened)) => {
+            let previous = args.state.as_deref().map(load_state).transpose()?;
+            let head = &opened.head;
+            let output = pipeline::run_source(
+                head,
+                pipeline::EntrantRows::of(head),
+                &mut opened.boards,
                 &RunSettings::default(),
                 previous,
+                &pipeline::NoProgress,
             )?;
-            RunTables::from_run(Path::new("(in memory)"), &output)?
+            let tables = RunTables::from_run(Path::new("(in memory)"), &output)?;
+            return Ok(tables.with_dataset(head));
         }
         (None, None) => {
             return Err(Error::Config(
@@ -77,9 +85,6 @@ fn tables(args: &PlayerArgs) -> Result<RunTables> {
             ))
         }
     };
-    if let Some(checked) = &dataset {
-        return Ok(tables.with_dataset(&checked.dataset));
-    }
     // The dataset the run recorded in run.json, when it is still there: titles and clubs.
     match tables.data.clone().filter(|d| d.is_dir()) {
         Some(dir) => match crate::import::table::read_dataset(&dir) {

@@ -7,6 +7,9 @@ use clap::Args;
 use crate::error::{Error, Result};
 use crate::report::files::{write_atomic, write_csv_rounded};
 use crate::report::monthly::{self, Report, TextTable};
+use crate::report::run_folder::{
+    RunFolder, CORRECTIONS, QUARANTINE, RANKING_DIFF, REPORT_HTML, UNRATED,
+};
 use crate::report::run_tables::{read_import_log, read_text_table, RunTables};
 
 #[derive(Debug, Args)]
@@ -51,21 +54,22 @@ pub struct ReportArgs {
 
 /// Reads the run (and the previous one), writes the page and the ranking diff.
 pub fn execute(args: &ReportArgs) -> Result<(Report, PathBuf, PathBuf)> {
-    let current = RunTables::read(&args.out_dir)?;
+    let folder = RunFolder::open(&args.out_dir, "--out-dir")?;
+    let current = RunTables::read(&folder)?;
     let previous = match &args.previous {
-        Some(dir) => Some(RunTables::read(dir)?),
+        Some(dir) => Some(RunTables::read(&RunFolder::open(dir, "--previous")?)?),
         None => None,
     };
     let mut tables = Vec::new();
-    for name in ["quarantine.csv", "unrated.csv", "corrections.csv"] {
-        let path = args.out_dir.join(name);
-        match read_text_table(&path)? {
+    for name in [QUARANTINE, UNRATED, CORRECTIONS] {
+        folder.check(name)?;
+        match read_text_table(&folder.file(name))? {
             Some((header, rows)) => tables.push(TextTable {
                 name: name.to_string(),
                 header,
                 rows,
             }),
-            None if name == "corrections.csv" => {}
+            None if name == CORRECTIONS => {}
             None => tables.push(TextTable {
                 name: format!("{name} (not in the folder)"),
                 ..TextTable::default()
@@ -81,11 +85,11 @@ pub fn execute(args: &ReportArgs) -> Result<(Report, PathBuf, PathBuf)> {
     let html_path = args
         .html
         .clone()
-        .unwrap_or_else(|| args.out_dir.join("report.html"));
+        .unwrap_or_else(|| args.out_dir.join(REPORT_HTML));
     let diff_path = args
         .diff
         .clone()
-        .unwrap_or_else(|| args.out_dir.join("ranking_diff.csv"));
+        .unwrap_or_else(|| args.out_dir.join(RANKING_DIFF));
     let diff = report
         .ranking_diff()
         .map_err(|e| Error::polars(diff_path.clone(), e))?;

@@ -15,7 +15,7 @@ use crate::pipeline::ranking::{RankingGroup, RankingOptions};
 use crate::pipeline::{self, Mode, Rate, RunSettings, RunSummary};
 use crate::quarantine::OnError;
 use crate::report::files::Commit;
-use crate::report::manifest::RunInputs;
+use crate::report::run_folder::{self, load_state, RunInputs};
 
 #[derive(Debug, Args, Default)]
 #[command(
@@ -218,14 +218,10 @@ pub fn sample_data() -> PathBuf {
 
 /// The mode a run definition names (`live` when it names none).
 fn definition_mode(file: &Path, text: Option<&str>) -> Result<Mode> {
-    match text {
-        None | Some("live") => Ok(Mode::Live),
-        Some("frozen") => Ok(Mode::Frozen),
-        Some(other) => Err(Error::Input(InputError::new(
-            Location::file(file).column("mode"),
-            format!("unknown mode `{other}` (expected live or frozen)"),
-        ))),
-    }
+    text.map_or(Ok(Mode::Live), |text| {
+        text.parse()
+            .map_err(|e| Error::Input(InputError::new(Location::file(file).column("mode"), e)))
+    })
 }
 
 /// The ranking group a run definition names, if any.
@@ -337,51 +333,6 @@ impl RunArgs {
     }
 }
 
-/// A path made absolute without requiring it to exist (its nearest existing ancestor
-/// is resolved, so that `out/../x` and symbolic links compare as the folders they are).
-fn resolved(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut existing = absolute.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return absolute,
-        }
-    }
-    let mut out = existing
-        .canonicalize()
-        .unwrap_or_else(|_| existing.to_path_buf());
-    for name in rest.iter().rev() {
-        out.push(name);
-    }
-    out
-}
-
-/// Refuses an output folder that is the state folder, inside it, or holds it: the run
-/// replaces its output folder, which must not take the state it continues with it.
-fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
-    let (o, s) = (resolved(out), resolved(state));
-    if o.starts_with(&s) || s.starts_with(&o) {
-        return Err(Error::Config(format!(
-            "--out {} {} --state {}: the run replaces its output folder and would lose the state it continues from; write the new run to another folder (one per month, e.g. --state out/2026-10 --out out/2026-11)",
-            out.display(),
-            if o == s {
-                "is the same folder as"
-            } else if o.starts_with(&s) {
-                "is inside"
-            } else {
-                "contains"
-            },
-            state.display()
-        )));
-    }
-    Ok(())
-}
-
 /// The commit of an output or dataset folder; `BRIDGEHCP_TEST_PAUSE_AT=<point>` stops
 /// the process at that point of it (`staged`, `swapped`, `between-renames`, and for an
 /// import `members-written`) so that a test can kill it there, and
@@ -442,8 +393,7 @@ fn missing_from_definition(
 pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let started = Instant::now();
     if let Some(state) = &plan.state {
-        check_out_and_state(&plan.out, state)?;
-        crate::report::files::recover(state)?;
+        run_folder::check_out_and_state(&plan.out, state)?;
     }
     crate::report::files::recover(&plan.out)?;
     for found in crate::report::dataset_commit::recover_dataset(&plan.data)? {
@@ -462,13 +412,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     check_register(plan, &head)?;
     let reading = spinner(progress, format!("reading {}", plan.data.display()));
     check_ranking_groups(plan, &head)?;
-    let previous = match &plan.state {
-        Some(dir) => Some(
-            crate::report::previous_run::load(dir)?
-                .with_partial_history(!crate::report::history::is_whole(dir)),
-        ),
-        None => None,
-    };
+    let previous = plan.state.as_deref().map(load_state).transpose()?;
     reading.finish_and_clear();
     let inputs = RunInputs {
         data: plan.data.clone(),
@@ -580,12 +524,13 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     }
     let replayed = match &summary.replayed {
         Some(reason) => format!(
-            "{} ({reason}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
-            if reason.contains("version of bridgehcp") {
+            "{} ({}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
+            if reason.from_another_version() {
                 "the previous run's state cannot be continued as it is"
             } else {
                 "the dataset no longer matches what the previous run applied"
             },
+            reason.describe(),
             count(summary.members_corrected, "member's handicap", "members' handicaps")
         ),
         None => String::new(),
@@ -647,7 +592,7 @@ pub fn empty_ranking_warning(plan: &RunPlan, summary: &RunSummary) -> Option<Str
     Some(format!(
         "warning: the ranking is empty: no member has {} (see --min-boards, --active-months, --as-of); {} is written with no rows",
         filters.join(" and "),
-        plan.out.join("ranking.csv").display()
+        plan.out.join(run_folder::RANKING_CSV).display()
     ))
 }
 
@@ -666,7 +611,7 @@ pub fn all_quarantined_error(plan: &RunPlan, summary: &RunSummary) -> Option<Str
         format!(
             "error: every competition ({}) was quarantined, so nobody's handicap moved; the reasons are in {} (exit code {ALL_QUARANTINED_EXIT})",
             summary.competitions_quarantined,
-            plan.out.join("quarantine.csv").display()
+            plan.out.join(run_folder::QUARANTINE).display()
         )
     })
 }
@@ -678,7 +623,7 @@ pub fn non_members_note(plan: &RunPlan, summary: &RunSummary) -> Option<String> 
         format!(
             "{} player numbers are not in `members` and were rated as non-members (nobody's handicap moves for them); each is listed with its competitions and entrants in {}",
             summary.non_members_seen,
-            plan.out.join("non_members.csv").display()
+            plan.out.join(run_folder::NON_MEMBERS).display()
         )
     })
 }

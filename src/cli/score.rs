@@ -10,7 +10,6 @@ use crate::error::{Error, Result};
 use crate::import::batch::{self, Status};
 use crate::import::table::BoardReader;
 use crate::model::FactorSet;
-use crate::pipeline::Registry;
 use crate::quarantine::OnError;
 use crate::report::scoring::{score_and_write, PlayingHandicaps};
 
@@ -140,33 +139,11 @@ fn playing_handicaps(args: &ScoreArgs, dataset: &Dataset) -> Result<Option<Playi
     if !wanted {
         return Ok(None);
     }
-    let registry = Registry::new(&dataset.members);
     let factors = match &args.factors {
         Some(path) => crate::import::factors::load(path)?,
         None => FactorSet::default(),
     };
-    let states = match &args.state {
-        Some(dir) => {
-            let previous = crate::report::previous_run::load(dir)?;
-            let sha256 = crate::pipeline::ledger::factor_hash(&factors);
-            if previous.record.factors_sha256 != sha256 {
-                return Err(Error::Config(format!(
-                    "--state {} was made with factor set `{}`, the playing handicaps are read with `{}`: pass the file of `{}` with --factors",
-                    dir.display(),
-                    previous.record.factors,
-                    factors.name,
-                    previous.record.factors,
-                )));
-            }
-            previous.states_for(&registry, &factors)?
-        }
-        None => registry.starting_states(&factors)?,
-    };
-    Ok(Some(PlayingHandicaps {
-        registry,
-        factors,
-        states,
-    }))
+    PlayingHandicaps::read(&dataset.members, factors, args.state.as_deref()).map(Some)
 }
 
 /// Scores the dataset, held to the same rules as `run`: a competition that breaks one is

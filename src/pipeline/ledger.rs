@@ -225,6 +225,12 @@ impl Difference {
             && self.members.is_empty()
     }
 
+    /// Whether the state was written by another version (its hashes or its history),
+    /// rather than the dataset having changed since.
+    pub fn from_another_version(&self) -> bool {
+        self.other_scheme.is_some() || self.partial_history
+    }
+
     /// Competitions that triggered a replay.
     pub fn count(&self) -> usize {
         self.changed.len() + self.removed.len() + self.late.len()
@@ -488,5 +494,28 @@ mod tests {
         other.impact *= 2.0;
         assert_eq!(factor_hash(&base), factor_hash(&base.clone()));
         assert_ne!(factor_hash(&base), factor_hash(&other));
+    }
+
+    /// A replay is put down to another version by what the state was, not by the words
+    /// of its description: a changed competition whose id reads like the message is
+    /// still a changed dataset.
+    #[test]
+    fn another_version_is_told_by_the_state_not_the_text() {
+        let changed = Difference {
+            changed: vec!["version of bridgehcp".into()],
+            ..Difference::default()
+        };
+        assert!(changed.describe().contains("version of bridgehcp"));
+        assert!(!changed.from_another_version());
+        let hashed = Difference {
+            other_scheme: Some(1),
+            ..Difference::default()
+        };
+        assert!(hashed.from_another_version());
+        let partial = Difference {
+            partial_history: true,
+            ..Difference::default()
+        };
+        assert!(partial.from_another_version());
     }
 }

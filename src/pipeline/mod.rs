@@ -71,7 +71,8 @@ pub struct RunSettings {
 /// club's program published (`results`). The two are the same for a session whose
 /// figures the importer reproduced; for one reported as `mismatch` they differ, and the
 /// officer chooses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Rate {
     /// The published result: the club's official one, the one its players saw.
     #[default]
@@ -88,6 +89,8 @@ impl Rate {
         }
     }
 }
+
+crate::string_enum!(Mode, "mode", { "live" => Mode::Live, "frozen" => Mode::Frozen });
 
 /// The published ranking's filters when a run names none, those of
 /// `pipelines/ranking-export.toml`: at least 100 rated boards, active in the last 12
@@ -183,7 +186,7 @@ pub struct RunSummary {
     /// the run replay the history from the start).
     pub competitions_corrected: usize,
     /// When the history was replayed from the start because of them: which they are.
-    pub replayed: Option<String>,
+    pub replayed: Option<Difference>,
     pub members_moved: usize,
     /// Members whose handicap the replay from the start corrected (`corrections.csv`).
     pub members_corrected: usize,
@@ -217,25 +220,20 @@ pub struct RunSummary {
     pub elapsed: Duration,
 }
 
-/// Runs the pipeline over `dataset`, continuing `previous` when given.
+/// The run over a dataset held whole in memory (its own board rows, nothing left out
+/// by a reader), continuing `previous` when given: [`run_source`] for tests and
+/// studies.
 pub fn run(
     dataset: &Dataset,
     settings: &RunSettings,
     previous: Option<PreviousRun>,
 ) -> Result<RunOutput> {
-    run_with(dataset, Quarantine::default(), settings, previous)
-}
-
-/// Runs the pipeline over a dataset the reader checked: `quarantine` holds the
-/// competitions it already took out. Competitions that fail in scoring or in the model
-/// join them (or, with [`OnError::Strict`], the first such error is returned).
-pub fn run_with(
-    dataset: &Dataset,
-    quarantine: Quarantine,
-    settings: &RunSettings,
-    previous: Option<PreviousRun>,
-) -> Result<RunOutput> {
-    run_with_progress(dataset, quarantine, settings, previous, &NoProgress)
+    let mut boards = InMemory {
+        boards: &dataset.boards,
+        quarantine: Quarantine::default(),
+    };
+    let rows = competition::EntrantRows::of(dataset);
+    run_source(dataset, rows, &mut boards, settings, previous, &NoProgress)
 }
 
 type Key<'a> = (NaiveDate, i32, &'a str);
@@ -278,22 +276,6 @@ fn view(
         .collect();
     entries.sort_by(|a, b| a.key().cmp(&b.key()));
     entries
-}
-
-/// [`run_with`], reporting the scoring and the replay to `progress`.
-pub fn run_with_progress(
-    dataset: &Dataset,
-    quarantine: Quarantine,
-    settings: &RunSettings,
-    previous: Option<PreviousRun>,
-    progress: &dyn Progress,
-) -> Result<RunOutput> {
-    let mut boards = InMemory {
-        boards: &dataset.boards,
-        quarantine,
-    };
-    let rows = competition::EntrantRows::of(dataset);
-    run_source(dataset, rows, &mut boards, settings, previous, progress)
 }
 
 /// The run over `head`'s members and competitions, the entrant and result rows `rows`
@@ -803,7 +785,7 @@ impl<'a> Run<'a> {
             competitions_quarantined: quarantined.len(),
             competitions_skipped: scored.skipped,
             competitions_corrected: difference.as_ref().map_or(0, Difference::count),
-            replayed: difference.as_ref().map(Difference::describe),
+            replayed: difference.clone(),
             members_moved: moved(&scored.start.before, &states),
             members_corrected: replayed.corrections.len(),
             members_new: self.members_new(),

@@ -26,7 +26,8 @@ pub struct RankingOptions {
     pub group_by: Option<RankingGroup>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RankingGroup {
     Club,
     District,

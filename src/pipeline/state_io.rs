@@ -4,7 +4,7 @@
 //! handicaps and counters from its `handicaps.parquet`, the competitions it took into
 //! account from its `applied.parquet` and its settings from `run.json`, and applies
 //! only what came after. Reading those files is the edge's job
-//! (`report::previous_run`); this module holds what the replay needs of them and the
+//! (`report::run_folder`); this module holds what the replay needs of them and the
 //! checks that keep a run from continuing a state it does not follow from (another
 //! factor set, mode or dataset). Handicaps are stored as
 //! float64, so nothing is lost between runs and January-then-February equals
@@ -86,16 +86,9 @@ pub struct PreviousRun {
 const AFRESH: &str =
     "to start afresh, run without --state (every competition is replayed from the start)";
 
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Live => "live",
-        Mode::Frozen => "frozen",
-    }
-}
-
 impl PreviousRun {
     /// A previous run's record, ledger and the members' states it left, read from
-    /// `folder` by the caller (see `report::previous_run`).
+    /// `folder` by the caller (see `report::run_folder`).
     pub fn new(
         folder: PathBuf,
         record: RunRecord,
@@ -166,8 +159,8 @@ impl PreviousRun {
         if record.mode != settings.mode {
             return Err(Error::Config(format!(
                 "--state {folder} was run in {} mode, this run is in {} mode: a continued run must use the same mode; {AFRESH}",
-                mode_name(record.mode),
-                mode_name(settings.mode),
+                record.mode,
+                settings.mode,
             )));
         }
         if record.rate != settings.rate {

@@ -23,6 +23,15 @@ pub fn read_parquet(path: &Path) -> Result<DataFrame> {
         .map_err(|e| Error::polars(path, e))
 }
 
+/// Reads a Parquet file's `bytes` (`path` names it in errors).
+pub fn parquet_from_bytes(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
+    crate::import::table::guarded(path, || {
+        ParquetReader::new(std::io::Cursor::new(bytes))
+            .finish()
+            .map_err(|e| Error::polars(path, e))
+    })?
+}
+
 /// Reads the CSV file at `path` (header row, every column as text).
 pub fn read_csv_text(path: &Path) -> Result<DataFrame> {
     CsvReadOptions::default()

@@ -16,21 +16,11 @@ use std::path::Path;
 
 use polars::prelude::*;
 
+use super::run_folder::RunFolder;
 use crate::error::{Error, Result};
-use crate::pipeline::ledger::sha256;
 
 /// How to start afresh, the end of every refusal.
 const AFRESH: &str = "run without --state to write the whole history afresh";
-
-/// Whether the run in `folder` wrote the whole history (its `run.json` says
-/// `whole_history`); an older version's folder holds its own competitions only.
-pub fn is_whole(folder: &Path) -> bool {
-    std::fs::read_to_string(folder.join("run.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|json| json.get("whole_history").and_then(|v| v.as_bool()))
-        .unwrap_or(false)
-}
 
 /// The rows of the carried file `bytes` from `from` on, decoded (the rows its copied
 /// row groups leave), without those of a competition `new` scores again.
@@ -82,26 +72,9 @@ fn ids(new: &DataFrame) -> PolarsResult<std::collections::HashSet<String>> {
 }
 
 /// The bytes of the table `name` of the previous run's folder, checked against its
-/// `run.json`.
+/// `run.json` (see [`RunFolder::read_checked`]).
 pub fn carried_bytes(folder: &Path, name: &str) -> Result<Vec<u8>> {
-    let refuse =
-        |why: String| Error::Config(format!("--state {}: {why}; {AFRESH}", folder.display()));
-    let manifest_path = folder.join("run.json");
-    let text = std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
-    let manifest: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| refuse(format!("run.json cannot be read ({e})")))?;
-    let recorded = manifest
-        .pointer(&format!("/outputs/{name}"))
-        .and_then(|v| v.as_str())
-        .ok_or_else(|| refuse(format!("run.json does not record `{name}`")))?;
-    let path = folder.join(name);
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-    if sha256(&bytes) != recorded {
-        return Err(refuse(format!(
-            "`{name}` is not the file run.json records (its SHA-256 differs)"
-        )));
-    }
-    Ok(bytes)
+    RunFolder::read(folder, "--state")?.read_checked(name)
 }
 
 /// `carried` followed by `new`: the two must have the same columns, as two runs of this

@@ -29,8 +29,13 @@ use super::files::{
     Commit, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
-pub use super::manifest::correction_shows;
-use super::manifest::{manifest, RunInputs};
+pub use super::run_folder::manifest::correction_shows;
+use super::run_folder::manifest::{manifest, RunInputs};
+use super::run_folder::{
+    sha256_file, APPLIED, BOARD_SCORES, CHANGES, CORRECTIONS, DATA_FILES, HANDICAPS, MANIFEST,
+    NON_MEMBERS, QUARANTINE, RANKING, RANKING_CSV, RANKING_PUBLISHED, RUN_FILES, STANDINGS,
+    UNRATED,
+};
 
 fn first_of_month(month: Option<i32>) -> Option<NaiveDate> {
     let month = month?;
@@ -388,32 +393,6 @@ fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
     move |e| Error::polars(name, e)
 }
 
-/// The files of a run's output folder (the data files, then `run.json`); a folder
-/// holding anything else is not replaced. `run.toml` is the manifest of older versions;
-/// `report.html` and `ranking_diff.csv` are what `bridgehcp report` derives from a run
-/// by default, stale once the run is replaced.
-pub const RUN_FILES: [&str; 16] = [
-    "applied.parquet",
-    "board_scores.parquet",
-    "changes.parquet",
-    "corrections.csv",
-    "handicaps.parquet",
-    "non_members.csv",
-    "quarantine.csv",
-    "ranking.csv",
-    "ranking.parquet",
-    "ranking_published.csv",
-    "standings.parquet",
-    "unrated.csv",
-    "run.json",
-    "run.toml",
-    "report.html",
-    "ranking_diff.csv",
-];
-
-/// How many of [`RUN_FILES`] are the data files `run.json` records.
-const DATA_FILES: usize = 12;
-
 /// Writes every output of a run into `out`, which is replaced whole, all at once
 /// (see [`write_replacing`]). `run.json` records the hash of every other file.
 pub fn write_run(
@@ -424,31 +403,31 @@ pub fn write_run(
     commit: Commit,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let handicaps = handicaps(output, settings.published.min_boards)
-        .map_err(frame_error("handicaps.parquet"))?;
-    let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
-    let published = ranking_published(output).map_err(frame_error("ranking_published.csv"))?;
-    let mut standings = standings(output).map_err(frame_error("standings.parquet"))?;
+    let handicaps =
+        handicaps(output, settings.published.min_boards).map_err(frame_error(HANDICAPS))?;
+    let ranking = ranking(output).map_err(frame_error(RANKING))?;
+    let published = ranking_published(output).map_err(frame_error(RANKING_PUBLISHED))?;
+    let mut standings = standings(output).map_err(frame_error(STANDINGS))?;
     // A continued run carries the previous folder's history ahead of its own rows.
     // Each carried table: its bytes, checked against the previous run.json; its full
     // row groups, copied as they are; and the rows after them, with the new rows.
     let mut carried_changes = None;
     let mut carried_standings = None;
     if let Some(folder) = &output.carried_from {
-        let name = "standings.parquet";
+        let name = STANDINGS;
         let bytes = super::history::carried_bytes(folder, name)?;
         let keep = super::history::leading_rows(&folder.join(name), &bytes, &standings)?;
         carried_standings = Some((bytes, keep));
-        let bytes = super::history::carried_bytes(folder, "changes.parquet")?;
+        let bytes = super::history::carried_bytes(folder, CHANGES)?;
         carried_changes = Some((bytes, usize::MAX));
     }
-    let changes_groups = copied_groups(carried_changes.as_ref(), "changes.parquet")?;
-    let standings_groups = copied_groups(carried_standings.as_ref(), "standings.parquet")?;
+    let changes_groups = copied_groups(carried_changes.as_ref(), CHANGES)?;
+    let standings_groups = copied_groups(carried_standings.as_ref(), STANDINGS)?;
     let mut changes = None;
     if let (Some(folder), Some((bytes, _)), Some(copied)) =
         (&output.carried_from, &carried_changes, &changes_groups)
     {
-        let name = "changes.parquet";
+        let name = CHANGES;
         let new = self::changes(output).map_err(frame_error(name))?;
         let none = new.head(Some(0));
         let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &none)?;
@@ -457,15 +436,15 @@ pub fn write_run(
     if let (Some(folder), Some((bytes, _)), Some(copied)) =
         (&output.carried_from, &carried_standings, &standings_groups)
     {
-        let name = "standings.parquet";
+        let name = STANDINGS;
         let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &standings)?;
         standings = super::history::append(folder, name, tail, &standings)?;
     }
-    let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
-    let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
-    let applied = applied(output).map_err(frame_error("applied.parquet"))?;
-    let corrections = corrections(output).map_err(frame_error("corrections.csv"))?;
-    let non_members = non_members(output).map_err(frame_error("non_members.csv"))?;
+    let unrated = unrated(output).map_err(frame_error(UNRATED))?;
+    let quarantine = quarantine(&output.quarantined).map_err(frame_error(QUARANTINE))?;
+    let applied = applied(output).map_err(frame_error(APPLIED))?;
+    let corrections = corrections(output).map_err(frame_error(CORRECTIONS))?;
+    let non_members = non_members(output).map_err(frame_error(NON_MEMBERS))?;
     check_replaceable(out, &RUN_FILES)?;
     write_replacing(out, commit, |staged| {
         let path = |name: &str| staged.join(name);
@@ -475,7 +454,7 @@ pub fn write_run(
             || -> Result<()> {
                 if settings.board_scores {
                     let rows = &output.prepared.board_scores;
-                    write_parquet_parts(&path("board_scores.parquet"), rows.len(), |range| {
+                    write_parquet_parts(&path(BOARD_SCORES), rows.len(), |range| {
                         board_scores_part(rows, range)
                     })?;
                 }
@@ -483,59 +462,56 @@ pub fn write_run(
             },
             || -> Result<()> {
                 match (&changes, &changes_groups) {
-                    (Some(rest), Some(copied)) => write_parquet_carrying(
-                        &path("changes.parquet"),
-                        copied,
-                        rest.height(),
-                        |r| Ok(rest.slice(r.start as i64, r.len())),
-                    )?,
-                    _ => write_parquet_parts(
-                        &path("changes.parquet"),
-                        output.replay.changes.len(),
-                        |range| changes_part(output, range),
-                    )?,
+                    (Some(rest), Some(copied)) => {
+                        write_parquet_carrying(&path(CHANGES), copied, rest.height(), |r| {
+                            Ok(rest.slice(r.start as i64, r.len()))
+                        })?
+                    }
+                    _ => {
+                        write_parquet_parts(&path(CHANGES), output.replay.changes.len(), |range| {
+                            changes_part(output, range)
+                        })?
+                    }
                 }
-                write_parquet(&applied, &path("applied.parquet"))?;
-                write_csv_rounded(&corrections, &path("corrections.csv"))?;
-                write_parquet(&handicaps, &path("handicaps.parquet"))?;
-                write_csv(&quarantine, &path("quarantine.csv"))?;
-                write_csv(&non_members, &path("non_members.csv"))?;
-                write_csv(&ranking, &path("ranking.csv"))?;
-                write_parquet(&ranking, &path("ranking.parquet"))?;
-                write_csv_rounded(&published, &path("ranking_published.csv"))?;
+                write_parquet(&applied, &path(APPLIED))?;
+                write_csv_rounded(&corrections, &path(CORRECTIONS))?;
+                write_parquet(&handicaps, &path(HANDICAPS))?;
+                write_csv(&quarantine, &path(QUARANTINE))?;
+                write_csv(&non_members, &path(NON_MEMBERS))?;
+                write_csv(&ranking, &path(RANKING_CSV))?;
+                write_parquet(&ranking, &path(RANKING))?;
+                write_csv_rounded(&published, &path(RANKING_PUBLISHED))?;
                 match &standings_groups {
-                    Some(copied) => write_parquet_carrying(
-                        &path("standings.parquet"),
-                        copied,
-                        standings.height(),
-                        |r| Ok(standings.slice(r.start as i64, r.len())),
-                    )?,
-                    None => write_parquet(&standings, &path("standings.parquet"))?,
+                    Some(copied) => {
+                        write_parquet_carrying(&path(STANDINGS), copied, standings.height(), |r| {
+                            Ok(standings.slice(r.start as i64, r.len()))
+                        })?
+                    }
+                    None => write_parquet(&standings, &path(STANDINGS))?,
                 }
-                write_csv(&unrated, &path("unrated.csv"))
+                write_csv(&unrated, &path(UNRATED))
             },
         );
         large?;
         small?;
         let mut hashes = BTreeMap::new();
-        for name in &RUN_FILES[..DATA_FILES] {
-            let file = path(name);
-            if *name == "board_scores.parquet" && !settings.board_scores {
+        for name in DATA_FILES {
+            if name == BOARD_SCORES && !settings.board_scores {
                 continue;
             }
-            hashes.insert((*name).to_owned(), sha256_file(&file)?);
+            hashes.insert(name.to_owned(), sha256_file(&path(name))?);
         }
         let mut record = manifest(output, settings, inputs, hashes);
         let writing = started.elapsed();
         record.timings.writing_s = (writing.as_secs_f64() * 1000.0).round() / 1000.0;
         record.timings.total_s =
             ((output.summary.elapsed + writing).as_secs_f64() * 1000.0).round() / 1000.0;
-        let mut text = serde_json::to_string_pretty(&record)
-            .map_err(|e| Error::Config(format!("run.json: {e}")))?;
-        text.push('\n');
-        write_atomic(&path("run.json"), |out| {
+        let text = record
+            .to_json()
+            .map_err(|e| Error::Config(format!("{MANIFEST}: {e}")))?;
+        write_atomic(&path(MANIFEST), |out| {
             out.write_all(text.as_bytes())
-                .map_err(|e| Error::io(path("run.json"), e))
+                .map_err(|e| Error::io(path(MANIFEST), e))
         })
     })
 }
@@ -550,23 +526,6 @@ fn copied_groups<'a>(
         .map(|(bytes, keep)| CarriedGroups::full(bytes, ROW_GROUP_ROWS, *keep))
         .transpose()
         .map_err(|e| Error::polars(name, e))
-}
-
-/// SHA-256 of a file's bytes, in hex, read a block at a time.
-fn sha256_file(path: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut hasher = Sha256::new();
-    let mut block = vec![0u8; 1 << 20];
-    loop {
-        let read = file.read(&mut block).map_err(|e| Error::io(path, e))?;
-        if read == 0 {
-            break;
-        }
-        hasher.update(&block[..read]);
-    }
-    Ok(crate::pipeline::ledger::hex(&hasher.finalize()))
 }
 
 /// Writes the outputs of `bridgehcp score`, all or nothing.

@@ -10,9 +10,13 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 use polars::prelude::DataFrame;
 
-use super::columns::{dates, f64s, has, i64s, read_csv_text, read_parquet, strs};
+use super::columns::{
+    dates, f64s, has, i64s, parquet_from_bytes, read_csv_text, read_parquet, strs,
+};
+use super::run_folder::{RunFolder, CHANGES, HANDICAPS, RANKING, STANDINGS};
 use crate::dataset::Dataset;
 use crate::error::{Error, InputError, Location, Result};
+use crate::pipeline::Mode;
 
 /// One row of `changes.parquet`.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,25 +90,6 @@ pub struct RunTables {
     /// The run replayed in frozen mode: `handicap_after` in `changes.parquet` is each
     /// row's own effect on the month's opening handicap.
     pub frozen: bool,
-}
-
-/// The dataset path and whether the run was frozen, from a run's `run.json` (or an
-/// older `run.toml`); nothing when neither is there or readable.
-fn run_settings(folder: &Path) -> (Option<PathBuf>, bool) {
-    if let Ok(text) = std::fs::read_to_string(folder.join("run.json")) {
-        if let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) {
-            let data = json
-                .pointer("/inputs/data/path")
-                .and_then(|p| p.as_str())
-                .map(PathBuf::from);
-            let frozen = json.get("mode").and_then(|m| m.as_str()) == Some("frozen");
-            return (data, frozen);
-        }
-    }
-    if let Ok(text) = std::fs::read_to_string(folder.join("run.toml")) {
-        return (None, text.contains("mode = \"frozen\""));
-    }
-    (None, false)
 }
 
 fn required<T>(value: Option<T>, path: &Path, name: &str, row: usize) -> Result<T> {
@@ -359,23 +344,25 @@ pub fn read_import_log(data: &Path) -> Result<Option<Vec<ImportLogRow>>> {
 }
 
 impl RunTables {
-    /// Reads the changes, handicaps, ranking and standings a run wrote to `folder`.
-    pub fn read(folder: &Path) -> Result<RunTables> {
-        let standings = folder.join("standings.parquet");
-        let (data, frozen) = run_settings(folder);
+    /// Reads the changes, handicaps, ranking and standings a run wrote to its folder,
+    /// each checked against the hash its manifest records.
+    pub fn read(run: &RunFolder) -> Result<RunTables> {
+        let frame = |name: &str| parquet_from_bytes(&run.file(name), run.read_checked(name)?);
+        let manifest = run.manifest();
+        let data = &manifest.inputs.data.path;
         Ok(RunTables {
-            folder: folder.to_path_buf(),
-            changes: read_changes(&folder.join("changes.parquet"))?,
-            members: read_members(&folder.join("handicaps.parquet"))?,
-            ranking: read_ranking(&folder.join("ranking.parquet"))?,
-            competitions: if standings.exists() {
-                read_units(&standings)?
+            folder: run.path().to_path_buf(),
+            changes: changes_from_frame(&frame(CHANGES)?, &run.file(CHANGES))?,
+            members: members_from_frame(&frame(HANDICAPS)?, &run.file(HANDICAPS))?,
+            ranking: ranking_from_frame(&frame(RANKING)?, &run.file(RANKING))?,
+            competitions: if manifest.outputs.contains_key(STANDINGS) {
+                units_from_frame(&frame(STANDINGS)?, &run.file(STANDINGS))?
             } else {
                 HashMap::new()
             },
             entrants: EntrantNames::new(),
-            data,
-            frozen,
+            data: (!data.is_empty()).then(|| PathBuf::from(data)),
+            frozen: manifest.mode == Mode::Frozen,
         })
     }
 
@@ -386,16 +373,16 @@ impl RunTables {
         let frame = |name: &str, f: polars::prelude::PolarsResult<DataFrame>| {
             f.map_err(|e| Error::polars(folder.join(name), e))
         };
-        let changes = frame("changes.parquet", outputs::changes(output))?;
-        let members = frame("handicaps.parquet", outputs::handicaps(output, 0))?;
-        let ranking = frame("ranking.parquet", outputs::ranking(output))?;
-        let standings = frame("standings.parquet", outputs::standings(output))?;
+        let changes = frame(CHANGES, outputs::changes(output))?;
+        let members = frame(HANDICAPS, outputs::handicaps(output, 0))?;
+        let ranking = frame(RANKING, outputs::ranking(output))?;
+        let standings = frame(STANDINGS, outputs::standings(output))?;
         Ok(RunTables {
             folder: folder.to_path_buf(),
-            changes: changes_from_frame(&changes, &folder.join("changes.parquet"))?,
-            members: members_from_frame(&members, &folder.join("handicaps.parquet"))?,
-            ranking: ranking_from_frame(&ranking, &folder.join("ranking.parquet"))?,
-            competitions: units_from_frame(&standings, &folder.join("standings.parquet"))?,
+            changes: changes_from_frame(&changes, &folder.join(CHANGES))?,
+            members: members_from_frame(&members, &folder.join(HANDICAPS))?,
+            ranking: ranking_from_frame(&ranking, &folder.join(RANKING))?,
+            competitions: units_from_frame(&standings, &folder.join(STANDINGS))?,
             entrants: EntrantNames::new(),
             data: None,
             frozen: false,

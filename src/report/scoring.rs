@@ -12,13 +12,14 @@ use std::path::Path;
 
 use polars::prelude::DataFrame;
 
-use crate::dataset::{Competition, Dataset};
+use crate::dataset::{Competition, Dataset, Member};
 use crate::error::{Error, Result};
 use crate::import::table::BoardReader;
 use crate::model::{CalcMethod, FactorSet};
 use crate::pipeline::score::{score_source, HandicapInputs, Scored};
 use crate::pipeline::{replay, InMemory, PlayerState, PreparedCompetition, Registry};
 use crate::quarantine::{OnError, Quarantine, Quarantined};
+use crate::report::run_folder::load_state;
 use crate::report::sheet;
 
 /// The handicaps entrants play off: every member's state, from a state folder or
@@ -28,6 +29,38 @@ pub struct PlayingHandicaps {
     pub registry: Registry,
     pub factors: FactorSet,
     pub states: Vec<PlayerState>,
+}
+
+impl PlayingHandicaps {
+    /// The playing handicaps of `members` read with `factors`: from the state folder
+    /// `state` names (opened as `run --state` opens it, see
+    /// [`crate::report::run_folder::RunFolder::open`]), which
+    /// must have been made with the same factor set, or their starting handicaps.
+    pub fn read(members: &[Member], factors: FactorSet, state: Option<&Path>) -> Result<Self> {
+        let registry = Registry::new(members);
+        let states = match state {
+            Some(dir) => {
+                let previous = load_state(dir)?;
+                let sha256 = crate::pipeline::ledger::factor_hash(&factors);
+                if previous.record.factors_sha256 != sha256 {
+                    return Err(Error::Config(format!(
+                        "--state {} was made with factor set `{}`, the playing handicaps are read with `{}`: pass the file of `{}` with --factors",
+                        dir.display(),
+                        previous.record.factors,
+                        factors.name,
+                        previous.record.factors,
+                    )));
+                }
+                previous.states_for(&registry, &factors)?
+            }
+            None => registry.starting_states(&factors)?,
+        };
+        Ok(PlayingHandicaps {
+            registry,
+            factors,
+            states,
+        })
+    }
 }
 
 /// One entrant's expected result from the playing handicaps.

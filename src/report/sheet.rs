@@ -18,6 +18,7 @@ use super::statement::STYLE;
 use super::svg::escape;
 use crate::dataset::conventions::{ImpAggregate, MpScale};
 use crate::dataset::{Competition, Dataset};
+use crate::scoring::draw::Round;
 use crate::scoring::swiss::MatchLine;
 use crate::scoring::Standing;
 
@@ -405,6 +406,76 @@ fn rounds_table(h: &mut String, group: &[SheetLine]) {
     h.push_str("</table>");
     if group.iter().any(|l| l.house) {
         h.push_str("<p class=note>The house pair makes an odd entry even: it plays and is scored, and takes no place.</p>");
+    }
+}
+
+/// A Swiss pairs round as the director reads it out: each table with the pairs' VPs
+/// so far and their players' names.
+pub struct DrawSheet<'a> {
+    competition_id: &'a str,
+    drawn: &'a Round,
+    names: HashMap<(&'a str, &'a str), String>,
+}
+
+impl<'a> DrawSheet<'a> {
+    pub fn new(dataset: &'a Dataset, competition_id: &'a str, drawn: &'a Round) -> Self {
+        DrawSheet {
+            competition_id,
+            drawn,
+            names: entrant_names(dataset),
+        }
+    }
+
+    fn who(&self, pair: &str) -> String {
+        self.names
+            .get(&(self.competition_id, pair))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn vp_of(&self, pair: &str) -> String {
+        self.drawn
+            .standings
+            .iter()
+            .find(|e| e.entrant == pair)
+            .map(|e| format!(" ({:.2} VP)", e.vp))
+            .unwrap_or_default()
+    }
+
+    /// The round as printed: `table  N/S  E/W`, each pair with its VPs and names.
+    pub fn text(&self) -> String {
+        let mut text = format!(
+            "{}, round {}\ntable  N/S  E/W\n",
+            self.competition_id, self.drawn.round
+        );
+        for t in &self.drawn.tables {
+            let _ = writeln!(
+                text,
+                "{}  {}{} {}  v  {}{} {}",
+                t.table,
+                t.ns,
+                self.vp_of(&t.ns),
+                self.who(&t.ns),
+                t.ew,
+                self.vp_of(&t.ew),
+                self.who(&t.ew)
+            );
+        }
+        text
+    }
+
+    /// The round as CSV: round, table, ns, ew, ns_names, ew_names.
+    pub fn frame(&self) -> PolarsResult<DataFrame> {
+        let tables = &self.drawn.tables;
+        let round = self.drawn.round as i32;
+        FrameBuilder::new(tables.len())
+            .map("round", tables, |_| round)
+            .map("table", tables, |t| t.table as i32)
+            .map("ns", tables, |t| t.ns.clone())
+            .map("ew", tables, |t| t.ew.clone())
+            .map("ns_names", tables, |t| self.who(&t.ns))
+            .map("ew_names", tables, |t| self.who(&t.ew))
+            .build()
     }
 }
 

@@ -152,7 +152,7 @@ pub fn statement(tables: &RunTables, member_id: i64) -> Result<Statement> {
         .ok_or_else(|| {
             Error::Config(format!(
                 "member {member_id} is not in {}",
-                tables.folder.join("handicaps.parquet").display()
+                tables.folder.join(super::run_folder::HANDICAPS).display()
             ))
         })?;
     let names = tables.names();

@@ -16,6 +16,8 @@
 use std::collections::BTreeSet;
 
 use super::rows::entrant_order;
+use crate::dataset::{BoardResult, Competition, Dataset, Entrant, ScoringMethod};
+use crate::error::{Error, Result};
 
 /// One table of a round: the pair higher in the standings sits N/S.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,6 +174,107 @@ fn splitmix64(state: &mut u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A round drawn: its number, its tables, and the standings it was drawn from (empty
+/// for round 1), for the VPs printed beside each pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    pub round: u32,
+    pub tables: Vec<DrawTable>,
+    pub standings: Vec<DrawEntry>,
+}
+
+/// The next round of `competition`: round 1 seated from `seed` when no board rows
+/// came yet, otherwise the round after the last one played, from the standings.
+pub fn next_draw(dataset: &Dataset, competition: &Competition, seed: u64) -> Result<Round> {
+    let id = competition.competition_id.as_str();
+    let entrants: Vec<&Entrant> = dataset
+        .entrants
+        .iter()
+        .filter(|e| e.competition_id == id)
+        .collect();
+    let boards: Vec<&BoardResult> = dataset
+        .boards
+        .iter()
+        .filter(|b| b.competition_id == id)
+        .collect();
+    let draw_error = |rule: String| Error::Config(format!("competition `{id}`: {rule}"));
+    if boards.is_empty() {
+        let mut names: Vec<String> = entrants.iter().map(|e| e.entrant.clone()).collect();
+        names.sort_by(|a, b| entrant_order(a, b));
+        let tables = first_round(&names, seed).map_err(draw_error)?;
+        return Ok(Round {
+            round: 1,
+            tables,
+            standings: Vec::new(),
+        });
+    }
+    let scored = super::score_competition(competition, &entrants, &boards)?;
+    let standings: Vec<DrawEntry> = scored
+        .standings
+        .iter()
+        .map(|s| DrawEntry {
+            entrant: s.entrant.clone(),
+            vp: s.vp.unwrap_or(0.0),
+            imps: s.score,
+        })
+        .collect();
+    let met: BTreeSet<(String, String)> = boards
+        .iter()
+        .filter_map(|b| {
+            Some((
+                b.ns.clone()?.trim().to_string(),
+                b.ew.clone()?.trim().to_string(),
+            ))
+        })
+        .collect();
+    let played = boards.iter().filter_map(|b| b.round).max().unwrap_or(0);
+    let tables = next_round(&standings, &met).map_err(draw_error)?;
+    Ok(Round {
+        round: played + 1,
+        tables,
+        standings,
+    })
+}
+
+/// The Swiss pairs competition to draw: the one named, or the dataset's only one.
+pub fn swiss_competition<'a>(
+    dataset: &'a Dataset,
+    wanted: Option<&str>,
+) -> Result<&'a Competition> {
+    let swiss: Vec<&Competition> = dataset
+        .competitions
+        .iter()
+        .filter(|c| c.scoring == ScoringMethod::SwissPairs)
+        .collect();
+    match wanted {
+        Some(id) => match dataset.competitions.iter().find(|c| c.competition_id == id) {
+            Some(c) if c.scoring == ScoringMethod::SwissPairs => Ok(c),
+            Some(c) => Err(Error::Config(format!(
+                "competition `{id}` is scored `{}`, not `swiss_pairs`: only a Swiss pairs event has a draw",
+                c.scoring
+            ))),
+            None => Err(Error::Config(format!(
+                "competition `{id}` is not in the dataset"
+            ))),
+        },
+        None => match swiss[..] {
+            [one] => Ok(one),
+            [] => Err(Error::Config(
+                "the dataset has no swiss_pairs competition to draw".into(),
+            )),
+            _ => Err(Error::Config(format!(
+                "the dataset has {} swiss_pairs competitions: name one with --competition ({})",
+                swiss.len(),
+                swiss
+                    .iter()
+                    .map(|c| c.competition_id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        },
+    }
 }
 
 #[cfg(test)]

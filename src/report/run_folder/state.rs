@@ -1,26 +1,25 @@
-//! Reading a previous run's output folder, to continue it.
+//! A previous run's folder read as the state a run continues from.
 //!
 //! The replay continues from the members' states a previous run left
-//! ([`PreviousRun`]); reading them back from its `run.json`, `handicaps.parquet` and
+//! ([`PreviousRun`]); reading them back from its `handicaps.parquet` and
 //! `applied.parquet` is done here, at the edge, so that the pipeline itself touches no
-//! files. The manifest records the SHA-256 of every file the run wrote, so a folder
-//! that mixes two runs, or was edited, is refused rather than continued. Handicaps are
-//! stored as float64, so nothing is lost between runs.
+//! files. Both are read through [`RunFolder::read_checked`], so a folder that mixes two
+//! runs, or was edited, is refused rather than continued. Handicaps are stored as
+//! float64, so nothing is lost between runs.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use polars::prelude::*;
-use serde::Deserialize;
 
 use crate::dataset::date_from_days;
 use crate::error::{Error, InputError, Location, Result};
 use crate::import::table::guarded;
 use crate::pipeline::ledger::{sha256, Entry, Status};
 use crate::pipeline::state::{month_index, PlayerState};
-use crate::pipeline::state_io::{AppliedThrough, PreviousRun, RunRecord};
-use crate::pipeline::Mode;
-use crate::pipeline::Rate;
+use crate::pipeline::state_io::{PreviousRun, RunRecord};
+
+use super::{RunFolder, APPLIED, HANDICAPS};
 
 fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> {
     df.column(name).map_err(|_| {
@@ -31,69 +30,6 @@ fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> 
     })
 }
 
-/// The names of the files a continued run reads from a previous run's folder.
-pub const MANIFEST: &str = "run.json";
-pub const HANDICAPS: &str = "handicaps.parquet";
-pub const LEDGER: &str = "applied.parquet";
-
-/// What a continued run reads of `run.json` (the rest of the manifest is for people).
-#[derive(Debug, Deserialize)]
-struct Manifest {
-    inputs: ManifestInputs,
-    mode: String,
-    applied_through: Option<AppliedThrough>,
-    /// How `applied.parquet`'s hashes were taken (absent: before schemes were numbered).
-    #[serde(default)]
-    ledger_scheme: u32,
-    /// Which result was rated (absent: before the choice existed, when only the
-    /// recomputed one could be, which is the published one wherever a run accepted both).
-    #[serde(default)]
-    rate: Option<String>,
-    /// SHA-256 of every output file of the run.
-    outputs: BTreeMap<String, String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ManifestInputs {
-    factors: ManifestFactors,
-}
-
-#[derive(Debug, Deserialize)]
-struct ManifestFactors {
-    name: String,
-    sha256: String,
-}
-
-fn refuse(folder: &Path, why: String) -> Error {
-    Error::Config(format!(
-        "--state {}: {why}; continue from a complete run's output folder, or run without --state to start afresh",
-        folder.display()
-    ))
-}
-
-/// Reads a file of the state and checks it is the one the manifest recorded: a folder
-/// whose files do not match its `run.json` (half written, or changed by hand) is not a
-/// state to continue.
-fn read_checked(folder: &Path, manifest: &Manifest, name: &str) -> Result<Vec<u8>> {
-    let path = folder.join(name);
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-    let recorded = manifest.outputs.get(name).ok_or_else(|| {
-        refuse(
-            folder,
-            format!(
-                "{MANIFEST} does not record `{name}`, so the folder is not a complete run output"
-            ),
-        )
-    })?;
-    if &sha256(&bytes) != recorded {
-        return Err(refuse(
-            folder,
-            format!("`{name}` is not the file {MANIFEST} records (its SHA-256 differs): the folder was changed after the run or mixes two runs"),
-        ));
-    }
-    Ok(bytes)
-}
-
 fn read_frame(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
     guarded(path, || {
         ParquetReader::new(std::io::Cursor::new(bytes))
@@ -102,59 +38,50 @@ fn read_frame(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
     })?
 }
 
-/// Reads `run.json`, `handicaps.parquet` and `applied.parquet` from a previous run's
-/// output folder, checking that the files are the ones the manifest recorded.
-pub fn load(folder: &Path) -> Result<PreviousRun> {
-    let record_path = folder.join(MANIFEST);
-    if !record_path.exists() && folder.join("run.toml").exists() {
-        return Err(refuse(
-            folder,
-            format!("the folder has no {MANIFEST} (it was written by an older version of bridgehcp, which kept run.toml)"),
-        ));
-    }
-    let text = std::fs::read_to_string(&record_path).map_err(|e| Error::io(&record_path, e))?;
-    let manifest: Manifest = serde_json::from_str(&text)
-        .map_err(|e| Error::Input(InputError::new(Location::file(&record_path), e.to_string())))?;
-    let mode = match manifest.mode.as_str() {
-        "live" => Mode::Live,
-        "frozen" => Mode::Frozen,
-        other => {
-            return Err(Error::Input(InputError::new(
-                Location::file(&record_path).column("mode"),
-                format!("unknown mode `{other}` (expected live or frozen)"),
-            )))
-        }
-    };
-    let rate = match manifest.rate.as_deref() {
-        None | Some("published") => Rate::Published,
-        Some("recomputed") => Rate::Recomputed,
-        Some(other) => {
-            return Err(Error::Input(InputError::new(
-                Location::file(&record_path).column("rate"),
-                format!("unknown rate `{other}` (expected published or recomputed)"),
-            )))
-        }
-    };
+/// Opens the state folder `--state` names (see [`RunFolder::open`]) and reads the
+/// members' states, the ledger and the settings a continued run needs from it.
+pub fn load_state(folder: &Path) -> Result<PreviousRun> {
+    load(&RunFolder::open(folder, "--state")?)
+}
+
+/// Reads `handicaps.parquet` and `applied.parquet` from a previous run's output
+/// folder, checking that the files are the ones the manifest recorded.
+pub fn load(run: &RunFolder) -> Result<PreviousRun> {
+    let manifest = run.manifest();
     let record = RunRecord {
-        rate,
+        rate: manifest.rate,
         factors: manifest.inputs.factors.name.clone(),
         factors_sha256: manifest.inputs.factors.sha256.clone(),
-        mode,
+        mode: manifest.mode,
         applied_through: manifest.applied_through.clone(),
         ledger_scheme: manifest.ledger_scheme,
     };
-    let handicaps_bytes = read_checked(folder, &manifest, HANDICAPS)?;
-    let ledger_bytes = read_checked(folder, &manifest, LEDGER)?;
+    let folder = run.path();
+    let handicaps_bytes = run.read_checked(HANDICAPS)?;
+    let ledger_bytes = run.read_checked(APPLIED)?;
     let state_sha256 = {
         let mut both = sha256(&handicaps_bytes);
         both.push_str(&sha256(&ledger_bytes));
         sha256(both.as_bytes())
     };
-    let ledger_path = folder.join(LEDGER);
+    let ledger_path = run.file(APPLIED);
     let ledger = read_ledger(&ledger_path, read_frame(&ledger_path, ledger_bytes)?)?;
 
-    let path = folder.join(HANDICAPS);
-    let df = read_frame(&path, handicaps_bytes)?;
+    let path = run.file(HANDICAPS);
+    let (states, starts) = read_states(&path, read_frame(&path, handicaps_bytes)?)?;
+    Ok(
+        PreviousRun::new(folder.to_path_buf(), record, ledger, state_sha256, states)
+            .with_starts(starts)
+            .with_partial_history(!run.whole_history()),
+    )
+}
+
+/// The members' states (and the handicaps they started from, where recorded) from
+/// `handicaps.parquet`.
+type States = (HashMap<i64, PlayerState>, HashMap<i64, f64>);
+
+fn read_states(path: &Path, df: DataFrame) -> Result<States> {
+    let path = path.to_path_buf();
     let wrong = |name: &'static str| {
         let path = path.clone();
         move |e: PolarsError| {
@@ -234,10 +161,7 @@ pub fn load(folder: &Path) -> Result<PreviousRun> {
             starts.insert(id, start);
         }
     }
-    Ok(
-        PreviousRun::new(folder.to_path_buf(), record, ledger, state_sha256, states)
-            .with_starts(starts),
-    )
+    Ok((states, starts))
 }
 
 /// `applied.parquet`: the competitions the previous run took into account.

@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::pipeline::ranking::RankingGroup;
-use crate::pipeline::{AppliedThrough, Mode, RunOutput, RunSettings};
+use crate::pipeline::{AppliedThrough, Mode, Rate, RunOutput, RunSettings};
 
 /// What the command line knows of the inputs: their paths, and the hashes of those the
 /// pipeline does not see (a run definition file, the state).
@@ -30,73 +30,130 @@ pub struct RunInputs {
     pub pipeline: Option<(PathBuf, String)>,
 }
 
-#[derive(Debug, Serialize)]
+/// `run.json`, written by a run and read back by every command that opens its folder.
+///
+/// The same type goes both ways, so the file cannot say one thing and be read as
+/// another. Older versions wrote fewer keys: what a later version added is read with
+/// its default (said at each field), and what a continued run cannot do without (the
+/// mode, the factor set, the files' hashes) is required.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
+    #[serde(default)]
     pub tool: Tool,
     pub inputs: Inputs,
-    pub mode: &'static str,
+    #[serde(with = "ModeName")]
+    pub mode: Mode,
+    #[serde(default)]
     pub until: Option<NaiveDate>,
+    #[serde(default)]
     pub strict: bool,
     /// Which result of a competition with table results and published results was
-    /// rated: `published` or `recomputed`.
-    pub rate: &'static str,
+    /// rated. Absent: before the choice existed, when only the recomputed one could be,
+    /// which is the published one wherever a run accepted both.
+    #[serde(default)]
+    pub rate: Rate,
+    #[serde(default)]
     pub ranking: Ranking,
     /// The filters of `ranking_published.csv`.
+    #[serde(default)]
     pub published: Ranking,
+    #[serde(default)]
     pub applied_through: Option<AppliedThrough>,
-    /// How the content hashes of `applied.parquet` were taken.
+    /// How the content hashes of `applied.parquet` were taken (absent, 0: before
+    /// schemes were numbered).
+    #[serde(default)]
     pub ledger_scheme: u32,
     /// `changes.parquet` and `standings.parquet` hold every competition since the start
-    /// (a later run carries them on).
+    /// (a later run carries them on). Absent: they hold the run's own only.
+    #[serde(default)]
     pub whole_history: bool,
     /// When a continued run replayed the history from the start: why.
+    #[serde(default)]
     pub replayed_from_start: Option<Replayed>,
+    #[serde(default)]
     pub counts: Counts,
     /// SHA-256 of every file of the run's folder but this one.
     pub outputs: BTreeMap<String, String>,
     /// Seconds per stage: the only part of the folder that differs between two runs on
     /// the same inputs.
+    #[serde(default)]
     pub timings: Timings,
 }
 
-#[derive(Debug, Serialize)]
-pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
+/// How `run.json` spells the mode (the pipeline's [`Mode`] knows no file format).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Mode", rename_all = "lowercase")]
+enum ModeName {
+    Live,
+    Frozen,
 }
 
-#[derive(Debug, Serialize)]
+impl Manifest {
+    /// The manifest as `run.json` holds it: pretty-printed, with a final newline.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// Reads `run.json`'s text.
+    pub fn from_json(text: &str) -> serde_json::Result<Manifest> {
+        serde_json::from_str(text)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Inputs {
+    #[serde(default)]
     pub data: Input,
     pub factors: FactorsInput,
+    #[serde(default)]
     pub state: Option<Input>,
+    #[serde(default)]
     pub pipeline: Option<Input>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Input {
     pub path: String,
     pub sha256: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FactorsInput {
     pub name: String,
     /// The file it was read from; `None` for the built-in set.
+    #[serde(default)]
     pub path: Option<String>,
     /// SHA-256 of the set's canonical TOML (every key, whatever the file's layout).
     pub sha256: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Ranking {
     pub min_boards: u64,
     pub active_months: Option<u32>,
     pub as_of: Option<NaiveDate>,
-    pub by: Option<&'static str>,
+    pub by: Option<RankingGroup>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Replayed {
     /// The state's hashes were taken by another version: every competition was taken
     /// as possibly changed.
@@ -109,7 +166,8 @@ pub struct Replayed {
     pub members_with_another_start: Vec<i64>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Counts {
     pub competitions_applied: usize,
     pub competitions_unrated: usize,
@@ -127,7 +185,8 @@ pub struct Counts {
     pub changes: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Timings {
     pub reading_s: f64,
     pub hashing_s: f64,
@@ -151,10 +210,7 @@ pub fn manifest(
     let s = &output.summary;
     let seconds = |d: std::time::Duration| (d.as_secs_f64() * 1000.0).round() / 1000.0;
     Manifest {
-        tool: Tool {
-            name: env!("CARGO_PKG_NAME"),
-            version: env!("CARGO_PKG_VERSION"),
-        },
+        tool: Tool::default(),
         inputs: Inputs {
             data: Input {
                 path: display(&inputs.data),
@@ -174,21 +230,15 @@ pub fn manifest(
                 sha256: hash.clone(),
             }),
         },
-        mode: match settings.mode {
-            Mode::Live => "live",
-            Mode::Frozen => "frozen",
-        },
+        mode: settings.mode,
         until: settings.until,
         strict: settings.on_error == crate::quarantine::OnError::Strict,
-        rate: settings.rate.as_str(),
+        rate: settings.rate,
         ranking: Ranking {
             min_boards: settings.ranking.min_boards,
             active_months: settings.ranking.active_months,
             as_of: settings.ranking.as_of,
-            by: settings.ranking.group_by.map(|g| match g {
-                RankingGroup::Club => "club",
-                RankingGroup::District => "district",
-            }),
+            by: settings.ranking.group_by,
         },
         published: Ranking {
             min_boards: settings.published.min_boards,
