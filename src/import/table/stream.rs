@@ -21,36 +21,71 @@ use crate::error::Error;
 use crate::quarantine::{OnError, Quarantine};
 
 use super::cells::Presence::Required;
-use super::locate::{read_frame, read_frame_columns, SourceFile};
+use std::ops::Range;
+
+use super::locate::{read_frame_columns, row_groups, SourceFile};
 use super::rows::{build_boards, check_boards};
 use super::Check;
 
-/// The board files of a dataset and the competitions each one holds.
+/// The board files of a dataset, in pieces, and the competitions each piece holds.
 #[derive(Debug, Default)]
 pub(super) struct BoardFiles {
     files: Vec<SourceFile>,
+    /// The parts of the files read one at a time, in file and row order.
+    pieces: Vec<Piece>,
     /// Every competition id found in a board file, interned: `index[id]` is its place.
     ids: Vec<String>,
     index: HashMap<String, u32>,
-    /// Per file, the competitions it holds (interned, each once).
-    file_ids: Vec<Vec<u32>>,
-    /// Per competition, the last file that holds a row of it.
-    last_file: Vec<usize>,
+    /// Per piece, the competitions it holds (interned, each once).
+    piece_ids: Vec<Vec<u32>>,
+    /// Per competition, the last piece that holds a row of it.
+    last_piece: Vec<usize>,
     /// Rows in all the files.
     rows: usize,
 }
 
+/// What is read at once: a row group of a Parquet file of several, or a whole file.
+#[derive(Debug, Clone)]
+struct Piece {
+    /// Place of the file in [`BoardFiles::files`].
+    file: usize,
+    /// The file's rows, when it is read a row group at a time.
+    rows: Option<Range<usize>>,
+}
+
 impl BoardFiles {
-    /// Lists the competitions of every file, reading only its `competition_id` column
-    /// (from the file, or from a hive partition folder). A file without the column is
-    /// listed as holding nothing; reading it then reports the missing column.
+    /// Lists the competitions of every piece, reading only its `competition_id` column
+    /// (from the file, or from a hive partition folder). A Parquet file of several row
+    /// groups (one large `boards.parquet`) is cut into one piece per row group, so that
+    /// it streams as the month partitions do. A file without the column is listed as
+    /// holding nothing; reading it then reports the missing column.
     pub(super) fn scan(files: Vec<SourceFile>) -> Result<Self, Error> {
-        let mut scanned = BoardFiles {
-            file_ids: Vec::with_capacity(files.len()),
-            ..BoardFiles::default()
-        };
+        let mut scanned = BoardFiles::default();
         for (at, file) in files.iter().enumerate() {
-            let frame = read_frame_columns(file, Some(&["competition_id"]))?;
+            match row_groups(file)? {
+                Some(groups) if groups.len() > 1 => {
+                    let mut start = 0;
+                    for rows in groups {
+                        scanned.pieces.push(Piece {
+                            file: at,
+                            rows: Some(start..start + rows),
+                        });
+                        start += rows;
+                    }
+                }
+                _ => scanned.pieces.push(Piece {
+                    file: at,
+                    rows: None,
+                }),
+            }
+        }
+        scanned.piece_ids = Vec::with_capacity(scanned.pieces.len());
+        for (at, piece) in scanned.pieces.iter().enumerate() {
+            let frame = read_frame_columns(
+                &files[piece.file],
+                Some(&["competition_id"]),
+                piece.rows.clone(),
+            )?;
             scanned.rows += frame.height();
             let mut here = Vec::new();
             if frame.df.column("competition_id").is_ok() {
@@ -64,7 +99,7 @@ impl BoardFiles {
                             let interned = scanned.ids.len() as u32;
                             scanned.index.insert(id.clone(), interned);
                             scanned.ids.push(id);
-                            scanned.last_file.push(at);
+                            scanned.last_piece.push(at);
                             interned
                         }
                     };
@@ -72,12 +107,12 @@ impl BoardFiles {
                         here.push(interned);
                         last = Some(interned);
                     }
-                    scanned.last_file[interned as usize] = at;
+                    scanned.last_piece[interned as usize] = at;
                 }
             }
             here.sort_unstable();
             here.dedup();
-            scanned.file_ids.push(here);
+            scanned.piece_ids.push(here);
         }
         scanned.files = files;
         Ok(scanned)
@@ -220,10 +255,14 @@ fn produce(
     wanted: &[bool],
     send: &std::sync::mpsc::SyncSender<Result<Vec<BoardResult>, Error>>,
 ) {
-    let to_read: Vec<usize> = (0..boards.files.len())
-        .filter(|&at| first || boards.file_ids[at].iter().any(|&id| wanted[id as usize]))
+    let to_read: Vec<usize> = (0..boards.pieces.len())
+        .filter(|&at| first || boards.piece_ids[at].iter().any(|&id| wanted[id as usize]))
         .collect();
-    let build = |at: usize| read_frame(&boards.files[at]).and_then(|frame| build_boards(&frame));
+    let build = |at: usize| {
+        let piece = &boards.pieces[at];
+        read_frame_columns(&boards.files[piece.file], None, piece.rows.clone())
+            .and_then(|frame| build_boards(&frame))
+    };
     std::thread::scope(|scope| {
         let mut next = to_read.first().map(|&at| scope.spawn(move || build(at)));
         let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
@@ -260,8 +299,8 @@ fn complete_competitions(
     pending: &mut HashMap<u32, Vec<BoardResult>>,
 ) -> Vec<BoardResult> {
     let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
-    for &id in &boards.file_ids[at] {
-        if boards.last_file[id as usize] == at {
+    for &id in &boards.piece_ids[at] {
+        if boards.last_piece[id as usize] == at {
             if let Some(earlier) = pending.remove(&id) {
                 complete.extend(earlier);
             }
@@ -274,7 +313,7 @@ fn complete_competitions(
         if !wanted[id as usize] {
             continue;
         }
-        if boards.last_file[id as usize] == at {
+        if boards.last_piece[id as usize] == at {
             complete.push(row);
         } else {
             pending.entry(id).or_default().push(row);
