@@ -856,6 +856,45 @@ mod tests {
         Ok(())
     }
 
+    /// Rows pushed in uneven pieces, none of them a row group, give the bytes of the
+    /// frame written whole: two full row groups of 512² rows and a partial one. No rows
+    /// at all give the file of the empty frame.
+    #[test]
+    fn rows_pushed_in_pieces_give_the_bytes_of_one_frame() -> PolarsResult<()> {
+        let n = 2 * ROW_GROUP_ROWS + 1234;
+        let whole = df!(
+            "competition_id" => (0..n).map(|i| (i % 11 != 3).then(|| format!("c{}", i / 7))).collect::<Vec<_>>(),
+            "member_id" => (0..n as i64).collect::<Vec<_>>(),
+            "handicap" => (0..n).map(|i| (i % 13 != 0).then_some(i as f64 / 1000.0)).collect::<Vec<_>>(),
+        )?;
+        let mut one = Vec::new();
+        write_plain_parquet(&mut one, &whole, &ParquetSettings::default())?;
+        let mut pieces = Vec::new();
+        let mut writer = GroupWriter::new(&mut pieces);
+        let mut start = 0;
+        while start < n {
+            let len = 100_003.min(n - start);
+            writer.push(whole.slice(start as i64, len))?;
+            start += len;
+        }
+        writer.finish(|| Ok(whole.clear()))?;
+        let groups: Vec<usize> =
+            polars_parquet::read::read_metadata(&mut std::io::Cursor::new(&pieces))?
+                .row_groups
+                .iter()
+                .map(|g| g.num_rows())
+                .collect();
+        assert_eq!(groups, [ROW_GROUP_ROWS, ROW_GROUP_ROWS, 1234]);
+        assert!(pieces == one);
+
+        let mut empty = Vec::new();
+        write_plain_parquet(&mut empty, &whole.clear(), &ParquetSettings::default())?;
+        let mut nothing = Vec::new();
+        GroupWriter::new(&mut nothing).finish(|| Ok(whole.clear()))?;
+        assert!(nothing == empty);
+        Ok(())
+    }
+
     fn sample() -> DataFrame {
         DataFrame::new_infer_height(vec![
             Column::new("id".into(), [1i64, 2, 3]),
