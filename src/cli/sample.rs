@@ -36,8 +36,9 @@ pub struct SampleArgs {
     #[arg(long)]
     pub drift: bool,
     /// Write one hive partition per month (`boards/month=YYYY-MM/part-0.parquet`, as
-    /// `import` does), generating and writing a month at a time: memory stays that of
-    /// one month whatever the length of the history.
+    /// `import` does) rather than one file per table. Either way the federation is
+    /// generated and written a few months at a time: memory stays that of those months
+    /// whatever the length of the history.
     #[arg(long)]
     pub by_month: bool,
     /// Share of events reported as board-level rows rather than results (default 0.6;

@@ -1,18 +1,26 @@
-//! Board rows a file at a time, handed on competition by competition.
+//! Board rows a piece at a time, handed on competition by competition.
 //!
 //! Board rows are nearly all of a federation's history (tens of millions in ten years)
 //! and nothing needs more than one competition's rows at once: scoring and the ledger's
-//! content hash are per competition. So the board files are read one after another and
-//! each competition is handed on, and its rows dropped, as soon as the last file that
-//! holds any of them has been read. Which file that is comes from a first look at each
-//! file's `competition_id` column alone. In the importer's layout (one hive partition
+//! content hash are per competition. So the board files are read one piece after
+//! another (a row group of a Parquet file of several, else a whole file) and each
+//! competition is handed on, and its rows dropped, as soon as the last piece that holds
+//! any of them has been read. Which piece that is comes from a first look at each
+//! piece's `competition_id` column alone. In the importer's layout (one hive partition
 //! per month) every competition is whole in one file, so at most one file's rows are in
-//! memory; a single `boards.parquet` is handed on whole, as before.
+//! memory; one large `boards.parquet` (17 million rows at 30 000 members over ten
+//! years) streams the same way, a row group at a time, since a competition's rows are
+//! together and it waits only for the row group that holds its last.
 //!
-//! The first pass over the files also holds every row to the rules, exactly as reading
-//! the whole table did: the quarantine is only final after it ([`BoardReader::finish`]).
-//! A later pass (a continued run that first hashes everything, then scores what is
-//! new) reads only the files that hold a competition it wants.
+//! The first pass over the pieces also holds every row to the rules, exactly as reading
+//! the whole table did, naming the row of the file: the quarantine is only final after
+//! it ([`BoardReader::finish`]). A later pass (a continued run that first hashes
+//! everything, then scores what is new) reads only the pieces that hold a competition
+//! it wants.
+//!
+//! Polars' own reader does the row groups: given a row slice it decodes only the groups
+//! that hold it, behind the same footer checks and panic guard as a whole file, so no
+//! second Parquet reader is needed.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -135,12 +143,12 @@ pub struct Opened {
     pub boards: BoardReader,
 }
 
-/// The board files of an opened dataset, read a file at a time.
+/// The board files of an opened dataset, read a piece at a time.
 #[derive(Debug)]
 pub struct BoardReader {
     check: Check,
     files: BoardFiles,
-    /// Set once a pass has read every board file: the quarantine is then final.
+    /// Set once a pass has read every piece: the quarantine is then final.
     finished: bool,
 }
 
@@ -158,12 +166,13 @@ impl BoardReader {
         self.files.len()
     }
 
-    /// Reads the board files in order and calls `each` with the rows of every
-    /// competition `wanted` accepts whose last file has just been read, once per file
-    /// (the rows of one competition together, in file and row order; competitions
-    /// quarantined by a row left out). The first pass reads every file and checks every
-    /// row; later passes read only the files holding a wanted competition, and leave
-    /// the quarantine as the first pass made it. `each` may take the rows.
+    /// Reads the board files in order, a piece (row group or file) at a time, and calls
+    /// `each` with the rows of every competition `wanted` accepts whose last piece has
+    /// just been read, once per piece (the rows of one competition together, in file
+    /// and row order; competitions quarantined by a row left out). The first pass reads
+    /// every piece and checks every row; later passes read only the pieces holding a
+    /// wanted competition, and leave the quarantine as the first pass made it. `each`
+    /// may take the rows.
     pub fn read_boards(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
@@ -188,7 +197,7 @@ impl BoardReader {
         outcome
     }
 
-    /// One pass. The files are read and their rows checked on a thread of their own
+    /// One pass. The pieces are read and their rows checked on a thread of their own
     /// while `each` works on the batch before (hashing and scoring it in parallel), so
     /// reading overlaps the work on what was read; at most two batches wait.
     fn pass(
@@ -243,11 +252,11 @@ impl BoardReader {
     }
 }
 
-/// Reads the board files in order and sends, after each, the rows of the competitions
-/// whose last file it was; an error is sent as the last message. Stops when the
-/// receiver is gone. Each file's rows are built from its cells on a thread of their
-/// own while the file before is checked (the checks keep the quarantine, so they run
-/// in file order).
+/// Reads the pieces in order and sends, after each, the rows of the competitions whose
+/// last piece it was; an error is sent as the last message. Stops when the receiver is
+/// gone. Each piece's rows are built from its cells on a thread of their own while the
+/// piece before is checked (the checks keep the quarantine, so they run in file and
+/// row order).
 fn produce(
     boards: &BoardFiles,
     check: &mut Check,
@@ -287,8 +296,8 @@ fn produce(
     });
 }
 
-/// The rows of the competitions whose last file is `at`, with those carried over from
-/// earlier files; the rows of competitions that continue in later files wait in
+/// The rows of the competitions whose last piece is `at`, with those carried over from
+/// earlier pieces; the rows of competitions that continue in later pieces wait in
 /// `pending`. Rows of unwanted or quarantined competitions are dropped.
 fn complete_competitions(
     boards: &BoardFiles,
@@ -321,7 +330,7 @@ fn complete_competitions(
     }
     let quarantine = &check.quarantine;
     complete.retain(|row| !quarantine.contains(&row.competition_id));
-    // One competition's rows together: those carried over from earlier files come
+    // One competition's rows together: those carried over from earlier pieces come
     // first, so a stable sort by competition keeps file and row order.
     complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
     complete
