@@ -215,11 +215,11 @@ fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
                 summary.add(&month);
                 house |= month.entrants.iter().any(|e| e.house);
                 let frames = dataset_frames(&month)?;
-                for ((name, mut frame), (writer, path)) in frames
-                    .into_iter()
-                    .skip(1)
-                    .zip(writers.iter_mut().zip(&paths))
-                {
+                for (name, mut frame) in frames {
+                    let Some(at) = GROWING.iter().position(|table| *table == name) else {
+                        continue; // members, written once above
+                    };
+                    let (writer, path) = (&mut writers[at], &paths[at]);
                     let polars = |e| Error::polars(path, e);
                     if name == "entrants" {
                         let plain = frame.drop("house").unwrap_or_else(|_| frame.clone());
