@@ -36,8 +36,9 @@ pub struct SampleArgs {
     #[arg(long)]
     pub drift: bool,
     /// Write one hive partition per month (`boards/month=YYYY-MM/part-0.parquet`, as
-    /// `import` does), generating and writing a month at a time: memory stays that of
-    /// one month whatever the length of the history.
+    /// `import` does) rather than one file per table. Either way the federation is
+    /// generated and written a few months at a time: memory stays that of those months
+    /// whatever the length of the history.
     #[arg(long)]
     pub by_month: bool,
     /// Share of events reported as board-level rows rather than results (default 0.6;
@@ -96,20 +97,171 @@ pub fn execute(args: &SampleArgs) -> Result<SampleSummary> {
     let summary = if args.by_month {
         write_by_month(&config, &args.out)?
     } else {
-        let dataset = crate::synth::generate(&config);
-        crate::report::write_dataset(&dataset, &args.out)?;
-        let mut summary = SampleSummary {
-            members: count_kind(&dataset.members, MemberKind::Member),
-            foreign: count_kind(&dataset.members, MemberKind::Foreign),
-            ..SampleSummary::default()
-        };
-        summary.add(&dataset);
-        summary
+        write_whole(&config, &args.out)?
     };
     if args.drift {
         let federation = crate::synth::Federation::new(&config);
         write_true_skill(&federation, &args.out.join("true_skill.parquet"))?;
     }
+    Ok(summary)
+}
+
+/// The months generated at once: as many as there are worker threads, generated in
+/// parallel, in month order.
+fn month_batches(
+    federation: &crate::synth::Federation,
+    mut each: impl FnMut(Dataset) -> Result<()>,
+) -> Result<()> {
+    let months = federation.config.months;
+    let batch = rayon::current_num_threads().max(1) as u32;
+    let mut first = 0;
+    while first < months {
+        let last = (first + batch).min(months);
+        let generated: Vec<Dataset> = (first..last)
+            .into_par_iter()
+            .map(|m| crate::synth::month(federation, m))
+            .collect();
+        for month in generated {
+            each(month)?;
+        }
+        first = last;
+    }
+    Ok(())
+}
+
+/// The tables of the single-file layout that grow with the history, in contract order.
+const GROWING: [&str; 4] = ["competitions", "entrants", "results", "boards"];
+
+/// Where `entrants` is written without its `house` column until the whole federation
+/// has told whether it needs one.
+const ENTRANTS_WITHOUT_HOUSE: &str = ".entrants-without-house.parquet";
+
+/// One table's file in the staging folder, written a row group at a time.
+struct TableFile {
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl TableFile {
+    fn create(path: PathBuf) -> Result<Self> {
+        let file = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(TableFile {
+            path,
+            out: std::io::BufWriter::new(file),
+        })
+    }
+
+    fn sync(mut self) -> Result<()> {
+        use std::io::Write;
+        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
+        self.out
+            .get_ref()
+            .sync_all()
+            .map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// Generates the federation a few months at a time and appends each month's rows to
+/// the one file per table, written a row group at a time, so that memory holds those
+/// months and a row group per table whatever the length of the history (a whole
+/// federation of 30 000 members over ten years is some 17 million board rows, over
+/// 12 GB as rows in memory). The files have the bytes of the federation generated
+/// whole and written with [`crate::report::write_dataset`]: the whole federation's
+/// rows are the months' rows in month order, and a Parquet file's row groups are
+/// encoded each on its own.
+///
+/// One thing no month can tell is whether `entrants` has a `house` column, which is
+/// written only when some entrant of the whole federation is a house pair. So entrants
+/// are written both with and without it, and the file not needed is dropped at the
+/// end (entrants are a small table: encoding it twice costs little).
+fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
+    use crate::report::dataset_writer::{dataset_frames, refuse_other_forms};
+    use crate::report::files::GroupWriter;
+    use polars::prelude::{Column, DataFrame};
+    refuse_other_forms(out)?;
+    let federation = crate::synth::Federation::new(config);
+    let mut summary = SampleSummary {
+        members: count_kind(&federation.member_rows, MemberKind::Member),
+        foreign: count_kind(&federation.member_rows, MemberKind::Foreign),
+        ..SampleSummary::default()
+    };
+    let members = Dataset {
+        members: federation.member_rows.clone(),
+        ..Dataset::default()
+    };
+    // The frames of no rows, whose columns a table that receives none is written with.
+    let empty = dataset_frames(&Dataset::default())?;
+    crate::report::files::write_staged(out, |stage| {
+        let (_, members) = dataset_frames(&members)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Config("the members table has no frame".to_owned()))?;
+        crate::report::files::write_parquet(&members, &stage.path("members.parquet"))?;
+        let mut files = Vec::new();
+        for name in GROWING {
+            files.push(TableFile::create(stage.path(&format!("{name}.parquet")))?);
+        }
+        let mut without_house = TableFile::create(stage.path(ENTRANTS_WITHOUT_HOUSE))?;
+        let mut house = false;
+        let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+        let plain = without_house.path.clone();
+        {
+            let mut writers: Vec<GroupWriter<&mut std::io::BufWriter<std::fs::File>>> = files
+                .iter_mut()
+                .map(|f| GroupWriter::new(&mut f.out))
+                .collect();
+            let mut plain_entrants = GroupWriter::new(&mut without_house.out);
+            month_batches(&federation, |month| {
+                summary.add(&month);
+                house |= month.entrants.iter().any(|e| e.house);
+                let frames = dataset_frames(&month)?;
+                for (name, mut frame) in frames {
+                    let Some(at) = GROWING.iter().position(|table| *table == name) else {
+                        continue; // members, written once above
+                    };
+                    let (writer, path) = (&mut writers[at], &paths[at]);
+                    let polars = |e| Error::polars(path, e);
+                    if name == "entrants" {
+                        let plain = frame.drop("house").unwrap_or_else(|_| frame.clone());
+                        plain_entrants.push(plain).map_err(polars)?;
+                        if frame.column("house").is_err() {
+                            let none = vec![false; frame.height()];
+                            frame
+                                .with_column(Column::new("house".into(), none))
+                                .map_err(polars)?;
+                        }
+                    }
+                    writer.push(frame).map_err(polars)?;
+                }
+                Ok(())
+            })?;
+            let empty_frame = |name: &str| -> DataFrame {
+                empty
+                    .iter()
+                    .find(|(table, _)| *table == name)
+                    .map(|(_, frame)| frame.clone())
+                    .unwrap_or_default()
+            };
+            for ((name, writer), path) in GROWING.iter().zip(writers).zip(&paths) {
+                writer
+                    .finish(|| Ok(empty_frame(name)))
+                    .map_err(|e| Error::polars(path, e))?;
+            }
+            plain_entrants
+                .finish(|| Ok(empty_frame("entrants")))
+                .map_err(|e| Error::polars(&plain, e))?;
+        }
+        for file in files {
+            file.sync()?;
+        }
+        without_house.sync()?;
+        if house {
+            std::fs::remove_file(&plain).map_err(|e| Error::io(&plain, e))
+        } else {
+            let entrants = stage.path("entrants.parquet");
+            std::fs::rename(&plain, &entrants).map_err(|e| Error::io(&entrants, e))
+        }
+    })?;
     Ok(summary)
 }
 
@@ -124,32 +276,22 @@ fn write_by_month(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
         foreign: count_kind(&federation.member_rows, MemberKind::Foreign),
         ..SampleSummary::default()
     };
-    let batch = rayon::current_num_threads().max(1) as u32;
-    let mut first = 0;
-    while first < config.months {
-        let last = (first + batch).min(config.months);
-        let months: Vec<Dataset> = (first..last)
-            .into_par_iter()
-            .map(|m| crate::synth::month(&federation, m))
+    month_batches(&federation, |mut month| {
+        summary.add(&month);
+        let names: BTreeSet<String> = month
+            .competitions
+            .iter()
+            .map(crate::report::dataset_writer::month_of)
             .collect();
-        for mut month in months {
-            summary.add(&month);
-            let names: BTreeSet<String> = month
-                .competitions
-                .iter()
-                .map(crate::report::dataset_writer::month_of)
-                .collect();
-            month.members = federation.member_rows.clone();
-            crate::report::dataset_writer::write_months(
-                &month,
-                out,
-                &names,
-                false,
-                crate::report::files::Commit::default(),
-            )?;
-        }
-        first = last;
-    }
+        month.members = federation.member_rows.clone();
+        crate::report::dataset_writer::write_months(
+            &month,
+            out,
+            &names,
+            false,
+            crate::report::files::Commit::default(),
+        )
+    })?;
     if summary.competitions == 0 {
         // No month had a competition: still a readable (empty) dataset.
         let members = Dataset {

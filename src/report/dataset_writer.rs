@@ -35,6 +35,19 @@ pub fn dataset_frames(dataset: &Dataset) -> Result<Vec<(&'static str, DataFrame)
 /// Refuses when `dir` already holds a table in another form (`NAME.csv` or a folder
 /// `NAME/`), which would make the folder ambiguous to read.
 pub fn write_dataset(dataset: &Dataset, dir: &Path) -> Result<(), Error> {
+    refuse_other_forms(dir)?;
+    let frames = dataset_frames(dataset)?;
+    write_staged(dir, |stage| {
+        frames.iter().try_for_each(|(name, frame)| {
+            write_parquet(frame, &stage.path(&format!("{name}.parquet")))
+        })
+    })
+    .map(|_| ())
+}
+
+/// Refuses a folder that holds a table as `NAME.csv` or as a folder `NAME/`, beside
+/// which writing `NAME.parquet` would make the folder ambiguous to read.
+pub fn refuse_other_forms(dir: &Path) -> Result<(), Error> {
     for name in TABLES {
         for other in [dir.join(format!("{name}.csv")), dir.join(name)] {
             if other.exists() {
@@ -46,13 +59,7 @@ pub fn write_dataset(dataset: &Dataset, dir: &Path) -> Result<(), Error> {
             }
         }
     }
-    let frames = dataset_frames(dataset)?;
-    write_staged(dir, |stage| {
-        frames.iter().try_for_each(|(name, frame)| {
-            write_parquet(frame, &stage.path(&format!("{name}.parquet")))
-        })
-    })
-    .map(|_| ())
+    Ok(())
 }
 
 /// The month partition a competition's rows are written to: `2015-09`.

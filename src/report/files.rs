@@ -315,6 +315,127 @@ fn write_plain_parquet_carrying<W: Write>(
     Ok(())
 }
 
+/// A Parquet file written as its rows are produced, when their number is not known
+/// beforehand: rows are buffered until they fill a row group of [`ROW_GROUP_ROWS`],
+/// which is then encoded and written, so that at most one group waits in memory. The
+/// bytes are those [`write_parquet`] writes for all the rows as one frame, since every
+/// group but the last is full and each group is encoded on its own. The schema is that
+/// of the first frame pushed; a file that receives no rows gets the schema of
+/// [`GroupWriter::finish`]'s `empty` frame and no row group, as [`write_parquet`] does.
+pub struct GroupWriter<W: Write> {
+    out: Option<W>,
+    writer: Option<GroupEncoder<W>>,
+    pending: Option<DataFrame>,
+}
+
+struct GroupEncoder<W: Write> {
+    writer: polars_parquet::write::FileWriter<W>,
+    schema: ArrowSchema,
+    options: polars_parquet::write::WriteOptions,
+    encodings: Vec<Vec<polars_parquet::write::Encoding>>,
+}
+
+impl<W: Write> GroupEncoder<W> {
+    fn try_new(out: W, first: &DataFrame) -> PolarsResult<Self> {
+        use polars_parquet::write::{get_dtype_encoding, FileWriter, Version, WriteOptions};
+        let settings = ParquetSettings::default();
+        let schema: ArrowSchema = first
+            .columns()
+            .iter()
+            .map(|c| c.field().to_arrow(CompatLevel::oldest()))
+            .collect();
+        let options = WriteOptions {
+            statistics: StatisticsOptions::default(),
+            version: Version::V1,
+            compression: settings.compression.into(),
+            data_page_size: None,
+        };
+        let encodings = schema
+            .iter_values()
+            .map(|field| get_dtype_encoding(&field.dtype))
+            .collect();
+        Ok(GroupEncoder {
+            writer: FileWriter::try_new(out, schema.clone(), options)?,
+            schema,
+            options,
+            encodings,
+        })
+    }
+
+    fn group(&mut self, mut frame: DataFrame) -> PolarsResult<()> {
+        frame.rechunk_mut();
+        let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+        let groups = polars_parquet::write::RowGroupIterator::try_new(
+            batches,
+            &self.schema,
+            self.options,
+            self.encodings.clone().into(),
+        )?;
+        for encoded in groups {
+            // u64::MAX: the encoder counts the rows of the group itself.
+            self.writer.write(u64::MAX, encoded?)?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> GroupWriter<W> {
+    pub fn new(out: W) -> Self {
+        GroupWriter {
+            out: Some(out),
+            writer: None,
+            pending: None,
+        }
+    }
+
+    /// Appends `rows` (the columns of the first frame, in its order and types), and
+    /// writes every row group they complete.
+    pub fn push(&mut self, rows: DataFrame) -> PolarsResult<()> {
+        let mut pending = match self.pending.take() {
+            Some(mut pending) => {
+                pending.vstack_mut_owned(rows)?;
+                pending
+            }
+            None => rows,
+        };
+        while pending.height() >= ROW_GROUP_ROWS {
+            let group = pending.slice(0, ROW_GROUP_ROWS);
+            pending = pending.slice(ROW_GROUP_ROWS as i64, pending.height() - ROW_GROUP_ROWS);
+            self.encoder(&group)?.group(group)?;
+        }
+        self.pending = Some(pending);
+        Ok(())
+    }
+
+    fn encoder(&mut self, first: &DataFrame) -> PolarsResult<&mut GroupEncoder<W>> {
+        if self.writer.is_none() {
+            let out = self
+                .out
+                .take()
+                .ok_or_else(|| polars_err!(ComputeError: "the Parquet writer has no output"))?;
+            self.writer = Some(GroupEncoder::try_new(out, first)?);
+        }
+        self.writer
+            .as_mut()
+            .ok_or_else(|| polars_err!(ComputeError: "the Parquet writer has no output"))
+    }
+
+    /// Writes the last, partial row group and the footer. `empty` gives the schema of a file that received no rows.
+    pub fn finish(mut self, empty: impl FnOnce() -> PolarsResult<DataFrame>) -> PolarsResult<()> {
+        let last = match self.pending.take() {
+            Some(last) => last,
+            None => empty()?,
+        };
+        let height = last.height();
+        let encoder = self.encoder(&last)?;
+        if height > 0 {
+            encoder.group(last)?;
+        }
+        encoder.writer.end(None)?;
+        Ok(())
+    }
+}
+
 /// Encodes `df` as Parquet at polars' oldest Arrow compatibility level: text is stored as
 /// `large_string` and binary as `large_binary`. polars' own writer always uses the
 /// newest level, whose `string_view` columns pyarrow cannot sort, filter, join or write
@@ -732,6 +853,45 @@ mod tests {
             let rest = whole.slice(carried.rows() as i64, n - carried.rows());
             assert!(write(&rest, Some(&carried))? == one, "{first}");
         }
+        Ok(())
+    }
+
+    /// Rows pushed in uneven pieces, none of them a row group, give the bytes of the
+    /// frame written whole: two full row groups of 512² rows and a partial one. No rows
+    /// at all give the file of the empty frame.
+    #[test]
+    fn rows_pushed_in_pieces_give_the_bytes_of_one_frame() -> PolarsResult<()> {
+        let n = 2 * ROW_GROUP_ROWS + 1234;
+        let whole = df!(
+            "competition_id" => (0..n).map(|i| (i % 11 != 3).then(|| format!("c{}", i / 7))).collect::<Vec<_>>(),
+            "member_id" => (0..n as i64).collect::<Vec<_>>(),
+            "handicap" => (0..n).map(|i| (i % 13 != 0).then_some(i as f64 / 1000.0)).collect::<Vec<_>>(),
+        )?;
+        let mut one = Vec::new();
+        write_plain_parquet(&mut one, &whole, &ParquetSettings::default())?;
+        let mut pieces = Vec::new();
+        let mut writer = GroupWriter::new(&mut pieces);
+        let mut start = 0;
+        while start < n {
+            let len = 100_003.min(n - start);
+            writer.push(whole.slice(start as i64, len))?;
+            start += len;
+        }
+        writer.finish(|| Ok(whole.clear()))?;
+        let groups: Vec<usize> =
+            polars_parquet::read::read_metadata(&mut std::io::Cursor::new(&pieces))?
+                .row_groups
+                .iter()
+                .map(|g| g.num_rows())
+                .collect();
+        assert_eq!(groups, [ROW_GROUP_ROWS, ROW_GROUP_ROWS, 1234]);
+        assert!(pieces == one);
+
+        let mut empty = Vec::new();
+        write_plain_parquet(&mut empty, &whole.clear(), &ParquetSettings::default())?;
+        let mut nothing = Vec::new();
+        GroupWriter::new(&mut nothing).finish(|| Ok(whole.clear()))?;
+        assert!(nothing == empty);
         Ok(())
     }
 

@@ -181,12 +181,14 @@ pub(super) struct Col<T> {
     pub(super) path: Arc<Path>,
     pub(super) name: &'static str,
     pub(super) cells: Option<Cells<T>>,
+    /// The file's row of the frame's first (see [`Frame::first_row`]).
+    pub(super) first_row: usize,
 }
 
 impl<T: Clone> Col<T> {
     pub(super) fn location(&self, row: usize) -> Location {
         Location::file(self.path.to_path_buf())
-            .row(row + 1)
+            .row(self.first_row + row + 1)
             .column(self.name)
     }
 
@@ -262,7 +264,7 @@ impl Frame {
     }
 
     pub(super) fn origin(&self, row: usize) -> Origin {
-        Origin::new(&self.path, row + 1)
+        Origin::new(&self.path, self.first_row + row + 1)
     }
 
     /// The optional `source_file` and `source_line` columns of an imported dataset.
@@ -285,6 +287,7 @@ impl Frame {
                     path: Arc::clone(&self.path),
                     name,
                     cells: None,
+                    first_row: self.first_row,
                 }),
                 Presence::Required => Err(InputError::new(
                     location(),
@@ -311,6 +314,7 @@ impl Frame {
                 path: Arc::clone(&self.path),
                 name,
                 cells: Some(cells),
+                first_row: self.first_row,
             }),
             None => Err(InputError::new(
                 location(),

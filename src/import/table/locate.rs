@@ -181,21 +181,29 @@ pub(super) struct Frame {
     pub(super) path: Arc<Path>,
     pub(super) df: DataFrame,
     pub(super) text_columns: HashSet<String>,
+    /// The file's row (0-based) that is the frame's first: errors name rows of the
+    /// file, also when only some of its rows were read.
+    pub(super) first_row: usize,
 }
 
 pub(super) fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
-    read_frame_columns(file, None)
+    read_frame_columns(file, None, None)
 }
 
-/// [`read_frame`] with only `columns` (those of them the file has) when given; a CSV
-/// file is read whole.
+/// [`read_frame`] with only `columns` (those of them the file has) when given, and only
+/// the file's `rows` when given; a CSV file is read whole.
 pub(super) fn read_frame_columns(
     file: &SourceFile,
     columns: Option<&[&str]>,
+    rows: Option<std::ops::Range<usize>>,
 ) -> Result<Frame, Error> {
     let path = file.path.as_path();
+    let first_row = match file.kind {
+        FileKind::Parquet => rows.as_ref().map_or(0, |rows| rows.start),
+        FileKind::Csv => 0,
+    };
     let (mut df, mut text_columns) = match file.kind {
-        FileKind::Parquet => (read_parquet_columns(path, columns)?, HashSet::new()),
+        FileKind::Parquet => (read_parquet_rows(path, columns, rows)?, HashSet::new()),
         FileKind::Csv => {
             let df = guarded(path, || {
                 CsvReadOptions::default()
@@ -233,7 +241,64 @@ pub(super) fn read_frame_columns(
         path: Arc::from(path),
         df,
         text_columns,
+        first_row,
     })
+}
+
+/// The rows of each row group of a Parquet file, in order, after the checks of
+/// [`read_parquet_rows`] on its footer; `None` for a CSV file, which is read whole.
+pub(super) fn row_groups(file: &SourceFile) -> Result<Option<Vec<usize>>, Error> {
+    if file.kind == FileKind::Csv {
+        return Ok(None);
+    }
+    let path = file.path.as_path();
+    let handle = File::open(path).map_err(|e| Error::io(path, e))?;
+    let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
+    guarded(path, || -> Result<Vec<usize>, Error> {
+        let mut reader = ParquetReader::new(handle);
+        let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
+        check_footer(path, metadata, length)?;
+        Ok(metadata.row_groups.iter().map(|g| g.num_rows()).collect())
+    })?
+    .map(Some)
+}
+
+/// Refuses a footer that disagrees with itself or with the file's `length`: a damaged
+/// size would make the reader allocate what it claims or read beyond the file.
+fn check_footer(
+    path: &Path,
+    metadata: &polars_parquet::parquet::metadata::FileMetadata,
+    length: u64,
+) -> Result<(), Error> {
+    let claimed: usize = metadata
+        .row_groups
+        .iter()
+        .map(|group| group.num_rows())
+        .fold(0, usize::saturating_add);
+    let corrupt = |what: String| {
+        Error::from(InputError::new(
+            Location::file(path),
+            format!("the Parquet file is corrupt: {what}"),
+        ))
+    };
+    if metadata.num_rows > MAX_PARQUET_ROWS || claimed != metadata.num_rows {
+        return Err(corrupt(format!(
+            "its footer claims {} rows, its row groups {claimed}",
+            metadata.num_rows
+        )));
+    }
+    for group in &metadata.row_groups {
+        for chunk in group.parquet_columns() {
+            let range = chunk.byte_range();
+            if chunk.compressed_size() < 0 || chunk.uncompressed_size() < 0 || range.end > length {
+                return Err(corrupt(format!(
+                    "a column chunk of `{}` lies outside the file's {length} bytes",
+                    chunk.descriptor().path_in_schema.join(".")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Rows a Parquet file may claim: polars indexes rows with 32 bits, and a corrupt footer
@@ -243,46 +308,21 @@ pub(super) const MAX_PARQUET_ROWS: usize = u32::MAX as usize;
 /// Reads a Parquet file, after checking that its footer is consistent with the file: a
 /// truncated or corrupt file must give an error naming it, never a crash or an attempt
 /// to allocate what its damaged sizes claim.
-/// Only `columns` (those of them the file has) are read when given.
-pub(super) fn read_parquet_columns(
+/// Only `columns` (those of them the file has) are read when given, and only the file's
+/// `rows` (the reader decodes only the row groups that hold them).
+fn read_parquet_rows(
     path: &Path,
     columns: Option<&[&str]>,
+    rows: Option<std::ops::Range<usize>>,
 ) -> Result<DataFrame, Error> {
     let handle = File::open(path).map_err(|e| Error::io(path, e))?;
     let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
     guarded(path, || -> Result<DataFrame, Error> {
         let mut reader = ParquetReader::new(handle);
         let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
-        let claimed: usize = metadata
-            .row_groups
-            .iter()
-            .map(|group| group.num_rows())
-            .fold(0, usize::saturating_add);
-        let corrupt = |what: String| {
-            Error::from(InputError::new(
-                Location::file(path),
-                format!("the Parquet file is corrupt: {what}"),
-            ))
-        };
-        if metadata.num_rows > MAX_PARQUET_ROWS || claimed != metadata.num_rows {
-            return Err(corrupt(format!(
-                "its footer claims {} rows, its row groups {claimed}",
-                metadata.num_rows
-            )));
-        }
-        for group in &metadata.row_groups {
-            for chunk in group.parquet_columns() {
-                let range = chunk.byte_range();
-                if chunk.compressed_size() < 0
-                    || chunk.uncompressed_size() < 0
-                    || range.end > length
-                {
-                    return Err(corrupt(format!(
-                        "a column chunk of `{}` lies outside the file's {length} bytes",
-                        chunk.descriptor().path_in_schema.join(".")
-                    )));
-                }
-            }
+        check_footer(path, metadata, length)?;
+        if let Some(rows) = rows {
+            reader = reader.with_slice(Some((rows.start, rows.len())));
         }
         let schema = reader.schema().map_err(|e| Error::polars(path, e))?;
         for (name, field) in schema.iter() {

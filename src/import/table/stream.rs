@@ -1,18 +1,26 @@
-//! Board rows a file at a time, handed on competition by competition.
+//! Board rows a piece at a time, handed on competition by competition.
 //!
 //! Board rows are nearly all of a federation's history (tens of millions in ten years)
 //! and nothing needs more than one competition's rows at once: scoring and the ledger's
-//! content hash are per competition. So the board files are read one after another and
-//! each competition is handed on, and its rows dropped, as soon as the last file that
-//! holds any of them has been read. Which file that is comes from a first look at each
-//! file's `competition_id` column alone. In the importer's layout (one hive partition
+//! content hash are per competition. So the board files are read one piece after
+//! another (a row group of a Parquet file of several, else a whole file) and each
+//! competition is handed on, and its rows dropped, as soon as the last piece that holds
+//! any of them has been read. Which piece that is comes from a first look at each
+//! piece's `competition_id` column alone. In the importer's layout (one hive partition
 //! per month) every competition is whole in one file, so at most one file's rows are in
-//! memory; a single `boards.parquet` is handed on whole, as before.
+//! memory; one large `boards.parquet` (17 million rows at 30 000 members over ten
+//! years) streams the same way, a row group at a time, since a competition's rows are
+//! together and it waits only for the row group that holds its last.
 //!
-//! The first pass over the files also holds every row to the rules, exactly as reading
-//! the whole table did: the quarantine is only final after it ([`BoardReader::finish`]).
-//! A later pass (a continued run that first hashes everything, then scores what is
-//! new) reads only the files that hold a competition it wants.
+//! The first pass over the pieces also holds every row to the rules, exactly as reading
+//! the whole table did, naming the row of the file: the quarantine is only final after
+//! it ([`BoardReader::finish`]). A later pass (a continued run that first hashes
+//! everything, then scores what is new) reads only the pieces that hold a competition
+//! it wants.
+//!
+//! Polars' own reader does the row groups: given a row slice it decodes only the groups
+//! that hold it, behind the same footer checks and panic guard as a whole file, so no
+//! second Parquet reader is needed.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -21,36 +29,71 @@ use crate::error::Error;
 use crate::quarantine::{OnError, Quarantine};
 
 use super::cells::Presence::Required;
-use super::locate::{read_frame, read_frame_columns, SourceFile};
+use std::ops::Range;
+
+use super::locate::{read_frame_columns, row_groups, SourceFile};
 use super::rows::{build_boards, check_boards};
 use super::Check;
 
-/// The board files of a dataset and the competitions each one holds.
+/// The board files of a dataset, in pieces, and the competitions each piece holds.
 #[derive(Debug, Default)]
 pub(super) struct BoardFiles {
     files: Vec<SourceFile>,
+    /// The parts of the files read one at a time, in file and row order.
+    pieces: Vec<Piece>,
     /// Every competition id found in a board file, interned: `index[id]` is its place.
     ids: Vec<String>,
     index: HashMap<String, u32>,
-    /// Per file, the competitions it holds (interned, each once).
-    file_ids: Vec<Vec<u32>>,
-    /// Per competition, the last file that holds a row of it.
-    last_file: Vec<usize>,
+    /// Per piece, the competitions it holds (interned, each once).
+    piece_ids: Vec<Vec<u32>>,
+    /// Per competition, the last piece that holds a row of it.
+    last_piece: Vec<usize>,
     /// Rows in all the files.
     rows: usize,
 }
 
+/// What is read at once: a row group of a Parquet file of several, or a whole file.
+#[derive(Debug, Clone)]
+struct Piece {
+    /// Place of the file in [`BoardFiles::files`].
+    file: usize,
+    /// The file's rows, when it is read a row group at a time.
+    rows: Option<Range<usize>>,
+}
+
 impl BoardFiles {
-    /// Lists the competitions of every file, reading only its `competition_id` column
-    /// (from the file, or from a hive partition folder). A file without the column is
-    /// listed as holding nothing; reading it then reports the missing column.
+    /// Lists the competitions of every piece, reading only its `competition_id` column
+    /// (from the file, or from a hive partition folder). A Parquet file of several row
+    /// groups (one large `boards.parquet`) is cut into one piece per row group, so that
+    /// it streams as the month partitions do. A file without the column is listed as
+    /// holding nothing; reading it then reports the missing column.
     pub(super) fn scan(files: Vec<SourceFile>) -> Result<Self, Error> {
-        let mut scanned = BoardFiles {
-            file_ids: Vec::with_capacity(files.len()),
-            ..BoardFiles::default()
-        };
+        let mut scanned = BoardFiles::default();
         for (at, file) in files.iter().enumerate() {
-            let frame = read_frame_columns(file, Some(&["competition_id"]))?;
+            match row_groups(file)? {
+                Some(groups) if groups.len() > 1 => {
+                    let mut start = 0;
+                    for rows in groups {
+                        scanned.pieces.push(Piece {
+                            file: at,
+                            rows: Some(start..start + rows),
+                        });
+                        start += rows;
+                    }
+                }
+                _ => scanned.pieces.push(Piece {
+                    file: at,
+                    rows: None,
+                }),
+            }
+        }
+        scanned.piece_ids = Vec::with_capacity(scanned.pieces.len());
+        for (at, piece) in scanned.pieces.iter().enumerate() {
+            let frame = read_frame_columns(
+                &files[piece.file],
+                Some(&["competition_id"]),
+                piece.rows.clone(),
+            )?;
             scanned.rows += frame.height();
             let mut here = Vec::new();
             if frame.df.column("competition_id").is_ok() {
@@ -64,7 +107,7 @@ impl BoardFiles {
                             let interned = scanned.ids.len() as u32;
                             scanned.index.insert(id.clone(), interned);
                             scanned.ids.push(id);
-                            scanned.last_file.push(at);
+                            scanned.last_piece.push(at);
                             interned
                         }
                     };
@@ -72,12 +115,12 @@ impl BoardFiles {
                         here.push(interned);
                         last = Some(interned);
                     }
-                    scanned.last_file[interned as usize] = at;
+                    scanned.last_piece[interned as usize] = at;
                 }
             }
             here.sort_unstable();
             here.dedup();
-            scanned.file_ids.push(here);
+            scanned.piece_ids.push(here);
         }
         scanned.files = files;
         Ok(scanned)
@@ -100,12 +143,12 @@ pub struct Opened {
     pub boards: BoardReader,
 }
 
-/// The board files of an opened dataset, read a file at a time.
+/// The board files of an opened dataset, read a piece at a time.
 #[derive(Debug)]
 pub struct BoardReader {
     check: Check,
     files: BoardFiles,
-    /// Set once a pass has read every board file: the quarantine is then final.
+    /// Set once a pass has read every piece: the quarantine is then final.
     finished: bool,
 }
 
@@ -123,12 +166,13 @@ impl BoardReader {
         self.files.len()
     }
 
-    /// Reads the board files in order and calls `each` with the rows of every
-    /// competition `wanted` accepts whose last file has just been read, once per file
-    /// (the rows of one competition together, in file and row order; competitions
-    /// quarantined by a row left out). The first pass reads every file and checks every
-    /// row; later passes read only the files holding a wanted competition, and leave
-    /// the quarantine as the first pass made it. `each` may take the rows.
+    /// Reads the board files in order, a piece (row group or file) at a time, and calls
+    /// `each` with the rows of every competition `wanted` accepts whose last piece has
+    /// just been read, once per piece (the rows of one competition together, in file
+    /// and row order; competitions quarantined by a row left out). The first pass reads
+    /// every piece and checks every row; later passes read only the pieces holding a
+    /// wanted competition, and leave the quarantine as the first pass made it. `each`
+    /// may take the rows.
     pub fn read_boards(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
@@ -153,7 +197,7 @@ impl BoardReader {
         outcome
     }
 
-    /// One pass. The files are read and their rows checked on a thread of their own
+    /// One pass. The pieces are read and their rows checked on a thread of their own
     /// while `each` works on the batch before (hashing and scoring it in parallel), so
     /// reading overlaps the work on what was read; at most two batches wait.
     fn pass(
@@ -208,11 +252,11 @@ impl BoardReader {
     }
 }
 
-/// Reads the board files in order and sends, after each, the rows of the competitions
-/// whose last file it was; an error is sent as the last message. Stops when the
-/// receiver is gone. Each file's rows are built from its cells on a thread of their
-/// own while the file before is checked (the checks keep the quarantine, so they run
-/// in file order).
+/// Reads the pieces in order and sends, after each, the rows of the competitions whose
+/// last piece it was; an error is sent as the last message. Stops when the receiver is
+/// gone. Each piece's rows are built from its cells on a thread of their own while the
+/// piece before is checked (the checks keep the quarantine, so they run in file and
+/// row order).
 fn produce(
     boards: &BoardFiles,
     check: &mut Check,
@@ -220,10 +264,14 @@ fn produce(
     wanted: &[bool],
     send: &std::sync::mpsc::SyncSender<Result<Vec<BoardResult>, Error>>,
 ) {
-    let to_read: Vec<usize> = (0..boards.files.len())
-        .filter(|&at| first || boards.file_ids[at].iter().any(|&id| wanted[id as usize]))
+    let to_read: Vec<usize> = (0..boards.pieces.len())
+        .filter(|&at| first || boards.piece_ids[at].iter().any(|&id| wanted[id as usize]))
         .collect();
-    let build = |at: usize| read_frame(&boards.files[at]).and_then(|frame| build_boards(&frame));
+    let build = |at: usize| {
+        let piece = &boards.pieces[at];
+        read_frame_columns(&boards.files[piece.file], None, piece.rows.clone())
+            .and_then(|frame| build_boards(&frame))
+    };
     std::thread::scope(|scope| {
         let mut next = to_read.first().map(|&at| scope.spawn(move || build(at)));
         let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
@@ -248,8 +296,8 @@ fn produce(
     });
 }
 
-/// The rows of the competitions whose last file is `at`, with those carried over from
-/// earlier files; the rows of competitions that continue in later files wait in
+/// The rows of the competitions whose last piece is `at`, with those carried over from
+/// earlier pieces; the rows of competitions that continue in later pieces wait in
 /// `pending`. Rows of unwanted or quarantined competitions are dropped.
 fn complete_competitions(
     boards: &BoardFiles,
@@ -260,8 +308,8 @@ fn complete_competitions(
     pending: &mut HashMap<u32, Vec<BoardResult>>,
 ) -> Vec<BoardResult> {
     let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
-    for &id in &boards.file_ids[at] {
-        if boards.last_file[id as usize] == at {
+    for &id in &boards.piece_ids[at] {
+        if boards.last_piece[id as usize] == at {
             if let Some(earlier) = pending.remove(&id) {
                 complete.extend(earlier);
             }
@@ -274,7 +322,7 @@ fn complete_competitions(
         if !wanted[id as usize] {
             continue;
         }
-        if boards.last_file[id as usize] == at {
+        if boards.last_piece[id as usize] == at {
             complete.push(row);
         } else {
             pending.entry(id).or_default().push(row);
@@ -282,7 +330,7 @@ fn complete_competitions(
     }
     let quarantine = &check.quarantine;
     complete.retain(|row| !quarantine.contains(&row.competition_id));
-    // One competition's rows together: those carried over from earlier files come
+    // One competition's rows together: those carried over from earlier pieces come
     // first, so a stable sort by competition keeps file and row order.
     complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
     complete
