@@ -324,6 +324,123 @@ pub fn compare(previous: &[Entry], current: &[Entry]) -> Difference {
     difference
 }
 
+/// A competition as the dataset's index lists it (`competition_index.parquet`, kept by
+/// the writers beside the data): enough to compare with a ledger without reading the
+/// competition's rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Indexed {
+    pub competition_id: String,
+    /// The month partition (`2026-01`) its rows are in.
+    pub month: String,
+    pub date: NaiveDate,
+    pub session: i32,
+    /// The content hash (this version's [`SCHEME`]); `None` when the reader leaves the
+    /// competition out, or when rows of it lie in another month's files.
+    pub sha256: Option<String>,
+    /// Its rows in each table.
+    pub entrants: u64,
+    pub results: u64,
+    pub boards: u64,
+}
+
+impl Indexed {
+    fn key(&self) -> (NaiveDate, i32, &str) {
+        (self.date, self.session, self.competition_id.as_str())
+    }
+}
+
+/// What a continued run reads, from the dataset's index and the previous run's ledger.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadPlan {
+    /// The rows of these months only: the competitions of the other months are as the
+    /// previous run took them, with these hashes (by id).
+    Months {
+        months: std::collections::BTreeSet<String>,
+        known: HashMap<String, String>,
+    },
+    /// Everything, for the reason given: the index cannot tell what the rows would.
+    Whole(String),
+}
+
+/// The months a continued run has to read, when the index vouches for every other
+/// one: every competition of the previous ledger is in the index with the same hash,
+/// date and session, every indexed competition up to `through` (and `until`) is in the
+/// ledger, and every competition of a month left unread has a hash of its own rows
+/// alone. Anything else (a change, a late or removed competition, a competition the
+/// reader leaves out, rows in another month's files) needs the whole dataset: the
+/// rows alone tell then what the run has to do.
+pub fn plan_reading(
+    index: &[Indexed],
+    previous: &[Entry],
+    scheme: u32,
+    through: Option<(NaiveDate, i32, &str)>,
+    until: Option<NaiveDate>,
+) -> ReadPlan {
+    let whole = |why: String| ReadPlan::Whole(why);
+    if scheme != SCHEME {
+        return whole(format!("the state's ledger has scheme {scheme}"));
+    }
+    let Some(through) = through else {
+        return whole("the state applied no competition".to_owned());
+    };
+    let mut by_id: HashMap<&str, &Indexed> = HashMap::with_capacity(index.len());
+    for row in index {
+        if by_id.insert(row.competition_id.as_str(), row).is_some() {
+            return whole(format!(
+                "competition `{}` is listed in more than one month",
+                row.competition_id
+            ));
+        }
+    }
+    for entry in previous {
+        let same = by_id.get(entry.competition_id.as_str()).is_some_and(|row| {
+            row.sha256.is_some()
+                && row.sha256 == entry.sha256
+                && row.date == entry.date
+                && row.session == entry.session
+        });
+        if !same {
+            return whole(format!(
+                "competition `{}` is not in the index as the state took it",
+                entry.competition_id
+            ));
+        }
+    }
+    let in_ledger: std::collections::HashSet<&str> = previous
+        .iter()
+        .map(|e| e.competition_id.as_str())
+        .collect();
+    let until_ok = |row: &Indexed| until.is_none_or(|u| row.date <= u);
+    let mut months = std::collections::BTreeSet::new();
+    for row in index {
+        if row.key() <= through {
+            if until_ok(row) && !in_ledger.contains(row.competition_id.as_str()) {
+                return whole(format!(
+                    "competition `{}` is new but dated before the state's last one",
+                    row.competition_id
+                ));
+            }
+        } else if until_ok(row) {
+            months.insert(row.month.clone());
+        }
+    }
+    let mut known = HashMap::new();
+    for row in index.iter().filter(|row| !months.contains(&row.month)) {
+        match &row.sha256 {
+            Some(hash) => {
+                known.insert(row.competition_id.clone(), hash.clone());
+            }
+            None => {
+                return whole(format!(
+                    "competition `{}` of month {} is left out by the reader or has rows in another month",
+                    row.competition_id, row.month
+                ))
+            }
+        }
+    }
+    ReadPlan::Months { months, known }
+}
+
 /// Ledger entries for the competitions the reader left out (those with a date).
 pub fn quarantined_entries(quarantined: &[Quarantined]) -> Vec<Entry> {
     quarantined
