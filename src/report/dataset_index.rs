@@ -402,3 +402,70 @@ pub fn reindex(dir: &Path) -> Result<usize> {
     write(dir, &index)?;
     Ok(index.competitions.len())
 }
+
+/// Brings the index of `staging` (the next version of a dataset, being written) up to
+/// date with its files, reusing the months of `previous`'s index (the version before)
+/// whose files it still has; a layout that cannot be indexed gets no index.
+pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
+    let stale = staging.join(FILE);
+    if digests(staging)?.is_err() {
+        if stale.exists() {
+            std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+        }
+        return Ok(());
+    }
+    let path = previous.join(FILE);
+    let before = if path.exists() { read(&path).ok() } else { None };
+    let index = build(staging, before.as_ref())?;
+    write(staging, &index)
+}
+
+/// What a continued run reads ([`reading_plan`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    /// The rows of these months, with the hashes of the competitions of the others.
+    Months {
+        months: BTreeSet<String>,
+        known: HashMap<String, String>,
+    },
+    /// Everything; with a note for the user when the index is missing or stale (not
+    /// when the dataset changed: the run says what changed).
+    Whole(Option<String>),
+}
+
+/// What a run continuing `previous` on the dataset in `dir` reads: only the months the
+/// index shows something new in, when the index matches the data files and the
+/// previous run's ledger; everything otherwise.
+pub fn reading_plan(
+    dir: &Path,
+    previous: &crate::pipeline::PreviousRun,
+    until: Option<chrono::NaiveDate>,
+) -> Result<Reading> {
+    let index = match load_checked(dir)? {
+        Ok(index) => index,
+        Err(why) => {
+            return Ok(Reading::Whole(Some(format!(
+                "note: {why}, so every competition is read and hashed to compare with the state; `bridgehcp index {}` writes the index",
+                dir.display()
+            ))))
+        }
+    };
+    let through = previous
+        .applied_through
+        .as_ref()
+        .map(|t| (t.date, t.session, t.competition_id.as_str()));
+    let plan = ledger::plan_reading(
+        &index.competitions,
+        &previous.ledger,
+        previous.record.ledger_scheme,
+        through,
+        until,
+    );
+    Ok(match plan {
+        ledger::ReadPlan::Months { months, known } => Reading::Months {
+            months,
+            known: known.into_iter().collect(),
+        },
+        ledger::ReadPlan::Whole(_) => Reading::Whole(None),
+    })
+}
