@@ -516,8 +516,12 @@ fn continue_from_index(
         plan.settings.until,
     )?;
     checking.finish_and_clear();
-    let (months, known) = match reading {
-        crate::report::dataset_index::Reading::Months { months, known } => (months, known),
+    let (months, known, all_months) = match reading {
+        crate::report::dataset_index::Reading::Months {
+            months,
+            known,
+            all_months,
+        } => (months, known, all_months),
         crate::report::dataset_index::Reading::Whole(note) => {
             if let Some(note) = note.filter(|_| progress) {
                 eprintln!("{note}");
@@ -531,7 +535,7 @@ fn continue_from_index(
     } = crate::import::table::open_partitions(
         &plan.data,
         plan.settings.on_error,
-        &crate::import::table::Partitions::Rows(months),
+        &crate::import::table::Partitions::Rows(months.clone()),
         &Bars::new(progress),
     )?;
     check_register(plan, &head)?;
@@ -555,7 +559,10 @@ fn continue_from_index(
     )?;
     drop(head);
     match output {
-        Some(output) => write_outputs(plan, output, &inputs, read_time, started).map(Some),
+        Some(mut output) => {
+            output.summary.months_read = Some((months.len(), all_months));
+            write_outputs(plan, output, &inputs, read_time, started).map(Some)
+        }
         None => Ok(None),
     }
 }
@@ -627,8 +634,15 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     use crate::report::count;
     let mut not_applied = Vec::new();
     if summary.competitions_skipped > 0 {
+        let index = match summary.months_read {
+            Some((read, months)) => format!(
+                ", as the dataset's index showed: rows read of {read} of {} only",
+                count(months, "month", "months")
+            ),
+            None => String::new(),
+        };
         not_applied.push(format!(
-            "{} already applied by the previous run and unchanged",
+            "{} already applied by the previous run and unchanged{index}",
             summary.competitions_skipped
         ));
     }

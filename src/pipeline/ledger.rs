@@ -598,6 +598,124 @@ mod tests {
         assert!(compare_scheme(&previous, &previous, SCHEME).is_empty());
     }
 
+    fn indexed(id: &str, month: u32, day: u32, hash: Option<&str>) -> Indexed {
+        Indexed {
+            competition_id: id.into(),
+            month: format!("2026-{month:02}"),
+            date: NaiveDate::from_ymd_opt(2026, month, day).unwrap_or_default(),
+            session: 1,
+            sha256: hash.map(str::to_owned),
+            entrants: 4,
+            results: 4,
+            boards: 0,
+        }
+    }
+
+    fn ledger_of(rows: &[Indexed]) -> Vec<Entry> {
+        rows.iter()
+            .map(|r| Entry {
+                competition_id: r.competition_id.clone(),
+                date: r.date,
+                session: r.session,
+                sha256: r.sha256.clone(),
+                status: Status::Applied,
+            })
+            .collect()
+    }
+
+    /// Three months: January and February applied by the previous run, March new.
+    fn three_months() -> Vec<Indexed> {
+        vec![
+            indexed("a", 1, 10, Some("ha")),
+            indexed("b", 2, 14, Some("hb")),
+            indexed("c", 3, 14, Some("hc")),
+            indexed("d", 3, 28, Some("hd")),
+        ]
+    }
+
+    fn months(plan: &ReadPlan) -> Vec<String> {
+        match plan {
+            ReadPlan::Months { months, .. } => months.iter().cloned().collect(),
+            ReadPlan::Whole(why) => vec![format!("whole: {why}")],
+        }
+    }
+
+    #[test]
+    fn an_unchanged_history_is_read_from_the_months_with_news_only() {
+        let index = three_months();
+        let previous = ledger_of(&index[..2]);
+        let through = (index[1].date, 1, "b");
+        let plan = plan_reading(&index, &previous, SCHEME, Some(through), None);
+        assert_eq!(months(&plan), ["2026-03"]);
+        let ReadPlan::Months { known, .. } = plan else {
+            return;
+        };
+        assert_eq!(known.len(), 2);
+        assert_eq!(known["a"], "ha");
+        assert_eq!(known["b"], "hb");
+
+        // Up to 14 March: March is read (c is new); d is after `until`.
+        let until = NaiveDate::from_ymd_opt(2026, 3, 14);
+        let plan = plan_reading(&index, &previous, SCHEME, Some(through), until);
+        assert_eq!(months(&plan), ["2026-03"]);
+        // Up to February: nothing new, nothing read; every hash from the index.
+        let until = NaiveDate::from_ymd_opt(2026, 2, 28);
+        let plan = plan_reading(&index, &previous, SCHEME, Some(through), until);
+        assert_eq!(months(&plan), Vec::<String>::new());
+    }
+
+    #[test]
+    fn anything_the_index_cannot_vouch_for_needs_the_whole_dataset() {
+        let index = three_months();
+        let previous = ledger_of(&index[..2]);
+        let through = Some((index[1].date, 1, "b"));
+        let whole = |index: &[Indexed], previous: &[Entry], scheme| {
+            matches!(
+                plan_reading(index, previous, scheme, through, None),
+                ReadPlan::Whole(_)
+            )
+        };
+        assert!(!whole(&index, &previous, SCHEME));
+        // A corrected competition of January.
+        let mut changed = index.clone();
+        changed[0].sha256 = Some("ha2".into());
+        assert!(whole(&changed, &previous, SCHEME));
+        // One moved to another day.
+        let mut moved = index.clone();
+        moved[0].date = NaiveDate::from_ymd_opt(2026, 1, 11).unwrap_or_default();
+        assert!(whole(&moved, &previous, SCHEME));
+        // Withdrawn.
+        assert!(whole(&index[1..], &previous, SCHEME));
+        // Added late, in February.
+        let mut late = index.clone();
+        late.push(indexed("l", 2, 1, Some("hl")));
+        assert!(whole(&late, &previous, SCHEME));
+        // Left out by the reader in a month not read.
+        let mut left_out = index.clone();
+        left_out.push(indexed("q", 1, 20, None));
+        let mut previous_q = previous.clone();
+        previous_q.push(ledger_of(&left_out[4..])[0].clone());
+        assert!(whole(&left_out, &previous_q, SCHEME));
+        // Listed in two months.
+        let mut twice = index.clone();
+        twice.push(indexed("a", 3, 1, None));
+        assert!(whole(&twice, &previous, SCHEME));
+        // Hashes of another scheme, or nothing applied before.
+        assert!(whole(&index, &previous, 1));
+        assert!(matches!(
+            plan_reading(&index, &[], SCHEME, None, None),
+            ReadPlan::Whole(_)
+        ));
+        // A competition without a hash in a month that is read is the reader's to
+        // judge.
+        let mut new_left_out = index.clone();
+        new_left_out.push(indexed("r", 3, 20, None));
+        assert_eq!(
+            months(&plan_reading(&new_left_out, &previous, SCHEME, through, None)),
+            ["2026-03"]
+        );
+    }
+
     #[test]
     fn the_factor_hash_tells_sets_of_one_name_apart() {
         let base = FactorSet::default();

@@ -179,6 +179,9 @@ pub struct RunSummary {
     pub competitions_quarantined: usize,
     /// Competitions the previous run already applied, not applied again.
     pub competitions_skipped: usize,
+    /// When the dataset's index let the run read the rows of some months only: how
+    /// many months it read, of how many.
+    pub months_read: Option<(usize, usize)>,
     /// Competitions changed, removed or added late since the previous run (they make
     /// the run replay the history from the start).
     pub competitions_corrected: usize,
@@ -835,6 +838,7 @@ impl<'a> Run<'a> {
             competitions_not_rated: scored.not_rated.len(),
             competitions_quarantined: quarantined.len(),
             competitions_skipped: scored.skipped,
+            months_read: None,
             competitions_corrected: difference.as_ref().map_or(0, Difference::count),
             replayed: difference.as_ref().map(Difference::describe),
             members_moved: moved(&scored.start.before, &states),

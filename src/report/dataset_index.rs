@@ -427,6 +427,8 @@ pub enum Reading {
     Months {
         months: BTreeSet<String>,
         known: HashMap<String, String>,
+        /// The months the index lists.
+        all_months: usize,
     },
     /// Everything; with a note for the user when the index is missing or stale (not
     /// when the dataset changed: the run says what changed).
@@ -465,6 +467,12 @@ pub fn reading_plan(
         ledger::ReadPlan::Months { months, known } => Reading::Months {
             months,
             known: known.into_iter().collect(),
+            all_months: index
+                .competitions
+                .iter()
+                .map(|c| c.month.as_str())
+                .collect::<BTreeSet<_>>()
+                .len(),
         },
         ledger::ReadPlan::Whole(_) => Reading::Whole(None),
     })
