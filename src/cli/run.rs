@@ -510,11 +510,8 @@ fn continue_from_index(
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
     let checking = spinner(progress, format!("checking {}", plan.data.display()));
-    let reading = crate::report::dataset_index::reading_plan(
-        &plan.data,
-        previous,
-        plan.settings.until,
-    )?;
+    let reading =
+        crate::report::dataset_index::reading_plan(&plan.data, previous, plan.settings.until)?;
     checking.finish_and_clear();
     let (months, known, all_months) = match reading {
         crate::report::dataset_index::Reading::Months {

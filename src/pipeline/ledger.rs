@@ -406,10 +406,8 @@ pub fn plan_reading(
             ));
         }
     }
-    let in_ledger: std::collections::HashSet<&str> = previous
-        .iter()
-        .map(|e| e.competition_id.as_str())
-        .collect();
+    let in_ledger: std::collections::HashSet<&str> =
+        previous.iter().map(|e| e.competition_id.as_str()).collect();
     let until_ok = |row: &Indexed| until.is_none_or(|u| row.date <= u);
     let mut months = std::collections::BTreeSet::new();
     for row in index {
@@ -711,7 +709,13 @@ mod tests {
         let mut new_left_out = index.clone();
         new_left_out.push(indexed("r", 3, 20, None));
         assert_eq!(
-            months(&plan_reading(&new_left_out, &previous, SCHEME, through, None)),
+            months(&plan_reading(
+                &new_left_out,
+                &previous,
+                SCHEME,
+                through,
+                None
+            )),
             ["2026-03"]
         );
     }

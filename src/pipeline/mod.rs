@@ -318,7 +318,15 @@ pub fn run_source(
     progress: &dyn Progress,
 ) -> Result<RunOutput> {
     let known = HashMap::new();
-    let run = run_source_known(head, rows, boards, settings, previous.as_ref(), progress, &known)?;
+    let run = run_source_known(
+        head,
+        rows,
+        boards,
+        settings,
+        previous.as_ref(),
+        progress,
+        &known,
+    )?;
     run.ok_or_else(|| Error::Config("a run over every competition found one unread".to_owned()))
 }
 

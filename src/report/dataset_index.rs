@@ -147,7 +147,8 @@ pub fn build(dir: &Path, previous: Option<&DatasetIndex>) -> Result<DatasetIndex
         .flat_map(|p| &p.files)
         .map(|f| (f.path.as_str(), f))
         .collect();
-    let month_prefix = |month: &str, path: &str| path.split('/').nth(1) == Some(&*format!("month={month}"));
+    let month_prefix =
+        |month: &str, path: &str| path.split('/').nth(1) == Some(&*format!("month={month}"));
     let mut competitions = Vec::new();
     for (month, files) in &months {
         let same_files = files
@@ -220,7 +221,10 @@ fn month_competitions(dir: &Path, month: &str) -> Result<Vec<Indexed>> {
         .collect();
     // What the reader left out, and rows whose competition is not listed in this month
     // (listed in another, or nowhere): no hash, so that a run reads the month.
-    let mut stray: BTreeSet<String> = quarantine.iter().map(|q| q.competition_id.clone()).collect();
+    let mut stray: BTreeSet<String> = quarantine
+        .iter()
+        .map(|q| q.competition_id.clone())
+        .collect();
     stray.extend(
         counts
             .keys()
@@ -292,7 +296,8 @@ pub fn write(dir: &Path, index: &DatasetIndex) -> Result<()> {
             .chain(comps.iter().map(comp))
             .collect::<Vec<Option<String>>>()
     };
-    let int = |file: &dyn Fn(&IndexedFile) -> Option<i64>, comp: &dyn Fn(&Indexed) -> Option<i64>| {
+    let int = |file: &dyn Fn(&IndexedFile) -> Option<i64>,
+               comp: &dyn Fn(&Indexed) -> Option<i64>| {
         files
             .iter()
             .map(file)
@@ -397,7 +402,11 @@ fn read(path: &Path) -> std::result::Result<DatasetIndex, String> {
 /// have not changed, and written beside the data; the number of competitions indexed.
 pub fn reindex(dir: &Path) -> Result<usize> {
     let path = dir.join(FILE);
-    let previous = if path.exists() { read(&path).ok() } else { None };
+    let previous = if path.exists() {
+        read(&path).ok()
+    } else {
+        None
+    };
     let index = build(dir, previous.as_ref())?;
     write(dir, &index)?;
     Ok(index.competitions.len())
@@ -415,7 +424,11 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
         return Ok(());
     }
     let path = previous.join(FILE);
-    let before = if path.exists() { read(&path).ok() } else { None };
+    let before = if path.exists() {
+        read(&path).ok()
+    } else {
+        None
+    };
     let index = build(staging, before.as_ref())?;
     write(staging, &index)
 }
