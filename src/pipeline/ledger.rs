@@ -349,6 +349,10 @@ impl Indexed {
     }
 }
 
+/// Content hashes by competition id, of the competitions whose rows a run leaves
+/// unread.
+pub type Known = rustc_hash::FxHashMap<String, String>;
+
 /// What a continued run reads, from the dataset's index and the previous run's ledger.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadPlan {
@@ -356,7 +360,7 @@ pub enum ReadPlan {
     /// previous run took them, with these hashes (by id).
     Months {
         months: std::collections::BTreeSet<String>,
-        known: HashMap<String, String>,
+        known: Known,
     },
     /// Everything, for the reason given: the index cannot tell what the rows would.
     Whole(String),
@@ -383,7 +387,8 @@ pub fn plan_reading(
     let Some(through) = through else {
         return whole("the state applied no competition".to_owned());
     };
-    let mut by_id: HashMap<&str, &Indexed> = HashMap::with_capacity(index.len());
+    let mut by_id: rustc_hash::FxHashMap<&str, &Indexed> = rustc_hash::FxHashMap::default();
+    by_id.reserve(index.len());
     for row in index {
         if by_id.insert(row.competition_id.as_str(), row).is_some() {
             return whole(format!(
@@ -422,7 +427,8 @@ pub fn plan_reading(
             months.insert(row.month.clone());
         }
     }
-    let mut known = HashMap::new();
+    let mut known = Known::default();
+    known.reserve(index.len());
     for row in index.iter().filter(|row| !months.contains(&row.month)) {
         match &row.sha256 {
             Some(hash) => {

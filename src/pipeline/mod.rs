@@ -317,7 +317,7 @@ pub fn run_source(
     previous: Option<PreviousRun>,
     progress: &dyn Progress,
 ) -> Result<RunOutput> {
-    let known = HashMap::new();
+    let known = ledger::Known::default();
     let run = run_source_known(
         head,
         rows,
@@ -344,7 +344,7 @@ pub fn run_source_known(
     settings: &RunSettings,
     previous: Option<&PreviousRun>,
     progress: &dyn Progress,
-    known: &HashMap<String, String>,
+    known: &ledger::Known,
 ) -> Result<Option<RunOutput>> {
     let started = Instant::now();
     let run = Run::new(head, settings, previous, progress)?;
@@ -467,7 +467,7 @@ impl<'a> Run<'a> {
         &self,
         rows: competition::EntrantRows<'_>,
         boards: &mut dyn BoardSource,
-        known: &HashMap<String, String>,
+        known: &ledger::Known,
     ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
         let prepare = |at: usize, rows: &[&BoardResult]| self.prepare(&index, at, rows);

@@ -158,11 +158,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
 
     /// Takes the hashes of competitions whose rows are not read (by id), as if their
     /// rows had been seen.
-    pub fn know(
-        &mut self,
-        index: &Index<'_, '_>,
-        known: &std::collections::HashMap<String, String>,
-    ) {
+    pub fn know(&mut self, index: &Index<'_, '_>, known: &ledger::Known) {
         for (at, competition) in index.order.iter().enumerate() {
             if let Some(hash) = known.get(&competition.competition_id) {
                 self.hashes[at] = Some(hash.clone());

@@ -131,9 +131,17 @@ pub fn load_checked(dir: &Path) -> Result<std::result::Result<DatasetIndex, Stri
 /// that month's files are the ones it was built from, and hashing the month's rows
 /// (read and checked as a run reads them) otherwise.
 pub fn build(dir: &Path, previous: Option<&DatasetIndex>) -> Result<DatasetIndex> {
-    let on_disk = match digests(dir)? {
-        Ok(on_disk) => on_disk,
-        Err(why) => return Err(Error::Config(format!("no index can be built: {why}"))),
+    build_checked(dir, previous)?.ok_or_else(|| {
+        Error::Config(
+            "no index can be built: the tables are not all in month partitions (month=YYYY-MM), as `import` writes them".to_owned(),
+        )
+    })
+}
+
+/// [`build`], or `None` when a table is not in month partitions.
+fn build_checked(dir: &Path, previous: Option<&DatasetIndex>) -> Result<Option<DatasetIndex>> {
+    let Ok(on_disk) = digests(dir)? else {
+        return Ok(None);
     };
     let mut months: BTreeMap<String, Vec<&IndexedFile>> = BTreeMap::new();
     for (file, digest) in &on_disk {
@@ -170,10 +178,10 @@ pub fn build(dir: &Path, previous: Option<&DatasetIndex>) -> Result<DatasetIndex
             None => competitions.extend(month_competitions(dir, month)?),
         }
     }
-    Ok(DatasetIndex {
+    Ok(Some(DatasetIndex {
         files: on_disk.into_iter().map(|(_, digest)| digest).collect(),
         competitions,
-    })
+    }))
 }
 
 /// The competitions of one month partition, read and checked as a run reads them.
@@ -416,21 +424,22 @@ pub fn reindex(dir: &Path) -> Result<usize> {
 /// date with its files, reusing the months of `previous`'s index (the version before)
 /// whose files it still has; a layout that cannot be indexed gets no index.
 pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
-    let stale = staging.join(FILE);
-    if digests(staging)?.is_err() {
-        if stale.exists() {
-            std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
-        }
-        return Ok(());
-    }
     let path = previous.join(FILE);
     let before = if path.exists() {
         read(&path).ok()
     } else {
         None
     };
-    let index = build(staging, before.as_ref())?;
-    write(staging, &index)
+    match build_checked(staging, before.as_ref())? {
+        Some(index) => write(staging, &index),
+        None => {
+            let stale = staging.join(FILE);
+            if stale.exists() {
+                std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// What a continued run reads ([`reading_plan`]).
@@ -439,7 +448,7 @@ pub enum Reading {
     /// The rows of these months, with the hashes of the competitions of the others.
     Months {
         months: BTreeSet<String>,
-        known: HashMap<String, String>,
+        known: ledger::Known,
         /// The months the index lists.
         all_months: usize,
     },
@@ -479,7 +488,7 @@ pub fn reading_plan(
     Ok(match plan {
         ledger::ReadPlan::Months { months, known } => Reading::Months {
             months,
-            known: known.into_iter().collect(),
+            known,
             all_months: index
                 .competitions
                 .iter()
