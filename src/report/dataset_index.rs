@@ -157,6 +157,10 @@ fn build_checked(dir: &Path, previous: Option<&DatasetIndex>) -> Result<Option<D
         .collect();
     let month_prefix =
         |month: &str, path: &str| path.split('/').nth(1) == Some(&*format!("month={month}"));
+    let mut previous_months: HashMap<&str, Vec<&Indexed>> = HashMap::new();
+    for c in previous.iter().flat_map(|p| &p.competitions) {
+        previous_months.entry(c.month.as_str()).or_default().push(c);
+    }
     let mut competitions = Vec::new();
     for (month, files) in &months {
         let same_files = files
@@ -167,15 +171,11 @@ fn build_checked(dir: &Path, previous: Option<&DatasetIndex>) -> Result<Option<D
                 .filter(|path| month_prefix(month, path))
                 .count()
                 == files.len();
-        match previous.filter(|_| same_files) {
-            Some(previous) => competitions.extend(
-                previous
-                    .competitions
-                    .iter()
-                    .filter(|c| &c.month == month)
-                    .cloned(),
-            ),
-            None => competitions.extend(month_competitions(dir, month)?),
+        if same_files && previous.is_some() {
+            let kept = previous_months.get(month.as_str()).into_iter().flatten();
+            competitions.extend(kept.map(|c| (*c).clone()));
+        } else {
+            competitions.extend(month_competitions(dir, month)?);
         }
     }
     Ok(Some(DatasetIndex {
