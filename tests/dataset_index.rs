@@ -237,3 +237,121 @@ fn a_correction_in_an_earlier_month_is_found_through_the_index_and_a_stale_index
     );
     same_outputs(&dir.join("indexed"), &dir.join("rehashed"));
 }
+
+/// The shipped sample written in month partitions into `dir/fed` (the writer keeps
+/// the index), and the sample as read.
+fn partitioned(dir: &Path) -> (PathBuf, bridgehcp::dataset::Dataset) {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let dataset = bridgehcp::import::table::read_dataset(&sample).unwrap_or_else(|e| panic!("{e}"));
+    let fed = dir.join("fed");
+    bridgehcp::report::dataset_writer::write_months(
+        &dataset,
+        &fed,
+        &BTreeSet::new(),
+        true,
+        bridgehcp::report::files::Commit::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (fed, dataset)
+}
+
+#[test]
+fn the_index_holds_the_hashes_a_full_read_takes() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (fed, dataset) = partitioned(tmp.path());
+    let index = bridgehcp::report::dataset_index::load_checked(&fed)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|why| panic!("{why}"));
+    // Every competition of the sample, with the hash the run takes of the rows it
+    // reads from the partitions, and its rows counted.
+    let read = bridgehcp::import::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
+    let hashes = bridgehcp::pipeline::ledger::competition_hashes(&read);
+    assert_eq!(index.competitions.len(), dataset.competitions.len());
+    for c in &index.competitions {
+        assert_eq!(
+            c.sha256.as_ref(),
+            hashes.get(&c.competition_id),
+            "{}",
+            c.competition_id
+        );
+        let boards = read
+            .boards
+            .iter()
+            .filter(|b| b.competition_id == c.competition_id)
+            .count();
+        assert_eq!(c.boards, boards as u64);
+        assert_eq!(c.month, c.date.format("%Y-%m").to_string());
+    }
+    // Four tables' files, each month's.
+    let months: BTreeSet<&str> = index
+        .competitions
+        .iter()
+        .map(|c| c.month.as_str())
+        .collect();
+    assert!(index.files.len() >= 2 * months.len());
+    // Built from scratch: the same index, the same bytes.
+    let before = std::fs::read(fed.join(FILE)).unwrap_or_default();
+    assert_eq!(
+        bridgehcp::report::dataset_index::build(&fed, None)
+            .ok()
+            .as_ref(),
+        Some(&index)
+    );
+    bridgehcp::report::dataset_index::reindex(&fed).unwrap_or_else(|e| panic!("{e}"));
+    assert!(std::fs::read(fed.join(FILE)).unwrap_or_default() == before);
+}
+
+#[test]
+fn an_index_that_does_not_match_its_files_is_not_used() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (fed, _) = partitioned(tmp.path());
+    let why = |fed: &Path| match bridgehcp::report::dataset_index::load_checked(fed) {
+        Ok(Err(why)) => why,
+        Ok(Ok(_)) => "used".to_owned(),
+        Err(e) => format!("error {e}"),
+    };
+    let index = fed.join(FILE);
+    let good = std::fs::read(&index).unwrap_or_default();
+
+    // A file added to a month.
+    let month = std::fs::read_dir(fed.join("boards"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap_or_else(|| panic!("no board month"));
+    let extra = month.join("part-1.parquet");
+    std::fs::copy(month.join("part-0.parquet"), &extra).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        why(&fed).contains("data files, the dataset holds"),
+        "{}",
+        why(&fed)
+    );
+    std::fs::remove_file(&extra).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(why(&fed), "used");
+
+    // A file whose bytes changed, its size kept.
+    let file = month.join("part-0.parquet");
+    let bytes = std::fs::read(&file).unwrap_or_default();
+    let mut changed = bytes.clone();
+    let middle = changed.len() / 2;
+    changed[middle] ^= 1;
+    std::fs::write(&file, &changed).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        why(&fed)
+            .ends_with("part-0.parquet is not the file competition_index.parquet was built from"),
+        "{}",
+        why(&fed)
+    );
+    std::fs::write(&file, &bytes).unwrap_or_else(|e| panic!("{e}"));
+
+    // A damaged index, and none.
+    std::fs::write(&index, &good[..good.len() / 2]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        why(&fed).starts_with("competition_index.parquet cannot be read"),
+        "{}",
+        why(&fed)
+    );
+    std::fs::remove_file(&index).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(why(&fed), "the dataset has no competition_index.parquet");
+}
