@@ -355,3 +355,16 @@ fn an_index_that_does_not_match_its_files_is_not_used() {
     std::fs::remove_file(&index).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(why(&fed), "the dataset has no competition_index.parquet");
 }
+
+/// A dataset whose tables are single files cannot have an index: a continued run
+/// hashes it as before, without a note about an index it cannot have.
+#[test]
+fn a_dataset_in_single_files_is_hashed_without_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let sample = common::sample();
+    run(dir, &sample, "sept", &["--until", "2026-09-30"]);
+    let (stdout, note) = run(dir, &sample, "oct", &["--state", "sept"]);
+    assert!(!stdout.contains("index showed"), "{stdout}");
+    assert!(!note.contains(FILE), "{note}");
+}

@@ -93,6 +93,15 @@ fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)
     Ok(Ok(files.into_iter().zip(digests).collect()))
 }
 
+/// True when every covered table of `dir` is in month partitions, as an index needs.
+fn partitioned(dir: &Path) -> Result<bool> {
+    let files = data_files(dir)?;
+    Ok(files
+        .iter()
+        .filter(|f| covered(f))
+        .all(|f| f.month.is_some()))
+}
+
 /// Why the index of `dir` cannot be used, or the index, checked against the files.
 pub fn load_checked(dir: &Path) -> Result<std::result::Result<DatasetIndex, String>> {
     let path = dir.join(FILE);
@@ -467,6 +476,8 @@ pub fn reading_plan(
 ) -> Result<Reading> {
     let index = match load_checked(dir)? {
         Ok(index) => index,
+        // A table in one file or in CSV cannot have an index: nothing to say.
+        Err(_) if !partitioned(dir)? => return Ok(Reading::Whole(None)),
         Err(why) => {
             return Ok(Reading::Whole(Some(format!(
                 "note: {why}, so every competition is read and hashed to compare with the state; `bridgehcp index {}` writes the index",
