@@ -110,6 +110,17 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
                 }
             );
         }
+        Command::Index(args) => {
+            let competitions = bridgehcp::cli::index::execute(&args)
+                .with_context(|| format!("indexing {} failed", args.data.display()))?;
+            println!(
+                "bridgehcp index: {} in {}",
+                bridgehcp::report::count(competitions, "competition", "competitions"),
+                args.data
+                    .join(bridgehcp::report::dataset_index::FILE)
+                    .display()
+            );
+        }
         Command::Player(args) => {
             bridgehcp::cli::player::execute(&args)
                 .with_context(|| format!("statement of member {} failed", args.member_id))?;

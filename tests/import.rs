@@ -241,8 +241,8 @@ fn appending_month_by_month_equals_importing_everything_at_once() {
     };
     assert_eq!(
         parquet(&a).len(),
-        1 + 4 * 6,
-        "members and 4 tables x 6 months (results: the printed percentages)"
+        1 + 4 * 6 + 1,
+        "members, 4 tables x 6 months (results: the printed percentages) and the competition index"
     );
     assert!(parquet(&a) == parquet(&b), "the same bytes");
 

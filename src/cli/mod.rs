@@ -3,6 +3,7 @@
 
 pub mod draw;
 pub mod import;
+pub mod index;
 pub mod memory;
 pub mod player;
 pub mod progress;
@@ -48,6 +49,9 @@ pub enum Command {
     Draw(draw::DrawArgs),
     /// Convert club scoring programs' exports (PBN, USEBIO) into a dataset.
     Import(import::ImportArgs),
+    /// Write the competition index of a dataset other tools wrote, so that a continued
+    /// run reads only the months with something new.
+    Index(index::IndexArgs),
     /// One member's statement: every rated competition with the numbers that moved the
     /// handicap (terminal table, CSV, HTML with a trajectory plot).
     Player(player::PlayerArgs),

@@ -401,6 +401,12 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     }
     let _lock = crate::report::dataset_commit::DatasetLock::shared(&plan.data)?;
     let progress = !plan.quiet;
+    let previous = plan.state.as_deref().map(load_state).transpose()?;
+    if let Some(previous) = &previous {
+        if let Some(summary) = continue_from_index(plan, previous, started)? {
+            return Ok(summary);
+        }
+    }
     let crate::import::table::Opened {
         mut head,
         boards: mut board_files,
@@ -410,10 +416,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         &Bars::new(progress),
     )?;
     check_register(plan, &head)?;
-    let reading = spinner(progress, format!("reading {}", plan.data.display()));
     check_ranking_groups(plan, &head)?;
-    let previous = plan.state.as_deref().map(load_state).transpose()?;
-    reading.finish_and_clear();
     let inputs = RunInputs {
         data: plan.data.clone(),
         factors: plan.factors.clone(),
@@ -425,7 +428,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     };
     let read_time = started.elapsed();
     let rows = pipeline::EntrantRows::taken_from(&mut head);
-    let mut output = pipeline::run_source(
+    let output = pipeline::run_source(
         &head,
         rows,
         &mut board_files,
@@ -436,11 +439,89 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     // The outputs carry what they need of the dataset (its entrant rows went once
     // scored): its members and competitions need not wait for the writing.
     drop(head);
+    write_outputs(plan, output, &inputs, read_time, started)
+}
+
+/// A continued run that reads only the months with something new, when the dataset's
+/// index vouches for the others (`competition_index.parquet`, see
+/// [`crate::report::dataset_index`]); `None` when the whole dataset has to be read: no
+/// usable index (said on stderr), or something changed before the state's last
+/// competition (the run then replays from the start, which needs every row).
+fn continue_from_index(
+    plan: &RunPlan,
+    previous: &pipeline::PreviousRun,
+    started: Instant,
+) -> Result<Option<RunSummary>> {
+    let progress = !plan.quiet;
+    let checking = spinner(progress, format!("checking {}", plan.data.display()));
+    let reading =
+        crate::report::dataset_index::reading_plan(&plan.data, previous, plan.settings.until)?;
+    checking.finish_and_clear();
+    let (months, known, all_months) = match reading {
+        crate::report::dataset_index::Reading::Months {
+            months,
+            known,
+            all_months,
+        } => (months, known, all_months),
+        crate::report::dataset_index::Reading::Whole(note) => {
+            if let Some(note) = note.filter(|_| progress) {
+                eprintln!("{note}");
+            }
+            return Ok(None);
+        }
+    };
+    let crate::import::table::Opened {
+        mut head,
+        boards: mut board_files,
+    } = crate::import::table::open_partitions(
+        &plan.data,
+        plan.settings.on_error,
+        &crate::import::table::Partitions::Rows(months.clone()),
+        &Bars::new(progress),
+    )?;
+    check_register(plan, &head)?;
+    check_ranking_groups(plan, &head)?;
+    let inputs = RunInputs {
+        data: plan.data.clone(),
+        factors: plan.factors.clone(),
+        state: plan.state.clone().map(|s| (s, previous.sha256.clone())),
+        pipeline: plan.pipeline.clone(),
+    };
+    let read_time = started.elapsed();
+    let rows = pipeline::EntrantRows::taken_from(&mut head);
+    let output = pipeline::run_source_known(
+        &head,
+        rows,
+        &mut board_files,
+        &plan.settings,
+        Some(previous),
+        &Bars::new(progress),
+        &known,
+    )?;
+    drop(head);
+    match output {
+        Some(mut output) => {
+            output.summary.months_read = Some((months.len(), all_months));
+            write_outputs(plan, output, &inputs, read_time, started).map(Some)
+        }
+        None => Ok(None),
+    }
+}
+
+/// Writes a run's outputs and completes its summary's times.
+fn write_outputs(
+    plan: &RunPlan,
+    mut output: pipeline::RunOutput,
+    inputs: &RunInputs,
+    read_time: std::time::Duration,
+    started: Instant,
+) -> Result<RunSummary> {
+    let progress = !plan.quiet;
     output.summary.reading += read_time;
     output.summary.elapsed = started.elapsed();
     let writing = spinner(progress, format!("writing {}", plan.out.display()));
     let write_started = Instant::now();
-    crate::report::outputs::write_run(&plan.out, &output, &plan.settings, &inputs, test_commit())?;
+    crate::report::outputs::write_run(&plan.out, &output, &plan.settings, inputs, test_commit())?;
     writing.finish_and_clear();
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
@@ -494,8 +575,15 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     use crate::report::count;
     let mut not_applied = Vec::new();
     if summary.competitions_skipped > 0 {
+        let index = match summary.months_read {
+            Some((read, months)) => format!(
+                ", as the dataset's index showed: rows read of {read} of {} only",
+                count(months, "month", "months")
+            ),
+            None => String::new(),
+        };
         not_applied.push(format!(
-            "{} already applied by the previous run and unchanged",
+            "{} already applied by the previous run and unchanged{index}",
             summary.competitions_skipped
         ));
     }

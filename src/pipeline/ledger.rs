@@ -330,6 +330,127 @@ pub fn compare(previous: &[Entry], current: &[Entry]) -> Difference {
     difference
 }
 
+/// A competition as the dataset's index lists it (`competition_index.parquet`, kept by
+/// the writers beside the data): enough to compare with a ledger without reading the
+/// competition's rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Indexed {
+    pub competition_id: String,
+    /// The month partition (`2026-01`) its rows are in.
+    pub month: String,
+    pub date: NaiveDate,
+    pub session: i32,
+    /// The content hash (this version's [`SCHEME`]); `None` when the reader leaves the
+    /// competition out, or when rows of it lie in another month's files.
+    pub sha256: Option<String>,
+    /// Its rows in each table.
+    pub entrants: u64,
+    pub results: u64,
+    pub boards: u64,
+}
+
+impl Indexed {
+    fn key(&self) -> (NaiveDate, i32, &str) {
+        (self.date, self.session, self.competition_id.as_str())
+    }
+}
+
+/// Content hashes by competition id, of the competitions whose rows a run leaves
+/// unread.
+pub type Known = rustc_hash::FxHashMap<String, String>;
+
+/// What a continued run reads, from the dataset's index and the previous run's ledger.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadPlan {
+    /// The rows of these months only: the competitions of the other months are as the
+    /// previous run took them, with these hashes (by id).
+    Months {
+        months: std::collections::BTreeSet<String>,
+        known: Known,
+    },
+    /// Everything, for the reason given: the index cannot tell what the rows would.
+    Whole(String),
+}
+
+/// The months a continued run has to read, when the index vouches for every other
+/// one: every competition of the previous ledger is in the index with the same hash,
+/// date and session, every indexed competition up to `through` (and `until`) is in the
+/// ledger, and every competition of a month left unread has a hash of its own rows
+/// alone. Anything else (a change, a late or removed competition, a competition the
+/// reader leaves out, rows in another month's files) needs the whole dataset: the
+/// rows alone tell then what the run has to do.
+pub fn plan_reading(
+    index: &[Indexed],
+    previous: &[Entry],
+    scheme: u32,
+    through: Option<(NaiveDate, i32, &str)>,
+    until: Option<NaiveDate>,
+) -> ReadPlan {
+    let whole = |why: String| ReadPlan::Whole(why);
+    if scheme != SCHEME {
+        return whole(format!("the state's ledger has scheme {scheme}"));
+    }
+    let Some(through) = through else {
+        return whole("the state applied no competition".to_owned());
+    };
+    let mut by_id: rustc_hash::FxHashMap<&str, &Indexed> = rustc_hash::FxHashMap::default();
+    by_id.reserve(index.len());
+    for row in index {
+        if by_id.insert(row.competition_id.as_str(), row).is_some() {
+            return whole(format!(
+                "competition `{}` is listed in more than one month",
+                row.competition_id
+            ));
+        }
+    }
+    for entry in previous {
+        let same = by_id.get(entry.competition_id.as_str()).is_some_and(|row| {
+            row.sha256.is_some()
+                && row.sha256 == entry.sha256
+                && row.date == entry.date
+                && row.session == entry.session
+        });
+        if !same {
+            return whole(format!(
+                "competition `{}` is not in the index as the state took it",
+                entry.competition_id
+            ));
+        }
+    }
+    let in_ledger: std::collections::HashSet<&str> =
+        previous.iter().map(|e| e.competition_id.as_str()).collect();
+    let until_ok = |row: &Indexed| until.is_none_or(|u| row.date <= u);
+    let mut months = std::collections::BTreeSet::new();
+    for row in index {
+        if row.key() <= through {
+            if until_ok(row) && !in_ledger.contains(row.competition_id.as_str()) {
+                return whole(format!(
+                    "competition `{}` is new but dated before the state's last one",
+                    row.competition_id
+                ));
+            }
+        } else if until_ok(row) {
+            months.insert(row.month.clone());
+        }
+    }
+    let mut known = Known::default();
+    known.reserve(index.len());
+    for row in index.iter().filter(|row| !months.contains(&row.month)) {
+        match &row.sha256 {
+            Some(hash) => {
+                known.insert(row.competition_id.clone(), hash.clone());
+            }
+            None => {
+                return whole(format!(
+                    "competition `{}` of month {} is left out by the reader or has rows in another month",
+                    row.competition_id, row.month
+                ))
+            }
+        }
+    }
+    ReadPlan::Months { months, known }
+}
+
 /// Ledger entries for the competitions the reader left out (those with a date).
 pub fn quarantined_entries(quarantined: &[Quarantined]) -> Vec<Entry> {
     quarantined
@@ -485,6 +606,130 @@ mod tests {
              with ledger scheme 1 (this version's is 2)"
         );
         assert!(compare_scheme(&previous, &previous, SCHEME).is_empty());
+    }
+
+    fn indexed(id: &str, month: u32, day: u32, hash: Option<&str>) -> Indexed {
+        Indexed {
+            competition_id: id.into(),
+            month: format!("2026-{month:02}"),
+            date: NaiveDate::from_ymd_opt(2026, month, day).unwrap_or_default(),
+            session: 1,
+            sha256: hash.map(str::to_owned),
+            entrants: 4,
+            results: 4,
+            boards: 0,
+        }
+    }
+
+    fn ledger_of(rows: &[Indexed]) -> Vec<Entry> {
+        rows.iter()
+            .map(|r| Entry {
+                competition_id: r.competition_id.clone(),
+                date: r.date,
+                session: r.session,
+                sha256: r.sha256.clone(),
+                status: Status::Applied,
+            })
+            .collect()
+    }
+
+    /// Three months: January and February applied by the previous run, March new.
+    fn three_months() -> Vec<Indexed> {
+        vec![
+            indexed("a", 1, 10, Some("ha")),
+            indexed("b", 2, 14, Some("hb")),
+            indexed("c", 3, 14, Some("hc")),
+            indexed("d", 3, 28, Some("hd")),
+        ]
+    }
+
+    fn months(plan: &ReadPlan) -> Vec<String> {
+        match plan {
+            ReadPlan::Months { months, .. } => months.iter().cloned().collect(),
+            ReadPlan::Whole(why) => vec![format!("whole: {why}")],
+        }
+    }
+
+    #[test]
+    fn an_unchanged_history_is_read_from_the_months_with_news_only() {
+        let index = three_months();
+        let previous = ledger_of(&index[..2]);
+        let through = (index[1].date, 1, "b");
+        let plan = plan_reading(&index, &previous, SCHEME, Some(through), None);
+        assert_eq!(months(&plan), ["2026-03"]);
+        let ReadPlan::Months { known, .. } = plan else {
+            return;
+        };
+        assert_eq!(known.len(), 2);
+        assert_eq!(known["a"], "ha");
+        assert_eq!(known["b"], "hb");
+
+        // Up to 14 March: March is read (c is new); d is after `until`.
+        let until = NaiveDate::from_ymd_opt(2026, 3, 14);
+        let plan = plan_reading(&index, &previous, SCHEME, Some(through), until);
+        assert_eq!(months(&plan), ["2026-03"]);
+        // Up to February: nothing new, nothing read; every hash from the index.
+        let until = NaiveDate::from_ymd_opt(2026, 2, 28);
+        let plan = plan_reading(&index, &previous, SCHEME, Some(through), until);
+        assert_eq!(months(&plan), Vec::<String>::new());
+    }
+
+    #[test]
+    fn anything_the_index_cannot_vouch_for_needs_the_whole_dataset() {
+        let index = three_months();
+        let previous = ledger_of(&index[..2]);
+        let through = Some((index[1].date, 1, "b"));
+        let whole = |index: &[Indexed], previous: &[Entry], scheme| {
+            matches!(
+                plan_reading(index, previous, scheme, through, None),
+                ReadPlan::Whole(_)
+            )
+        };
+        assert!(!whole(&index, &previous, SCHEME));
+        // A corrected competition of January.
+        let mut changed = index.clone();
+        changed[0].sha256 = Some("ha2".into());
+        assert!(whole(&changed, &previous, SCHEME));
+        // One moved to another day.
+        let mut moved = index.clone();
+        moved[0].date = NaiveDate::from_ymd_opt(2026, 1, 11).unwrap_or_default();
+        assert!(whole(&moved, &previous, SCHEME));
+        // Withdrawn.
+        assert!(whole(&index[1..], &previous, SCHEME));
+        // Added late, in February.
+        let mut late = index.clone();
+        late.push(indexed("l", 2, 1, Some("hl")));
+        assert!(whole(&late, &previous, SCHEME));
+        // Left out by the reader in a month not read.
+        let mut left_out = index.clone();
+        left_out.push(indexed("q", 1, 20, None));
+        let mut previous_q = previous.clone();
+        previous_q.push(ledger_of(&left_out[4..])[0].clone());
+        assert!(whole(&left_out, &previous_q, SCHEME));
+        // Listed in two months.
+        let mut twice = index.clone();
+        twice.push(indexed("a", 3, 1, None));
+        assert!(whole(&twice, &previous, SCHEME));
+        // Hashes of another scheme, or nothing applied before.
+        assert!(whole(&index, &previous, 1));
+        assert!(matches!(
+            plan_reading(&index, &[], SCHEME, None, None),
+            ReadPlan::Whole(_)
+        ));
+        // A competition without a hash in a month that is read is the reader's to
+        // judge.
+        let mut new_left_out = index.clone();
+        new_left_out.push(indexed("r", 3, 20, None));
+        assert_eq!(
+            months(&plan_reading(
+                &new_left_out,
+                &previous,
+                SCHEME,
+                through,
+                None
+            )),
+            ["2026-03"]
+        );
     }
 
     #[test]

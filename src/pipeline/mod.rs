@@ -182,6 +182,9 @@ pub struct RunSummary {
     pub competitions_quarantined: usize,
     /// Competitions the previous run already applied, not applied again.
     pub competitions_skipped: usize,
+    /// When the dataset's index let the run read the rows of some months only: how
+    /// many months it read, of how many.
+    pub months_read: Option<(usize, usize)>,
     /// Competitions changed, removed or added late since the previous run (they make
     /// the run replay the history from the start).
     pub competitions_corrected: usize,
@@ -296,12 +299,43 @@ pub fn run_source(
     previous: Option<PreviousRun>,
     progress: &dyn Progress,
 ) -> Result<RunOutput> {
+    let known = ledger::Known::default();
+    let run = run_source_known(
+        head,
+        rows,
+        boards,
+        settings,
+        previous.as_ref(),
+        progress,
+        &known,
+    )?;
+    run.ok_or_else(|| Error::Config("a run over every competition found one unread".to_owned()))
+}
+
+/// [`run_source`] for a continued run whose caller read the rows of some months only:
+/// `known` holds the content hashes (by id) of the competitions whose rows it left
+/// unread, which the dataset's index vouches for (see [`ledger::plan_reading`]). Their
+/// rows are neither hashed nor checked (the index was built by the same reader, and
+/// rows and checks are per competition); the run continues the previous one after
+/// them. `None` when the run has to replay from the start after all (a changed member,
+/// a state another version wrote): the caller then reads everything and runs again.
+pub fn run_source_known(
+    head: &Dataset,
+    rows: competition::EntrantRows<'_>,
+    boards: &mut dyn BoardSource,
+    settings: &RunSettings,
+    previous: Option<&PreviousRun>,
+    progress: &dyn Progress,
+    known: &ledger::Known,
+) -> Result<Option<RunOutput>> {
     let started = Instant::now();
-    let run = Run::new(head, settings, previous.as_ref(), progress)?;
-    let mut scored = run.read_and_score(rows, boards)?;
+    let run = Run::new(head, settings, previous, progress)?;
+    let Some(mut scored) = run.read_and_score(rows, boards, known)? else {
+        return Ok(None);
+    };
     let replayed = run.replay(&mut scored)?;
     let ledger = run.ledger(&scored, &replayed);
-    Ok(run.finish(scored, replayed, ledger, started))
+    Ok(Some(run.finish(scored, replayed, ledger, started)))
 }
 
 /// What every stage of a run reads: its inputs and what is set up from them once.
@@ -415,7 +449,8 @@ impl<'a> Run<'a> {
         &self,
         rows: competition::EntrantRows<'_>,
         boards: &mut dyn BoardSource,
-    ) -> Result<ScoredRun<'a>> {
+        known: &ledger::Known,
+    ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
         let prepare = |at: usize, rows: &[&BoardResult]| self.prepare(&index, at, rows);
         let one_pass = self.previous.is_none();
@@ -433,10 +468,19 @@ impl<'a> Run<'a> {
         if let Some(until) = self.settings.until {
             quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
         }
+        if !known.is_empty() {
+            // Rules that need every table fail for a competition whose rows were not
+            // read; its hash, from the same reader, says it passed them.
+            quarantine.retain(|q| !known.contains_key(&q.competition_id));
+            collected.know(&index, known);
+        }
         collected.rest(&index, &quarantine, true, &first_scope, &prepare);
         self.progress.finish();
         let seen = Seen::of(self.head, &index, &collected, &quarantine);
         let start = self.reconcile(&seen)?;
+        if !known.is_empty() && start.replayed.is_some() {
+            return Ok(None);
+        }
         let after_through = |at: usize| {
             let through = start.through.as_ref();
             through.is_none_or(|t| t.is_before(index.order[at]))
@@ -463,7 +507,7 @@ impl<'a> Run<'a> {
         let mut prepared = prepare::assemble(done, prepare_failed);
         prepared.board_scores = collected.board_scores(&scope);
         let prepare_quarantined = self.take_prepare_failures(&mut prepared, &mut quarantine)?;
-        Ok(ScoredRun {
+        Ok(Some(ScoredRun {
             seen: Seen {
                 live: Vec::new(),
                 ..seen
@@ -481,7 +525,7 @@ impl<'a> Run<'a> {
             reading: collected.reading,
             hashing: collected.hashing,
             scoring: collected.scoring,
-        })
+        }))
     }
 
     /// Moves the competitions that failed in scoring or preparing into the
@@ -784,6 +828,7 @@ impl<'a> Run<'a> {
             competitions_not_rated: scored.not_rated.len(),
             competitions_quarantined: quarantined.len(),
             competitions_skipped: scored.skipped,
+            months_read: None,
             competitions_corrected: difference.as_ref().map_or(0, Difference::count),
             replayed: difference.clone(),
             members_moved: moved(&scored.start.before, &states),

@@ -156,6 +156,17 @@ impl<T: Send + WithBoardScores> Collected<T> {
         self.scoring += started.elapsed();
     }
 
+    /// Takes the hashes of competitions whose rows are not read (by id), as if their
+    /// rows had been seen.
+    pub fn know(&mut self, index: &Index<'_, '_>, known: &ledger::Known) {
+        for (at, competition) in index.order.iter().enumerate() {
+            if let Some(hash) = known.get(&competition.competition_id) {
+                self.hashes[at] = Some(hash.clone());
+                self.seen[at] = true;
+            }
+        }
+    }
+
     fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) {
         for (at, mut outcome) in outcomes {
             if let Ok(one) = &mut outcome {

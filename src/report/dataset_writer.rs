@@ -149,7 +149,8 @@ pub fn write_months(
         }
         write_parquet(&members_frame, &staging.join("members.parquet"))?;
         (commit.at)("members-written");
-        write_partitions(dataset, staging, &wanted, &competitions, &in_month, &order)
+        write_partitions(dataset, staging, &wanted, &competitions, &in_month, &order)?;
+        crate::report::dataset_index::refresh(staging, dir)
     })?;
     finish_in_progress(dir)
 }

@@ -2,6 +2,7 @@
 
 pub mod columns;
 pub mod dataset_commit;
+pub mod dataset_index;
 pub mod dataset_writer;
 pub mod files;
 pub mod frame;

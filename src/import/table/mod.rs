@@ -16,6 +16,7 @@
 //! out of a frame (`cells`) and building the contract's rows from them (`rows`) are
 //! separate, so a new source form or a new column touches one of them.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult, Member};
@@ -95,11 +96,87 @@ pub fn open_checked_with(
     on_error: OnError,
     progress: &dyn crate::scoring::progress::Progress,
 ) -> Result<Opened, Error> {
-    let members = locate_table(dir, "members")?;
-    let competitions = locate_table(dir, "competitions")?;
-    let entrants = locate_table(dir, "entrants")?;
-    let results = locate_table(dir, "results")?;
-    let boards = locate_table(dir, "boards")?;
+    open_partitions(dir, on_error, &Partitions::All, progress)
+}
+
+/// Which month partitions of a dataset in the importer's layout a reader opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Partitions {
+    /// Every file of every table.
+    All,
+    /// The `entrants`, `results` and `boards` files of these months only (`members`
+    /// and `competitions` whole): a continued run whose dataset index vouches for the
+    /// competitions of the other months.
+    Rows(BTreeSet<String>),
+    /// Every table's files of these months only, `members` whole: the dataset index
+    /// built a month at a time.
+    Months(BTreeSet<String>),
+}
+
+impl Partitions {
+    fn keeps(&self, table: &str, file: &SourceFile) -> bool {
+        let months = match self {
+            Partitions::All => return true,
+            Partitions::Rows(_) if matches!(table, "members" | "competitions") => return true,
+            Partitions::Months(_) if table == "members" => return true,
+            Partitions::Rows(months) | Partitions::Months(months) => months,
+        };
+        month_of_file(file).is_some_and(|month| months.contains(month))
+    }
+}
+
+/// The `month=` partition value of a file, when it has one.
+fn month_of_file(file: &SourceFile) -> Option<&str> {
+    file.partition
+        .iter()
+        .find(|(key, _)| key == "month")
+        .and_then(|(_, value)| value.as_deref())
+}
+
+/// A data file of a dataset: its table, its path and its `month=` partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataFile {
+    pub table: &'static str,
+    pub path: std::path::PathBuf,
+    pub month: Option<String>,
+}
+
+/// Every file the reader would open for the tables of the data contract, in table
+/// order, then path order.
+pub fn data_files(dir: &Path) -> Result<Vec<DataFile>, Error> {
+    let mut found = Vec::new();
+    for table in TABLES {
+        for file in locate_table(dir, table)?.unwrap_or_default() {
+            found.push(DataFile {
+                table,
+                month: month_of_file(&file).map(str::to_owned),
+                path: file.path,
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// [`open_checked_with`] reading only the files `partitions` keeps.
+pub fn open_partitions(
+    dir: &Path,
+    on_error: OnError,
+    partitions: &Partitions,
+    progress: &dyn crate::scoring::progress::Progress,
+) -> Result<Opened, Error> {
+    let only = |table: &str| -> Result<Option<Vec<SourceFile>>, Error> {
+        Ok(locate_table(dir, table)?.map(|files| {
+            files
+                .into_iter()
+                .filter(|file| partitions.keeps(table, file))
+                .collect()
+        }))
+    };
+    let members = only("members")?;
+    let competitions = only("competitions")?;
+    let entrants = only("entrants")?;
+    let results = only("results")?;
+    let boards = only("boards")?;
     for (name, source) in [
         ("members", &members),
         ("competitions", &competitions),

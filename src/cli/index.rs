@@ -1,0 +1,36 @@
+//! `bridgehcp index`: the competition index of a dataset that has none, or whose index
+//! no longer matches its files (another tool wrote or changed them).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  bridgehcp index fed/\n\n\
+`import` and `sample --by-month` keep DIR/competition_index.parquet up to date \
+themselves; a dataset written or changed by other tools needs this command once (and \
+again after each such change) for continued runs (`run --state`) to read only the \
+months with something new. Months whose files the current index vouches for are \
+taken from it, the others are read and hashed.")]
+pub struct IndexArgs {
+    /// The dataset folder (month partitions, as `import` writes them).
+    #[arg(value_name = "DIR")]
+    pub data: PathBuf,
+}
+
+/// Rebuilds the index of `args.data`; the number of competitions it lists.
+pub fn execute(args: &IndexArgs) -> Result<usize> {
+    if args.data.join("run.json").exists() {
+        return Err(Error::Config(format!(
+            "{} is a run's output folder (it holds run.json), not a dataset",
+            args.data.display()
+        )));
+    }
+    for found in crate::report::dataset_commit::recover_dataset(&args.data)? {
+        eprintln!("{found}");
+    }
+    let _lock = crate::report::dataset_commit::DatasetLock::exclusive(&args.data)?;
+    crate::report::dataset_index::reindex(&args.data)
+}

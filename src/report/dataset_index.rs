@@ -1,0 +1,512 @@
+//! The dataset's index of its competitions (`competition_index.parquet`).
+//!
+//! A monthly run continues the previous month's state, and to know that it may, it has
+//! to know that no earlier competition changed: without an index that means reading
+//! and hashing the whole history, ten years of board rows for one month's news. The
+//! writers of the importer's layout (`import`, `sample --by-month`) therefore keep, in
+//! the same atomic commit as the data, every competition's content hash (the ledger's,
+//! taken by the same reader a run uses) and its month, so that a continued run can
+//! compare the index with the state's ledger and read only the months with something
+//! new ([`crate::pipeline::ledger::plan_reading`]).
+//!
+//! The index only speaks for the files it was built from: it records the size and the
+//! SHA-256 of every data file's bytes (`competitions`, `entrants`, `results`,
+//! `boards`), and a run trusts it only when every file is still there, with those
+//! bytes, and no other file has come. Size and modification time would be cheaper, but
+//! a copy keeps the time and an edit within the clock's resolution keeps both; hashing
+//! the bytes costs a fraction of a second on ten years of a federation (the files are
+//! compressed: 55 MB for 17 million board rows) and cannot be fooled by accident. The
+//! members table is left out: no competition's hash depends on it, and a run reads it
+//! whole anyway.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::import::table::{data_files, open_partitions, DataFile, Partitions};
+use crate::pipeline::ledger::{self, Indexed};
+use crate::quarantine::OnError;
+use crate::report::frame::FrameBuilder;
+
+/// The index's file name, in the dataset folder.
+pub const FILE: &str = "competition_index.parquet";
+
+/// A data file as the index recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedFile {
+    /// Relative to the dataset folder, with `/` between folders.
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// The index: the data files it was built from and the competitions in them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DatasetIndex {
+    pub files: Vec<IndexedFile>,
+    pub competitions: Vec<Indexed>,
+}
+
+/// The tables whose files the index covers.
+fn covered(file: &DataFile) -> bool {
+    file.table != "members"
+}
+
+fn relative(dir: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(dir).unwrap_or(path);
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+/// Size and SHA-256 of a file's bytes.
+fn file_digest(dir: &Path, path: &Path) -> Result<IndexedFile> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    Ok(IndexedFile {
+        path: relative(dir, path),
+        bytes: bytes.len() as u64,
+        sha256: ledger::hex(&Sha256::digest(&bytes)),
+    })
+}
+
+/// The covered data files of `dir` with their digests, or why the layout has no index
+/// (a table in one file, not in month partitions).
+fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)>, String>> {
+    let files: Vec<DataFile> = data_files(dir)?.into_iter().filter(covered).collect();
+    if let Some(file) = files.iter().find(|f| f.month.is_none()) {
+        return Ok(Err(format!(
+            "{} is not in a month partition (month=YYYY-MM)",
+            relative(dir, &file.path)
+        )));
+    }
+    let digests: Vec<Result<IndexedFile>> = files
+        .par_iter()
+        .map(|file| file_digest(dir, &file.path))
+        .collect();
+    let digests = digests.into_iter().collect::<Result<Vec<_>>>()?;
+    Ok(Ok(files.into_iter().zip(digests).collect()))
+}
+
+/// True when every covered table of `dir` is in month partitions, as an index needs.
+fn partitioned(dir: &Path) -> Result<bool> {
+    let files = data_files(dir)?;
+    Ok(files
+        .iter()
+        .filter(|f| covered(f))
+        .all(|f| f.month.is_some()))
+}
+
+/// Why the index of `dir` cannot be used, or the index, checked against the files.
+pub fn load_checked(dir: &Path) -> Result<std::result::Result<DatasetIndex, String>> {
+    let path = dir.join(FILE);
+    if !path.exists() {
+        return Ok(Err(format!("the dataset has no {FILE}")));
+    }
+    let index = match read(&path) {
+        Ok(index) => index,
+        Err(error) => return Ok(Err(format!("{FILE} cannot be read ({error})"))),
+    };
+    let on_disk = match digests(dir)? {
+        Ok(on_disk) => on_disk,
+        Err(why) => return Ok(Err(why)),
+    };
+    let recorded: HashMap<&str, &IndexedFile> =
+        index.files.iter().map(|f| (f.path.as_str(), f)).collect();
+    if recorded.len() != on_disk.len() {
+        return Ok(Err(format!(
+            "{FILE} lists {} data files, the dataset holds {}",
+            recorded.len(),
+            on_disk.len()
+        )));
+    }
+    for (_, digest) in &on_disk {
+        if recorded.get(digest.path.as_str()) != Some(&digest) {
+            return Ok(Err(format!(
+                "{} is not the file {FILE} was built from",
+                digest.path
+            )));
+        }
+    }
+    Ok(Ok(index))
+}
+
+/// Builds the index of `dir`, taking each month's competitions from `previous` when
+/// that month's files are the ones it was built from, and hashing the month's rows
+/// (read and checked as a run reads them) otherwise.
+pub fn build(dir: &Path, previous: Option<&DatasetIndex>) -> Result<DatasetIndex> {
+    build_checked(dir, previous)?.ok_or_else(|| {
+        Error::Config(
+            "no index can be built: the tables are not all in month partitions (month=YYYY-MM), as `import` writes them".to_owned(),
+        )
+    })
+}
+
+/// [`build`], or `None` when a table is not in month partitions.
+fn build_checked(dir: &Path, previous: Option<&DatasetIndex>) -> Result<Option<DatasetIndex>> {
+    let Ok(on_disk) = digests(dir)? else {
+        return Ok(None);
+    };
+    let mut months: BTreeMap<String, Vec<&IndexedFile>> = BTreeMap::new();
+    for (file, digest) in &on_disk {
+        months
+            .entry(file.month.clone().unwrap_or_default())
+            .or_default()
+            .push(digest);
+    }
+    let previous_files: HashMap<&str, &IndexedFile> = previous
+        .iter()
+        .flat_map(|p| &p.files)
+        .map(|f| (f.path.as_str(), f))
+        .collect();
+    let month_prefix =
+        |month: &str, path: &str| path.split('/').nth(1) == Some(&*format!("month={month}"));
+    let mut previous_months: HashMap<&str, Vec<&Indexed>> = HashMap::new();
+    for c in previous.iter().flat_map(|p| &p.competitions) {
+        previous_months.entry(c.month.as_str()).or_default().push(c);
+    }
+    let mut competitions = Vec::new();
+    for (month, files) in &months {
+        let same_files = files
+            .iter()
+            .all(|f| previous_files.get(f.path.as_str()) == Some(f))
+            && previous_files
+                .keys()
+                .filter(|path| month_prefix(month, path))
+                .count()
+                == files.len();
+        if same_files && previous.is_some() {
+            let kept = previous_months.get(month.as_str()).into_iter().flatten();
+            competitions.extend(kept.map(|c| (*c).clone()));
+        } else {
+            competitions.extend(month_competitions(dir, month)?);
+        }
+    }
+    Ok(Some(DatasetIndex {
+        files: on_disk.into_iter().map(|(_, digest)| digest).collect(),
+        competitions,
+    }))
+}
+
+/// The competitions of one month partition, read and checked as a run reads them.
+fn month_competitions(dir: &Path, month: &str) -> Result<Vec<Indexed>> {
+    let only = Partitions::Months(BTreeSet::from([month.to_owned()]));
+    let progress = crate::scoring::progress::NoProgress;
+    let opened = open_partitions(dir, OnError::Quarantine, &only, &progress)?;
+    let (mut dataset, mut reader) = (opened.head, opened.boards);
+    reader.read_boards(&|_| true, &mut |rows| {
+        dataset.boards.append(rows);
+        Ok(())
+    })?;
+    let quarantine = reader.finish(&dataset)?;
+    let counts = row_counts(&dataset);
+    let kept = |id: &String| !quarantine.contains(id);
+    dataset.competitions.retain(|c| kept(&c.competition_id));
+    dataset.entrants.retain(|e| kept(&e.competition_id));
+    dataset.results.retain(|r| kept(&r.competition_id));
+    dataset.boards.retain(|b| kept(&b.competition_id));
+    let hashes = ledger::competition_hashes(&dataset);
+    let listed: BTreeSet<&str> = dataset
+        .competitions
+        .iter()
+        .map(|c| c.competition_id.as_str())
+        .collect();
+    let first_day = chrono::NaiveDate::parse_from_str(&format!("{month}-01"), "%Y-%m-%d")
+        .map_err(|_| Error::Config(format!("month partition `{month}` is not YYYY-MM")))?;
+    let count = |id: &str| counts.get(id).copied().unwrap_or_default();
+    let mut rows: Vec<Indexed> = dataset
+        .competitions
+        .iter()
+        .map(|c| {
+            let (entrants, results, boards) = count(&c.competition_id);
+            Indexed {
+                competition_id: c.competition_id.clone(),
+                month: month.to_owned(),
+                date: c.date,
+                session: c.session,
+                sha256: hashes.get(&c.competition_id).cloned(),
+                entrants,
+                results,
+                boards,
+            }
+        })
+        .collect();
+    // What the reader left out, and rows whose competition is not listed in this month
+    // (listed in another, or nowhere): no hash, so that a run reads the month.
+    let mut stray: BTreeSet<String> = quarantine
+        .iter()
+        .map(|q| q.competition_id.clone())
+        .collect();
+    stray.extend(
+        counts
+            .keys()
+            .filter(|id| !listed.contains(id.as_str()))
+            .cloned(),
+    );
+    for id in stray {
+        if listed.contains(id.as_str()) {
+            continue;
+        }
+        let (entrants, results, boards) = count(&id);
+        let date = quarantine
+            .iter()
+            .find(|q| q.competition_id == id)
+            .and_then(|q| q.date)
+            .unwrap_or(first_day);
+        rows.push(Indexed {
+            competition_id: id,
+            month: month.to_owned(),
+            date,
+            session: 0,
+            sha256: None,
+            entrants,
+            results,
+            boards,
+        });
+    }
+    rows.sort_by(|a, b| a.competition_id.cmp(&b.competition_id));
+    Ok(rows)
+}
+
+/// Rows per competition id in each table (entrants, results, boards).
+fn row_counts(dataset: &Dataset) -> HashMap<String, (u64, u64, u64)> {
+    let mut counts: HashMap<String, (u64, u64, u64)> = HashMap::new();
+    for c in &dataset.competitions {
+        counts.entry(c.competition_id.clone()).or_default();
+    }
+    for e in &dataset.entrants {
+        counts.entry(e.competition_id.clone()).or_default().0 += 1;
+    }
+    for r in &dataset.results {
+        counts.entry(r.competition_id.clone()).or_default().1 += 1;
+    }
+    for b in &dataset.boards {
+        counts.entry(b.competition_id.clone()).or_default().2 += 1;
+    }
+    counts
+}
+
+/// Writes `index` to `dir/competition_index.parquet` (atomically): a row per data
+/// file (`kind` = `file`: `path`, `bytes`, `sha256` of its bytes), then a row per
+/// competition (`kind` = `competition`: `competition_id`, `month`, `date`, `session`,
+/// `sha256` its content hash, `entrants`, `results`, `boards` its rows), each with the
+/// `ledger_scheme` of the hashes.
+pub fn write(dir: &Path, index: &DatasetIndex) -> Result<()> {
+    let path = dir.join(FILE);
+    let (files, comps) = (&index.files, &index.competitions);
+    let height = files.len() + comps.len();
+    let kind: Vec<&str> = files
+        .iter()
+        .map(|_| "file")
+        .chain(comps.iter().map(|_| "competition"))
+        .collect();
+    let text = |file: &dyn Fn(&IndexedFile) -> Option<String>,
+                comp: &dyn Fn(&Indexed) -> Option<String>| {
+        files
+            .iter()
+            .map(file)
+            .chain(comps.iter().map(comp))
+            .collect::<Vec<Option<String>>>()
+    };
+    let int = |file: &dyn Fn(&IndexedFile) -> Option<i64>,
+               comp: &dyn Fn(&Indexed) -> Option<i64>| {
+        files
+            .iter()
+            .map(file)
+            .chain(comps.iter().map(comp))
+            .collect::<Vec<Option<i64>>>()
+    };
+    let frame = FrameBuilder::new(height)
+        .column("kind", kind)
+        .column("path", text(&|f| Some(f.path.clone()), &|_| None))
+        .column("bytes", int(&|f| Some(f.bytes as i64), &|_| None))
+        .column(
+            "sha256",
+            text(&|f| Some(f.sha256.clone()), &|c| c.sha256.clone()),
+        )
+        .column(
+            "competition_id",
+            text(&|_| None, &|c| Some(c.competition_id.clone())),
+        )
+        .column("month", text(&|_| None, &|c| Some(c.month.clone())))
+        .date(
+            "date",
+            files
+                .iter()
+                .map(|_| None)
+                .chain(comps.iter().map(|c| Some(c.date)))
+                .collect(),
+        )
+        .map_err(|e| Error::polars(&path, e))?
+        .column("session", int(&|_| None, &|c| Some(i64::from(c.session))))
+        .column("entrants", int(&|_| None, &|c| Some(c.entrants as i64)))
+        .column("results", int(&|_| None, &|c| Some(c.results as i64)))
+        .column("boards", int(&|_| None, &|c| Some(c.boards as i64)))
+        .column("ledger_scheme", vec![i64::from(ledger::SCHEME); height])
+        .build()
+        .map_err(|e| Error::polars(&path, e))?;
+    crate::report::files::write_parquet(&frame, &path)
+}
+
+/// Reads an index file; an error says what is wrong with it.
+fn read(path: &Path) -> std::result::Result<DatasetIndex, String> {
+    use crate::report::columns::{dates, i64s, read_parquet, strs};
+    // A damaged file must not stop the run: the index is then not used.
+    let df = crate::import::table::guarded(path, || read_parquet(path))
+        .and_then(|read| read)
+        .map_err(|e| e.to_string())?;
+    let text = |name: &str| strs(&df, path, name).map_err(|e| e.to_string());
+    let int = |name: &str| i64s(&df, path, name).map_err(|e| e.to_string());
+    let kind = text("kind")?;
+    let (path_col, sha, id, month) = (
+        text("path")?,
+        text("sha256")?,
+        text("competition_id")?,
+        text("month")?,
+    );
+    let (bytes_col, session, entrants, results, boards, scheme) = (
+        int("bytes")?,
+        int("session")?,
+        int("entrants")?,
+        int("results")?,
+        int("boards")?,
+        int("ledger_scheme")?,
+    );
+    let days = dates(&df, path, "date").map_err(|e| e.to_string())?;
+    let mut index = DatasetIndex::default();
+    let missing = |row: usize, what: &str| format!("row {} has no {what}", row + 1);
+    for row in 0..df.height() {
+        if scheme[row] != Some(i64::from(ledger::SCHEME)) {
+            return Err(format!("row {} has another ledger_scheme", row + 1));
+        }
+        let count = |values: &[Option<i64>], what: &str| {
+            values[row]
+                .and_then(|v| u64::try_from(v).ok())
+                .ok_or_else(|| missing(row, what))
+        };
+        match kind[row].as_deref() {
+            Some("file") => index.files.push(IndexedFile {
+                path: path_col[row].clone().ok_or_else(|| missing(row, "path"))?,
+                bytes: count(&bytes_col, "bytes")?,
+                sha256: sha[row].clone().ok_or_else(|| missing(row, "sha256"))?,
+            }),
+            Some("competition") => index.competitions.push(Indexed {
+                competition_id: id[row]
+                    .clone()
+                    .ok_or_else(|| missing(row, "competition_id"))?,
+                month: month[row].clone().ok_or_else(|| missing(row, "month"))?,
+                date: days[row].ok_or_else(|| missing(row, "date"))?,
+                session: session[row]
+                    .and_then(|s| i32::try_from(s).ok())
+                    .ok_or_else(|| missing(row, "session"))?,
+                sha256: sha[row].clone(),
+                entrants: count(&entrants, "entrants")?,
+                results: count(&results, "results")?,
+                boards: count(&boards, "boards")?,
+            }),
+            _ => return Err(format!("row {} has an unknown kind", row + 1)),
+        }
+    }
+    Ok(index)
+}
+
+/// The index of `dir` rebuilt, reusing the months of its current index whose files
+/// have not changed, and written beside the data; the number of competitions indexed.
+pub fn reindex(dir: &Path) -> Result<usize> {
+    let path = dir.join(FILE);
+    let previous = if path.exists() {
+        read(&path).ok()
+    } else {
+        None
+    };
+    let index = build(dir, previous.as_ref())?;
+    write(dir, &index)?;
+    Ok(index.competitions.len())
+}
+
+/// Brings the index of `staging` (the next version of a dataset, being written) up to
+/// date with its files, reusing the months of `previous`'s index (the version before)
+/// whose files it still has; a layout that cannot be indexed gets no index.
+pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
+    let path = previous.join(FILE);
+    let before = if path.exists() {
+        read(&path).ok()
+    } else {
+        None
+    };
+    match build_checked(staging, before.as_ref())? {
+        Some(index) => write(staging, &index),
+        None => {
+            let stale = staging.join(FILE);
+            if stale.exists() {
+                std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// What a continued run reads ([`reading_plan`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    /// The rows of these months, with the hashes of the competitions of the others.
+    Months {
+        months: BTreeSet<String>,
+        known: ledger::Known,
+        /// The months the index lists.
+        all_months: usize,
+    },
+    /// Everything; with a note for the user when the index is missing or stale (not
+    /// when the dataset changed: the run says what changed).
+    Whole(Option<String>),
+}
+
+/// What a run continuing `previous` on the dataset in `dir` reads: only the months the
+/// index shows something new in, when the index matches the data files and the
+/// previous run's ledger; everything otherwise.
+pub fn reading_plan(
+    dir: &Path,
+    previous: &crate::pipeline::PreviousRun,
+    until: Option<chrono::NaiveDate>,
+) -> Result<Reading> {
+    let index = match load_checked(dir)? {
+        Ok(index) => index,
+        // A table in one file or in CSV cannot have an index: nothing to say.
+        Err(_) if !partitioned(dir)? => return Ok(Reading::Whole(None)),
+        Err(why) => {
+            return Ok(Reading::Whole(Some(format!(
+                "note: {why}, so every competition is read and hashed to compare with the state; `bridgehcp index {}` writes the index",
+                dir.display()
+            ))))
+        }
+    };
+    let through = previous
+        .applied_through
+        .as_ref()
+        .map(|t| (t.date, t.session, t.competition_id.as_str()));
+    let plan = ledger::plan_reading(
+        &index.competitions,
+        &previous.ledger,
+        previous.record.ledger_scheme,
+        through,
+        until,
+    );
+    Ok(match plan {
+        ledger::ReadPlan::Months { months, known } => Reading::Months {
+            months,
+            known,
+            all_months: index
+                .competitions
+                .iter()
+                .map(|c| c.month.as_str())
+                .collect::<BTreeSet<_>>()
+                .len(),
+        },
+        ledger::ReadPlan::Whole(_) => Reading::Whole(None),
+    })
+}

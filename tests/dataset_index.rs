@@ -1,0 +1,370 @@
+//! The dataset's competition index with the real binary: a continued run that reads
+//! only the last month writes the bytes a run reading everything writes; a correction
+//! in an earlier month is still found and replayed; an index that no longer matches
+//! the files, or none at all, is not trusted and the run hashes everything as before.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
+
+mod common;
+use common::{bridgehcp, ok, read};
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use bridgehcp::report::dataset_index::FILE;
+
+/// The files two runs on the same inputs write byte for byte alike (all but
+/// `run.json`, whose timings and data path differ).
+const OUTPUTS: [&str; 12] = [
+    "applied.parquet",
+    "board_scores.parquet",
+    "changes.parquet",
+    "corrections.csv",
+    "handicaps.parquet",
+    "non_members.csv",
+    "quarantine.csv",
+    "ranking.csv",
+    "ranking.parquet",
+    "ranking_published.csv",
+    "standings.parquet",
+    "unrated.csv",
+];
+
+fn same_outputs(a: &Path, b: &Path) {
+    for name in OUTPUTS {
+        let (x, y) = (a.join(name), b.join(name));
+        assert_eq!(x.exists(), y.exists(), "{name}");
+        if x.exists() {
+            assert!(read(&x) == read(&y), "{name} differs");
+        }
+    }
+}
+
+/// A federation of four months written as `sample --by-month` writes it (with its
+/// index), and the month partitions it holds.
+fn federation(dir: &Path) -> (PathBuf, Vec<String>) {
+    let fed = dir.join("fed");
+    ok(&bridgehcp(
+        &[
+            "sample",
+            "--members",
+            "120",
+            "--months",
+            "4",
+            "--by-month",
+            "--seed",
+            "5",
+            "--out",
+            "fed",
+        ],
+        dir,
+    ));
+    let months: BTreeSet<String> = std::fs::read_dir(fed.join("competitions"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|name| name.strip_prefix("month=").map(str::to_owned))
+        .collect();
+    assert_eq!(months.len(), 4, "{months:?}");
+    assert!(fed.join(FILE).exists());
+    (fed, months.into_iter().collect())
+}
+
+/// The last day of month `2026-03`.
+fn month_end(month: &str) -> String {
+    let first = chrono::NaiveDate::parse_from_str(&format!("{month}-01"), "%Y-%m-%d").unwrap();
+    let next = first + chrono::Months::new(1);
+    (next - chrono::Days::new(1)).to_string()
+}
+
+/// A copy of the dataset `from` (its files, not its index) at `to`.
+fn copy_without_index(from: &Path, to: &Path) {
+    for entry in walk(from) {
+        let relative = entry.strip_prefix(from).unwrap();
+        if relative == Path::new(FILE) {
+            continue;
+        }
+        let target = to.join(relative);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &target).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// `run --data DATA --out OUT`, with `--until` or `--state`; stdout and stderr.
+fn run(dir: &Path, data: &Path, out: &str, extra: &[&str]) -> (String, String) {
+    let mut args = vec!["run", "--data", data.to_str().unwrap(), "--out", out];
+    args.extend(extra);
+    let output = bridgehcp(&args, dir);
+    let stdout = ok(&output);
+    (stdout, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn continuing_with_the_index_gives_the_bytes_of_a_run_without_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, months) = federation(dir);
+    let plain = dir.join("plain");
+    copy_without_index(&fed, &plain);
+    let until = month_end(&months[2]);
+    run(dir, &fed, "state", &["--until", &until]);
+
+    let (indexed, note) = run(dir, &fed, "indexed", &["--state", "state"]);
+    assert!(
+        indexed.contains("as the dataset's index showed: rows read of 1 of 4 months only"),
+        "{indexed}"
+    );
+    assert!(!note.contains("note:"), "{note}");
+
+    let (hashed, note) = run(dir, &plain, "hashed", &["--state", "state"]);
+    assert!(!hashed.contains("index showed"), "{hashed}");
+    assert!(
+        note.contains(
+            "the dataset has no competition_index.parquet, so every competition is read and hashed"
+        ),
+        "{note}"
+    );
+    same_outputs(&dir.join("indexed"), &dir.join("hashed"));
+
+    // `bridgehcp index` writes the same index as the writer kept month by month, and
+    // the run then reads one month there too.
+    let stdout = ok(&bridgehcp(&["index", "plain"], dir));
+    assert!(stdout.contains("competitions in"), "{stdout}");
+    assert!(read(&plain.join(FILE)) == read(&fed.join(FILE)));
+    let (again, _) = run(dir, &plain, "again", &["--state", "state"]);
+    assert!(again.contains("rows read of 1 of 4 months only"), "{again}");
+    same_outputs(&dir.join("indexed"), &dir.join("again"));
+}
+
+/// Swaps two entrants' reported scores in the first competition of `month` that has
+/// two different ones, and writes that month again as the importer does (the index
+/// kept in the same commit); the competition's id.
+fn correct_a_result(fed: &Path, month: &str) -> String {
+    let mut dataset = bridgehcp::import::table::read_dataset(fed).unwrap();
+    let in_month = |date: chrono::NaiveDate| date.format("%Y-%m").to_string() == month;
+    let ids: Vec<String> = dataset
+        .competitions
+        .iter()
+        .filter(|c| in_month(c.date))
+        .map(|c| c.competition_id.clone())
+        .collect();
+    let (id, a, b) = ids
+        .iter()
+        .find_map(|id| {
+            let rows: Vec<usize> = (0..dataset.results.len())
+                .filter(|&r| &dataset.results[r].competition_id == id)
+                .collect();
+            let (&a, rest) = rows.split_first()?;
+            let b = *rest
+                .iter()
+                .find(|&&b| dataset.results[b].score != dataset.results[a].score)?;
+            Some((id.clone(), a, b))
+        })
+        .expect("a competition with reported results");
+    let score = dataset.results[a].score;
+    dataset.results[a].score = dataset.results[b].score;
+    dataset.results[b].score = score;
+    bridgehcp::report::dataset_writer::write_months(
+        &dataset,
+        fed,
+        &BTreeSet::from([month.to_owned()]),
+        false,
+        bridgehcp::report::files::Commit::default(),
+    )
+    .unwrap();
+    id
+}
+
+#[test]
+fn a_correction_in_an_earlier_month_is_found_through_the_index_and_a_stale_index_is_not_trusted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, months) = federation(dir);
+    let until = month_end(&months[2]);
+    run(dir, &fed, "state", &["--until", &until]);
+    let before = read(&fed.join(FILE));
+
+    let corrected = correct_a_result(&fed, &months[0]);
+    assert!(
+        read(&fed.join(FILE)) != before,
+        "the index follows the data"
+    );
+    let (indexed, note) = run(dir, &fed, "indexed", &["--state", "state"]);
+    assert!(
+        indexed.contains("so the whole history was replayed from the start")
+            && indexed.contains(&format!("changed: `{corrected}`")),
+        "{indexed}"
+    );
+    assert!(!indexed.contains("index showed"), "{indexed}");
+    assert!(!note.contains("note:"), "{note}");
+
+    // The same data with no index, and with the index of the data before the
+    // correction: both hashed, the same outputs.
+    let plain = dir.join("plain");
+    copy_without_index(&fed, &plain);
+    let (hashed, _) = run(dir, &plain, "hashed", &["--state", "state"]);
+    assert!(
+        hashed.contains(&format!("changed: `{corrected}`")),
+        "{hashed}"
+    );
+    same_outputs(&dir.join("indexed"), &dir.join("hashed"));
+
+    let stale = dir.join("stale");
+    copy_without_index(&fed, &stale);
+    std::fs::write(stale.join(FILE), &before).unwrap();
+    let (rehashed, note) = run(dir, &stale, "rehashed", &["--state", "state"]);
+    assert!(
+        note.contains(&format!(
+            "/month={}/part-0.parquet is not the file",
+            months[0]
+        )) && note.contains("was built from, so every competition is read and hashed"),
+        "{note}"
+    );
+    assert!(
+        rehashed.contains(&format!("changed: `{corrected}`")),
+        "{rehashed}"
+    );
+    same_outputs(&dir.join("indexed"), &dir.join("rehashed"));
+}
+
+/// The shipped sample written in month partitions into `dir/fed` (the writer keeps
+/// the index), and the sample as read.
+fn partitioned(dir: &Path) -> (PathBuf, bridgehcp::dataset::Dataset) {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    let dataset = bridgehcp::import::table::read_dataset(&sample).unwrap_or_else(|e| panic!("{e}"));
+    let fed = dir.join("fed");
+    bridgehcp::report::dataset_writer::write_months(
+        &dataset,
+        &fed,
+        &BTreeSet::new(),
+        true,
+        bridgehcp::report::files::Commit::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (fed, dataset)
+}
+
+#[test]
+fn the_index_holds_the_hashes_a_full_read_takes() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (fed, dataset) = partitioned(tmp.path());
+    let index = bridgehcp::report::dataset_index::load_checked(&fed)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|why| panic!("{why}"));
+    // Every competition of the sample, with the hash the run takes of the rows it
+    // reads from the partitions, and its rows counted.
+    let read = bridgehcp::import::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
+    let hashes = bridgehcp::pipeline::ledger::competition_hashes(&read);
+    assert_eq!(index.competitions.len(), dataset.competitions.len());
+    for c in &index.competitions {
+        assert_eq!(
+            c.sha256.as_ref(),
+            hashes.get(&c.competition_id),
+            "{}",
+            c.competition_id
+        );
+        let boards = read
+            .boards
+            .iter()
+            .filter(|b| b.competition_id == c.competition_id)
+            .count();
+        assert_eq!(c.boards, boards as u64);
+        assert_eq!(c.month, c.date.format("%Y-%m").to_string());
+    }
+    // Four tables' files, each month's.
+    let months: BTreeSet<&str> = index
+        .competitions
+        .iter()
+        .map(|c| c.month.as_str())
+        .collect();
+    assert!(index.files.len() >= 2 * months.len());
+    // Built from scratch: the same index, the same bytes.
+    let before = std::fs::read(fed.join(FILE)).unwrap_or_default();
+    assert_eq!(
+        bridgehcp::report::dataset_index::build(&fed, None)
+            .ok()
+            .as_ref(),
+        Some(&index)
+    );
+    bridgehcp::report::dataset_index::reindex(&fed).unwrap_or_else(|e| panic!("{e}"));
+    assert!(std::fs::read(fed.join(FILE)).unwrap_or_default() == before);
+}
+
+#[test]
+fn an_index_that_does_not_match_its_files_is_not_used() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (fed, _) = partitioned(tmp.path());
+    let why = |fed: &Path| match bridgehcp::report::dataset_index::load_checked(fed) {
+        Ok(Err(why)) => why,
+        Ok(Ok(_)) => "used".to_owned(),
+        Err(e) => format!("error {e}"),
+    };
+    let index = fed.join(FILE);
+    let good = std::fs::read(&index).unwrap_or_default();
+
+    // A file added to a month.
+    let month = std::fs::read_dir(fed.join("boards"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap_or_else(|| panic!("no board month"));
+    let extra = month.join("part-1.parquet");
+    std::fs::copy(month.join("part-0.parquet"), &extra).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        why(&fed).contains("data files, the dataset holds"),
+        "{}",
+        why(&fed)
+    );
+    std::fs::remove_file(&extra).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(why(&fed), "used");
+
+    // A file whose bytes changed, its size kept.
+    let file = month.join("part-0.parquet");
+    let bytes = std::fs::read(&file).unwrap_or_default();
+    let mut changed = bytes.clone();
+    let middle = changed.len() / 2;
+    changed[middle] ^= 1;
+    std::fs::write(&file, &changed).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        why(&fed)
+            .ends_with("part-0.parquet is not the file competition_index.parquet was built from"),
+        "{}",
+        why(&fed)
+    );
+    std::fs::write(&file, &bytes).unwrap_or_else(|e| panic!("{e}"));
+
+    // A damaged index, and none.
+    std::fs::write(&index, &good[..good.len() / 2]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        why(&fed).starts_with("competition_index.parquet cannot be read"),
+        "{}",
+        why(&fed)
+    );
+    std::fs::remove_file(&index).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(why(&fed), "the dataset has no competition_index.parquet");
+}
+
+/// A dataset whose tables are single files cannot have an index: a continued run
+/// hashes it as before, without a note about an index it cannot have.
+#[test]
+fn a_dataset_in_single_files_is_hashed_without_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let sample = common::sample();
+    run(dir, &sample, "sept", &["--until", "2026-09-30"]);
+    let (stdout, note) = run(dir, &sample, "oct", &["--state", "sept"]);
+    assert!(!stdout.contains("index showed"), "{stdout}");
+    assert!(!note.contains(FILE), "{note}");
+}
