@@ -166,14 +166,22 @@ struct Evaluated {
     adjusted: Vec<(usize, f64, f64)>,
 }
 
+/// Rates a competition on a snapshot. `scratch` is the thread's input buffer.
 fn evaluate(
     factors: &FactorSet,
     competition: &PreparedCompetition,
     states: &[PlayerState],
-    opening: impl Fn(u32) -> f64,
+    scratch: &mut Option<CompetitionInput>,
 ) -> Result<Evaluated, ModelError> {
-    let input = competition.input_with(opening);
-    let outcomes = rate(factors, competition, &input)?;
+    let opening = |m: u32| states[m as usize].opening(factors, competition.date);
+    let input = match scratch {
+        Some(input) => {
+            competition.input_into(input, opening);
+            input
+        }
+        None => scratch.insert(competition.input_with(opening)),
+    };
+    let outcomes = rate(factors, competition, input)?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
         let input = competition.input_with(|m| {
@@ -361,18 +369,18 @@ fn evaluate_all(
     positions: &[usize],
     snapshot: &[PlayerState],
 ) -> Vec<Result<Evaluated, NotRated>> {
+    let not_rated = |error: ModelError| match error {
+        ModelError::NoGuestHandicap { .. } => NotRated::Unrated(error.to_string()),
+        other => NotRated::Failed(other),
+    };
     positions
         .par_iter()
-        .map(|&position| {
-            let competition = &competitions[position];
-            evaluate(factors, competition, snapshot, |m| {
-                snapshot[m as usize].opening(factors, competition.date)
-            })
-            .map_err(|error| match error {
-                ModelError::NoGuestHandicap { .. } => NotRated::Unrated(error.to_string()),
-                other => NotRated::Failed(other),
-            })
-        })
+        .map_init(
+            || None,
+            |scratch, &position| {
+                evaluate(factors, &competitions[position], snapshot, scratch).map_err(not_rated)
+            },
+        )
         .collect()
 }
 
