@@ -42,12 +42,12 @@ pub fn sum_mut(values: &mut [f64]) -> f64 {
 
 /// The mean of `values`, `None` when there are none.
 pub fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = values.into_iter().collect();
+    let mut v: Vec<f64> = values.into_iter().collect();
     if v.is_empty() {
         return None;
     }
     let n = v.len() as f64;
-    Some(sum(v) / n)
+    Some(sum_mut(&mut v) / n)
 }
 
 #[cfg(test)]
