@@ -22,7 +22,7 @@ use super::update::{self, apply};
 use super::{CalcMethod, CompetitionInput, PlayerOutcome};
 
 /// A member's handicap and activity.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PlayerState {
     pub handicap: f64,
     /// Handicap per calculation method, when the factor set keeps them separately.
@@ -211,7 +211,7 @@ pub struct Updated {
 /// assert!((u.outcome.delta - (-1.711304)).abs() < 1e-6);
 /// ```
 pub fn update(f: &FactorSet, state: &PlayerState, played: &Played<'_>) -> Updated {
-    let mut state = *state;
+    let mut state = state.clone();
     let mut outcome = played.outcome.clone();
     let date = played.date;
     state.enter_month(date);

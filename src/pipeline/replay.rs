@@ -322,10 +322,10 @@ impl<'a> Recorder<'a> {
             },
         };
         let updated = player::update(self.factors, state, &played);
-        *state = updated.state;
         if let Some(month) = self.month.as_mut() {
             month.add(member, &updated);
         }
+        *state = updated.state;
         (updated.outcome, updated.handicap_after)
     }
 

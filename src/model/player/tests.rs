@@ -133,12 +133,12 @@ fn a_frozen_month_sums_before_the_cap() {
     let mut month = FrozenMonth::new(2);
     let first = update(&f, &states[0], &frozen(false));
     assert_eq!(first.state.handicap, 30.0);
-    states[0] = first.state;
+    states[0] = first.state.clone();
     month.add(0, &first);
     let second = update(&f, &states[0], &frozen(true));
     // The second outcome is taken from the month's opening handicap too.
     assert_eq!(second.outcome.handicap_before, 30.0);
-    states[0] = second.state;
+    states[0] = second.state.clone();
     month.add(0, &second);
     month.add_delta(1, 51.5, 1.0);
     month.add_delta(1, 51.5, -1.0);
