@@ -3,7 +3,10 @@
 //! Live mode runs the schedule's levels in order and each level in parallel; frozen mode
 //! runs each month in parallel against the month's opening handicaps. Either way the
 //! model is evaluated on read-only snapshots and the results are applied in replay order
-//! on one thread, so the bytes out never depend on the thread count.
+//! on one thread, so the bytes out never depend on the thread count. How a member's
+//! handicap moves is the model's ([`player::update`], and [`FrozenMonth`] for a frozen
+//! month's sums): the replay only orders the competitions, finds who sat where, and
+//! hands each member's outcome over.
 
 use rayon::prelude::*;
 
