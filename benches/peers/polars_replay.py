@@ -185,7 +185,9 @@ def read_table(
     if form == "csv":
         lazy = pl.scan_csv(files[0], infer_schema_length=None)
     elif files:
-        lazy = pl.scan_parquet(files, hive_partitioning=False, missing_columns="insert")
+        lazy = pl.scan_parquet(
+            files, hive_partitioning=False, missing_columns="insert", extra_columns="ignore"
+        )
     else:
         return pl.DataFrame()
     have = lazy.collect_schema().names()

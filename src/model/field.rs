@@ -13,11 +13,22 @@
 /// ```
 pub fn sum(values: impl IntoIterator<Item = f64>) -> f64 {
     let mut v: Vec<f64> = values.into_iter().collect();
-    v.sort_by(f64::total_cmp);
+    sum_mut(&mut v)
+}
+
+/// [`sum`] of a slice it may reorder, without a copy: the same value, bit for bit.
+///
+/// ```
+/// use bridgehcp::model::field::{sum, sum_mut};
+/// let mut v = [0.1, 1e16, 0.2, -1e16];
+/// assert_eq!(sum_mut(&mut v), sum([-1e16, 0.2, 1e16, 0.1]));
+/// ```
+pub fn sum_mut(values: &mut [f64]) -> f64 {
+    values.sort_unstable_by(f64::total_cmp);
     // Neumaier's compensated summation.
     let mut total = 0.0_f64;
     let mut compensation = 0.0_f64;
-    for x in v {
+    for &x in values.iter() {
         let t = total + x;
         if total.abs() >= x.abs() {
             compensation += (total - t) + x;
@@ -31,12 +42,12 @@ pub fn sum(values: impl IntoIterator<Item = f64>) -> f64 {
 
 /// The mean of `values`, `None` when there are none.
 pub fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = values.into_iter().collect();
+    let mut v: Vec<f64> = values.into_iter().collect();
     if v.is_empty() {
         return None;
     }
     let n = v.len() as f64;
-    Some(sum(v) / n)
+    Some(sum_mut(&mut v) / n)
 }
 
 #[cfg(test)]

@@ -225,6 +225,9 @@ pub(crate) fn settle(
     input: &CompetitionInput,
 ) -> Result<Vec<Vec<SettledUnit>>, ModelError> {
     let groups = slot_groups(input.kind);
+    if let Some(settled) = all_rated(input, groups) {
+        return Ok(settled);
+    }
     // Each unit's players' statuses, and its class.
     let mut units: Vec<Vec<(Vec<PlayerStatus>, Class)>> = Vec::new();
     for entrant in &input.entrants {
@@ -402,6 +405,38 @@ pub(crate) fn settle(
         out.push(settled_row);
     }
     Ok(out)
+}
+
+/// The common case, a field of rated members only: each unit's handicap is the mean of
+/// its players' handicaps and every player is updated, as [`settle`] would settle them,
+/// without building what guests need. `None` as soon as a slot holds anyone else.
+fn all_rated(input: &CompetitionInput, groups: &[&[usize]]) -> Option<Vec<Vec<SettledUnit>>> {
+    let mut out = Vec::with_capacity(input.entrants.len());
+    for entrant in &input.entrants {
+        let mut row = Vec::with_capacity(groups.len());
+        for group in groups {
+            let mut handicaps = [0.0; 4];
+            let mut players = Vec::with_capacity(group.len());
+            for player in group.iter().filter_map(|&slot| entrant.players.get(slot)) {
+                let PlayerStatus::Rated(h) = player.status else {
+                    return None;
+                };
+                if let Some(slot) = handicaps.get_mut(players.len()) {
+                    *slot = h;
+                }
+                players.push((h, true));
+            }
+            let n = players.len().min(handicaps.len());
+            let handicap = match n {
+                0 => 0.0,
+                // The same value as `mean`, without its copy.
+                _ => super::field::sum_mut(&mut handicaps[..n]) / n as f64,
+            };
+            row.push(SettledUnit { handicap, players });
+        }
+        out.push(row);
+    }
+    Some(out)
 }
 
 /// Method (c) for every unit marked for it: `estimates[entrant][unit]`.

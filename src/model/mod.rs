@@ -1,13 +1,16 @@
 //! The handicap model of `spec/handicap-model.md` (seed 004, the Swedish federation's
 //! "Project 52"), as pure functions over a [`FactorSet`].
 //!
-//! The model is kept free of files, dates and member lists so that every worked number of
-//! the seed can be checked against it directly, and so that the replay can run it in any
+//! The model is kept free of files and member lists so that every worked number of the
+//! seed can be checked against it directly, and so that the replay can run it in any
 //! order of competitions it likes. The pipeline builds one [`CompetitionInput`] per rated
-//! competition from the handicaps it holds and applies the [`PlayerOutcome`]s it gets back.
+//! competition from the handicaps it holds and hands each member's [`PlayerOutcome`]
+//! back to [`player::update`], which owns everything that moves a handicap.
 //!
 //! * [`factors`]: the constants (the `fsb-2007` set and its options);
 //! * [`update`]: board weight, starting handicap, `Δh` and the cap;
+//! * [`player`]: one player's whole update (newcomer, gain, drift, per-method
+//!   handicaps, confidence) and the frozen month;
 //! * [`expected`]: the expected result of each format;
 //! * [`guests`]: temporary handicaps of foreign guests and non-member pairs;
 //! * [`rate`]: [`rate_competition`], the entry point, and [`handicap_adjusted`].
@@ -17,6 +20,7 @@ pub mod expected;
 pub mod factors;
 pub mod field;
 pub mod guests;
+pub mod player;
 pub mod rate;
 pub mod update;
 

@@ -26,7 +26,8 @@ pub fn rate_competition(
     check(f, input)?;
     let settled = settle(f, input)?;
     let expectations = field_expectations(f, input, &settled)?;
-    let mut out = Vec::new();
+    let players = input.entrants.iter().map(|e| e.players.len()).sum();
+    let mut out = Vec::with_capacity(players);
     for (e, ((entrant, units), exp)) in input
         .entrants
         .iter()

@@ -251,6 +251,12 @@ pub fn apply_period(f: &FactorSet, handicap: f64, deltas: &[f64]) -> f64 {
     apply(f, handicap, super::field::sum(deltas.iter().copied()))
 }
 
+/// [`apply_period`] on changes it may reorder (they are summed in sorted order anyway),
+/// without a copy.
+pub fn apply_period_mut(f: &FactorSet, handicap: f64, deltas: &mut [f64]) -> f64 {
+    apply(f, handicap, super::field::sum_mut(deltas))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

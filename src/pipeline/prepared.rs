@@ -42,6 +42,36 @@ impl PreparedCompetition {
     /// The model's input with the given member handicaps.
     pub fn input_with(&self, handicap_of: impl Fn(u32) -> f64) -> CompetitionInput {
         let mut input = self.input.clone();
+        self.fill_handicaps(&mut input, handicap_of);
+        input
+    }
+
+    /// [`Self::input_with`] written into `input`, reusing its buffers: the replay keeps
+    /// one per thread, so that a competition costs no allocation for its input.
+    pub fn input_into(&self, input: &mut CompetitionInput, handicap_of: impl Fn(u32) -> f64) {
+        let source = &self.input;
+        input.n_boards = source.n_boards;
+        input.method = source.method;
+        input.kind = source.kind;
+        input.weight_multiplier = source.weight_multiplier;
+        input.entrants.truncate(source.entrants.len());
+        for (i, from) in source.entrants.iter().enumerate() {
+            match input.entrants.get_mut(i) {
+                Some(to) => {
+                    to.players.clear();
+                    to.players.extend_from_slice(&from.players);
+                    to.boards_played = from.boards_played;
+                    to.result = from.result;
+                    to.direction = from.direction;
+                    to.opponent = from.opponent;
+                }
+                None => input.entrants.push(from.clone()),
+            }
+        }
+        self.fill_handicaps(input, handicap_of);
+    }
+
+    fn fill_handicaps(&self, input: &mut CompetitionInput, handicap_of: impl Fn(u32) -> f64) {
         for (entrant, seats) in input.entrants.iter_mut().zip(&self.seats) {
             for (player, seat) in entrant.players.iter_mut().zip(seats) {
                 if let Seat::Member(index) = seat {
@@ -49,6 +79,5 @@ impl PreparedCompetition {
                 }
             }
         }
-        input
     }
 }

@@ -3,17 +3,17 @@
 //! Live mode runs the schedule's levels in order and each level in parallel; frozen mode
 //! runs each month in parallel against the month's opening handicaps. Either way the
 //! model is evaluated on read-only snapshots and the results are applied in replay order
-//! on one thread, so the bytes out never depend on the thread count.
-
-use std::collections::BTreeMap;
+//! on one thread, so the bytes out never depend on the thread count. How a member's
+//! handicap moves is the model's ([`player::update`], and [`FrozenMonth`] for a frozen
+//! month's sums): the replay only orders the competitions, finds who sat where, and
+//! hands each member's outcome over.
 
 use rayon::prelude::*;
 
 use crate::dataset::MemberId;
-use chrono::NaiveDate;
 
 pub use crate::error::ReplayError;
-use crate::model::update::{apply, apply_period};
+use crate::model::player::{self, Apply, FrozenMonth, Played};
 use crate::model::{self, CompetitionInput, Direction, FactorSet, ModelError, PlayerOutcome};
 
 use super::prepare::{PreparedCompetition, Seat};
@@ -90,48 +90,6 @@ enum NotRated {
 pub struct Unrated {
     pub competition: usize,
     pub reason: String,
-}
-
-/// The units an inactive member's handicaps drift upwards before a competition on
-/// `date`, when the factor set asks for it; 0 otherwise.
-fn drift_before(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -> f64 {
-    match (&factors.inactivity, state.last_played) {
-        (Some(drift), Some(last)) => drift.drift((date - last).num_days()),
-        _ => 0.0,
-    }
-}
-
-/// `handicap` after the inactivity drift a competition on `date` ends. The drift is the
-/// member's, so it applies to the combined handicap and to each per-method one alike.
-fn drifted(factors: &FactorSet, state: &PlayerState, handicap: f64, date: NaiveDate) -> f64 {
-    let added = drift_before(factors, state, date);
-    if added > 0.0 {
-        apply(factors, handicap, added)
-    } else {
-        handicap
-    }
-}
-
-/// The handicap a member brings to a competition on `date`: the current one, drifted
-/// upwards after a long inactive period when the factor set asks for it.
-fn opening_handicap(factors: &FactorSet, state: &PlayerState, date: NaiveDate) -> f64 {
-    drifted(factors, state, state.handicap, date)
-}
-
-/// Per member, in frozen mode: the handicap the month opened with and the month's changes.
-type PeriodChanges = Vec<Option<MemberPeriod>>;
-
-/// A member's month in frozen mode: the opening handicap and the changes to sum, for the
-/// combined handicap and for each per-method handicap.
-#[derive(Debug, Clone, Default)]
-struct MemberPeriod {
-    opening: f64,
-    /// The per-method handicaps the month opened with, drifted like `opening`.
-    opening_topscore: f64,
-    opening_imp: f64,
-    deltas: Vec<f64>,
-    topscore: Vec<f64>,
-    imp: Vec<f64>,
 }
 
 /// Rates a competition. A pairs event with fixed directions and two winners (a
@@ -211,19 +169,27 @@ struct Evaluated {
     adjusted: Vec<(usize, f64, f64)>,
 }
 
+/// Rates a competition on a snapshot. `scratch` is the thread's input buffer.
 fn evaluate(
     factors: &FactorSet,
     competition: &PreparedCompetition,
     states: &[PlayerState],
-    opening: impl Fn(u32) -> f64,
+    scratch: &mut Option<CompetitionInput>,
 ) -> Result<Evaluated, ModelError> {
-    let input = competition.input_with(opening);
-    let outcomes = rate(factors, competition, &input)?;
+    let opening = |m: u32| states[m as usize].opening(factors, competition.date);
+    let input = match scratch {
+        Some(input) => {
+            competition.input_into(input, opening);
+            input
+        }
+        None => scratch.insert(competition.input_with(opening)),
+    };
+    let outcomes = rate(factors, competition, input)?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
         let input = competition.input_with(|m| {
             let state = &states[m as usize];
-            drifted(factors, state, state.handicap_for(method), competition.date)
+            state.drifted(factors, state.handicap_for(method), competition.date)
         });
         Some(rate(factors, competition, &input)?)
     } else {
@@ -242,230 +208,146 @@ fn evaluate(
     })
 }
 
-/// Applies an evaluated competition. In frozen mode `opening` holds each member's
-/// month-opening handicap and the deltas are only accumulated.
-fn record(
-    factors: &FactorSet,
-    position: usize,
-    competition: &PreparedCompetition,
-    evaluated: Result<Evaluated, NotRated>,
-    states: &mut [PlayerState],
-    frozen_sums: Option<&mut PeriodChanges>,
-    out: &mut ReplayOutput,
-) {
-    let evaluated = match evaluated {
-        Ok(evaluated) => evaluated,
-        Err(NotRated::Unrated(reason)) => {
-            out.unrated.push(Unrated {
-                competition: position,
-                reason,
-            });
-            return;
+/// Applies evaluated competitions in replay order: each member's outcome goes to the
+/// model's [`player::update`], in frozen mode into the month's sums.
+struct Recorder<'a> {
+    factors: &'a FactorSet,
+    states: &'a mut [PlayerState],
+    /// Frozen mode: the month's changes, applied when it closes.
+    month: Option<FrozenMonth>,
+    out: ReplayOutput,
+    /// The members applied so far in the current competition, with their boards before it.
+    seen: Vec<(u32, u64)>,
+}
+
+impl<'a> Recorder<'a> {
+    fn new(factors: &'a FactorSet, states: &'a mut [PlayerState], mode: Mode) -> Self {
+        let month = (mode == Mode::Frozen).then(|| FrozenMonth::new(states.len()));
+        Recorder {
+            factors,
+            states,
+            month,
+            out: ReplayOutput::default(),
+            seen: Vec::new(),
         }
-        Err(NotRated::Failed(error)) => {
-            out.failed.push(Failed {
-                competition: position,
-                error,
-            });
-            return;
-        }
-    };
-    let method = competition.input.method;
-    let mut frozen_sums = frozen_sums;
-    // A substitute who played for two entrants has one outcome per entrant, each from the
-    // handicaps before the competition (every expectation of a field is taken at once).
-    // They apply one after the other in entrant order, the second from the handicap the
-    // first left; the newcomer scale is the one of the boards before the competition.
-    let mut boards_before: BTreeMap<u32, u64> = BTreeMap::new();
-    for (i, mut outcome) in evaluated.outcomes.into_iter().enumerate() {
-        let seat = competition
-            .seats
-            .get(outcome.entrant)
-            .and_then(|s| s.get(slot_of(competition, &outcome)))
-            .copied()
-            .unwrap_or(Seat::NonMember);
-        let mut handicap_after = outcome.handicap_before;
-        if let (Seat::Member(m), true) = (seat, outcome.updated) {
-            let state = &mut states[m as usize];
-            state.enter_month(competition.date);
-            let repeated = boards_before.contains_key(&m);
-            let before = *boards_before.entry(m).or_insert(state.boards);
-            if repeated && frozen_sums.is_none() {
-                outcome.handicap_before = state.handicap;
+    }
+
+    /// Applies an evaluated competition, or lists why it could not be.
+    fn record(
+        &mut self,
+        position: usize,
+        competition: &PreparedCompetition,
+        evaluated: Result<Evaluated, NotRated>,
+    ) {
+        let evaluated = match evaluated {
+            Ok(evaluated) => evaluated,
+            Err(NotRated::Unrated(reason)) => {
+                self.out.unrated.push(Unrated {
+                    competition: position,
+                    reason,
+                });
+                return;
             }
-            // The model computes Δh with the set's impact; a newcomer moves faster, and
-            // with `[kalman]` the gain follows the confidence figure.
-            let (scale, kalman_sd) = gain(factors, state, competition, &outcome, before);
-            let pull = pull_toward_partner(factors, competition, &outcome);
-            if scale != 1.0 || repeated || pull != 0.0 {
-                outcome.delta *= scale;
-                // Only a pull is added: adding 0 would turn a change of −0 into +0.
-                if pull != 0.0 {
-                    outcome.delta += pull;
+            Err(NotRated::Failed(error)) => {
+                self.out.failed.push(Failed {
+                    competition: position,
+                    error,
+                });
+                return;
+            }
+        };
+        self.seen.clear();
+        for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
+            let slot = slot_of(competition, &outcome);
+            let seat = seat_at(competition, outcome.entrant, slot);
+            let by_method = evaluated.by_method.as_ref().and_then(|b| b.get(i));
+            let (outcome, handicap_after) = match seat {
+                Seat::Member(m) if outcome.updated => {
+                    let partner = seat_at(competition, outcome.entrant, slot ^ 1);
+                    let partner_is_member = matches!(partner, Seat::Member(_));
+                    self.apply(m, competition, &outcome, by_method, partner_is_member)
                 }
-                outcome.handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
-            }
-            handicap_after = apply(factors, outcome.handicap_before, outcome.delta);
-            // Both per-method handicaps drift after a gap, the one not played too.
-            let (topscore, imp) = if factors.separate_by_method {
-                (
-                    drifted(factors, state, state.handicap_topscore, competition.date),
-                    drifted(factors, state, state.handicap_imp, competition.date),
-                )
-            } else {
-                (state.handicap_topscore, state.handicap_imp)
+                _ => {
+                    let before = outcome.handicap_before;
+                    (outcome, before)
+                }
             };
-            let method_delta = evaluated
-                .by_method
-                .as_ref()
-                .and_then(|by_method| by_method.get(i))
-                .map(|o| o.delta * scale);
-            match frozen_sums.as_deref_mut() {
-                Some(sums) => {
-                    let period = sums[m as usize].get_or_insert_with(|| MemberPeriod {
-                        opening: outcome.handicap_before,
-                        opening_topscore: topscore,
-                        opening_imp: imp,
-                        ..MemberPeriod::default()
-                    });
-                    period.deltas.push(outcome.delta);
-                    if let Some(delta) = method_delta {
-                        match method {
-                            model::CalcMethod::Topscore => period.topscore.push(delta),
-                            model::CalcMethod::Imp => period.imp.push(delta),
-                        }
-                    }
-                }
-                None => {
-                    state.handicap = handicap_after;
-                    state.handicap_topscore = topscore;
-                    state.handicap_imp = imp;
-                    if let Some(delta) = method_delta {
-                        let track = match method {
-                            model::CalcMethod::Topscore => &mut state.handicap_topscore,
-                            model::CalcMethod::Imp => &mut state.handicap_imp,
-                        };
-                        *track = apply(factors, *track, delta);
-                    }
-                }
-            }
-            if kalman_sd.is_some() {
-                state.handicap_sd = kalman_sd;
-            } else if let (Some(confidence), Some(sd)) = (factors.confidence, state.handicap_sd) {
-                let update = update_input(competition, &outcome);
-                // A competition the model rated has at least 2 boards, so the share exists.
-                if let Ok(share) = model::update::move_share(factors, &update) {
-                    state.handicap_sd = Some(model::update::next_sd(
-                        sd,
-                        (share * scale).min(1.0),
-                        model::update::evidence_boards(factors, &update),
-                        confidence.board_sd,
-                    ));
-                }
-            }
-            state.boards += u64::from(outcome.n_g);
-            if !repeated {
-                state.competitions += 1;
-            }
-            state.last_played = Some(competition.date);
+            self.out.changes.push(Change {
+                competition: position,
+                entrant: outcome.entrant,
+                member_id: outcome.member_id,
+                seat,
+                outcome,
+                handicap_after,
+            });
         }
-        out.changes.push(Change {
-            competition: position,
-            entrant: outcome.entrant,
-            member_id: outcome.member_id,
-            seat,
+        for (entrant, adjusted, expected) in evaluated.adjusted {
+            self.out.adjusted.push(Adjusted {
+                competition: position,
+                entrant,
+                adjusted,
+                expected,
+            });
+        }
+    }
+
+    /// One member's outcome through the model's update. A substitute who played for two
+    /// entrants has one outcome per entrant, each from the handicaps before the
+    /// competition (every expectation of a field is taken at once); they apply one after
+    /// the other in entrant order, and the newcomer scale is the one of the boards
+    /// before the competition.
+    fn apply(
+        &mut self,
+        member: u32,
+        competition: &PreparedCompetition,
+        outcome: &PlayerOutcome,
+        by_method: Option<&PlayerOutcome>,
+        partner_is_member: bool,
+    ) -> (PlayerOutcome, f64) {
+        let Some(state) = self.states.get_mut(member as usize) else {
+            return (outcome.clone(), outcome.handicap_before);
+        };
+        let seen = self.seen.iter().find(|(m, _)| *m == member).map(|s| s.1);
+        if seen.is_none() {
+            self.seen.push((member, state.boards));
+        }
+        let played = Played {
+            date: competition.date,
+            input: &competition.input,
             outcome,
-            handicap_after,
-        });
+            by_method,
+            partner_is_member,
+            again: seen.is_some(),
+            boards_before: seen.unwrap_or(state.boards),
+            apply: match self.month {
+                Some(_) => Apply::AtMonthEnd,
+                None => Apply::Now,
+            },
+        };
+        let updated = player::update(self.factors, state, &played);
+        if let Some(month) = self.month.as_mut() {
+            month.add(member, &updated);
+        }
+        *state = updated.state;
+        (updated.outcome, updated.handicap_after)
     }
-    for (entrant, adjusted, expected) in evaluated.adjusted {
-        out.adjusted.push(Adjusted {
-            competition: position,
-            entrant,
-            adjusted,
-            expected,
-        });
-    }
-}
 
-/// What one player's update reads of a competition and an outcome.
-fn update_input(
-    competition: &PreparedCompetition,
-    outcome: &PlayerOutcome,
-) -> model::update::UpdateInput {
-    let input = &competition.input;
-    model::update::UpdateInput {
-        method: input.method,
-        kind: input.kind,
-        n_b: input.n_boards,
-        n_g: outcome.n_g,
-        weight_multiplier: input.weight_multiplier,
-        achieved: outcome.achieved,
-        expected: outcome.expected,
+    /// Frozen mode: closes the month, applying its summed changes.
+    fn close_month(&mut self) {
+        if let Some(month) = self.month.as_mut() {
+            month.close(self.factors, self.states);
+        }
     }
 }
 
-/// What the model's `Δh` is multiplied by for one player, and the confidence figure the
-/// gain leaves when it sets one: the newcomer period's scale, or with `[kalman]` the
-/// filter's gain over the share the set would have moved (see
-/// [`model::update::kalman_step`]).
-fn gain(
-    factors: &FactorSet,
-    state: &PlayerState,
-    competition: &PreparedCompetition,
-    outcome: &PlayerOutcome,
-    boards_before: u64,
-) -> (f64, Option<f64>) {
-    let (Some(kalman), Some(confidence), Some(sd)) =
-        (factors.kalman, factors.confidence, state.handicap_sd)
-    else {
-        return (factors.newcomer_scale(boards_before), None);
-    };
-    let update = update_input(competition, outcome);
-    let share = match model::update::move_share(factors, &update) {
-        Ok(share) if share > 0.0 => share,
-        _ => return (1.0, None),
-    };
-    let days = state
-        .last_played
-        .map_or(0, |last| (competition.date - last).num_days());
-    let (k, sd_after) = model::update::kalman_step(
-        sd,
-        days as f64,
-        model::update::evidence_boards(factors, &update),
-        confidence.board_sd,
-        kalman.drift_per_year,
-    );
-    (k / share, Some(sd_after))
-}
-
-/// With `[partnership]`, the pull of a member toward the member partner they sat with
-/// (see [`model::update::partnership_pull`]); 0 otherwise, and beside a guest or a
-/// non-member.
-fn pull_toward_partner(
-    factors: &FactorSet,
-    competition: &PreparedCompetition,
-    outcome: &PlayerOutcome,
-) -> f64 {
-    let (Some(partnership), Some(partner)) = (factors.partnership, outcome.partner_handicap) else {
-        return 0.0;
-    };
-    // Pairs sit in slots 0+1 (and 2+3 in a team).
-    let partner_slot = slot_of(competition, outcome) ^ 1;
-    let partner_is_member = competition
+/// Who sits in a slot of an entrant.
+fn seat_at(competition: &PreparedCompetition, entrant: usize, slot: usize) -> Seat {
+    competition
         .seats
-        .get(outcome.entrant)
-        .and_then(|s| s.get(partner_slot))
-        .is_some_and(|s| matches!(s, Seat::Member(_)));
-    if !partner_is_member {
-        return 0.0;
-    }
-    model::update::partnership_pull(
-        partnership.pull_per_board,
-        outcome.n_g,
-        outcome.handicap_before,
-        partner,
-    )
+        .get(entrant)
+        .and_then(|s| s.get(slot))
+        .copied()
+        .unwrap_or(Seat::NonMember)
 }
 
 /// The slot of an outcome's player within its entrant.
@@ -490,18 +372,18 @@ fn evaluate_all(
     positions: &[usize],
     snapshot: &[PlayerState],
 ) -> Vec<Result<Evaluated, NotRated>> {
+    let not_rated = |error: ModelError| match error {
+        ModelError::NoGuestHandicap { .. } => NotRated::Unrated(error.to_string()),
+        other => NotRated::Failed(other),
+    };
     positions
         .par_iter()
-        .map(|&position| {
-            let competition = &competitions[position];
-            evaluate(factors, competition, snapshot, |m| {
-                opening_handicap(factors, &snapshot[m as usize], competition.date)
-            })
-            .map_err(|error| match error {
-                ModelError::NoGuestHandicap { .. } => NotRated::Unrated(error.to_string()),
-                other => NotRated::Failed(other),
-            })
-        })
+        .map_init(
+            || None,
+            |scratch, &position| {
+                evaluate(factors, &competitions[position], snapshot, scratch).map_err(not_rated)
+            },
+        )
         .collect()
 }
 
@@ -567,33 +449,23 @@ fn replay_live(
         .iter()
         .map(|c| c.rated_members.clone())
         .collect();
-    let mut out = ReplayOutput::default();
-    out.changes.reserve(player_slots(competitions));
+    let mut recorder = Recorder::new(factors, states, Mode::Live);
+    recorder.out.changes.reserve(player_slots(competitions));
     let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
     pending.resize_with(competitions.len(), || None);
     for level in schedule::levels(&players) {
-        for (position, evaluated) in
-            level
-                .iter()
-                .zip(evaluate_all(factors, competitions, &level, states))
-        {
+        let evaluated = evaluate_all(factors, competitions, &level, recorder.states);
+        for (position, evaluated) in level.iter().zip(evaluated) {
             pending[*position] = Some(evaluated);
         }
         for &position in &level {
             if let Some(evaluated) = pending[position].take() {
-                record(
-                    factors,
-                    position,
-                    &competitions[position],
-                    evaluated,
-                    states,
-                    None,
-                    &mut out,
-                );
+                recorder.record(position, &competitions[position], evaluated);
             }
         }
         on_applied(level.len() as u64);
     }
+    let mut out = recorder.out;
     out.changes.sort_by_key(|c| c.competition);
     out.adjusted.sort_by_key(|a| a.competition);
     out.unrated.sort_by_key(|u| u.competition);
@@ -607,8 +479,8 @@ fn replay_frozen(
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> ReplayOutput {
-    let mut out = ReplayOutput::default();
-    out.changes.reserve(player_slots(competitions));
+    let mut recorder = Recorder::new(factors, states, Mode::Frozen);
+    recorder.out.changes.reserve(player_slots(competitions));
     let mut start = 0;
     while start < competitions.len() {
         let month = month_index(competitions[start].date);
@@ -617,31 +489,13 @@ fn replay_frozen(
             .position(|c| month_index(c.date) != month)
             .map_or(competitions.len(), |n| start + n);
         let positions: Vec<usize> = (start..end).collect();
-        let evaluated = evaluate_all(factors, competitions, &positions, states);
-        let mut sums: PeriodChanges = vec![None; states.len()];
+        let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
         for (position, evaluated) in positions.iter().zip(evaluated) {
-            record(
-                factors,
-                *position,
-                &competitions[*position],
-                evaluated,
-                states,
-                Some(&mut sums),
-                &mut out,
-            );
+            recorder.record(*position, &competitions[*position], evaluated);
         }
-        for (state, period) in states.iter_mut().zip(&sums) {
-            if let Some(period) = period {
-                state.handicap = apply_period(factors, period.opening, &period.deltas);
-                if factors.separate_by_method {
-                    state.handicap_topscore =
-                        apply_period(factors, period.opening_topscore, &period.topscore);
-                    state.handicap_imp = apply_period(factors, period.opening_imp, &period.imp);
-                }
-            }
-        }
+        recorder.close_month();
         on_applied(positions.len() as u64);
         start = end;
     }
-    out
+    recorder.out
 }

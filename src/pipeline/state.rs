@@ -6,72 +6,11 @@
 
 use std::collections::HashMap;
 
-use chrono::{Datelike, NaiveDate};
-
 use crate::dataset::{Member, MemberId, MemberKind};
 use crate::error::InputError;
-use crate::model::{update, CalcMethod, FactorSet};
+use crate::model::{update, FactorSet};
 
-/// A member's handicap and activity.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlayerState {
-    pub handicap: f64,
-    /// Handicap per calculation method, when the factor set keeps them separately.
-    pub handicap_topscore: f64,
-    pub handicap_imp: f64,
-    pub boards: u64,
-    pub competitions: u64,
-    pub last_played: Option<NaiveDate>,
-    /// The month (year·12 + month − 1) whose playing handicap is `playing_handicap`.
-    pub playing_month: Option<i32>,
-    /// The handicap published at the end of the month before `playing_month`, used to
-    /// rate handicap tournaments of that month.
-    pub playing_handicap: f64,
-    /// The confidence figure (standard deviation of the handicap, in handicap units),
-    /// when the factor set publishes one.
-    pub handicap_sd: Option<f64>,
-}
-
-impl PlayerState {
-    pub fn starting(handicap: f64, handicap_sd: Option<f64>) -> Self {
-        PlayerState {
-            handicap,
-            handicap_topscore: handicap,
-            handicap_imp: handicap,
-            boards: 0,
-            competitions: 0,
-            last_played: None,
-            playing_month: None,
-            playing_handicap: handicap,
-            handicap_sd,
-        }
-    }
-
-    /// The handicap a competition of `method` reads.
-    pub fn handicap_for(&self, method: Option<CalcMethod>) -> f64 {
-        match method {
-            None => self.handicap,
-            Some(CalcMethod::Topscore) => self.handicap_topscore,
-            Some(CalcMethod::Imp) => self.handicap_imp,
-        }
-    }
-
-    /// Rolls the playing handicap forward when a competition in a new month is reached:
-    /// the handicap held before the month's first competition is the one published at
-    /// the end of the previous month.
-    pub fn enter_month(&mut self, date: NaiveDate) {
-        let month = month_index(date);
-        if self.playing_month != Some(month) {
-            self.playing_month = Some(month);
-            self.playing_handicap = self.handicap;
-        }
-    }
-}
-
-/// Months since year 0, so that consecutive months differ by one.
-pub fn month_index(date: NaiveDate) -> i32 {
-    date.year() * 12 + date.month0() as i32
-}
+pub use crate::model::player::{month_index, PlayerState};
 
 /// A member list's explicit starting handicap must lie on the factor set's scale: at most
 /// the cap, and at least the floor (without a floor, at least minus the cap, further
@@ -149,29 +88,5 @@ impl Registry {
 
     pub fn is_foreign(&self, index: u32) -> bool {
         self.members[index as usize].kind == MemberKind::Foreign
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn playing_handicap_is_the_one_held_before_the_month() {
-        let mut s = PlayerState::starting(30.0, None);
-        let jan = NaiveDate::from_ymd_opt(2026, 1, 10).unwrap();
-        s.enter_month(jan);
-        s.handicap = 29.0;
-        s.enter_month(NaiveDate::from_ymd_opt(2026, 1, 20).unwrap());
-        assert_eq!(s.playing_handicap, 30.0);
-        s.enter_month(NaiveDate::from_ymd_opt(2026, 2, 1).unwrap());
-        assert_eq!(s.playing_handicap, 29.0);
-    }
-
-    #[test]
-    fn months_are_consecutive_across_years() {
-        let dec = NaiveDate::from_ymd_opt(2025, 12, 31).unwrap();
-        let jan = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
-        assert_eq!(month_index(jan) - month_index(dec), 1);
     }
 }
