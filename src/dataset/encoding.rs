@@ -46,6 +46,19 @@ impl Encoder {
         self.bytes
     }
 
+    /// The bytes written so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
     pub fn str(&mut self, text: &str) -> &mut Self {
         self.int(text.len() as i64);
         self.bytes.extend_from_slice(text.as_bytes());
@@ -90,9 +103,9 @@ impl Encoder {
         self
     }
 
-    pub fn opt_str(&mut self, text: &Option<String>) -> &mut Self {
-        self.option(text.as_deref(), |e, t| {
-            e.str(t);
+    pub fn opt_str(&mut self, text: &Option<impl AsRef<str>>) -> &mut Self {
+        self.option(text.as_ref(), |e, t| {
+            e.str(t.as_ref());
         })
     }
 
@@ -112,6 +125,13 @@ impl Encoder {
 /// A competition row. The destructuring names every field, so a field added to
 /// [`Competition`] does not compile until it is encoded (or left out on purpose).
 pub fn competition(c: &Competition) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(256);
+    competition_into(c, &mut e);
+    e.into_bytes()
+}
+
+/// [`competition`], written after what `e` holds.
+pub fn competition_into(c: &Competition, e: &mut Encoder) {
     let Competition {
         competition_id,
         date,
@@ -127,7 +147,6 @@ pub fn competition(c: &Competition) -> Vec<u8> {
         conventions,
         origin: _,
     } = c;
-    let mut e = Encoder::with_capacity(256);
     e.str(competition_id)
         .date(*date)
         .int(i64::from(*session))
@@ -163,12 +182,18 @@ pub fn competition(c: &Competition) -> Vec<u8> {
         .name(artificial_imps)
         .name(average_plus)
         .name(factored_rounding);
-    e.into_bytes()
 }
 
 /// An entrant row. A player's printed club decides no handicap: a club corrected in
 /// an export does not make its competition a correction of the replay.
 pub fn entrant(row: &Entrant) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(128);
+    entrant_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`entrant`], written after what `e` holds.
+pub fn entrant_into(row: &Entrant, e: &mut Encoder) {
     let Entrant {
         competition_id,
         entrant,
@@ -180,7 +205,6 @@ pub fn entrant(row: &Entrant) -> Vec<u8> {
         house,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(128);
     e.str(competition_id).str(entrant);
     for player in players {
         e.opt_int(*player);
@@ -193,11 +217,17 @@ pub fn entrant(row: &Entrant) -> Vec<u8> {
             e.name(d);
         })
         .flag(*house);
-    e.into_bytes()
 }
 
 /// A reported result row.
 pub fn result(row: &EntrantResult) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(64);
+    result_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`result`], written after what `e` holds.
+pub fn result_into(row: &EntrantResult, e: &mut Encoder) {
     let EntrantResult {
         competition_id,
         entrant,
@@ -206,17 +236,22 @@ pub fn result(row: &EntrantResult) -> Vec<u8> {
         opponent,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(64);
     e.str(competition_id)
         .str(entrant)
         .int(i64::from(*boards_played))
         .real(*score)
         .opt_str(opponent);
-    e.into_bytes()
 }
 
 /// A board row.
 pub fn board(row: &BoardResult) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(128);
+    board_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`board`], written after what `e` holds.
+pub fn board_into(row: &BoardResult, e: &mut Encoder) {
     let BoardResult {
         competition_id,
         board,
@@ -239,7 +274,6 @@ pub fn board(row: &BoardResult) -> Vec<u8> {
         ew_penalty,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(128);
     e.str(competition_id).int(i64::from(*board));
     for text in [ns, ew, contract, declarer] {
         e.opt_str(text);
@@ -253,11 +287,17 @@ pub fn board(row: &BoardResult) -> Vec<u8> {
         e.opt_int(number.map(i64::from));
     }
     e.opt_str(room).opt_real(*ns_penalty).opt_real(*ew_penalty);
-    e.into_bytes()
 }
 
 /// A member row.
 pub fn member(row: &Member) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(64);
+    member_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`member`], written after what `e` holds.
+pub fn member_into(row: &Member, e: &mut Encoder) {
     let Member {
         member_id,
         name,
@@ -268,7 +308,6 @@ pub fn member(row: &Member) -> Vec<u8> {
         kind,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(64);
     e.int(*member_id)
         .opt_str(name)
         .opt_str(club)
@@ -276,7 +315,6 @@ pub fn member(row: &Member) -> Vec<u8> {
         .real(*masterpoints)
         .opt_real(*start_handicap)
         .name(kind);
-    e.into_bytes()
 }
 
 #[cfg(test)]

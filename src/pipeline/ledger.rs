@@ -100,13 +100,23 @@ pub fn factor_hash(factors: &FactorSet) -> String {
 }
 
 /// The encoding of each row, sorted (the hash does not depend on row order), after the
-/// number of rows.
-fn hash_rows<T>(hasher: &mut Sha256, rows: &[&T], encode: impl Fn(&T) -> Vec<u8>) {
-    let mut encoded: Vec<Vec<u8>> = rows.iter().map(|row| encode(row)).collect();
-    encoded.sort_unstable();
-    hasher.update((encoded.len() as u64).to_le_bytes());
-    for row in encoded {
-        hasher.update(row);
+/// number of rows. The rows are encoded one after another into one buffer and sorted
+/// as spans of it: a competition's hundreds of board rows cost one allocation, not
+/// one each.
+fn hash_rows<T>(hasher: &mut Sha256, rows: &[&T], encode: impl Fn(&T, &mut encoding::Encoder)) {
+    let mut e = encoding::Encoder::with_capacity(rows.len() * 96);
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let start = e.len();
+        encode(row, &mut e);
+        spans.push((start, e.len()));
+    }
+    let bytes = e.as_bytes();
+    let span = |&(start, end): &(usize, usize)| &bytes[start..end];
+    spans.sort_unstable_by(|a, b| span(a).cmp(span(b)));
+    hasher.update((spans.len() as u64).to_le_bytes());
+    for row in &spans {
+        hasher.update(span(row));
     }
 }
 
@@ -156,9 +166,9 @@ pub fn competition_hash(
     let mut hasher = Sha256::new();
     hasher.update(COMPETITION_TAG);
     hasher.update(encoding::competition(competition));
-    hash_rows(&mut hasher, entrants, encoding::entrant);
-    hash_rows(&mut hasher, results, encoding::result);
-    hash_rows(&mut hasher, boards, encoding::board);
+    hash_rows(&mut hasher, entrants, encoding::entrant_into);
+    hash_rows(&mut hasher, results, encoding::result_into);
+    hash_rows(&mut hasher, boards, encoding::board_into);
     hex(&hasher.finalize())
 }
 
@@ -179,7 +189,7 @@ pub fn members_and_competitions_hash(
     let mut hasher = Sha256::new();
     hasher.update(DATASET_TAG);
     let members: Vec<&crate::dataset::Member> = members.iter().collect();
-    hash_rows(&mut hasher, &members, encoding::member);
+    hash_rows(&mut hasher, &members, encoding::member_into);
     let sorted: BTreeMap<&String, &String> = hashes.iter().collect();
     let mut e = encoding::Encoder::new();
     e.int(sorted.len() as i64);

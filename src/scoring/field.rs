@@ -46,7 +46,13 @@ pub(super) fn tally(tables: &[Table<'_>], points: &[BoardPoints]) -> BTreeMap<St
             ),
         ] {
             for name in names {
-                let entry = tallies.entry(name.clone()).or_default();
+                // A name is copied once per entrant, not once per table it sat at.
+                if !tallies.contains_key(name) {
+                    tallies.insert(name.clone(), Tally::default());
+                }
+                let Some(entry) = tallies.get_mut(name) else {
+                    continue;
+                };
                 entry.points += value;
                 entry.counted += counted;
                 entry.penalty += penalty.unwrap_or(0.0);

@@ -239,8 +239,8 @@ mod tests {
                 rows.push(BoardResult {
                     competition_id: "swiss".into(),
                     board,
-                    ns: Some(ns.to_string()),
-                    ew: Some(ew.to_string()),
+                    ns: Some(ns.to_string().into()),
+                    ew: Some(ew.to_string().into()),
                     ns_score: Some(score),
                     round: Some(number),
                     table: Some(t as u32 + 1),

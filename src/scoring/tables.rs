@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::dataset::{BoardResult, Entrant, Format};
+use crate::dataset::{BoardResult, Entrant, Format, Text};
 use crate::error::{InputError, Location};
 
 use super::contract::{self, parse_contract, Seat};
@@ -42,7 +42,7 @@ fn row_location(row: &BoardResult, column: &str) -> Location {
     let location = row
         .origin
         .location()
-        .competition(&row.competition_id)
+        .competition(row.competition_id.as_str())
         .board(row.board);
     if column.is_empty() {
         location
@@ -109,18 +109,20 @@ pub(super) fn read_table<'a>(
     format: Format,
     known: &BTreeMap<&str, &Entrant>,
 ) -> Result<Table<'a>, InputError> {
-    let seats: Vec<(&str, &Option<String>)> = if format == Format::Individual {
-        vec![
-            ("north", &row.north),
-            ("south", &row.south),
-            ("east", &row.east),
-            ("west", &row.west),
-        ]
+    let individual = [
+        ("north", &row.north),
+        ("south", &row.south),
+        ("east", &row.east),
+        ("west", &row.west),
+    ];
+    let pairs = [("ns", &row.ns), ("ew", &row.ew)];
+    let seats: &[(&str, &Option<Text>)] = if format == Format::Individual {
+        &individual
     } else {
-        vec![("ns", &row.ns), ("ew", &row.ew)]
+        &pairs
     };
-    let mut names: Vec<String> = Vec::new();
-    for (column, value) in &seats {
+    let mut names: Vec<String> = Vec::with_capacity(seats.len());
+    for (column, value) in seats {
         let name = value
             .as_deref()
             .map(str::trim)

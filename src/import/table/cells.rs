@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use polars::prelude::*;
 
 use crate::dataset::date_from_days;
-use crate::dataset::Origin;
+use crate::dataset::{Origin, Text};
 use crate::error::{InputError, Location};
 use crate::import::validate::{self};
 
@@ -167,6 +167,19 @@ impl CellType for String {
     }
     fn parse(text: &str) -> Result<Self, String> {
         Ok(text.to_owned())
+    }
+}
+
+/// Board rows' text cells, inline up to 24 bytes (no allocation per cell).
+impl CellType for Text {
+    const NAME: &'static str = "string";
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        Some(collect(series.str().ok()?.iter(), |value| {
+            Ok(value.map(Text::from))
+        }))
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(Text::from(text))
     }
 }
 
