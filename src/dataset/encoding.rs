@@ -360,6 +360,58 @@ mod tests {
         assert_eq!(result(&against), with);
     }
 
+    /// Every byte of a board row, written out by hand from the rules above: the
+    /// inline text cells are written as the strings they hold.
+    #[test]
+    fn a_board_row_is_its_values_and_nothing_else() {
+        let row = BoardResult {
+            competition_id: "c1".into(),
+            board: 3,
+            ns: Some("1".into()),
+            ew: Some("12".into()),
+            contract: Some("3NT".into()),
+            declarer: Some("W".into()),
+            tricks: Some(10),
+            ns_score: Some(-630),
+            table: Some(2),
+            ns_penalty: Some(-1.0),
+            origin: Origin {
+                file: Some(std::path::Path::new("b.csv").into()),
+                row: Some(9),
+            },
+            ..BoardResult::default()
+        };
+        let text = |t: &str| {
+            let mut out = vec![1];
+            out.extend((t.len() as u64).to_le_bytes());
+            out.extend(t.as_bytes());
+            out
+        };
+        let mut expected = vec![2, 0, 0, 0, 0, 0, 0, 0, b'c', b'1'];
+        expected.extend([3, 0, 0, 0, 0, 0, 0, 0]);
+        for t in ["1", "12", "3NT", "W"] {
+            expected.extend(text(t));
+        }
+        expected.extend([1, 10, 0, 0, 0, 0, 0, 0, 0]);
+        // -630 = 0xFFFF_FFFF_FFFF_FD8A
+        expected.extend([1, 0x8A, 0xFD, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
+        expected.extend([0; 5]); // adjusted, north, south, east, west
+        expected.push(0); // round
+        expected.push(0); // session
+        expected.extend([1, 2, 0, 0, 0, 0, 0, 0, 0]); // table
+        expected.push(0); // room
+        // -1.0 = 0xBFF0_0000_0000_0000
+        expected.extend([1, 0, 0, 0, 0, 0, 0, 0xF0, 0xBF]);
+        expected.push(0); // ew_penalty
+        assert_eq!(board(&row), expected);
+        // Written after other bytes, the row is the same bytes.
+        let mut e = Encoder::new();
+        e.flag(true);
+        board_into(&row, &mut e);
+        assert_eq!(e.as_bytes()[1..], expected[..]);
+        assert_eq!(e.len(), expected.len() + 1);
+    }
+
     #[test]
     fn a_date_is_days_since_1970_and_a_negative_number_twos_complement() {
         let mut e = Encoder::new();

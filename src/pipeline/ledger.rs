@@ -441,6 +441,48 @@ mod tests {
         assert_ne!(hash(&house), hash(&plain));
     }
 
+    /// The board rows, encoded into one buffer, are hashed as the documented list:
+    /// their count, then each row's bytes in byte order, whatever order they came in
+    /// (a shorter row before a longer one it begins, as `Vec<u8>` orders them).
+    #[test]
+    fn board_rows_are_hashed_as_their_sorted_encodings() {
+        let d = dataset();
+        let c = &d.competitions[0];
+        let row = |board: u32, ns: &str, contract: Option<&str>| BoardResult {
+            competition_id: "c1".into(),
+            board,
+            ns: Some(ns.into()),
+            ew: Some("2".into()),
+            contract: contract.map(Into::into),
+            ..BoardResult::default()
+        };
+        let rows = [
+            row(2, "1", Some("4S")),
+            row(1, "1", Some("3NTX")),
+            row(1, "1", None),
+            row(1, "10", Some("3NT")),
+        ];
+        let mut encoded: Vec<Vec<u8>> = rows.iter().map(encoding::board).collect();
+        encoded.sort();
+        // Byte order is not row order: board 1's rows first, the one without a
+        // contract (its flag byte 0) before those with one.
+        assert_eq!(encoded[0], encoding::board(&rows[2]));
+        assert_eq!(encoded[3], encoding::board(&rows[0]));
+        let mut bytes = b"bridgehcp competition 2\n".to_vec();
+        bytes.extend(encoding::competition(c));
+        bytes.extend(0u64.to_le_bytes()); // no entrants
+        bytes.extend(0u64.to_le_bytes()); // no results
+        bytes.extend(4u64.to_le_bytes());
+        for row in &encoded {
+            bytes.extend(row);
+        }
+        let expected = sha256(&bytes);
+        let forward: Vec<&BoardResult> = rows.iter().collect();
+        let backward: Vec<&BoardResult> = rows.iter().rev().collect();
+        assert_eq!(competition_hash(c, &[], &[], &forward), expected);
+        assert_eq!(competition_hash(c, &[], &[], &backward), expected);
+    }
+
     #[test]
     fn sha256_of_abc_is_the_published_one() {
         // FIPS 180-2, appendix B.1.

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use smallvec::SmallVec;
+
 use crate::dataset::{BoardResult, Entrant, Format, Text};
 use crate::error::{InputError, Location};
 
@@ -24,11 +26,15 @@ pub(super) struct BoardPoints {
     pub datum: Option<f64>,
 }
 
+/// The entrants on one side of a table: one (pairs, teams) or two (individual
+/// events), borrowed from the board row, so reading a table allocates nothing.
+pub(super) type Side<'a> = SmallVec<[&'a str; 2]>;
+
 /// One validated table result.
 pub(super) struct Table<'a> {
     pub row: &'a BoardResult,
-    pub ns: Vec<String>,
-    pub ew: Vec<String>,
+    pub ns: Side<'a>,
+    pub ew: Side<'a>,
     pub outcome: Outcome,
 }
 
@@ -121,8 +127,8 @@ pub(super) fn read_table<'a>(
     } else {
         &pairs
     };
-    let mut names: Vec<String> = Vec::with_capacity(seats.len());
-    for (column, value) in seats {
+    let mut names: SmallVec<[&'a str; 4]> = SmallVec::new();
+    for &(column, value) in seats {
         let name = value
             .as_deref()
             .map(str::trim)
@@ -134,13 +140,13 @@ pub(super) fn read_table<'a>(
                 format!("unknown entrant `{name}`: not listed in this competition's entrants"),
             ));
         }
-        if names.iter().any(|n| n == name) {
+        if names.contains(&name) {
             return Err(InputError::new(
                 row_location(row, column),
                 format!("entrant `{name}` sits twice at this table"),
             ));
         }
-        names.push(name.to_string());
+        names.push(name);
     }
     for (column, penalty) in [
         ("ns_penalty", row.ns_penalty),
@@ -153,12 +159,11 @@ pub(super) fn read_table<'a>(
             ));
         }
     }
-    let half = names.len() / 2;
-    let ew = names.split_off(half);
+    let (ns, ew) = names.split_at(names.len() / 2);
     Ok(Table {
         row,
-        ns: names,
-        ew,
+        ns: Side::from_slice(ns),
+        ew: Side::from_slice(ew),
         outcome: read_outcome(row)?,
     })
 }
