@@ -400,7 +400,7 @@ mod tests {
         expected.push(0); // session
         expected.extend([1, 2, 0, 0, 0, 0, 0, 0, 0]); // table
         expected.push(0); // room
-        // -1.0 = 0xBFF0_0000_0000_0000
+                          // -1.0 = 0xBFF0_0000_0000_0000
         expected.extend([1, 0, 0, 0, 0, 0, 0, 0xF0, 0xBF]);
         expected.push(0); // ew_penalty
         assert_eq!(board(&row), expected);

@@ -292,7 +292,7 @@ mod tests {
         )
         .into_datetime(TimeUnit::Milliseconds, None)
         .into_series();
-        let cells = NaiveDate::typed(&series).unwrap_or_default();
+        let cells = NaiveDate::typed(&series).unwrap_or_default().to_vec();
         assert_eq!(cells.len(), 4);
         assert_eq!(cells[0], Ok(NaiveDate::from_ymd_opt(1970, 1, 1)));
         assert_eq!(cells[1], Ok(NaiveDate::from_ymd_opt(2024, 10, 4)));
@@ -306,7 +306,7 @@ mod tests {
             Int32Chunked::from_iter_options("d".into(), [Some(0), Some(20_000)].into_iter())
                 .into_date()
                 .into_series();
-        let cells = NaiveDate::typed(&series).unwrap_or_default();
+        let cells = NaiveDate::typed(&series).unwrap_or_default().to_vec();
         assert_eq!(
             cells,
             vec![
