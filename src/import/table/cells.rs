@@ -73,7 +73,7 @@ impl<T> Cells<T> {
     }
 
     /// Each cell as a value or the rule it breaks, in row order, moved out.
-    fn to_results(self) -> impl Iterator<Item = Result<Option<T>, String>> {
+    fn into_results(self) -> impl Iterator<Item = Result<Option<T>, String>> {
         let mut broken = self.broken.into_iter().peekable();
         self.values
             .into_iter()
@@ -174,7 +174,7 @@ impl CellType for i32 {
             _ => {
                 let wide = i64::typed(series)?;
                 Some(
-                    wide.to_results()
+                    wide.into_results()
                         .map(|cell| cell.and_then(|value| value.map(narrow_i32).transpose()))
                         .collect(),
                 )
