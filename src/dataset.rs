@@ -275,33 +275,38 @@ pub struct EntrantResult {
     pub origin: Origin,
 }
 
+/// A short text cell of a board row (an id, an entrant, a contract), held inline up to
+/// 24 bytes: a federation's history has tens of millions of board rows, and a heap
+/// allocation for each of their ten text cells cost more than reading and scoring them.
+pub type Text = compact_str::CompactString;
+
 /// One board at one table.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BoardResult {
-    pub competition_id: String,
+    pub competition_id: Text,
     pub board: u32,
-    pub ns: Option<String>,
-    pub ew: Option<String>,
+    pub ns: Option<Text>,
+    pub ew: Option<Text>,
     /// `4S`, `3NTX`, `6HXX`, `PASS`; absent for artificial scores.
-    pub contract: Option<String>,
+    pub contract: Option<Text>,
     /// `N`, `E`, `S`, `W`.
-    pub declarer: Option<String>,
+    pub declarer: Option<Text>,
     pub tricks: Option<u8>,
     pub ns_score: Option<i32>,
     /// `A6040`, `A5050`, ... (N/S share first); `A=/S`-style split codes give one side
     /// an artificial score while `ns_score` stays in the comparisons for the other.
-    pub adjusted: Option<String>,
+    pub adjusted: Option<Text>,
     /// Individual events: each seat's entrant, in place of ns/ew.
-    pub north: Option<String>,
-    pub south: Option<String>,
-    pub east: Option<String>,
-    pub west: Option<String>,
+    pub north: Option<Text>,
+    pub south: Option<Text>,
+    pub east: Option<Text>,
+    pub west: Option<Text>,
     pub round: Option<u32>,
     /// The session of a competition scored over several sessions (a multi-session
     /// event); the `session` tie-break compares the entrants' session results.
     pub session: Option<u32>,
     pub table: Option<u32>,
-    pub room: Option<String>,
+    pub room: Option<Text>,
     /// Points a director added to (negative: took from) each side's total on this
     /// board, on the competition's scale, outside the comparisons (Ruter's `Pen` rows).
     pub ns_penalty: Option<f64>,

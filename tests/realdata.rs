@@ -805,7 +805,11 @@ fn engine_reproduces_ruter_2016_08_10_byes_split_score_and_penalty() {
         .dataset
         .boards
         .iter()
-        .find(|b| b.board == penalty.board && b.ns == penalty.ns && b.ew == penalty.ew)
+        .find(|b| {
+            b.board == penalty.board
+                && b.ns.as_deref() == penalty.ns.as_deref()
+                && b.ew.as_deref() == penalty.ew.as_deref()
+        })
         .expect("its table");
     assert_eq!(
         (row.ns_penalty, row.ew_penalty),

@@ -329,7 +329,7 @@ fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need
     write_with_boards_dealt(&dataset, &dealt, 3);
     let mut rows_of: BTreeMap<String, usize> = BTreeMap::new();
     for row in &dataset.boards {
-        *rows_of.entry(row.competition_id.clone()).or_default() += 1;
+        *rows_of.entry(row.competition_id.to_string()).or_default() += 1;
     }
 
     let Opened {
@@ -345,7 +345,7 @@ fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need
             batches += 1;
             let mut here: BTreeMap<String, usize> = BTreeMap::new();
             for row in rows.iter() {
-                *here.entry(row.competition_id.clone()).or_default() += 1;
+                *here.entry(row.competition_id.to_string()).or_default() += 1;
             }
             for (id, count) in here {
                 assert_eq!(count, rows_of[&id], "{id}: every row in one batch");
@@ -371,7 +371,7 @@ fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need
     } = open_checked(&months, OnError::Strict).unwrap();
     reader.read_boards(&|_| true, &mut |_| Ok(())).unwrap();
     reader.finish(&head).unwrap();
-    let wanted = dataset.boards[0].competition_id.clone();
+    let wanted = dataset.boards[0].competition_id.to_string();
     let wanted_file = {
         let c = dataset
             .competitions

@@ -46,6 +46,19 @@ impl Encoder {
         self.bytes
     }
 
+    /// The bytes written so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
     pub fn str(&mut self, text: &str) -> &mut Self {
         self.int(text.len() as i64);
         self.bytes.extend_from_slice(text.as_bytes());
@@ -90,9 +103,9 @@ impl Encoder {
         self
     }
 
-    pub fn opt_str(&mut self, text: &Option<String>) -> &mut Self {
-        self.option(text.as_deref(), |e, t| {
-            e.str(t);
+    pub fn opt_str(&mut self, text: &Option<impl AsRef<str>>) -> &mut Self {
+        self.option(text.as_ref(), |e, t| {
+            e.str(t.as_ref());
         })
     }
 
@@ -112,6 +125,13 @@ impl Encoder {
 /// A competition row. The destructuring names every field, so a field added to
 /// [`Competition`] does not compile until it is encoded (or left out on purpose).
 pub fn competition(c: &Competition) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(256);
+    competition_into(c, &mut e);
+    e.into_bytes()
+}
+
+/// [`competition`], written after what `e` holds.
+pub fn competition_into(c: &Competition, e: &mut Encoder) {
     let Competition {
         competition_id,
         date,
@@ -127,7 +147,6 @@ pub fn competition(c: &Competition) -> Vec<u8> {
         conventions,
         origin: _,
     } = c;
-    let mut e = Encoder::with_capacity(256);
     e.str(competition_id)
         .date(*date)
         .int(i64::from(*session))
@@ -163,12 +182,18 @@ pub fn competition(c: &Competition) -> Vec<u8> {
         .name(artificial_imps)
         .name(average_plus)
         .name(factored_rounding);
-    e.into_bytes()
 }
 
 /// An entrant row. A player's printed club decides no handicap: a club corrected in
 /// an export does not make its competition a correction of the replay.
 pub fn entrant(row: &Entrant) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(128);
+    entrant_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`entrant`], written after what `e` holds.
+pub fn entrant_into(row: &Entrant, e: &mut Encoder) {
     let Entrant {
         competition_id,
         entrant,
@@ -180,7 +205,6 @@ pub fn entrant(row: &Entrant) -> Vec<u8> {
         house,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(128);
     e.str(competition_id).str(entrant);
     for player in players {
         e.opt_int(*player);
@@ -193,11 +217,17 @@ pub fn entrant(row: &Entrant) -> Vec<u8> {
             e.name(d);
         })
         .flag(*house);
-    e.into_bytes()
 }
 
 /// A reported result row.
 pub fn result(row: &EntrantResult) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(64);
+    result_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`result`], written after what `e` holds.
+pub fn result_into(row: &EntrantResult, e: &mut Encoder) {
     let EntrantResult {
         competition_id,
         entrant,
@@ -206,17 +236,22 @@ pub fn result(row: &EntrantResult) -> Vec<u8> {
         opponent,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(64);
     e.str(competition_id)
         .str(entrant)
         .int(i64::from(*boards_played))
         .real(*score)
         .opt_str(opponent);
-    e.into_bytes()
 }
 
 /// A board row.
 pub fn board(row: &BoardResult) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(128);
+    board_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`board`], written after what `e` holds.
+pub fn board_into(row: &BoardResult, e: &mut Encoder) {
     let BoardResult {
         competition_id,
         board,
@@ -239,7 +274,6 @@ pub fn board(row: &BoardResult) -> Vec<u8> {
         ew_penalty,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(128);
     e.str(competition_id).int(i64::from(*board));
     for text in [ns, ew, contract, declarer] {
         e.opt_str(text);
@@ -253,11 +287,17 @@ pub fn board(row: &BoardResult) -> Vec<u8> {
         e.opt_int(number.map(i64::from));
     }
     e.opt_str(room).opt_real(*ns_penalty).opt_real(*ew_penalty);
-    e.into_bytes()
 }
 
 /// A member row.
 pub fn member(row: &Member) -> Vec<u8> {
+    let mut e = Encoder::with_capacity(64);
+    member_into(row, &mut e);
+    e.into_bytes()
+}
+
+/// [`member`], written after what `e` holds.
+pub fn member_into(row: &Member, e: &mut Encoder) {
     let Member {
         member_id,
         name,
@@ -268,7 +308,6 @@ pub fn member(row: &Member) -> Vec<u8> {
         kind,
         origin: _,
     } = row;
-    let mut e = Encoder::with_capacity(64);
     e.int(*member_id)
         .opt_str(name)
         .opt_str(club)
@@ -276,7 +315,6 @@ pub fn member(row: &Member) -> Vec<u8> {
         .real(*masterpoints)
         .opt_real(*start_handicap)
         .name(kind);
-    e.into_bytes()
 }
 
 #[cfg(test)]
@@ -320,6 +358,58 @@ mod tests {
         with.pop();
         with.extend([1, 1, 0, 0, 0, 0, 0, 0, 0, b'3']);
         assert_eq!(result(&against), with);
+    }
+
+    /// Every byte of a board row, written out by hand from the rules above: the
+    /// inline text cells are written as the strings they hold.
+    #[test]
+    fn a_board_row_is_its_values_and_nothing_else() {
+        let row = BoardResult {
+            competition_id: "c1".into(),
+            board: 3,
+            ns: Some("1".into()),
+            ew: Some("12".into()),
+            contract: Some("3NT".into()),
+            declarer: Some("W".into()),
+            tricks: Some(10),
+            ns_score: Some(-630),
+            table: Some(2),
+            ns_penalty: Some(-1.0),
+            origin: Origin {
+                file: Some(std::path::Path::new("b.csv").into()),
+                row: Some(9),
+            },
+            ..BoardResult::default()
+        };
+        let text = |t: &str| {
+            let mut out = vec![1];
+            out.extend((t.len() as u64).to_le_bytes());
+            out.extend(t.as_bytes());
+            out
+        };
+        let mut expected = vec![2, 0, 0, 0, 0, 0, 0, 0, b'c', b'1'];
+        expected.extend([3, 0, 0, 0, 0, 0, 0, 0]);
+        for t in ["1", "12", "3NT", "W"] {
+            expected.extend(text(t));
+        }
+        expected.extend([1, 10, 0, 0, 0, 0, 0, 0, 0]);
+        // -630 = 0xFFFF_FFFF_FFFF_FD8A
+        expected.extend([1, 0x8A, 0xFD, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
+        expected.extend([0; 5]); // adjusted, north, south, east, west
+        expected.push(0); // round
+        expected.push(0); // session
+        expected.extend([1, 2, 0, 0, 0, 0, 0, 0, 0]); // table
+        expected.push(0); // room
+                          // -1.0 = 0xBFF0_0000_0000_0000
+        expected.extend([1, 0, 0, 0, 0, 0, 0, 0xF0, 0xBF]);
+        expected.push(0); // ew_penalty
+        assert_eq!(board(&row), expected);
+        // Written after other bytes, the row is the same bytes.
+        let mut e = Encoder::new();
+        e.flag(true);
+        board_into(&row, &mut e);
+        assert_eq!(e.as_bytes()[1..], expected[..]);
+        assert_eq!(e.len(), expected.len() + 1);
     }
 
     #[test]

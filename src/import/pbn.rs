@@ -70,6 +70,7 @@ use chrono::NaiveDate;
 
 use crate::dataset::{
     BoardResult, Competition, Dataset, Direction, Entrant, Format, Member, Origin, ScoringMethod,
+    Text,
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
@@ -768,10 +769,10 @@ impl Builder {
             return Ok(None);
         };
         let result = BoardResult {
-            competition_id: self.competition_id.clone(),
+            competition_id: self.competition_id.as_str().into(),
             board,
-            ns: Some(ns),
-            ew: Some(ew),
+            ns: Some(ns.into()),
+            ew: Some(ew.into()),
             round: optional_u32(row, "Round")?,
             table: optional_u32(row, "Table")?,
             origin: row.origin.clone(),
@@ -865,7 +866,7 @@ fn table_result(
         line.kind = LineKind::Artificial;
         let ns_share = assigned_share(row, score_ns, score_ew, "Percentage_NS", line.ns_percent)?;
         let ew_share = assigned_share(row, score_ns, score_ew, "Percentage_EW", line.ew_percent)?;
-        result.adjusted = Some(artificial_code(ns_share, ew_share));
+        result.adjusted = Some(artificial_code(ns_share, ew_share).into());
         return Ok(Some(result));
     }
     let ns_mark = artificial_share(score_ns);
@@ -873,13 +874,13 @@ fn table_result(
     match (ns_mark, ew_mark) {
         (Some(ns_share), Some(ew_share)) => {
             line.kind = LineKind::Artificial;
-            result.adjusted = Some(artificial_code(ns_share, ew_share));
+            result.adjusted = Some(artificial_code(ns_share, ew_share).into());
         }
         (Some(_), None) | (None, Some(_)) => {
             // One side artificial, the table's score still in the comparisons.
             line.kind = LineKind::Artificial;
             let side = |share: Option<u8>| share.map_or("S".to_string(), |p| format!("A{p}"));
-            result.adjusted = Some(format!("{}/{}", side(ns_mark), side(ew_mark)));
+            result.adjusted = Some(format!("{}/{}", side(ns_mark), side(ew_mark)).into());
             result.ns_score = Some(table_score(row, score_ns, score_ew, true)?);
         }
         (None, None) => {
@@ -892,17 +893,17 @@ fn table_result(
                 // `-` with a score: the score alone (0 for a board passed out).
                 result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
                 if result.ns_score == Some(0) {
-                    result.contract = Some("PASS".to_string());
+                    result.contract = Some("PASS".into());
                 }
                 return Ok(Some(result));
             }
             if contract.eq_ignore_ascii_case("pass") || contract.eq_ignore_ascii_case("ap") {
-                result.contract = Some("PASS".to_string());
+                result.contract = Some("PASS".into());
             } else {
-                result.contract = Some(normalize_contract(contract).ok_or_else(|| {
-                    row.error("Contract", format!("unparseable contract `{contract}`"))
-                })?);
-                result.declarer = Some(declarer(row)?);
+                result.contract = Some(Text::from(normalize_contract(contract).ok_or_else(
+                    || row.error("Contract", format!("unparseable contract `{contract}`")),
+                )?));
+                result.declarer = Some(Text::from(declarer(row)?));
                 result.tricks = Some(tricks(row)?);
             }
             result.ns_score = Some(table_score(row, score_ns, score_ew, false)?);
@@ -1031,7 +1032,11 @@ fn attach_penalty(
 ) -> Result<(), InputError> {
     let target = boards
         .iter_mut()
-        .find(|b| b.board == line.board && b.ns == line.ns && b.ew == line.ew)
+        .find(|b| {
+            b.board == line.board
+                && b.ns.as_deref() == line.ns.as_deref()
+                && b.ew.as_deref() == line.ew.as_deref()
+        })
         .ok_or_else(|| {
             row.error(
                 "Score_NS",

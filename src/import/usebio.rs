@@ -495,10 +495,10 @@ fn traveller_line(
     let ns = pair("NS_PAIR_NUMBER")?;
     let ew = pair("EW_PAIR_NUMBER")?;
     let mut result = BoardResult {
-        competition_id: competition_id.to_string(),
+        competition_id: competition_id.to_string().into(),
         board,
-        ns: Some(ns.clone()),
-        ew: Some(ew.clone()),
+        ns: Some(ns.as_str().into()),
+        ew: Some(ew.as_str().into()),
         origin: line.origin.clone(),
         ..BoardResult::default()
     };
@@ -516,7 +516,7 @@ fn traveller_line(
                 format!("<SCORE> `{score_text}` is not an artificial score"),
             ));
         };
-        result.adjusted = Some(artificial_code(ns_share, ew_share));
+        result.adjusted = Some(artificial_code(ns_share, ew_share).into());
         kind = LineKind::Artificial;
     } else {
         result.ns_score = Some(score_text.parse::<i32>().map_err(|_| {
@@ -527,10 +527,10 @@ fn traveller_line(
         })?);
         match contract_text {
             // No contract (or `-`): the score alone, 0 for a board passed out.
-            None if result.ns_score == Some(0) => result.contract = Some("PASS".to_string()),
+            None if result.ns_score == Some(0) => result.contract = Some("PASS".into()),
             None => {}
             Some(text) if text.eq_ignore_ascii_case("pass") => {
-                result.contract = Some("PASS".to_string());
+                result.contract = Some("PASS".into());
             }
             Some(text) => read_contract(line, text, &mut result, &fail)?,
         }
@@ -571,7 +571,7 @@ fn read_contract(
             format!("unparseable contract `{contract_text}`"),
         )
     })?;
-    result.contract = Some(contract);
+    result.contract = Some(contract.into());
     let seat = line
         .text_of("PLAYED_BY")
         .ok_or_else(|| fail("PLAYED_BY", "traveller line has no <PLAYED_BY>".to_string()))?;
@@ -581,7 +581,7 @@ fn read_contract(
             format!("declarer `{seat}` is not N, E, S or W"),
         ));
     }
-    result.declarer = Some(seat.to_string());
+    result.declarer = Some(seat.to_string().into());
     let tricks_text = line
         .text_of("TRICKS")
         .ok_or_else(|| fail("TRICKS", "traveller line has no <TRICKS>".to_string()))?;

@@ -263,6 +263,13 @@ fn texts<'a>(
     Ok(())
 }
 
+fn unknown_entrant(competition: &str, entrant: &str, origin: &Origin, column: &str) -> InputError {
+    InputError::new(
+        at(origin, column).competition(competition),
+        format!("no entrant `{entrant}` in competition `{competition}` (not in `entrants`)"),
+    )
+}
+
 fn row_text(origin: &Origin) -> String {
     origin
         .row
@@ -401,12 +408,7 @@ impl Validator {
         {
             Ok(())
         } else {
-            Err(InputError::new(
-                at(origin, column).competition(competition),
-                format!(
-                    "no entrant `{entrant}` in competition `{competition}` (not in `entrants`)"
-                ),
-            ))
+            Err(unknown_entrant(competition, entrant, origin, column))
         }
     }
 
@@ -592,13 +594,15 @@ impl Validator {
                 "a board row needs `ns` and `ew`, or (individual events) `north`, `south`, `east` and `west`",
             ));
         }
+        // The competition's entrants are looked up once for the row's seats.
+        let listed = self.entrants.get(competition);
         for (column, named) in pair_sides.iter().chain(seats.iter()) {
             if let Some(entrant) = named {
-                self.known_entrant(competition, entrant, origin, column)
-                    .map_err(|mut error| {
-                        error.location.board = Some(board.board);
-                        error
-                    })?;
+                if !listed.is_some_and(|listed| listed.contains_key(entrant.as_str())) {
+                    let mut error = unknown_entrant(competition, entrant, origin, column);
+                    error.location.board = Some(board.board);
+                    return Err(error);
+                }
             }
         }
         if let Some(declarer) = &board.declarer {
@@ -663,8 +667,10 @@ impl Validator {
             }
             _ => {}
         }
-        self.competitions_with_boards
-            .insert(board.competition_id.clone());
+        // Rows come a competition at a time: its id is copied once, not per row.
+        if !self.competitions_with_boards.contains(competition) {
+            self.competitions_with_boards.insert(competition.to_owned());
+        }
         Ok(())
     }
 

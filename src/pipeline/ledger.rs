@@ -100,13 +100,23 @@ pub fn factor_hash(factors: &FactorSet) -> String {
 }
 
 /// The encoding of each row, sorted (the hash does not depend on row order), after the
-/// number of rows.
-fn hash_rows<T>(hasher: &mut Sha256, rows: &[&T], encode: impl Fn(&T) -> Vec<u8>) {
-    let mut encoded: Vec<Vec<u8>> = rows.iter().map(|row| encode(row)).collect();
-    encoded.sort_unstable();
-    hasher.update((encoded.len() as u64).to_le_bytes());
-    for row in encoded {
-        hasher.update(row);
+/// number of rows. The rows are encoded one after another into one buffer and sorted
+/// as spans of it: a competition's hundreds of board rows cost one allocation, not
+/// one each.
+fn hash_rows<T>(hasher: &mut Sha256, rows: &[&T], encode: impl Fn(&T, &mut encoding::Encoder)) {
+    let mut e = encoding::Encoder::with_capacity(rows.len() * 96);
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let start = e.len();
+        encode(row, &mut e);
+        spans.push((start, e.len()));
+    }
+    let bytes = e.as_bytes();
+    let span = |&(start, end): &(usize, usize)| &bytes[start..end];
+    spans.sort_unstable_by(|a, b| span(a).cmp(span(b)));
+    hasher.update((spans.len() as u64).to_le_bytes());
+    for row in &spans {
+        hasher.update(span(row));
     }
 }
 
@@ -156,9 +166,9 @@ pub fn competition_hash(
     let mut hasher = Sha256::new();
     hasher.update(COMPETITION_TAG);
     hasher.update(encoding::competition(competition));
-    hash_rows(&mut hasher, entrants, encoding::entrant);
-    hash_rows(&mut hasher, results, encoding::result);
-    hash_rows(&mut hasher, boards, encoding::board);
+    hash_rows(&mut hasher, entrants, encoding::entrant_into);
+    hash_rows(&mut hasher, results, encoding::result_into);
+    hash_rows(&mut hasher, boards, encoding::board_into);
     hex(&hasher.finalize())
 }
 
@@ -179,7 +189,7 @@ pub fn members_and_competitions_hash(
     let mut hasher = Sha256::new();
     hasher.update(DATASET_TAG);
     let members: Vec<&crate::dataset::Member> = members.iter().collect();
-    hash_rows(&mut hasher, &members, encoding::member);
+    hash_rows(&mut hasher, &members, encoding::member_into);
     let sorted: BTreeMap<&String, &String> = hashes.iter().collect();
     let mut e = encoding::Encoder::new();
     e.int(sorted.len() as i64);
@@ -556,6 +566,48 @@ mod tests {
         let hash = |e: &Entrant| competition_hash(c, &[e], &[], &[]);
         assert_eq!(hash(&club), hash(&plain));
         assert_ne!(hash(&house), hash(&plain));
+    }
+
+    /// The board rows, encoded into one buffer, are hashed as the documented list:
+    /// their count, then each row's bytes in byte order, whatever order they came in
+    /// (a shorter row before a longer one it begins, as `Vec<u8>` orders them).
+    #[test]
+    fn board_rows_are_hashed_as_their_sorted_encodings() {
+        let d = dataset();
+        let c = &d.competitions[0];
+        let row = |board: u32, ns: &str, contract: Option<&str>| BoardResult {
+            competition_id: "c1".into(),
+            board,
+            ns: Some(ns.into()),
+            ew: Some("2".into()),
+            contract: contract.map(Into::into),
+            ..BoardResult::default()
+        };
+        let rows = [
+            row(2, "1", Some("4S")),
+            row(1, "1", Some("3NTX")),
+            row(1, "1", None),
+            row(1, "10", Some("3NT")),
+        ];
+        let mut encoded: Vec<Vec<u8>> = rows.iter().map(encoding::board).collect();
+        encoded.sort();
+        // Byte order is not row order: board 1's rows first, the one without a
+        // contract (its flag byte 0) before those with one.
+        assert_eq!(encoded[0], encoding::board(&rows[2]));
+        assert_eq!(encoded[3], encoding::board(&rows[0]));
+        let mut bytes = b"bridgehcp competition 2\n".to_vec();
+        bytes.extend(encoding::competition(c));
+        bytes.extend(0u64.to_le_bytes()); // no entrants
+        bytes.extend(0u64.to_le_bytes()); // no results
+        bytes.extend(4u64.to_le_bytes());
+        for row in &encoded {
+            bytes.extend(row);
+        }
+        let expected = sha256(&bytes);
+        let forward: Vec<&BoardResult> = rows.iter().collect();
+        let backward: Vec<&BoardResult> = rows.iter().rev().collect();
+        assert_eq!(competition_hash(c, &[], &[], &forward), expected);
+        assert_eq!(competition_hash(c, &[], &[], &backward), expected);
     }
 
     #[test]

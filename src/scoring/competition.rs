@@ -156,18 +156,18 @@ fn raise_average_plus(tables: &[Table<'_>], points: &mut [BoardPoints]) {
                 continue;
             }
             for name in names {
-                let entry = own.entry(name.as_str()).or_default();
+                let entry = own.entry(*name).or_default();
                 entry.points += value;
                 entry.bottom += p.bottom;
                 entry.range += p.top - p.bottom;
             }
         }
     }
-    let percent_of = |names: &[String]| -> Option<f64> {
+    let percent_of = |names: &[&str]| -> Option<f64> {
         let [name] = names else {
             return None;
         };
-        let o = own.get(name.as_str())?;
+        let o = own.get(name)?;
         (o.range > 0.0).then(|| (o.points - o.bottom) / o.range)
     };
     for (table, p) in tables.iter().zip(points.iter_mut()) {

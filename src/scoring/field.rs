@@ -46,7 +46,13 @@ pub(super) fn tally(tables: &[Table<'_>], points: &[BoardPoints]) -> BTreeMap<St
             ),
         ] {
             for name in names {
-                let entry = tallies.entry(name.clone()).or_default();
+                // A name is copied once per entrant, not once per table it sat at.
+                if !tallies.contains_key(*name) {
+                    tallies.insert(name.to_string(), Tally::default());
+                }
+                let Some(entry) = tallies.get_mut(*name) else {
+                    continue;
+                };
                 entry.points += value;
                 entry.counted += counted;
                 entry.penalty += penalty.unwrap_or(0.0);
@@ -83,7 +89,7 @@ fn session_results(
     for (t, p) in tables.iter().zip(points) {
         for (names, value) in [(&t.ns, p.side.ns), (&t.ew, p.side.ew)] {
             for name in names {
-                let entry = sums.entry((name.as_str(), t.row.session)).or_default();
+                let entry = sums.entry((*name, t.row.session)).or_default();
                 entry.points += value;
                 entry.bottom += p.bottom;
                 entry.top += p.top;
@@ -163,36 +169,19 @@ pub(super) fn field_standings(
         })
         .collect();
 
-    let plays: Vec<Play> = tables
-        .iter()
-        .zip(points)
-        .flat_map(|(t, p)| {
-            let ns_score = t.outcome.score();
-            let ns = t.ns.iter().map(move |name| Play {
-                board: t.row.board,
-                entrant: name.clone(),
-                direction: Direction::NS,
-                own_score: ns_score,
-                points: p.side.ns,
-                top: p.top,
-                bottom: p.bottom,
-                opponents: t.ew.clone(),
-            });
-            let ew = t.ew.iter().map(move |name| Play {
-                board: t.row.board,
-                entrant: name.clone(),
-                direction: Direction::EW,
-                own_score: ns_score.map(|s| -s),
-                points: p.side.ew,
-                top: p.top,
-                bottom: p.bottom,
-                opponents: t.ns.clone(),
-            });
-            ns.chain(ew)
-        })
-        .collect();
-    let sessions = session_results(tables, points, is_mp);
+    // The plays and the session results only break ties: a competition that breaks
+    // none (the default) does not build them.
     let tie_break = competition.conventions.tie_break;
+    let plays: Vec<Play> = if tie_break.is_off() {
+        Vec::new()
+    } else {
+        plays(tables, points)
+    };
+    let sessions = if tie_break.is_off() {
+        BTreeMap::new()
+    } else {
+        session_results(tables, points, is_mp)
+    };
     let tie_input = (!tie_break.is_off()).then(|| TieBreakInput {
         plays: &plays,
         sessions: &sessions,
@@ -227,6 +216,39 @@ pub(super) fn field_standings(
         })
         .collect();
     (standings, sorted_results(results))
+}
+
+/// Every entrant's play of every board, for the tie-breaks.
+fn plays(tables: &[Table<'_>], points: &[BoardPoints]) -> Vec<Play> {
+    let owned = |names: &[&str]| names.iter().map(|name| name.to_string()).collect();
+    tables
+        .iter()
+        .zip(points)
+        .flat_map(|(t, p)| {
+            let ns_score = t.outcome.score();
+            let ns = t.ns.iter().map(move |name| Play {
+                board: t.row.board,
+                entrant: name.to_string(),
+                direction: Direction::NS,
+                own_score: ns_score,
+                points: p.side.ns,
+                top: p.top,
+                bottom: p.bottom,
+                opponents: owned(&t.ew),
+            });
+            let ew = t.ew.iter().map(move |name| Play {
+                board: t.row.board,
+                entrant: name.to_string(),
+                direction: Direction::EW,
+                own_score: ns_score.map(|s| -s),
+                points: p.side.ew,
+                top: p.top,
+                bottom: p.bottom,
+                opponents: owned(&t.ns),
+            });
+            ns.chain(ew)
+        })
+        .collect()
 }
 
 /// A standing's percentage, or its score per board played when it has none.

@@ -54,7 +54,7 @@ pub(super) fn four_five_standings(
         board_pairs
             .entry(t.row.board)
             .or_default()
-            .extend(t.ns.iter().chain(&t.ew).cloned());
+            .extend(t.ns.iter().chain(&t.ew).map(|name| name.to_string()));
     }
     for (t, p) in tables.iter().zip(points) {
         let players: Vec<String> = board_pairs
@@ -63,10 +63,10 @@ pub(super) fn four_five_standings(
             .unwrap_or_default();
         let sub = subrounds.entry((t.row.round, players)).or_default();
         for name in &t.ns {
-            *sub.entry(name.clone()).or_default() += p.side.ns;
+            *sub.entry(name.to_string()).or_default() += p.side.ns;
         }
         for name in &t.ew {
-            *sub.entry(name.clone()).or_default() += p.side.ew;
+            *sub.entry(name.to_string()).or_default() += p.side.ew;
         }
     }
     let mut entries: BTreeMap<String, f64> = known.keys().map(|k| (k.to_string(), 0.0)).collect();

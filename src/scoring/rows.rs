@@ -69,9 +69,9 @@ pub fn entrant_order(a: &str, b: &str) -> Ordering {
     }
 }
 
-pub(super) fn order_lists(a: &[String], b: &[String]) -> Ordering {
+pub(super) fn order_lists(a: &[impl AsRef<str>], b: &[impl AsRef<str>]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
-        let o = entrant_order(x, y);
+        let o = entrant_order(x.as_ref(), y.as_ref());
         if o != Ordering::Equal {
             return o;
         }

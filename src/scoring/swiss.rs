@@ -102,10 +102,9 @@ pub(super) fn swiss_standings(
         let (Some(ns), Some(ew)) = (t.ns.first(), t.ew.first()) else {
             continue;
         };
-        for (pair, opponent, value, column) in [
-            (ns.as_str(), ew.as_str(), p.side.ns, "ew"),
-            (ew.as_str(), ns.as_str(), p.side.ew, "ns"),
-        ] {
+        for (pair, opponent, value, column) in
+            [(*ns, *ew, p.side.ns, "ew"), (*ew, *ns, p.side.ew, "ns")]
+        {
             let entry = matches.entry((pair, round)).or_default();
             match entry.opponent {
                 Some((first, board)) if first != opponent => {
@@ -239,8 +238,8 @@ mod tests {
                 rows.push(BoardResult {
                     competition_id: "swiss".into(),
                     board,
-                    ns: Some(ns.to_string()),
-                    ew: Some(ew.to_string()),
+                    ns: Some(ns.to_string().into()),
+                    ew: Some(ew.to_string().into()),
                     ns_score: Some(score),
                     round: Some(number),
                     table: Some(t as u32 + 1),

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::dataset::{BoardResult, Entrant, Format};
+use smallvec::SmallVec;
+
+use crate::dataset::{BoardResult, Entrant, Format, Text};
 use crate::error::{InputError, Location};
 
 use super::contract::{self, parse_contract, Seat};
@@ -24,11 +26,15 @@ pub(super) struct BoardPoints {
     pub datum: Option<f64>,
 }
 
+/// The entrants on one side of a table: one (pairs, teams) or two (individual
+/// events), borrowed from the board row, so reading a table allocates nothing.
+pub(super) type Side<'a> = SmallVec<[&'a str; 2]>;
+
 /// One validated table result.
 pub(super) struct Table<'a> {
     pub row: &'a BoardResult,
-    pub ns: Vec<String>,
-    pub ew: Vec<String>,
+    pub ns: Side<'a>,
+    pub ew: Side<'a>,
     pub outcome: Outcome,
 }
 
@@ -42,7 +48,7 @@ fn row_location(row: &BoardResult, column: &str) -> Location {
     let location = row
         .origin
         .location()
-        .competition(&row.competition_id)
+        .competition(row.competition_id.as_str())
         .board(row.board);
     if column.is_empty() {
         location
@@ -109,18 +115,20 @@ pub(super) fn read_table<'a>(
     format: Format,
     known: &BTreeMap<&str, &Entrant>,
 ) -> Result<Table<'a>, InputError> {
-    let seats: Vec<(&str, &Option<String>)> = if format == Format::Individual {
-        vec![
-            ("north", &row.north),
-            ("south", &row.south),
-            ("east", &row.east),
-            ("west", &row.west),
-        ]
+    let individual = [
+        ("north", &row.north),
+        ("south", &row.south),
+        ("east", &row.east),
+        ("west", &row.west),
+    ];
+    let pairs = [("ns", &row.ns), ("ew", &row.ew)];
+    let seats: &[(&str, &Option<Text>)] = if format == Format::Individual {
+        &individual
     } else {
-        vec![("ns", &row.ns), ("ew", &row.ew)]
+        &pairs
     };
-    let mut names: Vec<String> = Vec::new();
-    for (column, value) in &seats {
+    let mut names: SmallVec<[&'a str; 4]> = SmallVec::new();
+    for &(column, value) in seats {
         let name = value
             .as_deref()
             .map(str::trim)
@@ -132,13 +140,13 @@ pub(super) fn read_table<'a>(
                 format!("unknown entrant `{name}`: not listed in this competition's entrants"),
             ));
         }
-        if names.iter().any(|n| n == name) {
+        if names.contains(&name) {
             return Err(InputError::new(
                 row_location(row, column),
                 format!("entrant `{name}` sits twice at this table"),
             ));
         }
-        names.push(name.to_string());
+        names.push(name);
     }
     for (column, penalty) in [
         ("ns_penalty", row.ns_penalty),
@@ -151,12 +159,11 @@ pub(super) fn read_table<'a>(
             ));
         }
     }
-    let half = names.len() / 2;
-    let ew = names.split_off(half);
+    let (ns, ew) = names.split_at(names.len() / 2);
     Ok(Table {
         row,
-        ns: names,
-        ew,
+        ns: Side::from_slice(ns),
+        ew: Side::from_slice(ew),
         outcome: read_outcome(row)?,
     })
 }

@@ -332,8 +332,8 @@ fn butler_competition() {
         .map(|(i, &s)| BoardResult {
             competition_id: "c1".into(),
             board: 1,
-            ns: Some(format!("{}", i + 1)),
-            ew: Some(format!("{}", i + 11)),
+            ns: Some(format!("{}", i + 1).into()),
+            ew: Some(format!("{}", i + 11).into()),
             ns_score: Some(s),
             ..BoardResult::default()
         })

@@ -363,14 +363,14 @@ impl<'a> MonthBuilder<'a> {
                     };
                     let r = play(&mut self.rng, &model, &d, *ns, *ew, allow_adjusted);
                     self.out.boards.push(BoardResult {
-                        competition_id: id.to_string(),
+                        competition_id: id.to_string().into(),
                         board,
-                        ns: Some((s.ns + 1).to_string()),
-                        ew: Some((s.ew + 1).to_string()),
-                        contract: r.contract,
-                        declarer: r.declarer,
+                        ns: Some((s.ns + 1).to_string().into()),
+                        ew: Some((s.ew + 1).to_string().into()),
+                        contract: r.contract.map(Into::into),
+                        declarer: r.declarer.map(Into::into),
                         tricks: r.tricks,
-                        adjusted: r.adjusted,
+                        adjusted: r.adjusted.map(Into::into),
                         round: Some(s.round),
                         table: Some(s.table),
                         ..BoardResult::default()
@@ -569,14 +569,14 @@ impl<'a> MonthBuilder<'a> {
                         false,
                     );
                     rows.push(BoardResult {
-                        competition_id: comp.competition_id.clone(),
+                        competition_id: comp.competition_id.as_str().into(),
                         board,
-                        ns: Some(t.ns.clone()),
-                        ew: Some(t.ew.clone()),
-                        contract: r.contract,
-                        declarer: r.declarer,
+                        ns: Some(t.ns.as_str().into()),
+                        ew: Some(t.ew.as_str().into()),
+                        contract: r.contract.map(Into::into),
+                        declarer: r.declarer.map(Into::into),
                         tricks: r.tricks,
-                        adjusted: r.adjusted,
+                        adjusted: r.adjusted.map(Into::into),
                         round: Some(round),
                         table: Some(t.table),
                         ..BoardResult::default()
@@ -659,16 +659,16 @@ impl<'a> MonthBuilder<'a> {
                     for (k, d) in deals.iter().enumerate() {
                         let r = play(&mut self.rng, &model, d, ns, ew, true);
                         self.out.boards.push(BoardResult {
-                            competition_id: id.clone(),
+                            competition_id: id.as_str().into(),
                             board: round * per_round + k as u32 + 1,
-                            contract: r.contract,
-                            declarer: r.declarer,
+                            contract: r.contract.map(Into::into),
+                            declarer: r.declarer.map(Into::into),
                             tricks: r.tricks,
-                            adjusted: r.adjusted,
-                            north: Some((n + 1).to_string()),
-                            south: Some((s + 1).to_string()),
-                            east: Some((e + 1).to_string()),
-                            west: Some((w + 1).to_string()),
+                            adjusted: r.adjusted.map(Into::into),
+                            north: Some((n + 1).to_string().into()),
+                            south: Some((s + 1).to_string().into()),
+                            east: Some((e + 1).to_string().into()),
+                            west: Some((w + 1).to_string().into()),
                             round: Some(round + 1),
                             table: Some(t as u32 + 1),
                             ..BoardResult::default()
@@ -773,16 +773,16 @@ impl<'a> MonthBuilder<'a> {
                         ] {
                             let res = play(&mut self.rng, &model, &d, ns_lv, ew_lv, false);
                             self.out.boards.push(BoardResult {
-                                competition_id: id.clone(),
+                                competition_id: id.as_str().into(),
                                 board,
-                                ns: Some(ns.clone()),
-                                ew: Some(ew.clone()),
-                                contract: res.contract,
-                                declarer: res.declarer,
+                                ns: Some(ns.as_str().into()),
+                                ew: Some(ew.as_str().into()),
+                                contract: res.contract.map(Into::into),
+                                declarer: res.declarer.map(Into::into),
                                 tricks: res.tricks,
                                 round: Some(r as u32 + 1),
                                 table: Some(table),
-                                room: Some(room.to_string()),
+                                room: Some(room.to_string().into()),
                                 ..BoardResult::default()
                             });
                         }
@@ -894,12 +894,12 @@ impl<'a> MonthBuilder<'a> {
                         let ew_level = seated.iter().find(|s| s.0 == ns.2).map_or(ns.1, |s| s.1);
                         let res = play(&mut self.rng, &model, d, ns.1, ew_level, false);
                         self.out.boards.push(BoardResult {
-                            competition_id: id.clone(),
+                            competition_id: id.as_str().into(),
                             board: k as u32 + 1,
-                            ns: Some(ns.0.clone()),
-                            ew: Some(ns.2.clone()),
-                            contract: res.contract,
-                            declarer: res.declarer,
+                            ns: Some(ns.0.as_str().into()),
+                            ew: Some(ns.2.as_str().into()),
+                            contract: res.contract.map(Into::into),
+                            declarer: res.declarer.map(Into::into),
                             tricks: res.tricks,
                             round: Some(r as u32 + 1),
                             table: Some(t as u32 + 1),

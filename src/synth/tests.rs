@@ -69,8 +69,7 @@ fn check_valid(ds: &Dataset) -> Result<(), String> {
             }
         }
     }
-    let known =
-        |c: &str, e: &Option<String>| e.as_deref().is_some_and(|e| entrants.contains_key(&(c, e)));
+    let known = |c: &str, e: Option<&str>| e.is_some_and(|e| entrants.contains_key(&(c, e)));
     let mut with_boards = BTreeSet::new();
     for b in &ds.boards {
         let Some(c) = comps.get(b.competition_id.as_str()) else {
@@ -84,10 +83,10 @@ fn check_valid(ds: &Dataset) -> Result<(), String> {
         let seats_ok = if c.format == Format::Individual {
             [&b.north, &b.south, &b.east, &b.west]
                 .iter()
-                .all(|s| known(id, s))
+                .all(|s| known(id, s.as_deref()))
                 && b.ns.is_none()
         } else {
-            known(id, &b.ns) && known(id, &b.ew) && b.ns != b.ew
+            known(id, b.ns.as_deref()) && known(id, b.ew.as_deref()) && b.ns != b.ew
         };
         if !seats_ok {
             return Err(format!(
@@ -148,7 +147,7 @@ fn check_valid(ds: &Dataset) -> Result<(), String> {
         if !entrants.contains_key(&(id, r.entrant.as_str())) {
             return Err(format!("result of unknown entrant {} in {id}", r.entrant));
         }
-        if r.opponent.is_some() && !known(id, &r.opponent) {
+        if r.opponent.is_some() && !known(id, r.opponent.as_deref()) {
             return Err(format!("result opponent unknown in {id}"));
         }
         if !r.score.is_finite() {
@@ -485,8 +484,8 @@ fn swiss_congresses_are_drawn_and_score() {
         let mut tables: BTreeSet<(u32, String, String)> = BTreeSet::new();
         for b in &rows {
             let (ns, ew) = (
-                b.ns.clone().unwrap_or_default(),
-                b.ew.clone().unwrap_or_default(),
+                b.ns.as_deref().unwrap_or_default().to_string(),
+                b.ew.as_deref().unwrap_or_default().to_string(),
             );
             let round = b.round.unwrap_or(0);
             assert_eq!(

@@ -10,14 +10,107 @@ use chrono::NaiveDate;
 use polars::prelude::*;
 
 use crate::dataset::date_from_days;
-use crate::dataset::Origin;
+use crate::dataset::{Origin, Text};
 use crate::error::{InputError, Location};
 use crate::import::validate::{self};
 
 use super::locate::Frame;
 
-/// A cell's value, or the rule it breaks.
-pub(super) type Cells<T> = Vec<Result<Option<T>, String>>;
+/// A column's cells: each one's value, and the rules broken by the few that break one.
+/// Kept apart, a board file's cells cost their values' size (8 bytes for a number), not
+/// that of a value-or-message each (24 or more), and are read without a branch on it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Cells<T> {
+    values: Vec<Option<T>>,
+    /// (0-based row, rule), in row order.
+    broken: Vec<(usize, String)>,
+}
+
+impl<T> Default for Cells<T> {
+    fn default() -> Self {
+        Cells {
+            values: Vec::new(),
+            broken: Vec::new(),
+        }
+    }
+}
+
+impl<T> FromIterator<Result<Option<T>, String>> for Cells<T> {
+    fn from_iter<I: IntoIterator<Item = Result<Option<T>, String>>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        let mut cells = Cells {
+            values: Vec::with_capacity(iter.size_hint().0),
+            broken: Vec::new(),
+        };
+        for (row, cell) in iter.enumerate() {
+            match cell {
+                Ok(value) => cells.values.push(value),
+                Err(rule) => {
+                    cells.values.push(None);
+                    cells.broken.push((row, rule));
+                }
+            }
+        }
+        cells
+    }
+}
+
+impl<T> Cells<T> {
+    /// Every cell null.
+    fn nulls(rows: usize) -> Self {
+        Cells {
+            values: std::iter::repeat_with(|| None).take(rows).collect(),
+            broken: Vec::new(),
+        }
+    }
+
+    /// Values taken from a column that cannot hold a broken cell.
+    fn of_values(values: Vec<Option<T>>) -> Self {
+        Cells {
+            values,
+            broken: Vec::new(),
+        }
+    }
+
+    /// Each cell as a value or the rule it breaks, in row order, moved out.
+    fn into_results(self) -> impl Iterator<Item = Result<Option<T>, String>> {
+        let mut broken = self.broken.into_iter().peekable();
+        self.values
+            .into_iter()
+            .enumerate()
+            .map(
+                move |(row, value)| match broken.next_if(|(at, _)| *at == row) {
+                    Some((_, rule)) => Err(rule),
+                    None => Ok(value),
+                },
+            )
+    }
+
+    /// The rule the cell at `row` breaks, if it breaks one.
+    fn rule(&self, row: usize) -> Option<&String> {
+        if self.broken.is_empty() {
+            return None;
+        }
+        self.broken
+            .binary_search_by_key(&row, |(at, _)| *at)
+            .ok()
+            .map(|at| &self.broken[at].1)
+    }
+
+    /// Each cell as a value or the rule it breaks, in row order.
+    #[cfg(test)]
+    pub(super) fn to_vec(&self) -> Vec<Result<Option<T>, String>>
+    where
+        T: Clone,
+    {
+        (0..self.values.len())
+            .map(|row| match self.rule(row) {
+                Some(rule) => Err(rule.clone()),
+                None => Ok(self.values[row].clone()),
+            })
+            .collect()
+    }
+}
 
 /// A contract type: how to take it from a typed Parquet column, and from text.
 pub(super) trait CellType: Sized + Clone {
@@ -68,12 +161,25 @@ impl CellType for i64 {
 impl CellType for i32 {
     const NAME: &'static str = "int32";
     fn typed(series: &Series) -> Option<Cells<Self>> {
-        let wide = i64::typed(series)?;
-        Some(
-            wide.into_iter()
-                .map(|cell| cell.and_then(|value| value.map(narrow_i32).transpose()))
-                .collect(),
-        )
+        match series.dtype() {
+            // Every value fits: taken as they are, without going through int64.
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::UInt8
+            | DataType::UInt16 => {
+                let cast = series.cast(&DataType::Int32).ok()?;
+                Some(Cells::of_values(cast.i32().ok()?.iter().collect()))
+            }
+            _ => {
+                let wide = i64::typed(series)?;
+                Some(
+                    wide.into_results()
+                        .map(|cell| cell.and_then(|value| value.map(narrow_i32).transpose()))
+                        .collect(),
+                )
+            }
+        }
     }
     fn parse(text: &str) -> Result<Self, String> {
         narrow_i32(i64::parse(text)?)
@@ -170,6 +276,19 @@ impl CellType for String {
     }
 }
 
+/// Board rows' text cells, inline up to 24 bytes (no allocation per cell).
+impl CellType for Text {
+    const NAME: &'static str = "string";
+    fn typed(series: &Series) -> Option<Cells<Self>> {
+        Some(collect(series.str().ok()?.iter(), |value| {
+            Ok(value.map(Text::from))
+        }))
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(Text::from(text))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Presence {
     Required,
@@ -195,14 +314,14 @@ impl<T: Clone> Col<T> {
     /// The value at 0-based `row`, or `None` for a null or absent column. Each row is
     /// read once, so the value is moved out rather than copied.
     pub(super) fn get(&mut self, row: usize) -> Result<Option<T>, InputError> {
-        match self.cells.as_mut().and_then(|cells| cells.get_mut(row)) {
-            None => Ok(None),
-            Some(Ok(value)) => Ok(value.take()),
-            Some(Err(rule)) => {
-                let rule = rule.clone();
-                Err(InputError::new(self.location(row), rule))
-            }
+        let Some(cells) = self.cells.as_mut() else {
+            return Ok(None);
+        };
+        if let Some(rule) = cells.rule(row) {
+            let rule = rule.clone();
+            return Err(InputError::new(self.location(row), rule));
         }
+        Ok(cells.values.get_mut(row).and_then(Option::take))
     }
 
     /// The value at 0-based `row`, which must not be null.
@@ -297,7 +416,7 @@ impl Frame {
         };
         let series = column.as_materialized_series();
         let cells = if series.dtype() == &DataType::Null {
-            Some(vec![Ok(None); series.len()])
+            Some(Cells::nulls(series.len()))
         } else if self.text_columns.contains(name) && series.dtype() == &DataType::String {
             series.str().ok().map(|texts| {
                 collect(texts.iter(), |text| match text {

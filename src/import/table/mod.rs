@@ -248,7 +248,7 @@ pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Er
     })?;
     let quarantine = reader.finish(&dataset)?;
     if !quarantine.is_empty() {
-        let kept = |id: &String| !quarantine.contains(id);
+        let kept = |id: &str| !quarantine.contains(id);
         dataset.competitions.retain(|c| kept(&c.competition_id));
         dataset.entrants.retain(|e| kept(&e.competition_id));
         dataset.results.retain(|r| kept(&r.competition_id));
@@ -269,19 +269,23 @@ struct Check {
 
 /// A row that belongs to one competition.
 trait CompetitionRow {
-    fn competition_id_mut(&mut self) -> &mut String;
+    /// How the row holds its competition's id.
+    type Id: AsRef<str>;
+    fn competition_id_mut(&mut self) -> &mut Self::Id;
 }
 
 macro_rules! competition_row {
-    ($($ty:ty),*) => {$(
+    ($id:ty: $($ty:ty),*) => {$(
         impl CompetitionRow for $ty {
-            fn competition_id_mut(&mut self) -> &mut String {
+            type Id = $id;
+            fn competition_id_mut(&mut self) -> &mut $id {
                 &mut self.competition_id
             }
         }
     )*};
 }
-competition_row!(Competition, Entrant, EntrantResult, BoardResult);
+competition_row!(String: Competition, Entrant, EntrantResult);
+competition_row!(crate::dataset::Text: BoardResult);
 
 impl Check {
     /// Takes a row of competition `id`, built from its cells (or not), and holds it to
@@ -291,25 +295,26 @@ impl Check {
     /// such row already named the problem.
     fn row<T: CompetitionRow>(
         &mut self,
-        id: String,
+        id: T::Id,
         built: Result<T, InputError>,
         rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
     ) -> Result<Option<T>, InputError> {
         let mut record = match built {
             Ok(record) => record,
             Err(error) => {
-                self.quarantine.add(&id, error)?;
+                self.quarantine.add(id.as_ref(), error)?;
                 return Ok(None);
             }
         };
-        if self.quarantine.contains(&id) && !self.validator.knows_competition(&id) {
+        if self.quarantine.contains(id.as_ref()) && !self.validator.knows_competition(id.as_ref()) {
             return Ok(None);
         }
         *record.competition_id_mut() = id;
         match rules(&mut self.validator, &record) {
             Ok(()) => Ok(Some(record)),
             Err(error) => {
-                self.quarantine.add(record.competition_id_mut(), error)?;
+                self.quarantine
+                    .add(record.competition_id_mut().as_ref(), error)?;
                 Ok(None)
             }
         }
@@ -364,7 +369,7 @@ mod tests {
         )
         .into_datetime(TimeUnit::Milliseconds, None)
         .into_series();
-        let cells = NaiveDate::typed(&series).unwrap_or_default();
+        let cells = NaiveDate::typed(&series).unwrap_or_default().to_vec();
         assert_eq!(cells.len(), 4);
         assert_eq!(cells[0], Ok(NaiveDate::from_ymd_opt(1970, 1, 1)));
         assert_eq!(cells[1], Ok(NaiveDate::from_ymd_opt(2024, 10, 4)));
@@ -378,7 +383,7 @@ mod tests {
             Int32Chunked::from_iter_options("d".into(), [Some(0), Some(20_000)].into_iter())
                 .into_date()
                 .into_series();
-        let cells = NaiveDate::typed(&series).unwrap_or_default();
+        let cells = NaiveDate::typed(&series).unwrap_or_default().to_vec();
         assert_eq!(
             cells,
             vec![

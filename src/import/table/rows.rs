@@ -3,7 +3,7 @@
 
 use chrono::NaiveDate;
 
-use crate::dataset::{BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind};
+use crate::dataset::{BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind, Text};
 use crate::error::{Error, InputError};
 use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
 use crate::scoring::conventions::Conventions;
@@ -216,30 +216,30 @@ pub(super) fn read_results(
 /// A board row as its cells built it, before the rules that need the other tables:
 /// the competition's id and the row (or the cell that broke it), or an error that
 /// stops the file (a row without a competition id).
-pub(super) type BuiltBoard = Result<(String, Result<BoardResult, InputError>), InputError>;
+pub(super) type BuiltBoard = Result<(Text, Result<BoardResult, InputError>), InputError>;
 
 /// Builds a board file's rows from its cells. It needs nothing but the frame, so the
 /// next file's rows are built while the rows before are checked.
 pub(super) fn build_boards(frame: &Frame) -> Result<Vec<BuiltBoard>, Error> {
     super::known::check_columns(frame, "boards")?;
-    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut competition_id = frame.col::<Text>("competition_id", Required)?;
     let mut board = frame.col::<i32>("board", Required)?;
-    let mut ns = frame.col::<String>("ns", Optional)?;
-    let mut ew = frame.col::<String>("ew", Optional)?;
-    let mut contract = frame.col::<String>("contract", Optional)?;
-    let mut declarer = frame.col::<String>("declarer", Optional)?;
+    let mut ns = frame.col::<Text>("ns", Optional)?;
+    let mut ew = frame.col::<Text>("ew", Optional)?;
+    let mut contract = frame.col::<Text>("contract", Optional)?;
+    let mut declarer = frame.col::<Text>("declarer", Optional)?;
     // Read wide so that an absurd value is reported as such, not as an int32 overflow.
     let mut tricks = frame.col::<i64>("tricks", Optional)?;
     let mut ns_score = frame.col::<i32>("ns_score", Optional)?;
-    let mut adjusted = frame.col::<String>("adjusted", Optional)?;
-    let mut north = frame.col::<String>("north", Optional)?;
-    let mut south = frame.col::<String>("south", Optional)?;
-    let mut east = frame.col::<String>("east", Optional)?;
-    let mut west = frame.col::<String>("west", Optional)?;
+    let mut adjusted = frame.col::<Text>("adjusted", Optional)?;
+    let mut north = frame.col::<Text>("north", Optional)?;
+    let mut south = frame.col::<Text>("south", Optional)?;
+    let mut east = frame.col::<Text>("east", Optional)?;
+    let mut west = frame.col::<Text>("west", Optional)?;
     let mut round = frame.col::<i32>("round", Optional)?;
     let mut session = frame.col::<i32>("session", Optional)?;
     let mut table = frame.col::<i32>("table", Optional)?;
-    let mut room = frame.col::<String>("room", Optional)?;
+    let mut room = frame.col::<Text>("room", Optional)?;
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
     let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
     let mut sources = frame.sources()?;
@@ -256,7 +256,7 @@ pub(super) fn build_boards(frame: &Frame) -> Result<Vec<BuiltBoard>, Error> {
         let mut built = || -> Result<BoardResult, InputError> {
             let tricks_taken = tricks.get(row)?;
             Ok(BoardResult {
-                competition_id: String::new(),
+                competition_id: Text::default(),
                 board: board.required_count(row)?,
                 ns: ns.get(row)?,
                 ew: ew.get(row)?,

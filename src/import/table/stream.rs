@@ -332,7 +332,7 @@ fn complete_competitions(
     complete.retain(|row| !quarantine.contains(&row.competition_id));
     // One competition's rows together: those carried over from earlier pieces come
     // first, so a stable sort by competition keeps file and row order.
-    complete.sort_by_key(|row| boards.index.get(row.competition_id.as_str()).copied());
+    complete.sort_by_cached_key(|row| boards.index.get(row.competition_id.as_str()).copied());
     complete
 }
 
