@@ -23,6 +23,7 @@ pub use crate::scoring::{BoardSource, InMemory};
 
 use super::competition::{Index, WithBoardScores};
 use super::ledger;
+use super::sealed::{BoardScoreRows, Sealer, Sealing};
 
 /// What a pass runs on a competition in scope: its place in replay order and its board
 /// rows, to its outcome.
@@ -31,10 +32,12 @@ pub(super) type PrepareOne<'a, T> =
 
 /// What a pass keeps, per competition in replay order.
 pub(super) struct Collected<T> {
-    /// The board scores of every outcome, in the order they were scored, and where
-    /// each competition's are.
+    /// The board scores of every outcome, in the order they were scored (those
+    /// already sealed into row groups left out), and where each competition's are
+    /// (numbered from the first sealed row).
     board_scores: BoardScoreTable,
     board_score_rows: Vec<Option<Range<usize>>>,
+    sealing: Sealing,
     /// Content hashes (when the pass hashes).
     pub hashes: Vec<Option<String>>,
     /// Outcomes of the competitions in scope.
@@ -47,10 +50,13 @@ pub(super) struct Collected<T> {
 }
 
 impl<T: Send + WithBoardScores> Collected<T> {
-    pub fn new(competitions: usize) -> Self {
+    /// Keeps what a pass produces for `competitions` places; board scores are sealed
+    /// into row groups as they arrive with `sealer`'s codec, if any.
+    pub fn new(competitions: usize, sealer: &Sealer) -> Self {
         Collected {
             board_scores: BoardScoreTable::default(),
             board_score_rows: vec![None; competitions],
+            sealing: Sealing::new(sealer),
             hashes: vec![None; competitions],
             outcomes: (0..competitions).map(|_| None).collect(),
             seen: vec![false; competitions],
@@ -69,7 +75,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
         one: &PrepareOne<'_, T>,
-    ) -> usize {
+    ) -> Result<usize> {
         let groups = index.group(rows);
         for (at, _) in &groups {
             self.seen[*at] = true;
@@ -92,9 +98,9 @@ impl<T: Send + WithBoardScores> Collected<T> {
             .map(|(at, boards)| (*at, one(*at, boards)))
             .collect();
         let handled = groups.len();
-        self.keep(outcomes);
+        let kept = self.keep(outcomes);
         self.scoring += started.elapsed();
-        handled
+        kept.map(|()| handled)
     }
 
     /// Reads every batch of `source`, hashing (when `hash`) and running `one` on the
@@ -113,7 +119,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let (hashing, scoring) = (self.hashing, self.scoring);
         let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
         source.read_boards(&wanted, &mut |rows| {
-            let handled = self.batch(index, rows, hash, in_scope, one);
+            let handled = self.batch(index, rows, hash, in_scope, one)?;
             done(handled as u64);
             Ok(())
         })?;
@@ -131,7 +137,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
         one: &PrepareOne<'_, T>,
-    ) {
+    ) -> Result<()> {
         let rest: Vec<usize> = (0..index.order.len())
             .filter(|&at| !self.seen[at] && !quarantine.contains(&index.order[at].competition_id))
             .collect();
@@ -152,19 +158,27 @@ impl<T: Send + WithBoardScores> Collected<T> {
             .filter(|&&at| in_scope(at))
             .map(|&at| (at, one(at, &[])))
             .collect();
-        self.keep(outcomes);
+        let kept = self.keep(outcomes);
         self.scoring += started.elapsed();
+        kept
     }
 
-    fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) {
+    /// Keeps outcomes, and seals the board scores that fill a row group.
+    fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) -> Result<()> {
         for (at, mut outcome) in outcomes {
             if let Ok(one) = &mut outcome {
+                let offset = self.sealing.offset();
                 let start = self.board_scores.len();
                 self.board_scores.extend(one.take_board_scores());
-                self.board_score_rows[at] = Some(start..self.board_scores.len());
+                let end = self.board_scores.len();
+                if end > start {
+                    self.sealing.arrived(at);
+                }
+                self.board_score_rows[at] = Some(offset + start..offset + end);
             }
             self.outcomes[at] = Some(outcome);
         }
+        self.sealing.seal_full(&mut self.board_scores)
     }
 
     /// The outcomes of the competitions at `places`, in that order; an error names a
@@ -188,25 +202,21 @@ impl<T: Send + WithBoardScores> Collected<T> {
     }
 
     /// The board scores of the competitions at `places`, in that order.
-    pub fn board_scores(&mut self, places: &[usize]) -> BoardScoreTable {
+    pub fn board_scores(&mut self, places: &[usize]) -> Result<BoardScoreRows> {
         let ranges: Vec<Range<usize>> = places
             .iter()
             .filter_map(|&at| self.board_score_rows[at].clone())
             .filter(|rows| !rows.is_empty())
             .collect();
-        let in_order = ranges.windows(2).all(|w| w[0].end == w[1].start)
-            && ranges.first().is_none_or(|r| r.start == 0)
-            && ranges.last().map_or(0, |r| r.end) == self.board_scores.len();
-        if in_order {
-            std::mem::take(&mut self.board_scores)
-        } else {
-            self.board_scores.reordered(&ranges)
-        }
+        let table = std::mem::take(&mut self.board_scores);
+        self.sealing.finish(table, &ranges)
     }
 
-    /// Makes room for `rows` board scores.
+    /// Makes room for `rows` board scores (when they are not sealed as they come).
     pub fn reserve_board_scores(&mut self, rows: usize) {
-        self.board_scores.reserve(rows);
+        if !self.sealing.enabled() {
+            self.board_scores.reserve(rows);
+        }
     }
 
     /// Starts a new pass over the board rows (a continued run's second).

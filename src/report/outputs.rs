@@ -12,8 +12,9 @@ use crate::dataset::Direction;
 use crate::pipeline::prepare::Seat;
 use crate::pipeline::ranking::{published, RankedMember};
 use crate::pipeline::state::PlayerState;
+use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
 use crate::pipeline::{RunOutput, RunSettings};
-use crate::scoring::{BoardScoreTable, Standing};
+use crate::scoring::{BoardScore, BoardScoreTable, Standing};
 
 use std::path::{Path, PathBuf};
 
@@ -24,9 +25,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, write_atomic, write_csv, write_csv_rounded, write_parquet,
-    write_parquet_carrying, write_parquet_parts, write_replacing, write_staged, CarriedGroups,
-    Commit, ROW_GROUP_ROWS,
+    check_replaceable, encode_row_group, write_atomic, write_csv, write_csv_rounded,
+    write_parquet, write_parquet_carrying, write_parquet_parts, write_replacing, write_staged,
+    CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 pub use super::manifest::correction_shows;
@@ -343,6 +344,80 @@ pub fn board_scores_part(
     DataFrame::new(range.len(), columns)
 }
 
+/// Encodes board scores into the row groups of `board_scores.parquet` while a run or
+/// `score` produces them, so that only the encoded bytes are held.
+#[derive(Debug)]
+pub struct BoardScoreCodec;
+
+const BOARD_SCORES: &str = "board_scores.parquet";
+
+impl RowGroupCodec for BoardScoreCodec {
+    fn rows_per_group(&self) -> usize {
+        ROW_GROUP_ROWS
+    }
+
+    fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>> {
+        let frame = board_scores(rows).map_err(frame_error(BOARD_SCORES))?;
+        encode_row_group(&frame, &ParquetSettings::default()).map_err(frame_error(BOARD_SCORES))
+    }
+
+    fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
+        use super::columns::{f64s, i64s, strs};
+        let frame = ParquetReader::new(std::io::Cursor::new(bytes))
+            .finish()
+            .map_err(frame_error(BOARD_SCORES))?;
+        let path = Path::new(BOARD_SCORES);
+        let missing = |column: &str| {
+            Error::Input(InputError::new(
+                crate::error::Location::file(path).column(column),
+                "a sealed row group has an empty cell here".to_string(),
+            ))
+        };
+        let ids = strs(&frame, path, "competition_id")?;
+        let boards = i64s(&frame, path, "board")?;
+        let ns = strs(&frame, path, "ns")?;
+        let ew = strs(&frame, path, "ew")?;
+        let ns_scores = i64s(&frame, path, "ns_score")?;
+        let ns_points = f64s(&frame, path, "ns_points")?;
+        let ew_points = f64s(&frame, path, "ew_points")?;
+        let datums = f64s(&frame, path, "datum")?;
+        let mut rows = Vec::with_capacity(ids.len());
+        for (at, id) in ids.into_iter().enumerate() {
+            rows.push(BoardScore {
+                competition_id: id.ok_or_else(|| missing("competition_id"))?,
+                board: boards[at]
+                    .and_then(|b| u32::try_from(b).ok())
+                    .ok_or_else(|| missing("board"))?,
+                ns: ns[at].clone(),
+                ew: ew[at].clone(),
+                ns_score: ns_scores[at].and_then(|s| i32::try_from(s).ok()),
+                ns_points: ns_points[at].ok_or_else(|| missing("ns_points"))?,
+                ew_points: ew_points[at].ok_or_else(|| missing("ew_points"))?,
+                datum: datums[at],
+            });
+        }
+        Ok(rows.into_iter().collect())
+    }
+}
+
+/// What a run or `score` seals its board scores with as they are produced.
+pub fn board_score_sealer() -> Sealer {
+    Sealer(Some(std::sync::Arc::new(BoardScoreCodec)))
+}
+
+/// Writes `board_scores.parquet`: the sealed row groups as they are, then the rest.
+fn write_board_scores(path: &Path, rows: &BoardScoreRows) -> Result<()> {
+    let sealed: Vec<CarriedGroups> = rows
+        .sealed
+        .iter()
+        .map(|group| CarriedGroups::all(&group.bytes))
+        .collect::<PolarsResult<_>>()
+        .map_err(|e| Error::polars(path, e))?;
+    write_parquet_carrying(path, &sealed, rows.rest.len(), |range| {
+        board_scores_part(&rows.rest, range)
+    })
+}
+
 /// `applied.parquet`: every competition up to the last one the run replayed, with its
 /// content hash and what became of it; the next run compares it with its dataset.
 pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
@@ -474,10 +549,7 @@ pub fn write_run(
         let (large, small) = rayon::join(
             || -> Result<()> {
                 if settings.board_scores {
-                    let rows = &output.prepared.board_scores;
-                    write_parquet_parts(&path("board_scores.parquet"), rows.len(), |range| {
-                        board_scores_part(rows, range)
-                    })?;
+                    write_board_scores(&path(BOARD_SCORES), &output.prepared.board_scores)?;
                 }
                 Ok(())
             },
@@ -485,7 +557,7 @@ pub fn write_run(
                 match (&changes, &changes_groups) {
                     (Some(rest), Some(copied)) => write_parquet_carrying(
                         &path("changes.parquet"),
-                        copied,
+                        std::slice::from_ref(copied),
                         rest.height(),
                         |r| Ok(rest.slice(r.start as i64, r.len())),
                     )?,
@@ -506,7 +578,7 @@ pub fn write_run(
                 match &standings_groups {
                     Some(copied) => write_parquet_carrying(
                         &path("standings.parquet"),
-                        copied,
+                        std::slice::from_ref(copied),
                         standings.height(),
                         |r| Ok(standings.slice(r.start as i64, r.len())),
                     )?,
@@ -573,7 +645,7 @@ fn sha256_file(path: &Path) -> Result<String> {
 pub fn write_scored(
     out: &Path,
     standings_rows: &[Standing],
-    boards: &BoardScoreTable,
+    boards: &BoardScoreRows,
     quarantined: &[Quarantined],
     sheet: &ScoreSheet,
 ) -> Result<Vec<PathBuf>> {
@@ -588,11 +660,7 @@ pub fn write_scored(
     .map_err(frame_error("standings.parquet"))?;
     write_staged(out, |staged| {
         write_parquet(&standings, &staged.path("standings.parquet"))?;
-        write_parquet_parts(
-            &staged.path("board_scores.parquet"),
-            boards.len(),
-            |range| board_scores_part(boards, range),
-        )?;
+        write_board_scores(&staged.path(BOARD_SCORES), boards)?;
         write_csv(&quarantine, &staged.path("quarantine.csv"))?;
         write_csv(sheet.standings, &staged.path("standings.csv"))?;
         if let Some(list) = sheet.start_list {
