@@ -186,9 +186,16 @@ fn direction_name(direction: Option<Direction>) -> Option<String> {
 
 /// `standings.parquet`, with the handicap-adjusted result of handicap tournaments.
 pub fn standings(output: &RunOutput) -> PolarsResult<DataFrame> {
-    let rows: &[Standing] = &output.prepared.standings;
+    let adjusted = adjusted_results(output);
+    standings_part(output, &adjusted, 0..output.prepared.standings.len())
+}
+
+/// The handicap tournaments' (expected, adjusted) results by (competition, entrant).
+type AdjustedResults<'a> = HashMap<(&'a str, &'a str), (f64, f64)>;
+
+fn adjusted_results(output: &RunOutput) -> AdjustedResults<'_> {
     let comps = &output.prepared.competitions;
-    let mut adjusted: HashMap<(&str, &str), (f64, f64)> = HashMap::new();
+    let mut adjusted = HashMap::new();
     for a in &output.replay.adjusted {
         let c = &comps[a.competition];
         if let Some(name) = c.entrant_names.get(a.entrant) {
@@ -198,6 +205,16 @@ pub fn standings(output: &RunOutput) -> PolarsResult<DataFrame> {
             );
         }
     }
+    adjusted
+}
+
+/// The rows `range` of `standings.parquet`.
+fn standings_part(
+    output: &RunOutput,
+    adjusted: &AdjustedResults<'_>,
+    range: std::ops::Range<usize>,
+) -> PolarsResult<DataFrame> {
+    let rows: &[Standing] = &output.prepared.standings[range];
     let lookup = |s: &Standing| {
         adjusted
             .get(&(s.competition_id.as_str(), s.entrant.as_str()))
@@ -503,14 +520,15 @@ pub fn write_run(
         .map_err(frame_error("handicaps.parquet"))?;
     let ranking = ranking(output).map_err(frame_error("ranking.parquet"))?;
     let published = ranking_published(output).map_err(frame_error("ranking_published.csv"))?;
-    let mut standings = standings(output).map_err(frame_error("standings.parquet"))?;
     // A continued run carries the previous folder's history ahead of its own rows.
     // Each carried table: its bytes, checked against the previous run.json; its full
     // row groups, copied as they are; and the rows after them, with the new rows.
     let mut carried_changes = None;
     let mut carried_standings = None;
+    let mut standings = None;
     if let Some(folder) = &output.carried_from {
         let name = "standings.parquet";
+        let standings = standings.insert(self::standings(output).map_err(frame_error(name))?);
         let bytes = super::history::carried_bytes(folder, name)?;
         let keep = super::history::leading_rows(&folder.join(name), &bytes, &standings)?;
         carried_standings = Some((bytes, keep));
@@ -529,13 +547,17 @@ pub fn write_run(
         let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &none)?;
         changes = Some(super::history::append(folder, name, tail, &new)?);
     }
-    if let (Some(folder), Some((bytes, _)), Some(copied)) =
-        (&output.carried_from, &carried_standings, &standings_groups)
-    {
+    if let (Some(folder), Some((bytes, _)), Some(copied), Some(whole)) = (
+        &output.carried_from,
+        &carried_standings,
+        &standings_groups,
+        &mut standings,
+    ) {
         let name = "standings.parquet";
-        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &standings)?;
-        standings = super::history::append(folder, name, tail, &standings)?;
+        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), whole)?;
+        *whole = super::history::append(folder, name, tail, whole)?;
     }
+    let adjusted = adjusted_results(output);
     let unrated = unrated(output).map_err(frame_error("unrated.csv"))?;
     let quarantine = quarantine(&output.quarantined).map_err(frame_error("quarantine.csv"))?;
     let applied = applied(output).map_err(frame_error("applied.parquet"))?;
@@ -575,14 +597,18 @@ pub fn write_run(
                 write_csv(&ranking, &path("ranking.csv"))?;
                 write_parquet(&ranking, &path("ranking.parquet"))?;
                 write_csv_rounded(&published, &path("ranking_published.csv"))?;
-                match &standings_groups {
-                    Some(copied) => write_parquet_carrying(
+                match (&standings_groups, &standings) {
+                    (Some(copied), Some(standings)) => write_parquet_carrying(
                         &path("standings.parquet"),
                         std::slice::from_ref(copied),
                         standings.height(),
                         |r| Ok(standings.slice(r.start as i64, r.len())),
                     )?,
-                    None => write_parquet(&standings, &path("standings.parquet"))?,
+                    _ => write_parquet_parts(
+                        &path("standings.parquet"),
+                        output.prepared.standings.len(),
+                        |range| standings_part(output, &adjusted, range),
+                    )?,
                 }
                 write_csv(&unrated, &path("unrated.csv"))
             },
