@@ -12,18 +12,15 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use std::ops::Range;
-
 use crate::dataset::BoardResult;
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantine;
-use crate::scoring::BoardScoreTable;
 
 pub use crate::scoring::{BoardSource, InMemory};
 
 use super::competition::{Index, WithBoardScores};
 use super::ledger;
-use super::sealed::{BoardScoreRows, Sealer, Sealing};
+use super::sealed::{Arriving, BoardScoreRows, Sealer};
 
 /// What a pass runs on a competition in scope: its place in replay order and its board
 /// rows, to its outcome.
@@ -32,12 +29,8 @@ pub(super) type PrepareOne<'a, T> =
 
 /// What a pass keeps, per competition in replay order.
 pub(super) struct Collected<T> {
-    /// The board scores of every outcome, in the order they were scored (those
-    /// already sealed into row groups left out), and where each competition's are
-    /// (numbered from the first sealed row).
-    board_scores: BoardScoreTable,
-    board_score_rows: Vec<Option<Range<usize>>>,
-    sealing: Sealing,
+    /// The board scores of every outcome, by place.
+    board_scores: Arriving,
     /// Content hashes (when the pass hashes).
     pub hashes: Vec<Option<String>>,
     /// Outcomes of the competitions in scope.
@@ -54,9 +47,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// into row groups as they arrive with `sealer`'s codec, if any.
     pub fn new(competitions: usize, sealer: &Sealer) -> Self {
         Collected {
-            board_scores: BoardScoreTable::default(),
-            board_score_rows: vec![None; competitions],
-            sealing: Sealing::new(sealer),
+            board_scores: Arriving::new(competitions, sealer),
             hashes: vec![None; competitions],
             outcomes: (0..competitions).map(|_| None).collect(),
             seen: vec![false; competitions],
@@ -167,18 +158,11 @@ impl<T: Send + WithBoardScores> Collected<T> {
     fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) -> Result<()> {
         for (at, mut outcome) in outcomes {
             if let Ok(one) = &mut outcome {
-                let offset = self.sealing.offset();
-                let start = self.board_scores.len();
-                self.board_scores.extend(one.take_board_scores());
-                let end = self.board_scores.len();
-                if end > start {
-                    self.sealing.arrived(at);
-                }
-                self.board_score_rows[at] = Some(offset + start..offset + end);
+                self.board_scores.push(at, one.take_board_scores());
             }
             self.outcomes[at] = Some(outcome);
         }
-        self.sealing.seal_full(&mut self.board_scores)
+        self.board_scores.seal_full()
     }
 
     /// The outcomes of the competitions at `places`, in that order; an error names a
@@ -203,20 +187,12 @@ impl<T: Send + WithBoardScores> Collected<T> {
 
     /// The board scores of the competitions at `places`, in that order.
     pub fn board_scores(&mut self, places: &[usize]) -> Result<BoardScoreRows> {
-        let ranges: Vec<Range<usize>> = places
-            .iter()
-            .filter_map(|&at| self.board_score_rows[at].clone())
-            .filter(|rows| !rows.is_empty())
-            .collect();
-        let table = std::mem::take(&mut self.board_scores);
-        self.sealing.finish(table, &ranges)
+        self.board_scores.finish(places)
     }
 
     /// Makes room for `rows` board scores (when they are not sealed as they come).
     pub fn reserve_board_scores(&mut self, rows: usize) {
-        if !self.sealing.enabled() {
-            self.board_scores.reserve(rows);
-        }
+        self.board_scores.reserve(rows);
     }
 
     /// Starts a new pass over the board rows (a continued run's second).
