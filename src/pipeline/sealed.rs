@@ -271,6 +271,27 @@ fn ordered(table: BoardScoreTable, ranges: &[Range<usize>], offset: usize) -> Bo
     }
 }
 
+/// Sealing for the tests of the codecs.
+#[cfg(test)]
+pub mod tests_support {
+    use super::*;
+
+    /// The board scores of `competitions` (by place) arriving a competition at a time,
+    /// sealed with `codec`, for the `places` kept.
+    pub fn seal_all(
+        codec: Arc<dyn RowGroupCodec>,
+        competitions: &[Vec<BoardScore>],
+        places: &[usize],
+    ) -> Result<BoardScoreRows> {
+        let mut arriving = Arriving::new(competitions.len(), &Sealer(Some(codec)));
+        for (at, rows) in competitions.iter().enumerate() {
+            arriving.push(at, rows.clone());
+            arriving.seal_full()?;
+        }
+        arriving.finish(places)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

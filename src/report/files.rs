@@ -262,6 +262,17 @@ pub fn write_parquet_carrying(
     })
 }
 
+/// Writes `carried`'s row groups, then the `height` rows `part` gives, to `out`.
+pub fn write_parquet_to<W: Write>(
+    out: W,
+    carried: &[CarriedGroups],
+    height: usize,
+    settings: &ParquetSettings,
+    part: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync),
+) -> PolarsResult<()> {
+    write_plain_parquet_carrying(out, carried, height, part, settings)
+}
+
 /// The writer's options for `settings`.
 fn write_options(settings: &ParquetSettings) -> polars_parquet::write::WriteOptions {
     polars_parquet::write::WriteOptions {

@@ -364,18 +364,20 @@ pub fn board_scores_part(
 /// Encodes board scores into the row groups of `board_scores.parquet` while a run or
 /// `score` produces them, so that only the encoded bytes are held.
 #[derive(Debug)]
-pub struct BoardScoreCodec;
+pub struct BoardScoreCodec {
+    settings: ParquetSettings,
+}
 
 const BOARD_SCORES: &str = "board_scores.parquet";
 
 impl RowGroupCodec for BoardScoreCodec {
     fn rows_per_group(&self) -> usize {
-        ROW_GROUP_ROWS
+        self.settings.row_group_size.unwrap_or(ROW_GROUP_ROWS)
     }
 
     fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>> {
         let frame = board_scores(rows).map_err(frame_error(BOARD_SCORES))?;
-        encode_row_group(&frame, &ParquetSettings::default()).map_err(frame_error(BOARD_SCORES))
+        encode_row_group(&frame, &self.settings).map_err(frame_error(BOARD_SCORES))
     }
 
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
@@ -419,18 +421,30 @@ impl RowGroupCodec for BoardScoreCodec {
 
 /// What a run or `score` seals its board scores with as they are produced.
 pub fn board_score_sealer() -> Sealer {
-    Sealer(Some(std::sync::Arc::new(BoardScoreCodec)))
+    Sealer(Some(std::sync::Arc::new(BoardScoreCodec {
+        settings: ParquetSettings::default(),
+    })))
 }
 
 /// Writes `board_scores.parquet`: the sealed row groups as they are, then the rest.
 fn write_board_scores(path: &Path, rows: &BoardScoreRows) -> Result<()> {
+    write_atomic(path, |out| {
+        write_board_scores_to(out, rows, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+fn write_board_scores_to<W: Write>(
+    out: W,
+    rows: &BoardScoreRows,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
     let sealed: Vec<CarriedGroups> = rows
         .sealed
         .iter()
         .map(|group| CarriedGroups::all(&group.bytes))
-        .collect::<PolarsResult<_>>()
-        .map_err(|e| Error::polars(path, e))?;
-    write_parquet_carrying(path, &sealed, rows.rest.len(), |range| {
+        .collect::<PolarsResult<_>>()?;
+    super::files::write_parquet_to(out, &sealed, rows.rest.len(), settings, &|range| {
         board_scores_part(&rows.rest, range)
     })
 }
@@ -712,4 +726,64 @@ pub struct ScoreSheet<'a> {
     pub start_list: Option<&'a DataFrame>,
     /// `rounds.csv`, when a Swiss pairs event was scored.
     pub rounds: Option<&'a DataFrame>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::sealed::tests_support::seal_all;
+
+    /// Board scores sealed a row group at a time as they arrive, opened again when a
+    /// competition in them is left out, give the bytes of the table written whole.
+    #[test]
+    fn sealed_board_scores_give_the_bytes_of_the_table_written_whole() -> Result<()> {
+        let group = 100;
+        let settings = ParquetSettings {
+            row_group_size: Some(group),
+            ..ParquetSettings::default()
+        };
+        let codec = std::sync::Arc::new(BoardScoreCodec {
+            settings: settings.clone(),
+        });
+        // 40 competitions of 6 to 17 tables: 450 rows, with every kind of empty cell.
+        let competitions: Vec<Vec<BoardScore>> = (0..40)
+            .map(|c| {
+                (0..6 + (c * 7) % 12)
+                    .map(|t| BoardScore {
+                        competition_id: format!("2026-05-{:02}-club{c}", c % 28 + 1),
+                        board: t as u32 % 9 + 1,
+                        ns: (t % 7 != 6).then(|| format!("{}", t % 5 + 1)),
+                        ew: Some(if c % 3 == 0 { "E+W".into() } else { format!("{}", t % 4 + 6) }),
+                        ns_score: (t % 11 != 10).then_some((t as i32 % 9 - 4) * 110),
+                        ns_points: f64::from(t as u32 % 5) * 1.5,
+                        ew_points: 6.0 - f64::from(t as u32 % 5) * 1.5,
+                        datum: (c % 4 == 1).then_some(f64::from(t as u32) * 10.0 - 80.0),
+                    })
+                    .collect()
+            })
+            .collect();
+        let whole_bytes = |places: &[usize]| -> Result<Vec<u8>> {
+            let table: BoardScoreTable = places
+                .iter()
+                .flat_map(|&at| competitions[at].clone())
+                .collect();
+            let frame = board_scores(&table).map_err(frame_error(BOARD_SCORES))?;
+            let mut out = Vec::new();
+            super::super::files::write_parquet_to(&mut out, &[], frame.height(), &settings, &|r| {
+                Ok(frame.slice(r.start as i64, r.len()))
+            })
+            .map_err(frame_error(BOARD_SCORES))?;
+            Ok(out)
+        };
+        let all: Vec<usize> = (0..40).collect();
+        let without: Vec<usize> = all.iter().copied().filter(|&at| at != 3).collect();
+        for (places, sealed) in [(&all, true), (&without, false)] {
+            let rows = seal_all(codec.clone(), &competitions, places)?;
+            assert_eq!(!rows.sealed.is_empty(), sealed);
+            let mut out = Vec::new();
+            write_board_scores_to(&mut out, &rows, &settings).map_err(frame_error(BOARD_SCORES))?;
+            assert!(out == whole_bytes(places)?, "{} competitions", places.len());
+        }
+        Ok(())
+    }
 }
