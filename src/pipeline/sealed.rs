@@ -77,6 +77,14 @@ impl BoardScoreRows {
         self.sealed.iter().map(|g| g.rows).sum()
     }
 
+    /// The competitions with rows, sealed or not, in order (a competition whose rows
+    /// straddle two groups is named twice).
+    pub fn competitions(&self) -> impl Iterator<Item = &str> {
+        let sealed = self.sealed.iter().flat_map(|g| g.competitions.iter());
+        let rest = self.rest.competition_ids(0..self.rest.len());
+        sealed.map(String::as_str).chain(rest)
+    }
+
     /// Appends rows after every other.
     pub fn extend(&mut self, rows: impl IntoIterator<Item = BoardScore>) {
         self.rest.extend(rows);
@@ -309,13 +317,19 @@ mod tests {
             self.rows
         }
         fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>> {
-            let mut groups = self.groups.lock().map_err(|e| Error::Config(e.to_string()))?;
+            let mut groups = self
+                .groups
+                .lock()
+                .map_err(|e| Error::Config(e.to_string()))?;
             groups.push(rows.clone());
             Ok((groups.len() - 1).to_le_bytes().to_vec())
         }
         fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
             let at = usize::from_le_bytes(bytes.try_into().map_err(|_| Error::Config("".into()))?);
-            let groups = self.groups.lock().map_err(|e| Error::Config(e.to_string()))?;
+            let groups = self
+                .groups
+                .lock()
+                .map_err(|e| Error::Config(e.to_string()))?;
             groups.get(at).cloned().ok_or(Error::Config("".into()))
         }
     }

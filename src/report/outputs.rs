@@ -11,8 +11,8 @@ use polars::prelude::*;
 use crate::dataset::Direction;
 use crate::pipeline::prepare::Seat;
 use crate::pipeline::ranking::{published, RankedMember};
-use crate::pipeline::state::PlayerState;
 use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
+use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
 use crate::scoring::{BoardScore, BoardScoreTable, Standing};
 
@@ -25,9 +25,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, encode_row_group, write_atomic, write_csv, write_csv_rounded,
-    write_parquet, write_parquet_carrying, write_parquet_parts, write_replacing, write_staged,
-    CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
+    check_replaceable, encode_row_group, write_atomic, write_csv, write_csv_rounded, write_parquet,
+    write_parquet_carrying, write_parquet_parts, write_replacing, write_staged, CarriedGroups,
+    Commit, ParquetSettings, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 pub use super::manifest::correction_shows;
@@ -544,7 +544,7 @@ pub fn write_run(
         let name = "standings.parquet";
         let standings = standings.insert(self::standings(output).map_err(frame_error(name))?);
         let bytes = super::history::carried_bytes(folder, name)?;
-        let keep = super::history::leading_rows(&folder.join(name), &bytes, &standings)?;
+        let keep = super::history::leading_rows(&folder.join(name), &bytes, standings)?;
         carried_standings = Some((bytes, keep));
         let bytes = super::history::carried_bytes(folder, "changes.parquet")?;
         carried_changes = Some((bytes, usize::MAX));
@@ -753,8 +753,12 @@ mod tests {
                         competition_id: format!("2026-05-{:02}-club{c}", c % 28 + 1),
                         board: t as u32 % 9 + 1,
                         ns: (t % 7 != 6).then(|| format!("{}", t % 5 + 1)),
-                        ew: Some(if c % 3 == 0 { "E+W".into() } else { format!("{}", t % 4 + 6) }),
-                        ns_score: (t % 11 != 10).then_some((t as i32 % 9 - 4) * 110),
+                        ew: Some(if c % 3 == 0 {
+                            "E+W".into()
+                        } else {
+                            format!("{}", t % 4 + 6)
+                        }),
+                        ns_score: (t % 11 != 10).then_some((t % 9 - 4) * 110),
                         ns_points: f64::from(t as u32 % 5) * 1.5,
                         ew_points: 6.0 - f64::from(t as u32 % 5) * 1.5,
                         datum: (c % 4 == 1).then_some(f64::from(t as u32) * 10.0 - 80.0),
