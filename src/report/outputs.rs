@@ -690,16 +690,22 @@ pub fn write_scored(
     sheet: &ScoreSheet,
 ) -> Result<Vec<PathBuf>> {
     let quarantine = quarantine(quarantined).map_err(frame_error("quarantine.csv"))?;
-    let standings = FrameBuilder::new(standings_rows.len());
-    let standings = standings_frame(standings, standings_rows, |s| {
+    let handicap = |s: &Standing| {
         sheet
             .handicap
             .get(&(s.competition_id.clone(), s.entrant.clone()))
             .copied()
-    })
-    .map_err(frame_error("standings.parquet"))?;
+    };
+    let standings_part = |range: std::ops::Range<usize>| {
+        let rows = &standings_rows[range];
+        standings_frame(FrameBuilder::new(rows.len()), rows, handicap)
+    };
     write_staged(out, |staged| {
-        write_parquet(&standings, &staged.path("standings.parquet"))?;
+        write_parquet_parts(
+            &staged.path("standings.parquet"),
+            standings_rows.len(),
+            standings_part,
+        )?;
         write_board_scores(&staged.path(BOARD_SCORES), boards)?;
         write_csv(&quarantine, &staged.path("quarantine.csv"))?;
         write_csv(sheet.standings, &staged.path("standings.csv"))?;
