@@ -178,8 +178,8 @@ fn quarantines(edits: &[Edit], expect: Expect) {
     assert!(!output
         .prepared
         .board_scores
-        .rows()
-        .any(|s| s.competition_id == expect.competition));
+        .competitions()
+        .any(|id| id == expect.competition));
     assert!(!output.replay.changes.iter().any(|c| {
         output.prepared.competitions[c.competition].competition_id == expect.competition
     }));

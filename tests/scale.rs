@@ -541,7 +541,7 @@ fn one_board_file_streams_by_row_group_and_names_the_rows_of_the_file() {
     let dataset = read_dataset(&data).unwrap();
     let mut rows_of: BTreeMap<String, usize> = BTreeMap::new();
     for row in &dataset.boards {
-        *rows_of.entry(row.competition_id.clone()).or_default() += 1;
+        *rows_of.entry(row.competition_id.to_string()).or_default() += 1;
     }
     let Opened {
         head,
@@ -555,7 +555,7 @@ fn one_board_file_streams_by_row_group_and_names_the_rows_of_the_file() {
             batches += 1;
             let mut here: BTreeMap<String, usize> = BTreeMap::new();
             for row in rows.iter() {
-                *here.entry(row.competition_id.clone()).or_default() += 1;
+                *here.entry(row.competition_id.to_string()).or_default() += 1;
             }
             for (id, count) in here {
                 assert_eq!(count, rows_of[&id], "{id}: every row in one batch");
@@ -603,7 +603,7 @@ fn one_board_file_streams_by_row_group_and_names_the_rows_of_the_file() {
     let mut handed_on = Vec::new();
     reader
         .read_boards(&|_| true, &mut |rows| {
-            handed_on.extend(rows.iter().map(|r| r.competition_id.clone()));
+            handed_on.extend(rows.iter().map(|r| r.competition_id.to_string()));
             Ok(())
         })
         .unwrap();

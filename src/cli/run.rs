@@ -320,6 +320,7 @@ impl RunArgs {
                     group_by,
                 },
                 published,
+                sealer: crate::report::outputs::board_score_sealer(),
                 until: self.until,
                 on_error: if self.strict || definition.strict.unwrap_or(false) {
                     OnError::Strict

@@ -21,6 +21,7 @@ pub mod replay;
 mod reported;
 pub mod schedule;
 pub mod score;
+pub mod sealed;
 pub mod state;
 pub mod state_io;
 pub mod units;
@@ -65,6 +66,9 @@ pub struct RunSettings {
     /// The ranking the federation publishes (`ranking_published.csv`): its board
     /// minimum also marks the handicaps below it as provisional.
     pub published: RankingOptions,
+    /// Encodes the board scores into the output's row groups as they are produced
+    /// (none: they are kept as rows until written).
+    pub sealer: sealed::Sealer,
 }
 
 /// Which result is rated when a competition has both board rows and the results its
@@ -116,6 +120,7 @@ impl Default for RunSettings {
             board_scores: true,
             rate: Rate::default(),
             published: published_ranking(),
+            sealer: sealed::Sealer::default(),
         }
     }
 }
@@ -455,7 +460,7 @@ impl<'a> Run<'a> {
         let prepare = |at: usize, rows: &[&BoardResult]| self.prepare(&index, at, rows);
         let one_pass = self.previous.is_none();
         let first_scope = |at: usize| one_pass && self.until_ok(index.order[at]);
-        let mut collected = Collected::new(index.order.len());
+        let mut collected = Collected::new(index.order.len(), &self.settings.sealer);
         if one_pass && self.settings.board_scores {
             collected.reserve_board_scores(boards.rows_hint());
         }
@@ -474,7 +479,7 @@ impl<'a> Run<'a> {
             quarantine.retain(|q| !known.contains_key(&q.competition_id));
             collected.know(&index, known);
         }
-        collected.rest(&index, &quarantine, true, &first_scope, &prepare);
+        collected.rest(&index, &quarantine, true, &first_scope, &prepare)?;
         self.progress.finish();
         let seen = Seen::of(self.head, &index, &collected, &quarantine);
         let start = self.reconcile(&seen)?;
@@ -497,7 +502,7 @@ impl<'a> Run<'a> {
             collected.next_pass();
             self.progress.start("scoring", scope.len() as u64);
             collected.read(boards, &index, false, &in_scope, &prepare, &advance)?;
-            collected.rest(&index, &quarantine, false, &in_scope, &prepare);
+            collected.rest(&index, &quarantine, false, &in_scope, &prepare)?;
             self.progress.finish();
         }
         let scope_competitions: Vec<&'a Competition> =
@@ -505,7 +510,7 @@ impl<'a> Run<'a> {
         let outcomes = collected.take_outcomes(&index, &scope)?;
         let (done, prepare_failed) = competition::split_outcomes(&scope_competitions, outcomes);
         let mut prepared = prepare::assemble(done, prepare_failed);
-        prepared.board_scores = collected.board_scores(&scope);
+        prepared.board_scores = collected.board_scores(&scope)?;
         let prepare_quarantined = self.take_prepare_failures(&mut prepared, &mut quarantine)?;
         Ok(Some(ScoredRun {
             seen: Seen {
@@ -685,7 +690,7 @@ impl<'a> Run<'a> {
             .iter()
             .map(|f| failed_competition(prepared, f));
         scored.quarantine.extend(failed.collect::<Vec<_>>());
-        leave_out_failed(&mut scored.prepared, &replay.failed);
+        leave_out_failed(&mut scored.prepared, &replay.failed)?;
         let applied_through = scored
             .prepared
             .competitions
@@ -936,9 +941,9 @@ fn failed_competition(prepared: &Prepared, failed: &replay::Failed) -> Quarantin
 
 /// Takes the standings and board scores of competitions the model refused out of the
 /// outputs: a quarantined competition is left out whole.
-fn leave_out_failed(prepared: &mut Prepared, failed: &[replay::Failed]) {
+fn leave_out_failed(prepared: &mut Prepared, failed: &[replay::Failed]) -> Result<()> {
     if failed.is_empty() {
-        return;
+        return Ok(());
     }
     let ids: std::collections::HashSet<String> = failed
         .iter()
@@ -949,5 +954,5 @@ fn leave_out_failed(prepared: &mut Prepared, failed: &[replay::Failed]) {
         .retain(|s| !ids.contains(s.competition_id.as_str()));
     prepared
         .board_scores
-        .retain_competitions(|id| !ids.contains(id));
+        .retain_competitions(|id| !ids.contains(id))
 }

@@ -12,17 +12,15 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use std::ops::Range;
-
 use crate::dataset::BoardResult;
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantine;
-use crate::scoring::BoardScoreTable;
 
 pub use crate::scoring::{BoardSource, InMemory};
 
 use super::competition::{Index, WithBoardScores};
 use super::ledger;
+use super::sealed::{Arriving, BoardScoreRows, Sealer};
 
 /// What a pass runs on a competition in scope: its place in replay order and its board
 /// rows, to its outcome.
@@ -31,10 +29,8 @@ pub(super) type PrepareOne<'a, T> =
 
 /// What a pass keeps, per competition in replay order.
 pub(super) struct Collected<T> {
-    /// The board scores of every outcome, in the order they were scored, and where
-    /// each competition's are.
-    board_scores: BoardScoreTable,
-    board_score_rows: Vec<Option<Range<usize>>>,
+    /// The board scores of every outcome, by place.
+    board_scores: Arriving,
     /// Content hashes (when the pass hashes).
     pub hashes: Vec<Option<String>>,
     /// Outcomes of the competitions in scope.
@@ -47,10 +43,11 @@ pub(super) struct Collected<T> {
 }
 
 impl<T: Send + WithBoardScores> Collected<T> {
-    pub fn new(competitions: usize) -> Self {
+    /// Keeps what a pass produces for `competitions` places; board scores are sealed
+    /// into row groups as they arrive with `sealer`'s codec, if any.
+    pub fn new(competitions: usize, sealer: &Sealer) -> Self {
         Collected {
-            board_scores: BoardScoreTable::default(),
-            board_score_rows: vec![None; competitions],
+            board_scores: Arriving::new(competitions, sealer),
             hashes: vec![None; competitions],
             outcomes: (0..competitions).map(|_| None).collect(),
             seen: vec![false; competitions],
@@ -69,7 +66,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
         one: &PrepareOne<'_, T>,
-    ) -> usize {
+    ) -> Result<usize> {
         let groups = index.group(rows);
         for (at, _) in &groups {
             self.seen[*at] = true;
@@ -92,9 +89,9 @@ impl<T: Send + WithBoardScores> Collected<T> {
             .map(|(at, boards)| (*at, one(*at, boards)))
             .collect();
         let handled = groups.len();
-        self.keep(outcomes);
+        let kept = self.keep(outcomes);
         self.scoring += started.elapsed();
-        handled
+        kept.map(|()| handled)
     }
 
     /// Reads every batch of `source`, hashing (when `hash`) and running `one` on the
@@ -113,7 +110,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let (hashing, scoring) = (self.hashing, self.scoring);
         let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
         source.read_boards(&wanted, &mut |rows| {
-            let handled = self.batch(index, rows, hash, in_scope, one);
+            let handled = self.batch(index, rows, hash, in_scope, one)?;
             done(handled as u64);
             Ok(())
         })?;
@@ -131,7 +128,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
         one: &PrepareOne<'_, T>,
-    ) {
+    ) -> Result<()> {
         let rest: Vec<usize> = (0..index.order.len())
             .filter(|&at| !self.seen[at] && !quarantine.contains(&index.order[at].competition_id))
             .collect();
@@ -152,8 +149,9 @@ impl<T: Send + WithBoardScores> Collected<T> {
             .filter(|&&at| in_scope(at))
             .map(|&at| (at, one(at, &[])))
             .collect();
-        self.keep(outcomes);
+        let kept = self.keep(outcomes);
         self.scoring += started.elapsed();
+        kept
     }
 
     /// Takes the hashes of competitions whose rows are not read (by id), as if their
@@ -167,15 +165,15 @@ impl<T: Send + WithBoardScores> Collected<T> {
         }
     }
 
-    fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) {
+    /// Keeps outcomes, and seals the board scores that fill a row group.
+    fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) -> Result<()> {
         for (at, mut outcome) in outcomes {
             if let Ok(one) = &mut outcome {
-                let start = self.board_scores.len();
-                self.board_scores.extend(one.take_board_scores());
-                self.board_score_rows[at] = Some(start..self.board_scores.len());
+                self.board_scores.push(at, one.take_board_scores());
             }
             self.outcomes[at] = Some(outcome);
         }
+        self.board_scores.seal_full()
     }
 
     /// The outcomes of the competitions at `places`, in that order; an error names a
@@ -199,23 +197,11 @@ impl<T: Send + WithBoardScores> Collected<T> {
     }
 
     /// The board scores of the competitions at `places`, in that order.
-    pub fn board_scores(&mut self, places: &[usize]) -> BoardScoreTable {
-        let ranges: Vec<Range<usize>> = places
-            .iter()
-            .filter_map(|&at| self.board_score_rows[at].clone())
-            .filter(|rows| !rows.is_empty())
-            .collect();
-        let in_order = ranges.windows(2).all(|w| w[0].end == w[1].start)
-            && ranges.first().is_none_or(|r| r.start == 0)
-            && ranges.last().map_or(0, |r| r.end) == self.board_scores.len();
-        if in_order {
-            std::mem::take(&mut self.board_scores)
-        } else {
-            self.board_scores.reordered(&ranges)
-        }
+    pub fn board_scores(&mut self, places: &[usize]) -> Result<BoardScoreRows> {
+        self.board_scores.finish(places)
     }
 
-    /// Makes room for `rows` board scores.
+    /// Makes room for `rows` board scores (when they are not sealed as they come).
     pub fn reserve_board_scores(&mut self, rows: usize) {
         self.board_scores.reserve(rows);
     }

@@ -10,7 +10,7 @@ use crate::dataset::{Competition, Dataset};
 use crate::error::InputError;
 use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
-use crate::scoring::{BoardScore, BoardScoreTable, Standing};
+use crate::scoring::{BoardScore, Standing};
 
 use super::competition::{each_competition, score_one, Rows, WithBoardScores};
 use super::model_input::build_input;
@@ -27,7 +27,7 @@ pub struct Prepared {
     /// Standings of every competition, in replay order.
     pub standings: Vec<Standing>,
     /// Board scores of every competition scored from table results, in replay order.
-    pub board_scores: BoardScoreTable,
+    pub board_scores: super::sealed::BoardScoreRows,
     /// Competitions that could not be scored or prepared, in replay order, with the
     /// reason; nothing of them is in the fields above.
     pub quarantined: Vec<Quarantined>,

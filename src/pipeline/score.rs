@@ -9,7 +9,7 @@
 
 use crate::dataset::{BoardResult, Competition, Dataset};
 use crate::quarantine::Quarantined;
-use crate::scoring::{BoardScoreTable, Standing};
+use crate::scoring::Standing;
 
 use super::competition::{each_competition, score_one, split_outcomes, Index, Rows};
 use super::passes::{BoardSource, Collected};
@@ -24,7 +24,7 @@ pub struct Scored {
     /// Standings of every competition, in replay order.
     pub standings: Vec<Standing>,
     /// Board scores of every competition scored from table results, in replay order.
-    pub board_scores: BoardScoreTable,
+    pub board_scores: super::sealed::BoardScoreRows,
     /// Rated competitions prepared for the model, in replay order, when asked for
     /// ([`score_source`]).
     pub rated: Vec<PreparedCompetition>,
@@ -69,10 +69,11 @@ pub fn score_source(
     head: &Dataset,
     boards: &mut dyn BoardSource,
     handicaps: Option<&HandicapInputs<'_>>,
+    sealer: &super::sealed::Sealer,
     done: &(dyn Fn(u64) + Sync),
 ) -> crate::error::Result<(Scored, crate::quarantine::Quarantine)> {
     let index = Index::of(head);
-    let mut collected = Collected::new(index.order.len());
+    let mut collected = Collected::new(index.order.len(), sealer);
     collected.reserve_board_scores(boards.rows_hint());
     let one = |at: usize, rows: &[&BoardResult]| {
         let competition = index.order[at];
@@ -89,7 +90,7 @@ pub fn score_source(
     let everything = |_: usize| true;
     collected.read(boards, &index, false, &everything, &one, done)?;
     let quarantine = boards.finish(head)?;
-    collected.rest(&index, &quarantine, false, &everything, &one);
+    collected.rest(&index, &quarantine, false, &everything, &one)?;
     let live: Vec<usize> = (0..index.order.len())
         .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
         .collect();
@@ -98,7 +99,7 @@ pub fn score_source(
     let (done, quarantined) = split_outcomes(&order, outcomes);
     let mut scored = Scored {
         quarantined,
-        board_scores: collected.board_scores(&live),
+        board_scores: collected.board_scores(&live)?,
         ..Scored::default()
     };
     for one in done {

@@ -205,7 +205,7 @@ fn month_competitions(dir: &Path, month: &str) -> Result<Vec<Indexed>> {
     })?;
     let quarantine = reader.finish(&dataset)?;
     let counts = row_counts(&dataset);
-    let kept = |id: &String| !quarantine.contains(id);
+    let kept = |id: &str| !quarantine.contains(id);
     dataset.competitions.retain(|c| kept(&c.competition_id));
     dataset.entrants.retain(|e| kept(&e.competition_id));
     dataset.results.retain(|r| kept(&r.competition_id));
@@ -286,7 +286,7 @@ fn row_counts(dataset: &Dataset) -> HashMap<String, (u64, u64, u64)> {
         counts.entry(r.competition_id.clone()).or_default().1 += 1;
     }
     for b in &dataset.boards {
-        counts.entry(b.competition_id.clone()).or_default().2 += 1;
+        counts.entry(b.competition_id.to_string()).or_default().2 += 1;
     }
     counts
 }

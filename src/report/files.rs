@@ -116,7 +116,7 @@ pub const ROW_GROUP_ROWS: usize = 512 * 512;
 pub fn write_parquet_parts(
     path: &Path,
     height: usize,
-    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
+    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync,
 ) -> Result<(), Error> {
     write_atomic(path, |out| {
         write_plain_parquet_parts(out, height, &part, &ParquetSettings::default())
@@ -147,6 +147,17 @@ impl<'a> CarriedGroups<'a> {
             .take_while(|g| g.num_rows() == rows_per_group)
             .count()
             .min(keep / rows_per_group.max(1));
+        Ok(CarriedGroups {
+            bytes,
+            metadata,
+            groups,
+        })
+    }
+
+    /// Every row group of `bytes`.
+    pub fn all(bytes: &'a [u8]) -> PolarsResult<Self> {
+        let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))?;
+        let groups = metadata.row_groups.len();
         Ok(CarriedGroups {
             bytes,
             metadata,
@@ -231,85 +242,115 @@ fn copy_groups<W: Write>(
 fn write_plain_parquet_parts<W: Write>(
     out: W,
     height: usize,
-    part: &dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
+    part: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync),
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    write_plain_parquet_carrying(out, None, height, part, settings)
+    write_plain_parquet_carrying(out, &[], height, part, settings)
 }
 
 /// [`write_parquet_parts`] after the row groups of `carried`: `part` gives the rows
 /// that follow them.
 pub fn write_parquet_carrying(
     path: &Path,
-    carried: &CarriedGroups,
+    carried: &[CarriedGroups],
     height: usize,
-    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
+    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync,
 ) -> Result<(), Error> {
     write_atomic(path, |out| {
-        write_plain_parquet_carrying(
-            out,
-            Some(carried),
-            height,
-            &part,
-            &ParquetSettings::default(),
-        )
-        .map_err(|e| Error::polars(path, e))
+        write_plain_parquet_carrying(out, carried, height, &part, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
     })
 }
 
-fn write_plain_parquet_carrying<W: Write>(
+/// Writes `carried`'s row groups, then the `height` rows `part` gives, to `out`.
+pub fn write_parquet_to<W: Write>(
     out: W,
-    carried: Option<&CarriedGroups>,
+    carried: &[CarriedGroups],
     height: usize,
-    part: &dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame>,
     settings: &ParquetSettings,
+    part: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync),
 ) -> PolarsResult<()> {
-    use polars_parquet::write::{
-        get_dtype_encoding, FileWriter, RowGroupIterator, Version, WriteOptions,
-    };
-    let compat = CompatLevel::oldest();
-    let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS).max(1);
-    let first = part(0..rows.min(height))?;
-    let schema: ArrowSchema = first
-        .columns()
-        .iter()
-        .map(|c| c.field().to_arrow(compat))
-        .collect();
-    let options = WriteOptions {
+    write_plain_parquet_carrying(out, carried, height, part, settings)
+}
+
+/// The writer's options for `settings`.
+fn write_options(settings: &ParquetSettings) -> polars_parquet::write::WriteOptions {
+    polars_parquet::write::WriteOptions {
         statistics: if settings.statistics {
             StatisticsOptions::default()
         } else {
             StatisticsOptions::empty()
         },
-        version: Version::V1,
+        version: polars_parquet::write::Version::V1,
         compression: settings.compression.into(),
         data_page_size: None,
-    };
+    }
+}
+
+fn arrow_schema(frame: &DataFrame) -> ArrowSchema {
+    frame
+        .columns()
+        .iter()
+        .map(|c| c.field().to_arrow(CompatLevel::oldest()))
+        .collect()
+}
+
+/// Encodes `frame` as one row group, in the bytes of a file holding only it: the row
+/// group of a larger file, encoded on its own, whose pages [`copy_groups`] moves into
+/// that file as they are.
+pub fn encode_row_group(frame: &DataFrame, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
+    use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
+    let schema = arrow_schema(frame);
+    let options = write_options(settings);
     let encodings: Vec<Vec<polars_parquet::write::Encoding>> = schema
         .iter_values()
         .map(|field| get_dtype_encoding(&field.dtype))
         .collect();
-    let mut writer = FileWriter::try_new(out, schema.clone(), options)?;
-    if let Some(carried) = carried {
-        copy_groups(&mut writer, carried)?;
+    let mut out = Vec::new();
+    let mut writer = FileWriter::try_new(&mut out, schema.clone(), options)?;
+    let mut frame = frame.clone();
+    frame.rechunk_mut();
+    let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+    for encoded in RowGroupIterator::try_new(batches, &schema, options, encodings.into())? {
+        // u64::MAX: the encoder counts the rows of the group itself.
+        writer.write(u64::MAX, encoded?)?;
     }
-    let mut group = Some(first);
-    let mut offset = 0;
-    while offset < height {
-        let end = (offset + rows).min(height);
-        let mut frame = match group.take() {
-            Some(frame) => frame,
-            None => part(offset..end)?,
-        };
-        frame.rechunk_mut();
-        let batches = frame.iter_chunks(compat, false).map(Ok);
-        for encoded in
-            RowGroupIterator::try_new(batches, &schema, options, encodings.clone().into())?
-        {
-            // u64::MAX: the encoder counts the rows of the group itself.
-            writer.write(u64::MAX, encoded?)?;
+    writer.end(None)?;
+    Ok(out)
+}
+
+/// Writes `carried`'s row groups, then the `height` rows `part` gives, a row group at a
+/// time. The groups are encoded in parallel, each on its own, and written in order, so
+/// the bytes are those of the table encoded in one go, whatever the thread count; at
+/// most a few groups are held at once.
+fn write_plain_parquet_carrying<W: Write>(
+    out: W,
+    carried: &[CarriedGroups],
+    height: usize,
+    part: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync),
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    use polars_parquet::write::FileWriter;
+    use rayon::prelude::*;
+    let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS).max(1);
+    let schema = arrow_schema(&part(0..0)?);
+    let mut writer = FileWriter::try_new(out, schema, write_options(settings))?;
+    for groups in carried {
+        copy_groups(&mut writer, groups)?;
+    }
+    let ranges: Vec<std::ops::Range<usize>> = (0..height)
+        .step_by(rows)
+        .map(|start| start..(start + rows).min(height))
+        .collect();
+    let window = 2 * rayon::current_num_threads().max(1);
+    for ranges in ranges.chunks(window) {
+        let encoded: Vec<Vec<u8>> = ranges
+            .par_iter()
+            .map(|range| encode_row_group(&part(range.clone())?, settings))
+            .collect::<PolarsResult<_>>()?;
+        for bytes in &encoded {
+            copy_groups(&mut writer, &CarriedGroups::all(bytes)?)?;
         }
-        offset = end;
     }
     writer.end(None)?;
     Ok(())
@@ -842,6 +883,7 @@ mod tests {
         let write = |df: &DataFrame, carried: Option<&CarriedGroups>| -> PolarsResult<Vec<u8>> {
             let mut out = Vec::new();
             let part = |r: std::ops::Range<usize>| Ok(df.slice(r.start as i64, r.len()));
+            let carried = carried.map(std::slice::from_ref).unwrap_or_default();
             write_plain_parquet_carrying(&mut out, carried, df.height(), &part, &settings)?;
             Ok(out)
         };
@@ -892,6 +934,79 @@ mod tests {
         let mut nothing = Vec::new();
         GroupWriter::new(&mut nothing).finish(|| Ok(whole.clear()))?;
         assert!(nothing == empty);
+        Ok(())
+    }
+
+    /// The table encoded in one go by one writer, a row group after another: how every
+    /// file was written before row groups were encoded on their own.
+    fn serial(df: &DataFrame, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
+        use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
+        let schema = arrow_schema(df);
+        let options = write_options(settings);
+        let encodings: Vec<Vec<polars_parquet::write::Encoding>> = schema
+            .iter_values()
+            .map(|field| get_dtype_encoding(&field.dtype))
+            .collect();
+        let mut out = Vec::new();
+        let mut writer = FileWriter::try_new(&mut out, schema.clone(), options)?;
+        let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS);
+        let mut offset = 0;
+        while offset < df.height() {
+            let mut frame = df.slice(offset as i64, rows);
+            frame.rechunk_mut();
+            let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+            for encoded in
+                RowGroupIterator::try_new(batches, &schema, options, encodings.clone().into())?
+            {
+                writer.write(u64::MAX, encoded?)?;
+            }
+            offset += rows;
+        }
+        writer.end(None)?;
+        Ok(out)
+    }
+
+    /// Row groups encoded in parallel, each on its own, and copied into the file in
+    /// order give the bytes of one writer encoding the table group after group, with
+    /// every column type the outputs use, on one thread or several.
+    #[test]
+    fn row_groups_encoded_apart_give_the_bytes_of_one_writer() -> PolarsResult<()> {
+        let n = 1000usize;
+        let names = ["Anna", "Bo", "Cecilia Öberg", "=1+1"];
+        let mut whole = df!(
+            "competition_id" => (0..n).map(|i| format!("2026-03-{:02}-c{}", i % 28 + 1, i / 37)).collect::<Vec<_>>(),
+            "board" => (0..n).map(|i| (i % 27) as i32 + 1).collect::<Vec<_>>(),
+            "ns" => (0..n).map(|i| (i % 11 != 3).then(|| names[i % 4].to_string())).collect::<Vec<_>>(),
+            "ns_score" => (0..n).map(|i| (i % 13 != 0).then_some((i as i32 % 21 - 10) * 10)).collect::<Vec<_>>(),
+            "ns_points" => (0..n).map(|i| (i % 17) as f64 / 2.0).collect::<Vec<_>>(),
+            "datum" => (0..n).map(|i| (i % 5 == 0).then_some(i as f64 * 0.25 - 40.0)).collect::<Vec<_>>(),
+            "member_id" => (0..n as i64).map(|i| i * 7919 % 30011).collect::<Vec<_>>(),
+            "updated" => (0..n).map(|i| i % 3 == 0).collect::<Vec<_>>(),
+        )?;
+        whole.with_column(crate::report::frame::date_column(
+            "date",
+            (0..n).map(|i| chrono::NaiveDate::from_num_days_from_ce_opt(739_000 + (i / 40) as i32)),
+        ))?;
+        for group in [64usize, 333, 1000, 4096] {
+            let settings = ParquetSettings {
+                row_group_size: Some(group),
+                ..ParquetSettings::default()
+            };
+            let expected = serial(&whole, &settings)?;
+            let metadata =
+                polars_parquet::read::read_metadata(&mut std::io::Cursor::new(&expected))?;
+            assert_eq!(metadata.row_groups.len(), n.div_ceil(group), "{group}");
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+                let mut out = Vec::new();
+                let part = |r: std::ops::Range<usize>| Ok(whole.slice(r.start as i64, r.len()));
+                pool.install(|| write_plain_parquet_parts(&mut out, n, &part, &settings))?;
+                assert!(out == expected, "{group} rows a group, {threads} threads");
+            }
+        }
         Ok(())
     }
 

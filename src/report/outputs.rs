@@ -11,9 +11,10 @@ use polars::prelude::*;
 use crate::dataset::Direction;
 use crate::pipeline::prepare::Seat;
 use crate::pipeline::ranking::{published, RankedMember};
+use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
-use crate::scoring::{BoardScoreTable, Standing};
+use crate::scoring::{BoardScore, BoardScoreTable, Standing};
 
 use std::path::{Path, PathBuf};
 
@@ -24,9 +25,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, write_atomic, write_csv, write_csv_rounded, write_parquet,
+    check_replaceable, encode_row_group, write_atomic, write_csv, write_csv_rounded, write_parquet,
     write_parquet_carrying, write_parquet_parts, write_replacing, write_staged, CarriedGroups,
-    Commit, ROW_GROUP_ROWS,
+    Commit, ParquetSettings, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 pub use super::run_folder::manifest::correction_shows;
@@ -190,9 +191,16 @@ fn direction_name(direction: Option<Direction>) -> Option<String> {
 
 /// `standings.parquet`, with the handicap-adjusted result of handicap tournaments.
 pub fn standings(output: &RunOutput) -> PolarsResult<DataFrame> {
-    let rows: &[Standing] = &output.prepared.standings;
+    let adjusted = adjusted_results(output);
+    standings_part(output, &adjusted, 0..output.prepared.standings.len())
+}
+
+/// The handicap tournaments' (expected, adjusted) results by (competition, entrant).
+type AdjustedResults<'a> = HashMap<(&'a str, &'a str), (f64, f64)>;
+
+fn adjusted_results(output: &RunOutput) -> AdjustedResults<'_> {
     let comps = &output.prepared.competitions;
-    let mut adjusted: HashMap<(&str, &str), (f64, f64)> = HashMap::new();
+    let mut adjusted = HashMap::new();
     for a in &output.replay.adjusted {
         let c = &comps[a.competition];
         if let Some(name) = c.entrant_names.get(a.entrant) {
@@ -202,6 +210,16 @@ pub fn standings(output: &RunOutput) -> PolarsResult<DataFrame> {
             );
         }
     }
+    adjusted
+}
+
+/// The rows `range` of `standings.parquet`.
+fn standings_part(
+    output: &RunOutput,
+    adjusted: &AdjustedResults<'_>,
+    range: std::ops::Range<usize>,
+) -> PolarsResult<DataFrame> {
+    let rows: &[Standing] = &output.prepared.standings[range];
     let lookup = |s: &Standing| {
         adjusted
             .get(&(s.competition_id.as_str(), s.entrant.as_str()))
@@ -348,6 +366,92 @@ pub fn board_scores_part(
     DataFrame::new(range.len(), columns)
 }
 
+/// Encodes board scores into the row groups of `board_scores.parquet` while a run or
+/// `score` produces them, so that only the encoded bytes are held.
+#[derive(Debug)]
+pub struct BoardScoreCodec {
+    settings: ParquetSettings,
+}
+
+impl RowGroupCodec for BoardScoreCodec {
+    fn rows_per_group(&self) -> usize {
+        self.settings.row_group_size.unwrap_or(ROW_GROUP_ROWS)
+    }
+
+    fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>> {
+        let frame = board_scores(rows).map_err(frame_error(BOARD_SCORES))?;
+        encode_row_group(&frame, &self.settings).map_err(frame_error(BOARD_SCORES))
+    }
+
+    fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
+        use super::columns::{f64s, i64s, strs};
+        let frame = ParquetReader::new(std::io::Cursor::new(bytes))
+            .finish()
+            .map_err(frame_error(BOARD_SCORES))?;
+        let path = Path::new(BOARD_SCORES);
+        let missing = |column: &str| {
+            Error::Input(InputError::new(
+                crate::error::Location::file(path).column(column),
+                "a sealed row group has an empty cell here".to_string(),
+            ))
+        };
+        let ids = strs(&frame, path, "competition_id")?;
+        let boards = i64s(&frame, path, "board")?;
+        let ns = strs(&frame, path, "ns")?;
+        let ew = strs(&frame, path, "ew")?;
+        let ns_scores = i64s(&frame, path, "ns_score")?;
+        let ns_points = f64s(&frame, path, "ns_points")?;
+        let ew_points = f64s(&frame, path, "ew_points")?;
+        let datums = f64s(&frame, path, "datum")?;
+        let mut rows = Vec::with_capacity(ids.len());
+        for (at, id) in ids.into_iter().enumerate() {
+            rows.push(BoardScore {
+                competition_id: id.ok_or_else(|| missing("competition_id"))?,
+                board: boards[at]
+                    .and_then(|b| u32::try_from(b).ok())
+                    .ok_or_else(|| missing("board"))?,
+                ns: ns[at].clone(),
+                ew: ew[at].clone(),
+                ns_score: ns_scores[at].and_then(|s| i32::try_from(s).ok()),
+                ns_points: ns_points[at].ok_or_else(|| missing("ns_points"))?,
+                ew_points: ew_points[at].ok_or_else(|| missing("ew_points"))?,
+                datum: datums[at],
+            });
+        }
+        Ok(rows.into_iter().collect())
+    }
+}
+
+/// What a run or `score` seals its board scores with as they are produced.
+pub fn board_score_sealer() -> Sealer {
+    Sealer(Some(std::sync::Arc::new(BoardScoreCodec {
+        settings: ParquetSettings::default(),
+    })))
+}
+
+/// Writes `board_scores.parquet`: the sealed row groups as they are, then the rest.
+fn write_board_scores(path: &Path, rows: &BoardScoreRows) -> Result<()> {
+    write_atomic(path, |out| {
+        write_board_scores_to(out, rows, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+fn write_board_scores_to<W: Write>(
+    out: W,
+    rows: &BoardScoreRows,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    let sealed: Vec<CarriedGroups> = rows
+        .sealed
+        .iter()
+        .map(|group| CarriedGroups::all(&group.bytes))
+        .collect::<PolarsResult<_>>()?;
+    super::files::write_parquet_to(out, &sealed, rows.rest.len(), settings, &|range| {
+        board_scores_part(&rows.rest, range)
+    })
+}
+
 /// `applied.parquet`: every competition up to the last one the run replayed, with its
 /// content hash and what became of it; the next run compares it with its dataset.
 pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
@@ -407,16 +511,17 @@ pub fn write_run(
         handicaps(output, settings.published.min_boards).map_err(frame_error(HANDICAPS))?;
     let ranking = ranking(output).map_err(frame_error(RANKING))?;
     let published = ranking_published(output).map_err(frame_error(RANKING_PUBLISHED))?;
-    let mut standings = standings(output).map_err(frame_error(STANDINGS))?;
     // A continued run carries the previous folder's history ahead of its own rows.
     // Each carried table: its bytes, checked against the previous run.json; its full
     // row groups, copied as they are; and the rows after them, with the new rows.
     let mut carried_changes = None;
     let mut carried_standings = None;
+    let mut standings = None;
     if let Some(folder) = &output.carried_from {
         let name = STANDINGS;
+        let standings = standings.insert(self::standings(output).map_err(frame_error(name))?);
         let bytes = super::history::carried_bytes(folder, name)?;
-        let keep = super::history::leading_rows(&folder.join(name), &bytes, &standings)?;
+        let keep = super::history::leading_rows(&folder.join(name), &bytes, standings)?;
         carried_standings = Some((bytes, keep));
         let bytes = super::history::carried_bytes(folder, CHANGES)?;
         carried_changes = Some((bytes, usize::MAX));
@@ -433,13 +538,17 @@ pub fn write_run(
         let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &none)?;
         changes = Some(super::history::append(folder, name, tail, &new)?);
     }
-    if let (Some(folder), Some((bytes, _)), Some(copied)) =
-        (&output.carried_from, &carried_standings, &standings_groups)
-    {
+    if let (Some(folder), Some((bytes, _)), Some(copied), Some(whole)) = (
+        &output.carried_from,
+        &carried_standings,
+        &standings_groups,
+        &mut standings,
+    ) {
         let name = STANDINGS;
-        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &standings)?;
-        standings = super::history::append(folder, name, tail, &standings)?;
+        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), whole)?;
+        *whole = super::history::append(folder, name, tail, whole)?;
     }
+    let adjusted = adjusted_results(output);
     let unrated = unrated(output).map_err(frame_error(UNRATED))?;
     let quarantine = quarantine(&output.quarantined).map_err(frame_error(QUARANTINE))?;
     let applied = applied(output).map_err(frame_error(APPLIED))?;
@@ -453,20 +562,18 @@ pub fn write_run(
         let (large, small) = rayon::join(
             || -> Result<()> {
                 if settings.board_scores {
-                    let rows = &output.prepared.board_scores;
-                    write_parquet_parts(&path(BOARD_SCORES), rows.len(), |range| {
-                        board_scores_part(rows, range)
-                    })?;
+                    write_board_scores(&path(BOARD_SCORES), &output.prepared.board_scores)?;
                 }
                 Ok(())
             },
             || -> Result<()> {
                 match (&changes, &changes_groups) {
-                    (Some(rest), Some(copied)) => {
-                        write_parquet_carrying(&path(CHANGES), copied, rest.height(), |r| {
-                            Ok(rest.slice(r.start as i64, r.len()))
-                        })?
-                    }
+                    (Some(rest), Some(copied)) => write_parquet_carrying(
+                        &path(CHANGES),
+                        std::slice::from_ref(copied),
+                        rest.height(),
+                        |r| Ok(rest.slice(r.start as i64, r.len())),
+                    )?,
                     _ => {
                         write_parquet_parts(&path(CHANGES), output.replay.changes.len(), |range| {
                             changes_part(output, range)
@@ -481,13 +588,18 @@ pub fn write_run(
                 write_csv(&ranking, &path(RANKING_CSV))?;
                 write_parquet(&ranking, &path(RANKING))?;
                 write_csv_rounded(&published, &path(RANKING_PUBLISHED))?;
-                match &standings_groups {
-                    Some(copied) => {
-                        write_parquet_carrying(&path(STANDINGS), copied, standings.height(), |r| {
-                            Ok(standings.slice(r.start as i64, r.len()))
-                        })?
-                    }
-                    None => write_parquet(&standings, &path(STANDINGS))?,
+                match (&standings_groups, &standings) {
+                    (Some(copied), Some(standings)) => write_parquet_carrying(
+                        &path(STANDINGS),
+                        std::slice::from_ref(copied),
+                        standings.height(),
+                        |r| Ok(standings.slice(r.start as i64, r.len())),
+                    )?,
+                    _ => write_parquet_parts(
+                        &path(STANDINGS),
+                        output.prepared.standings.len(),
+                        |range| standings_part(output, &adjusted, range),
+                    )?,
                 }
                 write_csv(&unrated, &path(UNRATED))
             },
@@ -532,26 +644,28 @@ fn copied_groups<'a>(
 pub fn write_scored(
     out: &Path,
     standings_rows: &[Standing],
-    boards: &BoardScoreTable,
+    boards: &BoardScoreRows,
     quarantined: &[Quarantined],
     sheet: &ScoreSheet,
 ) -> Result<Vec<PathBuf>> {
     let quarantine = quarantine(quarantined).map_err(frame_error("quarantine.csv"))?;
-    let standings = FrameBuilder::new(standings_rows.len());
-    let standings = standings_frame(standings, standings_rows, |s| {
+    let handicap = |s: &Standing| {
         sheet
             .handicap
             .get(&(s.competition_id.clone(), s.entrant.clone()))
             .copied()
-    })
-    .map_err(frame_error("standings.parquet"))?;
+    };
+    let standings_part = |range: std::ops::Range<usize>| {
+        let rows = &standings_rows[range];
+        standings_frame(FrameBuilder::new(rows.len()), rows, handicap)
+    };
     write_staged(out, |staged| {
-        write_parquet(&standings, &staged.path("standings.parquet"))?;
         write_parquet_parts(
-            &staged.path("board_scores.parquet"),
-            boards.len(),
-            |range| board_scores_part(boards, range),
+            &staged.path("standings.parquet"),
+            standings_rows.len(),
+            standings_part,
         )?;
+        write_board_scores(&staged.path(BOARD_SCORES), boards)?;
         write_csv(&quarantine, &staged.path("quarantine.csv"))?;
         write_csv(sheet.standings, &staged.path("standings.csv"))?;
         if let Some(list) = sheet.start_list {
@@ -577,4 +691,68 @@ pub struct ScoreSheet<'a> {
     pub start_list: Option<&'a DataFrame>,
     /// `rounds.csv`, when a Swiss pairs event was scored.
     pub rounds: Option<&'a DataFrame>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::sealed::tests_support::seal_all;
+
+    /// Board scores sealed a row group at a time as they arrive, opened again when a
+    /// competition in them is left out, give the bytes of the table written whole.
+    #[test]
+    fn sealed_board_scores_give_the_bytes_of_the_table_written_whole() -> Result<()> {
+        let group = 100;
+        let settings = ParquetSettings {
+            row_group_size: Some(group),
+            ..ParquetSettings::default()
+        };
+        let codec = std::sync::Arc::new(BoardScoreCodec {
+            settings: settings.clone(),
+        });
+        // 40 competitions of 6 to 17 tables: 450 rows, with every kind of empty cell.
+        let competitions: Vec<Vec<BoardScore>> = (0..40)
+            .map(|c| {
+                (0..6 + (c * 7) % 12)
+                    .map(|t| BoardScore {
+                        competition_id: format!("2026-05-{:02}-club{c}", c % 28 + 1),
+                        board: t as u32 % 9 + 1,
+                        ns: (t % 7 != 6).then(|| format!("{}", t % 5 + 1)),
+                        ew: Some(if c % 3 == 0 {
+                            "E+W".into()
+                        } else {
+                            format!("{}", t % 4 + 6)
+                        }),
+                        ns_score: (t % 11 != 10).then_some((t % 9 - 4) * 110),
+                        ns_points: f64::from(t as u32 % 5) * 1.5,
+                        ew_points: 6.0 - f64::from(t as u32 % 5) * 1.5,
+                        datum: (c % 4 == 1).then_some(f64::from(t as u32) * 10.0 - 80.0),
+                    })
+                    .collect()
+            })
+            .collect();
+        let whole_bytes = |places: &[usize]| -> Result<Vec<u8>> {
+            let table: BoardScoreTable = places
+                .iter()
+                .flat_map(|&at| competitions[at].clone())
+                .collect();
+            let frame = board_scores(&table).map_err(frame_error(BOARD_SCORES))?;
+            let mut out = Vec::new();
+            super::super::files::write_parquet_to(&mut out, &[], frame.height(), &settings, &|r| {
+                Ok(frame.slice(r.start as i64, r.len()))
+            })
+            .map_err(frame_error(BOARD_SCORES))?;
+            Ok(out)
+        };
+        let all: Vec<usize> = (0..40).collect();
+        let without: Vec<usize> = all.iter().copied().filter(|&at| at != 3).collect();
+        for (places, sealed) in [(&all, true), (&without, false)] {
+            let rows = seal_all(codec.clone(), &competitions, places)?;
+            assert_eq!(!rows.sealed.is_empty(), sealed);
+            let mut out = Vec::new();
+            write_board_scores_to(&mut out, &rows, &settings).map_err(frame_error(BOARD_SCORES))?;
+            assert!(out == whole_bytes(places)?, "{} competitions", places.len());
+        }
+        Ok(())
+    }
 }

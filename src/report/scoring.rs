@@ -159,14 +159,15 @@ fn score(
         factors: &h.factors,
         wanted: &wanted,
     });
+    let sealer = crate::report::outputs::board_score_sealer();
     let (mut scored, mut quarantine) = match reader {
-        Some(mut reader) => score_source(dataset, &mut reader, inputs.as_ref(), &|_| {})?,
+        Some(mut reader) => score_source(dataset, &mut reader, inputs.as_ref(), &sealer, &|_| {})?,
         None => {
             let mut in_memory = InMemory {
                 boards: &dataset.boards,
                 quarantine: Quarantine::default(),
             };
-            score_source(dataset, &mut in_memory, inputs.as_ref(), &|_| {})?
+            score_source(dataset, &mut in_memory, inputs.as_ref(), &sealer, &|_| {})?
         }
     };
     if !quarantine.is_empty() {

@@ -206,6 +206,68 @@ impl BoardScoreTable {
         table
     }
 
+    /// Takes the first `rows` rows out, as a table of their own holding only the names
+    /// they use.
+    pub fn split_front(&mut self, rows: usize) -> BoardScoreTable {
+        let rows = rows.min(self.len());
+        let mut front = BoardScoreTable::default();
+        let mut renamed: rustc_hash::FxHashMap<u32, u32> = Default::default();
+        let mut rename = |front: &mut BoardScoreTable, at: u32| -> u32 {
+            *renamed
+                .entry(at)
+                .or_insert_with(|| front.intern(&self.names[at as usize]))
+        };
+        front.competition = self.competition[..rows]
+            .iter()
+            .map(|&at| rename(&mut front, at))
+            .collect();
+        front.ns = self.ns[..rows]
+            .iter()
+            .map(|at| at.map(|at| rename(&mut front, at)))
+            .collect();
+        front.ew = self.ew[..rows]
+            .iter()
+            .map(|at| at.map(|at| rename(&mut front, at)))
+            .collect();
+        front.board = self.board.drain(..rows).collect();
+        front.ns_score = self.ns_score.drain(..rows).collect();
+        front.ns_points = self.ns_points.drain(..rows).collect();
+        front.ew_points = self.ew_points.drain(..rows).collect();
+        front.datum = self.datum.drain(..rows).collect();
+        self.competition.drain(..rows);
+        self.ns.drain(..rows);
+        self.ew.drain(..rows);
+        front
+    }
+
+    /// Appends the rows of `other`, in their order.
+    pub fn append(&mut self, other: &BoardScoreTable) {
+        let renamed: Vec<u32> = other.names.iter().map(|name| self.intern(name)).collect();
+        let rename = |at: u32| renamed[at as usize];
+        self.competition
+            .extend(other.competition.iter().map(|&at| rename(at)));
+        self.ns.extend(other.ns.iter().map(|at| at.map(rename)));
+        self.ew.extend(other.ew.iter().map(|at| at.map(rename)));
+        self.board.extend_from_slice(&other.board);
+        self.ns_score.extend_from_slice(&other.ns_score);
+        self.ns_points.extend_from_slice(&other.ns_points);
+        self.ew_points.extend_from_slice(&other.ew_points);
+        self.datum.extend_from_slice(&other.datum);
+    }
+
+    /// The competitions with rows in the table, each once, in the order they first
+    /// appear.
+    pub fn competition_names(&self) -> Vec<String> {
+        let mut seen = vec![false; self.names.len()];
+        let mut names = Vec::new();
+        for &at in &self.competition {
+            if !std::mem::replace(&mut seen[at as usize], true) {
+                names.push(self.names[at as usize].clone());
+            }
+        }
+        names
+    }
+
     /// Row `at`, as a [`BoardScore`].
     pub fn get(&self, at: usize) -> Option<BoardScore> {
         let name = |index: u32| self.names[index as usize].clone();
