@@ -574,43 +574,7 @@ pub fn print_summary(plan: &RunPlan, summary: &RunSummary) {
 /// outputs are.
 pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
     use crate::report::count;
-    let mut not_applied = Vec::new();
-    if summary.competitions_skipped > 0 {
-        let index = match summary.months_read {
-            Some((read, months)) => format!(
-                ", as the dataset's index showed: rows read of {read} of {} only",
-                count(months, "month", "months")
-            ),
-            None => String::new(),
-        };
-        not_applied.push(format!(
-            "{} already applied by the previous run and unchanged{index}",
-            summary.competitions_skipped
-        ));
-    }
-    if summary.competitions_not_rated > 0 {
-        not_applied.push(format!(
-            "{} scored but marked not rated (`rated` false)",
-            summary.competitions_not_rated
-        ));
-    }
-    if summary.competitions_unrated > 0 {
-        not_applied.push(format!(
-            "{} could not be rated (see unrated.csv)",
-            summary.competitions_unrated
-        ));
-    }
-    if summary.competitions_quarantined > 0 {
-        not_applied.push(format!(
-            "{} left out because {} a rule (see quarantine.csv)",
-            summary.competitions_quarantined,
-            if summary.competitions_quarantined == 1 {
-                "it breaks"
-            } else {
-                "they break"
-            }
-        ));
-    }
+    let not_applied = not_applied(summary);
     let replayed = match &summary.replayed {
         Some(reason) => format!(
             "{} ({}), so the whole history was replayed from the start, correcting {} (see corrections.csv): ",
@@ -658,6 +622,50 @@ pub fn summary_text(plan: &RunPlan, summary: &RunSummary) -> String {
         count(summary.non_member_places, "place", "places"),
         plan.out.display()
     )
+}
+
+/// What the run did not apply, and why: the summary's parenthesis after the count of
+/// competitions applied.
+fn not_applied(summary: &RunSummary) -> Vec<String> {
+    use crate::report::count;
+    let mut not_applied = Vec::new();
+    if summary.competitions_skipped > 0 {
+        let index = match summary.months_read {
+            Some((read, months)) => format!(
+                ", as the dataset's index showed: rows read of {read} of {} only",
+                count(months, "month", "months")
+            ),
+            None => String::new(),
+        };
+        not_applied.push(format!(
+            "{} already applied by the previous run and unchanged{index}",
+            summary.competitions_skipped
+        ));
+    }
+    if summary.competitions_not_rated > 0 {
+        not_applied.push(format!(
+            "{} scored but marked not rated (`rated` false)",
+            summary.competitions_not_rated
+        ));
+    }
+    if summary.competitions_unrated > 0 {
+        not_applied.push(format!(
+            "{} could not be rated (see unrated.csv)",
+            summary.competitions_unrated
+        ));
+    }
+    if summary.competitions_quarantined > 0 {
+        not_applied.push(format!(
+            "{} left out because {} a rule (see quarantine.csv)",
+            summary.competitions_quarantined,
+            if summary.competitions_quarantined == 1 {
+                "it breaks"
+            } else {
+                "they break"
+            }
+        ));
+    }
+    not_applied
 }
 
 /// The warning for a ranking nobody qualified for, naming the filters that left it

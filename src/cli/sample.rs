@@ -161,6 +161,37 @@ impl TableFile {
     }
 }
 
+/// Appends a month's frames to the growing tables' writers. `entrants` goes to both
+/// forms of its table: with the `house` column (all false for a month without a house
+/// pair) and without it, since only the whole history tells which one is kept.
+fn push_month<W: std::io::Write>(
+    frames: Vec<(&'static str, polars::prelude::DataFrame)>,
+    writers: &mut [crate::report::files::GroupWriter<W>],
+    paths: &[PathBuf],
+    plain_entrants: &mut crate::report::files::GroupWriter<W>,
+) -> Result<()> {
+    use polars::prelude::Column;
+    for (name, mut frame) in frames {
+        let Some(at) = GROWING.iter().position(|table| *table == name) else {
+            continue; // members, written once before the months
+        };
+        let (writer, path) = (&mut writers[at], &paths[at]);
+        let polars = |e| Error::polars(path, e);
+        if name == "entrants" {
+            let plain = frame.drop("house").unwrap_or_else(|_| frame.clone());
+            plain_entrants.push(plain).map_err(polars)?;
+            if frame.column("house").is_err() {
+                let none = vec![false; frame.height()];
+                frame
+                    .with_column(Column::new("house".into(), none))
+                    .map_err(polars)?;
+            }
+        }
+        writer.push(frame).map_err(polars)?;
+    }
+    Ok(())
+}
+
 /// Generates the federation a few months at a time and appends each month's rows to
 /// the one file per table, written a row group at a time, so that memory holds those
 /// months and a row group per table whatever the length of the history (a whole
@@ -177,7 +208,7 @@ impl TableFile {
 fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
     use crate::report::dataset_writer::{dataset_frames, refuse_other_forms};
     use crate::report::files::GroupWriter;
-    use polars::prelude::{Column, DataFrame};
+    use polars::prelude::DataFrame;
     refuse_other_forms(out)?;
     let federation = crate::synth::Federation::new(config);
     let mut summary = SampleSummary {
@@ -214,26 +245,12 @@ fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
             month_batches(&federation, |month| {
                 summary.add(&month);
                 house |= month.entrants.iter().any(|e| e.house);
-                let frames = dataset_frames(&month)?;
-                for (name, mut frame) in frames {
-                    let Some(at) = GROWING.iter().position(|table| *table == name) else {
-                        continue; // members, written once above
-                    };
-                    let (writer, path) = (&mut writers[at], &paths[at]);
-                    let polars = |e| Error::polars(path, e);
-                    if name == "entrants" {
-                        let plain = frame.drop("house").unwrap_or_else(|_| frame.clone());
-                        plain_entrants.push(plain).map_err(polars)?;
-                        if frame.column("house").is_err() {
-                            let none = vec![false; frame.height()];
-                            frame
-                                .with_column(Column::new("house".into(), none))
-                                .map_err(polars)?;
-                        }
-                    }
-                    writer.push(frame).map_err(polars)?;
-                }
-                Ok(())
+                push_month(
+                    dataset_frames(&month)?,
+                    &mut writers,
+                    &paths,
+                    &mut plain_entrants,
+                )
             })?;
             let empty_frame = |name: &str| -> DataFrame {
                 empty

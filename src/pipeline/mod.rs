@@ -373,6 +373,14 @@ struct ScoredRun<'a> {
     scoring: Duration,
 }
 
+/// What the first pass over the board rows works with.
+struct FirstPass<'i, 'c, 'r> {
+    index: &'i competition::Index<'c, 'r>,
+    in_scope: &'i (dyn Fn(usize) -> bool + Sync),
+    prepare: &'i passes::PrepareOne<'i, prepare::OneCompetition>,
+    known: &'i ledger::Known,
+}
+
 /// Where the replay starts, once the previous run's ledger is compared with the
 /// dataset.
 struct Start {
@@ -464,23 +472,14 @@ impl<'a> Run<'a> {
         if one_pass && self.settings.board_scores {
             collected.reserve_board_scores(boards.rows_hint());
         }
-        let label = if one_pass { "scoring" } else { "hashing" };
-        let total = index.order.len();
-        self.progress.start(label, total as u64);
+        let first = FirstPass {
+            index: &index,
+            in_scope: &first_scope,
+            prepare: &prepare,
+            known,
+        };
+        let mut quarantine = self.first_pass(&mut collected, boards, &first, one_pass)?;
         let advance = |n| self.progress.advance(n);
-        collected.read(boards, &index, true, &first_scope, &prepare, &advance)?;
-        let mut quarantine = boards.finish(self.head)?;
-        if let Some(until) = self.settings.until {
-            quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
-        }
-        if !known.is_empty() {
-            // Rules that need every table fail for a competition whose rows were not
-            // read; its hash, from the same reader, says it passed them.
-            quarantine.retain(|q| !known.contains_key(&q.competition_id));
-            collected.know(&index, known);
-        }
-        collected.rest(&index, &quarantine, true, &first_scope, &prepare)?;
-        self.progress.finish();
         let seen = Seen::of(self.head, &index, &collected, &quarantine);
         let start = self.reconcile(&seen)?;
         if !known.is_empty() && start.replayed.is_some() {
@@ -531,6 +530,48 @@ impl<'a> Run<'a> {
             hashing: collected.hashing,
             scoring: collected.scoring,
         }))
+    }
+
+    /// The first pass: every competition's rows read and hashed (and, in a run from
+    /// scratch, scored and prepared), and what the reader left out; the competitions
+    /// whose rows the dataset's index vouches for are taken as seen.
+    fn first_pass(
+        &self,
+        collected: &mut Collected<prepare::OneCompetition>,
+        boards: &mut dyn BoardSource,
+        first: &FirstPass<'_, '_, '_>,
+        one_pass: bool,
+    ) -> Result<Quarantine> {
+        let label = if one_pass { "scoring" } else { "hashing" };
+        self.progress.start(label, first.index.order.len() as u64);
+        let advance = |n| self.progress.advance(n);
+        collected.read(
+            boards,
+            first.index,
+            true,
+            first.in_scope,
+            first.prepare,
+            &advance,
+        )?;
+        let mut quarantine = boards.finish(self.head)?;
+        if let Some(until) = self.settings.until {
+            quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
+        }
+        if !first.known.is_empty() {
+            // Rules that need every table fail for a competition whose rows were not
+            // read; its hash, from the same reader, says it passed them.
+            quarantine.retain(|q| !first.known.contains_key(&q.competition_id));
+            collected.know(first.index, first.known);
+        }
+        collected.rest(
+            first.index,
+            &quarantine,
+            true,
+            first.in_scope,
+            first.prepare,
+        )?;
+        self.progress.finish();
+        Ok(quarantine)
     }
 
     /// Moves the competitions that failed in scoring or preparing into the
