@@ -401,19 +401,49 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         eprintln!("{found}");
     }
     let _lock = crate::report::dataset_commit::DatasetLock::shared(&plan.data)?;
-    let progress = !plan.quiet;
     let previous = plan.state.as_deref().map(load_state).transpose()?;
     if let Some(previous) = &previous {
         if let Some(summary) = continue_from_index(plan, previous, started)? {
             return Ok(summary);
         }
     }
+    let every = pipeline::ledger::Known::default();
+    let read = Read {
+        partitions: &crate::import::table::Partitions::All,
+        known: &every,
+        months_read: None,
+    };
+    run_and_write(plan, &read, previous.as_ref(), started)?.ok_or_else(|| {
+        Error::Config("a run over every competition found one it had not read".to_owned())
+    })
+}
+
+/// What a run reads of the dataset: which partitions, and the hashes of the
+/// competitions it leaves unread (from the dataset's index).
+struct Read<'a> {
+    partitions: &'a crate::import::table::Partitions,
+    known: &'a pipeline::ledger::Known,
+    /// For the summary: the months read, of how many.
+    months_read: Option<(usize, usize)>,
+}
+
+/// Opens what `read` names, runs the pipeline and writes the outputs; `None` when the
+/// months read were not enough (something before the state's last competition
+/// changed), and the caller reads everything.
+fn run_and_write(
+    plan: &RunPlan,
+    read: &Read<'_>,
+    previous: Option<&pipeline::PreviousRun>,
+    started: Instant,
+) -> Result<Option<RunSummary>> {
+    let progress = !plan.quiet;
     let crate::import::table::Opened {
         mut head,
         boards: mut board_files,
-    } = crate::import::table::open_checked_with(
+    } = crate::import::table::open_partitions(
         &plan.data,
         plan.settings.on_error,
+        read.partitions,
         &Bars::new(progress),
     )?;
     check_register(plan, &head)?;
@@ -421,26 +451,30 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let inputs = RunInputs {
         data: plan.data.clone(),
         factors: plan.factors.clone(),
-        state: plan
-            .state
-            .clone()
-            .zip(previous.as_ref().map(|p| p.sha256.clone())),
+        state: plan.state.clone().zip(previous.map(|p| p.sha256.clone())),
         pipeline: plan.pipeline.clone(),
     };
     let read_time = started.elapsed();
     let rows = pipeline::EntrantRows::taken_from(&mut head);
-    let output = pipeline::run_source(
+    let output = pipeline::run_source_known(
         &head,
         rows,
         &mut board_files,
         &plan.settings,
         previous,
         &Bars::new(progress),
+        read.known,
     )?;
     // The outputs carry what they need of the dataset (its entrant rows went once
     // scored): its members and competitions need not wait for the writing.
     drop(head);
-    write_outputs(plan, output, &inputs, read_time, started)
+    match output {
+        Some(mut output) => {
+            output.summary.months_read = read.months_read;
+            write_outputs(plan, output, &inputs, read_time, started).map(Some)
+        }
+        None => Ok(None),
+    }
 }
 
 /// A continued run that reads only the months with something new, when the dataset's
@@ -471,42 +505,13 @@ fn continue_from_index(
             return Ok(None);
         }
     };
-    let crate::import::table::Opened {
-        mut head,
-        boards: mut board_files,
-    } = crate::import::table::open_partitions(
-        &plan.data,
-        plan.settings.on_error,
-        &crate::import::table::Partitions::Rows(months.clone()),
-        &Bars::new(progress),
-    )?;
-    check_register(plan, &head)?;
-    check_ranking_groups(plan, &head)?;
-    let inputs = RunInputs {
-        data: plan.data.clone(),
-        factors: plan.factors.clone(),
-        state: plan.state.clone().map(|s| (s, previous.sha256.clone())),
-        pipeline: plan.pipeline.clone(),
+    let partitions = crate::import::table::Partitions::Rows(months.clone());
+    let read = Read {
+        partitions: &partitions,
+        known: &known,
+        months_read: Some((months.len(), all_months)),
     };
-    let read_time = started.elapsed();
-    let rows = pipeline::EntrantRows::taken_from(&mut head);
-    let output = pipeline::run_source_known(
-        &head,
-        rows,
-        &mut board_files,
-        &plan.settings,
-        Some(previous),
-        &Bars::new(progress),
-        &known,
-    )?;
-    drop(head);
-    match output {
-        Some(mut output) => {
-            output.summary.months_read = Some((months.len(), all_months));
-            write_outputs(plan, output, &inputs, read_time, started).map(Some)
-        }
-        None => Ok(None),
-    }
+    run_and_write(plan, &read, Some(previous), started)
 }
 
 /// Writes a run's outputs and completes its summary's times.
