@@ -35,6 +35,21 @@ pub struct DrawEntry {
     pub imps: f64,
 }
 
+impl DrawEntry {
+    /// Each pair's totals from the standings of the rounds played: its victory points
+    /// (none yet: 0) and its IMPs.
+    pub fn from_standings(standings: &[super::Standing]) -> Vec<DrawEntry> {
+        standings
+            .iter()
+            .map(|s| DrawEntry {
+                entrant: s.entrant.clone(),
+                vp: s.vp.unwrap_or(0.0),
+                imps: s.score,
+            })
+            .collect()
+    }
+}
+
 /// Backtracking steps before the draw gives up, so that a large field with few draws
 /// left cannot keep the command searching for ever; the error then says so.
 const STEP_LIMIT: u64 = 5_000_000;
@@ -211,15 +226,7 @@ pub fn next_draw(dataset: &Dataset, competition: &Competition, seed: u64) -> Res
         });
     }
     let scored = super::score_competition(competition, &entrants, &boards)?;
-    let standings: Vec<DrawEntry> = scored
-        .standings
-        .iter()
-        .map(|s| DrawEntry {
-            entrant: s.entrant.clone(),
-            vp: s.vp.unwrap_or(0.0),
-            imps: s.score,
-        })
-        .collect();
+    let standings = DrawEntry::from_standings(&scored.standings);
     let met: BTreeSet<(String, String)> = boards
         .iter()
         .filter_map(|b| {

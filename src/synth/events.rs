@@ -542,15 +542,7 @@ impl<'a> MonthBuilder<'a> {
                 let Ok(scored) = crate::scoring::score_competition(comp, entrants, &rows) else {
                     break;
                 };
-                let standings: Vec<DrawEntry> = scored
-                    .standings
-                    .iter()
-                    .map(|s| DrawEntry {
-                        entrant: s.entrant.clone(),
-                        vp: s.vp.unwrap_or(0.0),
-                        imps: s.score,
-                    })
-                    .collect();
+                let standings = DrawEntry::from_standings(&scored.standings);
                 next_round(&standings, &met)
             };
             let Ok(tables) = tables else {
