@@ -4,11 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{bridgehcp, ok, read, text};
+use common::{bridgehcp, kill_at, ok, read, text};
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// The run fails cleanly (exit 1, no panic) and its message; nothing is written to `out`.
 fn refused(output: &Output) -> String {
@@ -578,35 +577,6 @@ fn leftovers(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-/// Starts a run that stops at `point` of its commit, and kills it (SIGKILL) there.
-fn kill_at(cwd: &Path, args: &[&str], point: &str, rename: &str) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(args)
-        .current_dir(cwd)
-        .env("BRIDGEHCP_TEST_PAUSE_AT", point)
-        .env("BRIDGEHCP_TEST_RENAME", rename)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut seen = Vec::new();
-    for line in BufReader::new(stderr).lines() {
-        let line = line.unwrap();
-        let reached = line.contains(&format!("paused at {point}"));
-        seen.push(line);
-        if reached {
-            break;
-        }
-    }
-    assert!(
-        seen.last().is_some_and(|l| l.contains("paused at")),
-        "the run did not reach {point}: {seen:?}"
-    );
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 /// A run killed while committing its outputs (after staging them; after swapping the

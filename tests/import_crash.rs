@@ -6,12 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{bridgehcp, realdata};
+use common::{bridgehcp, kill_at, realdata};
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn bridgekam(name: &str) -> PathBuf {
     realdata().join("pbn-bridgekam").join(name)
@@ -115,35 +114,6 @@ fn run_accepts(cwd: &Path) -> String {
     )
 }
 
-/// Starts the batch import stopping at `point` of its commit and kills it there.
-fn kill_at(cwd: &Path, point: &str, rename: &str) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(import_args(&BATCH, Path::new("fed")))
-        .current_dir(cwd)
-        .env("BRIDGEHCP_TEST_PAUSE_AT", point)
-        .env("BRIDGEHCP_TEST_RENAME", rename)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut seen = Vec::new();
-    for line in BufReader::new(stderr).lines() {
-        let line = line.unwrap();
-        let reached = line.contains(&format!("paused at {point}"));
-        seen.push(line);
-        if reached {
-            break;
-        }
-    }
-    assert!(
-        seen.last().is_some_and(|l| l.contains("paused at")),
-        "the import did not reach {point}: {seen:?}"
-    );
-    child.kill().unwrap();
-    child.wait().unwrap();
-}
-
 struct Versions {
     before: BTreeMap<String, Vec<u8>>,
     after: BTreeMap<String, Vec<u8>>,
@@ -214,7 +184,7 @@ fn an_import_killed_at_each_point_of_its_commit_leaves_one_whole_version() {
         ("between-renames", "two", true),
     ] {
         fresh(cwd);
-        kill_at(cwd, point, rename);
+        kill_at(cwd, &import_args(&BATCH, Path::new("fed")), point, rename);
         assert!(
             !leftovers(cwd).is_empty(),
             "{point}: the kill left nothing to clean up"

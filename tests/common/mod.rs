@@ -3,8 +3,9 @@
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// `bridgehcp ARGS` run in `cwd`, as a user runs it: without the backtrace variables a
 /// developer's shell may set, so that messages read as a user reads them.
@@ -88,4 +89,34 @@ pub fn import_auto(files: &[&Path], out: &Path, extra: &[&str]) -> Output {
         .env_remove("RUST_LIB_BACKTRACE")
         .output()
         .unwrap_or_else(|e| panic!("cannot start bridgehcp: {e}"))
+}
+
+/// Starts `bridgehcp ARGS` in `cwd` stopping at `point` of its commit (with the rename
+/// `rename` for the swap: `exchange` or `two`), and kills it (SIGKILL) there.
+pub fn kill_at<S: AsRef<std::ffi::OsStr>>(cwd: &Path, args: &[S], point: &str, rename: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(args)
+        .current_dir(cwd)
+        .env("BRIDGEHCP_TEST_PAUSE_AT", point)
+        .env("BRIDGEHCP_TEST_RENAME", rename)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.unwrap();
+        let reached = line.contains(&format!("paused at {point}"));
+        seen.push(line);
+        if reached {
+            break;
+        }
+    }
+    assert!(
+        seen.last().is_some_and(|l| l.contains("paused at")),
+        "the command did not reach {point}: {seen:?}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

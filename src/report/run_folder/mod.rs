@@ -63,24 +63,24 @@ pub const DATA_FILES: [&str; 12] = [
 /// Every file a run's folder may hold: the data files, the manifest (or an older
 /// version's), and what `report` derives from the run by default, stale once the run is
 /// replaced. A folder holding anything else is not replaced.
-pub const RUN_FILES: [&str; 16] = [
-    APPLIED,
-    BOARD_SCORES,
-    CHANGES,
-    CORRECTIONS,
-    HANDICAPS,
-    NON_MEMBERS,
-    QUARANTINE,
-    RANKING_CSV,
-    RANKING,
-    RANKING_PUBLISHED,
-    STANDINGS,
-    UNRATED,
-    MANIFEST,
-    OLD_MANIFEST,
-    REPORT_HTML,
-    RANKING_DIFF,
-];
+pub const RUN_FILES: [&str; 16] = run_files();
+
+/// [`DATA_FILES`] followed by the manifests and what `report` derives.
+const fn run_files() -> [&'static str; 16] {
+    let mut files = [""; 16];
+    let mut at = 0;
+    while at < DATA_FILES.len() {
+        files[at] = DATA_FILES[at];
+        at += 1;
+    }
+    let more = [MANIFEST, OLD_MANIFEST, REPORT_HTML, RANKING_DIFF];
+    let mut next = 0;
+    while next < more.len() {
+        files[at + next] = more[next];
+        next += 1;
+    }
+    files
+}
 
 /// A run's output folder, recovered and with its manifest read.
 #[derive(Debug, Clone)]
