@@ -316,28 +316,21 @@ fn competitions_spread_over_several_board_files_give_the_same_outputs() {
     );
 }
 
-/// Each batch the board reader hands on holds whole competitions, each once; and a
-/// second pass reads only the files that hold a competition it wants, so a continued
-/// run reads the new month's boards, not the whole history, a second time.
-#[test]
-fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need() {
-    use bridgehcp::import::table::{open_checked, Opened};
-    use bridgehcp::quarantine::OnError;
-    let dir = tempfile::tempdir().unwrap();
-    let dataset = read_dataset(&sample()).unwrap();
-    let dealt = dir.path().join("dealt");
-    write_with_boards_dealt(&dataset, &dealt, 3);
+/// Each competition's number of board rows.
+fn rows_per_competition(dataset: &Dataset) -> BTreeMap<String, usize> {
     let mut rows_of: BTreeMap<String, usize> = BTreeMap::new();
     for row in &dataset.boards {
         *rows_of.entry(row.competition_id.to_string()).or_default() += 1;
     }
+    rows_of
+}
 
-    let Opened {
-        head,
-        boards: mut reader,
-    } = open_checked(&dealt, OnError::Strict).unwrap();
-    assert_eq!(reader.files(), 3);
-    assert!(head.boards.is_empty());
+/// Reads every board row from `reader`, asserting that each competition is handed on
+/// whole (all of `rows_of`'s rows in one batch) and once; returns the number of batches.
+fn read_whole_competitions(
+    reader: &mut bridgehcp::import::table::BoardReader,
+    rows_of: &BTreeMap<String, usize>,
+) -> usize {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut batches = 0;
     reader
@@ -354,7 +347,30 @@ fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need
             Ok(())
         })
         .unwrap();
-    assert_eq!(seen, rows_of);
+    assert_eq!(&seen, rows_of);
+    batches
+}
+
+/// Each batch the board reader hands on holds whole competitions, each once; and a
+/// second pass reads only the files that hold a competition it wants, so a continued
+/// run reads the new month's boards, not the whole history, a second time.
+#[test]
+fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need() {
+    use bridgehcp::import::table::{open_checked, Opened};
+    use bridgehcp::quarantine::OnError;
+    let dir = tempfile::tempdir().unwrap();
+    let dataset = read_dataset(&sample()).unwrap();
+    let dealt = dir.path().join("dealt");
+    write_with_boards_dealt(&dataset, &dealt, 3);
+    let rows_of = rows_per_competition(&dataset);
+
+    let Opened {
+        head,
+        boards: mut reader,
+    } = open_checked(&dealt, OnError::Strict).unwrap();
+    assert_eq!(reader.files(), 3);
+    assert!(head.boards.is_empty());
+    let batches = read_whole_competitions(&mut reader, &rows_of);
     // Every competition of the sample has rows in the last of the three files.
     assert_eq!(batches, 1);
     assert!(reader.finish(&head).unwrap().is_empty());
@@ -539,32 +555,13 @@ fn one_board_file_streams_by_row_group_and_names_the_rows_of_the_file() {
     let (groups, spanning) = rewrite_boards_in_row_groups(&data, 100);
     assert!(groups > 7 && spanning > 4, "{groups} groups, {spanning}");
     let dataset = read_dataset(&data).unwrap();
-    let mut rows_of: BTreeMap<String, usize> = BTreeMap::new();
-    for row in &dataset.boards {
-        *rows_of.entry(row.competition_id.to_string()).or_default() += 1;
-    }
+    let rows_of = rows_per_competition(&dataset);
     let Opened {
         head,
         boards: mut reader,
     } = open_checked(&data, OnError::Strict).unwrap();
     assert_eq!(reader.files(), 1);
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut batches = 0;
-    reader
-        .read_boards(&|_| true, &mut |rows| {
-            batches += 1;
-            let mut here: BTreeMap<String, usize> = BTreeMap::new();
-            for row in rows.iter() {
-                *here.entry(row.competition_id.to_string()).or_default() += 1;
-            }
-            for (id, count) in here {
-                assert_eq!(count, rows_of[&id], "{id}: every row in one batch");
-                assert!(seen.insert(id.clone(), count).is_none(), "{id} twice");
-            }
-            Ok(())
-        })
-        .unwrap();
-    assert_eq!(seen, rows_of);
+    let batches = read_whole_competitions(&mut reader, &rows_of);
     assert!(batches > 2, "{batches} batches");
     assert!(reader.finish(&head).unwrap().is_empty());
 
