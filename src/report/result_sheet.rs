@@ -11,6 +11,7 @@
 //! Everything goes into a staged folder ([`write_staged`]): the output folder appears
 //! whole or not at all, as for every other command.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -298,6 +299,16 @@ fn csv_safe(frame: &DataFrame) -> PolarsResult<DataFrame> {
         .collect();
     for name in text {
         let column = frame.column(name.as_str())?.str()?.clone();
+        // Most columns have nothing to change: they are kept as they are.
+        let unchanged = |text: &str| {
+            matches!(
+                crate::dataset::text::neutralise(text, false),
+                Cow::Borrowed(_)
+            ) && matches!(neutralise_formula(text), Cow::Borrowed(_))
+        };
+        if column.iter().flatten().all(unchanged) {
+            continue;
+        }
         let safe = StringChunked::from_iter_options(
             name.clone(),
             column.iter().map(|cell| {

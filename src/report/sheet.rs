@@ -275,14 +275,38 @@ pub fn competition_lines(
 /// `standings.csv`.
 pub fn frame(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
     FrameBuilder::new(lines.len())
-        .map("competition_id", lines, |l| l.competition_id.clone())
+        .column(
+            "competition_id",
+            lines
+                .iter()
+                .map(|l| l.competition_id.as_str())
+                .collect::<Vec<_>>(),
+        )
         .date("date", lines.iter().map(|l| Some(l.date)).collect())?
-        .map("title", lines, |l| l.title.clone())
-        .map("club", lines, |l| l.club.clone())
-        .map("direction", lines, |l| l.direction.clone())
+        .column(
+            "title",
+            lines.iter().map(|l| l.title.as_deref()).collect::<Vec<_>>(),
+        )
+        .column(
+            "club",
+            lines.iter().map(|l| l.club.as_deref()).collect::<Vec<_>>(),
+        )
+        .column(
+            "direction",
+            lines
+                .iter()
+                .map(|l| l.direction.as_deref())
+                .collect::<Vec<_>>(),
+        )
         .map("rank", lines, |l| (!l.house).then_some(l.rank as i32))
-        .map("entrant", lines, |l| l.entrant.clone())
-        .map("names", lines, |l| l.names.clone())
+        .column(
+            "entrant",
+            lines.iter().map(|l| l.entrant.as_str()).collect::<Vec<_>>(),
+        )
+        .column(
+            "names",
+            lines.iter().map(|l| l.names.as_str()).collect::<Vec<_>>(),
+        )
         .map("score", lines, |l| l.score)
         .map("percent", lines, |l| l.percent)
         .map("boards_played", lines, |l| l.boards_played as i32)
@@ -325,11 +349,31 @@ pub fn rounds_rows(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
         }
     }
     FrameBuilder::new(rows.len())
-        .map("competition_id", &rows, |r| r.line.competition_id.clone())
-        .map("entrant", &rows, |r| r.line.entrant.clone())
-        .map("names", &rows, |r| r.line.names.clone())
+        .column(
+            "competition_id",
+            rows.iter()
+                .map(|r| r.line.competition_id.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .column(
+            "entrant",
+            rows.iter()
+                .map(|r| r.line.entrant.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .column(
+            "names",
+            rows.iter()
+                .map(|r| r.line.names.as_str())
+                .collect::<Vec<_>>(),
+        )
         .map("round", &rows, |r| r.round.round as i32)
-        .map("opponent", &rows, |r| r.round.opponent.clone())
+        .column(
+            "opponent",
+            rows.iter()
+                .map(|r| r.round.opponent.as_str())
+                .collect::<Vec<_>>(),
+        )
         .map("boards", &rows, |r| r.round.boards as i32)
         .map("imps", &rows, |r| r.round.imps)
         .map("margin", &rows, |r| r.round.margin)
@@ -339,7 +383,19 @@ pub fn rounds_rows(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
 }
 
 fn cell(value: Option<f64>, decimals: usize) -> String {
-    value.map(|v| format!("{v:.decimals$}")).unwrap_or_default()
+    Cell(value, decimals).to_string()
+}
+
+/// A number printed with `.1` decimals, or nothing: [`cell`] without the string.
+struct Cell(Option<f64>, usize);
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{v:.decimals$}", decimals = self.1),
+            None => Ok(()),
+        }
+    }
 }
 
 /// `results.html`: one table per competition (per direction with two winners).
@@ -407,36 +463,36 @@ pub fn html_tables(h: &mut String, lines: &[SheetLine]) {
         }
         h.push_str("</tr>");
         for l in group {
-            let rank = if l.house {
-                "house".to_string()
+            h.push_str("<tr><td class=n>");
+            if l.house {
+                h.push_str("house");
             } else {
-                l.rank.to_string()
-            };
+                let _ = write!(h, "{}", l.rank);
+            }
             let _ = write!(
                 h,
-                "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td>",
-                rank,
+                "</td><td>{}</td><td>{}</td><td class=n>{}</td>",
                 escape(&l.entrant),
                 escape(&l.names),
-                cell(Some(l.score), l.score_decimals)
+                Cell(Some(l.score), l.score_decimals)
             );
             if percent {
-                let _ = write!(h, "<td class=n>{}</td>", cell(l.percent, 2));
+                let _ = write!(h, "<td class=n>{}</td>", Cell(l.percent, 2));
             }
             if vp {
-                let _ = write!(h, "<td class=n>{}</td>", cell(l.vp, 2));
+                let _ = write!(h, "<td class=n>{}</td>", Cell(l.vp, 2));
             }
             let _ = write!(h, "<td class=n>{}</td>", l.boards_played);
             if handicap {
                 let _ = write!(
                     h,
                     "<td class=n>{}</td><td class=n>{}</td><td class=n>{}</td>",
-                    cell(
+                    Cell(
                         l.handicap_expected
                             .map(|e| e + if percent { 50.0 } else { 0.0 }),
                         2
                     ),
-                    cell(l.handicap_result, 2),
+                    Cell(l.handicap_result, 2),
                     l.raw_rank
                 );
             }
