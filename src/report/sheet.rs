@@ -103,18 +103,28 @@ fn member_names(dataset: &Dataset) -> HashMap<i64, &str> {
 
 /// One entrant's names as [`entrant_names`] gives them.
 fn names_of(e: &Entrant, members: &HashMap<i64, &str>) -> String {
-    let names: Vec<String> = e
-        .players
-        .iter()
-        .zip(&e.names)
-        .filter_map(|(id, printed)| {
-            printed
-                .clone()
-                .or_else(|| id.and_then(|id| members.get(&id).map(|n| n.to_string())))
-                .or_else(|| id.map(|id| format!("#{id}")))
-        })
-        .collect();
-    names.join(" – ")
+    let mut out = String::new();
+    let mut first = true;
+    for (id, printed) in e.players.iter().zip(&e.names) {
+        let printed = printed
+            .as_deref()
+            .or_else(|| id.and_then(|id| members.get(&id).copied()));
+        if printed.is_none() && id.is_none() {
+            continue;
+        }
+        if !first {
+            out.push_str(" – ");
+        }
+        first = false;
+        match (printed, id) {
+            (Some(name), _) => out.push_str(name),
+            (None, Some(id)) => {
+                let _ = write!(out, "#{id}");
+            }
+            (None, None) => {}
+        }
+    }
+    out
 }
 
 /// The entrants' names of a dataset looked up a competition at a time: the strings are
@@ -616,6 +626,20 @@ mod tests {
         assert_eq!(round_to(-2.5, 0), -3.0);
         assert_eq!(round_to(20.55, 1), 20.6);
         assert_eq!(round_to(65.476_19, 2), 65.48);
+    }
+
+    #[test]
+    fn names_are_printed_then_members_then_numbers() {
+        let members: HashMap<i64, &str> = [(7, "Åsa Ödman"), (8, "Bo Ek")].into();
+        let mut e = Entrant::new("c1", "3");
+        e.players = [Some(7), Some(9), None, Some(8)];
+        e.names = [None, None, Some("Guest".into()), Some("B. Ek".into())];
+        // Slot 1 the member's name, 2 a number not in the list, 3 a printed guest, 4
+        // the printed name before the member's.
+        assert_eq!(names_of(&e, &members), "Åsa Ödman – #9 – Guest – B. Ek");
+        e.players = [None, Some(8), None, None];
+        e.names = [Some(String::new()), None, None, None];
+        assert_eq!(names_of(&e, &members), " – Bo Ek");
     }
 
     #[test]
