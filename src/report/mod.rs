@@ -10,6 +10,7 @@ pub mod history;
 pub mod import_log;
 pub mod monthly;
 pub mod outputs;
+pub mod result_sheet;
 pub mod run_folder;
 pub mod run_tables;
 pub mod scoring;

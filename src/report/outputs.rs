@@ -16,7 +16,7 @@ use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
 use crate::scoring::{BoardScore, BoardScoreTable, Standing};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantined;
@@ -26,8 +26,8 @@ use std::io::Write;
 
 use super::files::{
     check_replaceable, encode_row_group, write_atomic, write_csv, write_csv_rounded, write_parquet,
-    write_parquet_carrying, write_parquet_parts, write_replacing, write_staged, CarriedGroups,
-    Commit, ParquetSettings, ROW_GROUP_ROWS,
+    write_parquet_carrying, write_parquet_parts, write_replacing, CarriedGroups, Commit,
+    ParquetSettings, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 pub use super::run_folder::manifest::correction_shows;
@@ -230,7 +230,7 @@ fn standings_part(
 
 /// The standings columns, with the handicap tournament columns from `handicap` (expected,
 /// adjusted) where it knows the entrant.
-fn standings_frame(
+pub(crate) fn standings_frame(
     frame: FrameBuilder,
     rows: &[Standing],
     handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
@@ -430,7 +430,7 @@ pub fn board_score_sealer() -> Sealer {
 }
 
 /// Writes `board_scores.parquet`: the sealed row groups as they are, then the rest.
-fn write_board_scores(path: &Path, rows: &BoardScoreRows) -> Result<()> {
+pub(crate) fn write_board_scores(path: &Path, rows: &BoardScoreRows) -> Result<()> {
     write_atomic(path, |out| {
         write_board_scores_to(out, rows, &ParquetSettings::default())
             .map_err(|e| Error::polars(path, e))
@@ -638,59 +638,6 @@ fn copied_groups<'a>(
         .map(|(bytes, keep)| CarriedGroups::full(bytes, ROW_GROUP_ROWS, *keep))
         .transpose()
         .map_err(|e| Error::polars(name, e))
-}
-
-/// Writes the outputs of `bridgehcp score`, all or nothing.
-pub fn write_scored(
-    out: &Path,
-    standings_rows: &[Standing],
-    boards: &BoardScoreRows,
-    quarantined: &[Quarantined],
-    sheet: &ScoreSheet,
-) -> Result<Vec<PathBuf>> {
-    let quarantine = quarantine(quarantined).map_err(frame_error("quarantine.csv"))?;
-    let handicap = |s: &Standing| {
-        sheet
-            .handicap
-            .get(&(s.competition_id.clone(), s.entrant.clone()))
-            .copied()
-    };
-    let standings_part = |range: std::ops::Range<usize>| {
-        let rows = &standings_rows[range];
-        standings_frame(FrameBuilder::new(rows.len()), rows, handicap)
-    };
-    write_staged(out, |staged| {
-        write_parquet_parts(
-            &staged.path("standings.parquet"),
-            standings_rows.len(),
-            standings_part,
-        )?;
-        write_board_scores(&staged.path(BOARD_SCORES), boards)?;
-        write_csv(&quarantine, &staged.path("quarantine.csv"))?;
-        write_csv(sheet.standings, &staged.path("standings.csv"))?;
-        if let Some(list) = sheet.start_list {
-            write_csv(list, &staged.path("start_list.csv"))?;
-        }
-        if let Some(rounds) = sheet.rounds {
-            write_csv(rounds, &staged.path("rounds.csv"))?;
-        }
-        let html = staged.path("results.html");
-        std::fs::write(&html, sheet.results_html.as_bytes()).map_err(|e| Error::io(&html, e))
-    })
-}
-
-/// The club's result sheet `score` writes beside its tables.
-pub struct ScoreSheet<'a> {
-    /// Handicap tournaments: (expected, adjusted) per (competition, entrant).
-    pub handicap: &'a HashMap<(String, String), (f64, f64)>,
-    /// `standings.csv`.
-    pub standings: &'a DataFrame,
-    /// `results.html`.
-    pub results_html: &'a str,
-    /// `start_list.csv`, when asked for.
-    pub start_list: Option<&'a DataFrame>,
-    /// `rounds.csv`, when a Swiss pairs event was scored.
-    pub rounds: Option<&'a DataFrame>,
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! those expectations; both need the members, a factor set and a state. They are
 //! gathered here as [`PlayingHandicaps`] so that the command only reads its flags.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -19,6 +18,7 @@ use crate::model::{CalcMethod, FactorSet};
 use crate::pipeline::score::{score_source, HandicapInputs, Scored};
 use crate::pipeline::{replay, InMemory, PlayerState, PreparedCompetition, Registry};
 use crate::quarantine::{OnError, Quarantine, Quarantined};
+use crate::report::result_sheet::{write_scored, HandicapResults, ScoreSheet};
 use crate::report::run_folder::load_state;
 use crate::report::sheet;
 
@@ -105,33 +105,28 @@ pub fn score_and_write(
     let expectations = handicaps.map_or_else(Vec::new, |h| {
         expectations(&scored.rated, h, |c| c.handicap_event || start_list)
     });
-    let by_entrant: HashMap<(String, String), (f64, f64)> = expectations
+    let by_entrant: HandicapResults<'_> = expectations
         .iter()
         .filter(|e| e.handicap_event)
         .map(|e| {
-            let key = (e.competition_id.clone(), e.entrant.clone());
+            let key = (e.competition_id.as_str(), e.entrant.as_str());
             (key, (e.expected, e.adjusted))
         })
         .collect();
-    let lines = sheet::lines(&dataset, &scored.standings, &by_entrant);
-    let sheet_frame = sheet::frame(&lines).map_err(|e| Error::polars("standings.csv", e))?;
-    let rounds = sheet::rounds_frame(&lines).map_err(|e| Error::polars("rounds.csv", e))?;
     let start = if start_list {
         Some(start_list_of(&dataset, &expectations)?)
     } else {
         None
     };
-    crate::report::outputs::write_scored(
+    write_scored(
         out,
         &scored.standings,
         &scored.board_scores,
         &quarantined,
-        &crate::report::outputs::ScoreSheet {
+        &ScoreSheet {
+            dataset: &dataset,
             handicap: &by_entrant,
-            standings: &sheet_frame,
-            results_html: &sheet::html(&lines),
             start_list: start.as_ref().map(|(_, frame)| frame),
-            rounds: rounds.as_ref(),
         },
     )?;
     Ok(ScoreOutcome {
@@ -172,9 +167,9 @@ fn score(
     };
     if !quarantine.is_empty() {
         let kept = |id: &String| !quarantine.contains(id);
+        // The sheet is written from the standings, which hold none of these; only the
+        // count of competitions scored needs them gone.
         dataset.competitions.retain(|c| kept(&c.competition_id));
-        dataset.entrants.retain(|e| kept(&e.competition_id));
-        dataset.results.retain(|r| kept(&r.competition_id));
     }
     if let Some(error) = on_error.first_error(&scored.quarantined) {
         return Err(error.into());
@@ -251,4 +246,99 @@ fn start_list_of(dataset: &Dataset, expectations: &[Expectation]) -> Result<(Str
         .build()
         .map_err(|e| Error::polars("start_list.csv", e))?;
     Ok((text, frame))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::files::{write_csv, StagedFolder};
+    use crate::report::result_sheet::write_sheet;
+    use crate::synth::{generate, EventMix, SynthConfig};
+
+    /// The sheet written a few competitions at a time has the bytes of the sheet built
+    /// whole (its lines, its frame, its page), on a federation with Swiss pairs events,
+    /// handicap tournaments and two-winner movements among its competitions.
+    #[test]
+    fn the_sheet_written_in_batches_is_the_sheet_written_whole() -> Result<()> {
+        let mut dataset = generate(&SynthConfig {
+            members: 120,
+            months: 4,
+            handicap_event_share: 0.5,
+            mix: EventMix {
+                swiss_pairs: 0.2,
+                ..EventMix::default()
+            },
+            ..SynthConfig::default()
+        });
+        let handicaps = PlayingHandicaps::read(&dataset.members, FactorSet::default(), None)?;
+        let (scored, _) = score(
+            &mut dataset,
+            None,
+            Some(&handicaps),
+            OnError::Quarantine,
+            false,
+        )?;
+        let expected = expectations(&scored.rated, &handicaps, |c| c.handicap_event);
+        let by_entrant: HandicapResults<'_> = expected
+            .iter()
+            .map(|e| {
+                let key = (e.competition_id.as_str(), e.entrant.as_str());
+                (key, (e.expected, e.adjusted))
+            })
+            .collect();
+
+        let whole = sheet::lines(&dataset, &scored.standings, &by_entrant);
+        // What makes the sheet hard to write in pieces is there, and spans many batches.
+        let competitions = sheet::by_competition(&scored.standings).count();
+        assert!(competitions >= 20, "{competitions} competitions");
+        assert!(
+            whole.iter().any(|l| !l.rounds.is_empty()),
+            "a Swiss pairs event"
+        );
+        assert!(
+            whole.iter().any(|l| l.handicap_result.is_some()),
+            "a handicap tournament ranked by the handicap result"
+        );
+        assert!(whole.iter().any(|l| l.rank != l.raw_rank), "ranks moved");
+        assert!(
+            whole.iter().any(|l| l.direction.as_deref() == Some("EW")),
+            "a two-winner movement"
+        );
+
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let whole_dir = dir.path().join("whole");
+        std::fs::create_dir(&whole_dir).map_err(|e| Error::io(&whole_dir, e))?;
+        write_csv(
+            &sheet::frame(&whole).map_err(|e| Error::polars("standings.csv", e))?,
+            &whole_dir.join("standings.csv"),
+        )?;
+        let rounds = sheet::rounds_frame(&whole).map_err(|e| Error::polars("rounds.csv", e))?;
+        if let Some(rounds) = rounds {
+            write_csv(&rounds, &whole_dir.join("rounds.csv"))?;
+        }
+        let page = whole_dir.join("results.html");
+        std::fs::write(&page, sheet::html(&whole)).map_err(|e| Error::io(&page, e))?;
+
+        let sheet = ScoreSheet {
+            dataset: &dataset,
+            handicap: &by_entrant,
+            start_list: None,
+        };
+        // One line a batch (a competition each), a few competitions, and all at once.
+        for batch in [1, 25, usize::MAX] {
+            let out = dir.path().join(format!("batch-{batch}"));
+            let staged = StagedFolder::new(&out)?;
+            write_sheet(&staged, &sheet, &scored.standings, batch)?;
+            staged.commit()?;
+            for name in ["standings.csv", "rounds.csv", "results.html"] {
+                let read = |path: std::path::PathBuf| {
+                    std::fs::read(&path).map_err(|e| Error::io(&path, e))
+                };
+                let (a, b) = (read(whole_dir.join(name))?, read(out.join(name))?);
+                assert!(a.len() > 1000, "{name}: {} bytes", a.len());
+                assert!(a == b, "{name} written in batches of {batch} lines differs");
+            }
+        }
+        Ok(())
+    }
 }

@@ -17,7 +17,7 @@ use super::frame::FrameBuilder;
 use super::statement::STYLE;
 use super::svg::escape;
 use crate::dataset::conventions::{ImpAggregate, MpScale};
-use crate::dataset::{Competition, Dataset};
+use crate::dataset::{Competition, Dataset, Entrant};
 use crate::scoring::draw::Round;
 use crate::scoring::swiss::MatchLine;
 use crate::scoring::Standing;
@@ -80,32 +80,84 @@ pub fn score_decimals(competition: &Competition) -> usize {
 /// The players' names of each entrant: the printed names, else the members' names, else
 /// the numbers; joined with " – ".
 pub fn entrant_names(dataset: &Dataset) -> HashMap<(&str, &str), String> {
-    let members: HashMap<i64, &str> = dataset
-        .members
-        .iter()
-        .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
-        .collect();
+    let members = member_names(dataset);
     dataset
         .entrants
         .iter()
         .map(|e| {
-            let names: Vec<String> = e
-                .players
-                .iter()
-                .zip(&e.names)
-                .filter_map(|(id, printed)| {
-                    printed
-                        .clone()
-                        .or_else(|| id.and_then(|id| members.get(&id).map(|n| n.to_string())))
-                        .or_else(|| id.map(|id| format!("#{id}")))
-                })
-                .collect();
             (
                 (e.competition_id.as_str(), e.entrant.as_str()),
-                names.join(" – "),
+                names_of(e, &members),
             )
         })
         .collect()
+}
+
+fn member_names(dataset: &Dataset) -> HashMap<i64, &str> {
+    dataset
+        .members
+        .iter()
+        .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
+        .collect()
+}
+
+/// One entrant's names as [`entrant_names`] gives them.
+fn names_of(e: &Entrant, members: &HashMap<i64, &str>) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for (id, printed) in e.players.iter().zip(&e.names) {
+        let printed = printed
+            .as_deref()
+            .or_else(|| id.and_then(|id| members.get(&id).copied()));
+        if printed.is_none() && id.is_none() {
+            continue;
+        }
+        if !first {
+            out.push_str(" – ");
+        }
+        first = false;
+        match (printed, id) {
+            (Some(name), _) => out.push_str(name),
+            (None, Some(id)) => {
+                let _ = write!(out, "#{id}");
+            }
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// The entrants' names of a dataset looked up a competition at a time: the strings are
+/// made only for the lines being written, not for millions of entrants at once.
+pub struct EntrantNames<'a> {
+    members: HashMap<i64, &'a str>,
+    by_competition: HashMap<&'a str, Vec<&'a Entrant>>,
+}
+
+impl<'a> EntrantNames<'a> {
+    pub fn new(dataset: &'a Dataset) -> Self {
+        let mut by_competition: HashMap<&str, Vec<&Entrant>> = HashMap::new();
+        for e in &dataset.entrants {
+            by_competition
+                .entry(e.competition_id.as_str())
+                .or_default()
+                .push(e);
+        }
+        EntrantNames {
+            members: member_names(dataset),
+            by_competition,
+        }
+    }
+
+    /// The names of `entrant` in `competition_id` (empty when it is not an entrant).
+    /// Of two rows for one entrant the last counts, as in [`entrant_names`].
+    pub fn of(&self, competition_id: &str, entrant: &str) -> String {
+        self.by_competition
+            .get(competition_id)
+            .and_then(|rows| rows.iter().rev().find(|e| e.entrant == entrant))
+            .map(|e| names_of(e, &self.members))
+            .unwrap_or_default()
+    }
 }
 
 /// Shared ranks (1, 2, 2, 4) of `values`, higher is better.
@@ -118,11 +170,12 @@ fn shared_ranks(values: &[f64]) -> Vec<u32> {
 
 /// The sheet's lines, competition by competition in the standings' order, each
 /// competition's lines by direction and rank. `handicap` gives (expected, adjusted) for
-/// the entrants of handicap tournaments.
+/// the entrants of handicap tournaments. The whole sheet at once: the `score` command
+/// writes it a competition at a time ([`competition_lines`]).
 pub fn lines(
     dataset: &Dataset,
     standings: &[Standing],
-    handicap: &HashMap<(String, String), (f64, f64)>,
+    handicap: &HashMap<(&str, &str), (f64, f64)>,
 ) -> Vec<SheetLine> {
     let competitions: HashMap<&str, &Competition> = dataset
         .competitions
@@ -131,104 +184,139 @@ pub fn lines(
         .collect();
     let names = entrant_names(dataset);
     let mut out: Vec<SheetLine> = Vec::with_capacity(standings.len());
-    let mut start = 0;
-    while start < standings.len() {
-        let id = standings[start].competition_id.as_str();
-        let end = start
-            + standings[start..]
-                .iter()
-                .take_while(|s| s.competition_id == id)
-                .count();
-        let Some(competition) = competitions.get(id) else {
-            start = end;
+    for group in by_competition(standings) {
+        let Some(competition) = competitions.get(group[0].competition_id.as_str()) else {
             continue;
         };
-        let decimals = score_decimals(competition);
-        let mut group: Vec<SheetLine> = standings[start..end]
-            .iter()
-            .map(|s| {
-                let adjusted = handicap
-                    .get(&(s.competition_id.clone(), s.entrant.clone()))
-                    .copied();
-                SheetLine {
-                    competition_id: s.competition_id.clone(),
-                    date: competition.date,
-                    title: competition.title.clone(),
-                    club: competition.club.clone(),
-                    direction: s.direction.map(|d| d.to_string()),
-                    rank: s.rank,
-                    raw_rank: s.rank,
-                    entrant: s.entrant.clone(),
-                    names: names
-                        .get(&(s.competition_id.as_str(), s.entrant.as_str()))
-                        .cloned()
-                        .unwrap_or_default(),
-                    score: round_to(s.score, decimals),
-                    percent: s.percent.map(|p| round_to(p, 2)),
-                    boards_played: s.boards_played,
-                    vp: s.vp.map(|v| round_to(v, 2)),
-                    handicap_expected: adjusted.map(|a| round_to(a.0, 2)),
-                    handicap_result: adjusted.map(|a| round_to(a.1, 2)),
-                    score_decimals: decimals,
-                    house: s.house,
-                    rounds: s.rounds.clone(),
-                }
-            })
-            .collect();
-        let exact: Vec<Option<f64>> = standings[start..end]
-            .iter()
-            .map(|s| {
+        competition_lines(
+            competition,
+            group,
+            |s| {
+                names
+                    .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+                    .cloned()
+                    .unwrap_or_default()
+            },
+            |s| {
                 handicap
-                    .get(&(s.competition_id.clone(), s.entrant.clone()))
-                    .map(|a| a.1)
-            })
-            .collect();
-        if competition.handicap_event && exact.iter().all(Option::is_some) {
-            // Ranked by the adjusted result within each direction (or the whole field).
-            let mut keys: Vec<Option<String>> = group.iter().map(|l| l.direction.clone()).collect();
-            keys.sort();
-            keys.dedup();
-            for key in keys {
-                let members: Vec<usize> = (0..group.len())
-                    .filter(|&i| group[i].direction == key)
-                    .collect();
-                // Ranked on the exact results: two shown alike may still differ.
-                let values: Vec<f64> = members
-                    .iter()
-                    .map(|&i| exact.get(i).copied().flatten().unwrap_or(f64::NEG_INFINITY))
-                    .collect();
-                for (&i, rank) in members.iter().zip(shared_ranks(&values)) {
-                    group[i].rank = rank;
-                }
-            }
-        }
-        // N/S first, as the programs print a two-winner movement.
-        let line = |l: &SheetLine| l.direction.as_deref() == Some("EW");
-        group.sort_by(|a, b| {
-            line(a)
-                .cmp(&line(b))
-                .then(a.house.cmp(&b.house))
-                .then(a.rank.cmp(&b.rank))
-                .then(a.raw_rank.cmp(&b.raw_rank))
-                .then(a.entrant.cmp(&b.entrant))
-        });
-        out.extend(group);
-        start = end;
+                    .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+                    .copied()
+            },
+            &mut out,
+        );
     }
     out
+}
+
+/// The standings of each competition in turn (runs of one `competition_id`).
+pub fn by_competition(standings: &[Standing]) -> impl Iterator<Item = &[Standing]> {
+    standings.chunk_by(|a, b| a.competition_id == b.competition_id)
+}
+
+/// Appends to `out` the sheet's lines of one competition from its `standings`, by
+/// direction and rank; `names` gives an entrant's players' names and `handicap` its
+/// (expected, adjusted) result in a handicap tournament.
+pub fn competition_lines(
+    competition: &Competition,
+    standings: &[Standing],
+    names: impl Fn(&Standing) -> String,
+    handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
+    out: &mut Vec<SheetLine>,
+) {
+    let decimals = score_decimals(competition);
+    let adjusted: Vec<Option<(f64, f64)>> = standings.iter().map(&handicap).collect();
+    let mut group: Vec<SheetLine> = standings
+        .iter()
+        .zip(&adjusted)
+        .map(|(s, adjusted)| SheetLine {
+            competition_id: s.competition_id.clone(),
+            date: competition.date,
+            title: competition.title.clone(),
+            club: competition.club.clone(),
+            direction: s.direction.map(|d| d.to_string()),
+            rank: s.rank,
+            raw_rank: s.rank,
+            entrant: s.entrant.clone(),
+            names: names(s),
+            score: round_to(s.score, decimals),
+            percent: s.percent.map(|p| round_to(p, 2)),
+            boards_played: s.boards_played,
+            vp: s.vp.map(|v| round_to(v, 2)),
+            handicap_expected: adjusted.map(|a| round_to(a.0, 2)),
+            handicap_result: adjusted.map(|a| round_to(a.1, 2)),
+            score_decimals: decimals,
+            house: s.house,
+            rounds: s.rounds.clone(),
+        })
+        .collect();
+    let exact: Vec<Option<f64>> = adjusted.iter().map(|a| a.map(|a| a.1)).collect();
+    if competition.handicap_event && exact.iter().all(Option::is_some) {
+        // Ranked by the adjusted result within each direction (or the whole field).
+        let mut keys: Vec<Option<String>> = group.iter().map(|l| l.direction.clone()).collect();
+        keys.sort();
+        keys.dedup();
+        for key in keys {
+            let members: Vec<usize> = (0..group.len())
+                .filter(|&i| group[i].direction == key)
+                .collect();
+            // Ranked on the exact results: two shown alike may still differ.
+            let values: Vec<f64> = members
+                .iter()
+                .map(|&i| exact.get(i).copied().flatten().unwrap_or(f64::NEG_INFINITY))
+                .collect();
+            for (&i, rank) in members.iter().zip(shared_ranks(&values)) {
+                group[i].rank = rank;
+            }
+        }
+    }
+    // N/S first, as the programs print a two-winner movement.
+    let line = |l: &SheetLine| l.direction.as_deref() == Some("EW");
+    group.sort_by(|a, b| {
+        line(a)
+            .cmp(&line(b))
+            .then(a.house.cmp(&b.house))
+            .then(a.rank.cmp(&b.rank))
+            .then(a.raw_rank.cmp(&b.raw_rank))
+            .then(a.entrant.cmp(&b.entrant))
+    });
+    out.extend(group);
 }
 
 /// `standings.csv`.
 pub fn frame(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
     FrameBuilder::new(lines.len())
-        .map("competition_id", lines, |l| l.competition_id.clone())
+        .column(
+            "competition_id",
+            lines
+                .iter()
+                .map(|l| l.competition_id.as_str())
+                .collect::<Vec<_>>(),
+        )
         .date("date", lines.iter().map(|l| Some(l.date)).collect())?
-        .map("title", lines, |l| l.title.clone())
-        .map("club", lines, |l| l.club.clone())
-        .map("direction", lines, |l| l.direction.clone())
+        .column(
+            "title",
+            lines.iter().map(|l| l.title.as_deref()).collect::<Vec<_>>(),
+        )
+        .column(
+            "club",
+            lines.iter().map(|l| l.club.as_deref()).collect::<Vec<_>>(),
+        )
+        .column(
+            "direction",
+            lines
+                .iter()
+                .map(|l| l.direction.as_deref())
+                .collect::<Vec<_>>(),
+        )
         .map("rank", lines, |l| (!l.house).then_some(l.rank as i32))
-        .map("entrant", lines, |l| l.entrant.clone())
-        .map("names", lines, |l| l.names.clone())
+        .column(
+            "entrant",
+            lines.iter().map(|l| l.entrant.as_str()).collect::<Vec<_>>(),
+        )
+        .column(
+            "names",
+            lines.iter().map(|l| l.names.as_str()).collect::<Vec<_>>(),
+        )
         .map("score", lines, |l| l.score)
         .map("percent", lines, |l| l.percent)
         .map("boards_played", lines, |l| l.boards_played as i32)
@@ -245,6 +333,14 @@ pub fn frame(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
 /// order, with the VPs the pair has after the round; `None` when no competition has
 /// rounds.
 pub fn rounds_frame(lines: &[SheetLine]) -> PolarsResult<Option<DataFrame>> {
+    if lines.iter().all(|l| l.rounds.is_empty()) {
+        return Ok(None);
+    }
+    rounds_rows(lines).map(Some)
+}
+
+/// The lines of `rounds.csv` for `lines` (none when no line has rounds).
+pub fn rounds_rows(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
     struct Row<'a> {
         line: &'a SheetLine,
         round: &'a MatchLine,
@@ -262,35 +358,78 @@ pub fn rounds_frame(lines: &[SheetLine]) -> PolarsResult<Option<DataFrame>> {
             });
         }
     }
-    if rows.is_empty() {
-        return Ok(None);
-    }
     FrameBuilder::new(rows.len())
-        .map("competition_id", &rows, |r| r.line.competition_id.clone())
-        .map("entrant", &rows, |r| r.line.entrant.clone())
-        .map("names", &rows, |r| r.line.names.clone())
+        .column(
+            "competition_id",
+            rows.iter()
+                .map(|r| r.line.competition_id.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .column(
+            "entrant",
+            rows.iter()
+                .map(|r| r.line.entrant.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .column(
+            "names",
+            rows.iter()
+                .map(|r| r.line.names.as_str())
+                .collect::<Vec<_>>(),
+        )
         .map("round", &rows, |r| r.round.round as i32)
-        .map("opponent", &rows, |r| r.round.opponent.clone())
+        .column(
+            "opponent",
+            rows.iter()
+                .map(|r| r.round.opponent.as_str())
+                .collect::<Vec<_>>(),
+        )
         .map("boards", &rows, |r| r.round.boards as i32)
         .map("imps", &rows, |r| r.round.imps)
         .map("margin", &rows, |r| r.round.margin)
         .map("vp", &rows, |r| r.round.vp)
         .map("total_vp", &rows, |r| r.total)
         .build()
-        .map(Some)
 }
 
 fn cell(value: Option<f64>, decimals: usize) -> String {
-    value.map(|v| format!("{v:.decimals$}")).unwrap_or_default()
+    Cell(value, decimals).to_string()
+}
+
+/// A number printed with `.1` decimals, or nothing: [`cell`] without the string.
+struct Cell(Option<f64>, usize);
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{v:.decimals$}", decimals = self.1),
+            None => Ok(()),
+        }
+    }
 }
 
 /// `results.html`: one table per competition (per direction with two winners).
 pub fn html(lines: &[SheetLine]) -> String {
-    let mut h = String::new();
-    let _ = write!(
-        h,
+    let mut h = html_start();
+    html_tables(&mut h, lines);
+    h.push_str(HTML_END);
+    h
+}
+
+/// The start of `results.html`, before the first competition's table.
+pub fn html_start() -> String {
+    format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Results</title><style>{STYLE}</style></head><body><h1>Results</h1>"
-    );
+    )
+}
+
+/// The end of `results.html`, after the last competition's table.
+pub const HTML_END: &str = "</body></html>\n";
+
+/// Appends the tables of `lines` to `h`: one per competition (per direction with two
+/// winners). `lines` must hold whole competitions, so that the page can be written a
+/// batch of competitions at a time.
+pub fn html_tables(h: &mut String, lines: &[SheetLine]) {
     let mut start = 0;
     while start < lines.len() {
         let first = &lines[start];
@@ -334,36 +473,36 @@ pub fn html(lines: &[SheetLine]) -> String {
         }
         h.push_str("</tr>");
         for l in group {
-            let rank = if l.house {
-                "house".to_string()
+            h.push_str("<tr><td class=n>");
+            if l.house {
+                h.push_str("house");
             } else {
-                l.rank.to_string()
-            };
+                let _ = write!(h, "{}", l.rank);
+            }
             let _ = write!(
                 h,
-                "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td>",
-                rank,
+                "</td><td>{}</td><td>{}</td><td class=n>{}</td>",
                 escape(&l.entrant),
                 escape(&l.names),
-                cell(Some(l.score), l.score_decimals)
+                Cell(Some(l.score), l.score_decimals)
             );
             if percent {
-                let _ = write!(h, "<td class=n>{}</td>", cell(l.percent, 2));
+                let _ = write!(h, "<td class=n>{}</td>", Cell(l.percent, 2));
             }
             if vp {
-                let _ = write!(h, "<td class=n>{}</td>", cell(l.vp, 2));
+                let _ = write!(h, "<td class=n>{}</td>", Cell(l.vp, 2));
             }
             let _ = write!(h, "<td class=n>{}</td>", l.boards_played);
             if handicap {
                 let _ = write!(
                     h,
                     "<td class=n>{}</td><td class=n>{}</td><td class=n>{}</td>",
-                    cell(
+                    Cell(
                         l.handicap_expected
                             .map(|e| e + if percent { 50.0 } else { 0.0 }),
                         2
                     ),
-                    cell(l.handicap_result, 2),
+                    Cell(l.handicap_result, 2),
                     l.raw_rank
                 );
             }
@@ -371,15 +510,13 @@ pub fn html(lines: &[SheetLine]) -> String {
         }
         h.push_str("</table>");
         if group.iter().any(|l| !l.rounds.is_empty()) {
-            rounds_table(&mut h, group);
+            rounds_table(h, group);
         }
         if handicap {
             h.push_str("<p class=note>A handicap tournament: ranked by the handicap result (the result minus the result expected from the pair's playing handicap; percentage points for matchpoints, IMPs per board for IMPs). Raw rank: the rank on the score alone.</p>");
         }
         start = end;
     }
-    h.push_str("</body></html>\n");
-    h
 }
 
 /// A Swiss pairs event's matches: a line per round for each pair, with its VPs so far.
@@ -489,6 +626,20 @@ mod tests {
         assert_eq!(round_to(-2.5, 0), -3.0);
         assert_eq!(round_to(20.55, 1), 20.6);
         assert_eq!(round_to(65.476_19, 2), 65.48);
+    }
+
+    #[test]
+    fn names_are_printed_then_members_then_numbers() {
+        let members: HashMap<i64, &str> = [(7, "Åsa Ödman"), (8, "Bo Ek")].into();
+        let mut e = Entrant::new("c1", "3");
+        e.players = [Some(7), Some(9), None, Some(8)];
+        e.names = [None, None, Some("Guest".into()), Some("B. Ek".into())];
+        // Slot 1 the member's name, 2 a number not in the list, 3 a printed guest, 4
+        // the printed name before the member's.
+        assert_eq!(names_of(&e, &members), "Åsa Ödman – #9 – Guest – B. Ek");
+        e.players = [None, Some(8), None, None];
+        e.names = [Some(String::new()), None, None, None];
+        assert_eq!(names_of(&e, &members), " – Bo Ek");
     }
 
     #[test]
