@@ -313,6 +313,7 @@ pub fn run_source(
         previous.as_ref(),
         progress,
         &known,
+        &known,
     )?;
     run.ok_or_else(|| Error::Config("a run over every competition found one unread".to_owned()))
 }
@@ -324,6 +325,11 @@ pub fn run_source(
 /// rows and checks are per competition); the run continues the previous one after
 /// them. `None` when the run has to replay from the start after all (a changed member,
 /// a state another version wrote): the caller then reads everything and runs again.
+///
+/// `vouched` holds the content hashes (by id) the index vouches for of competitions
+/// whose rows the run does read: they are read, checked and scored as any, but not
+/// hashed again (the index's hash was taken by the same reader of the same bytes).
+#[allow(clippy::too_many_arguments)]
 pub fn run_source_known(
     head: &Dataset,
     rows: competition::EntrantRows<'_>,
@@ -332,10 +338,11 @@ pub fn run_source_known(
     previous: Option<&PreviousRun>,
     progress: &dyn Progress,
     known: &ledger::Known,
+    vouched: &ledger::Known,
 ) -> Result<Option<RunOutput>> {
     let started = Instant::now();
     let run = Run::new(head, settings, previous, progress)?;
-    let Some(mut scored) = run.read_and_score(rows, boards, known)? else {
+    let Some(mut scored) = run.read_and_score(rows, boards, known, vouched)? else {
         return Ok(None);
     };
     let replayed = run.replay(&mut scored)?;
@@ -379,6 +386,8 @@ struct FirstPass<'i, 'c, 'r> {
     in_scope: &'i (dyn Fn(usize) -> bool + Sync),
     prepare: &'i passes::PrepareOne<'i, prepare::OneCompetition>,
     known: &'i ledger::Known,
+    /// Hashes from the index of competitions whose rows are read (not hashed again).
+    vouched: &'i ledger::Known,
 }
 
 /// Where the replay starts, once the previous run's ledger is compared with the
@@ -463,6 +472,7 @@ impl<'a> Run<'a> {
         rows: competition::EntrantRows<'_>,
         boards: &mut dyn BoardSource,
         known: &ledger::Known,
+        vouched: &ledger::Known,
     ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
         let prepare = |at: usize, rows: &[&BoardResult]| self.prepare(&index, at, rows);
@@ -477,6 +487,7 @@ impl<'a> Run<'a> {
             in_scope: &first_scope,
             prepare: &prepare,
             known,
+            vouched,
         };
         let mut quarantine = self.first_pass(&mut collected, boards, &first, one_pass)?;
         let advance = |n| self.progress.advance(n);
@@ -545,6 +556,7 @@ impl<'a> Run<'a> {
         let label = if one_pass { "scoring" } else { "hashing" };
         self.progress.start(label, first.index.order.len() as u64);
         let advance = |n| self.progress.advance(n);
+        collected.vouch(first.index, first.vouched);
         collected.read(
             boards,
             first.index,

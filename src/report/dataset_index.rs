@@ -451,6 +451,72 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
     }
 }
 
+/// The dataset's index as a run finds it: checked against the data files once, and
+/// used twice: by a continued run to choose the months it reads ([`reading_plan`]),
+/// and by every run for the hashes of the competitions whose rows it reads
+/// ([`Checked::vouched`]).
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The index, or why it cannot be used.
+    pub index: std::result::Result<DatasetIndex, String>,
+    /// Whether every covered table is in month partitions (else no index can exist,
+    /// and there is nothing to tell the user).
+    partitioned: bool,
+    /// Whether the index file exists (to tell a stale index from none).
+    present: bool,
+    /// Time spent checking it (hashing the data files' bytes).
+    pub took: std::time::Duration,
+}
+
+/// Loads the index of `dir` and checks it against the data files ([`load_checked`]).
+pub fn check(dir: &Path) -> Result<Checked> {
+    let started = std::time::Instant::now();
+    let index = load_checked(dir)?;
+    let partitioned = index.is_ok() || partitioned(dir)?;
+    Ok(Checked {
+        index,
+        partitioned,
+        present: dir.join(FILE).exists(),
+        took: started.elapsed(),
+    })
+}
+
+impl Checked {
+    /// The content hashes the index vouches for, by id: those of the competitions it
+    /// lists once, with a hash. A competition listed in two months (its rows spread
+    /// over both) or without a hash (the reader left it out) is hashed by the run.
+    pub fn vouched(&self) -> ledger::Known {
+        let Ok(index) = &self.index else {
+            return ledger::Known::default();
+        };
+        let mut listed: rustc_hash::FxHashMap<&str, Option<&String>> =
+            rustc_hash::FxHashMap::default();
+        listed.reserve(index.competitions.len());
+        for c in &index.competitions {
+            listed
+                .entry(c.competition_id.as_str())
+                .and_modify(|hash| *hash = None)
+                .or_insert(c.sha256.as_ref());
+        }
+        listed
+            .into_iter()
+            .filter_map(|(id, hash)| Some((id.to_owned(), hash?.clone())))
+            .collect()
+    }
+
+    /// The note for a user whose index exists but cannot be used (a stale or damaged
+    /// file), saying what the run does instead; `None` when it is used or absent.
+    pub fn stale_note(&self, dir: &Path) -> Option<String> {
+        let why = self.index.as_ref().err()?;
+        (self.present && self.partitioned).then(|| {
+            format!(
+                "note: {why}, so every competition's rows are hashed for the ledger; `bridgehcp index {}` writes the index again",
+                dir.display()
+            )
+        })
+    }
+}
+
 /// What a continued run reads ([`reading_plan`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reading {
@@ -466,23 +532,24 @@ pub enum Reading {
     Whole(Option<String>),
 }
 
-/// What a run continuing `previous` on the dataset in `dir` reads: only the months the
-/// index shows something new in, when the index matches the data files and the
-/// previous run's ledger; everything otherwise.
+/// What a run continuing `previous` on the dataset in `dir` reads, with its index
+/// `checked`: only the months the index shows something new in, when the index matches
+/// the data files and the previous run's ledger; everything otherwise.
 pub fn reading_plan(
     dir: &Path,
+    checked: &Checked,
     previous: &crate::pipeline::PreviousRun,
     until: Option<chrono::NaiveDate>,
-) -> Result<Reading> {
-    let index = match load_checked(dir)? {
+) -> Reading {
+    let index = match &checked.index {
         Ok(index) => index,
         // A table in one file or in CSV cannot have an index: nothing to say.
-        Err(_) if !partitioned(dir)? => return Ok(Reading::Whole(None)),
+        Err(_) if !checked.partitioned => return Reading::Whole(None),
         Err(why) => {
-            return Ok(Reading::Whole(Some(format!(
+            return Reading::Whole(Some(format!(
                 "note: {why}, so every competition is read and hashed to compare with the state; `bridgehcp index {}` writes the index",
                 dir.display()
-            ))))
+            )))
         }
     };
     let through = previous
@@ -496,7 +563,7 @@ pub fn reading_plan(
         through,
         until,
     );
-    Ok(match plan {
+    match plan {
         ledger::ReadPlan::Months { months, known } => Reading::Months {
             months,
             known,
@@ -508,5 +575,5 @@ pub fn reading_plan(
                 .len(),
         },
         ledger::ReadPlan::Whole(_) => Reading::Whole(None),
-    })
+    }
 }
