@@ -577,3 +577,68 @@ pub fn reading_plan(
         ledger::ReadPlan::Whole(_) => Reading::Whole(None),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(id: &str, month: &str, hash: Option<&str>) -> Indexed {
+        Indexed {
+            competition_id: id.into(),
+            month: month.into(),
+            date: chrono::NaiveDate::from_ymd_opt(2026, 1, 5).unwrap_or_default(),
+            session: 1,
+            sha256: hash.map(str::to_owned),
+            entrants: 4,
+            results: 4,
+            boards: 0,
+        }
+    }
+
+    /// Only a competition listed once, with a hash, is vouched for: one whose rows lie
+    /// in two months (listed in both) or that the reader left out is hashed by the run.
+    #[test]
+    fn the_index_vouches_for_competitions_listed_once_with_a_hash() {
+        let checked = Checked {
+            index: Ok(DatasetIndex {
+                files: Vec::new(),
+                competitions: vec![
+                    listed("a", "2026-01", Some("ha")),
+                    listed("b", "2026-01", Some("hb")),
+                    listed("b", "2026-02", None),
+                    listed("c", "2026-01", None),
+                    listed("d", "2026-02", Some("hd")),
+                    listed("d", "2026-03", Some("hd")),
+                ],
+            }),
+            partitioned: true,
+            present: true,
+            took: std::time::Duration::ZERO,
+        };
+        let vouched = checked.vouched();
+        assert_eq!(vouched.len(), 1);
+        assert_eq!(vouched.get("a").map(String::as_str), Some("ha"));
+        assert_eq!(checked.stale_note(Path::new("fed")), None);
+
+        let stale = Checked {
+            index: Err("boards/month=2026-01/part-0.parquet is not the file".into()),
+            ..checked.clone()
+        };
+        assert!(stale.vouched().is_empty());
+        assert_eq!(
+            stale.stale_note(Path::new("fed")).as_deref(),
+            Some("note: boards/month=2026-01/part-0.parquet is not the file, so every competition's rows are hashed for the ledger; `bridgehcp index fed` writes the index again")
+        );
+        // No index file, or a layout that cannot have one: nothing to say.
+        let absent = Checked {
+            present: false,
+            ..stale.clone()
+        };
+        assert_eq!(absent.stale_note(Path::new("fed")), None);
+        let single = Checked {
+            partitioned: false,
+            ..stale
+        };
+        assert_eq!(single.stale_note(Path::new("fed")), None);
+    }
+}
