@@ -526,8 +526,8 @@ fn continue_from_index(
             return Ok(None);
         }
     };
+    let vouched = checked.vouched_in(Some(&months));
     let partitions = crate::import::table::Partitions::Rows(months.clone());
-    let vouched = checked.vouched();
     let read = Read {
         partitions: &partitions,
         known: &known,

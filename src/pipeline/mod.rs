@@ -26,7 +26,7 @@ pub mod state;
 pub mod state_io;
 pub mod units;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
@@ -259,7 +259,7 @@ fn through_key(through: &AppliedThrough) -> Key<'_> {
 /// giving each one's status by id.
 fn view(
     competitions: &[&Competition],
-    hashes: &HashMap<String, String>,
+    hashes: &[Option<String>],
     reader_quarantined: &[ledger::Entry],
     until: Option<NaiveDate>,
     upto: Key,
@@ -267,12 +267,13 @@ fn view(
 ) -> Vec<ledger::Entry> {
     let mut entries: Vec<ledger::Entry> = competitions
         .iter()
-        .filter(|c| until.is_none_or(|u| c.date <= u) && c.order_key() <= upto)
-        .map(|c| ledger::Entry {
+        .zip(hashes)
+        .filter(|(c, _)| until.is_none_or(|u| c.date <= u) && c.order_key() <= upto)
+        .map(|(c, hash)| ledger::Entry {
             competition_id: c.competition_id.clone(),
             date: c.date,
             session: c.session,
-            sha256: hashes.get(&c.competition_id).cloned(),
+            sha256: hash.clone(),
             status: status(&c.competition_id),
         })
         .chain(
@@ -491,7 +492,7 @@ impl<'a> Run<'a> {
         };
         let mut quarantine = self.first_pass(&mut collected, boards, &first, one_pass)?;
         let advance = |n| self.progress.advance(n);
-        let seen = Seen::of(self.head, &index, &collected, &quarantine);
+        let seen = Seen::of(self.head, &index, &mut collected, &quarantine);
         let start = self.reconcile(&seen)?;
         if !known.is_empty() && start.replayed.is_some() {
             return Ok(None);
@@ -653,7 +654,8 @@ struct Seen<'a> {
     /// Places (in replay order) of the competitions no reader or check left out.
     live: Vec<usize>,
     competitions: Vec<&'a Competition>,
-    hashes: HashMap<String, String>,
+    /// The content hash of each of `competitions`, in their order.
+    hashes: Vec<Option<String>>,
     dataset_sha256: String,
     reader_quarantined: Vec<ledger::Entry>,
 }
@@ -662,24 +664,25 @@ impl<'a> Seen<'a> {
     fn of(
         head: &Dataset,
         index: &competition::Index<'a, '_>,
-        collected: &Collected<prepare::OneCompetition>,
+        collected: &mut Collected<prepare::OneCompetition>,
         quarantine: &Quarantine,
     ) -> Self {
         let live: Vec<usize> = (0..index.order.len())
             .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
             .collect();
-        let hashes: HashMap<String, String> = live
+        // The hashes are taken out: the passes after this one do not hash.
+        let hashes: Vec<Option<String>> =
+            live.iter().map(|&at| collected.hashes[at].take()).collect();
+        let competitions: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
+        let pairs = competitions
             .iter()
-            .filter_map(|&at| {
-                let hash = collected.hashes[at].clone()?;
-                Some((index.order[at].competition_id.clone(), hash))
-            })
-            .collect();
+            .zip(&hashes)
+            .filter_map(|(c, hash)| Some((c.competition_id.as_str(), hash.as_deref()?)));
         let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
         Seen {
-            competitions: live.iter().map(|&at| index.order[at]).collect(),
+            dataset_sha256: ledger::members_and_hashes(&head.members, pairs.collect()),
+            competitions,
             live,
-            dataset_sha256: ledger::members_and_competitions_hash(&head.members, &hashes),
             hashes,
             reader_quarantined: ledger::quarantined_entries(&items),
         }
@@ -815,7 +818,8 @@ impl<'a> Run<'a> {
         let Some(through) = &replayed.applied_through else {
             return Vec::new();
         };
-        let mut status: HashMap<&str, ledger::Status> = HashMap::new();
+        let mut status: rustc_hash::FxHashMap<&str, ledger::Status> =
+            rustc_hash::FxHashMap::default();
         for entry in self.previous.iter().flat_map(|p| &p.ledger) {
             status.insert(&entry.competition_id, entry.status);
         }

@@ -486,13 +486,33 @@ impl Checked {
     /// lists once, with a hash. A competition listed in two months (its rows spread
     /// over both) or without a hash (the reader left it out) is hashed by the run.
     pub fn vouched(&self) -> ledger::Known {
+        self.vouched_in(None)
+    }
+
+    /// [`Checked::vouched`] for the competitions of `months` only (all when `None`):
+    /// a run that reads some months needs no more.
+    pub fn vouched_in(&self, months: Option<&BTreeSet<String>>) -> ledger::Known {
         let Ok(index) = &self.index else {
             return ledger::Known::default();
         };
         let mut listed: rustc_hash::FxHashMap<&str, Option<&String>> =
             rustc_hash::FxHashMap::default();
-        listed.reserve(index.competitions.len());
-        for c in &index.competitions {
+        // A competition listed in a month read and in one not read is listed twice:
+        // every listing counts, so that it is not vouched for.
+        let in_months: Option<rustc_hash::FxHashSet<&str>> = months.map(|months| {
+            index
+                .competitions
+                .iter()
+                .filter(|c| months.contains(&c.month))
+                .map(|c| c.competition_id.as_str())
+                .collect()
+        });
+        let counted = |c: &&Indexed| {
+            in_months
+                .as_ref()
+                .is_none_or(|ids| ids.contains(c.competition_id.as_str()))
+        };
+        for c in index.competitions.iter().filter(counted) {
             listed
                 .entry(c.competition_id.as_str())
                 .and_modify(|hash| *hash = None)
@@ -619,6 +639,12 @@ mod tests {
         assert_eq!(vouched.len(), 1);
         assert_eq!(vouched.get("a").map(String::as_str), Some("ha"));
         assert_eq!(checked.stale_note(Path::new("fed")), None);
+        // The months a run reads: their competitions, listed once in the whole index.
+        let march = BTreeSet::from(["2026-03".to_owned()]);
+        assert!(checked.vouched_in(Some(&march)).is_empty());
+        let january = BTreeSet::from(["2026-01".to_owned()]);
+        let vouched = checked.vouched_in(Some(&january));
+        assert_eq!(vouched.keys().collect::<Vec<_>>(), ["a"]);
 
         let stale = Checked {
             index: Err("boards/month=2026-01/part-0.parquet is not the file".into()),
