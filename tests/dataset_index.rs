@@ -474,3 +474,44 @@ fn a_run_takes_the_hashes_the_index_vouches_for() {
         dataset_hash(&hashed)
     );
 }
+
+/// A writer refreshing the index of the next version takes the digests of the files
+/// it kept (hard links) from the version before's index, but not of a file edited in
+/// place after that index was written: the refreshed index still matches its files.
+#[test]
+fn a_refreshed_index_hashes_again_a_kept_file_edited_since() {
+    use bridgehcp::report::dataset_index;
+    let tmp = tempfile::tempdir().unwrap();
+    let (fed, _) = partitioned(tmp.path());
+    let before = dataset_index::load_checked(&fed).unwrap().unwrap();
+
+    let next = tmp.path().join("next");
+    std::fs::create_dir(&next).unwrap();
+    let no_index = |relative: &Path| relative == Path::new(FILE);
+    bridgehcp::report::dataset_commit::link_tree(&fed, &next, &no_index).unwrap();
+    dataset_index::refresh(&next, &fed).unwrap();
+    assert_eq!(dataset_index::load_checked(&next).unwrap().unwrap(), before);
+
+    // One bit of the writer's name flipped in a kept file, through its other link.
+    let month = std::fs::read_dir(fed.join("boards"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap();
+    let file = month.join("part-0.parquet");
+    let mut bytes = read(&file);
+    let at = bytes.windows(6).rposition(|w| w == b"Polars").unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
+        .unwrap();
+    let kept = next.join(file.strip_prefix(&fed).unwrap());
+    assert!(read(&kept) == bytes, "the same file under both names");
+    dataset_index::refresh(&next, &fed).unwrap();
+    let refreshed = dataset_index::load_checked(&next).unwrap().unwrap();
+    assert_ne!(refreshed.files, before.files);
+    assert_eq!(refreshed.competitions, before.competitions);
+}

@@ -75,9 +75,55 @@ fn file_digest(dir: &Path, path: &Path) -> Result<IndexedFile> {
     })
 }
 
+/// Digests a writer may take over without hashing the file again: those of the files
+/// of the dataset version before (`folder`, its index `index`) that are the same file
+/// (hard-linked into the next version) and were not modified after that index was
+/// written (see [`refresh`]).
+struct Linked<'a> {
+    folder: &'a Path,
+    index: &'a DatasetIndex,
+    /// When the previous index was last modified.
+    written: std::time::SystemTime,
+}
+
+impl Linked<'_> {
+    /// The digest of `path` (below `dir`) from the previous index, when it is the very
+    /// file the index was built from.
+    fn digest(&self, dir: &Path, path: &Path) -> Option<IndexedFile> {
+        let relative = relative(dir, path);
+        let recorded = self.index.files.iter().find(|f| f.path == relative)?;
+        let here = std::fs::metadata(path).ok()?;
+        let before = std::fs::metadata(self.folder.join(&relative)).ok()?;
+        let same_file = same_file(&here, &before);
+        let untouched = here.modified().ok()? <= self.written;
+        (same_file && untouched && here.len() == recorded.bytes).then(|| recorded.clone())
+    }
+}
+
+/// Whether two metadata are of one file (hard links to it).
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Elsewhere a kept file is always hashed again.
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
+}
+
 /// The covered data files of `dir` with their digests, or why the layout has no index
 /// (a table in one file, not in month partitions).
 fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)>, String>> {
+    digests_reusing(dir, None)
+}
+
+/// [`digests`], taking over `linked`'s digests of the files it vouches for.
+fn digests_reusing(
+    dir: &Path,
+    linked: Option<&Linked<'_>>,
+) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)>, String>> {
     let files: Vec<DataFile> = data_files(dir)?.into_iter().filter(covered).collect();
     if let Some(file) = files.iter().find(|f| f.month.is_none()) {
         return Ok(Err(format!(
@@ -87,7 +133,12 @@ fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)
     }
     let digests: Vec<Result<IndexedFile>> = files
         .par_iter()
-        .map(|file| file_digest(dir, &file.path))
+        .map(
+            |file| match linked.and_then(|l| l.digest(dir, &file.path)) {
+                Some(digest) => Ok(digest),
+                None => file_digest(dir, &file.path),
+            },
+        )
         .collect();
     let digests = digests.into_iter().collect::<Result<Vec<_>>>()?;
     Ok(Ok(files.into_iter().zip(digests).collect()))
@@ -149,7 +200,16 @@ pub fn build(dir: &Path, previous: Option<&DatasetIndex>) -> Result<DatasetIndex
 
 /// [`build`], or `None` when a table is not in month partitions.
 fn build_checked(dir: &Path, previous: Option<&DatasetIndex>) -> Result<Option<DatasetIndex>> {
-    let Ok(on_disk) = digests(dir)? else {
+    build_reusing(dir, previous, None)
+}
+
+/// [`build_checked`], taking the digests of the files `linked` vouches for from it.
+fn build_reusing(
+    dir: &Path,
+    previous: Option<&DatasetIndex>,
+    linked: Option<&Linked<'_>>,
+) -> Result<Option<DatasetIndex>> {
+    let Ok(on_disk) = digests_reusing(dir, linked)? else {
         return Ok(None);
     };
     let mut months: BTreeMap<String, Vec<&IndexedFile>> = BTreeMap::new();
@@ -432,6 +492,13 @@ pub fn reindex(dir: &Path) -> Result<usize> {
 /// Brings the index of `staging` (the next version of a dataset, being written) up to
 /// date with its files, reusing the months of `previous`'s index (the version before)
 /// whose files it still has; a layout that cannot be indexed gets no index.
+///
+/// The files the next version keeps are hard links to the version before's. Hashing
+/// them again would make a writer that adds a month at a time (`sample --by-month`)
+/// hash the whole history every month; so a kept file's digest is taken from the
+/// previous index when it is the same file (device and inode) and was not modified
+/// after that index was written (the writer writes the index after the data, in the
+/// same commit). A file edited in place since, or copied over, is hashed again.
 pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
     let path = previous.join(FILE);
     let before = if path.exists() {
@@ -439,7 +506,13 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
     } else {
         None
     };
-    match build_checked(staging, before.as_ref())? {
+    let written = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let linked = before.as_ref().zip(written).map(|(index, written)| Linked {
+        folder: previous,
+        index,
+        written,
+    });
+    match build_reusing(staging, before.as_ref(), linked.as_ref())? {
         Some(index) => write(staging, &index),
         None => {
             let stale = staging.join(FILE);
