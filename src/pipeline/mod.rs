@@ -217,7 +217,9 @@ pub struct RunSummary {
     /// Time spent reading the dataset: its board rows (measured here) and the other
     /// tables (added by the caller that read them).
     pub reading: Duration,
-    /// Time spent hashing the dataset's competitions (the ledger and the manifest).
+    /// Time spent on the dataset's content hashes (the ledger and the manifest):
+    /// hashing the competitions the dataset's index does not vouch for, and (added by
+    /// the caller that checked it) checking the index against the data files' bytes.
     pub hashing: Duration,
     /// Time spent scoring and preparing the competitions.
     pub scoring: Duration,
