@@ -368,3 +368,150 @@ fn a_dataset_in_single_files_is_hashed_without_a_note() {
     assert!(!stdout.contains("index showed"), "{stdout}");
     assert!(!note.contains(FILE), "{note}");
 }
+
+/// `run.json`'s dataset hash (`inputs.data.sha256`).
+fn dataset_hash(out: &Path) -> String {
+    let manifest: serde_json::Value = serde_json::from_slice(&read(&out.join("run.json"))).unwrap();
+    manifest["inputs"]["data"]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Each competition's hash in `applied.parquet`, by id.
+fn ledger_hashes(out: &Path) -> std::collections::BTreeMap<String, String> {
+    use bridgehcp::report::columns::{read_parquet, strs};
+    let path = out.join("applied.parquet");
+    let df = read_parquet(&path).unwrap();
+    let ids = strs(&df, &path, "competition_id").unwrap();
+    let hashes = strs(&df, &path, "sha256").unwrap();
+    ids.into_iter()
+        .zip(hashes)
+        .filter_map(|(id, hash)| Some((id?, hash?)))
+        .collect()
+}
+
+/// A run from scratch on a dataset whose index matches its files takes the
+/// competitions' hashes from the index instead of hashing their rows again: the same
+/// ledger and dataset hash as a run that hashes every row (no index, or one a flipped
+/// byte made stale, which the run says), and, to show where the hash comes from, the
+/// hash an index vouches for is the one the ledger records.
+#[test]
+fn a_run_takes_the_hashes_the_index_vouches_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, months) = federation(dir);
+    let plain = dir.join("plain");
+    copy_without_index(&fed, &plain);
+
+    let (_, note) = run(dir, &fed, "indexed", &[]);
+    assert!(!note.contains("note:"), "{note}");
+    let (_, note) = run(dir, &plain, "hashed", &[]);
+    assert!(!note.contains("note:"), "{note}");
+    let (indexed, hashed) = (dir.join("indexed"), dir.join("hashed"));
+    same_outputs(&indexed, &hashed);
+    assert!(read(&indexed.join("applied.parquet")) == read(&hashed.join("applied.parquet")));
+    assert_eq!(dataset_hash(&indexed), dataset_hash(&hashed));
+    assert_eq!(dataset_hash(&indexed).len(), 64);
+    let applied = ledger_hashes(&indexed);
+    assert!(applied.len() > 20, "{}", applied.len());
+
+    // One bit of the writer's name in a boards file's footer flipped: the rows read
+    // the same, but the index no longer vouches for the file; the run says so and
+    // hashes every competition, to the same ledger.
+    let stale = dir.join("stale");
+    copy_without_index(&fed, &stale);
+    std::fs::copy(fed.join(FILE), stale.join(FILE)).unwrap();
+    let relative = format!("boards/month={}/part-0.parquet", months[1]);
+    let file = stale.join(&relative);
+    let mut bytes = read(&file);
+    let at = bytes
+        .windows(6)
+        .rposition(|w| w == b"Polars")
+        .expect("the writer's name in the footer");
+    bytes[at] ^= 0x20;
+    std::fs::write(&file, &bytes).unwrap();
+    let (_, note) = run(dir, &stale, "stale-out", &[]);
+    assert!(
+        note.contains(&format!(
+            "note: {relative} is not the file competition_index.parquet was built from, so every competition's rows are hashed for the ledger"
+        )),
+        "{note}"
+    );
+    let stale_out = dir.join("stale-out");
+    same_outputs(&indexed, &stale_out);
+    assert_eq!(dataset_hash(&stale_out), dataset_hash(&hashed));
+
+    // An index whose files match but which says another hash for one competition:
+    // the run records the index's hash, so it did not hash that competition's rows.
+    use bridgehcp::report::dataset_index;
+    let vouching = dir.join("vouching");
+    copy_without_index(&fed, &vouching);
+    let mut index = dataset_index::load_checked(&fed).unwrap().unwrap();
+    let (id, real) = applied.iter().next().unwrap();
+    let listed = index
+        .competitions
+        .iter_mut()
+        .find(|c| &c.competition_id == id)
+        .unwrap();
+    assert_eq!(listed.sha256.as_ref(), Some(real));
+    let vouched = "ab".repeat(32);
+    listed.sha256 = Some(vouched.clone());
+    dataset_index::write(&vouching, &index).unwrap();
+    run(dir, &vouching, "vouched-out", &[]);
+    let taken = ledger_hashes(&dir.join("vouched-out"));
+    assert_eq!(taken[id], vouched);
+    assert_eq!(taken.len(), applied.len());
+    assert_eq!(
+        taken
+            .iter()
+            .filter(|(other, hash)| applied[*other] != **hash)
+            .count(),
+        1
+    );
+    assert_ne!(
+        dataset_hash(&dir.join("vouched-out")),
+        dataset_hash(&hashed)
+    );
+}
+
+/// A writer refreshing the index of the next version takes the digests of the files
+/// it kept (hard links) from the version before's index, but not of a file edited in
+/// place after that index was written: the refreshed index still matches its files.
+#[test]
+fn a_refreshed_index_hashes_again_a_kept_file_edited_since() {
+    use bridgehcp::report::dataset_index;
+    let tmp = tempfile::tempdir().unwrap();
+    let (fed, _) = partitioned(tmp.path());
+    let before = dataset_index::load_checked(&fed).unwrap().unwrap();
+
+    let next = tmp.path().join("next");
+    std::fs::create_dir(&next).unwrap();
+    let no_index = |relative: &Path| relative == Path::new(FILE);
+    bridgehcp::report::dataset_commit::link_tree(&fed, &next, &no_index).unwrap();
+    dataset_index::refresh(&next, &fed).unwrap();
+    assert_eq!(dataset_index::load_checked(&next).unwrap().unwrap(), before);
+
+    // One bit of the writer's name flipped in a kept file, through its other link.
+    let month = std::fs::read_dir(fed.join("boards"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .next()
+        .unwrap();
+    let file = month.join("part-0.parquet");
+    let mut bytes = read(&file);
+    let at = bytes.windows(6).rposition(|w| w == b"Polars").unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
+        .unwrap();
+    let kept = next.join(file.strip_prefix(&fed).unwrap());
+    assert!(read(&kept) == bytes, "the same file under both names");
+    dataset_index::refresh(&next, &fed).unwrap();
+    let refreshed = dataset_index::load_checked(&next).unwrap().unwrap();
+    assert_ne!(refreshed.files, before.files);
+    assert_eq!(refreshed.competitions, before.competitions);
+}

@@ -401,17 +401,29 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         eprintln!("{found}");
     }
     let _lock = crate::report::dataset_commit::DatasetLock::shared(&plan.data)?;
-    let previous = plan.state.as_deref().map(load_state).transpose()?;
+    // The state and the dataset's index are checked independently of each other.
+    let checking = spinner(!plan.quiet, format!("checking {}", plan.data.display()));
+    let (previous, checked) = rayon::join(
+        || plan.state.as_deref().map(load_state).transpose(),
+        || crate::report::dataset_index::check(&plan.data),
+    );
+    checking.finish_and_clear();
+    let (previous, checked) = (previous?, checked?);
     if let Some(previous) = &previous {
-        if let Some(summary) = continue_from_index(plan, previous, started)? {
+        if let Some(summary) = continue_from_index(plan, previous, &checked, started)? {
             return Ok(summary);
         }
+    } else if let Some(note) = checked.stale_note(&plan.data).filter(|_| !plan.quiet) {
+        eprintln!("{note}");
     }
     let every = pipeline::ledger::Known::default();
+    let vouched = checked.vouched();
     let read = Read {
         partitions: &crate::import::table::Partitions::All,
         known: &every,
+        vouched: &vouched,
         months_read: None,
+        checking: checked.took,
     };
     run_and_write(plan, &read, previous.as_ref(), started)?.ok_or_else(|| {
         Error::Config("a run over every competition found one it had not read".to_owned())
@@ -423,8 +435,12 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
 struct Read<'a> {
     partitions: &'a crate::import::table::Partitions,
     known: &'a pipeline::ledger::Known,
+    /// The hashes the index vouches for of the competitions whose rows are read.
+    vouched: &'a pipeline::ledger::Known,
     /// For the summary: the months read, of how many.
     months_read: Option<(usize, usize)>,
+    /// Time spent checking the index against the data files (part of `hashing`).
+    checking: std::time::Duration,
 }
 
 /// Opens what `read` names, runs the pipeline and writes the outputs; `None` when the
@@ -454,7 +470,7 @@ fn run_and_write(
         state: plan.state.clone().zip(previous.map(|p| p.sha256.clone())),
         pipeline: plan.pipeline.clone(),
     };
-    let read_time = started.elapsed();
+    let read_time = started.elapsed().saturating_sub(read.checking);
     let rows = pipeline::EntrantRows::taken_from(&mut head);
     let output = pipeline::run_source_known(
         &head,
@@ -464,6 +480,7 @@ fn run_and_write(
         previous,
         &Bars::new(progress),
         read.known,
+        read.vouched,
     )?;
     // The outputs carry what they need of the dataset (its entrant rows went once
     // scored): its members and competitions need not wait for the writing.
@@ -471,6 +488,7 @@ fn run_and_write(
     match output {
         Some(mut output) => {
             output.summary.months_read = read.months_read;
+            output.summary.hashing += read.checking;
             write_outputs(plan, output, &inputs, read_time, started).map(Some)
         }
         None => Ok(None),
@@ -485,13 +503,16 @@ fn run_and_write(
 fn continue_from_index(
     plan: &RunPlan,
     previous: &pipeline::PreviousRun,
+    checked: &crate::report::dataset_index::Checked,
     started: Instant,
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
-    let checking = spinner(progress, format!("checking {}", plan.data.display()));
-    let reading =
-        crate::report::dataset_index::reading_plan(&plan.data, previous, plan.settings.until)?;
-    checking.finish_and_clear();
+    let reading = crate::report::dataset_index::reading_plan(
+        &plan.data,
+        checked,
+        previous,
+        plan.settings.until,
+    );
     let (months, known, all_months) = match reading {
         crate::report::dataset_index::Reading::Months {
             months,
@@ -505,11 +526,14 @@ fn continue_from_index(
             return Ok(None);
         }
     };
+    let vouched = checked.vouched_in(Some(&months));
     let partitions = crate::import::table::Partitions::Rows(months.clone());
     let read = Read {
         partitions: &partitions,
         known: &known,
+        vouched: &vouched,
         months_read: Some((months.len(), all_months)),
+        checking: checked.took,
     };
     run_and_write(plan, &read, Some(previous), started)
 }

@@ -17,7 +17,7 @@
 //! defined value by value and numbered ([`SCHEME`]); a state hashed another way is
 //! recognised and replayed from the start once.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use chrono::NaiveDate;
 use rayon::prelude::*;
@@ -186,14 +186,31 @@ pub fn members_and_competitions_hash(
     members: &[crate::dataset::Member],
     hashes: &HashMap<String, String>,
 ) -> String {
+    let pairs = hashes
+        .iter()
+        .map(|(id, hash)| (id.as_str(), hash.as_str()))
+        .collect();
+    members_and_hashes(members, pairs)
+}
+
+/// [`members_and_competitions_hash`] from (id, hash) pairs in any order; of two pairs
+/// with one id, the later one counts (as when they are collected into a map).
+pub fn members_and_hashes(
+    members: &[crate::dataset::Member],
+    mut pairs: Vec<(&str, &str)>,
+) -> String {
     let mut hasher = Sha256::new();
     hasher.update(DATASET_TAG);
     let members: Vec<&crate::dataset::Member> = members.iter().collect();
     hash_rows(&mut hasher, &members, encoding::member_into);
-    let sorted: BTreeMap<&String, &String> = hashes.iter().collect();
-    let mut e = encoding::Encoder::new();
-    e.int(sorted.len() as i64);
-    for (id, hash) in sorted {
+    // A stable sort keeps pairs of one id in their order: the last of each run counts.
+    pairs.sort_by(|a, b| a.0.cmp(b.0));
+    let last = |at: &usize| pairs.get(at + 1).is_none_or(|next| next.0 != pairs[*at].0);
+    let kept: Vec<usize> = (0..pairs.len()).filter(last).collect();
+    let mut e = encoding::Encoder::with_capacity(kept.len() * 96 + 8);
+    e.int(kept.len() as i64);
+    for at in kept {
+        let (id, hash) = pairs[at];
         e.str(id).str(hash);
     }
     hasher.update(e.into_bytes());
@@ -310,14 +327,12 @@ pub fn compare_scheme(previous: &[Entry], current: &[Entry], scheme: u32) -> Dif
 
 /// [`compare_scheme`] for ledgers of this version.
 pub fn compare(previous: &[Entry], current: &[Entry]) -> Difference {
-    let now: HashMap<&str, &Entry> = current
+    let now: rustc_hash::FxHashMap<&str, &Entry> = current
         .iter()
         .map(|e| (e.competition_id.as_str(), e))
         .collect();
-    let before: HashMap<&str, &Entry> = previous
-        .iter()
-        .map(|e| (e.competition_id.as_str(), e))
-        .collect();
+    let before: rustc_hash::FxHashSet<&str> =
+        previous.iter().map(|e| e.competition_id.as_str()).collect();
     let mut difference = Difference::default();
     for old in previous {
         match now.get(old.competition_id.as_str()) {
@@ -333,7 +348,7 @@ pub fn compare(previous: &[Entry], current: &[Entry]) -> Difference {
         }
     }
     for new in current {
-        if !before.contains_key(new.competition_id.as_str()) {
+        if !before.contains(new.competition_id.as_str()) {
             difference.late.push(new.competition_id.clone());
         }
     }
@@ -427,7 +442,7 @@ pub fn plan_reading(
             ));
         }
     }
-    let in_ledger: std::collections::HashSet<&str> =
+    let in_ledger: rustc_hash::FxHashSet<&str> =
         previous.iter().map(|e| e.competition_id.as_str()).collect();
     let until_ok = |row: &Indexed| until.is_none_or(|u| row.date <= u);
     let mut months = std::collections::BTreeSet::new();

@@ -26,7 +26,7 @@ pub mod state;
 pub mod state_io;
 pub mod units;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
@@ -217,7 +217,9 @@ pub struct RunSummary {
     /// Time spent reading the dataset: its board rows (measured here) and the other
     /// tables (added by the caller that read them).
     pub reading: Duration,
-    /// Time spent hashing the dataset's competitions (the ledger and the manifest).
+    /// Time spent on the dataset's content hashes (the ledger and the manifest):
+    /// hashing the competitions the dataset's index does not vouch for, and (added by
+    /// the caller that checked it) checking the index against the data files' bytes.
     pub hashing: Duration,
     /// Time spent scoring and preparing the competitions.
     pub scoring: Duration,
@@ -259,7 +261,7 @@ fn through_key(through: &AppliedThrough) -> Key<'_> {
 /// giving each one's status by id.
 fn view(
     competitions: &[&Competition],
-    hashes: &HashMap<String, String>,
+    hashes: &[Option<String>],
     reader_quarantined: &[ledger::Entry],
     until: Option<NaiveDate>,
     upto: Key,
@@ -267,12 +269,13 @@ fn view(
 ) -> Vec<ledger::Entry> {
     let mut entries: Vec<ledger::Entry> = competitions
         .iter()
-        .filter(|c| until.is_none_or(|u| c.date <= u) && c.order_key() <= upto)
-        .map(|c| ledger::Entry {
+        .zip(hashes)
+        .filter(|(c, _)| until.is_none_or(|u| c.date <= u) && c.order_key() <= upto)
+        .map(|(c, hash)| ledger::Entry {
             competition_id: c.competition_id.clone(),
             date: c.date,
             session: c.session,
-            sha256: hashes.get(&c.competition_id).cloned(),
+            sha256: hash.clone(),
             status: status(&c.competition_id),
         })
         .chain(
@@ -313,6 +316,7 @@ pub fn run_source(
         previous.as_ref(),
         progress,
         &known,
+        &known,
     )?;
     run.ok_or_else(|| Error::Config("a run over every competition found one unread".to_owned()))
 }
@@ -324,6 +328,11 @@ pub fn run_source(
 /// rows and checks are per competition); the run continues the previous one after
 /// them. `None` when the run has to replay from the start after all (a changed member,
 /// a state another version wrote): the caller then reads everything and runs again.
+///
+/// `vouched` holds the content hashes (by id) the index vouches for of competitions
+/// whose rows the run does read: they are read, checked and scored as any, but not
+/// hashed again (the index's hash was taken by the same reader of the same bytes).
+#[allow(clippy::too_many_arguments)]
 pub fn run_source_known(
     head: &Dataset,
     rows: competition::EntrantRows<'_>,
@@ -332,10 +341,11 @@ pub fn run_source_known(
     previous: Option<&PreviousRun>,
     progress: &dyn Progress,
     known: &ledger::Known,
+    vouched: &ledger::Known,
 ) -> Result<Option<RunOutput>> {
     let started = Instant::now();
     let run = Run::new(head, settings, previous, progress)?;
-    let Some(mut scored) = run.read_and_score(rows, boards, known)? else {
+    let Some(mut scored) = run.read_and_score(rows, boards, known, vouched)? else {
         return Ok(None);
     };
     let replayed = run.replay(&mut scored)?;
@@ -379,6 +389,8 @@ struct FirstPass<'i, 'c, 'r> {
     in_scope: &'i (dyn Fn(usize) -> bool + Sync),
     prepare: &'i passes::PrepareOne<'i, prepare::OneCompetition>,
     known: &'i ledger::Known,
+    /// Hashes from the index of competitions whose rows are read (not hashed again).
+    vouched: &'i ledger::Known,
 }
 
 /// Where the replay starts, once the previous run's ledger is compared with the
@@ -463,6 +475,7 @@ impl<'a> Run<'a> {
         rows: competition::EntrantRows<'_>,
         boards: &mut dyn BoardSource,
         known: &ledger::Known,
+        vouched: &ledger::Known,
     ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
         let prepare = |at: usize, rows: &[&BoardResult]| self.prepare(&index, at, rows);
@@ -477,10 +490,11 @@ impl<'a> Run<'a> {
             in_scope: &first_scope,
             prepare: &prepare,
             known,
+            vouched,
         };
         let mut quarantine = self.first_pass(&mut collected, boards, &first, one_pass)?;
         let advance = |n| self.progress.advance(n);
-        let seen = Seen::of(self.head, &index, &collected, &quarantine);
+        let seen = Seen::of(self.head, &index, &mut collected, &quarantine);
         let start = self.reconcile(&seen)?;
         if !known.is_empty() && start.replayed.is_some() {
             return Ok(None);
@@ -545,6 +559,7 @@ impl<'a> Run<'a> {
         let label = if one_pass { "scoring" } else { "hashing" };
         self.progress.start(label, first.index.order.len() as u64);
         let advance = |n| self.progress.advance(n);
+        collected.vouch(first.index, first.vouched);
         collected.read(
             boards,
             first.index,
@@ -641,7 +656,8 @@ struct Seen<'a> {
     /// Places (in replay order) of the competitions no reader or check left out.
     live: Vec<usize>,
     competitions: Vec<&'a Competition>,
-    hashes: HashMap<String, String>,
+    /// The content hash of each of `competitions`, in their order.
+    hashes: Vec<Option<String>>,
     dataset_sha256: String,
     reader_quarantined: Vec<ledger::Entry>,
 }
@@ -650,24 +666,25 @@ impl<'a> Seen<'a> {
     fn of(
         head: &Dataset,
         index: &competition::Index<'a, '_>,
-        collected: &Collected<prepare::OneCompetition>,
+        collected: &mut Collected<prepare::OneCompetition>,
         quarantine: &Quarantine,
     ) -> Self {
         let live: Vec<usize> = (0..index.order.len())
             .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
             .collect();
-        let hashes: HashMap<String, String> = live
+        // The hashes are taken out: the passes after this one do not hash.
+        let hashes: Vec<Option<String>> =
+            live.iter().map(|&at| collected.hashes[at].take()).collect();
+        let competitions: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
+        let pairs = competitions
             .iter()
-            .filter_map(|&at| {
-                let hash = collected.hashes[at].clone()?;
-                Some((index.order[at].competition_id.clone(), hash))
-            })
-            .collect();
+            .zip(&hashes)
+            .filter_map(|(c, hash)| Some((c.competition_id.as_str(), hash.as_deref()?)));
         let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
         Seen {
-            competitions: live.iter().map(|&at| index.order[at]).collect(),
+            dataset_sha256: ledger::members_and_hashes(&head.members, pairs.collect()),
+            competitions,
             live,
-            dataset_sha256: ledger::members_and_competitions_hash(&head.members, &hashes),
             hashes,
             reader_quarantined: ledger::quarantined_entries(&items),
         }
@@ -803,7 +820,8 @@ impl<'a> Run<'a> {
         let Some(through) = &replayed.applied_through else {
             return Vec::new();
         };
-        let mut status: HashMap<&str, ledger::Status> = HashMap::new();
+        let mut status: rustc_hash::FxHashMap<&str, ledger::Status> =
+            rustc_hash::FxHashMap::default();
         for entry in self.previous.iter().flat_map(|p| &p.ledger) {
             status.insert(&entry.competition_id, entry.status);
         }

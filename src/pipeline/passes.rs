@@ -57,8 +57,8 @@ impl<T: Send + WithBoardScores> Collected<T> {
         }
     }
 
-    /// Hashes (when `hash`) and runs `one` on (when `in_scope`) every competition of
-    /// one batch of board rows, in parallel.
+    /// Hashes (when `hash`: those without a hash yet) and runs `one` on (when
+    /// `in_scope`) every competition of one batch of board rows, in parallel.
     fn batch(
         &mut self,
         index: &Index<'_, '_>,
@@ -75,6 +75,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             let started = Instant::now();
             let hashes: Vec<(usize, String)> = groups
                 .par_iter()
+                .filter(|(at, _)| self.hashes[*at].is_none())
                 .map(|(at, boards)| (*at, hash_of(index, *at, boards)))
                 .collect();
             for (at, hash) in hashes {
@@ -136,6 +137,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             let started = Instant::now();
             let hashes: Vec<(usize, String)> = rest
                 .par_iter()
+                .filter(|&&at| self.hashes[at].is_none())
                 .map(|&at| (at, hash_of(index, at, &[])))
                 .collect();
             for (at, hash) in hashes {
@@ -161,6 +163,22 @@ impl<T: Send + WithBoardScores> Collected<T> {
             if let Some(hash) = known.get(&competition.competition_id) {
                 self.hashes[at] = Some(hash.clone());
                 self.seen[at] = true;
+            }
+        }
+    }
+
+    /// Takes the hashes of competitions whose rows are read but need no hashing (by
+    /// id): the dataset's index, checked against the files' bytes, holds the hash the
+    /// same reader took of the same rows.
+    pub fn vouch(&mut self, index: &Index<'_, '_>, vouched: &ledger::Known) {
+        if vouched.is_empty() {
+            return;
+        }
+        for (at, competition) in index.order.iter().enumerate() {
+            if self.hashes[at].is_none() {
+                if let Some(hash) = vouched.get(&competition.competition_id) {
+                    self.hashes[at] = Some(hash.clone());
+                }
             }
         }
     }

@@ -75,9 +75,55 @@ fn file_digest(dir: &Path, path: &Path) -> Result<IndexedFile> {
     })
 }
 
+/// Digests a writer may take over without hashing the file again: those of the files
+/// of the dataset version before (`folder`, its index `index`) that are the same file
+/// (hard-linked into the next version) and were not modified after that index was
+/// written (see [`refresh`]).
+struct Linked<'a> {
+    folder: &'a Path,
+    index: &'a DatasetIndex,
+    /// When the previous index was last modified.
+    written: std::time::SystemTime,
+}
+
+impl Linked<'_> {
+    /// The digest of `path` (below `dir`) from the previous index, when it is the very
+    /// file the index was built from.
+    fn digest(&self, dir: &Path, path: &Path) -> Option<IndexedFile> {
+        let relative = relative(dir, path);
+        let recorded = self.index.files.iter().find(|f| f.path == relative)?;
+        let here = std::fs::metadata(path).ok()?;
+        let before = std::fs::metadata(self.folder.join(&relative)).ok()?;
+        let same_file = same_file(&here, &before);
+        let untouched = here.modified().ok()? <= self.written;
+        (same_file && untouched && here.len() == recorded.bytes).then(|| recorded.clone())
+    }
+}
+
+/// Whether two metadata are of one file (hard links to it).
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Elsewhere a kept file is always hashed again.
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
+}
+
 /// The covered data files of `dir` with their digests, or why the layout has no index
 /// (a table in one file, not in month partitions).
 fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)>, String>> {
+    digests_reusing(dir, None)
+}
+
+/// [`digests`], taking over `linked`'s digests of the files it vouches for.
+fn digests_reusing(
+    dir: &Path,
+    linked: Option<&Linked<'_>>,
+) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)>, String>> {
     let files: Vec<DataFile> = data_files(dir)?.into_iter().filter(covered).collect();
     if let Some(file) = files.iter().find(|f| f.month.is_none()) {
         return Ok(Err(format!(
@@ -87,7 +133,12 @@ fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)
     }
     let digests: Vec<Result<IndexedFile>> = files
         .par_iter()
-        .map(|file| file_digest(dir, &file.path))
+        .map(
+            |file| match linked.and_then(|l| l.digest(dir, &file.path)) {
+                Some(digest) => Ok(digest),
+                None => file_digest(dir, &file.path),
+            },
+        )
         .collect();
     let digests = digests.into_iter().collect::<Result<Vec<_>>>()?;
     Ok(Ok(files.into_iter().zip(digests).collect()))
@@ -149,7 +200,16 @@ pub fn build(dir: &Path, previous: Option<&DatasetIndex>) -> Result<DatasetIndex
 
 /// [`build`], or `None` when a table is not in month partitions.
 fn build_checked(dir: &Path, previous: Option<&DatasetIndex>) -> Result<Option<DatasetIndex>> {
-    let Ok(on_disk) = digests(dir)? else {
+    build_reusing(dir, previous, None)
+}
+
+/// [`build_checked`], taking the digests of the files `linked` vouches for from it.
+fn build_reusing(
+    dir: &Path,
+    previous: Option<&DatasetIndex>,
+    linked: Option<&Linked<'_>>,
+) -> Result<Option<DatasetIndex>> {
+    let Ok(on_disk) = digests_reusing(dir, linked)? else {
         return Ok(None);
     };
     let mut months: BTreeMap<String, Vec<&IndexedFile>> = BTreeMap::new();
@@ -432,6 +492,13 @@ pub fn reindex(dir: &Path) -> Result<usize> {
 /// Brings the index of `staging` (the next version of a dataset, being written) up to
 /// date with its files, reusing the months of `previous`'s index (the version before)
 /// whose files it still has; a layout that cannot be indexed gets no index.
+///
+/// The files the next version keeps are hard links to the version before's. Hashing
+/// them again would make a writer that adds a month at a time (`sample --by-month`)
+/// hash the whole history every month; so a kept file's digest is taken from the
+/// previous index when it is the same file (device and inode) and was not modified
+/// after that index was written (the writer writes the index after the data, in the
+/// same commit). A file edited in place since, or copied over, is hashed again.
 pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
     let path = previous.join(FILE);
     let before = if path.exists() {
@@ -439,7 +506,13 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
     } else {
         None
     };
-    match build_checked(staging, before.as_ref())? {
+    let written = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    let linked = before.as_ref().zip(written).map(|(index, written)| Linked {
+        folder: previous,
+        index,
+        written,
+    });
+    match build_reusing(staging, before.as_ref(), linked.as_ref())? {
         Some(index) => write(staging, &index),
         None => {
             let stale = staging.join(FILE);
@@ -448,6 +521,92 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+/// The dataset's index as a run finds it: checked against the data files once, and
+/// used twice: by a continued run to choose the months it reads ([`reading_plan`]),
+/// and by every run for the hashes of the competitions whose rows it reads
+/// ([`Checked::vouched`]).
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The index, or why it cannot be used.
+    pub index: std::result::Result<DatasetIndex, String>,
+    /// Whether every covered table is in month partitions (else no index can exist,
+    /// and there is nothing to tell the user).
+    partitioned: bool,
+    /// Whether the index file exists (to tell a stale index from none).
+    present: bool,
+    /// Time spent checking it (hashing the data files' bytes).
+    pub took: std::time::Duration,
+}
+
+/// Loads the index of `dir` and checks it against the data files ([`load_checked`]).
+pub fn check(dir: &Path) -> Result<Checked> {
+    let started = std::time::Instant::now();
+    let index = load_checked(dir)?;
+    let partitioned = index.is_ok() || partitioned(dir)?;
+    Ok(Checked {
+        index,
+        partitioned,
+        present: dir.join(FILE).exists(),
+        took: started.elapsed(),
+    })
+}
+
+impl Checked {
+    /// The content hashes the index vouches for, by id: those of the competitions it
+    /// lists once, with a hash. A competition listed in two months (its rows spread
+    /// over both) or without a hash (the reader left it out) is hashed by the run.
+    pub fn vouched(&self) -> ledger::Known {
+        self.vouched_in(None)
+    }
+
+    /// [`Checked::vouched`] for the competitions of `months` only (all when `None`):
+    /// a run that reads some months needs no more.
+    pub fn vouched_in(&self, months: Option<&BTreeSet<String>>) -> ledger::Known {
+        let Ok(index) = &self.index else {
+            return ledger::Known::default();
+        };
+        let mut listed: rustc_hash::FxHashMap<&str, Option<&String>> =
+            rustc_hash::FxHashMap::default();
+        // A competition listed in a month read and in one not read is listed twice:
+        // every listing counts, so that it is not vouched for.
+        let in_months: Option<rustc_hash::FxHashSet<&str>> = months.map(|months| {
+            index
+                .competitions
+                .iter()
+                .filter(|c| months.contains(&c.month))
+                .map(|c| c.competition_id.as_str())
+                .collect()
+        });
+        let counted = |c: &&Indexed| {
+            in_months
+                .as_ref()
+                .is_none_or(|ids| ids.contains(c.competition_id.as_str()))
+        };
+        for c in index.competitions.iter().filter(counted) {
+            listed
+                .entry(c.competition_id.as_str())
+                .and_modify(|hash| *hash = None)
+                .or_insert(c.sha256.as_ref());
+        }
+        listed
+            .into_iter()
+            .filter_map(|(id, hash)| Some((id.to_owned(), hash?.clone())))
+            .collect()
+    }
+
+    /// The note for a user whose index exists but cannot be used (a stale or damaged
+    /// file), saying what the run does instead; `None` when it is used or absent.
+    pub fn stale_note(&self, dir: &Path) -> Option<String> {
+        let why = self.index.as_ref().err()?;
+        (self.present && self.partitioned).then(|| {
+            format!(
+                "note: {why}, so every competition's rows are hashed for the ledger; `bridgehcp index {}` writes the index again",
+                dir.display()
+            )
+        })
     }
 }
 
@@ -466,23 +625,24 @@ pub enum Reading {
     Whole(Option<String>),
 }
 
-/// What a run continuing `previous` on the dataset in `dir` reads: only the months the
-/// index shows something new in, when the index matches the data files and the
-/// previous run's ledger; everything otherwise.
+/// What a run continuing `previous` on the dataset in `dir` reads, with its index
+/// `checked`: only the months the index shows something new in, when the index matches
+/// the data files and the previous run's ledger; everything otherwise.
 pub fn reading_plan(
     dir: &Path,
+    checked: &Checked,
     previous: &crate::pipeline::PreviousRun,
     until: Option<chrono::NaiveDate>,
-) -> Result<Reading> {
-    let index = match load_checked(dir)? {
+) -> Reading {
+    let index = match &checked.index {
         Ok(index) => index,
         // A table in one file or in CSV cannot have an index: nothing to say.
-        Err(_) if !partitioned(dir)? => return Ok(Reading::Whole(None)),
+        Err(_) if !checked.partitioned => return Reading::Whole(None),
         Err(why) => {
-            return Ok(Reading::Whole(Some(format!(
+            return Reading::Whole(Some(format!(
                 "note: {why}, so every competition is read and hashed to compare with the state; `bridgehcp index {}` writes the index",
                 dir.display()
-            ))))
+            )))
         }
     };
     let through = previous
@@ -496,7 +656,7 @@ pub fn reading_plan(
         through,
         until,
     );
-    Ok(match plan {
+    match plan {
         ledger::ReadPlan::Months { months, known } => Reading::Months {
             months,
             known,
@@ -508,5 +668,76 @@ pub fn reading_plan(
                 .len(),
         },
         ledger::ReadPlan::Whole(_) => Reading::Whole(None),
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(id: &str, month: &str, hash: Option<&str>) -> Indexed {
+        Indexed {
+            competition_id: id.into(),
+            month: month.into(),
+            date: chrono::NaiveDate::from_ymd_opt(2026, 1, 5).unwrap_or_default(),
+            session: 1,
+            sha256: hash.map(str::to_owned),
+            entrants: 4,
+            results: 4,
+            boards: 0,
+        }
+    }
+
+    /// Only a competition listed once, with a hash, is vouched for: one whose rows lie
+    /// in two months (listed in both) or that the reader left out is hashed by the run.
+    #[test]
+    fn the_index_vouches_for_competitions_listed_once_with_a_hash() {
+        let checked = Checked {
+            index: Ok(DatasetIndex {
+                files: Vec::new(),
+                competitions: vec![
+                    listed("a", "2026-01", Some("ha")),
+                    listed("b", "2026-01", Some("hb")),
+                    listed("b", "2026-02", None),
+                    listed("c", "2026-01", None),
+                    listed("d", "2026-02", Some("hd")),
+                    listed("d", "2026-03", Some("hd")),
+                ],
+            }),
+            partitioned: true,
+            present: true,
+            took: std::time::Duration::ZERO,
+        };
+        let vouched = checked.vouched();
+        assert_eq!(vouched.len(), 1);
+        assert_eq!(vouched.get("a").map(String::as_str), Some("ha"));
+        assert_eq!(checked.stale_note(Path::new("fed")), None);
+        // The months a run reads: their competitions, listed once in the whole index.
+        let march = BTreeSet::from(["2026-03".to_owned()]);
+        assert!(checked.vouched_in(Some(&march)).is_empty());
+        let january = BTreeSet::from(["2026-01".to_owned()]);
+        let vouched = checked.vouched_in(Some(&january));
+        assert_eq!(vouched.keys().collect::<Vec<_>>(), ["a"]);
+
+        let stale = Checked {
+            index: Err("boards/month=2026-01/part-0.parquet is not the file".into()),
+            ..checked.clone()
+        };
+        assert!(stale.vouched().is_empty());
+        assert_eq!(
+            stale.stale_note(Path::new("fed")).as_deref(),
+            Some("note: boards/month=2026-01/part-0.parquet is not the file, so every competition's rows are hashed for the ledger; `bridgehcp index fed` writes the index again")
+        );
+        // No index file, or a layout that cannot have one: nothing to say.
+        let absent = Checked {
+            present: false,
+            ..stale.clone()
+        };
+        assert_eq!(absent.stale_note(Path::new("fed")), None);
+        let single = Checked {
+            partitioned: false,
+            ..stale
+        };
+        assert_eq!(single.stale_note(Path::new("fed")), None);
+    }
 }
