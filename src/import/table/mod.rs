@@ -272,6 +272,7 @@ trait CompetitionRow {
     /// How the row holds its competition's id.
     type Id: AsRef<str>;
     fn competition_id_mut(&mut self) -> &mut Self::Id;
+    fn competition_id(&self) -> &Self::Id;
 }
 
 macro_rules! competition_row {
@@ -281,6 +282,9 @@ macro_rules! competition_row {
             fn competition_id_mut(&mut self) -> &mut $id {
                 &mut self.competition_id
             }
+            fn competition_id(&self) -> &$id {
+                &self.competition_id
+            }
         }
     )*};
 }
@@ -288,6 +292,32 @@ competition_row!(String: Competition, Entrant, EntrantResult);
 competition_row!(crate::dataset::Text: BoardResult);
 
 impl Check {
+    /// A row of competition `id` whose cells broke a rule: the competition goes to the
+    /// quarantine for it (or, strict, the error is returned).
+    fn broken(&mut self, id: &str, error: InputError) -> Result<(), InputError> {
+        self.quarantine.add(id, error)
+    }
+
+    /// [`Check::row`] for a row that built and holds its competition's id: whether it
+    /// passed and is kept.
+    fn keeps<T: CompetitionRow>(
+        &mut self,
+        record: &T,
+        rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
+    ) -> Result<bool, InputError> {
+        let id = record.competition_id().as_ref();
+        if self.quarantine.contains(id) && !self.validator.knows_competition(id) {
+            return Ok(false);
+        }
+        match rules(&mut self.validator, record) {
+            Ok(()) => Ok(true),
+            Err(error) => {
+                self.quarantine.add(id, error)?;
+                Ok(false)
+            }
+        }
+    }
+
     /// Takes a row of competition `id`, built from its cells (or not), and holds it to
     /// the rules: the row back when it passed, `None` when its competition went to the
     /// quarantine for it. Rows of a competition whose own row is broken, or that is not

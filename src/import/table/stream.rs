@@ -24,7 +24,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::dataset::{BoardResult, Dataset};
+use crate::dataset::{BoardResult, Dataset, Text};
 use crate::error::Error;
 use crate::quarantine::{OnError, Quarantine};
 
@@ -97,25 +97,31 @@ impl BoardFiles {
             scanned.rows += frame.height();
             let mut here = Vec::new();
             if frame.df.column("competition_id").is_ok() {
-                let mut ids = frame.col::<String>("competition_id", Required)?;
-                let mut last: Option<u32> = None;
+                let ids = frame.col::<Text>("competition_id", Required)?;
+                let mut last: Option<Text> = None;
                 for row in 0..frame.height() {
-                    let Ok(id) = ids.required(row) else { continue };
+                    // A row's id is compared with the row before's (its rows are
+                    // together) before it is looked up.
+                    let Some(id) = ids.peek(row, |id| match &last {
+                        Some(before) if before.as_str() == id => None,
+                        _ => Some(Text::from(id)),
+                    }) else {
+                        continue;
+                    };
+                    let Some(id) = id else { continue };
                     let interned = match scanned.index.get(id.as_str()) {
                         Some(&interned) => interned,
                         None => {
                             let interned = scanned.ids.len() as u32;
-                            scanned.index.insert(id.clone(), interned);
-                            scanned.ids.push(id);
+                            scanned.index.insert(id.to_string(), interned);
+                            scanned.ids.push(id.to_string());
                             scanned.last_piece.push(at);
                             interned
                         }
                     };
-                    if last != Some(interned) {
-                        here.push(interned);
-                        last = Some(interned);
-                    }
+                    here.push(interned);
                     scanned.last_piece[interned as usize] = at;
+                    last = Some(id);
                 }
             }
             here.sort_unstable();
@@ -283,11 +289,13 @@ fn produce(
             next = to_read
                 .get(place + 1)
                 .map(|&following| scope.spawn(move || build(following)));
-            let mut rows = Vec::new();
-            if let Err(error) = built.and_then(|built| check_boards(built, check, &mut rows)) {
-                let _ = send.send(Err(error));
-                return;
-            }
+            let rows = match built.and_then(|built| check_boards(built, check)) {
+                Ok(rows) => rows,
+                Err(error) => {
+                    let _ = send.send(Err(error));
+                    return;
+                }
+            };
             let complete = complete_competitions(boards, check, wanted, at, rows, &mut pending);
             if !complete.is_empty() && send.send(Ok(complete)).is_err() {
                 return;
@@ -299,41 +307,80 @@ fn produce(
 /// The rows of the competitions whose last piece is `at`, with those carried over from
 /// earlier pieces; the rows of competitions that continue in later pieces wait in
 /// `pending`. Rows of unwanted or quarantined competitions are dropped.
+///
+/// A competition's rows are together in a file, so its id is looked up once for each
+/// run of rows that share it. In the importer's layout every competition is whole in
+/// its piece and the piece's rows are already in the order handed on: they are handed
+/// on as they are, without being moved.
 fn complete_competitions(
     boards: &BoardFiles,
     check: &Check,
     wanted: &[bool],
     at: usize,
-    rows: Vec<BoardResult>,
+    mut rows: Vec<BoardResult>,
     pending: &mut HashMap<u32, Vec<BoardResult>>,
 ) -> Vec<BoardResult> {
-    let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
-    for &id in &boards.piece_ids[at] {
-        if boards.last_piece[id as usize] == at {
-            if let Some(earlier) = pending.remove(&id) {
-                complete.extend(earlier);
+    /// Where a run of rows goes.
+    #[derive(Clone, Copy, PartialEq)]
+    enum To {
+        Drop,
+        Wait(u32),
+        Complete(u32),
+    }
+    let quarantine = &check.quarantine;
+    // Each run of rows of one competition: its first row and where it goes.
+    let mut runs: Vec<(usize, To)> = Vec::new();
+    for row in 0..rows.len() {
+        if row > 0 && rows[row].competition_id == rows[row - 1].competition_id {
+            continue;
+        }
+        let id = &rows[row].competition_id;
+        let to = match boards.index.get(id.as_str()) {
+            None => To::Drop,
+            Some(&interned) if !wanted[interned as usize] => To::Drop,
+            Some(&interned) if boards.last_piece[interned as usize] != at => To::Wait(interned),
+            Some(_) if quarantine.contains(id) => To::Drop,
+            Some(&interned) => To::Complete(interned),
+        };
+        runs.push((row, to));
+    }
+    let carried: Vec<u32> = boards.piece_ids[at]
+        .iter()
+        .copied()
+        .filter(|&id| boards.last_piece[id as usize] == at && pending.contains_key(&id))
+        .collect();
+    let in_order = runs.windows(2).all(|pair| match (pair[0].1, pair[1].1) {
+        (To::Complete(first), To::Complete(second)) => first < second,
+        _ => false,
+    });
+    let all_complete = runs.iter().all(|(_, to)| matches!(to, To::Complete(_)));
+    if carried.is_empty() && all_complete && in_order {
+        return rows;
+    }
+
+    let mut complete: Vec<(u32, BoardResult)> = Vec::with_capacity(rows.len());
+    for id in carried {
+        for row in pending.remove(&id).unwrap_or_default() {
+            if !quarantine.contains(&row.competition_id) {
+                complete.push((id, row));
             }
         }
     }
-    for row in rows {
-        let Some(&id) = boards.index.get(row.competition_id.as_str()) else {
-            continue;
-        };
-        if !wanted[id as usize] {
-            continue;
-        }
-        if boards.last_piece[id as usize] == at {
-            complete.push(row);
-        } else {
-            pending.entry(id).or_default().push(row);
+    let mut ends = runs.iter().skip(1).map(|(start, _)| *start);
+    let mut rows = rows.drain(..);
+    for &(start, to) in &runs {
+        let end = ends.next().unwrap_or(start + rows.len());
+        let run = rows.by_ref().take(end - start);
+        match to {
+            To::Drop => run.for_each(drop),
+            To::Wait(id) => pending.entry(id).or_default().extend(run),
+            To::Complete(id) => complete.extend(run.map(|row| (id, row))),
         }
     }
-    let quarantine = &check.quarantine;
-    complete.retain(|row| !quarantine.contains(&row.competition_id));
     // One competition's rows together: those carried over from earlier pieces come
     // first, so a stable sort by competition keeps file and row order.
-    complete.sort_by_cached_key(|row| boards.index.get(row.competition_id.as_str()).copied());
-    complete
+    complete.sort_by_key(|(id, _)| *id);
+    complete.into_iter().map(|(_, row)| row).collect()
 }
 
 /// A reading thread that ended without its result (it panicked).
