@@ -204,6 +204,10 @@ pub struct Validator {
     percentages: HashMap<String, Percentages>,
     /// Per team match (`team_imps`), the teams its `results` rows list, in order.
     match_teams: HashMap<String, Vec<String>>,
+    /// The competition of the last board row that passed: known, and already among
+    /// those with board rows. A competition's rows come together, so the rows after
+    /// its first skip both lookups.
+    board_competition: Option<String>,
 }
 
 /// The `results` percentages of one matchpoint competition, summed.
@@ -324,6 +328,7 @@ impl Validator {
     }
 
     pub fn competition(&mut self, competition: &Competition) -> Result<(), InputError> {
+        self.board_competition = None;
         let origin = &competition.origin;
         let id = &competition.competition_id;
         let located = |column: &str| at(origin, column).competition(id.as_str());
@@ -563,7 +568,10 @@ impl Validator {
     pub fn board(&mut self, board: &BoardResult) -> Result<(), InputError> {
         let origin = &board.origin;
         let competition = board.competition_id.as_str();
-        self.known_competition(competition, origin)?;
+        let same_competition = self.board_competition.as_deref() == Some(competition);
+        if !same_competition {
+            self.known_competition(competition, origin)?;
+        }
         let located = |column: &str| {
             at(origin, column)
                 .competition(competition)
@@ -668,8 +676,11 @@ impl Validator {
             _ => {}
         }
         // Rows come a competition at a time: its id is copied once, not per row.
-        if !self.competitions_with_boards.contains(competition) {
-            self.competitions_with_boards.insert(competition.to_owned());
+        if !same_competition {
+            if !self.competitions_with_boards.contains(competition) {
+                self.competitions_with_boards.insert(competition.to_owned());
+            }
+            self.board_competition = Some(competition.to_owned());
         }
         Ok(())
     }

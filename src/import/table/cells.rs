@@ -198,6 +198,7 @@ primitive_cell!(primitive_i64, I64Array, i64);
 primitive_cell!(primitive_f64, F64Array, f64);
 
 /// The text at `row`, or `None` for a null or a row past the end.
+#[inline]
 fn text_cell(array: &StrArray, row: usize) -> Option<&str> {
     if row < array.len() {
         array.get(row)
@@ -426,6 +427,7 @@ impl CellType for Text {
     fn arrow(series: &Series) -> Option<StrArray> {
         String::arrow(series)
     }
+    #[inline]
     fn arrow_cell(arrow: &StrArray, row: usize) -> Result<Option<Self>, String> {
         Ok(text_cell(arrow, row).map(Text::from))
     }
@@ -472,6 +474,7 @@ impl<T: CellType> Col<T> {
 
     /// The value at 0-based `row`, or `None` for a null or absent column. Each row is
     /// read once, so the value is moved out rather than copied.
+    #[inline]
     pub(super) fn get(&mut self, row: usize) -> Result<Option<T>, InputError> {
         let cells = match self.cells.as_mut() {
             None => return Ok(None),
@@ -598,6 +601,16 @@ impl Frame {
         let text = self.text_columns.contains(name) && series.dtype() == &DataType::String;
         let arrow = if text { None } else { T::arrow(series) };
         let cells = if let Some(arrow) = arrow {
+            // An optional column without a value (the seats of a pairs event, the
+            // penalties) reads as absent: every cell is empty either way.
+            if presence == Presence::Optional && series.null_count() == series.len() {
+                return Ok(Col {
+                    path: Arc::clone(&self.path),
+                    name,
+                    cells: None,
+                    first_row: self.first_row,
+                });
+            }
             Some(Source::Arrow(arrow))
         } else if series.dtype() == &DataType::Null {
             Some(Source::Cells(Cells::nulls(series.len())))
@@ -692,6 +705,189 @@ mod shown_tests {
         assert_eq!(
             super::shown(&long),
             format!("{}… (100 characters)", "9".repeat(40))
+        );
+    }
+}
+
+#[cfg(test)]
+mod arrow_tests {
+    use std::collections::HashSet;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use polars::prelude::*;
+
+    use super::Presence::{Optional, Required};
+    use super::{Col, Source};
+    use crate::dataset::Text;
+    use crate::import::table::locate::Frame;
+
+    /// A frame of `columns` as a Parquet file gives them, its first row the file's
+    /// row `first_row` (0-based).
+    fn frame_of(columns: Vec<Column>, first_row: usize) -> Frame {
+        let height = columns.first().map_or(0, Column::len);
+        let df = DataFrame::new(height, columns).unwrap_or_default();
+        Frame {
+            path: Arc::from(Path::new("boards.parquet")),
+            df,
+            text_columns: HashSet::new(),
+            first_row,
+        }
+    }
+
+    fn is_arrow<T: super::CellType>(col: &Col<T>) -> bool {
+        matches!(col.cells, Some(Source::Arrow(_)))
+    }
+
+    #[test]
+    fn typed_columns_are_read_from_their_arrays_cell_by_cell() {
+        let long = "a pair name longer than twenty-four bytes";
+        let frame = frame_of(
+            vec![
+                Column::new("board".into(), [Some(1_i32), None, Some(3)]),
+                Column::new("tricks".into(), [Some(9_i64), Some(13), None]),
+                Column::new("ns".into(), [Some("12"), None, Some(long)]),
+                Column::new("rated".into(), [None, Some(true), Some(false)]),
+                Column::new("score".into(), [Some(54.5_f64), None, Some(-1.25)]),
+            ],
+            0,
+        );
+        let mut board = frame
+            .col::<i32>("board", Required)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut tricks = frame
+            .col::<i64>("tricks", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut ns = frame
+            .col::<Text>("ns", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut names = frame
+            .col::<String>("ns", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut rated = frame
+            .col::<bool>("rated", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut score = frame
+            .col::<f64>("score", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(is_arrow(&board) && is_arrow(&tricks) && is_arrow(&ns));
+        assert!(is_arrow(&names) && is_arrow(&rated) && is_arrow(&score));
+        let cells: Vec<_> = (0..3)
+            .map(|row| {
+                (
+                    board.get(row).ok().flatten(),
+                    tricks.get(row).ok().flatten(),
+                    ns.get(row).ok().flatten(),
+                    names.get(row).ok().flatten(),
+                    rated.get(row).ok().flatten(),
+                    score.get(row).ok().flatten(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            vec![
+                (
+                    Some(1),
+                    Some(9),
+                    Some(Text::from("12")),
+                    Some("12".to_owned()),
+                    None,
+                    Some(54.5)
+                ),
+                (None, Some(13), None, None, Some(true), None),
+                (
+                    Some(3),
+                    None,
+                    Some(Text::from(long)),
+                    Some(long.to_owned()),
+                    Some(false),
+                    Some(-1.25)
+                ),
+            ]
+        );
+        // An optional column with no value at all reads as an absent one.
+        let empty = Column::new("room".into(), [None::<&str>, None, None]);
+        let with_empty = frame_of(vec![empty], 0);
+        let mut room = with_empty
+            .col::<Text>("room", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(room.cells.is_none());
+        assert_eq!(room.get(1).ok().flatten(), None);
+        // A row past the frame's end reads as empty, never as a panic.
+        assert_eq!(board.get(3).ok().flatten(), None);
+        assert_eq!(ns.get(7).ok().flatten(), None);
+    }
+
+    #[test]
+    fn a_broken_cell_names_the_files_row_and_column_as_before() {
+        // Rows 101 to 103 of the file: the frame starts at its 0-based row 100.
+        let frame = frame_of(
+            vec![
+                Column::new(
+                    "ns_score".into(),
+                    [Some(420_i64), Some(3_000_000_000), None],
+                ),
+                Column::new("ns_penalty".into(), [Some(0.5_f64), Some(f64::NAN), None]),
+                Column::new("board".into(), [Some(-2_i32), Some(4), None]),
+            ],
+            100,
+        );
+        let mut ns_score = frame
+            .col::<i32>("ns_score", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(is_arrow(&ns_score));
+        assert_eq!(ns_score.get(0).ok().flatten(), Some(420));
+        let wide = ns_score.get(1).err().unwrap_or_else(|| panic!("no error"));
+        assert_eq!(wide.location.row, Some(102));
+        assert_eq!(wide.location.column.as_deref(), Some("ns_score"));
+        assert_eq!(wide.rule, "3000000000 does not fit in int32");
+        let mut penalty = frame
+            .col::<f64>("ns_penalty", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(penalty.get(0).ok().flatten(), Some(0.5));
+        let nan = penalty.get(1).err().unwrap_or_else(|| panic!("no error"));
+        assert_eq!(
+            (nan.location.row, nan.location.column.as_deref()),
+            (Some(102), Some("ns_penalty"))
+        );
+        let mut board = frame
+            .col::<i32>("board", Required)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let negative = board
+            .required_count(0)
+            .err()
+            .unwrap_or_else(|| panic!("no error"));
+        assert_eq!(negative.location.row, Some(101));
+        let empty = board
+            .required(2)
+            .err()
+            .unwrap_or_else(|| panic!("no error"));
+        assert_eq!(empty.location.row, Some(103));
+        assert_eq!(empty.rule, "`board` is required but the cell is empty");
+    }
+
+    #[test]
+    fn a_column_in_several_chunks_is_read_by_the_files_row() {
+        // A file read a row group at a time gives each group's rows as a chunk.
+        let mut first = Series::new("competition_id".into(), ["c1", "c1"]);
+        let second = Series::new("competition_id".into(), [Some("c2"), None, Some("c3")]);
+        first.append(&second).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(first.n_chunks(), 2);
+        let frame = frame_of(vec![first.into()], 0);
+        let ids = frame
+            .col::<Text>("competition_id", Required)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let read: Vec<Option<String>> = (0..5).map(|row| ids.peek(row, str::to_owned)).collect();
+        assert_eq!(
+            read,
+            vec![
+                Some("c1".to_owned()),
+                Some("c1".to_owned()),
+                Some("c2".to_owned()),
+                None,
+                Some("c3".to_owned()),
+            ]
         );
     }
 }

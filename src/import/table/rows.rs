@@ -229,9 +229,13 @@ pub(super) struct BuiltBoards {
     pub(super) stop: Option<InputError>,
 }
 
-/// Builds a board file's rows from its cells. It needs nothing but the frame, so the
-/// next file's rows are built while the rows before are checked.
-pub(super) fn build_boards(frame: &Frame) -> Result<BuiltBoards, Error> {
+/// Builds a board file's rows from its cells, in `rows` (emptied first; a vector whose
+/// memory is reused). It needs nothing but the frame, so the next file's rows are built
+/// while the rows before are checked.
+pub(super) fn build_boards(
+    frame: &Frame,
+    mut rows: Vec<BoardResult>,
+) -> Result<BuiltBoards, Error> {
     super::known::check_columns(frame, "boards")?;
     let mut competition_id = frame.col::<Text>("competition_id", Required)?;
     let mut board = frame.col::<i32>("board", Required)?;
@@ -254,8 +258,10 @@ pub(super) fn build_boards(frame: &Frame) -> Result<BuiltBoards, Error> {
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
     let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
     let mut sources = frame.sources()?;
+    rows.clear();
+    rows.reserve(frame.height());
     let mut out = BuiltBoards {
-        rows: Vec::with_capacity(frame.height()),
+        rows,
         ..BuiltBoards::default()
     };
     for row in 0..frame.height() {
@@ -322,7 +328,9 @@ pub(super) fn check_boards(
             check.broken(&id, error)?;
         }
         if check.keeps(&rows[at], Validator::board)? {
-            rows.swap(kept, at);
+            if kept != at {
+                rows.swap(kept, at);
+            }
             kept += 1;
         }
     }
