@@ -477,10 +477,14 @@ impl Validator {
                 ));
             }
         }
-        self.entrants
-            .entry(competition.to_owned())
-            .or_default()
-            .insert(entrant.entrant.clone(), origin.clone());
+        // A competition's entrants come together: its id is copied once, not per row.
+        if !self.entrants.contains_key(competition) {
+            self.entrants
+                .insert(competition.to_owned(), HashMap::default());
+        }
+        if let Some(listed) = self.entrants.get_mut(competition) {
+            listed.insert(entrant.entrant.clone(), origin.clone());
+        }
         Ok(())
     }
 
@@ -520,22 +524,27 @@ impl Validator {
             }
         }
         if scoring == ScoringMethod::Matchpoints {
-            let sums = self
-                .percentages
-                .entry(competition.to_owned())
-                .or_insert_with(|| Percentages {
-                    weighted: 0.0,
-                    boards: 0.0,
-                    plain: 0.0,
-                    rows: 0,
-                    highest: 0.0,
-                    first: origin.clone(),
-                });
-            sums.weighted += result.score * f64::from(result.boards_played);
-            sums.boards += f64::from(result.boards_played);
-            sums.plain += result.score;
-            sums.rows += 1;
-            sums.highest = sums.highest.max(result.score);
+            // The id is copied once per competition, not per row.
+            if !self.percentages.contains_key(competition) {
+                self.percentages.insert(
+                    competition.to_owned(),
+                    Percentages {
+                        weighted: 0.0,
+                        boards: 0.0,
+                        plain: 0.0,
+                        rows: 0,
+                        highest: 0.0,
+                        first: origin.clone(),
+                    },
+                );
+            }
+            if let Some(sums) = self.percentages.get_mut(competition) {
+                sums.weighted += result.score * f64::from(result.boards_played);
+                sums.boards += f64::from(result.boards_played);
+                sums.plain += result.score;
+                sums.rows += 1;
+                sums.highest = sums.highest.max(result.score);
+            }
         }
         let boards = facts.boards.unwrap_or(limits::MAX_BOARDS);
         if result.boards_played > boards {
