@@ -204,6 +204,10 @@ pub struct Validator {
     percentages: HashMap<String, Percentages>,
     /// Per team match (`team_imps`), the teams its `results` rows list, in order.
     match_teams: HashMap<String, Vec<String>>,
+    /// The competition of the last board row that passed: known, and already among
+    /// those with board rows. A competition's rows come together, so the rows after
+    /// its first skip both lookups.
+    board_competition: Option<String>,
 }
 
 /// The `results` percentages of one matchpoint competition, summed.
@@ -324,6 +328,7 @@ impl Validator {
     }
 
     pub fn competition(&mut self, competition: &Competition) -> Result<(), InputError> {
+        self.board_competition = None;
         let origin = &competition.origin;
         let id = &competition.competition_id;
         let located = |column: &str| at(origin, column).competition(id.as_str());
@@ -472,10 +477,14 @@ impl Validator {
                 ));
             }
         }
-        self.entrants
-            .entry(competition.to_owned())
-            .or_default()
-            .insert(entrant.entrant.clone(), origin.clone());
+        // A competition's entrants come together: its id is copied once, not per row.
+        if !self.entrants.contains_key(competition) {
+            self.entrants
+                .insert(competition.to_owned(), HashMap::default());
+        }
+        if let Some(listed) = self.entrants.get_mut(competition) {
+            listed.insert(entrant.entrant.clone(), origin.clone());
+        }
         Ok(())
     }
 
@@ -515,22 +524,27 @@ impl Validator {
             }
         }
         if scoring == ScoringMethod::Matchpoints {
-            let sums = self
-                .percentages
-                .entry(competition.to_owned())
-                .or_insert_with(|| Percentages {
-                    weighted: 0.0,
-                    boards: 0.0,
-                    plain: 0.0,
-                    rows: 0,
-                    highest: 0.0,
-                    first: origin.clone(),
-                });
-            sums.weighted += result.score * f64::from(result.boards_played);
-            sums.boards += f64::from(result.boards_played);
-            sums.plain += result.score;
-            sums.rows += 1;
-            sums.highest = sums.highest.max(result.score);
+            // The id is copied once per competition, not per row.
+            if !self.percentages.contains_key(competition) {
+                self.percentages.insert(
+                    competition.to_owned(),
+                    Percentages {
+                        weighted: 0.0,
+                        boards: 0.0,
+                        plain: 0.0,
+                        rows: 0,
+                        highest: 0.0,
+                        first: origin.clone(),
+                    },
+                );
+            }
+            if let Some(sums) = self.percentages.get_mut(competition) {
+                sums.weighted += result.score * f64::from(result.boards_played);
+                sums.boards += f64::from(result.boards_played);
+                sums.plain += result.score;
+                sums.rows += 1;
+                sums.highest = sums.highest.max(result.score);
+            }
         }
         let boards = facts.boards.unwrap_or(limits::MAX_BOARDS);
         if result.boards_played > boards {
@@ -563,7 +577,10 @@ impl Validator {
     pub fn board(&mut self, board: &BoardResult) -> Result<(), InputError> {
         let origin = &board.origin;
         let competition = board.competition_id.as_str();
-        self.known_competition(competition, origin)?;
+        let same_competition = self.board_competition.as_deref() == Some(competition);
+        if !same_competition {
+            self.known_competition(competition, origin)?;
+        }
         let located = |column: &str| {
             at(origin, column)
                 .competition(competition)
@@ -668,8 +685,11 @@ impl Validator {
             _ => {}
         }
         // Rows come a competition at a time: its id is copied once, not per row.
-        if !self.competitions_with_boards.contains(competition) {
-            self.competitions_with_boards.insert(competition.to_owned());
+        if !same_competition {
+            if !self.competitions_with_boards.contains(competition) {
+                self.competitions_with_boards.insert(competition.to_owned());
+            }
+            self.board_competition = Some(competition.to_owned());
         }
         Ok(())
     }

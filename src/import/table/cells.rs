@@ -116,9 +116,95 @@ impl<T> Cells<T> {
 pub(super) trait CellType: Sized + Clone {
     /// The contract's name for the type, for messages.
     const NAME: &'static str;
+    /// The Arrow array a column of the type is read from cell by cell, as the row
+    /// asks for it ([`NoArrow`] for a type always taken through [`CellType::typed`]).
+    type Arrow;
     /// The column's cells, or `None` when its dtype cannot hold this type.
     fn typed(series: &Series) -> Option<Cells<Self>>;
+    /// The column's one Arrow array, when its dtype is one read cell by cell.
+    fn arrow(series: &Series) -> Option<Self::Arrow>;
+    /// The cell at `row` of an array from [`CellType::arrow`]: the same value, or the
+    /// same rule broken, as [`CellType::typed`] gives for it. `Ok(None)` past the end.
+    fn arrow_cell(arrow: &Self::Arrow, row: usize) -> Result<Option<Self>, String>;
     fn parse(text: &str) -> Result<Self, String>;
+}
+
+/// The Arrow array of a type that is never read cell by cell.
+pub(super) enum NoArrow {}
+
+type StrArray = <StringType as PolarsDataType>::Array;
+type I32Array = <Int32Type as PolarsDataType>::Array;
+type I64Array = <Int64Type as PolarsDataType>::Array;
+type F64Array = <Float64Type as PolarsDataType>::Array;
+type BoolArray = <BooleanType as PolarsDataType>::Array;
+
+/// The series' data as one array: a file read a row group at a time comes in several
+/// chunks, joined once here (the array's buffers are shared, not copied) so that a
+/// cell is found by its row alone.
+fn one_chunk<T: PolarsDataType>(
+    series: &Series,
+    typed: impl Fn(&Series) -> PolarsResult<&ChunkedArray<T>>,
+) -> Option<T::Array>
+where
+    T::Array: Clone,
+{
+    let joined;
+    let series = if series.n_chunks() == 1 {
+        series
+    } else {
+        joined = series.rechunk();
+        &joined
+    };
+    typed(series).ok()?.downcast_get(0).cloned()
+}
+
+/// Whole numbers read cell by cell: int32 as the files hold them, int64 as well.
+pub(super) enum Ints {
+    I32(I32Array),
+    I64(I64Array),
+}
+
+impl Ints {
+    fn of(series: &Series) -> Option<Ints> {
+        match series.dtype() {
+            DataType::Int32 => one_chunk(series, Series::i32).map(Ints::I32),
+            DataType::Int64 => one_chunk(series, Series::i64).map(Ints::I64),
+            _ => None,
+        }
+    }
+
+    fn get(&self, row: usize) -> Option<i64> {
+        match self {
+            Ints::I32(array) => primitive_i32(array, row).map(i64::from),
+            Ints::I64(array) => primitive_i64(array, row),
+        }
+    }
+}
+
+macro_rules! primitive_cell {
+    ($name:ident, $array:ty, $native:ty) => {
+        /// The value at `row`, or `None` for a null or a row past the end.
+        fn $name(array: &$array, row: usize) -> Option<$native> {
+            let value = *array.values().get(row)?;
+            match array.validity() {
+                Some(valid) if !valid.get_bit(row) => None,
+                _ => Some(value),
+            }
+        }
+    };
+}
+primitive_cell!(primitive_i32, I32Array, i32);
+primitive_cell!(primitive_i64, I64Array, i64);
+primitive_cell!(primitive_f64, F64Array, f64);
+
+/// The text at `row`, or `None` for a null or a row past the end.
+#[inline]
+fn text_cell(array: &StrArray, row: usize) -> Option<&str> {
+    if row < array.len() {
+        array.get(row)
+    } else {
+        None
+    }
 }
 
 pub(super) fn collect<T, I, F>(iter: I, convert: F) -> Cells<T>
@@ -131,6 +217,13 @@ where
 
 impl CellType for i64 {
     const NAME: &'static str = "int64";
+    type Arrow = Ints;
+    fn arrow(series: &Series) -> Option<Ints> {
+        Ints::of(series)
+    }
+    fn arrow_cell(arrow: &Ints, row: usize) -> Result<Option<Self>, String> {
+        Ok(arrow.get(row))
+    }
     fn typed(series: &Series) -> Option<Cells<Self>> {
         match series.dtype() {
             DataType::Int8
@@ -160,6 +253,16 @@ impl CellType for i64 {
 
 impl CellType for i32 {
     const NAME: &'static str = "int32";
+    type Arrow = Ints;
+    fn arrow(series: &Series) -> Option<Ints> {
+        Ints::of(series)
+    }
+    fn arrow_cell(arrow: &Ints, row: usize) -> Result<Option<Self>, String> {
+        match arrow {
+            Ints::I32(array) => Ok(primitive_i32(array, row)),
+            Ints::I64(array) => primitive_i64(array, row).map(narrow_i32).transpose(),
+        }
+    }
     fn typed(series: &Series) -> Option<Cells<Self>> {
         match series.dtype() {
             // Every value fits: taken as they are, without going through int64.
@@ -192,6 +295,16 @@ pub(super) fn narrow_i32(value: i64) -> Result<i32, String> {
 
 impl CellType for f64 {
     const NAME: &'static str = "float64";
+    type Arrow = F64Array;
+    fn arrow(series: &Series) -> Option<F64Array> {
+        match series.dtype() {
+            DataType::Float64 => one_chunk(series, Series::f64),
+            _ => None,
+        }
+    }
+    fn arrow_cell(arrow: &F64Array, row: usize) -> Result<Option<Self>, String> {
+        primitive_f64(arrow, row).map(validate::finite).transpose()
+    }
     fn typed(series: &Series) -> Option<Cells<Self>> {
         if !(series.dtype().is_float() || series.dtype().is_integer()) {
             return None;
@@ -212,6 +325,20 @@ impl CellType for f64 {
 
 impl CellType for bool {
     const NAME: &'static str = "bool";
+    type Arrow = BoolArray;
+    fn arrow(series: &Series) -> Option<BoolArray> {
+        match series.dtype() {
+            DataType::Boolean => one_chunk(series, Series::bool),
+            _ => None,
+        }
+    }
+    fn arrow_cell(arrow: &BoolArray, row: usize) -> Result<Option<Self>, String> {
+        Ok(if row < arrow.len() {
+            arrow.get(row)
+        } else {
+            None
+        })
+    }
     fn typed(series: &Series) -> Option<Cells<Self>> {
         Some(collect(series.bool().ok()?.iter(), Ok))
     }
@@ -229,6 +356,13 @@ impl CellType for bool {
 
 impl CellType for NaiveDate {
     const NAME: &'static str = "date";
+    type Arrow = NoArrow;
+    fn arrow(_: &Series) -> Option<NoArrow> {
+        None
+    }
+    fn arrow_cell(arrow: &NoArrow, _: usize) -> Result<Option<Self>, String> {
+        match *arrow {}
+    }
     /// Date columns, and (as pandas writes dates) naive timestamps at midnight.
     fn typed(series: &Series) -> Option<Cells<Self>> {
         match series.dtype() {
@@ -266,6 +400,16 @@ impl CellType for NaiveDate {
 
 impl CellType for String {
     const NAME: &'static str = "string";
+    type Arrow = StrArray;
+    fn arrow(series: &Series) -> Option<StrArray> {
+        match series.dtype() {
+            DataType::String => one_chunk(series, Series::str),
+            _ => None,
+        }
+    }
+    fn arrow_cell(arrow: &StrArray, row: usize) -> Result<Option<Self>, String> {
+        Ok(text_cell(arrow, row).map(str::to_owned))
+    }
     fn typed(series: &Series) -> Option<Cells<Self>> {
         Some(collect(series.str().ok()?.iter(), |value| {
             Ok(value.map(str::to_owned))
@@ -279,6 +423,14 @@ impl CellType for String {
 /// Board rows' text cells, inline up to 24 bytes (no allocation per cell).
 impl CellType for Text {
     const NAME: &'static str = "string";
+    type Arrow = StrArray;
+    fn arrow(series: &Series) -> Option<StrArray> {
+        String::arrow(series)
+    }
+    #[inline]
+    fn arrow_cell(arrow: &StrArray, row: usize) -> Result<Option<Self>, String> {
+        Ok(text_cell(arrow, row).map(Text::from))
+    }
     fn typed(series: &Series) -> Option<Cells<Self>> {
         Some(collect(series.str().ok()?.iter(), |value| {
             Ok(value.map(Text::from))
@@ -295,16 +447,25 @@ pub(super) enum Presence {
     Optional,
 }
 
+/// Where a column's values are: taken out of the frame whole (text parsed, a dtype
+/// widened), or left in the frame's Arrow array and read as each row asks. The second
+/// is how board, entrant and result files are read: no copy of a column is made, and
+/// a text cell becomes a value (inline up to 24 bytes for [`Text`]) once, in its row.
+pub(super) enum Source<T: CellType> {
+    Cells(Cells<T>),
+    Arrow(T::Arrow),
+}
+
 /// One column of a frame, typed; an absent optional column reads as all nulls.
-pub(super) struct Col<T> {
+pub(super) struct Col<T: CellType> {
     pub(super) path: Arc<Path>,
     pub(super) name: &'static str,
-    pub(super) cells: Option<Cells<T>>,
+    pub(super) cells: Option<Source<T>>,
     /// The file's row of the frame's first (see [`Frame::first_row`]).
     pub(super) first_row: usize,
 }
 
-impl<T: Clone> Col<T> {
+impl<T: CellType> Col<T> {
     pub(super) fn location(&self, row: usize) -> Location {
         Location::file(self.path.to_path_buf())
             .row(self.first_row + row + 1)
@@ -313,9 +474,15 @@ impl<T: Clone> Col<T> {
 
     /// The value at 0-based `row`, or `None` for a null or absent column. Each row is
     /// read once, so the value is moved out rather than copied.
+    #[inline]
     pub(super) fn get(&mut self, row: usize) -> Result<Option<T>, InputError> {
-        let Some(cells) = self.cells.as_mut() else {
-            return Ok(None);
+        let cells = match self.cells.as_mut() {
+            None => return Ok(None),
+            Some(Source::Arrow(arrow)) => {
+                return T::arrow_cell(arrow, row)
+                    .map_err(|rule| InputError::new(self.location(row), rule));
+            }
+            Some(Source::Cells(cells)) => cells,
         };
         if let Some(rule) = cells.rule(row) {
             let rule = rule.clone();
@@ -355,6 +522,22 @@ impl Col<i32> {
     pub(super) fn required_count(&mut self, row: usize) -> Result<u32, InputError> {
         let value = self.required(row)?;
         self.check(row, validate::non_negative(self.name, i64::from(value)))
+    }
+}
+
+impl Col<Text> {
+    /// The text at `row`, borrowed, given to `read`; `None` for a null, absent or
+    /// broken cell.
+    pub(super) fn peek<R>(&self, row: usize, read: impl FnOnce(&str) -> R) -> Option<R> {
+        match self.cells.as_ref()? {
+            Source::Arrow(arrow) => text_cell(arrow, row).map(read),
+            Source::Cells(cells) => {
+                if cells.rule(row).is_some() {
+                    return None;
+                }
+                cells.values.get(row)?.as_deref().map(read)
+            }
+        }
     }
 }
 
@@ -415,18 +598,32 @@ impl Frame {
             };
         };
         let series = column.as_materialized_series();
-        let cells = if series.dtype() == &DataType::Null {
-            Some(Cells::nulls(series.len()))
-        } else if self.text_columns.contains(name) && series.dtype() == &DataType::String {
+        let text = self.text_columns.contains(name) && series.dtype() == &DataType::String;
+        let arrow = if text { None } else { T::arrow(series) };
+        let cells = if let Some(arrow) = arrow {
+            // An optional column without a value (the seats of a pairs event, the
+            // penalties) reads as absent: every cell is empty either way.
+            if presence == Presence::Optional && series.null_count() == series.len() {
+                return Ok(Col {
+                    path: Arc::clone(&self.path),
+                    name,
+                    cells: None,
+                    first_row: self.first_row,
+                });
+            }
+            Some(Source::Arrow(arrow))
+        } else if series.dtype() == &DataType::Null {
+            Some(Source::Cells(Cells::nulls(series.len())))
+        } else if text {
             series.str().ok().map(|texts| {
-                collect(texts.iter(), |text| match text {
+                Source::Cells(collect(texts.iter(), |text| match text {
                     None => Ok(None),
                     Some(t) if t.trim().is_empty() => Ok(None),
                     Some(t) => T::parse(t).map(Some),
-                })
+                }))
             })
         } else {
-            T::typed(series)
+            T::typed(series).map(Source::Cells)
         };
         match cells {
             Some(cells) => Ok(Col {
@@ -508,6 +705,189 @@ mod shown_tests {
         assert_eq!(
             super::shown(&long),
             format!("{}… (100 characters)", "9".repeat(40))
+        );
+    }
+}
+
+#[cfg(test)]
+mod arrow_tests {
+    use std::collections::HashSet;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use polars::prelude::*;
+
+    use super::Presence::{Optional, Required};
+    use super::{Col, Source};
+    use crate::dataset::Text;
+    use crate::import::table::locate::Frame;
+
+    /// A frame of `columns` as a Parquet file gives them, its first row the file's
+    /// row `first_row` (0-based).
+    fn frame_of(columns: Vec<Column>, first_row: usize) -> Frame {
+        let height = columns.first().map_or(0, Column::len);
+        let df = DataFrame::new(height, columns).unwrap_or_default();
+        Frame {
+            path: Arc::from(Path::new("boards.parquet")),
+            df,
+            text_columns: HashSet::new(),
+            first_row,
+        }
+    }
+
+    fn is_arrow<T: super::CellType>(col: &Col<T>) -> bool {
+        matches!(col.cells, Some(Source::Arrow(_)))
+    }
+
+    #[test]
+    fn typed_columns_are_read_from_their_arrays_cell_by_cell() {
+        let long = "a pair name longer than twenty-four bytes";
+        let frame = frame_of(
+            vec![
+                Column::new("board".into(), [Some(1_i32), None, Some(3)]),
+                Column::new("tricks".into(), [Some(9_i64), Some(13), None]),
+                Column::new("ns".into(), [Some("12"), None, Some(long)]),
+                Column::new("rated".into(), [None, Some(true), Some(false)]),
+                Column::new("score".into(), [Some(54.5_f64), None, Some(-1.25)]),
+            ],
+            0,
+        );
+        let mut board = frame
+            .col::<i32>("board", Required)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut tricks = frame
+            .col::<i64>("tricks", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut ns = frame
+            .col::<Text>("ns", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut names = frame
+            .col::<String>("ns", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut rated = frame
+            .col::<bool>("rated", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut score = frame
+            .col::<f64>("score", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(is_arrow(&board) && is_arrow(&tricks) && is_arrow(&ns));
+        assert!(is_arrow(&names) && is_arrow(&rated) && is_arrow(&score));
+        let cells: Vec<_> = (0..3)
+            .map(|row| {
+                (
+                    board.get(row).ok().flatten(),
+                    tricks.get(row).ok().flatten(),
+                    ns.get(row).ok().flatten(),
+                    names.get(row).ok().flatten(),
+                    rated.get(row).ok().flatten(),
+                    score.get(row).ok().flatten(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            vec![
+                (
+                    Some(1),
+                    Some(9),
+                    Some(Text::from("12")),
+                    Some("12".to_owned()),
+                    None,
+                    Some(54.5)
+                ),
+                (None, Some(13), None, None, Some(true), None),
+                (
+                    Some(3),
+                    None,
+                    Some(Text::from(long)),
+                    Some(long.to_owned()),
+                    Some(false),
+                    Some(-1.25)
+                ),
+            ]
+        );
+        // An optional column with no value at all reads as an absent one.
+        let empty = Column::new("room".into(), [None::<&str>, None, None]);
+        let with_empty = frame_of(vec![empty], 0);
+        let mut room = with_empty
+            .col::<Text>("room", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(room.cells.is_none());
+        assert_eq!(room.get(1).ok().flatten(), None);
+        // A row past the frame's end reads as empty, never as a panic.
+        assert_eq!(board.get(3).ok().flatten(), None);
+        assert_eq!(ns.get(7).ok().flatten(), None);
+    }
+
+    #[test]
+    fn a_broken_cell_names_the_files_row_and_column_as_before() {
+        // Rows 101 to 103 of the file: the frame starts at its 0-based row 100.
+        let frame = frame_of(
+            vec![
+                Column::new(
+                    "ns_score".into(),
+                    [Some(420_i64), Some(3_000_000_000), None],
+                ),
+                Column::new("ns_penalty".into(), [Some(0.5_f64), Some(f64::NAN), None]),
+                Column::new("board".into(), [Some(-2_i32), Some(4), None]),
+            ],
+            100,
+        );
+        let mut ns_score = frame
+            .col::<i32>("ns_score", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(is_arrow(&ns_score));
+        assert_eq!(ns_score.get(0).ok().flatten(), Some(420));
+        let wide = ns_score.get(1).err().unwrap_or_else(|| panic!("no error"));
+        assert_eq!(wide.location.row, Some(102));
+        assert_eq!(wide.location.column.as_deref(), Some("ns_score"));
+        assert_eq!(wide.rule, "3000000000 does not fit in int32");
+        let mut penalty = frame
+            .col::<f64>("ns_penalty", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(penalty.get(0).ok().flatten(), Some(0.5));
+        let nan = penalty.get(1).err().unwrap_or_else(|| panic!("no error"));
+        assert_eq!(
+            (nan.location.row, nan.location.column.as_deref()),
+            (Some(102), Some("ns_penalty"))
+        );
+        let mut board = frame
+            .col::<i32>("board", Required)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let negative = board
+            .required_count(0)
+            .err()
+            .unwrap_or_else(|| panic!("no error"));
+        assert_eq!(negative.location.row, Some(101));
+        let empty = board
+            .required(2)
+            .err()
+            .unwrap_or_else(|| panic!("no error"));
+        assert_eq!(empty.location.row, Some(103));
+        assert_eq!(empty.rule, "`board` is required but the cell is empty");
+    }
+
+    #[test]
+    fn a_column_in_several_chunks_is_read_by_the_files_row() {
+        // A file read a row group at a time gives each group's rows as a chunk.
+        let mut first = Series::new("competition_id".into(), ["c1", "c1"]);
+        let second = Series::new("competition_id".into(), [Some("c2"), None, Some("c3")]);
+        first.append(&second).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(first.n_chunks(), 2);
+        let frame = frame_of(vec![first.into()], 0);
+        let ids = frame
+            .col::<Text>("competition_id", Required)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let read: Vec<Option<String>> = (0..5).map(|row| ids.peek(row, str::to_owned)).collect();
+        assert_eq!(
+            read,
+            vec![
+                Some("c1".to_owned()),
+                Some("c1".to_owned()),
+                Some("c2".to_owned()),
+                None,
+                Some("c3".to_owned()),
+            ]
         );
     }
 }

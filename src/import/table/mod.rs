@@ -213,15 +213,29 @@ pub fn open_partitions(
         progress.advance(1);
     }
     for file in competitions.iter().flatten() {
-        read_competitions(&read_frame(file)?, &mut check, &mut head.competitions)?;
+        by_row_group(file, |frame| {
+            read_competitions(frame, &mut check, &mut head.competitions)
+        })?;
         progress.advance(1);
     }
+    // A damaged footer may claim more rows than memory holds: the vector then grows
+    // as the rows come, and the reader reports the file.
+    let _ = head
+        .entrants
+        .try_reserve_exact(rows_of(entrants.iter().flatten()));
     for file in entrants.iter().flatten() {
-        read_entrants(&read_frame(file)?, &mut check, &mut head.entrants)?;
+        by_row_group(file, |frame| {
+            read_entrants(frame, &mut check, &mut head.entrants)
+        })?;
         progress.advance(1);
     }
+    let _ = head
+        .results
+        .try_reserve_exact(rows_of(results.iter().flatten()));
     for file in results.iter().flatten() {
-        read_results(&read_frame(file)?, &mut check, &mut head.results)?;
+        by_row_group(file, |frame| {
+            read_results(frame, &mut check, &mut head.results)
+        })?;
         progress.advance(1);
     }
     progress.finish();
@@ -230,6 +244,42 @@ pub fn open_partitions(
         head,
         boards: BoardReader::new(check, files),
     })
+}
+
+/// Reads `file` a row group at a time when it has several (one `entrants.parquet` of
+/// a whole federation), else whole, and gives each part's frame to `each` in row
+/// order. Only one row group's columns are then in memory beside the rows built from
+/// them; errors still name the file's row.
+fn by_row_group(
+    file: &SourceFile,
+    mut each: impl FnMut(&locate::Frame) -> Result<(), Error>,
+) -> Result<(), Error> {
+    match locate::row_groups(file)? {
+        Some(groups) if groups.len() > 1 => {
+            let mut start = 0;
+            for rows in groups {
+                each(&locate::read_frame_columns(
+                    file,
+                    None,
+                    Some(start..start + rows),
+                )?)?;
+                start += rows;
+            }
+            Ok(())
+        }
+        _ => each(&read_frame(file)?),
+    }
+}
+
+/// The rows the Parquet footers of `files` claim (a CSV file, or one whose footer is
+/// broken, counts none: reading it reports what is wrong, in table order). Millions of
+/// entrant rows are then written once into memory reserved for them all, rather than
+/// copied each time the table outgrows its vector.
+fn rows_of<'a>(files: impl Iterator<Item = &'a SourceFile>) -> usize {
+    files
+        .filter_map(|file| locate::row_groups(file).ok().flatten())
+        .map(|groups| groups.iter().sum::<usize>())
+        .fold(0, usize::saturating_add)
 }
 
 /// Reads and checks the dataset in `dir`, every table whole in memory. An error in a
@@ -272,6 +322,7 @@ trait CompetitionRow {
     /// How the row holds its competition's id.
     type Id: AsRef<str>;
     fn competition_id_mut(&mut self) -> &mut Self::Id;
+    fn competition_id(&self) -> &Self::Id;
 }
 
 macro_rules! competition_row {
@@ -281,6 +332,9 @@ macro_rules! competition_row {
             fn competition_id_mut(&mut self) -> &mut $id {
                 &mut self.competition_id
             }
+            fn competition_id(&self) -> &$id {
+                &self.competition_id
+            }
         }
     )*};
 }
@@ -288,6 +342,32 @@ competition_row!(String: Competition, Entrant, EntrantResult);
 competition_row!(crate::dataset::Text: BoardResult);
 
 impl Check {
+    /// A row of competition `id` whose cells broke a rule: the competition goes to the
+    /// quarantine for it (or, strict, the error is returned).
+    fn broken(&mut self, id: &str, error: InputError) -> Result<(), InputError> {
+        self.quarantine.add(id, error)
+    }
+
+    /// [`Check::row`] for a row that built and holds its competition's id: whether it
+    /// passed and is kept.
+    fn keeps<T: CompetitionRow>(
+        &mut self,
+        record: &T,
+        rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
+    ) -> Result<bool, InputError> {
+        let id = record.competition_id().as_ref();
+        if self.quarantine.contains(id) && !self.validator.knows_competition(id) {
+            return Ok(false);
+        }
+        match rules(&mut self.validator, record) {
+            Ok(()) => Ok(true),
+            Err(error) => {
+                self.quarantine.add(id, error)?;
+                Ok(false)
+            }
+        }
+    }
+
     /// Takes a row of competition `id`, built from its cells (or not), and holds it to
     /// the rules: the row back when it passed, `None` when its competition went to the
     /// quarantine for it. Rows of a competition whose own row is broken, or that is not

@@ -213,14 +213,29 @@ pub(super) fn read_results(
     Ok(())
 }
 
-/// A board row as its cells built it, before the rules that need the other tables:
-/// the competition's id and the row (or the cell that broke it), or an error that
-/// stops the file (a row without a competition id).
-pub(super) type BuiltBoard = Result<(Text, Result<BoardResult, InputError>), InputError>;
+/// A board file's rows as their cells built them, before the rules that need the other
+/// tables. The rows that built are kept apart from the few that broke a rule in a cell,
+/// so that a row is written once, in place, and checked and handed on without being
+/// moved again.
+#[derive(Debug, Default)]
+pub(super) struct BuiltBoards {
+    /// The rows that built, each with its competition's id, in file order.
+    pub(super) rows: Vec<BoardResult>,
+    /// The rows broken by a cell: how many built rows come before each, its
+    /// competition's id and the cell's error, in file order.
+    pub(super) broken: Vec<(usize, Text, InputError)>,
+    /// An error that stops the file (a row without a competition id), after every row
+    /// before it.
+    pub(super) stop: Option<InputError>,
+}
 
-/// Builds a board file's rows from its cells. It needs nothing but the frame, so the
-/// next file's rows are built while the rows before are checked.
-pub(super) fn build_boards(frame: &Frame) -> Result<Vec<BuiltBoard>, Error> {
+/// Builds a board file's rows from its cells, in `rows` (emptied first; a vector whose
+/// memory is reused). It needs nothing but the frame, so the next file's rows are built
+/// while the rows before are checked.
+pub(super) fn build_boards(
+    frame: &Frame,
+    mut rows: Vec<BoardResult>,
+) -> Result<BuiltBoards, Error> {
     super::known::check_columns(frame, "boards")?;
     let mut competition_id = frame.col::<Text>("competition_id", Required)?;
     let mut board = frame.col::<i32>("board", Required)?;
@@ -243,13 +258,18 @@ pub(super) fn build_boards(frame: &Frame) -> Result<Vec<BuiltBoard>, Error> {
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
     let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
     let mut sources = frame.sources()?;
-    let mut out = Vec::with_capacity(frame.height());
+    rows.clear();
+    rows.reserve(frame.height());
+    let mut out = BuiltBoards {
+        rows,
+        ..BuiltBoards::default()
+    };
     for row in 0..frame.height() {
         let competition_id = match competition_id.required(row) {
             Ok(id) => id,
             Err(error) => {
                 // Nothing after it is read, as when the rows are checked as they come.
-                out.push(Err(error));
+                out.stop = Some(error);
                 break;
             }
         };
@@ -279,22 +299,47 @@ pub(super) fn build_boards(frame: &Frame) -> Result<Vec<BuiltBoard>, Error> {
                 origin: sources.origin(frame, row)?,
             })
         };
-        let built = built();
-        out.push(Ok((competition_id, built)));
+        match built() {
+            Ok(mut record) => {
+                record.competition_id = competition_id;
+                out.rows.push(record);
+            }
+            Err(error) => out.broken.push((out.rows.len(), competition_id, error)),
+        }
     }
     Ok(out)
 }
 
-/// Holds built board rows to the row rules, in row order, keeping those that pass.
+/// Holds built board rows to the row rules, in row order, and returns those that pass,
+/// in the same vector.
 pub(super) fn check_boards(
-    built: Vec<BuiltBoard>,
+    built: BuiltBoards,
     check: &mut Check,
-    out: &mut Vec<BoardResult>,
-) -> Result<(), Error> {
-    out.reserve(built.len());
-    for row in built {
-        let (competition_id, built) = row?;
-        out.extend(check.row(competition_id, built, Validator::board)?);
+) -> Result<Vec<BoardResult>, Error> {
+    let BuiltBoards {
+        mut rows,
+        broken,
+        stop,
+    } = built;
+    let mut broken = broken.into_iter().peekable();
+    let mut kept = 0;
+    for at in 0..rows.len() {
+        while let Some((_, id, error)) = broken.next_if(|(before, _, _)| *before == at) {
+            check.broken(&id, error)?;
+        }
+        if check.keeps(&rows[at], Validator::board)? {
+            if kept != at {
+                rows.swap(kept, at);
+            }
+            kept += 1;
+        }
     }
-    Ok(())
+    for (_, id, error) in broken {
+        check.broken(&id, error)?;
+    }
+    rows.truncate(kept);
+    match stop {
+        Some(error) => Err(error.into()),
+        None => Ok(rows),
+    }
 }

@@ -24,7 +24,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::dataset::{BoardResult, Dataset};
+use crate::dataset::{BoardResult, Dataset, Text};
 use crate::error::Error;
 use crate::quarantine::{OnError, Quarantine};
 
@@ -97,25 +97,31 @@ impl BoardFiles {
             scanned.rows += frame.height();
             let mut here = Vec::new();
             if frame.df.column("competition_id").is_ok() {
-                let mut ids = frame.col::<String>("competition_id", Required)?;
-                let mut last: Option<u32> = None;
+                let ids = frame.col::<Text>("competition_id", Required)?;
+                let mut last: Option<Text> = None;
                 for row in 0..frame.height() {
-                    let Ok(id) = ids.required(row) else { continue };
+                    // A row's id is compared with the row before's (its rows are
+                    // together) before it is looked up.
+                    let Some(id) = ids.peek(row, |id| match &last {
+                        Some(before) if before.as_str() == id => None,
+                        _ => Some(Text::from(id)),
+                    }) else {
+                        continue;
+                    };
+                    let Some(id) = id else { continue };
                     let interned = match scanned.index.get(id.as_str()) {
                         Some(&interned) => interned,
                         None => {
                             let interned = scanned.ids.len() as u32;
-                            scanned.index.insert(id.clone(), interned);
-                            scanned.ids.push(id);
+                            scanned.index.insert(id.to_string(), interned);
+                            scanned.ids.push(id.to_string());
                             scanned.last_piece.push(at);
                             interned
                         }
                     };
-                    if last != Some(interned) {
-                        here.push(interned);
-                        last = Some(interned);
-                    }
+                    here.push(interned);
                     scanned.last_piece[interned as usize] = at;
+                    last = Some(id);
                 }
             }
             here.sort_unstable();
@@ -209,10 +215,20 @@ impl BoardReader {
         let (files, check) = (&self.files, &mut self.check);
         let outcome = std::thread::scope(|scope| {
             let (send, batches) = std::sync::mpsc::sync_channel(1);
-            let reader = scope.spawn(move || produce(files, check, first, wanted, &send));
+            // Emptied batches go back to the reader, which builds the next rows in them:
+            // a month's rows are tens of megabytes, and memory written again costs less
+            // than fresh pages.
+            let (give_back, emptied) = std::sync::mpsc::channel();
+            let reader = scope.spawn(move || produce(files, check, first, wanted, &send, &emptied));
             let mut outcome = Ok(());
             for batch in batches.iter() {
-                let done = batch.and_then(|mut rows: Vec<BoardResult>| each(&mut rows));
+                let done = batch.and_then(|mut rows: Vec<BoardResult>| {
+                    let done = each(&mut rows);
+                    rows.clear();
+                    // The reader may have stopped; the batch is then dropped here.
+                    let _ = give_back.send(rows);
+                    done
+                });
                 if let Err(error) = done {
                     outcome = Err(error);
                     break;
@@ -263,31 +279,45 @@ fn produce(
     first: bool,
     wanted: &[bool],
     send: &std::sync::mpsc::SyncSender<Result<Vec<BoardResult>, Error>>,
+    emptied: &std::sync::mpsc::Receiver<Vec<BoardResult>>,
 ) {
     let to_read: Vec<usize> = (0..boards.pieces.len())
         .filter(|&at| first || boards.piece_ids[at].iter().any(|&id| wanted[id as usize]))
         .collect();
-    let build = |at: usize| {
+    let build = |at: usize, rows: Vec<BoardResult>| {
         let piece = &boards.pieces[at];
         read_frame_columns(&boards.files[piece.file], None, piece.rows.clone())
-            .and_then(|frame| build_boards(&frame))
+            .and_then(|frame| build_boards(&frame, rows))
+    };
+    // An emptied batch to build rows in, when one has come back.
+    let reuse = || {
+        emptied
+            .try_iter()
+            .find(|rows: &Vec<BoardResult>| rows.capacity() > 0)
+            .unwrap_or_default()
     };
     std::thread::scope(|scope| {
-        let mut next = to_read.first().map(|&at| scope.spawn(move || build(at)));
+        let mut next = to_read.first().map(|&at| {
+            let rows = reuse();
+            scope.spawn(move || build(at, rows))
+        });
         let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
         for (place, &at) in to_read.iter().enumerate() {
             let built = match next.take().map(|reading| reading.join()) {
                 Some(Ok(built)) => built,
                 _ => Err(reader_stopped()),
             };
-            next = to_read
-                .get(place + 1)
-                .map(|&following| scope.spawn(move || build(following)));
-            let mut rows = Vec::new();
-            if let Err(error) = built.and_then(|built| check_boards(built, check, &mut rows)) {
-                let _ = send.send(Err(error));
-                return;
-            }
+            next = to_read.get(place + 1).map(|&following| {
+                let rows = reuse();
+                scope.spawn(move || build(following, rows))
+            });
+            let rows = match built.and_then(|built| check_boards(built, check)) {
+                Ok(rows) => rows,
+                Err(error) => {
+                    let _ = send.send(Err(error));
+                    return;
+                }
+            };
             let complete = complete_competitions(boards, check, wanted, at, rows, &mut pending);
             if !complete.is_empty() && send.send(Ok(complete)).is_err() {
                 return;
@@ -299,41 +329,80 @@ fn produce(
 /// The rows of the competitions whose last piece is `at`, with those carried over from
 /// earlier pieces; the rows of competitions that continue in later pieces wait in
 /// `pending`. Rows of unwanted or quarantined competitions are dropped.
+///
+/// A competition's rows are together in a file, so its id is looked up once for each
+/// run of rows that share it. In the importer's layout every competition is whole in
+/// its piece and the piece's rows are already in the order handed on: they are handed
+/// on as they are, without being moved.
 fn complete_competitions(
     boards: &BoardFiles,
     check: &Check,
     wanted: &[bool],
     at: usize,
-    rows: Vec<BoardResult>,
+    mut rows: Vec<BoardResult>,
     pending: &mut HashMap<u32, Vec<BoardResult>>,
 ) -> Vec<BoardResult> {
-    let mut complete: Vec<BoardResult> = Vec::with_capacity(rows.len());
-    for &id in &boards.piece_ids[at] {
-        if boards.last_piece[id as usize] == at {
-            if let Some(earlier) = pending.remove(&id) {
-                complete.extend(earlier);
+    /// Where a run of rows goes.
+    #[derive(Clone, Copy, PartialEq)]
+    enum To {
+        Drop,
+        Wait(u32),
+        Complete(u32),
+    }
+    let quarantine = &check.quarantine;
+    // Each run of rows of one competition: its first row and where it goes.
+    let mut runs: Vec<(usize, To)> = Vec::new();
+    for row in 0..rows.len() {
+        if row > 0 && rows[row].competition_id == rows[row - 1].competition_id {
+            continue;
+        }
+        let id = &rows[row].competition_id;
+        let to = match boards.index.get(id.as_str()) {
+            None => To::Drop,
+            Some(&interned) if !wanted[interned as usize] => To::Drop,
+            Some(&interned) if boards.last_piece[interned as usize] != at => To::Wait(interned),
+            Some(_) if quarantine.contains(id) => To::Drop,
+            Some(&interned) => To::Complete(interned),
+        };
+        runs.push((row, to));
+    }
+    let carried: Vec<u32> = boards.piece_ids[at]
+        .iter()
+        .copied()
+        .filter(|&id| boards.last_piece[id as usize] == at && pending.contains_key(&id))
+        .collect();
+    let in_order = runs.windows(2).all(|pair| match (pair[0].1, pair[1].1) {
+        (To::Complete(first), To::Complete(second)) => first < second,
+        _ => false,
+    });
+    let all_complete = runs.iter().all(|(_, to)| matches!(to, To::Complete(_)));
+    if carried.is_empty() && all_complete && in_order {
+        return rows;
+    }
+
+    let mut complete: Vec<(u32, BoardResult)> = Vec::with_capacity(rows.len());
+    for id in carried {
+        for row in pending.remove(&id).unwrap_or_default() {
+            if !quarantine.contains(&row.competition_id) {
+                complete.push((id, row));
             }
         }
     }
-    for row in rows {
-        let Some(&id) = boards.index.get(row.competition_id.as_str()) else {
-            continue;
-        };
-        if !wanted[id as usize] {
-            continue;
-        }
-        if boards.last_piece[id as usize] == at {
-            complete.push(row);
-        } else {
-            pending.entry(id).or_default().push(row);
+    let mut ends = runs.iter().skip(1).map(|(start, _)| *start);
+    let mut rows = rows.drain(..);
+    for &(start, to) in &runs {
+        let end = ends.next().unwrap_or(start + rows.len());
+        let run = rows.by_ref().take(end - start);
+        match to {
+            To::Drop => run.for_each(drop),
+            To::Wait(id) => pending.entry(id).or_default().extend(run),
+            To::Complete(id) => complete.extend(run.map(|row| (id, row))),
         }
     }
-    let quarantine = &check.quarantine;
-    complete.retain(|row| !quarantine.contains(&row.competition_id));
     // One competition's rows together: those carried over from earlier pieces come
     // first, so a stable sort by competition keeps file and row order.
-    complete.sort_by_cached_key(|row| boards.index.get(row.competition_id.as_str()).copied());
-    complete
+    complete.sort_by_key(|(id, _)| *id);
+    complete.into_iter().map(|(_, row)| row).collect()
 }
 
 /// A reading thread that ended without its result (it panicked).
@@ -356,5 +425,120 @@ impl crate::scoring::BoardSource for BoardReader {
 
     fn rows_hint(&self) -> usize {
         self.files.rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rustc_hash::FxHashMap as HashMap;
+
+    use super::{complete_competitions, BoardFiles, Piece};
+    use crate::dataset::{BoardResult, Text};
+    use crate::error::{InputError, Location};
+    use crate::import::table::Check;
+    use crate::import::validate::Validator;
+    use crate::quarantine::{OnError, Quarantine};
+
+    /// Board files of two pieces: `a` whole in the first, `b` in both, `c` whole in
+    /// the second.
+    fn two_pieces() -> BoardFiles {
+        let ids: Vec<String> = ["a", "b", "c"].map(str::to_owned).to_vec();
+        BoardFiles {
+            files: Vec::new(),
+            pieces: vec![
+                Piece {
+                    file: 0,
+                    rows: Some(0..3),
+                },
+                Piece {
+                    file: 0,
+                    rows: Some(3..6),
+                },
+            ],
+            index: ids.iter().cloned().zip(0..).collect(),
+            ids,
+            piece_ids: vec![vec![0, 1], vec![1, 2]],
+            last_piece: vec![0, 1, 1],
+            rows: 6,
+        }
+    }
+
+    fn row(id: &str, board: u32) -> BoardResult {
+        BoardResult {
+            competition_id: Text::from(id),
+            board,
+            ..BoardResult::default()
+        }
+    }
+
+    fn check() -> Check {
+        Check {
+            validator: Validator::default(),
+            quarantine: Quarantine::new(OnError::Quarantine),
+        }
+    }
+
+    fn boards(rows: &[BoardResult]) -> Vec<(String, u32)> {
+        rows.iter()
+            .map(|r| (r.competition_id.to_string(), r.board))
+            .collect()
+    }
+
+    #[test]
+    fn competitions_whole_and_in_order_are_handed_on_without_a_move() {
+        let files = BoardFiles {
+            piece_ids: vec![vec![0, 1, 2]],
+            last_piece: vec![0, 0, 0],
+            ..two_pieces()
+        };
+        let rows = vec![row("a", 1), row("a", 2), row("b", 1), row("c", 1)];
+        let before = rows.as_ptr();
+        let mut pending = HashMap::default();
+        let complete = complete_competitions(&files, &check(), &[true; 3], 0, rows, &mut pending);
+        assert_eq!(complete.as_ptr(), before);
+        assert_eq!(
+            boards(&complete),
+            [("a", 1), ("a", 2), ("b", 1), ("c", 1)].map(|(id, b)| (id.to_owned(), b))
+        );
+    }
+
+    #[test]
+    fn a_competition_over_two_pieces_waits_and_comes_whole_in_row_order() {
+        let files = two_pieces();
+        let check = check();
+        let mut pending = HashMap::default();
+        let first = vec![row("a", 1), row("b", 1), row("b", 2)];
+        let complete = complete_competitions(&files, &check, &[true; 3], 0, first, &mut pending);
+        assert_eq!(boards(&complete), vec![("a".to_owned(), 1)]);
+        assert_eq!(pending.get(&1).map(Vec::len), Some(2));
+        // The second piece lists `c` before the rest of `b`: `b` (listed first) comes
+        // first, its earlier rows before its later ones.
+        let second = vec![row("c", 1), row("b", 3)];
+        let complete = complete_competitions(&files, &check, &[true; 3], 1, second, &mut pending);
+        assert_eq!(
+            boards(&complete),
+            [("b", 1), ("b", 2), ("b", 3), ("c", 1)].map(|(id, b)| (id.to_owned(), b))
+        );
+        assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn unwanted_and_quarantined_competitions_are_left_out() {
+        let files = BoardFiles {
+            piece_ids: vec![vec![0, 1, 2]],
+            last_piece: vec![0, 0, 0],
+            ..two_pieces()
+        };
+        let mut check = check();
+        let broken = InputError::new(Location::file("boards.parquet").row(2), "broken");
+        check
+            .quarantine
+            .add("c", broken)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let rows = vec![row("a", 1), row("b", 1), row("c", 1), row("x", 1)];
+        let mut pending = HashMap::default();
+        let wanted = [false, true, true];
+        let complete = complete_competitions(&files, &check, &wanted, 0, rows, &mut pending);
+        assert_eq!(boards(&complete), vec![("b".to_owned(), 1)]);
     }
 }
