@@ -1,16 +1,17 @@
 //! The entry point: one competition from its board rows to its rows of output.
 
 use std::borrow::Borrow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::ops::Range;
 
-use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format, ScoringMethod};
+use crate::dataset::{BoardResult, Competition, Entrant, Format, ScoringMethod, Text};
 use crate::error::InputError;
 
 use super::conventions::AveragePlus;
 use super::dispatch::{score_board, totals};
 use super::outcome::Outcome;
-use super::rows::{order_lists, BoardScore, ScoredCompetition};
-use super::tables::{read_table, BoardPoints, Table};
+use super::rows::{BoardScore, ScoredCompetition};
+use super::tables::{read_table, BoardPoints, Entrants, Table};
 
 /// Scores one competition from its table results. Rows of `entrants` and `boards` that
 /// belong to other competitions are ignored.
@@ -22,14 +23,14 @@ pub fn score_competition(
     let id = competition.competition_id.as_str();
     let conventions = competition.conventions;
     let competition_location = || competition.origin.location().competition(id);
-    let known: BTreeMap<&str, &Entrant> = entrants
-        .iter()
-        .map(Borrow::borrow)
-        .filter(|e| e.competition_id == id)
-        .map(|e| (e.entrant.trim(), e))
-        .collect();
+    let known = Entrants::new(
+        entrants
+            .iter()
+            .map(Borrow::borrow)
+            .filter(|e| e.competition_id == id),
+    );
     if competition.scoring != ScoringMethod::SwissPairs {
-        if let Some(house) = known.values().find(|e| e.house) {
+        if let Some((_, house)) = known.iter().find(|(_, e)| e.house) {
             return Err(InputError::new(
                 house.origin.location().competition(id).column("house"),
                 format!(
@@ -51,52 +52,80 @@ pub fn score_competition(
             "the competition has no board results",
         ));
     }
+    // By board, then by the entrants as clubs number them (the ranks of `known` order
+    // them as `order_lists` orders their names).
     tables.sort_by(|a, b| {
         a.row
             .board
             .cmp(&b.row.board)
-            .then_with(|| order_lists(&a.ns, &b.ns))
-            .then_with(|| order_lists(&a.ew, &b.ew))
+            .then_with(|| known.order_sides(&a.ns_at, &b.ns_at))
+            .then_with(|| known.order_sides(&a.ew_at, &b.ew_at))
     });
-    let mut by_board: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for (index, table) in tables.iter().enumerate() {
-        by_board.entry(table.row.board).or_default().push(index);
+    // Each board's tables are a run of the sorted tables.
+    let mut by_board: Vec<Range<usize>> = Vec::new();
+    let mut start = 0;
+    for end in 1..=tables.len() {
+        if end == tables.len() || tables[end].row.board != tables[start].row.board {
+            by_board.push(start..end);
+            start = end;
+        }
     }
-    for indices in by_board.values() {
-        // A team plays each board once in each direction (two rooms); anyone else once.
-        let rooms = competition.format == Format::Teams;
-        let mut seen: BTreeSet<(&str, Option<Direction>)> = BTreeSet::new();
-        for &i in indices {
-            let table = &tables[i];
+    // A team plays each board once in each direction (two rooms); anyone else once.
+    let rooms = competition.format == Format::Teams;
+    // Per entrant, the directions it has played the current board in (bit 1 N/S, bit 2
+    // E/W; both when directions are not told apart).
+    let mut seated: Vec<u8> = vec![0; known.len()];
+    for range in &by_board {
+        for table in &tables[range.clone()] {
             let seats = table
                 .ns
                 .iter()
-                .map(|n| (n, Direction::NS))
-                .chain(table.ew.iter().map(|n| (n, Direction::EW)));
-            for (name, direction) in seats {
-                if !seen.insert((name, rooms.then_some(direction))) {
+                .zip(&table.ns_at)
+                .map(|(n, &at)| (n, at, 1u8))
+                .chain(
+                    table
+                        .ew
+                        .iter()
+                        .zip(&table.ew_at)
+                        .map(|(n, &at)| (n, at, 2u8)),
+                );
+            for (name, at, direction) in seats {
+                let bits = if rooms { direction } else { 3 };
+                let seen = &mut seated[at as usize];
+                if *seen & bits != 0 {
                     return Err(InputError::new(
                         table.location(""),
                         format!("entrant `{name}` plays this board more than once"),
                     ));
                 }
+                *seen |= bits;
             }
         }
-        if let [only] = indices[..] {
+        for table in &tables[range.clone()] {
+            for &at in table.ns_at.iter().chain(&table.ew_at) {
+                seated[at as usize] = 0;
+            }
+        }
+        if range.len() == 1 {
+            let only = &tables[range.start];
+            let numbers: Vec<u32> = by_board.iter().map(|r| tables[r.start].row.board).collect();
             return Err(InputError::new(
-                tables[only].location(""),
-                single_result(competition, tables[only].row.board, &by_board),
+                only.location(""),
+                single_result(competition, only.row.board, &numbers),
             ));
         }
     }
-    let expected = by_board.values().map(Vec::len).max().unwrap_or(0);
+    let expected = by_board.iter().map(|r| r.len()).max().unwrap_or(0);
+    let positions: Vec<usize> = (0..tables.len()).collect();
     let mut points: Vec<BoardPoints> = Vec::with_capacity(tables.len());
-    for indices in by_board.values() {
-        let outcomes: Vec<Outcome> = indices.iter().map(|&i| tables[i].outcome).collect();
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for range in &by_board {
+        outcomes.clear();
+        outcomes.extend(tables[range.clone()].iter().map(|t| t.outcome));
         points.extend(score_board(
             competition,
             &conventions,
-            indices,
+            &positions[range.clone()],
             &tables,
             &outcomes,
             expected,
@@ -108,14 +137,15 @@ pub fn score_competition(
         raise_average_plus(&tables, &mut points);
     }
 
+    let competition_id = Text::new(id);
     let board_scores: Vec<BoardScore> = tables
         .iter()
         .zip(&points)
         .map(|(t, p)| BoardScore {
-            competition_id: id.to_string(),
+            competition_id: competition_id.clone(),
             board: t.row.board,
-            ns: Some(t.ns.join("+")),
-            ew: Some(t.ew.join("+")),
+            ns: Some(joined(&t.ns)),
+            ew: Some(joined(&t.ew)),
             ns_score: t.outcome.score(),
             ns_points: p.shown.ns,
             ew_points: p.shown.ew,
@@ -129,6 +159,23 @@ pub fn score_competition(
         standings,
         results,
     })
+}
+
+/// A side's entrants as the board scores name them: `"N+S"` in individual events.
+fn joined(names: &[&str]) -> Text {
+    match names {
+        [one] => Text::new(one),
+        _ => {
+            let mut text = Text::default();
+            for (at, name) in names.iter().enumerate() {
+                if at > 0 {
+                    text.push('+');
+                }
+                text.push_str(name);
+            }
+            text
+        }
+    }
 }
 
 /// The share of the top an average plus is (Ruter's `A+`).
@@ -193,12 +240,8 @@ fn raise_average_plus(tables: &[Table<'_>], points: &mut [BoardPoints]) {
 
 /// The rule a board played at one table only breaks, in the secretary's terms: a board
 /// number beyond the competition's boards is most likely mistyped.
-fn single_result(
-    competition: &Competition,
-    board: u32,
-    by_board: &BTreeMap<u32, Vec<usize>>,
-) -> String {
-    let others: Vec<u32> = by_board.keys().copied().filter(|&b| b != board).collect();
+fn single_result(competition: &Competition, board: u32, boards: &[u32]) -> String {
+    let others: Vec<u32> = boards.iter().copied().filter(|&b| b != board).collect();
     let range = match (others.first(), others.last()) {
         (Some(lo), Some(hi)) => format!(" (the others are numbered {lo} to {hi})"),
         _ => String::new(),
