@@ -40,27 +40,20 @@ pub fn score_competition(
             ));
         }
     }
-    let mut tables: Vec<Table<'_>> = boards
-        .iter()
-        .map(Borrow::borrow)
-        .filter(|b| b.competition_id == id)
-        .map(|row| read_table(row, competition.format, &known))
-        .collect::<Result<_, _>>()?;
+    // Callers pass a competition's own rows (others are skipped): a bound, kept modest.
+    let mut tables: Vec<Table<'_>> = Vec::with_capacity(boards.len().min(1 << 12));
+    for row in boards.iter().map(Borrow::borrow) {
+        if row.competition_id == id {
+            tables.push(read_table(row, competition.format, &known)?);
+        }
+    }
     if tables.is_empty() {
         return Err(InputError::new(
             competition_location(),
             "the competition has no board results",
         ));
     }
-    // By board, then by the entrants as clubs number them (the ranks of `known` order
-    // them as `order_lists` orders their names).
-    tables.sort_by(|a, b| {
-        a.row
-            .board
-            .cmp(&b.row.board)
-            .then_with(|| known.order_sides(&a.ns_at, &b.ns_at))
-            .then_with(|| known.order_sides(&a.ew_at, &b.ew_at))
-    });
+    sort_tables(&mut tables, &known);
     // Each board's tables are a run of the sorted tables.
     let mut by_board: Vec<Range<usize>> = Vec::new();
     let mut start = 0;
@@ -161,6 +154,61 @@ pub fn score_competition(
     })
 }
 
+/// Sorts tables by board, then by their entrants as clubs number them (the ranks of
+/// `known` order them as `order_lists` orders their names); tables that compare equal
+/// keep their order.
+///
+/// Every table's order fits in one number when no side has more than two entrants
+/// (pairs, teams, individuals) and there are fewer than 65 535 entrants: then the
+/// tables are sorted by that number, and moved once, instead of compared field by
+/// field and moved at every step.
+fn sort_tables(tables: &mut Vec<Table<'_>>, known: &Entrants<'_>) {
+    const ABSENT: u128 = 0;
+    let side = |seats: &[u32]| -> Option<u128> {
+        let [first, second] = match seats {
+            [] => [ABSENT, ABSENT],
+            [a] => [u128::from(known.rank(*a)) + 1, ABSENT],
+            [a, b] => [
+                u128::from(known.rank(*a)) + 1,
+                u128::from(known.rank(*b)) + 1,
+            ],
+            _ => return None,
+        };
+        (first <= 0xffff && second <= 0xffff).then_some(first << 16 | second)
+    };
+    let keys: Option<Vec<(u128, u32)>> = (0..)
+        .zip(tables.iter())
+        .map(|(at, t)| {
+            let key = u128::from(t.row.board) << 64 | side(&t.ns_at)? << 32 | side(&t.ew_at)?;
+            Some((key, at))
+        })
+        .collect();
+    let Some(mut keys) = keys else {
+        tables.sort_by(|a, b| {
+            a.row
+                .board
+                .cmp(&b.row.board)
+                .then_with(|| known.order_sides(&a.ns_at, &b.ns_at))
+                .then_with(|| known.order_sides(&a.ew_at, &b.ew_at))
+        });
+        return;
+    };
+    // The position breaks ties, so this is the stable order.
+    keys.sort_unstable();
+    if keys
+        .iter()
+        .enumerate()
+        .all(|(at, &(_, from))| at == from as usize)
+    {
+        return;
+    }
+    let mut slots: Vec<Option<Table<'_>>> = tables.drain(..).map(Some).collect();
+    tables.extend(
+        keys.iter()
+            .filter_map(|&(_, from)| slots.get_mut(from as usize).and_then(Option::take)),
+    );
+}
+
 /// A side's entrants as the board scores name them: `"N+S"` in individual events.
 fn joined(names: &[&str]) -> Text {
     match names {
@@ -253,5 +301,76 @@ fn single_result(competition: &Competition, board: u32, boards: &[u32]) -> Strin
         _ => format!(
             "board {board} has only one result, so there is nothing to compare it with{range}; check the board number of this row"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::rows::order_lists;
+    use crate::scoring::tables::{Seats, Side};
+
+    const NAMES: [&str; 6] = ["10", "2", "a", "03", "B", "1"];
+
+    proptest::proptest! {
+        /// The tables' sort by number gives the order of comparing boards and names,
+        /// equal tables keeping their order; sides of three entrants take the compared
+        /// path.
+        #[test]
+        fn tables_sort_as_boards_and_names_compare(
+            seated in proptest::collection::vec(
+                (1u32..4, proptest::collection::vec(0usize..6, 0..3),
+                 proptest::collection::vec(0usize..6, 0..4)),
+                0..12,
+            ),
+        ) {
+            let listed: Vec<Entrant> = NAMES.iter().map(|n| Entrant::new("c", *n)).collect();
+            let known = Entrants::new(listed.iter());
+            let rows: Vec<BoardResult> = (0..)
+                .zip(&seated)
+                .map(|(at, (board, _, _))| BoardResult {
+                    board: *board,
+                    table: Some(at),
+                    ..BoardResult::default()
+                })
+                .collect();
+            let table = |row: &'static BoardResult, ns: &[usize], ew: &[usize]| {
+                let names = |s: &[usize]| -> Side<'static> { s.iter().map(|&i| NAMES[i]).collect() };
+                let at = |s: &[usize]| -> Seats {
+                    s.iter().filter_map(|&i| known.position(NAMES[i])).collect()
+                };
+                Table {
+                    row,
+                    ns: names(ns),
+                    ew: names(ew),
+                    ns_at: at(ns),
+                    ew_at: at(ew),
+                    outcome: Outcome::Score(0),
+                }
+            };
+            let rows: &'static [BoardResult] = Vec::leak(rows);
+            let mut by_number: Vec<Table<'static>> = rows
+                .iter()
+                .zip(&seated)
+                .map(|(row, (_, ns, ew))| table(row, ns, ew))
+                .collect();
+            let mut by_name: Vec<Table<'static>> = rows
+                .iter()
+                .zip(&seated)
+                .map(|(row, (_, ns, ew))| table(row, ns, ew))
+                .collect();
+            sort_tables(&mut by_number, &known);
+            by_name.sort_by(|a, b| {
+                a.row
+                    .board
+                    .cmp(&b.row.board)
+                    .then_with(|| order_lists(&a.ns, &b.ns))
+                    .then_with(|| order_lists(&a.ew, &b.ew))
+            });
+            let order = |tables: &[Table<'_>]| -> Vec<Option<u32>> {
+                tables.iter().map(|t| t.row.table).collect()
+            };
+            proptest::prop_assert_eq!(order(&by_number), order(&by_name));
+        }
     }
 }

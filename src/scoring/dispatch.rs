@@ -70,19 +70,23 @@ pub(super) fn score_board(
                 let percent = ((points - board.bottom) / range * 1e4).round() / 1e2;
                 ((board.bottom + percent / 100.0 * range) * 1e2).round() / 1e2
             };
-            let shown = match conventions.travellers {
-                Travellers::Factored => board.points.clone(),
-                Travellers::Unfactored => {
-                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false).points
-                }
+            let unfactored = match conventions.travellers {
+                Travellers::Factored => None,
+                Travellers::Unfactored => Some(
+                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false)
+                        .points,
+                ),
             };
             board
                 .points
-                .into_iter()
-                .zip(shown)
-                .map(|(side, shown)| BoardPoints {
+                .iter()
+                .enumerate()
+                .map(|(at, &side)| BoardPoints {
                     side,
-                    shown,
+                    shown: unfactored
+                        .as_ref()
+                        .and_then(|points| points.get(at).copied())
+                        .unwrap_or(side),
                     counted: rounds.then(|| SidePoints {
                         ns: round(side.ns),
                         ew: round(side.ew),
