@@ -176,14 +176,15 @@ fn sort_tables(tables: &mut Vec<Table<'_>>, known: &Entrants<'_>) {
         };
         (first <= 0xffff && second <= 0xffff).then_some(first << 16 | second)
     };
-    let keys: Option<Vec<(u128, u32)>> = (0..)
-        .zip(tables.iter())
-        .map(|(at, t)| {
-            let key = u128::from(t.row.board) << 64 | side(&t.ns_at)? << 32 | side(&t.ew_at)?;
-            Some((key, at))
-        })
-        .collect();
-    let Some(mut keys) = keys else {
+    let mut keys: Vec<(u128, u32)> = Vec::with_capacity(tables.len());
+    for (at, t) in (0..).zip(tables.iter()) {
+        let (Some(ns), Some(ew)) = (side(&t.ns_at), side(&t.ew_at)) else {
+            keys.clear();
+            break;
+        };
+        keys.push((u128::from(t.row.board) << 64 | ns << 32 | ew, at));
+    }
+    if keys.len() != tables.len() {
         tables.sort_by(|a, b| {
             a.row
                 .board
@@ -192,7 +193,7 @@ fn sort_tables(tables: &mut Vec<Table<'_>>, known: &Entrants<'_>) {
                 .then_with(|| known.order_sides(&a.ew_at, &b.ew_at))
         });
         return;
-    };
+    }
     // The position breaks ties, so this is the stable order.
     keys.sort_unstable();
     if keys
@@ -202,11 +203,20 @@ fn sort_tables(tables: &mut Vec<Table<'_>>, known: &Entrants<'_>) {
     {
         return;
     }
-    let mut slots: Vec<Option<Table<'_>>> = tables.drain(..).map(Some).collect();
-    tables.extend(
-        keys.iter()
-            .filter_map(|&(_, from)| slots.get_mut(from as usize).and_then(Option::take)),
-    );
+    // Each place takes the table from `keys[place].1`: follow each cycle of that
+    // permutation with swaps, marking the places done.
+    const DONE: u32 = u32::MAX;
+    for start in 0..keys.len() {
+        let mut place = start;
+        loop {
+            let from = std::mem::replace(&mut keys[place].1, DONE);
+            if from == DONE || from as usize == start {
+                break;
+            }
+            tables.swap(place, from as usize);
+            place = from as usize;
+        }
+    }
 }
 
 /// A side's entrants as the board scores name them: `"N+S"` in individual events.
