@@ -621,7 +621,11 @@ fn engine_line<'a>(scored: &'a ScoredCompetition, line: &PublishedLine) -> &'a B
     scored
         .board_scores
         .iter()
-        .find(|b| b.board == line.board && b.ns == line.ns && b.ew == line.ew)
+        .find(|b| {
+            b.board == line.board
+                && b.ns.as_deref() == line.ns.as_deref()
+                && b.ew.as_deref() == line.ew.as_deref()
+        })
         .unwrap_or_else(|| {
             panic!(
                 "no scored table for line {:?}: board {} {:?}-{:?}",
@@ -743,9 +747,9 @@ fn check_bye_lines(imported: &Imported, scored: &ScoredCompetition) {
             .board_scores
             .iter()
             .filter_map(|b| {
-                if b.ns.as_ref() == Some(pair) {
+                if b.ns.as_deref() == Some(pair.as_str()) {
                     Some(b.ns_points)
-                } else if b.ew.as_ref() == Some(pair) {
+                } else if b.ew.as_deref() == Some(pair.as_str()) {
                     Some(b.ew_points)
                 } else {
                     None

@@ -218,10 +218,11 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
     for line in &published.lines {
         match line.kind {
             LineKind::Played | LineKind::Artificial => {
-                let mine = scored
-                    .board_scores
-                    .iter()
-                    .find(|b| b.board == line.board && b.ns == line.ns && b.ew == line.ew);
+                let mine = scored.board_scores.iter().find(|b| {
+                    b.board == line.board
+                        && b.ns.as_deref() == line.ns.as_deref()
+                        && b.ew.as_deref() == line.ew.as_deref()
+                });
                 let results = scored
                     .board_scores
                     .iter()

@@ -338,10 +338,10 @@ mod tests {
     fn competition(at: usize, boards: u32) -> Vec<BoardScore> {
         (1..=boards)
             .map(|board| BoardScore {
-                competition_id: format!("c{at}"),
+                competition_id: format!("c{at}").into(),
                 board,
-                ns: Some(format!("{}", board % 3 + 1)),
-                ew: (board % 4 != 0).then(|| "E".to_string()),
+                ns: Some(format!("{}", board % 3 + 1).into()),
+                ew: (board % 4 != 0).then(|| "E".into()),
                 ns_score: (board % 5 != 0).then_some(board as i32 * 10),
                 ns_points: f64::from(board) / 2.0,
                 ew_points: 4.0 - f64::from(board) / 2.0,

@@ -406,12 +406,12 @@ impl RowGroupCodec for BoardScoreCodec {
         let mut rows = Vec::with_capacity(ids.len());
         for (at, id) in ids.into_iter().enumerate() {
             rows.push(BoardScore {
-                competition_id: id.ok_or_else(|| missing("competition_id"))?,
+                competition_id: id.ok_or_else(|| missing("competition_id"))?.into(),
                 board: boards[at]
                     .and_then(|b| u32::try_from(b).ok())
                     .ok_or_else(|| missing("board"))?,
-                ns: ns[at].clone(),
-                ew: ew[at].clone(),
+                ns: ns[at].as_deref().map(Into::into),
+                ew: ew[at].as_deref().map(Into::into),
                 ns_score: ns_scores[at].and_then(|s| i32::try_from(s).ok()),
                 ns_points: ns_points[at].ok_or_else(|| missing("ns_points"))?,
                 ew_points: ew_points[at].ok_or_else(|| missing("ew_points"))?,
@@ -662,13 +662,13 @@ mod tests {
             .map(|c| {
                 (0..6 + (c * 7) % 12)
                     .map(|t| BoardScore {
-                        competition_id: format!("2026-05-{:02}-club{c}", c % 28 + 1),
+                        competition_id: format!("2026-05-{:02}-club{c}", c % 28 + 1).into(),
                         board: t as u32 % 9 + 1,
-                        ns: (t % 7 != 6).then(|| format!("{}", t % 5 + 1)),
+                        ns: (t % 7 != 6).then(|| format!("{}", t % 5 + 1).into()),
                         ew: Some(if c % 3 == 0 {
                             "E+W".into()
                         } else {
-                            format!("{}", t % 4 + 6)
+                            format!("{}", t % 4 + 6).into()
                         }),
                         ns_score: (t % 11 != 10).then_some((t % 9 - 4) * 110),
                         ns_points: f64::from(t as u32 % 5) * 1.5,

@@ -1,16 +1,17 @@
 //! The entry point: one competition from its board rows to its rows of output.
 
 use std::borrow::Borrow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::ops::Range;
 
-use crate::dataset::{BoardResult, Competition, Direction, Entrant, Format, ScoringMethod};
+use crate::dataset::{BoardResult, Competition, Entrant, Format, ScoringMethod, Text};
 use crate::error::InputError;
 
 use super::conventions::AveragePlus;
 use super::dispatch::{score_board, totals};
 use super::outcome::Outcome;
-use super::rows::{order_lists, BoardScore, ScoredCompetition};
-use super::tables::{read_table, BoardPoints, Table};
+use super::rows::{BoardScore, ScoredCompetition};
+use super::tables::{read_table, BoardPoints, Entrants, Table};
 
 /// Scores one competition from its table results. Rows of `entrants` and `boards` that
 /// belong to other competitions are ignored.
@@ -22,14 +23,14 @@ pub fn score_competition(
     let id = competition.competition_id.as_str();
     let conventions = competition.conventions;
     let competition_location = || competition.origin.location().competition(id);
-    let known: BTreeMap<&str, &Entrant> = entrants
-        .iter()
-        .map(Borrow::borrow)
-        .filter(|e| e.competition_id == id)
-        .map(|e| (e.entrant.trim(), e))
-        .collect();
+    let known = Entrants::new(
+        entrants
+            .iter()
+            .map(Borrow::borrow)
+            .filter(|e| e.competition_id == id),
+    );
     if competition.scoring != ScoringMethod::SwissPairs {
-        if let Some(house) = known.values().find(|e| e.house) {
+        if let Some((_, house)) = known.iter().find(|(_, e)| e.house) {
             return Err(InputError::new(
                 house.origin.location().competition(id).column("house"),
                 format!(
@@ -39,64 +40,85 @@ pub fn score_competition(
             ));
         }
     }
-    let mut tables: Vec<Table<'_>> = boards
-        .iter()
-        .map(Borrow::borrow)
-        .filter(|b| b.competition_id == id)
-        .map(|row| read_table(row, competition.format, &known))
-        .collect::<Result<_, _>>()?;
+    // Callers pass a competition's own rows (others are skipped): a bound, kept modest.
+    let mut tables: Vec<Table<'_>> = Vec::with_capacity(boards.len().min(1 << 12));
+    for row in boards.iter().map(Borrow::borrow) {
+        if row.competition_id == id {
+            tables.push(read_table(row, competition.format, &known)?);
+        }
+    }
     if tables.is_empty() {
         return Err(InputError::new(
             competition_location(),
             "the competition has no board results",
         ));
     }
-    tables.sort_by(|a, b| {
-        a.row
-            .board
-            .cmp(&b.row.board)
-            .then_with(|| order_lists(&a.ns, &b.ns))
-            .then_with(|| order_lists(&a.ew, &b.ew))
-    });
-    let mut by_board: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for (index, table) in tables.iter().enumerate() {
-        by_board.entry(table.row.board).or_default().push(index);
+    sort_tables(&mut tables, &known);
+    // Each board's tables are a run of the sorted tables.
+    let mut by_board: Vec<Range<usize>> = Vec::new();
+    let mut start = 0;
+    for end in 1..=tables.len() {
+        if end == tables.len() || tables[end].row.board != tables[start].row.board {
+            by_board.push(start..end);
+            start = end;
+        }
     }
-    for indices in by_board.values() {
-        // A team plays each board once in each direction (two rooms); anyone else once.
-        let rooms = competition.format == Format::Teams;
-        let mut seen: BTreeSet<(&str, Option<Direction>)> = BTreeSet::new();
-        for &i in indices {
-            let table = &tables[i];
+    // A team plays each board once in each direction (two rooms); anyone else once.
+    let rooms = competition.format == Format::Teams;
+    // Per entrant, the directions it has played the current board in (bit 1 N/S, bit 2
+    // E/W; both when directions are not told apart).
+    let mut seated: Vec<u8> = vec![0; known.len()];
+    for range in &by_board {
+        for table in &tables[range.clone()] {
             let seats = table
                 .ns
                 .iter()
-                .map(|n| (n, Direction::NS))
-                .chain(table.ew.iter().map(|n| (n, Direction::EW)));
-            for (name, direction) in seats {
-                if !seen.insert((name, rooms.then_some(direction))) {
+                .zip(&table.ns_at)
+                .map(|(n, &at)| (n, at, 1u8))
+                .chain(
+                    table
+                        .ew
+                        .iter()
+                        .zip(&table.ew_at)
+                        .map(|(n, &at)| (n, at, 2u8)),
+                );
+            for (name, at, direction) in seats {
+                let bits = if rooms { direction } else { 3 };
+                let seen = &mut seated[at as usize];
+                if *seen & bits != 0 {
                     return Err(InputError::new(
                         table.location(""),
                         format!("entrant `{name}` plays this board more than once"),
                     ));
                 }
+                *seen |= bits;
             }
         }
-        if let [only] = indices[..] {
+        for table in &tables[range.clone()] {
+            for &at in table.ns_at.iter().chain(&table.ew_at) {
+                seated[at as usize] = 0;
+            }
+        }
+        if range.len() == 1 {
+            let only = &tables[range.start];
+            let numbers: Vec<u32> = by_board.iter().map(|r| tables[r.start].row.board).collect();
             return Err(InputError::new(
-                tables[only].location(""),
-                single_result(competition, tables[only].row.board, &by_board),
+                only.location(""),
+                single_result(competition, only.row.board, &numbers),
             ));
         }
     }
-    let expected = by_board.values().map(Vec::len).max().unwrap_or(0);
+    let expected = by_board.iter().map(|r| r.len()).max().unwrap_or(0);
+    let positions: Vec<usize> = (0..tables.len()).collect();
     let mut points: Vec<BoardPoints> = Vec::with_capacity(tables.len());
-    for indices in by_board.values() {
-        let outcomes: Vec<Outcome> = indices.iter().map(|&i| tables[i].outcome).collect();
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for range in &by_board {
+        outcomes.clear();
+        outcomes.extend(tables[range.clone()].iter().map(|t| t.outcome));
         points.extend(score_board(
             competition,
             &conventions,
-            indices,
+            &positions[range.clone()],
             &tables,
             &outcomes,
             expected,
@@ -108,14 +130,15 @@ pub fn score_competition(
         raise_average_plus(&tables, &mut points);
     }
 
+    let competition_id = Text::new(id);
     let board_scores: Vec<BoardScore> = tables
         .iter()
         .zip(&points)
         .map(|(t, p)| BoardScore {
-            competition_id: id.to_string(),
+            competition_id: competition_id.clone(),
             board: t.row.board,
-            ns: Some(t.ns.join("+")),
-            ew: Some(t.ew.join("+")),
+            ns: Some(joined(&t.ns)),
+            ew: Some(joined(&t.ew)),
             ns_score: t.outcome.score(),
             ns_points: p.shown.ns,
             ew_points: p.shown.ew,
@@ -129,6 +152,88 @@ pub fn score_competition(
         standings,
         results,
     })
+}
+
+/// Sorts tables by board, then by their entrants as clubs number them (the ranks of
+/// `known` order them as `order_lists` orders their names); tables that compare equal
+/// keep their order.
+///
+/// Every table's order fits in one number when no side has more than two entrants
+/// (pairs, teams, individuals) and there are fewer than 65 535 entrants: then the
+/// tables are sorted by that number, and moved once, instead of compared field by
+/// field and moved at every step.
+fn sort_tables(tables: &mut Vec<Table<'_>>, known: &Entrants<'_>) {
+    const ABSENT: u128 = 0;
+    let side = |seats: &[u32]| -> Option<u128> {
+        let [first, second] = match seats {
+            [] => [ABSENT, ABSENT],
+            [a] => [u128::from(known.rank(*a)) + 1, ABSENT],
+            [a, b] => [
+                u128::from(known.rank(*a)) + 1,
+                u128::from(known.rank(*b)) + 1,
+            ],
+            _ => return None,
+        };
+        (first <= 0xffff && second <= 0xffff).then_some(first << 16 | second)
+    };
+    let mut keys: Vec<(u128, u32)> = Vec::with_capacity(tables.len());
+    for (at, t) in (0..).zip(tables.iter()) {
+        let (Some(ns), Some(ew)) = (side(&t.ns_at), side(&t.ew_at)) else {
+            keys.clear();
+            break;
+        };
+        keys.push((u128::from(t.row.board) << 64 | ns << 32 | ew, at));
+    }
+    if keys.len() != tables.len() {
+        tables.sort_by(|a, b| {
+            a.row
+                .board
+                .cmp(&b.row.board)
+                .then_with(|| known.order_sides(&a.ns_at, &b.ns_at))
+                .then_with(|| known.order_sides(&a.ew_at, &b.ew_at))
+        });
+        return;
+    }
+    // The position breaks ties, so this is the stable order.
+    keys.sort_unstable();
+    if keys
+        .iter()
+        .enumerate()
+        .all(|(at, &(_, from))| at == from as usize)
+    {
+        return;
+    }
+    // Each place takes the table from `keys[place].1`: follow each cycle of that
+    // permutation with swaps, marking the places done.
+    const DONE: u32 = u32::MAX;
+    for start in 0..keys.len() {
+        let mut place = start;
+        loop {
+            let from = std::mem::replace(&mut keys[place].1, DONE);
+            if from == DONE || from as usize == start {
+                break;
+            }
+            tables.swap(place, from as usize);
+            place = from as usize;
+        }
+    }
+}
+
+/// A side's entrants as the board scores name them: `"N+S"` in individual events.
+fn joined(names: &[&str]) -> Text {
+    match names {
+        [one] => Text::new(one),
+        _ => {
+            let mut text = Text::default();
+            for (at, name) in names.iter().enumerate() {
+                if at > 0 {
+                    text.push('+');
+                }
+                text.push_str(name);
+            }
+            text
+        }
+    }
 }
 
 /// The share of the top an average plus is (Ruter's `A+`).
@@ -193,12 +298,8 @@ fn raise_average_plus(tables: &[Table<'_>], points: &mut [BoardPoints]) {
 
 /// The rule a board played at one table only breaks, in the secretary's terms: a board
 /// number beyond the competition's boards is most likely mistyped.
-fn single_result(
-    competition: &Competition,
-    board: u32,
-    by_board: &BTreeMap<u32, Vec<usize>>,
-) -> String {
-    let others: Vec<u32> = by_board.keys().copied().filter(|&b| b != board).collect();
+fn single_result(competition: &Competition, board: u32, boards: &[u32]) -> String {
+    let others: Vec<u32> = boards.iter().copied().filter(|&b| b != board).collect();
     let range = match (others.first(), others.last()) {
         (Some(lo), Some(hi)) => format!(" (the others are numbered {lo} to {hi})"),
         _ => String::new(),
@@ -210,5 +311,76 @@ fn single_result(
         _ => format!(
             "board {board} has only one result, so there is nothing to compare it with{range}; check the board number of this row"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::rows::order_lists;
+    use crate::scoring::tables::{Seats, Side};
+
+    const NAMES: [&str; 6] = ["10", "2", "a", "03", "B", "1"];
+
+    proptest::proptest! {
+        /// The tables' sort by number gives the order of comparing boards and names,
+        /// equal tables keeping their order; sides of three entrants take the compared
+        /// path.
+        #[test]
+        fn tables_sort_as_boards_and_names_compare(
+            seated in proptest::collection::vec(
+                (1u32..4, proptest::collection::vec(0usize..6, 0..3),
+                 proptest::collection::vec(0usize..6, 0..4)),
+                0..12,
+            ),
+        ) {
+            let listed: Vec<Entrant> = NAMES.iter().map(|n| Entrant::new("c", *n)).collect();
+            let known = Entrants::new(listed.iter());
+            let rows: Vec<BoardResult> = (0..)
+                .zip(&seated)
+                .map(|(at, (board, _, _))| BoardResult {
+                    board: *board,
+                    table: Some(at),
+                    ..BoardResult::default()
+                })
+                .collect();
+            let table = |row: &'static BoardResult, ns: &[usize], ew: &[usize]| {
+                let names = |s: &[usize]| -> Side<'static> { s.iter().map(|&i| NAMES[i]).collect() };
+                let at = |s: &[usize]| -> Seats {
+                    s.iter().filter_map(|&i| known.position(NAMES[i])).collect()
+                };
+                Table {
+                    row,
+                    ns: names(ns),
+                    ew: names(ew),
+                    ns_at: at(ns),
+                    ew_at: at(ew),
+                    outcome: Outcome::Score(0),
+                }
+            };
+            let rows: &'static [BoardResult] = Vec::leak(rows);
+            let mut by_number: Vec<Table<'static>> = rows
+                .iter()
+                .zip(&seated)
+                .map(|(row, (_, ns, ew))| table(row, ns, ew))
+                .collect();
+            let mut by_name: Vec<Table<'static>> = rows
+                .iter()
+                .zip(&seated)
+                .map(|(row, (_, ns, ew))| table(row, ns, ew))
+                .collect();
+            sort_tables(&mut by_number, &known);
+            by_name.sort_by(|a, b| {
+                a.row
+                    .board
+                    .cmp(&b.row.board)
+                    .then_with(|| order_lists(&a.ns, &b.ns))
+                    .then_with(|| order_lists(&a.ew, &b.ew))
+            });
+            let order = |tables: &[Table<'_>]| -> Vec<Option<u32>> {
+                tables.iter().map(|t| t.row.table).collect()
+            };
+            proptest::prop_assert_eq!(order(&by_number), order(&by_name));
+        }
     }
 }

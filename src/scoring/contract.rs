@@ -33,14 +33,21 @@ impl Seat {
 impl FromStr for Seat {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_uppercase().as_str() {
-            "N" | "NORTH" => Ok(Seat::North),
-            "E" | "EAST" => Ok(Seat::East),
-            "S" | "SOUTH" => Ok(Seat::South),
-            "W" | "WEST" => Ok(Seat::West),
-            other => Err(format!(
-                "unknown seat `{other}` (expected one of: N, E, S, W)"
-            )),
+        let s = s.trim();
+        let is = |names: [&str; 2]| names.iter().any(|name| s.eq_ignore_ascii_case(name));
+        if is(["N", "NORTH"]) {
+            Ok(Seat::North)
+        } else if is(["E", "EAST"]) {
+            Ok(Seat::East)
+        } else if is(["S", "SOUTH"]) {
+            Ok(Seat::South)
+        } else if is(["W", "WEST"]) {
+            Ok(Seat::West)
+        } else {
+            Err(format!(
+                "unknown seat `{}` (expected one of: N, E, S, W)",
+                s.to_ascii_uppercase()
+            ))
         }
     }
 }
@@ -189,38 +196,43 @@ pub fn dealer(board: u32) -> Seat {
 /// Parses `4S`, `3NTX`, `3N`, `6HXX` (any case, surrounding spaces ignored). `PASS` (or
 /// `P`, `AP`) is a passed-out board and gives `Ok(None)`.
 pub fn parse_contract(text: &str) -> Result<Option<Contract>, String> {
-    let upper = text.trim().to_ascii_uppercase();
-    if matches!(upper.as_str(), "PASS" | "P" | "AP") {
+    // Read in place, without an uppercased copy: this runs once per table result.
+    let trimmed = text.trim();
+    if ["PASS", "P", "AP"]
+        .iter()
+        .any(|pass| trimmed.eq_ignore_ascii_case(pass))
+    {
         return Ok(None);
     }
     let malformed = || {
         format!("malformed contract `{text}` (expected level 1-7, strain C/D/H/S/NT, optional X or XX, or PASS)")
     };
-    let mut chars = upper.chars();
+    let mut chars = trimmed.chars();
     let level = chars
         .next()
         .and_then(|c| c.to_digit(10))
         .filter(|l| (1..=7).contains(l))
         .ok_or_else(malformed)? as u8;
-    let rest: String = chars.filter(|c| !c.is_whitespace()).collect();
-    let (strain, doubling) = if let Some(d) = rest.strip_prefix("NT") {
-        (Strain::NoTrump, d)
-    } else {
-        let mut it = rest.chars();
-        let strain = match it.next() {
-            Some('C') => Strain::Clubs,
-            Some('D') => Strain::Diamonds,
-            Some('H') => Strain::Hearts,
-            Some('S') => Strain::Spades,
-            Some('N') => Strain::NoTrump,
-            _ => return Err(malformed()),
-        };
-        (strain, &rest[1..])
+    // Whitespace between the parts is allowed.
+    let mut rest = chars
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_uppercase())
+        .peekable();
+    let strain = match rest.next() {
+        Some('C') => Strain::Clubs,
+        Some('D') => Strain::Diamonds,
+        Some('H') => Strain::Hearts,
+        Some('S') => Strain::Spades,
+        Some('N') => {
+            rest.next_if_eq(&'T');
+            Strain::NoTrump
+        }
+        _ => return Err(malformed()),
     };
-    let doubling = match doubling {
-        "" => Doubling::Undoubled,
-        "X" => Doubling::Doubled,
-        "XX" => Doubling::Redoubled,
+    let doubling = match (rest.next(), rest.next(), rest.next()) {
+        (None, _, _) => Doubling::Undoubled,
+        (Some('X'), None, _) => Doubling::Doubled,
+        (Some('X'), Some('X'), None) => Doubling::Redoubled,
         _ => return Err(malformed()),
     };
     Ok(Some(Contract {
@@ -427,7 +439,101 @@ mod tests {
         assert!("Q".parse::<Seat>().is_err());
     }
 
+    /// The reading `parse_contract` replaced (an uppercased copy, then its parts), kept
+    /// as the reference the in-place reading must agree with.
+    fn parse_contract_by_copy(text: &str) -> Result<Option<Contract>, String> {
+        let upper = text.trim().to_ascii_uppercase();
+        if matches!(upper.as_str(), "PASS" | "P" | "AP") {
+            return Ok(None);
+        }
+        let malformed = || {
+            format!("malformed contract `{text}` (expected level 1-7, strain C/D/H/S/NT, optional X or XX, or PASS)")
+        };
+        let mut chars = upper.chars();
+        let level = chars
+            .next()
+            .and_then(|c| c.to_digit(10))
+            .filter(|l| (1..=7).contains(l))
+            .ok_or_else(malformed)? as u8;
+        let rest: String = chars.filter(|c| !c.is_whitespace()).collect();
+        let (strain, doubling) = if let Some(d) = rest.strip_prefix("NT") {
+            (Strain::NoTrump, d)
+        } else {
+            let mut it = rest.chars();
+            let strain = match it.next() {
+                Some('C') => Strain::Clubs,
+                Some('D') => Strain::Diamonds,
+                Some('H') => Strain::Hearts,
+                Some('S') => Strain::Spades,
+                Some('N') => Strain::NoTrump,
+                _ => return Err(malformed()),
+            };
+            (strain, &rest[1..])
+        };
+        let doubling = match doubling {
+            "" => Doubling::Undoubled,
+            "X" => Doubling::Doubled,
+            "XX" => Doubling::Redoubled,
+            _ => return Err(malformed()),
+        };
+        Ok(Some(Contract {
+            level,
+            strain,
+            doubling,
+        }))
+    }
+
+    #[test]
+    fn contracts_read_in_place_as_by_copy() {
+        for text in [
+            "4S",
+            " 3nt ",
+            "3N",
+            "3NTX",
+            "3ntxx",
+            "3 N T X",
+            "7C\u{a0}X",
+            "pass",
+            " P ",
+            "ap",
+            "PASSX",
+            "NT",
+            "4NTT",
+            "4SXXX",
+            "4é",
+            "é",
+            "",
+            "8S",
+            "4 s y",
+            "1d\tx",
+        ] {
+            assert_eq!(
+                parse_contract(text),
+                parse_contract_by_copy(text),
+                "{text:?}"
+            );
+        }
+        for seat in ["n", " North ", "EAST", "s", "West", "q", " nw ", "é"] {
+            let by_copy = match seat.trim().to_ascii_uppercase().as_str() {
+                "N" | "NORTH" => Ok(Seat::North),
+                "E" | "EAST" => Ok(Seat::East),
+                "S" | "SOUTH" => Ok(Seat::South),
+                "W" | "WEST" => Ok(Seat::West),
+                other => Err(format!(
+                    "unknown seat `{other}` (expected one of: N, E, S, W)"
+                )),
+            };
+            assert_eq!(seat.parse::<Seat>(), by_copy, "{seat:?}");
+        }
+    }
+
     proptest::proptest! {
+        /// The in-place reading gives what the uppercased copy gave, error text included.
+        #[test]
+        fn contracts_of_any_text_read_as_by_copy(text in "[0-9CDHSNTXPAcdhsntxpa \t\u{a0}é]{0,7}") {
+            proptest::prop_assert_eq!(parse_contract(&text), parse_contract_by_copy(&text));
+        }
+
         /// Declarer's score rises with each extra trick.
         #[test]
         fn score_rises_with_tricks(level in 1u8..=7, strain in 0usize..5, dbl in 0usize..3,

@@ -2,37 +2,35 @@
 //! method, with the competition's conventions) and how boards add up to standings (by
 //! format: one team match, the four- or five-pair movement, or a field).
 
-use std::collections::BTreeMap;
-
-use crate::dataset::{Competition, Entrant, EntrantResult, Format, ScoringMethod};
+use crate::dataset::{Competition, EntrantResult, Format, ScoringMethod};
 use crate::error::{InputError, Location};
 
 use super::conventions::{Conventions, FactoredRounding, Travellers};
 use super::matchpoints::SidePoints;
 use super::outcome::Outcome;
 use super::rows::Standing;
-use super::tables::{BoardPoints, Table};
+use super::tables::{BoardPoints, Entrants, Table};
 use super::{butler, cross_imps, field, four_five, matchpoints, swiss, team};
 
 /// Standings and the model's results from the scored tables, by format.
 pub(super) fn totals(
     competition: &Competition,
-    known: &BTreeMap<&str, &Entrant>,
+    known: &Entrants<'_>,
     tables: &[Table<'_>],
     points: &[BoardPoints],
 ) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
-    let teams = competition.format == Format::Teams || known.values().any(|e| e.team.is_some());
+    let teams = competition.format == Format::Teams || known.iter().any(|(_, e)| e.team.is_some());
     Ok(match (competition.scoring, teams) {
         (ScoringMethod::TeamImps, true) => {
-            team::team_standings(competition, known, tables, points)?
+            team::team_standings(competition, &known.map(), tables, points)?
         }
         (ScoringMethod::TeamImps, false) => {
-            four_five::four_five_standings(competition, known, tables, points)
+            four_five::four_five_standings(competition, &known.map(), tables, points)
         }
         (ScoringMethod::SwissPairs, _) => {
-            swiss::swiss_standings(competition, known, tables, points)?
+            swiss::swiss_standings(competition, &known.map(), tables, points)?
         }
-        _ => field::field_standings(competition, tables, points),
+        _ => field::field_standings(competition, known, tables, points),
     })
 }
 
@@ -72,19 +70,23 @@ pub(super) fn score_board(
                 let percent = ((points - board.bottom) / range * 1e4).round() / 1e2;
                 ((board.bottom + percent / 100.0 * range) * 1e2).round() / 1e2
             };
-            let shown = match conventions.travellers {
-                Travellers::Factored => board.points.clone(),
-                Travellers::Unfactored => {
-                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false).points
-                }
+            let unfactored = match conventions.travellers {
+                Travellers::Factored => None,
+                Travellers::Unfactored => Some(
+                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false)
+                        .points,
+                ),
             };
             board
                 .points
-                .into_iter()
-                .zip(shown)
-                .map(|(side, shown)| BoardPoints {
+                .iter()
+                .enumerate()
+                .map(|(at, &side)| BoardPoints {
                     side,
-                    shown,
+                    shown: unfactored
+                        .as_ref()
+                        .and_then(|points| points.get(at).copied())
+                        .unwrap_or(side),
                     counted: rounds.then(|| SidePoints {
                         ns: round(side.ns),
                         ew: round(side.ew),

@@ -8,9 +8,9 @@ use crate::dataset::{Competition, Direction, EntrantResult, Format, ScoringMetho
 
 use super::conventions::ByeScore;
 use super::matchpoints;
-use super::rows::{sorted_results, Standing};
+use super::rows::Standing;
 use super::standings::{assign_ranks, assign_ranks_by, Play, TieBreakInput};
-use super::tables::{BoardPoints, Table};
+use super::tables::{BoardPoints, Entrants, Table};
 
 /// Per-entrant totals.
 #[derive(Default)]
@@ -109,37 +109,113 @@ fn session_results(
     out
 }
 
+/// One entrant's totals against the field, kept by position in [`Entrants`].
+#[derive(Default, Clone, Copy)]
+struct FieldTally {
+    points: f64,
+    counted: f64,
+    penalty: f64,
+    top: f64,
+    bottom: f64,
+    /// Distinct boards played. The tables come sorted by board, so an entrant's boards
+    /// arrive in order and a new one is one that differs from the last.
+    boards: usize,
+    last_board: Option<u32>,
+    /// Bit 1: played N/S; bit 2: played E/W.
+    directions: u8,
+}
+
+impl FieldTally {
+    const BOTH: [(u8, Direction); 2] = [(1, Direction::NS), (2, Direction::EW)];
+
+    fn seated(&self) -> bool {
+        self.directions != 0
+    }
+
+    /// The direction it played in, when only one (as the first of a set of directions).
+    fn first_direction(&self) -> Option<Direction> {
+        Self::BOTH
+            .iter()
+            .find(|(bit, _)| self.directions & bit != 0)
+            .map(|&(_, direction)| direction)
+    }
+
+    fn direction_count(&self) -> u32 {
+        self.directions.count_ones()
+    }
+}
+
+/// [`tally`] by entrant position, for tables sorted by board.
+fn field_tally(entrants: usize, tables: &[Table<'_>], points: &[BoardPoints]) -> Vec<FieldTally> {
+    let mut tallies = vec![FieldTally::default(); entrants];
+    for (t, p) in tables.iter().zip(points) {
+        for (seats, direction, value, counted, penalty) in [
+            (
+                &t.ns_at,
+                1u8,
+                p.side.ns,
+                p.counted.map_or(p.side.ns, |c| c.ns),
+                t.row.ns_penalty,
+            ),
+            (
+                &t.ew_at,
+                2u8,
+                p.side.ew,
+                p.counted.map_or(p.side.ew, |c| c.ew),
+                t.row.ew_penalty,
+            ),
+        ] {
+            for &at in seats {
+                let Some(entry) = tallies.get_mut(at as usize) else {
+                    continue;
+                };
+                entry.points += value;
+                entry.counted += counted;
+                entry.penalty += penalty.unwrap_or(0.0);
+                entry.top += p.top;
+                entry.bottom += p.bottom;
+                if entry.last_board != Some(t.row.board) {
+                    entry.boards += 1;
+                    entry.last_board = Some(t.row.board);
+                }
+                entry.directions |= direction;
+            }
+        }
+    }
+    tallies
+}
+
 /// Matchpoints, cross-IMPs and butler: every entrant against the field.
 pub(super) fn field_standings(
     competition: &Competition,
+    known: &Entrants<'_>,
     tables: &[Table<'_>],
     points: &[BoardPoints],
 ) -> (Vec<Standing>, Vec<EntrantResult>) {
     let id = &competition.competition_id;
-    let tallies = tally(tables, points);
-    let full = tallies.values().map(|t| t.boards.len()).max().unwrap_or(0);
+    let all = field_tally(known.len(), tables, points);
+    // The entrants that sat at a table, by position (names in byte order).
+    let tallies: Vec<(u32, &FieldTally)> = (0..).zip(&all).filter(|(_, t)| t.seated()).collect();
+    let full = tallies.iter().map(|(_, t)| t.boards).max().unwrap_or(0);
+    let directions = tallies.iter().fold(0u8, |bits, (_, t)| bits | t.directions);
     let fixed = competition.format != Format::Individual
-        && tallies.values().all(|t| t.directions.len() == 1)
-        && tallies
-            .values()
-            .flat_map(|t| t.directions.iter())
-            .collect::<BTreeSet<_>>()
-            .len()
-            == 2;
+        && tallies.iter().all(|(_, t)| t.direction_count() == 1)
+        && directions == 3;
     let is_mp = competition.scoring == ScoringMethod::Matchpoints;
-    let group = |t: &Tally| match (t.directions.first(), t.directions.len()) {
-        (Some(&direction), 1) => Some(direction),
+    let group = |t: &FieldTally| match t.direction_count() {
+        1 => t.first_direction(),
         _ => None,
     };
     let mut most_in_group: BTreeMap<Option<Direction>, usize> = BTreeMap::new();
-    for t in tallies.values() {
+    for (_, t) in &tallies {
         let most = most_in_group.entry(group(t)).or_insert(0);
-        *most = (*most).max(t.boards.len());
+        *most = (*most).max(t.boards);
     }
     let mut standings: Vec<Standing> = tallies
         .iter()
-        .map(|(name, t)| {
-            let played = t.boards.len();
+        .map(|&(at, t)| {
+            let name = known.name(at);
+            let played = t.boards;
             let scaled_to = match competition.conventions.bye_score {
                 ByeScore::Skip => played,
                 // Every pair of a Howell with an odd number of pairs sits out once, so
@@ -163,7 +239,7 @@ pub(super) fn field_standings(
                 standing.percent = matchpoints::percent(exact, t.bottom * factor, t.top * factor);
             }
             if fixed {
-                standing.direction = t.directions.first().copied();
+                standing.direction = t.first_direction();
             }
             standing
         })
@@ -200,22 +276,28 @@ pub(super) fn field_standings(
         assign_ranks(&mut standings, tie_input.as_ref());
     }
 
-    let results = standings
+    // Results in entrant order: the entrants' ranks give it without comparing names.
+    let mut ordered: Vec<(u32, &Standing)> = standings
         .iter()
-        .map(|s| EntrantResult {
+        .filter_map(|s| known.position(&s.entrant).map(|at| (at, s)))
+        .collect();
+    ordered.sort_by_key(|&(at, _)| known.rank(at));
+    let results = ordered
+        .into_iter()
+        .map(|(at, s)| EntrantResult {
             competition_id: id.clone(),
             entrant: s.entrant.clone(),
             boards_played: s.boards_played,
             score: if is_mp {
                 s.percent.unwrap_or(50.0)
             } else {
-                tallies.get(&s.entrant).map_or(0.0, |t| t.points)
+                all.get(at as usize).map_or(0.0, |t| t.points)
             },
             opponent: None,
             origin: competition.origin.clone(),
         })
         .collect();
-    (standings, sorted_results(results))
+    (standings, results)
 }
 
 /// Every entrant's play of every board, for the tie-breaks.

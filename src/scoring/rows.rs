@@ -4,17 +4,20 @@
 
 use std::cmp::Ordering;
 
-use crate::dataset::{Direction, EntrantResult};
+use crate::dataset::{Direction, EntrantResult, Text};
 
 /// One row of `board_scores.parquet`: a table result and both sides' points.
+///
+/// There is one per table result, tens of millions in a federation's ten years, so the
+/// names are [`Text`]: short ones (almost all) are held inline, without an allocation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoardScore {
-    pub competition_id: String,
+    pub competition_id: Text,
     pub board: u32,
     /// The N/S entrant (individual events: `"N+S"`).
-    pub ns: Option<String>,
+    pub ns: Option<Text>,
     /// The E/W entrant (individual events: `"E+W"`).
-    pub ew: Option<String>,
+    pub ew: Option<Text>,
     /// `None` for artificial scores.
     pub ns_score: Option<i32>,
     /// Points on the competition's own scale (matchpoints or IMPs).
@@ -69,6 +72,7 @@ pub fn entrant_order(a: &str, b: &str) -> Ordering {
     }
 }
 
+#[cfg(test)]
 pub(super) fn order_lists(a: &[impl AsRef<str>], b: &[impl AsRef<str>]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let o = entrant_order(x.as_ref(), y.as_ref());
@@ -157,8 +161,14 @@ impl BoardScoreTable {
 
     /// Appends rows, in their order.
     pub fn extend(&mut self, rows: impl IntoIterator<Item = BoardScore>) {
+        // A competition's rows come together: its name is looked up once.
+        let mut last: Option<u32> = None;
         for row in rows {
-            let competition = self.intern(&row.competition_id);
+            let competition = match last {
+                Some(at) if self.names[at as usize] == row.competition_id.as_str() => at,
+                _ => self.intern(&row.competition_id),
+            };
+            last = Some(competition);
             let ns = row.ns.as_deref().map(|name| self.intern(name));
             let ew = row.ew.as_deref().map(|name| self.intern(name));
             self.competition.push(competition);
@@ -270,7 +280,7 @@ impl BoardScoreTable {
 
     /// Row `at`, as a [`BoardScore`].
     pub fn get(&self, at: usize) -> Option<BoardScore> {
-        let name = |index: u32| self.names[index as usize].clone();
+        let name = |index: u32| Text::new(&self.names[index as usize]);
         Some(BoardScore {
             competition_id: name(*self.competition.get(at)?),
             board: self.board[at],

@@ -1,8 +1,10 @@
 //! One table result read from a board row and checked: the seats name entrants of the
 //! competition, each at most once, and the score agrees with the contract.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::dataset::{BoardResult, Entrant, Format, Text};
@@ -11,6 +13,101 @@ use crate::error::{InputError, Location};
 use super::contract::{self, parse_contract, Seat};
 use super::matchpoints::SidePoints;
 use super::outcome::{parse_adjusted, Outcome};
+use super::rows::entrant_order;
+
+/// The entrants of one competition, looked up by trimmed name.
+///
+/// Scoring asks three things of every seat of every table: is the name listed, where does
+/// it sort among the others (as clubs number them), and which tally it adds to. Answering
+/// them from one list built per competition, with positions instead of names, keeps the
+/// per-row work to a hash lookup; parsing names as numbers happens once per entrant, not
+/// once per comparison.
+pub(super) struct Entrants<'a> {
+    /// Trimmed names in byte order (the order of a `BTreeMap` of names), one per name;
+    /// where a name is listed twice the later row counts.
+    names: Vec<&'a str>,
+    rows: Vec<&'a Entrant>,
+    /// Each entrant's place in entrant order ([`entrant_order`]), by position.
+    rank: Vec<u32>,
+    position: FxHashMap<&'a str, u32>,
+}
+
+impl<'a> Entrants<'a> {
+    pub fn new(listed: impl Iterator<Item = &'a Entrant>) -> Self {
+        let mut pairs: Vec<(&'a str, &'a Entrant)> =
+            listed.map(|e| (e.entrant.trim(), e)).collect();
+        // Stable: of rows with the same name, the last stays last and is kept.
+        pairs.sort_by(|a, b| a.0.cmp(b.0));
+        let mut names: Vec<&'a str> = Vec::with_capacity(pairs.len());
+        let mut rows: Vec<&'a Entrant> = Vec::with_capacity(pairs.len());
+        for (name, row) in pairs {
+            if names.last() == Some(&name) {
+                if let Some(last) = rows.last_mut() {
+                    *last = row;
+                }
+            } else {
+                names.push(name);
+                rows.push(row);
+            }
+        }
+        let mut order: Vec<u32> = (0..names.len() as u32).collect();
+        order.sort_by(|&a, &b| entrant_order(names[a as usize], names[b as usize]));
+        let mut rank = vec![0; names.len()];
+        for (place, &at) in order.iter().enumerate() {
+            rank[at as usize] = place as u32;
+        }
+        let position = names
+            .iter()
+            .enumerate()
+            .map(|(at, &name)| (name, at as u32))
+            .collect();
+        Entrants {
+            names,
+            rows,
+            rank,
+            position,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The position of a trimmed name.
+    pub fn position(&self, name: &str) -> Option<u32> {
+        self.position.get(name).copied()
+    }
+
+    pub fn name(&self, at: u32) -> &'a str {
+        self.names[at as usize]
+    }
+
+    pub fn rank(&self, at: u32) -> u32 {
+        self.rank[at as usize]
+    }
+
+    /// Names and rows in byte order of the names.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, &'a Entrant)> + '_ {
+        self.names.iter().copied().zip(self.rows.iter().copied())
+    }
+
+    /// The entrants as a map, for the formats that look them up by name.
+    pub fn map(&self) -> BTreeMap<&'a str, &'a Entrant> {
+        self.iter().collect()
+    }
+
+    /// Two sides' entrants in entrant order, as [`super::rows::order_lists`] orders
+    /// their names.
+    pub fn order_sides(&self, a: &[u32], b: &[u32]) -> Ordering {
+        for (&x, &y) in a.iter().zip(b) {
+            let o = self.rank(x).cmp(&self.rank(y));
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        a.len().cmp(&b.len())
+    }
+}
 
 /// Points and bounds of each table, in table order.
 pub(super) struct BoardPoints {
@@ -30,11 +127,16 @@ pub(super) struct BoardPoints {
 /// events), borrowed from the board row, so reading a table allocates nothing.
 pub(super) type Side<'a> = SmallVec<[&'a str; 2]>;
 
+/// The same entrants as positions in [`Entrants`].
+pub(super) type Seats = SmallVec<[u32; 2]>;
+
 /// One validated table result.
 pub(super) struct Table<'a> {
     pub row: &'a BoardResult,
     pub ns: Side<'a>,
     pub ew: Side<'a>,
+    pub ns_at: Seats,
+    pub ew_at: Seats,
     pub outcome: Outcome,
 }
 
@@ -113,7 +215,7 @@ fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
 pub(super) fn read_table<'a>(
     row: &'a BoardResult,
     format: Format,
-    known: &BTreeMap<&str, &Entrant>,
+    known: &Entrants<'_>,
 ) -> Result<Table<'a>, InputError> {
     let individual = [
         ("north", &row.north),
@@ -128,25 +230,27 @@ pub(super) fn read_table<'a>(
         &pairs
     };
     let mut names: SmallVec<[&'a str; 4]> = SmallVec::new();
+    let mut at: SmallVec<[u32; 4]> = SmallVec::new();
     for &(column, value) in seats {
         let name = value
             .as_deref()
             .map(str::trim)
             .filter(|v| !v.is_empty())
             .ok_or_else(|| InputError::new(row_location(row, column), "no entrant at this seat"))?;
-        if !known.contains_key(name) {
+        let Some(position) = known.position(name) else {
             return Err(InputError::new(
                 row_location(row, column),
                 format!("unknown entrant `{name}`: not listed in this competition's entrants"),
             ));
-        }
-        if names.contains(&name) {
+        };
+        if at.contains(&position) {
             return Err(InputError::new(
                 row_location(row, column),
                 format!("entrant `{name}` sits twice at this table"),
             ));
         }
         names.push(name);
+        at.push(position);
     }
     for (column, penalty) in [
         ("ns_penalty", row.ns_penalty),
@@ -159,11 +263,64 @@ pub(super) fn read_table<'a>(
             ));
         }
     }
-    let (ns, ew) = names.split_at(names.len() / 2);
+    let half = names.len() / 2;
+    let (ns, ew) = names.split_at(half);
+    let (ns_at, ew_at) = at.split_at(half);
     Ok(Table {
         row,
         ns: Side::from_slice(ns),
         ew: Side::from_slice(ew),
+        ns_at: Seats::from_slice(ns_at),
+        ew_at: Seats::from_slice(ew_at),
         outcome: read_outcome(row)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::rows::order_lists;
+
+    fn listed(names: &[&str]) -> Vec<Entrant> {
+        names.iter().map(|name| Entrant::new("c", *name)).collect()
+    }
+
+    #[test]
+    fn entrants_are_named_once_trimmed_in_byte_order_the_last_row_counting() {
+        let mut rows = listed(&["10", " 2", "B", "a", "2 ", "1"]);
+        rows[4].team = Some("later".into());
+        let known = Entrants::new(rows.iter());
+        let names: Vec<&str> = known.iter().map(|(name, _)| name).collect();
+        assert_eq!(names, ["1", "10", "2", "B", "a"]);
+        assert_eq!(known.position("2"), Some(2));
+        assert_eq!(known.position(" 2"), None);
+        let two = known.iter().nth(2).map(|(_, e)| e.team.clone());
+        assert_eq!(two, Some(Some("later".to_string())));
+        // Entrant order: numbers by value, then names.
+        let ranks: Vec<u32> = (0..5).map(|at| known.rank(at)).collect();
+        assert_eq!(ranks, [0, 2, 1, 3, 4]);
+    }
+
+    proptest::proptest! {
+        /// Sides compared by their entrants' ranks order as their names do.
+        #[test]
+        fn sides_order_by_rank_as_by_name(
+            names in proptest::collection::btree_set("[0-9a-c ]{1,3}", 1..8),
+            a in proptest::collection::vec(0usize..8, 0..3),
+            b in proptest::collection::vec(0usize..8, 0..3),
+        ) {
+            let names: Vec<&str> = names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()).collect();
+            proptest::prop_assume!(!names.is_empty());
+            let rows = listed(&names);
+            let known = Entrants::new(rows.iter());
+            let pick = |seats: &[usize]| -> Vec<&str> {
+                seats.iter().map(|&s| names[s % names.len()]).collect()
+            };
+            let (a, b) = (pick(&a), pick(&b));
+            let at = |side: &[&str]| -> Vec<u32> {
+                side.iter().filter_map(|n| known.position(n)).collect()
+            };
+            proptest::prop_assert_eq!(known.order_sides(&at(&a), &at(&b)), order_lists(&a, &b));
+        }
+    }
 }
