@@ -519,8 +519,9 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `df` with every text cell passed through [`neutralise_formula`], its control and
-/// bidirectional-override characters shown as U+FFFD.
-fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
+/// bidirectional-override characters shown as U+FFFD. Most columns have nothing to
+/// change: they are kept as they are.
+pub(crate) fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
     let mut frame = df.clone();
     let text: Vec<PlSmallStr> = frame
         .columns()
@@ -530,6 +531,15 @@ fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
         .collect();
     for name in text {
         let column = frame.column(name.as_str())?.str()?.clone();
+        let unchanged = |text: &str| {
+            matches!(
+                crate::dataset::text::neutralise(text, false),
+                std::borrow::Cow::Borrowed(_)
+            ) && matches!(neutralise_formula(text), std::borrow::Cow::Borrowed(_))
+        };
+        if column.iter().flatten().all(unchanged) {
+            continue;
+        }
         let safe = StringChunked::from_iter_options(
             name.clone(),
             column.iter().map(|cell| {

@@ -11,7 +11,6 @@
 //! Everything goes into a staged folder ([`write_staged`]): the output folder appears
 //! whole or not at all, as for every other command.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -20,9 +19,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use rayon::prelude::*;
 
-use super::files::{
-    neutralise_formula, write_csv, write_parquet_parts, write_staged, StagedFolder,
-};
+use super::files::{write_csv, write_parquet_parts, write_staged, StagedFolder};
 use super::frame::FrameBuilder;
 use super::outputs::{quarantine, standings_frame, write_board_scores};
 use super::sheet::{self, EntrantNames, SheetLine};
@@ -184,7 +181,7 @@ impl Encoded {
 /// `frame` as CSV (with its header when `header`), as [`super::files::write_csv`]
 /// writes a whole frame.
 fn csv_bytes(frame: &DataFrame, header: bool) -> PolarsResult<Vec<u8>> {
-    let mut frame = csv_safe(frame)?;
+    let mut frame = super::files::neutralise_text(frame)?;
     let mut bytes = Vec::new();
     CsvWriter::new(&mut bytes)
         .include_header(header)
@@ -284,41 +281,4 @@ impl SheetFiles {
             None => Ok(()),
         }
     }
-}
-
-/// `frame` with its text cells made safe for a spreadsheet, as
-/// [`super::files::write_csv`] makes them: control and bidirectional-override
-/// characters shown as U+FFFD, a cell that would run as a formula prefixed with `'`.
-fn csv_safe(frame: &DataFrame) -> PolarsResult<DataFrame> {
-    let mut frame = frame.clone();
-    let text: Vec<PlSmallStr> = frame
-        .columns()
-        .iter()
-        .filter(|c| c.dtype() == &DataType::String)
-        .map(|c| c.name().clone())
-        .collect();
-    for name in text {
-        let column = frame.column(name.as_str())?.str()?.clone();
-        // Most columns have nothing to change: they are kept as they are.
-        let unchanged = |text: &str| {
-            matches!(
-                crate::dataset::text::neutralise(text, false),
-                Cow::Borrowed(_)
-            ) && matches!(neutralise_formula(text), Cow::Borrowed(_))
-        };
-        if column.iter().flatten().all(unchanged) {
-            continue;
-        }
-        let safe = StringChunked::from_iter_options(
-            name.clone(),
-            column.iter().map(|cell| {
-                cell.map(|text| {
-                    let shown = crate::dataset::text::neutralise(text, false);
-                    neutralise_formula(&shown).into_owned()
-                })
-            }),
-        );
-        frame.with_column(safe.into_column())?;
-    }
-    Ok(frame)
 }
