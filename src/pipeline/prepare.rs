@@ -10,14 +10,14 @@ use crate::dataset::{Competition, Dataset};
 use crate::error::InputError;
 use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
-use crate::scoring::{BoardScore, Standing};
+use crate::scoring::BoardScore;
 
 use super::competition::{each_competition, score_one, Rows, WithBoardScores};
 use super::model_input::build_input;
 use super::state::Registry;
 use super::units::model_results;
 
-pub use super::prepared::{PreparedCompetition, Seat};
+pub use super::prepared::{PreparedCompetition, Seat, StandingLine, StandingTable};
 
 /// Everything the replay and the reports need from the dataset.
 #[derive(Debug, Default)]
@@ -25,7 +25,7 @@ pub struct Prepared {
     /// Rated competitions in replay order (date, session, id).
     pub competitions: Vec<PreparedCompetition>,
     /// Standings of every competition, in replay order.
-    pub standings: Vec<Standing>,
+    pub standings: StandingTable,
     /// Board scores of every competition scored from table results, in replay order.
     pub board_scores: super::sealed::BoardScoreRows,
     /// Competitions that could not be scored or prepared, in replay order, with the
@@ -56,7 +56,7 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
         ..Prepared::default()
     };
     for one in done {
-        all.standings.extend(one.standings);
+        all.standings.append(&one.standings);
         all.board_scores.extend(one.board_scores);
         if let Some(competition) = one.rated {
             all.competitions.push(competition);
@@ -65,8 +65,10 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
     all
 }
 
+/// One competition scored and prepared, as a pass keeps it until the replay: its
+/// standings already as compact columns, built on the thread that scored it.
 pub(super) struct OneCompetition {
-    pub standings: Vec<Standing>,
+    pub standings: StandingTable,
     pub board_scores: Vec<BoardScore>,
     pub rated: Option<PreparedCompetition>,
 }
@@ -116,7 +118,7 @@ pub(super) fn prepare_one(
         None
     };
     Ok(OneCompetition {
-        standings: scored.standings,
+        standings: scored.standings.iter().map(StandingLine::from).collect(),
         board_scores: scored.board_scores,
         rated,
     })

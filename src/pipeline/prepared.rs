@@ -4,8 +4,9 @@
 
 use chrono::NaiveDate;
 
-use crate::dataset::Origin;
+use crate::dataset::{Direction, Origin};
 use crate::model::{CompetitionInput, PlayerStatus};
+use crate::scoring::Standing;
 
 /// Who sits in a player slot, as far as the replay is concerned.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +40,15 @@ pub struct PreparedCompetition {
 }
 
 impl PreparedCompetition {
+    /// Lets go of the model input once the competition is applied: the outputs name
+    /// its entrants and nothing more, and a federation's history of inputs is the
+    /// largest thing a run would otherwise hold to the end.
+    pub fn release(&mut self) {
+        self.input.entrants = Vec::new();
+        self.seats = Vec::new();
+        self.rated_members = Vec::new();
+    }
+
     /// The model's input with the given member handicaps.
     pub fn input_with(&self, handicap_of: impl Fn(u32) -> f64) -> CompetitionInput {
         let mut input = self.input.clone();
@@ -79,5 +89,200 @@ impl PreparedCompetition {
                 }
             }
         }
+    }
+}
+
+/// One line of `standings.parquet`, borrowed from a [`StandingTable`] or a [`Standing`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StandingLine<'a> {
+    pub competition_id: &'a str,
+    pub entrant: &'a str,
+    pub score: f64,
+    pub percent: Option<f64>,
+    pub boards_played: u32,
+    pub rank: u32,
+    pub direction: Option<Direction>,
+    pub vp: Option<f64>,
+    pub house: bool,
+}
+
+impl<'a> From<&'a Standing> for StandingLine<'a> {
+    fn from(s: &'a Standing) -> Self {
+        StandingLine {
+            competition_id: &s.competition_id,
+            entrant: &s.entrant,
+            score: s.score,
+            percent: s.percent,
+            boards_played: s.boards_played,
+            rank: s.rank,
+            direction: s.direction,
+            vp: s.vp,
+            house: s.house,
+        }
+    }
+}
+
+/// The standings of a run, as columns: a federation's history has millions of lines,
+/// and a [`Standing`] with its two owned strings weighs some 180 bytes. Here a line is
+/// its numbers, its competition by number, and its entrant's name in one shared text,
+/// about 60 bytes. The Swiss rounds of a standing are not kept (no run output has them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StandingTable {
+    /// The competitions' ids; a line holds its place here.
+    competition_ids: Vec<String>,
+    competition: Vec<u32>,
+    /// Entrant names one after the other; line `i`'s ends at `entrant_ends[i]`.
+    entrant_text: String,
+    entrant_ends: Vec<u32>,
+    score: Vec<f64>,
+    percent: Vec<Option<f64>>,
+    boards_played: Vec<u32>,
+    rank: Vec<u32>,
+    direction: Vec<Option<Direction>>,
+    vp: Vec<Option<f64>>,
+    house: Vec<bool>,
+}
+
+impl StandingTable {
+    pub fn len(&self) -> usize {
+        self.score.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.score.is_empty()
+    }
+
+    /// Line `i`.
+    pub fn line(&self, i: usize) -> StandingLine<'_> {
+        let start = match i {
+            0 => 0,
+            _ => self.entrant_ends[i - 1] as usize,
+        };
+        let end = self.entrant_ends[i] as usize;
+        StandingLine {
+            competition_id: &self.competition_ids[self.competition[i] as usize],
+            entrant: self.entrant_text.get(start..end).unwrap_or_default(),
+            score: self.score[i],
+            percent: self.percent[i],
+            boards_played: self.boards_played[i],
+            rank: self.rank[i],
+            direction: self.direction[i],
+            vp: self.vp[i],
+            house: self.house[i],
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = StandingLine<'_>> {
+        (0..self.len()).map(|i| self.line(i))
+    }
+
+    /// Appends a line after every other.
+    pub fn push(&mut self, line: StandingLine<'_>) {
+        if self.competition_ids.last().map(String::as_str) != Some(line.competition_id) {
+            self.competition_ids.push(line.competition_id.to_owned());
+        }
+        self.competition
+            .push(self.competition_ids.len().saturating_sub(1) as u32);
+        self.entrant_text.push_str(line.entrant);
+        self.entrant_ends.push(self.entrant_text.len() as u32);
+        self.score.push(line.score);
+        self.percent.push(line.percent);
+        self.boards_played.push(line.boards_played);
+        self.rank.push(line.rank);
+        self.direction.push(line.direction);
+        self.vp.push(line.vp);
+        self.house.push(line.house);
+    }
+
+    /// Appends `other`'s lines after every other.
+    pub fn append(&mut self, other: &StandingTable) {
+        for line in other.iter() {
+            self.push(line);
+        }
+    }
+
+    /// Keeps the lines of the competitions `keep` accepts, in order.
+    pub fn retain_competitions(&mut self, keep: impl Fn(&str) -> bool) {
+        let kept: Vec<bool> = self.competition_ids.iter().map(|id| keep(id)).collect();
+        if kept.iter().all(|&k| k) {
+            return;
+        }
+        let old = std::mem::take(self);
+        for line in (0..old.len())
+            .filter(|&i| kept[old.competition[i] as usize])
+            .map(|i| old.line(i))
+        {
+            self.push(line);
+        }
+    }
+}
+
+impl<'a> FromIterator<StandingLine<'a>> for StandingTable {
+    fn from_iter<I: IntoIterator<Item = StandingLine<'a>>>(lines: I) -> Self {
+        let mut table = StandingTable::default();
+        for line in lines {
+            table.push(line);
+        }
+        table
+    }
+}
+
+impl<'a> IntoIterator for &'a StandingTable {
+    type Item = StandingLine<'a>;
+    type IntoIter = Box<dyn Iterator<Item = StandingLine<'a>> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(competition: &str, entrant: &str, rank: u32) -> Standing {
+        Standing {
+            competition_id: competition.into(),
+            entrant: entrant.into(),
+            score: f64::from(rank) * 1.5,
+            percent: (rank % 2 == 0).then_some(52.5),
+            boards_played: 24,
+            rank,
+            direction: (rank == 3).then_some(Direction::EW),
+            vp: (rank == 2).then_some(12.04),
+            house: rank == 4,
+            rounds: Vec::new(),
+        }
+    }
+
+    /// The table gives back the lines it was given, with the competitions it keeps.
+    #[test]
+    fn a_table_gives_back_its_lines_and_drops_whole_competitions() {
+        let rows = [
+            standing("2026-01-05-a", "1", 1),
+            standing("2026-01-05-a", "12", 2),
+            standing("2026-01-06-b", "Smith", 3),
+            standing("2026-01-06-b", "", 4),
+            standing("2026-01-07-c", "7", 1),
+        ];
+        let mut table: StandingTable = rows.iter().map(StandingLine::from).collect();
+        assert_eq!(table.len(), 5);
+        let back: Vec<StandingLine> = table.iter().collect();
+        let want: Vec<StandingLine> = rows.iter().map(StandingLine::from).collect();
+        assert_eq!(back, want);
+        assert_eq!(table.line(2).entrant, "Smith");
+        assert_eq!(table.line(3).entrant, "");
+        assert_eq!(table.line(1).vp, Some(12.04));
+
+        let mut other = StandingTable::default();
+        other.append(&table);
+        assert_eq!(other, table);
+
+        table.retain_competitions(|id| id != "2026-01-06-b");
+        let ids: Vec<&str> = table.iter().map(|l| l.competition_id).collect();
+        assert_eq!(ids, ["2026-01-05-a", "2026-01-05-a", "2026-01-07-c"]);
+        let entrants: Vec<&str> = table.iter().map(|l| l.entrant).collect();
+        assert_eq!(entrants, ["1", "12", "7"]);
+        assert_eq!(table.line(2).score, 1.5);
     }
 }

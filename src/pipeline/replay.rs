@@ -8,6 +8,8 @@
 //! month's sums): the replay only orders the competitions, finds who sat where, and
 //! hands each member's outcome over.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::dataset::MemberId;
@@ -18,6 +20,7 @@ use crate::model::{self, CompetitionInput, Direction, FactorSet, ModelError, Pla
 
 use super::prepare::{PreparedCompetition, Seat};
 use super::schedule;
+use super::sealed::{ChangeCodec, SealedChanges};
 use super::state::{month_index, PlayerState};
 
 /// How handicaps update.
@@ -57,13 +60,31 @@ pub struct Adjusted {
 
 #[derive(Debug, Default)]
 pub struct ReplayOutput {
+    /// The player changes in replay order, after those sealed (all of them when nothing
+    /// is sealed).
     pub changes: Vec<Change>,
+    /// The leading player changes, sealed into `changes.parquet`'s row groups
+    /// ([`replay_releasing`]).
+    pub sealed: SealedChanges,
     pub adjusted: Vec<Adjusted>,
     /// Competitions the model could not rate, with the reason, in replay order.
     pub unrated: Vec<Unrated>,
     /// Competitions whose input breaks a rule of the model (a Mitchell line of one pair,
     /// a format it cannot rate), in replay order: quarantined, nobody moves for them.
     pub failed: Vec<Failed>,
+}
+
+impl ReplayOutput {
+    /// Every player change, sealed or not.
+    pub fn change_count(&self) -> usize {
+        self.sealed.rows() + self.changes.len()
+    }
+
+    /// The changes of players who are not members, sealed or not, in replay order.
+    pub fn non_member_changes(&self) -> impl Iterator<Item = &Change> {
+        let rest = self.changes.iter().filter(|c| c.seat == Seat::NonMember);
+        self.sealed.non_members.iter().chain(rest)
+    }
 }
 
 /// A competition that breaks a rule of the model.
@@ -332,6 +353,15 @@ impl<'a> Recorder<'a> {
         (updated.outcome, updated.handicap_after)
     }
 
+    /// The output, each list in replay order (the changes already are, month by month).
+    fn finish(self) -> ReplayOutput {
+        let mut out = self.out;
+        out.adjusted.sort_by_key(|a| a.competition);
+        out.unrated.sort_by_key(|u| u.competition);
+        out.failed.sort_by_key(|f| f.competition);
+        out
+    }
+
     /// Frozen mode: closes the month, applying its summed changes.
     fn close_month(&mut self) {
         if let Some(month) = self.month.as_mut() {
@@ -425,10 +455,65 @@ pub fn replay(
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> ReplayOutput {
-    match mode {
-        Mode::Live => replay_live(factors, competitions, states, on_applied),
-        Mode::Frozen => replay_frozen(factors, competitions, states, on_applied),
+    let mut recorder = Recorder::new(factors, states, mode);
+    recorder.out.changes.reserve(player_slots(competitions));
+    for window in months(competitions) {
+        replay_window(&mut recorder, mode, competitions, window, on_applied);
     }
+    recorder.finish()
+}
+
+/// [`replay`] for a run that writes what it replays. Each month's competitions let go
+/// of their model input once the month is applied (the outputs need only their names),
+/// and with `changes` the player changes are sealed into `changes.parquet`'s row groups
+/// as the months complete, so that neither is held to the end.
+pub fn replay_releasing(
+    factors: &FactorSet,
+    mode: Mode,
+    competitions: &mut [PreparedCompetition],
+    states: &mut [PlayerState],
+    changes: Option<&dyn ChangeCodec>,
+    on_applied: &(dyn Fn(u64) + Sync),
+) -> Result<ReplayOutput, crate::error::Error> {
+    let mut recorder = Recorder::new(factors, states, mode);
+    if changes.is_none() {
+        recorder.out.changes.reserve(player_slots(competitions));
+    }
+    for window in months(competitions) {
+        replay_window(
+            &mut recorder,
+            mode,
+            competitions,
+            window.clone(),
+            on_applied,
+        );
+        if let Some(codec) = changes {
+            let out = &mut recorder.out;
+            out.sealed
+                .seal_full(codec, &mut out.changes, competitions)?;
+        }
+        for competition in &mut competitions[window] {
+            competition.release();
+        }
+    }
+    recorder.out.sealed.finish()?;
+    Ok(recorder.finish())
+}
+
+/// The ranges of `competitions` (in replay order) that fall in one month each.
+fn months(competitions: &[PreparedCompetition]) -> Vec<Range<usize>> {
+    let mut windows = Vec::new();
+    let mut start = 0;
+    while start < competitions.len() {
+        let month = month_index(competitions[start].date);
+        let end = competitions[start..]
+            .iter()
+            .position(|c| month_index(c.date) != month)
+            .map_or(competitions.len(), |n| start + n);
+        windows.push(start..end);
+        start = end;
+    }
+    windows
 }
 
 /// The player slots of `competitions`: one change each, at most.
@@ -439,63 +524,54 @@ fn player_slots(competitions: &[PreparedCompetition]) -> usize {
         .sum()
 }
 
-fn replay_live(
-    factors: &FactorSet,
+/// Applies the competitions of one month (`window`, positions in replay order), and
+/// leaves their changes in replay order after the earlier months'. Live mode runs the
+/// month's schedule levels in order, each in parallel; the levels of a month only order
+/// competitions of that month, and every competition still sees the handicaps the plain
+/// sequential loop would have shown it. Frozen mode rates the whole month on its
+/// opening handicaps and closes it.
+fn replay_window(
+    recorder: &mut Recorder<'_>,
+    mode: Mode,
     competitions: &[PreparedCompetition],
-    states: &mut [PlayerState],
+    window: Range<usize>,
     on_applied: &(dyn Fn(u64) + Sync),
-) -> ReplayOutput {
-    let players: Vec<Vec<u32>> = competitions
-        .iter()
-        .map(|c| c.rated_members.clone())
-        .collect();
-    let mut recorder = Recorder::new(factors, states, Mode::Live);
-    recorder.out.changes.reserve(player_slots(competitions));
-    let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
-    pending.resize_with(competitions.len(), || None);
-    for level in schedule::levels(&players) {
-        let evaluated = evaluate_all(factors, competitions, &level, recorder.states);
-        for (position, evaluated) in level.iter().zip(evaluated) {
-            pending[*position] = Some(evaluated);
-        }
-        for &position in &level {
-            if let Some(evaluated) = pending[position].take() {
-                recorder.record(position, &competitions[position], evaluated);
+) {
+    let factors = recorder.factors;
+    let first_change = recorder.out.changes.len();
+    match mode {
+        Mode::Live => {
+            let players: Vec<&[u32]> = competitions[window.clone()]
+                .iter()
+                .map(|c| c.rated_members.as_slice())
+                .collect();
+            let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
+            pending.resize_with(window.len(), || None);
+            for level in schedule::levels(&players) {
+                let positions: Vec<usize> = level.iter().map(|&at| window.start + at).collect();
+                let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
+                for (at, evaluated) in level.iter().zip(evaluated) {
+                    pending[*at] = Some(evaluated);
+                }
+                for (&at, &position) in level.iter().zip(&positions) {
+                    if let Some(evaluated) = pending[at].take() {
+                        recorder.record(position, &competitions[position], evaluated);
+                    }
+                }
+                on_applied(level.len() as u64);
             }
+            // A competition's rows were recorded together: ordering them by competition
+            // puts the month in replay order.
+            recorder.out.changes[first_change..].sort_by_key(|c| c.competition);
         }
-        on_applied(level.len() as u64);
-    }
-    let mut out = recorder.out;
-    out.changes.sort_by_key(|c| c.competition);
-    out.adjusted.sort_by_key(|a| a.competition);
-    out.unrated.sort_by_key(|u| u.competition);
-    out.failed.sort_by_key(|f| f.competition);
-    out
-}
-
-fn replay_frozen(
-    factors: &FactorSet,
-    competitions: &[PreparedCompetition],
-    states: &mut [PlayerState],
-    on_applied: &(dyn Fn(u64) + Sync),
-) -> ReplayOutput {
-    let mut recorder = Recorder::new(factors, states, Mode::Frozen);
-    recorder.out.changes.reserve(player_slots(competitions));
-    let mut start = 0;
-    while start < competitions.len() {
-        let month = month_index(competitions[start].date);
-        let end = competitions[start..]
-            .iter()
-            .position(|c| month_index(c.date) != month)
-            .map_or(competitions.len(), |n| start + n);
-        let positions: Vec<usize> = (start..end).collect();
-        let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
-        for (position, evaluated) in positions.iter().zip(evaluated) {
-            recorder.record(*position, &competitions[*position], evaluated);
+        Mode::Frozen => {
+            let positions: Vec<usize> = window.collect();
+            let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
+            for (position, evaluated) in positions.iter().zip(evaluated) {
+                recorder.record(*position, &competitions[*position], evaluated);
+            }
+            recorder.close_month();
+            on_applied(positions.len() as u64);
         }
-        recorder.close_month();
-        on_applied(positions.len() as u64);
-        start = end;
     }
-    recorder.out
 }
