@@ -707,10 +707,10 @@ impl<'a> Run<'a> {
         let mut corrections = Vec::new();
         let replay = match self.previous.filter(|_| scored.start.replayed.is_some()) {
             Some(previous) => {
-                let (old, new) = scored.prepared.competitions.split_at(split);
-                let first = replay::replay(factors, mode, old, states, &advance);
+                let (old, new) = scored.prepared.competitions.split_at_mut(split);
+                let first = replay::replay_releasing(factors, mode, old, states, None, &advance)?;
                 corrections = self.corrections(previous, &scored.start.before, states);
-                let second = replay::replay(factors, mode, new, states, &advance);
+                let second = replay::replay_releasing(factors, mode, new, states, None, &advance)?;
                 replay::join(first, second, split)
             }
             None => {

@@ -43,7 +43,11 @@ pub fn prepare(
     on_competition_done: &(dyn Fn() + Sync),
 ) -> Prepared {
     let one = |competition: &Competition, rows: &Rows<'_>| {
-        prepare_one(competition, rows, registry, factors, super::Rate::default())
+        let mut one = prepare_one(competition, rows, registry, factors, super::Rate::default())?;
+        if let Some(rated) = &mut one.rated {
+            rated.unpack();
+        }
+        Ok(one)
     };
     let (done, quarantined) = each_competition(dataset, one, on_competition_done);
     assemble(done, quarantined)
@@ -55,6 +59,11 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
         quarantined,
         ..Prepared::default()
     };
+    let lines = done.iter().map(|one| one.standings.len()).sum();
+    let text = done.iter().map(|one| one.standings.text_len()).sum();
+    all.standings.reserve(lines, done.len(), text);
+    let rated = done.iter().filter(|one| one.rated.is_some()).count();
+    all.competitions.reserve_exact(rated);
     for one in done {
         all.standings.append(&one.standings);
         all.board_scores.extend(one.board_scores);
@@ -98,6 +107,8 @@ pub(super) fn rated_input(
     )
 }
 
+/// One competition scored and, when rated, prepared, its model input packed for the
+/// wait until the replay ([`PreparedCompetition::pack`]).
 pub(super) fn prepare_one(
     competition: &Competition,
     rows: &Rows<'_>,
@@ -107,13 +118,9 @@ pub(super) fn prepare_one(
 ) -> Result<OneCompetition, InputError> {
     let scored = score_one(competition, rows, rate)?;
     let rated = if competition.rated {
-        Some(rated_input(
-            competition,
-            rows,
-            scored.results,
-            registry,
-            factors,
-        )?)
+        let mut rated = rated_input(competition, rows, scored.results, registry, factors)?;
+        rated.pack();
+        Some(rated)
     } else {
         None
     };

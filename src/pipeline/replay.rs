@@ -455,6 +455,20 @@ pub fn replay(
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> ReplayOutput {
+    // Competitions packed for the wait are unpacked here (a run's own replay,
+    // [`replay_releasing`], unpacks a month at a time instead).
+    let unpacked: Vec<PreparedCompetition>;
+    let competitions = if competitions.iter().any(|c| c.packed.is_some()) {
+        let unpack = |c: &PreparedCompetition| {
+            let mut c = c.clone();
+            c.unpack();
+            c
+        };
+        unpacked = competitions.iter().map(unpack).collect();
+        &unpacked
+    } else {
+        competitions
+    };
     let mut recorder = Recorder::new(factors, states, mode);
     recorder.out.changes.reserve(player_slots(competitions));
     for window in months(competitions) {
@@ -463,8 +477,9 @@ pub fn replay(
     recorder.finish()
 }
 
-/// [`replay`] for a run that writes what it replays. Each month's competitions let go
-/// of their model input once the month is applied (the outputs need only their names),
+/// [`replay`] for a run that writes what it replays. Each month's competitions are
+/// unpacked when the month comes ([`PreparedCompetition::pack`]), and let go of their
+/// model input once it is applied (the outputs need only their names),
 /// and with `changes` the player changes are sealed into `changes.parquet`'s row groups
 /// as the months complete, so that neither is held to the end.
 pub fn replay_releasing(
@@ -480,6 +495,9 @@ pub fn replay_releasing(
         recorder.out.changes.reserve(player_slots(competitions));
     }
     for window in months(competitions) {
+        competitions[window.clone()]
+            .par_iter_mut()
+            .for_each(PreparedCompetition::unpack);
         replay_window(
             &mut recorder,
             mode,
