@@ -10,6 +10,9 @@
 
 use std::ops::Range;
 
+use std::collections::VecDeque;
+use std::thread::JoinHandle;
+
 use rayon::prelude::*;
 
 use crate::dataset::MemberId;
@@ -18,9 +21,8 @@ pub use crate::error::ReplayError;
 use crate::model::player::{self, Apply, FrozenMonth, Played};
 use crate::model::{self, CompetitionInput, Direction, FactorSet, ModelError, PlayerOutcome};
 
-use super::prepare::{PreparedCompetition, Seat};
+use super::prepared::{PreparedCompetition, Seat};
 use super::schedule;
-use super::sealed::{ChangeCodec, SealedChanges};
 use super::state::{month_index, PlayerState};
 
 /// How handicaps update.
@@ -591,5 +593,100 @@ fn replay_window(
             recorder.close_month();
             on_applied(positions.len() as u64);
         }
+    }
+}
+
+/// Encodes player changes as the row groups of `changes.parquet`. A change row names
+/// its competition and entrant by place, so the codec reads them from the competitions.
+pub trait ChangeCodec: Send + Sync + std::fmt::Debug {
+    /// Rows per row group of the output file (every group but the last is full).
+    fn rows_per_group(&self) -> usize;
+    /// `rows` (exactly [`rows_per_group`](Self::rows_per_group)) of `competitions`'
+    /// changes as one row group: a job that encodes them into the bytes of a file holding
+    /// only that group, so that the replay goes on while it runs.
+    fn seal(
+        &self,
+        rows: &[Change],
+        competitions: &[PreparedCompetition],
+    ) -> crate::error::Result<SealJob>;
+}
+
+/// A row group's encoding, handed to a thread of its own.
+pub type SealJob = Box<dyn FnOnce() -> crate::error::Result<Vec<u8>> + Send>;
+
+/// Row groups of `changes.parquet` encoded at once, at most; the replay waits for the
+/// oldest beyond that.
+const IN_FLIGHT: usize = 2;
+
+/// One encoded row group of `changes.parquet`.
+#[derive(Debug)]
+pub struct SealedChangeGroup {
+    pub rows: usize,
+    /// The bytes of a file holding only this group.
+    pub bytes: Vec<u8>,
+}
+
+/// The player changes a replay sealed into row groups, in replay order, ahead of the
+/// rows it still holds ([`ReplayOutput::changes`]).
+#[derive(Debug, Default)]
+pub struct SealedChanges {
+    pub groups: Vec<SealedChangeGroup>,
+    /// The sealed rows of players who are not members: `non_members.csv` lists them.
+    pub non_members: Vec<Change>,
+    in_flight: VecDeque<(usize, JoinHandle<crate::error::Result<Vec<u8>>>)>,
+}
+
+impl SealedChanges {
+    /// Rows sealed or being sealed.
+    pub fn rows(&self) -> usize {
+        let done: usize = self.groups.iter().map(|g| g.rows).sum();
+        done + self.in_flight.iter().map(|(rows, _)| rows).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty() && self.in_flight.is_empty()
+    }
+
+    /// Seals the full row groups at the front of `rows` (in replay order, every row
+    /// before them already sealed), taking them out of it.
+    pub fn seal_full(
+        &mut self,
+        codec: &dyn ChangeCodec,
+        rows: &mut Vec<Change>,
+        competitions: &[PreparedCompetition],
+    ) -> crate::error::Result<()> {
+        let group = codec.rows_per_group().max(1);
+        let mut start = 0;
+        while rows.len() - start >= group {
+            let front = &rows[start..start + group];
+            let job = codec.seal(front, competitions)?;
+            let non_members = front.iter().filter(|c| c.seat == Seat::NonMember);
+            self.non_members.extend(non_members.cloned());
+            self.in_flight.push_back((group, std::thread::spawn(job)));
+            while self.in_flight.len() > IN_FLIGHT {
+                self.finish_oldest()?;
+            }
+            start += group;
+        }
+        rows.drain(..start);
+        Ok(())
+    }
+
+    fn finish_oldest(&mut self) -> crate::error::Result<()> {
+        if let Some((rows, job)) = self.in_flight.pop_front() {
+            let bytes = job.join().map_err(|_| {
+                crate::error::Error::Config("encoding a row group of changes.parquet failed".into())
+            })??;
+            self.groups.push(SealedChangeGroup { rows, bytes });
+        }
+        Ok(())
+    }
+
+    /// Waits for the groups still being encoded.
+    pub fn finish(&mut self) -> crate::error::Result<()> {
+        while !self.in_flight.is_empty() {
+            self.finish_oldest()?;
+        }
+        Ok(())
     }
 }

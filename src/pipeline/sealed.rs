@@ -17,7 +17,8 @@
 //! rows in ten years) are sealed the same way by the replay, a month at a time: a
 //! month's changes are complete, and in replay order, once the month is applied, and a
 //! competition the model refuses has no change rows, so nothing sealed is ever opened
-//! again. A run that carries a previous folder's history keeps its changes as rows.
+//! again (`replay::SealedChanges`, through the [`ChangeCodec`] a [`Sealer`] carries). A
+//! run that carries a previous folder's history keeps its changes as rows.
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -27,8 +28,7 @@ use std::thread::JoinHandle;
 use crate::error::{Error, Result};
 use crate::scoring::{BoardScore, BoardScoreTable};
 
-use super::prepared::PreparedCompetition;
-use super::replay::Change;
+use super::replay::ChangeCodec;
 
 /// Encodes board scores as the output file's row groups, and reads them back.
 pub trait RowGroupCodec: Send + Sync + std::fmt::Debug {
@@ -40,20 +40,6 @@ pub trait RowGroupCodec: Send + Sync + std::fmt::Debug {
     /// The rows of a group [`seal`](Self::seal) encoded.
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable>;
 }
-
-/// Encodes player changes as the row groups of `changes.parquet`. A change row names
-/// its competition and entrant by place, so the codec reads them from the competitions.
-pub trait ChangeCodec: Send + Sync + std::fmt::Debug {
-    /// Rows per row group of the output file (every group but the last is full).
-    fn rows_per_group(&self) -> usize;
-    /// `rows` (exactly [`rows_per_group`](Self::rows_per_group)) of `competitions`'
-    /// changes as one row group: a job that encodes them into the bytes of a file holding
-    /// only that group, so that the replay goes on while it runs.
-    fn seal(&self, rows: &[Change], competitions: &[PreparedCompetition]) -> Result<SealJob>;
-}
-
-/// A row group's encoding, handed to a thread of its own.
-pub type SealJob = Box<dyn FnOnce() -> Result<Vec<u8>> + Send>;
 
 /// The codecs a run seals its outputs with as it produces them; none keeps the rows.
 #[derive(Debug, Clone, Default)]
@@ -314,81 +300,6 @@ fn ordered(table: BoardScoreTable, ranges: &[Range<usize>], offset: usize) -> Bo
         table
     } else {
         table.reordered(&shifted)
-    }
-}
-
-/// One encoded row group of `changes.parquet`.
-#[derive(Debug)]
-pub struct SealedChangeGroup {
-    pub rows: usize,
-    /// The bytes of a file holding only this group.
-    pub bytes: Vec<u8>,
-}
-
-/// The player changes a replay sealed into row groups, in replay order, ahead of the
-/// rows it still holds ([`ReplayOutput::changes`](super::replay::ReplayOutput)).
-#[derive(Debug, Default)]
-pub struct SealedChanges {
-    pub groups: Vec<SealedChangeGroup>,
-    /// The sealed rows of players who are not members: `non_members.csv` lists them.
-    pub non_members: Vec<Change>,
-    in_flight: VecDeque<(usize, JoinHandle<Result<Vec<u8>>>)>,
-}
-
-impl SealedChanges {
-    /// Rows sealed or being sealed.
-    pub fn rows(&self) -> usize {
-        let done: usize = self.groups.iter().map(|g| g.rows).sum();
-        done + self.in_flight.iter().map(|(rows, _)| rows).sum::<usize>()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.groups.is_empty() && self.in_flight.is_empty()
-    }
-
-    /// Seals the full row groups at the front of `rows` (in replay order, every row
-    /// before them already sealed), taking them out of it.
-    pub fn seal_full(
-        &mut self,
-        codec: &dyn ChangeCodec,
-        rows: &mut Vec<Change>,
-        competitions: &[PreparedCompetition],
-    ) -> Result<()> {
-        let group = codec.rows_per_group().max(1);
-        let mut start = 0;
-        while rows.len() - start >= group {
-            let front = &rows[start..start + group];
-            let job = codec.seal(front, competitions)?;
-            let non_members = front
-                .iter()
-                .filter(|c| c.seat == super::prepared::Seat::NonMember);
-            self.non_members.extend(non_members.cloned());
-            self.in_flight.push_back((group, std::thread::spawn(job)));
-            while self.in_flight.len() > IN_FLIGHT {
-                self.finish_oldest()?;
-            }
-            start += group;
-        }
-        rows.drain(..start);
-        Ok(())
-    }
-
-    fn finish_oldest(&mut self) -> Result<()> {
-        if let Some((rows, job)) = self.in_flight.pop_front() {
-            let bytes = job.join().map_err(|_| {
-                Error::Config("encoding a row group of changes.parquet failed".into())
-            })??;
-            self.groups.push(SealedChangeGroup { rows, bytes });
-        }
-        Ok(())
-    }
-
-    /// Waits for the groups still being encoded.
-    pub fn finish(&mut self) -> Result<()> {
-        while !self.in_flight.is_empty() {
-            self.finish_oldest()?;
-        }
-        Ok(())
     }
 }
 
