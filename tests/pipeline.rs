@@ -296,7 +296,7 @@ fn a_mitchell_rates_each_line_against_its_own_line() {
         .prepared
         .standings
         .iter()
-        .map(|s| (s.entrant.clone(), s.rank))
+        .map(|s| (s.entrant.to_owned(), s.rank))
         .collect();
     assert_eq!(
         ranks,

@@ -714,10 +714,9 @@ impl<'a> Run<'a> {
     /// (`corrections.csv`), then goes on. Competitions the model refuses join the
     /// quarantine (or, strict, stop the run).
     fn replay(&self, scored: &mut ScoredRun<'a>) -> Result<Replayed> {
-        let prepared = &scored.prepared;
-        let split = self.split(prepared, scored.start.replayed.is_some())?;
+        let split = self.split(&scored.prepared, scored.start.replayed.is_some())?;
         self.progress
-            .start("replaying", prepared.competitions.len() as u64);
+            .start("replaying", scored.prepared.competitions.len() as u64);
         let started = Instant::now();
         let advance = |n| self.progress.advance(n);
         let (factors, mode) = (&self.settings.factors, self.settings.mode);
@@ -725,14 +724,21 @@ impl<'a> Run<'a> {
         let mut corrections = Vec::new();
         let replay = match self.previous.filter(|_| scored.start.replayed.is_some()) {
             Some(previous) => {
-                let (old, new) = prepared.competitions.split_at(split);
-                let first = replay::replay(factors, mode, old, states, &advance);
+                let (old, new) = scored.prepared.competitions.split_at_mut(split);
+                let first = replay::replay_releasing(factors, mode, old, states, None, &advance)?;
                 corrections = self.corrections(previous, &scored.start.before, states);
-                let second = replay::replay(factors, mode, new, states, &advance);
+                let second = replay::replay_releasing(factors, mode, new, states, None, &advance)?;
                 replay::join(first, second, split)
             }
-            None => replay::replay(factors, mode, &prepared.competitions, states, &advance),
+            None => {
+                // A run that carries the previous folder's changes writes its own whole.
+                let changes = self.settings.sealer.changes.as_deref();
+                let changes = changes.filter(|_| self.previous.is_none());
+                let competitions = &mut scored.prepared.competitions;
+                replay::replay_releasing(factors, mode, competitions, states, changes, &advance)?
+            }
         };
+        let prepared = &scored.prepared;
         self.progress.finish();
         if let Some(failed) = replay.failed.first().filter(|_| self.strict()) {
             return Err(replay::ReplayError {
@@ -899,7 +905,7 @@ impl<'a> Run<'a> {
             members_corrected: replayed.corrections.len(),
             members_new: self.members_new(),
             non_members_seen: non_members(&replay).collect::<HashSet<_>>().len(),
-            changes: replay.changes.len(),
+            changes: replay.change_count(),
             members_ranked: ranking.len(),
             members_published: published.len(),
             members_provisional: self.members_provisional(&states),
@@ -967,8 +973,7 @@ fn moved(before: &[f64], states: &[PlayerState]) -> usize {
 
 /// The ids of the non-members in the replay's changes, one per place they took.
 fn non_members(replay: &ReplayOutput) -> impl Iterator<Item = i64> + '_ {
-    let places = replay.changes.iter().filter(|c| c.seat == Seat::NonMember);
-    places.map(|c| c.member_id)
+    replay.non_member_changes().map(|c| c.member_id)
 }
 
 /// A competition the model refused, as a quarantine entry naming its row and, when the
@@ -1010,7 +1015,7 @@ fn leave_out_failed(prepared: &mut Prepared, failed: &[replay::Failed]) -> Resul
         .collect();
     prepared
         .standings
-        .retain(|s| !ids.contains(s.competition_id.as_str()));
+        .retain_competitions(|id| !ids.contains(id));
     prepared
         .board_scores
         .retain_competitions(|id| !ids.contains(id))

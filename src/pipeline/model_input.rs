@@ -95,6 +95,7 @@ pub(super) fn build_input(
         entrant_names: cx.entrants.iter().map(|e| e.entrant.clone()).collect(),
         rated_members,
         origin: competition.origin.clone(),
+        packed: None,
     })
 }
 

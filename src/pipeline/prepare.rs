@@ -10,14 +10,14 @@ use crate::dataset::{Competition, Dataset};
 use crate::error::InputError;
 use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
-use crate::scoring::{BoardScore, Standing};
+use crate::scoring::BoardScore;
 
 use super::competition::{each_competition, score_one, Rows, WithBoardScores};
 use super::model_input::build_input;
 use super::state::Registry;
 use super::units::model_results;
 
-pub use super::prepared::{PreparedCompetition, Seat};
+pub use super::prepared::{PreparedCompetition, Seat, StandingLine, StandingTable};
 
 /// Everything the replay and the reports need from the dataset.
 #[derive(Debug, Default)]
@@ -25,7 +25,7 @@ pub struct Prepared {
     /// Rated competitions in replay order (date, session, id).
     pub competitions: Vec<PreparedCompetition>,
     /// Standings of every competition, in replay order.
-    pub standings: Vec<Standing>,
+    pub standings: StandingTable,
     /// Board scores of every competition scored from table results, in replay order.
     pub board_scores: super::sealed::BoardScoreRows,
     /// Competitions that could not be scored or prepared, in replay order, with the
@@ -43,7 +43,11 @@ pub fn prepare(
     on_competition_done: &(dyn Fn() + Sync),
 ) -> Prepared {
     let one = |competition: &Competition, rows: &Rows<'_>| {
-        prepare_one(competition, rows, registry, factors, super::Rate::default())
+        let mut one = prepare_one(competition, rows, registry, factors, super::Rate::default())?;
+        if let Some(rated) = &mut one.rated {
+            rated.unpack();
+        }
+        Ok(one)
     };
     let (done, quarantined) = each_competition(dataset, one, on_competition_done);
     assemble(done, quarantined)
@@ -55,8 +59,13 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
         quarantined,
         ..Prepared::default()
     };
+    let lines = done.iter().map(|one| one.standings.len()).sum();
+    let text = done.iter().map(|one| one.standings.text_len()).sum();
+    all.standings.reserve(lines, done.len(), text);
+    let rated = done.iter().filter(|one| one.rated.is_some()).count();
+    all.competitions.reserve_exact(rated);
     for one in done {
-        all.standings.extend(one.standings);
+        all.standings.append(&one.standings);
         all.board_scores.extend(one.board_scores);
         if let Some(competition) = one.rated {
             all.competitions.push(competition);
@@ -65,8 +74,10 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
     all
 }
 
+/// One competition scored and prepared, as a pass keeps it until the replay: its
+/// standings already as compact columns, built on the thread that scored it.
 pub(super) struct OneCompetition {
-    pub standings: Vec<Standing>,
+    pub standings: StandingTable,
     pub board_scores: Vec<BoardScore>,
     pub rated: Option<PreparedCompetition>,
 }
@@ -96,6 +107,8 @@ pub(super) fn rated_input(
     )
 }
 
+/// One competition scored and, when rated, prepared, its model input packed for the
+/// wait until the replay ([`PreparedCompetition::pack`]).
 pub(super) fn prepare_one(
     competition: &Competition,
     rows: &Rows<'_>,
@@ -105,18 +118,14 @@ pub(super) fn prepare_one(
 ) -> Result<OneCompetition, InputError> {
     let scored = score_one(competition, rows, rate)?;
     let rated = if competition.rated {
-        Some(rated_input(
-            competition,
-            rows,
-            scored.results,
-            registry,
-            factors,
-        )?)
+        let mut rated = rated_input(competition, rows, scored.results, registry, factors)?;
+        rated.pack();
+        Some(rated)
     } else {
         None
     };
     Ok(OneCompetition {
-        standings: scored.standings,
+        standings: scored.standings.iter().map(StandingLine::from).collect(),
         board_scores: scored.board_scores,
         rated,
     })

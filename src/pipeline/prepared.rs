@@ -4,8 +4,9 @@
 
 use chrono::NaiveDate;
 
-use crate::dataset::Origin;
-use crate::model::{CompetitionInput, PlayerStatus};
+use crate::dataset::{Direction, Origin};
+use crate::model::{CompetitionInput, EntrantInput, PlayerInput, PlayerStatus};
+use crate::scoring::Standing;
 
 /// Who sits in a player slot, as far as the replay is concerned.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,9 +37,147 @@ pub struct PreparedCompetition {
     pub split_by_direction: bool,
     /// The competition's row, for errors the model raises about it.
     pub origin: Origin,
+    /// The entrants and seats, packed while the competition waits for the replay
+    /// ([`Self::pack`]); `input.entrants` and `seats` are then empty.
+    pub packed: Option<PackedEntrants>,
+}
+
+/// A rated competition's entrants and seats as a run holds them from scoring to the
+/// replay: two flat arrays instead of a vector per entrant and two per player slot.
+/// A federation's history of model inputs is the largest thing a run holds once its
+/// rows are read (about 290 bytes per entrant unpacked, 72 packed); the replay
+/// unpacks a month at a time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PackedEntrants {
+    entrants: Vec<PackedEntrant>,
+    players: Vec<PackedPlayer>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PackedEntrant {
+    result: f64,
+    boards_played: u32,
+    /// `u32::MAX`: none.
+    opponent: u32,
+    players: u8,
+    direction: Option<crate::model::Direction>,
+}
+
+/// A player slot: its status follows from its seat (see [`status_of`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PackedPlayer {
+    member_id: i64,
+    seat: Seat,
+}
+
+/// The status the model input gives a player in `seat` before the replay fills in the
+/// members' handicaps.
+fn status_of(seat: Seat) -> PlayerStatus {
+    match seat {
+        Seat::Member(_) => PlayerStatus::Rated(f64::NAN),
+        Seat::Foreign(reported_level) => PlayerStatus::Foreign { reported_level },
+        Seat::NonMember => PlayerStatus::NonMember,
+    }
+}
+
+/// Whether `status` is the one [`status_of`] gives `seat`, to the bit.
+fn follows(seat: Seat, status: PlayerStatus) -> bool {
+    let bits = |v: Option<f64>| v.map(f64::to_bits);
+    match (seat, status) {
+        (Seat::Member(_), PlayerStatus::Rated(h)) => h.to_bits() == f64::NAN.to_bits(),
+        (Seat::Foreign(a), PlayerStatus::Foreign { reported_level: b }) => bits(a) == bits(b),
+        (Seat::NonMember, PlayerStatus::NonMember) => true,
+        _ => false,
+    }
 }
 
 impl PreparedCompetition {
+    /// Lets go of the model input once the competition is applied: the outputs name
+    /// its entrants and nothing more, and a federation's history of inputs is the
+    /// largest thing a run would otherwise hold to the end.
+    pub fn release(&mut self) {
+        self.input.entrants = Vec::new();
+        self.seats = Vec::new();
+        self.rated_members = Vec::new();
+        self.packed = None;
+    }
+
+    /// Packs the entrants and seats ([`PackedEntrants`]). An input the packed form
+    /// cannot hold exactly (a seat whose status is not the usual one, an entrant of
+    /// more than 255 players) stays as it is.
+    pub fn pack(&mut self) {
+        if self.packed.is_some() {
+            return;
+        }
+        let entrants = &self.input.entrants;
+        let fits = entrants.len() == self.seats.len()
+            && entrants.iter().zip(&self.seats).all(|(e, seats)| {
+                e.players.len() == seats.len()
+                    && seats.len() <= usize::from(u8::MAX)
+                    && e.opponent.is_none_or(|o| o < u32::MAX as usize)
+                    && e.players
+                        .iter()
+                        .zip(seats)
+                        .all(|(p, s)| follows(*s, p.status))
+            });
+        if !fits {
+            return;
+        }
+        let mut packed = PackedEntrants {
+            entrants: Vec::with_capacity(entrants.len()),
+            players: Vec::with_capacity(self.seats.iter().map(Vec::len).sum()),
+        };
+        for (entrant, seats) in entrants.iter().zip(&self.seats) {
+            packed.entrants.push(PackedEntrant {
+                result: entrant.result,
+                boards_played: entrant.boards_played,
+                opponent: entrant.opponent.map_or(u32::MAX, |o| o as u32),
+                players: seats.len() as u8,
+                direction: entrant.direction,
+            });
+            for (player, &seat) in entrant.players.iter().zip(seats) {
+                packed.players.push(PackedPlayer {
+                    member_id: player.member_id,
+                    seat,
+                });
+            }
+        }
+        self.input.entrants = Vec::new();
+        self.seats = Vec::new();
+        self.packed = Some(packed);
+    }
+
+    /// The entrants and seats back as the model takes them.
+    pub fn unpack(&mut self) {
+        let Some(packed) = self.packed.take() else {
+            return;
+        };
+        let mut players = packed.players.iter();
+        self.input.entrants = Vec::with_capacity(packed.entrants.len());
+        self.seats = Vec::with_capacity(packed.entrants.len());
+        for entrant in &packed.entrants {
+            let slots: Vec<PackedPlayer> = players
+                .by_ref()
+                .take(usize::from(entrant.players))
+                .copied()
+                .collect();
+            self.input.entrants.push(EntrantInput {
+                players: slots
+                    .iter()
+                    .map(|p| PlayerInput {
+                        member_id: p.member_id,
+                        status: status_of(p.seat),
+                    })
+                    .collect(),
+                boards_played: entrant.boards_played,
+                result: entrant.result,
+                direction: entrant.direction,
+                opponent: (entrant.opponent != u32::MAX).then_some(entrant.opponent as usize),
+            });
+            self.seats.push(slots.iter().map(|p| p.seat).collect());
+        }
+    }
+
     /// The model's input with the given member handicaps.
     pub fn input_with(&self, handicap_of: impl Fn(u32) -> f64) -> CompetitionInput {
         let mut input = self.input.clone();
@@ -79,5 +218,291 @@ impl PreparedCompetition {
                 }
             }
         }
+    }
+}
+
+/// One line of `standings.parquet`, borrowed from a [`StandingTable`] or a [`Standing`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StandingLine<'a> {
+    pub competition_id: &'a str,
+    pub entrant: &'a str,
+    pub score: f64,
+    pub percent: Option<f64>,
+    pub boards_played: u32,
+    pub rank: u32,
+    pub direction: Option<Direction>,
+    pub vp: Option<f64>,
+    pub house: bool,
+}
+
+impl<'a> From<&'a Standing> for StandingLine<'a> {
+    fn from(s: &'a Standing) -> Self {
+        StandingLine {
+            competition_id: &s.competition_id,
+            entrant: &s.entrant,
+            score: s.score,
+            percent: s.percent,
+            boards_played: s.boards_played,
+            rank: s.rank,
+            direction: s.direction,
+            vp: s.vp,
+            house: s.house,
+        }
+    }
+}
+
+/// The standings of a run, as columns: a federation's history has millions of lines,
+/// and a [`Standing`] with its two owned strings weighs some 180 bytes. Here a line is
+/// its numbers, its competition by number, and its entrant's name in one shared text,
+/// about 60 bytes. The Swiss rounds of a standing are not kept (no run output has them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StandingTable {
+    /// The competitions' ids; a line holds its place here.
+    competition_ids: Vec<String>,
+    competition: Vec<u32>,
+    /// Entrant names one after the other; line `i`'s ends at `entrant_ends[i]`.
+    entrant_text: String,
+    entrant_ends: Vec<u32>,
+    score: Vec<f64>,
+    percent: Vec<Option<f64>>,
+    boards_played: Vec<u32>,
+    rank: Vec<u32>,
+    direction: Vec<Option<Direction>>,
+    vp: Vec<Option<f64>>,
+    house: Vec<bool>,
+}
+
+impl StandingTable {
+    pub fn len(&self) -> usize {
+        self.score.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.score.is_empty()
+    }
+
+    /// Line `i`.
+    pub fn line(&self, i: usize) -> StandingLine<'_> {
+        let start = match i {
+            0 => 0,
+            _ => self.entrant_ends[i - 1] as usize,
+        };
+        let end = self.entrant_ends[i] as usize;
+        StandingLine {
+            competition_id: &self.competition_ids[self.competition[i] as usize],
+            entrant: self.entrant_text.get(start..end).unwrap_or_default(),
+            score: self.score[i],
+            percent: self.percent[i],
+            boards_played: self.boards_played[i],
+            rank: self.rank[i],
+            direction: self.direction[i],
+            vp: self.vp[i],
+            house: self.house[i],
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = StandingLine<'_>> {
+        (0..self.len()).map(|i| self.line(i))
+    }
+
+    /// The bytes of the entrants' names.
+    pub fn text_len(&self) -> usize {
+        self.entrant_text.len()
+    }
+
+    /// Makes room for `lines` more lines of `competitions` competitions, whose
+    /// entrants' names take `text` bytes, so that appending does not grow the columns
+    /// by doubling (a run appends every competition's lines at once).
+    pub fn reserve(&mut self, lines: usize, competitions: usize, text: usize) {
+        self.competition_ids.reserve(competitions);
+        self.competition.reserve(lines);
+        self.entrant_text.reserve(text);
+        self.entrant_ends.reserve(lines);
+        self.score.reserve(lines);
+        self.percent.reserve(lines);
+        self.boards_played.reserve(lines);
+        self.rank.reserve(lines);
+        self.direction.reserve(lines);
+        self.vp.reserve(lines);
+        self.house.reserve(lines);
+    }
+
+    /// Appends a line after every other.
+    pub fn push(&mut self, line: StandingLine<'_>) {
+        if self.competition_ids.last().map(String::as_str) != Some(line.competition_id) {
+            self.competition_ids.push(line.competition_id.to_owned());
+        }
+        self.competition
+            .push(self.competition_ids.len().saturating_sub(1) as u32);
+        self.entrant_text.push_str(line.entrant);
+        self.entrant_ends.push(self.entrant_text.len() as u32);
+        self.score.push(line.score);
+        self.percent.push(line.percent);
+        self.boards_played.push(line.boards_played);
+        self.rank.push(line.rank);
+        self.direction.push(line.direction);
+        self.vp.push(line.vp);
+        self.house.push(line.house);
+    }
+
+    /// Appends `other`'s lines after every other.
+    pub fn append(&mut self, other: &StandingTable) {
+        for line in other.iter() {
+            self.push(line);
+        }
+    }
+
+    /// Keeps the lines of the competitions `keep` accepts, in order.
+    pub fn retain_competitions(&mut self, keep: impl Fn(&str) -> bool) {
+        let kept: Vec<bool> = self.competition_ids.iter().map(|id| keep(id)).collect();
+        if kept.iter().all(|&k| k) {
+            return;
+        }
+        let old = std::mem::take(self);
+        for line in (0..old.len())
+            .filter(|&i| kept[old.competition[i] as usize])
+            .map(|i| old.line(i))
+        {
+            self.push(line);
+        }
+    }
+}
+
+impl<'a> FromIterator<StandingLine<'a>> for StandingTable {
+    fn from_iter<I: IntoIterator<Item = StandingLine<'a>>>(lines: I) -> Self {
+        let mut table = StandingTable::default();
+        for line in lines {
+            table.push(line);
+        }
+        table
+    }
+}
+
+impl<'a> IntoIterator for &'a StandingTable {
+    type Item = StandingLine<'a>;
+    type IntoIter = Box<dyn Iterator<Item = StandingLine<'a>> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(competition: &str, entrant: &str, rank: u32) -> Standing {
+        Standing {
+            competition_id: competition.into(),
+            entrant: entrant.into(),
+            score: f64::from(rank) * 1.5,
+            percent: (rank % 2 == 0).then_some(52.5),
+            boards_played: 24,
+            rank,
+            direction: (rank == 3).then_some(Direction::EW),
+            vp: (rank == 2).then_some(12.04),
+            house: rank == 4,
+            rounds: Vec::new(),
+        }
+    }
+
+    /// Packed and unpacked, a competition's entrants and seats are what they were, to
+    /// the bit; a seat whose status is not the usual one is left unpacked.
+    #[test]
+    fn packing_keeps_the_input_and_seats_to_the_bit() {
+        use crate::model::{CalcMethod, FieldKind};
+        let slot = |member_id, seat| {
+            let input = PlayerInput {
+                member_id,
+                status: status_of(seat),
+            };
+            (input, seat)
+        };
+        let fields = [
+            vec![
+                slot(101, Seat::Member(0)),
+                slot(102, Seat::Foreign(Some(31.5))),
+            ],
+            vec![slot(-3, Seat::NonMember), slot(104, Seat::Foreign(None))],
+            vec![slot(105, Seat::Member(7))],
+        ];
+        let entrants: Vec<EntrantInput> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, players)| EntrantInput {
+                players: players.iter().map(|p| p.0).collect(),
+                boards_played: 20 + i as u32,
+                result: -1.25 * i as f64,
+                direction: (i == 1).then_some(crate::model::Direction::EW),
+                opponent: (i == 0).then_some(2),
+            })
+            .collect();
+        let seats: Vec<Vec<Seat>> = fields
+            .iter()
+            .map(|players| players.iter().map(|p| p.1).collect())
+            .collect();
+        let mut competition = PreparedCompetition {
+            competition_id: "2026-03-04-club".into(),
+            date: NaiveDate::default(),
+            session: 1,
+            handicap_event: false,
+            input: CompetitionInput {
+                n_boards: 24,
+                method: CalcMethod::Topscore,
+                kind: FieldKind::Pairs,
+                weight_multiplier: 1.0,
+                entrants,
+            },
+            seats: seats.clone(),
+            entrant_names: vec!["1".into(), "2".into(), "3".into()],
+            rated_members: vec![0, 7],
+            split_by_direction: false,
+            origin: Origin::default(),
+            packed: None,
+        };
+        let before = format!("{competition:?}");
+        competition.pack();
+        assert!(competition.packed.is_some());
+        assert!(competition.input.entrants.is_empty() && competition.seats.is_empty());
+        competition.unpack();
+        assert!(competition.packed.is_none());
+        assert_eq!(competition.seats, seats);
+        assert_eq!(format!("{competition:?}"), before);
+
+        competition.input.entrants[2].players[0].status = PlayerStatus::Rated(30.0);
+        competition.pack();
+        assert!(competition.packed.is_none());
+        assert_eq!(competition.input.entrants.len(), 3);
+    }
+
+    /// The table gives back the lines it was given, with the competitions it keeps.
+    #[test]
+    fn a_table_gives_back_its_lines_and_drops_whole_competitions() {
+        let rows = [
+            standing("2026-01-05-a", "1", 1),
+            standing("2026-01-05-a", "12", 2),
+            standing("2026-01-06-b", "Smith", 3),
+            standing("2026-01-06-b", "", 4),
+            standing("2026-01-07-c", "7", 1),
+        ];
+        let mut table: StandingTable = rows.iter().map(StandingLine::from).collect();
+        assert_eq!(table.len(), 5);
+        let back: Vec<StandingLine> = table.iter().collect();
+        let want: Vec<StandingLine> = rows.iter().map(StandingLine::from).collect();
+        assert_eq!(back, want);
+        assert_eq!(table.line(2).entrant, "Smith");
+        assert_eq!(table.line(3).entrant, "");
+        assert_eq!(table.line(1).vp, Some(12.04));
+
+        let mut other = StandingTable::default();
+        other.append(&table);
+        assert_eq!(other, table);
+
+        table.retain_competitions(|id| id != "2026-01-06-b");
+        let ids: Vec<&str> = table.iter().map(|l| l.competition_id).collect();
+        assert_eq!(ids, ["2026-01-05-a", "2026-01-05-a", "2026-01-07-c"]);
+        let entrants: Vec<&str> = table.iter().map(|l| l.entrant).collect();
+        assert_eq!(entrants, ["1", "12", "7"]);
+        assert_eq!(table.line(2).score, 1.5);
     }
 }

@@ -8,6 +8,11 @@
 //! month's sums): the replay only orders the competitions, finds who sat where, and
 //! hands each member's outcome over.
 
+use std::ops::Range;
+
+use std::collections::VecDeque;
+use std::thread::JoinHandle;
+
 use rayon::prelude::*;
 
 use crate::dataset::MemberId;
@@ -16,7 +21,7 @@ pub use crate::error::ReplayError;
 use crate::model::player::{self, Apply, FrozenMonth, Played};
 use crate::model::{self, CompetitionInput, Direction, FactorSet, ModelError, PlayerOutcome};
 
-use super::prepare::{PreparedCompetition, Seat};
+use super::prepared::{PreparedCompetition, Seat};
 use super::schedule;
 use super::state::{month_index, PlayerState};
 
@@ -57,13 +62,31 @@ pub struct Adjusted {
 
 #[derive(Debug, Default)]
 pub struct ReplayOutput {
+    /// The player changes in replay order, after those sealed (all of them when nothing
+    /// is sealed).
     pub changes: Vec<Change>,
+    /// The leading player changes, sealed into `changes.parquet`'s row groups
+    /// ([`replay_releasing`]).
+    pub sealed: SealedChanges,
     pub adjusted: Vec<Adjusted>,
     /// Competitions the model could not rate, with the reason, in replay order.
     pub unrated: Vec<Unrated>,
     /// Competitions whose input breaks a rule of the model (a Mitchell line of one pair,
     /// a format it cannot rate), in replay order: quarantined, nobody moves for them.
     pub failed: Vec<Failed>,
+}
+
+impl ReplayOutput {
+    /// Every player change, sealed or not.
+    pub fn change_count(&self) -> usize {
+        self.sealed.rows() + self.changes.len()
+    }
+
+    /// The changes of players who are not members, sealed or not, in replay order.
+    pub fn non_member_changes(&self) -> impl Iterator<Item = &Change> {
+        let rest = self.changes.iter().filter(|c| c.seat == Seat::NonMember);
+        self.sealed.non_members.iter().chain(rest)
+    }
 }
 
 /// A competition that breaks a rule of the model.
@@ -332,6 +355,15 @@ impl<'a> Recorder<'a> {
         (updated.outcome, updated.handicap_after)
     }
 
+    /// The output, each list in replay order (the changes already are, month by month).
+    fn finish(self) -> ReplayOutput {
+        let mut out = self.out;
+        out.adjusted.sort_by_key(|a| a.competition);
+        out.unrated.sort_by_key(|u| u.competition);
+        out.failed.sort_by_key(|f| f.competition);
+        out
+    }
+
     /// Frozen mode: closes the month, applying its summed changes.
     fn close_month(&mut self) {
         if let Some(month) = self.month.as_mut() {
@@ -425,10 +457,83 @@ pub fn replay(
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> ReplayOutput {
-    match mode {
-        Mode::Live => replay_live(factors, competitions, states, on_applied),
-        Mode::Frozen => replay_frozen(factors, competitions, states, on_applied),
+    // Competitions packed for the wait are unpacked here (a run's own replay,
+    // [`replay_releasing`], unpacks a month at a time instead).
+    let unpacked: Vec<PreparedCompetition>;
+    let competitions = if competitions.iter().any(|c| c.packed.is_some()) {
+        let unpack = |c: &PreparedCompetition| {
+            let mut c = c.clone();
+            c.unpack();
+            c
+        };
+        unpacked = competitions.iter().map(unpack).collect();
+        &unpacked
+    } else {
+        competitions
+    };
+    let mut recorder = Recorder::new(factors, states, mode);
+    recorder.out.changes.reserve(player_slots(competitions));
+    for window in months(competitions) {
+        replay_window(&mut recorder, mode, competitions, window, on_applied);
     }
+    recorder.finish()
+}
+
+/// [`replay`] for a run that writes what it replays. Each month's competitions are
+/// unpacked when the month comes ([`PreparedCompetition::pack`]), and let go of their
+/// model input once it is applied (the outputs need only their names),
+/// and with `changes` the player changes are sealed into `changes.parquet`'s row groups
+/// as the months complete, so that neither is held to the end.
+pub fn replay_releasing(
+    factors: &FactorSet,
+    mode: Mode,
+    competitions: &mut [PreparedCompetition],
+    states: &mut [PlayerState],
+    changes: Option<&dyn ChangeCodec>,
+    on_applied: &(dyn Fn(u64) + Sync),
+) -> Result<ReplayOutput, crate::error::Error> {
+    let mut recorder = Recorder::new(factors, states, mode);
+    if changes.is_none() {
+        recorder.out.changes.reserve(player_slots(competitions));
+    }
+    for window in months(competitions) {
+        competitions[window.clone()]
+            .par_iter_mut()
+            .for_each(PreparedCompetition::unpack);
+        replay_window(
+            &mut recorder,
+            mode,
+            competitions,
+            window.clone(),
+            on_applied,
+        );
+        if let Some(codec) = changes {
+            let out = &mut recorder.out;
+            out.sealed
+                .seal_full(codec, &mut out.changes, competitions)?;
+        }
+        for competition in &mut competitions[window] {
+            competition.release();
+        }
+    }
+    recorder.out.sealed.finish()?;
+    Ok(recorder.finish())
+}
+
+/// The ranges of `competitions` (in replay order) that fall in one month each.
+fn months(competitions: &[PreparedCompetition]) -> Vec<Range<usize>> {
+    let mut windows = Vec::new();
+    let mut start = 0;
+    while start < competitions.len() {
+        let month = month_index(competitions[start].date);
+        let end = competitions[start..]
+            .iter()
+            .position(|c| month_index(c.date) != month)
+            .map_or(competitions.len(), |n| start + n);
+        windows.push(start..end);
+        start = end;
+    }
+    windows
 }
 
 /// The player slots of `competitions`: one change each, at most.
@@ -439,63 +544,149 @@ fn player_slots(competitions: &[PreparedCompetition]) -> usize {
         .sum()
 }
 
-fn replay_live(
-    factors: &FactorSet,
+/// Applies the competitions of one month (`window`, positions in replay order), and
+/// leaves their changes in replay order after the earlier months'. Live mode runs the
+/// month's schedule levels in order, each in parallel; the levels of a month only order
+/// competitions of that month, and every competition still sees the handicaps the plain
+/// sequential loop would have shown it. Frozen mode rates the whole month on its
+/// opening handicaps and closes it.
+fn replay_window(
+    recorder: &mut Recorder<'_>,
+    mode: Mode,
     competitions: &[PreparedCompetition],
-    states: &mut [PlayerState],
+    window: Range<usize>,
     on_applied: &(dyn Fn(u64) + Sync),
-) -> ReplayOutput {
-    let players: Vec<Vec<u32>> = competitions
-        .iter()
-        .map(|c| c.rated_members.clone())
-        .collect();
-    let mut recorder = Recorder::new(factors, states, Mode::Live);
-    recorder.out.changes.reserve(player_slots(competitions));
-    let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
-    pending.resize_with(competitions.len(), || None);
-    for level in schedule::levels(&players) {
-        let evaluated = evaluate_all(factors, competitions, &level, recorder.states);
-        for (position, evaluated) in level.iter().zip(evaluated) {
-            pending[*position] = Some(evaluated);
-        }
-        for &position in &level {
-            if let Some(evaluated) = pending[position].take() {
-                recorder.record(position, &competitions[position], evaluated);
+) {
+    let factors = recorder.factors;
+    let first_change = recorder.out.changes.len();
+    match mode {
+        Mode::Live => {
+            let players: Vec<&[u32]> = competitions[window.clone()]
+                .iter()
+                .map(|c| c.rated_members.as_slice())
+                .collect();
+            let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
+            pending.resize_with(window.len(), || None);
+            for level in schedule::levels(&players) {
+                let positions: Vec<usize> = level.iter().map(|&at| window.start + at).collect();
+                let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
+                for (at, evaluated) in level.iter().zip(evaluated) {
+                    pending[*at] = Some(evaluated);
+                }
+                for (&at, &position) in level.iter().zip(&positions) {
+                    if let Some(evaluated) = pending[at].take() {
+                        recorder.record(position, &competitions[position], evaluated);
+                    }
+                }
+                on_applied(level.len() as u64);
             }
+            // A competition's rows were recorded together: ordering them by competition
+            // puts the month in replay order.
+            recorder.out.changes[first_change..].sort_by_key(|c| c.competition);
         }
-        on_applied(level.len() as u64);
+        Mode::Frozen => {
+            let positions: Vec<usize> = window.collect();
+            let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
+            for (position, evaluated) in positions.iter().zip(evaluated) {
+                recorder.record(*position, &competitions[*position], evaluated);
+            }
+            recorder.close_month();
+            on_applied(positions.len() as u64);
+        }
     }
-    let mut out = recorder.out;
-    out.changes.sort_by_key(|c| c.competition);
-    out.adjusted.sort_by_key(|a| a.competition);
-    out.unrated.sort_by_key(|u| u.competition);
-    out.failed.sort_by_key(|f| f.competition);
-    out
 }
 
-fn replay_frozen(
-    factors: &FactorSet,
-    competitions: &[PreparedCompetition],
-    states: &mut [PlayerState],
-    on_applied: &(dyn Fn(u64) + Sync),
-) -> ReplayOutput {
-    let mut recorder = Recorder::new(factors, states, Mode::Frozen);
-    recorder.out.changes.reserve(player_slots(competitions));
-    let mut start = 0;
-    while start < competitions.len() {
-        let month = month_index(competitions[start].date);
-        let end = competitions[start..]
-            .iter()
-            .position(|c| month_index(c.date) != month)
-            .map_or(competitions.len(), |n| start + n);
-        let positions: Vec<usize> = (start..end).collect();
-        let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
-        for (position, evaluated) in positions.iter().zip(evaluated) {
-            recorder.record(*position, &competitions[*position], evaluated);
-        }
-        recorder.close_month();
-        on_applied(positions.len() as u64);
-        start = end;
+/// Encodes player changes as the row groups of `changes.parquet`. A change row names
+/// its competition and entrant by place, so the codec reads them from the competitions.
+pub trait ChangeCodec: Send + Sync + std::fmt::Debug {
+    /// Rows per row group of the output file (every group but the last is full).
+    fn rows_per_group(&self) -> usize;
+    /// `rows` (exactly [`rows_per_group`](Self::rows_per_group)) of `competitions`'
+    /// changes as one row group: a job that encodes them into the bytes of a file holding
+    /// only that group, so that the replay goes on while it runs.
+    fn seal(
+        &self,
+        rows: &[Change],
+        competitions: &[PreparedCompetition],
+    ) -> crate::error::Result<SealJob>;
+}
+
+/// A row group's encoding, handed to a thread of its own.
+pub type SealJob = Box<dyn FnOnce() -> crate::error::Result<Vec<u8>> + Send>;
+
+/// Row groups of `changes.parquet` encoded at once, at most; the replay waits for the
+/// oldest beyond that.
+const IN_FLIGHT: usize = 2;
+
+/// One encoded row group of `changes.parquet`.
+#[derive(Debug)]
+pub struct SealedChangeGroup {
+    pub rows: usize,
+    /// The bytes of a file holding only this group.
+    pub bytes: Vec<u8>,
+}
+
+/// The player changes a replay sealed into row groups, in replay order, ahead of the
+/// rows it still holds ([`ReplayOutput::changes`]).
+#[derive(Debug, Default)]
+pub struct SealedChanges {
+    pub groups: Vec<SealedChangeGroup>,
+    /// The sealed rows of players who are not members: `non_members.csv` lists them.
+    pub non_members: Vec<Change>,
+    in_flight: VecDeque<(usize, JoinHandle<crate::error::Result<Vec<u8>>>)>,
+}
+
+impl SealedChanges {
+    /// Rows sealed or being sealed.
+    pub fn rows(&self) -> usize {
+        let done: usize = self.groups.iter().map(|g| g.rows).sum();
+        done + self.in_flight.iter().map(|(rows, _)| rows).sum::<usize>()
     }
-    recorder.out
+
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty() && self.in_flight.is_empty()
+    }
+
+    /// Seals the full row groups at the front of `rows` (in replay order, every row
+    /// before them already sealed), taking them out of it.
+    pub fn seal_full(
+        &mut self,
+        codec: &dyn ChangeCodec,
+        rows: &mut Vec<Change>,
+        competitions: &[PreparedCompetition],
+    ) -> crate::error::Result<()> {
+        let group = codec.rows_per_group().max(1);
+        let mut start = 0;
+        while rows.len() - start >= group {
+            let front = &rows[start..start + group];
+            let job = codec.seal(front, competitions)?;
+            let non_members = front.iter().filter(|c| c.seat == Seat::NonMember);
+            self.non_members.extend(non_members.cloned());
+            self.in_flight.push_back((group, std::thread::spawn(job)));
+            while self.in_flight.len() > IN_FLIGHT {
+                self.finish_oldest()?;
+            }
+            start += group;
+        }
+        rows.drain(..start);
+        Ok(())
+    }
+
+    fn finish_oldest(&mut self) -> crate::error::Result<()> {
+        if let Some((rows, job)) = self.in_flight.pop_front() {
+            let bytes = job.join().map_err(|_| {
+                crate::error::Error::Config("encoding a row group of changes.parquet failed".into())
+            })??;
+            self.groups.push(SealedChangeGroup { rows, bytes });
+        }
+        Ok(())
+    }
+
+    /// Waits for the groups still being encoded.
+    pub fn finish(&mut self) -> crate::error::Result<()> {
+        while !self.in_flight.is_empty() {
+            self.finish_oldest()?;
+        }
+        Ok(())
+    }
 }

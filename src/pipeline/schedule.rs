@@ -10,17 +10,18 @@
 /// Groups competitions (given in replay order, each as the dense indices of its rated
 /// players) into levels. Returns, per level, the positions of its competitions in replay
 /// order.
-pub fn levels(players_per_competition: &[Vec<u32>]) -> Vec<Vec<usize>> {
+pub fn levels<P: AsRef<[u32]>>(players_per_competition: &[P]) -> Vec<Vec<usize>> {
     // Per player: one more than the level of its latest competition (0: none yet).
     let players = players_per_competition
         .iter()
-        .flatten()
+        .flat_map(|p| p.as_ref())
         .map(|&p| p as usize + 1)
         .max()
         .unwrap_or(0);
     let mut next_level = vec![0usize; players];
     let mut levels: Vec<Vec<usize>> = Vec::new();
     for (position, players) in players_per_competition.iter().enumerate() {
+        let players = players.as_ref();
         let level = players
             .iter()
             .map(|&p| next_level[p as usize])

@@ -12,6 +12,13 @@
 //! left out after its rows were sealed (found damaged at the end of the reading, or
 //! refused by the model) makes the run open the sealed groups again, so the rows and
 //! the row-group boundaries are always those of the file written whole.
+//!
+//! Player changes (`changes.parquet`, one row per player per competition: 5 million
+//! rows in ten years) are sealed the same way by the replay, a month at a time: a
+//! month's changes are complete, and in replay order, once the month is applied, and a
+//! competition the model refuses has no change rows, so nothing sealed is ever opened
+//! again (`replay::SealedChanges`, through the [`ChangeCodec`] a [`Sealer`] carries). A
+//! run that carries a previous folder's history keeps its changes as rows.
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -20,6 +27,8 @@ use std::thread::JoinHandle;
 
 use crate::error::{Error, Result};
 use crate::scoring::{BoardScore, BoardScoreTable};
+
+use super::replay::ChangeCodec;
 
 /// Encodes board scores as the output file's row groups, and reads them back.
 pub trait RowGroupCodec: Send + Sync + std::fmt::Debug {
@@ -32,9 +41,24 @@ pub trait RowGroupCodec: Send + Sync + std::fmt::Debug {
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable>;
 }
 
-/// The codec a run seals its board scores with; none keeps them as rows.
+/// The codecs a run seals its outputs with as it produces them; none keeps the rows.
 #[derive(Debug, Clone, Default)]
-pub struct Sealer(pub Option<Arc<dyn RowGroupCodec>>);
+pub struct Sealer {
+    /// `board_scores.parquet`, sealed while the run scores.
+    pub board_scores: Option<Arc<dyn RowGroupCodec>>,
+    /// `changes.parquet`, sealed while the run replays.
+    pub changes: Option<Arc<dyn ChangeCodec>>,
+}
+
+impl Sealer {
+    /// Seals the board scores only.
+    pub fn board_scores(codec: Arc<dyn RowGroupCodec>) -> Self {
+        Sealer {
+            board_scores: Some(codec),
+            changes: None,
+        }
+    }
+}
 
 /// One encoded row group.
 #[derive(Debug)]
@@ -151,7 +175,7 @@ const IN_FLIGHT: usize = 2;
 impl Arriving {
     pub fn new(places: usize, sealer: &Sealer) -> Self {
         Arriving {
-            codec: sealer.0.clone(),
+            codec: sealer.board_scores.clone(),
             table: BoardScoreTable::default(),
             places: vec![None; places],
             sealed: Vec::new(),
@@ -291,7 +315,7 @@ pub mod tests_support {
         competitions: &[Vec<BoardScore>],
         places: &[usize],
     ) -> Result<BoardScoreRows> {
-        let mut arriving = Arriving::new(competitions.len(), &Sealer(Some(codec)));
+        let mut arriving = Arriving::new(competitions.len(), &Sealer::board_scores(codec));
         for (at, rows) in competitions.iter().enumerate() {
             arriving.push(at, rows.clone());
             arriving.seal_full()?;
@@ -358,7 +382,7 @@ mod tests {
             rows: group,
             ..Aside::default()
         });
-        let sealer = Sealer(Some(codec.clone() as Arc<dyn RowGroupCodec>));
+        let sealer = Sealer::board_scores(codec.clone() as Arc<dyn RowGroupCodec>);
         let mut arriving = Arriving::new(8, &sealer);
         for batch in batches {
             for &at in *batch {

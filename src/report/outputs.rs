@@ -9,8 +9,9 @@ use chrono::NaiveDate;
 use polars::prelude::*;
 
 use crate::dataset::Direction;
-use crate::pipeline::prepare::Seat;
+use crate::pipeline::prepare::{PreparedCompetition, Seat, StandingLine};
 use crate::pipeline::ranking::{published, RankedMember};
+use crate::pipeline::replay::{Change, ChangeCodec, SealJob};
 use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
@@ -87,30 +88,38 @@ fn status_name(seat: Seat) -> &'static str {
     }
 }
 
-/// `changes.parquet`: one row per player in a rated competition, in replay order.
+/// `changes.parquet`: one row per player in a rated competition, in replay order. Only
+/// for a run whose changes were not sealed as it replayed (a run held in memory, or one
+/// that carries a previous folder's history).
 pub fn changes(output: &RunOutput) -> PolarsResult<DataFrame> {
+    if !output.replay.sealed.is_empty() {
+        polars_bail!(ComputeError: "the run's changes were sealed into row groups as it replayed");
+    }
     changes_part(output, 0..output.replay.changes.len())
 }
 
-/// The rows `range` of `changes.parquet`.
+/// The rows `range` of the changes the run still holds (after those sealed).
 pub fn changes_part(output: &RunOutput, range: std::ops::Range<usize>) -> PolarsResult<DataFrame> {
-    let comps = &output.prepared.competitions;
-    let rows = &output.replay.changes[range];
+    changes_frame(&output.replay.changes[range], &output.prepared.competitions)
+}
+
+/// `changes.parquet`'s columns for `rows`, whose competitions are `comps` by place.
+fn changes_frame(rows: &[Change], comps: &[PreparedCompetition]) -> PolarsResult<DataFrame> {
+    let competition = |c: &Change| comps.get(c.competition);
     FrameBuilder::new(rows.len())
         .map("competition_id", rows, |c| {
-            comps[c.competition].competition_id.clone()
+            competition(c).map_or_else(String::new, |p| p.competition_id.clone())
         })
         .date(
             "date",
             rows.iter()
-                .map(|c| Some(comps[c.competition].date))
+                .map(|c| competition(c).map(|p| p.date))
                 .collect(),
         )?
         .map("member_id", rows, |c| c.member_id)
         .map("entrant", rows, |c| {
-            comps[c.competition]
-                .entrant_names
-                .get(c.entrant)
+            competition(c)
+                .and_then(|p| p.entrant_names.get(c.entrant))
                 .cloned()
                 .unwrap_or_default()
         })
@@ -127,6 +136,46 @@ pub fn changes_part(output: &RunOutput, range: std::ops::Range<usize>) -> Polars
         .map("handicap_after", rows, |c| c.handicap_after)
         .map("updated", rows, |c| c.outcome.updated)
         .build()
+}
+
+/// Encodes player changes into the row groups of `changes.parquet` while a run
+/// replays, so that only the encoded bytes are held.
+#[derive(Debug)]
+pub struct ChangeRowCodec {
+    settings: ParquetSettings,
+}
+
+impl ChangeCodec for ChangeRowCodec {
+    fn rows_per_group(&self) -> usize {
+        self.settings.row_group_size.unwrap_or(ROW_GROUP_ROWS)
+    }
+
+    fn seal(&self, rows: &[Change], competitions: &[PreparedCompetition]) -> Result<SealJob> {
+        let frame = changes_frame(rows, competitions).map_err(frame_error(CHANGES))?;
+        let settings = self.settings.clone();
+        Ok(Box::new(move || {
+            encode_row_group(&frame, &settings).map_err(frame_error(CHANGES))
+        }))
+    }
+}
+
+/// Writes `changes.parquet`: the sealed row groups as they are, then the rest.
+fn write_changes_to<W: Write>(
+    out: W,
+    output: &RunOutput,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    let sealed: Vec<CarriedGroups> = output
+        .replay
+        .sealed
+        .groups
+        .iter()
+        .map(|group| CarriedGroups::all(&group.bytes))
+        .collect::<PolarsResult<_>>()?;
+    let rest = output.replay.changes.len();
+    super::files::write_parquet_to(out, &sealed, rest, settings, &|range| {
+        changes_part(output, range)
+    })
 }
 
 /// `ranking.csv` / `ranking.parquet`.
@@ -219,13 +268,13 @@ fn standings_part(
     adjusted: &AdjustedResults<'_>,
     range: std::ops::Range<usize>,
 ) -> PolarsResult<DataFrame> {
-    let rows: &[Standing] = &output.prepared.standings[range];
-    let lookup = |s: &Standing| {
-        adjusted
-            .get(&(s.competition_id.as_str(), s.entrant.as_str()))
-            .copied()
-    };
-    standings_frame(FrameBuilder::new(rows.len()), rows, lookup)
+    let table = &output.prepared.standings;
+    let rows: Vec<StandingLine> = range.map(|i| table.line(i)).collect();
+    let handicap: Vec<Option<(f64, f64)>> = rows
+        .iter()
+        .map(|s| adjusted.get(&(s.competition_id, s.entrant)).copied())
+        .collect();
+    standings_lines(FrameBuilder::new(rows.len()), &rows, &handicap)
 }
 
 /// The standings columns, with the handicap tournament columns from `handicap` (expected,
@@ -235,17 +284,32 @@ pub(crate) fn standings_frame(
     rows: &[Standing],
     handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
 ) -> PolarsResult<DataFrame> {
+    let lines: Vec<StandingLine> = rows.iter().map(StandingLine::from).collect();
+    let handicap: Vec<Option<(f64, f64)>> = rows.iter().map(handicap).collect();
+    standings_lines(frame, &lines, &handicap)
+}
+
+/// [`standings_frame`] over borrowed lines, with each line's handicap tournament
+/// columns (expected, adjusted) in `handicap`.
+fn standings_lines(
+    frame: FrameBuilder,
+    rows: &[StandingLine],
+    handicap: &[Option<(f64, f64)>],
+) -> PolarsResult<DataFrame> {
+    let lines: Vec<(&StandingLine, Option<(f64, f64)>)> =
+        rows.iter().zip(handicap.iter().copied()).collect();
+    let rows = &lines;
     frame
-        .map("competition_id", rows, |s| s.competition_id.clone())
-        .map("entrant", rows, |s| s.entrant.clone())
-        .map("score", rows, |s| s.score)
-        .map("percent", rows, |s| s.percent)
-        .map("boards_played", rows, |s| s.boards_played as i32)
-        .map("rank", rows, |s| (!s.house).then_some(s.rank as i32))
-        .map("direction", rows, |s| direction_name(s.direction))
-        .map("vp", rows, |s| s.vp)
-        .map("handicap_expected", rows, |s| handicap(s).map(|a| a.0))
-        .map("handicap_result", rows, |s| handicap(s).map(|a| a.1))
+        .map("competition_id", rows, |(s, _)| s.competition_id.to_owned())
+        .map("entrant", rows, |(s, _)| s.entrant.to_owned())
+        .map("score", rows, |(s, _)| s.score)
+        .map("percent", rows, |(s, _)| s.percent)
+        .map("boards_played", rows, |(s, _)| s.boards_played as i32)
+        .map("rank", rows, |(s, _)| (!s.house).then_some(s.rank as i32))
+        .map("direction", rows, |(s, _)| direction_name(s.direction))
+        .map("vp", rows, |(s, _)| s.vp)
+        .map("handicap_expected", rows, |(_, h)| h.map(|a| a.0))
+        .map("handicap_result", rows, |(_, h)| h.map(|a| a.1))
         .build()
 }
 
@@ -273,12 +337,7 @@ pub fn unrated(output: &RunOutput) -> PolarsResult<DataFrame> {
 /// unseen.
 pub fn non_members(output: &RunOutput) -> PolarsResult<DataFrame> {
     let comps = &output.prepared.competitions;
-    let rows: Vec<&crate::pipeline::replay::Change> = output
-        .replay
-        .changes
-        .iter()
-        .filter(|c| c.seat == crate::pipeline::prepare::Seat::NonMember)
-        .collect();
+    let rows: Vec<&Change> = output.replay.non_member_changes().collect();
     FrameBuilder::new(rows.len())
         .map("member_id", &rows, |c| c.member_id)
         .map("competition_id", &rows, |c| {
@@ -424,9 +483,14 @@ impl RowGroupCodec for BoardScoreCodec {
 
 /// What a run or `score` seals its board scores with as they are produced.
 pub fn board_score_sealer() -> Sealer {
-    Sealer(Some(std::sync::Arc::new(BoardScoreCodec {
-        settings: ParquetSettings::default(),
-    })))
+    Sealer {
+        board_scores: Some(std::sync::Arc::new(BoardScoreCodec {
+            settings: ParquetSettings::default(),
+        })),
+        changes: Some(std::sync::Arc::new(ChangeRowCodec {
+            settings: ParquetSettings::default(),
+        })),
+    }
 }
 
 /// Writes `board_scores.parquet`: the sealed row groups as they are, then the rest.
@@ -575,8 +639,10 @@ pub fn write_run(
                         |r| Ok(rest.slice(r.start as i64, r.len())),
                     )?,
                     _ => {
-                        write_parquet_parts(&path(CHANGES), output.replay.changes.len(), |range| {
-                            changes_part(output, range)
+                        let to = path(CHANGES);
+                        write_atomic(&to, |out| {
+                            write_changes_to(out, output, &ParquetSettings::default())
+                                .map_err(|e| Error::polars(&to, e))
                         })?
                     }
                 }
@@ -644,6 +710,76 @@ fn copied_groups<'a>(
 mod tests {
     use super::*;
     use crate::pipeline::sealed::tests_support::seal_all;
+
+    /// A run that seals its player changes a row group at a time as it replays (both
+    /// modes) writes the bytes of `changes.parquet` written whole from the rows, lists
+    /// the same non-members and ends with the same handicaps; the competitions' model
+    /// inputs are let go once applied.
+    #[test]
+    fn sealed_changes_give_the_bytes_of_the_table_written_whole() -> Result<()> {
+        use crate::pipeline::{Mode, RunSettings};
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+        let dataset = crate::import::table::read_dataset(&dir)?;
+        let group = 40;
+        let settings = ParquetSettings {
+            row_group_size: Some(group),
+            ..ParquetSettings::default()
+        };
+        for mode in [Mode::Live, Mode::Frozen] {
+            let plain_settings = RunSettings {
+                mode,
+                ..RunSettings::default()
+            };
+            let plain = crate::pipeline::run(&dataset, &plain_settings, None)?;
+            let sealing = RunSettings {
+                sealer: Sealer {
+                    board_scores: None,
+                    changes: Some(std::sync::Arc::new(ChangeRowCodec {
+                        settings: settings.clone(),
+                    })),
+                },
+                ..plain_settings
+            };
+            let sealed = crate::pipeline::run(&dataset, &sealing, None)?;
+            let rows = plain.replay.changes.len();
+            assert!(rows > 3 * group, "{rows} changes");
+            assert!(plain.replay.sealed.is_empty());
+            assert_eq!(sealed.replay.sealed.groups.len(), rows / group);
+            assert_eq!(sealed.replay.changes.len(), rows % group);
+            assert_eq!(sealed.replay.change_count(), rows);
+            assert_eq!(sealed.summary.changes, rows);
+            assert!(
+                changes(&sealed).is_err(),
+                "the sealed rows are not in memory"
+            );
+
+            let mut whole = Vec::new();
+            let frame = changes(&plain).map_err(frame_error(CHANGES))?;
+            super::super::files::write_parquet_to(&mut whole, &[], rows, &settings, &|r| {
+                Ok(frame.slice(r.start as i64, r.len()))
+            })
+            .map_err(frame_error(CHANGES))?;
+            let mut out = Vec::new();
+            write_changes_to(&mut out, &sealed, &settings).map_err(frame_error(CHANGES))?;
+            assert!(
+                out == whole,
+                "{mode:?}: {} against {} bytes",
+                out.len(),
+                whole.len()
+            );
+
+            let listed = |o: &RunOutput| non_members(o).map_err(frame_error(NON_MEMBERS));
+            assert!(listed(&plain)?.height() > 0);
+            assert!(listed(&sealed)?.equals_missing(&listed(&plain)?));
+            let bits = |o: &RunOutput| -> Vec<u64> {
+                o.states.iter().map(|s| s.handicap.to_bits()).collect()
+            };
+            assert_eq!(bits(&sealed), bits(&plain));
+            let competitions = &sealed.prepared.competitions;
+            assert!(competitions.iter().all(|c| c.input.entrants.is_empty()));
+        }
+        Ok(())
+    }
 
     /// Board scores sealed a row group at a time as they arrive, opened again when a
     /// competition in them is left out, give the bytes of the table written whole.
