@@ -196,6 +196,9 @@ pub struct CarriedGroups<'a> {
     pub metadata: polars_parquet::parquet::metadata::FileMetadata,
     /// How many of its leading row groups to copy.
     pub groups: usize,
+    /// The same bytes, owned and shared, when the caller has them so: the pages are
+    /// read from them without a copy of the whole file.
+    shared: Option<polars_buffer::Buffer<u8>>,
 }
 
 impl<'a> CarriedGroups<'a> {
@@ -215,6 +218,7 @@ impl<'a> CarriedGroups<'a> {
             bytes,
             metadata,
             groups,
+            shared: None,
         })
     }
 
@@ -226,7 +230,20 @@ impl<'a> CarriedGroups<'a> {
             bytes,
             metadata,
             groups,
+            shared: None,
         })
+    }
+
+    /// [`CarriedGroups::full`] of bytes held in a shared buffer, whose pages are read
+    /// from it as they are (the copy of a carried history is then not copied again).
+    pub fn full_shared(
+        bytes: &'a polars_buffer::Buffer<u8>,
+        rows_per_group: usize,
+        keep: usize,
+    ) -> PolarsResult<Self> {
+        let mut groups = Self::full(bytes, rows_per_group, keep)?;
+        groups.shared = Some(bytes.clone());
+        Ok(groups)
     }
 
     /// Rows in the copied groups.
@@ -281,7 +298,10 @@ fn copy_groups<W: Write>(
     carried: &CarriedGroups,
 ) -> PolarsResult<()> {
     use polars_parquet::write::{DynIter, DynStreamingIterator};
-    let buffer: polars_buffer::Buffer<u8> = carried.bytes.to_vec().into();
+    let buffer: polars_buffer::Buffer<u8> = match &carried.shared {
+        Some(shared) => shared.clone(),
+        None => carried.bytes.to_vec().into(),
+    };
     for group in carried.metadata.row_groups.iter().take(carried.groups) {
         let mut columns = Vec::new();
         for column in group.parquet_columns() {
@@ -1219,7 +1239,12 @@ mod tests {
             digest,
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
-        assert_eq!(crate::report::run_folder::sha256_file(&path)?, digest);
+        assert_eq!(
+            crate::pipeline::ledger::sha256(
+                &std::fs::read(&path).map_err(|e| Error::io(&path, e))?
+            ),
+            digest
+        );
         Ok(())
     }
 

@@ -596,8 +596,8 @@ pub fn write_run(
         );
         let (whole, bytes, keep) = standings_part?;
         standings = Some(whole);
-        carried_standings = Some((bytes, keep));
-        carried_changes = Some((changes_bytes?, usize::MAX));
+        carried_standings = Some((polars_buffer::Buffer::from(bytes), keep));
+        carried_changes = Some((polars_buffer::Buffer::from(changes_bytes?), usize::MAX));
     }
     let changes_groups = copied_groups(carried_changes.as_ref(), CHANGES)?;
     let standings_groups = copied_groups(carried_standings.as_ref(), STANDINGS)?;
@@ -716,11 +716,11 @@ pub fn write_run(
 /// The full row groups of a carried table (its bytes and the rows that may be copied)
 /// to copy as they are.
 fn copied_groups<'a>(
-    carried: Option<&'a (Vec<u8>, usize)>,
+    carried: Option<&'a (polars_buffer::Buffer<u8>, usize)>,
     name: &str,
 ) -> Result<Option<CarriedGroups<'a>>> {
     carried
-        .map(|(bytes, keep)| CarriedGroups::full(bytes, ROW_GROUP_ROWS, *keep))
+        .map(|(bytes, keep)| CarriedGroups::full_shared(bytes, ROW_GROUP_ROWS, *keep))
         .transpose()
         .map_err(|e| Error::polars(name, e))
 }
