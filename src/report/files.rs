@@ -52,6 +52,57 @@ fn temp_suffix() -> String {
     )
 }
 
+/// A writer that takes the SHA-256 of every byte passed through it, so that a file's
+/// digest for `run.json` costs no second read of the file.
+pub struct Hashing<W: Write> {
+    inner: W,
+    hasher: sha2::Sha256,
+}
+
+impl<W: Write> Hashing<W> {
+    pub fn new(inner: W) -> Self {
+        use sha2::Digest;
+        Hashing {
+            inner,
+            hasher: sha2::Sha256::new(),
+        }
+    }
+
+    /// The SHA-256, in hex, of the bytes written so far.
+    pub fn digest(&self) -> String {
+        use sha2::Digest;
+        crate::pipeline::ledger::hex(&self.hasher.clone().finalize())
+    }
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let written = self.inner.write(buf)?;
+        self.hasher.update(&buf[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// [`write_atomic`], returning the SHA-256 (hex) of the bytes the file holds.
+pub fn write_atomic_hashed<F>(path: &Path, write: F) -> Result<String, Error>
+where
+    F: FnOnce(&mut Hashing<&mut BufWriter<File>>) -> Result<(), Error>,
+{
+    let mut digest = String::new();
+    write_atomic(path, |out| {
+        let mut hashing = Hashing::new(out);
+        write(&mut hashing)?;
+        digest = hashing.digest();
+        Ok(())
+    })?;
+    Ok(digest)
+}
+
 /// Writes `path` through `write`, atomically: the bytes go to a hidden file in the same
 /// folder, which replaces `path` only when `write` and the flush succeeded.
 pub fn write_atomic<F>(path: &Path, write: F) -> Result<(), Error>
@@ -124,6 +175,19 @@ pub fn write_parquet_parts(
     })
 }
 
+/// [`write_parquet_parts`], returning the SHA-256 (hex) of the file's bytes, taken as
+/// they are written.
+pub fn write_parquet_parts_hashed(
+    path: &Path,
+    height: usize,
+    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync,
+) -> Result<String, Error> {
+    write_atomic_hashed(path, |out| {
+        write_plain_parquet_parts(out, height, &part, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
 /// A Parquet file this version wrote, whose leading row groups are copied into a new
 /// file as they are (page by page, not decoded): the history a continued run carries.
 pub struct CarriedGroups<'a> {
@@ -132,6 +196,9 @@ pub struct CarriedGroups<'a> {
     pub metadata: polars_parquet::parquet::metadata::FileMetadata,
     /// How many of its leading row groups to copy.
     pub groups: usize,
+    /// The same bytes, owned and shared, when the caller has them so: the pages are
+    /// read from them without a copy of the whole file.
+    shared: Option<polars_buffer::Buffer<u8>>,
 }
 
 impl<'a> CarriedGroups<'a> {
@@ -151,6 +218,7 @@ impl<'a> CarriedGroups<'a> {
             bytes,
             metadata,
             groups,
+            shared: None,
         })
     }
 
@@ -162,7 +230,20 @@ impl<'a> CarriedGroups<'a> {
             bytes,
             metadata,
             groups,
+            shared: None,
         })
+    }
+
+    /// [`CarriedGroups::full`] of bytes held in a shared buffer, whose pages are read
+    /// from it as they are (the copy of a carried history is then not copied again).
+    pub fn full_shared(
+        bytes: &'a polars_buffer::Buffer<u8>,
+        rows_per_group: usize,
+        keep: usize,
+    ) -> PolarsResult<Self> {
+        let mut groups = Self::full(bytes, rows_per_group, keep)?;
+        groups.shared = Some(bytes.clone());
+        Ok(groups)
     }
 
     /// Rows in the copied groups.
@@ -217,7 +298,10 @@ fn copy_groups<W: Write>(
     carried: &CarriedGroups,
 ) -> PolarsResult<()> {
     use polars_parquet::write::{DynIter, DynStreamingIterator};
-    let buffer: polars_buffer::Buffer<u8> = carried.bytes.to_vec().into();
+    let buffer: polars_buffer::Buffer<u8> = match &carried.shared {
+        Some(shared) => shared.clone(),
+        None => carried.bytes.to_vec().into(),
+    };
     for group in carried.metadata.row_groups.iter().take(carried.groups) {
         let mut columns = Vec::new();
         for column in group.parquet_columns() {
@@ -257,6 +341,20 @@ pub fn write_parquet_carrying(
     part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync,
 ) -> Result<(), Error> {
     write_atomic(path, |out| {
+        write_plain_parquet_carrying(out, carried, height, &part, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+/// [`write_parquet_carrying`], returning the SHA-256 (hex) of the file's bytes, taken
+/// as they are written.
+pub fn write_parquet_carrying_hashed(
+    path: &Path,
+    carried: &[CarriedGroups],
+    height: usize,
+    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync,
+) -> Result<String, Error> {
+    write_atomic_hashed(path, |out| {
         write_plain_parquet_carrying(out, carried, height, &part, &ParquetSettings::default())
             .map_err(|e| Error::polars(path, e))
     })
@@ -1123,6 +1221,29 @@ mod tests {
         assert_eq!(
             text,
             "name\nAnn\u{FFFD}[31m\n\u{FFFD}oB\n\u{FFFD}Cy\u{FFFD}\u{FFFD}\n"
+        );
+        Ok(())
+    }
+
+    /// The digest taken while writing is the SHA-256 of the file's bytes: FIPS 180-2's
+    /// example "abc", written in two pieces, and the file read back.
+    #[test]
+    fn a_digest_taken_while_writing_is_the_files_sha256() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join("abc.txt");
+        let digest = write_atomic_hashed(&path, |out| {
+            out.write_all(b"ab").map_err(|e| Error::io("abc.txt", e))?;
+            out.write_all(b"c").map_err(|e| Error::io("abc.txt", e))
+        })?;
+        assert_eq!(
+            digest,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            crate::pipeline::ledger::sha256(
+                &std::fs::read(&path).map_err(|e| Error::io(&path, e))?
+            ),
+            digest
         );
         Ok(())
     }

@@ -26,9 +26,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, encode_row_group, write_atomic, write_csv, write_csv_rounded, write_parquet,
-    write_parquet_carrying, write_parquet_parts, write_replacing, CarriedGroups, Commit,
-    ParquetSettings, ROW_GROUP_ROWS,
+    check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv,
+    write_csv_rounded, write_parquet, write_parquet_carrying_hashed, write_parquet_parts_hashed,
+    write_replacing, CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 pub use super::run_folder::manifest::correction_shows;
@@ -582,13 +582,22 @@ pub fn write_run(
     let mut carried_standings = None;
     let mut standings = None;
     if let Some(folder) = &output.carried_from {
+        // The large carried history is read and checked on one core while the
+        // standings are built and placed on the other.
         let name = STANDINGS;
-        let standings = standings.insert(self::standings(output).map_err(frame_error(name))?);
-        let bytes = super::history::carried_bytes(folder, name)?;
-        let keep = super::history::leading_rows(&folder.join(name), &bytes, standings)?;
-        carried_standings = Some((bytes, keep));
-        let bytes = super::history::carried_bytes(folder, CHANGES)?;
-        carried_changes = Some((bytes, usize::MAX));
+        let (changes_bytes, standings_part) = rayon::join(
+            || super::history::carried_bytes(folder, CHANGES),
+            || -> Result<_> {
+                let whole = self::standings(output).map_err(frame_error(name))?;
+                let bytes = super::history::carried_bytes(folder, name)?;
+                let keep = super::history::leading_rows(&folder.join(name), &bytes, &whole)?;
+                Ok((whole, bytes, keep))
+            },
+        );
+        let (whole, bytes, keep) = standings_part?;
+        standings = Some(whole);
+        carried_standings = Some((polars_buffer::Buffer::from(bytes), keep));
+        carried_changes = Some((polars_buffer::Buffer::from(changes_bytes?), usize::MAX));
     }
     let changes_groups = copied_groups(carried_changes.as_ref(), CHANGES)?;
     let standings_groups = copied_groups(carried_standings.as_ref(), STANDINGS)?;
@@ -621,60 +630,70 @@ pub fn write_run(
     check_replaceable(out, &RUN_FILES)?;
     write_replacing(out, commit, |staged| {
         let path = |name: &str| staged.join(name);
-        // The two largest files are encoded beside the others, each on a core of its
-        // own; every file is written alone, so the bytes do not depend on the order.
-        let (large, small) = rayon::join(
+        // The two largest files are encoded beside the others, each free to take a
+        // core (and to wait for the disk while another file is encoded); every file is
+        // written alone, so the bytes do not depend on the order. The digests of
+        // `changes` and `standings` are taken as they are written.
+        let (large, (changes_digest, small)) = rayon::join(
             || -> Result<()> {
                 if settings.board_scores {
                     write_board_scores(&path(BOARD_SCORES), &output.prepared.board_scores)?;
                 }
                 Ok(())
             },
-            || -> Result<()> {
-                match (&changes, &changes_groups) {
-                    (Some(rest), Some(copied)) => write_parquet_carrying(
-                        &path(CHANGES),
-                        std::slice::from_ref(copied),
-                        rest.height(),
-                        |r| Ok(rest.slice(r.start as i64, r.len())),
-                    )?,
-                    _ => {
-                        let to = path(CHANGES);
-                        write_atomic(&to, |out| {
-                            write_changes_to(out, output, &ParquetSettings::default())
-                                .map_err(|e| Error::polars(&to, e))
-                        })?
-                    }
-                }
-                write_parquet(&applied, &path(APPLIED))?;
-                write_csv_rounded(&corrections, &path(CORRECTIONS))?;
-                write_parquet(&handicaps, &path(HANDICAPS))?;
-                write_csv(&quarantine, &path(QUARANTINE))?;
-                write_csv(&non_members, &path(NON_MEMBERS))?;
-                write_csv(&ranking, &path(RANKING_CSV))?;
-                write_parquet(&ranking, &path(RANKING))?;
-                write_csv_rounded(&published, &path(RANKING_PUBLISHED))?;
-                match (&standings_groups, &standings) {
-                    (Some(copied), Some(standings)) => write_parquet_carrying(
-                        &path(STANDINGS),
-                        std::slice::from_ref(copied),
-                        standings.height(),
-                        |r| Ok(standings.slice(r.start as i64, r.len())),
-                    )?,
-                    _ => write_parquet_parts(
-                        &path(STANDINGS),
-                        output.prepared.standings.len(),
-                        |range| standings_part(output, &adjusted, range),
-                    )?,
-                }
-                write_csv(&unrated, &path(UNRATED))
+            || {
+                rayon::join(
+                    || -> Result<String> {
+                        Ok(match (&changes, &changes_groups) {
+                            (Some(rest), Some(copied)) => write_parquet_carrying_hashed(
+                                &path(CHANGES),
+                                std::slice::from_ref(copied),
+                                rest.height(),
+                                |r| Ok(rest.slice(r.start as i64, r.len())),
+                            )?,
+                            _ => {
+                                let to = path(CHANGES);
+                                write_atomic_hashed(&to, |out| {
+                                    write_changes_to(out, output, &ParquetSettings::default())
+                                        .map_err(|e| Error::polars(&to, e))
+                                })?
+                            }
+                        })
+                    },
+                    || -> Result<String> {
+                        write_parquet(&applied, &path(APPLIED))?;
+                        write_csv_rounded(&corrections, &path(CORRECTIONS))?;
+                        write_parquet(&handicaps, &path(HANDICAPS))?;
+                        write_csv(&quarantine, &path(QUARANTINE))?;
+                        write_csv(&non_members, &path(NON_MEMBERS))?;
+                        write_csv(&ranking, &path(RANKING_CSV))?;
+                        write_parquet(&ranking, &path(RANKING))?;
+                        write_csv_rounded(&published, &path(RANKING_PUBLISHED))?;
+                        let standings_digest = match (&standings_groups, &standings) {
+                            (Some(copied), Some(standings)) => write_parquet_carrying_hashed(
+                                &path(STANDINGS),
+                                std::slice::from_ref(copied),
+                                standings.height(),
+                                |r| Ok(standings.slice(r.start as i64, r.len())),
+                            )?,
+                            _ => write_parquet_parts_hashed(
+                                &path(STANDINGS),
+                                output.prepared.standings.len(),
+                                |range| standings_part(output, &adjusted, range),
+                            )?,
+                        };
+                        write_csv(&unrated, &path(UNRATED))?;
+                        Ok(standings_digest)
+                    },
+                )
             },
         );
         large?;
-        small?;
         let mut hashes = BTreeMap::new();
+        hashes.insert(CHANGES.to_owned(), changes_digest?);
+        hashes.insert(STANDINGS.to_owned(), small?);
         for name in DATA_FILES {
-            if name == BOARD_SCORES && !settings.board_scores {
+            if (name == BOARD_SCORES && !settings.board_scores) || hashes.contains_key(name) {
                 continue;
             }
             hashes.insert(name.to_owned(), sha256_file(&path(name))?);
@@ -697,11 +716,11 @@ pub fn write_run(
 /// The full row groups of a carried table (its bytes and the rows that may be copied)
 /// to copy as they are.
 fn copied_groups<'a>(
-    carried: Option<&'a (Vec<u8>, usize)>,
+    carried: Option<&'a (polars_buffer::Buffer<u8>, usize)>,
     name: &str,
 ) -> Result<Option<CarriedGroups<'a>>> {
     carried
-        .map(|(bytes, keep)| CarriedGroups::full(bytes, ROW_GROUP_ROWS, *keep))
+        .map(|(bytes, keep)| CarriedGroups::full_shared(bytes, ROW_GROUP_ROWS, *keep))
         .transpose()
         .map_err(|e| Error::polars(name, e))
 }
