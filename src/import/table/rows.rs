@@ -439,7 +439,11 @@ impl ResolvedBoards {
             None => None,
             Some(taken) => Some(validate::tricks_in_range(taken).ok()?),
         };
-        let origin = match self.source_file.as_ref().and_then(|files| text_cell(files, row)) {
+        let origin = match self
+            .source_file
+            .as_ref()
+            .and_then(|files| text_cell(files, row))
+        {
             None => Origin::new(&self.path, self.first_row + row + 1),
             Some(file) => {
                 let shared = match &last.source_file {
@@ -519,5 +523,276 @@ pub(super) fn check_boards(
     match stop {
         Some(error) => Err(error.into()),
         None => Ok(rows),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use polars::prelude::*;
+
+    use super::{build_boards, BuiltBoards};
+    use crate::dataset::BoardResult;
+    use crate::import::table::locate::Frame;
+
+    /// Eight board rows: two that build, four with a broken cell each (an int32
+    /// overflow, a negative round, a NaN penalty, 14 tricks), then one without a
+    /// competition id, which stops the file, and one after it.
+    fn columns() -> Vec<Column> {
+        vec![
+            Column::new(
+                "competition_id".into(),
+                [
+                    Some("c1"),
+                    Some("c1"),
+                    Some("c1"),
+                    Some("c2"),
+                    Some("c2"),
+                    Some("c2"),
+                    None,
+                    Some("c3"),
+                ],
+            ),
+            Column::new("board".into(), [1_i32, 1, 2, 1, 2, 3, 4, 1]),
+            Column::new(
+                "ns".into(),
+                [
+                    Some("1"),
+                    Some("3"),
+                    Some("1"),
+                    Some("1"),
+                    None,
+                    None,
+                    None,
+                    Some("1"),
+                ],
+            ),
+            Column::new(
+                "ew".into(),
+                [
+                    Some("2"),
+                    Some("4"),
+                    Some("2"),
+                    Some("2"),
+                    None,
+                    None,
+                    None,
+                    Some("2"),
+                ],
+            ),
+            Column::new(
+                "contract".into(),
+                [
+                    Some("3NT"),
+                    Some("4S"),
+                    Some("2H"),
+                    Some("PASS"),
+                    Some("1C"),
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "declarer".into(),
+                [
+                    Some("N"),
+                    Some("S"),
+                    Some("E"),
+                    None,
+                    Some("W"),
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "tricks".into(),
+                [
+                    Some(9_i64),
+                    Some(10),
+                    Some(8),
+                    None,
+                    Some(14),
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "ns_score".into(),
+                [
+                    None,
+                    Some(3_000_000_000_i64),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "adjusted".into(),
+                [None, None, None, None, None, Some("A6040"), None, None],
+            ),
+            Column::new(
+                "north".into(),
+                [None, None, None, None, Some("5"), Some("5"), None, None],
+            ),
+            Column::new("round".into(), [1_i32, 2, -1, 1, 1, 2, 1, 1]),
+            Column::new(
+                "ns_penalty".into(),
+                [
+                    None,
+                    None,
+                    None,
+                    Some(f64::NAN),
+                    None,
+                    Some(-0.5),
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "source_file".into(),
+                [
+                    Some("club.pbn"),
+                    None,
+                    None,
+                    None,
+                    None,
+                    Some("club.pbn"),
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "source_line".into(),
+                [Some(10_i64), None, None, None, None, Some(15), None, None],
+            ),
+        ]
+    }
+
+    fn frame_of(columns: Vec<Column>, text: bool) -> Frame {
+        let names: HashSet<String> = if text {
+            columns.iter().map(|c| c.name().to_string()).collect()
+        } else {
+            HashSet::new()
+        };
+        Frame {
+            path: Arc::from(Path::new("boards.parquet")),
+            df: DataFrame::new(8, columns).unwrap_or_default(),
+            text_columns: names,
+            first_row: 0,
+        }
+    }
+
+    /// The same cells as text, as a CSV file gives them: read through the columns.
+    fn as_text(columns: Vec<Column>) -> Vec<Column> {
+        columns
+            .into_iter()
+            .map(|column| {
+                column
+                    .cast(&DataType::String)
+                    .unwrap_or_else(|e| panic!("{e}"))
+            })
+            .collect()
+    }
+
+    fn built(frame: &Frame) -> BuiltBoards {
+        build_boards(frame, Vec::new()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// (rows built before, competition, file row, column, rule) of each broken row.
+    fn broken(built: &BuiltBoards) -> Vec<(usize, String, Option<usize>, Option<String>, String)> {
+        built
+            .broken
+            .iter()
+            .map(|(before, id, error)| {
+                (
+                    *before,
+                    id.to_string(),
+                    error.location.row,
+                    error.location.column.clone(),
+                    error.rule.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn typed_columns_build_the_rows_and_name_the_broken_cells_as_text_cells_do() {
+        let typed = built(&frame_of(columns(), false));
+        let text = built(&frame_of(as_text(columns()), true));
+        let row = |at: usize| -> Option<&BoardResult> { typed.rows.get(at) };
+        assert_eq!(typed.rows.len(), 2);
+        let first = row(0).unwrap_or_else(|| panic!("no row"));
+        assert_eq!(first.competition_id, "c1");
+        assert_eq!(
+            (first.board, first.tricks, first.round, first.ns_score),
+            (1, Some(9), Some(1), None)
+        );
+        assert_eq!(first.contract.as_deref(), Some("3NT"));
+        assert_eq!(first.origin.row, Some(10));
+        assert_eq!(first.origin.file.as_deref(), Some(Path::new("club.pbn")));
+        let last = row(1).unwrap_or_else(|| panic!("no row"));
+        assert_eq!(last.competition_id, "c2");
+        assert_eq!(
+            (last.board, last.adjusted.as_deref(), last.north.as_deref()),
+            (3, Some("A6040"), Some("5"))
+        );
+        assert_eq!((last.ns.as_deref(), last.contract.as_deref()), (None, None));
+        assert_eq!(last.ns_penalty, Some(-0.5));
+        assert_eq!(last.origin.row, Some(15));
+        // The rows of one source file share its path: built from the resolved arrays.
+        let shared = first.origin.file.as_ref().zip(last.origin.file.as_ref());
+        assert!(shared.is_some_and(|(a, b)| Arc::ptr_eq(a, b)));
+        let named = |before: usize, id: &str, row: usize, column: &str, rule: &str| {
+            (
+                before,
+                id.to_owned(),
+                Some(row),
+                Some(column.to_owned()),
+                rule.to_owned(),
+            )
+        };
+        assert_eq!(
+            broken(&typed),
+            vec![
+                named(1, "c1", 2, "ns_score", "3000000000 does not fit in int32"),
+                named(
+                    1,
+                    "c1",
+                    3,
+                    "round",
+                    "`round` must not be negative, found -1"
+                ),
+                named(1, "c2", 4, "ns_penalty", "`NaN` is not a finite number"),
+                named(
+                    1,
+                    "c2",
+                    5,
+                    "tricks",
+                    "tricks must be between 0 and 13, found 14"
+                ),
+            ]
+        );
+        let stop = typed.stop.as_ref().unwrap_or_else(|| panic!("no stop"));
+        assert_eq!(
+            (stop.location.row, stop.location.column.as_deref()),
+            (Some(7), Some("competition_id"))
+        );
+        assert_eq!(
+            stop.rule,
+            "`competition_id` is required but the cell is empty"
+        );
+        // Text cells, read through the columns, give the same rows and the same rules.
+        assert_eq!(text.rows, typed.rows);
+        assert_eq!(broken(&text), broken(&typed));
+        assert_eq!(text.stop, typed.stop);
     }
 }
