@@ -707,8 +707,11 @@ mod tests {
         build_boards(frame, Vec::new()).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// (rows built before, competition, file row, column, rule) of each broken row.
-    fn broken(built: &BuiltBoards) -> Vec<(usize, String, Option<usize>, Option<String>, String)> {
+    /// Rows built before, competition, file row, column, rule.
+    type Broken = (usize, String, Option<usize>, Option<String>, String);
+
+    /// Each broken row, as [`Broken`].
+    fn broken(built: &BuiltBoards) -> Vec<Broken> {
         built
             .broken
             .iter()
