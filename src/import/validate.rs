@@ -196,9 +196,11 @@ pub struct Validator {
     members: HashMap<MemberId, Origin>,
     competition_order: Vec<String>,
     competitions: HashMap<String, CompetitionFacts>,
-    /// competition -> entrant -> where it was listed. Nested so that the lookup for
-    /// every board row needs no allocation.
-    entrants: HashMap<String, HashMap<String, Origin>>,
+    /// competition -> its place in `entrant_lists`, which holds entrant -> where it
+    /// was listed. Nested so that the lookup for every board row needs no allocation,
+    /// and by place so that a competition's board rows look its entrants up once.
+    entrants: HashMap<String, usize>,
+    entrant_lists: Vec<HashMap<String, Origin>>,
     competitions_with_boards: HashSet<String>,
     /// Per matchpoint competition, its `results` percentages summed.
     percentages: HashMap<String, Percentages>,
@@ -208,6 +210,8 @@ pub struct Validator {
     /// those with board rows. A competition's rows come together, so the rows after
     /// its first skip both lookups.
     board_competition: Option<String>,
+    /// The place in `entrant_lists` of `board_competition`'s entrants, when it has any.
+    board_entrants: Option<usize>,
 }
 
 /// The `results` percentages of one matchpoint competition, summed.
@@ -399,6 +403,13 @@ impl Validator {
         })
     }
 
+    /// The entrants listed for `competition`, when it has any.
+    fn listed(&self, competition: &str) -> Option<&HashMap<String, Origin>> {
+        self.entrants
+            .get(competition)
+            .and_then(|&at| self.entrant_lists.get(at))
+    }
+
     fn known_entrant(
         &self,
         competition: &str,
@@ -407,8 +418,7 @@ impl Validator {
         column: &str,
     ) -> Result<(), InputError> {
         if self
-            .entrants
-            .get(competition)
+            .listed(competition)
             .is_some_and(|listed| listed.contains_key(entrant))
         {
             Ok(())
@@ -443,8 +453,7 @@ impl Validator {
             located,
         )?;
         if let Some(first) = self
-            .entrants
-            .get(competition)
+            .listed(competition)
             .and_then(|listed| listed.get(&entrant.entrant))
         {
             return Err(InputError::new(
@@ -478,13 +487,20 @@ impl Validator {
             }
         }
         // A competition's entrants come together: its id is copied once, not per row.
-        if !self.entrants.contains_key(competition) {
-            self.entrants
-                .insert(competition.to_owned(), HashMap::default());
-        }
-        if let Some(listed) = self.entrants.get_mut(competition) {
+        let at = match self.entrants.get(competition) {
+            Some(&at) => at,
+            None => {
+                self.entrant_lists.push(HashMap::default());
+                let at = self.entrant_lists.len() - 1;
+                self.entrants.insert(competition.to_owned(), at);
+                at
+            }
+        };
+        if let Some(listed) = self.entrant_lists.get_mut(at) {
             listed.insert(entrant.entrant.clone(), origin.clone());
         }
+        // A board row checked before it took its competition's entrants as they were.
+        self.board_competition = None;
         Ok(())
     }
 
@@ -557,7 +573,7 @@ impl Validator {
             ));
         }
         if scoring.is_imps() {
-            let entrants = self.entrants.get(competition).map_or(0, HashMap::len);
+            let entrants = self.listed(competition).map_or(0, HashMap::len);
             let limit = max_imp_total(result.boards_played, entrants);
             if result.score.abs() > limit {
                 return Err(InputError::new(
@@ -611,8 +627,13 @@ impl Validator {
                 "a board row needs `ns` and `ew`, or (individual events) `north`, `south`, `east` and `west`",
             ));
         }
-        // The competition's entrants are looked up once for the row's seats.
-        let listed = self.entrants.get(competition);
+        // The competition's entrants are looked up once for its rows.
+        let listed_at = if same_competition {
+            self.board_entrants
+        } else {
+            self.entrants.get(competition).copied()
+        };
+        let listed = listed_at.and_then(|at| self.entrant_lists.get(at));
         for (column, named) in pair_sides.iter().chain(seats.iter()) {
             if let Some(entrant) = named {
                 if !listed.is_some_and(|listed| listed.contains_key(entrant.as_str())) {
@@ -690,6 +711,7 @@ impl Validator {
                 self.competitions_with_boards.insert(competition.to_owned());
             }
             self.board_competition = Some(competition.to_owned());
+            self.board_entrants = listed_at;
         }
         Ok(())
     }

@@ -132,10 +132,10 @@ pub(super) trait CellType: Sized + Clone {
 /// The Arrow array of a type that is never read cell by cell.
 pub(super) enum NoArrow {}
 
-type StrArray = <StringType as PolarsDataType>::Array;
+pub(super) type StrArray = <StringType as PolarsDataType>::Array;
 type I32Array = <Int32Type as PolarsDataType>::Array;
 type I64Array = <Int64Type as PolarsDataType>::Array;
-type F64Array = <Float64Type as PolarsDataType>::Array;
+pub(super) type F64Array = <Float64Type as PolarsDataType>::Array;
 type BoolArray = <BooleanType as PolarsDataType>::Array;
 
 /// The series' data as one array: a file read a row group at a time comes in several
@@ -159,6 +159,7 @@ where
 }
 
 /// Whole numbers read cell by cell: int32 as the files hold them, int64 as well.
+#[derive(Clone)]
 pub(super) enum Ints {
     I32(I32Array),
     I64(I64Array),
@@ -173,7 +174,8 @@ impl Ints {
         }
     }
 
-    fn get(&self, row: usize) -> Option<i64> {
+    #[inline]
+    pub(super) fn get(&self, row: usize) -> Option<i64> {
         match self {
             Ints::I32(array) => primitive_i32(array, row).map(i64::from),
             Ints::I64(array) => primitive_i64(array, row),
@@ -184,7 +186,8 @@ impl Ints {
 macro_rules! primitive_cell {
     ($name:ident, $array:ty, $native:ty) => {
         /// The value at `row`, or `None` for a null or a row past the end.
-        fn $name(array: &$array, row: usize) -> Option<$native> {
+        #[inline]
+        pub(super) fn $name(array: &$array, row: usize) -> Option<$native> {
             let value = *array.values().get(row)?;
             match array.validity() {
                 Some(valid) if !valid.get_bit(row) => None,
@@ -199,7 +202,7 @@ primitive_cell!(primitive_f64, F64Array, f64);
 
 /// The text at `row`, or `None` for a null or a row past the end.
 #[inline]
-fn text_cell(array: &StrArray, row: usize) -> Option<&str> {
+pub(super) fn text_cell(array: &StrArray, row: usize) -> Option<&str> {
     if row < array.len() {
         array.get(row)
     } else {
@@ -499,6 +502,20 @@ impl<T: CellType> Col<T> {
                 format!("`{}` is required but the cell is empty", self.name),
             )
         })
+    }
+
+    /// The column's Arrow array, to be read outside [`Col::get`] by a caller that
+    /// resolves its columns once per frame: `Some(None)` for an absent column, `None`
+    /// when its cells were taken out of the frame (text parsed, a dtype widened).
+    pub(super) fn arrow_array(&self) -> Option<Option<T::Arrow>>
+    where
+        T::Arrow: Clone,
+    {
+        match &self.cells {
+            None => Some(None),
+            Some(Source::Arrow(arrow)) => Some(Some(arrow.clone())),
+            Some(Source::Cells(_)) => None,
+        }
     }
 
     /// Names this column's cell at `row` in a rule broken by its value.

@@ -3,12 +3,15 @@
 
 use chrono::NaiveDate;
 
-use crate::dataset::{BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind, Text};
+use crate::dataset::{
+    BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind, Origin, Text,
+};
 use crate::error::{Error, InputError};
 use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
 use crate::scoring::conventions::Conventions;
 
 use super::cells::Presence::{Optional, Required};
+use super::cells::{primitive_f64, text_cell, F64Array, Ints, StrArray};
 use super::locate::Frame;
 use super::Check;
 
@@ -264,7 +267,43 @@ pub(super) fn build_boards(
         rows,
         ..BuiltBoards::default()
     };
+    let resolved = (|| {
+        Some(ResolvedBoards {
+            path: std::sync::Arc::clone(&frame.path),
+            first_row: frame.first_row,
+            competition_id: competition_id.arrow_array()??,
+            board: board.arrow_array()??,
+            ns: ns.arrow_array()?,
+            ew: ew.arrow_array()?,
+            contract: contract.arrow_array()?,
+            declarer: declarer.arrow_array()?,
+            tricks: tricks.arrow_array()?,
+            ns_score: ns_score.arrow_array()?,
+            adjusted: adjusted.arrow_array()?,
+            north: north.arrow_array()?,
+            south: south.arrow_array()?,
+            east: east.arrow_array()?,
+            west: west.arrow_array()?,
+            round: round.arrow_array()?,
+            session: session.arrow_array()?,
+            table: table.arrow_array()?,
+            room: room.arrow_array()?,
+            ns_penalty: ns_penalty.arrow_array()?,
+            ew_penalty: ew_penalty.arrow_array()?,
+            source_file: sources.file.arrow_array()?,
+            source_line: sources.line.arrow_array()?,
+        })
+    })();
+    let mut last = LastRow::default();
     for row in 0..frame.height() {
+        if let Some(resolved) = &resolved {
+            if let Some(record) = resolved.row(row, &mut last) {
+                out.rows.push(record);
+                continue;
+            }
+        }
+        // A text file's cells, or a row that breaks a rule in a cell: read through the
+        // columns, which name the cell and the rule.
         let competition_id = match competition_id.required(row) {
             Ok(id) => id,
             Err(error) => {
@@ -310,6 +349,149 @@ pub(super) fn build_boards(
     Ok(out)
 }
 
+/// A Parquet board file's columns, each resolved to its Arrow array (or to absent) once
+/// per frame, so that a row is built from its cells without going through a column's
+/// cell reader for each. It builds the rows that break no rule in a cell, which is
+/// nearly all; a row it cannot build is read again through the columns, so that the
+/// rule it breaks is named exactly as before.
+struct ResolvedBoards {
+    path: std::sync::Arc<std::path::Path>,
+    first_row: usize,
+    competition_id: StrArray,
+    board: Ints,
+    ns: Option<StrArray>,
+    ew: Option<StrArray>,
+    contract: Option<StrArray>,
+    declarer: Option<StrArray>,
+    tricks: Option<Ints>,
+    ns_score: Option<Ints>,
+    adjusted: Option<StrArray>,
+    north: Option<StrArray>,
+    south: Option<StrArray>,
+    east: Option<StrArray>,
+    west: Option<StrArray>,
+    round: Option<Ints>,
+    session: Option<Ints>,
+    table: Option<Ints>,
+    room: Option<StrArray>,
+    ns_penalty: Option<F64Array>,
+    ew_penalty: Option<F64Array>,
+    source_file: Option<StrArray>,
+    source_line: Option<Ints>,
+}
+
+/// What the row before left that the next is likely to share: its competition's id
+/// (a competition's rows are together) and the file its `source_file` named.
+#[derive(Default)]
+struct LastRow {
+    competition_id: Text,
+    source_file: Option<std::sync::Arc<std::path::Path>>,
+}
+
+/// The text at `row` of an optional column.
+#[inline(always)]
+fn text_at(column: &Option<StrArray>, row: usize) -> Option<Text> {
+    column
+        .as_ref()
+        .and_then(|array| text_cell(array, row))
+        .map(Text::from)
+}
+
+/// The int32 at `row` of an optional column; `Err` for a value that does not fit.
+#[inline(always)]
+fn int32_at(column: &Option<Ints>, row: usize) -> Result<Option<i32>, ()> {
+    match column.as_ref().and_then(|ints| ints.get(row)) {
+        None => Ok(None),
+        Some(value) => i32::try_from(value).map(Some).map_err(drop),
+    }
+}
+
+/// A count (round, session, table) at `row` of an optional column: an int32 that is
+/// not negative.
+#[inline(always)]
+fn count_at(column: &Option<Ints>, row: usize) -> Result<Option<u32>, ()> {
+    match int32_at(column, row)? {
+        None => Ok(None),
+        Some(value) => u32::try_from(value).map(Some).map_err(drop),
+    }
+}
+
+/// A finite float at `row` of an optional column.
+#[inline(always)]
+fn float_at(column: &Option<F64Array>, row: usize) -> Result<Option<f64>, ()> {
+    match column.as_ref().and_then(|array| primitive_f64(array, row)) {
+        Some(value) if !value.is_finite() => Err(()),
+        value => Ok(value),
+    }
+}
+
+impl ResolvedBoards {
+    /// The row at `row`, or `None` when a cell of it breaks a rule (or its
+    /// competition id is empty): the caller reads it through the columns.
+    #[inline]
+    fn row(&self, row: usize, last: &mut LastRow) -> Option<BoardResult> {
+        let id = text_cell(&self.competition_id, row)?;
+        if last.competition_id != id {
+            last.competition_id = Text::from(id);
+        }
+        let board = u32::try_from(i32::try_from(self.board.get(row)?).ok()?).ok()?;
+        let tricks = match self.tricks.as_ref().and_then(|ints| ints.get(row)) {
+            None => None,
+            Some(taken) => Some(validate::tricks_in_range(taken).ok()?),
+        };
+        let origin = match self
+            .source_file
+            .as_ref()
+            .and_then(|files| text_cell(files, row))
+        {
+            None => Origin::new(&self.path, self.first_row + row + 1),
+            Some(file) => {
+                let shared = match &last.source_file {
+                    Some(before) if before.as_os_str() == std::ffi::OsStr::new(file) => {
+                        std::sync::Arc::clone(before)
+                    }
+                    _ => {
+                        let named: std::sync::Arc<std::path::Path> =
+                            std::sync::Arc::from(std::path::Path::new(file));
+                        last.source_file = Some(std::sync::Arc::clone(&named));
+                        named
+                    }
+                };
+                Origin {
+                    file: Some(shared),
+                    row: self
+                        .source_line
+                        .as_ref()
+                        .and_then(|lines| lines.get(row))
+                        .and_then(|line| usize::try_from(line).ok()),
+                }
+            }
+        };
+        Some(BoardResult {
+            competition_id: last.competition_id.clone(),
+            board,
+            ns: text_at(&self.ns, row),
+            ew: text_at(&self.ew, row),
+            contract: text_at(&self.contract, row),
+            declarer: text_at(&self.declarer, row),
+            tricks,
+            ns_score: int32_at(&self.ns_score, row).ok()?,
+            adjusted: text_at(&self.adjusted, row),
+            north: text_at(&self.north, row),
+            south: text_at(&self.south, row),
+            east: text_at(&self.east, row),
+            west: text_at(&self.west, row),
+            round: count_at(&self.round, row).ok()?,
+            session: count_at(&self.session, row).ok()?,
+            table: count_at(&self.table, row).ok()?,
+            room: text_at(&self.room, row),
+            ns_penalty: float_at(&self.ns_penalty, row).ok()?,
+            ew_penalty: float_at(&self.ew_penalty, row).ok()?,
+            origin,
+        })
+    }
+}
+
 /// Holds built board rows to the row rules, in row order, and returns those that pass,
 /// in the same vector.
 pub(super) fn check_boards(
@@ -341,5 +523,279 @@ pub(super) fn check_boards(
     match stop {
         Some(error) => Err(error.into()),
         None => Ok(rows),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use polars::prelude::*;
+
+    use super::{build_boards, BuiltBoards};
+    use crate::dataset::BoardResult;
+    use crate::import::table::locate::Frame;
+
+    /// Eight board rows: two that build, four with a broken cell each (an int32
+    /// overflow, a negative round, a NaN penalty, 14 tricks), then one without a
+    /// competition id, which stops the file, and one after it.
+    fn columns() -> Vec<Column> {
+        vec![
+            Column::new(
+                "competition_id".into(),
+                [
+                    Some("c1"),
+                    Some("c1"),
+                    Some("c1"),
+                    Some("c2"),
+                    Some("c2"),
+                    Some("c2"),
+                    None,
+                    Some("c3"),
+                ],
+            ),
+            Column::new("board".into(), [1_i32, 1, 2, 1, 2, 3, 4, 1]),
+            Column::new(
+                "ns".into(),
+                [
+                    Some("1"),
+                    Some("3"),
+                    Some("1"),
+                    Some("1"),
+                    None,
+                    None,
+                    None,
+                    Some("1"),
+                ],
+            ),
+            Column::new(
+                "ew".into(),
+                [
+                    Some("2"),
+                    Some("4"),
+                    Some("2"),
+                    Some("2"),
+                    None,
+                    None,
+                    None,
+                    Some("2"),
+                ],
+            ),
+            Column::new(
+                "contract".into(),
+                [
+                    Some("3NT"),
+                    Some("4S"),
+                    Some("2H"),
+                    Some("PASS"),
+                    Some("1C"),
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "declarer".into(),
+                [
+                    Some("N"),
+                    Some("S"),
+                    Some("E"),
+                    None,
+                    Some("W"),
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "tricks".into(),
+                [
+                    Some(9_i64),
+                    Some(10),
+                    Some(8),
+                    None,
+                    Some(14),
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "ns_score".into(),
+                [
+                    None,
+                    Some(3_000_000_000_i64),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "adjusted".into(),
+                [None, None, None, None, None, Some("A6040"), None, None],
+            ),
+            Column::new(
+                "north".into(),
+                [None, None, None, None, Some("5"), Some("5"), None, None],
+            ),
+            Column::new("round".into(), [1_i32, 2, -1, 1, 1, 2, 1, 1]),
+            Column::new(
+                "ns_penalty".into(),
+                [
+                    None,
+                    None,
+                    None,
+                    Some(f64::NAN),
+                    None,
+                    Some(-0.5),
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "source_file".into(),
+                [
+                    Some("club.pbn"),
+                    None,
+                    None,
+                    None,
+                    None,
+                    Some("club.pbn"),
+                    None,
+                    None,
+                ],
+            ),
+            Column::new(
+                "source_line".into(),
+                [Some(10_i64), None, None, None, None, Some(15), None, None],
+            ),
+        ]
+    }
+
+    fn frame_of(columns: Vec<Column>, text: bool) -> Frame {
+        let names: HashSet<String> = if text {
+            columns.iter().map(|c| c.name().to_string()).collect()
+        } else {
+            HashSet::new()
+        };
+        Frame {
+            path: Arc::from(Path::new("boards.parquet")),
+            df: DataFrame::new(8, columns).unwrap_or_default(),
+            text_columns: names,
+            first_row: 0,
+        }
+    }
+
+    /// The same cells as text, as a CSV file gives them: read through the columns.
+    fn as_text(columns: Vec<Column>) -> Vec<Column> {
+        columns
+            .into_iter()
+            .map(|column| {
+                column
+                    .cast(&DataType::String)
+                    .unwrap_or_else(|e| panic!("{e}"))
+            })
+            .collect()
+    }
+
+    fn built(frame: &Frame) -> BuiltBoards {
+        build_boards(frame, Vec::new()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Rows built before, competition, file row, column, rule.
+    type Broken = (usize, String, Option<usize>, Option<String>, String);
+
+    /// Each broken row, as [`Broken`].
+    fn broken(built: &BuiltBoards) -> Vec<Broken> {
+        built
+            .broken
+            .iter()
+            .map(|(before, id, error)| {
+                (
+                    *before,
+                    id.to_string(),
+                    error.location.row,
+                    error.location.column.clone(),
+                    error.rule.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn typed_columns_build_the_rows_and_name_the_broken_cells_as_text_cells_do() {
+        let typed = built(&frame_of(columns(), false));
+        let text = built(&frame_of(as_text(columns()), true));
+        let row = |at: usize| -> Option<&BoardResult> { typed.rows.get(at) };
+        assert_eq!(typed.rows.len(), 2);
+        let first = row(0).unwrap_or_else(|| panic!("no row"));
+        assert_eq!(first.competition_id, "c1");
+        assert_eq!(
+            (first.board, first.tricks, first.round, first.ns_score),
+            (1, Some(9), Some(1), None)
+        );
+        assert_eq!(first.contract.as_deref(), Some("3NT"));
+        assert_eq!(first.origin.row, Some(10));
+        assert_eq!(first.origin.file.as_deref(), Some(Path::new("club.pbn")));
+        let last = row(1).unwrap_or_else(|| panic!("no row"));
+        assert_eq!(last.competition_id, "c2");
+        assert_eq!(
+            (last.board, last.adjusted.as_deref(), last.north.as_deref()),
+            (3, Some("A6040"), Some("5"))
+        );
+        assert_eq!((last.ns.as_deref(), last.contract.as_deref()), (None, None));
+        assert_eq!(last.ns_penalty, Some(-0.5));
+        assert_eq!(last.origin.row, Some(15));
+        // The rows of one source file share its path: built from the resolved arrays.
+        let shared = first.origin.file.as_ref().zip(last.origin.file.as_ref());
+        assert!(shared.is_some_and(|(a, b)| Arc::ptr_eq(a, b)));
+        let named = |before: usize, id: &str, row: usize, column: &str, rule: &str| {
+            (
+                before,
+                id.to_owned(),
+                Some(row),
+                Some(column.to_owned()),
+                rule.to_owned(),
+            )
+        };
+        assert_eq!(
+            broken(&typed),
+            vec![
+                named(1, "c1", 2, "ns_score", "3000000000 does not fit in int32"),
+                named(
+                    1,
+                    "c1",
+                    3,
+                    "round",
+                    "`round` must not be negative, found -1"
+                ),
+                named(1, "c2", 4, "ns_penalty", "`NaN` is not a finite number"),
+                named(
+                    1,
+                    "c2",
+                    5,
+                    "tricks",
+                    "tricks must be between 0 and 13, found 14"
+                ),
+            ]
+        );
+        let stop = typed.stop.as_ref().unwrap_or_else(|| panic!("no stop"));
+        assert_eq!(
+            (stop.location.row, stop.location.column.as_deref()),
+            (Some(7), Some("competition_id"))
+        );
+        assert_eq!(
+            stop.rule,
+            "`competition_id` is required but the cell is empty"
+        );
+        // Text cells, read through the columns, give the same rows and the same rules.
+        assert_eq!(text.rows, typed.rows);
+        assert_eq!(broken(&text), broken(&typed));
+        assert_eq!(text.stop, typed.stop);
     }
 }
