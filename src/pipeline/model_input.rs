@@ -128,7 +128,14 @@ impl<'a> Context<'a> {
             entrants,
             position,
             result_of,
-            opponents_at_table: table_opponents(board_rows),
+            // Only team events look for an opponent: other fields skip building the map
+            // over every board row.
+            opponents_at_table: if matches!(kind, FieldKind::TeamMatch | FieldKind::TeamPairAcross)
+            {
+                table_opponents(board_rows)
+            } else {
+                HashMap::default()
+            },
             comparisons,
         })
     }

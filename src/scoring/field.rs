@@ -95,7 +95,11 @@ impl FieldTally {
 /// Every entrant's totals, by position in [`Entrants`], for tables sorted by board (as
 /// [`super::competition::score_competition`] sorts them): positions instead of names
 /// keep the per-table work to indexing a vector.
-pub(super) fn field_tally(entrants: usize, tables: &[Table<'_>], points: &[BoardPoints]) -> Vec<FieldTally> {
+pub(super) fn field_tally(
+    entrants: usize,
+    tables: &[Table<'_>],
+    points: &[BoardPoints],
+) -> Vec<FieldTally> {
     let mut tallies = vec![FieldTally::default(); entrants];
     for (t, p) in tables.iter().zip(points) {
         for (seats, direction, value, counted, penalty) in [
