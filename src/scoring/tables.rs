@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::dataset::{BoardResult, Entrant, Format, Text};
@@ -27,6 +28,7 @@ pub(super) struct Entrants<'a> {
     rows: Vec<&'a Entrant>,
     /// Each entrant's place in entrant order ([`super::rows::entrant_order`]), by position.
     rank: Vec<u32>,
+    position: FxHashMap<&'a str, u32>,
 }
 
 impl<'a> Entrants<'a> {
@@ -61,20 +63,22 @@ impl<'a> Entrants<'a> {
         for (place, &(_, _, _, at)) in (0..).zip(&order) {
             rank[at as usize] = place;
         }
-        Entrants { names, rows, rank }
+        let position = (0..).zip(&names).map(|(at, &name)| (name, at)).collect();
+        Entrants {
+            names,
+            rows,
+            rank,
+            position,
+        }
     }
 
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
-    /// The position of a trimmed name. A competition lists tens of entrants with short
-    /// names: a binary search of the sorted names costs a few comparisons and no map.
+    /// The position of a trimmed name.
     pub fn position(&self, name: &str) -> Option<u32> {
-        self.names
-            .binary_search(&name)
-            .ok()
-            .and_then(|at| u32::try_from(at).ok())
+        self.position.get(name).copied()
     }
 
     pub fn name(&self, at: u32) -> &'a str {
