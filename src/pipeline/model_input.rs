@@ -128,7 +128,14 @@ impl<'a> Context<'a> {
             entrants,
             position,
             result_of,
-            opponents_at_table: table_opponents(board_rows),
+            // Only team events look for an opponent: other fields skip building the map
+            // over every board row.
+            opponents_at_table: if matches!(kind, FieldKind::TeamMatch | FieldKind::TeamPairAcross)
+            {
+                table_opponents(board_rows)
+            } else {
+                HashMap::default()
+            },
             comparisons,
         })
     }
@@ -151,7 +158,12 @@ impl<'a> Context<'a> {
     /// slot left empty in a pair or team is a player the club could not identify (exports
     /// write no number for non-members): a non-member, under a negative placeholder id
     /// unique within the competition (`index` is the entrant's position).
-    fn players(&self, index: usize, entrant: &Entrant) -> Result<Vec<i64>, InputError> {
+    /// Up to four ids held inline: one list per entrant, built and dropped at once.
+    fn players(
+        &self,
+        index: usize,
+        entrant: &Entrant,
+    ) -> Result<smallvec::SmallVec<[i64; 4]>, InputError> {
         let needed = self.kind.players_per_entrant();
         if let Some(extra) = entrant.players[needed..].iter().position(Option::is_some) {
             return Err(InputError::new(

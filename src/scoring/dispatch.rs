@@ -25,7 +25,7 @@ pub(super) fn totals(
             team::team_standings(competition, &known.map(), tables, points)?
         }
         (ScoringMethod::TeamImps, false) => {
-            four_five::four_five_standings(competition, &known.map(), tables, points)
+            four_five::four_five_standings(competition, known, tables, points)
         }
         (ScoringMethod::SwissPairs, _) => {
             swiss::swiss_standings(competition, &known.map(), tables, points)?

@@ -12,60 +12,6 @@ use super::rows::Standing;
 use super::standings::{assign_ranks, assign_ranks_by, Play, TieBreakInput};
 use super::tables::{BoardPoints, Entrants, Table};
 
-/// Per-entrant totals.
-#[derive(Default)]
-pub(super) struct Tally {
-    pub points: f64,
-    /// What the total adds: `points`, or the program's rounding of them.
-    counted: f64,
-    /// Director's penalties and compensations, outside the comparisons.
-    penalty: f64,
-    top: f64,
-    bottom: f64,
-    pub boards: BTreeSet<u32>,
-    directions: BTreeSet<Direction>,
-}
-
-pub(super) fn tally(tables: &[Table<'_>], points: &[BoardPoints]) -> BTreeMap<String, Tally> {
-    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-    for (t, p) in tables.iter().zip(points) {
-        for (names, direction, value, counted, penalty) in [
-            (
-                &t.ns,
-                Direction::NS,
-                p.side.ns,
-                p.counted.map_or(p.side.ns, |c| c.ns),
-                t.row.ns_penalty,
-            ),
-            (
-                &t.ew,
-                Direction::EW,
-                p.side.ew,
-                p.counted.map_or(p.side.ew, |c| c.ew),
-                t.row.ew_penalty,
-            ),
-        ] {
-            for name in names {
-                // A name is copied once per entrant, not once per table it sat at.
-                if !tallies.contains_key(*name) {
-                    tallies.insert(name.to_string(), Tally::default());
-                }
-                let Some(entry) = tallies.get_mut(*name) else {
-                    continue;
-                };
-                entry.points += value;
-                entry.counted += counted;
-                entry.penalty += penalty.unwrap_or(0.0);
-                entry.top += p.top;
-                entry.bottom += p.bottom;
-                entry.boards.insert(t.row.board);
-                entry.directions.insert(direction);
-            }
-        }
-    }
-    tallies
-}
-
 /// Each entrant's result in every session of a multi-session event (board rows naming
 /// two or more `session`s), in session order: the percentage for matchpoints, the points
 /// per board otherwise. Empty for a single session, so the `session` tie-break passes.
@@ -111,15 +57,15 @@ fn session_results(
 
 /// One entrant's totals against the field, kept by position in [`Entrants`].
 #[derive(Default, Clone, Copy)]
-struct FieldTally {
-    points: f64,
+pub(super) struct FieldTally {
+    pub points: f64,
     counted: f64,
     penalty: f64,
     top: f64,
     bottom: f64,
     /// Distinct boards played. The tables come sorted by board, so an entrant's boards
     /// arrive in order and a new one is one that differs from the last.
-    boards: usize,
+    pub boards: usize,
     last_board: Option<u32>,
     /// Bit 1: played N/S; bit 2: played E/W.
     directions: u8,
@@ -128,7 +74,8 @@ struct FieldTally {
 impl FieldTally {
     const BOTH: [(u8, Direction); 2] = [(1, Direction::NS), (2, Direction::EW)];
 
-    fn seated(&self) -> bool {
+    /// Whether it sat at any table.
+    pub fn seated(&self) -> bool {
         self.directions != 0
     }
 
@@ -145,8 +92,14 @@ impl FieldTally {
     }
 }
 
-/// [`tally`] by entrant position, for tables sorted by board.
-fn field_tally(entrants: usize, tables: &[Table<'_>], points: &[BoardPoints]) -> Vec<FieldTally> {
+/// Every entrant's totals, by position in [`Entrants`], for tables sorted by board (as
+/// [`super::competition::score_competition`] sorts them): positions instead of names
+/// keep the per-table work to indexing a vector.
+pub(super) fn field_tally(
+    entrants: usize,
+    tables: &[Table<'_>],
+    points: &[BoardPoints],
+) -> Vec<FieldTally> {
     let mut tallies = vec![FieldTally::default(); entrants];
     for (t, p) in tables.iter().zip(points) {
         for (seats, direction, value, counted, penalty) in [

@@ -9,11 +9,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::dataset::{Competition, Entrant, EntrantResult};
-use crate::scoring::field::tally;
+use crate::dataset::{Competition, EntrantResult};
+use crate::scoring::field::field_tally;
 use crate::scoring::rows::{sorted_results, Standing};
 use crate::scoring::standings::assign_ranks;
-use crate::scoring::tables::{BoardPoints, Table};
+use crate::scoring::tables::{BoardPoints, Entrants, Table};
 
 /// A pair's entries for one subround: `playing` holds each playing pair's net IMPs over
 /// the subround (positive for the side that gained); the result is what the scoresheet
@@ -40,12 +40,15 @@ pub fn subround_entries(playing: &[(&str, i32)], sitting_out: &[&str]) -> Vec<(S
 /// Seed 003's four or five pairs on two tables.
 pub(super) fn four_five_standings(
     competition: &Competition,
-    known: &BTreeMap<&str, &Entrant>,
+    known: &Entrants<'_>,
     tables: &[Table<'_>],
     points: &[BoardPoints],
 ) -> (Vec<Standing>, Vec<EntrantResult>) {
     let id = &competition.competition_id;
-    let tallies = tally(tables, points);
+    // The tables come sorted by board, as the positional tally needs.
+    let tallies = field_tally(known.len(), tables, points);
+    // Names in byte order, as a map of names would list them.
+    let names: Vec<&str> = known.iter().map(|(name, _)| name).collect();
     // A subround: the boards a fixed set of four pairs played (within one round).
     let mut subrounds: BTreeMap<(Option<u32>, Vec<String>), BTreeMap<String, f64>> =
         BTreeMap::new();
@@ -69,14 +72,14 @@ pub(super) fn four_five_standings(
             *sub.entry(name.to_string()).or_default() += p.side.ew;
         }
     }
-    let mut entries: BTreeMap<String, f64> = known.keys().map(|k| (k.to_string(), 0.0)).collect();
+    let mut entries: BTreeMap<String, f64> = names.iter().map(|k| (k.to_string(), 0.0)).collect();
     for net in subrounds.values() {
         let playing: Vec<(&str, i32)> = net
             .iter()
             .map(|(n, v)| (n.as_str(), v.round() as i32))
             .collect();
-        let sitting_out: Vec<&str> = known
-            .keys()
+        let sitting_out: Vec<&str> = names
+            .iter()
             .copied()
             .filter(|k| !net.contains_key(*k))
             .collect();
@@ -87,17 +90,22 @@ pub(super) fn four_five_standings(
     let mut standings: Vec<Standing> = entries
         .iter()
         .map(|(name, score)| {
-            let boards = tallies.get(name).map_or(0, |t| t.boards.len() as u32);
+            let boards = known
+                .position(name)
+                .and_then(|at| tallies.get(at as usize))
+                .map_or(0, |t| t.boards as u32);
             Standing::new(id, name, *score, boards)
         })
         .collect();
     assign_ranks(&mut standings, None);
-    let results = tallies
-        .iter()
-        .map(|(name, t)| EntrantResult {
+    // The entrants that sat at a table, in byte order of their names.
+    let results = (0..)
+        .zip(&tallies)
+        .filter(|(_, t)| t.seated())
+        .map(|(at, t)| EntrantResult {
             competition_id: id.clone(),
-            entrant: name.clone(),
-            boards_played: t.boards.len() as u32,
+            entrant: known.name(at).to_string(),
+            boards_played: t.boards as u32,
             score: t.points,
             opponent: None,
             origin: competition.origin.clone(),

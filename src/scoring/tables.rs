@@ -13,7 +13,6 @@ use crate::error::{InputError, Location};
 use super::contract::{self, parse_contract, Seat};
 use super::matchpoints::SidePoints;
 use super::outcome::{parse_adjusted, Outcome};
-use super::rows::entrant_order;
 
 /// The entrants of one competition, looked up by trimmed name.
 ///
@@ -27,7 +26,7 @@ pub(super) struct Entrants<'a> {
     /// where a name is listed twice the later row counts.
     names: Vec<&'a str>,
     rows: Vec<&'a Entrant>,
-    /// Each entrant's place in entrant order ([`entrant_order`]), by position.
+    /// Each entrant's place in entrant order ([`super::rows::entrant_order`]), by position.
     rank: Vec<u32>,
     position: FxHashMap<&'a str, u32>,
 }
@@ -35,7 +34,7 @@ pub(super) struct Entrants<'a> {
 impl<'a> Entrants<'a> {
     pub fn new(listed: impl Iterator<Item = &'a Entrant>) -> Self {
         let mut pairs: Vec<(&'a str, &'a Entrant)> =
-            listed.map(|e| (e.entrant.trim(), e)).collect();
+            listed.map(|e| (trim_name(&e.entrant), e)).collect();
         // Stable: of rows with the same name, the last stays last and is kept.
         pairs.sort_by(|a, b| a.0.cmp(b.0));
         let mut names: Vec<&'a str> = Vec::with_capacity(pairs.len());
@@ -50,17 +49,21 @@ impl<'a> Entrants<'a> {
                 rows.push(row);
             }
         }
-        let mut order: Vec<u32> = (0..names.len() as u32).collect();
-        order.sort_by(|&a, &b| entrant_order(names[a as usize], names[b as usize]));
-        let mut rank = vec![0; names.len()];
-        for (place, &at) in order.iter().enumerate() {
-            rank[at as usize] = place as u32;
-        }
-        let position = names
-            .iter()
-            .enumerate()
-            .map(|(at, &name)| (name, at as u32))
+        // Entrant order compares numbers by value, then names: each name is parsed once
+        // here rather than at every comparison. Names are distinct, so no two keys tie.
+        let mut order: Vec<(bool, u64, &'a str, u32)> = (0..)
+            .zip(&names)
+            .map(|(at, &name)| match name.parse::<u64>() {
+                Ok(number) => (false, number, name, at),
+                Err(_) => (true, 0, name, at),
+            })
             .collect();
+        order.sort_unstable();
+        let mut rank = vec![0; names.len()];
+        for (place, &(_, _, _, at)) in (0..).zip(&order) {
+            rank[at as usize] = place;
+        }
+        let position = (0..).zip(&names).map(|(at, &name)| (name, at)).collect();
         Entrants {
             names,
             rows,
@@ -106,6 +109,15 @@ impl<'a> Entrants<'a> {
             }
         }
         a.len().cmp(&b.len())
+    }
+}
+
+/// `str::trim` for a name, answering at once for the usual name that starts and ends
+/// with a printable ASCII character (no whitespace is one).
+fn trim_name(name: &str) -> &str {
+    match (name.as_bytes().first(), name.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => name,
+        _ => name.trim(),
     }
 }
 
@@ -234,7 +246,7 @@ pub(super) fn read_table<'a>(
     for &(column, value) in seats {
         let name = value
             .as_deref()
-            .map(str::trim)
+            .map(trim_name)
             .filter(|v| !v.is_empty())
             .ok_or_else(|| InputError::new(row_location(row, column), "no entrant at this seat"))?;
         let Some(position) = known.position(name) else {
@@ -301,7 +313,45 @@ mod tests {
         assert_eq!(ranks, [0, 2, 1, 3, 4]);
     }
 
+    #[test]
+    fn names_are_trimmed_as_str_trim_trims() {
+        for name in [
+            "12",
+            " 12",
+            "12\t",
+            "\u{a0}7\u{a0}",
+            "a b",
+            "",
+            " ",
+            "\u{1c}x",
+            "é",
+        ] {
+            assert_eq!(trim_name(name), name.trim(), "{name:?}");
+        }
+    }
+
     proptest::proptest! {
+        /// Ranks list the entrants as sorting their names by `entrant_order` does, with
+        /// numbers written with a sign or leading zeros among them.
+        #[test]
+        fn ranks_follow_entrant_order(
+            names in proptest::collection::btree_set("[+0-9a-b]{0,3}", 1..10),
+        ) {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let rows = listed(&names);
+            let known = Entrants::new(rows.iter());
+            let mut by_rank: Vec<u32> = (0..known.len() as u32).collect();
+            by_rank.sort_by_key(|&at| known.rank(at));
+            let by_rank: Vec<&str> = by_rank.iter().map(|&at| known.name(at)).collect();
+            let mut by_order = names.clone();
+            by_order.sort_by(|a, b| crate::scoring::rows::entrant_order(a, b));
+            proptest::prop_assert_eq!(by_rank, by_order);
+            for (at, name) in (0..).zip(known.iter().map(|(name, _)| name)) {
+                proptest::prop_assert_eq!(known.position(name), Some(at));
+            }
+            proptest::prop_assert_eq!(known.position("zz"), None);
+        }
+
         /// Sides compared by their entrants' ranks order as their names do.
         #[test]
         fn sides_order_by_rank_as_by_name(
