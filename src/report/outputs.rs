@@ -105,23 +105,41 @@ pub fn changes_part(output: &RunOutput, range: std::ops::Range<usize>) -> Polars
 
 /// `changes.parquet`'s columns for `rows`, whose competitions are `comps` by place.
 fn changes_frame(rows: &[Change], comps: &[PreparedCompetition]) -> PolarsResult<DataFrame> {
-    let competition = |c: &Change| comps.get(c.competition);
+    changes_columns(rows, |at| {
+        comps.get(at).map(|p| {
+            (
+                p.competition_id.as_str(),
+                p.date,
+                p.entrant_names.as_slice(),
+            )
+        })
+    })
+}
+
+/// What a change row names of its competition: its id, date and entrants' names.
+type Named<'a> = (&'a str, NaiveDate, &'a [String]);
+
+/// `changes.parquet`'s columns for `rows`, with `named` giving what a row's competition
+/// (by place) names. Text columns are built from borrowed text: a row costs no
+/// allocation.
+fn changes_columns<'a>(
+    rows: &[Change],
+    named: impl Fn(usize) -> Option<Named<'a>>,
+) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
         .map("competition_id", rows, |c| {
-            competition(c).map_or_else(String::new, |p| p.competition_id.clone())
+            named(c.competition).map_or("", |n| n.0)
         })
         .date(
             "date",
             rows.iter()
-                .map(|c| competition(c).map(|p| p.date))
+                .map(|c| named(c.competition).map(|n| n.1))
                 .collect(),
         )?
         .map("member_id", rows, |c| c.member_id)
         .map("entrant", rows, |c| {
-            competition(c)
-                .and_then(|p| p.entrant_names.get(c.entrant))
-                .cloned()
-                .unwrap_or_default()
+            let name = named(c.competition).and_then(|n| n.2.get(c.entrant));
+            name.map_or("", String::as_str)
         })
         .map("status", rows, |c| status_name(c.seat))
         .map("handicap_before", rows, |c| c.outcome.handicap_before)
@@ -145,15 +163,49 @@ pub struct ChangeRowCodec {
     settings: ParquetSettings,
 }
 
+/// The competitions a row group's changes name, copied once per competition (not per
+/// row), so that the group's columns are built where it is encoded, off the replay's
+/// thread.
+struct Directory {
+    /// The place of the first competition.
+    first: usize,
+    competitions: Vec<(String, NaiveDate, Vec<String>)>,
+}
+
+impl Directory {
+    fn of(rows: &[Change], comps: &[PreparedCompetition]) -> Self {
+        let first = rows.iter().map(|c| c.competition).min().unwrap_or(0);
+        let last = rows.iter().map(|c| c.competition).max().unwrap_or(0);
+        let competitions = comps
+            .get(first..=last.min(comps.len().saturating_sub(1)))
+            .unwrap_or_default()
+            .iter()
+            .map(|p| (p.competition_id.clone(), p.date, p.entrant_names.clone()))
+            .collect();
+        Directory {
+            first,
+            competitions,
+        }
+    }
+
+    fn named(&self, at: usize) -> Option<Named<'_>> {
+        let (id, date, names) = self.competitions.get(at.checked_sub(self.first)?)?;
+        Some((id.as_str(), *date, names.as_slice()))
+    }
+}
+
 impl ChangeCodec for ChangeRowCodec {
     fn rows_per_group(&self) -> usize {
         self.settings.row_group_size.unwrap_or(ROW_GROUP_ROWS)
     }
 
-    fn seal(&self, rows: &[Change], competitions: &[PreparedCompetition]) -> Result<SealJob> {
-        let frame = changes_frame(rows, competitions).map_err(frame_error(CHANGES))?;
+    fn seal(&self, rows: Vec<Change>, competitions: &[PreparedCompetition]) -> Result<SealJob> {
+        let directory = Directory::of(&rows, competitions);
         let settings = self.settings.clone();
         Ok(Box::new(move || {
+            let frame =
+                changes_columns(&rows, |at| directory.named(at)).map_err(frame_error(CHANGES))?;
+            drop(rows);
             encode_row_group(&frame, &settings).map_err(frame_error(CHANGES))
         }))
     }
