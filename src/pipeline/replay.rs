@@ -241,6 +241,8 @@ struct Recorder<'a> {
     out: ReplayOutput,
     /// The members applied so far in the current competition, with their boards before it.
     seen: Vec<(u32, u64)>,
+    /// Frozen mode: the competitions rated at once while the ones before them apply.
+    chunk: usize,
 }
 
 impl<'a> Recorder<'a> {
@@ -252,6 +254,7 @@ impl<'a> Recorder<'a> {
             month,
             out: ReplayOutput::default(),
             seen: Vec::new(),
+            chunk: FROZEN_CHUNK,
         }
     }
 
@@ -457,6 +460,25 @@ pub fn replay(
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> ReplayOutput {
+    replay_chunked(
+        factors,
+        mode,
+        competitions,
+        states,
+        on_applied,
+        FROZEN_CHUNK,
+    )
+}
+
+/// [`replay`] rating a frozen month `chunk` competitions at a time.
+fn replay_chunked(
+    factors: &FactorSet,
+    mode: Mode,
+    competitions: &[PreparedCompetition],
+    states: &mut [PlayerState],
+    on_applied: &(dyn Fn(u64) + Sync),
+    chunk: usize,
+) -> ReplayOutput {
     // Competitions packed for the wait are unpacked here (a run's own replay,
     // [`replay_releasing`], unpacks a month at a time instead).
     let unpacked: Vec<PreparedCompetition>;
@@ -472,6 +494,7 @@ pub fn replay(
         competitions
     };
     let mut recorder = Recorder::new(factors, states, mode);
+    recorder.chunk = chunk;
     recorder.out.changes.reserve(player_slots(competitions));
     for window in months(competitions) {
         let month = &competitions[window.clone()];
@@ -483,8 +506,9 @@ pub fn replay(
 /// [`replay`] for a run that writes what it replays. Each month's competitions are
 /// unpacked when the month comes ([`PreparedCompetition::pack`]), and let go of their
 /// model input once it is applied (the outputs need only their names),
-/// and with `changes` the player changes are sealed into `changes.parquet`'s row groups
-/// as the months complete, so that neither is held to the end.
+/// and in live mode with `changes` the player changes are sealed into `changes.parquet`'s
+/// row groups as the months complete, so that neither is held to the end. A frozen
+/// replay keeps its changes as rows for the writing stage to encode.
 pub fn replay_releasing(
     factors: &FactorSet,
     mode: Mode,
@@ -493,6 +517,10 @@ pub fn replay_releasing(
     changes: Option<&dyn ChangeCodec>,
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> Result<ReplayOutput, crate::error::Error> {
+    // A frozen run's changes wait for the writing stage, where they are encoded on
+    // both cores: the replay of a frozen month is short and parallel, and encoding
+    // beside it would take the cores it runs on.
+    let changes = changes.filter(|_| mode == Mode::Live);
     let mut recorder = Recorder::new(factors, states, mode);
     if changes.is_none() {
         recorder.out.changes.reserve(player_slots(competitions));
@@ -558,7 +586,7 @@ fn months(competitions: &[PreparedCompetition]) -> Vec<Range<usize>> {
 fn player_slots(competitions: &[PreparedCompetition]) -> usize {
     competitions
         .iter()
-        .map(|c| c.seats.iter().map(Vec::len).sum::<usize>())
+        .map(PreparedCompetition::player_slots)
         .sum()
 }
 
@@ -599,7 +627,7 @@ fn replay_window(
         Mode::Frozen => {
             let opening = recorder.states.to_vec();
             let positions: Vec<usize> = (0..month.len()).collect();
-            let mut chunks = positions.chunks(FROZEN_CHUNK);
+            let mut chunks = positions.chunks(recorder.chunk.max(1));
             let mut ready = chunks
                 .next()
                 .map(|chunk| (chunk, evaluate_all(factors, month, chunk, &opening)));
@@ -713,6 +741,48 @@ impl SealedChanges {
     pub fn finish(&mut self) -> crate::error::Result<()> {
         while !self.in_flight.is_empty() {
             self.finish_oldest()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::prepare::prepare;
+    use crate::pipeline::state::Registry;
+
+    /// A frozen month applied a few competitions at a time, while the next ones are
+    /// rated on the month's opening handicaps, gives the changes and handicaps of the
+    /// month rated whole and then applied, to the bit.
+    #[test]
+    fn a_frozen_month_applied_in_chunks_is_the_month_applied_whole() -> crate::error::Result<()> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+        let dataset = crate::import::table::read_dataset(&dir)?;
+        let factors = FactorSet::default();
+        let registry = Registry::new(&dataset.members);
+        let prepared = prepare(&dataset, &registry, &factors, &|| {});
+        let competitions = &prepared.competitions;
+        let months = months(competitions);
+        let largest = months.iter().map(Range::len).max().unwrap_or(0);
+        assert!(largest > 3, "a month of {largest} competitions");
+        let run = |chunk| -> crate::error::Result<(String, Vec<u64>)> {
+            let mut states = registry.starting_states(&factors)?;
+            let out = replay_chunked(
+                &factors,
+                Mode::Frozen,
+                competitions,
+                &mut states,
+                &|_| {},
+                chunk,
+            );
+            assert!(out.changes.len() > 100, "{} changes", out.changes.len());
+            let bits = states.iter().map(|s| s.handicap.to_bits()).collect();
+            Ok((format!("{:?}", out.changes), bits))
+        };
+        let whole = run(usize::MAX)?;
+        for chunk in [1, 2, 3] {
+            assert!(run(chunk)? == whole, "chunks of {chunk}");
         }
         Ok(())
     }
