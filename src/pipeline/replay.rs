@@ -471,7 +471,7 @@ pub fn replay(
 }
 
 /// [`replay`] rating a frozen month `chunk` competitions at a time.
-fn replay_chunked(
+pub(crate) fn replay_chunked(
     factors: &FactorSet,
     mode: Mode,
     competitions: &[PreparedCompetition],
@@ -741,48 +741,6 @@ impl SealedChanges {
     pub fn finish(&mut self) -> crate::error::Result<()> {
         while !self.in_flight.is_empty() {
             self.finish_oldest()?;
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pipeline::prepare::prepare;
-    use crate::pipeline::state::Registry;
-
-    /// A frozen month applied a few competitions at a time, while the next ones are
-    /// rated on the month's opening handicaps, gives the changes and handicaps of the
-    /// month rated whole and then applied, to the bit.
-    #[test]
-    fn a_frozen_month_applied_in_chunks_is_the_month_applied_whole() -> crate::error::Result<()> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
-        let dataset = crate::import::table::read_dataset(&dir)?;
-        let factors = FactorSet::default();
-        let registry = Registry::new(&dataset.members);
-        let prepared = prepare(&dataset, &registry, &factors, &|| {});
-        let competitions = &prepared.competitions;
-        let months = months(competitions);
-        let largest = months.iter().map(Range::len).max().unwrap_or(0);
-        assert!(largest > 3, "a month of {largest} competitions");
-        let run = |chunk| -> crate::error::Result<(String, Vec<u64>)> {
-            let mut states = registry.starting_states(&factors)?;
-            let out = replay_chunked(
-                &factors,
-                Mode::Frozen,
-                competitions,
-                &mut states,
-                &|_| {},
-                chunk,
-            );
-            assert!(out.changes.len() > 100, "{} changes", out.changes.len());
-            let bits = states.iter().map(|s| s.handicap.to_bits()).collect();
-            Ok((format!("{:?}", out.changes), bits))
-        };
-        let whole = run(usize::MAX)?;
-        for chunk in [1, 2, 3] {
-            assert!(run(chunk)? == whole, "chunks of {chunk}");
         }
         Ok(())
     }

@@ -782,6 +782,38 @@ mod tests {
     use super::*;
     use crate::pipeline::sealed::tests_support::seal_all;
 
+    /// A frozen month applied a few competitions at a time, while the next ones are
+    /// rated on the month's opening handicaps, gives the changes and handicaps of the
+    /// month rated whole and then applied, to the bit.
+    #[test]
+    fn a_frozen_month_applied_in_chunks_is_the_month_applied_whole() -> crate::error::Result<()> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+        let dataset = crate::import::table::read_dataset(&dir)?;
+        let factors = crate::model::FactorSet::default();
+        let registry = crate::pipeline::state::Registry::new(&dataset.members);
+        let prepared = crate::pipeline::prepare::prepare(&dataset, &registry, &factors, &|| {});
+        let competitions = &prepared.competitions;
+        let run = |chunk| -> crate::error::Result<(String, Vec<u64>)> {
+            let mut states = registry.starting_states(&factors)?;
+            let out = crate::pipeline::replay::replay_chunked(
+                &factors,
+                crate::pipeline::Mode::Frozen,
+                competitions,
+                &mut states,
+                &|_| {},
+                chunk,
+            );
+            assert!(out.changes.len() > 100, "{} changes", out.changes.len());
+            let bits = states.iter().map(|s| s.handicap.to_bits()).collect();
+            Ok((format!("{:?}", out.changes), bits))
+        };
+        let whole = run(usize::MAX)?;
+        for chunk in [1, 2, 3] {
+            assert!(run(chunk)? == whole, "chunks of {chunk}");
+        }
+        Ok(())
+    }
+
     /// A run that seals its player changes a row group at a time as it replays (both
     /// modes) writes the bytes of `changes.parquet` written whole from the rows, lists
     /// the same non-members and ends with the same handicaps; the competitions' model
