@@ -147,6 +147,14 @@ impl PreparedCompetition {
         self.packed = Some(packed);
     }
 
+    /// The player slots of the entrants, packed or not.
+    pub fn player_slots(&self) -> usize {
+        match &self.packed {
+            Some(packed) => packed.players.len(),
+            None => self.seats.iter().map(Vec::len).sum(),
+        }
+    }
+
     /// The entrants and seats back as the model takes them.
     pub fn unpack(&mut self) {
         let Some(packed) = self.packed.take() else {

@@ -241,6 +241,8 @@ struct Recorder<'a> {
     out: ReplayOutput,
     /// The members applied so far in the current competition, with their boards before it.
     seen: Vec<(u32, u64)>,
+    /// Frozen mode: the competitions rated at once while the ones before them apply.
+    chunk: usize,
 }
 
 impl<'a> Recorder<'a> {
@@ -252,6 +254,7 @@ impl<'a> Recorder<'a> {
             month,
             out: ReplayOutput::default(),
             seen: Vec::new(),
+            chunk: FROZEN_CHUNK,
         }
     }
 
@@ -457,6 +460,25 @@ pub fn replay(
     states: &mut [PlayerState],
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> ReplayOutput {
+    replay_chunked(
+        factors,
+        mode,
+        competitions,
+        states,
+        on_applied,
+        FROZEN_CHUNK,
+    )
+}
+
+/// [`replay`] rating a frozen month `chunk` competitions at a time.
+pub(crate) fn replay_chunked(
+    factors: &FactorSet,
+    mode: Mode,
+    competitions: &[PreparedCompetition],
+    states: &mut [PlayerState],
+    on_applied: &(dyn Fn(u64) + Sync),
+    chunk: usize,
+) -> ReplayOutput {
     // Competitions packed for the wait are unpacked here (a run's own replay,
     // [`replay_releasing`], unpacks a month at a time instead).
     let unpacked: Vec<PreparedCompetition>;
@@ -472,9 +494,11 @@ pub fn replay(
         competitions
     };
     let mut recorder = Recorder::new(factors, states, mode);
+    recorder.chunk = chunk;
     recorder.out.changes.reserve(player_slots(competitions));
     for window in months(competitions) {
-        replay_window(&mut recorder, mode, competitions, window, on_applied);
+        let month = &competitions[window.clone()];
+        replay_window(&mut recorder, mode, month, window.start, on_applied);
     }
     recorder.finish()
 }
@@ -482,8 +506,9 @@ pub fn replay(
 /// [`replay`] for a run that writes what it replays. Each month's competitions are
 /// unpacked when the month comes ([`PreparedCompetition::pack`]), and let go of their
 /// model input once it is applied (the outputs need only their names),
-/// and with `changes` the player changes are sealed into `changes.parquet`'s row groups
-/// as the months complete, so that neither is held to the end.
+/// and in live mode with `changes` the player changes are sealed into `changes.parquet`'s
+/// row groups as the months complete, so that neither is held to the end. A frozen
+/// replay keeps its changes as rows for the writing stage to encode.
 pub fn replay_releasing(
     factors: &FactorSet,
     mode: Mode,
@@ -492,27 +517,48 @@ pub fn replay_releasing(
     changes: Option<&dyn ChangeCodec>,
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> Result<ReplayOutput, crate::error::Error> {
+    // A frozen run's changes wait for the writing stage, where they are encoded on
+    // both cores: the replay of a frozen month is short and parallel, and encoding
+    // beside it would take the cores it runs on.
+    let changes = changes.filter(|_| mode == Mode::Live);
     let mut recorder = Recorder::new(factors, states, mode);
     if changes.is_none() {
         recorder.out.changes.reserve(player_slots(competitions));
     }
-    for window in months(competitions) {
-        competitions[window.clone()]
+    let windows = months(competitions);
+    if let Some(first) = windows.first() {
+        competitions[first.clone()]
             .par_iter_mut()
             .for_each(PreparedCompetition::unpack);
-        replay_window(
-            &mut recorder,
-            mode,
-            competitions,
-            window.clone(),
-            on_applied,
+    }
+    for (at, window) in windows.iter().enumerate() {
+        // While the month replays, the next one is unpacked and the one before let go
+        // of, on the other core when it has nothing else to do.
+        let (done, rest) = competitions.split_at_mut(window.start);
+        let (month, later) = rest.split_at_mut(window.len());
+        let next = windows.get(at + 1).map_or(0, Range::len);
+        let previous = at.checked_sub(1).and_then(|p| windows.get(p));
+        let before = previous.and_then(|p| done.get_mut(p.clone()));
+        let month: &[PreparedCompetition] = month;
+        rayon::join(
+            || replay_window(&mut recorder, mode, month, window.start, on_applied),
+            || {
+                for competition in before.into_iter().flatten() {
+                    competition.release();
+                }
+                later[..next]
+                    .par_iter_mut()
+                    .for_each(PreparedCompetition::unpack);
+            },
         );
         if let Some(codec) = changes {
             let out = &mut recorder.out;
             out.sealed
                 .seal_full(codec, &mut out.changes, competitions)?;
         }
-        for competition in &mut competitions[window] {
+    }
+    if let Some(last) = windows.last() {
+        for competition in &mut competitions[last.clone()] {
             competition.release();
         }
     }
@@ -540,43 +586,37 @@ fn months(competitions: &[PreparedCompetition]) -> Vec<Range<usize>> {
 fn player_slots(competitions: &[PreparedCompetition]) -> usize {
     competitions
         .iter()
-        .map(|c| c.seats.iter().map(Vec::len).sum::<usize>())
+        .map(PreparedCompetition::player_slots)
         .sum()
 }
 
-/// Applies the competitions of one month (`window`, positions in replay order), and
+/// Competitions of a frozen month evaluated at once while the ones before them are
+/// applied.
+const FROZEN_CHUNK: usize = 128;
+
+/// Applies the competitions of one month (`month`, at `offset` in replay order), and
 /// leaves their changes in replay order after the earlier months'. Live mode runs the
 /// month's schedule levels in order, each in parallel; the levels of a month only order
 /// competitions of that month, and every competition still sees the handicaps the plain
 /// sequential loop would have shown it. Frozen mode rates the whole month on its
-/// opening handicaps and closes it.
+/// opening handicaps and closes it: a copy of the opening handicaps lets the month's
+/// later competitions be rated while the earlier ones are applied.
 fn replay_window(
     recorder: &mut Recorder<'_>,
     mode: Mode,
-    competitions: &[PreparedCompetition],
-    window: Range<usize>,
+    month: &[PreparedCompetition],
+    offset: usize,
     on_applied: &(dyn Fn(u64) + Sync),
 ) {
     let factors = recorder.factors;
     let first_change = recorder.out.changes.len();
     match mode {
         Mode::Live => {
-            let players: Vec<&[u32]> = competitions[window.clone()]
-                .iter()
-                .map(|c| c.rated_members.as_slice())
-                .collect();
-            let mut pending: Vec<Option<Result<Evaluated, NotRated>>> = Vec::new();
-            pending.resize_with(window.len(), || None);
+            let players: Vec<&[u32]> = month.iter().map(|c| c.rated_members.as_slice()).collect();
             for level in schedule::levels(&players) {
-                let positions: Vec<usize> = level.iter().map(|&at| window.start + at).collect();
-                let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
-                for (at, evaluated) in level.iter().zip(evaluated) {
-                    pending[*at] = Some(evaluated);
-                }
-                for (&at, &position) in level.iter().zip(&positions) {
-                    if let Some(evaluated) = pending[at].take() {
-                        recorder.record(position, &competitions[position], evaluated);
-                    }
+                let evaluated = evaluate_all(factors, month, &level, recorder.states);
+                for (&at, evaluated) in level.iter().zip(evaluated) {
+                    recorder.record(offset + at, &month[at], evaluated);
                 }
                 on_applied(level.len() as u64);
             }
@@ -585,13 +625,29 @@ fn replay_window(
             recorder.out.changes[first_change..].sort_by_key(|c| c.competition);
         }
         Mode::Frozen => {
-            let positions: Vec<usize> = window.collect();
-            let evaluated = evaluate_all(factors, competitions, &positions, recorder.states);
-            for (position, evaluated) in positions.iter().zip(evaluated) {
-                recorder.record(*position, &competitions[*position], evaluated);
+            let opening = recorder.states.to_vec();
+            let positions: Vec<usize> = (0..month.len()).collect();
+            let mut chunks = positions.chunks(recorder.chunk.max(1));
+            let mut ready = chunks
+                .next()
+                .map(|chunk| (chunk, evaluate_all(factors, month, chunk, &opening)));
+            while let Some((chunk, evaluated)) = ready.take() {
+                let apply = |recorder: &mut Recorder<'_>| {
+                    for (&at, evaluated) in chunk.iter().zip(evaluated) {
+                        recorder.record(offset + at, &month[at], evaluated);
+                    }
+                    on_applied(chunk.len() as u64);
+                };
+                match chunks.next() {
+                    Some(next) => {
+                        let rate = || (next, evaluate_all(factors, month, next, &opening));
+                        let (rated, ()) = rayon::join(rate, || apply(recorder));
+                        ready = Some(rated);
+                    }
+                    None => apply(recorder),
+                }
             }
             recorder.close_month();
-            on_applied(positions.len() as u64);
         }
     }
 }
@@ -602,11 +658,12 @@ pub trait ChangeCodec: Send + Sync + std::fmt::Debug {
     /// Rows per row group of the output file (every group but the last is full).
     fn rows_per_group(&self) -> usize;
     /// `rows` (exactly [`rows_per_group`](Self::rows_per_group)) of `competitions`'
-    /// changes as one row group: a job that encodes them into the bytes of a file holding
-    /// only that group, so that the replay goes on while it runs.
+    /// changes as one row group: a job that builds the group's columns and encodes them
+    /// into the bytes of a file holding only that group, so that the replay goes on while
+    /// it runs.
     fn seal(
         &self,
-        rows: &[Change],
+        rows: Vec<Change>,
         competitions: &[PreparedCompetition],
     ) -> crate::error::Result<SealJob>;
 }
@@ -656,19 +713,17 @@ impl SealedChanges {
         competitions: &[PreparedCompetition],
     ) -> crate::error::Result<()> {
         let group = codec.rows_per_group().max(1);
-        let mut start = 0;
-        while rows.len() - start >= group {
-            let front = &rows[start..start + group];
-            let job = codec.seal(front, competitions)?;
+        while rows.len() >= group {
+            let rest = rows.split_off(group);
+            let front = std::mem::replace(rows, rest);
             let non_members = front.iter().filter(|c| c.seat == Seat::NonMember);
             self.non_members.extend(non_members.cloned());
+            let job = codec.seal(front, competitions)?;
             self.in_flight.push_back((group, std::thread::spawn(job)));
             while self.in_flight.len() > IN_FLIGHT {
                 self.finish_oldest()?;
             }
-            start += group;
         }
-        rows.drain(..start);
         Ok(())
     }
 

@@ -14,11 +14,13 @@
 //! the row-group boundaries are always those of the file written whole.
 //!
 //! Player changes (`changes.parquet`, one row per player per competition: 5 million
-//! rows in ten years) are sealed the same way by the replay, a month at a time: a
+//! rows in ten years) are sealed the same way by a live replay, a month at a time: a
 //! month's changes are complete, and in replay order, once the month is applied, and a
 //! competition the model refuses has no change rows, so nothing sealed is ever opened
 //! again (`replay::SealedChanges`, through the [`ChangeCodec`] a [`Sealer`] carries). A
-//! run that carries a previous folder's history keeps its changes as rows.
+//! run that carries a previous folder's history keeps its changes as rows, and so does
+//! a frozen run: its months are rated in parallel, so encoding beside them would take
+//! the replay's cores, and its rows are encoded on both cores when it writes.
 
 use std::collections::VecDeque;
 use std::ops::Range;

@@ -105,23 +105,41 @@ pub fn changes_part(output: &RunOutput, range: std::ops::Range<usize>) -> Polars
 
 /// `changes.parquet`'s columns for `rows`, whose competitions are `comps` by place.
 fn changes_frame(rows: &[Change], comps: &[PreparedCompetition]) -> PolarsResult<DataFrame> {
-    let competition = |c: &Change| comps.get(c.competition);
+    changes_columns(rows, |at| {
+        comps.get(at).map(|p| {
+            (
+                p.competition_id.as_str(),
+                p.date,
+                p.entrant_names.as_slice(),
+            )
+        })
+    })
+}
+
+/// What a change row names of its competition: its id, date and entrants' names.
+type Named<'a> = (&'a str, NaiveDate, &'a [String]);
+
+/// `changes.parquet`'s columns for `rows`, with `named` giving what a row's competition
+/// (by place) names. Text columns are built from borrowed text: a row costs no
+/// allocation.
+fn changes_columns<'a>(
+    rows: &[Change],
+    named: impl Fn(usize) -> Option<Named<'a>>,
+) -> PolarsResult<DataFrame> {
     FrameBuilder::new(rows.len())
         .map("competition_id", rows, |c| {
-            competition(c).map_or_else(String::new, |p| p.competition_id.clone())
+            named(c.competition).map_or("", |n| n.0)
         })
         .date(
             "date",
             rows.iter()
-                .map(|c| competition(c).map(|p| p.date))
+                .map(|c| named(c.competition).map(|n| n.1))
                 .collect(),
         )?
         .map("member_id", rows, |c| c.member_id)
         .map("entrant", rows, |c| {
-            competition(c)
-                .and_then(|p| p.entrant_names.get(c.entrant))
-                .cloned()
-                .unwrap_or_default()
+            let name = named(c.competition).and_then(|n| n.2.get(c.entrant));
+            name.map_or("", String::as_str)
         })
         .map("status", rows, |c| status_name(c.seat))
         .map("handicap_before", rows, |c| c.outcome.handicap_before)
@@ -145,15 +163,49 @@ pub struct ChangeRowCodec {
     settings: ParquetSettings,
 }
 
+/// The competitions a row group's changes name, copied once per competition (not per
+/// row), so that the group's columns are built where it is encoded, off the replay's
+/// thread.
+struct Directory {
+    /// The place of the first competition.
+    first: usize,
+    competitions: Vec<(String, NaiveDate, Vec<String>)>,
+}
+
+impl Directory {
+    fn of(rows: &[Change], comps: &[PreparedCompetition]) -> Self {
+        let first = rows.iter().map(|c| c.competition).min().unwrap_or(0);
+        let last = rows.iter().map(|c| c.competition).max().unwrap_or(0);
+        let competitions = comps
+            .get(first..=last.min(comps.len().saturating_sub(1)))
+            .unwrap_or_default()
+            .iter()
+            .map(|p| (p.competition_id.clone(), p.date, p.entrant_names.clone()))
+            .collect();
+        Directory {
+            first,
+            competitions,
+        }
+    }
+
+    fn named(&self, at: usize) -> Option<Named<'_>> {
+        let (id, date, names) = self.competitions.get(at.checked_sub(self.first)?)?;
+        Some((id.as_str(), *date, names.as_slice()))
+    }
+}
+
 impl ChangeCodec for ChangeRowCodec {
     fn rows_per_group(&self) -> usize {
         self.settings.row_group_size.unwrap_or(ROW_GROUP_ROWS)
     }
 
-    fn seal(&self, rows: &[Change], competitions: &[PreparedCompetition]) -> Result<SealJob> {
-        let frame = changes_frame(rows, competitions).map_err(frame_error(CHANGES))?;
+    fn seal(&self, rows: Vec<Change>, competitions: &[PreparedCompetition]) -> Result<SealJob> {
+        let directory = Directory::of(&rows, competitions);
         let settings = self.settings.clone();
         Ok(Box::new(move || {
+            let frame =
+                changes_columns(&rows, |at| directory.named(at)).map_err(frame_error(CHANGES))?;
+            drop(rows);
             encode_row_group(&frame, &settings).map_err(frame_error(CHANGES))
         }))
     }
@@ -730,6 +782,38 @@ mod tests {
     use super::*;
     use crate::pipeline::sealed::tests_support::seal_all;
 
+    /// A frozen month applied a few competitions at a time, while the next ones are
+    /// rated on the month's opening handicaps, gives the changes and handicaps of the
+    /// month rated whole and then applied, to the bit.
+    #[test]
+    fn a_frozen_month_applied_in_chunks_is_the_month_applied_whole() -> crate::error::Result<()> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+        let dataset = crate::import::table::read_dataset(&dir)?;
+        let factors = crate::model::FactorSet::default();
+        let registry = crate::pipeline::state::Registry::new(&dataset.members);
+        let prepared = crate::pipeline::prepare::prepare(&dataset, &registry, &factors, &|| {});
+        let competitions = &prepared.competitions;
+        let run = |chunk| -> crate::error::Result<(String, Vec<u64>)> {
+            let mut states = registry.starting_states(&factors)?;
+            let out = crate::pipeline::replay::replay_chunked(
+                &factors,
+                crate::pipeline::Mode::Frozen,
+                competitions,
+                &mut states,
+                &|_| {},
+                chunk,
+            );
+            assert!(out.changes.len() > 100, "{} changes", out.changes.len());
+            let bits = states.iter().map(|s| s.handicap.to_bits()).collect();
+            Ok((format!("{:?}", out.changes), bits))
+        };
+        let whole = run(usize::MAX)?;
+        for chunk in [1, 2, 3] {
+            assert!(run(chunk)? == whole, "chunks of {chunk}");
+        }
+        Ok(())
+    }
+
     /// A run that seals its player changes a row group at a time as it replays (both
     /// modes) writes the bytes of `changes.parquet` written whole from the rows, lists
     /// the same non-members and ends with the same handicaps; the competitions' model
@@ -763,12 +847,18 @@ mod tests {
             let rows = plain.replay.changes.len();
             assert!(rows > 3 * group, "{rows} changes");
             assert!(plain.replay.sealed.is_empty());
-            assert_eq!(sealed.replay.sealed.groups.len(), rows / group);
-            assert_eq!(sealed.replay.changes.len(), rows % group);
+            // A frozen run keeps its rows for the writing stage to encode.
+            let (groups, kept) = match mode {
+                Mode::Live => (rows / group, rows % group),
+                Mode::Frozen => (0, rows),
+            };
+            assert_eq!(sealed.replay.sealed.groups.len(), groups);
+            assert_eq!(sealed.replay.changes.len(), kept);
             assert_eq!(sealed.replay.change_count(), rows);
             assert_eq!(sealed.summary.changes, rows);
-            assert!(
+            assert_eq!(
                 changes(&sealed).is_err(),
+                mode == Mode::Live,
                 "the sealed rows are not in memory"
             );
 
