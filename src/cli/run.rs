@@ -453,10 +453,13 @@ fn run_and_write(
     started: Instant,
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
-    let crate::import::table::Opened {
-        mut head,
-        boards: mut board_files,
-    } = crate::import::table::open_partitions(
+    let (
+        crate::import::table::Opened {
+            mut head,
+            boards: mut board_files,
+        },
+        entrants,
+    ) = crate::import::table::open_partitions_compact(
         &plan.data,
         plan.settings.on_error,
         read.partitions,
@@ -471,7 +474,7 @@ fn run_and_write(
         pipeline: plan.pipeline.clone(),
     };
     let read_time = started.elapsed().saturating_sub(read.checking);
-    let rows = pipeline::EntrantRows::taken_from(&mut head);
+    let rows = pipeline::EntrantRows::compact(entrants, &mut head);
     let output = pipeline::run_source_known(
         &head,
         rows,

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use crate::dataset::entrant_table::EntrantTable;
 use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
 use crate::error::InputError;
 use crate::quarantine::Quarantined;
@@ -53,15 +54,21 @@ pub(super) struct ScoredOne {
 /// (a row per entrant of the whole history), so a caller that owns them hands them
 /// over, and the run lets them go before the replay.
 pub struct EntrantRows<'a> {
-    pub entrants: Cow<'a, [Entrant]>,
+    pub entrants: Entrants<'a>,
     pub results: Cow<'a, [EntrantResult]>,
+}
+
+/// Entrant rows as structs (a dataset's own), or read compactly ([`EntrantTable`]).
+pub enum Entrants<'a> {
+    Rows(Cow<'a, [Entrant]>),
+    Table(EntrantTable),
 }
 
 impl<'a> EntrantRows<'a> {
     /// The rows of `dataset`, borrowed.
     pub fn of(dataset: &'a Dataset) -> Self {
         EntrantRows {
-            entrants: Cow::Borrowed(&dataset.entrants),
+            entrants: Entrants::Rows(Cow::Borrowed(&dataset.entrants)),
             results: Cow::Borrowed(&dataset.results),
         }
     }
@@ -69,10 +76,25 @@ impl<'a> EntrantRows<'a> {
     /// The rows of `dataset`, taken out of it.
     pub fn taken_from(dataset: &mut Dataset) -> EntrantRows<'static> {
         EntrantRows {
-            entrants: Cow::Owned(std::mem::take(&mut dataset.entrants)),
+            entrants: Entrants::Rows(Cow::Owned(std::mem::take(&mut dataset.entrants))),
             results: Cow::Owned(std::mem::take(&mut dataset.results)),
         }
     }
+
+    /// The entrant rows a reader kept compactly (grouped by competition, see
+    /// [`EntrantTable::group`]), and the result rows taken out of `dataset`.
+    pub fn compact(entrants: EntrantTable, dataset: &mut Dataset) -> EntrantRows<'static> {
+        EntrantRows {
+            entrants: Entrants::Table(entrants),
+            results: Cow::Owned(std::mem::take(&mut dataset.results)),
+        }
+    }
+}
+
+/// Where a competition's entrant rows are found.
+enum EntrantIndex<'r> {
+    Grouped(HashMap<&'r str, Vec<&'r Entrant>>),
+    Table(&'r EntrantTable),
 }
 
 /// A dataset's competitions in replay order, with each one's entrants and reported
@@ -82,21 +104,39 @@ pub(super) struct Index<'c, 'r> {
     /// Every competition, in replay order (date, session, id).
     pub order: Vec<&'c Competition>,
     position: HashMap<&'c str, usize>,
-    entrants: HashMap<&'r str, Vec<&'r Entrant>>,
+    entrants: EntrantIndex<'r>,
     results: HashMap<&'r str, Vec<&'r EntrantResult>>,
 }
 
 impl<'a> Index<'a, 'a> {
     /// The index of a dataset's own rows.
     pub fn of(dataset: &'a Dataset) -> Self {
-        Index::new(&dataset.competitions, &dataset.entrants, &dataset.results)
+        Index::build(
+            &dataset.competitions,
+            EntrantIndex::Grouped(group(&dataset.entrants, |e| e.competition_id.as_str())),
+            &dataset.results,
+        )
     }
 }
 
 impl<'c, 'r> Index<'c, 'r> {
     pub fn new(
         competitions: &'c [Competition],
-        entrants: &'r [Entrant],
+        entrants: &'r Entrants<'_>,
+        results: &'r [EntrantResult],
+    ) -> Self {
+        let entrants = match entrants {
+            Entrants::Rows(rows) => {
+                EntrantIndex::Grouped(group(rows, |e| e.competition_id.as_str()))
+            }
+            Entrants::Table(table) => EntrantIndex::Table(table),
+        };
+        Index::build(competitions, entrants, results)
+    }
+
+    fn build(
+        competitions: &'c [Competition],
+        entrants: EntrantIndex<'r>,
         results: &'r [EntrantResult],
     ) -> Self {
         let mut order: Vec<&Competition> = competitions.iter().collect();
@@ -109,7 +149,7 @@ impl<'c, 'r> Index<'c, 'r> {
         Index {
             order,
             position,
-            entrants: group(entrants, |e| e.competition_id.as_str()),
+            entrants,
             results: group(results, |r| r.competition_id.as_str()),
         }
     }
@@ -133,13 +173,30 @@ impl<'c, 'r> Index<'c, 'r> {
         grouped
     }
 
-    /// The rows of the competition at `at`, with the given board rows.
-    pub fn rows<'b>(&'b self, at: usize, boards: &'b [&'b BoardResult]) -> Rows<'b> {
+    /// Runs `f` on the rows of the competition at `at`, with the given board rows. A
+    /// compactly held competition's entrant rows exist as structs only during the call.
+    pub fn with_rows<T>(
+        &self,
+        at: usize,
+        boards: &[&BoardResult],
+        f: impl FnOnce(&Rows<'_>) -> T,
+    ) -> T {
         let id = self.order[at].competition_id.as_str();
-        Rows {
-            entrants: self.entrants.get(id).cloned().unwrap_or_default(),
-            reported: self.results.get(id).cloned().unwrap_or_default(),
-            boards,
+        let reported = self.results.get(id).cloned().unwrap_or_default();
+        match &self.entrants {
+            EntrantIndex::Grouped(map) => f(&Rows {
+                entrants: map.get(id).cloned().unwrap_or_default(),
+                reported,
+                boards,
+            }),
+            EntrantIndex::Table(table) => {
+                let owned = table.competition(id);
+                f(&Rows {
+                    entrants: owned.iter().collect(),
+                    reported,
+                    boards,
+                })
+            }
         }
     }
 }
@@ -162,7 +219,7 @@ pub(super) fn each_competition<T: Send>(
         .zip(&boards)
         .enumerate()
         .map(|(at, (competition, boards))| {
-            let out = one(competition, &index.rows(at, boards));
+            let out = index.with_rows(at, boards, |rows| one(competition, rows));
             on_competition_done();
             out
         })

@@ -453,13 +453,15 @@ impl<'a> Run<'a> {
         at: usize,
         rows: &[&BoardResult],
     ) -> std::result::Result<prepare::OneCompetition, InputError> {
-        let mut one = prepare::prepare_one(
-            index.order[at],
-            &index.rows(at, rows),
-            &self.registry,
-            &self.settings.factors,
-            self.settings.rate,
-        )?;
+        let mut one = index.with_rows(at, rows, |rows| {
+            prepare::prepare_one(
+                index.order[at],
+                rows,
+                &self.registry,
+                &self.settings.factors,
+                self.settings.rate,
+            )
+        })?;
         if !self.settings.board_scores {
             one.board_scores = Vec::new();
         }

@@ -231,6 +231,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
 }
 
 fn hash_of(index: &Index<'_, '_>, at: usize, boards: &[&BoardResult]) -> String {
-    let rows = index.rows(at, boards);
-    ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
+    index.with_rows(at, boards, |rows| {
+        ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
+    })
 }

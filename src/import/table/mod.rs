@@ -19,6 +19,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::dataset::entrant_table::{EntrantSink, EntrantTable};
 use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult, Member};
 use crate::error::{Error, InputError, Location};
 use crate::import::validate::Validator;
@@ -164,6 +165,31 @@ pub fn open_partitions(
     partitions: &Partitions,
     progress: &dyn crate::scoring::progress::Progress,
 ) -> Result<Opened, Error> {
+    open_into(dir, on_error, partitions, progress, None)
+}
+
+/// [`open_partitions`] with the entrant rows read into a compact [`EntrantTable`]
+/// (grouped by competition) instead of the head's `entrants`, which stay empty: a run
+/// over a whole federation holds millions of them while it scores.
+pub fn open_partitions_compact(
+    dir: &Path,
+    on_error: OnError,
+    partitions: &Partitions,
+    progress: &dyn crate::scoring::progress::Progress,
+) -> Result<(Opened, EntrantTable), Error> {
+    let mut table = EntrantTable::default();
+    let opened = open_into(dir, on_error, partitions, progress, Some(&mut table))?;
+    table.group();
+    Ok((opened, table))
+}
+
+fn open_into(
+    dir: &Path,
+    on_error: OnError,
+    partitions: &Partitions,
+    progress: &dyn crate::scoring::progress::Progress,
+    table: Option<&mut EntrantTable>,
+) -> Result<Opened, Error> {
     let only = |table: &str| -> Result<Option<Vec<SourceFile>>, Error> {
         Ok(locate_table(dir, table)?.map(|files| {
             files
@@ -220,13 +246,13 @@ pub fn open_partitions(
     }
     // A damaged footer may claim more rows than memory holds: the vector then grows
     // as the rows come, and the reader reports the file.
-    let _ = head
-        .entrants
-        .try_reserve_exact(rows_of(entrants.iter().flatten()));
+    let sink: &mut dyn EntrantSink = match table {
+        Some(table) => table,
+        None => &mut head.entrants,
+    };
+    sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
     for file in entrants.iter().flatten() {
-        by_row_group(file, |frame| {
-            read_entrants(frame, &mut check, &mut head.entrants)
-        })?;
+        by_row_group(file, |frame| read_entrants(frame, &mut check, sink))?;
         progress.advance(1);
     }
     let _ = head

@@ -3,6 +3,7 @@
 
 use chrono::NaiveDate;
 
+use crate::dataset::entrant_table::EntrantSink;
 use crate::dataset::{BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind, Text};
 use crate::error::{Error, InputError};
 use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
@@ -120,7 +121,7 @@ pub(super) fn read_competitions(
 pub(super) fn read_entrants(
     frame: &Frame,
     check: &mut Check,
-    out: &mut Vec<Entrant>,
+    out: &mut dyn EntrantSink,
 ) -> Result<(), Error> {
     super::known::check_columns(frame, "entrants")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
@@ -148,7 +149,7 @@ pub(super) fn read_entrants(
     let mut direction = frame.col::<String>("direction", Optional)?;
     let mut house = frame.col::<bool>("house", Optional)?;
     let mut sources = frame.sources()?;
-    out.reserve(frame.height());
+    out.reserve_rows(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let mut built = || -> Result<Entrant, InputError> {
@@ -178,7 +179,9 @@ pub(super) fn read_entrants(
             })
         };
         let built = built();
-        out.extend(check.row(competition_id, built, Validator::entrant)?);
+        if let Some(entrant) = check.row(competition_id, built, Validator::entrant)? {
+            out.push_row(entrant);
+        }
     }
     Ok(())
 }
