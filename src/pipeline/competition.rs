@@ -237,15 +237,20 @@ pub(super) fn split_outcomes<T>(
     for (competition, outcome) in order.iter().zip(outcomes) {
         match outcome {
             Ok(one) => done.push(one),
-            Err(error) => quarantined.push(Quarantined {
-                competition_id: competition.competition_id.clone(),
-                date: Some(competition.date),
-                session: Some(competition.session),
-                reasons: vec![error],
-            }),
+            Err(error) => quarantined.push(failed(competition, error)),
         }
     }
     (done, quarantined)
+}
+
+/// A competition that failed in scoring or preparing, as the quarantine lists it.
+pub(super) fn failed(competition: &Competition, error: InputError) -> Quarantined {
+    Quarantined {
+        competition_id: competition.competition_id.clone(),
+        date: Some(competition.date),
+        session: Some(competition.session),
+        reasons: vec![error],
+    }
 }
 
 fn group<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a str, Vec<&'a T>> {
