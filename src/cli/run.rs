@@ -455,10 +455,11 @@ fn run_and_write(
     let progress = !plan.quiet;
     let (
         crate::import::table::Opened {
-            mut head,
+            head,
             boards: mut board_files,
         },
         entrants,
+        results,
     ) = crate::import::table::open_partitions_compact(
         &plan.data,
         plan.settings.on_error,
@@ -474,7 +475,7 @@ fn run_and_write(
         pipeline: plan.pipeline.clone(),
     };
     let read_time = started.elapsed().saturating_sub(read.checking);
-    let rows = pipeline::EntrantRows::compact(entrants, &mut head);
+    let rows = pipeline::EntrantRows::compact(entrants, results);
     let output = pipeline::run_source_known(
         &head,
         rows,

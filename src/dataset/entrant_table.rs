@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::{Direction, Entrant, MemberId, Origin};
+use super::{Direction, Entrant, EntrantResult, MemberId, Origin};
 
 /// The id of an absent text or origin.
 const NONE: u32 = u32::MAX;
@@ -38,18 +38,18 @@ struct Row {
     house: bool,
 }
 
-/// What receives entrant rows as a reader checks them: a plain vector, or an
-/// [`EntrantTable`].
-pub trait EntrantSink {
+/// What receives a table's rows as a reader checks them: a plain vector, or a compact
+/// table ([`EntrantTable`], [`ResultTable`]).
+pub trait RowSink<T> {
     /// Makes room for `rows` more, exactly: every row a dataset's files claim, once
     /// (a hint: a damaged footer may claim anything, so nothing fails here).
     fn reserve_exact_rows(&mut self, rows: usize);
     /// Makes room for `rows` more, as a vector grows.
     fn reserve_rows(&mut self, rows: usize);
-    fn push_row(&mut self, entrant: Entrant);
+    fn push_row(&mut self, row: T);
 }
 
-impl EntrantSink for Vec<Entrant> {
+impl<T> RowSink<T> for Vec<T> {
     fn reserve_exact_rows(&mut self, rows: usize) {
         let _ = self.try_reserve_exact(rows);
     }
@@ -58,8 +58,8 @@ impl EntrantSink for Vec<Entrant> {
         self.reserve(rows);
     }
 
-    fn push_row(&mut self, entrant: Entrant) {
-        self.push(entrant);
+    fn push_row(&mut self, row: T) {
+        self.push(row);
     }
 }
 
@@ -76,7 +76,7 @@ pub struct EntrantTable {
     ranges: Vec<(u32, u32)>,
 }
 
-impl EntrantSink for EntrantTable {
+impl RowSink<Entrant> for EntrantTable {
     fn reserve_exact_rows(&mut self, rows: usize) {
         let _ = self.rows.try_reserve_exact(rows);
     }
@@ -85,8 +85,8 @@ impl EntrantSink for EntrantTable {
         self.rows.reserve(rows);
     }
 
-    fn push_row(&mut self, entrant: Entrant) {
-        self.push(&entrant);
+    fn push_row(&mut self, row: Entrant) {
+        self.push(&row);
     }
 }
 
@@ -100,27 +100,11 @@ impl EntrantTable {
     }
 
     fn intern(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.text_ids.get(text) {
-            return id;
-        }
-        let id = self.texts.len() as u32;
-        self.texts.push(text.into());
-        self.text_ids.insert(text.into(), id);
-        id
+        intern(&mut self.texts, &mut self.text_ids, text)
     }
 
     fn intern_option(&mut self, text: Option<&str>) -> u32 {
         text.map_or(NONE, |text| self.intern(text))
-    }
-
-    fn file_id(&mut self, file: Option<&Arc<Path>>) -> u32 {
-        let Some(file) = file else { return NONE };
-        // Rows come a file at a time: the last file is almost always the one.
-        if let Some(at) = self.files.iter().rposition(|f| Arc::ptr_eq(f, file)) {
-            return at as u32;
-        }
-        self.files.push(Arc::clone(file));
-        (self.files.len() - 1) as u32
     }
 
     /// Adds a row (read order is kept within each competition).
@@ -142,7 +126,7 @@ impl EntrantTable {
             names,
             clubs,
             team: self.intern_option(entrant.team.as_deref()),
-            file: self.file_id(entrant.origin.file.as_ref()),
+            file: file_id(&mut self.files, entrant.origin.file.as_ref()),
             row: entrant.origin.row.map_or(u64::MAX, |row| row as u64),
             present,
             direction: match entrant.direction {
@@ -159,24 +143,8 @@ impl EntrantTable {
 
     /// Groups the rows by competition, keeping read order within each.
     pub fn group(&mut self) {
-        let mut counts = vec![0u32; self.texts.len() + 1];
-        for row in &self.rows {
-            counts[row.competition as usize + 1] += 1;
-        }
-        for at in 1..counts.len() {
-            counts[at] += counts[at - 1];
-        }
-        self.ranges = (0..self.texts.len())
-            .map(|id| (counts[id], counts[id + 1]))
-            .collect();
-        let mut next: Vec<u32> = counts[..self.texts.len()].to_vec();
-        self.grouped = vec![0; self.rows.len()];
-        for (at, row) in self.rows.iter().enumerate() {
-            let slot = &mut next[row.competition as usize];
-            self.grouped[*slot as usize] = at as u32;
-            *slot += 1;
-        }
-        self.texts.shrink_to_fit();
+        let keys: Vec<u32> = self.rows.iter().map(|row| row.competition).collect();
+        (self.grouped, self.ranges) = group_by(&keys, self.texts.len());
         self.rows.shrink_to_fit();
     }
 
@@ -226,6 +194,150 @@ impl EntrantTable {
             },
         }
     }
+}
+
+/// One result row: texts by id into [`ResultTable`]'s pool.
+#[derive(Debug, Clone, Copy)]
+struct ResultRow {
+    competition: u32,
+    entrant: u32,
+    opponent: u32,
+    boards_played: u32,
+    score: f64,
+    file: u32,
+    row: u64,
+}
+
+/// Reported-result rows, compactly, in the order they were read (see
+/// [`EntrantTable`], whose texts they share the scheme of).
+#[derive(Debug, Default)]
+pub struct ResultTable {
+    rows: Vec<ResultRow>,
+    texts: Vec<Box<str>>,
+    text_ids: HashMap<Box<str>, u32>,
+    files: Vec<Arc<Path>>,
+    grouped: Vec<u32>,
+    ranges: Vec<(u32, u32)>,
+}
+
+impl RowSink<EntrantResult> for ResultTable {
+    fn reserve_exact_rows(&mut self, rows: usize) {
+        let _ = self.rows.try_reserve_exact(rows);
+    }
+
+    fn reserve_rows(&mut self, rows: usize) {
+        self.rows.reserve(rows);
+    }
+
+    fn push_row(&mut self, row: EntrantResult) {
+        self.push(&row);
+    }
+}
+
+impl ResultTable {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Adds a row (read order is kept within each competition).
+    pub fn push(&mut self, result: &EntrantResult) {
+        let row = ResultRow {
+            competition: intern(&mut self.texts, &mut self.text_ids, &result.competition_id),
+            entrant: intern(&mut self.texts, &mut self.text_ids, &result.entrant),
+            opponent: result.opponent.as_deref().map_or(NONE, |text| {
+                intern(&mut self.texts, &mut self.text_ids, text)
+            }),
+            boards_played: result.boards_played,
+            score: result.score,
+            file: file_id(&mut self.files, result.origin.file.as_ref()),
+            row: result.origin.row.map_or(u64::MAX, |row| row as u64),
+        };
+        self.rows.push(row);
+        self.grouped.clear();
+        self.ranges.clear();
+    }
+
+    /// Groups the rows by competition, keeping read order within each.
+    pub fn group(&mut self) {
+        let keys: Vec<u32> = self.rows.iter().map(|row| row.competition).collect();
+        (self.grouped, self.ranges) = group_by(&keys, self.texts.len());
+        self.rows.shrink_to_fit();
+    }
+
+    /// The rows of competition `competition_id`, in read order, as the reader built
+    /// them. [`ResultTable::group`] must have run (else nothing is found).
+    pub fn competition(&self, competition_id: &str) -> Vec<EntrantResult> {
+        let Some(&(start, end)) = self
+            .text_ids
+            .get(competition_id)
+            .and_then(|id| self.ranges.get(*id as usize))
+        else {
+            return Vec::new();
+        };
+        let text = |id: u32| self.texts.get(id as usize).map_or("", |text| text);
+        self.grouped[start as usize..end as usize]
+            .iter()
+            .map(|&at| {
+                let row = &self.rows[at as usize];
+                EntrantResult {
+                    competition_id: text(row.competition).to_owned(),
+                    entrant: text(row.entrant).to_owned(),
+                    boards_played: row.boards_played,
+                    score: row.score,
+                    opponent: (row.opponent != NONE).then(|| text(row.opponent).to_owned()),
+                    origin: Origin {
+                        file: self.files.get(row.file as usize).cloned(),
+                        row: (row.row != u64::MAX).then_some(row.row as usize),
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+fn intern(texts: &mut Vec<Box<str>>, ids: &mut HashMap<Box<str>, u32>, text: &str) -> u32 {
+    if let Some(&id) = ids.get(text) {
+        return id;
+    }
+    let id = texts.len() as u32;
+    texts.push(text.into());
+    ids.insert(text.into(), id);
+    id
+}
+
+fn file_id(files: &mut Vec<Arc<Path>>, file: Option<&Arc<Path>>) -> u32 {
+    let Some(file) = file else { return NONE };
+    // Rows come a file at a time: the last file is almost always the one.
+    if let Some(at) = files.iter().rposition(|f| Arc::ptr_eq(f, file)) {
+        return at as u32;
+    }
+    files.push(Arc::clone(file));
+    (files.len() - 1) as u32
+}
+
+/// Positions `0..keys.len()` grouped by key (of `0..n`), each group in position order,
+/// and each key's range into them.
+fn group_by(keys: &[u32], n: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let mut counts = vec![0u32; n + 1];
+    for &key in keys {
+        counts[key as usize + 1] += 1;
+    }
+    for at in 1..counts.len() {
+        counts[at] += counts[at - 1];
+    }
+    let ranges = (0..n).map(|id| (counts[id], counts[id + 1])).collect();
+    let mut next: Vec<u32> = counts[..n].to_vec();
+    let mut grouped = vec![0; keys.len()];
+    for (at, &key) in keys.iter().enumerate() {
+        let slot = &mut next[key as usize];
+        grouped[*slot as usize] = at as u32;
+        *slot += 1;
+    }
+    (grouped, ranges)
 }
 
 #[cfg(test)]

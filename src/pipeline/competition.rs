@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::dataset::entrant_table::EntrantTable;
+use crate::dataset::entrant_table::{EntrantTable, ResultTable};
 use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
 use crate::error::InputError;
 use crate::quarantine::Quarantined;
@@ -55,7 +55,7 @@ pub(super) struct ScoredOne {
 /// over, and the run lets them go before the replay.
 pub struct EntrantRows<'a> {
     pub entrants: Entrants<'a>,
-    pub results: Cow<'a, [EntrantResult]>,
+    pub results: Results<'a>,
 }
 
 /// Entrant rows as structs (a dataset's own), or read compactly ([`EntrantTable`]).
@@ -64,12 +64,18 @@ pub enum Entrants<'a> {
     Table(EntrantTable),
 }
 
+/// Result rows as structs (a dataset's own), or read compactly ([`ResultTable`]).
+pub enum Results<'a> {
+    Rows(Cow<'a, [EntrantResult]>),
+    Table(ResultTable),
+}
+
 impl<'a> EntrantRows<'a> {
     /// The rows of `dataset`, borrowed.
     pub fn of(dataset: &'a Dataset) -> Self {
         EntrantRows {
             entrants: Entrants::Rows(Cow::Borrowed(&dataset.entrants)),
-            results: Cow::Borrowed(&dataset.results),
+            results: Results::Rows(Cow::Borrowed(&dataset.results)),
         }
     }
 
@@ -77,16 +83,16 @@ impl<'a> EntrantRows<'a> {
     pub fn taken_from(dataset: &mut Dataset) -> EntrantRows<'static> {
         EntrantRows {
             entrants: Entrants::Rows(Cow::Owned(std::mem::take(&mut dataset.entrants))),
-            results: Cow::Owned(std::mem::take(&mut dataset.results)),
+            results: Results::Rows(Cow::Owned(std::mem::take(&mut dataset.results))),
         }
     }
 
-    /// The entrant rows a reader kept compactly (grouped by competition, see
-    /// [`EntrantTable::group`]), and the result rows taken out of `dataset`.
-    pub fn compact(entrants: EntrantTable, dataset: &mut Dataset) -> EntrantRows<'static> {
+    /// The entrant and result rows a reader kept compactly (grouped by competition,
+    /// see [`EntrantTable::group`]).
+    pub fn compact(entrants: EntrantTable, results: ResultTable) -> EntrantRows<'static> {
         EntrantRows {
             entrants: Entrants::Table(entrants),
-            results: Cow::Owned(std::mem::take(&mut dataset.results)),
+            results: Results::Table(results),
         }
     }
 }
@@ -97,6 +103,12 @@ enum EntrantIndex<'r> {
     Table(&'r EntrantTable),
 }
 
+/// Where a competition's result rows are found.
+enum ResultIndex<'r> {
+    Grouped(HashMap<&'r str, Vec<&'r EntrantResult>>),
+    Table(&'r ResultTable),
+}
+
 /// A dataset's competitions in replay order, with each one's entrants and reported
 /// results, so that a competition's rows can be put together whenever its board rows
 /// arrive (all at once, or a file at a time).
@@ -105,7 +117,7 @@ pub(super) struct Index<'c, 'r> {
     pub order: Vec<&'c Competition>,
     position: HashMap<&'c str, usize>,
     entrants: EntrantIndex<'r>,
-    results: HashMap<&'r str, Vec<&'r EntrantResult>>,
+    results: ResultIndex<'r>,
 }
 
 impl<'a> Index<'a, 'a> {
@@ -114,7 +126,7 @@ impl<'a> Index<'a, 'a> {
         Index::build(
             &dataset.competitions,
             EntrantIndex::Grouped(group(&dataset.entrants, |e| e.competition_id.as_str())),
-            &dataset.results,
+            ResultIndex::Grouped(group(&dataset.results, |r| r.competition_id.as_str())),
         )
     }
 }
@@ -123,7 +135,7 @@ impl<'c, 'r> Index<'c, 'r> {
     pub fn new(
         competitions: &'c [Competition],
         entrants: &'r Entrants<'_>,
-        results: &'r [EntrantResult],
+        results: &'r Results<'_>,
     ) -> Self {
         let entrants = match entrants {
             Entrants::Rows(rows) => {
@@ -131,13 +143,17 @@ impl<'c, 'r> Index<'c, 'r> {
             }
             Entrants::Table(table) => EntrantIndex::Table(table),
         };
+        let results = match results {
+            Results::Rows(rows) => ResultIndex::Grouped(group(rows, |r| r.competition_id.as_str())),
+            Results::Table(table) => ResultIndex::Table(table),
+        };
         Index::build(competitions, entrants, results)
     }
 
     fn build(
         competitions: &'c [Competition],
         entrants: EntrantIndex<'r>,
-        results: &'r [EntrantResult],
+        results: ResultIndex<'r>,
     ) -> Self {
         let mut order: Vec<&Competition> = competitions.iter().collect();
         order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
@@ -150,7 +166,7 @@ impl<'c, 'r> Index<'c, 'r> {
             order,
             position,
             entrants,
-            results: group(results, |r| r.competition_id.as_str()),
+            results,
         }
     }
 
@@ -182,22 +198,27 @@ impl<'c, 'r> Index<'c, 'r> {
         f: impl FnOnce(&Rows<'_>) -> T,
     ) -> T {
         let id = self.order[at].competition_id.as_str();
-        let reported = self.results.get(id).cloned().unwrap_or_default();
-        match &self.entrants {
-            EntrantIndex::Grouped(map) => f(&Rows {
-                entrants: map.get(id).cloned().unwrap_or_default(),
-                reported,
-                boards,
-            }),
+        let owned_entrants;
+        let entrants = match &self.entrants {
+            EntrantIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
             EntrantIndex::Table(table) => {
-                let owned = table.competition(id);
-                f(&Rows {
-                    entrants: owned.iter().collect(),
-                    reported,
-                    boards,
-                })
+                owned_entrants = table.competition(id);
+                owned_entrants.iter().collect()
             }
-        }
+        };
+        let owned_results;
+        let reported = match &self.results {
+            ResultIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
+            ResultIndex::Table(table) => {
+                owned_results = table.competition(id);
+                owned_results.iter().collect()
+            }
+        };
+        f(&Rows {
+            entrants,
+            reported,
+            boards,
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 
 use chrono::NaiveDate;
 
-use crate::dataset::entrant_table::EntrantSink;
+use crate::dataset::entrant_table::RowSink;
 use crate::dataset::{BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind, Text};
 use crate::error::{Error, InputError};
 use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
@@ -121,7 +121,7 @@ pub(super) fn read_competitions(
 pub(super) fn read_entrants(
     frame: &Frame,
     check: &mut Check,
-    out: &mut dyn EntrantSink,
+    out: &mut dyn RowSink<Entrant>,
 ) -> Result<(), Error> {
     super::known::check_columns(frame, "entrants")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
@@ -189,7 +189,7 @@ pub(super) fn read_entrants(
 pub(super) fn read_results(
     frame: &Frame,
     check: &mut Check,
-    out: &mut Vec<EntrantResult>,
+    out: &mut dyn RowSink<EntrantResult>,
 ) -> Result<(), Error> {
     super::known::check_columns(frame, "results")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
@@ -197,7 +197,7 @@ pub(super) fn read_results(
     let mut boards_played = frame.col::<i32>("boards_played", Required)?;
     let mut score = frame.col::<f64>("score", Required)?;
     let mut opponent = frame.col::<String>("opponent", Optional)?;
-    out.reserve(frame.height());
+    out.reserve_rows(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let mut built = || -> Result<EntrantResult, InputError> {
@@ -211,7 +211,9 @@ pub(super) fn read_results(
             })
         };
         let built = built();
-        out.extend(check.row(competition_id, built, Validator::result)?);
+        if let Some(result) = check.row(competition_id, built, Validator::result)? {
+            out.push_row(result);
+        }
     }
     Ok(())
 }
