@@ -399,4 +399,34 @@ mod tests {
         table.group();
         assert_eq!(table.competition("a").len(), 2);
     }
+
+    /// Result rows of two competitions read interleaved come back per competition in
+    /// read order: score, boards played, an opponent present and absent, the origin.
+    #[test]
+    fn a_competition_gets_back_its_results_as_read() {
+        let file: Arc<Path> = Arc::from(Path::new("results/month=2026-01/part-0.parquet"));
+        let result = |competition: &str, entrant: &str, score: f64, row: usize| EntrantResult {
+            competition_id: competition.into(),
+            entrant: entrant.into(),
+            boards_played: 24,
+            score,
+            opponent: None,
+            origin: Origin::new(&file, row),
+        };
+        let mut a1 = result("a", "1", 57.25, 1);
+        a1.opponent = Some("2".into());
+        let b1 = result("b", "1", -3.0, 2);
+        let mut a2 = result("a", "2", 42.75, 3);
+        a2.origin = Origin::default();
+        a2.boards_played = 22;
+        let mut table = ResultTable::default();
+        for row in [&a1, &b1, &a2] {
+            table.push_row(row.clone());
+        }
+        table.group();
+        assert_eq!(table.len(), 3);
+        assert_eq!(table.competition("a"), vec![a1, a2]);
+        assert_eq!(table.competition("b"), vec![b1]);
+        assert!(table.competition("2").is_empty());
+    }
 }
