@@ -13,6 +13,7 @@ use crate::error::Location;
 
 pub mod conventions;
 pub mod encoding;
+pub mod entrant_table;
 pub mod text;
 
 use conventions::Conventions;

@@ -453,10 +453,14 @@ fn run_and_write(
     started: Instant,
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
-    let crate::import::table::Opened {
-        mut head,
-        boards: mut board_files,
-    } = crate::import::table::open_partitions(
+    let (
+        crate::import::table::Opened {
+            head,
+            boards: mut board_files,
+        },
+        entrants,
+        results,
+    ) = crate::import::table::open_partitions_compact(
         &plan.data,
         plan.settings.on_error,
         read.partitions,
@@ -471,7 +475,7 @@ fn run_and_write(
         pipeline: plan.pipeline.clone(),
     };
     let read_time = started.elapsed().saturating_sub(read.checking);
-    let rows = pipeline::EntrantRows::taken_from(&mut head);
+    let rows = pipeline::EntrantRows::compact(entrants, results);
     let output = pipeline::run_source_known(
         &head,
         rows,

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use crate::dataset::entrant_table::{EntrantTable, ResultTable};
 use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
 use crate::error::InputError;
 use crate::quarantine::Quarantined;
@@ -53,26 +54,59 @@ pub(super) struct ScoredOne {
 /// (a row per entrant of the whole history), so a caller that owns them hands them
 /// over, and the run lets them go before the replay.
 pub struct EntrantRows<'a> {
-    pub entrants: Cow<'a, [Entrant]>,
-    pub results: Cow<'a, [EntrantResult]>,
+    pub entrants: Entrants<'a>,
+    pub results: Results<'a>,
+}
+
+/// Entrant rows as structs (a dataset's own), or read compactly ([`EntrantTable`]).
+pub enum Entrants<'a> {
+    Rows(Cow<'a, [Entrant]>),
+    Table(EntrantTable),
+}
+
+/// Result rows as structs (a dataset's own), or read compactly ([`ResultTable`]).
+pub enum Results<'a> {
+    Rows(Cow<'a, [EntrantResult]>),
+    Table(ResultTable),
 }
 
 impl<'a> EntrantRows<'a> {
     /// The rows of `dataset`, borrowed.
     pub fn of(dataset: &'a Dataset) -> Self {
         EntrantRows {
-            entrants: Cow::Borrowed(&dataset.entrants),
-            results: Cow::Borrowed(&dataset.results),
+            entrants: Entrants::Rows(Cow::Borrowed(&dataset.entrants)),
+            results: Results::Rows(Cow::Borrowed(&dataset.results)),
         }
     }
 
     /// The rows of `dataset`, taken out of it.
     pub fn taken_from(dataset: &mut Dataset) -> EntrantRows<'static> {
         EntrantRows {
-            entrants: Cow::Owned(std::mem::take(&mut dataset.entrants)),
-            results: Cow::Owned(std::mem::take(&mut dataset.results)),
+            entrants: Entrants::Rows(Cow::Owned(std::mem::take(&mut dataset.entrants))),
+            results: Results::Rows(Cow::Owned(std::mem::take(&mut dataset.results))),
         }
     }
+
+    /// The entrant and result rows a reader kept compactly (grouped by competition,
+    /// see [`EntrantTable::group`]).
+    pub fn compact(entrants: EntrantTable, results: ResultTable) -> EntrantRows<'static> {
+        EntrantRows {
+            entrants: Entrants::Table(entrants),
+            results: Results::Table(results),
+        }
+    }
+}
+
+/// Where a competition's entrant rows are found.
+enum EntrantIndex<'r> {
+    Grouped(HashMap<&'r str, Vec<&'r Entrant>>),
+    Table(&'r EntrantTable),
+}
+
+/// Where a competition's result rows are found.
+enum ResultIndex<'r> {
+    Grouped(HashMap<&'r str, Vec<&'r EntrantResult>>),
+    Table(&'r ResultTable),
 }
 
 /// A dataset's competitions in replay order, with each one's entrants and reported
@@ -82,22 +116,44 @@ pub(super) struct Index<'c, 'r> {
     /// Every competition, in replay order (date, session, id).
     pub order: Vec<&'c Competition>,
     position: HashMap<&'c str, usize>,
-    entrants: HashMap<&'r str, Vec<&'r Entrant>>,
-    results: HashMap<&'r str, Vec<&'r EntrantResult>>,
+    entrants: EntrantIndex<'r>,
+    results: ResultIndex<'r>,
 }
 
 impl<'a> Index<'a, 'a> {
     /// The index of a dataset's own rows.
     pub fn of(dataset: &'a Dataset) -> Self {
-        Index::new(&dataset.competitions, &dataset.entrants, &dataset.results)
+        Index::build(
+            &dataset.competitions,
+            EntrantIndex::Grouped(group(&dataset.entrants, |e| e.competition_id.as_str())),
+            ResultIndex::Grouped(group(&dataset.results, |r| r.competition_id.as_str())),
+        )
     }
 }
 
 impl<'c, 'r> Index<'c, 'r> {
     pub fn new(
         competitions: &'c [Competition],
-        entrants: &'r [Entrant],
-        results: &'r [EntrantResult],
+        entrants: &'r Entrants<'_>,
+        results: &'r Results<'_>,
+    ) -> Self {
+        let entrants = match entrants {
+            Entrants::Rows(rows) => {
+                EntrantIndex::Grouped(group(rows, |e| e.competition_id.as_str()))
+            }
+            Entrants::Table(table) => EntrantIndex::Table(table),
+        };
+        let results = match results {
+            Results::Rows(rows) => ResultIndex::Grouped(group(rows, |r| r.competition_id.as_str())),
+            Results::Table(table) => ResultIndex::Table(table),
+        };
+        Index::build(competitions, entrants, results)
+    }
+
+    fn build(
+        competitions: &'c [Competition],
+        entrants: EntrantIndex<'r>,
+        results: ResultIndex<'r>,
     ) -> Self {
         let mut order: Vec<&Competition> = competitions.iter().collect();
         order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
@@ -109,8 +165,8 @@ impl<'c, 'r> Index<'c, 'r> {
         Index {
             order,
             position,
-            entrants: group(entrants, |e| e.competition_id.as_str()),
-            results: group(results, |r| r.competition_id.as_str()),
+            entrants,
+            results,
         }
     }
 
@@ -133,14 +189,36 @@ impl<'c, 'r> Index<'c, 'r> {
         grouped
     }
 
-    /// The rows of the competition at `at`, with the given board rows.
-    pub fn rows<'b>(&'b self, at: usize, boards: &'b [&'b BoardResult]) -> Rows<'b> {
+    /// Runs `f` on the rows of the competition at `at`, with the given board rows. A
+    /// compactly held competition's entrant rows exist as structs only during the call.
+    pub fn with_rows<T>(
+        &self,
+        at: usize,
+        boards: &[&BoardResult],
+        f: impl FnOnce(&Rows<'_>) -> T,
+    ) -> T {
         let id = self.order[at].competition_id.as_str();
-        Rows {
-            entrants: self.entrants.get(id).cloned().unwrap_or_default(),
-            reported: self.results.get(id).cloned().unwrap_or_default(),
+        let owned_entrants;
+        let entrants = match &self.entrants {
+            EntrantIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
+            EntrantIndex::Table(table) => {
+                owned_entrants = table.competition(id);
+                owned_entrants.iter().collect()
+            }
+        };
+        let owned_results;
+        let reported = match &self.results {
+            ResultIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
+            ResultIndex::Table(table) => {
+                owned_results = table.competition(id);
+                owned_results.iter().collect()
+            }
+        };
+        f(&Rows {
+            entrants,
+            reported,
             boards,
-        }
+        })
     }
 }
 
@@ -162,7 +240,7 @@ pub(super) fn each_competition<T: Send>(
         .zip(&boards)
         .enumerate()
         .map(|(at, (competition, boards))| {
-            let out = one(competition, &index.rows(at, boards));
+            let out = index.with_rows(at, boards, |rows| one(competition, rows));
             on_competition_done();
             out
         })
@@ -180,15 +258,20 @@ pub(super) fn split_outcomes<T>(
     for (competition, outcome) in order.iter().zip(outcomes) {
         match outcome {
             Ok(one) => done.push(one),
-            Err(error) => quarantined.push(Quarantined {
-                competition_id: competition.competition_id.clone(),
-                date: Some(competition.date),
-                session: Some(competition.session),
-                reasons: vec![error],
-            }),
+            Err(error) => quarantined.push(failed(competition, error)),
         }
     }
     (done, quarantined)
+}
+
+/// A competition that failed in scoring or preparing, as the quarantine lists it.
+pub(super) fn failed(competition: &Competition, error: InputError) -> Quarantined {
+    Quarantined {
+        competition_id: competition.competition_id.clone(),
+        date: Some(competition.date),
+        session: Some(competition.session),
+        reasons: vec![error],
+    }
 }
 
 fn group<'a, T>(rows: &'a [T], key: impl Fn(&'a T) -> &'a str) -> HashMap<&'a str, Vec<&'a T>> {

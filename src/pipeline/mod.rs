@@ -453,13 +453,15 @@ impl<'a> Run<'a> {
         at: usize,
         rows: &[&BoardResult],
     ) -> std::result::Result<prepare::OneCompetition, InputError> {
-        let mut one = prepare::prepare_one(
-            index.order[at],
-            &index.rows(at, rows),
-            &self.registry,
-            &self.settings.factors,
-            self.settings.rate,
-        )?;
+        let mut one = index.with_rows(at, rows, |rows| {
+            prepare::prepare_one(
+                index.order[at],
+                rows,
+                &self.registry,
+                &self.settings.factors,
+                self.settings.rate,
+            )
+        })?;
         if !self.settings.board_scores {
             one.board_scores = Vec::new();
         }
@@ -518,11 +520,12 @@ impl<'a> Run<'a> {
             collected.rest(&index, &quarantine, false, &in_scope, &prepare)?;
             self.progress.finish();
         }
+        // No pass follows: the checks' own copy of every entrant goes before the
+        // outcomes are put together.
+        boards.release();
         let scope_competitions: Vec<&'a Competition> =
             scope.iter().map(|&at| index.order[at]).collect();
-        let outcomes = collected.take_outcomes(&index, &scope)?;
-        let (done, prepare_failed) = competition::split_outcomes(&scope_competitions, outcomes);
-        let mut prepared = prepare::assemble(done, prepare_failed);
+        let mut prepared = collected.assemble(&index, &scope)?;
         prepared.board_scores = collected.board_scores(&scope)?;
         let prepare_quarantined = self.take_prepare_failures(&mut prepared, &mut quarantine)?;
         Ok(Some(ScoredRun {

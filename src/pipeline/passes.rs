@@ -20,6 +20,7 @@ pub use crate::scoring::{BoardSource, InMemory};
 
 use super::competition::{Index, WithBoardScores};
 use super::ledger;
+use super::prepare::{assemble_in_place, OneCompetition, Prepared};
 use super::sealed::{Arriving, BoardScoreRows, Sealer};
 
 /// What a pass runs on a competition in scope: its place in replay order and its board
@@ -204,12 +205,9 @@ impl<T: Send + WithBoardScores> Collected<T> {
         places
             .iter()
             .map(|&at| {
-                self.outcomes[at].take().ok_or_else(|| {
-                    Error::Config(format!(
-                        "competition `{}` was never scored: its board rows did not arrive",
-                        index.order[at].competition_id
-                    ))
-                })
+                self.outcomes[at]
+                    .take()
+                    .ok_or_else(|| never_scored(index, at))
             })
             .collect()
     }
@@ -230,7 +228,29 @@ impl<T: Send + WithBoardScores> Collected<T> {
     }
 }
 
+impl Collected<OneCompetition> {
+    /// The competitions at `places` (in replay order) scored and prepared, put together
+    /// as the replay and the outputs take them ([`Prepared`], board scores apart: see
+    /// [`Collected::board_scores`]); an error names a competition whose board rows never
+    /// arrived. The outcomes are let go as they are put together.
+    pub fn assemble(&mut self, index: &Index<'_, '_>, places: &[usize]) -> Result<Prepared> {
+        if let Some(&at) = places.iter().find(|&&at| self.outcomes[at].is_none()) {
+            return Err(never_scored(index, at));
+        }
+        let mut outcomes = std::mem::take(&mut self.outcomes);
+        Ok(assemble_in_place(&index.order, &mut outcomes, places))
+    }
+}
+
+fn never_scored(index: &Index<'_, '_>, at: usize) -> Error {
+    Error::Config(format!(
+        "competition `{}` was never scored: its board rows did not arrive",
+        index.order[at].competition_id
+    ))
+}
+
 fn hash_of(index: &Index<'_, '_>, at: usize, boards: &[&BoardResult]) -> String {
-    let rows = index.rows(at, boards);
-    ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
+    index.with_rows(at, boards, |rows| {
+        ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
+    })
 }

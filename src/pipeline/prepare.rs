@@ -12,7 +12,7 @@ use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
 use crate::scoring::BoardScore;
 
-use super::competition::{each_competition, score_one, Rows, WithBoardScores};
+use super::competition::{each_competition, failed, score_one, Rows, WithBoardScores};
 use super::model_input::build_input;
 use super::state::Registry;
 use super::units::model_results;
@@ -69,6 +69,45 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
         all.board_scores.extend(one.board_scores);
         if let Some(competition) = one.rated {
             all.competitions.push(competition);
+        }
+    }
+    all
+}
+
+/// The outcomes at `places` (in replay order) put together, each taken out of
+/// `outcomes` as it is appended, so that no second list of every competition's outcome
+/// is made on the way; those that failed are listed as quarantined.
+pub(super) fn assemble_in_place(
+    order: &[&Competition],
+    outcomes: &mut [Option<Result<OneCompetition, InputError>>],
+    places: &[usize],
+) -> Prepared {
+    let mut all = Prepared::default();
+    let (mut lines, mut competitions, mut text, mut rated) = (0, 0, 0, 0);
+    for one in places
+        .iter()
+        .filter_map(|&at| outcomes.get(at)?.as_ref()?.as_ref().ok())
+    {
+        lines += one.standings.len();
+        competitions += 1;
+        text += one.standings.text_len();
+        rated += usize::from(one.rated.is_some());
+    }
+    all.standings.reserve(lines, competitions, text);
+    all.competitions.reserve_exact(rated);
+    for &at in places {
+        let Some(outcome) = outcomes.get_mut(at).and_then(Option::take) else {
+            continue;
+        };
+        match outcome {
+            Ok(one) => {
+                all.standings.append(&one.standings);
+                all.board_scores.extend(one.board_scores);
+                if let Some(competition) = one.rated {
+                    all.competitions.push(competition);
+                }
+            }
+            Err(error) => all.quarantined.push(failed(order[at], error)),
         }
     }
     all

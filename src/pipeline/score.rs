@@ -77,15 +77,17 @@ pub fn score_source(
     collected.reserve_board_scores(boards.rows_hint());
     let one = |at: usize, rows: &[&BoardResult]| {
         let competition = index.order[at];
-        let rows = index.rows(at, rows);
-        let mut scored = score_one(competition, &rows, Rate::Recomputed)?;
-        let results = std::mem::take(&mut scored.results);
-        scored.rated = handicaps
-            .filter(|h| competition.rated && (h.wanted)(competition))
-            .and_then(|h| {
-                super::prepare::rated_input(competition, &rows, results, h.registry, h.factors).ok()
-            });
-        Ok(scored)
+        index.with_rows(at, rows, |rows| {
+            let mut scored = score_one(competition, rows, Rate::Recomputed)?;
+            let results = std::mem::take(&mut scored.results);
+            scored.rated = handicaps
+                .filter(|h| competition.rated && (h.wanted)(competition))
+                .and_then(|h| {
+                    super::prepare::rated_input(competition, rows, results, h.registry, h.factors)
+                        .ok()
+                });
+            Ok(scored)
+        })
     };
     let everything = |_: usize| true;
     collected.read(boards, &index, false, &everything, &one, done)?;

@@ -29,6 +29,10 @@ pub trait BoardSource {
     /// The competitions the rows' checks left out, final once the first
     /// [`BoardSource::read_boards`] is done, dated from `head`.
     fn finish(&mut self, head: &Dataset) -> Result<Quarantine>;
+
+    /// No pass follows: what the rows' checks keep (every entrant of the history, to
+    /// check the board rows against) may go. A pass after this is an error.
+    fn release(&mut self) {}
 }
 
 /// A dataset already in memory, with the competitions its reader left out.

@@ -19,6 +19,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::dataset::entrant_table::{EntrantTable, ResultTable, RowSink};
 use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult, Member};
 use crate::error::{Error, InputError, Location};
 use crate::import::validate::Validator;
@@ -164,6 +165,33 @@ pub fn open_partitions(
     partitions: &Partitions,
     progress: &dyn crate::scoring::progress::Progress,
 ) -> Result<Opened, Error> {
+    open_into(dir, on_error, partitions, progress, None)
+}
+
+/// [`open_partitions`] with the entrant and result rows read into compact tables
+/// (grouped by competition) instead of the head's `entrants` and `results`, which
+/// stay empty: a run over a whole federation holds millions of them while it scores.
+pub fn open_partitions_compact(
+    dir: &Path,
+    on_error: OnError,
+    partitions: &Partitions,
+    progress: &dyn crate::scoring::progress::Progress,
+) -> Result<(Opened, EntrantTable, ResultTable), Error> {
+    let mut tables = (EntrantTable::default(), ResultTable::default());
+    let opened = open_into(dir, on_error, partitions, progress, Some(&mut tables))?;
+    let (mut entrants, mut results) = tables;
+    entrants.group();
+    results.group();
+    Ok((opened, entrants, results))
+}
+
+fn open_into(
+    dir: &Path,
+    on_error: OnError,
+    partitions: &Partitions,
+    progress: &dyn crate::scoring::progress::Progress,
+    tables: Option<&mut (EntrantTable, ResultTable)>,
+) -> Result<Opened, Error> {
     let only = |table: &str| -> Result<Option<Vec<SourceFile>>, Error> {
         Ok(locate_table(dir, table)?.map(|files| {
             files
@@ -220,22 +248,19 @@ pub fn open_partitions(
     }
     // A damaged footer may claim more rows than memory holds: the vector then grows
     // as the rows come, and the reader reports the file.
-    let _ = head
-        .entrants
-        .try_reserve_exact(rows_of(entrants.iter().flatten()));
+    let (sink, result_sink): (&mut dyn RowSink<Entrant>, &mut dyn RowSink<EntrantResult>) =
+        match tables {
+            Some((entrants, results)) => (entrants, results),
+            None => (&mut head.entrants, &mut head.results),
+        };
+    sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
     for file in entrants.iter().flatten() {
-        by_row_group(file, |frame| {
-            read_entrants(frame, &mut check, &mut head.entrants)
-        })?;
+        by_row_group(file, |frame| read_entrants(frame, &mut check, sink))?;
         progress.advance(1);
     }
-    let _ = head
-        .results
-        .try_reserve_exact(rows_of(results.iter().flatten()));
+    result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
     for file in results.iter().flatten() {
-        by_row_group(file, |frame| {
-            read_results(frame, &mut check, &mut head.results)
-        })?;
+        by_row_group(file, |frame| read_results(frame, &mut check, result_sink))?;
         progress.advance(1);
     }
     progress.finish();

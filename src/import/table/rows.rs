@@ -3,6 +3,7 @@
 
 use chrono::NaiveDate;
 
+use crate::dataset::entrant_table::RowSink;
 use crate::dataset::{
     BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind, Origin, Text,
 };
@@ -123,7 +124,7 @@ pub(super) fn read_competitions(
 pub(super) fn read_entrants(
     frame: &Frame,
     check: &mut Check,
-    out: &mut Vec<Entrant>,
+    out: &mut dyn RowSink<Entrant>,
 ) -> Result<(), Error> {
     super::known::check_columns(frame, "entrants")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
@@ -151,7 +152,7 @@ pub(super) fn read_entrants(
     let mut direction = frame.col::<String>("direction", Optional)?;
     let mut house = frame.col::<bool>("house", Optional)?;
     let mut sources = frame.sources()?;
-    out.reserve(frame.height());
+    out.reserve_rows(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let mut built = || -> Result<Entrant, InputError> {
@@ -181,7 +182,9 @@ pub(super) fn read_entrants(
             })
         };
         let built = built();
-        out.extend(check.row(competition_id, built, Validator::entrant)?);
+        if let Some(entrant) = check.row(competition_id, built, Validator::entrant)? {
+            out.push_row(entrant);
+        }
     }
     Ok(())
 }
@@ -189,7 +192,7 @@ pub(super) fn read_entrants(
 pub(super) fn read_results(
     frame: &Frame,
     check: &mut Check,
-    out: &mut Vec<EntrantResult>,
+    out: &mut dyn RowSink<EntrantResult>,
 ) -> Result<(), Error> {
     super::known::check_columns(frame, "results")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
@@ -197,7 +200,7 @@ pub(super) fn read_results(
     let mut boards_played = frame.col::<i32>("boards_played", Required)?;
     let mut score = frame.col::<f64>("score", Required)?;
     let mut opponent = frame.col::<String>("opponent", Optional)?;
-    out.reserve(frame.height());
+    out.reserve_rows(frame.height());
     for row in 0..frame.height() {
         let competition_id = competition_id.required(row)?;
         let mut built = || -> Result<EntrantResult, InputError> {
@@ -211,7 +214,9 @@ pub(super) fn read_results(
             })
         };
         let built = built();
-        out.extend(check.row(competition_id, built, Validator::result)?);
+        if let Some(result) = check.row(competition_id, built, Validator::result)? {
+            out.push_row(result);
+        }
     }
     Ok(())
 }

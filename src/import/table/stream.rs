@@ -156,6 +156,8 @@ pub struct BoardReader {
     files: BoardFiles,
     /// Set once a pass has read every piece: the quarantine is then final.
     finished: bool,
+    /// Set when the caller said no pass follows, and the checks' state went.
+    released: bool,
 }
 
 impl BoardReader {
@@ -164,6 +166,7 @@ impl BoardReader {
             check,
             files,
             finished: false,
+            released: false,
         }
     }
 
@@ -184,6 +187,11 @@ impl BoardReader {
         wanted: &(dyn Fn(&str) -> bool + Sync),
         each: &mut dyn FnMut(&mut Vec<BoardResult>) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        if self.released {
+            return Err(Error::Config(
+                "the board rows were read again after their checks were let go".to_owned(),
+            ));
+        }
         let first = !self.finished;
         let wanted_ids: Vec<bool> = self.files.ids.iter().map(|id| wanted(id)).collect();
         // A later pass checks the rows again (they are read again), but what it finds
@@ -425,6 +433,11 @@ impl crate::scoring::BoardSource for BoardReader {
 
     fn rows_hint(&self) -> usize {
         self.files.rows
+    }
+
+    fn release(&mut self) {
+        self.check.validator = crate::import::validate::Validator::default();
+        self.released = true;
     }
 }
 
