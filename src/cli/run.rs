@@ -424,6 +424,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         vouched: &vouched,
         months_read: None,
         checking: checked.took,
+        carried: None,
     };
     run_and_write(plan, &read, previous.as_ref(), started)?.ok_or_else(|| {
         Error::Config("a run over every competition found one it had not read".to_owned())
@@ -441,6 +442,8 @@ struct Read<'a> {
     months_read: Option<(usize, usize)>,
     /// Time spent checking the index against the data files (part of `hashing`).
     checking: std::time::Duration,
+    /// The previous run's history, being read ahead for the outputs to carry.
+    carried: Option<std::sync::Arc<crate::report::history::Prefetch>>,
 }
 
 /// Opens what `read` names, runs the pipeline and writes the outputs; `None` when the
@@ -469,6 +472,7 @@ fn run_and_write(
         factors: plan.factors.clone(),
         state: plan.state.clone().zip(previous.map(|p| p.sha256.clone())),
         pipeline: plan.pipeline.clone(),
+        carried: read.carried.clone(),
     };
     let read_time = started.elapsed().saturating_sub(read.checking);
     let rows = pipeline::EntrantRows::taken_from(&mut head);
@@ -483,8 +487,9 @@ fn run_and_write(
         read.vouched,
     )?;
     // The outputs carry what they need of the dataset (its entrant rows went once
-    // scored): its members and competitions need not wait for the writing.
-    drop(head);
+    // scored): its members and competitions need not wait for the writing, nor the
+    // writing for them to be freed.
+    std::thread::spawn(move || drop(head));
     match output {
         Some(mut output) => {
             output.summary.months_read = read.months_read;
@@ -526,6 +531,12 @@ fn continue_from_index(
             return Ok(None);
         }
     };
+    // The month's rows are read and scored on one core: the history the outputs carry
+    // is read and checked on the other meanwhile.
+    let carried = std::sync::Arc::new(crate::report::history::Prefetch::start(
+        &previous.folder,
+        &[run_folder::CHANGES, run_folder::STANDINGS],
+    ));
     let vouched = checked.vouched_in(Some(&months));
     let partitions = crate::import::table::Partitions::Rows(months.clone());
     let read = Read {
@@ -534,8 +545,12 @@ fn continue_from_index(
         vouched: &vouched,
         months_read: Some((months.len(), all_months)),
         checking: checked.took,
+        carried: Some(carried),
     };
-    run_and_write(plan, &read, Some(previous), started)
+    let summary = run_and_write(plan, &read, Some(previous), started);
+    // Freeing a quarter of a million ids and hashes is no part of the run's work.
+    std::thread::spawn(move || drop((known, vouched, partitions)));
+    summary
 }
 
 /// Writes a run's outputs and completes its summary's times.
@@ -555,7 +570,10 @@ fn write_outputs(
     writing.finish_and_clear();
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
-    Ok(output.summary)
+    let summary = output.summary.clone();
+    // The outputs are written: freeing the run's tables need not hold up its end.
+    std::thread::spawn(move || drop(output));
+    Ok(summary)
 }
 
 /// A dataset with competitions but no members: every player would be a guest, and each
