@@ -419,6 +419,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let every = pipeline::ledger::Known::default();
     let vouched = checked.vouched();
     let read = Read {
+        unread: Vec::new(),
         partitions: &crate::import::table::Partitions::All,
         known: &every,
         vouched: &vouched,
@@ -426,7 +427,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         checking: checked.took,
         carried: None,
     };
-    run_and_write(plan, &read, previous.as_ref(), started)?.ok_or_else(|| {
+    run_and_write(plan, read, previous.as_ref(), started)?.ok_or_else(|| {
         Error::Config("a run over every competition found one it had not read".to_owned())
     })
 }
@@ -435,6 +436,9 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
 /// competitions it leaves unread (from the dataset's index).
 struct Read<'a> {
     partitions: &'a crate::import::table::Partitions,
+    /// The competitions of the months left unread, from the dataset's index (their
+    /// `competitions` rows are not read either).
+    unread: Vec<crate::dataset::Competition>,
     known: &'a pipeline::ledger::Known,
     /// The hashes the index vouches for of the competitions whose rows are read.
     vouched: &'a pipeline::ledger::Known,
@@ -451,7 +455,7 @@ struct Read<'a> {
 /// changed), and the caller reads everything.
 fn run_and_write(
     plan: &RunPlan,
-    read: &Read<'_>,
+    mut read: Read<'_>,
     previous: Option<&pipeline::PreviousRun>,
     started: Instant,
 ) -> Result<Option<RunSummary>> {
@@ -465,6 +469,7 @@ fn run_and_write(
         read.partitions,
         &Bars::new(progress),
     )?;
+    head.competitions.append(&mut read.unread);
     check_register(plan, &head)?;
     check_ranking_groups(plan, &head)?;
     let inputs = RunInputs {
@@ -538,8 +543,10 @@ fn continue_from_index(
         &[run_folder::CHANGES, run_folder::STANDINGS],
     ));
     let vouched = checked.vouched_in(Some(&months));
-    let partitions = crate::import::table::Partitions::Rows(months.clone());
+    let unread = checked.unread(&months);
+    let partitions = crate::import::table::Partitions::Months(months.clone());
     let read = Read {
+        unread,
         partitions: &partitions,
         known: &known,
         vouched: &vouched,
@@ -547,7 +554,7 @@ fn continue_from_index(
         checking: checked.took,
         carried: Some(carried),
     };
-    let summary = run_and_write(plan, &read, Some(previous), started);
+    let summary = run_and_write(plan, read, Some(previous), started);
     // Freeing a quarter of a million ids and hashes is no part of the run's work.
     std::thread::spawn(move || drop((known, vouched, partitions)));
     summary

@@ -598,6 +598,35 @@ impl Checked {
             .collect()
     }
 
+    /// The competitions of the months a continued run leaves unread, as the index lists
+    /// them. A run reads the `competitions` rows of the months it reads only: of the
+    /// others it needs no more than the index holds, the id, date and session that
+    /// place a competition in replay order and in the ledger, since it neither scores
+    /// nor replays them (their rows were checked by the reader that built the index,
+    /// and the index by the files' digests). Their format and scoring, which only
+    /// scoring reads, are left at [`Competition::new`]'s.
+    pub fn unread(&self, months: &BTreeSet<String>) -> Vec<crate::dataset::Competition> {
+        use crate::dataset::{Competition, Format, ScoringMethod};
+        let Ok(index) = &self.index else {
+            return Vec::new();
+        };
+        index
+            .competitions
+            .iter()
+            .filter(|c| !months.contains(&c.month))
+            .map(|c| {
+                let mut competition = Competition::new(
+                    c.competition_id.clone(),
+                    c.date,
+                    Format::Pairs,
+                    ScoringMethod::Matchpoints,
+                );
+                competition.session = c.session;
+                competition
+            })
+            .collect()
+    }
+
     /// The note for a user whose index exists but cannot be used (a stale or damaged
     /// file), saying what the run does instead; `None` when it is used or absent.
     pub fn stale_note(&self, dir: &Path) -> Option<String> {

@@ -215,6 +215,52 @@ mod tests {
         assert_eq!(ids, [Some("a"), Some("a"), Some("b"), Some("c")]);
     }
 
+    /// A table read ahead is checked as one read at the writing: the recorded bytes come
+    /// back (SHA-256 of "x\n", as `printf 'x\n' | sha256sum` prints it), a file edited
+    /// after the run is refused naming it, and a table not read ahead, or asked of
+    /// another folder, is read then.
+    #[test]
+    fn a_table_read_ahead_is_checked_as_at_the_writing() {
+        let recorded = "73cb3858a687a8494ca3323053016282f3dad39d42cf62ca4e79dda2aac7d9ac";
+        let json = format!(
+            r#"{{"inputs": {{"factors": {{"name": "x", "sha256": "f"}}}}, "mode": "live", "outputs": {{"changes.parquet": "{recorded}", "standings.parquet": "{recorded}"}}}}"#
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write("run.json", &json);
+        write("changes.parquet", "x\n");
+        write("standings.parquet", "y\n");
+        let ahead = Prefetch::start(dir.path(), &["changes.parquet", "standings.parquet"]);
+        let changes = carried_bytes_from(Some(&ahead), dir.path(), "changes.parquet");
+        assert_eq!(changes.unwrap(), b"x\n");
+        let error = carried_bytes_from(Some(&ahead), dir.path(), "standings.parquet")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("`standings.parquet` is not the file run.json records (its SHA-256 differs)"),
+            "{error}"
+        );
+        // Taken once: asked again, the file is read again (now mended).
+        write("standings.parquet", "x\n");
+        let again = carried_bytes_from(Some(&ahead), dir.path(), "standings.parquet");
+        assert_eq!(again.unwrap(), b"x\n");
+        // Edited after the reading ahead began: the bytes checked are the bytes used,
+        // and what is read later is checked again.
+        let other = tempfile::tempdir().unwrap();
+        let ahead = Prefetch::start(other.path(), &["changes.parquet"]);
+        write("changes.parquet", "z\n");
+        let error = carried_bytes_from(Some(&ahead), dir.path(), "changes.parquet")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("`changes.parquet` is not the file run.json records"),
+            "{error}"
+        );
+        // The other folder's table was never there: its error stays with it.
+        let missing = carried_bytes_from(Some(&ahead), other.path(), "changes.parquet");
+        assert!(missing.is_err());
+    }
+
     #[test]
     fn other_columns_are_refused() {
         let carried = df!("competition_id" => ["a"]).unwrap();
