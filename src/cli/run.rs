@@ -517,6 +517,15 @@ fn continue_from_index(
     started: Instant,
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
+    // The plan, and then the month's rows, are read and scored on one core: the
+    // history the outputs carry is read and checked on the other meanwhile. Should the
+    // plan be to read everything, the bytes are dropped once read.
+    let carried = checked.index.is_ok().then(|| {
+        std::sync::Arc::new(crate::report::history::Prefetch::start(
+            &previous.folder,
+            &[run_folder::CHANGES, run_folder::STANDINGS],
+        ))
+    });
     let reading = crate::report::dataset_index::reading_plan(
         &plan.data,
         checked,
@@ -536,12 +545,6 @@ fn continue_from_index(
             return Ok(None);
         }
     };
-    // The month's rows are read and scored on one core: the history the outputs carry
-    // is read and checked on the other meanwhile.
-    let carried = std::sync::Arc::new(crate::report::history::Prefetch::start(
-        &previous.folder,
-        &[run_folder::CHANGES, run_folder::STANDINGS],
-    ));
     let vouched = checked.vouched_in(Some(&months));
     let unread = checked.unread(&months);
     let partitions = crate::import::table::Partitions::Months(months.clone());
@@ -552,7 +555,7 @@ fn continue_from_index(
         vouched: &vouched,
         months_read: Some((months.len(), all_months)),
         checking: checked.took,
-        carried: Some(carried),
+        carried,
     };
     let summary = run_and_write(plan, read, Some(previous), started);
     // Freeing a quarter of a million ids and hashes is no part of the run's work.

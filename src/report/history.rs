@@ -237,7 +237,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            error.contains("`standings.parquet` is not the file run.json records (its SHA-256 differs)"),
+            error.contains(
+                "`standings.parquet` is not the file run.json records (its SHA-256 differs)"
+            ),
             "{error}"
         );
         // Taken once: asked again, the file is read again (now mended).
