@@ -90,8 +90,11 @@ pub fn carried_bytes(folder: &Path, name: &str) -> Result<Vec<u8>> {
 /// the previous run is refused as before, only earlier.
 pub struct Prefetch {
     folder: PathBuf,
-    tables: Mutex<Vec<(String, JoinHandle<Result<Vec<u8>>>)>>,
+    tables: Mutex<Vec<(String, Reading)>>,
 }
+
+/// A table being read and checked, on its own thread.
+type Reading = JoinHandle<Result<Vec<u8>>>;
 
 impl std::fmt::Debug for Prefetch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -146,7 +146,7 @@ impl RunFolder {
         let recorded = self.recorded(name)?;
         let path = self.file(name);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        if &sha256(&bytes) != recorded {
+        if sha256(&bytes) != recorded {
             return Err(self.refuse(format!(
                 "`{name}` is not the file {MANIFEST} records (its SHA-256 differs): the folder was changed after the run or mixes two runs"
             )));
