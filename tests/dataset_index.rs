@@ -238,6 +238,51 @@ fn a_correction_in_an_earlier_month_is_found_through_the_index_and_a_stale_index
     same_outputs(&dir.join("indexed"), &dir.join("rehashed"));
 }
 
+/// A continued run takes the competitions of the months it leaves unread from the
+/// index, not from their `competitions` rows. An earlier month's `competitions` file
+/// edited after the index was written (a competition moved to another session) makes
+/// the index stale: the run reads and hashes every competition and finds the edit.
+#[test]
+fn an_unread_months_competitions_edited_since_the_index_are_read_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, months) = federation(dir);
+    let until = month_end(&months[2]);
+    run(dir, &fed, "state", &["--until", &until]);
+    let before = read(&fed.join(FILE));
+
+    let mut dataset = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    let first = dataset
+        .competitions
+        .iter_mut()
+        .find(|c| c.date.format("%Y-%m").to_string() == months[0])
+        .expect("a competition in the first month");
+    first.session += 10;
+    let moved = first.competition_id.clone();
+    bridgehcp::report::dataset_writer::write_months(
+        &dataset,
+        &fed,
+        &BTreeSet::from([months[0].clone()]),
+        false,
+        bridgehcp::report::files::Commit::default(),
+    )
+    .unwrap();
+    std::fs::write(fed.join(FILE), &before).unwrap();
+
+    let (rehashed, note) = run(dir, &fed, "rehashed", &["--state", "state"]);
+    assert!(
+        note.contains(&format!("competitions/month={}/part-0.parquet", months[0]))
+            && note.contains("is not the file competition_index.parquet was built from"),
+        "{note}"
+    );
+    assert!(!rehashed.contains("index showed"), "{rehashed}");
+    assert!(
+        rehashed.contains("so the whole history was replayed from the start")
+            && rehashed.contains(&format!("changed: `{moved}`")),
+        "{rehashed}"
+    );
+}
+
 /// The shipped sample written in month partitions into `dir/fed` (the writer keeps
 /// the index), and the sample as read.
 fn partitioned(dir: &Path) -> (PathBuf, bridgehcp::dataset::Dataset) {

@@ -419,13 +419,15 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let every = pipeline::ledger::Known::default();
     let vouched = checked.vouched();
     let read = Read {
+        unread: Vec::new(),
         partitions: &crate::import::table::Partitions::All,
         known: &every,
         vouched: &vouched,
         months_read: None,
         checking: checked.took,
+        carried: None,
     };
-    run_and_write(plan, &read, previous.as_ref(), started)?.ok_or_else(|| {
+    run_and_write(plan, read, previous.as_ref(), started)?.ok_or_else(|| {
         Error::Config("a run over every competition found one it had not read".to_owned())
     })
 }
@@ -434,6 +436,9 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
 /// competitions it leaves unread (from the dataset's index).
 struct Read<'a> {
     partitions: &'a crate::import::table::Partitions,
+    /// The competitions of the months left unread, from the dataset's index (their
+    /// `competitions` rows are not read either).
+    unread: Vec<crate::dataset::Competition>,
     known: &'a pipeline::ledger::Known,
     /// The hashes the index vouches for of the competitions whose rows are read.
     vouched: &'a pipeline::ledger::Known,
@@ -441,6 +446,8 @@ struct Read<'a> {
     months_read: Option<(usize, usize)>,
     /// Time spent checking the index against the data files (part of `hashing`).
     checking: std::time::Duration,
+    /// The previous run's history, being read ahead for the outputs to carry.
+    carried: Option<std::sync::Arc<crate::report::history::Prefetch>>,
 }
 
 /// Opens what `read` names, runs the pipeline and writes the outputs; `None` when the
@@ -448,7 +455,7 @@ struct Read<'a> {
 /// changed), and the caller reads everything.
 fn run_and_write(
     plan: &RunPlan,
-    read: &Read<'_>,
+    mut read: Read<'_>,
     previous: Option<&pipeline::PreviousRun>,
     started: Instant,
 ) -> Result<Option<RunSummary>> {
@@ -466,6 +473,7 @@ fn run_and_write(
         read.partitions,
         &Bars::new(progress),
     )?;
+    head.competitions.append(&mut read.unread);
     check_register(plan, &head)?;
     check_ranking_groups(plan, &head)?;
     let inputs = RunInputs {
@@ -473,6 +481,7 @@ fn run_and_write(
         factors: plan.factors.clone(),
         state: plan.state.clone().zip(previous.map(|p| p.sha256.clone())),
         pipeline: plan.pipeline.clone(),
+        carried: read.carried.clone(),
     };
     let read_time = started.elapsed().saturating_sub(read.checking);
     let rows = pipeline::EntrantRows::compact(entrants, results);
@@ -487,8 +496,9 @@ fn run_and_write(
         read.vouched,
     )?;
     // The outputs carry what they need of the dataset (its entrant rows went once
-    // scored): its members and competitions need not wait for the writing.
-    drop(head);
+    // scored): its members and competitions need not wait for the writing, nor the
+    // writing for them to be freed.
+    std::thread::spawn(move || drop(head));
     match output {
         Some(mut output) => {
             output.summary.months_read = read.months_read;
@@ -511,6 +521,15 @@ fn continue_from_index(
     started: Instant,
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
+    // The plan, and then the month's rows, are read and scored on one core: the
+    // history the outputs carry is read and checked on the other meanwhile. Should the
+    // plan be to read everything, the bytes are dropped once read.
+    let carried = checked.index.is_ok().then(|| {
+        std::sync::Arc::new(crate::report::history::Prefetch::start(
+            &previous.folder,
+            &[run_folder::CHANGES, run_folder::STANDINGS],
+        ))
+    });
     let reading = crate::report::dataset_index::reading_plan(
         &plan.data,
         checked,
@@ -531,15 +550,21 @@ fn continue_from_index(
         }
     };
     let vouched = checked.vouched_in(Some(&months));
-    let partitions = crate::import::table::Partitions::Rows(months.clone());
+    let unread = checked.unread(&months);
+    let partitions = crate::import::table::Partitions::Months(months.clone());
     let read = Read {
+        unread,
         partitions: &partitions,
         known: &known,
         vouched: &vouched,
         months_read: Some((months.len(), all_months)),
         checking: checked.took,
+        carried,
     };
-    run_and_write(plan, &read, Some(previous), started)
+    let summary = run_and_write(plan, read, Some(previous), started);
+    // Freeing a quarter of a million ids and hashes is no part of the run's work.
+    std::thread::spawn(move || drop((known, vouched, partitions)));
+    summary
 }
 
 /// Writes a run's outputs and completes its summary's times.
@@ -559,7 +584,10 @@ fn write_outputs(
     writing.finish_and_clear();
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
-    Ok(output.summary)
+    let summary = output.summary.clone();
+    // The outputs are written: freeing the run's tables need not hold up its end.
+    std::thread::spawn(move || drop(output));
+    Ok(summary)
 }
 
 /// A dataset with competitions but no members: every player would be a guest, and each

@@ -418,43 +418,50 @@ pub fn plan_reading(
     let Some(through) = through else {
         return whole("the state applied no competition".to_owned());
     };
-    let mut by_id: rustc_hash::FxHashMap<&str, &Indexed> = rustc_hash::FxHashMap::default();
+    // Rows by position: the ledger's entries mark the rows they found, so that what
+    // the ledger lacks is a flag, not a second set of ids.
+    let mut by_id: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     by_id.reserve(index.len());
-    for row in index {
-        if by_id.insert(row.competition_id.as_str(), row).is_some() {
+    for (at, row) in index.iter().enumerate() {
+        if by_id.insert(row.competition_id.as_str(), at).is_some() {
             return whole(format!(
                 "competition `{}` is listed in more than one month",
                 row.competition_id
             ));
         }
     }
+    let mut in_ledger = vec![false; index.len()];
     for entry in previous {
-        let same = by_id.get(entry.competition_id.as_str()).is_some_and(|row| {
+        let found = by_id.get(entry.competition_id.as_str()).copied();
+        let same = found.is_some_and(|at| {
+            let row = &index[at];
             row.sha256.is_some()
                 && row.sha256 == entry.sha256
                 && row.date == entry.date
                 && row.session == entry.session
         });
-        if !same {
-            return whole(format!(
-                "competition `{}` is not in the index as the state took it",
-                entry.competition_id
-            ));
+        match found {
+            Some(at) if same => in_ledger[at] = true,
+            _ => {
+                return whole(format!(
+                    "competition `{}` is not in the index as the state took it",
+                    entry.competition_id
+                ))
+            }
         }
     }
-    let in_ledger: rustc_hash::FxHashSet<&str> =
-        previous.iter().map(|e| e.competition_id.as_str()).collect();
+    drop(by_id);
     let until_ok = |row: &Indexed| until.is_none_or(|u| row.date <= u);
     let mut months = std::collections::BTreeSet::new();
-    for row in index {
+    for (row, &in_ledger) in index.iter().zip(&in_ledger) {
         if row.key() <= through {
-            if until_ok(row) && !in_ledger.contains(row.competition_id.as_str()) {
+            if until_ok(row) && !in_ledger {
                 return whole(format!(
                     "competition `{}` is new but dated before the state's last one",
                     row.competition_id
                 ));
             }
-        } else if until_ok(row) {
+        } else if until_ok(row) && !months.contains(&row.month) {
             months.insert(row.month.clone());
         }
     }

@@ -638,10 +638,11 @@ pub fn write_run(
         // standings are built and placed on the other.
         let name = STANDINGS;
         let (changes_bytes, standings_part) = rayon::join(
-            || super::history::carried_bytes(folder, CHANGES),
+            || super::history::carried_bytes_from(inputs.carried.as_deref(), folder, CHANGES),
             || -> Result<_> {
                 let whole = self::standings(output).map_err(frame_error(name))?;
-                let bytes = super::history::carried_bytes(folder, name)?;
+                let bytes =
+                    super::history::carried_bytes_from(inputs.carried.as_deref(), folder, name)?;
                 let keep = super::history::leading_rows(&folder.join(name), &bytes, &whole)?;
                 Ok((whole, bytes, keep))
             },

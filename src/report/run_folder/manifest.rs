@@ -28,6 +28,9 @@ pub struct RunInputs {
     pub state: Option<(PathBuf, String)>,
     /// The run definition and the SHA-256 of its text.
     pub pipeline: Option<(PathBuf, String)>,
+    /// The previous run's carried tables, when a continued run started reading them
+    /// ahead (see [`crate::report::history::Prefetch`]).
+    pub carried: Option<std::sync::Arc<crate::report::history::Prefetch>>,
 }
 
 /// `run.json`, written by a run and read back by every command that opens its folder.

@@ -143,19 +143,29 @@ impl RunFolder {
     /// records: a folder whose files do not match it (half written, changed by hand, or
     /// mixing two runs) is refused.
     pub fn read_checked(&self, name: &str) -> Result<Vec<u8>> {
-        let recorded = self.manifest.outputs.get(name).ok_or_else(|| {
-            self.refuse(format!(
-                "{MANIFEST} does not record `{name}`, so the folder is not a complete run output"
-            ))
-        })?;
+        let recorded = self.recorded(name)?;
         let path = self.file(name);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        if &sha256(&bytes) != recorded {
+        if sha256(&bytes) != recorded {
             return Err(self.refuse(format!(
                 "`{name}` is not the file {MANIFEST} records (its SHA-256 differs): the folder was changed after the run or mixes two runs"
             )));
         }
         Ok(bytes)
+    }
+
+    /// The SHA-256 the manifest records for the data file `name` (hex); a folder whose
+    /// manifest records none is refused.
+    pub fn recorded(&self, name: &str) -> Result<&str> {
+        self.manifest
+            .outputs
+            .get(name)
+            .map(String::as_str)
+            .ok_or_else(|| {
+                self.refuse(format!(
+                    "{MANIFEST} does not record `{name}`, so the folder is not a complete run output"
+                ))
+            })
     }
 
     /// Checks the file `name` against the hash the manifest records, when it records
