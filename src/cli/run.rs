@@ -462,7 +462,7 @@ fn run_and_write(
     let progress = !plan.quiet;
     let (
         crate::import::table::Opened {
-            head,
+            mut head,
             boards: mut board_files,
         },
         entrants,
