@@ -447,7 +447,7 @@ struct Read<'a> {
     /// Time spent checking the index against the data files (part of `hashing`).
     checking: std::time::Duration,
     /// The previous run's history, being read ahead for the outputs to carry.
-    carried: Option<std::sync::Arc<crate::report::history::Prefetch>>,
+    carried: Option<std::sync::Arc<dyn run_folder::ReadAhead>>,
 }
 
 /// Opens what `read` names, runs the pipeline and writes the outputs; `None` when the
@@ -528,7 +528,7 @@ fn continue_from_index(
         std::sync::Arc::new(crate::report::history::Prefetch::start(
             &previous.folder,
             &[run_folder::CHANGES, run_folder::STANDINGS],
-        ))
+        )) as std::sync::Arc<dyn run_folder::ReadAhead>
     });
     let reading = crate::report::dataset_index::reading_plan(
         &plan.data,

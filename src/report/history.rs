@@ -104,6 +104,12 @@ impl std::fmt::Debug for Prefetch {
     }
 }
 
+impl super::run_folder::ReadAhead for Prefetch {
+    fn take(&self, folder: &Path, name: &str) -> Option<Result<Vec<u8>>> {
+        self.take_table(folder, name)
+    }
+}
+
 impl Prefetch {
     /// Starts reading the tables `names` of `folder`, each on a thread of its own.
     pub fn start(folder: &Path, names: &[&str]) -> Prefetch {
@@ -122,7 +128,7 @@ impl Prefetch {
     }
 
     /// The bytes of `name` read ahead from `folder`, when they were and not yet taken.
-    fn take(&self, folder: &Path, name: &str) -> Option<Result<Vec<u8>>> {
+    fn take_table(&self, folder: &Path, name: &str) -> Option<Result<Vec<u8>>> {
         if self.folder != folder {
             return None;
         }
@@ -140,7 +146,7 @@ impl Prefetch {
 
 /// [`carried_bytes`], taken from `prefetch` when it read them ahead.
 pub fn carried_bytes_from(
-    prefetch: Option<&Prefetch>,
+    prefetch: Option<&dyn super::run_folder::ReadAhead>,
     folder: &Path,
     name: &str,
 ) -> Result<Vec<u8>> {

@@ -29,8 +29,16 @@ pub struct RunInputs {
     /// The run definition and the SHA-256 of its text.
     pub pipeline: Option<(PathBuf, String)>,
     /// The previous run's carried tables, when a continued run started reading them
-    /// ahead (see [`crate::report::history::Prefetch`]).
-    pub carried: Option<std::sync::Arc<crate::report::history::Prefetch>>,
+    /// ahead (the history's `Prefetch`).
+    pub carried: Option<std::sync::Arc<dyn ReadAhead>>,
+}
+
+/// Tables of a previous run's folder read (and checked) ahead of the writing. The
+/// folder's layout is this module's; who reads ahead, and how, is the history's.
+pub trait ReadAhead: std::fmt::Debug + Send + Sync {
+    /// The bytes of table `name` of `folder`, when they were read ahead and not yet
+    /// taken.
+    fn take(&self, folder: &Path, name: &str) -> Option<crate::error::Result<Vec<u8>>>;
 }
 
 /// `run.json`, written by a run and read back by every command that opens its folder.

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, InputError, Location, Result};
 use crate::pipeline::ledger::sha256;
 
-pub use manifest::{manifest, Manifest, RunInputs};
+pub use manifest::{manifest, Manifest, ReadAhead, RunInputs};
 pub use state::load_state;
 
 /// The manifest: what the run read, how it was set, what it wrote.
