@@ -32,7 +32,9 @@ Every field kind of the model, each month in one pass of dataframe operations:
 * pairs across the field (`pairs` with `matchpoints` or `cross_imps`): expected result
   against the mean of the other pairs; a fixed-direction field with both directions (a
   Mitchell) is rated per direction;
-* pairs against a datum (`pairs` with `butler`): against the mean of all pairs;
+* pairs against a datum (`pairs` with `butler`, and Swiss pairs, `pairs` with
+  `swiss_pairs`, whose boards are scored against the datum of all tables and whose
+  matches and VPs play no part in the model): against the mean of all pairs;
 * individuals (`individual`): against the mean of the other players, over
   `result_scale`·C_b;
 * team matches (`teams` with `team_imps`): the opposing team's two pairs against the
@@ -328,7 +330,7 @@ def prepare(t: dict, f: dict) -> dict:
     comps = comps.with_columns(
         kind=pl.when((fmt == "pairs") & scoring.is_in(["matchpoints", "cross_imps"]))
         .then(PAIRS)
-        .when((fmt == "pairs") & (scoring == "butler"))
+        .when((fmt == "pairs") & scoring.is_in(["butler", "swiss_pairs"]))
         .then(DATUM)
         .when((fmt == "individual") & field_scoring)
         .then(INDIVIDUAL)
