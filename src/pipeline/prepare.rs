@@ -255,3 +255,50 @@ impl HeldStandings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Direction;
+
+    fn line<'a>(competition_id: &'a str, entrant: &'a str, rank: u32) -> StandingLine<'a> {
+        StandingLine {
+            competition_id,
+            entrant,
+            score: 61.25 - f64::from(rank),
+            percent: (rank != 2).then_some(55.5),
+            boards_played: 24 - rank,
+            rank,
+            direction: (rank == 3).then_some(Direction::EW),
+            vp: (rank == 1).then_some(14.87),
+            house: rank == 4,
+        }
+    }
+
+    /// Held and appended, a competition's lines are those it was given, field for
+    /// field and in order: names of any length (an empty one too), and a line of
+    /// another competition keeping its own id.
+    #[test]
+    fn held_standings_give_back_their_lines_as_given() {
+        for lines in [
+            vec![
+                line("c7", "12", 1),
+                line("c7", "", 2),
+                line("c7", "Östra BK lag 3", 3),
+                line("c7", "3", 4),
+            ],
+            vec![line("c7", "1", 1), line("c8", "2", 2)],
+            vec![],
+        ] {
+            let held = HeldStandings::new(lines.iter().copied());
+            assert_eq!(held.len(), lines.len());
+            let text: usize = lines.iter().map(|l| l.entrant.len()).sum();
+            assert_eq!(held.text_len(), text);
+            let mut table = StandingTable::default();
+            table.push(line("c1", "before", 1));
+            held.append_to(&mut table);
+            let back: Vec<StandingLine<'_>> = table.iter().skip(1).collect();
+            assert_eq!(back, lines);
+        }
+    }
+}
