@@ -7,7 +7,7 @@
 //! still reading: the error reported is always the first one in table order, then file
 //! order, whatever the thread count.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::dataset::text::{check_text, MAX_NAME_CHARS, MAX_TEXT_CHARS};
 use crate::dataset::{
@@ -187,6 +187,8 @@ struct CompetitionFacts {
     scoring: ScoringMethod,
     boards: Option<u32>,
     origin: Origin,
+    /// Its number: its place in `competition_order`.
+    at: usize,
 }
 
 /// Checks rows one at a time. Feed it members, competitions, entrants, results, boards in
@@ -194,24 +196,176 @@ struct CompetitionFacts {
 #[derive(Debug, Default)]
 pub struct Validator {
     members: HashMap<MemberId, Origin>,
+    /// Competition ids by number.
     competition_order: Vec<String>,
     competitions: HashMap<String, CompetitionFacts>,
-    /// competition -> its place in `entrant_lists`, which holds entrant -> where it
-    /// was listed. Nested so that the lookup for every board row needs no allocation,
-    /// and by place so that a competition's board rows look its entrants up once.
-    entrants: HashMap<String, usize>,
-    entrant_lists: Vec<HashMap<String, Origin>>,
-    competitions_with_boards: HashSet<String>,
-    /// Per matchpoint competition, its `results` percentages summed.
-    percentages: HashMap<String, Percentages>,
-    /// Per team match (`team_imps`), the teams its `results` rows list, in order.
-    match_teams: HashMap<String, Vec<String>>,
+    /// The entrants each competition lists, by competition number.
+    entrants: Listings,
+    /// By competition number: whether board rows came for it.
+    competitions_with_boards: Vec<bool>,
+    /// Per matchpoint competition (by number), its `results` percentages summed.
+    percentages: HashMap<usize, Percentages>,
+    /// Per team match (`team_imps`, by number), the teams its `results` rows list, in
+    /// order.
+    match_teams: HashMap<usize, Vec<String>>,
     /// The competition of the last board row that passed: known, and already among
     /// those with board rows. A competition's rows come together, so the rows after
     /// its first skip both lookups.
     board_competition: Option<String>,
-    /// The place in `entrant_lists` of `board_competition`'s entrants, when it has any.
-    board_entrants: Option<usize>,
+    /// The number of `board_competition`.
+    board_at: usize,
+}
+
+/// The entrants listed per competition, compactly: a federation's history lists
+/// millions of entrants, and board rows are checked against them until the last board
+/// row has been read. Names are interned (the same few texts, "1" to "12", name the
+/// entrants of most competitions) and a competition is known by its number in
+/// `competitions`. While entrant rows arrive they are kept in one map, so that a
+/// repeated entrant is found at once however large its competition; once the rows
+/// that refer to entrants begin, they are settled into one sorted run per competition,
+/// which the board rows of a competition search without touching the rest.
+#[derive(Debug, Default)]
+struct Listings {
+    /// Entrant names, interned.
+    names: HashMap<Box<str>, u32>,
+    /// While entrant rows arrive: (competition, name) -> the row it was listed at;
+    /// [`FAR_ROW`] when that is kept in `far_rows`.
+    arriving: HashMap<(usize, u32), u32>,
+    /// The rows that are unknown or do not fit a `u32`.
+    far_rows: HashMap<(usize, u32), Option<usize>>,
+    /// Once settled: competition `c`'s entrants are `listed[starts[c]..starts[c + 1]]`,
+    /// sorted by name, each with its row as in `arriving`.
+    starts: Vec<usize>,
+    listed: Vec<(u32, u32)>,
+}
+
+/// A listed row kept in [`Listings::far_rows`].
+const FAR_ROW: u32 = u32::MAX;
+
+impl Listings {
+    /// The name's number, when an entrant of that name was listed.
+    fn name(&self, entrant: &str) -> Option<u32> {
+        self.names.get(entrant).copied()
+    }
+
+    /// The settled entrants of competition `at`, sorted by name.
+    fn settled(&self, at: usize) -> &[(u32, u32)] {
+        match (self.starts.get(at), self.starts.get(at + 1)) {
+            (Some(&start), Some(&end)) => self.listed.get(start..end).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
+    /// Where `entrant` was listed in competition `at`: `None` when it was not, else
+    /// its row when known.
+    fn row_of(&self, at: usize, entrant: &str) -> Option<Option<usize>> {
+        let name = self.name(entrant)?;
+        let row = match self.arriving.get(&(at, name)) {
+            Some(&row) => row,
+            None => {
+                let settled = self.settled(at);
+                let found = settled.binary_search_by_key(&name, |&(n, _)| n).ok()?;
+                settled.get(found)?.1
+            }
+        };
+        Some(match row {
+            FAR_ROW => self.far_rows.get(&(at, name)).copied().flatten(),
+            row => Some(row as usize),
+        })
+    }
+
+    /// True when competition `at` lists `entrant` (settled listings only).
+    fn lists(&self, at: usize, entrant: &str) -> bool {
+        self.name(entrant).is_some_and(|name| {
+            self.settled(at)
+                .binary_search_by_key(&name, |&(n, _)| n)
+                .is_ok()
+        })
+    }
+
+    /// How many entrants competition `at` lists (settled listings only).
+    fn count(&self, at: usize) -> usize {
+        self.settled(at).len()
+    }
+
+    /// Lists `entrant` in competition `at`, at `row`; the caller has checked it is not
+    /// listed there yet. Settled listings go back to arriving first.
+    fn add(&mut self, at: usize, entrant: &str, row: Option<usize>) -> Result<(), String> {
+        if !self.listed.is_empty() {
+            self.unsettle();
+        }
+        let name = match self.names.get(entrant) {
+            Some(&name) => name,
+            None => {
+                let name = u32::try_from(self.names.len())
+                    .ok()
+                    .filter(|&name| name != u32::MAX)
+                    .ok_or_else(|| format!("more than {} distinct entrant names", u32::MAX - 1))?;
+                self.names.insert(entrant.into(), name);
+                name
+            }
+        };
+        let kept = match row.and_then(|row| u32::try_from(row).ok()) {
+            Some(row) if row != FAR_ROW => row,
+            _ => {
+                self.far_rows.insert((at, name), row);
+                FAR_ROW
+            }
+        };
+        self.arriving.insert((at, name), kept);
+        Ok(())
+    }
+
+    /// Sorts the arriving listings into one run per competition, and lets the map go.
+    fn settle(&mut self) {
+        if self.arriving.is_empty() {
+            return;
+        }
+        let competitions = self
+            .arriving
+            .keys()
+            .map(|&(at, _)| at + 1)
+            .max()
+            .unwrap_or(0);
+        let mut starts = vec![0usize; competitions + 1];
+        for &(at, _) in self.arriving.keys() {
+            if let Some(count) = starts.get_mut(at + 1) {
+                *count += 1;
+            }
+        }
+        for at in 1..starts.len() {
+            starts[at] += starts[at - 1];
+        }
+        let mut next = starts.clone();
+        let mut listed = vec![(0u32, 0u32); self.arriving.len()];
+        for ((at, name), row) in std::mem::take(&mut self.arriving) {
+            if let Some(place) = next.get_mut(at) {
+                if let Some(slot) = listed.get_mut(*place) {
+                    *slot = (name, row);
+                }
+                *place += 1;
+            }
+        }
+        for pair in starts.windows(2) {
+            if let Some(run) = listed.get_mut(pair[0]..pair[1]) {
+                run.sort_unstable_by_key(|&(name, _)| name);
+            }
+        }
+        self.starts = starts;
+        self.listed = listed;
+    }
+
+    /// Takes the settled listings back into the map (entrant rows after the rows that
+    /// refer to them: only a dataset built by hand feeds rows so).
+    fn unsettle(&mut self) {
+        let starts = std::mem::take(&mut self.starts);
+        let listed = std::mem::take(&mut self.listed);
+        for (at, pair) in starts.windows(2).enumerate() {
+            for &(name, row) in listed.get(pair[0]..pair[1]).unwrap_or_default() {
+                self.arriving.insert((at, name), row);
+            }
+        }
+    }
 }
 
 /// The `results` percentages of one matchpoint competition, summed.
@@ -378,13 +532,16 @@ impl Validator {
         .map_err(|rule| InputError::new(located("date"), rule))?;
         within("session", competition.session, 1, limits::MAX_SESSION)
             .map_err(|rule| InputError::new(located("session"), rule))?;
+        let number = self.competition_order.len();
         self.competition_order.push(id.clone());
+        self.competitions_with_boards.push(false);
         self.competitions.insert(
             id.clone(),
             CompetitionFacts {
                 scoring: competition.scoring,
                 boards: competition.boards,
                 origin: origin.clone(),
+                at: number,
             },
         );
         Ok(())
@@ -403,24 +560,16 @@ impl Validator {
         })
     }
 
-    /// The entrants listed for `competition`, when it has any.
-    fn listed(&self, competition: &str) -> Option<&HashMap<String, Origin>> {
-        self.entrants
-            .get(competition)
-            .and_then(|&at| self.entrant_lists.get(at))
-    }
-
+    /// Checks that competition number `number` (`competition`) lists `entrant`.
     fn known_entrant(
         &self,
+        number: usize,
         competition: &str,
         entrant: &str,
         origin: &Origin,
         column: &str,
     ) -> Result<(), InputError> {
-        if self
-            .listed(competition)
-            .is_some_and(|listed| listed.contains_key(entrant))
-        {
+        if self.entrants.lists(number, entrant) {
             Ok(())
         } else {
             Err(unknown_entrant(competition, entrant, origin, column))
@@ -430,7 +579,7 @@ impl Validator {
     pub fn entrant(&mut self, entrant: &Entrant) -> Result<(), InputError> {
         let origin = &entrant.origin;
         let competition = entrant.competition_id.as_str();
-        self.known_competition(competition, origin)?;
+        let number = self.known_competition(competition, origin)?.at;
         let located = |column: &str| at(origin, column).competition(competition);
         if entrant.entrant.trim().is_empty() {
             return Err(InputError::new(
@@ -452,16 +601,16 @@ impl Validator {
             ),
             located,
         )?;
-        if let Some(first) = self
-            .listed(competition)
-            .and_then(|listed| listed.get(&entrant.entrant))
-        {
+        if let Some(first) = self.entrants.row_of(number, &entrant.entrant) {
             return Err(InputError::new(
                 located("entrant"),
                 format!(
                     "entrant `{}` appears twice in competition `{competition}`, first{}",
                     entrant.entrant,
-                    row_text(first)
+                    row_text(&Origin {
+                        file: None,
+                        row: first
+                    })
                 ),
             ));
         }
@@ -486,19 +635,9 @@ impl Validator {
                 ));
             }
         }
-        // A competition's entrants come together: its id is copied once, not per row.
-        let at = match self.entrants.get(competition) {
-            Some(&at) => at,
-            None => {
-                self.entrant_lists.push(HashMap::default());
-                let at = self.entrant_lists.len() - 1;
-                self.entrants.insert(competition.to_owned(), at);
-                at
-            }
-        };
-        if let Some(listed) = self.entrant_lists.get_mut(at) {
-            listed.insert(entrant.entrant.clone(), origin.clone());
-        }
+        self.entrants
+            .add(number, &entrant.entrant, origin.row)
+            .map_err(|rule| InputError::new(located("entrant"), rule))?;
         // A board row checked before it took its competition's entrants as they were.
         self.board_competition = None;
         Ok(())
@@ -507,9 +646,10 @@ impl Validator {
     pub fn result(&mut self, result: &EntrantResult) -> Result<(), InputError> {
         let origin = &result.origin;
         let competition = result.competition_id.as_str();
-        let facts = self.known_competition(competition, origin)?.clone();
-        let scoring = facts.scoring;
-        self.known_entrant(competition, &result.entrant, origin, "entrant")?;
+        self.entrants.settle();
+        let facts = self.known_competition(competition, origin)?;
+        let (scoring, boards, number) = (facts.scoring, facts.boards, facts.at);
+        self.known_entrant(number, competition, &result.entrant, origin, "entrant")?;
         let located = |column: &str| at(origin, column).competition(competition);
         finite(result.score).map_err(|rule| InputError::new(located("score"), rule))?;
         if scoring == ScoringMethod::Matchpoints && !(0.0..=100.0).contains(&result.score) {
@@ -522,10 +662,10 @@ impl Validator {
             ));
         }
         if let Some(opponent) = &result.opponent {
-            self.known_entrant(competition, opponent, origin, "opponent")?;
+            self.known_entrant(number, competition, opponent, origin, "opponent")?;
         }
         if scoring == ScoringMethod::TeamImps {
-            let teams = self.match_teams.entry(competition.to_owned()).or_default();
+            let teams = self.match_teams.entry(number).or_default();
             if !teams.contains(&result.entrant) {
                 if let [first, second] = &teams[..] {
                     return Err(InputError::new(
@@ -540,29 +680,24 @@ impl Validator {
             }
         }
         if scoring == ScoringMethod::Matchpoints {
-            // The id is copied once per competition, not per row.
-            if !self.percentages.contains_key(competition) {
-                self.percentages.insert(
-                    competition.to_owned(),
-                    Percentages {
-                        weighted: 0.0,
-                        boards: 0.0,
-                        plain: 0.0,
-                        rows: 0,
-                        highest: 0.0,
-                        first: origin.clone(),
-                    },
-                );
-            }
-            if let Some(sums) = self.percentages.get_mut(competition) {
-                sums.weighted += result.score * f64::from(result.boards_played);
-                sums.boards += f64::from(result.boards_played);
-                sums.plain += result.score;
-                sums.rows += 1;
-                sums.highest = sums.highest.max(result.score);
-            }
+            let sums = self
+                .percentages
+                .entry(number)
+                .or_insert_with(|| Percentages {
+                    weighted: 0.0,
+                    boards: 0.0,
+                    plain: 0.0,
+                    rows: 0,
+                    highest: 0.0,
+                    first: origin.clone(),
+                });
+            sums.weighted += result.score * f64::from(result.boards_played);
+            sums.boards += f64::from(result.boards_played);
+            sums.plain += result.score;
+            sums.rows += 1;
+            sums.highest = sums.highest.max(result.score);
         }
-        let boards = facts.boards.unwrap_or(limits::MAX_BOARDS);
+        let boards = boards.unwrap_or(limits::MAX_BOARDS);
         if result.boards_played > boards {
             return Err(InputError::new(
                 located("boards_played"),
@@ -573,7 +708,7 @@ impl Validator {
             ));
         }
         if scoring.is_imps() {
-            let entrants = self.listed(competition).map_or(0, HashMap::len);
+            let entrants = self.entrants.count(number);
             let limit = max_imp_total(result.boards_played, entrants);
             if result.score.abs() > limit {
                 return Err(InputError::new(
@@ -594,9 +729,12 @@ impl Validator {
         let origin = &board.origin;
         let competition = board.competition_id.as_str();
         let same_competition = self.board_competition.as_deref() == Some(competition);
-        if !same_competition {
-            self.known_competition(competition, origin)?;
-        }
+        let number = if same_competition {
+            self.board_at
+        } else {
+            self.entrants.settle();
+            self.known_competition(competition, origin)?.at
+        };
         let located = |column: &str| {
             at(origin, column)
                 .competition(competition)
@@ -627,16 +765,9 @@ impl Validator {
                 "a board row needs `ns` and `ew`, or (individual events) `north`, `south`, `east` and `west`",
             ));
         }
-        // The competition's entrants are looked up once for its rows.
-        let listed_at = if same_competition {
-            self.board_entrants
-        } else {
-            self.entrants.get(competition).copied()
-        };
-        let listed = listed_at.and_then(|at| self.entrant_lists.get(at));
         for (column, named) in pair_sides.iter().chain(seats.iter()) {
             if let Some(entrant) = named {
-                if !listed.is_some_and(|listed| listed.contains_key(entrant.as_str())) {
+                if !self.entrants.lists(number, entrant.as_str()) {
                     let mut error = unknown_entrant(competition, entrant, origin, column);
                     error.location.board = Some(board.board);
                     return Err(error);
@@ -707,11 +838,11 @@ impl Validator {
         }
         // Rows come a competition at a time: its id is copied once, not per row.
         if !same_competition {
-            if !self.competitions_with_boards.contains(competition) {
-                self.competitions_with_boards.insert(competition.to_owned());
+            if let Some(with_boards) = self.competitions_with_boards.get_mut(number) {
+                *with_boards = true;
             }
             self.board_competition = Some(competition.to_owned());
-            self.board_entrants = listed_at;
+            self.board_at = number;
         }
         Ok(())
     }
@@ -733,11 +864,12 @@ impl Validator {
     /// Every rule that needs every table, broken, with the competition that broke it.
     pub fn finish_all(&self) -> Vec<(String, InputError)> {
         let mut broken = Vec::new();
-        for id in &self.competition_order {
+        for (number, id) in self.competition_order.iter().enumerate() {
             let Some(facts) = self.competitions.get(id) else {
                 continue;
             };
-            if facts.boards.is_none() && !self.competitions_with_boards.contains(id) {
+            let with_boards = self.competitions_with_boards.get(number).copied();
+            if facts.boards.is_none() && with_boards != Some(true) {
                 broken.push((
                     id.clone(),
                     InputError::new(
@@ -746,7 +878,7 @@ impl Validator {
                     ),
                 ));
             }
-            if let Some(sums) = self.percentages.get(id) {
+            if let Some(sums) = self.percentages.get(&number) {
                 if let Some(rule) = sums.broken() {
                     broken.push((
                         id.clone(),
@@ -961,6 +1093,137 @@ mod tests {
         dataset.boards.clear();
         let error = validate(&dataset).err().map(|e| e.location.column);
         assert_eq!(error, Some(Some("boards".to_string())));
+    }
+
+    /// An entrant of `competition` listed at `row` of entrants.parquet.
+    fn listed(competition: &str, entrant: &str, row: Option<usize>, player: MemberId) -> Entrant {
+        let mut listed = Entrant::new(competition, entrant);
+        listed.players = [Some(player), None, None, None];
+        listed.origin = Origin {
+            file: Some(Arc::from(Path::new("entrants.parquet"))),
+            row,
+        };
+        listed
+    }
+
+    fn two_competitions() -> Validator {
+        let mut validator = Validator::default();
+        let date = NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default();
+        for id in ["c1", "c2"] {
+            let mut competition = Competition::new(id, date, Format::Pairs, ScoringMethod::Butler);
+            competition.boards = Some(2);
+            assert_eq!(validator.competition(&competition), Ok(()));
+        }
+        validator
+    }
+
+    /// A repeated entrant names the row of its first listing, in its own competition
+    /// only, whatever came between and however large the row number.
+    #[test]
+    fn a_repeated_entrant_names_the_row_it_was_first_listed_at() {
+        let mut validator = two_competitions();
+        let rows = [
+            listed("c1", "1", Some(3), 1),
+            listed("c2", "1", Some(4), 2),
+            listed("c1", "2", Some(5_000_000_000), 3),
+            listed("c2", "7", None, 4),
+        ];
+        for row in &rows {
+            assert_eq!(validator.entrant(row), Ok(()));
+        }
+        let rule = |validator: &mut Validator, again: Entrant| {
+            validator.entrant(&again).err().map(|error| error.rule)
+        };
+        assert_eq!(
+            rule(&mut validator, listed("c1", "1", Some(9), 5)).as_deref(),
+            Some("entrant `1` appears twice in competition `c1`, first (row 3)")
+        );
+        assert_eq!(
+            rule(&mut validator, listed("c1", "2", Some(10), 5)).as_deref(),
+            Some("entrant `2` appears twice in competition `c1`, first (row 5000000000)")
+        );
+        assert_eq!(
+            rule(&mut validator, listed("c2", "7", Some(11), 5)).as_deref(),
+            Some("entrant `7` appears twice in competition `c2`, first")
+        );
+        assert_eq!(rule(&mut validator, listed("c2", "2", Some(12), 5)), None);
+    }
+
+    /// Results and board rows find the entrants their competition listed, and no
+    /// other; an entrant row after them (a dataset built by hand) is still taken and
+    /// still checked against the earlier ones.
+    #[test]
+    fn later_rows_find_exactly_the_entrants_their_competition_listed() {
+        let mut validator = two_competitions();
+        for row in [
+            listed("c1", "1", Some(1), 1),
+            listed("c1", "2", Some(2), 2),
+            listed("c2", "3", Some(3), 3),
+        ] {
+            assert_eq!(validator.entrant(&row), Ok(()));
+        }
+        let result = |entrant: &str| EntrantResult {
+            competition_id: "c1".into(),
+            entrant: entrant.into(),
+            boards_played: 2,
+            score: 4.0,
+            opponent: None,
+            origin: Origin::default(),
+        };
+        assert_eq!(validator.result(&result("2")), Ok(()));
+        assert_eq!(
+            validator
+                .result(&result("3"))
+                .err()
+                .map(|e| e.rule)
+                .as_deref(),
+            Some("no entrant `3` in competition `c1` (not in `entrants`)")
+        );
+        // 24 IMPs a board against the one other entrant of c1: at most 48.
+        assert_eq!(
+            validator.result(&result_scored(49.0)).err().map(|e| e.rule).as_deref(),
+            Some("an IMP score of 49 is not plausible: 2 boards against 1 other entrants allow at most 48 (24 IMPs a board and comparison)")
+        );
+        let board = |ns: &str, ew: &str| BoardResult {
+            competition_id: "c2".into(),
+            board: 1,
+            ns: Some(ns.into()),
+            ew: Some(ew.into()),
+            contract: Some("3NT".into()),
+            declarer: Some("S".into()),
+            tricks: Some(9),
+            ..BoardResult::default()
+        };
+        assert_eq!(
+            validator
+                .board(&board("3", "1"))
+                .err()
+                .map(|e| e.rule)
+                .as_deref(),
+            Some("no entrant `1` in competition `c2` (not in `entrants`)")
+        );
+        assert_eq!(
+            validator
+                .entrant(&listed("c1", "2", Some(4), 4))
+                .err()
+                .map(|e| e.rule)
+                .as_deref(),
+            Some("entrant `2` appears twice in competition `c1`, first (row 2)")
+        );
+        assert_eq!(validator.entrant(&listed("c2", "1", Some(5), 5)), Ok(()));
+        assert_eq!(validator.board(&board("3", "1")), Ok(()));
+        assert_eq!(validator.result(&result("1")), Ok(()));
+    }
+
+    fn result_scored(score: f64) -> EntrantResult {
+        EntrantResult {
+            competition_id: "c1".into(),
+            entrant: "1".into(),
+            boards_played: 2,
+            score,
+            opponent: None,
+            origin: Origin::default(),
+        }
     }
 
     proptest! {

@@ -65,7 +65,7 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
     let rated = done.iter().filter(|one| one.rated.is_some()).count();
     all.competitions.reserve_exact(rated);
     for one in done {
-        all.standings.append(&one.standings);
+        one.standings.append_to(&mut all.standings);
         all.board_scores.extend(one.board_scores);
         if let Some(competition) = one.rated {
             all.competitions.push(competition);
@@ -101,7 +101,7 @@ pub(super) fn assemble_in_place(
         };
         match outcome {
             Ok(one) => {
-                all.standings.append(&one.standings);
+                one.standings.append_to(&mut all.standings);
                 all.board_scores.extend(one.board_scores);
                 if let Some(competition) = one.rated {
                     all.competitions.push(competition);
@@ -114,9 +114,9 @@ pub(super) fn assemble_in_place(
 }
 
 /// One competition scored and prepared, as a pass keeps it until the replay: its
-/// standings already as compact columns, built on the thread that scored it.
+/// standings already compact, built on the thread that scored it.
 pub(super) struct OneCompetition {
-    pub standings: StandingTable,
+    pub standings: HeldStandings,
     pub board_scores: Vec<BoardScore>,
     pub rated: Option<PreparedCompetition>,
 }
@@ -164,8 +164,141 @@ pub(super) fn prepare_one(
         None
     };
     Ok(OneCompetition {
-        standings: scored.standings.iter().map(StandingLine::from).collect(),
+        standings: HeldStandings::new(scored.standings.iter().map(StandingLine::from)),
         board_scores: scored.board_scores,
         rated,
     })
+}
+
+/// One competition's standings as a pass holds them until the replay. A run holds
+/// every competition's at once, so each is two allocations of exactly its size (the
+/// lines, and the entrants' names one after the other) rather than a column each.
+#[derive(Debug, Default)]
+pub(super) struct HeldStandings {
+    /// The competition id of every line.
+    competition_id: Box<str>,
+    /// Per line, its own competition id, only when the lines do not all share one.
+    competition_ids: Option<Box<[Box<str>]>>,
+    lines: Box<[HeldLine]>,
+    names: Box<str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct HeldLine {
+    score: f64,
+    percent: Option<f64>,
+    vp: Option<f64>,
+    boards_played: u32,
+    rank: u32,
+    /// Where the entrant's name ends in `names`.
+    name_end: usize,
+    direction: Option<crate::dataset::Direction>,
+    house: bool,
+}
+
+impl HeldStandings {
+    pub fn new<'a>(lines: impl ExactSizeIterator<Item = StandingLine<'a>> + Clone) -> Self {
+        let first_id = lines.clone().next().map_or("", |line| line.competition_id);
+        let shared = lines.clone().all(|line| line.competition_id == first_id);
+        let mut names = String::with_capacity(lines.clone().map(|l| l.entrant.len()).sum());
+        let mut held = Vec::with_capacity(lines.len());
+        for line in lines.clone() {
+            names.push_str(line.entrant);
+            held.push(HeldLine {
+                score: line.score,
+                percent: line.percent,
+                vp: line.vp,
+                boards_played: line.boards_played,
+                rank: line.rank,
+                name_end: names.len(),
+                direction: line.direction,
+                house: line.house,
+            });
+        }
+        HeldStandings {
+            competition_id: first_id.into(),
+            competition_ids: (!shared).then(|| lines.map(|l| l.competition_id.into()).collect()),
+            lines: held.into_boxed_slice(),
+            names: names.into_boxed_str(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// The bytes of the entrants' names.
+    pub fn text_len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Appends the lines, in order, after `table`'s.
+    pub fn append_to(&self, table: &mut StandingTable) {
+        let mut start = 0;
+        for (i, line) in self.lines.iter().enumerate() {
+            let competition_id = match &self.competition_ids {
+                Some(ids) => ids.get(i).map_or("", |id| id),
+                None => &self.competition_id,
+            };
+            table.push(StandingLine {
+                competition_id,
+                entrant: self.names.get(start..line.name_end).unwrap_or_default(),
+                score: line.score,
+                percent: line.percent,
+                boards_played: line.boards_played,
+                rank: line.rank,
+                direction: line.direction,
+                vp: line.vp,
+                house: line.house,
+            });
+            start = line.name_end;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Direction;
+
+    fn line<'a>(competition_id: &'a str, entrant: &'a str, rank: u32) -> StandingLine<'a> {
+        StandingLine {
+            competition_id,
+            entrant,
+            score: 61.25 - f64::from(rank),
+            percent: (rank != 2).then_some(55.5),
+            boards_played: 24 - rank,
+            rank,
+            direction: (rank == 3).then_some(Direction::EW),
+            vp: (rank == 1).then_some(14.87),
+            house: rank == 4,
+        }
+    }
+
+    /// Held and appended, a competition's lines are those it was given, field for
+    /// field and in order: names of any length (an empty one too), and a line of
+    /// another competition keeping its own id.
+    #[test]
+    fn held_standings_give_back_their_lines_as_given() {
+        for lines in [
+            vec![
+                line("c7", "12", 1),
+                line("c7", "", 2),
+                line("c7", "Östra BK lag 3", 3),
+                line("c7", "3", 4),
+            ],
+            vec![line("c7", "1", 1), line("c8", "2", 2)],
+            vec![],
+        ] {
+            let held = HeldStandings::new(lines.iter().copied());
+            assert_eq!(held.len(), lines.len());
+            let text: usize = lines.iter().map(|l| l.entrant.len()).sum();
+            assert_eq!(held.text_len(), text);
+            let mut table = StandingTable::default();
+            table.push(line("c1", "before", 1));
+            held.append_to(&mut table);
+            let back: Vec<StandingLine<'_>> = table.iter().skip(1).collect();
+            assert_eq!(back, lines);
+        }
+    }
 }
