@@ -461,10 +461,30 @@ struct Cell(Option<f64>, usize);
 
 impl std::fmt::Display for Cell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(v) => write!(f, "{v:.decimals$}", decimals = self.1),
-            None => Ok(()),
+        let (Some(v), decimals) = (self.0, self.1) else {
+            return Ok(());
+        };
+        // The page prints millions of numbers already rounded to their decimals: those
+        // are printed from their digits as integers. A value further than 1e-6 of a
+        // unit from its rounding, or too large for that to be exact, is left to the
+        // formatter, so the text is always what `{:.decimals$}` prints.
+        if decimals <= 3 && v.is_finite() && v.abs() < 1e9 {
+            let scale = 10u64.pow(decimals as u32);
+            let scaled = v * scale as f64;
+            let units = scaled.round();
+            if (scaled - units).abs() < 1e-6 {
+                let units = units.abs() as u64;
+                if v.is_sign_negative() {
+                    f.write_str("-")?;
+                }
+                write!(f, "{}", units / scale)?;
+                if decimals > 0 {
+                    write!(f, ".{:0width$}", units % scale, width = decimals)?;
+                }
+                return Ok(());
+            }
         }
+        write!(f, "{v:.decimals$}")
     }
 }
 
@@ -702,6 +722,27 @@ mod tests {
         e.players = [None, Some(8), None, None];
         e.names = [Some(String::new()), None, None, None];
         assert_eq!(names_of(&e, &members), " – Bo Ek");
+    }
+
+    #[test]
+    fn cells_print_as_the_formatter_prints() {
+        assert_eq!(cell(Some(62.5), 2), "62.50");
+        assert_eq!(cell(Some(-0.0), 2), "-0.00");
+        assert_eq!(cell(Some(-3.0), 0), "-3");
+        assert_eq!(cell(Some(20.55), 1), "20.6");
+        assert_eq!(cell(None, 2), "");
+        let mut values = vec![0.0, -0.0, 0.005, -0.005, 1e-12, -1e-12, 2.675, 1e9, 1e15];
+        values.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.125, 0.375]);
+        for k in -200_000..200_000i64 {
+            let v = k as f64 / 1000.0;
+            values.extend([v, round_to(v, 2), round_to(v, 1), round_to(v, 2) + 50.0]);
+        }
+        for v in values {
+            for decimals in 0..=3 {
+                let expected = format!("{v:.decimals$}");
+                assert_eq!(cell(Some(v), decimals), expected, "{v:e} to {decimals}");
+            }
+        }
     }
 
     #[test]
