@@ -61,11 +61,10 @@ pub struct HandicapInputs<'a> {
 
 /// Scores every competition of `head` with its entrant and result rows from `rows` (a
 /// whole federation's held compactly, or the dataset's own) and its board rows from
-/// `boards`, a batch at a
-/// time (only one batch of board rows is held), and prepares the rated competitions
-/// `handicaps` wants for the model ([`Scored::rated`]; one that cannot be prepared is
-/// left out of it, and scored all the same). Returns the scores and the competitions
-/// the reader's checks left out (those scoring left out are in
+/// `boards`, a batch at a time (only one batch of board rows is held), and prepares the
+/// rated competitions `handicaps` wants for the model ([`Scored::rated`]; one that
+/// cannot be prepared is left out of it, and scored all the same). Returns the scores
+/// and the competitions the reader's checks left out (those scoring left out are in
 /// [`Scored::quarantined`]); `done` is told how many competitions each batch held.
 pub fn score_source(
     head: &Dataset,
