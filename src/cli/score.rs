@@ -8,10 +8,9 @@ use clap::Args;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Status};
-use crate::import::table::BoardReader;
 use crate::model::FactorSet;
 use crate::quarantine::OnError;
-use crate::report::scoring::{score_and_write, PlayingHandicaps};
+use crate::report::scoring::{score_and_write, PlayingHandicaps, ReadRows};
 
 #[derive(Debug, Args)]
 #[command(
@@ -83,7 +82,7 @@ impl ScoreArgs {
 
 /// The dataset to score: opened from `--data` (its board files are then read a file at
 /// a time while scoring), or imported from the files given.
-fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<BoardReader>)> {
+fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<ReadRows>)> {
     // `--data FILE.pbn` is the club's file, as if given without the flag.
     if let (Some(file), true) = (&args.data, args.files.is_empty()) {
         if file.is_file() {
@@ -101,8 +100,18 @@ fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<Board
     }
     match (&args.data, args.files.is_empty()) {
         (Some(dir), true) => {
-            let opened = crate::import::table::open_checked(dir, on_error)?;
-            Ok((opened.head, Some(opened.boards)))
+            let (opened, entrants, results) = crate::import::table::open_partitions_compact(
+                dir,
+                on_error,
+                &crate::import::table::Partitions::All,
+                &crate::pipeline::NoProgress,
+            )?;
+            let read = ReadRows {
+                boards: opened.boards,
+                entrants,
+                results,
+            };
+            Ok((opened.head, Some(read)))
         }
         (None, false) => {
             let files = batch::expand(&args.files)?;

@@ -37,7 +37,7 @@ use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
 use ranking::{RankedMember, RankingOptions};
 
-pub use competition::EntrantRows;
+pub use competition::{EntrantRows, Entrants};
 pub use ledger::Difference;
 use passes::Collected;
 pub use passes::{BoardSource, InMemory};

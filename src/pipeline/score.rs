@@ -11,7 +11,7 @@ use crate::dataset::{BoardResult, Competition, Dataset};
 use crate::quarantine::Quarantined;
 use crate::scoring::Standing;
 
-use super::competition::{each_competition, score_one, split_outcomes, Index, Rows};
+use super::competition::{each_competition, score_one, split_outcomes, EntrantRows, Index, Rows};
 use super::passes::{BoardSource, Collected};
 use super::prepare::PreparedCompetition;
 use super::state::Registry;
@@ -59,20 +59,22 @@ pub struct HandicapInputs<'a> {
     pub wanted: &'a (dyn Fn(&Competition) -> bool + Sync),
 }
 
-/// Scores every competition of `head` with its board rows from `boards`, a batch at a
-/// time (only one batch of board rows is held), and prepares the rated competitions
-/// `handicaps` wants for the model ([`Scored::rated`]; one that cannot be prepared is
-/// left out of it, and scored all the same). Returns the scores and the competitions
-/// the reader's checks left out (those scoring left out are in
+/// Scores every competition of `head` with its entrant and result rows from `rows` (a
+/// whole federation's held compactly, or the dataset's own) and its board rows from
+/// `boards`, a batch at a time (only one batch of board rows is held), and prepares the
+/// rated competitions `handicaps` wants for the model ([`Scored::rated`]; one that
+/// cannot be prepared is left out of it, and scored all the same). Returns the scores
+/// and the competitions the reader's checks left out (those scoring left out are in
 /// [`Scored::quarantined`]); `done` is told how many competitions each batch held.
 pub fn score_source(
     head: &Dataset,
+    rows: &EntrantRows<'_>,
     boards: &mut dyn BoardSource,
     handicaps: Option<&HandicapInputs<'_>>,
     sealer: &super::sealed::Sealer,
     done: &(dyn Fn(u64) + Sync),
 ) -> crate::error::Result<(Scored, crate::quarantine::Quarantine)> {
-    let index = Index::of(head);
+    let index = Index::new(&head.competitions, &rows.entrants, &rows.results);
     let mut collected = Collected::new(index.order.len(), sealer);
     collected.reserve_board_scores(boards.rows_hint());
     let one = |at: usize, rows: &[&BoardResult]| {
@@ -93,6 +95,8 @@ pub fn score_source(
     collected.read(boards, &index, false, &everything, &one, done)?;
     let quarantine = boards.finish(head)?;
     collected.rest(&index, &quarantine, false, &everything, &one)?;
+    // One pass: the checks' copy of every entrant may go before the outputs are made.
+    boards.release();
     let live: Vec<usize> = (0..index.order.len())
         .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
         .collect();

@@ -74,10 +74,18 @@ pub struct SealedGroup {
 
 /// A run's board scores in replay order: leading row groups already encoded, and the
 /// rows after them.
+///
+/// Rows that arrived out of replay order (a single file ordered by club, say) are not
+/// copied into order: that copy was a second table of every row, made only to be
+/// encoded once. They are kept as they arrived with their order beside them
+/// ([`BoardScoreRows::parts`]), and each row group is gathered from them as it is
+/// encoded.
 #[derive(Debug, Default)]
 pub struct BoardScoreRows {
     pub sealed: Vec<SealedGroup>,
-    pub rest: BoardScoreTable,
+    rest: BoardScoreTable,
+    /// The rows of `rest` in replay order, when that is not all of `rest` as it is.
+    order: Option<Vec<Range<usize>>>,
     codec: Option<Arc<dyn RowGroupCodec>>,
 }
 
@@ -92,7 +100,50 @@ impl From<BoardScoreTable> for BoardScoreRows {
 
 impl BoardScoreRows {
     pub fn len(&self) -> usize {
-        self.sealed_rows() + self.rest.len()
+        self.sealed_rows() + self.rest_len()
+    }
+
+    /// How many rows follow the sealed groups.
+    pub fn rest_len(&self) -> usize {
+        match &self.order {
+            Some(order) => order.iter().map(ExactSizeIterator::len).sum(),
+            None => self.rest.len(),
+        }
+    }
+
+    /// The table the rows after the sealed groups are taken from ([`Self::parts`]).
+    pub fn rest_table(&self) -> &BoardScoreTable {
+        &self.rest
+    }
+
+    /// Where the rows `range` after the sealed groups (numbered from the first of
+    /// them, in replay order) are in [`Self::rest_table`], in order.
+    pub fn parts(&self, range: Range<usize>) -> Vec<Range<usize>> {
+        let Some(order) = &self.order else {
+            return vec![range];
+        };
+        let mut parts = Vec::new();
+        let mut first = 0;
+        for part in order {
+            let last = first + part.len();
+            let (from, to) = (range.start.max(first), range.end.min(last));
+            if from < to {
+                parts.push(part.start + (from - first)..part.start + (to - first));
+            }
+            if last >= range.end {
+                break;
+            }
+            first = last;
+        }
+        parts
+    }
+
+    /// The rows after the sealed groups copied into replay order, for what changes
+    /// them.
+    fn settle(&mut self) {
+        if let Some(order) = self.order.take() {
+            self.rest = self.rest.reordered(&order);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -107,17 +158,25 @@ impl BoardScoreRows {
     /// straddle two groups is named twice).
     pub fn competitions(&self) -> impl Iterator<Item = &str> {
         let sealed = self.sealed.iter().flat_map(|g| g.competitions.iter());
-        let rest = self.rest.competition_ids(0..self.rest.len());
+        let rest = self
+            .parts(0..self.rest_len())
+            .into_iter()
+            .flat_map(|part| self.rest.competition_ids(part));
         sealed.map(String::as_str).chain(rest)
     }
 
     /// Appends rows after every other.
     pub fn extend(&mut self, rows: impl IntoIterator<Item = BoardScore>) {
+        let start = self.rest.len();
         self.rest.extend(rows);
+        if let Some(order) = &mut self.order {
+            order.push(start..self.rest.len());
+        }
     }
 
     /// Decodes the sealed groups back into rows, ahead of the others.
     pub fn unseal(&mut self) -> Result<()> {
+        self.settle();
         if self.sealed.is_empty() {
             return Ok(());
         }
@@ -143,6 +202,7 @@ impl BoardScoreRows {
         if touches_sealed {
             self.unseal()?;
         }
+        self.settle();
         self.rest.retain_competitions(keep);
         Ok(())
     }
@@ -269,12 +329,13 @@ impl Arriving {
         let mut rows = BoardScoreRows {
             sealed: std::mem::take(&mut self.sealed),
             rest: table,
+            order: None,
             codec: self.codec.clone(),
         };
         if end < sealed_rows {
             // Something sealed is left out, or came out of order: start from the rows.
             rows.unseal()?;
-            rows.rest = ordered(std::mem::take(&mut rows.rest), &ranges, 0);
+            rows.order = order(rows.rest.len(), &ranges, 0);
             return Ok(rows);
         }
         let mut rest: Vec<Range<usize>> = Vec::with_capacity(ranges.len() - covered + 1);
@@ -282,27 +343,29 @@ impl Arriving {
             rest.push(sealed_rows..end);
         }
         rest.extend(ranges[covered..].iter().cloned());
-        rows.rest = ordered(std::mem::take(&mut rows.rest), &rest, sealed_rows);
+        rows.order = order(rows.rest.len(), &rest, sealed_rows);
         Ok(rows)
     }
 }
 
-/// The rows `ranges` (numbered from `offset`) of `table`, in that order; the table
-/// itself when that is all of it, in order.
-fn ordered(table: BoardScoreTable, ranges: &[Range<usize>], offset: usize) -> BoardScoreTable {
-    let shifted: Vec<Range<usize>> = ranges
-        .iter()
-        .filter(|r| !r.is_empty())
-        .map(|r| r.start - offset..r.end - offset)
-        .collect();
-    let in_order = shifted.windows(2).all(|w| w[0].end == w[1].start)
-        && shifted.first().is_none_or(|r| r.start == 0)
-        && shifted.last().map_or(0, |r| r.end) == table.len();
-    if in_order {
-        table
-    } else {
-        table.reordered(&shifted)
+/// The rows `ranges` (numbered from `offset`) of a table of `rows` rows, in that order,
+/// as ranges into the table (adjacent ones joined); `None` when that is every row of
+/// it, in order.
+fn order(rows: usize, ranges: &[Range<usize>], offset: usize) -> Option<Vec<Range<usize>>> {
+    let mut joined: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges.iter().filter(|r| !r.is_empty()) {
+        let range = range.start - offset..range.end - offset;
+        match joined.last_mut() {
+            Some(last) if last.end == range.start => last.end = range.end,
+            _ => joined.push(range),
+        }
     }
+    let in_order = match joined.as_slice() {
+        [] => rows == 0,
+        [only] => *only == (0..rows),
+        _ => false,
+    };
+    (!in_order).then_some(joined)
 }
 
 /// Sealing for the tests of the codecs.
@@ -317,9 +380,20 @@ pub mod tests_support {
         competitions: &[Vec<BoardScore>],
         places: &[usize],
     ) -> Result<BoardScoreRows> {
+        let arrival: Vec<usize> = (0..competitions.len()).collect();
+        seal_arriving(codec, competitions, &arrival, places)
+    }
+
+    /// [`seal_all`] with the competitions arriving in the order `arrival` gives.
+    pub fn seal_arriving(
+        codec: Arc<dyn RowGroupCodec>,
+        competitions: &[Vec<BoardScore>],
+        arrival: &[usize],
+        places: &[usize],
+    ) -> Result<BoardScoreRows> {
         let mut arriving = Arriving::new(competitions.len(), &Sealer::board_scores(codec));
-        for (at, rows) in competitions.iter().enumerate() {
-            arriving.push(at, rows.clone());
+        for &at in arrival {
+            arriving.push(at, competitions[at].clone());
             arriving.seal_full()?;
         }
         arriving.finish(places)
@@ -407,6 +481,21 @@ mod tests {
         Ok(rows.rest.rows().collect())
     }
 
+    /// The rows after the sealed groups as they are written: gathered from their
+    /// parts, in pieces of `piece` rows.
+    fn gathered(rows: &BoardScoreRows, piece: usize) -> Vec<BoardScore> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < rows.rest_len() {
+            let end = (start + piece).min(rows.rest_len());
+            for part in rows.parts(start..end) {
+                out.extend(part.filter_map(|at| rows.rest_table().get(at)));
+            }
+            start = end;
+        }
+        out
+    }
+
     #[test]
     fn rows_in_replay_order_are_sealed_a_full_group_at_a_time() -> Result<()> {
         let all: Vec<usize> = (0..8).collect();
@@ -415,7 +504,7 @@ mod tests {
         // 36 rows: seven full groups of 5 sealed, one row left.
         assert_eq!(rows.sealed.len(), 7);
         assert!(rows.sealed.iter().all(|g| g.rows == 5));
-        assert_eq!(rows.rest.len(), 1);
+        assert_eq!(rows.rest_len(), 1);
         assert_eq!(rows.len(), 36);
         assert_eq!(all_rows(rows)?, rows_of(&all));
         Ok(())
@@ -438,7 +527,9 @@ mod tests {
         let (mut arriving, _) = arrive(10, &[&[0, 1, 2, 3], &[4]]);
         let rows = arriving.finish(&[0, 1, 2, 3])?;
         assert_eq!(rows.sealed.len(), 1);
-        assert!(rows.rest.is_empty());
+        // Competition 4's rows stay in the table, out of the rows written.
+        assert_eq!(rows.rest_len(), 0);
+        assert!(gathered(&rows, 10).is_empty());
         assert_eq!(all_rows(rows)?, rows_of(&[0, 1, 2, 3]));
         // Competition 5 (rows 15..21) ends in the second group (10..20): opened again.
         let (mut arriving, _) = arrive(10, &[&[0, 1, 2, 3], &[4, 5]]);
@@ -457,7 +548,39 @@ mod tests {
         // and nothing more was sealed.
         assert_eq!(codec.groups.lock().map(|g| g.len()).ok(), Some(2));
         assert!(rows.sealed.is_empty());
+        // Kept as they arrived, with their order beside them: gathered in pieces of
+        // any size, they come out in replay order.
+        assert_eq!(rows.rest_len(), 36);
+        // Arrived: 2-4 (rows 0..12), 0-1 (12..15), 5-7 (15..36).
+        assert_eq!(rows.parts(0..36), [12..15, 0..12, 15..36]);
+        assert_eq!(rows.parts(2..4), [14..15, 0..1]);
+        assert_eq!(rows.parts(30..36), vec![30..36]);
+        for piece in [1, 4, 5, 36] {
+            assert_eq!(gathered(&rows, piece), rows_of(&all), "pieces of {piece}");
+        }
+        let competitions: Vec<&str> = rows.competitions().take(4).collect();
+        assert_eq!(competitions, ["c0", "c1", "c1", "c2"]);
         assert_eq!(all_rows(rows)?, rows_of(&all));
+        Ok(())
+    }
+
+    #[test]
+    fn rows_out_of_order_with_one_left_out_are_gathered_without_it() -> Result<()> {
+        let (mut arriving, _) = arrive(100, &[&[4, 5, 6, 7], &[0, 1, 2, 3]]);
+        let kept = [0, 1, 3, 4, 5, 6, 7];
+        let mut rows = arriving.finish(&kept)?;
+        // Competitions 4-7 arrived first (rows 0..26), then 0-3 (26..36); 2 is out.
+        assert_eq!(rows.rest_len(), 33);
+        assert_eq!(rows.parts(0..33), [26..29, 32..36, 0..26]);
+        assert_eq!(gathered(&rows, 7), rows_of(&kept));
+        // Rows added later come after every other; leaving one out copies them in order.
+        rows.extend(competition(9, 2));
+        assert_eq!(rows.len(), 35);
+        rows.retain_competitions(|id| id != "c4")?;
+        let mut expected = rows_of(&[0, 1, 3, 5, 6, 7]);
+        expected.extend(competition(9, 2));
+        assert_eq!(gathered(&rows, 35), expected);
+        assert_eq!(all_rows(rows)?, expected);
         Ok(())
     }
 
@@ -489,7 +612,7 @@ mod tests {
         arriving.seal_full()?;
         let rows = arriving.finish(&all)?;
         assert!(rows.sealed.is_empty());
-        assert_eq!(rows.rest.rows().collect::<Vec<_>>(), rows_of(&all));
+        assert_eq!(gathered(&rows, 36), rows_of(&all));
         Ok(())
     }
 }

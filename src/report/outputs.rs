@@ -445,36 +445,70 @@ pub fn board_scores_part(
     rows: &BoardScoreTable,
     range: std::ops::Range<usize>,
 ) -> PolarsResult<DataFrame> {
+    board_scores_gathered(rows, std::slice::from_ref(&range))
+}
+
+/// The rows `parts` of `rows`, one part after the other, as rows of
+/// `board_scores.parquet`: a row group gathered from rows kept out of order.
+fn board_scores_gathered(
+    rows: &BoardScoreTable,
+    parts: &[std::ops::Range<usize>],
+) -> PolarsResult<DataFrame> {
+    let height: usize = parts.iter().map(ExactSizeIterator::len).sum();
+    let each = || parts.iter().cloned();
     let text = |name: &str, values: Vec<Option<&str>>| Series::new(name.into(), values);
+    fn copied<T: Copy>(height: usize, slices: impl Iterator<Item = T>) -> Vec<T> {
+        let mut out = Vec::with_capacity(height);
+        out.extend(slices);
+        out
+    }
     let columns = vec![
         Column::from(Series::new(
             "competition_id".into(),
-            rows.competition_ids(range.clone()).collect::<Vec<&str>>(),
+            copied(height, each().flat_map(|r| rows.competition_ids(r))),
         )),
         Column::from(Series::new(
             "board".into(),
-            rows.boards(range.clone())
-                .iter()
-                .map(|&b| b as i32)
-                .collect::<Vec<i32>>(),
+            copied(
+                height,
+                each().flat_map(|r| rows.boards(r).iter().map(|&b| b as i32)),
+            ),
         )),
-        Column::from(text("ns", rows.sides(range.clone(), false).collect())),
-        Column::from(text("ew", rows.sides(range.clone(), true).collect())),
+        Column::from(text(
+            "ns",
+            copied(height, each().flat_map(|r| rows.sides(r, false))),
+        )),
+        Column::from(text(
+            "ew",
+            copied(height, each().flat_map(|r| rows.sides(r, true))),
+        )),
         Column::from(Series::new(
             "ns_score".into(),
-            rows.ns_scores(range.clone()),
+            copied(
+                height,
+                each().flat_map(|r| rows.ns_scores(r).iter().copied()),
+            ),
         )),
         Column::from(Series::new(
             "ns_points".into(),
-            rows.points(range.clone(), false),
+            copied(
+                height,
+                each().flat_map(|r| rows.points(r, false).iter().copied()),
+            ),
         )),
         Column::from(Series::new(
             "ew_points".into(),
-            rows.points(range.clone(), true),
+            copied(
+                height,
+                each().flat_map(|r| rows.points(r, true).iter().copied()),
+            ),
         )),
-        Column::from(Series::new("datum".into(), rows.datums(range.clone()))),
+        Column::from(Series::new(
+            "datum".into(),
+            copied(height, each().flat_map(|r| rows.datums(r).iter().copied())),
+        )),
     ];
-    DataFrame::new(range.len(), columns)
+    DataFrame::new(height, columns)
 }
 
 /// Encodes board scores into the row groups of `board_scores.parquet` while a run or
@@ -563,8 +597,8 @@ fn write_board_scores_to<W: Write>(
         .iter()
         .map(|group| CarriedGroups::all(&group.bytes))
         .collect::<PolarsResult<_>>()?;
-    super::files::write_parquet_to(out, &sealed, rows.rest.len(), settings, &|range| {
-        board_scores_part(&rows.rest, range)
+    super::files::write_parquet_to(out, &sealed, rows.rest_len(), settings, &|range| {
+        board_scores_gathered(rows.rest_table(), &rows.parts(range))
     })
 }
 
@@ -781,7 +815,7 @@ fn copied_groups<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::sealed::tests_support::seal_all;
+    use crate::pipeline::sealed::tests_support::{seal_all, seal_arriving};
 
     /// A frozen month applied a few competitions at a time, while the next ones are
     /// rated on the month's opening handicaps, gives the changes and handicaps of the
@@ -942,6 +976,21 @@ mod tests {
         for (places, sealed) in [(&all, true), (&without, false)] {
             let rows = seal_all(codec.clone(), &competitions, places)?;
             assert_eq!(!rows.sealed.is_empty(), sealed);
+            let mut out = Vec::new();
+            write_board_scores_to(&mut out, &rows, &settings).map_err(frame_error(BOARD_SCORES))?;
+            assert!(out == whole_bytes(places)?, "{} competitions", places.len());
+        }
+        // Arriving as a file ordered by club would bring them (every fourth place from
+        // 0, then from 1, ...): nothing sealed, each row group gathered from the rows
+        // as they arrived, with and without a competition left out.
+        let arrival: Vec<usize> = (0..4).flat_map(|club| (club..40).step_by(4)).collect();
+        for places in [&all, &without] {
+            let rows = seal_arriving(codec.clone(), &competitions, &arrival, places)?;
+            assert!(rows.sealed.is_empty());
+            assert!(
+                rows.parts(0..100).len() > 1,
+                "a row group from several parts"
+            );
             let mut out = Vec::new();
             write_board_scores_to(&mut out, &rows, &settings).map_err(frame_error(BOARD_SCORES))?;
             assert!(out == whole_bytes(places)?, "{} competitions", places.len());

@@ -34,8 +34,10 @@ pub type HandicapResults<'a> = HashMap<(&'a str, &'a str), (f64, f64)>;
 
 /// The club's result sheet `score` writes beside its tables.
 pub struct ScoreSheet<'a> {
-    /// The competitions and entrants the standings are of (titles, clubs, names).
+    /// The competitions the standings are of (titles, clubs).
     pub dataset: &'a Dataset,
+    /// The players' names of their entrants.
+    pub names: &'a EntrantNames<'a>,
     /// Handicap tournaments: (expected, adjusted) per (competition, entrant).
     pub handicap: &'a HandicapResults<'a>,
     /// `start_list.csv`, when asked for.
@@ -123,14 +125,14 @@ pub(crate) fn write_sheet(
         }
     }
     batches.push(current);
-    let names = EntrantNames::new(sheet.dataset);
     let encode = |groups: &Vec<(&Competition, &[Standing])>| {
         let mut lines = Vec::with_capacity(groups.iter().map(|(_, g)| g.len()).sum());
         for (competition, group) in groups {
+            let names = sheet.names.competition(&competition.competition_id);
             sheet::competition_lines(
                 competition,
                 group,
-                |s| names.of(&s.competition_id, &s.entrant),
+                |s| names.of(&s.entrant),
                 |s| {
                     sheet
                         .handicap

@@ -11,16 +11,19 @@ use std::path::Path;
 
 use polars::prelude::DataFrame;
 
+use crate::dataset::entrant_table::{EntrantTable, ResultTable};
 use crate::dataset::{Competition, Dataset, Member};
 use crate::error::{Error, Result};
 use crate::import::table::BoardReader;
 use crate::model::{CalcMethod, FactorSet};
 use crate::pipeline::score::{score_source, HandicapInputs, Scored};
-use crate::pipeline::{replay, InMemory, PlayerState, PreparedCompetition, Registry};
+use crate::pipeline::{
+    replay, EntrantRows, Entrants, InMemory, PlayerState, PreparedCompetition, Registry,
+};
 use crate::quarantine::{OnError, Quarantine, Quarantined};
 use crate::report::result_sheet::{write_scored, HandicapResults, ScoreSheet};
 use crate::report::run_folder::load_state;
-use crate::report::sheet;
+use crate::report::sheet::{self, EntrantNames};
 
 /// The handicaps entrants play off: every member's state, from a state folder or
 /// their starting handicaps, with the factor set that reads them.
@@ -89,19 +92,39 @@ pub struct ScoreOutcome {
     pub start_list: Option<String>,
 }
 
-/// Scores `dataset` (its board rows from `reader`, or its own), leaves out what breaks
+/// A dataset's board rows read from its files, with its entrant and result rows read
+/// compactly (its head's own stay empty): how `score --data` holds a federation.
+pub struct ReadRows {
+    pub boards: BoardReader,
+    pub entrants: EntrantTable,
+    pub results: ResultTable,
+}
+
+/// Scores `dataset` (its rows from `read`, or its own), leaves out what breaks
 /// a rule (or, strict, stops at the first), and writes the outputs and the result
 /// sheet to `out`. `handicaps` ranks the handicap tournaments and, with
 /// `start_list`, fills the start list.
 pub fn score_and_write(
     mut dataset: Dataset,
-    reader: Option<BoardReader>,
+    read: Option<ReadRows>,
     handicaps: Option<&PlayingHandicaps>,
     on_error: OnError,
     start_list: bool,
     out: &Path,
 ) -> Result<ScoreOutcome> {
-    let (scored, quarantined) = score(&mut dataset, reader, handicaps, on_error, start_list)?;
+    let (reader, rows) = match read {
+        Some(read) => (
+            Some(read.boards),
+            EntrantRows::compact(read.entrants, read.results),
+        ),
+        None => (None, EntrantRows::taken_from(&mut dataset)),
+    };
+    let (scored, quarantined) =
+        score(&mut dataset, &rows, reader, handicaps, on_error, start_list)?;
+    let names = match &rows.entrants {
+        Entrants::Rows(entrants) => EntrantNames::of_rows(&dataset.members, entrants),
+        Entrants::Table(table) => EntrantNames::of_table(&dataset.members, table),
+    };
     let expectations = handicaps.map_or_else(Vec::new, |h| {
         expectations(&scored.rated, h, |c| c.handicap_event || start_list)
     });
@@ -114,7 +137,7 @@ pub fn score_and_write(
         })
         .collect();
     let start = if start_list {
-        Some(start_list_of(&dataset, &expectations)?)
+        Some(start_list_of(&names, &expectations)?)
     } else {
         None
     };
@@ -125,6 +148,7 @@ pub fn score_and_write(
         &quarantined,
         &ScoreSheet {
             dataset: &dataset,
+            names: &names,
             handicap: &by_entrant,
             start_list: start.as_ref().map(|(_, frame)| frame),
         },
@@ -143,6 +167,7 @@ pub fn score_and_write(
 /// replay order.
 fn score(
     dataset: &mut Dataset,
+    rows: &EntrantRows<'_>,
     reader: Option<BoardReader>,
     handicaps: Option<&PlayingHandicaps>,
     on_error: OnError,
@@ -156,13 +181,27 @@ fn score(
     });
     let sealer = crate::report::outputs::board_score_sealer();
     let (mut scored, mut quarantine) = match reader {
-        Some(mut reader) => score_source(dataset, &mut reader, inputs.as_ref(), &sealer, &|_| {})?,
+        Some(mut reader) => score_source(
+            dataset,
+            rows,
+            &mut reader,
+            inputs.as_ref(),
+            &sealer,
+            &|_| {},
+        )?,
         None => {
             let mut in_memory = InMemory {
                 boards: &dataset.boards,
                 quarantine: Quarantine::default(),
             };
-            score_source(dataset, &mut in_memory, inputs.as_ref(), &sealer, &|_| {})?
+            score_source(
+                dataset,
+                rows,
+                &mut in_memory,
+                inputs.as_ref(),
+                &sealer,
+                &|_| {},
+            )?
         }
     };
     if !quarantine.is_empty() {
@@ -212,12 +251,11 @@ pub fn expectations(
 
 /// The start list as printed (`competition  entrant  expected  names`) and as
 /// `start_list.csv`.
-fn start_list_of(dataset: &Dataset, expectations: &[Expectation]) -> Result<(String, DataFrame)> {
-    let names = sheet::entrant_names(dataset);
-    let who = |e: &Expectation| {
-        let key = (e.competition_id.as_str(), e.entrant.as_str());
-        names.get(&key).cloned().unwrap_or_default()
-    };
+fn start_list_of(
+    names: &EntrantNames<'_>,
+    expectations: &[Expectation],
+) -> Result<(String, DataFrame)> {
+    let who = |e: &Expectation| names.of(&e.competition_id, &e.entrant);
     let mut text = String::from("competition  entrant  expected  names\n");
     for e in expectations {
         let shown = if e.imps {
@@ -257,10 +295,12 @@ mod tests {
 
     /// The sheet written a few competitions at a time has the bytes of the sheet built
     /// whole (its lines, its frame, its page), on a federation with Swiss pairs events,
-    /// handicap tournaments and two-winner movements among its competitions.
+    /// handicap tournaments and two-winner movements among its competitions; with the
+    /// names from the dataset's entrant rows or from the compact table `score --data`
+    /// reads them into.
     #[test]
     fn the_sheet_written_in_batches_is_the_sheet_written_whole() -> Result<()> {
-        let mut dataset = generate(&SynthConfig {
+        let dataset = generate(&SynthConfig {
             members: 120,
             months: 4,
             handicap_event_share: 0.5,
@@ -271,8 +311,11 @@ mod tests {
             ..SynthConfig::default()
         });
         let handicaps = PlayingHandicaps::read(&dataset.members, FactorSet::default(), None)?;
+        let rows = EntrantRows::of(&dataset);
+        let mut scored_dataset = dataset.clone();
         let (scored, _) = score(
-            &mut dataset,
+            &mut scored_dataset,
+            &rows,
             None,
             Some(&handicaps),
             OnError::Quarantine,
@@ -319,14 +362,29 @@ mod tests {
         let page = whole_dir.join("results.html");
         std::fs::write(&page, sheet::html(&whole)).map_err(|e| Error::io(&page, e))?;
 
-        let sheet = ScoreSheet {
-            dataset: &dataset,
-            handicap: &by_entrant,
-            start_list: None,
-        };
+        let mut table = EntrantTable::default();
+        for entrant in &dataset.entrants {
+            table.push(entrant);
+        }
+        table.group();
+        let (own, compact) = (
+            EntrantNames::new(&dataset),
+            EntrantNames::of_table(&dataset.members, &table),
+        );
         // One line a batch (a competition each), a few competitions, and all at once.
-        for batch in [1, 25, usize::MAX] {
-            let out = dir.path().join(format!("batch-{batch}"));
+        for (batch, names) in [(1, &own), (25, &own), (usize::MAX, &own), (25, &compact)] {
+            let sheet = ScoreSheet {
+                dataset: &dataset,
+                names,
+                handicap: &by_entrant,
+                start_list: None,
+            };
+            let kind = if std::ptr::eq(names, &own) {
+                "own"
+            } else {
+                "compact"
+            };
+            let out = dir.path().join(format!("batch-{batch}-{kind}"));
             let staged = StagedFolder::new(&out)?;
             write_sheet(&staged, &sheet, &scored.standings, batch)?;
             staged.commit()?;
@@ -336,7 +394,10 @@ mod tests {
                 };
                 let (a, b) = (read(whole_dir.join(name))?, read(out.join(name))?);
                 assert!(a.len() > 1000, "{name}: {} bytes", a.len());
-                assert!(a == b, "{name} written in batches of {batch} lines differs");
+                assert!(
+                    a == b,
+                    "{name} ({kind} names) in batches of {batch} lines differs"
+                );
             }
         }
         Ok(())

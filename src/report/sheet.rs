@@ -15,9 +15,10 @@ use polars::prelude::*;
 
 use super::frame::FrameBuilder;
 use super::statement::STYLE;
-use super::svg::escape;
+use super::svg::{escape, escape_into};
 use crate::dataset::conventions::{ImpAggregate, MpScale};
-use crate::dataset::{Competition, Dataset, Entrant};
+use crate::dataset::entrant_table::EntrantTable;
+use crate::dataset::{Competition, Dataset, Entrant, Member};
 use crate::scoring::draw::Round;
 use crate::scoring::swiss::MatchLine;
 use crate::scoring::Standing;
@@ -94,8 +95,11 @@ pub fn entrant_names(dataset: &Dataset) -> HashMap<(&str, &str), String> {
 }
 
 fn member_names(dataset: &Dataset) -> HashMap<i64, &str> {
-    dataset
-        .members
+    names_by_member(&dataset.members)
+}
+
+fn names_by_member(members: &[Member]) -> HashMap<i64, &str> {
+    members
         .iter()
         .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
         .collect()
@@ -128,35 +132,91 @@ fn names_of(e: &Entrant, members: &HashMap<i64, &str>) -> String {
 }
 
 /// The entrants' names of a dataset looked up a competition at a time: the strings are
-/// made only for the lines being written, not for millions of entrants at once.
+/// made only for the lines being written, not for millions of entrants at once. The
+/// entrant rows are a dataset's own, or the compact table a whole federation is read
+/// into ([`EntrantTable`]), whose rows become structs one competition at a time.
 pub struct EntrantNames<'a> {
     members: HashMap<i64, &'a str>,
-    by_competition: HashMap<&'a str, Vec<&'a Entrant>>,
+    entrants: EntrantRowsOf<'a>,
+}
+
+enum EntrantRowsOf<'a> {
+    Grouped(HashMap<&'a str, Vec<&'a Entrant>>),
+    Table(&'a EntrantTable),
+}
+
+/// The entrants of one competition, for their names ([`EntrantNames::competition`]).
+pub struct CompetitionNames<'n> {
+    members: &'n HashMap<i64, &'n str>,
+    borrowed: &'n [&'n Entrant],
+    owned: Vec<Entrant>,
+}
+
+impl CompetitionNames<'_> {
+    /// The names of `entrant` (empty when it is not an entrant). Of two rows for one
+    /// entrant the last counts, as in [`entrant_names`].
+    pub fn of(&self, entrant: &str) -> String {
+        let borrowed = self.borrowed.iter().copied();
+        self.owned
+            .iter()
+            .rev()
+            .chain(borrowed.rev())
+            .find(|e| e.entrant == entrant)
+            .map(|e| names_of(e, self.members))
+            .unwrap_or_default()
+    }
 }
 
 impl<'a> EntrantNames<'a> {
     pub fn new(dataset: &'a Dataset) -> Self {
+        EntrantNames::of_rows(&dataset.members, &dataset.entrants)
+    }
+
+    /// The names of the entrant rows `entrants`, with the names of `members`.
+    pub fn of_rows(members: &'a [Member], entrants: &'a [Entrant]) -> Self {
         let mut by_competition: HashMap<&str, Vec<&Entrant>> = HashMap::new();
-        for e in &dataset.entrants {
+        for e in entrants {
             by_competition
                 .entry(e.competition_id.as_str())
                 .or_default()
                 .push(e);
         }
         EntrantNames {
-            members: member_names(dataset),
-            by_competition,
+            members: names_by_member(members),
+            entrants: EntrantRowsOf::Grouped(by_competition),
+        }
+    }
+
+    /// The names of the entrant rows of `table` (grouped), with the names of `members`.
+    pub fn of_table(members: &'a [Member], table: &'a EntrantTable) -> Self {
+        EntrantNames {
+            members: names_by_member(members),
+            entrants: EntrantRowsOf::Table(table),
+        }
+    }
+
+    /// The entrants of `competition_id`, to look up their names.
+    pub fn competition(&self, competition_id: &str) -> CompetitionNames<'_> {
+        let (borrowed, owned): (&[&Entrant], Vec<Entrant>) = match &self.entrants {
+            EntrantRowsOf::Grouped(by_competition) => (
+                by_competition
+                    .get(competition_id)
+                    .map_or(&[], Vec::as_slice),
+                Vec::new(),
+            ),
+            EntrantRowsOf::Table(table) => (&[], table.competition(competition_id)),
+        };
+        CompetitionNames {
+            members: &self.members,
+            borrowed,
+            owned,
         }
     }
 
     /// The names of `entrant` in `competition_id` (empty when it is not an entrant).
     /// Of two rows for one entrant the last counts, as in [`entrant_names`].
     pub fn of(&self, competition_id: &str, entrant: &str) -> String {
-        self.by_competition
-            .get(competition_id)
-            .and_then(|rows| rows.iter().rev().find(|e| e.entrant == entrant))
-            .map(|e| names_of(e, &self.members))
-            .unwrap_or_default()
+        self.competition(competition_id).of(entrant)
     }
 }
 
@@ -401,10 +461,30 @@ struct Cell(Option<f64>, usize);
 
 impl std::fmt::Display for Cell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(v) => write!(f, "{v:.decimals$}", decimals = self.1),
-            None => Ok(()),
+        let (Some(v), decimals) = (self.0, self.1) else {
+            return Ok(());
+        };
+        // The page prints millions of numbers already rounded to their decimals: those
+        // are printed from their digits as integers. A value further than 1e-6 of a
+        // unit from its rounding, or too large for that to be exact, is left to the
+        // formatter, so the text is always what `{:.decimals$}` prints.
+        if decimals <= 3 && v.is_finite() && v.abs() < 1e9 {
+            let scale = 10u64.pow(decimals as u32);
+            let scaled = v * scale as f64;
+            let units = scaled.round();
+            if (scaled - units).abs() < 1e-6 {
+                let units = units.abs() as u64;
+                if v.is_sign_negative() {
+                    f.write_str("-")?;
+                }
+                write!(f, "{}", units / scale)?;
+                if decimals > 0 {
+                    write!(f, ".{:0width$}", units % scale, width = decimals)?;
+                }
+                return Ok(());
+            }
         }
+        write!(f, "{v:.decimals$}")
     }
 }
 
@@ -479,11 +559,13 @@ pub fn html_tables(h: &mut String, lines: &[SheetLine]) {
             } else {
                 let _ = write!(h, "{}", l.rank);
             }
+            h.push_str("</td><td>");
+            escape_into(h, &l.entrant);
+            h.push_str("</td><td>");
+            escape_into(h, &l.names);
             let _ = write!(
                 h,
-                "</td><td>{}</td><td>{}</td><td class=n>{}</td>",
-                escape(&l.entrant),
-                escape(&l.names),
+                "</td><td class=n>{}</td>",
                 Cell(Some(l.score), l.score_decimals)
             );
             if percent {
@@ -640,6 +722,27 @@ mod tests {
         e.players = [None, Some(8), None, None];
         e.names = [Some(String::new()), None, None, None];
         assert_eq!(names_of(&e, &members), " – Bo Ek");
+    }
+
+    #[test]
+    fn cells_print_as_the_formatter_prints() {
+        assert_eq!(cell(Some(62.5), 2), "62.50");
+        assert_eq!(cell(Some(-0.0), 2), "-0.00");
+        assert_eq!(cell(Some(-3.0), 0), "-3");
+        assert_eq!(cell(Some(20.55), 1), "20.6");
+        assert_eq!(cell(None, 2), "");
+        let mut values = vec![0.0, -0.0, 0.005, -0.005, 1e-12, -1e-12, 2.675, 1e9, 1e15];
+        values.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.125, 0.375]);
+        for k in -200_000..200_000i64 {
+            let v = k as f64 / 1000.0;
+            values.extend([v, round_to(v, 2), round_to(v, 1), round_to(v, 2) + 50.0]);
+        }
+        for v in values {
+            for decimals in 0..=3 {
+                let expected = format!("{v:.decimals$}");
+                assert_eq!(cell(Some(v), decimals), expected, "{v:e} to {decimals}");
+            }
+        }
     }
 
     #[test]

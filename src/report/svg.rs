@@ -98,6 +98,19 @@ impl Chart {
 /// shown as U+FFFD ([`crate::dataset::text`]).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text);
+    out
+}
+
+/// [`escape`], appended to `out`: a page of millions of cells escapes each without a
+/// string of its own.
+pub fn escape_into(out: &mut String, text: &str) {
+    let plain =
+        |b: u8| (0x20..0x7f).contains(&b) && !matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'');
+    if text.bytes().all(plain) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             c if crate::dataset::text::is_unsafe(c) && c != '\n' => out.push('\u{FFFD}'),
@@ -109,7 +122,6 @@ pub fn escape(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -333,6 +345,23 @@ fn clip_id(chart: &Chart) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_and_marked_up_text_escape_alike() {
+        assert_eq!(escape("Åsa Ödman – B. Ek"), "Åsa Ödman – B. Ek");
+        assert_eq!(escape("12 E+W"), "12 E+W");
+        assert_eq!(
+            escape("<b>\"R&D\" 'x'</b>"),
+            "&lt;b&gt;&quot;R&amp;D&quot; &#39;x&#39;&lt;/b&gt;"
+        );
+        assert_eq!(
+            escape("a\tb\u{202E}c\n\u{7f}"),
+            "a\u{FFFD}b\u{FFFD}c\n\u{FFFD}"
+        );
+        let mut out = String::from("<td>");
+        escape_into(&mut out, "Bo & Åsa");
+        assert_eq!(out, "<td>Bo &amp; Åsa");
+    }
 
     #[test]
     fn ticks_are_round() {
