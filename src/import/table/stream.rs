@@ -35,6 +35,9 @@ use super::locate::{read_frame_columns, row_groups, SourceFile};
 use super::rows::{build_boards, check_boards};
 use super::Check;
 
+/// What takes each batch of a pass: its buffer and where its rows begin (`rows[from..]`).
+type TakeBatch<'a> = dyn FnMut(&mut Vec<BoardResult>, usize) -> Result<(), Error> + 'a;
+
 /// The board files of a dataset, in pieces, and the competitions each piece holds.
 #[derive(Debug, Default)]
 pub(super) struct BoardFiles {
@@ -210,7 +213,7 @@ impl BoardReader {
     fn read_batches(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
-        each: &mut dyn FnMut(&mut Vec<BoardResult>, usize) -> Result<(), Error>,
+        each: &mut TakeBatch<'_>,
     ) -> Result<(), Error> {
         if self.released {
             return Err(Error::Config(
@@ -243,7 +246,7 @@ impl BoardReader {
         &mut self,
         first: bool,
         wanted: &[bool],
-        each: &mut dyn FnMut(&mut Vec<BoardResult>, usize) -> Result<(), Error>,
+        each: &mut TakeBatch<'_>,
     ) -> Result<(), Error> {
         let (files, check) = (&self.files, &mut self.check);
         let outcome = std::thread::scope(|scope| {
