@@ -325,17 +325,18 @@ fn produce(
         read_frame_columns(&boards.files[piece.file], None, piece.rows.clone())
             .and_then(|frame| build_boards(&frame, rows))
     };
-    // An emptied batch to build rows in, when one has come back: the largest (the
-    // small ones held the rows of a competition carried over).
-    let reuse = || {
+    // An emptied batch to build piece `at`'s rows in, when one large enough has come
+    // back (those that held a competition carried over are small, and go).
+    let reuse = |at: usize| {
+        let wanted = boards.pieces[at].rows.as_ref().map_or(1, |rows| rows.len());
         emptied
             .try_iter()
-            .max_by_key(|rows: &Vec<BoardResult>| rows.capacity())
+            .find(|rows: &Vec<BoardResult>| rows.capacity() >= wanted)
             .unwrap_or_default()
     };
     std::thread::scope(|scope| {
         let mut next = to_read.first().map(|&at| {
-            let rows = reuse();
+            let rows = reuse(at);
             scope.spawn(move || build(at, rows))
         });
         let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
@@ -345,7 +346,7 @@ fn produce(
                 _ => Err(reader_stopped()),
             };
             next = to_read.get(place + 1).map(|&following| {
-                let rows = reuse();
+                let rows = reuse(following);
                 scope.spawn(move || build(following, rows))
             });
             let rows = match built.and_then(|built| check_boards(built, check)) {
