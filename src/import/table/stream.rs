@@ -192,11 +192,11 @@ impl BoardReader {
 
     /// Reads the board files in order, a piece (row group or file) at a time, and calls
     /// `each` with the rows of every competition `wanted` accepts whose last piece has
-    /// just been read, once per piece (the rows of one competition together, in file
-    /// and row order; competitions quarantined by a row left out). The first pass reads
-    /// every piece and checks every row; later passes read only the pieces holding a
-    /// wanted competition, and leave the quarantine as the first pass made it. `each`
-    /// may take the rows.
+    /// just been read, in a batch or a few per piece (the rows of one competition
+    /// together in one batch, in file and row order; competitions quarantined by a row
+    /// left out). The first pass reads every piece and checks every row; later passes
+    /// read only the pieces holding a wanted competition, and leave the quarantine as
+    /// the first pass made it. `each` may take the rows.
     pub fn read_boards(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
