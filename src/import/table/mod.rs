@@ -231,7 +231,35 @@ fn open_into(
         quarantine: Quarantine::new(on_error),
     };
     let mut head = Dataset::default();
-    let files = [&members, &competitions, &entrants, &results]
+    // The board files' competition ids are listed on a thread of their own while the
+    // other tables are read; an error in the head is still the one reported first.
+    std::thread::scope(|scope| {
+        let boards = scope.spawn(move || BoardFiles::scan(boards.unwrap_or_default()));
+        read_head(
+            [&members, &competitions, &entrants, &results],
+            &mut check,
+            &mut head,
+            progress,
+            tables,
+        )?;
+        let files = boards.join().unwrap_or_else(|_| Err(reader_stopped()))?;
+        Ok(Opened {
+            head,
+            boards: BoardReader::new(check, files),
+        })
+    })
+}
+
+/// Reads members, competitions, entrants and results (the `files` of each, in that
+/// order) into `head`, or the entrants and results into `tables` when given.
+fn read_head(
+    [members, competitions, entrants, results]: [&Option<Vec<SourceFile>>; 4],
+    check: &mut Check,
+    head: &mut Dataset,
+    progress: &dyn crate::scoring::progress::Progress,
+    tables: Option<&mut (EntrantTable, ResultTable)>,
+) -> Result<(), Error> {
+    let files = [members, competitions, entrants, results]
         .iter()
         .map(|t| t.iter().flatten().count() as u64)
         .sum();
@@ -242,7 +270,7 @@ fn open_into(
     }
     for file in competitions.iter().flatten() {
         by_row_group(file, |frame| {
-            read_competitions(frame, &mut check, &mut head.competitions)
+            read_competitions(frame, check, &mut head.competitions)
         })?;
         progress.advance(1);
     }
@@ -255,20 +283,21 @@ fn open_into(
         };
     sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
     for file in entrants.iter().flatten() {
-        by_row_group(file, |frame| read_entrants(frame, &mut check, sink))?;
+        by_row_group(file, |frame| read_entrants(frame, check, sink))?;
         progress.advance(1);
     }
     result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
     for file in results.iter().flatten() {
-        by_row_group(file, |frame| read_results(frame, &mut check, result_sink))?;
+        by_row_group(file, |frame| read_results(frame, check, result_sink))?;
         progress.advance(1);
     }
     progress.finish();
-    let files = BoardFiles::scan(boards.unwrap_or_default())?;
-    Ok(Opened {
-        head,
-        boards: BoardReader::new(check, files),
-    })
+    Ok(())
+}
+
+/// A reading thread that ended without its result (it panicked).
+fn reader_stopped() -> Error {
+    Error::Config("the table reader stopped unexpectedly".to_owned())
 }
 
 /// Reads `file` a row group at a time when it has several (one `entrants.parquet` of
@@ -281,16 +310,23 @@ fn by_row_group(
 ) -> Result<(), Error> {
     match locate::row_groups(file)? {
         Some(groups) if groups.len() > 1 => {
-            let mut start = 0;
-            for rows in groups {
-                each(&locate::read_frame_columns(
-                    file,
-                    None,
-                    Some(start..start + rows),
-                )?)?;
-                start += rows;
-            }
-            Ok(())
+            // The next row group is decoded on a thread of its own while this one's rows
+            // are built and checked; its error, if any, is reported when its turn comes.
+            let mut slices = groups.iter().scan(0, |start, &rows| {
+                let slice = *start..*start + rows;
+                *start += rows;
+                Some(slice)
+            });
+            let read = |slice| locate::read_frame_columns(file, None, Some(slice));
+            std::thread::scope(|scope| {
+                let mut next = slices.next().map(|slice| scope.spawn(move || read(slice)));
+                while let Some(reading) = next.take() {
+                    let frame = reading.join().unwrap_or_else(|_| Err(reader_stopped()))?;
+                    next = slices.next().map(|slice| scope.spawn(move || read(slice)));
+                    each(&frame)?;
+                }
+                Ok(())
+            })
         }
         _ => each(&read_frame(file)?),
     }
