@@ -19,16 +19,46 @@ use super::outcome::{parse_adjusted, Outcome};
 /// Scoring asks three things of every seat of every table: is the name listed, where does
 /// it sort among the others (as clubs number them), and which tally it adds to. Answering
 /// them from one list built per competition, with positions instead of names, keeps the
-/// per-row work to a hash lookup; parsing names as numbers happens once per entrant, not
-/// once per comparison.
+/// per-row work to a lookup; parsing names as numbers happens once per entrant, not
+/// once per comparison, and each name's text for the board scores is made once.
 pub(super) struct Entrants<'a> {
     /// Trimmed names in byte order (the order of a `BTreeMap` of names), one per name;
     /// where a name is listed twice the later row counts.
     names: Vec<&'a str>,
+    /// The same names as the board scores hold them.
+    texts: Vec<Text>,
     rows: Vec<&'a Entrant>,
     /// Each entrant's place in entrant order ([`super::rows::entrant_order`]), by position.
     rank: Vec<u32>,
+    /// Clubs number their pairs and teams `1`, `2`, ...: the position of the name written
+    /// as the number `n` (digits only, no leading zero) is `numbered[n]`, found without
+    /// hashing. Names that are not such numbers, or larger ones, are in `position`.
+    numbered: Vec<u32>,
     position: FxHashMap<&'a str, u32>,
+}
+
+/// No entrant is named by this number.
+const UNNUMBERED: u32 = u32::MAX;
+
+/// The largest number [`Entrants`] finds by index; larger are hashed like other names.
+const MAX_NUMBERED: usize = 4095;
+
+/// The number a name writes in digits without a leading zero, so that the number written
+/// back is the same name; `None` for any other name and for numbers above
+/// [`MAX_NUMBERED`].
+pub(super) fn plain_number(name: &str) -> Option<usize> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > 4 || (bytes.len() > 1 && bytes[0] == b'0') {
+        return None;
+    }
+    let mut n = 0usize;
+    for &b in bytes {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + usize::from(b - b'0');
+    }
+    (n <= MAX_NUMBERED).then_some(n)
 }
 
 impl<'a> Entrants<'a> {
@@ -63,11 +93,28 @@ impl<'a> Entrants<'a> {
         for (place, &(_, _, _, at)) in (0..).zip(&order) {
             rank[at as usize] = place;
         }
-        let position = (0..).zip(&names).map(|(at, &name)| (name, at)).collect();
+        let mut numbered: Vec<u32> = Vec::new();
+        let mut position: FxHashMap<&'a str, u32> = FxHashMap::default();
+        for (at, &name) in (0..).zip(&names) {
+            match plain_number(name) {
+                Some(n) => {
+                    if numbered.len() <= n {
+                        numbered.resize(n + 1, UNNUMBERED);
+                    }
+                    numbered[n] = at;
+                }
+                None => {
+                    position.insert(name, at);
+                }
+            }
+        }
+        let texts = names.iter().map(|&name| Text::new(name)).collect();
         Entrants {
             names,
+            texts,
             rows,
             rank,
+            numbered,
             position,
         }
     }
@@ -78,7 +125,15 @@ impl<'a> Entrants<'a> {
 
     /// The position of a trimmed name.
     pub fn position(&self, name: &str) -> Option<u32> {
-        self.position.get(name).copied()
+        match plain_number(name) {
+            Some(n) => self.numbered.get(n).copied().filter(|&at| at != UNNUMBERED),
+            None => self.position.get(name).copied(),
+        }
+    }
+
+    /// The name at `at` as the board scores hold it.
+    pub fn text(&self, at: u32) -> &Text {
+        &self.texts[at as usize]
     }
 
     pub fn name(&self, at: u32) -> &'a str {
@@ -314,6 +369,41 @@ mod tests {
     }
 
     #[test]
+    fn only_numbers_written_back_as_the_same_name_are_found_by_number() {
+        assert_eq!(plain_number("0"), Some(0));
+        assert_eq!(plain_number("7"), Some(7));
+        assert_eq!(plain_number("12"), Some(12));
+        assert_eq!(plain_number("4095"), Some(4095));
+        for name in [
+            "", "012", "00", "+1", "-1", "1a", "4096", "12345", "1 ", "\u{661}",
+        ] {
+            assert_eq!(plain_number(name), None, "{name:?}");
+        }
+        // Numbered and named entrants side by side, and numbers that are not listed.
+        let rows = listed(&["3", "03", "x", "4096", "0"]);
+        let known = Entrants::new(rows.iter());
+        let found: Vec<Option<&str>> = ["0", "3", "03", "x", "4096", "1", "4", "5000", "y"]
+            .iter()
+            .map(|name| known.position(name).map(|at| known.name(at)))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                Some("0"),
+                Some("3"),
+                Some("03"),
+                Some("x"),
+                Some("4096"),
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+        assert_eq!(known.text(2).as_str(), known.name(2));
+    }
+
+    #[test]
     fn names_are_trimmed_as_str_trim_trims() {
         for name in [
             "12",
@@ -350,6 +440,31 @@ mod tests {
                 proptest::prop_assert_eq!(known.position(name), Some(at));
             }
             proptest::prop_assert_eq!(known.position("zz"), None);
+        }
+
+        /// Whatever order the entrants are listed in, each name is found at the place
+        /// of its name in byte order (numbered, zero-led and named alike), and names not
+        /// listed are not found.
+        #[test]
+        fn names_are_found_wherever_they_are_listed(
+            names in proptest::collection::btree_set("(0|[1-9][0-9]{0,4}|0[0-9]{1,2}|[a-c]{1,2})", 1..30),
+            order in proptest::collection::vec(proptest::num::u32::ANY, 30),
+            asked in proptest::collection::vec("(0|[1-9][0-9]{0,4}|0[0-9]{1,2}|[a-c]{1,2})", 0..20),
+        ) {
+            let sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+            let mut shuffled: Vec<(u32, &str)> = order.iter().copied().zip(sorted.iter().copied()).collect();
+            shuffled.sort_unstable();
+            let shuffled: Vec<&str> = shuffled.into_iter().map(|(_, name)| name).collect();
+            let rows = listed(&shuffled);
+            let known = Entrants::new(rows.iter());
+            for (at, name) in (0..).zip(&sorted) {
+                proptest::prop_assert_eq!(known.position(name), Some(at));
+                proptest::prop_assert_eq!(known.text(at).as_str(), *name);
+            }
+            for name in &asked {
+                let expected = sorted.binary_search(&name.as_str()).ok().map(|at| at as u32);
+                proptest::prop_assert_eq!(known.position(name), expected);
+            }
         }
 
         /// Sides compared by their entrants' ranks order as their names do.
