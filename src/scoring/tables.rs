@@ -167,8 +167,8 @@ impl<'a> Entrants<'a> {
     }
 }
 
-/// `str::trim` for a name, answering at once for the usual name that starts and ends
-/// with a printable ASCII character (no whitespace is one).
+/// `str::trim` for a name (or any cell), answering at once for the usual text that starts
+/// and ends with a printable ASCII character (no whitespace is one).
 fn trim_name(name: &str) -> &str {
     match (name.as_bytes().first(), name.as_bytes().last()) {
         (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => name,
@@ -228,11 +228,11 @@ fn row_location(row: &BoardResult, column: &str) -> Location {
 
 /// The N/S score of a row, checked against its contract when both are given.
 fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
-    if let Some(code) = row.adjusted.as_deref().filter(|c| !c.trim().is_empty()) {
+    if let Some(code) = row.adjusted.as_deref().filter(|c| !trim_name(c).is_empty()) {
         return parse_adjusted(code, row.ns_score)
             .map_err(|rule| InputError::new(row_location(row, "adjusted"), rule));
     }
-    let Some(text) = row.contract.as_deref().filter(|c| !c.trim().is_empty()) else {
+    let Some(text) = row.contract.as_deref().filter(|c| !trim_name(c).is_empty()) else {
         return row.ns_score.map(Outcome::Score).ok_or_else(|| {
             InputError::new(
                 row_location(row, "contract"),
