@@ -6,8 +6,6 @@ use std::cmp::Ordering;
 
 use crate::dataset::{Direction, EntrantResult, Text};
 
-use super::tables::plain_number;
-
 /// One row of `board_scores.parquet`: a table result and both sides' points.
 ///
 /// There is one per table result, tens of millions in a federation's ten years, so the
@@ -108,6 +106,27 @@ impl Standing {
 pub(super) fn sorted_results(mut results: Vec<EntrantResult>) -> Vec<EntrantResult> {
     results.sort_by(|a, b| entrant_order(&a.entrant, &b.entrant));
     results
+}
+
+/// The largest number [`plain_number`] reads; larger are looked up like other names.
+const MAX_NUMBERED: usize = 4095;
+
+/// The number a name writes in digits without a leading zero, so that the number written
+/// back is the same name; `None` for any other name and for numbers above
+/// [`MAX_NUMBERED`].
+pub(super) fn plain_number(name: &str) -> Option<usize> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > 4 || (bytes.len() > 1 && bytes[0] == b'0') {
+        return None;
+    }
+    let mut n = 0usize;
+    for &b in bytes {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + usize::from(b - b'0');
+    }
+    (n <= MAX_NUMBERED).then_some(n)
 }
 
 /// How many entrant numbers [`BoardScoreTable::extend`] remembers.

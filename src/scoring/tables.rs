@@ -13,6 +13,7 @@ use crate::error::{InputError, Location};
 use super::contract::{self, parse_contract, Seat};
 use super::matchpoints::SidePoints;
 use super::outcome::{parse_adjusted, Outcome};
+use super::rows::plain_number;
 
 /// The entrants of one competition, looked up by trimmed name.
 ///
@@ -39,27 +40,6 @@ pub(super) struct Entrants<'a> {
 
 /// No entrant is named by this number.
 const UNNUMBERED: u32 = u32::MAX;
-
-/// The largest number [`Entrants`] finds by index; larger are hashed like other names.
-const MAX_NUMBERED: usize = 4095;
-
-/// The number a name writes in digits without a leading zero, so that the number written
-/// back is the same name; `None` for any other name and for numbers above
-/// [`MAX_NUMBERED`].
-pub(super) fn plain_number(name: &str) -> Option<usize> {
-    let bytes = name.as_bytes();
-    if bytes.is_empty() || bytes.len() > 4 || (bytes.len() > 1 && bytes[0] == b'0') {
-        return None;
-    }
-    let mut n = 0usize;
-    for &b in bytes {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + usize::from(b - b'0');
-    }
-    (n <= MAX_NUMBERED).then_some(n)
-}
 
 impl<'a> Entrants<'a> {
     pub fn new(listed: impl Iterator<Item = &'a Entrant>) -> Self {
