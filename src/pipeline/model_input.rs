@@ -50,7 +50,7 @@ pub(super) fn build_input(
     let cx = Context::new(competition, entrants, results, board_rows)?;
     let mut inputs = Vec::with_capacity(cx.entrants.len());
     let mut seats = Vec::with_capacity(cx.entrants.len());
-    let mut rated_members = Vec::new();
+    let mut rated_members = Vec::with_capacity(cx.entrants.len() * cx.kind.players_per_entrant());
     for (index, entrant) in cx.entrants.iter().enumerate() {
         let players = cx.players(index, entrant)?;
         let result = cx.result(entrant)?;
@@ -249,25 +249,27 @@ fn seat_players(
     registry: &Registry,
     rated_members: &mut Vec<u32>,
 ) -> (Vec<Seat>, Vec<PlayerInput>) {
-    players
-        .iter()
-        .map(|&member_id| {
-            let (seat, status) = match registry.get(member_id) {
-                Some((_, member)) if member.kind == MemberKind::Foreign => (
-                    Seat::Foreign(member.start_handicap),
-                    PlayerStatus::Foreign {
-                        reported_level: member.start_handicap,
-                    },
-                ),
-                Some((index, _)) => {
-                    rated_members.push(index);
-                    (Seat::Member(index), PlayerStatus::Rated(f64::NAN))
-                }
-                None => (Seat::NonMember, PlayerStatus::NonMember),
-            };
-            (seat, PlayerInput { member_id, status })
-        })
-        .unzip()
+    // Sized once: one pair of short lists per entrant of every rated competition.
+    let mut seats = Vec::with_capacity(players.len());
+    let mut inputs = Vec::with_capacity(players.len());
+    for &member_id in players {
+        let (seat, status) = match registry.get(member_id) {
+            Some((_, member)) if member.kind == MemberKind::Foreign => (
+                Seat::Foreign(member.start_handicap),
+                PlayerStatus::Foreign {
+                    reported_level: member.start_handicap,
+                },
+            ),
+            Some((index, _)) => {
+                rated_members.push(index);
+                (Seat::Member(index), PlayerStatus::Rated(f64::NAN))
+            }
+            None => (Seat::NonMember, PlayerStatus::NonMember),
+        };
+        seats.push(seat);
+        inputs.push(PlayerInput { member_id, status });
+    }
+    (seats, inputs)
 }
 
 /// The scoring ranks a fixed-direction pairs field per direction (two winners); the

@@ -137,8 +137,8 @@ pub fn score_competition(
         .map(|(t, p)| BoardScore {
             competition_id: competition_id.clone(),
             board: t.row.board,
-            ns: Some(joined(&t.ns)),
-            ew: Some(joined(&t.ew)),
+            ns: Some(joined(&known, &t.ns_at)),
+            ew: Some(joined(&known, &t.ew_at)),
             ns_score: t.outcome.score(),
             ns_points: p.shown.ns,
             ew_points: p.shown.ew,
@@ -220,16 +220,16 @@ fn sort_tables(tables: &mut Vec<Table<'_>>, known: &Entrants<'_>) {
 }
 
 /// A side's entrants as the board scores name them: `"N+S"` in individual events.
-fn joined(names: &[&str]) -> Text {
-    match names {
-        [one] => Text::new(one),
+fn joined(known: &Entrants<'_>, seats: &[u32]) -> Text {
+    match seats {
+        [one] => known.text(*one).clone(),
         _ => {
             let mut text = Text::default();
-            for (at, name) in names.iter().enumerate() {
+            for (at, &seat) in seats.iter().enumerate() {
                 if at > 0 {
                     text.push('+');
                 }
-                text.push_str(name);
+                text.push_str(known.name(seat));
             }
             text
         }

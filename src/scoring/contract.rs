@@ -33,6 +33,14 @@ impl Seat {
 impl FromStr for Seat {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // One letter, as exports write the declarer, without trimming or comparing names.
+        match s.as_bytes() {
+            [b'N' | b'n'] => return Ok(Seat::North),
+            [b'E' | b'e'] => return Ok(Seat::East),
+            [b'S' | b's'] => return Ok(Seat::South),
+            [b'W' | b'w'] => return Ok(Seat::West),
+            _ => {}
+        }
         let s = s.trim();
         let is = |names: [&str; 2]| names.iter().any(|name| s.eq_ignore_ascii_case(name));
         if is(["N", "NORTH"]) {
@@ -196,6 +204,10 @@ pub fn dealer(board: u32) -> Seat {
 /// Parses `4S`, `3NTX`, `3N`, `6HXX` (any case, surrounding spaces ignored). `PASS` (or
 /// `P`, `AP`) is a passed-out board and gives `Ok(None)`.
 pub fn parse_contract(text: &str) -> Result<Option<Contract>, String> {
+    // Almost every row writes its contract as `4S` or `3NTX`, with nothing around it.
+    if let Some(contract) = plain_contract(text.as_bytes()) {
+        return Ok(Some(contract));
+    }
     // Read in place, without an uppercased copy: this runs once per table result.
     let trimmed = text.trim();
     if ["PASS", "P", "AP"]
@@ -240,6 +252,38 @@ pub fn parse_contract(text: &str) -> Result<Option<Contract>, String> {
         strain,
         doubling,
     }))
+}
+
+/// A contract written without spaces (`4S`, `3nt`, `2HXX`), read byte by byte; `None`
+/// for anything else, which [`parse_contract`] then reads as written.
+fn plain_contract(text: &[u8]) -> Option<Contract> {
+    let (&level, rest) = text.split_first()?;
+    let level = level.checked_sub(b'0').filter(|l| (1..=7).contains(l))?;
+    let (&strain, rest) = rest.split_first()?;
+    let (strain, rest) = match strain.to_ascii_uppercase() {
+        b'C' => (Strain::Clubs, rest),
+        b'D' => (Strain::Diamonds, rest),
+        b'H' => (Strain::Hearts, rest),
+        b'S' => (Strain::Spades, rest),
+        b'N' => match rest.split_first() {
+            Some((t, after)) if t.eq_ignore_ascii_case(&b'T') => (Strain::NoTrump, after),
+            _ => (Strain::NoTrump, rest),
+        },
+        _ => return None,
+    };
+    let doubling = match rest {
+        [] => Doubling::Undoubled,
+        [x] if x.eq_ignore_ascii_case(&b'X') => Doubling::Doubled,
+        [x, y] if x.eq_ignore_ascii_case(&b'X') && y.eq_ignore_ascii_case(&b'X') => {
+            Doubling::Redoubled
+        }
+        _ => return None,
+    };
+    Some(Contract {
+        level,
+        strain,
+        doubling,
+    })
 }
 
 /// Tricks in a deal: the most a declarer can take.
@@ -532,6 +576,29 @@ mod tests {
         #[test]
         fn contracts_of_any_text_read_as_by_copy(text in "[0-9CDHSNTXPAcdhsntxpa \t\u{a0}é]{0,7}") {
             proptest::prop_assert_eq!(parse_contract(&text), parse_contract_by_copy(&text));
+        }
+
+        /// Contracts written without spaces, read byte by byte, give what the copy gave,
+        /// and so do the near misses the byte reading leaves to the general one.
+        #[test]
+        fn plain_contracts_read_as_by_copy(text in "[0-9][CDHSNTXcdhsntx][TtXx]{0,3}[ PX]?") {
+            proptest::prop_assert_eq!(parse_contract(&text), parse_contract_by_copy(&text));
+        }
+
+        /// A declarer of one letter, or any other short text, reads as a trimmed and
+        /// uppercased copy compared with the seats' names reads.
+        #[test]
+        fn declarers_read_as_by_copy(seat in "[ NESWnesworthaOTHS\t]{0,6}") {
+            let by_copy = match seat.trim().to_ascii_uppercase().as_str() {
+                "N" | "NORTH" => Ok(Seat::North),
+                "E" | "EAST" => Ok(Seat::East),
+                "S" | "SOUTH" => Ok(Seat::South),
+                "W" | "WEST" => Ok(Seat::West),
+                other => Err(format!(
+                    "unknown seat `{other}` (expected one of: N, E, S, W)"
+                )),
+            };
+            proptest::prop_assert_eq!(seat.parse::<Seat>(), by_copy);
         }
 
         /// Declarer's score rises with each extra trick.

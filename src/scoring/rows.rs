@@ -108,6 +108,33 @@ pub(super) fn sorted_results(mut results: Vec<EntrantResult>) -> Vec<EntrantResu
     results
 }
 
+/// The largest number [`plain_number`] reads; larger are looked up like other names.
+const MAX_NUMBERED: usize = 4095;
+
+/// The number a name writes in digits without a leading zero, so that the number written
+/// back is the same name; `None` for any other name and for numbers above
+/// [`MAX_NUMBERED`].
+pub(super) fn plain_number(name: &str) -> Option<usize> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > 4 || (bytes.len() > 1 && bytes[0] == b'0') {
+        return None;
+    }
+    let mut n = 0usize;
+    for &b in bytes {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + usize::from(b - b'0');
+    }
+    (n <= MAX_NUMBERED).then_some(n)
+}
+
+/// How many entrant numbers [`BoardScoreTable::extend`] remembers.
+const NUMBERED_SIDES: usize = 128;
+
+/// A number whose name `extend` has not looked up yet in this competition.
+const UNSEEN: u32 = u32::MAX;
+
 /// The board scores of many competitions, column by column.
 ///
 /// A federation's board scores are one row per table result (tens of millions in ten
@@ -161,16 +188,30 @@ impl BoardScoreTable {
 
     /// Appends rows, in their order.
     pub fn extend(&mut self, rows: impl IntoIterator<Item = BoardScore>) {
-        // A competition's rows come together: its name is looked up once.
+        // A competition's rows come together: its name is looked up once. Entrants are
+        // mostly numbered `1`, `2`, ...: each such name is looked up in the table's
+        // index once per call and then found by its number.
         let mut last: Option<u32> = None;
+        let mut numbered = [UNSEEN; NUMBERED_SIDES];
         for row in rows {
             let competition = match last {
                 Some(at) if self.names[at as usize] == row.competition_id.as_str() => at,
                 _ => self.intern(&row.competition_id),
             };
             last = Some(competition);
-            let ns = row.ns.as_deref().map(|name| self.intern(name));
-            let ew = row.ew.as_deref().map(|name| self.intern(name));
+            let mut side = |name: &str| -> u32 {
+                match plain_number(name).filter(|&n| n < NUMBERED_SIDES) {
+                    Some(n) => {
+                        if numbered[n] == UNSEEN {
+                            numbered[n] = self.intern(name);
+                        }
+                        numbered[n]
+                    }
+                    None => self.intern(name),
+                }
+            };
+            let ns = row.ns.as_deref().map(&mut side);
+            let ew = row.ew.as_deref().map(&mut side);
             self.competition.push(competition);
             self.board.push(row.board);
             self.ns.push(ns);
@@ -358,4 +399,84 @@ pub struct MatchLine {
     /// The IMP margin the VPs are read for (see [`match_margin`](super::swiss::match_margin)).
     pub margin: i32,
     pub vp: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(competition: &str, board: u32, ns: Option<&str>, ew: Option<&str>) -> BoardScore {
+        BoardScore {
+            competition_id: Text::new(competition),
+            board,
+            ns: ns.map(Text::new),
+            ew: ew.map(Text::new),
+            ns_score: Some(i32::try_from(board).unwrap_or(0) * 10),
+            ns_points: f64::from(board),
+            ew_points: -f64::from(board),
+            datum: None,
+        }
+    }
+
+    #[test]
+    fn numbered_and_named_entrants_come_back_as_written() {
+        // `12` and `012` are different entrants; `127` is the last number remembered,
+        // `128` the first looked up by name; a competition may be named like an entrant.
+        let rows = vec![
+            row("c1", 1, Some("12"), Some("012")),
+            row("c1", 1, Some("127"), Some("128")),
+            row("c1", 2, Some("0"), None),
+            row("12", 1, Some("12"), Some("B")),
+            row("c2", 1, Some("+1"), Some("1")),
+            row("c1", 3, Some("12"), Some("1")),
+        ];
+        let table: BoardScoreTable = rows.iter().cloned().collect();
+        assert_eq!(table.rows().collect::<Vec<_>>(), rows);
+        let sides: Vec<Option<&str>> = table.sides(0..6, false).collect();
+        assert_eq!(
+            sides,
+            [
+                Some("12"),
+                Some("127"),
+                Some("0"),
+                Some("12"),
+                Some("+1"),
+                Some("12")
+            ]
+        );
+        assert_eq!(table.competition_names(), ["c1", "12", "c2"]);
+    }
+
+    proptest::proptest! {
+        /// However the rows are cut into calls to `extend`, the table gives back the rows
+        /// it was given, and the same as a table extended row by row.
+        #[test]
+        fn rows_come_back_however_they_are_appended(
+            picked in proptest::collection::vec(
+                (0usize..3, 1u32..5, proptest::option::of("(0|[1-9][0-9]{0,3}|0[0-9]|[ab])"),
+                 proptest::option::of("(0|[1-9][0-9]{0,3}|0[0-9]|[ab])")),
+                0..40,
+            ),
+            cuts in proptest::collection::vec(0usize..40, 0..4),
+        ) {
+            let rows: Vec<BoardScore> = picked
+                .iter()
+                .map(|(c, board, ns, ew)| row(["c", "7", "x"][*c], *board, ns.as_deref(), ew.as_deref()))
+                .collect();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(rows.len())).collect();
+            cuts.push(0);
+            cuts.push(rows.len());
+            cuts.sort_unstable();
+            let mut in_parts = BoardScoreTable::default();
+            for part in cuts.windows(2) {
+                in_parts.extend(rows[part[0]..part[1]].iter().cloned());
+            }
+            let mut one_by_one = BoardScoreTable::default();
+            for r in &rows {
+                one_by_one.extend([r.clone()]);
+            }
+            proptest::prop_assert_eq!(in_parts.rows().collect::<Vec<_>>(), rows.clone());
+            proptest::prop_assert_eq!(in_parts, one_by_one);
+        }
+    }
 }

@@ -13,23 +13,33 @@ use crate::error::{InputError, Location};
 use super::contract::{self, parse_contract, Seat};
 use super::matchpoints::SidePoints;
 use super::outcome::{parse_adjusted, Outcome};
+use super::rows::plain_number;
 
 /// The entrants of one competition, looked up by trimmed name.
 ///
 /// Scoring asks three things of every seat of every table: is the name listed, where does
 /// it sort among the others (as clubs number them), and which tally it adds to. Answering
 /// them from one list built per competition, with positions instead of names, keeps the
-/// per-row work to a hash lookup; parsing names as numbers happens once per entrant, not
-/// once per comparison.
+/// per-row work to a lookup; parsing names as numbers happens once per entrant, not
+/// once per comparison, and each name's text for the board scores is made once.
 pub(super) struct Entrants<'a> {
     /// Trimmed names in byte order (the order of a `BTreeMap` of names), one per name;
     /// where a name is listed twice the later row counts.
     names: Vec<&'a str>,
+    /// The same names as the board scores hold them.
+    texts: Vec<Text>,
     rows: Vec<&'a Entrant>,
     /// Each entrant's place in entrant order ([`super::rows::entrant_order`]), by position.
     rank: Vec<u32>,
+    /// Clubs number their pairs and teams `1`, `2`, ...: the position of the name written
+    /// as the number `n` (digits only, no leading zero) is `numbered[n]`, found without
+    /// hashing. Names that are not such numbers, or larger ones, are in `position`.
+    numbered: Vec<u32>,
     position: FxHashMap<&'a str, u32>,
 }
+
+/// No entrant is named by this number.
+const UNNUMBERED: u32 = u32::MAX;
 
 impl<'a> Entrants<'a> {
     pub fn new(listed: impl Iterator<Item = &'a Entrant>) -> Self {
@@ -63,11 +73,28 @@ impl<'a> Entrants<'a> {
         for (place, &(_, _, _, at)) in (0..).zip(&order) {
             rank[at as usize] = place;
         }
-        let position = (0..).zip(&names).map(|(at, &name)| (name, at)).collect();
+        let mut numbered: Vec<u32> = Vec::new();
+        let mut position: FxHashMap<&'a str, u32> = FxHashMap::default();
+        for (at, &name) in (0..).zip(&names) {
+            match plain_number(name) {
+                Some(n) => {
+                    if numbered.len() <= n {
+                        numbered.resize(n + 1, UNNUMBERED);
+                    }
+                    numbered[n] = at;
+                }
+                None => {
+                    position.insert(name, at);
+                }
+            }
+        }
+        let texts = names.iter().map(|&name| Text::new(name)).collect();
         Entrants {
             names,
+            texts,
             rows,
             rank,
+            numbered,
             position,
         }
     }
@@ -78,7 +105,15 @@ impl<'a> Entrants<'a> {
 
     /// The position of a trimmed name.
     pub fn position(&self, name: &str) -> Option<u32> {
-        self.position.get(name).copied()
+        match plain_number(name) {
+            Some(n) => self.numbered.get(n).copied().filter(|&at| at != UNNUMBERED),
+            None => self.position.get(name).copied(),
+        }
+    }
+
+    /// The name at `at` as the board scores hold it.
+    pub fn text(&self, at: u32) -> &Text {
+        &self.texts[at as usize]
     }
 
     pub fn name(&self, at: u32) -> &'a str {
@@ -112,8 +147,8 @@ impl<'a> Entrants<'a> {
     }
 }
 
-/// `str::trim` for a name, answering at once for the usual name that starts and ends
-/// with a printable ASCII character (no whitespace is one).
+/// `str::trim` for a name (or any cell), answering at once for the usual text that starts
+/// and ends with a printable ASCII character (no whitespace is one).
 fn trim_name(name: &str) -> &str {
     match (name.as_bytes().first(), name.as_bytes().last()) {
         (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => name,
@@ -173,11 +208,11 @@ fn row_location(row: &BoardResult, column: &str) -> Location {
 
 /// The N/S score of a row, checked against its contract when both are given.
 fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
-    if let Some(code) = row.adjusted.as_deref().filter(|c| !c.trim().is_empty()) {
+    if let Some(code) = row.adjusted.as_deref().filter(|c| !trim_name(c).is_empty()) {
         return parse_adjusted(code, row.ns_score)
             .map_err(|rule| InputError::new(row_location(row, "adjusted"), rule));
     }
-    let Some(text) = row.contract.as_deref().filter(|c| !c.trim().is_empty()) else {
+    let Some(text) = row.contract.as_deref().filter(|c| !trim_name(c).is_empty()) else {
         return row.ns_score.map(Outcome::Score).ok_or_else(|| {
             InputError::new(
                 row_location(row, "contract"),
@@ -314,6 +349,41 @@ mod tests {
     }
 
     #[test]
+    fn only_numbers_written_back_as_the_same_name_are_found_by_number() {
+        assert_eq!(plain_number("0"), Some(0));
+        assert_eq!(plain_number("7"), Some(7));
+        assert_eq!(plain_number("12"), Some(12));
+        assert_eq!(plain_number("4095"), Some(4095));
+        for name in [
+            "", "012", "00", "+1", "-1", "1a", "4096", "12345", "1 ", "\u{661}",
+        ] {
+            assert_eq!(plain_number(name), None, "{name:?}");
+        }
+        // Numbered and named entrants side by side, and numbers that are not listed.
+        let rows = listed(&["3", "03", "x", "4096", "0"]);
+        let known = Entrants::new(rows.iter());
+        let found: Vec<Option<&str>> = ["0", "3", "03", "x", "4096", "1", "4", "5000", "y"]
+            .iter()
+            .map(|name| known.position(name).map(|at| known.name(at)))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                Some("0"),
+                Some("3"),
+                Some("03"),
+                Some("x"),
+                Some("4096"),
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+        assert_eq!(known.text(2).as_str(), known.name(2));
+    }
+
+    #[test]
     fn names_are_trimmed_as_str_trim_trims() {
         for name in [
             "12",
@@ -350,6 +420,31 @@ mod tests {
                 proptest::prop_assert_eq!(known.position(name), Some(at));
             }
             proptest::prop_assert_eq!(known.position("zz"), None);
+        }
+
+        /// Whatever order the entrants are listed in, each name is found at the place
+        /// of its name in byte order (numbered, zero-led and named alike), and names not
+        /// listed are not found.
+        #[test]
+        fn names_are_found_wherever_they_are_listed(
+            names in proptest::collection::btree_set("(0|[1-9][0-9]{0,4}|0[0-9]{1,2}|[a-c]{1,2})", 1..30),
+            order in proptest::collection::vec(proptest::num::u32::ANY, 30),
+            asked in proptest::collection::vec("(0|[1-9][0-9]{0,4}|0[0-9]{1,2}|[a-c]{1,2})", 0..20),
+        ) {
+            let sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+            let mut shuffled: Vec<(u32, &str)> = order.iter().copied().zip(sorted.iter().copied()).collect();
+            shuffled.sort_unstable();
+            let shuffled: Vec<&str> = shuffled.into_iter().map(|(_, name)| name).collect();
+            let rows = listed(&shuffled);
+            let known = Entrants::new(rows.iter());
+            for (at, name) in (0..).zip(&sorted) {
+                proptest::prop_assert_eq!(known.position(name), Some(at));
+                proptest::prop_assert_eq!(known.text(at).as_str(), *name);
+            }
+            for name in &asked {
+                let expected = sorted.binary_search(&name.as_str()).ok().map(|at| at as u32);
+                proptest::prop_assert_eq!(known.position(name), expected);
+            }
         }
 
         /// Sides compared by their entrants' ranks order as their names do.
