@@ -558,16 +558,21 @@ mod tests {
             );
         }
         for seat in ["n", " North ", "EAST", "s", "West", "q", " nw ", "é"] {
-            let by_copy = match seat.trim().to_ascii_uppercase().as_str() {
-                "N" | "NORTH" => Ok(Seat::North),
-                "E" | "EAST" => Ok(Seat::East),
-                "S" | "SOUTH" => Ok(Seat::South),
-                "W" | "WEST" => Ok(Seat::West),
-                other => Err(format!(
-                    "unknown seat `{other}` (expected one of: N, E, S, W)"
-                )),
-            };
-            assert_eq!(seat.parse::<Seat>(), by_copy, "{seat:?}");
+            assert_eq!(seat.parse::<Seat>(), seat_by_copy(seat), "{seat:?}");
+        }
+    }
+
+    /// A seat read from a trimmed, uppercased copy compared with the seats' names: the
+    /// reading before declarers were read in place.
+    fn seat_by_copy(seat: &str) -> Result<Seat, String> {
+        match seat.trim().to_ascii_uppercase().as_str() {
+            "N" | "NORTH" => Ok(Seat::North),
+            "E" | "EAST" => Ok(Seat::East),
+            "S" | "SOUTH" => Ok(Seat::South),
+            "W" | "WEST" => Ok(Seat::West),
+            other => Err(format!(
+                "unknown seat `{other}` (expected one of: N, E, S, W)"
+            )),
         }
     }
 
@@ -589,16 +594,7 @@ mod tests {
         /// uppercased copy compared with the seats' names reads.
         #[test]
         fn declarers_read_as_by_copy(seat in "[ NESWnesworthaOTHS\t]{0,6}") {
-            let by_copy = match seat.trim().to_ascii_uppercase().as_str() {
-                "N" | "NORTH" => Ok(Seat::North),
-                "E" | "EAST" => Ok(Seat::East),
-                "S" | "SOUTH" => Ok(Seat::South),
-                "W" | "WEST" => Ok(Seat::West),
-                other => Err(format!(
-                    "unknown seat `{other}` (expected one of: N, E, S, W)"
-                )),
-            };
-            proptest::prop_assert_eq!(seat.parse::<Seat>(), by_copy);
+            proptest::prop_assert_eq!(seat.parse::<Seat>(), seat_by_copy(&seat));
         }
 
         /// Declarer's score rises with each extra trick.
