@@ -20,9 +20,9 @@ use super::{Direction, Entrant, EntrantResult, MemberId, Origin};
 /// The id of an absent text or origin.
 const NONE: u32 = u32::MAX;
 
-/// One entrant row: texts by id into [`EntrantTable`]'s pool.
+/// One entrant row: texts by id into its table's pool.
 #[derive(Debug, Clone, Copy)]
-struct Row {
+pub struct EntrantRow {
     competition: u32,
     entrant: u32,
     players: [MemberId; 4],
@@ -63,106 +63,38 @@ impl<T> RowSink<T> for Vec<T> {
     }
 }
 
-/// Entrant rows, compactly, in the order they were read.
+/// A row held compactly: texts as ids into a [`Pool`], turned back into the reader's
+/// struct, exactly as read, when its competition is wanted.
+pub trait CompactRow: Sized {
+    /// The struct the reader builds and the scoring reads.
+    type Full;
+    fn pack(full: &Self::Full, pool: &mut Pool) -> Self;
+    fn unpack(&self, pool: &Pool) -> Self::Full;
+    /// The id of the row's competition in the pool.
+    fn competition(&self) -> u32;
+}
+
+/// The texts and source files a compact table's rows refer to by number.
 #[derive(Debug, Default)]
-pub struct EntrantTable {
-    rows: Vec<Row>,
+pub struct Pool {
     texts: Vec<Box<str>>,
     text_ids: HashMap<Box<str>, u32>,
     files: Vec<Arc<Path>>,
-    /// Row positions grouped by competition (in read order within each), once
-    /// [`EntrantTable::group`] ran, and each competition's range into it.
-    grouped: Vec<u32>,
-    ranges: Vec<(u32, u32)>,
 }
 
-impl RowSink<Entrant> for EntrantTable {
-    fn reserve_exact_rows(&mut self, rows: usize) {
-        let _ = self.rows.try_reserve_exact(rows);
-    }
-
-    fn reserve_rows(&mut self, rows: usize) {
-        self.rows.reserve(rows);
-    }
-
-    fn push_row(&mut self, row: Entrant) {
-        self.push(&row);
-    }
-}
-
-impl EntrantTable {
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
+impl Pool {
     fn intern(&mut self, text: &str) -> u32 {
-        intern(&mut self.texts, &mut self.text_ids, text)
+        if let Some(&id) = self.text_ids.get(text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(text.into());
+        self.text_ids.insert(text.into(), id);
+        id
     }
 
     fn intern_option(&mut self, text: Option<&str>) -> u32 {
         text.map_or(NONE, |text| self.intern(text))
-    }
-
-    /// Adds a row (read order is kept within each competition).
-    pub fn push(&mut self, entrant: &Entrant) {
-        let mut players = [0; 4];
-        let mut present = 0u8;
-        for (slot, player) in entrant.players.iter().enumerate() {
-            if let Some(id) = player {
-                players[slot] = *id;
-                present |= 1 << slot;
-            }
-        }
-        let names = [0, 1, 2, 3].map(|slot| self.intern_option(entrant.names[slot].as_deref()));
-        let clubs = [0, 1, 2, 3].map(|slot| self.intern_option(entrant.clubs[slot].as_deref()));
-        let row = Row {
-            competition: self.intern(&entrant.competition_id),
-            entrant: self.intern(&entrant.entrant),
-            players,
-            names,
-            clubs,
-            team: self.intern_option(entrant.team.as_deref()),
-            file: file_id(&mut self.files, entrant.origin.file.as_ref()),
-            row: entrant.origin.row.map_or(u64::MAX, |row| row as u64),
-            present,
-            direction: match entrant.direction {
-                None => 0,
-                Some(Direction::NS) => 1,
-                Some(Direction::EW) => 2,
-            },
-            house: entrant.house,
-        };
-        self.rows.push(row);
-        self.grouped.clear();
-        self.ranges.clear();
-    }
-
-    /// Groups the rows by competition, keeping read order within each.
-    pub fn group(&mut self) {
-        let keys: Vec<u32> = self.rows.iter().map(|row| row.competition).collect();
-        (self.grouped, self.ranges) = group_by(&keys, self.texts.len());
-        self.rows.shrink_to_fit();
-    }
-
-    /// The rows of competition `competition_id`, in read order, as the reader built
-    /// them. [`EntrantTable::group`] must have run (else nothing is found).
-    pub fn competition(&self, competition_id: &str) -> Vec<Entrant> {
-        let Some(&(start, end)) = self.competition_range(competition_id) else {
-            return Vec::new();
-        };
-        self.grouped[start as usize..end as usize]
-            .iter()
-            .map(|&at| self.entrant(&self.rows[at as usize]))
-            .collect()
-    }
-
-    fn competition_range(&self, competition_id: &str) -> Option<&(u32, u32)> {
-        let id = self.text_ids.get(competition_id)?;
-        self.ranges.get(*id as usize)
     }
 
     fn text(&self, id: u32) -> &str {
@@ -173,54 +105,56 @@ impl EntrantTable {
         (id != NONE).then(|| self.text(id).to_owned())
     }
 
-    fn entrant(&self, row: &Row) -> Entrant {
-        Entrant {
-            competition_id: self.text(row.competition).to_owned(),
-            entrant: self.text(row.entrant).to_owned(),
-            players: [0, 1, 2, 3]
-                .map(|slot| (row.present & (1 << slot) != 0).then_some(row.players[slot])),
-            names: row.names.map(|id| self.text_option(id)),
-            clubs: row.clubs.map(|id| self.text_option(id)),
-            team: self.text_option(row.team),
-            direction: match row.direction {
-                1 => Some(Direction::NS),
-                2 => Some(Direction::EW),
-                _ => None,
-            },
-            house: row.house,
-            origin: Origin {
-                file: self.files.get(row.file as usize).cloned(),
-                row: (row.row != u64::MAX).then_some(row.row as usize),
-            },
+    /// The origin's file by number, and its row (`u64::MAX`: none).
+    fn pack_origin(&mut self, origin: &Origin) -> (u32, u64) {
+        let file = origin.file.as_ref().map_or(NONE, |file| {
+            // Rows come a file at a time: the last file is almost always the one.
+            if let Some(at) = self.files.iter().rposition(|f| Arc::ptr_eq(f, file)) {
+                return at as u32;
+            }
+            self.files.push(Arc::clone(file));
+            (self.files.len() - 1) as u32
+        });
+        (file, origin.row.map_or(u64::MAX, |row| row as u64))
+    }
+
+    fn unpack_origin(&self, file: u32, row: u64) -> Origin {
+        Origin {
+            file: self.files.get(file as usize).cloned(),
+            row: (row != u64::MAX).then_some(row as usize),
         }
     }
 }
 
-/// One result row: texts by id into [`ResultTable`]'s pool.
-#[derive(Debug, Clone, Copy)]
-struct ResultRow {
-    competition: u32,
-    entrant: u32,
-    opponent: u32,
-    boards_played: u32,
-    score: f64,
-    file: u32,
-    row: u64,
-}
-
-/// Reported-result rows, compactly, in the order they were read (see
-/// [`EntrantTable`], whose texts they share the scheme of).
-#[derive(Debug, Default)]
-pub struct ResultTable {
-    rows: Vec<ResultRow>,
-    texts: Vec<Box<str>>,
-    text_ids: HashMap<Box<str>, u32>,
-    files: Vec<Arc<Path>>,
+/// Rows of one table, compactly, in the order they were read, found per competition.
+#[derive(Debug)]
+pub struct CompactTable<R> {
+    rows: Vec<R>,
+    pool: Pool,
+    /// Row positions grouped by competition (in read order within each), once
+    /// [`CompactTable::group`] ran, and each competition's range into it.
     grouped: Vec<u32>,
     ranges: Vec<(u32, u32)>,
 }
 
-impl RowSink<EntrantResult> for ResultTable {
+impl<R> Default for CompactTable<R> {
+    fn default() -> Self {
+        CompactTable {
+            rows: Vec::new(),
+            pool: Pool::default(),
+            grouped: Vec::new(),
+            ranges: Vec::new(),
+        }
+    }
+}
+
+/// Entrant rows, compactly.
+pub type EntrantTable = CompactTable<EntrantRow>;
+
+/// Reported-result rows, compactly.
+pub type ResultTable = CompactTable<ResultRow>;
+
+impl<R: CompactRow> RowSink<R::Full> for CompactTable<R> {
     fn reserve_exact_rows(&mut self, rows: usize) {
         let _ = self.rows.try_reserve_exact(rows);
     }
@@ -229,12 +163,12 @@ impl RowSink<EntrantResult> for ResultTable {
         self.rows.reserve(rows);
     }
 
-    fn push_row(&mut self, row: EntrantResult) {
+    fn push_row(&mut self, row: R::Full) {
         self.push(&row);
     }
 }
 
-impl ResultTable {
+impl<R: CompactRow> CompactTable<R> {
     pub fn len(&self) -> usize {
         self.rows.len()
     }
@@ -244,18 +178,8 @@ impl ResultTable {
     }
 
     /// Adds a row (read order is kept within each competition).
-    pub fn push(&mut self, result: &EntrantResult) {
-        let row = ResultRow {
-            competition: intern(&mut self.texts, &mut self.text_ids, &result.competition_id),
-            entrant: intern(&mut self.texts, &mut self.text_ids, &result.entrant),
-            opponent: result.opponent.as_deref().map_or(NONE, |text| {
-                intern(&mut self.texts, &mut self.text_ids, text)
-            }),
-            boards_played: result.boards_played,
-            score: result.score,
-            file: file_id(&mut self.files, result.origin.file.as_ref()),
-            row: result.origin.row.map_or(u64::MAX, |row| row as u64),
-        };
+    pub fn push(&mut self, full: &R::Full) {
+        let row = R::pack(full, &mut self.pool);
         self.rows.push(row);
         self.grouped.clear();
         self.ranges.clear();
@@ -263,60 +187,129 @@ impl ResultTable {
 
     /// Groups the rows by competition, keeping read order within each.
     pub fn group(&mut self) {
-        let keys: Vec<u32> = self.rows.iter().map(|row| row.competition).collect();
-        (self.grouped, self.ranges) = group_by(&keys, self.texts.len());
+        let keys: Vec<u32> = self.rows.iter().map(R::competition).collect();
+        (self.grouped, self.ranges) = group_by(&keys, self.pool.texts.len());
         self.rows.shrink_to_fit();
     }
 
     /// The rows of competition `competition_id`, in read order, as the reader built
-    /// them. [`ResultTable::group`] must have run (else nothing is found).
-    pub fn competition(&self, competition_id: &str) -> Vec<EntrantResult> {
+    /// them. [`CompactTable::group`] must have run (else nothing is found).
+    pub fn competition(&self, competition_id: &str) -> Vec<R::Full> {
         let Some(&(start, end)) = self
+            .pool
             .text_ids
             .get(competition_id)
             .and_then(|id| self.ranges.get(*id as usize))
         else {
             return Vec::new();
         };
-        let text = |id: u32| self.texts.get(id as usize).map_or("", |text| text);
         self.grouped[start as usize..end as usize]
             .iter()
-            .map(|&at| {
-                let row = &self.rows[at as usize];
-                EntrantResult {
-                    competition_id: text(row.competition).to_owned(),
-                    entrant: text(row.entrant).to_owned(),
-                    boards_played: row.boards_played,
-                    score: row.score,
-                    opponent: (row.opponent != NONE).then(|| text(row.opponent).to_owned()),
-                    origin: Origin {
-                        file: self.files.get(row.file as usize).cloned(),
-                        row: (row.row != u64::MAX).then_some(row.row as usize),
-                    },
-                }
-            })
+            .map(|&at| self.rows[at as usize].unpack(&self.pool))
             .collect()
     }
 }
 
-fn intern(texts: &mut Vec<Box<str>>, ids: &mut HashMap<Box<str>, u32>, text: &str) -> u32 {
-    if let Some(&id) = ids.get(text) {
-        return id;
+impl CompactRow for EntrantRow {
+    type Full = Entrant;
+
+    fn pack(entrant: &Entrant, pool: &mut Pool) -> EntrantRow {
+        let mut players = [0; 4];
+        let mut present = 0u8;
+        for (slot, player) in entrant.players.iter().enumerate() {
+            if let Some(id) = player {
+                players[slot] = *id;
+                present |= 1 << slot;
+            }
+        }
+        let names = [0, 1, 2, 3].map(|slot| pool.intern_option(entrant.names[slot].as_deref()));
+        let clubs = [0, 1, 2, 3].map(|slot| pool.intern_option(entrant.clubs[slot].as_deref()));
+        let (file, row) = pool.pack_origin(&entrant.origin);
+        EntrantRow {
+            competition: pool.intern(&entrant.competition_id),
+            entrant: pool.intern(&entrant.entrant),
+            players,
+            names,
+            clubs,
+            team: pool.intern_option(entrant.team.as_deref()),
+            file,
+            row,
+            present,
+            direction: match entrant.direction {
+                None => 0,
+                Some(Direction::NS) => 1,
+                Some(Direction::EW) => 2,
+            },
+            house: entrant.house,
+        }
     }
-    let id = texts.len() as u32;
-    texts.push(text.into());
-    ids.insert(text.into(), id);
-    id
+
+    fn unpack(&self, pool: &Pool) -> Entrant {
+        Entrant {
+            competition_id: pool.text(self.competition).to_owned(),
+            entrant: pool.text(self.entrant).to_owned(),
+            players: [0, 1, 2, 3]
+                .map(|slot| (self.present & (1 << slot) != 0).then_some(self.players[slot])),
+            names: self.names.map(|id| pool.text_option(id)),
+            clubs: self.clubs.map(|id| pool.text_option(id)),
+            team: pool.text_option(self.team),
+            direction: match self.direction {
+                1 => Some(Direction::NS),
+                2 => Some(Direction::EW),
+                _ => None,
+            },
+            house: self.house,
+            origin: pool.unpack_origin(self.file, self.row),
+        }
+    }
+
+    fn competition(&self) -> u32 {
+        self.competition
+    }
 }
 
-fn file_id(files: &mut Vec<Arc<Path>>, file: Option<&Arc<Path>>) -> u32 {
-    let Some(file) = file else { return NONE };
-    // Rows come a file at a time: the last file is almost always the one.
-    if let Some(at) = files.iter().rposition(|f| Arc::ptr_eq(f, file)) {
-        return at as u32;
+/// One result row: texts by id into its table's pool.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultRow {
+    competition: u32,
+    entrant: u32,
+    opponent: u32,
+    boards_played: u32,
+    score: f64,
+    file: u32,
+    row: u64,
+}
+
+impl CompactRow for ResultRow {
+    type Full = EntrantResult;
+
+    fn pack(result: &EntrantResult, pool: &mut Pool) -> ResultRow {
+        let (file, row) = pool.pack_origin(&result.origin);
+        ResultRow {
+            competition: pool.intern(&result.competition_id),
+            entrant: pool.intern(&result.entrant),
+            opponent: pool.intern_option(result.opponent.as_deref()),
+            boards_played: result.boards_played,
+            score: result.score,
+            file,
+            row,
+        }
     }
-    files.push(Arc::clone(file));
-    (files.len() - 1) as u32
+
+    fn unpack(&self, pool: &Pool) -> EntrantResult {
+        EntrantResult {
+            competition_id: pool.text(self.competition).to_owned(),
+            entrant: pool.text(self.entrant).to_owned(),
+            boards_played: self.boards_played,
+            score: self.score,
+            opponent: pool.text_option(self.opponent),
+            origin: pool.unpack_origin(self.file, self.row),
+        }
+    }
+
+    fn competition(&self) -> u32 {
+        self.competition
+    }
 }
 
 /// Positions `0..keys.len()` grouped by key (of `0..n`), each group in position order,
