@@ -11,7 +11,9 @@
 //! Rows are sealed only while they arrive in replay order, and a competition that is
 //! left out after its rows were sealed (found damaged at the end of the reading, or
 //! refused by the model) makes the run open the sealed groups again, so the rows and
-//! the row-group boundaries are always those of the file written whole.
+//! the row-group boundaries are always those of the file written whole. Rows that
+//! arrive out of replay order cannot be sealed before the whole input is read; when the
+//! run is given a [`SpillFiles`], they wait on disk rather than in memory ([`Spill`]).
 //!
 //! Player changes (`changes.parquet`, one row per player per competition: 5 million
 //! rows in ten years) are sealed the same way by a live replay, a month at a time: a
@@ -378,11 +380,58 @@ impl BoardScoreRows {
             .sealed
             .iter()
             .any(|g| g.competitions.iter().any(|c| !keep(c)));
+        if self.spill.is_some() {
+            return self.retain_spilled(touches_sealed, keep);
+        }
         if touches_sealed {
             self.unseal()?;
         }
         self.settle()?;
         self.rest.retain_competitions(keep);
+        Ok(())
+    }
+
+    /// [`Self::retain_competitions`] with rows spilled: they stay where they are, and
+    /// the rows left out leave the order (read back a piece at a time for their
+    /// competition).
+    fn retain_spilled(&mut self, touches_sealed: bool, keep: impl Fn(&str) -> bool) -> Result<()> {
+        let mut replay = self.parts(0..self.rest_len());
+        if touches_sealed {
+            // The sealed rows, opened again after the stored ones, lead the order.
+            let at = self.stored();
+            let sealed = self.sealed_rows();
+            self.reopen_sealed()?;
+            replay.insert(0, at..at + sealed);
+        }
+        let mut kept_names: rustc_hash::FxHashMap<u32, bool> = Default::default();
+        let mut kept: Vec<Range<usize>> = Vec::new();
+        for part in replay {
+            let mut from = part.start;
+            while from < part.end {
+                let to = part.end.min(from + SPILL_ROWS);
+                let records = match &self.spill {
+                    Some(spill) => self.stored_records(spill, std::slice::from_ref(&(from..to)))?,
+                    None => Vec::new(),
+                };
+                for (row, record) in (from..to).zip(records.chunks_exact(RECORD_BYTES)) {
+                    let Some(r) = crate::scoring::BoardScoreRecord::read(record) else {
+                        continue;
+                    };
+                    let name = self.rest.name(r.competition);
+                    if *kept_names
+                        .entry(r.competition)
+                        .or_insert_with(|| keep(name))
+                    {
+                        match kept.last_mut() {
+                            Some(last) if last.end == row => last.end = row + 1,
+                            _ => kept.push(row..row + 1),
+                        }
+                    }
+                }
+                from = to;
+            }
+        }
+        self.order = order(self.stored(), &kept, 0);
         Ok(())
     }
 }
@@ -964,12 +1013,33 @@ mod tests {
         let mut expected = rows_of(&kept);
         expected.extend(competition(9, 2));
         assert_eq!(gathered(&rows, 10), expected);
-        // Leaving one out takes the rows back from the file, in order.
+        // Leaving one out keeps the rows where they are: competition 4 (rows 7..12,
+        // now 33..36 and 0..2) leaves the order.
         rows.retain_competitions(|id| id != "c4")?;
         let mut expected = rows_of(&[0, 1, 3, 5, 6, 7]);
         expected.extend(competition(9, 2));
-        assert!(rows.records(0..1).is_none());
+        assert_eq!(rows.parts(0..30), [2..5, 29..33, 5..26, 36..38]);
+        assert_eq!(gathered(&rows, 4), expected);
         assert_eq!(all_rows(rows)?, expected);
+        Ok(())
+    }
+
+    #[test]
+    fn leaving_out_a_sealed_competition_of_spilled_rows_opens_the_groups_onto_the_file(
+    ) -> Result<()> {
+        let all: Vec<usize> = (0..8).collect();
+        let (mut arriving, _, held) = arrive_spilling(10, 1, &[&[0, 1, 2, 3], &[5], &[4], &[6, 7]]);
+        let mut rows = arriving.finish(&all)?;
+        assert_eq!(rows.sealed.len(), 1);
+        // Competition 1 (rows 1..3) is in the sealed group: it is opened again after
+        // the 26 spilled rows (26..36), and leads the order without competition 1.
+        rows.retain_competitions(|id| id != "c1")?;
+        assert!(rows.sealed.is_empty());
+        assert_eq!(held_bytes(&held), 36 * RECORD_BYTES);
+        assert_eq!(rows.parts(0..34), [26..27, 29..36, 6..11, 0..6, 11..26]);
+        let kept = [0, 2, 3, 4, 5, 6, 7];
+        assert_eq!(gathered(&rows, 5), rows_of(&kept));
+        assert_eq!(all_rows(rows)?, rows_of(&kept));
         Ok(())
     }
 
