@@ -11,7 +11,9 @@
 //! Rows are sealed only while they arrive in replay order, and a competition that is
 //! left out after its rows were sealed (found damaged at the end of the reading, or
 //! refused by the model) makes the run open the sealed groups again, so the rows and
-//! the row-group boundaries are always those of the file written whole.
+//! the row-group boundaries are always those of the file written whole. Rows that
+//! arrive out of replay order cannot be sealed before the whole input is read; when the
+//! run is given a [`SpillFiles`], they wait on disk rather than in memory ([`Spill`]).
 //!
 //! Player changes (`changes.parquet`, one row per player per competition: 5 million
 //! rows in ten years) are sealed the same way by a live replay, a month at a time: a
@@ -28,7 +30,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::error::{Error, Result};
-use crate::scoring::{BoardScore, BoardScoreTable};
+use crate::scoring::{BoardScore, BoardScoreTable, RECORD_BYTES};
 
 use super::replay::ChangeCodec;
 
@@ -50,6 +52,9 @@ pub struct Sealer {
     pub board_scores: Option<Arc<dyn RowGroupCodec>>,
     /// `changes.parquet`, sealed while the run replays.
     pub changes: Option<Arc<dyn ChangeCodec>>,
+    /// Where board scores that arrive out of replay order are held until they are
+    /// written ([`Spill`]); `None` keeps them in memory.
+    pub spill: Option<Arc<dyn SpillFiles>>,
 }
 
 impl Sealer {
@@ -58,7 +63,88 @@ impl Sealer {
         Sealer {
             board_scores: Some(codec),
             changes: None,
+            spill: None,
         }
+    }
+}
+
+/// Bytes held outside memory until the outputs are written: a file, made by the
+/// output layer (this layer touches no files). Appends and reads may come from
+/// different threads.
+pub trait SpillFile: Send + Sync + std::fmt::Debug {
+    /// Writes `bytes` after every other.
+    fn append(&mut self, bytes: &[u8]) -> Result<()>;
+    /// Fills `into` with the bytes written from `offset` on.
+    fn read_at(&self, offset: u64, into: &mut [u8]) -> Result<()>;
+}
+
+/// Makes the [`SpillFile`]s of a run; each is gone when dropped, and none is left
+/// behind when the run fails.
+pub trait SpillFiles: Send + Sync + std::fmt::Debug {
+    fn create(&self) -> Result<Box<dyn SpillFile>>;
+}
+
+/// Board scores held in a [`SpillFile`] until they are written, as fixed-width records
+/// ([`BoardScoreTable::write_records`]; the names stay in memory), read back by ranges
+/// when each row group is gathered.
+///
+/// When one large file is ordered by club, nothing is in replay order before the whole
+/// file is read, so every board score waits for the writing: 17 million rows, a
+/// gigabyte held for the whole run. Spilled, they cost disk instead, and the page cache
+/// keeps what fits.
+#[derive(Debug)]
+pub struct Spill {
+    file: Box<dyn SpillFile>,
+    /// Records written.
+    rows: usize,
+}
+
+/// Rows gathered in memory before they are written to a [`Spill`].
+const SPILL_ROWS: usize = 1 << 16;
+
+impl Spill {
+    pub fn new(file: Box<dyn SpillFile>) -> Self {
+        Spill { file, rows: 0 }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Writes the rows of `table` after the others and drops them from it (its names
+    /// stay).
+    pub fn take(&mut self, table: &mut BoardScoreTable) -> Result<()> {
+        if table.is_empty() {
+            return Ok(());
+        }
+        let mut records = Vec::new();
+        table.write_records(0..table.len(), &mut records);
+        self.file.append(&records)?;
+        self.rows += table.len();
+        table.clear_rows();
+        Ok(())
+    }
+
+    /// The records of the rows `parts`, one part after the other.
+    pub fn read(&self, parts: &[Range<usize>]) -> Result<Vec<u8>> {
+        let height: usize = parts.iter().map(ExactSizeIterator::len).sum();
+        let mut records = vec![0u8; height * RECORD_BYTES];
+        let mut at = 0;
+        for part in parts.iter().filter(|p| !p.is_empty()) {
+            if part.end > self.rows {
+                return Err(Error::Config(format!(
+                    "board scores {}..{} were asked of the {} held on disk",
+                    part.start, part.end, self.rows
+                )));
+            }
+            let bytes = part.len() * RECORD_BYTES;
+            self.file.read_at(
+                (part.start * RECORD_BYTES) as u64,
+                &mut records[at..at + bytes],
+            )?;
+            at += bytes;
+        }
+        Ok(records)
     }
 }
 
@@ -79,13 +165,17 @@ pub struct SealedGroup {
 /// copied into order: that copy was a second table of every row, made only to be
 /// encoded once. They are kept as they arrived with their order beside them
 /// ([`BoardScoreRows::parts`]), and each row group is gathered from them as it is
-/// encoded.
+/// encoded. When the run was given somewhere to spill them, they are kept on disk
+/// ([`Spill`]): the first [`Spill::rows`] stored rows there, any after them in memory.
 #[derive(Debug, Default)]
 pub struct BoardScoreRows {
     pub sealed: Vec<SealedGroup>,
+    /// The names of every row after the sealed groups, and those of them not spilled.
     rest: BoardScoreTable,
-    /// The rows of `rest` in replay order, when that is not all of `rest` as it is.
+    /// The rows after the sealed groups in replay order, numbered as stored (spilled
+    /// first), when that is not all of them as they are.
     order: Option<Vec<Range<usize>>>,
+    spill: Option<Spill>,
     codec: Option<Arc<dyn RowGroupCodec>>,
 }
 
@@ -107,17 +197,28 @@ impl BoardScoreRows {
     pub fn rest_len(&self) -> usize {
         match &self.order {
             Some(order) => order.iter().map(ExactSizeIterator::len).sum(),
-            None => self.rest.len(),
+            None => self.stored(),
         }
     }
 
-    /// The table the rows after the sealed groups are taken from ([`Self::parts`]).
+    /// Rows after the sealed groups, spilled or in memory, kept or not.
+    fn stored(&self) -> usize {
+        self.spilled() + self.rest.len()
+    }
+
+    fn spilled(&self) -> usize {
+        self.spill.as_ref().map_or(0, Spill::rows)
+    }
+
+    /// The table the rows after the sealed groups are taken from ([`Self::parts`]) when
+    /// none is spilled, and the names of the records [`Self::records`] gives when some
+    /// are.
     pub fn rest_table(&self) -> &BoardScoreTable {
         &self.rest
     }
 
     /// Where the rows `range` after the sealed groups (numbered from the first of
-    /// them, in replay order) are in [`Self::rest_table`], in order.
+    /// them, in replay order) are stored, in order.
     pub fn parts(&self, range: Range<usize>) -> Vec<Range<usize>> {
         let Some(order) = &self.order else {
             return vec![range];
@@ -138,12 +239,57 @@ impl BoardScoreRows {
         parts
     }
 
+    /// The rows `range` after the sealed groups (as [`Self::parts`] numbers them) as
+    /// records of [`Self::rest_table`] ([`BoardScoreTable::write_records`]), when some
+    /// rows are spilled; `None` when every row is in [`Self::rest_table`].
+    pub fn records(&self, range: Range<usize>) -> Option<Result<Vec<u8>>> {
+        let spill = self.spill.as_ref()?;
+        Some(self.stored_records(spill, &self.parts(range)))
+    }
+
+    /// The records of the stored rows `parts`, from the spill and the table.
+    fn stored_records(&self, spill: &Spill, parts: &[Range<usize>]) -> Result<Vec<u8>> {
+        let spilled = spill.rows();
+        let on_disk: Vec<Range<usize>> = parts
+            .iter()
+            .map(|p| p.start.min(spilled)..p.end.min(spilled))
+            .collect();
+        let disk = spill.read(&on_disk)?;
+        let mut records = Vec::with_capacity(disk.len());
+        let mut at = 0;
+        for (part, read) in parts.iter().zip(&on_disk) {
+            let bytes = read.len() * RECORD_BYTES;
+            records.extend_from_slice(&disk[at..at + bytes]);
+            at += bytes;
+            let in_memory = part.start.max(spilled) - spilled..part.end.max(spilled) - spilled;
+            if !in_memory.is_empty() {
+                self.rest.write_records(in_memory, &mut records);
+            }
+        }
+        Ok(records)
+    }
+
+    /// The spilled rows taken back into memory, ahead of the others, for what changes
+    /// the rows (a competition left out).
+    fn unspill(&mut self) -> Result<()> {
+        let Some(spill) = self.spill.take() else {
+            return Ok(());
+        };
+        let stored = spill.rows() + self.rest.len();
+        let records = self.stored_records(&spill, std::slice::from_ref(&(0..stored)))?;
+        self.rest.clear_rows();
+        self.rest.push_records(&records);
+        Ok(())
+    }
+
     /// The rows after the sealed groups copied into replay order, for what changes
     /// them.
-    fn settle(&mut self) {
+    fn settle(&mut self) -> Result<()> {
+        self.unspill()?;
         if let Some(order) = self.order.take() {
             self.rest = self.rest.reordered(&order);
         }
+        Ok(())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -156,27 +302,44 @@ impl BoardScoreRows {
 
     /// The competitions with rows, sealed or not, in order (a competition whose rows
     /// straddle two groups is named twice).
-    pub fn competitions(&self) -> impl Iterator<Item = &str> {
-        let sealed = self.sealed.iter().flat_map(|g| g.competitions.iter());
-        let rest = self
-            .parts(0..self.rest_len())
-            .into_iter()
-            .flat_map(|part| self.rest.competition_ids(part));
-        sealed.map(String::as_str).chain(rest)
+    pub fn competitions(&self) -> Result<Vec<&str>> {
+        let mut names: Vec<&str> = self
+            .sealed
+            .iter()
+            .flat_map(|g| g.competitions.iter().map(String::as_str))
+            .collect();
+        let parts = self.parts(0..self.rest_len());
+        match &self.spill {
+            Some(spill) => {
+                let records = self.stored_records(spill, &parts)?;
+                for record in records.chunks_exact(RECORD_BYTES) {
+                    if let Some(r) = crate::scoring::BoardScoreRecord::read(record) {
+                        names.push(self.rest.name(r.competition));
+                    }
+                }
+            }
+            None => {
+                for part in parts {
+                    names.extend(self.rest.competition_ids(part));
+                }
+            }
+        }
+        Ok(names)
     }
 
     /// Appends rows after every other.
     pub fn extend(&mut self, rows: impl IntoIterator<Item = BoardScore>) {
-        let start = self.rest.len();
+        let start = self.stored();
         self.rest.extend(rows);
+        let end = self.stored();
         if let Some(order) = &mut self.order {
-            order.push(start..self.rest.len());
+            order.push(start..end);
         }
     }
 
     /// Decodes the sealed groups back into rows, ahead of the others.
     pub fn unseal(&mut self) -> Result<()> {
-        self.settle();
+        self.settle()?;
         if self.sealed.is_empty() {
             return Ok(());
         }
@@ -193,17 +356,82 @@ impl BoardScoreRows {
         Ok(())
     }
 
+    /// Decodes the sealed groups into rows after the stored ones, spilled if the others
+    /// are (the order is the caller's to set).
+    fn reopen_sealed(&mut self) -> Result<()> {
+        if self.sealed.is_empty() {
+            return Ok(());
+        }
+        let codec = self.codec.clone().ok_or_else(|| {
+            Error::Config("board scores were sealed without a codec to open them".into())
+        })?;
+        for group in std::mem::take(&mut self.sealed) {
+            self.rest.append(&codec.open(&group.bytes)?);
+            if let Some(spill) = &mut self.spill {
+                spill.take(&mut self.rest)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Keeps the rows of the competitions `keep` accepts, in order.
     pub fn retain_competitions(&mut self, keep: impl Fn(&str) -> bool) -> Result<()> {
         let touches_sealed = self
             .sealed
             .iter()
             .any(|g| g.competitions.iter().any(|c| !keep(c)));
+        if self.spill.is_some() {
+            return self.retain_spilled(touches_sealed, keep);
+        }
         if touches_sealed {
             self.unseal()?;
         }
-        self.settle();
+        self.settle()?;
         self.rest.retain_competitions(keep);
+        Ok(())
+    }
+
+    /// [`Self::retain_competitions`] with rows spilled: they stay where they are, and
+    /// the rows left out leave the order (read back a piece at a time for their
+    /// competition).
+    fn retain_spilled(&mut self, touches_sealed: bool, keep: impl Fn(&str) -> bool) -> Result<()> {
+        let mut replay = self.parts(0..self.rest_len());
+        if touches_sealed {
+            // The sealed rows, opened again after the stored ones, lead the order.
+            let at = self.stored();
+            let sealed = self.sealed_rows();
+            self.reopen_sealed()?;
+            replay.insert(0, at..at + sealed);
+        }
+        let mut kept_names: rustc_hash::FxHashMap<u32, bool> = Default::default();
+        let mut kept: Vec<Range<usize>> = Vec::new();
+        for part in replay {
+            let mut from = part.start;
+            while from < part.end {
+                let to = part.end.min(from + SPILL_ROWS);
+                let records = match &self.spill {
+                    Some(spill) => self.stored_records(spill, std::slice::from_ref(&(from..to)))?,
+                    None => Vec::new(),
+                };
+                for (row, record) in (from..to).zip(records.chunks_exact(RECORD_BYTES)) {
+                    let Some(r) = crate::scoring::BoardScoreRecord::read(record) else {
+                        continue;
+                    };
+                    let name = self.rest.name(r.competition);
+                    if *kept_names
+                        .entry(r.competition)
+                        .or_insert_with(|| keep(name))
+                    {
+                        match kept.last_mut() {
+                            Some(last) if last.end == row => last.end = row + 1,
+                            _ => kept.push(row..row + 1),
+                        }
+                    }
+                }
+                from = to;
+            }
+        }
+        self.order = order(self.stored(), &kept, 0);
         Ok(())
     }
 }
@@ -229,6 +457,12 @@ pub(super) struct Arriving {
     sealed_rows: usize,
     /// The last place whose rows arrived; `None` once rows came out of order.
     last: Option<Option<usize>>,
+    /// Where rows go once they come out of order, if anywhere.
+    spill_files: Option<Arc<dyn SpillFiles>>,
+    /// The rows after the sealed ones that are on disk (before those of `table`).
+    spill: Option<Spill>,
+    /// Rows held in `table` before they are spilled.
+    spill_rows: usize,
 }
 
 /// Groups encoded at once, at most; the scoring waits for the oldest beyond that.
@@ -244,21 +478,29 @@ impl Arriving {
             in_flight: VecDeque::new(),
             sealed_rows: 0,
             last: Some(None),
+            spill_files: sealer.spill.clone(),
+            spill: None,
+            spill_rows: SPILL_ROWS,
         }
+    }
+
+    /// Rows numbered from the first sealed one, up to the first in `table`.
+    fn before_table(&self) -> usize {
+        self.sealed_rows + self.spill.as_ref().map_or(0, Spill::rows)
     }
 
     /// Makes room for `rows` rows, when they are not sealed as they come.
     pub fn reserve(&mut self, rows: usize) {
-        if self.codec.is_none() {
+        if self.codec.is_none() && self.spill_files.is_none() {
             self.table.reserve(rows);
         }
     }
 
     /// Keeps the rows of the competition at `at`.
     pub fn push(&mut self, at: usize, rows: Vec<BoardScore>) {
-        let start = self.sealed_rows + self.table.len();
+        let start = self.before_table() + self.table.len();
         self.table.extend(rows);
-        let end = self.sealed_rows + self.table.len();
+        let end = self.before_table() + self.table.len();
         if end > start {
             if let Some(last) = self.last {
                 self.last = last.is_none_or(|l| l < at).then_some(Some(at));
@@ -269,8 +511,12 @@ impl Arriving {
         }
     }
 
-    /// Seals the full row groups at the front of the rows, while they arrived in order.
+    /// Seals the full row groups at the front of the rows, while they arrived in order;
+    /// once they come out of order, spills them (when the run has somewhere to).
     pub fn seal_full(&mut self) -> Result<()> {
+        if self.last.is_none() && self.table.len() >= self.spill_rows {
+            self.spill_table()?;
+        }
         let Some(codec) = self.codec.clone() else {
             return Ok(());
         };
@@ -291,6 +537,18 @@ impl Arriving {
             }
         }
         Ok(())
+    }
+
+    /// Moves the rows of `table` to the spill (made on first use), if the run has one.
+    fn spill_table(&mut self) -> Result<()> {
+        let Some(files) = &self.spill_files else {
+            return Ok(());
+        };
+        let spill = match &mut self.spill {
+            Some(spill) => spill,
+            None => self.spill.insert(Spill::new(files.create()?)),
+        };
+        spill.take(&mut self.table)
     }
 
     fn finish_oldest(&mut self) -> Result<()> {
@@ -330,12 +588,32 @@ impl Arriving {
             sealed: std::mem::take(&mut self.sealed),
             rest: table,
             order: None,
+            spill: self.spill.take(),
             codec: self.codec.clone(),
         };
+        if end < sealed_rows && rows.spill.is_some() {
+            // Something sealed is left out, or came out of order: the sealed rows are
+            // opened again after the stored ones (spilled too), and gathered from there.
+            let at = rows.stored();
+            rows.reopen_sealed()?;
+            let mapped: Vec<Range<usize>> = ranges
+                .iter()
+                .flat_map(|r| {
+                    let sealed = r.start.min(sealed_rows)..r.end.min(sealed_rows);
+                    let after = r.start.max(sealed_rows)..r.end.max(sealed_rows);
+                    [
+                        sealed.start + at..sealed.end + at,
+                        after.start - sealed_rows..after.end - sealed_rows,
+                    ]
+                })
+                .collect();
+            rows.order = order(rows.stored(), &mapped, 0);
+            return Ok(rows);
+        }
         if end < sealed_rows {
             // Something sealed is left out, or came out of order: start from the rows.
             rows.unseal()?;
-            rows.order = order(rows.rest.len(), &ranges, 0);
+            rows.order = order(rows.stored(), &ranges, 0);
             return Ok(rows);
         }
         let mut rest: Vec<Range<usize>> = Vec::with_capacity(ranges.len() - covered + 1);
@@ -343,7 +621,7 @@ impl Arriving {
             rest.push(sealed_rows..end);
         }
         rest.extend(ranges[covered..].iter().cloned());
-        rows.order = order(rows.rest.len(), &rest, sealed_rows);
+        rows.order = order(rows.stored(), &rest, sealed_rows);
         Ok(rows)
     }
 }
@@ -393,6 +671,33 @@ pub mod tests_support {
     ) -> Result<BoardScoreRows> {
         let mut arriving = Arriving::new(competitions.len(), &Sealer::board_scores(codec));
         for &at in arrival {
+            arriving.push(at, competitions[at].clone());
+            arriving.seal_full()?;
+        }
+        arriving.finish(places)
+    }
+
+    /// [`seal_arriving`] with the rows that come out of order spilled to `spill`,
+    /// `spill_rows` at a time; `stop` ends the run with an error after that many
+    /// competitions arrived.
+    pub fn spill_arriving(
+        codec: Arc<dyn RowGroupCodec>,
+        spill: Arc<dyn SpillFiles>,
+        spill_rows: usize,
+        competitions: &[Vec<BoardScore>],
+        (arrival, stop): (&[usize], Option<usize>),
+        places: &[usize],
+    ) -> Result<BoardScoreRows> {
+        let sealer = Sealer {
+            spill: Some(spill),
+            ..Sealer::board_scores(codec)
+        };
+        let mut arriving = Arriving::new(competitions.len(), &sealer);
+        arriving.spill_rows = spill_rows;
+        for (n, &at) in arrival.iter().enumerate() {
+            if stop == Some(n) {
+                return Err(Error::Config(format!("stopped after {n} competitions")));
+            }
             arriving.push(at, competitions[at].clone());
             arriving.seal_full()?;
         }
@@ -488,12 +793,82 @@ mod tests {
         let mut start = 0;
         while start < rows.rest_len() {
             let end = (start + piece).min(rows.rest_len());
-            for part in rows.parts(start..end) {
-                out.extend(part.filter_map(|at| rows.rest_table().get(at)));
+            match rows.records(start..end) {
+                Some(records) => {
+                    let records = records.unwrap_or_default();
+                    assert_eq!(records.len(), (end - start) * RECORD_BYTES);
+                    let mut table = rows.rest_table().clone();
+                    table.clear_rows();
+                    table.push_records(&records);
+                    out.extend(table.rows());
+                }
+                None => {
+                    for part in rows.parts(start..end) {
+                        out.extend(part.filter_map(|at| rows.rest_table().get(at)));
+                    }
+                }
             }
             start = end;
         }
         out
+    }
+
+    /// A spill file in memory, whose bytes the test can see.
+    #[derive(Debug, Default, Clone)]
+    struct Held(Arc<Mutex<Vec<u8>>>);
+
+    impl SpillFile for Held {
+        fn append(&mut self, bytes: &[u8]) -> Result<()> {
+            let mut held = self.0.lock().map_err(|e| Error::Config(e.to_string()))?;
+            held.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn read_at(&self, offset: u64, into: &mut [u8]) -> Result<()> {
+            let held = self.0.lock().map_err(|e| Error::Config(e.to_string()))?;
+            let from = offset as usize;
+            let bytes = held
+                .get(from..from + into.len())
+                .ok_or_else(|| Error::Config("read past the end".into()))?;
+            into.copy_from_slice(bytes);
+            Ok(())
+        }
+    }
+
+    impl SpillFiles for Held {
+        fn create(&self) -> Result<Box<dyn SpillFile>> {
+            Ok(Box::new(self.clone()))
+        }
+    }
+
+    /// [`arrive`] with rows out of order spilled to a [`Held`] file `spill_rows` at a
+    /// time.
+    fn arrive_spilling(
+        group: usize,
+        spill_rows: usize,
+        batches: &[&[usize]],
+    ) -> (Arriving, Arc<Aside>, Held) {
+        let codec = Arc::new(Aside {
+            rows: group,
+            ..Aside::default()
+        });
+        let held = Held::default();
+        let sealer = Sealer {
+            spill: Some(Arc::new(held.clone())),
+            ..Sealer::board_scores(codec.clone() as Arc<dyn RowGroupCodec>)
+        };
+        let mut arriving = Arriving::new(8, &sealer);
+        arriving.spill_rows = spill_rows;
+        for batch in batches {
+            for &at in *batch {
+                arriving.push(at, competition(at, at as u32 + 1));
+            }
+            assert!(arriving.seal_full().is_ok());
+        }
+        (arriving, codec, held)
+    }
+
+    fn held_bytes(held: &Held) -> usize {
+        held.0.lock().map(|h| h.len()).unwrap_or(0)
     }
 
     #[test]
@@ -558,8 +933,7 @@ mod tests {
         for piece in [1, 4, 5, 36] {
             assert_eq!(gathered(&rows, piece), rows_of(&all), "pieces of {piece}");
         }
-        let competitions: Vec<&str> = rows.competitions().take(4).collect();
-        assert_eq!(competitions, ["c0", "c1", "c1", "c2"]);
+        assert_eq!(rows.competitions()?[..4], ["c0", "c1", "c1", "c2"]);
         assert_eq!(all_rows(rows)?, rows_of(&all));
         Ok(())
     }
@@ -598,6 +972,88 @@ mod tests {
         let mut rows = arriving.finish(&all)?;
         rows.retain_competitions(|id| id != "c9")?;
         assert_eq!(rows.sealed.len(), 7);
+        assert_eq!(all_rows(rows)?, rows_of(&all));
+        Ok(())
+    }
+
+    #[test]
+    fn rows_out_of_order_are_spilled_and_gathered_back_in_replay_order() -> Result<()> {
+        let all: Vec<usize> = (0..8).collect();
+        let (mut arriving, codec, held) = arrive_spilling(5, 4, &[&[2, 3, 4], &[0, 1], &[5, 6, 7]]);
+        // Competitions 2-4 (12 rows) came in order: two groups of 5 sealed. Then 0 came
+        // late: the 2 rows left and 0-1's 3 were spilled, then 5-7's 21.
+        assert_eq!(held_bytes(&held), 26 * RECORD_BYTES);
+        let rows = arriving.finish(&all)?;
+        assert_eq!(codec.groups.lock().map(|g| g.len()).ok(), Some(2));
+        // The sealed groups do not start the replay order: they are opened again after
+        // the spilled rows (26..36), and every row is gathered from the file.
+        assert!(rows.sealed.is_empty());
+        assert_eq!(held_bytes(&held), 36 * RECORD_BYTES);
+        assert_eq!(rows.rest_len(), 36);
+        assert_eq!(rows.parts(0..36), [2..5, 26..36, 0..2, 5..26]);
+        for piece in [1, 4, 5, 36] {
+            assert_eq!(gathered(&rows, piece), rows_of(&all), "pieces of {piece}");
+        }
+        assert_eq!(rows.competitions()?[..4], ["c0", "c1", "c1", "c2"]);
+        assert_eq!(all_rows(rows)?, rows_of(&all));
+        Ok(())
+    }
+
+    #[test]
+    fn spilled_rows_with_one_left_out_are_gathered_without_it() -> Result<()> {
+        let (mut arriving, _, _) = arrive_spilling(5, 4, &[&[2, 3, 4], &[0, 1], &[5, 6, 7]]);
+        let kept = [0, 1, 3, 4, 5, 6, 7];
+        let mut rows = arriving.finish(&kept)?;
+        // As above, without competition 2's rows (26..29).
+        assert_eq!(rows.parts(0..33), [2..5, 29..36, 0..2, 5..26]);
+        assert_eq!(gathered(&rows, 7), rows_of(&kept));
+        // Rows added later follow the spilled ones, in memory.
+        rows.extend(competition(9, 2));
+        assert_eq!(rows.parts(33..35), vec![36..38]);
+        let mut expected = rows_of(&kept);
+        expected.extend(competition(9, 2));
+        assert_eq!(gathered(&rows, 10), expected);
+        // Leaving one out keeps the rows where they are: competition 4 (rows 7..12,
+        // now 33..36 and 0..2) leaves the order.
+        rows.retain_competitions(|id| id != "c4")?;
+        let mut expected = rows_of(&[0, 1, 3, 5, 6, 7]);
+        expected.extend(competition(9, 2));
+        assert_eq!(rows.parts(0..30), [2..5, 29..33, 5..26, 36..38]);
+        assert_eq!(gathered(&rows, 4), expected);
+        assert_eq!(all_rows(rows)?, expected);
+        Ok(())
+    }
+
+    #[test]
+    fn leaving_out_a_sealed_competition_of_spilled_rows_opens_the_groups_onto_the_file(
+    ) -> Result<()> {
+        let all: Vec<usize> = (0..8).collect();
+        let (mut arriving, _, held) = arrive_spilling(10, 1, &[&[0, 1, 2, 3], &[5], &[4], &[6, 7]]);
+        let mut rows = arriving.finish(&all)?;
+        assert_eq!(rows.sealed.len(), 1);
+        // Competition 1 (rows 1..3) is in the sealed group: it is opened again after
+        // the 26 spilled rows (26..36), and leads the order without competition 1.
+        rows.retain_competitions(|id| id != "c1")?;
+        assert!(rows.sealed.is_empty());
+        assert_eq!(held_bytes(&held), 36 * RECORD_BYTES);
+        assert_eq!(rows.parts(0..34), [26..27, 29..36, 6..11, 0..6, 11..26]);
+        let kept = [0, 2, 3, 4, 5, 6, 7];
+        assert_eq!(gathered(&rows, 5), rows_of(&kept));
+        assert_eq!(all_rows(rows)?, rows_of(&kept));
+        Ok(())
+    }
+
+    #[test]
+    fn spilled_rows_after_sealed_groups_in_order_keep_them_sealed() -> Result<()> {
+        let all: Vec<usize> = (0..8).collect();
+        // 0-3 fill a group of 10; then 5 (rows 10..16) before 4 (16..21), 6 and 7.
+        let (mut arriving, _, held) = arrive_spilling(10, 1, &[&[0, 1, 2, 3], &[5], &[4], &[6, 7]]);
+        let rows = arriving.finish(&all)?;
+        assert_eq!(rows.sealed.len(), 1);
+        assert_eq!(held_bytes(&held), 26 * RECORD_BYTES);
+        assert_eq!(rows.rest_len(), 26);
+        assert_eq!(rows.parts(0..26), [6..11, 0..6, 11..26]);
+        assert_eq!(gathered(&rows, 3), rows_of(&all[4..]));
         assert_eq!(all_rows(rows)?, rows_of(&all));
         Ok(())
     }

@@ -15,6 +15,7 @@ pub mod run_folder;
 pub mod run_tables;
 pub mod scoring;
 pub mod sheet;
+pub mod spill_file;
 pub mod statement;
 pub mod svg;
 

@@ -15,7 +15,7 @@ use crate::pipeline::replay::{Change, ChangeCodec, SealJob};
 use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
-use crate::scoring::{BoardScore, BoardScoreTable, Standing};
+use crate::scoring::{BoardScore, BoardScoreRecord, BoardScoreTable, Standing, RECORD_BYTES};
 
 use std::path::Path;
 
@@ -576,6 +576,9 @@ pub fn board_score_sealer() -> Sealer {
         changes: Some(std::sync::Arc::new(ChangeRowCodec {
             settings: ParquetSettings::default(),
         })),
+        spill: Some(std::sync::Arc::new(
+            super::spill_file::SpillFolder::temporary(),
+        )),
     }
 }
 
@@ -597,9 +600,53 @@ fn write_board_scores_to<W: Write>(
         .iter()
         .map(|group| CarriedGroups::all(&group.bytes))
         .collect::<PolarsResult<_>>()?;
-    super::files::write_parquet_to(out, &sealed, rows.rest_len(), settings, &|range| {
-        board_scores_gathered(rows.rest_table(), &rows.parts(range))
+    super::files::write_parquet_to(out, &sealed, rows.rest_len(), settings, &|range| match rows
+        .records(range.clone())
+    {
+        Some(records) => {
+            let records = records.map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+            board_scores_of_records(rows.rest_table(), &records)
+        }
+        None => board_scores_gathered(rows.rest_table(), &rows.parts(range)),
     })
+}
+
+/// Rows of `board_scores.parquet` from records of `names`'s rows (held on disk while
+/// the run went on), in the columns [`board_scores_gathered`] gives.
+fn board_scores_of_records(names: &BoardScoreTable, records: &[u8]) -> PolarsResult<DataFrame> {
+    let height = records.len() / RECORD_BYTES;
+    let mut competition_id: Vec<&str> = Vec::with_capacity(height);
+    let mut board: Vec<i32> = Vec::with_capacity(height);
+    let mut ns: Vec<Option<&str>> = Vec::with_capacity(height);
+    let mut ew: Vec<Option<&str>> = Vec::with_capacity(height);
+    let mut ns_score: Vec<Option<i32>> = Vec::with_capacity(height);
+    let mut ns_points: Vec<f64> = Vec::with_capacity(height);
+    let mut ew_points: Vec<f64> = Vec::with_capacity(height);
+    let mut datum: Vec<Option<f64>> = Vec::with_capacity(height);
+    for record in records.chunks_exact(RECORD_BYTES) {
+        let Some(r) = BoardScoreRecord::read(record) else {
+            continue;
+        };
+        competition_id.push(names.name(r.competition));
+        board.push(r.board as i32);
+        ns.push(r.ns.map(|at| names.name(at)));
+        ew.push(r.ew.map(|at| names.name(at)));
+        ns_score.push(r.ns_score);
+        ns_points.push(r.ns_points);
+        ew_points.push(r.ew_points);
+        datum.push(r.datum);
+    }
+    let columns = vec![
+        Column::from(Series::new("competition_id".into(), competition_id)),
+        Column::from(Series::new("board".into(), board)),
+        Column::from(Series::new("ns".into(), ns)),
+        Column::from(Series::new("ew".into(), ew)),
+        Column::from(Series::new("ns_score".into(), ns_score)),
+        Column::from(Series::new("ns_points".into(), ns_points)),
+        Column::from(Series::new("ew_points".into(), ew_points)),
+        Column::from(Series::new("datum".into(), datum)),
+    ];
+    DataFrame::new(height, columns)
 }
 
 /// `applied.parquet`: every competition up to the last one the run replayed, with its
@@ -815,7 +862,7 @@ fn copied_groups<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::sealed::tests_support::{seal_all, seal_arriving};
+    use crate::pipeline::sealed::tests_support::{seal_all, seal_arriving, spill_arriving};
 
     /// A frozen month applied a few competitions at a time, while the next ones are
     /// rated on the month's opening handicaps, gives the changes and handicaps of the
@@ -875,6 +922,7 @@ mod tests {
                     changes: Some(std::sync::Arc::new(ChangeRowCodec {
                         settings: settings.clone(),
                     })),
+                    spill: None,
                 },
                 ..plain_settings
             };
@@ -995,6 +1043,91 @@ mod tests {
             write_board_scores_to(&mut out, &rows, &settings).map_err(frame_error(BOARD_SCORES))?;
             assert!(out == whole_bytes(places)?, "{} competitions", places.len());
         }
+        // The same rows held on disk while they arrive, 16 rows at a time: from a file
+        // ordered by club, and after 12 competitions in order (one group sealed, then
+        // 0-4 late: the sealed group is opened again onto the file), with and without
+        // a competition left out. Nothing stays in the folder.
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let folder = std::sync::Arc::new(super::super::spill_file::SpillFolder::new(dir.path()));
+        let late: Vec<usize> = (5..17).chain(0..5).chain(17..40).collect();
+        for arrival in [&arrival, &late] {
+            for places in [&all, &without] {
+                let rows = spill_arriving(
+                    codec.clone(),
+                    folder.clone(),
+                    16,
+                    &competitions,
+                    (arrival, None),
+                    places,
+                )?;
+                assert!(rows.sealed.is_empty());
+                assert!(rows.records(0..1).is_some(), "rows held on disk");
+                let mut out = Vec::new();
+                write_board_scores_to(&mut out, &rows, &settings)
+                    .map_err(frame_error(BOARD_SCORES))?;
+                assert!(out == whole_bytes(places)?, "{} competitions", places.len());
+                if cfg!(unix) {
+                    assert!(super::super::spill_file::left_in(dir.path()).is_empty());
+                }
+            }
+        }
+        assert!(super::super::spill_file::left_in(dir.path()).is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn a_run_that_fails_leaves_no_spill_file() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let folder = std::sync::Arc::new(super::super::spill_file::SpillFolder::new(dir.path()));
+        let codec = std::sync::Arc::new(BoardScoreCodec {
+            settings: ParquetSettings::default(),
+        });
+        let competitions: Vec<Vec<BoardScore>> = (0..6)
+            .map(|c| {
+                (1..=20)
+                    .map(|board| BoardScore {
+                        competition_id: format!("c{c}").into(),
+                        board,
+                        ns: Some("1".into()),
+                        ew: Some("2".into()),
+                        ns_score: Some(420),
+                        ns_points: 1.0,
+                        ew_points: 1.0,
+                        datum: None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let arrival = [5, 4, 3, 2, 1, 0];
+        let all: Vec<usize> = (0..6).collect();
+        // Failing while the rows arrive, after two competitions were spilled.
+        let failed = spill_arriving(
+            codec.clone(),
+            folder.clone(),
+            8,
+            &competitions,
+            (&arrival, Some(4)),
+            &all,
+        );
+        assert_eq!(
+            failed.err().map(|e| e.to_string()),
+            Some("stopped after 4 competitions".to_string())
+        );
+        assert_eq!(
+            super::super::spill_file::left_in(dir.path()),
+            Vec::<std::path::PathBuf>::new()
+        );
+        // Failing when the output is written: the output is not made either.
+        let rows = spill_arriving(codec, folder, 8, &competitions, (&arrival, None), &all)?;
+        assert_eq!(rows.len(), 120);
+        let out = dir.path().join("missing").join(BOARD_SCORES);
+        assert!(write_board_scores(&out, &rows).is_err());
+        drop(rows);
+        assert!(!out.exists());
+        assert_eq!(
+            super::super::spill_file::left_in(dir.path()),
+            Vec::<std::path::PathBuf>::new()
+        );
         Ok(())
     }
 }

@@ -56,7 +56,10 @@ pub mod team;
 pub mod vp;
 
 pub use competition::score_competition;
-pub use rows::{entrant_order, BoardScore, BoardScoreTable, ScoredCompetition, Standing};
+pub use rows::{
+    entrant_order, BoardScore, BoardScoreRecord, BoardScoreTable, ScoredCompetition, Standing,
+    RECORD_BYTES,
+};
 pub use source::{BoardSource, InMemory};
 pub use team::team_match_vps;
 

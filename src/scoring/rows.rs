@@ -379,6 +379,141 @@ impl BoardScoreTable {
     }
 }
 
+/// The bytes of one row as [`BoardScoreTable::write_records`] writes it.
+pub const RECORD_BYTES: usize = 45;
+
+/// Which of a record's optional cells are set.
+const HAS_NS: u8 = 1;
+const HAS_EW: u8 = 2;
+const HAS_SCORE: u8 = 4;
+const HAS_DATUM: u8 = 8;
+
+/// One row as a record holds it: names by their number in the table that wrote it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoardScoreRecord {
+    pub competition: u32,
+    pub board: u32,
+    pub ns: Option<u32>,
+    pub ew: Option<u32>,
+    pub ns_score: Option<i32>,
+    pub ns_points: f64,
+    pub ew_points: f64,
+    pub datum: Option<f64>,
+}
+
+impl BoardScoreRecord {
+    /// The record `bytes` holds (the first [`RECORD_BYTES`] of them); `None` when they
+    /// are fewer.
+    pub fn read(bytes: &[u8]) -> Option<BoardScoreRecord> {
+        let bytes: &[u8; RECORD_BYTES] = bytes.get(..RECORD_BYTES)?.try_into().ok()?;
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let float = |at: usize| {
+            let mut eight = [0u8; 8];
+            eight.copy_from_slice(&bytes[at..at + 8]);
+            f64::from_le_bytes(eight)
+        };
+        let flags = bytes[0];
+        let set = |flag: u8| flags & flag != 0;
+        Some(BoardScoreRecord {
+            competition: word(1),
+            board: word(5),
+            ns: set(HAS_NS).then(|| word(9)),
+            ew: set(HAS_EW).then(|| word(13)),
+            ns_score: set(HAS_SCORE).then(|| word(17) as i32),
+            ns_points: float(21),
+            ew_points: float(29),
+            datum: set(HAS_DATUM).then(|| float(37)),
+        })
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        let flags = [
+            (self.ns.is_some(), HAS_NS),
+            (self.ew.is_some(), HAS_EW),
+            (self.ns_score.is_some(), HAS_SCORE),
+            (self.datum.is_some(), HAS_DATUM),
+        ]
+        .iter()
+        .filter(|(set, _)| *set)
+        .fold(0u8, |flags, (_, flag)| flags | flag);
+        out.push(flags);
+        out.extend_from_slice(&self.competition.to_le_bytes());
+        out.extend_from_slice(&self.board.to_le_bytes());
+        out.extend_from_slice(&self.ns.unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(&self.ew.unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(&self.ns_score.unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(&self.ns_points.to_le_bytes());
+        out.extend_from_slice(&self.ew_points.to_le_bytes());
+        out.extend_from_slice(&self.datum.unwrap_or(0.0).to_le_bytes());
+    }
+}
+
+/// Rows kept as records, to be held on disk rather than in memory: the names stay in
+/// the table, which is all a record needs to be read back as a row.
+impl BoardScoreTable {
+    /// Appends the rows `range` to `out` as records of [`RECORD_BYTES`] each.
+    pub fn write_records(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
+        out.reserve(range.len() * RECORD_BYTES);
+        for at in range {
+            self.record(at).write(out);
+        }
+    }
+
+    /// Row `at` as a record.
+    fn record(&self, at: usize) -> BoardScoreRecord {
+        BoardScoreRecord {
+            competition: self.competition[at],
+            board: self.board[at],
+            ns: self.ns[at],
+            ew: self.ew[at],
+            ns_score: self.ns_score[at],
+            ns_points: self.ns_points[at],
+            ew_points: self.ew_points[at],
+            datum: self.datum[at],
+        }
+    }
+
+    /// Drops every row and its room, keeping the names the written records refer to.
+    pub fn clear_rows(&mut self) {
+        self.competition = Vec::new();
+        self.board = Vec::new();
+        self.ns = Vec::new();
+        self.ew = Vec::new();
+        self.ns_score = Vec::new();
+        self.ns_points = Vec::new();
+        self.ew_points = Vec::new();
+        self.datum = Vec::new();
+    }
+
+    /// Appends the rows of `records` (written by this table's
+    /// [`write_records`](Self::write_records)); a trailing part shorter than a record is
+    /// ignored.
+    pub fn push_records(&mut self, records: &[u8]) {
+        let rows = records.len() / RECORD_BYTES;
+        self.reserve(rows);
+        for record in records.chunks_exact(RECORD_BYTES) {
+            if let Some(r) = BoardScoreRecord::read(record) {
+                self.competition.push(r.competition);
+                self.board.push(r.board);
+                self.ns.push(r.ns);
+                self.ew.push(r.ew);
+                self.ns_score.push(r.ns_score);
+                self.ns_points.push(r.ns_points);
+                self.ew_points.push(r.ew_points);
+                self.datum.push(r.datum);
+            }
+        }
+    }
+
+    /// The name numbered `at` in this table (a record's competition or side); empty for
+    /// a number the table never gave.
+    pub fn name(&self, at: u32) -> &str {
+        self.names.get(at as usize).map_or("", String::as_str)
+    }
+}
+
 impl FromIterator<BoardScore> for BoardScoreTable {
     fn from_iter<I: IntoIterator<Item = BoardScore>>(rows: I) -> Self {
         let mut table = BoardScoreTable::default();
