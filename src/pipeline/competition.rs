@@ -179,10 +179,19 @@ impl<'c, 'r> Index<'c, 'r> {
     /// replay order. Rows of a competition the index does not hold are left out.
     pub fn group<'b>(&self, boards: &'b [BoardResult]) -> Vec<(usize, Vec<&'b BoardResult>)> {
         let mut by_place: HashMap<usize, Vec<&BoardResult>> = HashMap::default();
-        for row in boards {
-            if let Some(at) = self.position(&row.competition_id) {
-                by_place.entry(at).or_default().push(row);
+        // A competition's rows come together: each run of one id is looked up once.
+        let mut rest = boards;
+        while let Some(first) = rest.first() {
+            let id = &first.competition_id;
+            let run = rest
+                .iter()
+                .position(|row| row.competition_id != *id)
+                .unwrap_or(rest.len());
+            let (here, after) = rest.split_at(run);
+            if let Some(at) = self.position(id) {
+                by_place.entry(at).or_default().extend(here);
             }
+            rest = after;
         }
         let mut grouped: Vec<(usize, Vec<&BoardResult>)> = by_place.into_iter().collect();
         grouped.sort_unstable_by_key(|(at, _)| *at);
