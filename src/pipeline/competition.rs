@@ -385,3 +385,69 @@ pub(super) fn distinct_boards(board_rows: &[&BoardResult]) -> u32 {
         .collect::<HashSet<_>>()
         .len() as u32
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::*;
+    use crate::dataset::{Format, ScoringMethod};
+
+    fn board(id: &str, number: u32) -> BoardResult {
+        BoardResult {
+            competition_id: id.into(),
+            board: number,
+            ..BoardResult::default()
+        }
+    }
+
+    #[test]
+    fn rows_are_grouped_by_competition_in_replay_order_each_in_file_order() {
+        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 3, d).unwrap_or_default();
+        let mut dataset = Dataset::default();
+        // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
+        for (id, date) in [("a", day(2)), ("b", day(1)), ("c", day(2))] {
+            dataset.competitions.push(Competition::new(
+                id,
+                date,
+                Format::Pairs,
+                ScoringMethod::Matchpoints,
+            ));
+        }
+        let index = Index::of(&dataset);
+        // `a` comes in two runs, `x` is not in the index, `c` is one row.
+        let rows = [
+            board("a", 1),
+            board("a", 2),
+            board("b", 1),
+            board("x", 1),
+            board("x", 2),
+            board("a", 3),
+            board("b", 2),
+            board("c", 7),
+        ];
+        let grouped: Vec<(usize, Vec<(String, u32)>)> = index
+            .group(&rows)
+            .into_iter()
+            .map(|(at, rows)| {
+                let rows = rows
+                    .iter()
+                    .map(|r| (r.competition_id.to_string(), r.board))
+                    .collect();
+                (at, rows)
+            })
+            .collect();
+        let named = |id: &str, boards: &[u32]| -> Vec<(String, u32)> {
+            boards.iter().map(|&b| (id.to_owned(), b)).collect()
+        };
+        assert_eq!(
+            grouped,
+            vec![
+                (0, named("b", &[1, 2])),
+                (1, named("a", &[1, 2, 3])),
+                (2, named("c", &[7])),
+            ]
+        );
+        assert!(index.group(&[]).is_empty());
+    }
+}
