@@ -1203,9 +1203,8 @@ mod tests {
         assert_eq!(rule(&mut validator, listed("c2", "2", Some(12), 5)), None);
     }
 
-    /// Results and board rows find the entrants their competition listed, and no
-    /// other; an entrant row after them (a dataset built by hand) is still taken and
-    /// still checked against the earlier ones.
+    /// A board row's numbered seat is found in the flags where the name's lookup finds
+    /// it, and nowhere else, including after an entrant is listed late.
     #[test]
     fn a_seat_is_found_by_number_exactly_where_it_is_found_by_name() {
         assert_eq!(small_number("0"), Some(0));
@@ -1248,6 +1247,9 @@ mod tests {
         assert_eq!(by_name(&listings, 0), later);
     }
 
+    /// Results and board rows find the entrants their competition listed, and no
+    /// other; an entrant row after them (a dataset built by hand) is still taken and
+    /// still checked against the earlier ones.
     #[test]
     fn later_rows_find_exactly_the_entrants_their_competition_listed() {
         let mut validator = two_competitions();
