@@ -237,6 +237,28 @@ struct Listings {
     /// sorted by name, each with its row as in `arriving`.
     starts: Vec<usize>,
     listed: Vec<(u32, u32)>,
+    /// Per name, the number it writes ([`small_number`]), or [`NOT_NUMBERED`].
+    numbers: Vec<u16>,
+    /// The competition `numbered` was taken from, while the listings stay as they were.
+    numbered_of: Option<usize>,
+    /// Whether that competition lists the entrant written as the number `n`, at `[n]`.
+    numbered: Vec<bool>,
+}
+
+/// A name that is not a [`small_number`].
+const NOT_NUMBERED: u16 = u16::MAX;
+
+/// The number a name writes in at most three digits, without a leading zero (so no two
+/// names write the same number): the names clubs give their pairs and teams, which a
+/// competition's board rows repeat on every row.
+fn small_number(name: &str) -> Option<u16> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > 3 || (bytes.len() > 1 && bytes[0] == b'0') {
+        return None;
+    }
+    bytes.iter().try_fold(0u16, |n, &b| {
+        b.is_ascii_digit().then(|| n * 10 + u16::from(b - b'0'))
+    })
 }
 
 /// A listed row kept in [`Listings::far_rows`].
@@ -283,6 +305,34 @@ impl Listings {
         })
     }
 
+    /// [`Listings::lists`] for a board row's seat: a numbered entrant is looked up in
+    /// flags taken once from the competition's listings, as the rows of one competition
+    /// come together and name the same few entrants on every row.
+    fn lists_seat(&mut self, at: usize, entrant: &str) -> bool {
+        let Some(number) = small_number(entrant) else {
+            return self.lists(at, entrant);
+        };
+        if self.numbered_of != Some(at) {
+            let mut numbered = std::mem::take(&mut self.numbered);
+            numbered.clear();
+            for &(name, _) in self.settled(at) {
+                let listed = self.numbers.get(name as usize).copied();
+                if let Some(n) = listed.filter(|&n| n != NOT_NUMBERED).map(usize::from) {
+                    if numbered.len() <= n {
+                        numbered.resize(n + 1, false);
+                    }
+                    numbered[n] = true;
+                }
+            }
+            self.numbered = numbered;
+            self.numbered_of = Some(at);
+        }
+        self.numbered
+            .get(usize::from(number))
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// How many entrants competition `at` lists (settled listings only).
     fn count(&self, at: usize) -> usize {
         self.settled(at).len()
@@ -291,6 +341,7 @@ impl Listings {
     /// Lists `entrant` in competition `at`, at `row`; the caller has checked it is not
     /// listed there yet. Settled listings go back to arriving first.
     fn add(&mut self, at: usize, entrant: &str, row: Option<usize>) -> Result<(), String> {
+        self.numbered_of = None;
         if !self.listed.is_empty() {
             self.unsettle();
         }
@@ -302,6 +353,8 @@ impl Listings {
                     .filter(|&name| name != u32::MAX)
                     .ok_or_else(|| format!("more than {} distinct entrant names", u32::MAX - 1))?;
                 self.names.insert(entrant.into(), name);
+                self.numbers
+                    .push(small_number(entrant).unwrap_or(NOT_NUMBERED));
                 name
             }
         };
@@ -321,6 +374,7 @@ impl Listings {
         if self.arriving.is_empty() {
             return;
         }
+        self.numbered_of = None;
         let competitions = self
             .arriving
             .keys()
@@ -767,7 +821,7 @@ impl Validator {
         }
         for (column, named) in pair_sides.iter().chain(seats.iter()) {
             if let Some(entrant) = named {
-                if !self.entrants.lists(number, entrant.as_str()) {
+                if !self.entrants.lists_seat(number, entrant.as_str()) {
                     let mut error = unknown_entrant(competition, entrant, origin, column);
                     error.location.board = Some(board.board);
                     return Err(error);
@@ -1147,6 +1201,50 @@ mod tests {
             Some("entrant `7` appears twice in competition `c2`, first")
         );
         assert_eq!(rule(&mut validator, listed("c2", "2", Some(12), 5)), None);
+    }
+
+    /// A board row's numbered seat is found in the flags where the name's lookup finds
+    /// it, and nowhere else, including after an entrant is listed late.
+    #[test]
+    fn a_seat_is_found_by_number_exactly_where_it_is_found_by_name() {
+        assert_eq!(small_number("0"), Some(0));
+        assert_eq!(small_number("7"), Some(7));
+        assert_eq!(small_number("999"), Some(999));
+        for name in ["", "07", "00", "1000", "+1", "1 ", " 1", "T1", "\u{661}"] {
+            assert_eq!(small_number(name), None, "{name:?}");
+        }
+        let mut listings = Listings::default();
+        for (at, name) in [
+            (0, "1"),
+            (0, "07"),
+            (0, "T1"),
+            (0, "12"),
+            (1, "2"),
+            (1, "7"),
+        ] {
+            assert_eq!(listings.add(at, name, Some(1)), Ok(()));
+        }
+        listings.settle();
+        let asked = ["1", "2", "7", "07", "12", "T1", "0", "999", "3"];
+        let by_seat = |listings: &mut Listings, at: usize| -> Vec<bool> {
+            asked.iter().map(|n| listings.lists_seat(at, n)).collect()
+        };
+        let by_name = |listings: &Listings, at: usize| -> Vec<bool> {
+            asked.iter().map(|n| listings.lists(at, n)).collect()
+        };
+        let first = [true, false, false, true, true, true, false, false, false];
+        let second = [false, true, true, false, false, false, false, false, false];
+        assert_eq!(by_name(&listings, 0), first);
+        assert_eq!(by_seat(&mut listings, 0), first);
+        assert_eq!(by_seat(&mut listings, 1), second);
+        assert_eq!(by_seat(&mut listings, 2), [false; 9]);
+        // An entrant listed later counts once the listings are settled again.
+        assert_eq!(listings.add(0, "3", Some(9)), Ok(()));
+        listings.settle();
+        let mut later = first;
+        later[8] = true;
+        assert_eq!(by_seat(&mut listings, 0), later);
+        assert_eq!(by_name(&listings, 0), later);
     }
 
     /// Results and board rows find the entrants their competition listed, and no

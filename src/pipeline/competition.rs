@@ -179,10 +179,19 @@ impl<'c, 'r> Index<'c, 'r> {
     /// replay order. Rows of a competition the index does not hold are left out.
     pub fn group<'b>(&self, boards: &'b [BoardResult]) -> Vec<(usize, Vec<&'b BoardResult>)> {
         let mut by_place: HashMap<usize, Vec<&BoardResult>> = HashMap::default();
-        for row in boards {
-            if let Some(at) = self.position(&row.competition_id) {
-                by_place.entry(at).or_default().push(row);
+        // A competition's rows come together: each run of one id is looked up once.
+        let mut rest = boards;
+        while let Some(first) = rest.first() {
+            let id = &first.competition_id;
+            let run = rest
+                .iter()
+                .position(|row| row.competition_id != *id)
+                .unwrap_or(rest.len());
+            let (here, after) = rest.split_at(run);
+            if let Some(at) = self.position(id) {
+                by_place.entry(at).or_default().extend(here);
             }
+            rest = after;
         }
         let mut grouped: Vec<(usize, Vec<&BoardResult>)> = by_place.into_iter().collect();
         grouped.sort_unstable_by_key(|(at, _)| *at);
@@ -375,4 +384,70 @@ pub(super) fn distinct_boards(board_rows: &[&BoardResult]) -> u32 {
         .map(|b| b.board)
         .collect::<HashSet<_>>()
         .len() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::*;
+    use crate::dataset::{Format, ScoringMethod};
+
+    fn board(id: &str, number: u32) -> BoardResult {
+        BoardResult {
+            competition_id: id.into(),
+            board: number,
+            ..BoardResult::default()
+        }
+    }
+
+    #[test]
+    fn rows_are_grouped_by_competition_in_replay_order_each_in_file_order() {
+        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 3, d).unwrap_or_default();
+        let mut dataset = Dataset::default();
+        // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
+        for (id, date) in [("a", day(2)), ("b", day(1)), ("c", day(2))] {
+            dataset.competitions.push(Competition::new(
+                id,
+                date,
+                Format::Pairs,
+                ScoringMethod::Matchpoints,
+            ));
+        }
+        let index = Index::of(&dataset);
+        // `a` comes in two runs, `x` is not in the index, `c` is one row.
+        let rows = [
+            board("a", 1),
+            board("a", 2),
+            board("b", 1),
+            board("x", 1),
+            board("x", 2),
+            board("a", 3),
+            board("b", 2),
+            board("c", 7),
+        ];
+        let grouped: Vec<(usize, Vec<(String, u32)>)> = index
+            .group(&rows)
+            .into_iter()
+            .map(|(at, rows)| {
+                let rows = rows
+                    .iter()
+                    .map(|r| (r.competition_id.to_string(), r.board))
+                    .collect();
+                (at, rows)
+            })
+            .collect();
+        let named = |id: &str, boards: &[u32]| -> Vec<(String, u32)> {
+            boards.iter().map(|&b| (id.to_owned(), b)).collect()
+        };
+        assert_eq!(
+            grouped,
+            vec![
+                (0, named("b", &[1, 2])),
+                (1, named("a", &[1, 2, 3])),
+                (2, named("c", &[7])),
+            ]
+        );
+        assert!(index.group(&[]).is_empty());
+    }
 }
