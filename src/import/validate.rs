@@ -214,6 +214,10 @@ pub struct Validator {
     board_competition: Option<String>,
     /// The number of `board_competition`.
     board_at: usize,
+    /// The competition of the last entrant row that found its competition, and its
+    /// number: a competition's entrants come together, so the rows after its first
+    /// skip the lookup. (A competition, once known, keeps its number.)
+    entrant_competition: Option<(String, usize)>,
 }
 
 /// The entrants listed per competition, compactly: a federation's history lists
@@ -238,6 +242,10 @@ struct Listings {
     starts: Vec<usize>,
     listed: Vec<(u32, u32)>,
 }
+
+/// The most entrant rows [`Validator::expect_entrants`] makes room for ahead: six
+/// times a 30 000-member federation's ten years.
+const MAX_EXPECTED_ENTRANTS: usize = 1 << 24;
 
 /// A listed row kept in [`Listings::far_rows`].
 const FAR_ROW: u32 = u32::MAX;
@@ -576,10 +584,28 @@ impl Validator {
         }
     }
 
+    /// Makes room for about `rows` entrant rows, so that the listings are not copied
+    /// over and over as a federation's millions of entrants arrive. A hint from the
+    /// files' footers, which a damaged file may inflate: it is capped, and nothing
+    /// fails here.
+    pub fn expect_entrants(&mut self, rows: usize) {
+        let _ = self
+            .entrants
+            .arriving
+            .try_reserve(rows.min(MAX_EXPECTED_ENTRANTS));
+    }
+
     pub fn entrant(&mut self, entrant: &Entrant) -> Result<(), InputError> {
         let origin = &entrant.origin;
         let competition = entrant.competition_id.as_str();
-        let number = self.known_competition(competition, origin)?.at;
+        let number = match &self.entrant_competition {
+            Some((id, number)) if id == competition => *number,
+            _ => {
+                let number = self.known_competition(competition, origin)?.at;
+                self.entrant_competition = Some((competition.to_owned(), number));
+                number
+            }
+        };
         let located = |column: &str| at(origin, column).competition(competition);
         if entrant.entrant.trim().is_empty() {
             return Err(InputError::new(

@@ -33,7 +33,7 @@ mod stream;
 
 pub(crate) use locate::guarded;
 use locate::{locate_table, read_frame, FileKind, SourceFile};
-use rows::{read_competitions, read_entrants, read_members, read_results};
+use rows::{build_competitions, build_entrants, build_results, check_rows, read_members, Built};
 use stream::BoardFiles;
 pub use stream::{BoardReader, Opened};
 
@@ -252,6 +252,15 @@ fn open_into(
 
 /// Reads members, competitions, entrants and results (the `files` of each, in that
 /// order) into `head`, or the entrants and results into `tables` when given.
+///
+/// The rules need the rows before (a result needs its entrant, an entrant its
+/// competition), so rows are checked on one thread in table and file order. Building
+/// a row from its cells needs nothing but its frame, so a second thread decodes and
+/// builds the competitions', entrants' and results' files ahead of the checks, a few
+/// parts at most: a federation's history is 120 months of entrant files, and reading
+/// them took a core while the other idled. What the builder meets (a broken file, a
+/// missing column, a row without a competition id) waits its turn, so the error
+/// reported is the same first one.
 fn read_head(
     [members, competitions, entrants, results]: [&Option<Vec<SourceFile>>; 4],
     check: &mut Check,
@@ -264,16 +273,6 @@ fn read_head(
         .map(|t| t.iter().flatten().count() as u64)
         .sum();
     progress.start("reading files", files);
-    for file in members.iter().flatten() {
-        read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
-        progress.advance(1);
-    }
-    for file in competitions.iter().flatten() {
-        by_row_group(file, |frame| {
-            read_competitions(frame, check, &mut head.competitions)
-        })?;
-        progress.advance(1);
-    }
     // A damaged footer may claim more rows than memory holds: the vector then grows
     // as the rows come, and the reader reports the file.
     let (sink, result_sink): (&mut dyn RowSink<Entrant>, &mut dyn RowSink<EntrantResult>) =
@@ -281,18 +280,89 @@ fn read_head(
             Some((entrants, results)) => (entrants, results),
             None => (&mut head.entrants, &mut head.results),
         };
-    sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
-    for file in entrants.iter().flatten() {
-        by_row_group(file, |frame| read_entrants(frame, check, sink))?;
-        progress.advance(1);
+    std::thread::scope(|scope| {
+        // Made here, so that a check that fails drops the receiver and the builder,
+        // its next part refused, ends before the scope waits for it.
+        let (parts, built) = std::sync::mpsc::sync_channel(BUILT_AHEAD);
+        let builder = scope.spawn(move || build_head([competitions, entrants, results], parts));
+        for file in members.iter().flatten() {
+            read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
+            progress.advance(1);
+        }
+        let mut reserved = (false, false);
+        for part in built.iter() {
+            match part? {
+                Part::Competitions(rows) => {
+                    check_rows(rows, check, Validator::competition, &mut head.competitions)?
+                }
+                Part::Entrants(rows) => {
+                    if !std::mem::replace(&mut reserved.0, true) {
+                        let rows = rows_of(entrants.iter().flatten());
+                        sink.reserve_exact_rows(rows);
+                        check.validator.expect_entrants(rows);
+                    }
+                    check_rows(rows, check, Validator::entrant, sink)?
+                }
+                Part::Results(rows) => {
+                    if !std::mem::replace(&mut reserved.1, true) {
+                        result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
+                    }
+                    check_rows(rows, check, Validator::result, result_sink)?
+                }
+                Part::FileRead => progress.advance(1),
+            }
+        }
+        drop(built);
+        // The builder ends by closing the channel; one that stopped early panicked.
+        builder.join().map_err(|_| reader_stopped())?;
+        progress.finish();
+        Ok(())
+    })
+}
+
+/// How many built parts may wait for the checks: enough to keep both threads busy,
+/// few enough that only a few row groups' rows are held.
+const BUILT_AHEAD: usize = 2;
+
+/// A part of a head table's file, built, or the end of a file.
+enum Part {
+    Competitions(Built<Competition>),
+    Entrants(Built<Entrant>),
+    Results(Built<EntrantResult>),
+    FileRead,
+}
+
+/// Builds the rows of the competitions', entrants' and results' `files`, in that
+/// order, a row group at a time, and sends them on; stops at the first error (sent
+/// on too), or when the checks stopped listening.
+fn build_head(
+    [competitions, entrants, results]: [&Option<Vec<SourceFile>>; 3],
+    parts: std::sync::mpsc::SyncSender<Result<Part, Error>>,
+) {
+    let tables: [(_, fn(&locate::Frame) -> Result<Part, Error>); 3] = [
+        (competitions, |frame| {
+            build_competitions(frame).map(Part::Competitions)
+        }),
+        (entrants, |frame| build_entrants(frame).map(Part::Entrants)),
+        (results, |frame| build_results(frame).map(Part::Results)),
+    ];
+    for (files, build) in tables {
+        for file in files.iter().flatten() {
+            let read = by_row_group(file, |frame| {
+                parts.send(Ok(build(frame)?)).map_err(|_| reader_stopped())
+            });
+            let more = match read {
+                Ok(()) => parts.send(Ok(Part::FileRead)).is_ok(),
+                Err(error) => {
+                    let _ = parts.send(Err(error));
+                    false
+                }
+            };
+            if !more {
+                return;
+            }
+        }
     }
-    result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
-    for file in results.iter().flatten() {
-        by_row_group(file, |frame| read_results(frame, check, result_sink))?;
-        progress.advance(1);
-    }
-    progress.finish();
-    Ok(())
 }
 
 /// A reading thread that ended without its result (it panicked).
