@@ -540,6 +540,327 @@ mod tests {
     use super::cells::*;
     use super::locate::*;
 
+    mod head {
+        use std::path::Path;
+
+        use polars::prelude::*;
+
+        use super::super::rows::{
+            build_competitions, build_entrants, build_results, check_rows, read_members,
+        };
+        use super::super::*;
+        use crate::scoring::progress::NoProgress;
+
+        /// Writes `frame` as the Parquet file `path`, in row groups of `group` rows.
+        fn parquet(path: &Path, mut frame: DataFrame, group: usize) {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let file = std::fs::File::create(path).unwrap();
+            ParquetWriter::new(file)
+                .with_row_group_size(Some(group))
+                .finish(&mut frame)
+                .unwrap();
+        }
+
+        /// Entrant rows (competition, entrant, player1, player2).
+        fn entrants(rows: &[(Option<&str>, &str, i64, i64)]) -> DataFrame {
+            df!(
+                "competition_id" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+                "entrant" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+                "player1" => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+                "player2" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+            )
+            .unwrap()
+        }
+
+        /// A dataset of three competitions, a month apart, with two pairs each; the
+        /// entrants are written by `write` into `dir/entrants…`.
+        fn dataset(dir: &Path, write: impl FnOnce(&Path)) {
+            let members: String = (1..=12).map(|id| format!("{id}\n")).collect();
+            std::fs::write(dir.join("members.csv"), format!("member_id\n{members}")).unwrap();
+            std::fs::write(
+                dir.join("competitions.csv"),
+                "competition_id,date,format,scoring,boards\n\
+                 c1,2026-01-05,pairs,matchpoints,24\n\
+                 c2,2026-02-02,pairs,matchpoints,24\n\
+                 c3,2026-03-02,pairs,matchpoints,24\n",
+            )
+            .unwrap();
+            let results: String = ["c1", "c2", "c3"]
+                .iter()
+                .map(|c| format!("{c},1,24,55\n{c},2,24,45\n"))
+                .collect();
+            std::fs::write(
+                dir.join("results.csv"),
+                format!("competition_id,entrant,boards_played,score\n{results}"),
+            )
+            .unwrap();
+            write(dir);
+        }
+
+        /// The entrants of `dataset` a month a file, each file's rows given.
+        fn months(dir: &Path, files: [&[(Option<&str>, &str, i64, i64)]; 3]) {
+            for (month, rows) in ["2026-01", "2026-02", "2026-03"].iter().zip(files) {
+                let path = dir.join(format!("entrants/month={month}/part-0.parquet"));
+                parquet(&path, entrants(rows), 1 << 20);
+            }
+        }
+
+        /// The head tables read as they were before a second thread built them: each
+        /// file, each row group, built and checked in turn on this thread.
+        fn read_on_one_thread(dir: &Path) -> Result<Dataset, Error> {
+            let mut check = Check {
+                validator: Validator::default(),
+                quarantine: Quarantine::new(OnError::Strict),
+            };
+            let mut head = Dataset::default();
+            let files = |table| locate_table(dir, table).map(Option::unwrap_or_default);
+            for file in files("members")? {
+                read_members(&read_frame(&file)?, &mut check.validator, &mut head.members)?;
+            }
+            for file in files("competitions")? {
+                by_row_group(&file, |frame| {
+                    let rows = build_competitions(frame)?;
+                    check_rows(
+                        rows,
+                        &mut check,
+                        Validator::competition,
+                        &mut head.competitions,
+                    )
+                })?;
+            }
+            for file in files("entrants")? {
+                by_row_group(&file, |frame| {
+                    let rows = build_entrants(frame)?;
+                    check_rows(rows, &mut check, Validator::entrant, &mut head.entrants)
+                })?;
+            }
+            for file in files("results")? {
+                by_row_group(&file, |frame| {
+                    let rows = build_results(frame)?;
+                    check_rows(rows, &mut check, Validator::result, &mut head.results)
+                })?;
+            }
+            Ok(head)
+        }
+
+        /// Reads `dir` both ways (whole and compact) and checks them against the read
+        /// on one thread; gives the head read.
+        fn read_both_ways(dir: &Path) -> Dataset {
+            let one = read_on_one_thread(dir).unwrap();
+            let two = open_checked(dir, OnError::Strict).unwrap().head;
+            assert_eq!(two, one);
+            let (opened, entrants, results) =
+                open_partitions_compact(dir, OnError::Strict, &Partitions::All, &NoProgress)
+                    .unwrap();
+            assert!(opened.head.entrants.is_empty() && opened.head.results.is_empty());
+            assert_eq!(opened.head.competitions, one.competitions);
+            assert_eq!(entrants.len(), one.entrants.len());
+            assert_eq!(results.len(), one.results.len());
+            for id in ["c1", "c2", "c3"] {
+                let of = |e: &&Entrant| e.competition_id == id;
+                let listed: Vec<Entrant> = one.entrants.iter().filter(of).cloned().collect();
+                assert_eq!(entrants.competition(id), listed);
+                let reported: Vec<EntrantResult> = one
+                    .results
+                    .iter()
+                    .filter(|r| r.competition_id == id)
+                    .cloned()
+                    .collect();
+                assert_eq!(results.competition(id), reported);
+            }
+            two
+        }
+
+        /// Where each entrant row came from: competition, entrant, the file's month
+        /// (or the file's name) and its row.
+        fn origins(head: &Dataset) -> Vec<(String, String, String, usize)> {
+            head.entrants
+                .iter()
+                .map(|e| {
+                    let file = e.origin.file.as_deref().unwrap_or(Path::new(""));
+                    let parent = file.parent().and_then(Path::file_name);
+                    let place = match parent.and_then(|p| p.to_str()) {
+                        Some(month) if month.starts_with("month=") => month.to_owned(),
+                        _ => file.file_name().unwrap().to_string_lossy().into_owned(),
+                    };
+                    (
+                        e.competition_id.clone(),
+                        e.entrant.clone(),
+                        place,
+                        e.origin.row.unwrap(),
+                    )
+                })
+                .collect()
+        }
+
+        fn origin(c: &str, e: &str, place: &str, row: usize) -> (String, String, String, usize) {
+            (c.into(), e.into(), place.into(), row)
+        }
+
+        /// The same entrants, a month a file in competition order, in one file of three
+        /// row groups in another order, and spread over the months with a competition
+        /// in two files: the rows read on two threads are those read on one, in file
+        /// and row order, with each row's file and row.
+        #[test]
+        fn the_head_read_on_two_threads_is_the_head_read_on_one_in_any_file_order() {
+            let dir = tempfile::tempdir().unwrap();
+            let by_month = dir.path().join("by_month");
+            std::fs::create_dir(&by_month).unwrap();
+            dataset(&by_month, |dir| {
+                months(
+                    dir,
+                    [
+                        &[(Some("c1"), "1", 1, 2), (Some("c1"), "2", 3, 4)],
+                        &[(Some("c2"), "1", 5, 6), (Some("c2"), "2", 7, 8)],
+                        &[(Some("c3"), "1", 9, 10), (Some("c3"), "2", 11, 12)],
+                    ],
+                )
+            });
+            let head = read_both_ways(&by_month);
+            assert_eq!(
+                origins(&head),
+                [
+                    origin("c1", "1", "month=2026-01", 1),
+                    origin("c1", "2", "month=2026-01", 2),
+                    origin("c2", "1", "month=2026-02", 1),
+                    origin("c2", "2", "month=2026-02", 2),
+                    origin("c3", "1", "month=2026-03", 1),
+                    origin("c3", "2", "month=2026-03", 2),
+                ]
+            );
+            assert_eq!(head.entrants[5].players, [Some(11), Some(12), None, None]);
+            assert_eq!(head.results.len(), 6);
+
+            let one_file = dir.path().join("one_file");
+            std::fs::create_dir(&one_file).unwrap();
+            dataset(&one_file, |dir| {
+                let rows = [
+                    (Some("c3"), "2", 11, 12),
+                    (Some("c1"), "1", 1, 2),
+                    (Some("c2"), "2", 7, 8),
+                    (Some("c3"), "1", 9, 10),
+                    (Some("c1"), "2", 3, 4),
+                    (Some("c2"), "1", 5, 6),
+                ];
+                parquet(&dir.join("entrants.parquet"), entrants(&rows), 2);
+            });
+            let file = &locate_table(&one_file, "entrants").unwrap().unwrap()[0];
+            assert_eq!(locate::row_groups(file).unwrap(), Some(vec![2, 2, 2]));
+            let head = read_both_ways(&one_file);
+            let f = "entrants.parquet";
+            assert_eq!(
+                origins(&head),
+                [
+                    origin("c3", "2", f, 1),
+                    origin("c1", "1", f, 2),
+                    origin("c2", "2", f, 3),
+                    origin("c3", "1", f, 4),
+                    origin("c1", "2", f, 5),
+                    origin("c2", "1", f, 6),
+                ]
+            );
+
+            let spread = dir.path().join("spread");
+            std::fs::create_dir(&spread).unwrap();
+            dataset(&spread, |dir| {
+                months(
+                    dir,
+                    [
+                        &[(Some("c3"), "2", 11, 12), (Some("c2"), "1", 5, 6)],
+                        &[
+                            (Some("c1"), "2", 3, 4),
+                            (Some("c1"), "1", 1, 2),
+                            (Some("c3"), "1", 9, 10),
+                        ],
+                        &[(Some("c2"), "2", 7, 8)],
+                    ],
+                )
+            });
+            let head = read_both_ways(&spread);
+            assert_eq!(
+                origins(&head),
+                [
+                    origin("c3", "2", "month=2026-01", 1),
+                    origin("c2", "1", "month=2026-01", 2),
+                    origin("c1", "2", "month=2026-02", 1),
+                    origin("c1", "1", "month=2026-02", 2),
+                    origin("c3", "1", "month=2026-02", 3),
+                    origin("c2", "2", "month=2026-03", 1),
+                ]
+            );
+        }
+
+        /// The first broken row is reported, though the builder has read on to a later
+        /// file that breaks a rule too (March's lacks the `entrant` column) and the
+        /// results after it name an entrant nobody listed.
+        #[test]
+        fn an_error_in_the_second_partition_is_reported_before_any_later_one() {
+            let march_broken = |dir: &Path| {
+                let path = dir.join("entrants/month=2026-03/part-0.parquet");
+                let rows = entrants(&[(Some("c3"), "1", 9, 10)]);
+                parquet(&path, rows.drop("entrant").unwrap(), 1 << 20);
+                let results = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+                std::fs::write(dir.join("results.csv"), format!("{results}c1,7,24,50\n")).unwrap();
+            };
+            let january: &[_] = &[(Some("c1"), "1", 1, 2), (Some("c1"), "2", 3, 4)];
+            let cases: [(&[(Option<&str>, &str, i64, i64)], &str); 3] = [
+                (
+                    &[(Some("c2"), "1", 5, 6), (Some("c9"), "2", 7, 8)],
+                    "row 2, column `competition_id`, competition `c9`: unknown competition `c9` (not in `competitions`)",
+                ),
+                (
+                    &[(Some("c2"), "1", 5, 6), (None, "2", 7, 8)],
+                    "row 2, column `competition_id`: `competition_id` is required but the cell is empty",
+                ),
+                (
+                    &[(Some("c2"), "1", 5, 6), (Some("c2"), "1", 7, 8), (None, "2", 7, 8)],
+                    "row 2, column `entrant`, competition `c2`: entrant `1` appears twice in competition `c2`, first (row 1)",
+                ),
+            ];
+            for (february, rule) in cases {
+                let dir = tempfile::tempdir().unwrap();
+                dataset(dir.path(), |dir| {
+                    months(dir, [january, february, &[]]);
+                    march_broken(dir);
+                });
+                let february = dir.path().join("entrants/month=2026-02/part-0.parquet");
+                let expected = format!("{}, {rule}", february.display());
+                let one = read_on_one_thread(dir.path()).unwrap_err().to_string();
+                let two = open_checked(dir.path(), OnError::Strict)
+                    .err()
+                    .unwrap()
+                    .to_string();
+                let compact = open_partitions_compact(
+                    dir.path(),
+                    OnError::Strict,
+                    &Partitions::All,
+                    &NoProgress,
+                )
+                .err()
+                .unwrap()
+                .to_string();
+                assert_eq!((&two, &compact), (&one, &one));
+                assert_eq!(two, expected);
+                // Left out, February's broken competition lets the reading go on to
+                // March's file, whose missing column stops it.
+                if rule.contains("unknown competition") {
+                    let march = dir.path().join("entrants/month=2026-03/part-0.parquet");
+                    let left_out = open_checked(dir.path(), OnError::Quarantine)
+                        .err()
+                        .unwrap()
+                        .to_string();
+                    assert_eq!(
+                        left_out,
+                        format!(
+                            "{}, column `entrant`: the required column `entrant` is missing",
+                            march.display()
+                        )
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn csv_records_are_counted_outside_quotes() {
         let text = b"a,b,c\r\n1,\"x,\ny\",3\n\n4,5\n";
