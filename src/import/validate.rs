@@ -243,10 +243,6 @@ struct Listings {
     listed: Vec<(u32, u32)>,
 }
 
-/// The most entrant rows [`Validator::expect_entrants`] makes room for ahead: six
-/// times a 30 000-member federation's ten years.
-const MAX_EXPECTED_ENTRANTS: usize = 1 << 24;
-
 /// A listed row kept in [`Listings::far_rows`].
 const FAR_ROW: u32 = u32::MAX;
 
@@ -582,17 +578,6 @@ impl Validator {
         } else {
             Err(unknown_entrant(competition, entrant, origin, column))
         }
-    }
-
-    /// Makes room for about `rows` entrant rows, so that the listings are not copied
-    /// over and over as a federation's millions of entrants arrive. A hint from the
-    /// files' footers, which a damaged file may inflate: it is capped, and nothing
-    /// fails here.
-    pub fn expect_entrants(&mut self, rows: usize) {
-        let _ = self
-            .entrants
-            .arriving
-            .try_reserve(rows.min(MAX_EXPECTED_ENTRANTS));
     }
 
     pub fn entrant(&mut self, entrant: &Entrant) -> Result<(), InputError> {

@@ -297,9 +297,7 @@ fn read_head(
                 }
                 Part::Entrants(rows) => {
                     if !std::mem::replace(&mut reserved.0, true) {
-                        let rows = rows_of(entrants.iter().flatten());
-                        sink.reserve_exact_rows(rows);
-                        check.validator.expect_entrants(rows);
+                        sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
                     }
                     check_rows(rows, check, Validator::entrant, sink)?
                 }
