@@ -330,6 +330,9 @@ enum Part {
     FileRead,
 }
 
+/// Builds one table's part from its frame.
+type BuildPart = fn(&locate::Frame) -> Result<Part, Error>;
+
 /// Builds the rows of the competitions', entrants' and results' `files`, in that
 /// order, a row group at a time, and sends them on; stops at the first error (sent
 /// on too), or when the checks stopped listening.
@@ -337,7 +340,7 @@ fn build_head(
     [competitions, entrants, results]: [&Option<Vec<SourceFile>>; 3],
     parts: std::sync::mpsc::SyncSender<Result<Part, Error>>,
 ) {
-    let tables: [(_, fn(&locate::Frame) -> Result<Part, Error>); 3] = [
+    let tables: [(_, BuildPart); 3] = [
         (competitions, |frame| {
             build_competitions(frame).map(Part::Competitions)
         }),
@@ -559,8 +562,11 @@ mod tests {
                 .unwrap();
         }
 
-        /// Entrant rows (competition, entrant, player1, player2).
-        fn entrants(rows: &[(Option<&str>, &str, i64, i64)]) -> DataFrame {
+        /// An entrant row: competition, entrant, player1, player2.
+        type Row<'a> = (Option<&'a str>, &'a str, i64, i64);
+
+        /// Entrant rows.
+        fn entrants(rows: &[Row]) -> DataFrame {
             df!(
                 "competition_id" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
                 "entrant" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
@@ -596,7 +602,7 @@ mod tests {
         }
 
         /// The entrants of `dataset` a month a file, each file's rows given.
-        fn months(dir: &Path, files: [&[(Option<&str>, &str, i64, i64)]; 3]) {
+        fn months(dir: &Path, files: [&[Row]; 3]) {
             for (month, rows) in ["2026-01", "2026-02", "2026-03"].iter().zip(files) {
                 let path = dir.join(format!("entrants/month={month}/part-0.parquet"));
                 parquet(&path, entrants(rows), 1 << 20);
@@ -801,7 +807,7 @@ mod tests {
                 std::fs::write(dir.join("results.csv"), format!("{results}c1,7,24,50\n")).unwrap();
             };
             let january: &[_] = &[(Some("c1"), "1", 1, 2), (Some("c1"), "2", 3, 4)];
-            let cases: [(&[(Option<&str>, &str, i64, i64)], &str); 3] = [
+            let cases: [(&[Row], &str); 3] = [
                 (
                     &[(Some("c2"), "1", 5, 6), (Some("c9"), "2", 7, 8)],
                     "row 2, column `competition_id`, competition `c9`: unknown competition `c9` (not in `competitions`)",
