@@ -319,7 +319,7 @@ fn read_head(
 }
 
 /// How many built parts may wait for the checks: enough to keep both threads busy,
-/// few enough that only a few row groups' rows are held.
+/// few enough that only a few parts' rows are held.
 const BUILT_AHEAD: usize = 2;
 
 /// A part of a head table's file, built, or the end of a file.
@@ -330,8 +330,24 @@ enum Part {
     FileRead,
 }
 
-/// Builds one table's part from its frame.
-type BuildPart = fn(&locate::Frame) -> Result<Part, Error>;
+impl Part {
+    fn stops(&self) -> bool {
+        match self {
+            Part::Competitions(rows) => rows.stops(),
+            Part::Entrants(rows) => rows.stops(),
+            Part::Results(rows) => rows.stops(),
+            Part::FileRead => false,
+        }
+    }
+}
+
+/// Builds one table's part from rows of its frame.
+type BuildPart = fn(&locate::Frame, std::ops::Range<usize>) -> Result<Part, Error>;
+
+/// The most rows in one built part: a row group of a federation's one
+/// `entrants.parquet` holds a quarter of a million, which built as `Entrant`s, a few
+/// parts at a time, would be a gigabyte.
+const BUILT_ROWS: usize = 16_384;
 
 /// Builds the rows of the competitions', entrants' and results' `files`, in that
 /// order, a row group at a time, and sends them on; stops at the first error (sent
@@ -341,18 +357,42 @@ fn build_head(
     parts: std::sync::mpsc::SyncSender<Result<Part, Error>>,
 ) {
     let tables: [(_, BuildPart); 3] = [
-        (competitions, |frame| {
-            build_competitions(frame).map(Part::Competitions)
+        (competitions, |frame, rows| {
+            build_competitions(frame, rows).map(Part::Competitions)
         }),
-        (entrants, |frame| build_entrants(frame).map(Part::Entrants)),
-        (results, |frame| build_results(frame).map(Part::Results)),
+        (entrants, |frame, rows| {
+            build_entrants(frame, rows).map(Part::Entrants)
+        }),
+        (results, |frame, rows| {
+            build_results(frame, rows).map(Part::Results)
+        }),
     ];
     for (files, build) in tables {
         for file in files.iter().flatten() {
+            let mut stopped = false;
             let read = by_row_group(file, |frame| {
-                parts.send(Ok(build(frame)?)).map_err(|_| reader_stopped())
+                // At least one part, empty for an empty frame: its columns are
+                // checked all the same.
+                let mut start = 0;
+                loop {
+                    let end = frame.height().min(start + BUILT_ROWS);
+                    let part = build(frame, start..end)?;
+                    let stops = part.stops();
+                    parts.send(Ok(part)).map_err(|_| reader_stopped())?;
+                    if stops {
+                        // Nothing after the row without a competition id is read:
+                        // the checks report it when they come to it.
+                        stopped = true;
+                        return Err(reader_stopped());
+                    }
+                    if end == frame.height() {
+                        return Ok(());
+                    }
+                    start = end;
+                }
             });
             let more = match read {
+                _ if stopped => false,
                 Ok(()) => parts.send(Ok(Part::FileRead)).is_ok(),
                 Err(error) => {
                     let _ = parts.send(Err(error));
@@ -623,7 +663,7 @@ mod tests {
             }
             for file in files("competitions")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_competitions(frame)?;
+                    let rows = build_competitions(frame, 0..frame.height())?;
                     check_rows(
                         rows,
                         &mut check,
@@ -634,13 +674,13 @@ mod tests {
             }
             for file in files("entrants")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_entrants(frame)?;
+                    let rows = build_entrants(frame, 0..frame.height())?;
                     check_rows(rows, &mut check, Validator::entrant, &mut head.entrants)
                 })?;
             }
             for file in files("results")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_results(frame)?;
+                    let rows = build_results(frame, 0..frame.height())?;
                     check_rows(rows, &mut check, Validator::result, &mut head.results)
                 })?;
             }
@@ -792,6 +832,68 @@ mod tests {
                     origin("c2", "2", "month=2026-03", 1),
                 ]
             );
+        }
+
+        /// A file of more rows than one built part holds, in two row groups, is
+        /// read as on one thread; a row without a competition id stops it where it
+        /// stands, after an earlier part's broken row is reported first.
+        #[test]
+        fn a_file_of_more_rows_than_a_part_is_read_as_on_one_thread() {
+            let names: Vec<String> = (1..=40_000).map(|n| n.to_string()).collect();
+            let mut rows: Vec<Row> = names
+                .iter()
+                .map(|n| (Some("c1"), n.as_str(), 1, 2))
+                .collect();
+            for (c, first) in [("c2", 5), ("c3", 9)] {
+                rows.push((Some(c), "1", first, first + 1));
+                rows.push((Some(c), "2", first + 2, first + 3));
+            }
+            let write = |rows: &[Row]| {
+                let dir = tempfile::tempdir().unwrap();
+                dataset(dir.path(), |dir| {
+                    parquet(&dir.join("entrants.parquet"), entrants(rows), 20_000)
+                });
+                dir
+            };
+            let dir = write(&rows);
+            let file = &locate_table(dir.path(), "entrants").unwrap().unwrap()[0];
+            assert_eq!(
+                locate::row_groups(file).unwrap(),
+                Some(vec![20_002, 20_002])
+            );
+            let head = read_both_ways(dir.path());
+            let origins = origins(&head);
+            assert_eq!(origins.len(), 40_004);
+            let f = "entrants.parquet";
+            for (at, entrant) in [(16_383, "16384"), (16_384, "16385"), (29_999, "30000")] {
+                assert_eq!(origins[at], origin("c1", entrant, f, at + 1));
+            }
+            assert_eq!(origins[30_000], origin("c1", "30001", f, 30_001));
+            assert_eq!(origins[40_003], origin("c3", "2", f, 40_004));
+
+            rows[19_999].0 = None;
+            let stopped = write(&rows);
+            let path = stopped.path().join(f);
+            let empty = format!(
+                "{}, row 20000, column `competition_id`: `competition_id` is required but the cell is empty",
+                path.display()
+            );
+            rows[17_999].1 = "1";
+            let repeated = write(&rows);
+            let path = repeated.path().join(f);
+            let twice = format!(
+                "{}, row 18000, column `entrant`, competition `c1`: entrant `1` appears twice in competition `c1`, first (row 1)",
+                path.display()
+            );
+            for (dir, expected) in [(&stopped, empty), (&repeated, twice)] {
+                let one = read_on_one_thread(dir.path()).unwrap_err().to_string();
+                let two = open_checked(dir.path(), OnError::Strict)
+                    .err()
+                    .unwrap()
+                    .to_string();
+                assert_eq!(two, one);
+                assert_eq!(two, expected);
+            }
         }
 
         /// The first broken row is reported, though the builder has read on to a later

@@ -1,6 +1,8 @@
 //! The contract's rows, built from the cells of each table's frames and held to the
 //! row rules as they are read.
 
+use std::ops::Range;
+
 use chrono::NaiveDate;
 
 use crate::dataset::entrant_table::RowSink;
@@ -53,7 +55,7 @@ pub(super) fn read_members(
 /// another holds the rows built before to the rules, in file order.
 #[derive(Debug)]
 pub(super) struct Built<T> {
-    /// The frame's rows.
+    /// The rows of the frame it was built from.
     pub(super) height: usize,
     /// Each row's competition id and the row, or the cell's broken rule, in file order.
     pub(super) rows: Vec<(String, Result<T, InputError>)>,
@@ -63,6 +65,11 @@ pub(super) struct Built<T> {
 }
 
 impl<T> Built<T> {
+    /// True when a row without a competition id stops its file here.
+    pub(super) fn stops(&self) -> bool {
+        self.stop.is_some()
+    }
+
     fn with_height(height: usize) -> Self {
         Built {
             height,
@@ -92,7 +99,11 @@ pub(super) fn check_rows<T: CompetitionRow<Id = String>>(
     }
 }
 
-pub(super) fn build_competitions(frame: &Frame) -> Result<Built<Competition>, Error> {
+/// Builds `rows` of `frame`.
+pub(super) fn build_competitions(
+    frame: &Frame,
+    rows: Range<usize>,
+) -> Result<Built<Competition>, Error> {
     super::known::check_columns(frame, "competitions")?;
     let mut id = frame.col::<String>("competition_id", Required)?;
     let mut date = frame.col::<NaiveDate>("date", Required)?;
@@ -118,8 +129,8 @@ pub(super) fn build_competitions(frame: &Frame) -> Result<Built<Competition>, Er
     let mut factored_rounding = frame.col::<String>("factored_rounding", Optional)?;
     let defaults = Conventions::default();
     let mut sources = frame.sources()?;
-    let mut out = Built::with_height(frame.height());
-    for row in 0..frame.height() {
+    let mut out = Built::with_height(rows.len());
+    for row in rows {
         let competition_id = match id.required(row) {
             Ok(id) => id,
             Err(error) => {
@@ -167,7 +178,8 @@ pub(super) fn build_competitions(frame: &Frame) -> Result<Built<Competition>, Er
     Ok(out)
 }
 
-pub(super) fn build_entrants(frame: &Frame) -> Result<Built<Entrant>, Error> {
+/// Builds `rows` of `frame`.
+pub(super) fn build_entrants(frame: &Frame, rows: Range<usize>) -> Result<Built<Entrant>, Error> {
     super::known::check_columns(frame, "entrants")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
@@ -194,8 +206,8 @@ pub(super) fn build_entrants(frame: &Frame) -> Result<Built<Entrant>, Error> {
     let mut direction = frame.col::<String>("direction", Optional)?;
     let mut house = frame.col::<bool>("house", Optional)?;
     let mut sources = frame.sources()?;
-    let mut out = Built::with_height(frame.height());
-    for row in 0..frame.height() {
+    let mut out = Built::with_height(rows.len());
+    for row in rows {
         let competition_id = match competition_id.required(row) {
             Ok(id) => id,
             Err(error) => {
@@ -234,15 +246,19 @@ pub(super) fn build_entrants(frame: &Frame) -> Result<Built<Entrant>, Error> {
     Ok(out)
 }
 
-pub(super) fn build_results(frame: &Frame) -> Result<Built<EntrantResult>, Error> {
+/// Builds `rows` of `frame`.
+pub(super) fn build_results(
+    frame: &Frame,
+    rows: Range<usize>,
+) -> Result<Built<EntrantResult>, Error> {
     super::known::check_columns(frame, "results")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
     let mut boards_played = frame.col::<i32>("boards_played", Required)?;
     let mut score = frame.col::<f64>("score", Required)?;
     let mut opponent = frame.col::<String>("opponent", Optional)?;
-    let mut out = Built::with_height(frame.height());
-    for row in 0..frame.height() {
+    let mut out = Built::with_height(rows.len());
+    for row in rows {
         let competition_id = match competition_id.required(row) {
             Ok(id) => id,
             Err(error) => {
