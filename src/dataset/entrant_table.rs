@@ -80,9 +80,23 @@ pub struct Pool {
     texts: Vec<Box<str>>,
     text_ids: HashMap<Box<str>, u32>,
     files: Vec<Arc<Path>>,
+    /// The competition of the last row packed: a competition's rows come together.
+    last_competition: Option<u32>,
 }
 
 impl Pool {
+    /// [`Pool::intern`] for a row's competition id.
+    fn intern_competition(&mut self, id: &str) -> u32 {
+        match self.last_competition {
+            Some(last) if self.text(last) == id => last,
+            _ => {
+                let last = self.intern(id);
+                self.last_competition = Some(last);
+                last
+            }
+        }
+    }
+
     fn intern(&mut self, text: &str) -> u32 {
         if let Some(&id) = self.text_ids.get(text) {
             return id;
@@ -226,7 +240,7 @@ impl CompactRow for EntrantRow {
         let clubs = [0, 1, 2, 3].map(|slot| pool.intern_option(entrant.clubs[slot].as_deref()));
         let (file, row) = pool.pack_origin(&entrant.origin);
         EntrantRow {
-            competition: pool.intern(&entrant.competition_id),
+            competition: pool.intern_competition(&entrant.competition_id),
             entrant: pool.intern(&entrant.entrant),
             players,
             names,
@@ -286,7 +300,7 @@ impl CompactRow for ResultRow {
     fn pack(result: &EntrantResult, pool: &mut Pool) -> ResultRow {
         let (file, row) = pool.pack_origin(&result.origin);
         ResultRow {
-            competition: pool.intern(&result.competition_id),
+            competition: pool.intern_competition(&result.competition_id),
             entrant: pool.intern(&result.entrant),
             opponent: pool.intern_option(result.opponent.as_deref()),
             boards_played: result.boards_played,

@@ -214,6 +214,10 @@ pub struct Validator {
     board_competition: Option<String>,
     /// The number of `board_competition`.
     board_at: usize,
+    /// The competition of the last entrant row that found its competition, and its
+    /// number: a competition's entrants come together, so the rows after its first
+    /// skip the lookup. (A competition, once known, keeps its number.)
+    entrant_competition: Option<(String, usize)>,
 }
 
 /// The entrants listed per competition, compactly: a federation's history lists
@@ -633,7 +637,14 @@ impl Validator {
     pub fn entrant(&mut self, entrant: &Entrant) -> Result<(), InputError> {
         let origin = &entrant.origin;
         let competition = entrant.competition_id.as_str();
-        let number = self.known_competition(competition, origin)?.at;
+        let number = match &self.entrant_competition {
+            Some((id, number)) if id == competition => *number,
+            _ => {
+                let number = self.known_competition(competition, origin)?.at;
+                self.entrant_competition = Some((competition.to_owned(), number));
+                number
+            }
+        };
         let located = |column: &str| at(origin, column).competition(competition);
         if entrant.entrant.trim().is_empty() {
             return Err(InputError::new(

@@ -33,7 +33,7 @@ mod stream;
 
 pub(crate) use locate::guarded;
 use locate::{locate_table, read_frame, FileKind, SourceFile};
-use rows::{read_competitions, read_entrants, read_members, read_results};
+use rows::{build_competitions, build_entrants, build_results, check_rows, read_members, Built};
 use stream::BoardFiles;
 pub use stream::{BoardReader, Opened};
 
@@ -252,6 +252,15 @@ fn open_into(
 
 /// Reads members, competitions, entrants and results (the `files` of each, in that
 /// order) into `head`, or the entrants and results into `tables` when given.
+///
+/// The rules need the rows before (a result needs its entrant, an entrant its
+/// competition), so rows are checked on one thread in table and file order. Building
+/// a row from its cells needs nothing but its frame, so a second thread decodes and
+/// builds the competitions', entrants' and results' files ahead of the checks, a few
+/// parts at most: a federation's history is 120 months of entrant files, and reading
+/// them took a core while the other idled. What the builder meets (a broken file, a
+/// missing column, a row without a competition id) waits its turn, so the error
+/// reported is the same first one.
 fn read_head(
     [members, competitions, entrants, results]: [&Option<Vec<SourceFile>>; 4],
     check: &mut Check,
@@ -264,16 +273,6 @@ fn read_head(
         .map(|t| t.iter().flatten().count() as u64)
         .sum();
     progress.start("reading files", files);
-    for file in members.iter().flatten() {
-        read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
-        progress.advance(1);
-    }
-    for file in competitions.iter().flatten() {
-        by_row_group(file, |frame| {
-            read_competitions(frame, check, &mut head.competitions)
-        })?;
-        progress.advance(1);
-    }
     // A damaged footer may claim more rows than memory holds: the vector then grows
     // as the rows come, and the reader reports the file.
     let (sink, result_sink): (&mut dyn RowSink<Entrant>, &mut dyn RowSink<EntrantResult>) =
@@ -281,18 +280,130 @@ fn read_head(
             Some((entrants, results)) => (entrants, results),
             None => (&mut head.entrants, &mut head.results),
         };
-    sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
-    for file in entrants.iter().flatten() {
-        by_row_group(file, |frame| read_entrants(frame, check, sink))?;
-        progress.advance(1);
+    std::thread::scope(|scope| {
+        // Made here, so that a check that fails drops the receiver and the builder,
+        // its next part refused, ends before the scope waits for it.
+        let (parts, built) = std::sync::mpsc::sync_channel(BUILT_AHEAD);
+        let builder = scope.spawn(move || build_head([competitions, entrants, results], parts));
+        for file in members.iter().flatten() {
+            read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
+            progress.advance(1);
+        }
+        let mut reserved = (false, false);
+        for part in built.iter() {
+            match part? {
+                Part::Competitions(rows) => {
+                    check_rows(rows, check, Validator::competition, &mut head.competitions)?
+                }
+                Part::Entrants(rows) => {
+                    if !std::mem::replace(&mut reserved.0, true) {
+                        sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
+                    }
+                    check_rows(rows, check, Validator::entrant, sink)?
+                }
+                Part::Results(rows) => {
+                    if !std::mem::replace(&mut reserved.1, true) {
+                        result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
+                    }
+                    check_rows(rows, check, Validator::result, result_sink)?
+                }
+                Part::FileRead => progress.advance(1),
+            }
+        }
+        drop(built);
+        // The builder ends by closing the channel; one that stopped early panicked.
+        builder.join().map_err(|_| reader_stopped())?;
+        progress.finish();
+        Ok(())
+    })
+}
+
+/// How many built parts may wait for the checks: enough to keep both threads busy,
+/// few enough that only a few parts' rows are held.
+const BUILT_AHEAD: usize = 2;
+
+/// A part of a head table's file, built, or the end of a file.
+enum Part {
+    Competitions(Built<Competition>),
+    Entrants(Built<Entrant>),
+    Results(Built<EntrantResult>),
+    FileRead,
+}
+
+impl Part {
+    fn stops(&self) -> bool {
+        match self {
+            Part::Competitions(rows) => rows.stops(),
+            Part::Entrants(rows) => rows.stops(),
+            Part::Results(rows) => rows.stops(),
+            Part::FileRead => false,
+        }
     }
-    result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
-    for file in results.iter().flatten() {
-        by_row_group(file, |frame| read_results(frame, check, result_sink))?;
-        progress.advance(1);
+}
+
+/// Builds one table's part from rows of its frame.
+type BuildPart = fn(&locate::Frame, std::ops::Range<usize>) -> Result<Part, Error>;
+
+/// The most rows in one built part: a row group of a federation's one
+/// `entrants.parquet` holds a quarter of a million, which built as `Entrant`s, a few
+/// parts at a time, would be a gigabyte.
+const BUILT_ROWS: usize = 16_384;
+
+/// Builds the rows of the competitions', entrants' and results' `files`, in that
+/// order, a row group at a time, and sends them on; stops at the first error (sent
+/// on too), or when the checks stopped listening.
+fn build_head(
+    [competitions, entrants, results]: [&Option<Vec<SourceFile>>; 3],
+    parts: std::sync::mpsc::SyncSender<Result<Part, Error>>,
+) {
+    let tables: [(_, BuildPart); 3] = [
+        (competitions, |frame, rows| {
+            build_competitions(frame, rows).map(Part::Competitions)
+        }),
+        (entrants, |frame, rows| {
+            build_entrants(frame, rows).map(Part::Entrants)
+        }),
+        (results, |frame, rows| {
+            build_results(frame, rows).map(Part::Results)
+        }),
+    ];
+    for (files, build) in tables {
+        for file in files.iter().flatten() {
+            let mut stopped = false;
+            let read = by_row_group(file, |frame| {
+                // At least one part, empty for an empty frame: its columns are
+                // checked all the same.
+                let mut start = 0;
+                loop {
+                    let end = frame.height().min(start + BUILT_ROWS);
+                    let part = build(frame, start..end)?;
+                    let stops = part.stops();
+                    parts.send(Ok(part)).map_err(|_| reader_stopped())?;
+                    if stops {
+                        // Nothing after the row without a competition id is read:
+                        // the checks report it when they come to it.
+                        stopped = true;
+                        return Err(reader_stopped());
+                    }
+                    if end == frame.height() {
+                        return Ok(());
+                    }
+                    start = end;
+                }
+            });
+            let more = match read {
+                _ if stopped => false,
+                Ok(()) => parts.send(Ok(Part::FileRead)).is_ok(),
+                Err(error) => {
+                    let _ = parts.send(Err(error));
+                    false
+                }
+            };
+            if !more {
+                return;
+            }
+        }
     }
-    progress.finish();
-    Ok(())
 }
 
 /// A reading thread that ended without its result (it panicked).
@@ -469,6 +580,392 @@ mod tests {
 
     use super::cells::*;
     use super::locate::*;
+
+    mod head {
+        use std::path::Path;
+
+        use polars::prelude::*;
+
+        use super::super::rows::{
+            build_competitions, build_entrants, build_results, check_rows, read_members,
+        };
+        use super::super::*;
+        use crate::scoring::progress::NoProgress;
+
+        /// Writes `frame` as the Parquet file `path`, in row groups of `group` rows.
+        fn parquet(path: &Path, mut frame: DataFrame, group: usize) {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let file = std::fs::File::create(path).unwrap();
+            ParquetWriter::new(file)
+                .with_row_group_size(Some(group))
+                .finish(&mut frame)
+                .unwrap();
+        }
+
+        /// An entrant row: competition, entrant, player1, player2.
+        type Row<'a> = (Option<&'a str>, &'a str, i64, i64);
+
+        /// Entrant rows.
+        fn entrants(rows: &[Row]) -> DataFrame {
+            df!(
+                "competition_id" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+                "entrant" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+                "player1" => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+                "player2" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+            )
+            .unwrap()
+        }
+
+        /// A dataset of three competitions, a month apart, with two pairs each; the
+        /// entrants are written by `write` into `dir/entrants…`.
+        fn dataset(dir: &Path, write: impl FnOnce(&Path)) {
+            let members: String = (1..=12).map(|id| format!("{id}\n")).collect();
+            std::fs::write(dir.join("members.csv"), format!("member_id\n{members}")).unwrap();
+            std::fs::write(
+                dir.join("competitions.csv"),
+                "competition_id,date,format,scoring,boards\n\
+                 c1,2026-01-05,pairs,matchpoints,24\n\
+                 c2,2026-02-02,pairs,matchpoints,24\n\
+                 c3,2026-03-02,pairs,matchpoints,24\n",
+            )
+            .unwrap();
+            let results: String = ["c1", "c2", "c3"]
+                .iter()
+                .map(|c| format!("{c},1,24,55\n{c},2,24,45\n"))
+                .collect();
+            std::fs::write(
+                dir.join("results.csv"),
+                format!("competition_id,entrant,boards_played,score\n{results}"),
+            )
+            .unwrap();
+            write(dir);
+        }
+
+        /// The entrants of `dataset` a month a file, each file's rows given.
+        fn months(dir: &Path, files: [&[Row]; 3]) {
+            for (month, rows) in ["2026-01", "2026-02", "2026-03"].iter().zip(files) {
+                let path = dir.join(format!("entrants/month={month}/part-0.parquet"));
+                parquet(&path, entrants(rows), 1 << 20);
+            }
+        }
+
+        /// The head tables read as they were before a second thread built them: each
+        /// file, each row group, built and checked in turn on this thread.
+        fn read_on_one_thread(dir: &Path) -> Result<Dataset, Error> {
+            let mut check = Check {
+                validator: Validator::default(),
+                quarantine: Quarantine::new(OnError::Strict),
+            };
+            let mut head = Dataset::default();
+            let files = |table| locate_table(dir, table).map(Option::unwrap_or_default);
+            for file in files("members")? {
+                read_members(&read_frame(&file)?, &mut check.validator, &mut head.members)?;
+            }
+            for file in files("competitions")? {
+                by_row_group(&file, |frame| {
+                    let rows = build_competitions(frame, 0..frame.height())?;
+                    check_rows(
+                        rows,
+                        &mut check,
+                        Validator::competition,
+                        &mut head.competitions,
+                    )
+                })?;
+            }
+            for file in files("entrants")? {
+                by_row_group(&file, |frame| {
+                    let rows = build_entrants(frame, 0..frame.height())?;
+                    check_rows(rows, &mut check, Validator::entrant, &mut head.entrants)
+                })?;
+            }
+            for file in files("results")? {
+                by_row_group(&file, |frame| {
+                    let rows = build_results(frame, 0..frame.height())?;
+                    check_rows(rows, &mut check, Validator::result, &mut head.results)
+                })?;
+            }
+            Ok(head)
+        }
+
+        /// Reads `dir` both ways (whole and compact) and checks them against the read
+        /// on one thread; gives the head read.
+        fn read_both_ways(dir: &Path) -> Dataset {
+            let one = read_on_one_thread(dir).unwrap();
+            let two = open_checked(dir, OnError::Strict).unwrap().head;
+            assert_eq!(two, one);
+            let (opened, entrants, results) =
+                open_partitions_compact(dir, OnError::Strict, &Partitions::All, &NoProgress)
+                    .unwrap();
+            assert!(opened.head.entrants.is_empty() && opened.head.results.is_empty());
+            assert_eq!(opened.head.competitions, one.competitions);
+            assert_eq!(entrants.len(), one.entrants.len());
+            assert_eq!(results.len(), one.results.len());
+            for id in ["c1", "c2", "c3"] {
+                let of = |e: &&Entrant| e.competition_id == id;
+                let listed: Vec<Entrant> = one.entrants.iter().filter(of).cloned().collect();
+                assert_eq!(entrants.competition(id), listed);
+                let reported: Vec<EntrantResult> = one
+                    .results
+                    .iter()
+                    .filter(|r| r.competition_id == id)
+                    .cloned()
+                    .collect();
+                assert_eq!(results.competition(id), reported);
+            }
+            two
+        }
+
+        /// Where each entrant row came from: competition, entrant, the file's month
+        /// (or the file's name) and its row.
+        fn origins(head: &Dataset) -> Vec<(String, String, String, usize)> {
+            head.entrants
+                .iter()
+                .map(|e| {
+                    let file = e.origin.file.as_deref().unwrap_or(Path::new(""));
+                    let parent = file.parent().and_then(Path::file_name);
+                    let place = match parent.and_then(|p| p.to_str()) {
+                        Some(month) if month.starts_with("month=") => month.to_owned(),
+                        _ => file.file_name().unwrap().to_string_lossy().into_owned(),
+                    };
+                    (
+                        e.competition_id.clone(),
+                        e.entrant.clone(),
+                        place,
+                        e.origin.row.unwrap(),
+                    )
+                })
+                .collect()
+        }
+
+        fn origin(c: &str, e: &str, place: &str, row: usize) -> (String, String, String, usize) {
+            (c.into(), e.into(), place.into(), row)
+        }
+
+        /// The same entrants, a month a file in competition order, in one file of three
+        /// row groups in another order, and spread over the months with a competition
+        /// in two files: the rows read on two threads are those read on one, in file
+        /// and row order, with each row's file and row.
+        #[test]
+        fn the_head_read_on_two_threads_is_the_head_read_on_one_in_any_file_order() {
+            let dir = tempfile::tempdir().unwrap();
+            let by_month = dir.path().join("by_month");
+            std::fs::create_dir(&by_month).unwrap();
+            dataset(&by_month, |dir| {
+                months(
+                    dir,
+                    [
+                        &[(Some("c1"), "1", 1, 2), (Some("c1"), "2", 3, 4)],
+                        &[(Some("c2"), "1", 5, 6), (Some("c2"), "2", 7, 8)],
+                        &[(Some("c3"), "1", 9, 10), (Some("c3"), "2", 11, 12)],
+                    ],
+                )
+            });
+            let head = read_both_ways(&by_month);
+            assert_eq!(
+                origins(&head),
+                [
+                    origin("c1", "1", "month=2026-01", 1),
+                    origin("c1", "2", "month=2026-01", 2),
+                    origin("c2", "1", "month=2026-02", 1),
+                    origin("c2", "2", "month=2026-02", 2),
+                    origin("c3", "1", "month=2026-03", 1),
+                    origin("c3", "2", "month=2026-03", 2),
+                ]
+            );
+            assert_eq!(head.entrants[5].players, [Some(11), Some(12), None, None]);
+            assert_eq!(head.results.len(), 6);
+
+            let one_file = dir.path().join("one_file");
+            std::fs::create_dir(&one_file).unwrap();
+            dataset(&one_file, |dir| {
+                let rows = [
+                    (Some("c3"), "2", 11, 12),
+                    (Some("c1"), "1", 1, 2),
+                    (Some("c2"), "2", 7, 8),
+                    (Some("c3"), "1", 9, 10),
+                    (Some("c1"), "2", 3, 4),
+                    (Some("c2"), "1", 5, 6),
+                ];
+                parquet(&dir.join("entrants.parquet"), entrants(&rows), 2);
+            });
+            let file = &locate_table(&one_file, "entrants").unwrap().unwrap()[0];
+            assert_eq!(locate::row_groups(file).unwrap(), Some(vec![2, 2, 2]));
+            let head = read_both_ways(&one_file);
+            let f = "entrants.parquet";
+            assert_eq!(
+                origins(&head),
+                [
+                    origin("c3", "2", f, 1),
+                    origin("c1", "1", f, 2),
+                    origin("c2", "2", f, 3),
+                    origin("c3", "1", f, 4),
+                    origin("c1", "2", f, 5),
+                    origin("c2", "1", f, 6),
+                ]
+            );
+
+            let spread = dir.path().join("spread");
+            std::fs::create_dir(&spread).unwrap();
+            dataset(&spread, |dir| {
+                months(
+                    dir,
+                    [
+                        &[(Some("c3"), "2", 11, 12), (Some("c2"), "1", 5, 6)],
+                        &[
+                            (Some("c1"), "2", 3, 4),
+                            (Some("c1"), "1", 1, 2),
+                            (Some("c3"), "1", 9, 10),
+                        ],
+                        &[(Some("c2"), "2", 7, 8)],
+                    ],
+                )
+            });
+            let head = read_both_ways(&spread);
+            assert_eq!(
+                origins(&head),
+                [
+                    origin("c3", "2", "month=2026-01", 1),
+                    origin("c2", "1", "month=2026-01", 2),
+                    origin("c1", "2", "month=2026-02", 1),
+                    origin("c1", "1", "month=2026-02", 2),
+                    origin("c3", "1", "month=2026-02", 3),
+                    origin("c2", "2", "month=2026-03", 1),
+                ]
+            );
+        }
+
+        /// A file of more rows than one built part holds, in two row groups, is
+        /// read as on one thread; a row without a competition id stops it where it
+        /// stands, after an earlier part's broken row is reported first.
+        #[test]
+        fn a_file_of_more_rows_than_a_part_is_read_as_on_one_thread() {
+            let names: Vec<String> = (1..=40_000).map(|n| n.to_string()).collect();
+            let mut rows: Vec<Row> = names
+                .iter()
+                .map(|n| (Some("c1"), n.as_str(), 1, 2))
+                .collect();
+            for (c, first) in [("c2", 5), ("c3", 9)] {
+                rows.push((Some(c), "1", first, first + 1));
+                rows.push((Some(c), "2", first + 2, first + 3));
+            }
+            let write = |rows: &[Row]| {
+                let dir = tempfile::tempdir().unwrap();
+                dataset(dir.path(), |dir| {
+                    parquet(&dir.join("entrants.parquet"), entrants(rows), 20_000)
+                });
+                dir
+            };
+            let dir = write(&rows);
+            let file = &locate_table(dir.path(), "entrants").unwrap().unwrap()[0];
+            assert_eq!(
+                locate::row_groups(file).unwrap(),
+                Some(vec![20_002, 20_002])
+            );
+            let head = read_both_ways(dir.path());
+            let origins = origins(&head);
+            assert_eq!(origins.len(), 40_004);
+            let f = "entrants.parquet";
+            for (at, entrant) in [(16_383, "16384"), (16_384, "16385"), (29_999, "30000")] {
+                assert_eq!(origins[at], origin("c1", entrant, f, at + 1));
+            }
+            assert_eq!(origins[30_000], origin("c1", "30001", f, 30_001));
+            assert_eq!(origins[40_003], origin("c3", "2", f, 40_004));
+
+            rows[19_999].0 = None;
+            let stopped = write(&rows);
+            let path = stopped.path().join(f);
+            let empty = format!(
+                "{}, row 20000, column `competition_id`: `competition_id` is required but the cell is empty",
+                path.display()
+            );
+            rows[17_999].1 = "1";
+            let repeated = write(&rows);
+            let path = repeated.path().join(f);
+            let twice = format!(
+                "{}, row 18000, column `entrant`, competition `c1`: entrant `1` appears twice in competition `c1`, first (row 1)",
+                path.display()
+            );
+            for (dir, expected) in [(&stopped, empty), (&repeated, twice)] {
+                let one = read_on_one_thread(dir.path()).unwrap_err().to_string();
+                let two = open_checked(dir.path(), OnError::Strict)
+                    .err()
+                    .unwrap()
+                    .to_string();
+                assert_eq!(two, one);
+                assert_eq!(two, expected);
+            }
+        }
+
+        /// The first broken row is reported, though the builder has read on to a later
+        /// file that breaks a rule too (March's lacks the `entrant` column) and the
+        /// results after it name an entrant nobody listed.
+        #[test]
+        fn an_error_in_the_second_partition_is_reported_before_any_later_one() {
+            let march_broken = |dir: &Path| {
+                let path = dir.join("entrants/month=2026-03/part-0.parquet");
+                let rows = entrants(&[(Some("c3"), "1", 9, 10)]);
+                parquet(&path, rows.drop("entrant").unwrap(), 1 << 20);
+                let results = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+                std::fs::write(dir.join("results.csv"), format!("{results}c1,7,24,50\n")).unwrap();
+            };
+            let january: &[_] = &[(Some("c1"), "1", 1, 2), (Some("c1"), "2", 3, 4)];
+            let cases: [(&[Row], &str); 3] = [
+                (
+                    &[(Some("c2"), "1", 5, 6), (Some("c9"), "2", 7, 8)],
+                    "row 2, column `competition_id`, competition `c9`: unknown competition `c9` (not in `competitions`)",
+                ),
+                (
+                    &[(Some("c2"), "1", 5, 6), (None, "2", 7, 8)],
+                    "row 2, column `competition_id`: `competition_id` is required but the cell is empty",
+                ),
+                (
+                    &[(Some("c2"), "1", 5, 6), (Some("c2"), "1", 7, 8), (None, "2", 7, 8)],
+                    "row 2, column `entrant`, competition `c2`: entrant `1` appears twice in competition `c2`, first (row 1)",
+                ),
+            ];
+            for (february, rule) in cases {
+                let dir = tempfile::tempdir().unwrap();
+                dataset(dir.path(), |dir| {
+                    months(dir, [january, february, &[]]);
+                    march_broken(dir);
+                });
+                let february = dir.path().join("entrants/month=2026-02/part-0.parquet");
+                let expected = format!("{}, {rule}", february.display());
+                let one = read_on_one_thread(dir.path()).unwrap_err().to_string();
+                let two = open_checked(dir.path(), OnError::Strict)
+                    .err()
+                    .unwrap()
+                    .to_string();
+                let compact = open_partitions_compact(
+                    dir.path(),
+                    OnError::Strict,
+                    &Partitions::All,
+                    &NoProgress,
+                )
+                .err()
+                .unwrap()
+                .to_string();
+                assert_eq!((&two, &compact), (&one, &one));
+                assert_eq!(two, expected);
+                // Left out, February's broken competition lets the reading go on to
+                // March's file, whose missing column stops it.
+                if rule.contains("unknown competition") {
+                    let march = dir.path().join("entrants/month=2026-03/part-0.parquet");
+                    let left_out = open_checked(dir.path(), OnError::Quarantine)
+                        .err()
+                        .unwrap()
+                        .to_string();
+                    assert_eq!(
+                        left_out,
+                        format!(
+                            "{}, column `entrant`: the required column `entrant` is missing",
+                            march.display()
+                        )
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn csv_records_are_counted_outside_quotes() {

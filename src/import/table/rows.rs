@@ -1,6 +1,8 @@
 //! The contract's rows, built from the cells of each table's frames and held to the
 //! row rules as they are read.
 
+use std::ops::Range;
+
 use chrono::NaiveDate;
 
 use crate::dataset::entrant_table::RowSink;
@@ -14,7 +16,7 @@ use crate::scoring::conventions::Conventions;
 use super::cells::Presence::{Optional, Required};
 use super::cells::{primitive_f64, text_cell, F64Array, Ints, StrArray};
 use super::locate::Frame;
-use super::Check;
+use super::{Check, CompetitionRow};
 
 pub(super) fn read_members(
     frame: &Frame,
@@ -47,11 +49,61 @@ pub(super) fn read_members(
     Ok(())
 }
 
-pub(super) fn read_competitions(
-    frame: &Frame,
+/// A part of a head table's file (a row group, or the file whole) with its rows built
+/// from their cells: everything a row needs but the rules that look at the rows before
+/// it. Building needs only the frame, so one thread builds the next parts while
+/// another holds the rows built before to the rules, in file order.
+#[derive(Debug)]
+pub(super) struct Built<T> {
+    /// The rows of the frame it was built from.
+    pub(super) height: usize,
+    /// Each row's competition id and the row, or the cell's broken rule, in file order.
+    pub(super) rows: Vec<(String, Result<T, InputError>)>,
+    /// A row without a competition id, after the rows before it: nothing after it is
+    /// read.
+    pub(super) stop: Option<InputError>,
+}
+
+impl<T> Built<T> {
+    /// True when a row without a competition id stops its file here.
+    pub(super) fn stops(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    fn with_height(height: usize) -> Self {
+        Built {
+            height,
+            rows: Vec::with_capacity(height),
+            stop: None,
+        }
+    }
+}
+
+/// Holds the rows of `built` to the `rules`, in order, and hands on those that pass;
+/// then stops at the row without a competition id, if there is one.
+pub(super) fn check_rows<T: CompetitionRow<Id = String>>(
+    built: Built<T>,
     check: &mut Check,
-    out: &mut Vec<Competition>,
+    rules: fn(&mut Validator, &T) -> Result<(), InputError>,
+    out: &mut dyn RowSink<T>,
 ) -> Result<(), Error> {
+    out.reserve_rows(built.height);
+    for (competition_id, row) in built.rows {
+        if let Some(row) = check.row(competition_id, row, rules)? {
+            out.push_row(row);
+        }
+    }
+    match built.stop {
+        Some(stop) => Err(stop.into()),
+        None => Ok(()),
+    }
+}
+
+/// Builds `rows` of `frame`.
+pub(super) fn build_competitions(
+    frame: &Frame,
+    rows: Range<usize>,
+) -> Result<Built<Competition>, Error> {
     super::known::check_columns(frame, "competitions")?;
     let mut id = frame.col::<String>("competition_id", Required)?;
     let mut date = frame.col::<NaiveDate>("date", Required)?;
@@ -77,9 +129,15 @@ pub(super) fn read_competitions(
     let mut factored_rounding = frame.col::<String>("factored_rounding", Optional)?;
     let defaults = Conventions::default();
     let mut sources = frame.sources()?;
-    out.reserve(frame.height());
-    for row in 0..frame.height() {
-        let competition_id = id.required(row)?;
+    let mut out = Built::with_height(rows.len());
+    for row in rows {
+        let competition_id = match id.required(row) {
+            Ok(id) => id,
+            Err(error) => {
+                out.stop = Some(error);
+                break;
+            }
+        };
         let mut built = || -> Result<Competition, InputError> {
             Ok(Competition {
                 competition_id: String::new(),
@@ -115,17 +173,13 @@ pub(super) fn read_competitions(
                 origin: sources.origin(frame, row)?,
             })
         };
-        let built = built();
-        out.extend(check.row(competition_id, built, Validator::competition)?);
+        out.rows.push((competition_id, built()));
     }
-    Ok(())
+    Ok(out)
 }
 
-pub(super) fn read_entrants(
-    frame: &Frame,
-    check: &mut Check,
-    out: &mut dyn RowSink<Entrant>,
-) -> Result<(), Error> {
+/// Builds `rows` of `frame`.
+pub(super) fn build_entrants(frame: &Frame, rows: Range<usize>) -> Result<Built<Entrant>, Error> {
     super::known::check_columns(frame, "entrants")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
@@ -152,9 +206,15 @@ pub(super) fn read_entrants(
     let mut direction = frame.col::<String>("direction", Optional)?;
     let mut house = frame.col::<bool>("house", Optional)?;
     let mut sources = frame.sources()?;
-    out.reserve_rows(frame.height());
-    for row in 0..frame.height() {
-        let competition_id = competition_id.required(row)?;
+    let mut out = Built::with_height(rows.len());
+    for row in rows {
+        let competition_id = match competition_id.required(row) {
+            Ok(id) => id,
+            Err(error) => {
+                out.stop = Some(error);
+                break;
+            }
+        };
         let mut built = || -> Result<Entrant, InputError> {
             let entrant_name = entrant.required(row)?;
             let mut slots = [None; 4];
@@ -181,28 +241,31 @@ pub(super) fn read_entrants(
                 origin: sources.origin(frame, row)?,
             })
         };
-        let built = built();
-        if let Some(entrant) = check.row(competition_id, built, Validator::entrant)? {
-            out.push_row(entrant);
-        }
+        out.rows.push((competition_id, built()));
     }
-    Ok(())
+    Ok(out)
 }
 
-pub(super) fn read_results(
+/// Builds `rows` of `frame`.
+pub(super) fn build_results(
     frame: &Frame,
-    check: &mut Check,
-    out: &mut dyn RowSink<EntrantResult>,
-) -> Result<(), Error> {
+    rows: Range<usize>,
+) -> Result<Built<EntrantResult>, Error> {
     super::known::check_columns(frame, "results")?;
     let mut competition_id = frame.col::<String>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
     let mut boards_played = frame.col::<i32>("boards_played", Required)?;
     let mut score = frame.col::<f64>("score", Required)?;
     let mut opponent = frame.col::<String>("opponent", Optional)?;
-    out.reserve_rows(frame.height());
-    for row in 0..frame.height() {
-        let competition_id = competition_id.required(row)?;
+    let mut out = Built::with_height(rows.len());
+    for row in rows {
+        let competition_id = match competition_id.required(row) {
+            Ok(id) => id,
+            Err(error) => {
+                out.stop = Some(error);
+                break;
+            }
+        };
         let mut built = || -> Result<EntrantResult, InputError> {
             Ok(EntrantResult {
                 competition_id: String::new(),
@@ -213,12 +276,9 @@ pub(super) fn read_results(
                 origin: frame.origin(row),
             })
         };
-        let built = built();
-        if let Some(result) = check.row(competition_id, built, Validator::result)? {
-            out.push_row(result);
-        }
+        out.rows.push((competition_id, built()));
     }
-    Ok(())
+    Ok(out)
 }
 
 /// A board file's rows as their cells built them, before the rules that need the other
