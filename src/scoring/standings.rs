@@ -279,23 +279,22 @@ pub(super) fn assign_ranks_placed(
     places: &[u32],
 ) -> Vec<usize> {
     rank_by(standings, key, tie_input);
-    let mut placed: Vec<((u32, usize), Standing)> = places
+    // The keys are sorted, not the rows; each row then moves once. The row's index
+    // last keeps the sort stable should two places be equal.
+    let mut keys: Vec<(Option<Direction>, u32, u32, usize)> = standings
         .iter()
-        .copied()
-        .zip(0..)
-        .zip(standings.drain(..))
+        .zip(places)
+        .enumerate()
+        .map(|(i, (s, &place))| (s.direction, s.rank, place, i))
         .collect();
-    placed.sort_by(|((x, _), a), ((y, _), b)| {
-        a.direction
-            .cmp(&b.direction)
-            .then(a.rank.cmp(&b.rank))
-            .then(x.cmp(y))
-    });
-    let mut before = Vec::with_capacity(placed.len());
-    standings.extend(placed.into_iter().map(|((_, at), standing)| {
-        before.push(at);
-        standing
-    }));
+    keys.sort_unstable();
+    let mut rows: Vec<Option<Standing>> = standings.drain(..).map(Some).collect();
+    let before: Vec<usize> = keys.iter().map(|k| k.3).collect();
+    standings.extend(
+        before
+            .iter()
+            .filter_map(|&i| rows.get_mut(i).and_then(Option::take)),
+    );
     before
 }
 
