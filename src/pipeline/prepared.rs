@@ -160,15 +160,12 @@ impl PreparedCompetition {
         let Some(packed) = self.packed.take() else {
             return;
         };
-        let mut players = packed.players.iter();
+        let mut players = packed.players.as_slice();
         self.input.entrants = Vec::with_capacity(packed.entrants.len());
         self.seats = Vec::with_capacity(packed.entrants.len());
         for entrant in &packed.entrants {
-            let slots: Vec<PackedPlayer> = players
-                .by_ref()
-                .take(usize::from(entrant.players))
-                .copied()
-                .collect();
+            let (slots, rest) = players.split_at(usize::from(entrant.players).min(players.len()));
+            players = rest;
             self.input.entrants.push(EntrantInput {
                 players: slots
                     .iter()

@@ -240,7 +240,10 @@ struct Recorder<'a> {
     month: Option<FrozenMonth>,
     out: ReplayOutput,
     /// The members applied so far in the current competition, with their boards before it.
-    seen: Vec<(u32, u64)>,
+    seen: Seen,
+    /// Live mode: the rows of the month being applied, in the order the levels applied
+    /// them, before they join [`ReplayOutput::changes`] in replay order.
+    month_rows: Vec<Change>,
     /// Frozen mode: the competitions rated at once while the ones before them apply.
     chunk: usize,
 }
@@ -253,7 +256,8 @@ impl<'a> Recorder<'a> {
             states,
             month,
             out: ReplayOutput::default(),
-            seen: Vec::new(),
+            seen: Seen::default(),
+            month_rows: Vec::new(),
             chunk: FROZEN_CHUNK,
         }
     }
@@ -282,7 +286,7 @@ impl<'a> Recorder<'a> {
                 return;
             }
         };
-        self.seen.clear();
+        self.seen.next_competition();
         for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
             let slot = slot_of(competition, &outcome);
             let seat = seat_at(competition, outcome.entrant, slot);
@@ -333,10 +337,7 @@ impl<'a> Recorder<'a> {
         let Some(state) = self.states.get_mut(member as usize) else {
             return (outcome.clone(), outcome.handicap_before);
         };
-        let seen = self.seen.iter().find(|(m, _)| *m == member).map(|s| s.1);
-        if seen.is_none() {
-            self.seen.push((member, state.boards));
-        }
+        let seen = self.seen.again(member, state.boards);
         let played = Played {
             date: competition.date,
             input: &competition.input,
@@ -372,6 +373,42 @@ impl<'a> Recorder<'a> {
         if let Some(month) = self.month.as_mut() {
             month.close(self.factors, self.states);
         }
+    }
+}
+
+/// The members applied so far in the current competition, with their boards before it:
+/// a substitute who played for two entrants is applied twice, the second time as
+/// `again` and on the newcomer scale of the boards before the competition. Kept per
+/// member and marked with the competition's stamp, so that finding one is an index,
+/// not a search of the competition's players, and a new competition clears nothing.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Per member (dense index): the stamp of the competition it was last applied in
+    /// (0: none) and its boards before that competition.
+    last: Vec<(u64, u64)>,
+    /// The current competition's stamp: one more per competition.
+    stamp: u64,
+}
+
+impl Seen {
+    /// Starts a competition: nobody has been applied in it yet.
+    fn next_competition(&mut self) {
+        self.stamp += 1;
+    }
+
+    /// `member`'s boards before the current competition when it was already applied in
+    /// it; otherwise `None`, and `boards` are remembered as its boards before it.
+    fn again(&mut self, member: u32, boards: u64) -> Option<u64> {
+        let at = member as usize;
+        if self.last.len() <= at {
+            self.last.resize(at + 1, (0, 0));
+        }
+        let last = &mut self.last[at];
+        if last.0 == self.stamp {
+            return Some(last.1);
+        }
+        *last = (self.stamp, boards);
+        None
     }
 }
 
@@ -609,22 +646,32 @@ fn replay_window(
     on_applied: &(dyn Fn(u64) + Sync),
 ) {
     let factors = recorder.factors;
-    let first_change = recorder.out.changes.len();
+    let slots = month.iter().map(PreparedCompetition::player_slots).sum();
     match mode {
         Mode::Live => {
             let players: Vec<&[u32]> = month.iter().map(|c| c.rated_members.as_slice()).collect();
+            // The month's rows are recorded level by level into their own buffer, each
+            // competition's rows together: `blocks` says where, by place in the month.
+            let mut rows = std::mem::take(&mut recorder.month_rows);
+            rows.clear();
+            rows.reserve(slots);
+            std::mem::swap(&mut rows, &mut recorder.out.changes);
+            let mut blocks: Vec<Range<usize>> = vec![0..0; month.len()];
             for level in schedule::levels(&players) {
                 let evaluated = evaluate_all(factors, month, &level, recorder.states);
                 for (&at, evaluated) in level.iter().zip(evaluated) {
+                    let start = recorder.out.changes.len();
                     recorder.record(offset + at, &month[at], evaluated);
+                    blocks[at] = start..recorder.out.changes.len();
                 }
                 on_applied(level.len() as u64);
             }
-            // A competition's rows were recorded together: ordering them by competition
-            // puts the month in replay order.
-            recorder.out.changes[first_change..].sort_by_key(|c| c.competition);
+            std::mem::swap(&mut rows, &mut recorder.out.changes);
+            in_replay_order(&mut recorder.out.changes, &rows, &blocks);
+            recorder.month_rows = rows;
         }
         Mode::Frozen => {
+            recorder.out.changes.reserve(slots);
             let opening = recorder.states.to_vec();
             let positions: Vec<usize> = (0..month.len()).collect();
             let mut chunks = positions.chunks(recorder.chunk.max(1));
@@ -649,6 +696,16 @@ fn replay_window(
             }
             recorder.close_month();
         }
+    }
+}
+
+/// Appends a month's rows to `changes` in replay order: `rows` holds each competition's
+/// rows together, at `blocks[place in the month]`, in the order the levels applied them.
+/// What a stable sort of the month's rows by competition gave, with each row moved once.
+fn in_replay_order(changes: &mut Vec<Change>, rows: &[Change], blocks: &[Range<usize>]) {
+    changes.reserve(rows.len());
+    for block in blocks {
+        changes.extend_from_slice(&rows[block.clone()]);
     }
 }
 
@@ -743,5 +800,144 @@ impl SealedChanges {
             self.finish_oldest()?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A change row told apart by its competition and its place among that
+    /// competition's rows.
+    fn change(competition: usize, row: usize) -> Change {
+        Change {
+            competition,
+            entrant: row,
+            member_id: (competition * 100 + row) as i64,
+            seat: Seat::Member(row as u32),
+            outcome: PlayerOutcome {
+                entrant: row,
+                member_id: (competition * 100 + row) as i64,
+                handicap_before: 20.0,
+                partner_handicap: None,
+                pair_handicap: 20.0,
+                field_handicap: 20.0,
+                expected: 0.0,
+                achieved: 0.0,
+                n_b: 24,
+                n_g: 24,
+                delta: 0.0,
+                handicap_after: 20.0,
+                updated: true,
+            },
+            handicap_after: 20.0,
+        }
+    }
+
+    /// The order the month's rows had before: recorded level by level, then stably
+    /// sorted by competition.
+    fn sorted(mut changes: Vec<Change>, rows: &[Change]) -> Vec<Change> {
+        let first = changes.len();
+        changes.extend_from_slice(rows);
+        changes[first..].sort_by_key(|c| c.competition);
+        changes
+    }
+
+    /// Three competitions of a month in two levels: 0 and 2 (player-disjoint), then 1.
+    /// Recorded as 0 (2 rows), 2 (1 row), 1 (3 rows), they join the earlier month's one
+    /// row as 0, 0, 1, 1, 1, 2, each competition's rows in the order recorded.
+    #[test]
+    fn a_month_applied_by_level_joins_the_changes_in_replay_order() {
+        let earlier = vec![change(9, 0)];
+        let rows = vec![
+            change(10, 0),
+            change(10, 1),
+            change(12, 0),
+            change(11, 0),
+            change(11, 1),
+            change(11, 2),
+        ];
+        let blocks = [0..2, 3..6, 2..3];
+        let mut changes = earlier.clone();
+        in_replay_order(&mut changes, &rows, &blocks);
+        let order: Vec<(usize, usize)> =
+            changes.iter().map(|c| (c.competition, c.entrant)).collect();
+        assert_eq!(
+            order,
+            [(9, 0), (10, 0), (10, 1), (11, 0), (11, 1), (11, 2), (12, 0)]
+        );
+        assert_eq!(changes, sorted(earlier, &rows));
+    }
+
+    /// A member applied twice in one competition (a substitute for two entrants) is found
+    /// again with its boards before the competition; in the next competition it is new.
+    #[test]
+    fn a_member_is_seen_again_only_within_its_competition() {
+        let mut seen = Seen::default();
+        seen.next_competition();
+        assert_eq!(seen.again(5, 10), None);
+        assert_eq!(seen.again(7, 3), None);
+        assert_eq!(seen.again(5, 22), Some(10));
+        assert_eq!(seen.again(5, 40), Some(10));
+        seen.next_competition();
+        assert_eq!(seen.again(5, 36), None);
+        assert_eq!(seen.again(7, 3), None);
+        assert_eq!(seen.again(5, 48), Some(36));
+        seen.next_competition();
+        assert_eq!(seen.again(29_999, 0), None);
+        assert_eq!(seen.again(29_999, 1), Some(0));
+    }
+
+    proptest! {
+        /// Whatever the levels' order, the month's rows come out as the stable sort by
+        /// competition gave them.
+        #[test]
+        fn rows_gathered_by_competition_are_the_stably_sorted_rows(
+            counts in prop::collection::vec(0usize..5, 0..40),
+            seed in any::<u64>(),
+        ) {
+            // The competitions recorded in a shuffled order, each one's rows together.
+            let mut order: Vec<usize> = (0..counts.len()).collect();
+            let mut x = seed | 1;
+            for i in (1..order.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                order.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            let mut rows = Vec::new();
+            let mut blocks = vec![0..0; counts.len()];
+            for &at in &order {
+                let start = rows.len();
+                rows.extend((0..counts[at]).map(|row| change(100 + at, row)));
+                blocks[at] = start..rows.len();
+            }
+            let earlier = vec![change(1, 0), change(2, 0)];
+            let mut changes = earlier.clone();
+            in_replay_order(&mut changes, &rows, &blocks);
+            prop_assert_eq!(changes, sorted(earlier, &rows));
+        }
+
+        /// The per-member marks answer as the list of the competition's members searched
+        /// one by one did.
+        #[test]
+        fn seen_answers_as_the_searched_list(
+            competitions in prop::collection::vec(
+                prop::collection::vec((0u32..12, 0u64..100), 0..10), 0..20),
+        ) {
+            let mut seen = Seen::default();
+            for members in &competitions {
+                seen.next_competition();
+                let mut list: Vec<(u32, u64)> = Vec::new();
+                for &(member, boards) in members {
+                    let expected = list.iter().find(|(m, _)| *m == member).map(|s| s.1);
+                    if expected.is_none() {
+                        list.push((member, boards));
+                    }
+                    prop_assert_eq!(seen.again(member, boards), expected);
+                }
+            }
+        }
     }
 }

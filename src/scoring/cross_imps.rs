@@ -30,6 +30,8 @@ pub fn score_board(
     artificial: ArtificialImps,
 ) -> Vec<SidePoints> {
     let real: Vec<i32> = outcomes.iter().filter_map(|o| o.score()).collect();
+    let sums = comparison_sums(&real);
+    let mut next_sum = sums.iter();
     let comparisons = real.len().saturating_sub(1);
     let full_comparisons = expected.max(outcomes.len()).saturating_sub(1);
     let weight = match aggregate {
@@ -40,8 +42,8 @@ pub fn score_board(
         .iter()
         .map(|outcome| {
             let ns = match outcome.score() {
-                Some(mine) => {
-                    let sum: i32 = real.iter().map(|other| imps(mine - other)).sum();
+                Some(_) => {
+                    let sum = next_sum.next().copied().unwrap_or(0);
                     match aggregate {
                         ImpAggregate::Sum => f64::from(sum),
                         ImpAggregate::Average if comparisons > 0 => {
@@ -61,9 +63,47 @@ pub fn score_board(
         .collect()
 }
 
+/// Each real result's IMPs summed over its comparisons with every real result (itself
+/// giving 0). A comparison gives one side what it takes from the other (the scale is
+/// symmetric), so each pair of results is looked up once.
+fn comparison_sums(real: &[i32]) -> Vec<i32> {
+    let mut sums = vec![0; real.len()];
+    for (i, &mine) in real.iter().enumerate() {
+        for (j, &other) in real.iter().enumerate().skip(i + 1) {
+            let won = imps(mine - other);
+            sums[i] += won;
+            sums[j] -= won;
+        }
+    }
+    sums
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 620, 170 and −100: 620 wins 10 (450) and 12 (720); 170 loses 10 and wins 7 (270);
+    /// −100 loses 12 and 7.
+    #[test]
+    fn each_comparison_is_won_by_one_side_and_lost_by_the_other() {
+        assert_eq!(comparison_sums(&[620, 170, -100]), [22, -3, -19]);
+        assert_eq!(comparison_sums(&[420]), [0]);
+        assert_eq!(comparison_sums(&[]), Vec::<i32>::new());
+    }
+
+    proptest::proptest! {
+        /// Each pair looked up once gives the sums of every result against every other.
+        #[test]
+        fn pairs_looked_up_once_sum_as_every_comparison(
+            real in proptest::collection::vec(-7600i32..=7600, 0..20),
+        ) {
+            let every: Vec<i32> = real
+                .iter()
+                .map(|&mine| real.iter().map(|&other| imps(mine - other)).sum())
+                .collect();
+            proptest::prop_assert_eq!(comparison_sums(&real), every);
+        }
+    }
 
     /// Summed, with one `A+`/`A+` among four results: 140 gets 3 (vs 50: 90) + 6 (vs
     /// −100: 240) = 9 over the real results only; under Ruter's one IMP per 10 % the A+

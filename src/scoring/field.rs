@@ -9,7 +9,7 @@ use crate::dataset::{Competition, Direction, EntrantResult, Format, ScoringMetho
 use super::conventions::ByeScore;
 use super::matchpoints;
 use super::rows::Standing;
-use super::standings::{assign_ranks, assign_ranks_by, Play, TieBreakInput};
+use super::standings::{assign_ranks_placed, Play, TieBreakInput};
 use super::tables::{BoardPoints, Entrants, Table};
 
 /// Each entrant's result in every session of a multi-session event (board rows naming
@@ -223,21 +223,26 @@ pub(super) fn field_standings(
         && standings
             .windows(2)
             .any(|w| w[0].boards_played != w[1].boards_played);
-    if unequal {
-        assign_ranks_by(&mut standings, &rate_of_play, tie_input.as_ref());
+    // Each row's entrant is known by position: its place in entrant order sorts the
+    // rows and the results without comparing names.
+    let places: Vec<u32> = tallies.iter().map(|&(at, _)| known.rank(at)).collect();
+    let key: &dyn Fn(&Standing) -> f64 = if unequal {
+        &rate_of_play
     } else {
-        assign_ranks(&mut standings, tie_input.as_ref());
-    }
+        &|s: &Standing| s.score
+    };
+    let before = assign_ranks_placed(&mut standings, key, tie_input.as_ref(), &places);
 
-    // Results in entrant order: the entrants' ranks give it without comparing names.
-    let mut ordered: Vec<(u32, &Standing)> = standings
+    // Results in entrant order.
+    let mut ordered: Vec<(u32, u32, &Standing)> = before
         .iter()
-        .filter_map(|s| known.position(&s.entrant).map(|at| (at, s)))
+        .zip(&standings)
+        .filter_map(|(&i, s)| Some((*places.get(i)?, tallies.get(i)?.0, s)))
         .collect();
-    ordered.sort_by_key(|&(at, _)| known.rank(at));
+    ordered.sort_by_key(|&(place, _, _)| place);
     let results = ordered
         .into_iter()
-        .map(|(at, s)| EntrantResult {
+        .map(|(_, at, s)| EntrantResult {
             competition_id: id.clone(),
             entrant: s.entrant.clone(),
             boards_played: s.boards_played,

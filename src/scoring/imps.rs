@@ -19,7 +19,15 @@ pub const IMP_BOUNDS: [i32; 24] = [
 /// assert_eq!(imps(-620), -12);
 /// ```
 pub fn imps(difference: i32) -> i32 {
-    imps_f64(f64::from(difference))
+    // Whole differences are found among the bounds by halving, in integers: every
+    // cross-IMP comparison comes here.
+    let magnitude = difference.unsigned_abs();
+    let imps = IMP_BOUNDS.partition_point(|&bound| bound.unsigned_abs() < magnitude) as i32;
+    if difference < 0 {
+        -imps
+    } else {
+        imps
+    }
 }
 
 /// IMPs for a real difference (a score against a fractional datum).
@@ -39,6 +47,17 @@ pub fn imps_f64(difference: f64) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whole differences found by halving in integers give what the real scale gives,
+    /// for every difference two table scores can make and at the ends of `i32`.
+    #[test]
+    fn whole_differences_read_as_the_real_scale_reads_them() {
+        for d in (-15_200..=15_200).chain([i32::MIN, i32::MIN + 1, i32::MAX]) {
+            assert_eq!(imps(d), imps_f64(f64::from(d)), "{d}");
+        }
+        assert_eq!((imps(10), imps(11), imps(3990), imps(3991)), (0, 1, 23, 24));
+        assert_eq!((imps(-10), imps(-11), imps(i32::MIN)), (0, -1, -24));
+    }
 
     /// Law 78B's table: every band's lowest and highest difference.
     #[test]

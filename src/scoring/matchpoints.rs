@@ -33,18 +33,15 @@ pub struct ScoredBoard {
 /// assert_eq!(two_one(&[420, 430, 420]), vec![1.0, 4.0, 1.0]);
 /// ```
 pub fn two_one(scores: &[i32]) -> Vec<f64> {
+    // Counted in integers: the points are whole, so the sum is exact either way.
     scores
         .iter()
         .map(|&mine| {
-            scores
+            let points: u64 = scores
                 .iter()
-                .map(|&other| match mine.cmp(&other) {
-                    std::cmp::Ordering::Greater => 2.0,
-                    std::cmp::Ordering::Equal => 1.0,
-                    std::cmp::Ordering::Less => 0.0,
-                })
-                .sum::<f64>()
-                - 1.0 // the comparison with itself counted as a tie
+                .map(|&other| u64::from(mine > other) * 2 + u64::from(mine == other))
+                .sum();
+            points as f64 - 1.0 // the comparison with itself counted as a tie
         })
         .collect()
 }
@@ -292,6 +289,29 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Points counted in integers are, to the bit, the 2/1/0 points summed as reals.
+        #[test]
+        fn points_counted_whole_are_the_points_summed(
+            s in proptest::collection::vec(-30i32..30, 0..40),
+        ) {
+            let summed: Vec<u64> = s
+                .iter()
+                .map(|&mine| {
+                    let points: f64 = s
+                        .iter()
+                        .map(|&other| match mine.cmp(&other) {
+                            std::cmp::Ordering::Greater => 2.0,
+                            std::cmp::Ordering::Equal => 1.0,
+                            std::cmp::Ordering::Less => 0.0,
+                        })
+                        .sum();
+                    (points - 1.0).to_bits()
+                })
+                .collect();
+            let counted: Vec<u64> = two_one(&s).into_iter().map(f64::to_bits).collect();
+            proptest::prop_assert_eq!(counted, summed);
+        }
+
         /// N/S and E/W points on a board always add up to the top, with or without
         /// factoring, and stay within [bottom, top].
         #[test]

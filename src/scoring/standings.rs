@@ -259,6 +259,51 @@ pub(super) fn assign_ranks_by(
     key: &dyn Fn(&Standing) -> f64,
     tie_input: Option<&TieBreakInput<'_>>,
 ) {
+    rank_by(standings, key, tie_input);
+    standings.sort_by(|a, b| {
+        a.direction
+            .cmp(&b.direction)
+            .then(a.rank.cmp(&b.rank))
+            .then_with(|| entrant_order(&a.entrant, &b.entrant))
+    });
+}
+
+/// [`assign_ranks_by`] for standings whose entrants' places in entrant order are known
+/// (`places[i]` for `standings[i]`, all distinct): the rows sort on the places rather
+/// than parsing both names at every comparison, into the same order. Returns where each
+/// sorted row was before the sort.
+pub(super) fn assign_ranks_placed(
+    standings: &mut Vec<Standing>,
+    key: &dyn Fn(&Standing) -> f64,
+    tie_input: Option<&TieBreakInput<'_>>,
+    places: &[u32],
+) -> Vec<usize> {
+    rank_by(standings, key, tie_input);
+    // The keys are sorted, not the rows; each row then moves once. The row's index
+    // last keeps the sort stable should two places be equal.
+    let mut keys: Vec<(Option<Direction>, u32, u32, usize)> = standings
+        .iter()
+        .zip(places)
+        .enumerate()
+        .map(|(i, (s, &place))| (s.direction, s.rank, place, i))
+        .collect();
+    keys.sort_unstable();
+    let mut rows: Vec<Option<Standing>> = standings.drain(..).map(Some).collect();
+    let before: Vec<usize> = keys.iter().map(|k| k.3).collect();
+    standings.extend(
+        before
+            .iter()
+            .filter_map(|&i| rows.get_mut(i).and_then(Option::take)),
+    );
+    before
+}
+
+/// Sets each row's rank within its direction group (or all together) by `key`.
+fn rank_by(
+    standings: &mut [Standing],
+    key: &dyn Fn(&Standing) -> f64,
+    tie_input: Option<&TieBreakInput<'_>>,
+) {
     let mut groups: BTreeMap<Option<Direction>, Vec<usize>> = BTreeMap::new();
     for (i, s) in standings.iter().enumerate() {
         groups.entry(s.direction).or_default().push(i);
@@ -274,12 +319,6 @@ pub(super) fn assign_ranks_by(
             standings[i].rank = r;
         }
     }
-    standings.sort_by(|a, b| {
-        a.direction
-            .cmp(&b.direction)
-            .then(a.rank.cmp(&b.rank))
-            .then_with(|| entrant_order(&a.entrant, &b.entrant))
-    });
 }
 
 #[cfg(test)]
@@ -460,7 +499,73 @@ mod tests {
         );
     }
 
+    /// Two entrants tie on 60, two on 50: each tie is listed in entrant order (`02`
+    /// before `2`, numbers by value before names, names by bytes), whatever order the
+    /// rows came in.
+    #[test]
+    fn rows_sorted_by_their_places_list_ties_in_entrant_order() {
+        let names = ["10", "2", "B", "A", "02"];
+        let scores = [50.0, 60.0, 50.0, 40.0, 60.0];
+        let rows = || -> Vec<Standing> {
+            names
+                .iter()
+                .zip(scores)
+                .map(|(name, score)| Standing::new("c", name, score, 24))
+                .collect()
+        };
+        // Entrant order: 02, 2, 10, A, B.
+        let places = [2, 1, 4, 3, 0];
+        let mut placed = rows();
+        let before = assign_ranks_placed(&mut placed, &|s: &Standing| s.score, None, &places);
+        let listed: Vec<(&str, u32)> = placed
+            .iter()
+            .map(|s| (s.entrant.as_str(), s.rank))
+            .collect();
+        assert_eq!(listed, [("02", 1), ("2", 1), ("10", 3), ("B", 3), ("A", 5)]);
+        assert_eq!(before, [4, 1, 0, 2, 3]);
+        let mut by_name = rows();
+        assign_ranks(&mut by_name, None);
+        assert_eq!(placed, by_name);
+    }
+
     proptest::proptest! {
+        /// Sorting on the entrants' places gives the rows that comparing their names gave,
+        /// per direction and with ties.
+        #[test]
+        fn rows_sorted_by_place_are_rows_sorted_by_name(
+            picks in proptest::collection::btree_map(0usize..12, (0u8..3, 0i32..4), 0..12),
+        ) {
+            let pool = ["1", "2", "10", "02", "010", "A", "a", "B", "1a", " 7", "Z9", "99"];
+            let direction = |d: u8| match d {
+                0 => None,
+                1 => Some(Direction::NS),
+                _ => Some(Direction::EW),
+            };
+            let rows: Vec<Standing> = picks
+                .iter()
+                .rev()
+                .map(|(&name, &(d, score))| {
+                    let mut s = Standing::new("c", pool[name].trim(), f64::from(score), 24);
+                    s.direction = direction(d);
+                    s
+                })
+                .collect();
+            let mut sorted: Vec<&str> = rows.iter().map(|s| s.entrant.as_str()).collect();
+            sorted.sort_by(|a, b| entrant_order(a, b));
+            let places: Vec<u32> = rows
+                .iter()
+                .map(|s| sorted.iter().position(|n| *n == s.entrant).unwrap_or(0) as u32)
+                .collect();
+            let mut placed = rows.clone();
+            let before = assign_ranks_placed(&mut placed, &|s: &Standing| s.score, None, &places);
+            let mut by_name = rows.clone();
+            assign_ranks(&mut by_name, None);
+            for (s, &i) in placed.iter().zip(&before) {
+                proptest::prop_assert_eq!(&s.entrant, &rows[i].entrant);
+            }
+            proptest::prop_assert_eq!(placed, by_name);
+        }
+
         #[test]
         fn ranks_are_shared_and_consistent(t in proptest::collection::vec(0i32..5, 1..10)) {
             let totals: Vec<f64> = t.iter().map(|&x| f64::from(x)).collect();

@@ -57,46 +57,39 @@ pub fn net_margin(own: f64, other: f64) -> Option<f64> {
 }
 
 /// One team match: both rooms of every board, the teams' seats swapped.
-pub(super) fn team_standings(
+pub(super) fn team_standings<'s, 'k: 's, 't: 's>(
     competition: &Competition,
-    known: &BTreeMap<&str, &Entrant>,
-    tables: &[Table<'_>],
+    known: &BTreeMap<&'k str, &'k Entrant>,
+    tables: &'s [Table<'t>],
     points: &[BoardPoints],
 ) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
     let id = &competition.competition_id;
-    let team_of = |name: &str| -> String {
+    // Teams are named by borrowing: the entrants' rows and the tables outlive the tally.
+    let team_of = |name: &'s str| -> &'s str {
         known
             .get(name)
-            .and_then(|e| e.team.clone())
-            .unwrap_or_else(|| name.to_string())
+            .copied()
+            .and_then(|e: &'k Entrant| e.team.as_deref())
+            .unwrap_or(name)
     };
-    let mut imps: BTreeMap<String, (f64, BTreeSet<u32>)> = BTreeMap::new();
-    let mut opponents: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut rooms: BTreeMap<u32, Vec<(String, String)>> = BTreeMap::new();
+    let mut imps: BTreeMap<&str, (f64, BTreeSet<u32>)> = BTreeMap::new();
+    let mut opponents: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut rooms: BTreeMap<u32, Vec<(&str, &str)>> = BTreeMap::new();
     for (t, p) in tables.iter().zip(points) {
-        let ns_team = t.ns.first().map(|n| team_of(n)).unwrap_or_default();
-        let ew_team = t.ew.first().map(|n| team_of(n)).unwrap_or_default();
+        let ns_team = t.ns.first().map_or("", |n| team_of(n));
+        let ew_team = t.ew.first().map_or("", |n| team_of(n));
         if ns_team == ew_team {
             return Err(InputError::new(
                 t.location("ew"),
                 format!("team `{ns_team}` sits on both sides of this table"),
             ));
         }
-        let entry = imps.entry(ns_team.clone()).or_default();
+        let entry = imps.entry(ns_team).or_default();
         entry.0 += p.side.ns;
         entry.1.insert(t.row.board);
-        imps.entry(ew_team.clone())
-            .or_default()
-            .1
-            .insert(t.row.board);
-        opponents
-            .entry(ns_team.clone())
-            .or_default()
-            .insert(ew_team.clone());
-        opponents
-            .entry(ew_team.clone())
-            .or_default()
-            .insert(ns_team.clone());
+        imps.entry(ew_team).or_default().1.insert(t.row.board);
+        opponents.entry(ns_team).or_default().insert(ew_team);
+        opponents.entry(ew_team).or_default().insert(ns_team);
         rooms
             .entry(t.row.board)
             .or_default()
@@ -118,7 +111,7 @@ pub(super) fn team_standings(
                 competition.origin.location().competition(id),
                 format!(
                     "a team_imps competition is one match, but team `{team}` met {}",
-                    met.iter().cloned().collect::<Vec<_>>().join(", ")
+                    met.iter().copied().collect::<Vec<_>>().join(", ")
                 ),
             ));
         }
@@ -139,7 +132,9 @@ pub(super) fn team_standings(
             entrant: s.entrant.clone(),
             boards_played: s.boards_played,
             score: s.score,
-            opponent: opponents.get(&s.entrant).and_then(|m| m.first().cloned()),
+            opponent: opponents
+                .get(s.entrant.as_str())
+                .and_then(|m| m.first().map(|o| o.to_string())),
             origin: competition.origin.clone(),
         })
         .collect();
