@@ -2,17 +2,14 @@
 //! (`pipeline::sealed::Spill`), so that one large `boards.parquet` ordered by club costs
 //! disk, not memory, until `board_scores.parquet` is written.
 //!
-//! A failed run must leave nothing behind, and two runs at once must not meet. So each
-//! file is made under a name nobody else can take (`create_new`, with the process id
-//! and a counter), and on Unix taken out of its folder as soon as it is open: the open
-//! handle alone keeps it, and it is gone on every exit, a crash or a kill included.
-//! Where that is refused (and elsewhere), it is removed when the run drops it, which
-//! every error path does.
+//! A failed run must leave nothing behind, and two runs at once must not meet. Each file
+//! is an unnamed temporary file (`tempfile::tempfile_in`): on Unix it is taken out of its
+//! folder the moment it is made, so the open handle alone keeps it and it is gone on
+//! every exit, a crash or a kill included; elsewhere the system deletes it on close.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
@@ -33,57 +30,28 @@ impl SpillFolder {
     pub fn temporary() -> Self {
         SpillFolder::new(std::env::temp_dir())
     }
-}
 
-/// Spill files made by this process, for their names.
-static MADE: AtomicU64 = AtomicU64::new(0);
-
-impl SpillFiles for SpillFolder {
-    fn create(&self) -> Result<Box<dyn SpillFile>> {
-        let mut taken = None;
-        for _ in 0..64 {
-            let name = format!(
-                ".bridgehcp-board-scores-{}-{}.spill",
-                std::process::id(),
-                MADE.fetch_add(1, Ordering::Relaxed)
-            );
-            let path = self.dir.join(name);
-            match std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(file) => {
-                    let removal = if cfg!(unix) && std::fs::remove_file(&path).is_ok() {
-                        None
-                    } else {
-                        Some(Removal(path.clone()))
-                    };
-                    return Ok(Box::new(DiskSpill {
-                        file: Mutex::new(file),
-                        _removal: removal,
-                        path,
-                    }));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => taken = Some(e),
-                Err(e) => return Err(Error::io(path, e)),
-            }
-        }
-        Err(Error::io(
+    /// An input/output failure of a spill file in this folder: the file has no name of
+    /// its own, so the text names the folder and what the file is for.
+    fn failure(&self, error: std::io::Error) -> Error {
+        let kind = error.kind();
+        Error::io(
             &self.dir,
-            taken.unwrap_or_else(|| std::io::Error::other("no free name for a spill file")),
-        ))
+            std::io::Error::new(
+                kind,
+                format!("the run's temporary file of board scores: {error}"),
+            ),
+        )
     }
 }
 
-/// Removes a spill file from its folder when dropped.
-#[derive(Debug)]
-struct Removal(PathBuf);
-
-impl Drop for Removal {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+impl SpillFiles for SpillFolder {
+    fn create(&self) -> Result<Box<dyn SpillFile>> {
+        let file = tempfile::tempfile_in(&self.dir).map_err(|e| self.failure(e))?;
+        Ok(Box::new(DiskSpill {
+            file: Mutex::new(file),
+            folder: self.clone(),
+        }))
     }
 }
 
@@ -91,20 +59,15 @@ impl Drop for Removal {
 #[derive(Debug)]
 struct DiskSpill {
     file: Mutex<File>,
-    /// Declared after `file`, so the file is closed before it is removed (some systems
-    /// refuse to remove an open file).
-    _removal: Option<Removal>,
     /// Where it was made, for error texts.
-    path: PathBuf,
+    folder: SpillFolder,
 }
 
 impl DiskSpill {
     fn locked(&self) -> Result<std::sync::MutexGuard<'_, File>> {
         self.file.lock().map_err(|_| {
-            Error::io(
-                &self.path,
-                std::io::Error::other("a thread failed while using this file"),
-            )
+            self.folder
+                .failure(std::io::Error::other("a thread failed while using it"))
         })
     }
 }
@@ -114,31 +77,23 @@ impl SpillFile for DiskSpill {
         let mut file = self.locked()?;
         file.seek(SeekFrom::End(0))
             .and_then(|_| file.write_all(bytes))
-            .map_err(|e| Error::io(&self.path, e))
+            .map_err(|e| self.folder.failure(e))
     }
 
     fn read_at(&self, offset: u64, into: &mut [u8]) -> Result<()> {
         let mut file = self.locked()?;
         file.seek(SeekFrom::Start(offset))
             .and_then(|_| file.read_exact(into))
-            .map_err(|e| Error::io(&self.path, e))
+            .map_err(|e| self.folder.failure(e))
     }
 }
 
-/// The folder's spill files, made by this process, that are still in it.
+/// Whatever is in the folder: a spill file never shows in it on Unix, and nothing is
+/// left of one anywhere once it is dropped.
 #[cfg(test)]
 pub fn left_in(dir: &std::path::Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with(".bridgehcp-board-scores-"))
-                })
-                .collect()
-        })
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default()
 }
 
@@ -164,13 +119,11 @@ mod tests {
         // Reading past the end is an error naming the file's folder, not a short read.
         let mut past = [0u8; 4];
         let error = one.read_at(6, &mut past).err().map(|e| e.to_string());
-        assert!(
-            error.as_deref().is_some_and(|e| e.starts_with(&format!(
-                "{}/.bridgehcp-board-scores-",
-                dir.path().display()
-            ))),
-            "{error:?}"
+        let expected = format!(
+            "{}: the run's temporary file of board scores: failed to fill whole buffer",
+            dir.path().display()
         );
+        assert_eq!(error.as_deref(), Some(expected.as_str()));
         // Open, and already out of the folder on Unix; gone from it once dropped anywhere.
         if cfg!(unix) {
             assert_eq!(left_in(dir.path()), Vec::<PathBuf>::new());
@@ -188,9 +141,9 @@ mod tests {
             .err()
             .map(|e| e.to_string());
         assert!(
-            error.as_deref().is_some_and(
-                |e| e.starts_with("/nonexistent/bridgehcp-spill/.bridgehcp-board-scores-")
-            ),
+            error.as_deref().is_some_and(|e| e.starts_with(
+                "/nonexistent/bridgehcp-spill: the run's temporary file of board scores: "
+            )),
             "{error:?}"
         );
     }
