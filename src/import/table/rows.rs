@@ -77,6 +77,18 @@ impl<T> Built<T> {
             stop: None,
         }
     }
+
+    /// A row's competition id, or `None` once a row without one has stopped the file
+    /// (kept as the error it is).
+    fn id_or_stop(&mut self, id: Result<String, InputError>) -> Option<String> {
+        match id {
+            Ok(id) => Some(id),
+            Err(error) => {
+                self.stop = Some(error);
+                None
+            }
+        }
+    }
 }
 
 /// Holds the rows of `built` to the `rules`, in order, and hands on those that pass;
@@ -131,12 +143,8 @@ pub(super) fn build_competitions(
     let mut sources = frame.sources()?;
     let mut out = Built::with_height(rows.len());
     for row in rows {
-        let competition_id = match id.required(row) {
-            Ok(id) => id,
-            Err(error) => {
-                out.stop = Some(error);
-                break;
-            }
+        let Some(competition_id) = out.id_or_stop(id.required(row)) else {
+            break;
         };
         let mut built = || -> Result<Competition, InputError> {
             Ok(Competition {
@@ -208,12 +216,8 @@ pub(super) fn build_entrants(frame: &Frame, rows: Range<usize>) -> Result<Built<
     let mut sources = frame.sources()?;
     let mut out = Built::with_height(rows.len());
     for row in rows {
-        let competition_id = match competition_id.required(row) {
-            Ok(id) => id,
-            Err(error) => {
-                out.stop = Some(error);
-                break;
-            }
+        let Some(competition_id) = out.id_or_stop(competition_id.required(row)) else {
+            break;
         };
         let mut built = || -> Result<Entrant, InputError> {
             let entrant_name = entrant.required(row)?;
@@ -259,12 +263,8 @@ pub(super) fn build_results(
     let mut opponent = frame.col::<String>("opponent", Optional)?;
     let mut out = Built::with_height(rows.len());
     for row in rows {
-        let competition_id = match competition_id.required(row) {
-            Ok(id) => id,
-            Err(error) => {
-                out.stop = Some(error);
-                break;
-            }
+        let Some(competition_id) = out.id_or_stop(competition_id.required(row)) else {
+            break;
         };
         let mut built = || -> Result<EntrantResult, InputError> {
             Ok(EntrantResult {
