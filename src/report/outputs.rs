@@ -456,59 +456,78 @@ fn board_scores_gathered(
 ) -> PolarsResult<DataFrame> {
     let height: usize = parts.iter().map(ExactSizeIterator::len).sum();
     let each = || parts.iter().cloned();
-    let text = |name: &str, values: Vec<Option<&str>>| Series::new(name.into(), values);
     fn copied<T: Copy>(height: usize, slices: impl Iterator<Item = T>) -> Vec<T> {
         let mut out = Vec::with_capacity(height);
         out.extend(slices);
         out
     }
-    let columns = vec![
-        Column::from(Series::new(
-            "competition_id".into(),
-            copied(height, each().flat_map(|r| rows.competition_ids(r))),
-        )),
-        Column::from(Series::new(
-            "board".into(),
-            copied(
-                height,
-                each().flat_map(|r| rows.boards(r).iter().map(|&b| b as i32)),
-            ),
-        )),
-        Column::from(text(
-            "ns",
-            copied(height, each().flat_map(|r| rows.sides(r, false))),
-        )),
-        Column::from(text(
-            "ew",
-            copied(height, each().flat_map(|r| rows.sides(r, true))),
-        )),
-        Column::from(Series::new(
-            "ns_score".into(),
-            copied(
-                height,
-                each().flat_map(|r| rows.ns_scores(r).iter().copied()),
-            ),
-        )),
-        Column::from(Series::new(
-            "ns_points".into(),
-            copied(
-                height,
-                each().flat_map(|r| rows.points(r, false).iter().copied()),
-            ),
-        )),
-        Column::from(Series::new(
-            "ew_points".into(),
-            copied(
-                height,
-                each().flat_map(|r| rows.points(r, true).iter().copied()),
-            ),
-        )),
-        Column::from(Series::new(
-            "datum".into(),
-            copied(height, each().flat_map(|r| rows.datums(r).iter().copied())),
-        )),
-    ];
-    DataFrame::new(height, columns)
+    BoardScoreColumns {
+        competition_id: copied(height, each().flat_map(|r| rows.competition_ids(r))),
+        board: copied(
+            height,
+            each().flat_map(|r| rows.boards(r).iter().map(|&b| b as i32)),
+        ),
+        ns: copied(height, each().flat_map(|r| rows.sides(r, false))),
+        ew: copied(height, each().flat_map(|r| rows.sides(r, true))),
+        ns_score: copied(
+            height,
+            each().flat_map(|r| rows.ns_scores(r).iter().copied()),
+        ),
+        ns_points: copied(
+            height,
+            each().flat_map(|r| rows.points(r, false).iter().copied()),
+        ),
+        ew_points: copied(
+            height,
+            each().flat_map(|r| rows.points(r, true).iter().copied()),
+        ),
+        datum: copied(height, each().flat_map(|r| rows.datums(r).iter().copied())),
+    }
+    .frame()
+}
+
+/// The columns of `board_scores.parquet`, in its order and with its types, however its
+/// rows were held: one place names them for rows gathered from memory and for rows read
+/// back from disk, so the two give the same file.
+struct BoardScoreColumns<'a> {
+    competition_id: Vec<&'a str>,
+    board: Vec<i32>,
+    ns: Vec<Option<&'a str>>,
+    ew: Vec<Option<&'a str>>,
+    ns_score: Vec<Option<i32>>,
+    ns_points: Vec<f64>,
+    ew_points: Vec<f64>,
+    datum: Vec<Option<f64>>,
+}
+
+impl BoardScoreColumns<'_> {
+    fn with_capacity(height: usize) -> Self {
+        BoardScoreColumns {
+            competition_id: Vec::with_capacity(height),
+            board: Vec::with_capacity(height),
+            ns: Vec::with_capacity(height),
+            ew: Vec::with_capacity(height),
+            ns_score: Vec::with_capacity(height),
+            ns_points: Vec::with_capacity(height),
+            ew_points: Vec::with_capacity(height),
+            datum: Vec::with_capacity(height),
+        }
+    }
+
+    fn frame(self) -> PolarsResult<DataFrame> {
+        let height = self.board.len();
+        let columns = vec![
+            Column::from(Series::new("competition_id".into(), self.competition_id)),
+            Column::from(Series::new("board".into(), self.board)),
+            Column::from(Series::new("ns".into(), self.ns)),
+            Column::from(Series::new("ew".into(), self.ew)),
+            Column::from(Series::new("ns_score".into(), self.ns_score)),
+            Column::from(Series::new("ns_points".into(), self.ns_points)),
+            Column::from(Series::new("ew_points".into(), self.ew_points)),
+            Column::from(Series::new("datum".into(), self.datum)),
+        ];
+        DataFrame::new(height, columns)
+    }
 }
 
 /// Encodes board scores into the row groups of `board_scores.parquet` while a run or
@@ -614,39 +633,21 @@ fn write_board_scores_to<W: Write>(
 /// Rows of `board_scores.parquet` from records of `names`'s rows (held on disk while
 /// the run went on), in the columns [`board_scores_gathered`] gives.
 fn board_scores_of_records(names: &BoardScoreTable, records: &[u8]) -> PolarsResult<DataFrame> {
-    let height = records.len() / RECORD_BYTES;
-    let mut competition_id: Vec<&str> = Vec::with_capacity(height);
-    let mut board: Vec<i32> = Vec::with_capacity(height);
-    let mut ns: Vec<Option<&str>> = Vec::with_capacity(height);
-    let mut ew: Vec<Option<&str>> = Vec::with_capacity(height);
-    let mut ns_score: Vec<Option<i32>> = Vec::with_capacity(height);
-    let mut ns_points: Vec<f64> = Vec::with_capacity(height);
-    let mut ew_points: Vec<f64> = Vec::with_capacity(height);
-    let mut datum: Vec<Option<f64>> = Vec::with_capacity(height);
+    let mut columns = BoardScoreColumns::with_capacity(records.len() / RECORD_BYTES);
     for record in records.chunks_exact(RECORD_BYTES) {
         let Some(r) = BoardScoreRecord::read(record) else {
             continue;
         };
-        competition_id.push(names.name(r.competition));
-        board.push(r.board as i32);
-        ns.push(r.ns.map(|at| names.name(at)));
-        ew.push(r.ew.map(|at| names.name(at)));
-        ns_score.push(r.ns_score);
-        ns_points.push(r.ns_points);
-        ew_points.push(r.ew_points);
-        datum.push(r.datum);
+        columns.competition_id.push(names.name(r.competition));
+        columns.board.push(r.board as i32);
+        columns.ns.push(r.ns.map(|at| names.name(at)));
+        columns.ew.push(r.ew.map(|at| names.name(at)));
+        columns.ns_score.push(r.ns_score);
+        columns.ns_points.push(r.ns_points);
+        columns.ew_points.push(r.ew_points);
+        columns.datum.push(r.datum);
     }
-    let columns = vec![
-        Column::from(Series::new("competition_id".into(), competition_id)),
-        Column::from(Series::new("board".into(), board)),
-        Column::from(Series::new("ns".into(), ns)),
-        Column::from(Series::new("ew".into(), ew)),
-        Column::from(Series::new("ns_score".into(), ns_score)),
-        Column::from(Series::new("ns_points".into(), ns_points)),
-        Column::from(Series::new("ew_points".into(), ew_points)),
-        Column::from(Series::new("datum".into(), datum)),
-    ];
-    DataFrame::new(height, columns)
+    columns.frame()
 }
 
 /// `applied.parquet`: every competition up to the last one the run replayed, with its
