@@ -786,6 +786,17 @@ mod tests {
         Ok(rows.rest.rows().collect())
     }
 
+    /// The eight competitions' 36 rows come back in replay order, gathered in pieces
+    /// of any size and taken whole.
+    fn every_row_in_replay_order(rows: BoardScoreRows, all: &[usize]) -> Result<()> {
+        for piece in [1, 4, 5, 36] {
+            assert_eq!(gathered(&rows, piece), rows_of(all), "pieces of {piece}");
+        }
+        assert_eq!(rows.competitions()?[..4], ["c0", "c1", "c1", "c2"]);
+        assert_eq!(all_rows(rows)?, rows_of(all));
+        Ok(())
+    }
+
     /// The rows after the sealed groups as they are written: gathered from their
     /// parts, in pieces of `piece` rows.
     fn gathered(rows: &BoardScoreRows, piece: usize) -> Vec<BoardScore> {
@@ -930,12 +941,7 @@ mod tests {
         assert_eq!(rows.parts(0..36), [12..15, 0..12, 15..36]);
         assert_eq!(rows.parts(2..4), [14..15, 0..1]);
         assert_eq!(rows.parts(30..36), vec![30..36]);
-        for piece in [1, 4, 5, 36] {
-            assert_eq!(gathered(&rows, piece), rows_of(&all), "pieces of {piece}");
-        }
-        assert_eq!(rows.competitions()?[..4], ["c0", "c1", "c1", "c2"]);
-        assert_eq!(all_rows(rows)?, rows_of(&all));
-        Ok(())
+        every_row_in_replay_order(rows, &all)
     }
 
     #[test]
@@ -991,12 +997,7 @@ mod tests {
         assert_eq!(held_bytes(&held), 36 * RECORD_BYTES);
         assert_eq!(rows.rest_len(), 36);
         assert_eq!(rows.parts(0..36), [2..5, 26..36, 0..2, 5..26]);
-        for piece in [1, 4, 5, 36] {
-            assert_eq!(gathered(&rows, piece), rows_of(&all), "pieces of {piece}");
-        }
-        assert_eq!(rows.competitions()?[..4], ["c0", "c1", "c1", "c2"]);
-        assert_eq!(all_rows(rows)?, rows_of(&all));
-        Ok(())
+        every_row_in_replay_order(rows, &all)
     }
 
     #[test]
