@@ -184,7 +184,6 @@ pub fn validate(dataset: &Dataset) -> Result<(), InputError> {
 /// What later tables need to know about a competition.
 #[derive(Debug, Clone)]
 struct CompetitionFacts {
-    scoring: ScoringMethod,
     boards: Option<u32>,
     origin: Origin,
     /// Its number: its place in `competition_order`.
@@ -214,13 +213,12 @@ pub struct Validator {
     board_competition: Option<String>,
     /// The number of `board_competition`.
     board_at: usize,
-    /// The competition of the last entrant row that found its competition, and its
-    /// number: a competition's entrants come together, so the rows after its first
-    /// skip the lookup. (A competition, once known, keeps its number.)
-    entrant_competition: Option<(String, usize)>,
-    /// The same for results: the competition of the last result row that found it, its
-    /// scoring, boards and number.
-    result_competition: Option<(String, ScoringMethod, Option<u32>, usize)>,
+    /// By competition number: its scoring and boards, which result rows need.
+    competition_kinds: Vec<(ScoringMethod, Option<u32>)>,
+    /// The number of the competition of the last entrant row that found its
+    /// competition, and the same for results ([`Validator::number_of`]).
+    entrant_at: Option<usize>,
+    result_at: Option<usize>,
 }
 
 /// The entrants listed per competition, compactly: a federation's history lists
@@ -566,6 +564,13 @@ fn texts<'a>(
     Ok(())
 }
 
+fn unknown_competition(id: &str, origin: &Origin) -> InputError {
+    InputError::new(
+        at(origin, "competition_id").competition(id),
+        format!("unknown competition `{id}` (not in `competitions`)"),
+    )
+}
+
 fn unknown_entrant(competition: &str, entrant: &str, origin: &Origin, column: &str) -> InputError {
     InputError::new(
         at(origin, column).competition(competition),
@@ -676,10 +681,11 @@ impl Validator {
         let number = self.competition_order.len();
         self.competition_order.push(id.clone());
         self.competitions_with_boards.push(false);
+        self.competition_kinds
+            .push((competition.scoring, competition.boards));
         self.competitions.insert(
             id.clone(),
             CompetitionFacts {
-                scoring: competition.scoring,
                 boards: competition.boards,
                 origin: origin.clone(),
                 at: number,
@@ -688,17 +694,35 @@ impl Validator {
         Ok(())
     }
 
+    /// The number of the known competition `id`. A table's rows come a competition at
+    /// a time, mostly in the competitions' order, so the competition of the row before
+    /// (`last`) and the one after it are tried first, each by one comparison of ids,
+    /// and the map of every competition (whose probes miss the caches at a
+    /// federation's size) only for a competition met out of that order. A
+    /// competition, once known, keeps its number.
+    fn number_of(&self, id: &str, last: Option<usize>) -> Option<usize> {
+        if let Some(last) = last {
+            for number in [last, last + 1] {
+                if self
+                    .competition_order
+                    .get(number)
+                    .is_some_and(|known| known == id)
+                {
+                    return Some(number);
+                }
+            }
+        }
+        self.competitions.get(id).map(|facts| facts.at)
+    }
+
     fn known_competition(
         &self,
         id: &str,
         origin: &Origin,
     ) -> Result<&CompetitionFacts, InputError> {
-        self.competitions.get(id).ok_or_else(|| {
-            InputError::new(
-                at(origin, "competition_id").competition(id),
-                format!("unknown competition `{id}` (not in `competitions`)"),
-            )
-        })
+        self.competitions
+            .get(id)
+            .ok_or_else(|| unknown_competition(id, origin))
     }
 
     /// Checks that competition number `number` (`competition`) lists `entrant`.
@@ -720,14 +744,11 @@ impl Validator {
     pub fn entrant(&mut self, entrant: &Entrant) -> Result<(), InputError> {
         let origin = &entrant.origin;
         let competition = entrant.competition_id.as_str();
-        let number = match &self.entrant_competition {
-            Some((id, number)) if id == competition => *number,
-            _ => {
-                let number = self.known_competition(competition, origin)?.at;
-                self.entrant_competition = Some((competition.to_owned(), number));
-                number
-            }
+        let number = match self.number_of(competition, self.entrant_at) {
+            Some(number) => number,
+            None => return Err(unknown_competition(competition, origin)),
         };
+        self.entrant_at = Some(number);
         let located = |column: &str| at(origin, column).competition(competition);
         if entrant.entrant.trim().is_empty() {
             return Err(InputError::new(
@@ -796,17 +817,13 @@ impl Validator {
         let origin = &result.origin;
         let competition = result.competition_id.as_str();
         self.entrants.settle();
-        let (scoring, boards, number) = match &self.result_competition {
-            Some((id, scoring, boards, number)) if id == competition => {
-                (*scoring, *boards, *number)
-            }
-            _ => {
-                let facts = self.known_competition(competition, origin)?;
-                let (scoring, boards, number) = (facts.scoring, facts.boards, facts.at);
-                self.result_competition = Some((competition.to_owned(), scoring, boards, number));
-                (scoring, boards, number)
-            }
+        let number = self.number_of(competition, self.result_at);
+        let Some((number, &(scoring, boards))) =
+            number.and_then(|n| Some((n, self.competition_kinds.get(n)?)))
+        else {
+            return Err(unknown_competition(competition, origin));
         };
+        self.result_at = Some(number);
         self.known_entrant(number, competition, &result.entrant, origin, "entrant")?;
         let located = |column: &str| at(origin, column).competition(competition);
         finite(result.score).map_err(|rule| InputError::new(located("score"), rule))?;
@@ -1533,6 +1550,79 @@ mod tests {
         assert_eq!(validator.entrant(&listed("c2", "1", Some(5), 5)), Ok(()));
         assert_eq!(validator.board(&board("3", "1")), Ok(()));
         assert_eq!(validator.result(&result("1")), Ok(()));
+    }
+
+    /// Entrant and result rows find their competition in any order of competitions
+    /// (in the competitions' order, back to an earlier one, ahead past one), each with
+    /// its own scoring and boards; an unknown competition between them is named, and
+    /// the rows after it find theirs as before.
+    #[test]
+    fn rows_find_their_competition_in_any_order_and_name_an_unknown_one() {
+        let mut validator = Validator::default();
+        let date = NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default();
+        for (id, scoring, boards) in [
+            ("c1", ScoringMethod::Butler, 2),
+            ("c2", ScoringMethod::Matchpoints, 24),
+            ("c3", ScoringMethod::Butler, 30),
+        ] {
+            let mut competition = Competition::new(id, date, Format::Pairs, scoring);
+            competition.boards = Some(boards);
+            assert_eq!(validator.competition(&competition), Ok(()));
+        }
+        let rule = |error: Result<(), InputError>| error.err().map(|e| e.rule);
+        for (row, (competition, entrant)) in [
+            ("c1", "1"),
+            ("c1", "2"),
+            ("c2", "1"),
+            ("c2", "2"),
+            ("c3", "1"),
+            ("c1", "3"),
+            ("c3", "2"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let listed = listed(competition, entrant, Some(row + 1), row as MemberId + 1);
+            assert_eq!(
+                validator.entrant(&listed),
+                Ok(()),
+                "{competition} {entrant}"
+            );
+        }
+        let unknown = validator.entrant(&listed("c9", "1", Some(8), 9));
+        let location = unknown.as_ref().err().map(|e| e.location.column.clone());
+        assert_eq!(location, Some(Some("competition_id".to_string())));
+        assert_eq!(
+            rule(unknown).as_deref(),
+            Some("unknown competition `c9` (not in `competitions`)")
+        );
+        assert_eq!(validator.entrant(&listed("c2", "3", Some(9), 10)), Ok(()));
+        let result = |competition: &str, boards_played: u32, score: f64| EntrantResult {
+            competition_id: competition.into(),
+            boards_played,
+            score,
+            ..result_scored(0.0)
+        };
+        assert_eq!(validator.result(&result("c3", 30, 12.0)), Ok(()));
+        assert_eq!(
+            rule(validator.result(&result("c3", 31, 12.0))).as_deref(),
+            Some("boards_played 31 is more than the competition's 30 boards")
+        );
+        // c1's two boards against its two other entrants: at most 96 IMPs.
+        assert_eq!(
+            rule(validator.result(&result("c1", 2, 97.0))).as_deref(),
+            Some("an IMP score of 97 is not plausible: 2 boards against 2 other entrants allow at most 96 (24 IMPs a board and comparison)")
+        );
+        assert_eq!(
+            rule(validator.result(&result("c2", 24, 150.0))).as_deref(),
+            Some("a matchpoint score is a percentage between 0 and 100, found 150")
+        );
+        assert_eq!(
+            rule(validator.result(&result("c9", 2, 1.0))).as_deref(),
+            Some("unknown competition `c9` (not in `competitions`)")
+        );
+        assert_eq!(validator.result(&result("c2", 24, 50.0)), Ok(()));
+        assert_eq!(validator.result(&result("c1", 2, 96.0)), Ok(()));
     }
 
     fn result_scored(score: f64) -> EntrantResult {
