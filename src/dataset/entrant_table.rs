@@ -47,6 +47,12 @@ pub trait RowSink<T> {
     /// Makes room for `rows` more, as a vector grows.
     fn reserve_rows(&mut self, rows: usize);
     fn push_row(&mut self, row: T);
+    /// [`RowSink::push_row`], giving the row back when the sink only read it (so its
+    /// texts can be used again for the next row).
+    fn push_row_back(&mut self, row: T) -> Option<T> {
+        self.push_row(row);
+        None
+    }
 }
 
 impl<T> RowSink<T> for Vec<T> {
@@ -179,6 +185,11 @@ impl<R: CompactRow> RowSink<R::Full> for CompactTable<R> {
 
     fn push_row(&mut self, row: R::Full) {
         self.push(&row);
+    }
+
+    fn push_row_back(&mut self, row: R::Full) -> Option<R::Full> {
+        self.push(&row);
+        Some(row)
     }
 }
 

@@ -184,7 +184,6 @@ pub fn validate(dataset: &Dataset) -> Result<(), InputError> {
 /// What later tables need to know about a competition.
 #[derive(Debug, Clone)]
 struct CompetitionFacts {
-    scoring: ScoringMethod,
     boards: Option<u32>,
     origin: Origin,
     /// Its number: its place in `competition_order`.
@@ -214,33 +213,51 @@ pub struct Validator {
     board_competition: Option<String>,
     /// The number of `board_competition`.
     board_at: usize,
-    /// The competition of the last entrant row that found its competition, and its
-    /// number: a competition's entrants come together, so the rows after its first
-    /// skip the lookup. (A competition, once known, keeps its number.)
-    entrant_competition: Option<(String, usize)>,
+    /// By competition number: its scoring and boards, which result rows need.
+    competition_kinds: Vec<(ScoringMethod, Option<u32>)>,
+    /// The number of the competition of the last entrant row that found its
+    /// competition, and the same for results ([`Validator::number_of`]).
+    entrant_at: Option<usize>,
+    result_at: Option<usize>,
 }
 
 /// The entrants listed per competition, compactly: a federation's history lists
 /// millions of entrants, and board rows are checked against them until the last board
 /// row has been read. Names are interned (the same few texts, "1" to "12", name the
-/// entrants of most competitions) and a competition is known by its number in
-/// `competitions`. While entrant rows arrive they are kept in one map, so that a
-/// repeated entrant is found at once however large its competition; once the rows
-/// that refer to entrants begin, they are settled into one sorted run per competition,
-/// which the board rows of a competition search without touching the rest.
+/// entrants of most competitions, and those are found by their number without hashing)
+/// and a competition is known by its number in `competitions`.
+///
+/// A competition's entrant rows come together, so the one whose rows are arriving is
+/// kept open on its own, a short list searched where it lies, and is sorted into one
+/// run of `listed` when the next competition's rows begin: a repeated entrant is found
+/// without touching any other competition, and the board rows of a competition search
+/// its run alone. A competition whose rows come back after another's (a file in some
+/// other order, or entrant rows after the rows that refer to them) is taken into a map
+/// until the listings are settled again, so no order of rows costs more than a map.
 #[derive(Debug, Default)]
 struct Listings {
     /// Entrant names, interned.
     names: HashMap<Box<str>, u32>,
-    /// While entrant rows arrive: (competition, name) -> the row it was listed at;
+    /// Per [`small_number`] `n`, the name that writes it, or [`NOT_LISTED`].
+    by_number: Vec<u32>,
+    /// The competition whose entrant rows are arriving, and its entrants as listed:
+    /// (name, row as in `listed`).
+    open: Option<usize>,
+    open_rows: Vec<(u32, u32)>,
+    /// Name -> place in `open_rows`, once the open competition lists more than
+    /// [`OPEN_SCANNED`] entrants.
+    open_places: HashMap<u32, u32>,
+    /// Per competition: `listed[spans[c].0..spans[c].1]` are its entrants, sorted by
+    /// name; [`MAPPED`] while they are in `mapped`.
+    spans: Vec<(usize, usize)>,
+    /// Each closed competition's entrants, with the row each was listed at;
     /// [`FAR_ROW`] when that is kept in `far_rows`.
-    arriving: HashMap<(usize, u32), u32>,
+    listed: Vec<(u32, u32)>,
+    /// (competition, name) -> row, for the competitions listed again after another's
+    /// rows, until the listings are settled.
+    mapped: HashMap<(usize, u32), u32>,
     /// The rows that are unknown or do not fit a `u32`.
     far_rows: HashMap<(usize, u32), Option<usize>>,
-    /// Once settled: competition `c`'s entrants are `listed[starts[c]..starts[c + 1]]`,
-    /// sorted by name, each with its row as in `arriving`.
-    starts: Vec<usize>,
-    listed: Vec<(u32, u32)>,
     /// Per name, the number it writes ([`small_number`]), or [`NOT_NUMBERED`].
     numbers: Vec<u16>,
     /// The competition `numbered` was taken from, while the listings stay as they were.
@@ -251,6 +268,16 @@ struct Listings {
 
 /// A name that is not a [`small_number`].
 const NOT_NUMBERED: u16 = u16::MAX;
+
+/// A number no listed name writes, in [`Listings::by_number`].
+const NOT_LISTED: u32 = u32::MAX;
+
+/// The open competition's entrants are searched in a list up to this many; a larger
+/// competition (a congress's field) is searched by map.
+const OPEN_SCANNED: usize = 32;
+
+/// The span of a competition whose entrants are in [`Listings::mapped`].
+const MAPPED: (usize, usize) = (usize::MAX, usize::MAX);
 
 /// The number a name writes in at most three digits, without a leading zero (so no two
 /// names write the same number): the names clubs give their pairs and teams, which a
@@ -271,33 +298,52 @@ const FAR_ROW: u32 = u32::MAX;
 impl Listings {
     /// The name's number, when an entrant of that name was listed.
     fn name(&self, entrant: &str) -> Option<u32> {
-        self.names.get(entrant).copied()
+        match small_number(entrant) {
+            Some(n) => self
+                .by_number
+                .get(usize::from(n))
+                .copied()
+                .filter(|&name| name != NOT_LISTED),
+            None => self.names.get(entrant).copied(),
+        }
     }
 
     /// The settled entrants of competition `at`, sorted by name.
     fn settled(&self, at: usize) -> &[(u32, u32)] {
-        match (self.starts.get(at), self.starts.get(at + 1)) {
-            (Some(&start), Some(&end)) => self.listed.get(start..end).unwrap_or_default(),
-            _ => &[],
+        match self.spans.get(at) {
+            Some(&(start, end)) => self.listed.get(start..end).unwrap_or_default(),
+            None => &[],
         }
     }
 
-    /// Where `entrant` was listed in competition `at`: `None` when it was not, else
-    /// its row when known.
-    fn row_of(&self, at: usize, entrant: &str) -> Option<Option<usize>> {
-        let name = self.name(entrant)?;
-        let row = match self.arriving.get(&(at, name)) {
-            Some(&row) => row,
-            None => {
-                let settled = self.settled(at);
-                let found = settled.binary_search_by_key(&name, |&(n, _)| n).ok()?;
-                settled.get(found)?.1
-            }
+    /// Where the entrant named `name` was listed in competition `at`: `None` when it
+    /// was not, else its row when known.
+    fn row_of_name(&self, at: usize, name: u32) -> Option<Option<usize>> {
+        let row = if self.open == Some(at) {
+            let place = if self.open_places.is_empty() {
+                self.open_rows.iter().position(|&(n, _)| n == name)?
+            } else {
+                *self.open_places.get(&name)? as usize
+            };
+            self.open_rows.get(place)?.1
+        } else if self.spans.get(at) == Some(&MAPPED) {
+            *self.mapped.get(&(at, name))?
+        } else {
+            let settled = self.settled(at);
+            let found = settled.binary_search_by_key(&name, |&(n, _)| n).ok()?;
+            settled.get(found)?.1
         };
         Some(match row {
             FAR_ROW => self.far_rows.get(&(at, name)).copied().flatten(),
             row => Some(row as usize),
         })
+    }
+
+    /// Where `entrant` was listed in competition `at`: `None` when it was not, else
+    /// its row when known.
+    #[cfg(test)]
+    fn row_of(&self, at: usize, entrant: &str) -> Option<Option<usize>> {
+        self.row_of_name(at, self.name(entrant)?)
     }
 
     /// True when competition `at` lists `entrant` (settled listings only).
@@ -343,24 +389,24 @@ impl Listings {
     }
 
     /// Lists `entrant` in competition `at`, at `row`; the caller has checked it is not
-    /// listed there yet. Settled listings go back to arriving first.
+    /// listed there yet.
+    #[cfg(test)]
     fn add(&mut self, at: usize, entrant: &str, row: Option<usize>) -> Result<(), String> {
+        self.add_named(at, self.name(entrant), entrant, row)
+    }
+
+    /// [`Listings::add`] given the name's number when it has one ([`Listings::name`]).
+    fn add_named(
+        &mut self,
+        at: usize,
+        name: Option<u32>,
+        entrant: &str,
+        row: Option<usize>,
+    ) -> Result<(), String> {
         self.numbered_of = None;
-        if !self.listed.is_empty() {
-            self.unsettle();
-        }
-        let name = match self.names.get(entrant) {
-            Some(&name) => name,
-            None => {
-                let name = u32::try_from(self.names.len())
-                    .ok()
-                    .filter(|&name| name != u32::MAX)
-                    .ok_or_else(|| format!("more than {} distinct entrant names", u32::MAX - 1))?;
-                self.names.insert(entrant.into(), name);
-                self.numbers
-                    .push(small_number(entrant).unwrap_or(NOT_NUMBERED));
-                name
-            }
+        let name = match name {
+            Some(name) => name,
+            None => self.intern(entrant)?,
         };
         let kept = match row.and_then(|row| u32::try_from(row).ok()) {
             Some(row) if row != FAR_ROW => row,
@@ -369,58 +415,93 @@ impl Listings {
                 FAR_ROW
             }
         };
-        self.arriving.insert((at, name), kept);
+        if self.open != Some(at) {
+            self.close();
+            if self.settled(at).is_empty() && self.spans.get(at) != Some(&MAPPED) {
+                self.open = Some(at);
+            } else {
+                self.map(at);
+                self.mapped.insert((at, name), kept);
+                return Ok(());
+            }
+        }
+        let place = self.open_rows.len();
+        self.open_rows.push((name, kept));
+        if !self.open_places.is_empty() {
+            self.open_places.insert(name, place as u32);
+        } else if self.open_rows.len() > OPEN_SCANNED {
+            let places = self.open_rows.iter().enumerate();
+            self.open_places = places.map(|(p, &(n, _))| (n, p as u32)).collect();
+        }
         Ok(())
     }
 
-    /// Sorts the arriving listings into one run per competition, and lets the map go.
+    /// A new name's number.
+    fn intern(&mut self, entrant: &str) -> Result<u32, String> {
+        let name = u32::try_from(self.names.len())
+            .ok()
+            .filter(|&name| name != NOT_LISTED)
+            .ok_or_else(|| format!("more than {} distinct entrant names", u32::MAX - 1))?;
+        self.names.insert(entrant.into(), name);
+        let number = small_number(entrant);
+        self.numbers.push(number.unwrap_or(NOT_NUMBERED));
+        if let Some(n) = number.map(usize::from) {
+            if self.by_number.len() <= n {
+                self.by_number.resize(n + 1, NOT_LISTED);
+            }
+            self.by_number[n] = name;
+        }
+        Ok(name)
+    }
+
+    /// Sorts the open competition's entrants into its run of `listed`.
+    fn close(&mut self) {
+        let Some(at) = self.open.take() else {
+            return;
+        };
+        self.open_rows.sort_unstable_by_key(|&(name, _)| name);
+        let start = self.listed.len();
+        self.listed.append(&mut self.open_rows);
+        if self.spans.len() <= at {
+            self.spans.resize(at + 1, (0, 0));
+        }
+        self.spans[at] = (start, self.listed.len());
+        self.open_places.clear();
+    }
+
+    /// Takes competition `at`'s run, if any, into the map.
+    fn map(&mut self, at: usize) {
+        if self.spans.len() <= at {
+            self.spans.resize(at + 1, (0, 0));
+        }
+        if self.spans[at] == MAPPED {
+            return;
+        }
+        let (start, end) = self.spans[at];
+        for &(name, row) in self.listed.get(start..end).unwrap_or_default() {
+            self.mapped.insert((at, name), row);
+        }
+        self.spans[at] = MAPPED;
+    }
+
+    /// Closes the open competition, and sorts the mapped ones into runs of their own.
     fn settle(&mut self) {
-        if self.arriving.is_empty() {
+        if self.open.is_none() && self.mapped.is_empty() {
             return;
         }
         self.numbered_of = None;
-        let competitions = self
-            .arriving
-            .keys()
-            .map(|&(at, _)| at + 1)
-            .max()
-            .unwrap_or(0);
-        let mut starts = vec![0usize; competitions + 1];
-        for &(at, _) in self.arriving.keys() {
-            if let Some(count) = starts.get_mut(at + 1) {
-                *count += 1;
-            }
-        }
-        for at in 1..starts.len() {
-            starts[at] += starts[at - 1];
-        }
-        let mut next = starts.clone();
-        let mut listed = vec![(0u32, 0u32); self.arriving.len()];
-        for ((at, name), row) in std::mem::take(&mut self.arriving) {
-            if let Some(place) = next.get_mut(at) {
-                if let Some(slot) = listed.get_mut(*place) {
-                    *slot = (name, row);
-                }
-                *place += 1;
-            }
-        }
-        for pair in starts.windows(2) {
-            if let Some(run) = listed.get_mut(pair[0]..pair[1]) {
-                run.sort_unstable_by_key(|&(name, _)| name);
-            }
-        }
-        self.starts = starts;
-        self.listed = listed;
-    }
-
-    /// Takes the settled listings back into the map (entrant rows after the rows that
-    /// refer to them: only a dataset built by hand feeds rows so).
-    fn unsettle(&mut self) {
-        let starts = std::mem::take(&mut self.starts);
-        let listed = std::mem::take(&mut self.listed);
-        for (at, pair) in starts.windows(2).enumerate() {
-            for &(name, row) in listed.get(pair[0]..pair[1]).unwrap_or_default() {
-                self.arriving.insert((at, name), row);
+        self.close();
+        let mut mapped: Vec<_> = std::mem::take(&mut self.mapped).into_iter().collect();
+        mapped.sort_unstable_by_key(|&((at, name), _)| (at, name));
+        for run in mapped.chunk_by(|((a, _), _), ((b, _), _)| a == b) {
+            let Some(&((at, _), _)) = run.first() else {
+                continue;
+            };
+            let start = self.listed.len();
+            self.listed
+                .extend(run.iter().map(|&((_, name), row)| (name, row)));
+            if let Some(span) = self.spans.get_mut(at) {
+                *span = (start, self.listed.len());
             }
         }
     }
@@ -481,6 +562,13 @@ fn texts<'a>(
         }
     }
     Ok(())
+}
+
+fn unknown_competition(id: &str, origin: &Origin) -> InputError {
+    InputError::new(
+        at(origin, "competition_id").competition(id),
+        format!("unknown competition `{id}` (not in `competitions`)"),
+    )
 }
 
 fn unknown_entrant(competition: &str, entrant: &str, origin: &Origin, column: &str) -> InputError {
@@ -593,10 +681,11 @@ impl Validator {
         let number = self.competition_order.len();
         self.competition_order.push(id.clone());
         self.competitions_with_boards.push(false);
+        self.competition_kinds
+            .push((competition.scoring, competition.boards));
         self.competitions.insert(
             id.clone(),
             CompetitionFacts {
-                scoring: competition.scoring,
                 boards: competition.boards,
                 origin: origin.clone(),
                 at: number,
@@ -605,17 +694,35 @@ impl Validator {
         Ok(())
     }
 
+    /// The number of the known competition `id`. A table's rows come a competition at
+    /// a time, mostly in the competitions' order, so the competition of the row before
+    /// (`last`) and the one after it are tried first, each by one comparison of ids,
+    /// and the map of every competition (whose probes miss the caches at a
+    /// federation's size) only for a competition met out of that order. A
+    /// competition, once known, keeps its number.
+    fn number_of(&self, id: &str, last: Option<usize>) -> Option<usize> {
+        if let Some(last) = last {
+            for number in [last, last + 1] {
+                if self
+                    .competition_order
+                    .get(number)
+                    .is_some_and(|known| known == id)
+                {
+                    return Some(number);
+                }
+            }
+        }
+        self.competitions.get(id).map(|facts| facts.at)
+    }
+
     fn known_competition(
         &self,
         id: &str,
         origin: &Origin,
     ) -> Result<&CompetitionFacts, InputError> {
-        self.competitions.get(id).ok_or_else(|| {
-            InputError::new(
-                at(origin, "competition_id").competition(id),
-                format!("unknown competition `{id}` (not in `competitions`)"),
-            )
-        })
+        self.competitions
+            .get(id)
+            .ok_or_else(|| unknown_competition(id, origin))
     }
 
     /// Checks that competition number `number` (`competition`) lists `entrant`.
@@ -637,14 +744,11 @@ impl Validator {
     pub fn entrant(&mut self, entrant: &Entrant) -> Result<(), InputError> {
         let origin = &entrant.origin;
         let competition = entrant.competition_id.as_str();
-        let number = match &self.entrant_competition {
-            Some((id, number)) if id == competition => *number,
-            _ => {
-                let number = self.known_competition(competition, origin)?.at;
-                self.entrant_competition = Some((competition.to_owned(), number));
-                number
-            }
+        let number = match self.number_of(competition, self.entrant_at) {
+            Some(number) => number,
+            None => return Err(unknown_competition(competition, origin)),
         };
+        self.entrant_at = Some(number);
         let located = |column: &str| at(origin, column).competition(competition);
         if entrant.entrant.trim().is_empty() {
             return Err(InputError::new(
@@ -666,7 +770,8 @@ impl Validator {
             ),
             located,
         )?;
-        if let Some(first) = self.entrants.row_of(number, &entrant.entrant) {
+        let name = self.entrants.name(&entrant.entrant);
+        if let Some(first) = name.and_then(|name| self.entrants.row_of_name(number, name)) {
             return Err(InputError::new(
                 located("entrant"),
                 format!(
@@ -701,7 +806,7 @@ impl Validator {
             }
         }
         self.entrants
-            .add(number, &entrant.entrant, origin.row)
+            .add_named(number, name, &entrant.entrant, origin.row)
             .map_err(|rule| InputError::new(located("entrant"), rule))?;
         // A board row checked before it took its competition's entrants as they were.
         self.board_competition = None;
@@ -712,8 +817,13 @@ impl Validator {
         let origin = &result.origin;
         let competition = result.competition_id.as_str();
         self.entrants.settle();
-        let facts = self.known_competition(competition, origin)?;
-        let (scoring, boards, number) = (facts.scoring, facts.boards, facts.at);
+        let number = self.number_of(competition, self.result_at);
+        let Some((number, &(scoring, boards))) =
+            number.and_then(|n| Some((n, self.competition_kinds.get(n)?)))
+        else {
+            return Err(unknown_competition(competition, origin));
+        };
+        self.result_at = Some(number);
         self.known_entrant(number, competition, &result.entrant, origin, "entrant")?;
         let located = |column: &str| at(origin, column).competition(competition);
         finite(result.score).map_err(|rule| InputError::new(located("score"), rule))?;
@@ -1258,6 +1368,124 @@ mod tests {
         assert_eq!(by_name(&listings, 0), later);
     }
 
+    /// A competition of more entrants than are searched in a list, listed in the
+    /// order a congress's file gives them (names that are numbers and names that are
+    /// not), finds each at its own row, and its repeats name the first row, before and
+    /// after the next competition's rows begin and after the listings are settled.
+    #[test]
+    fn a_large_competition_finds_each_entrant_at_the_row_it_was_listed() {
+        let mut listings = Listings::default();
+        let names: Vec<String> = (1..=40)
+            .map(|n| {
+                if n % 3 == 0 {
+                    format!("T{n}")
+                } else {
+                    n.to_string()
+                }
+            })
+            .collect();
+        for (row, name) in names.iter().enumerate() {
+            assert_eq!(listings.add(0, name, Some(row + 10)), Ok(()));
+        }
+        let rows = |listings: &Listings| -> Vec<Option<Option<usize>>> {
+            ["1", "T3", "32", "T33", "34", "40", "T40", "41", "3"]
+                .iter()
+                .map(|name| listings.row_of(0, name))
+                .collect()
+        };
+        let expected = [
+            Some(Some(10)),
+            Some(Some(12)),
+            Some(Some(41)),
+            Some(Some(42)),
+            Some(Some(43)),
+            Some(Some(49)),
+            None,
+            None,
+            None,
+        ];
+        assert_eq!(rows(&listings), expected);
+        assert_eq!(listings.add(1, "1", Some(50)), Ok(()));
+        assert_eq!(rows(&listings), expected);
+        assert_eq!(listings.row_of(1, "1"), Some(Some(50)));
+        assert_eq!(listings.row_of(1, "2"), None);
+        listings.settle();
+        assert_eq!(rows(&listings), expected);
+        assert_eq!((listings.count(0), listings.count(1)), (40, 1));
+        assert!(listings.lists(0, "T39") && !listings.lists(0, "39"));
+        assert!(listings.lists_seat(0, "40") && !listings.lists_seat(0, "41"));
+    }
+
+    /// Listings kept per competition as they arrive find exactly what one map of
+    /// (competition, name) -> first row finds, whatever order the rows come in: a
+    /// competition's rows together, interleaved with another's, or coming back after
+    /// the listings were settled; with rows beyond `u32` and rows unknown.
+    #[test]
+    fn listings_in_any_order_find_what_one_map_finds() {
+        use std::collections::BTreeMap;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let step = (0usize..5, 0u16..60, 0u8..20, any::<bool>());
+        let steps = proptest::collection::vec(step, 0..300);
+        let checked = runner.run(&steps, |steps| {
+            let mut listings = Listings::default();
+            let mut model: BTreeMap<(usize, String), Option<usize>> = BTreeMap::new();
+            // Long runs of one competition, as files give them, and now and then a
+            // jump back to an earlier one.
+            let mut at = 0;
+            for (row, (jump, name, kind, settle)) in steps.into_iter().enumerate() {
+                if jump == 0 {
+                    at = (at + 3) % 7;
+                }
+                let name = if name % 4 == 0 {
+                    format!("p{name}")
+                } else {
+                    name.to_string()
+                };
+                let row = match kind {
+                    0 => None,
+                    1 => Some(usize::MAX - row),
+                    _ => Some(row),
+                };
+                let found = listings.row_of(at, &name);
+                let listed = model.get(&(at, name.clone())).copied();
+                prop_assert_eq!(found, listed);
+                if found.is_none() {
+                    prop_assert_eq!(listings.add(at, &name, row), Ok(()));
+                    model.insert((at, name), row);
+                }
+                if settle && kind == 7 {
+                    listings.settle();
+                    for c in 0..8 {
+                        let names: Vec<&String> = model
+                            .keys()
+                            .filter(|(m, _)| *m == c)
+                            .map(|(_, n)| n)
+                            .collect();
+                        prop_assert_eq!(listings.count(c), names.len());
+                        for name in names {
+                            prop_assert!(listings.lists(c, name));
+                        }
+                    }
+                }
+            }
+            listings.settle();
+            for ((c, name), row) in &model {
+                prop_assert_eq!(listings.row_of(*c, name), Some(*row));
+                prop_assert!(listings.lists(*c, name));
+                prop_assert!(listings.lists_seat(*c, name));
+            }
+            for c in 0..8 {
+                let count = model.keys().filter(|(m, _)| *m == c).count();
+                prop_assert_eq!(listings.count(c), count);
+                prop_assert!(!listings.lists(c, "61") && !listings.lists_seat(c, "61"));
+            }
+            Ok(())
+        });
+        if let Err(failed) = checked {
+            panic!("{failed}");
+        }
+    }
+
     /// Results and board rows find the entrants their competition listed, and no
     /// other; an entrant row after them (a dataset built by hand) is still taken and
     /// still checked against the earlier ones.
@@ -1322,6 +1550,79 @@ mod tests {
         assert_eq!(validator.entrant(&listed("c2", "1", Some(5), 5)), Ok(()));
         assert_eq!(validator.board(&board("3", "1")), Ok(()));
         assert_eq!(validator.result(&result("1")), Ok(()));
+    }
+
+    /// Entrant and result rows find their competition in any order of competitions
+    /// (in the competitions' order, back to an earlier one, ahead past one), each with
+    /// its own scoring and boards; an unknown competition between them is named, and
+    /// the rows after it find theirs as before.
+    #[test]
+    fn rows_find_their_competition_in_any_order_and_name_an_unknown_one() {
+        let mut validator = Validator::default();
+        let date = NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default();
+        for (id, scoring, boards) in [
+            ("c1", ScoringMethod::Butler, 2),
+            ("c2", ScoringMethod::Matchpoints, 24),
+            ("c3", ScoringMethod::Butler, 30),
+        ] {
+            let mut competition = Competition::new(id, date, Format::Pairs, scoring);
+            competition.boards = Some(boards);
+            assert_eq!(validator.competition(&competition), Ok(()));
+        }
+        let rule = |error: Result<(), InputError>| error.err().map(|e| e.rule);
+        for (row, (competition, entrant)) in [
+            ("c1", "1"),
+            ("c1", "2"),
+            ("c2", "1"),
+            ("c2", "2"),
+            ("c3", "1"),
+            ("c1", "3"),
+            ("c3", "2"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let listed = listed(competition, entrant, Some(row + 1), row as MemberId + 1);
+            assert_eq!(
+                validator.entrant(&listed),
+                Ok(()),
+                "{competition} {entrant}"
+            );
+        }
+        let unknown = validator.entrant(&listed("c9", "1", Some(8), 9));
+        let location = unknown.as_ref().err().map(|e| e.location.column.clone());
+        assert_eq!(location, Some(Some("competition_id".to_string())));
+        assert_eq!(
+            rule(unknown).as_deref(),
+            Some("unknown competition `c9` (not in `competitions`)")
+        );
+        assert_eq!(validator.entrant(&listed("c2", "3", Some(9), 10)), Ok(()));
+        let result = |competition: &str, boards_played: u32, score: f64| EntrantResult {
+            competition_id: competition.into(),
+            boards_played,
+            score,
+            ..result_scored(0.0)
+        };
+        assert_eq!(validator.result(&result("c3", 30, 12.0)), Ok(()));
+        assert_eq!(
+            rule(validator.result(&result("c3", 31, 12.0))).as_deref(),
+            Some("boards_played 31 is more than the competition's 30 boards")
+        );
+        // c1's two boards against its two other entrants: at most 96 IMPs.
+        assert_eq!(
+            rule(validator.result(&result("c1", 2, 97.0))).as_deref(),
+            Some("an IMP score of 97 is not plausible: 2 boards against 2 other entrants allow at most 96 (24 IMPs a board and comparison)")
+        );
+        assert_eq!(
+            rule(validator.result(&result("c2", 24, 150.0))).as_deref(),
+            Some("a matchpoint score is a percentage between 0 and 100, found 150")
+        );
+        assert_eq!(
+            rule(validator.result(&result("c9", 2, 1.0))).as_deref(),
+            Some("unknown competition `c9` (not in `competitions`)")
+        );
+        assert_eq!(validator.result(&result("c2", 24, 50.0)), Ok(()));
+        assert_eq!(validator.result(&result("c1", 2, 96.0)), Ok(()));
     }
 
     fn result_scored(score: f64) -> EntrantResult {

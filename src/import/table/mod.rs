@@ -834,6 +834,93 @@ mod tests {
             );
         }
 
+        /// Entrant rows whose competitions take turns in one file (a competition's
+        /// rows coming back after another's), and results in the same turns, are read
+        /// as in competition order; a repeat in a competition that came back names
+        /// its first row, and a result naming an entrant its competition did not list
+        /// is refused, after results of other competitions came between.
+        #[test]
+        fn entrants_of_competitions_taking_turns_are_read_and_checked_as_in_order() {
+            let rows: Vec<Row> = vec![
+                (Some("c1"), "1", 1, 2),
+                (Some("c2"), "1", 5, 6),
+                (Some("c1"), "2", 3, 4),
+                (Some("c3"), "1", 9, 10),
+                (Some("c2"), "2", 7, 8),
+                (Some("c3"), "2", 11, 12),
+            ];
+            let write = |rows: &[Row], results: Option<&str>| {
+                let dir = tempfile::tempdir().unwrap();
+                dataset(dir.path(), |dir| {
+                    parquet(&dir.join("entrants.parquet"), entrants(rows), 2);
+                    if let Some(results) = results {
+                        std::fs::write(
+                            dir.join("results.csv"),
+                            format!("competition_id,entrant,boards_played,score\n{results}"),
+                        )
+                        .unwrap();
+                    }
+                });
+                dir
+            };
+            let turns = "c2,2,24,45\nc1,1,24,55\nc2,1,24,55\nc3,1,24,55\nc1,2,24,45\nc3,2,24,45\n";
+            let dir = write(&rows, Some(turns));
+            let head = read_both_ways(dir.path());
+            let f = "entrants.parquet";
+            assert_eq!(
+                origins(&head),
+                [
+                    origin("c1", "1", f, 1),
+                    origin("c2", "1", f, 2),
+                    origin("c1", "2", f, 3),
+                    origin("c3", "1", f, 4),
+                    origin("c2", "2", f, 5),
+                    origin("c3", "2", f, 6),
+                ]
+            );
+            let reported: Vec<(&str, &str)> = head
+                .results
+                .iter()
+                .map(|r| (r.competition_id.as_str(), r.entrant.as_str()))
+                .collect();
+            assert_eq!(
+                reported,
+                [
+                    ("c2", "2"),
+                    ("c1", "1"),
+                    ("c2", "1"),
+                    ("c3", "1"),
+                    ("c1", "2"),
+                    ("c3", "2")
+                ]
+            );
+
+            let mut repeated = rows.clone();
+            repeated.push((Some("c2"), "3", 1, 12));
+            repeated.push((Some("c1"), "2", 5, 9));
+            let repeated = write(&repeated, None);
+            let unknown = write(&rows, Some(&format!("{turns}c1,3,24,50\n")));
+            let cases = [
+                (
+                    repeated.path().join(f),
+                    "row 8, column `entrant`, competition `c1`: entrant `2` appears twice in competition `c1`, first (row 3)",
+                ),
+                (
+                    unknown.path().join("results.csv"),
+                    "row 7, column `entrant`, competition `c1`: no entrant `3` in competition `c1` (not in `entrants`)",
+                ),
+            ];
+            for (dir, (path, rule)) in [&repeated, &unknown].into_iter().zip(cases) {
+                let one = read_on_one_thread(dir.path()).unwrap_err().to_string();
+                let two = open_checked(dir.path(), OnError::Strict)
+                    .err()
+                    .unwrap()
+                    .to_string();
+                assert_eq!(two, one);
+                assert_eq!(two, format!("{}, {rule}", path.display()));
+            }
+        }
+
         /// A file of more rows than one built part holds, in two row groups, is
         /// read as on one thread; a row without a competition id stops it where it
         /// stands, after an earlier part's broken row is reported first.

@@ -58,7 +58,9 @@ pub(super) struct Built<T> {
     /// The rows of the frame it was built from.
     pub(super) height: usize,
     /// Each row's competition id and the row, or the cell's broken rule, in file order.
-    pub(super) rows: Vec<(String, Result<T, InputError>)>,
+    /// The id is inline (no allocation for an id of up to 24 bytes): the checks make
+    /// it the row's own `String` once per run of a competition's rows.
+    pub(super) rows: Vec<(Text, Result<T, InputError>)>,
     /// A row without a competition id, after the rows before it: nothing after it is
     /// read.
     pub(super) stop: Option<InputError>,
@@ -80,7 +82,7 @@ impl<T> Built<T> {
 
     /// A row's competition id, or `None` once a row without one has stopped the file
     /// (kept as the error it is).
-    fn id_or_stop(&mut self, id: Result<String, InputError>) -> Option<String> {
+    fn id_or_stop(&mut self, id: Result<Text, InputError>) -> Option<Text> {
         match id {
             Ok(id) => Some(id),
             Err(error) => {
@@ -93,6 +95,10 @@ impl<T> Built<T> {
 
 /// Holds the rows of `built` to the `rules`, in order, and hands on those that pass;
 /// then stops at the row without a competition id, if there is one.
+///
+/// A row's competition id is its own `String`, but a competition's rows come together:
+/// when the sink gives a row back (a compact table keeps its texts interned), the
+/// next row of the same competition takes its id rather than a new one.
 pub(super) fn check_rows<T: CompetitionRow<Id = String>>(
     built: Built<T>,
     check: &mut Check,
@@ -100,9 +106,16 @@ pub(super) fn check_rows<T: CompetitionRow<Id = String>>(
     out: &mut dyn RowSink<T>,
 ) -> Result<(), Error> {
     out.reserve_rows(built.height);
+    let mut spare: Option<String> = None;
     for (competition_id, row) in built.rows {
-        if let Some(row) = check.row(competition_id, row, rules)? {
-            out.push_row(row);
+        let id = match spare.take() {
+            Some(id) if id == competition_id.as_str() => id,
+            _ => competition_id.as_str().to_owned(),
+        };
+        if let Some(row) = check.row(id, row, rules)? {
+            if let Some(mut back) = out.push_row_back(row) {
+                spare = Some(std::mem::take(back.competition_id_mut()));
+            }
         }
     }
     match built.stop {
@@ -117,7 +130,7 @@ pub(super) fn build_competitions(
     rows: Range<usize>,
 ) -> Result<Built<Competition>, Error> {
     super::known::check_columns(frame, "competitions")?;
-    let mut id = frame.col::<String>("competition_id", Required)?;
+    let mut id = frame.col::<Text>("competition_id", Required)?;
     let mut date = frame.col::<NaiveDate>("date", Required)?;
     let mut session = frame.col::<i32>("session", Optional)?;
     let mut format = frame.col::<String>("format", Required)?;
@@ -189,7 +202,7 @@ pub(super) fn build_competitions(
 /// Builds `rows` of `frame`.
 pub(super) fn build_entrants(frame: &Frame, rows: Range<usize>) -> Result<Built<Entrant>, Error> {
     super::known::check_columns(frame, "entrants")?;
-    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut competition_id = frame.col::<Text>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
     let [p1, p2, p3, p4] = PLAYER_COLUMNS;
     let mut players = [
@@ -256,7 +269,7 @@ pub(super) fn build_results(
     rows: Range<usize>,
 ) -> Result<Built<EntrantResult>, Error> {
     super::known::check_columns(frame, "results")?;
-    let mut competition_id = frame.col::<String>("competition_id", Required)?;
+    let mut competition_id = frame.col::<Text>("competition_id", Required)?;
     let mut entrant = frame.col::<String>("entrant", Required)?;
     let mut boards_played = frame.col::<i32>("boards_played", Required)?;
     let mut score = frame.col::<f64>("score", Required)?;
