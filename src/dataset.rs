@@ -325,6 +325,31 @@ pub struct Dataset {
     pub boards: Vec<BoardResult>,
 }
 
+/// Every cell of a board row but its origin, read at once: what reads most of a row
+/// (the checks, the ledger's encoding, the scorer) looks into its columns once.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BoardCells<'a> {
+    pub competition_id: &'a str,
+    pub board: u32,
+    pub ns: Option<&'a str>,
+    pub ew: Option<&'a str>,
+    pub contract: Option<&'a str>,
+    pub declarer: Option<&'a str>,
+    pub tricks: Option<u8>,
+    pub ns_score: Option<i32>,
+    pub adjusted: Option<&'a str>,
+    pub north: Option<&'a str>,
+    pub south: Option<&'a str>,
+    pub east: Option<&'a str>,
+    pub west: Option<&'a str>,
+    pub round: Option<u32>,
+    pub session: Option<u32>,
+    pub table: Option<u32>,
+    pub room: Option<&'a str>,
+    pub ns_penalty: Option<f64>,
+    pub ew_penalty: Option<f64>,
+}
+
 /// The cells of a board row as the consumers read them (the checks, the ledger's hash,
 /// the scorer, the model's input), whether the row is a [`BoardResult`] of its own or
 /// a place in a board file's columns ([`BoardRef::Columns`]): most of a federation's
@@ -353,29 +378,56 @@ pub trait BoardRow {
     /// Where the row came from; built when asked (an error names it).
     fn origin(&self) -> Origin;
 
-    /// The row as a struct of its own, cell for cell.
-    fn to_result(&self) -> BoardResult {
-        let text = |cell: Option<&str>| cell.map(Text::from);
-        BoardResult {
-            competition_id: Text::from(self.competition_id()),
+    /// Every cell but the origin, at once.
+    #[inline]
+    fn cells(&self) -> BoardCells<'_> {
+        BoardCells {
+            competition_id: self.competition_id(),
             board: self.board(),
-            ns: text(self.ns()),
-            ew: text(self.ew()),
-            contract: text(self.contract()),
-            declarer: text(self.declarer()),
+            ns: self.ns(),
+            ew: self.ew(),
+            contract: self.contract(),
+            declarer: self.declarer(),
             tricks: self.tricks(),
             ns_score: self.ns_score(),
-            adjusted: text(self.adjusted()),
-            north: text(self.north()),
-            south: text(self.south()),
-            east: text(self.east()),
-            west: text(self.west()),
+            adjusted: self.adjusted(),
+            north: self.north(),
+            south: self.south(),
+            east: self.east(),
+            west: self.west(),
             round: self.round(),
             session: self.session(),
             table: self.table(),
-            room: text(self.room()),
+            room: self.room(),
             ns_penalty: self.ns_penalty(),
             ew_penalty: self.ew_penalty(),
+        }
+    }
+
+    /// The row as a struct of its own, cell for cell.
+    fn to_result(&self) -> BoardResult {
+        let c = self.cells();
+        let text = |cell: Option<&str>| cell.map(Text::from);
+        BoardResult {
+            competition_id: Text::from(c.competition_id),
+            board: c.board,
+            ns: text(c.ns),
+            ew: text(c.ew),
+            contract: text(c.contract),
+            declarer: text(c.declarer),
+            tricks: c.tricks,
+            ns_score: c.ns_score,
+            adjusted: text(c.adjusted),
+            north: text(c.north),
+            south: text(c.south),
+            east: text(c.east),
+            west: text(c.west),
+            round: c.round,
+            session: c.session,
+            table: c.table,
+            room: text(c.room),
+            ns_penalty: c.ns_penalty,
+            ew_penalty: c.ew_penalty,
             origin: self.origin(),
         }
     }
@@ -508,6 +560,9 @@ impl<T: BoardRow + ?Sized> BoardRow for &T {
     fn origin(&self) -> Origin {
         (**self).origin()
     }
+    fn cells(&self) -> BoardCells<'_> {
+        (**self).cells()
+    }
     fn to_result(&self) -> BoardResult {
         (**self).to_result()
     }
@@ -543,6 +598,33 @@ pub trait BoardColumns: Send + Sync + std::fmt::Debug {
     fn ns_penalty(&self, row: u32) -> Option<f64>;
     fn ew_penalty(&self, row: u32) -> Option<f64>;
     fn origin(&self, row: u32) -> Origin;
+
+    /// Every cell of the row at `row` (whose board number is `board`) but its origin:
+    /// one call where reading cell by cell makes one each.
+    #[inline]
+    fn cells(&self, row: u32, board: u32) -> BoardCells<'_> {
+        BoardCells {
+            competition_id: self.competition_id(row),
+            board,
+            ns: self.text(BoardText::Ns, row),
+            ew: self.text(BoardText::Ew, row),
+            contract: self.text(BoardText::Contract, row),
+            declarer: self.text(BoardText::Declarer, row),
+            tricks: self.tricks(row),
+            ns_score: self.ns_score(row),
+            adjusted: self.text(BoardText::Adjusted, row),
+            north: self.text(BoardText::North, row),
+            south: self.text(BoardText::South, row),
+            east: self.text(BoardText::East, row),
+            west: self.text(BoardText::West, row),
+            round: self.round(row),
+            session: self.session(row),
+            table: self.table(row),
+            room: self.text(BoardText::Room, row),
+            ns_penalty: self.ns_penalty(row),
+            ew_penalty: self.ew_penalty(row),
+        }
+    }
 }
 
 /// One board row: a struct of its own, or a place in a board file's columns with its
@@ -598,6 +680,17 @@ impl BoardRow for BoardRef<'_> {
     }
     board_ref_text!(ns: Ns, ew: Ew, contract: Contract, declarer: Declarer, adjusted: Adjusted,
         north: North, south: South, east: East, west: West, room: Room);
+    #[inline]
+    fn cells(&self) -> BoardCells<'_> {
+        match self {
+            BoardRef::Row(row) => row.cells(),
+            BoardRef::Columns {
+                columns,
+                row,
+                board,
+            } => columns.cells(*row, *board),
+        }
+    }
     board_ref_cell!(tricks: Option<u8>, ns_score: Option<i32>, round: Option<u32>,
         session: Option<u32>, table: Option<u32>, ns_penalty: Option<f64>,
         ew_penalty: Option<f64>, origin: Origin);

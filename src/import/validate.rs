@@ -794,7 +794,8 @@ impl Validator {
     }
 
     pub fn board<R: BoardRow>(&mut self, board: &R) -> Result<(), InputError> {
-        let competition = board.competition_id();
+        let c = board.cells();
+        let competition = c.competition_id;
         let same_competition = self.board_competition.as_deref() == Some(competition);
         let number = if same_competition {
             self.board_at
@@ -805,7 +806,7 @@ impl Validator {
                 None => return Err(unknown_competition(competition, &board.origin())),
             }
         };
-        let number_on_board = board.board();
+        let number_on_board = c.board;
         let located = |column: &str| {
             at(&board.origin(), column)
                 .competition(competition)
@@ -817,12 +818,12 @@ impl Validator {
                 "board numbers start at 1, found 0",
             ));
         }
-        let pair_sides = [("ns", board.ns()), ("ew", board.ew())];
+        let pair_sides = [("ns", c.ns), ("ew", c.ew)];
         let seats = [
-            ("north", board.north()),
-            ("south", board.south()),
-            ("east", board.east()),
-            ("west", board.west()),
+            ("north", c.north),
+            ("south", c.south),
+            ("east", c.east),
+            ("west", c.west),
         ];
         let has_pairs = pair_sides.iter().all(|(_, side)| side.is_some());
         let has_seats = seats.iter().all(|(_, seat)| seat.is_some());
@@ -845,7 +846,7 @@ impl Validator {
                 }
             }
         }
-        let declarer = board.declarer();
+        let declarer = c.declarer;
         if let Some(declarer) = declarer {
             if !DECLARERS.contains(&declarer) {
                 return Err(InputError::new(
@@ -854,20 +855,20 @@ impl Validator {
                 ));
             }
         }
-        let tricks = board.tricks();
+        let tricks = c.tricks;
         if let Some(tricks) = tricks {
             tricks_in_range(i64::from(tricks))
                 .map_err(|rule| InputError::new(located("tricks"), rule))?;
         }
         within("board", number_on_board, 1, limits::MAX_BOARD_NUMBER)
             .map_err(|rule| InputError::new(located("board"), rule))?;
-        for (column, value) in [("round", board.round()), ("table", board.table())] {
+        for (column, value) in [("round", c.round), ("table", c.table)] {
             if let Some(value) = value {
                 within(column, value, 0, limits::MAX_ROUND_OR_TABLE)
                     .map_err(|rule| InputError::new(located(column), rule))?;
             }
         }
-        if let Some(score) = board.ns_score() {
+        if let Some(score) = c.ns_score {
             within(
                 "ns_score",
                 score,
@@ -876,17 +877,14 @@ impl Validator {
             )
             .map_err(|rule| InputError::new(located("ns_score"), rule))?;
         }
-        for (column, value) in [
-            ("ns_penalty", board.ns_penalty()),
-            ("ew_penalty", board.ew_penalty()),
-        ] {
+        for (column, value) in [("ns_penalty", c.ns_penalty), ("ew_penalty", c.ew_penalty)] {
             if let Some(value) = value {
                 finite(value).map_err(|rule| InputError::new(located(column), rule))?;
                 within(column, value, -limits::MAX_PENALTY, limits::MAX_PENALTY)
                     .map_err(|rule| InputError::new(located(column), rule))?;
             }
         }
-        match (board.contract(), board.adjusted()) {
+        match (c.contract, c.adjusted) {
             (None, None) => {
                 return Err(InputError::new(
                     located("contract"),

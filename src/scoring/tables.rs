@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::dataset::{BoardRow, Entrant, Format, Text};
+use crate::dataset::{BoardCells, BoardRow, Entrant, Format, Text};
 use crate::error::{InputError, Location};
 
 use super::contract::{self, parse_contract, Seat};
@@ -220,13 +220,13 @@ fn row_location<R: BoardRow + ?Sized>(row: &R, column: &str) -> Location {
 }
 
 /// The N/S score of a row, checked against its contract when both are given.
-fn read_outcome<R: BoardRow>(row: &R) -> Result<Outcome, InputError> {
-    if let Some(code) = row.adjusted().filter(|c| !trim_name(c).is_empty()) {
-        return parse_adjusted(code, row.ns_score())
+fn read_outcome<R: BoardRow>(row: &R, c: &BoardCells<'_>) -> Result<Outcome, InputError> {
+    if let Some(code) = c.adjusted.filter(|c| !trim_name(c).is_empty()) {
+        return parse_adjusted(code, c.ns_score)
             .map_err(|rule| InputError::new(row_location(row, "adjusted"), rule));
     }
-    let Some(text) = row.contract().filter(|c| !trim_name(c).is_empty()) else {
-        return row.ns_score().map(Outcome::Score).ok_or_else(|| {
+    let Some(text) = c.contract.filter(|c| !trim_name(c).is_empty()) else {
+        return c.ns_score.map(Outcome::Score).ok_or_else(|| {
             InputError::new(
                 row_location(row, "contract"),
                 "the row has no contract, no ns_score and no artificial score",
@@ -237,9 +237,9 @@ fn read_outcome<R: BoardRow>(row: &R) -> Result<Outcome, InputError> {
         .map_err(|rule| InputError::new(row_location(row, "contract"), rule))?;
     let computed = match contract {
         None => 0,
-        Some(c) => {
-            let declarer: Seat = row
-                .declarer()
+        Some(bid) => {
+            let declarer: Seat = c
+                .declarer
                 .ok_or_else(|| {
                     InputError::new(
                         row_location(row, "declarer"),
@@ -248,23 +248,23 @@ fn read_outcome<R: BoardRow>(row: &R) -> Result<Outcome, InputError> {
                 })?
                 .parse()
                 .map_err(|rule| InputError::new(row_location(row, "declarer"), rule))?;
-            let tricks = row.tricks().ok_or_else(|| {
+            let tricks = c.tricks.ok_or_else(|| {
                 InputError::new(
                     row_location(row, "tricks"),
                     format!("contract `{text}` has no tricks"),
                 )
             })?;
-            contract::ns_score(Some(&c), declarer, tricks, row.board())
+            contract::ns_score(Some(&bid), declarer, tricks, c.board)
                 .map_err(|rule| InputError::new(row_location(row, "tricks"), rule))?
         }
     };
-    match row.ns_score() {
+    match c.ns_score {
         Some(given) if given != computed => Err(InputError::new(
             row_location(row, "ns_score"),
             format!(
                 "ns_score {given} does not match contract `{text}` by {} with {} tricks, which scores {computed} for N/S",
-                row.declarer().unwrap_or("-"),
-                row.tricks().map_or("-".to_string(), |t| t.to_string()),
+                c.declarer.unwrap_or("-"),
+                c.tricks.map_or("-".to_string(), |t| t.to_string()),
             ),
         )),
         _ => Ok(Outcome::Score(computed)),
@@ -276,13 +276,14 @@ pub(super) fn read_table<'a, R: BoardRow>(
     format: Format,
     known: &Entrants<'_>,
 ) -> Result<Table<'a>, InputError> {
+    let c = row.cells();
     let individual = [
-        ("north", row.north()),
-        ("south", row.south()),
-        ("east", row.east()),
-        ("west", row.west()),
+        ("north", c.north),
+        ("south", c.south),
+        ("east", c.east),
+        ("west", c.west),
     ];
-    let pairs = [("ns", row.ns()), ("ew", row.ew())];
+    let pairs = [("ns", c.ns), ("ew", c.ew)];
     let seats: &[(&str, Option<&'a str>)] = if format == Format::Individual {
         &individual
     } else {
@@ -310,7 +311,7 @@ pub(super) fn read_table<'a, R: BoardRow>(
         names.push(name);
         at.push(position);
     }
-    let (ns_penalty, ew_penalty) = (row.ns_penalty(), row.ew_penalty());
+    let (ns_penalty, ew_penalty) = (c.ns_penalty, c.ew_penalty);
     for (column, penalty) in [("ns_penalty", ns_penalty), ("ew_penalty", ew_penalty)] {
         if penalty.is_some_and(|p| !p.is_finite()) {
             return Err(InputError::new(
@@ -324,10 +325,10 @@ pub(super) fn read_table<'a, R: BoardRow>(
     let (ns_at, ew_at) = at.split_at(half);
     Ok(Table {
         row: TableRow {
-            board: row.board(),
-            round: row.round(),
-            session: row.session(),
-            table: row.table(),
+            board: c.board,
+            round: c.round,
+            session: c.session,
+            table: c.table,
             ns_penalty,
             ew_penalty,
         },
@@ -336,7 +337,7 @@ pub(super) fn read_table<'a, R: BoardRow>(
         ew: Side::from_slice(ew),
         ns_at: Seats::from_slice(ns_at),
         ew_at: Seats::from_slice(ew_at),
-        outcome: read_outcome(row)?,
+        outcome: read_outcome(row, &c)?,
     })
 }
 
