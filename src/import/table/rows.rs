@@ -965,4 +965,104 @@ mod tests {
         assert_eq!(broken(&text), broken(&typed));
         assert_eq!(text.stop, typed.stop);
     }
+
+    /// Three rows with every column of the contract, each cell given in one row and
+    /// absent in another: read in place, each row gives through every accessor the
+    /// cells the same rows give when built as structs through the columns (text).
+    #[test]
+    fn rows_read_in_place_give_every_cell_the_built_rows_give() {
+        let text = |cells: [Option<&str>; 3]| cells.map(|c| c.map(str::to_owned));
+        let named = |name: &str, cells: [Option<&str>; 3]| Column::new(name.into(), text(cells));
+        let columns = vec![
+            named("competition_id", [Some("c1"), Some("c1"), Some("c2")]),
+            Column::new("board".into(), [3_i32, 4, 1]),
+            named("ns", [Some("1"), None, Some(" 2 ")]),
+            named("ew", [Some("2"), None, Some("1")]),
+            named("contract", [Some("4S"), Some("3NT"), None]),
+            named("declarer", [Some("N"), Some("E"), None]),
+            Column::new("tricks".into(), [Some(10_i64), Some(9), None]),
+            Column::new("ns_score".into(), [Some(420_i32), Some(-400), None]),
+            named("adjusted", [None, None, Some("A6040")]),
+            named("north", [None, Some("n"), None]),
+            named("south", [None, Some("s"), None]),
+            named("east", [None, Some("e"), None]),
+            named("west", [None, Some("w"), None]),
+            Column::new("round".into(), [Some(1_i32), None, Some(2)]),
+            Column::new("session".into(), [None, Some(2_i32), Some(1)]),
+            Column::new("table".into(), [Some(7_i32), Some(0), None]),
+            named("room", [Some("open"), None, Some("closed")]),
+            Column::new("ns_penalty".into(), [None, Some(-1.5_f64), None]),
+            Column::new("ew_penalty".into(), [Some(0.5_f64), None, None]),
+            named("source_file", [None, Some("club.pbn"), None]),
+            Column::new("source_line".into(), [None, Some(42_i64), None]),
+        ];
+        let frame = |columns: Vec<Column>, text: bool| Frame {
+            path: Arc::from(Path::new("boards.parquet")),
+            text_columns: if text {
+                columns.iter().map(|c| c.name().to_string()).collect()
+            } else {
+                HashSet::new()
+            },
+            df: DataFrame::new(3, columns).unwrap_or_default(),
+            first_row: 0,
+        };
+        let typed = built(&frame(columns.clone(), false));
+        let as_text = built(&frame(as_text(columns), true));
+        assert_eq!(
+            places(&typed),
+            [(COLUMNS, 0, 3, 1), (COLUMNS, 1, 4, 1), (COLUMNS, 2, 1, 2)]
+        );
+        assert_eq!(
+            places(&as_text),
+            [(OWNED, 0, 3, 1), (OWNED, 1, 4, 1), (OWNED, 2, 1, 2)]
+        );
+        let structs = rows(&as_text);
+        assert_eq!(structs.len(), 3);
+        for (slot, expected) in typed.slots.iter().zip(&structs) {
+            let row = BoardRef::Columns {
+                columns: &*typed.sets[slot.set as usize],
+                row: slot.row,
+                board: slot.board,
+            };
+            let e = expected;
+            assert_eq!(row.competition_id(), e.competition_id.as_str());
+            assert_eq!(row.board(), e.board);
+            assert_eq!(row.ns(), e.ns.as_deref());
+            assert_eq!(row.ew(), e.ew.as_deref());
+            assert_eq!(row.contract(), e.contract.as_deref());
+            assert_eq!(row.declarer(), e.declarer.as_deref());
+            assert_eq!(row.tricks(), e.tricks);
+            assert_eq!(row.ns_score(), e.ns_score);
+            assert_eq!(row.adjusted(), e.adjusted.as_deref());
+            assert_eq!(row.north(), e.north.as_deref());
+            assert_eq!(row.south(), e.south.as_deref());
+            assert_eq!(row.east(), e.east.as_deref());
+            assert_eq!(row.west(), e.west.as_deref());
+            assert_eq!(row.round(), e.round);
+            assert_eq!(row.session(), e.session);
+            assert_eq!(row.table(), e.table);
+            assert_eq!(row.room(), e.room.as_deref());
+            assert_eq!(row.ns_penalty(), e.ns_penalty);
+            assert_eq!(row.ew_penalty(), e.ew_penalty);
+            assert_eq!(row.origin(), e.origin);
+            // All at once, as the struct gives them.
+            assert_eq!(row.cells(), e.cells());
+            assert_eq!(&row.to_result(), e);
+        }
+        // The values themselves, as the file holds them (the seat keeps its spaces).
+        let second = &structs[1];
+        assert_eq!(
+            (second.north.as_deref(), second.ns_penalty, second.session),
+            (Some("n"), Some(-1.5), Some(2))
+        );
+        assert_eq!(second.origin.file.as_deref(), Some(Path::new("club.pbn")));
+        assert_eq!(second.origin.row, Some(42));
+        let third = &structs[2];
+        assert_eq!((third.ns.as_deref(), third.tricks), (Some(" 2 "), None));
+        assert_eq!(
+            third.origin.file.as_deref(),
+            Some(Path::new("boards.parquet"))
+        );
+        assert_eq!(third.origin.row, Some(3));
+    }
 }
