@@ -631,6 +631,11 @@ pub(super) fn check_boards(built: BuiltBoards, check: &mut Check) -> Result<Chec
     } = built;
     let mut broken = broken.into_iter().peekable();
     let mut kept = 0;
+    // The competition of the run of rows before, and whether its own row passed: the
+    // rows of a competition left out before its own row was read (one the checks do
+    // not know) are not looked at. What the checks know is settled before the board
+    // rows, so it is asked once a run, and the quarantine only for such rows.
+    let mut run: Option<(u32, bool)> = None;
     for at in 0..slots.len() {
         while let Some((_, id, error)) = broken.next_if(|(before, _, _)| *before == at) {
             check.broken(&id, error)?;
@@ -641,10 +646,16 @@ pub(super) fn check_boards(built: BuiltBoards, check: &mut Check) -> Result<Chec
             row: slot.row,
             board: slot.board,
         };
-        // The rows of a competition left out before its own row
-        // was read are not looked at.
         let id = row.competition_id();
-        if check.quarantine.contains(id) && !check.validator.knows_competition(id) {
+        let known = match run {
+            Some((number, known)) if number == slot.competition && number != u32::MAX => known,
+            _ => {
+                let known = check.validator.knows_competition(id);
+                run = Some((slot.competition, known));
+                known
+            }
+        };
+        if !known && check.quarantine.contains(id) {
             continue;
         }
         match check.validator.board(&row) {
