@@ -324,3 +324,469 @@ pub struct Dataset {
     pub results: Vec<EntrantResult>,
     pub boards: Vec<BoardResult>,
 }
+
+/// Every cell of a board row but its origin, read at once: what reads most of a row
+/// (the checks, the ledger's encoding, the scorer) looks into its columns once.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BoardCells<'a> {
+    pub competition_id: &'a str,
+    pub board: u32,
+    pub ns: Option<&'a str>,
+    pub ew: Option<&'a str>,
+    pub contract: Option<&'a str>,
+    pub declarer: Option<&'a str>,
+    pub tricks: Option<u8>,
+    pub ns_score: Option<i32>,
+    pub adjusted: Option<&'a str>,
+    pub north: Option<&'a str>,
+    pub south: Option<&'a str>,
+    pub east: Option<&'a str>,
+    pub west: Option<&'a str>,
+    pub round: Option<u32>,
+    pub session: Option<u32>,
+    pub table: Option<u32>,
+    pub room: Option<&'a str>,
+    pub ns_penalty: Option<f64>,
+    pub ew_penalty: Option<f64>,
+}
+
+/// The cells of a board row as the consumers read them (the checks, the ledger's hash,
+/// the scorer, the model's input), whether the row is a [`BoardResult`] of its own or
+/// a place in a board file's columns ([`BoardRef::Columns`]): most of a federation's
+/// rows are read from Parquet and never need a struct of their own, which cost more to
+/// build, move and drop than reading them did.
+pub trait BoardRow {
+    fn competition_id(&self) -> &str;
+    fn board(&self) -> u32;
+    fn ns(&self) -> Option<&str>;
+    fn ew(&self) -> Option<&str>;
+    fn contract(&self) -> Option<&str>;
+    fn declarer(&self) -> Option<&str>;
+    fn tricks(&self) -> Option<u8>;
+    fn ns_score(&self) -> Option<i32>;
+    fn adjusted(&self) -> Option<&str>;
+    fn north(&self) -> Option<&str>;
+    fn south(&self) -> Option<&str>;
+    fn east(&self) -> Option<&str>;
+    fn west(&self) -> Option<&str>;
+    fn round(&self) -> Option<u32>;
+    fn session(&self) -> Option<u32>;
+    fn table(&self) -> Option<u32>;
+    fn room(&self) -> Option<&str>;
+    fn ns_penalty(&self) -> Option<f64>;
+    fn ew_penalty(&self) -> Option<f64>;
+    /// Where the row came from; built when asked (an error names it).
+    fn origin(&self) -> Origin;
+
+    /// Every cell but the origin, at once.
+    #[inline]
+    fn cells(&self) -> BoardCells<'_> {
+        BoardCells {
+            competition_id: self.competition_id(),
+            board: self.board(),
+            ns: self.ns(),
+            ew: self.ew(),
+            contract: self.contract(),
+            declarer: self.declarer(),
+            tricks: self.tricks(),
+            ns_score: self.ns_score(),
+            adjusted: self.adjusted(),
+            north: self.north(),
+            south: self.south(),
+            east: self.east(),
+            west: self.west(),
+            round: self.round(),
+            session: self.session(),
+            table: self.table(),
+            room: self.room(),
+            ns_penalty: self.ns_penalty(),
+            ew_penalty: self.ew_penalty(),
+        }
+    }
+
+    /// The row as a struct of its own, cell for cell.
+    fn to_result(&self) -> BoardResult {
+        let c = self.cells();
+        let text = |cell: Option<&str>| cell.map(Text::from);
+        BoardResult {
+            competition_id: Text::from(c.competition_id),
+            board: c.board,
+            ns: text(c.ns),
+            ew: text(c.ew),
+            contract: text(c.contract),
+            declarer: text(c.declarer),
+            tricks: c.tricks,
+            ns_score: c.ns_score,
+            adjusted: text(c.adjusted),
+            north: text(c.north),
+            south: text(c.south),
+            east: text(c.east),
+            west: text(c.west),
+            round: c.round,
+            session: c.session,
+            table: c.table,
+            room: text(c.room),
+            ns_penalty: c.ns_penalty,
+            ew_penalty: c.ew_penalty,
+            origin: self.origin(),
+        }
+    }
+}
+
+impl BoardRow for BoardResult {
+    fn competition_id(&self) -> &str {
+        &self.competition_id
+    }
+    fn board(&self) -> u32 {
+        self.board
+    }
+    fn ns(&self) -> Option<&str> {
+        self.ns.as_deref()
+    }
+    fn ew(&self) -> Option<&str> {
+        self.ew.as_deref()
+    }
+    fn contract(&self) -> Option<&str> {
+        self.contract.as_deref()
+    }
+    fn declarer(&self) -> Option<&str> {
+        self.declarer.as_deref()
+    }
+    fn tricks(&self) -> Option<u8> {
+        self.tricks
+    }
+    fn ns_score(&self) -> Option<i32> {
+        self.ns_score
+    }
+    fn adjusted(&self) -> Option<&str> {
+        self.adjusted.as_deref()
+    }
+    fn north(&self) -> Option<&str> {
+        self.north.as_deref()
+    }
+    fn south(&self) -> Option<&str> {
+        self.south.as_deref()
+    }
+    fn east(&self) -> Option<&str> {
+        self.east.as_deref()
+    }
+    fn west(&self) -> Option<&str> {
+        self.west.as_deref()
+    }
+    fn round(&self) -> Option<u32> {
+        self.round
+    }
+    fn session(&self) -> Option<u32> {
+        self.session
+    }
+    fn table(&self) -> Option<u32> {
+        self.table
+    }
+    fn room(&self) -> Option<&str> {
+        self.room.as_deref()
+    }
+    fn ns_penalty(&self) -> Option<f64> {
+        self.ns_penalty
+    }
+    fn ew_penalty(&self) -> Option<f64> {
+        self.ew_penalty
+    }
+    fn origin(&self) -> Origin {
+        self.origin.clone()
+    }
+    fn to_result(&self) -> BoardResult {
+        self.clone()
+    }
+}
+
+impl<T: BoardRow + ?Sized> BoardRow for &T {
+    fn competition_id(&self) -> &str {
+        (**self).competition_id()
+    }
+    fn board(&self) -> u32 {
+        (**self).board()
+    }
+    fn ns(&self) -> Option<&str> {
+        (**self).ns()
+    }
+    fn ew(&self) -> Option<&str> {
+        (**self).ew()
+    }
+    fn contract(&self) -> Option<&str> {
+        (**self).contract()
+    }
+    fn declarer(&self) -> Option<&str> {
+        (**self).declarer()
+    }
+    fn tricks(&self) -> Option<u8> {
+        (**self).tricks()
+    }
+    fn ns_score(&self) -> Option<i32> {
+        (**self).ns_score()
+    }
+    fn adjusted(&self) -> Option<&str> {
+        (**self).adjusted()
+    }
+    fn north(&self) -> Option<&str> {
+        (**self).north()
+    }
+    fn south(&self) -> Option<&str> {
+        (**self).south()
+    }
+    fn east(&self) -> Option<&str> {
+        (**self).east()
+    }
+    fn west(&self) -> Option<&str> {
+        (**self).west()
+    }
+    fn round(&self) -> Option<u32> {
+        (**self).round()
+    }
+    fn session(&self) -> Option<u32> {
+        (**self).session()
+    }
+    fn table(&self) -> Option<u32> {
+        (**self).table()
+    }
+    fn room(&self) -> Option<&str> {
+        (**self).room()
+    }
+    fn ns_penalty(&self) -> Option<f64> {
+        (**self).ns_penalty()
+    }
+    fn ew_penalty(&self) -> Option<f64> {
+        (**self).ew_penalty()
+    }
+    fn origin(&self) -> Origin {
+        (**self).origin()
+    }
+    fn cells(&self) -> BoardCells<'_> {
+        (**self).cells()
+    }
+    fn to_result(&self) -> BoardResult {
+        (**self).to_result()
+    }
+}
+
+/// A text cell of a board row, as [`BoardColumns`] are asked for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoardText {
+    Ns,
+    Ew,
+    Contract,
+    Declarer,
+    Adjusted,
+    North,
+    South,
+    East,
+    West,
+    Room,
+}
+
+/// The cells of a number of a board file's rows (a row group's, a file's), read in
+/// place: the reader resolves the columns once and hands on places in them. Only rows
+/// whose every cell keeps the rules of its type are handed on this way; the rest are
+/// built as [`BoardResult`]s, which name the broken cell.
+pub trait BoardColumns: Send + Sync + std::fmt::Debug {
+    fn competition_id(&self, row: u32) -> &str;
+    fn text(&self, cell: BoardText, row: u32) -> Option<&str>;
+    fn tricks(&self, row: u32) -> Option<u8>;
+    fn ns_score(&self, row: u32) -> Option<i32>;
+    fn round(&self, row: u32) -> Option<u32>;
+    fn session(&self, row: u32) -> Option<u32>;
+    fn table(&self, row: u32) -> Option<u32>;
+    fn ns_penalty(&self, row: u32) -> Option<f64>;
+    fn ew_penalty(&self, row: u32) -> Option<f64>;
+    fn origin(&self, row: u32) -> Origin;
+
+    /// Every cell of the row at `row` (whose board number is `board`) but its origin:
+    /// one call where reading cell by cell makes one each.
+    #[inline]
+    fn cells(&self, row: u32, board: u32) -> BoardCells<'_> {
+        BoardCells {
+            competition_id: self.competition_id(row),
+            board,
+            ns: self.text(BoardText::Ns, row),
+            ew: self.text(BoardText::Ew, row),
+            contract: self.text(BoardText::Contract, row),
+            declarer: self.text(BoardText::Declarer, row),
+            tricks: self.tricks(row),
+            ns_score: self.ns_score(row),
+            adjusted: self.text(BoardText::Adjusted, row),
+            north: self.text(BoardText::North, row),
+            south: self.text(BoardText::South, row),
+            east: self.text(BoardText::East, row),
+            west: self.text(BoardText::West, row),
+            round: self.round(row),
+            session: self.session(row),
+            table: self.table(row),
+            room: self.text(BoardText::Room, row),
+            ns_penalty: self.ns_penalty(row),
+            ew_penalty: self.ew_penalty(row),
+        }
+    }
+}
+
+/// One board row: a struct of its own, or a place in a board file's columns with its
+/// board number already read (every consumer reads it, most more than once).
+#[derive(Debug, Clone, Copy)]
+pub enum BoardRef<'a> {
+    Row(&'a BoardResult),
+    Columns {
+        columns: &'a dyn BoardColumns,
+        row: u32,
+        board: u32,
+    },
+}
+
+macro_rules! board_ref_cell {
+    ($($name:ident: $ty:ty),* $(,)?) => {$(
+        #[inline]
+        fn $name(&self) -> $ty {
+            match self {
+                BoardRef::Row(row) => row.$name(),
+                BoardRef::Columns { columns, row, .. } => columns.$name(*row),
+            }
+        }
+    )*};
+}
+
+macro_rules! board_ref_text {
+    ($($name:ident: $cell:ident),* $(,)?) => {$(
+        #[inline]
+        fn $name(&self) -> Option<&str> {
+            match self {
+                BoardRef::Row(row) => row.$name.as_deref(),
+                BoardRef::Columns { columns, row, .. } => columns.text(BoardText::$cell, *row),
+            }
+        }
+    )*};
+}
+
+impl BoardRow for BoardRef<'_> {
+    #[inline]
+    fn competition_id(&self) -> &str {
+        match self {
+            BoardRef::Row(row) => &row.competition_id,
+            BoardRef::Columns { columns, row, .. } => columns.competition_id(*row),
+        }
+    }
+    #[inline]
+    fn board(&self) -> u32 {
+        match self {
+            BoardRef::Row(row) => row.board,
+            BoardRef::Columns { board, .. } => *board,
+        }
+    }
+    board_ref_text!(ns: Ns, ew: Ew, contract: Contract, declarer: Declarer, adjusted: Adjusted,
+        north: North, south: South, east: East, west: West, room: Room);
+    #[inline]
+    fn cells(&self) -> BoardCells<'_> {
+        match self {
+            BoardRef::Row(row) => row.cells(),
+            BoardRef::Columns {
+                columns,
+                row,
+                board,
+            } => columns.cells(*row, *board),
+        }
+    }
+    board_ref_cell!(tricks: Option<u8>, ns_score: Option<i32>, round: Option<u32>,
+        session: Option<u32>, table: Option<u32>, ns_penalty: Option<f64>,
+        ew_penalty: Option<f64>, origin: Origin);
+}
+
+/// A board row a reader hands on: its place in one of a batch's column sets, with the
+/// two cells every consumer reads often, its board number and its competition (as a
+/// number the reader gave the id, so that rows are grouped by comparing numbers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoardSlot {
+    /// Which of the batch's [`BoardBatch::sets`] holds the row.
+    pub set: u32,
+    pub row: u32,
+    pub board: u32,
+    /// The competition, numbered by the reader: equal numbers, equal ids.
+    pub competition: u32,
+}
+
+/// Board rows of whole competitions as a reader hands them on: places in column sets
+/// (a row group's columns, the few rows built as structs), not rows of their own.
+#[derive(Debug, Default, Clone)]
+pub struct BoardBatch {
+    pub sets: Vec<Arc<dyn BoardColumns>>,
+    /// The rows, each in one of `sets`.
+    pub slots: Vec<BoardSlot>,
+}
+
+impl BoardBatch {
+    /// The row at `slot`, which must name one of the batch's sets.
+    #[inline]
+    pub fn row(&self, slot: &BoardSlot) -> BoardRef<'_> {
+        BoardRef::Columns {
+            columns: &*self.sets[slot.set as usize],
+            row: slot.row,
+            board: slot.board,
+        }
+    }
+
+    /// Every row, in order.
+    pub fn rows(&self) -> impl Iterator<Item = BoardRef<'_>> + '_ {
+        self.slots.iter().map(|slot| self.row(slot))
+    }
+}
+
+/// Board rows built as structs (from a text file, or a row read through its columns),
+/// as a column set.
+#[derive(Debug, Default)]
+pub struct OwnedBoards(pub Vec<BoardResult>);
+
+impl OwnedBoards {
+    fn at(&self, row: u32) -> Option<&BoardResult> {
+        self.0.get(row as usize)
+    }
+}
+
+impl BoardColumns for OwnedBoards {
+    fn competition_id(&self, row: u32) -> &str {
+        self.at(row).map_or("", |r| r.competition_id.as_str())
+    }
+    fn text(&self, cell: BoardText, row: u32) -> Option<&str> {
+        let r = self.at(row)?;
+        match cell {
+            BoardText::Ns => r.ns.as_deref(),
+            BoardText::Ew => r.ew.as_deref(),
+            BoardText::Contract => r.contract.as_deref(),
+            BoardText::Declarer => r.declarer.as_deref(),
+            BoardText::Adjusted => r.adjusted.as_deref(),
+            BoardText::North => r.north.as_deref(),
+            BoardText::South => r.south.as_deref(),
+            BoardText::East => r.east.as_deref(),
+            BoardText::West => r.west.as_deref(),
+            BoardText::Room => r.room.as_deref(),
+        }
+    }
+    fn tricks(&self, row: u32) -> Option<u8> {
+        self.at(row)?.tricks
+    }
+    fn ns_score(&self, row: u32) -> Option<i32> {
+        self.at(row)?.ns_score
+    }
+    fn round(&self, row: u32) -> Option<u32> {
+        self.at(row)?.round
+    }
+    fn session(&self, row: u32) -> Option<u32> {
+        self.at(row)?.session
+    }
+    fn table(&self, row: u32) -> Option<u32> {
+        self.at(row)?.table
+    }
+    fn ns_penalty(&self, row: u32) -> Option<f64> {
+        self.at(row)?.ns_penalty
+    }
+    fn ew_penalty(&self, row: u32) -> Option<f64> {
+        self.at(row)?.ew_penalty
+    }
+    fn origin(&self, row: u32) -> Origin {
+        self.at(row).map(|r| r.origin.clone()).unwrap_or_default()
+    }
+}

@@ -23,7 +23,7 @@
 
 use chrono::NaiveDate;
 
-use super::{BoardResult, Competition, Entrant, EntrantResult, Member};
+use super::{BoardResult, BoardRow, Competition, Entrant, EntrantResult, Member};
 
 /// The bytes of rows being encoded.
 #[derive(Debug, Default, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -287,6 +287,31 @@ pub fn board_into(row: &BoardResult, e: &mut Encoder) {
         e.opt_int(number.map(i64::from));
     }
     e.opt_str(room).opt_real(*ns_penalty).opt_real(*ew_penalty);
+}
+
+/// [`board_into`] for any board row, read through [`BoardRow`]: the same bytes.
+pub fn board_row_into<R: BoardRow>(row: &R, e: &mut Encoder) {
+    e.str(row.competition_id()).int(i64::from(row.board()));
+    for text in [row.ns(), row.ew(), row.contract(), row.declarer()] {
+        e.opt_str(&text);
+    }
+    e.opt_int(row.tricks().map(i64::from))
+        .opt_int(row.ns_score().map(i64::from));
+    for text in [
+        row.adjusted(),
+        row.north(),
+        row.south(),
+        row.east(),
+        row.west(),
+    ] {
+        e.opt_str(&text);
+    }
+    for number in [row.round(), row.session(), row.table()] {
+        e.opt_int(number.map(i64::from));
+    }
+    e.opt_str(&row.room())
+        .opt_real(row.ns_penalty())
+        .opt_real(row.ew_penalty());
 }
 
 /// A member row.

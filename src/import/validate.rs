@@ -11,8 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::dataset::text::{check_text, MAX_NAME_CHARS, MAX_TEXT_CHARS};
 use crate::dataset::{
-    BoardResult, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin,
-    ScoringMethod,
+    BoardRow, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin, ScoringMethod,
 };
 use crate::error::{InputError, Location};
 
@@ -578,6 +577,13 @@ fn unknown_entrant(competition: &str, entrant: &str, origin: &Origin, column: &s
     )
 }
 
+fn unknown_competition(id: &str, origin: &Origin) -> InputError {
+    InputError::new(
+        at(origin, "competition_id").competition(id),
+        format!("unknown competition `{id}` (not in `competitions`)"),
+    )
+}
+
 fn row_text(origin: &Origin) -> String {
     origin
         .row
@@ -900,33 +906,37 @@ impl Validator {
         Ok(())
     }
 
-    pub fn board(&mut self, board: &BoardResult) -> Result<(), InputError> {
-        let origin = &board.origin;
-        let competition = board.competition_id.as_str();
+    pub fn board<R: BoardRow>(&mut self, board: &R) -> Result<(), InputError> {
+        let c = board.cells();
+        let competition = c.competition_id;
         let same_competition = self.board_competition.as_deref() == Some(competition);
         let number = if same_competition {
             self.board_at
         } else {
             self.entrants.settle();
-            self.known_competition(competition, origin)?.at
+            match self.competitions.get(competition) {
+                Some(facts) => facts.at,
+                None => return Err(unknown_competition(competition, &board.origin())),
+            }
         };
+        let number_on_board = c.board;
         let located = |column: &str| {
-            at(origin, column)
+            at(&board.origin(), column)
                 .competition(competition)
-                .board(board.board)
+                .board(number_on_board)
         };
-        if board.board < 1 {
+        if number_on_board < 1 {
             return Err(InputError::new(
                 located("board"),
                 "board numbers start at 1, found 0",
             ));
         }
-        let pair_sides = [("ns", &board.ns), ("ew", &board.ew)];
+        let pair_sides = [("ns", c.ns), ("ew", c.ew)];
         let seats = [
-            ("north", &board.north),
-            ("south", &board.south),
-            ("east", &board.east),
-            ("west", &board.west),
+            ("north", c.north),
+            ("south", c.south),
+            ("east", c.east),
+            ("west", c.west),
         ];
         let has_pairs = pair_sides.iter().all(|(_, side)| side.is_some());
         let has_seats = seats.iter().all(|(_, seat)| seat.is_some());
@@ -942,34 +952,36 @@ impl Validator {
         }
         for (column, named) in pair_sides.iter().chain(seats.iter()) {
             if let Some(entrant) = named {
-                if !self.entrants.lists_seat(number, entrant.as_str()) {
-                    let mut error = unknown_entrant(competition, entrant, origin, column);
-                    error.location.board = Some(board.board);
+                if !self.entrants.lists_seat(number, entrant) {
+                    let mut error = unknown_entrant(competition, entrant, &board.origin(), column);
+                    error.location.board = Some(number_on_board);
                     return Err(error);
                 }
             }
         }
-        if let Some(declarer) = &board.declarer {
-            if !DECLARERS.contains(&declarer.as_str()) {
+        let declarer = c.declarer;
+        if let Some(declarer) = declarer {
+            if !DECLARERS.contains(&declarer) {
                 return Err(InputError::new(
                     located("declarer"),
                     format!("declarer must be one of N, E, S, W, found `{declarer}`"),
                 ));
             }
         }
-        if let Some(tricks) = board.tricks {
+        let tricks = c.tricks;
+        if let Some(tricks) = tricks {
             tricks_in_range(i64::from(tricks))
                 .map_err(|rule| InputError::new(located("tricks"), rule))?;
         }
-        within("board", board.board, 1, limits::MAX_BOARD_NUMBER)
+        within("board", number_on_board, 1, limits::MAX_BOARD_NUMBER)
             .map_err(|rule| InputError::new(located("board"), rule))?;
-        for (column, value) in [("round", board.round), ("table", board.table)] {
+        for (column, value) in [("round", c.round), ("table", c.table)] {
             if let Some(value) = value {
                 within(column, value, 0, limits::MAX_ROUND_OR_TABLE)
                     .map_err(|rule| InputError::new(located(column), rule))?;
             }
         }
-        if let Some(score) = board.ns_score {
+        if let Some(score) = c.ns_score {
             within(
                 "ns_score",
                 score,
@@ -978,17 +990,14 @@ impl Validator {
             )
             .map_err(|rule| InputError::new(located("ns_score"), rule))?;
         }
-        for (column, value) in [
-            ("ns_penalty", board.ns_penalty),
-            ("ew_penalty", board.ew_penalty),
-        ] {
+        for (column, value) in [("ns_penalty", c.ns_penalty), ("ew_penalty", c.ew_penalty)] {
             if let Some(value) = value {
                 finite(value).map_err(|rule| InputError::new(located(column), rule))?;
                 within(column, value, -limits::MAX_PENALTY, limits::MAX_PENALTY)
                     .map_err(|rule| InputError::new(located(column), rule))?;
             }
         }
-        match (&board.contract, &board.adjusted) {
+        match (c.contract, c.adjusted) {
             (None, None) => {
                 return Err(InputError::new(
                     located("contract"),
@@ -996,13 +1005,13 @@ impl Validator {
                 ))
             }
             (Some(contract), None) if !contract.trim().eq_ignore_ascii_case("PASS") => {
-                if board.declarer.is_none() {
+                if declarer.is_none() {
                     return Err(InputError::new(
                         located("declarer"),
                         format!("contract `{contract}` needs a declarer"),
                     ));
                 }
-                if board.tricks.is_none() {
+                if tricks.is_none() {
                     return Err(InputError::new(
                         located("tricks"),
                         format!("contract `{contract}` needs the tricks taken"),
@@ -1069,7 +1078,7 @@ impl Validator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{Format, ScoringMethod};
+    use crate::dataset::{BoardResult, Format, ScoringMethod};
     use chrono::NaiveDate;
     use proptest::prelude::*;
     use std::path::Path;

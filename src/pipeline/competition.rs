@@ -11,10 +11,10 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::dataset::entrant_table::{EntrantTable, ResultTable};
-use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
+use crate::dataset::{BoardRef, BoardRow, Competition, Dataset, Entrant, EntrantResult};
 use crate::error::InputError;
 use crate::quarantine::Quarantined;
-use crate::scoring::{self, BoardScore, Standing};
+use crate::scoring::{self, BoardScore, Boards, Standing};
 
 use super::prepared::PreparedCompetition;
 use super::reported;
@@ -36,7 +36,7 @@ pub(super) struct Rows<'a> {
     pub entrants: Vec<&'a Entrant>,
     /// The results the club reported, if any.
     pub reported: Vec<&'a EntrantResult>,
-    pub boards: &'a [&'a BoardResult],
+    pub boards: &'a [BoardRef<'a>],
 }
 
 /// One competition scored.
@@ -177,23 +177,48 @@ impl<'c, 'r> Index<'c, 'r> {
 
     /// Board rows by competition: (place in replay order, rows in their order), in
     /// replay order. Rows of a competition the index does not hold are left out.
-    pub fn group<'b>(&self, boards: &'b [BoardResult]) -> Vec<(usize, Vec<&'b BoardResult>)> {
-        let mut by_place: HashMap<usize, Vec<&BoardResult>> = HashMap::default();
+    pub fn group<'b>(&self, boards: Boards<'b>) -> Vec<(usize, Vec<BoardRef<'b>>)> {
+        let mut by_place: HashMap<usize, Vec<BoardRef<'b>>> = HashMap::default();
         // A competition's rows come together: each run of one id is looked up once.
-        let mut rest = boards;
-        while let Some(first) = rest.first() {
-            let id = &first.competition_id;
-            let run = rest
-                .iter()
-                .position(|row| row.competition_id != *id)
-                .unwrap_or(rest.len());
-            let (here, after) = rest.split_at(run);
-            if let Some(at) = self.position(id) {
-                by_place.entry(at).or_default().extend(here);
+        match boards {
+            Boards::Rows(rows) => {
+                let mut rest = rows;
+                while let Some(first) = rest.first() {
+                    let id = &first.competition_id;
+                    let run = rest
+                        .iter()
+                        .position(|row| row.competition_id != *id)
+                        .unwrap_or(rest.len());
+                    let (here, after) = rest.split_at(run);
+                    if let Some(at) = self.position(id) {
+                        by_place
+                            .entry(at)
+                            .or_default()
+                            .extend(here.iter().map(BoardRef::Row));
+                    }
+                    rest = after;
+                }
             }
-            rest = after;
+            Boards::Batch(batch) => {
+                // The reader numbered the competitions: runs are found by number.
+                let mut rest = &batch.slots[..];
+                while let Some(first) = rest.first() {
+                    let run = rest
+                        .iter()
+                        .position(|slot| slot.competition != first.competition)
+                        .unwrap_or(rest.len());
+                    let (here, after) = rest.split_at(run);
+                    if let Some(at) = self.position(batch.row(first).competition_id()) {
+                        by_place
+                            .entry(at)
+                            .or_default()
+                            .extend(here.iter().map(|slot| batch.row(slot)));
+                    }
+                    rest = after;
+                }
+            }
         }
-        let mut grouped: Vec<(usize, Vec<&BoardResult>)> = by_place.into_iter().collect();
+        let mut grouped: Vec<(usize, Vec<BoardRef<'b>>)> = by_place.into_iter().collect();
         grouped.sort_unstable_by_key(|(at, _)| *at);
         grouped
     }
@@ -203,7 +228,7 @@ impl<'c, 'r> Index<'c, 'r> {
     pub fn with_rows<T>(
         &self,
         at: usize,
-        boards: &[&BoardResult],
+        boards: &[BoardRef<'_>],
         f: impl FnOnce(&Rows<'_>) -> T,
     ) -> T {
         let id = self.order[at].competition_id.as_str();
@@ -239,8 +264,8 @@ pub(super) fn each_competition<T: Send>(
     on_competition_done: &(dyn Fn() + Sync),
 ) -> (Vec<T>, Vec<Quarantined>) {
     let index = Index::of(dataset);
-    let mut boards: Vec<Vec<&BoardResult>> = vec![Vec::new(); index.order.len()];
-    for (at, rows) in index.group(&dataset.boards) {
+    let mut boards: Vec<Vec<BoardRef<'_>>> = vec![Vec::new(); index.order.len()];
+    for (at, rows) in index.group(Boards::Rows(&dataset.boards)) {
         boards[at] = rows;
     }
     let outcomes: Vec<Result<T, InputError>> = index
@@ -354,7 +379,7 @@ pub(super) fn score_one(
 fn check_boards_played(
     competition: &Competition,
     results: &[EntrantResult],
-    board_rows: &[&BoardResult],
+    board_rows: &[BoardRef<'_>],
 ) -> Result<(), InputError> {
     let n_boards = match competition.boards {
         Some(n) => n,
@@ -378,10 +403,10 @@ fn check_boards_played(
 }
 
 /// The number of distinct boards the rows hold.
-pub(super) fn distinct_boards(board_rows: &[&BoardResult]) -> u32 {
+pub(super) fn distinct_boards(board_rows: &[impl BoardRow]) -> u32 {
     board_rows
         .iter()
-        .map(|b| b.board)
+        .map(BoardRow::board)
         .collect::<HashSet<_>>()
         .len() as u32
 }
@@ -391,7 +416,7 @@ mod tests {
     use chrono::NaiveDate;
 
     use super::*;
-    use crate::dataset::{Format, ScoringMethod};
+    use crate::dataset::{BoardResult, Format, ScoringMethod};
 
     fn board(id: &str, number: u32) -> BoardResult {
         BoardResult {
@@ -427,12 +452,12 @@ mod tests {
             board("c", 7),
         ];
         let grouped: Vec<(usize, Vec<(String, u32)>)> = index
-            .group(&rows)
+            .group(Boards::Rows(&rows))
             .into_iter()
             .map(|(at, rows)| {
                 let rows = rows
                     .iter()
-                    .map(|r| (r.competition_id.to_string(), r.board))
+                    .map(|r| (r.competition_id().to_string(), r.board()))
                     .collect();
                 (at, rows)
             })
@@ -448,6 +473,6 @@ mod tests {
                 (2, named("c", &[7])),
             ]
         );
-        assert!(index.group(&[]).is_empty());
+        assert!(index.group(Boards::Rows(&[])).is_empty());
     }
 }

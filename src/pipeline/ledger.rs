@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::dataset::encoding;
-use crate::dataset::{BoardResult, Competition, Dataset, Entrant, EntrantResult};
+use crate::dataset::{BoardResult, BoardRow, Competition, Dataset, Entrant, EntrantResult};
 use crate::model::FactorSet;
 use crate::quarantine::Quarantined;
 
@@ -103,7 +103,7 @@ pub fn factor_hash(factors: &FactorSet) -> String {
 /// number of rows. The rows are encoded one after another into one buffer and sorted
 /// as spans of it: a competition's hundreds of board rows cost one allocation, not
 /// one each.
-fn hash_rows<T>(hasher: &mut Sha256, rows: &[&T], encode: impl Fn(&T, &mut encoding::Encoder)) {
+fn hash_rows<T>(hasher: &mut Sha256, rows: &[T], encode: impl Fn(&T, &mut encoding::Encoder)) {
     let mut e = encoding::Encoder::with_capacity(rows.len() * 96);
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
     for row in rows {
@@ -161,14 +161,16 @@ pub fn competition_hash(
     competition: &Competition,
     entrants: &[&Entrant],
     results: &[&EntrantResult],
-    boards: &[&BoardResult],
+    boards: &[impl BoardRow],
 ) -> String {
     let mut hasher = Sha256::new();
     hasher.update(COMPETITION_TAG);
     hasher.update(encoding::competition(competition));
-    hash_rows(&mut hasher, entrants, encoding::entrant_into);
-    hash_rows(&mut hasher, results, encoding::result_into);
-    hash_rows(&mut hasher, boards, encoding::board_into);
+    hash_rows(&mut hasher, entrants, |row, e| {
+        encoding::entrant_into(row, e)
+    });
+    hash_rows(&mut hasher, results, |row, e| encoding::result_into(row, e));
+    hash_rows(&mut hasher, boards, encoding::board_row_into);
     hex(&hasher.finalize())
 }
 
@@ -202,7 +204,9 @@ pub fn members_and_hashes(
     let mut hasher = Sha256::new();
     hasher.update(DATASET_TAG);
     let members: Vec<&crate::dataset::Member> = members.iter().collect();
-    hash_rows(&mut hasher, &members, encoding::member_into);
+    hash_rows(&mut hasher, &members, |row, e| {
+        encoding::member_into(row, e)
+    });
     // A stable sort keeps pairs of one id in their order: the last of each run counts.
     pairs.sort_by(|a, b| a.0.cmp(b.0));
     let last = |at: &usize| pairs.get(at + 1).is_none_or(|next| next.0 != pairs[*at].0);
@@ -585,7 +589,7 @@ mod tests {
         club.clubs[0] = Some("Spiren BK".into());
         let mut house = plain.clone();
         house.house = true;
-        let hash = |e: &Entrant| competition_hash(c, &[e], &[], &[]);
+        let hash = |e: &Entrant| competition_hash(c, &[e], &[], &[] as &[&BoardResult]);
         assert_eq!(hash(&club), hash(&plain));
         assert_ne!(hash(&house), hash(&plain));
     }

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 
-use crate::dataset::{BoardResult, Competition, Dataset};
+use crate::dataset::{BoardRef, Competition, Dataset};
 use crate::error::{Error, InputError, Result};
 use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
@@ -451,7 +451,7 @@ impl<'a> Run<'a> {
         &self,
         index: &competition::Index<'_, '_>,
         at: usize,
-        rows: &[&BoardResult],
+        rows: &[BoardRef<'_>],
     ) -> std::result::Result<prepare::OneCompetition, InputError> {
         let mut one = index.with_rows(at, rows, |rows| {
             prepare::prepare_one(
@@ -480,7 +480,7 @@ impl<'a> Run<'a> {
         vouched: &ledger::Known,
     ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
-        let prepare = |at: usize, rows: &[&BoardResult]| self.prepare(&index, at, rows);
+        let prepare = |at: usize, rows: &[BoardRef<'_>]| self.prepare(&index, at, rows);
         let one_pass = self.previous.is_none();
         let first_scope = |at: usize| one_pass && self.until_ok(index.order[at]);
         let mut collected = Collected::new(index.order.len(), &self.settings.sealer);

@@ -10,7 +10,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::dataset::{
-    BoardResult, Competition, Entrant, EntrantResult, Format, MemberKind, ScoringMethod,
+    BoardRef, BoardRow, Competition, Entrant, EntrantResult, Format, MemberKind, ScoringMethod,
 };
 use crate::error::{InputError, Location};
 use crate::model::{
@@ -43,7 +43,7 @@ pub(super) fn build_input(
     competition: &Competition,
     entrants: &[&Entrant],
     results: &[EntrantResult],
-    board_rows: &[&BoardResult],
+    board_rows: &[BoardRef<'_>],
     registry: &Registry,
     factors: &FactorSet,
 ) -> Result<PreparedCompetition, InputError> {
@@ -104,7 +104,7 @@ impl<'a> Context<'a> {
         competition: &'a Competition,
         entrants: &[&'a Entrant],
         results: &'a [EntrantResult],
-        board_rows: &[&'a BoardResult],
+        board_rows: &'a [BoardRef<'_>],
     ) -> Result<Self, InputError> {
         let kind = field_kind(competition)?;
         let n_boards = board_count(competition, board_rows)?;
@@ -327,7 +327,7 @@ fn field_kind(competition: &Competition) -> Result<FieldKind, InputError> {
 }
 
 /// The number of boards of the competition: as stated, or the distinct boards played.
-fn board_count(competition: &Competition, board_rows: &[&BoardResult]) -> Result<u32, InputError> {
+fn board_count(competition: &Competition, board_rows: &[BoardRef<'_>]) -> Result<u32, InputError> {
     let n = competition
         .boards
         .unwrap_or_else(|| distinct_boards(board_rows));
@@ -349,25 +349,24 @@ fn board_count(competition: &Competition, board_rows: &[&BoardResult]) -> Result
 /// export, and taking either opponent would rate the pair against the wrong one.
 fn one_opponent_per_pair(
     competition: &Competition,
-    board_rows: &[&BoardResult],
+    board_rows: &[BoardRef<'_>],
 ) -> Result<(), InputError> {
-    let mut met: HashMap<&str, (&str, &BoardResult)> = HashMap::default();
+    let mut met: HashMap<&str, (&str, u32)> = HashMap::default();
     for row in board_rows {
-        let (Some(ns), Some(ew)) = (row.ns.as_deref(), row.ew.as_deref()) else {
+        let (Some(ns), Some(ew)) = (row.ns(), row.ew()) else {
             continue;
         };
         for (pair, opponent, column) in [(ns, ew, "ew"), (ew, ns, "ns")] {
-            let (first, first_row) = *met.entry(pair).or_insert((opponent, row));
+            let (first, first_board) = *met.entry(pair).or_insert((opponent, row.board()));
             if first != opponent {
                 return Err(InputError::new(
-                    row.origin
+                    row.origin()
                         .location()
                         .competition(&competition.competition_id)
-                        .board(row.board)
+                        .board(row.board())
                         .column(column),
                     format!(
-                        "pair `{pair}` meets `{opponent}` here but met `{first}` on board {}: a pair meets one opponent in a team match",
-                        first_row.board
+                        "pair `{pair}` meets `{opponent}` here but met `{first}` on board {first_board}: a pair meets one opponent in a team match",
                     ),
                 ));
             }
@@ -377,10 +376,10 @@ fn one_opponent_per_pair(
 }
 
 /// The pair each pair met at the table, from board rows (ns against ew).
-fn table_opponents<'a>(board_rows: &[&'a BoardResult]) -> HashMap<&'a str, &'a str> {
+fn table_opponents<'a>(board_rows: &'a [BoardRef<'_>]) -> HashMap<&'a str, &'a str> {
     let mut met: HashMap<&str, &str> = HashMap::default();
     for row in board_rows {
-        if let (Some(ns), Some(ew)) = (row.ns.as_deref(), row.ew.as_deref()) {
+        if let (Some(ns), Some(ew)) = (row.ns(), row.ew()) {
             met.entry(ns).or_insert(ew);
             met.entry(ew).or_insert(ns);
         }

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::dataset::BoardResult;
+use crate::dataset::BoardRef;
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantine;
 
-pub use crate::scoring::{BoardSource, InMemory};
+pub use crate::scoring::{BoardSource, Boards, InMemory};
 
 use super::competition::{Index, WithBoardScores};
 use super::ledger;
@@ -26,7 +26,7 @@ use super::sealed::{Arriving, BoardScoreRows, Sealer};
 /// What a pass runs on a competition in scope: its place in replay order and its board
 /// rows, to its outcome.
 pub(super) type PrepareOne<'a, T> =
-    dyn Fn(usize, &[&BoardResult]) -> std::result::Result<T, InputError> + Sync + 'a;
+    dyn Fn(usize, &[BoardRef<'_>]) -> std::result::Result<T, InputError> + Sync + 'a;
 
 /// What a pass keeps, per competition in replay order.
 pub(super) struct Collected<T> {
@@ -70,7 +70,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     fn batch(
         &mut self,
         index: &Index<'_, '_>,
-        rows: &[BoardResult],
+        rows: Boards<'_>,
         hash: bool,
         in_scope: &(dyn Fn(usize) -> bool + Sync),
         one: &PrepareOne<'_, T>,
@@ -279,7 +279,7 @@ fn never_scored(index: &Index<'_, '_>, at: usize) -> Error {
     ))
 }
 
-fn hash_of(index: &Index<'_, '_>, at: usize, boards: &[&BoardResult]) -> String {
+fn hash_of(index: &Index<'_, '_>, at: usize, boards: &[BoardRef<'_>]) -> String {
     index.with_rows(at, boards, |rows| {
         ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
     })

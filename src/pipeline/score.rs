@@ -7,7 +7,7 @@
 //! collected in replay order (date, session, id): a competition that breaks a rule is
 //! quarantined at the same place whatever the thread count.
 
-use crate::dataset::{BoardResult, Competition, Dataset};
+use crate::dataset::{BoardRef, Competition, Dataset};
 use crate::quarantine::Quarantined;
 use crate::scoring::Standing;
 
@@ -77,7 +77,7 @@ pub fn score_source(
     let index = Index::new(&head.competitions, &rows.entrants, &rows.results);
     let mut collected = Collected::new(index.order.len(), sealer);
     collected.reserve_board_scores(boards.rows_hint());
-    let one = |at: usize, rows: &[&BoardResult]| {
+    let one = |at: usize, rows: &[BoardRef<'_>]| {
         let competition = index.order[at];
         index.with_rows(at, rows, |rows| {
             let mut scored = score_one(competition, rows, Rate::Recomputed)?;

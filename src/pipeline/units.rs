@@ -6,7 +6,7 @@
 //! comparison for cross-IMPs), a team's net margin per board. Every such conversion is
 //! here, so the model never sees a program's convention.
 
-use crate::dataset::{BoardResult, Competition, Direction, Entrant, EntrantResult, ScoringMethod};
+use crate::dataset::{BoardRef, Competition, Direction, Entrant, EntrantResult, ScoringMethod};
 use crate::error::InputError;
 use crate::model::{self, CalcMethod, FieldKind};
 use crate::scoring;
@@ -37,7 +37,7 @@ pub fn model_direction(direction: Direction) -> model::Direction {
 pub(super) fn model_results(
     competition: &Competition,
     entrants: &[&Entrant],
-    board_rows: &[&BoardResult],
+    board_rows: &[BoardRef<'_>],
     scored: Vec<EntrantResult>,
 ) -> Result<Vec<EntrantResult>, InputError> {
     if board_rows.is_empty() || !summed_cross_imps(competition) {

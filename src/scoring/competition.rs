@@ -4,7 +4,7 @@ use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use crate::dataset::{BoardResult, Competition, Entrant, Format, ScoringMethod, Text};
+use crate::dataset::{BoardRow, Competition, Entrant, Format, ScoringMethod, Text};
 use crate::error::InputError;
 
 use super::conventions::AveragePlus;
@@ -18,7 +18,7 @@ use super::tables::{read_table, BoardPoints, Entrants, Table};
 pub fn score_competition(
     competition: &Competition,
     entrants: &[impl Borrow<Entrant>],
-    boards: &[impl Borrow<BoardResult>],
+    boards: &[impl BoardRow],
 ) -> Result<ScoredCompetition, InputError> {
     let id = competition.competition_id.as_str();
     let conventions = competition.conventions;
@@ -42,8 +42,8 @@ pub fn score_competition(
     }
     // Callers pass a competition's own rows (others are skipped): a bound, kept modest.
     let mut tables: Vec<Table<'_>> = Vec::with_capacity(boards.len().min(1 << 12));
-    for row in boards.iter().map(Borrow::borrow) {
-        if row.competition_id == id {
+    for row in boards {
+        if row.competition_id() == id {
             tables.push(read_table(row, competition.format, &known)?);
         }
     }
@@ -317,8 +317,9 @@ fn single_result(competition: &Competition, board: u32, boards: &[u32]) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::BoardResult;
     use crate::scoring::rows::order_lists;
-    use crate::scoring::tables::{Seats, Side};
+    use crate::scoring::tables::{Seats, Side, TableRow};
 
     const NAMES: [&str; 6] = ["10", "2", "a", "03", "B", "1"];
 
@@ -350,7 +351,15 @@ mod tests {
                     s.iter().filter_map(|&i| known.position(NAMES[i])).collect()
                 };
                 Table {
-                    row,
+                    row: TableRow {
+                        board: row.board,
+                        round: None,
+                        session: None,
+                        table: row.table,
+                        ns_penalty: None,
+                        ew_penalty: None,
+                    },
+                    source: row,
                     ns: names(ns),
                     ew: names(ew),
                     ns_at: at(ns),

@@ -60,7 +60,7 @@ pub use rows::{
     entrant_order, BoardScore, BoardScoreRecord, BoardScoreTable, ScoredCompetition, Standing,
     RECORD_BYTES,
 };
-pub use source::{BoardSource, InMemory};
+pub use source::{BoardSource, Boards, InMemory};
 pub use team::team_match_vps;
 
 #[cfg(test)]

@@ -4,9 +4,17 @@
 //! competitions as their rows arrive) meet here, below both, so that neither has to
 //! know the other: the pipeline touches no files and the readers know nothing of runs.
 
-use crate::dataset::{BoardResult, Dataset};
+use crate::dataset::{BoardBatch, BoardResult, Dataset};
 use crate::error::Result;
 use crate::quarantine::Quarantine;
+
+/// A batch of board rows: structs of their own (a dataset in memory), or places in a
+/// board file's columns as a reader hands them on.
+#[derive(Debug, Clone, Copy)]
+pub enum Boards<'a> {
+    Rows(&'a [BoardResult]),
+    Batch(&'a BoardBatch),
+}
 
 /// Where a run's board rows come from: all at once from memory, or a file at a time.
 pub trait BoardSource {
@@ -17,7 +25,7 @@ pub trait BoardSource {
     fn read_boards(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
-        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
+        each: &mut dyn FnMut(Boards<'_>) -> Result<()>,
     ) -> Result<()>;
 
     /// How many board rows there are (all of them, wanted or not), when known
@@ -45,9 +53,9 @@ impl BoardSource for InMemory<'_> {
     fn read_boards(
         &mut self,
         _wanted: &(dyn Fn(&str) -> bool + Sync),
-        each: &mut dyn FnMut(&[BoardResult]) -> Result<()>,
+        each: &mut dyn FnMut(Boards<'_>) -> Result<()>,
     ) -> Result<()> {
-        each(self.boards)
+        each(Boards::Rows(self.boards))
     }
 
     fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::dataset::{BoardResult, Entrant, Format, Text};
+use crate::dataset::{BoardCells, BoardRow, Entrant, Format, Text};
 use crate::error::{InputError, Location};
 
 use super::contract::{self, parse_contract, Seat};
@@ -177,9 +177,22 @@ pub(super) type Side<'a> = SmallVec<[&'a str; 2]>;
 /// The same entrants as positions in [`Entrants`].
 pub(super) type Seats = SmallVec<[u32; 2]>;
 
+/// The cells of a table's board row that the scoring methods read, copied out once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct TableRow {
+    pub board: u32,
+    pub round: Option<u32>,
+    pub session: Option<u32>,
+    pub table: Option<u32>,
+    pub ns_penalty: Option<f64>,
+    pub ew_penalty: Option<f64>,
+}
+
 /// One validated table result.
 pub(super) struct Table<'a> {
-    pub row: &'a BoardResult,
+    pub row: TableRow,
+    /// The board row, to name it in an error.
+    pub source: &'a dyn BoardRow,
     pub ns: Side<'a>,
     pub ew: Side<'a>,
     pub ns_at: Seats,
@@ -189,16 +202,16 @@ pub(super) struct Table<'a> {
 
 impl Table<'_> {
     pub fn location(&self, column: &str) -> Location {
-        row_location(self.row, column)
+        row_location(self.source, column)
     }
 }
 
-fn row_location(row: &BoardResult, column: &str) -> Location {
+fn row_location<R: BoardRow + ?Sized>(row: &R, column: &str) -> Location {
     let location = row
-        .origin
+        .origin()
         .location()
-        .competition(row.competition_id.as_str())
-        .board(row.board);
+        .competition(row.competition_id())
+        .board(row.board());
     if column.is_empty() {
         location
     } else {
@@ -207,13 +220,13 @@ fn row_location(row: &BoardResult, column: &str) -> Location {
 }
 
 /// The N/S score of a row, checked against its contract when both are given.
-fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
-    if let Some(code) = row.adjusted.as_deref().filter(|c| !trim_name(c).is_empty()) {
-        return parse_adjusted(code, row.ns_score)
+fn read_outcome<R: BoardRow>(row: &R, c: &BoardCells<'_>) -> Result<Outcome, InputError> {
+    if let Some(code) = c.adjusted.filter(|c| !trim_name(c).is_empty()) {
+        return parse_adjusted(code, c.ns_score)
             .map_err(|rule| InputError::new(row_location(row, "adjusted"), rule));
     }
-    let Some(text) = row.contract.as_deref().filter(|c| !trim_name(c).is_empty()) else {
-        return row.ns_score.map(Outcome::Score).ok_or_else(|| {
+    let Some(text) = c.contract.filter(|c| !trim_name(c).is_empty()) else {
+        return c.ns_score.map(Outcome::Score).ok_or_else(|| {
             InputError::new(
                 row_location(row, "contract"),
                 "the row has no contract, no ns_score and no artificial score",
@@ -224,10 +237,9 @@ fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
         .map_err(|rule| InputError::new(row_location(row, "contract"), rule))?;
     let computed = match contract {
         None => 0,
-        Some(c) => {
-            let declarer: Seat = row
+        Some(bid) => {
+            let declarer: Seat = c
                 .declarer
-                .as_deref()
                 .ok_or_else(|| {
                     InputError::new(
                         row_location(row, "declarer"),
@@ -236,42 +248,43 @@ fn read_outcome(row: &BoardResult) -> Result<Outcome, InputError> {
                 })?
                 .parse()
                 .map_err(|rule| InputError::new(row_location(row, "declarer"), rule))?;
-            let tricks = row.tricks.ok_or_else(|| {
+            let tricks = c.tricks.ok_or_else(|| {
                 InputError::new(
                     row_location(row, "tricks"),
                     format!("contract `{text}` has no tricks"),
                 )
             })?;
-            contract::ns_score(Some(&c), declarer, tricks, row.board)
+            contract::ns_score(Some(&bid), declarer, tricks, c.board)
                 .map_err(|rule| InputError::new(row_location(row, "tricks"), rule))?
         }
     };
-    match row.ns_score {
+    match c.ns_score {
         Some(given) if given != computed => Err(InputError::new(
             row_location(row, "ns_score"),
             format!(
                 "ns_score {given} does not match contract `{text}` by {} with {} tricks, which scores {computed} for N/S",
-                row.declarer.as_deref().unwrap_or("-"),
-                row.tricks.map_or("-".to_string(), |t| t.to_string()),
+                c.declarer.unwrap_or("-"),
+                c.tricks.map_or("-".to_string(), |t| t.to_string()),
             ),
         )),
         _ => Ok(Outcome::Score(computed)),
     }
 }
 
-pub(super) fn read_table<'a>(
-    row: &'a BoardResult,
+pub(super) fn read_table<'a, R: BoardRow>(
+    row: &'a R,
     format: Format,
     known: &Entrants<'_>,
 ) -> Result<Table<'a>, InputError> {
+    let c = row.cells();
     let individual = [
-        ("north", &row.north),
-        ("south", &row.south),
-        ("east", &row.east),
-        ("west", &row.west),
+        ("north", c.north),
+        ("south", c.south),
+        ("east", c.east),
+        ("west", c.west),
     ];
-    let pairs = [("ns", &row.ns), ("ew", &row.ew)];
-    let seats: &[(&str, &Option<Text>)] = if format == Format::Individual {
+    let pairs = [("ns", c.ns), ("ew", c.ew)];
+    let seats: &[(&str, Option<&'a str>)] = if format == Format::Individual {
         &individual
     } else {
         &pairs
@@ -280,7 +293,6 @@ pub(super) fn read_table<'a>(
     let mut at: SmallVec<[u32; 4]> = SmallVec::new();
     for &(column, value) in seats {
         let name = value
-            .as_deref()
             .map(trim_name)
             .filter(|v| !v.is_empty())
             .ok_or_else(|| InputError::new(row_location(row, column), "no entrant at this seat"))?;
@@ -299,10 +311,8 @@ pub(super) fn read_table<'a>(
         names.push(name);
         at.push(position);
     }
-    for (column, penalty) in [
-        ("ns_penalty", row.ns_penalty),
-        ("ew_penalty", row.ew_penalty),
-    ] {
+    let (ns_penalty, ew_penalty) = (c.ns_penalty, c.ew_penalty);
+    for (column, penalty) in [("ns_penalty", ns_penalty), ("ew_penalty", ew_penalty)] {
         if penalty.is_some_and(|p| !p.is_finite()) {
             return Err(InputError::new(
                 row_location(row, column),
@@ -314,12 +324,20 @@ pub(super) fn read_table<'a>(
     let (ns, ew) = names.split_at(half);
     let (ns_at, ew_at) = at.split_at(half);
     Ok(Table {
-        row,
+        row: TableRow {
+            board: c.board,
+            round: c.round,
+            session: c.session,
+            table: c.table,
+            ns_penalty,
+            ew_penalty,
+        },
+        source: row,
         ns: Side::from_slice(ns),
         ew: Side::from_slice(ew),
         ns_at: Seats::from_slice(ns_at),
         ew_at: Seats::from_slice(ew_at),
-        outcome: read_outcome(row)?,
+        outcome: read_outcome(row, &c)?,
     })
 }
 

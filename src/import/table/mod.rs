@@ -494,7 +494,6 @@ trait CompetitionRow {
     /// How the row holds its competition's id.
     type Id: AsRef<str>;
     fn competition_id_mut(&mut self) -> &mut Self::Id;
-    fn competition_id(&self) -> &Self::Id;
 }
 
 macro_rules! competition_row {
@@ -503,9 +502,6 @@ macro_rules! competition_row {
             type Id = $id;
             fn competition_id_mut(&mut self) -> &mut $id {
                 &mut self.competition_id
-            }
-            fn competition_id(&self) -> &$id {
-                &self.competition_id
             }
         }
     )*};
@@ -518,26 +514,6 @@ impl Check {
     /// quarantine for it (or, strict, the error is returned).
     fn broken(&mut self, id: &str, error: InputError) -> Result<(), InputError> {
         self.quarantine.add(id, error)
-    }
-
-    /// [`Check::row`] for a row that built and holds its competition's id: whether it
-    /// passed and is kept.
-    fn keeps<T: CompetitionRow>(
-        &mut self,
-        record: &T,
-        rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
-    ) -> Result<bool, InputError> {
-        let id = record.competition_id().as_ref();
-        if self.quarantine.contains(id) && !self.validator.knows_competition(id) {
-            return Ok(false);
-        }
-        match rules(&mut self.validator, record) {
-            Ok(()) => Ok(true),
-            Err(error) => {
-                self.quarantine.add(id, error)?;
-                Ok(false)
-            }
-        }
     }
 
     /// Takes a row of competition `id`, built from its cells (or not), and holds it to

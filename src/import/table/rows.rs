@@ -7,7 +7,8 @@ use chrono::NaiveDate;
 
 use crate::dataset::entrant_table::RowSink;
 use crate::dataset::{
-    BoardResult, Competition, Entrant, EntrantResult, Member, MemberKind, Origin, Text,
+    BoardColumns, BoardRef, BoardResult, BoardRow, BoardSlot, BoardText, Competition, Entrant,
+    EntrantResult, Member, MemberKind, Origin, OwnedBoards, Text,
 };
 use crate::error::{Error, InputError};
 use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
@@ -295,13 +296,17 @@ pub(super) fn build_results(
 }
 
 /// A board file's rows as their cells built them, before the rules that need the other
-/// tables. The rows that built are kept apart from the few that broke a rule in a cell,
-/// so that a row is written once, in place, and checked and handed on without being
-/// moved again.
-#[derive(Debug, Default)]
+/// tables. A Parquet file's rows are read where they lie, in its columns; only the rows
+/// of a text file, and the few a cell breaks, are built as structs (the broken ones to
+/// name the cell and the rule). The rows that broke a cell are kept apart, so that the
+/// rest are checked and handed on as places, not moved.
+#[derive(Debug)]
 pub(super) struct BuiltBoards {
-    /// The rows that built, each with its competition's id, in file order.
-    pub(super) rows: Vec<BoardResult>,
+    /// [`COLUMNS`]: the file's columns (empty when its cells are text), and [`OWNED`]:
+    /// the rows built as structs.
+    pub(super) sets: [std::sync::Arc<dyn BoardColumns>; 2],
+    /// The rows that built, in file order, each numbered by its competition.
+    pub(super) slots: Vec<BoardSlot>,
     /// The rows broken by a cell: how many built rows come before each, its
     /// competition's id and the cell's error, in file order.
     pub(super) broken: Vec<(usize, Text, InputError)>,
@@ -310,12 +315,17 @@ pub(super) struct BuiltBoards {
     pub(super) stop: Option<InputError>,
 }
 
-/// Builds a board file's rows from its cells, in `rows` (emptied first; a vector whose
-/// memory is reused). It needs nothing but the frame, so the next file's rows are built
-/// while the rows before are checked.
+/// The set of [`BuiltBoards::sets`] that reads the file's columns in place.
+pub(super) const COLUMNS: u32 = 0;
+/// The set of [`BuiltBoards::sets`] that holds the rows built as structs.
+pub(super) const OWNED: u32 = 1;
+
+/// Builds a board file's rows from its cells, each numbered by its competition with
+/// `number` (asked once per run of rows of one id). It needs nothing but the frame, so
+/// the next file's rows are built while the rows before are checked.
 pub(super) fn build_boards(
     frame: &Frame,
-    mut rows: Vec<BoardResult>,
+    number: &mut dyn FnMut(&str) -> u32,
 ) -> Result<BuiltBoards, Error> {
     super::known::check_columns(frame, "boards")?;
     let mut competition_id = frame.col::<Text>("competition_id", Required)?;
@@ -339,12 +349,6 @@ pub(super) fn build_boards(
     let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
     let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
     let mut sources = frame.sources()?;
-    rows.clear();
-    rows.reserve(frame.height());
-    let mut out = BuiltBoards {
-        rows,
-        ..BuiltBoards::default()
-    };
     let resolved = (|| {
         Some(ResolvedBoards {
             path: std::sync::Arc::clone(&frame.path),
@@ -372,11 +376,32 @@ pub(super) fn build_boards(
             source_line: sources.line.arrow_array()?,
         })
     })();
-    let mut last = LastRow::default();
+    let mut slots: Vec<BoardSlot> = Vec::with_capacity(frame.height());
+    let mut owned: Vec<BoardResult> = Vec::new();
+    let mut broken: Vec<(usize, Text, InputError)> = Vec::new();
+    let mut stop = None;
+    // The competition of the row before, and its number: a competition's rows are
+    // together, so an id is numbered once per run.
+    let mut last: Option<(Text, u32)> = None;
+    let mut numbered = |id: &str| -> u32 {
+        match &last {
+            Some((before, at)) if before.as_str() == id => *at,
+            _ => {
+                let at = number(id);
+                last = Some((Text::from(id), at));
+                at
+            }
+        }
+    };
     for row in 0..frame.height() {
         if let Some(resolved) = &resolved {
-            if let Some(record) = resolved.row(row, &mut last) {
-                out.rows.push(record);
+            if let Some((id, on_board)) = resolved.valid(row) {
+                slots.push(BoardSlot {
+                    set: COLUMNS,
+                    row: row as u32,
+                    board: on_board,
+                    competition: numbered(id),
+                });
                 continue;
             }
         }
@@ -386,7 +411,7 @@ pub(super) fn build_boards(
             Ok(id) => id,
             Err(error) => {
                 // Nothing after it is read, as when the rows are checked as they come.
-                out.stop = Some(error);
+                stop = Some(error);
                 break;
             }
         };
@@ -418,20 +443,35 @@ pub(super) fn build_boards(
         };
         match built() {
             Ok(mut record) => {
+                slots.push(BoardSlot {
+                    set: OWNED,
+                    row: owned.len() as u32,
+                    board: record.board,
+                    competition: numbered(&competition_id),
+                });
                 record.competition_id = competition_id;
-                out.rows.push(record);
+                owned.push(record);
             }
-            Err(error) => out.broken.push((out.rows.len(), competition_id, error)),
+            Err(error) => broken.push((slots.len(), competition_id, error)),
         }
     }
-    Ok(out)
+    let columns: std::sync::Arc<dyn BoardColumns> = match resolved {
+        Some(resolved) => std::sync::Arc::new(resolved),
+        None => std::sync::Arc::new(OwnedBoards::default()),
+    };
+    Ok(BuiltBoards {
+        sets: [columns, std::sync::Arc::new(OwnedBoards(owned))],
+        slots,
+        broken,
+        stop,
+    })
 }
 
 /// A Parquet board file's columns, each resolved to its Arrow array (or to absent) once
-/// per frame, so that a row is built from its cells without going through a column's
-/// cell reader for each. It builds the rows that break no rule in a cell, which is
-/// nearly all; a row it cannot build is read again through the columns, so that the
-/// rule it breaks is named exactly as before.
+/// per frame, so that a row's cells are read where they lie, without going through a
+/// column's cell reader for each. It holds the rows that break no rule in a cell,
+/// which is nearly all; a row it does not hold is read again through the columns, so
+/// that the rule it breaks is named exactly as before.
 struct ResolvedBoards {
     path: std::sync::Arc<std::path::Path>,
     first_row: usize,
@@ -458,21 +498,20 @@ struct ResolvedBoards {
     source_line: Option<Ints>,
 }
 
-/// What the row before left that the next is likely to share: its competition's id
-/// (a competition's rows are together) and the file its `source_file` named.
-#[derive(Default)]
-struct LastRow {
-    competition_id: Text,
-    source_file: Option<std::sync::Arc<std::path::Path>>,
+impl std::fmt::Debug for ResolvedBoards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolvedBoards")
+            .field("path", &self.path)
+            .field("first_row", &self.first_row)
+            .field("rows", &self.competition_id.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// The text at `row` of an optional column.
 #[inline(always)]
-fn text_at(column: &Option<StrArray>, row: usize) -> Option<Text> {
-    column
-        .as_ref()
-        .and_then(|array| text_cell(array, row))
-        .map(Text::from)
+fn text_at(column: &Option<StrArray>, row: usize) -> Option<&str> {
+    column.as_ref().and_then(|array| text_cell(array, row))
 }
 
 /// The int32 at `row` of an optional column; `Err` for a value that does not fit.
@@ -504,103 +543,149 @@ fn float_at(column: &Option<F64Array>, row: usize) -> Result<Option<f64>, ()> {
 }
 
 impl ResolvedBoards {
-    /// The row at `row`, or `None` when a cell of it breaks a rule (or its
-    /// competition id is empty): the caller reads it through the columns.
+    /// The competition id and board number of the row at `row`, or `None` when a cell
+    /// of it breaks a rule (or its competition id is empty): the caller reads it
+    /// through the columns.
     #[inline]
-    fn row(&self, row: usize, last: &mut LastRow) -> Option<BoardResult> {
+    fn valid(&self, row: usize) -> Option<(&str, u32)> {
         let id = text_cell(&self.competition_id, row)?;
-        if last.competition_id != id {
-            last.competition_id = Text::from(id);
-        }
         let board = u32::try_from(i32::try_from(self.board.get(row)?).ok()?).ok()?;
-        let tricks = match self.tricks.as_ref().and_then(|ints| ints.get(row)) {
-            None => None,
-            Some(taken) => Some(validate::tricks_in_range(taken).ok()?),
+        if let Some(taken) = self.tricks.as_ref().and_then(|ints| ints.get(row)) {
+            validate::tricks_in_range(taken).ok()?;
+        }
+        int32_at(&self.ns_score, row).ok()?;
+        for counted in [&self.round, &self.session, &self.table] {
+            count_at(counted, row).ok()?;
+        }
+        float_at(&self.ns_penalty, row).ok()?;
+        float_at(&self.ew_penalty, row).ok()?;
+        Some((id, board))
+    }
+}
+
+/// The cells of the rows [`ResolvedBoards::valid`] accepts (those it does not are never
+/// asked for: a cell that would break its rule reads as absent).
+impl BoardColumns for ResolvedBoards {
+    fn competition_id(&self, row: u32) -> &str {
+        text_cell(&self.competition_id, row as usize).unwrap_or_default()
+    }
+    #[inline]
+    fn text(&self, cell: BoardText, row: u32) -> Option<&str> {
+        let column = match cell {
+            BoardText::Ns => &self.ns,
+            BoardText::Ew => &self.ew,
+            BoardText::Contract => &self.contract,
+            BoardText::Declarer => &self.declarer,
+            BoardText::Adjusted => &self.adjusted,
+            BoardText::North => &self.north,
+            BoardText::South => &self.south,
+            BoardText::East => &self.east,
+            BoardText::West => &self.west,
+            BoardText::Room => &self.room,
         };
-        let origin = match self
+        text_at(column, row as usize)
+    }
+    fn tricks(&self, row: u32) -> Option<u8> {
+        let taken = self.tricks.as_ref()?.get(row as usize)?;
+        validate::tricks_in_range(taken).ok()
+    }
+    fn ns_score(&self, row: u32) -> Option<i32> {
+        int32_at(&self.ns_score, row as usize).ok().flatten()
+    }
+    fn round(&self, row: u32) -> Option<u32> {
+        count_at(&self.round, row as usize).ok().flatten()
+    }
+    fn session(&self, row: u32) -> Option<u32> {
+        count_at(&self.session, row as usize).ok().flatten()
+    }
+    fn table(&self, row: u32) -> Option<u32> {
+        count_at(&self.table, row as usize).ok().flatten()
+    }
+    fn ns_penalty(&self, row: u32) -> Option<f64> {
+        float_at(&self.ns_penalty, row as usize).ok().flatten()
+    }
+    fn ew_penalty(&self, row: u32) -> Option<f64> {
+        float_at(&self.ew_penalty, row as usize).ok().flatten()
+    }
+    fn origin(&self, row: u32) -> Origin {
+        let row = row as usize;
+        match self
             .source_file
             .as_ref()
             .and_then(|files| text_cell(files, row))
         {
             None => Origin::new(&self.path, self.first_row + row + 1),
-            Some(file) => {
-                let shared = match &last.source_file {
-                    Some(before) if before.as_os_str() == std::ffi::OsStr::new(file) => {
-                        std::sync::Arc::clone(before)
-                    }
-                    _ => {
-                        let named: std::sync::Arc<std::path::Path> =
-                            std::sync::Arc::from(std::path::Path::new(file));
-                        last.source_file = Some(std::sync::Arc::clone(&named));
-                        named
-                    }
-                };
-                Origin {
-                    file: Some(shared),
-                    row: self
-                        .source_line
-                        .as_ref()
-                        .and_then(|lines| lines.get(row))
-                        .and_then(|line| usize::try_from(line).ok()),
-                }
-            }
-        };
-        Some(BoardResult {
-            competition_id: last.competition_id.clone(),
-            board,
-            ns: text_at(&self.ns, row),
-            ew: text_at(&self.ew, row),
-            contract: text_at(&self.contract, row),
-            declarer: text_at(&self.declarer, row),
-            tricks,
-            ns_score: int32_at(&self.ns_score, row).ok()?,
-            adjusted: text_at(&self.adjusted, row),
-            north: text_at(&self.north, row),
-            south: text_at(&self.south, row),
-            east: text_at(&self.east, row),
-            west: text_at(&self.west, row),
-            round: count_at(&self.round, row).ok()?,
-            session: count_at(&self.session, row).ok()?,
-            table: count_at(&self.table, row).ok()?,
-            room: text_at(&self.room, row),
-            ns_penalty: float_at(&self.ns_penalty, row).ok()?,
-            ew_penalty: float_at(&self.ew_penalty, row).ok()?,
-            origin,
-        })
+            Some(file) => Origin {
+                file: Some(std::sync::Arc::from(std::path::Path::new(file))),
+                row: self
+                    .source_line
+                    .as_ref()
+                    .and_then(|lines| lines.get(row))
+                    .and_then(|line| usize::try_from(line).ok()),
+            },
+        }
     }
 }
 
-/// Holds built board rows to the row rules, in row order, and returns those that pass,
-/// in the same vector.
-pub(super) fn check_boards(
-    built: BuiltBoards,
-    check: &mut Check,
-) -> Result<Vec<BoardResult>, Error> {
+/// Board rows held to the row rules: the sets they are read from, and the rows that
+/// passed, in file order.
+pub(super) struct CheckedBoards {
+    pub(super) sets: [std::sync::Arc<dyn BoardColumns>; 2],
+    pub(super) slots: Vec<BoardSlot>,
+}
+
+/// Holds built board rows to the row rules, in row order, and returns those that pass.
+pub(super) fn check_boards(built: BuiltBoards, check: &mut Check) -> Result<CheckedBoards, Error> {
     let BuiltBoards {
-        mut rows,
+        sets,
+        mut slots,
         broken,
         stop,
     } = built;
     let mut broken = broken.into_iter().peekable();
     let mut kept = 0;
-    for at in 0..rows.len() {
+    // The competition of the run of rows before, and whether its own row passed: the
+    // rows of a competition left out before its own row was read (one the checks do
+    // not know) are not looked at. What the checks know is settled before the board
+    // rows, so it is asked once a run, and the quarantine only for such rows.
+    let mut run: Option<(u32, bool)> = None;
+    for at in 0..slots.len() {
         while let Some((_, id, error)) = broken.next_if(|(before, _, _)| *before == at) {
             check.broken(&id, error)?;
         }
-        if check.keeps(&rows[at], Validator::board)? {
-            if kept != at {
-                rows.swap(kept, at);
+        let slot = slots[at];
+        let row = BoardRef::Columns {
+            columns: &*sets[slot.set as usize],
+            row: slot.row,
+            board: slot.board,
+        };
+        let id = row.competition_id();
+        let known = match run {
+            Some((number, known)) if number == slot.competition && number != u32::MAX => known,
+            _ => {
+                let known = check.validator.knows_competition(id);
+                run = Some((slot.competition, known));
+                known
             }
-            kept += 1;
+        };
+        if !known && check.quarantine.contains(id) {
+            continue;
+        }
+        match check.validator.board(&row) {
+            Ok(()) => {
+                slots[kept] = slot;
+                kept += 1;
+            }
+            Err(error) => check.quarantine.add(id, error)?,
         }
     }
     for (_, id, error) in broken {
         check.broken(&id, error)?;
     }
-    rows.truncate(kept);
+    slots.truncate(kept);
     match stop {
         Some(error) => Err(error.into()),
-        None => Ok(rows),
+        None => Ok(CheckedBoards { sets, slots }),
     }
 }
 
@@ -612,8 +697,8 @@ mod tests {
 
     use polars::prelude::*;
 
-    use super::{build_boards, BuiltBoards};
-    use crate::dataset::BoardResult;
+    use super::{build_boards, BuiltBoards, COLUMNS, OWNED};
+    use crate::dataset::{BoardRef, BoardResult, BoardRow};
     use crate::import::table::locate::Frame;
 
     /// Eight board rows: two that build, four with a broken cell each (an int32
@@ -781,8 +866,35 @@ mod tests {
             .collect()
     }
 
+    /// The rows of `frame` built, their competitions numbered `c1` 1, `c2` 2, ...
     fn built(frame: &Frame) -> BuiltBoards {
-        build_boards(frame, Vec::new()).unwrap_or_else(|e| panic!("{e}"))
+        let mut number = |id: &str| id.trim_start_matches('c').parse().unwrap_or(0);
+        build_boards(frame, &mut number).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The rows that built, read back through their sets as structs.
+    fn rows(built: &BuiltBoards) -> Vec<BoardResult> {
+        built
+            .slots
+            .iter()
+            .map(|slot| {
+                BoardRef::Columns {
+                    columns: &*built.sets[slot.set as usize],
+                    row: slot.row,
+                    board: slot.board,
+                }
+                .to_result()
+            })
+            .collect()
+    }
+
+    /// (set, file row, board, competition number) of each row that built.
+    fn places(built: &BuiltBoards) -> Vec<(u32, u32, u32, u32)> {
+        built
+            .slots
+            .iter()
+            .map(|s| (s.set, s.row, s.board, s.competition))
+            .collect()
     }
 
     /// Rows built before, competition, file row, column, rule.
@@ -809,8 +921,12 @@ mod tests {
     fn typed_columns_build_the_rows_and_name_the_broken_cells_as_text_cells_do() {
         let typed = built(&frame_of(columns(), false));
         let text = built(&frame_of(as_text(columns()), true));
-        let row = |at: usize| -> Option<&BoardResult> { typed.rows.get(at) };
-        assert_eq!(typed.rows.len(), 2);
+        let typed_rows = rows(&typed);
+        let row = |at: usize| -> Option<&BoardResult> { typed_rows.get(at) };
+        assert_eq!(typed_rows.len(), 2);
+        // Both read in place, in the file's columns; the text file's built as structs.
+        assert_eq!(places(&typed), [(COLUMNS, 0, 1, 1), (COLUMNS, 5, 3, 2)]);
+        assert_eq!(places(&text), [(OWNED, 0, 1, 1), (OWNED, 1, 3, 2)]);
         let first = row(0).unwrap_or_else(|| panic!("no row"));
         assert_eq!(first.competition_id, "c1");
         assert_eq!(
@@ -829,9 +945,6 @@ mod tests {
         assert_eq!((last.ns.as_deref(), last.contract.as_deref()), (None, None));
         assert_eq!(last.ns_penalty, Some(-0.5));
         assert_eq!(last.origin.row, Some(15));
-        // The rows of one source file share its path: built from the resolved arrays.
-        let shared = first.origin.file.as_ref().zip(last.origin.file.as_ref());
-        assert!(shared.is_some_and(|(a, b)| Arc::ptr_eq(a, b)));
         let named = |before: usize, id: &str, row: usize, column: &str, rule: &str| {
             (
                 before,
@@ -872,8 +985,108 @@ mod tests {
             "`competition_id` is required but the cell is empty"
         );
         // Text cells, read through the columns, give the same rows and the same rules.
-        assert_eq!(text.rows, typed.rows);
+        assert_eq!(rows(&text), typed_rows);
         assert_eq!(broken(&text), broken(&typed));
         assert_eq!(text.stop, typed.stop);
+    }
+
+    /// Three rows with every column of the contract, each cell given in one row and
+    /// absent in another: read in place, each row gives through every accessor the
+    /// cells the same rows give when built as structs through the columns (text).
+    #[test]
+    fn rows_read_in_place_give_every_cell_the_built_rows_give() {
+        let text = |cells: [Option<&str>; 3]| cells.map(|c| c.map(str::to_owned));
+        let named = |name: &str, cells: [Option<&str>; 3]| Column::new(name.into(), text(cells));
+        let columns = vec![
+            named("competition_id", [Some("c1"), Some("c1"), Some("c2")]),
+            Column::new("board".into(), [3_i32, 4, 1]),
+            named("ns", [Some("1"), None, Some(" 2 ")]),
+            named("ew", [Some("2"), None, Some("1")]),
+            named("contract", [Some("4S"), Some("3NT"), None]),
+            named("declarer", [Some("N"), Some("E"), None]),
+            Column::new("tricks".into(), [Some(10_i64), Some(9), None]),
+            Column::new("ns_score".into(), [Some(420_i32), Some(-400), None]),
+            named("adjusted", [None, None, Some("A6040")]),
+            named("north", [None, Some("n"), None]),
+            named("south", [None, Some("s"), None]),
+            named("east", [None, Some("e"), None]),
+            named("west", [None, Some("w"), None]),
+            Column::new("round".into(), [Some(1_i32), None, Some(2)]),
+            Column::new("session".into(), [None, Some(2_i32), Some(1)]),
+            Column::new("table".into(), [Some(7_i32), Some(0), None]),
+            named("room", [Some("open"), None, Some("closed")]),
+            Column::new("ns_penalty".into(), [None, Some(-1.5_f64), None]),
+            Column::new("ew_penalty".into(), [Some(0.5_f64), None, None]),
+            named("source_file", [None, Some("club.pbn"), None]),
+            Column::new("source_line".into(), [None, Some(42_i64), None]),
+        ];
+        let frame = |columns: Vec<Column>, text: bool| Frame {
+            path: Arc::from(Path::new("boards.parquet")),
+            text_columns: if text {
+                columns.iter().map(|c| c.name().to_string()).collect()
+            } else {
+                HashSet::new()
+            },
+            df: DataFrame::new(3, columns).unwrap_or_default(),
+            first_row: 0,
+        };
+        let typed = built(&frame(columns.clone(), false));
+        let as_text = built(&frame(as_text(columns), true));
+        assert_eq!(
+            places(&typed),
+            [(COLUMNS, 0, 3, 1), (COLUMNS, 1, 4, 1), (COLUMNS, 2, 1, 2)]
+        );
+        assert_eq!(
+            places(&as_text),
+            [(OWNED, 0, 3, 1), (OWNED, 1, 4, 1), (OWNED, 2, 1, 2)]
+        );
+        let structs = rows(&as_text);
+        assert_eq!(structs.len(), 3);
+        for (slot, expected) in typed.slots.iter().zip(&structs) {
+            let row = BoardRef::Columns {
+                columns: &*typed.sets[slot.set as usize],
+                row: slot.row,
+                board: slot.board,
+            };
+            let e = expected;
+            assert_eq!(row.competition_id(), e.competition_id.as_str());
+            assert_eq!(row.board(), e.board);
+            assert_eq!(row.ns(), e.ns.as_deref());
+            assert_eq!(row.ew(), e.ew.as_deref());
+            assert_eq!(row.contract(), e.contract.as_deref());
+            assert_eq!(row.declarer(), e.declarer.as_deref());
+            assert_eq!(row.tricks(), e.tricks);
+            assert_eq!(row.ns_score(), e.ns_score);
+            assert_eq!(row.adjusted(), e.adjusted.as_deref());
+            assert_eq!(row.north(), e.north.as_deref());
+            assert_eq!(row.south(), e.south.as_deref());
+            assert_eq!(row.east(), e.east.as_deref());
+            assert_eq!(row.west(), e.west.as_deref());
+            assert_eq!(row.round(), e.round);
+            assert_eq!(row.session(), e.session);
+            assert_eq!(row.table(), e.table);
+            assert_eq!(row.room(), e.room.as_deref());
+            assert_eq!(row.ns_penalty(), e.ns_penalty);
+            assert_eq!(row.ew_penalty(), e.ew_penalty);
+            assert_eq!(row.origin(), e.origin);
+            // All at once, as the struct gives them.
+            assert_eq!(row.cells(), e.cells());
+            assert_eq!(&row.to_result(), e);
+        }
+        // The values themselves, as the file holds them (the seat keeps its spaces).
+        let second = &structs[1];
+        assert_eq!(
+            (second.north.as_deref(), second.ns_penalty, second.session),
+            (Some("n"), Some(-1.5), Some(2))
+        );
+        assert_eq!(second.origin.file.as_deref(), Some(Path::new("club.pbn")));
+        assert_eq!(second.origin.row, Some(42));
+        let third = &structs[2];
+        assert_eq!((third.ns.as_deref(), third.tricks), (Some(" 2 "), None));
+        assert_eq!(
+            third.origin.file.as_deref(),
+            Some(Path::new("boards.parquet"))
+        );
+        assert_eq!(third.origin.row, Some(3));
     }
 }

@@ -24,7 +24,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::dataset::{BoardResult, Dataset, Text};
+use std::sync::Arc;
+
+use crate::dataset::{BoardBatch, BoardColumns, BoardResult, BoardRow, BoardSlot, Dataset, Text};
 use crate::error::Error;
 use crate::quarantine::{OnError, Quarantine};
 
@@ -32,11 +34,11 @@ use super::cells::Presence::Required;
 use std::ops::Range;
 
 use super::locate::{read_frame_columns, row_groups, SourceFile};
-use super::rows::{build_boards, check_boards};
+use super::rows::{build_boards, check_boards, CheckedBoards};
 use super::Check;
 
-/// What takes each batch of a pass: its buffer and where its rows begin (`rows[from..]`).
-type TakeBatch<'a> = dyn FnMut(&mut Vec<BoardResult>, usize) -> Result<(), Error> + 'a;
+/// What takes each batch of a pass.
+type TakeBatch<'a> = dyn FnMut(&BoardBatch) -> Result<(), Error> + 'a;
 
 /// The board files of a dataset, in pieces, and the competitions each piece holds.
 #[derive(Debug, Default)]
@@ -196,20 +198,20 @@ impl BoardReader {
     /// together in one batch, in file and row order; competitions quarantined by a row
     /// left out). The first pass reads every piece and checks every row; later passes
     /// read only the pieces holding a wanted competition, and leave the quarantine as
-    /// the first pass made it. `each` may take the rows.
+    /// the first pass made it. `each` may take the rows, built as structs.
     pub fn read_boards(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
         each: &mut dyn FnMut(&mut Vec<BoardResult>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        self.read_batches(wanted, &mut |rows, from| {
-            rows.drain(..from);
-            each(rows)
+        self.read_batches(wanted, &mut |batch| {
+            let mut rows: Vec<BoardResult> = batch.rows().map(|row| row.to_result()).collect();
+            each(&mut rows)
         })
     }
 
-    /// [`BoardReader::read_boards`], with each batch's rows as `rows[from..]`: what
-    /// only looks at the rows takes them where they lie.
+    /// [`BoardReader::read_boards`], with each batch's rows where they lie, in their
+    /// files' columns.
     fn read_batches(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
@@ -251,21 +253,10 @@ impl BoardReader {
         let (files, check) = (&self.files, &mut self.check);
         let outcome = std::thread::scope(|scope| {
             let (send, batches) = std::sync::mpsc::sync_channel(1);
-            // Emptied batches go back to the reader, which builds the next rows in them:
-            // a month's rows are tens of megabytes, and memory written again costs less
-            // than fresh pages.
-            let (give_back, emptied) = std::sync::mpsc::channel();
-            let reader = scope.spawn(move || produce(files, check, first, wanted, &send, &emptied));
+            let reader = scope.spawn(move || produce(files, check, first, wanted, &send));
             let mut outcome = Ok(());
             for batch in batches.iter() {
-                let done = batch.and_then(|Batch { mut rows, from }| {
-                    let done = each(&mut rows, from);
-                    rows.clear();
-                    // The reader may have stopped; the batch is then dropped here.
-                    let _ = give_back.send(rows);
-                    done
-                });
-                if let Err(error) = done {
+                if let Err(error) = batch.and_then(|batch| each(&batch)) {
                     outcome = Err(error);
                     break;
                 }
@@ -314,41 +305,30 @@ fn produce(
     check: &mut Check,
     first: bool,
     wanted: &[bool],
-    send: &std::sync::mpsc::SyncSender<Result<Batch, Error>>,
-    emptied: &std::sync::mpsc::Receiver<Vec<BoardResult>>,
+    send: &std::sync::mpsc::SyncSender<Result<BoardBatch, Error>>,
 ) {
     let to_read: Vec<usize> = (0..boards.pieces.len())
         .filter(|&at| first || boards.piece_ids[at].iter().any(|&id| wanted[id as usize]))
         .collect();
-    let build = |at: usize, rows: Vec<BoardResult>| {
+    let build = |at: usize| {
         let piece = &boards.pieces[at];
-        read_frame_columns(&boards.files[piece.file], None, piece.rows.clone())
-            .and_then(|frame| build_boards(&frame, rows))
-    };
-    // An emptied batch to build piece `at`'s rows in, when one large enough has come
-    // back (those that held a competition carried over are small, and go).
-    let reuse = |at: usize| {
-        let wanted = boards.pieces[at].rows.as_ref().map_or(1, |rows| rows.len());
-        emptied
-            .try_iter()
-            .find(|rows: &Vec<BoardResult>| rows.capacity() >= wanted)
-            .unwrap_or_default()
+        read_frame_columns(&boards.files[piece.file], None, piece.rows.clone()).and_then(|frame| {
+            build_boards(&frame, &mut |id| {
+                boards.index.get(id).copied().unwrap_or(UNLISTED)
+            })
+        })
     };
     std::thread::scope(|scope| {
-        let mut next = to_read.first().map(|&at| {
-            let rows = reuse(at);
-            scope.spawn(move || build(at, rows))
-        });
-        let mut pending: HashMap<u32, Vec<BoardResult>> = HashMap::default();
+        let mut next = to_read.first().map(|&at| scope.spawn(move || build(at)));
+        let mut waiting = Waiting::default();
         for (place, &at) in to_read.iter().enumerate() {
             let built = match next.take().map(|reading| reading.join()) {
                 Some(Ok(built)) => built,
                 _ => Err(reader_stopped()),
             };
-            next = to_read.get(place + 1).map(|&following| {
-                let rows = reuse(following);
-                scope.spawn(move || build(following, rows))
-            });
+            next = to_read
+                .get(place + 1)
+                .map(|&following| scope.spawn(move || build(following)));
             let rows = match built.and_then(|built| check_boards(built, check)) {
                 Ok(rows) => rows,
                 Err(error) => {
@@ -356,54 +336,46 @@ fn produce(
                     return;
                 }
             };
-            for batch in complete_competitions(boards, check, wanted, at, rows, &mut pending) {
-                if batch.from < batch.rows.len() && send.send(Ok(batch)).is_err() {
-                    return;
-                }
+            let batch = complete_competitions(boards, check, wanted, at, rows, &mut waiting);
+            if !batch.slots.is_empty() && send.send(Ok(batch)).is_err() {
+                return;
             }
         }
     });
 }
 
-/// Rows handed on at once: `rows[from..]`, whole competitions. The rows before `from`
-/// were moved elsewhere (or dropped) and are left as defaults, so that the rest need
-/// not move down.
-#[derive(Debug, Default)]
-struct Batch {
-    rows: Vec<BoardResult>,
-    from: usize,
-}
+/// The number of a competition id no board file listed (none: every id is listed when
+/// the files are scanned).
+const UNLISTED: u32 = u32::MAX;
 
-impl Batch {
-    fn whole(rows: Vec<BoardResult>) -> Self {
-        Batch { rows, from: 0 }
-    }
+/// The rows of competitions that go on into a later piece, and the column sets they
+/// are read from. A set is named by the piece that read it: piece `at`'s set `s` is
+/// `2 * at + s` ([`super::rows::COLUMNS`], [`super::rows::OWNED`]).
+#[derive(Debug, Default)]
+struct Waiting {
+    rows: HashMap<u32, Vec<BoardSlot>>,
+    sets: HashMap<u32, Arc<dyn BoardColumns>>,
 }
 
 /// The rows of the competitions whose last piece is `at`, with those carried over from
-/// earlier pieces, in batches of whole competitions; the rows of competitions that
-/// continue in later pieces wait in `pending`. Rows of unwanted or quarantined
-/// competitions are dropped.
+/// earlier pieces, in one batch of whole competitions; the rows of competitions that
+/// continue in later pieces wait. Rows of unwanted or quarantined competitions are
+/// dropped.
 ///
-/// What is handed on is the order of a stable sort by interned id, carried rows before
-/// the piece's rows of the same competition, so one competition's rows keep file and
-/// row order. The readers that keep every row (the whole dataset in memory) append the
-/// batches in this order; the passes that hash and score group them by competition.
-///
-/// Rows are costly to move (a `BoardResult` is hundreds of bytes) and nearly all of a
-/// piece's rows are already in that order, so the order is worked out over runs of
-/// rows, not rows, and the longest stretch of the piece that needs no moving is handed
-/// on where it lies, in the piece's own buffer. Only the rest (in one large file: the
-/// competition that began in the piece before and the one that goes on into the next)
-/// is moved, each row once, into room made for it beforehand.
+/// What is handed on is the order of a stable sort by the competitions' numbers (their
+/// place among the scanned ids), carried rows before the piece's rows of the same
+/// competition, so one competition's rows keep file and row order. The readers that
+/// keep every row (the whole dataset in memory) append the batches in this order; the
+/// passes that hash and score group them by competition. A row is a place in a column
+/// set, a few bytes, so it is moved rather than left where it lies.
 fn complete_competitions(
     boards: &BoardFiles,
     check: &Check,
     wanted: &[bool],
     at: usize,
-    mut rows: Vec<BoardResult>,
-    pending: &mut HashMap<u32, Vec<BoardResult>>,
-) -> Vec<Batch> {
+    piece: CheckedBoards,
+    waiting: &mut Waiting,
+) -> BoardBatch {
     /// Where a run of rows goes.
     #[derive(Clone, Copy, PartialEq)]
     enum To {
@@ -414,28 +386,34 @@ fn complete_competitions(
     /// A part of what is handed on, of one competition.
     #[derive(Clone, PartialEq, Debug)]
     enum Part {
-        /// Its rows from earlier pieces, waiting in `pending`.
+        /// Its rows from earlier pieces, waiting.
         Carried,
         /// Rows of this piece.
         Rows(Range<usize>),
     }
+    let CheckedBoards { sets, slots } = piece;
+    let base = 2 * at as u32;
+    for (set, columns) in (base..).zip(sets) {
+        waiting.sets.insert(set, columns);
+    }
     let quarantine = &check.quarantine;
+    let listed = |number: u32| boards.ids.get(number as usize);
     // Each run of rows of one competition, and where it goes.
     let mut runs: Vec<(Range<usize>, To)> = Vec::new();
-    for row in 0..rows.len() {
-        if row > 0 && rows[row].competition_id == rows[row - 1].competition_id {
+    for row in 0..slots.len() {
+        let number = slots[row].competition;
+        if row > 0 && number == slots[row - 1].competition {
             if let Some((run, _)) = runs.last_mut() {
                 run.end = row + 1;
             }
             continue;
         }
-        let id = &rows[row].competition_id;
-        let to = match boards.index.get(id.as_str()) {
+        let to = match listed(number) {
             None => To::Drop,
-            Some(&interned) if !wanted[interned as usize] => To::Drop,
-            Some(&interned) if boards.last_piece[interned as usize] != at => To::Wait(interned),
-            Some(_) if quarantine.contains(id) => To::Drop,
-            Some(&interned) => To::Complete(interned),
+            Some(_) if !wanted.get(number as usize).copied().unwrap_or(false) => To::Drop,
+            Some(_) if boards.last_piece[number as usize] != at => To::Wait(number),
+            Some(id) if quarantine.contains(id) => To::Drop,
+            Some(_) => To::Complete(number),
         };
         runs.push((row..row + 1, to));
     }
@@ -443,18 +421,13 @@ fn complete_competitions(
     // gives the order handed on.
     let mut parts: Vec<(u32, Part)> = Vec::new();
     for &id in &boards.piece_ids[at] {
-        if boards.last_piece[id as usize] != at {
+        if boards.last_piece[id as usize] != at || !waiting.rows.contains_key(&id) {
             continue;
         }
-        let Some(carried) = pending.remove(&id) else {
-            continue;
-        };
         // A competition's rows all share its id: one look settles them all.
-        let left_out = carried
-            .first()
-            .is_some_and(|row| quarantine.contains(&row.competition_id));
-        if !left_out {
-            pending.insert(id, carried);
+        if listed(id).is_some_and(|id| quarantine.contains(id)) {
+            waiting.rows.remove(&id);
+        } else {
             parts.push((id, Part::Carried));
         }
     }
@@ -465,108 +438,72 @@ fn complete_competitions(
     }
     parts.sort_by_key(|(id, _)| *id);
 
-    // The longest stretch of whole competitions whose rows lie one after another in
-    // the piece, in the order handed on: it stays where it is.
-    let mut best: Option<(Range<usize>, Range<usize>)> = None; // parts, rows
-    let mut stretch: Option<(Range<usize>, Range<usize>)> = None;
-    let mut first = 0;
-    while first < parts.len() {
-        let id = parts[first].0;
-        let mut last = first + 1;
-        while last < parts.len() && parts[last].0 == id {
-            last += 1;
-        }
-        // This competition's rows, when they are one stretch of the piece.
-        let mut span: Option<Range<usize>> = None;
-        for (_, part) in &parts[first..last] {
-            span = match (span, part) {
-                (None, Part::Rows(rows)) => Some(rows.clone()),
-                (Some(before), Part::Rows(rows)) if before.end == rows.start => {
-                    Some(before.start..rows.end)
-                }
-                _ => None,
-            };
-            if span.is_none() {
-                break;
+    let mut batch = BoardBatch::default();
+    // The batch's sets by the name `waiting` gives them: a batch reads from a few.
+    let mut named: Vec<u32> = Vec::new();
+    let mut hand_on = |slot: BoardSlot, batch: &mut BoardBatch| {
+        let set = match named.iter().position(|&name| name == slot.set) {
+            Some(place) => place,
+            None => {
+                let Some(columns) = waiting.sets.get(&slot.set) else {
+                    return;
+                };
+                named.push(slot.set);
+                batch.sets.push(Arc::clone(columns));
+                named.len() - 1
             }
-        }
-        stretch = match (stretch, span) {
-            (Some((kept, rows)), Some(span)) if rows.end == span.start => {
-                Some((kept.start..last, rows.start..span.end))
-            }
-            (_, Some(span)) => Some((first..last, span)),
-            (_, None) => None,
         };
-        if let Some((_, rows)) = &stretch {
-            if best
-                .as_ref()
-                .is_none_or(|(_, most)| rows.len() > most.len())
-            {
-                best = stretch.clone();
-            }
-        }
-        first = last;
-    }
-    let (stays, window) = best.unwrap_or((0..0, 0..0));
-    if window == (0..rows.len()) {
-        return vec![Batch::whole(rows)];
-    }
-
-    // Rows outside the stretch move once: to the batch before it, the batch after it,
-    // or `pending`; those of dropped runs stay and go with the buffer.
-    let mut assemble = |parts: &[(u32, Part)], rows: &mut Vec<BoardResult>| -> Option<Batch> {
-        let size: usize = parts
-            .iter()
-            .map(|(id, part)| match part {
-                Part::Carried => pending.get(id).map_or(0, Vec::len),
-                Part::Rows(rows) => rows.len(),
-            })
-            .sum();
-        if size == 0 {
-            return None;
-        }
-        let mut batch: Vec<BoardResult> = Vec::new();
-        for (id, part) in parts {
-            match part {
-                Part::Carried => {
-                    let carried = pending.remove(id).unwrap_or_default();
-                    if batch.is_empty() {
-                        batch = carried;
-                        batch.reserve_exact(size - batch.len());
-                    } else {
-                        batch.extend(carried);
-                    }
-                }
-                Part::Rows(range) => {
-                    if batch.capacity() == 0 {
-                        batch.reserve_exact(size);
-                    }
-                    batch.extend(rows[range.clone()].iter_mut().map(std::mem::take));
-                }
-            }
-        }
-        Some(Batch::whole(batch))
+        batch.slots.push(BoardSlot {
+            set: set as u32,
+            ..slot
+        });
     };
-    let before = assemble(&parts[..stays.start], &mut rows);
-    let after = assemble(&parts[stays.end..], &mut rows);
+    let size: usize = parts
+        .iter()
+        .map(|(id, part)| match part {
+            Part::Carried => waiting.rows.get(id).map_or(0, Vec::len),
+            Part::Rows(rows) => rows.len(),
+        })
+        .sum();
+    batch.slots.reserve_exact(size);
+    for (id, part) in &parts {
+        match part {
+            Part::Carried => {
+                for slot in waiting.rows.remove(id).unwrap_or_default() {
+                    hand_on(slot, &mut batch);
+                }
+            }
+            Part::Rows(range) => {
+                for slot in &slots[range.clone()] {
+                    let set = base + slot.set;
+                    hand_on(BoardSlot { set, ..*slot }, &mut batch);
+                }
+            }
+        }
+    }
     for (run, to) in &runs {
         if let To::Wait(id) = to {
-            let waiting = pending.entry(*id).or_insert_with(|| {
+            let rows = waiting.rows.entry(*id).or_insert_with(|| {
                 Vec::with_capacity(boards.sizes.get(*id as usize).copied().unwrap_or(0))
             });
-            waiting.extend(rows[run.clone()].iter_mut().map(std::mem::take));
+            rows.extend(slots[run.clone()].iter().map(|slot| BoardSlot {
+                set: base + slot.set,
+                ..*slot
+            }));
         }
     }
-    rows.truncate(window.end);
-    let mut batches: Vec<Batch> = before.into_iter().collect();
-    if !window.is_empty() {
-        batches.push(Batch {
-            rows,
-            from: window.start,
-        });
-    }
-    batches.extend(after);
-    batches
+    // The sets no waiting row reads from go (the batch holds its own).
+    let mut kept: Vec<u32> = waiting
+        .rows
+        .values()
+        .flat_map(|rows| rows.iter().map(|slot| slot.set))
+        .collect();
+    kept.sort_unstable();
+    kept.dedup();
+    waiting
+        .sets
+        .retain(|set, _| kept.binary_search(set).is_ok());
+    batch
 }
 
 /// A reading thread that ended without its result (it panicked).
@@ -578,10 +515,10 @@ impl crate::scoring::BoardSource for BoardReader {
     fn read_boards(
         &mut self,
         wanted: &(dyn Fn(&str) -> bool + Sync),
-        each: &mut dyn FnMut(&[BoardResult]) -> Result<(), Error>,
+        each: &mut dyn FnMut(crate::scoring::Boards<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        BoardReader::read_batches(self, wanted, &mut |rows, from| {
-            each(rows.get(from..).unwrap_or_default())
+        BoardReader::read_batches(self, wanted, &mut |batch| {
+            each(crate::scoring::Boards::Batch(batch))
         })
     }
 
@@ -601,11 +538,12 @@ impl crate::scoring::BoardSource for BoardReader {
 
 #[cfg(test)]
 mod tests {
-    use rustc_hash::FxHashMap as HashMap;
+    use std::sync::Arc;
 
-    use super::{complete_competitions, Batch, BoardFiles, Piece};
-    use crate::dataset::{BoardResult, Text};
+    use super::{complete_competitions, BoardFiles, Piece, Waiting, UNLISTED};
+    use crate::dataset::{BoardBatch, BoardResult, BoardRow, BoardSlot, OwnedBoards, Text};
     use crate::error::{InputError, Location};
+    use crate::import::table::rows::{CheckedBoards, OWNED};
     use crate::import::table::Check;
     use crate::import::validate::Validator;
     use crate::quarantine::{OnError, Quarantine};
@@ -643,6 +581,30 @@ mod tests {
         }
     }
 
+    /// A piece's rows as its checks hand them on, numbered as `files` numbers them.
+    fn piece(files: &BoardFiles, rows: Vec<BoardResult>) -> CheckedBoards {
+        let slots = (0..)
+            .zip(&rows)
+            .map(|(at, row)| BoardSlot {
+                set: OWNED,
+                row: at,
+                board: row.board,
+                competition: files
+                    .index
+                    .get(row.competition_id.as_str())
+                    .copied()
+                    .unwrap_or(UNLISTED),
+            })
+            .collect();
+        CheckedBoards {
+            sets: [
+                Arc::new(OwnedBoards::default()),
+                Arc::new(OwnedBoards(rows)),
+            ],
+            slots,
+        }
+    }
+
     fn check() -> Check {
         Check {
             validator: Validator::default(),
@@ -650,17 +612,11 @@ mod tests {
         }
     }
 
-    fn boards(rows: &[BoardResult]) -> Vec<(String, u32)> {
-        rows.iter()
-            .map(|r| (r.competition_id.to_string(), r.board))
-            .collect()
-    }
-
-    /// The rows handed on, batch by batch.
-    fn batches(batches: &[Batch]) -> Vec<Vec<(String, u32)>> {
-        batches
-            .iter()
-            .map(|batch| boards(&batch.rows[batch.from..]))
+    /// The rows handed on, in order.
+    fn handed_on(batch: &BoardBatch) -> Vec<(String, u32)> {
+        batch
+            .rows()
+            .map(|r| (r.competition_id().to_owned(), r.board()))
             .collect()
     }
 
@@ -669,45 +625,47 @@ mod tests {
     }
 
     #[test]
-    fn competitions_whole_and_in_order_are_handed_on_without_a_move() {
+    fn competitions_whole_and_in_order_are_handed_on_in_their_order() {
         let files = BoardFiles {
             piece_ids: vec![vec![0, 1, 2]],
             last_piece: vec![0, 0, 0],
             ..two_pieces()
         };
         let rows = vec![row("a", 1), row("a", 2), row("b", 1), row("c", 1)];
-        let before = rows.as_ptr();
-        let mut pending = HashMap::default();
-        let complete = complete_competitions(&files, &check(), &[true; 3], 0, rows, &mut pending);
-        assert_eq!(complete.len(), 1);
-        assert_eq!(complete[0].rows.as_ptr(), before);
+        let mut waiting = Waiting::default();
+        let rows = piece(&files, rows);
+        let batch = complete_competitions(&files, &check(), &[true; 3], 0, rows, &mut waiting);
         assert_eq!(
-            batches(&complete),
-            [rows_of(&[("a", 1), ("a", 2), ("b", 1), ("c", 1)])]
+            handed_on(&batch),
+            rows_of(&[("a", 1), ("a", 2), ("b", 1), ("c", 1)])
         );
+        // Only the set the rows are in comes along; nothing waits.
+        assert_eq!(batch.sets.len(), 1);
+        assert!(waiting.rows.is_empty() && waiting.sets.is_empty());
     }
 
     #[test]
     fn a_competition_over_two_pieces_waits_and_comes_whole_in_row_order() {
         let files = two_pieces();
         let check = check();
-        let mut pending = HashMap::default();
-        let first = vec![row("a", 1), row("b", 1), row("b", 2)];
-        let complete = complete_competitions(&files, &check, &[true; 3], 0, first, &mut pending);
-        assert_eq!(batches(&complete), [rows_of(&[("a", 1)])]);
-        assert_eq!(pending.get(&1).map(Vec::len), Some(2));
+        let mut waiting = Waiting::default();
+        let first = piece(&files, vec![row("a", 1), row("b", 1), row("b", 2)]);
+        let batch = complete_competitions(&files, &check, &[true; 3], 0, first, &mut waiting);
+        assert_eq!(handed_on(&batch), rows_of(&[("a", 1)]));
+        assert_eq!(waiting.rows.get(&1).map(Vec::len), Some(2));
+        // The first piece's rows (set 1 of piece 0) are kept for `b`.
+        assert_eq!(waiting.sets.keys().copied().collect::<Vec<_>>(), [OWNED]);
         // The second piece lists `c` before the rest of `b`: `b` (listed first) comes
         // first, its earlier rows before its later ones.
-        let second = vec![row("c", 1), row("b", 3)];
-        let complete = complete_competitions(&files, &check, &[true; 3], 1, second, &mut pending);
+        let second = piece(&files, vec![row("c", 1), row("b", 3)]);
+        let batch = complete_competitions(&files, &check, &[true; 3], 1, second, &mut waiting);
         assert_eq!(
-            batches(&complete),
-            [
-                rows_of(&[("b", 1), ("b", 2), ("b", 3)]),
-                rows_of(&[("c", 1)])
-            ]
+            handed_on(&batch),
+            rows_of(&[("b", 1), ("b", 2), ("b", 3), ("c", 1)])
         );
-        assert!(pending.is_empty());
+        // `b` is read from both pieces' rows.
+        assert_eq!(batch.sets.len(), 2);
+        assert!(waiting.rows.is_empty() && waiting.sets.is_empty());
     }
 
     #[test]
@@ -723,18 +681,21 @@ mod tests {
             .quarantine
             .add("c", broken)
             .unwrap_or_else(|e| panic!("{e}"));
-        let rows = vec![row("a", 1), row("b", 1), row("c", 1), row("x", 1)];
-        let mut pending = HashMap::default();
+        let rows = piece(
+            &files,
+            vec![row("a", 1), row("b", 1), row("c", 1), row("x", 1)],
+        );
+        let mut waiting = Waiting::default();
         let wanted = [false, true, true];
-        let complete = complete_competitions(&files, &check, &wanted, 0, rows, &mut pending);
-        assert_eq!(batches(&complete), [rows_of(&[("b", 1)])]);
+        let batch = complete_competitions(&files, &check, &wanted, 0, rows, &mut waiting);
+        assert_eq!(handed_on(&batch), rows_of(&[("b", 1)]));
     }
 
-    /// The middle piece of three in one file, its competitions interned `a`..`f`:
-    /// `b` began in the piece before, `a` comes after `c` in the file (so it is
-    /// handed on first), `d` is quarantined and `f` goes on into the next piece.
+    /// Three pieces of one file, its competitions numbered `a`..`f`: `b` begins in
+    /// the first piece, `a` comes after `c` in the second (so it is handed on first),
+    /// `d` is quarantined and `f` goes on into the third.
     #[test]
-    fn a_piece_hands_on_in_competition_order_moving_only_what_is_out_of_place() {
+    fn a_piece_hands_on_in_competition_order_with_what_waited() {
         let ids: Vec<String> = ["a", "b", "c", "d", "e", "f"].map(str::to_owned).to_vec();
         let files = BoardFiles {
             files: Vec::new(),
@@ -757,37 +718,52 @@ mod tests {
             .quarantine
             .add("d", broken)
             .unwrap_or_else(|e| panic!("{e}"));
-        let mut pending = HashMap::default();
-        pending.insert(1, vec![row("b", 1), row("b", 2)]);
-        let rows = vec![
-            row("b", 3),
-            row("e", 1),
-            row("e", 2),
-            row("c", 1),
-            row("a", 1),
-            row("a", 2),
-            row("d", 1),
-            row("f", 1),
-            row("f", 2),
-        ];
-        let buffer = rows.as_ptr();
-        let complete = complete_competitions(&files, &check, &[true; 6], 1, rows, &mut pending);
+        let mut waiting = Waiting::default();
+        let first = piece(&files, vec![row("b", 1), row("b", 2)]);
+        let batch = complete_competitions(&files, &check, &[true; 6], 0, first, &mut waiting);
+        assert!(batch.slots.is_empty());
+        let rows = piece(
+            &files,
+            vec![
+                row("b", 3),
+                row("e", 1),
+                row("e", 2),
+                row("c", 1),
+                row("a", 1),
+                row("a", 2),
+                row("d", 1),
+                row("f", 1),
+                row("f", 2),
+            ],
+        );
+        let batch = complete_competitions(&files, &check, &[true; 6], 1, rows, &mut waiting);
         // In the order of a stable sort by competition, `b`'s carried rows before
         // its row of this piece; `d` left out.
         assert_eq!(
-            batches(&complete),
-            [
-                rows_of(&[("a", 1), ("a", 2)]),
-                rows_of(&[("b", 1), ("b", 2), ("b", 3), ("c", 1), ("e", 1), ("e", 2)]),
-            ]
+            handed_on(&batch),
+            rows_of(&[
+                ("a", 1),
+                ("a", 2),
+                ("b", 1),
+                ("b", 2),
+                ("b", 3),
+                ("c", 1),
+                ("e", 1),
+                ("e", 2)
+            ])
         );
-        // `a`, the longest stretch already in place, is handed on in the piece's own
-        // buffer, where it lies.
-        assert_eq!(complete[0].rows.as_ptr(), buffer);
-        assert_eq!((complete[0].from, complete[0].rows.len()), (4, 6));
-        // `f` waits, with room made for all three of its rows.
-        assert_eq!(pending.len(), 1);
-        let waiting = pending.get(&5).map(|rows| (boards(rows), rows.capacity()));
-        assert_eq!(waiting, Some((rows_of(&[("f", 1), ("f", 2)]), 3)));
+        // `f` waits, with room made for all three of its rows, reading from the
+        // second piece's rows only (piece 1's set 1 is set 3).
+        assert_eq!(waiting.rows.len(), 1);
+        let f = waiting
+            .rows
+            .get(&5)
+            .map(|rows| (rows.len(), rows.capacity()));
+        assert_eq!(f, Some((2, 3)));
+        assert_eq!(waiting.sets.keys().copied().collect::<Vec<_>>(), [3]);
+        let last = piece(&files, vec![row("f", 3)]);
+        let batch = complete_competitions(&files, &check, &[true; 6], 2, last, &mut waiting);
+        assert_eq!(handed_on(&batch), rows_of(&[("f", 1), ("f", 2), ("f", 3)]));
+        assert!(waiting.rows.is_empty() && waiting.sets.is_empty());
     }
 }
