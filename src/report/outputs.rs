@@ -286,8 +286,13 @@ pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
-fn direction_name(direction: Option<Direction>) -> Option<String> {
-    direction.map(|d| d.to_string())
+/// A direction as the outputs name it (its text in the data contract), borrowed: a
+/// standings row costs no allocation.
+fn direction_name(direction: Option<Direction>) -> Option<&'static str> {
+    direction.map(|d| match d {
+        Direction::NS => "NS",
+        Direction::EW => "EW",
+    })
 }
 
 /// `standings.parquet`, with the handicap-adjusted result of handicap tournaments.
@@ -352,8 +357,8 @@ fn standings_lines(
         rows.iter().zip(handicap.iter().copied()).collect();
     let rows = &lines;
     frame
-        .map("competition_id", rows, |(s, _)| s.competition_id.to_owned())
-        .map("entrant", rows, |(s, _)| s.entrant.to_owned())
+        .map("competition_id", rows, |(s, _)| s.competition_id)
+        .map("entrant", rows, |(s, _)| s.entrant)
         .map("score", rows, |(s, _)| s.score)
         .map("percent", rows, |(s, _)| s.percent)
         .map("boards_played", rows, |(s, _)| s.boards_played as i32)
@@ -664,10 +669,18 @@ fn board_scores_of_records(names: &BoardScoreTable, records: &[u8]) -> PolarsRes
 pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
     let rows = &output.ledger;
     FrameBuilder::new(rows.len())
-        .map("competition_id", rows, |e| e.competition_id.clone())
+        .column(
+            "competition_id",
+            rows.iter()
+                .map(|e| e.competition_id.as_str())
+                .collect::<Vec<_>>(),
+        )
         .date("date", rows.iter().map(|e| Some(e.date)).collect())?
         .map("session", rows, |e| e.session)
-        .map("sha256", rows, |e| e.sha256.clone())
+        .column(
+            "sha256",
+            rows.iter().map(|e| e.sha256.as_deref()).collect::<Vec<_>>(),
+        )
         .map("status", rows, |e| e.status.to_string())
         .build()
 }
