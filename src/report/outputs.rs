@@ -771,9 +771,23 @@ pub fn write_run(
         let mut board_scores = None;
         let mut changes = None;
         let mut standings = None;
-        let mut small: [Option<Result<String>>; 9] = Default::default();
-        let [applied_digest, corrections_digest, handicaps_digest, quarantine_digest, non_members_digest, ranking_csv_digest, ranking_digest, published_digest, unrated_digest] =
-            &mut small;
+        // The small files, in the order their errors are reported (`standings` comes
+        // between the last two).
+        type Writes<'a> = &'a (dyn Fn(&Path) -> Result<String> + Sync);
+        let small: [(&str, Writes); 9] = [
+            (APPLIED, &|to| write_parquet_hashed(&applied, to)),
+            (CORRECTIONS, &|to| write_csv_hashed(&corrections, to, true)),
+            (HANDICAPS, &|to| write_parquet_hashed(&handicaps, to)),
+            (QUARANTINE, &|to| write_csv_hashed(&quarantine, to, false)),
+            (NON_MEMBERS, &|to| write_csv_hashed(&non_members, to, false)),
+            (RANKING_CSV, &|to| write_csv_hashed(&ranking, to, false)),
+            (RANKING, &|to| write_parquet_hashed(&ranking, to)),
+            (RANKING_PUBLISHED, &|to| {
+                write_csv_hashed(&published, to, true)
+            }),
+            (UNRATED, &|to| write_csv_hashed(&unrated, to, false)),
+        ];
+        let mut small_digests: Vec<Option<Result<String>>> = small.iter().map(|_| None).collect();
         rayon::scope_fifo(|tasks| {
             tasks.spawn_fifo(|_| {
                 changes = Some(match (&history.changes_rest, &changes_groups) {
@@ -817,54 +831,22 @@ pub fn write_run(
                     ));
                 });
             }
-            tasks.spawn_fifo(|_| {
-                *applied_digest = Some(write_parquet_hashed(&applied, &path(APPLIED)))
-            });
-            tasks.spawn_fifo(|_| {
-                *handicaps_digest = Some(write_parquet_hashed(&handicaps, &path(HANDICAPS)));
-            });
-            tasks.spawn_fifo(|_| {
-                *ranking_digest = Some(write_parquet_hashed(&ranking, &path(RANKING)))
-            });
-            tasks.spawn_fifo(|_| {
-                *non_members_digest =
-                    Some(write_csv_hashed(&non_members, &path(NON_MEMBERS), false));
-            });
-            tasks.spawn_fifo(|_| {
-                *ranking_csv_digest = Some(write_csv_hashed(&ranking, &path(RANKING_CSV), false));
-            });
-            tasks.spawn_fifo(|_| {
-                *published_digest =
-                    Some(write_csv_hashed(&published, &path(RANKING_PUBLISHED), true));
-            });
-            tasks.spawn_fifo(|_| {
-                *corrections_digest =
-                    Some(write_csv_hashed(&corrections, &path(CORRECTIONS), true));
-            });
-            tasks.spawn_fifo(|_| {
-                *quarantine_digest = Some(write_csv_hashed(&quarantine, &path(QUARANTINE), false));
-            });
-            tasks.spawn_fifo(|_| {
-                *unrated_digest = Some(write_csv_hashed(&unrated, &path(UNRATED), false))
-            });
+            for ((name, write), digest) in small.iter().zip(small_digests.iter_mut()) {
+                let to = path(name);
+                tasks.spawn_fifo(move |_| *digest = Some(write(&to)));
+            }
         });
         let mut hashes = BTreeMap::new();
         if let Some(digest) = board_scores {
             hashes.insert(BOARD_SCORES.to_owned(), digest?);
         }
-        let written = [
-            (CHANGES, changes),
-            (APPLIED, applied_digest.take()),
-            (CORRECTIONS, corrections_digest.take()),
-            (HANDICAPS, handicaps_digest.take()),
-            (QUARANTINE, quarantine_digest.take()),
-            (NON_MEMBERS, non_members_digest.take()),
-            (RANKING_CSV, ranking_csv_digest.take()),
-            (RANKING, ranking_digest.take()),
-            (RANKING_PUBLISHED, published_digest.take()),
-            (STANDINGS, standings),
-            (UNRATED, unrated_digest.take()),
-        ];
+        let mut written = vec![(CHANGES, changes)];
+        for ((name, _), digest) in small.iter().zip(small_digests) {
+            if *name == UNRATED {
+                written.push((STANDINGS, standings.take()));
+            }
+            written.push((name, digest));
+        }
         for (name, digest) in written {
             if let Some(digest) = digest {
                 hashes.insert(name.to_owned(), digest?);
