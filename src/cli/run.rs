@@ -409,8 +409,10 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     );
     checking.finish_and_clear();
     let (previous, checked) = (previous?, checked?);
-    if let Some(previous) = &previous {
-        if let Some(summary) = continue_from_index(plan, previous, &checked, started)? {
+    if let Some(state) = &previous {
+        if let Some(summary) = continue_from_index(plan, state, &checked, started)? {
+            // Freeing the dataset's index and the state is no part of the run's work.
+            std::thread::spawn(move || drop((checked, previous)));
             return Ok(summary);
         }
     } else if let Some(note) = checked.stale_note(&plan.data).filter(|_| !plan.quiet) {
@@ -427,7 +429,9 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         checking: checked.took,
         carried: None,
     };
-    run_and_write(plan, read, previous.as_ref(), started)?.ok_or_else(|| {
+    let summary = run_and_write(plan, read, previous.as_ref(), started)?;
+    std::thread::spawn(move || drop((checked, previous, vouched)));
+    summary.ok_or_else(|| {
         Error::Config("a run over every competition found one it had not read".to_owned())
     })
 }

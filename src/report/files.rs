@@ -54,32 +54,166 @@ fn temp_suffix() -> String {
 
 /// A writer that takes the SHA-256 of every byte passed through it, so that a file's
 /// digest for `run.json` costs no second read of the file.
-pub struct Hashing<W: Write> {
+///
+/// A continued run's largest file begins with the previous run's file, whose row
+/// groups it copies as they are, and whose SHA-256 was taken when it was read
+/// ([`HashMarks`]). Given those bytes ([`Hashing::after`]), the writer only compares
+/// what is written with them while they agree, and takes up the hash from the nearest
+/// mark at the first byte that differs: the digest is still that of every byte
+/// written, at the cost of a comparison rather than a second hash of the history.
+pub struct Hashing<'a, W: Write> {
     inner: W,
     hasher: sha2::Sha256,
+    ahead: Option<Ahead<'a>>,
 }
 
-impl<W: Write> Hashing<W> {
+/// The bytes a file is expected to begin with, and how many of them it did so far.
+struct Ahead<'a> {
+    bytes: &'a [u8],
+    marks: &'a HashMarks,
+    matched: usize,
+}
+
+impl<W: Write> Hashing<'_, W> {
     pub fn new(inner: W) -> Self {
         use sha2::Digest;
         Hashing {
             inner,
             hasher: sha2::Sha256::new(),
+            ahead: None,
         }
     }
 
     /// The SHA-256, in hex, of the bytes written so far.
     pub fn digest(&self) -> String {
         use sha2::Digest;
-        crate::pipeline::ledger::hex(&self.hasher.clone().finalize())
+        let hasher = match &self.ahead {
+            Some(ahead) => ahead.marks.state_at(ahead.bytes, ahead.matched),
+            None => self.hasher.clone(),
+        };
+        crate::pipeline::ledger::hex(&hasher.finalize())
+    }
+
+    fn take(&mut self, written: &[u8]) {
+        use sha2::Digest;
+        let Some(ahead) = &mut self.ahead else {
+            self.hasher.update(written);
+            return;
+        };
+        let same = common_length(&ahead.bytes[ahead.matched..], written);
+        ahead.matched += same;
+        if same < written.len() {
+            self.hasher = ahead.marks.state_at(ahead.bytes, ahead.matched);
+            self.ahead = None;
+            self.hasher.update(&written[same..]);
+        }
     }
 }
 
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+impl<'a, W: Write> Hashing<'a, W> {
+    /// A writer whose file is expected to begin with `bytes`, hashed into `marks`.
+    /// Marks of other bytes give a wrong digest: they are taken with the bytes
+    /// ([`HashMarks::of`]).
+    pub fn after(inner: W, bytes: &'a [u8], marks: &'a HashMarks) -> Self {
+        let mut hashing = Hashing::new(inner);
+        hashing.ahead = Some(Ahead {
+            bytes,
+            marks,
+            matched: 0,
+        });
+        hashing
+    }
+}
+
+/// How many leading bytes `a` and `b` have in common, compared a block at a time.
+fn common_length(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let length = a.len().min(b.len());
+    let mut at = 0;
+    while at < length {
+        let end = (at + BLOCK).min(length);
+        if a[at..end] != b[at..end] {
+            return at
+                + a[at..end]
+                    .iter()
+                    .zip(&b[at..end])
+                    .take_while(|(x, y)| x == y)
+                    .count();
+        }
+        at = end;
+    }
+    length
+}
+
+/// The SHA-256 of a file's bytes, with the hash's state kept every [`HashMarks::STRIDE`]
+/// bytes, so that the digest of any leading part of the file costs at most one stride
+/// of hashing ([`Hashing::after`]).
+#[derive(Clone)]
+pub struct HashMarks {
+    /// The state after `i * STRIDE` bytes, for every `i` up to the file's length.
+    states: Vec<sha2::Sha256>,
+    digest: String,
+}
+
+impl std::fmt::Debug for HashMarks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HashMarks")
+            .field("marks", &self.states.len())
+            .field("digest", &self.digest)
+            .finish()
+    }
+}
+
+impl HashMarks {
+    /// Bytes between two kept states: a hundred bytes of state a mebibyte.
+    pub const STRIDE: usize = 1 << 20;
+
+    /// Hashes `bytes`, keeping the marks.
+    pub fn of(bytes: &[u8]) -> Self {
         use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        let mut states = Vec::with_capacity(bytes.len() / Self::STRIDE + 1);
+        states.push(hasher.clone());
+        for block in bytes.chunks(Self::STRIDE) {
+            hasher.update(block);
+            if block.len() == Self::STRIDE {
+                states.push(hasher.clone());
+            }
+        }
+        HashMarks {
+            states,
+            digest: crate::pipeline::ledger::hex(&hasher.finalize()),
+        }
+    }
+
+    /// The SHA-256 (hex) of all the bytes.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// The hash's state after the first `at` of `bytes` (the bytes the marks were
+    /// taken of).
+    fn state_at(&self, bytes: &[u8], at: usize) -> sha2::Sha256 {
+        use sha2::Digest;
+        let mark = (at / Self::STRIDE).min(self.states.len().saturating_sub(1));
+        let mut hasher = match self.states.get(mark) {
+            Some(state) => state.clone(),
+            None => sha2::Sha256::new(),
+        };
+        let from = if self.states.is_empty() {
+            0
+        } else {
+            mark * Self::STRIDE
+        };
+        hasher.update(&bytes[from..at]);
+        hasher
+    }
+}
+
+impl<W: Write> Write for Hashing<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let written = self.inner.write(buf)?;
-        self.hasher.update(&buf[..written]);
+        self.take(&buf[..written]);
         Ok(written)
     }
 
@@ -91,11 +225,27 @@ impl<W: Write> Write for Hashing<W> {
 /// [`write_atomic`], returning the SHA-256 (hex) of the bytes the file holds.
 pub fn write_atomic_hashed<F>(path: &Path, write: F) -> Result<String, Error>
 where
-    F: FnOnce(&mut Hashing<&mut BufWriter<File>>) -> Result<(), Error>,
+    F: FnOnce(&mut Hashing<'_, &mut BufWriter<File>>) -> Result<(), Error>,
+{
+    write_atomic_hashed_after(path, None, write)
+}
+
+/// [`write_atomic_hashed`] of a file expected to begin with `ahead`'s bytes, whose
+/// hash marks spare hashing them again (see [`Hashing::after`]).
+pub fn write_atomic_hashed_after<F>(
+    path: &Path,
+    ahead: Option<(&[u8], &HashMarks)>,
+    write: F,
+) -> Result<String, Error>
+where
+    F: FnOnce(&mut Hashing<'_, &mut BufWriter<File>>) -> Result<(), Error>,
 {
     let mut digest = String::new();
     write_atomic(path, |out| {
-        let mut hashing = Hashing::new(out);
+        let mut hashing = match ahead {
+            Some((bytes, marks)) => Hashing::after(out, bytes, marks),
+            None => Hashing::new(out),
+        };
         write(&mut hashing)?;
         digest = hashing.digest();
         Ok(())
@@ -144,6 +294,15 @@ where
 /// Writes `df` to `path` as Parquet with the default [`ParquetSettings`], atomically.
 pub fn write_parquet(df: &DataFrame, path: &Path) -> Result<(), Error> {
     write_parquet_with(df, path, &ParquetSettings::default())
+}
+
+/// [`write_parquet`], returning the SHA-256 (hex) of the file's bytes, taken as they
+/// are written.
+pub fn write_parquet_hashed(df: &DataFrame, path: &Path) -> Result<String, Error> {
+    write_atomic_hashed(path, |out| {
+        write_plain_parquet(out, df, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
+    })
 }
 
 /// Writes `df` to `path` as Parquet, atomically.
@@ -347,14 +506,17 @@ pub fn write_parquet_carrying(
 }
 
 /// [`write_parquet_carrying`], returning the SHA-256 (hex) of the file's bytes, taken
-/// as they are written.
+/// as they are written. `ahead`: the carried file's bytes and their hash marks, when
+/// the copied groups come first (the common leading bytes are then compared, not
+/// hashed again).
 pub fn write_parquet_carrying_hashed(
     path: &Path,
     carried: &[CarriedGroups],
+    ahead: Option<(&[u8], &HashMarks)>,
     height: usize,
     part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync,
 ) -> Result<String, Error> {
-    write_atomic_hashed(path, |out| {
+    write_atomic_hashed_after(path, ahead, |out| {
         write_plain_parquet_carrying(out, carried, height, &part, &ParquetSettings::default())
             .map_err(|e| Error::polars(path, e))
     })
@@ -658,12 +820,7 @@ pub(crate) fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
 pub fn write_csv(df: &DataFrame, path: &Path) -> Result<(), Error> {
     let mut frame = neutralise_text(df).map_err(|e| Error::polars(path, e))?;
     write_atomic(path, |out| {
-        CsvWriter::new(out)
-            .include_header(true)
-            .with_date_format(Some("%Y-%m-%d".into()))
-            .n_threads(1)
-            .finish(&mut frame)
-            .map_err(|e| Error::polars(path, e))
+        csv_to(out, &mut frame, None).map_err(|e| Error::polars(path, e))
     })
 }
 
@@ -672,14 +829,27 @@ pub fn write_csv(df: &DataFrame, path: &Path) -> Result<(), Error> {
 pub fn write_csv_rounded(df: &DataFrame, path: &Path) -> Result<(), Error> {
     let mut frame = neutralise_text(df).map_err(|e| Error::polars(path, e))?;
     write_atomic(path, |out| {
-        CsvWriter::new(out)
-            .include_header(true)
-            .with_date_format(Some("%Y-%m-%d".into()))
-            .with_float_precision(Some(2))
-            .n_threads(1)
-            .finish(&mut frame)
-            .map_err(|e| Error::polars(path, e))
+        csv_to(out, &mut frame, Some(2)).map_err(|e| Error::polars(path, e))
     })
+}
+
+/// [`write_csv`], or [`write_csv_rounded`] when `rounded`, returning the SHA-256 (hex)
+/// of the file's bytes, taken as they are written.
+pub fn write_csv_hashed(df: &DataFrame, path: &Path, rounded: bool) -> Result<String, Error> {
+    let mut frame = neutralise_text(df).map_err(|e| Error::polars(path, e))?;
+    let precision = rounded.then_some(2);
+    write_atomic_hashed(path, |out| {
+        csv_to(out, &mut frame, precision).map_err(|e| Error::polars(path, e))
+    })
+}
+
+fn csv_to<W: Write>(out: W, frame: &mut DataFrame, precision: Option<usize>) -> PolarsResult<()> {
+    CsvWriter::new(out)
+        .include_header(true)
+        .with_date_format(Some("%Y-%m-%d".into()))
+        .with_float_precision(precision)
+        .n_threads(1)
+        .finish(frame)
 }
 
 /// An output folder being written: files go to a hidden staging folder inside it and are
@@ -1003,6 +1173,162 @@ mod tests {
             let rest = whole.slice(carried.rows() as i64, n - carried.rows());
             assert!(write(&rest, Some(&carried))? == one, "{first}");
         }
+        Ok(())
+    }
+
+    /// The bytes written through a [`Hashing`] that expects a carried file, in pieces
+    /// of every size, and their SHA-256 taken in one go.
+    fn digest_after(carried: &[u8], written: &[u8], pieces: usize) -> (String, String) {
+        let marks = HashMarks::of(carried);
+        let mut out = Vec::new();
+        let mut hashing = Hashing::after(&mut out, carried, &marks);
+        for piece in written.chunks(pieces.max(1)) {
+            let _ = hashing.write_all(piece);
+        }
+        let digest = hashing.digest();
+        assert_eq!(out, written);
+        (digest, crate::pipeline::ledger::sha256(written))
+    }
+
+    /// A file that begins like the carried one has the SHA-256 of its own bytes, however
+    /// far the two agree: FIPS 180-2's "abc" after a carried "abd", "ab" or "abcd"; and
+    /// over three mebibytes of carried bytes, written files that part from them at the
+    /// first byte, one byte before and at a mark, in the last, partial stride, or never
+    /// (the whole file, and the whole file and more).
+    #[test]
+    fn a_digest_taken_after_carried_bytes_is_the_files_sha256() {
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(HashMarks::of(b"abc").digest(), abc);
+        for carried in [&b"abd"[..], b"ab", b"abcd", b""] {
+            for pieces in [1, 2, 3] {
+                assert_eq!(digest_after(carried, b"abc", pieces).0, abc, "{carried:?}");
+            }
+        }
+        let stride = HashMarks::STRIDE;
+        let carried: Vec<u8> = (0..3 * stride + 123)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let parting = |at: usize| {
+            let mut written = carried[..at].to_vec();
+            written.extend_from_slice(&[!carried[at], 7, 7, 7]);
+            written
+        };
+        let mut longer = carried.clone();
+        longer.extend_from_slice(b"and the month's rows");
+        let cases = [
+            parting(0),
+            parting(stride - 1),
+            parting(stride),
+            parting(2 * stride + 1),
+            parting(3 * stride + 5),
+            carried[..2 * stride].to_vec(),
+            carried.clone(),
+            longer,
+        ];
+        for written in &cases {
+            for pieces in [1 << 16, 4095, stride + 7, usize::MAX] {
+                let (digest, whole) = digest_after(&carried, written, pieces);
+                assert_eq!(
+                    digest,
+                    whole,
+                    "{} bytes in pieces of {pieces}",
+                    written.len()
+                );
+            }
+        }
+        assert_eq!(
+            HashMarks::of(&carried).digest(),
+            crate::pipeline::ledger::sha256(&carried)
+        );
+    }
+
+    /// A continued file written after the previous file's hash marks has the bytes of
+    /// the table written whole (two full row groups copied, a third encoded with the new
+    /// rows), and the digest of those bytes, as without the marks.
+    #[test]
+    fn a_carried_file_hashed_after_its_marks_is_the_file_written_whole() -> Result<(), Error> {
+        let n = 2 * ROW_GROUP_ROWS + 1000;
+        let whole = df!(
+            "competition_id" => (0..n).map(|i| format!("c{}", i / 9)).collect::<Vec<_>>(),
+            "delta" => (0..n).map(|i| (i % 17) as f64 / 4.0).collect::<Vec<_>>(),
+        )
+        .map_err(|e| Error::polars("whole", e))?;
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let read = |name: &str| {
+            let path = dir.path().join(name);
+            std::fs::read(&path).map_err(|e| Error::io(&path, e))
+        };
+        write_parquet(&whole, &dir.path().join("whole.parquet"))?;
+        let previous_rows = 2 * ROW_GROUP_ROWS + 10;
+        write_parquet(
+            &whole.slice(0, previous_rows),
+            &dir.path().join("previous.parquet"),
+        )?;
+        let previous = read("previous.parquet")?;
+        let marks = HashMarks::of(&previous);
+        let carried = CarriedGroups::full(&previous, ROW_GROUP_ROWS, usize::MAX)
+            .map_err(|e| Error::polars("previous", e))?;
+        assert_eq!(carried.groups, 2);
+        let rest = whole.slice(carried.rows() as i64, n - carried.rows());
+        let mut digests = Vec::new();
+        for (name, ahead) in [
+            ("marked.parquet", Some((&previous[..], &marks))),
+            ("plain.parquet", None),
+        ] {
+            digests.push(write_parquet_carrying_hashed(
+                &dir.path().join(name),
+                std::slice::from_ref(&carried),
+                ahead,
+                rest.height(),
+                |r| Ok(rest.slice(r.start as i64, r.len())),
+            )?);
+            assert!(read(name)? == read("whole.parquet")?, "{name}");
+        }
+        let expected = crate::pipeline::ledger::sha256(&read("whole.parquet")?);
+        assert_eq!(digests, [expected.clone(), expected]);
+        Ok(())
+    }
+
+    /// The CSV and Parquet files written with their digest are the files written
+    /// without, and the digest is their SHA-256.
+    #[test]
+    fn files_written_hashed_are_the_files_written_plain() -> Result<(), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = |name: &str| dir.path().join(name);
+        let read = |name: &str| std::fs::read(path(name)).map_err(|e| Error::io(path(name), e));
+        let frame = sample();
+        write_csv(&frame, &path("plain.csv"))?;
+        write_csv_rounded(&frame, &path("plain-rounded.csv"))?;
+        write_parquet(&frame, &path("plain.parquet"))?;
+        let written = [
+            (
+                write_csv_hashed(&frame, &path("hashed.csv"), false)?,
+                "hashed.csv",
+                "plain.csv",
+            ),
+            (
+                write_csv_hashed(&frame, &path("hashed-rounded.csv"), true)?,
+                "hashed-rounded.csv",
+                "plain-rounded.csv",
+            ),
+            (
+                write_parquet_hashed(&frame, &path("hashed.parquet"))?,
+                "hashed.parquet",
+                "plain.parquet",
+            ),
+        ];
+        for (digest, hashed, plain) in written {
+            assert!(read(hashed)? == read(plain)?, "{hashed}");
+            assert_eq!(
+                digest,
+                crate::pipeline::ledger::sha256(&read(plain)?),
+                "{hashed}"
+            );
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&read("hashed-rounded.csv")?),
+            "id,name,score\n1,\"a,b\",54.20\n2,,0.10\n3,c,-3.00\n"
+        );
         Ok(())
     }
 

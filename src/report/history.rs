@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 
 use polars::prelude::*;
 
-use super::run_folder::RunFolder;
+use super::run_folder::{CheckedFile, RunFolder};
 use crate::error::{Error, Result};
 
 /// How to start afresh, the end of every refusal.
@@ -74,9 +74,9 @@ fn ids(new: &DataFrame) -> PolarsResult<std::collections::HashSet<String>> {
 }
 
 /// The bytes of the table `name` of the previous run's folder, checked against its
-/// `run.json` (see [`RunFolder::read_checked`]).
-pub fn carried_bytes(folder: &Path, name: &str) -> Result<Vec<u8>> {
-    RunFolder::read(folder, "--state")?.read_checked(name)
+/// `run.json` (see [`RunFolder::read_checked_marked`]).
+pub fn carried_bytes(folder: &Path, name: &str) -> Result<CheckedFile> {
+    RunFolder::read(folder, "--state")?.read_checked_marked(name)
 }
 
 /// The carried tables of a previous run's folder, read and checked against its
@@ -94,7 +94,7 @@ pub struct Prefetch {
 }
 
 /// A table being read and checked, on its own thread.
-type Reading = JoinHandle<Result<Vec<u8>>>;
+type Reading = JoinHandle<Result<CheckedFile>>;
 
 impl std::fmt::Debug for Prefetch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -105,7 +105,7 @@ impl std::fmt::Debug for Prefetch {
 }
 
 impl super::run_folder::ReadAhead for Prefetch {
-    fn take(&self, folder: &Path, name: &str) -> Option<Result<Vec<u8>>> {
+    fn take(&self, folder: &Path, name: &str) -> Option<Result<CheckedFile>> {
         self.take_table(folder, name)
     }
 }
@@ -128,7 +128,7 @@ impl Prefetch {
     }
 
     /// The bytes of `name` read ahead from `folder`, when they were and not yet taken.
-    fn take_table(&self, folder: &Path, name: &str) -> Option<Result<Vec<u8>>> {
+    fn take_table(&self, folder: &Path, name: &str) -> Option<Result<CheckedFile>> {
         if self.folder != folder {
             return None;
         }
@@ -149,7 +149,7 @@ pub fn carried_bytes_from(
     prefetch: Option<&dyn super::run_folder::ReadAhead>,
     folder: &Path,
     name: &str,
-) -> Result<Vec<u8>> {
+) -> Result<CheckedFile> {
     match prefetch.and_then(|p| p.take(folder, name)) {
         Some(bytes) => bytes,
         None => carried_bytes(folder, name),
@@ -241,7 +241,7 @@ mod tests {
         write("standings.parquet", "y\n");
         let ahead = Prefetch::start(dir.path(), &["changes.parquet", "standings.parquet"]);
         let changes = carried_bytes_from(Some(&ahead), dir.path(), "changes.parquet");
-        assert_eq!(changes.unwrap(), b"x\n");
+        assert_eq!(changes.unwrap().bytes, b"x\n");
         let error = carried_bytes_from(Some(&ahead), dir.path(), "standings.parquet")
             .unwrap_err()
             .to_string();
@@ -254,7 +254,7 @@ mod tests {
         // Taken once: asked again, the file is read again (now mended).
         write("standings.parquet", "x\n");
         let again = carried_bytes_from(Some(&ahead), dir.path(), "standings.parquet");
-        assert_eq!(again.unwrap(), b"x\n");
+        assert_eq!(again.unwrap().bytes, b"x\n");
         // Edited after the reading ahead began: the bytes checked are the bytes used,
         // and what is read later is checked again.
         let other = tempfile::tempdir().unwrap();

@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv,
-    write_csv_rounded, write_parquet, write_parquet_carrying_hashed, write_parquet_parts_hashed,
+    check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv_hashed,
+    write_parquet_carrying_hashed, write_parquet_hashed, write_parquet_parts_hashed,
     write_replacing, CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
@@ -286,8 +286,13 @@ pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
-fn direction_name(direction: Option<Direction>) -> Option<String> {
-    direction.map(|d| d.to_string())
+/// A direction as the outputs name it (its text in the data contract), borrowed: a
+/// standings row costs no allocation.
+fn direction_name(direction: Option<Direction>) -> Option<&'static str> {
+    direction.map(|d| match d {
+        Direction::NS => "NS",
+        Direction::EW => "EW",
+    })
 }
 
 /// `standings.parquet`, with the handicap-adjusted result of handicap tournaments.
@@ -352,8 +357,8 @@ fn standings_lines(
         rows.iter().zip(handicap.iter().copied()).collect();
     let rows = &lines;
     frame
-        .map("competition_id", rows, |(s, _)| s.competition_id.to_owned())
-        .map("entrant", rows, |(s, _)| s.entrant.to_owned())
+        .map("competition_id", rows, |(s, _)| s.competition_id)
+        .map("entrant", rows, |(s, _)| s.entrant)
         .map("score", rows, |(s, _)| s.score)
         .map("percent", rows, |(s, _)| s.percent)
         .map("boards_played", rows, |(s, _)| s.boards_played as i32)
@@ -609,6 +614,15 @@ pub(crate) fn write_board_scores(path: &Path, rows: &BoardScoreRows) -> Result<(
     })
 }
 
+/// [`write_board_scores`], returning the SHA-256 (hex) of the file's bytes, taken as
+/// they are written.
+fn write_board_scores_hashed(path: &Path, rows: &BoardScoreRows) -> Result<String> {
+    write_atomic_hashed(path, |out| {
+        write_board_scores_to(out, rows, &ParquetSettings::default())
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
 fn write_board_scores_to<W: Write>(
     out: W,
     rows: &BoardScoreRows,
@@ -655,10 +669,18 @@ fn board_scores_of_records(names: &BoardScoreTable, records: &[u8]) -> PolarsRes
 pub fn applied(output: &RunOutput) -> PolarsResult<DataFrame> {
     let rows = &output.ledger;
     FrameBuilder::new(rows.len())
-        .map("competition_id", rows, |e| e.competition_id.clone())
+        .column(
+            "competition_id",
+            rows.iter()
+                .map(|e| e.competition_id.as_str())
+                .collect::<Vec<_>>(),
+        )
         .date("date", rows.iter().map(|e| Some(e.date)).collect())?
         .map("session", rows, |e| e.session)
-        .map("sha256", rows, |e| e.sha256.clone())
+        .column(
+            "sha256",
+            rows.iter().map(|e| e.sha256.as_deref()).collect::<Vec<_>>(),
+        )
         .map("status", rows, |e| e.status.to_string())
         .build()
 }
@@ -697,6 +719,12 @@ fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
 
 /// Writes every output of a run into `out`, which is replaced whole, all at once
 /// (see [`write_replacing`]). `run.json` records the hash of every other file.
+///
+/// The frames are built on both cores, and then every file is written as a task of
+/// its own, the largest first, so that neither core waits at the end while the other
+/// writes the small files one after another. Each file's digest is taken as it is
+/// written; none is read back. Every file is written alone, so the bytes do not depend
+/// on the order, and the errors are reported in the order the files are listed here.
 pub fn write_run(
     out: &Path,
     output: &RunOutput,
@@ -705,128 +733,125 @@ pub fn write_run(
     commit: Commit,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let handicaps =
-        handicaps(output, settings.published.min_boards).map_err(frame_error(HANDICAPS))?;
-    let ranking = ranking(output).map_err(frame_error(RANKING))?;
-    let published = ranking_published(output).map_err(frame_error(RANKING_PUBLISHED))?;
-    // A continued run carries the previous folder's history ahead of its own rows.
-    // Each carried table: its bytes, checked against the previous run.json; its full
-    // row groups, copied as they are; and the rows after them, with the new rows.
-    let mut carried_changes = None;
-    let mut carried_standings = None;
-    let mut standings = None;
-    if let Some(folder) = &output.carried_from {
-        // The large carried history is read and checked on one core while the
-        // standings are built and placed on the other.
-        let name = STANDINGS;
-        let (changes_bytes, standings_part) = rayon::join(
-            || super::history::carried_bytes_from(inputs.carried.as_deref(), folder, CHANGES),
-            || -> Result<_> {
-                let whole = self::standings(output).map_err(frame_error(name))?;
-                let bytes =
-                    super::history::carried_bytes_from(inputs.carried.as_deref(), folder, name)?;
-                let keep = super::history::leading_rows(&folder.join(name), &bytes, &whole)?;
-                Ok((whole, bytes, keep))
-            },
-        );
-        let (whole, bytes, keep) = standings_part?;
-        standings = Some(whole);
-        carried_standings = Some((polars_buffer::Buffer::from(bytes), keep));
-        carried_changes = Some((polars_buffer::Buffer::from(changes_bytes?), usize::MAX));
-    }
-    let changes_groups = copied_groups(carried_changes.as_ref(), CHANGES)?;
-    let standings_groups = copied_groups(carried_standings.as_ref(), STANDINGS)?;
-    let mut changes = None;
-    if let (Some(folder), Some((bytes, _)), Some(copied)) =
-        (&output.carried_from, &carried_changes, &changes_groups)
-    {
-        let name = CHANGES;
-        let new = self::changes(output).map_err(frame_error(name))?;
-        let none = new.head(Some(0));
-        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &none)?;
-        changes = Some(super::history::append(folder, name, tail, &new)?);
-    }
-    if let (Some(folder), Some((bytes, _)), Some(copied), Some(whole)) = (
-        &output.carried_from,
-        &carried_standings,
-        &standings_groups,
-        &mut standings,
-    ) {
-        let name = STANDINGS;
-        let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), whole)?;
-        *whole = super::history::append(folder, name, tail, whole)?;
-    }
+    let (history, (first, second)) = rayon::join(
+        || carried_history(output, inputs),
+        || {
+            rayon::join(
+                || -> Result<_> {
+                    let handicaps = handicaps(output, settings.published.min_boards)
+                        .map_err(frame_error(HANDICAPS));
+                    let ranking = ranking(output).map_err(frame_error(RANKING));
+                    let published =
+                        ranking_published(output).map_err(frame_error(RANKING_PUBLISHED));
+                    Ok((handicaps?, ranking?, published?))
+                },
+                || {
+                    (
+                        unrated(output).map_err(frame_error(UNRATED)),
+                        quarantine(&output.quarantined).map_err(frame_error(QUARANTINE)),
+                        applied(output).map_err(frame_error(APPLIED)),
+                        corrections(output).map_err(frame_error(CORRECTIONS)),
+                        non_members(output).map_err(frame_error(NON_MEMBERS)),
+                    )
+                },
+            )
+        },
+    );
+    let (handicaps, ranking, published) = first?;
+    let history = history?;
+    let (unrated, quarantine, applied, corrections, non_members) = second;
+    let (unrated, quarantine, applied, corrections, non_members) =
+        (unrated?, quarantine?, applied?, corrections?, non_members?);
+    let changes_groups = copied_groups(history.changes.as_ref(), CHANGES)?;
+    let standings_groups = copied_groups(history.standings.as_ref(), STANDINGS)?;
     let adjusted = adjusted_results(output);
-    let unrated = unrated(output).map_err(frame_error(UNRATED))?;
-    let quarantine = quarantine(&output.quarantined).map_err(frame_error(QUARANTINE))?;
-    let applied = applied(output).map_err(frame_error(APPLIED))?;
-    let corrections = corrections(output).map_err(frame_error(CORRECTIONS))?;
-    let non_members = non_members(output).map_err(frame_error(NON_MEMBERS))?;
     check_replaceable(out, &RUN_FILES)?;
     write_replacing(out, commit, |staged| {
         let path = |name: &str| staged.join(name);
-        // The two largest files are encoded beside the others, each free to take a
-        // core (and to wait for the disk while another file is encoded); every file is
-        // written alone, so the bytes do not depend on the order. The digests of
-        // `changes` and `standings` are taken as they are written.
-        let (large, (changes_digest, small)) = rayon::join(
-            || -> Result<()> {
-                if settings.board_scores {
-                    write_board_scores(&path(BOARD_SCORES), &output.prepared.board_scores)?;
-                }
-                Ok(())
-            },
-            || {
-                rayon::join(
-                    || -> Result<String> {
-                        Ok(match (&changes, &changes_groups) {
-                            (Some(rest), Some(copied)) => write_parquet_carrying_hashed(
-                                &path(CHANGES),
-                                std::slice::from_ref(copied),
-                                rest.height(),
-                                |r| Ok(rest.slice(r.start as i64, r.len())),
-                            )?,
-                            _ => {
-                                let to = path(CHANGES);
-                                write_atomic_hashed(&to, |out| {
-                                    write_changes_to(out, output, &ParquetSettings::default())
-                                        .map_err(|e| Error::polars(&to, e))
-                                })?
-                            }
+        let mut board_scores = None;
+        let mut changes = None;
+        let mut standings = None;
+        // The small files, in the order their errors are reported (`standings` comes
+        // between the last two).
+        type Writes<'a> = &'a (dyn Fn(&Path) -> Result<String> + Sync);
+        let small: [(&str, Writes); 9] = [
+            (APPLIED, &|to| write_parquet_hashed(&applied, to)),
+            (CORRECTIONS, &|to| write_csv_hashed(&corrections, to, true)),
+            (HANDICAPS, &|to| write_parquet_hashed(&handicaps, to)),
+            (QUARANTINE, &|to| write_csv_hashed(&quarantine, to, false)),
+            (NON_MEMBERS, &|to| write_csv_hashed(&non_members, to, false)),
+            (RANKING_CSV, &|to| write_csv_hashed(&ranking, to, false)),
+            (RANKING, &|to| write_parquet_hashed(&ranking, to)),
+            (RANKING_PUBLISHED, &|to| {
+                write_csv_hashed(&published, to, true)
+            }),
+            (UNRATED, &|to| write_csv_hashed(&unrated, to, false)),
+        ];
+        let mut small_digests: Vec<Option<Result<String>>> = small.iter().map(|_| None).collect();
+        rayon::scope_fifo(|tasks| {
+            tasks.spawn_fifo(|_| {
+                changes = Some(match (&history.changes_rest, &changes_groups) {
+                    (Some(rest), Some(copied)) => write_parquet_carrying_hashed(
+                        &path(CHANGES),
+                        std::slice::from_ref(copied),
+                        history.changes_ahead(),
+                        rest.height(),
+                        |r| Ok(rest.slice(r.start as i64, r.len())),
+                    ),
+                    _ => {
+                        let to = path(CHANGES);
+                        write_atomic_hashed(&to, |out| {
+                            write_changes_to(out, output, &ParquetSettings::default())
+                                .map_err(|e| Error::polars(&to, e))
                         })
-                    },
-                    || -> Result<String> {
-                        write_parquet(&applied, &path(APPLIED))?;
-                        write_csv_rounded(&corrections, &path(CORRECTIONS))?;
-                        write_parquet(&handicaps, &path(HANDICAPS))?;
-                        write_csv(&quarantine, &path(QUARANTINE))?;
-                        write_csv(&non_members, &path(NON_MEMBERS))?;
-                        write_csv(&ranking, &path(RANKING_CSV))?;
-                        write_parquet(&ranking, &path(RANKING))?;
-                        write_csv_rounded(&published, &path(RANKING_PUBLISHED))?;
-                        let standings_digest = match (&standings_groups, &standings) {
-                            (Some(copied), Some(standings)) => write_parquet_carrying_hashed(
-                                &path(STANDINGS),
-                                std::slice::from_ref(copied),
-                                standings.height(),
-                                |r| Ok(standings.slice(r.start as i64, r.len())),
-                            )?,
-                            _ => write_parquet_parts_hashed(
-                                &path(STANDINGS),
-                                output.prepared.standings.len(),
-                                |range| standings_part(output, &adjusted, range),
-                            )?,
-                        };
-                        write_csv(&unrated, &path(UNRATED))?;
-                        Ok(standings_digest)
-                    },
-                )
-            },
-        );
-        large?;
+                    }
+                });
+            });
+            tasks.spawn_fifo(|_| {
+                standings = Some(match (&standings_groups, &history.standings_whole) {
+                    (Some(copied), Some(whole)) => write_parquet_carrying_hashed(
+                        &path(STANDINGS),
+                        std::slice::from_ref(copied),
+                        history.standings_ahead(),
+                        whole.height(),
+                        |r| Ok(whole.slice(r.start as i64, r.len())),
+                    ),
+                    _ => write_parquet_parts_hashed(
+                        &path(STANDINGS),
+                        output.prepared.standings.len(),
+                        |range| standings_part(output, &adjusted, range),
+                    ),
+                });
+            });
+            if settings.board_scores {
+                tasks.spawn_fifo(|_| {
+                    board_scores = Some(write_board_scores_hashed(
+                        &path(BOARD_SCORES),
+                        &output.prepared.board_scores,
+                    ));
+                });
+            }
+            for ((name, write), digest) in small.iter().zip(small_digests.iter_mut()) {
+                let to = path(name);
+                tasks.spawn_fifo(move |_| *digest = Some(write(&to)));
+            }
+        });
         let mut hashes = BTreeMap::new();
-        hashes.insert(CHANGES.to_owned(), changes_digest?);
-        hashes.insert(STANDINGS.to_owned(), small?);
+        if let Some(digest) = board_scores {
+            hashes.insert(BOARD_SCORES.to_owned(), digest?);
+        }
+        let mut written = vec![(CHANGES, changes)];
+        for ((name, _), digest) in small.iter().zip(small_digests) {
+            if *name == UNRATED {
+                written.push((STANDINGS, standings.take()));
+            }
+            written.push((name, digest));
+        }
+        for (name, digest) in written {
+            if let Some(digest) = digest {
+                hashes.insert(name.to_owned(), digest?);
+            }
+        }
         for name in DATA_FILES {
             if (name == BOARD_SCORES && !settings.board_scores) || hashes.contains_key(name) {
                 continue;
@@ -846,6 +871,91 @@ pub fn write_run(
                 .map_err(|e| Error::io(path(MANIFEST), e))
         })
     })
+}
+
+/// What a continued run carries of the previous folder's `changes.parquet` and
+/// `standings.parquet`: each file's bytes, checked against the previous `run.json`,
+/// with the rows that may be copied as they are (their full row groups are) and the
+/// marks of its hash; and the rows to encode after the copied groups.
+#[derive(Default)]
+struct CarriedHistory {
+    changes: Option<(polars_buffer::Buffer<u8>, usize)>,
+    changes_marks: Option<super::files::HashMarks>,
+    /// The carried rows after the copied groups, then the run's own.
+    changes_rest: Option<DataFrame>,
+    standings: Option<(polars_buffer::Buffer<u8>, usize)>,
+    standings_marks: Option<super::files::HashMarks>,
+    /// Every standing: the carried ones, then the run's own (those after the copied
+    /// groups are encoded).
+    standings_whole: Option<DataFrame>,
+}
+
+impl CarriedHistory {
+    fn changes_ahead(&self) -> Option<(&[u8], &super::files::HashMarks)> {
+        Some((&self.changes.as_ref()?.0, self.changes_marks.as_ref()?))
+    }
+
+    fn standings_ahead(&self) -> Option<(&[u8], &super::files::HashMarks)> {
+        Some((&self.standings.as_ref()?.0, self.standings_marks.as_ref()?))
+    }
+}
+
+/// A continued run carries the previous folder's history ahead of its own rows. Each
+/// carried table: its bytes, checked against the previous run.json; its full row
+/// groups, copied as they are; and the rows after them, with the new rows. Nothing
+/// when the run is not continued.
+fn carried_history(output: &RunOutput, inputs: &RunInputs) -> Result<CarriedHistory> {
+    let Some(folder) = &output.carried_from else {
+        return Ok(CarriedHistory::default());
+    };
+    // The large carried history is read and checked on one core while the standings
+    // are built and placed on the other.
+    let name = STANDINGS;
+    let (changes_file, standings_part) = rayon::join(
+        || super::history::carried_bytes_from(inputs.carried.as_deref(), folder, CHANGES),
+        || -> Result<_> {
+            let whole = self::standings(output).map_err(frame_error(name))?;
+            let file = super::history::carried_bytes_from(inputs.carried.as_deref(), folder, name)?;
+            let keep = super::history::leading_rows(&folder.join(name), &file.bytes, &whole)?;
+            Ok((whole, file, keep))
+        },
+    );
+    let (whole, standings_file, keep) = standings_part?;
+    let changes_file = changes_file?;
+    let mut history = CarriedHistory {
+        changes: Some((polars_buffer::Buffer::from(changes_file.bytes), usize::MAX)),
+        changes_marks: Some(changes_file.marks),
+        changes_rest: None,
+        standings: Some((polars_buffer::Buffer::from(standings_file.bytes), keep)),
+        standings_marks: Some(standings_file.marks),
+        standings_whole: None,
+    };
+    let changes_groups = copied_groups(history.changes.as_ref(), CHANGES)?;
+    let standings_groups = copied_groups(history.standings.as_ref(), STANDINGS)?;
+    // The two tails are decoded and joined to the run's rows side by side.
+    let (changes_rest, standings_whole) = rayon::join(
+        || -> Result<Option<DataFrame>> {
+            let (Some((bytes, _)), Some(copied)) = (&history.changes, &changes_groups) else {
+                return Ok(None);
+            };
+            let name = CHANGES;
+            let new = self::changes(output).map_err(frame_error(name))?;
+            let none = new.head(Some(0));
+            let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &none)?;
+            super::history::append(folder, name, tail, &new).map(Some)
+        },
+        || -> Result<Option<DataFrame>> {
+            let (Some((bytes, _)), Some(copied)) = (&history.standings, &standings_groups) else {
+                return Ok(Some(whole));
+            };
+            let name = STANDINGS;
+            let tail = super::history::tail(&folder.join(name), bytes, copied.rows(), &whole)?;
+            super::history::append(folder, name, tail, &whole).map(Some)
+        },
+    );
+    history.changes_rest = changes_rest?;
+    history.standings_whole = standings_whole?;
+    Ok(history)
 }
 
 /// The full row groups of a carried table (its bytes and the rows that may be copied)

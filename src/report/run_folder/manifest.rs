@@ -38,7 +38,7 @@ pub struct RunInputs {
 pub trait ReadAhead: std::fmt::Debug + Send + Sync {
     /// The bytes of table `name` of `folder`, when they were read ahead and not yet
     /// taken.
-    fn take(&self, folder: &Path, name: &str) -> Option<crate::error::Result<Vec<u8>>>;
+    fn take(&self, folder: &Path, name: &str) -> Option<crate::error::Result<super::CheckedFile>>;
 }
 
 /// `run.json`, written by a run and read back by every command that opens its folder.

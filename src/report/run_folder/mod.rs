@@ -18,10 +18,17 @@ pub mod state;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, InputError, Location, Result};
-use crate::pipeline::ledger::sha256;
 
 pub use manifest::{manifest, Manifest, ReadAhead, RunInputs};
 pub use state::load_state;
+
+/// A data file of a run's folder, read and checked against the manifest, with the
+/// marks its SHA-256 left (see [`RunFolder::read_checked_marked`]).
+#[derive(Debug)]
+pub struct CheckedFile {
+    pub bytes: Vec<u8>,
+    pub marks: crate::report::files::HashMarks,
+}
 
 /// The manifest: what the run read, how it was set, what it wrote.
 pub const MANIFEST: &str = "run.json";
@@ -143,15 +150,23 @@ impl RunFolder {
     /// records: a folder whose files do not match it (half written, changed by hand, or
     /// mixing two runs) is refused.
     pub fn read_checked(&self, name: &str) -> Result<Vec<u8>> {
+        self.read_checked_marked(name).map(|file| file.bytes)
+    }
+
+    /// [`RunFolder::read_checked`], with the hash's marks along the bytes: a file that
+    /// begins with them is hashed from the last mark it shares, not from its start
+    /// (see [`crate::report::files::Hashing::after`]).
+    pub fn read_checked_marked(&self, name: &str) -> Result<CheckedFile> {
         let recorded = self.recorded(name)?;
         let path = self.file(name);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        if sha256(&bytes) != recorded {
+        let marks = crate::report::files::HashMarks::of(&bytes);
+        if marks.digest() != recorded {
             return Err(self.refuse(format!(
                 "`{name}` is not the file {MANIFEST} records (its SHA-256 differs): the folder was changed after the run or mixes two runs"
             )));
         }
-        Ok(bytes)
+        Ok(CheckedFile { bytes, marks })
     }
 
     /// The SHA-256 the manifest records for the data file `name` (hex); a folder whose
@@ -276,6 +291,7 @@ pub fn check_out_and_state(out: &Path, state: &Path) -> Result<()> {
 mod tests {
     use super::manifest::*;
     use super::*;
+    use crate::pipeline::ledger::sha256;
     use crate::pipeline::ranking::RankingGroup;
     use crate::pipeline::{AppliedThrough, Mode, Rate};
     use chrono::NaiveDate;
