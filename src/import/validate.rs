@@ -577,13 +577,6 @@ fn unknown_entrant(competition: &str, entrant: &str, origin: &Origin, column: &s
     )
 }
 
-fn unknown_competition(id: &str, origin: &Origin) -> InputError {
-    InputError::new(
-        at(origin, "competition_id").competition(id),
-        format!("unknown competition `{id}` (not in `competitions`)"),
-    )
-}
-
 fn row_text(origin: &Origin) -> String {
     origin
         .row
@@ -719,16 +712,6 @@ impl Validator {
             }
         }
         self.competitions.get(id).map(|facts| facts.at)
-    }
-
-    fn known_competition(
-        &self,
-        id: &str,
-        origin: &Origin,
-    ) -> Result<&CompetitionFacts, InputError> {
-        self.competitions
-            .get(id)
-            .ok_or_else(|| unknown_competition(id, origin))
     }
 
     /// Checks that competition number `number` (`competition`) lists `entrant`.
