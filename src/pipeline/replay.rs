@@ -559,8 +559,14 @@ pub fn replay_releasing(
     // beside it would take the cores it runs on.
     let changes = changes.filter(|_| mode == Mode::Live);
     let mut recorder = Recorder::new(factors, states, mode);
-    if changes.is_none() {
-        recorder.out.changes.reserve(player_slots(competitions));
+    let slots = player_slots(competitions);
+    match changes {
+        None => recorder.out.changes.reserve(slots),
+        // Room for the first group and a month after it (see `SealedChanges::seal_full`).
+        Some(codec) => recorder
+            .out
+            .changes
+            .reserve(slots.min(codec.rows_per_group().saturating_mul(2))),
     }
     let windows = months(competitions);
     if let Some(first) = windows.first() {
@@ -770,9 +776,22 @@ impl SealedChanges {
         competitions: &[PreparedCompetition],
     ) -> crate::error::Result<()> {
         let group = codec.rows_per_group().max(1);
-        while rows.len() >= group {
-            let rest = rows.split_off(group);
-            let front = std::mem::replace(rows, rest);
+        let sealed = rows.len() / group * group;
+        if sealed == 0 {
+            return Ok(());
+        }
+        // The rows left over move to a vector with room for a group more, so that the
+        // months after them append without growing it a doubling at a time; the full
+        // groups go to their jobs, the last one in the old vector.
+        let mut rest = Vec::with_capacity(group.saturating_mul(2));
+        rest.extend(rows.drain(sealed..));
+        let mut full = std::mem::replace(rows, rest);
+        let mut fronts = Vec::with_capacity(sealed / group);
+        while full.len() > group {
+            fronts.push(full.split_off(full.len() - group));
+        }
+        fronts.push(full);
+        for front in fronts.into_iter().rev() {
             let non_members = front.iter().filter(|c| c.seat == Seat::NonMember);
             self.non_members.extend(non_members.cloned());
             let job = codec.seal(front, competitions)?;
@@ -887,6 +906,67 @@ mod tests {
         seen.next_competition();
         assert_eq!(seen.again(29_999, 0), None);
         assert_eq!(seen.again(29_999, 1), Some(0));
+    }
+
+    /// A codec whose "bytes" are the competition numbers of the group's rows.
+    #[derive(Debug)]
+    struct Numbers(usize);
+
+    impl ChangeCodec for Numbers {
+        fn rows_per_group(&self) -> usize {
+            self.0
+        }
+
+        fn seal(
+            &self,
+            rows: Vec<Change>,
+            _: &[PreparedCompetition],
+        ) -> crate::error::Result<SealJob> {
+            Ok(Box::new(move || {
+                Ok(rows.iter().map(|c| c.competition as u8).collect())
+            }))
+        }
+    }
+
+    /// Ten rows (competitions 0–9, 3 and 7 of non-members) in groups of three: three full
+    /// groups in order, 0–2, 3–5, 6–8, the non-members' rows 3 and 7 kept, and row 9
+    /// left with room for a group more; two more rows then make the fourth group 9–11.
+    #[test]
+    fn full_groups_are_sealed_in_order_and_the_rest_kept_with_room() {
+        let mut rows: Vec<Change> = (0..10).map(|c| change(c, 0)).collect();
+        for at in [3, 7] {
+            rows[at].seat = Seat::NonMember;
+        }
+        let mut sealed = SealedChanges::default();
+        let codec = Numbers(3);
+        sealed
+            .seal_full(&codec, &mut rows, &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rows, [change(9, 0)]);
+        assert!(rows.capacity() >= 6, "{}", rows.capacity());
+        let non_members: Vec<usize> = sealed.non_members.iter().map(|c| c.competition).collect();
+        assert_eq!(non_members, [3, 7]);
+        assert_eq!(sealed.rows(), 9);
+        rows.extend([change(10, 0), change(11, 0)]);
+        sealed
+            .seal_full(&codec, &mut rows, &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(rows.is_empty());
+        sealed.finish().unwrap_or_else(|e| panic!("{e}"));
+        let groups: Vec<(usize, Vec<u8>)> = sealed
+            .groups
+            .iter()
+            .map(|g| (g.rows, g.bytes.clone()))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                (3, vec![0, 1, 2]),
+                (3, vec![3, 4, 5]),
+                (3, vec![6, 7, 8]),
+                (3, vec![9, 10, 11])
+            ]
+        );
     }
 
     proptest! {
