@@ -173,7 +173,7 @@ pub fn handicap_results(
         }
     });
     let playing = rate(factors, competition, &input)?;
-    let mut seen = vec![false; competition.input.entrants.len()];
+    let mut seen = vec![false; competition.entrant_count()];
     let mut out = Vec::with_capacity(seen.len());
     for o in &playing {
         if !seen[o.entrant] {
@@ -414,25 +414,13 @@ impl Seen {
 
 /// Who sits in a slot of an entrant.
 fn seat_at(competition: &PreparedCompetition, entrant: usize, slot: usize) -> Seat {
-    competition
-        .seats
-        .get(entrant)
-        .and_then(|s| s.get(slot))
-        .copied()
-        .unwrap_or(Seat::NonMember)
+    competition.seat(entrant, slot)
 }
 
 /// The slot of an outcome's player within its entrant.
 fn slot_of(competition: &PreparedCompetition, outcome: &PlayerOutcome) -> usize {
     competition
-        .input
-        .entrants
-        .get(outcome.entrant)
-        .and_then(|e| {
-            e.players
-                .iter()
-                .position(|p| p.member_id == outcome.member_id)
-        })
+        .slot_of(outcome.entrant, outcome.member_id)
         .unwrap_or(0)
 }
 
@@ -516,20 +504,8 @@ pub(crate) fn replay_chunked(
     on_applied: &(dyn Fn(u64) + Sync),
     chunk: usize,
 ) -> ReplayOutput {
-    // Competitions packed for the wait are unpacked here (a run's own replay,
-    // [`replay_releasing`], unpacks a month at a time instead).
-    let unpacked: Vec<PreparedCompetition>;
-    let competitions = if competitions.iter().any(|c| c.packed.is_some()) {
-        let unpack = |c: &PreparedCompetition| {
-            let mut c = c.clone();
-            c.unpack();
-            c
-        };
-        unpacked = competitions.iter().map(unpack).collect();
-        &unpacked
-    } else {
-        competitions
-    };
+    // Competitions packed for the wait are read packed, as [`replay_releasing`] reads
+    // them.
     let mut recorder = Recorder::new(factors, states, mode);
     recorder.chunk = chunk;
     recorder.out.changes.reserve(player_slots(competitions));
@@ -540,9 +516,9 @@ pub(crate) fn replay_chunked(
     recorder.finish()
 }
 
-/// [`replay`] for a run that writes what it replays. Each month's competitions are
-/// unpacked when the month comes ([`PreparedCompetition::pack`]), and let go of their
-/// model input once it is applied (the outputs need only their names),
+/// [`replay`] for a run that writes what it replays. Each month's competitions are read
+/// packed ([`PreparedCompetition::pack`]), and let go of their model input once it is
+/// applied (the outputs need only their names),
 /// and in live mode with `changes` the player changes are sealed into `changes.parquet`'s
 /// row groups as the months complete, so that neither is held to the end. A frozen
 /// replay keeps its changes as rows for the writing stage to encode.
@@ -569,29 +545,19 @@ pub fn replay_releasing(
             .reserve(slots.min(codec.rows_per_group().saturating_mul(2))),
     }
     let windows = months(competitions);
-    if let Some(first) = windows.first() {
-        competitions[first.clone()]
-            .par_iter_mut()
-            .for_each(PreparedCompetition::unpack);
-    }
     for (at, window) in windows.iter().enumerate() {
-        // While the month replays, the next one is unpacked and the one before let go
-        // of, on the other core when it has nothing else to do.
+        // While the month replays, the one before is let go of, on the other core when
+        // it has nothing else to do.
         let (done, rest) = competitions.split_at_mut(window.start);
-        let (month, later) = rest.split_at_mut(window.len());
-        let next = windows.get(at + 1).map_or(0, Range::len);
+        let month = &rest[..window.len()];
         let previous = at.checked_sub(1).and_then(|p| windows.get(p));
         let before = previous.and_then(|p| done.get_mut(p.clone()));
-        let month: &[PreparedCompetition] = month;
         rayon::join(
             || replay_window(&mut recorder, mode, month, window.start, on_applied),
             || {
                 for competition in before.into_iter().flatten() {
                     competition.release();
                 }
-                later[..next]
-                    .par_iter_mut()
-                    .for_each(PreparedCompetition::unpack);
             },
         );
         if let Some(codec) = changes {
