@@ -137,12 +137,17 @@ fn rate(
             .filter(|(_, e)| e.direction == Some(direction))
             .map(|(i, _)| i)
             .collect();
+        // The field's numbers and this direction's entrants: not a copy of every
+        // entrant only to replace them.
         let half = CompetitionInput {
+            n_boards: input.n_boards,
+            method: input.method,
+            kind: input.kind,
+            weight_multiplier: input.weight_multiplier,
             entrants: positions
                 .iter()
                 .map(|&i| input.entrants[i].clone())
                 .collect(),
-            ..input.clone()
         };
         for mut outcome in model::rate_competition(factors, &half)? {
             outcome.entrant = positions[outcome.entrant];
