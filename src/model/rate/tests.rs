@@ -855,8 +855,11 @@ fn danish_published_start_list() {
     assert!((all_players.unwrap_or(f64::NAN) - 22.23).abs() < 0.005);
 }
 
-/// Each entrant's settled units as (unit handicap, [(player handicap, updated)]).
-fn settled_units(f: &FactorSet, input: &CompetitionInput) -> Vec<Vec<(f64, Vec<(f64, bool)>)>> {
+/// A settled unit as (unit handicap, [(player handicap, updated)]).
+type Unit = (f64, Vec<(f64, bool)>);
+
+/// Each entrant's settled units.
+fn settled_units(f: &FactorSet, input: &CompetitionInput) -> Vec<Vec<Unit>> {
     let settled = match settle(f, input) {
         Ok(settled) => settled,
         Err(e) => panic!("{e}"),
