@@ -24,8 +24,21 @@ pub fn sum(values: impl IntoIterator<Item = f64>) -> f64 {
 /// assert_eq!(sum_mut(&mut v), sum([-1e16, 0.2, 1e16, 0.1]));
 /// ```
 pub fn sum_mut(values: &mut [f64]) -> f64 {
-    values.sort_unstable_by(f64::total_cmp);
-    // Neumaier's compensated summation.
+    match values {
+        // A pair's two handicaps, summed at every rating: one comparison puts them in
+        // the order the sort gives (equal under `total_cmp` means the same bits).
+        [a, b] => {
+            if a.total_cmp(b).is_gt() {
+                std::mem::swap(a, b);
+            }
+        }
+        _ => values.sort_unstable_by(f64::total_cmp),
+    }
+    compensated(values)
+}
+
+/// Neumaier's compensated summation, in the order given.
+fn compensated(values: &[f64]) -> f64 {
     let mut total = 0.0_f64;
     let mut compensation = 0.0_f64;
     for &x in values.iter() {
@@ -66,6 +79,22 @@ mod tests {
                 v.swap(i, j);
             }
             prop_assert_eq!(before.to_bits(), sum(v).to_bits());
+        }
+    }
+
+    proptest! {
+        /// Two values are put in the order the sort gives, so their sum has its bits:
+        /// the compensated sum of the pair sorted by `total_cmp`, in either order.
+        #[test]
+        fn a_pair_is_summed_as_the_sorted_pair(
+            a in prop_oneof![-60.0f64..60.0, Just(0.0), Just(-0.0), Just(1e16), Just(-1e16)],
+            b in prop_oneof![-60.0f64..60.0, Just(0.0), Just(-0.0), Just(0.1), Just(-1e16)],
+        ) {
+            let mut sorted = [a, b];
+            sorted.sort_unstable_by(f64::total_cmp);
+            let by_sort = compensated(&sorted);
+            prop_assert_eq!(sum_mut(&mut [a, b]).to_bits(), by_sort.to_bits());
+            prop_assert_eq!(sum_mut(&mut [b, a]).to_bits(), by_sort.to_bits());
         }
     }
 

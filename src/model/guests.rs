@@ -187,14 +187,54 @@ fn solve(mut m: Vec<Vec<f64>>) -> Option<Vec<f64>> {
     Some(x)
 }
 
-/// A pair (or the player, in individual events) with its handicaps settled.
-#[derive(Debug, Clone, PartialEq)]
+/// A pair (or the player, in individual events) with its handicaps settled. A unit
+/// holds one or two players, kept in place rather than in a vector of their own: a
+/// replay settles every unit of every competition it rates.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct SettledUnit {
     /// Pair handicap (the player's, in individual events).
     pub handicap: f64,
     /// Per player, in slot order: the handicap (temporary for guests) and whether the
-    /// competition updates it.
-    pub players: Vec<(f64, bool)>,
+    /// competition updates it. Only the first `len` are the unit's.
+    players: [(f64, bool); 2],
+    len: u8,
+}
+
+impl SettledUnit {
+    /// A unit of the first two of `players` (a unit never has more: see
+    /// [`slot_groups`]).
+    fn new(handicap: f64, players: impl IntoIterator<Item = (f64, bool)>) -> Self {
+        let mut unit = SettledUnit {
+            handicap,
+            players: [(0.0, false); 2],
+            len: 0,
+        };
+        for (slot, player) in unit.players.iter_mut().zip(players) {
+            *slot = player;
+            unit.len += 1;
+        }
+        unit
+    }
+
+    /// Per player, in slot order: the handicap and whether the competition updates it.
+    pub fn players(&self) -> &[(f64, bool)] {
+        &self.players[..usize::from(self.len)]
+    }
+}
+
+/// Every unit of a competition, entrant after entrant, in one vector: each entrant has
+/// the same number of units (one, or two in a team match).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settled {
+    units: Vec<SettledUnit>,
+    per_entrant: usize,
+}
+
+impl Settled {
+    /// The units of each entrant, in input order.
+    pub fn entrants(&self) -> std::slice::ChunksExact<'_, SettledUnit> {
+        self.units.chunks_exact(self.per_entrant.max(1))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,10 +260,7 @@ fn slot_groups(kind: FieldKind) -> &'static [&'static [usize]] {
 
 /// Settles every unit's handicap. The input must already be checked (player counts,
 /// finite numbers, opponents).
-pub(crate) fn settle(
-    f: &FactorSet,
-    input: &CompetitionInput,
-) -> Result<Vec<Vec<SettledUnit>>, ModelError> {
+pub(crate) fn settle(f: &FactorSet, input: &CompetitionInput) -> Result<Settled, ModelError> {
     let groups = slot_groups(input.kind);
     if let Some(settled) = all_rated(input, groups) {
         return Ok(settled);
@@ -352,22 +389,17 @@ pub(crate) fn settle(
     let estimates = estimate(f, input, &settling);
 
     // Assemble: unit handicaps and each player's (temporary) handicap.
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(input.entrants.len() * groups.len());
     for (e, (row, per_entrant)) in settling.iter().zip(&units).enumerate() {
-        let mut settled_row = Vec::new();
         for (u, (s, (statuses, class))) in row.iter().zip(per_entrant).enumerate() {
             let updated = |st: &PlayerStatus| {
                 *class != Class::NonMember && matches!(st, PlayerStatus::Rated(_))
             };
             let unit = match s {
-                Settling::Done(hs) => SettledUnit {
-                    handicap: mean(hs.iter().copied()).unwrap_or(0.0),
-                    players: hs
-                        .iter()
-                        .zip(statuses)
-                        .map(|(h, st)| (*h, updated(st)))
-                        .collect(),
-                },
+                Settling::Done(hs) => SettledUnit::new(
+                    mean(hs.iter().copied()).unwrap_or(0.0),
+                    hs.iter().zip(statuses).map(|(h, st)| (*h, updated(st))),
+                ),
                 Settling::Estimate => {
                     let est = estimates
                         .get(e)
@@ -388,55 +420,57 @@ pub(crate) fn settle(
                         (2, [partner]) => 2.0 * est - partner,
                         _ => est,
                     };
-                    SettledUnit {
-                        handicap: est,
-                        players: statuses
-                            .iter()
-                            .map(|st| match st {
-                                PlayerStatus::Rated(h) => (*h, updated(st)),
-                                _ => (temporary, false),
-                            })
-                            .collect(),
-                    }
+                    SettledUnit::new(
+                        est,
+                        statuses.iter().map(|st| match st {
+                            PlayerStatus::Rated(h) => (*h, updated(st)),
+                            _ => (temporary, false),
+                        }),
+                    )
                 }
             };
-            settled_row.push(unit);
+            out.push(unit);
         }
-        out.push(settled_row);
     }
-    Ok(out)
+    Ok(Settled {
+        units: out,
+        per_entrant: groups.len(),
+    })
 }
 
 /// The common case, a field of rated members only: each unit's handicap is the mean of
 /// its players' handicaps and every player is updated, as [`settle`] would settle them,
-/// without building what guests need. `None` as soon as a slot holds anyone else.
-fn all_rated(input: &CompetitionInput, groups: &[&[usize]]) -> Option<Vec<Vec<SettledUnit>>> {
-    let mut out = Vec::with_capacity(input.entrants.len());
+/// without building what guests need: one vector for the whole field. `None` as soon
+/// as a slot holds anyone else.
+fn all_rated(input: &CompetitionInput, groups: &[&[usize]]) -> Option<Settled> {
+    let mut out = Vec::with_capacity(input.entrants.len() * groups.len());
     for entrant in &input.entrants {
-        let mut row = Vec::with_capacity(groups.len());
         for group in groups {
-            let mut handicaps = [0.0; 4];
-            let mut players = Vec::with_capacity(group.len());
+            let mut handicaps = [0.0; 2];
+            let mut n = 0;
             for player in group.iter().filter_map(|&slot| entrant.players.get(slot)) {
                 let PlayerStatus::Rated(h) = player.status else {
                     return None;
                 };
-                if let Some(slot) = handicaps.get_mut(players.len()) {
+                if let Some(slot) = handicaps.get_mut(n) {
                     *slot = h;
+                    n += 1;
                 }
-                players.push((h, true));
             }
-            let n = players.len().min(handicaps.len());
+            let players = handicaps[..n].iter().map(|&h| (h, true));
+            let unit = SettledUnit::new(0.0, players);
             let handicap = match n {
                 0 => 0.0,
                 // The same value as `mean`, without its copy.
                 _ => super::field::sum_mut(&mut handicaps[..n]) / n as f64,
             };
-            row.push(SettledUnit { handicap, players });
+            out.push(SettledUnit { handicap, ..unit });
         }
-        out.push(row);
     }
-    Some(out)
+    Some(Settled {
+        units: out,
+        per_entrant: groups.len(),
+    })
 }
 
 /// Method (c) for every unit marked for it: `estimates[entrant][unit]`.

@@ -5,14 +5,12 @@
 //! format's formula, and turn the gap `r − r̂` into `Δh` for every player the competition
 //! updates. Nothing here reads or keeps state, so the replay decides the order.
 
-use std::collections::BTreeSet;
-
 use super::error::ModelError;
 use super::expected::team_match::TeamSide;
 use super::expected::team_pair_across::AcrossPair;
 use super::expected::{individual, pairs, pairs_datum, team_match, team_pair_across, Expectation};
 use super::factors::FactorSet;
-use super::guests::{settle, SettledUnit};
+use super::guests::{settle, Settled, SettledUnit};
 use super::update::{apply, board_weight, delta, UpdateInput};
 use super::{CompetitionInput, FieldKind, PlayerOutcome, PlayerStatus};
 
@@ -31,17 +29,18 @@ pub fn rate_competition(
     for (e, ((entrant, units), exp)) in input
         .entrants
         .iter()
-        .zip(&settled)
+        .zip(settled.entrants())
         .zip(&expectations)
         .enumerate()
     {
         let mut slot = 0;
         for unit in units {
-            for (i, &(h, updated)) in unit.players.iter().enumerate() {
+            let players = unit.players();
+            for (i, &(h, updated)) in players.iter().enumerate() {
                 let member_id = entrant.players.get(slot).map_or(0, |p| p.member_id);
                 slot += 1;
-                let partner_handicap = match unit.players.len() {
-                    2 => unit.players.get(1 - i).map(|p| p.0),
+                let partner_handicap = match players.len() {
+                    2 => players.get(1 - i).map(|p| p.0),
                     _ => None,
                 };
                 let change = if updated {
@@ -147,9 +146,9 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
             });
         }
         // A substitute may play for two entrants (each result is its own); one member
-        // twice in one entrant is not a pair or a team.
-        let mut seen: BTreeSet<i64> = BTreeSet::new();
-        for p in &en.players {
+        // twice in one entrant is not a pair or a team. An entrant has at most four
+        // players here (counted above), so the earlier slots are searched, not a set.
+        for (slot, p) in en.players.iter().enumerate() {
             let (what, value) = match p.status {
                 PlayerStatus::Rated(h) => ("a handicap", h),
                 PlayerStatus::Foreign {
@@ -164,7 +163,10 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
                     value,
                 });
             }
-            if !seen.insert(p.member_id) {
+            if en.players[..slot]
+                .iter()
+                .any(|q| q.member_id == p.member_id)
+            {
                 return Err(ModelError::DuplicatePlayer {
                     member_id: p.member_id,
                     entrant,
@@ -193,19 +195,19 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
 fn field_expectations(
     f: &FactorSet,
     input: &CompetitionInput,
-    settled: &[Vec<SettledUnit>],
+    settled: &Settled,
 ) -> Result<Vec<Expectation>, ModelError> {
     // C_b times the format's result scale: the handicap units one result unit stands for.
     let divisor = f.expected_divisor(input.method, input.kind);
-    let unit = |units: &Vec<SettledUnit>, i: usize| units.get(i).map_or(0.0, |u| u.handicap);
-    let first: Vec<f64> = settled.iter().map(|u| unit(u, 0)).collect();
+    let unit = |units: &[SettledUnit], i: usize| units.get(i).map_or(0.0, |u| u.handicap);
+    let first: Vec<f64> = settled.entrants().map(|u| unit(u, 0)).collect();
     match input.kind {
         FieldKind::Individual => individual::expected(&first, divisor),
         FieldKind::Pairs => pairs::expected(&first, divisor),
         FieldKind::PairsDatum => pairs_datum::expected(&first, divisor),
         FieldKind::TeamMatch => {
             let teams: Vec<TeamSide> = settled
-                .iter()
+                .entrants()
                 .zip(&input.entrants)
                 .map(|(u, e)| TeamSide {
                     pairs: [unit(u, 0), unit(u, 1)],

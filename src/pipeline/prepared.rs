@@ -45,8 +45,9 @@ pub struct PreparedCompetition {
 /// A rated competition's entrants and seats as a run holds them from scoring to the
 /// replay: two flat arrays instead of a vector per entrant and two per player slot.
 /// A federation's history of model inputs is the largest thing a run holds once its
-/// rows are read (about 290 bytes per entrant unpacked, 72 packed); the replay
-/// unpacks a month at a time.
+/// rows are read (about 290 bytes per entrant unpacked, 72 packed). The replay reads
+/// them packed ([`PreparedCompetition::input_into`], [`PreparedCompetition::seat`]):
+/// unpacking would build, and then drop, two vectors per entrant.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PackedEntrants {
     entrants: Vec<PackedEntrant>,
@@ -57,10 +58,21 @@ pub struct PackedEntrants {
 struct PackedEntrant {
     result: f64,
     boards_played: u32,
+    /// The entrant's first player slot in [`PackedEntrants::players`].
+    first: u32,
     /// `u32::MAX`: none.
     opponent: u32,
     players: u8,
     direction: Option<crate::model::Direction>,
+}
+
+impl PackedEntrants {
+    /// The player slots of `entrant`.
+    fn slots(&self, entrant: &PackedEntrant) -> &[PackedPlayer] {
+        let first = entrant.first as usize;
+        let end = first + usize::from(entrant.players);
+        self.players.get(first..end).unwrap_or_default()
+    }
 }
 
 /// A player slot: its status follows from its seat (see [`status_of`]).
@@ -110,7 +122,9 @@ impl PreparedCompetition {
             return;
         }
         let entrants = &self.input.entrants;
+        let slots: usize = self.seats.iter().map(Vec::len).sum();
         let fits = entrants.len() == self.seats.len()
+            && u32::try_from(slots).is_ok()
             && entrants.iter().zip(&self.seats).all(|(e, seats)| {
                 e.players.len() == seats.len()
                     && seats.len() <= usize::from(u8::MAX)
@@ -125,12 +139,13 @@ impl PreparedCompetition {
         }
         let mut packed = PackedEntrants {
             entrants: Vec::with_capacity(entrants.len()),
-            players: Vec::with_capacity(self.seats.iter().map(Vec::len).sum()),
+            players: Vec::with_capacity(slots),
         };
         for (entrant, seats) in entrants.iter().zip(&self.seats) {
             packed.entrants.push(PackedEntrant {
                 result: entrant.result,
                 boards_played: entrant.boards_played,
+                first: packed.players.len() as u32,
                 opponent: entrant.opponent.map_or(u32::MAX, |o| o as u32),
                 players: seats.len() as u8,
                 direction: entrant.direction,
@@ -185,6 +200,14 @@ impl PreparedCompetition {
 
     /// The model's input with the given member handicaps.
     pub fn input_with(&self, handicap_of: impl Fn(u32) -> f64) -> CompetitionInput {
+        if self.packed.is_some() {
+            let mut input = CompetitionInput {
+                entrants: Vec::new(),
+                ..self.input.clone()
+            };
+            self.input_into(&mut input, handicap_of);
+            return input;
+        }
         let mut input = self.input.clone();
         self.fill_handicaps(&mut input, handicap_of);
         input
@@ -193,6 +216,9 @@ impl PreparedCompetition {
     /// [`Self::input_with`] written into `input`, reusing its buffers: the replay keeps
     /// one per thread, so that a competition costs no allocation for its input.
     pub fn input_into(&self, input: &mut CompetitionInput, handicap_of: impl Fn(u32) -> f64) {
+        if let Some(packed) = &self.packed {
+            return self.input_from_packed(packed, input, handicap_of);
+        }
         let source = &self.input;
         input.n_boards = source.n_boards;
         input.method = source.method;
@@ -213,6 +239,90 @@ impl PreparedCompetition {
             }
         }
         self.fill_handicaps(input, handicap_of);
+    }
+
+    /// [`Self::input_into`] from the packed entrants: what unpacking and then filling in
+    /// the handicaps gives, player by player in the same order.
+    fn input_from_packed(
+        &self,
+        packed: &PackedEntrants,
+        input: &mut CompetitionInput,
+        handicap_of: impl Fn(u32) -> f64,
+    ) {
+        let source = &self.input;
+        input.n_boards = source.n_boards;
+        input.method = source.method;
+        input.kind = source.kind;
+        input.weight_multiplier = source.weight_multiplier;
+        input.entrants.truncate(packed.entrants.len());
+        for (i, entrant) in packed.entrants.iter().enumerate() {
+            let players = packed.slots(entrant).iter().map(|p| PlayerInput {
+                member_id: p.member_id,
+                status: match p.seat {
+                    Seat::Member(index) => PlayerStatus::Rated(handicap_of(index)),
+                    seat => status_of(seat),
+                },
+            });
+            let opponent = (entrant.opponent != u32::MAX).then_some(entrant.opponent as usize);
+            match input.entrants.get_mut(i) {
+                Some(to) => {
+                    to.players.clear();
+                    to.players.extend(players);
+                    to.boards_played = entrant.boards_played;
+                    to.result = entrant.result;
+                    to.direction = entrant.direction;
+                    to.opponent = opponent;
+                }
+                None => input.entrants.push(EntrantInput {
+                    players: players.collect(),
+                    boards_played: entrant.boards_played,
+                    result: entrant.result,
+                    direction: entrant.direction,
+                    opponent,
+                }),
+            }
+        }
+    }
+
+    /// The entrants, packed or not.
+    pub fn entrant_count(&self) -> usize {
+        match &self.packed {
+            Some(packed) => packed.entrants.len(),
+            None => self.input.entrants.len(),
+        }
+    }
+
+    /// Who sits in slot `slot` of entrant `entrant`, packed or not (no such slot: nobody
+    /// the replay updates).
+    pub fn seat(&self, entrant: usize, slot: usize) -> Seat {
+        let seat = match &self.packed {
+            Some(packed) => packed
+                .entrants
+                .get(entrant)
+                .and_then(|e| packed.slots(e).get(slot))
+                .map(|p| p.seat),
+            None => self.seats.get(entrant).and_then(|s| s.get(slot)).copied(),
+        };
+        seat.unwrap_or(Seat::NonMember)
+    }
+
+    /// The slot of `member_id` within entrant `entrant`, packed or not.
+    pub fn slot_of(&self, entrant: usize, member_id: i64) -> Option<usize> {
+        match &self.packed {
+            Some(packed) => packed.entrants.get(entrant).and_then(|e| {
+                packed
+                    .slots(e)
+                    .iter()
+                    .position(|p| p.member_id == member_id)
+            }),
+            None => self
+                .input
+                .entrants
+                .get(entrant)?
+                .players
+                .iter()
+                .position(|p| p.member_id == member_id),
+        }
     }
 
     fn fill_handicaps(&self, input: &mut CompetitionInput, handicap_of: impl Fn(u32) -> f64) {
@@ -411,10 +521,9 @@ mod tests {
         }
     }
 
-    /// Packed and unpacked, a competition's entrants and seats are what they were, to
-    /// the bit; a seat whose status is not the usual one is left unpacked.
-    #[test]
-    fn packing_keeps_the_input_and_seats_to_the_bit() {
+    /// Three entrants: a member with a foreign guest (reported level 31.5), a non-member
+    /// with a foreign guest without a level, and an individual member; unpacked.
+    fn three_entrants() -> PreparedCompetition {
         use crate::model::{CalcMethod, FieldKind};
         let slot = |member_id, seat| {
             let input = PlayerInput {
@@ -446,7 +555,7 @@ mod tests {
             .iter()
             .map(|players| players.iter().map(|p| p.1).collect())
             .collect();
-        let mut competition = PreparedCompetition {
+        PreparedCompetition {
             competition_id: "2026-03-04-club".into(),
             date: NaiveDate::default(),
             session: 1,
@@ -458,13 +567,21 @@ mod tests {
                 weight_multiplier: 1.0,
                 entrants,
             },
-            seats: seats.clone(),
+            seats,
             entrant_names: vec!["1".into(), "2".into(), "3".into()],
             rated_members: vec![0, 7],
             split_by_direction: false,
             origin: Origin::default(),
             packed: None,
-        };
+        }
+    }
+
+    /// Packed and unpacked, a competition's entrants and seats are what they were, to
+    /// the bit; a seat whose status is not the usual one is left unpacked.
+    #[test]
+    fn packing_keeps_the_input_and_seats_to_the_bit() {
+        let mut competition = three_entrants();
+        let seats = competition.seats.clone();
         let before = format!("{competition:?}");
         competition.pack();
         assert!(competition.packed.is_some());
@@ -478,6 +595,80 @@ mod tests {
         competition.pack();
         assert!(competition.packed.is_none());
         assert_eq!(competition.input.entrants.len(), 3);
+    }
+
+    /// Read packed, a competition gives the replay what it gave unpacked: the model's
+    /// input with member 0 at 12.5 and member 7 at 40.25 (written into a fresh input and
+    /// into one left over from a larger field), every seat, and every member's slot.
+    #[test]
+    fn a_packed_competition_reads_as_the_unpacked_one() {
+        let unpacked = three_entrants();
+        let mut packed = unpacked.clone();
+        packed.pack();
+        assert!(packed.packed.is_some());
+        let handicap = |m: u32| match m {
+            0 => 12.5,
+            7 => 40.25,
+            _ => f64::NAN,
+        };
+        let expected = unpacked.input_with(handicap);
+        let players = |input: &CompetitionInput| -> Vec<(i64, PlayerStatus)> {
+            let slots = input.entrants.iter().flat_map(|e| &e.players);
+            slots.map(|p| (p.member_id, p.status)).collect()
+        };
+        assert_eq!(
+            players(&expected),
+            [
+                (101, PlayerStatus::Rated(12.5)),
+                (
+                    102,
+                    PlayerStatus::Foreign {
+                        reported_level: Some(31.5)
+                    }
+                ),
+                (-3, PlayerStatus::NonMember),
+                (
+                    104,
+                    PlayerStatus::Foreign {
+                        reported_level: None
+                    }
+                ),
+                (105, PlayerStatus::Rated(40.25)),
+            ]
+        );
+        assert_eq!(
+            format!("{:?}", packed.input_with(handicap)),
+            format!("{expected:?}")
+        );
+        let mut scratch = three_entrants().input_with(|_| 1.0);
+        scratch.entrants.extend(scratch.entrants.clone());
+        let extra = scratch.entrants[2].players[0];
+        scratch.entrants[0].players.push(extra);
+        scratch.n_boards = 3;
+        packed.input_into(&mut scratch, handicap);
+        assert_eq!(format!("{scratch:?}"), format!("{expected:?}"));
+
+        assert_eq!((packed.entrant_count(), unpacked.entrant_count()), (3, 3));
+        for entrant in 0..4 {
+            for slot in 0..3 {
+                assert_eq!(
+                    packed.seat(entrant, slot),
+                    unpacked.seat(entrant, slot),
+                    "{entrant} {slot}"
+                );
+            }
+            for member in [101, 102, -3, 104, 105, 7] {
+                assert_eq!(
+                    packed.slot_of(entrant, member),
+                    unpacked.slot_of(entrant, member)
+                );
+            }
+        }
+        assert_eq!(packed.seat(0, 1), Seat::Foreign(Some(31.5)));
+        assert_eq!(packed.seat(2, 0), Seat::Member(7));
+        assert_eq!(packed.seat(2, 1), Seat::NonMember);
+        assert_eq!(packed.slot_of(1, 104), Some(1));
+        assert_eq!(packed.slot_of(1, 101), None);
     }
 
     /// The table gives back the lines it was given, with the competitions it keeps.

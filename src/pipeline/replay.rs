@@ -137,12 +137,17 @@ fn rate(
             .filter(|(_, e)| e.direction == Some(direction))
             .map(|(i, _)| i)
             .collect();
+        // The field's numbers and this direction's entrants: not a copy of every
+        // entrant only to replace them.
         let half = CompetitionInput {
+            n_boards: input.n_boards,
+            method: input.method,
+            kind: input.kind,
+            weight_multiplier: input.weight_multiplier,
             entrants: positions
                 .iter()
                 .map(|&i| input.entrants[i].clone())
                 .collect(),
-            ..input.clone()
         };
         for mut outcome in model::rate_competition(factors, &half)? {
             outcome.entrant = positions[outcome.entrant];
@@ -173,7 +178,7 @@ pub fn handicap_results(
         }
     });
     let playing = rate(factors, competition, &input)?;
-    let mut seen = vec![false; competition.input.entrants.len()];
+    let mut seen = vec![false; competition.entrant_count()];
     let mut out = Vec::with_capacity(seen.len());
     for o in &playing {
         if !seen[o.entrant] {
@@ -414,25 +419,13 @@ impl Seen {
 
 /// Who sits in a slot of an entrant.
 fn seat_at(competition: &PreparedCompetition, entrant: usize, slot: usize) -> Seat {
-    competition
-        .seats
-        .get(entrant)
-        .and_then(|s| s.get(slot))
-        .copied()
-        .unwrap_or(Seat::NonMember)
+    competition.seat(entrant, slot)
 }
 
 /// The slot of an outcome's player within its entrant.
 fn slot_of(competition: &PreparedCompetition, outcome: &PlayerOutcome) -> usize {
     competition
-        .input
-        .entrants
-        .get(outcome.entrant)
-        .and_then(|e| {
-            e.players
-                .iter()
-                .position(|p| p.member_id == outcome.member_id)
-        })
+        .slot_of(outcome.entrant, outcome.member_id)
         .unwrap_or(0)
 }
 
@@ -516,20 +509,8 @@ pub(crate) fn replay_chunked(
     on_applied: &(dyn Fn(u64) + Sync),
     chunk: usize,
 ) -> ReplayOutput {
-    // Competitions packed for the wait are unpacked here (a run's own replay,
-    // [`replay_releasing`], unpacks a month at a time instead).
-    let unpacked: Vec<PreparedCompetition>;
-    let competitions = if competitions.iter().any(|c| c.packed.is_some()) {
-        let unpack = |c: &PreparedCompetition| {
-            let mut c = c.clone();
-            c.unpack();
-            c
-        };
-        unpacked = competitions.iter().map(unpack).collect();
-        &unpacked
-    } else {
-        competitions
-    };
+    // Competitions packed for the wait are read packed, as [`replay_releasing`] reads
+    // them.
     let mut recorder = Recorder::new(factors, states, mode);
     recorder.chunk = chunk;
     recorder.out.changes.reserve(player_slots(competitions));
@@ -540,9 +521,9 @@ pub(crate) fn replay_chunked(
     recorder.finish()
 }
 
-/// [`replay`] for a run that writes what it replays. Each month's competitions are
-/// unpacked when the month comes ([`PreparedCompetition::pack`]), and let go of their
-/// model input once it is applied (the outputs need only their names),
+/// [`replay`] for a run that writes what it replays. Each month's competitions are read
+/// packed ([`PreparedCompetition::pack`]), and let go of their model input once it is
+/// applied (the outputs need only their names),
 /// and in live mode with `changes` the player changes are sealed into `changes.parquet`'s
 /// row groups as the months complete, so that neither is held to the end. A frozen
 /// replay keeps its changes as rows for the writing stage to encode.
@@ -559,33 +540,29 @@ pub fn replay_releasing(
     // beside it would take the cores it runs on.
     let changes = changes.filter(|_| mode == Mode::Live);
     let mut recorder = Recorder::new(factors, states, mode);
-    if changes.is_none() {
-        recorder.out.changes.reserve(player_slots(competitions));
+    let slots = player_slots(competitions);
+    match changes {
+        None => recorder.out.changes.reserve(slots),
+        // Room for the first group and a month after it (see `SealedChanges::seal_full`).
+        Some(codec) => recorder
+            .out
+            .changes
+            .reserve(slots.min(codec.rows_per_group().saturating_mul(2))),
     }
     let windows = months(competitions);
-    if let Some(first) = windows.first() {
-        competitions[first.clone()]
-            .par_iter_mut()
-            .for_each(PreparedCompetition::unpack);
-    }
     for (at, window) in windows.iter().enumerate() {
-        // While the month replays, the next one is unpacked and the one before let go
-        // of, on the other core when it has nothing else to do.
+        // While the month replays, the one before is let go of, on the other core when
+        // it has nothing else to do.
         let (done, rest) = competitions.split_at_mut(window.start);
-        let (month, later) = rest.split_at_mut(window.len());
-        let next = windows.get(at + 1).map_or(0, Range::len);
+        let month = &rest[..window.len()];
         let previous = at.checked_sub(1).and_then(|p| windows.get(p));
         let before = previous.and_then(|p| done.get_mut(p.clone()));
-        let month: &[PreparedCompetition] = month;
         rayon::join(
             || replay_window(&mut recorder, mode, month, window.start, on_applied),
             || {
                 for competition in before.into_iter().flatten() {
                     competition.release();
                 }
-                later[..next]
-                    .par_iter_mut()
-                    .for_each(PreparedCompetition::unpack);
             },
         );
         if let Some(codec) = changes {
@@ -770,9 +747,22 @@ impl SealedChanges {
         competitions: &[PreparedCompetition],
     ) -> crate::error::Result<()> {
         let group = codec.rows_per_group().max(1);
-        while rows.len() >= group {
-            let rest = rows.split_off(group);
-            let front = std::mem::replace(rows, rest);
+        let sealed = rows.len() / group * group;
+        if sealed == 0 {
+            return Ok(());
+        }
+        // The rows left over move to a vector with room for a group more, so that the
+        // months after them append without growing it a doubling at a time; the full
+        // groups go to their jobs, the last one in the old vector.
+        let mut rest = Vec::with_capacity(group.saturating_mul(2));
+        rest.extend(rows.drain(sealed..));
+        let mut full = std::mem::replace(rows, rest);
+        let mut fronts = Vec::with_capacity(sealed / group);
+        while full.len() > group {
+            fronts.push(full.split_off(full.len() - group));
+        }
+        fronts.push(full);
+        for front in fronts.into_iter().rev() {
             let non_members = front.iter().filter(|c| c.seat == Seat::NonMember);
             self.non_members.extend(non_members.cloned());
             let job = codec.seal(front, competitions)?;
@@ -887,6 +877,67 @@ mod tests {
         seen.next_competition();
         assert_eq!(seen.again(29_999, 0), None);
         assert_eq!(seen.again(29_999, 1), Some(0));
+    }
+
+    /// A codec whose "bytes" are the competition numbers of the group's rows.
+    #[derive(Debug)]
+    struct Numbers(usize);
+
+    impl ChangeCodec for Numbers {
+        fn rows_per_group(&self) -> usize {
+            self.0
+        }
+
+        fn seal(
+            &self,
+            rows: Vec<Change>,
+            _: &[PreparedCompetition],
+        ) -> crate::error::Result<SealJob> {
+            Ok(Box::new(move || {
+                Ok(rows.iter().map(|c| c.competition as u8).collect())
+            }))
+        }
+    }
+
+    /// Ten rows (competitions 0–9, 3 and 7 of non-members) in groups of three: three full
+    /// groups in order, 0–2, 3–5, 6–8, the non-members' rows 3 and 7 kept, and row 9
+    /// left with room for a group more; two more rows then make the fourth group 9–11.
+    #[test]
+    fn full_groups_are_sealed_in_order_and_the_rest_kept_with_room() {
+        let mut rows: Vec<Change> = (0..10).map(|c| change(c, 0)).collect();
+        for at in [3, 7] {
+            rows[at].seat = Seat::NonMember;
+        }
+        let mut sealed = SealedChanges::default();
+        let codec = Numbers(3);
+        sealed
+            .seal_full(&codec, &mut rows, &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(rows, [change(9, 0)]);
+        assert!(rows.capacity() >= 6, "{}", rows.capacity());
+        let non_members: Vec<usize> = sealed.non_members.iter().map(|c| c.competition).collect();
+        assert_eq!(non_members, [3, 7]);
+        assert_eq!(sealed.rows(), 9);
+        rows.extend([change(10, 0), change(11, 0)]);
+        sealed
+            .seal_full(&codec, &mut rows, &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(rows.is_empty());
+        sealed.finish().unwrap_or_else(|e| panic!("{e}"));
+        let groups: Vec<(usize, Vec<u8>)> = sealed
+            .groups
+            .iter()
+            .map(|g| (g.rows, g.bytes.clone()))
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                (3, vec![0, 1, 2]),
+                (3, vec![3, 4, 5]),
+                (3, vec![6, 7, 8]),
+                (3, vec![9, 10, 11])
+            ]
+        );
     }
 
     proptest! {

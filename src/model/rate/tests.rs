@@ -854,3 +854,149 @@ fn danish_published_start_list() {
     let all_players = crate::model::field::mean(players.iter().flat_map(|p| [p.0, p.1]));
     assert!((all_players.unwrap_or(f64::NAN) - 22.23).abs() < 0.005);
 }
+
+/// A settled unit as (unit handicap, [(player handicap, updated)]).
+type Unit = (f64, Vec<(f64, bool)>);
+
+/// Each entrant's settled units.
+fn settled_units(f: &FactorSet, input: &CompetitionInput) -> Vec<Vec<Unit>> {
+    let settled = match settle(f, input) {
+        Ok(settled) => settled,
+        Err(e) => panic!("{e}"),
+    };
+    settled
+        .entrants()
+        .map(|units| {
+            units
+                .iter()
+                .map(|u: &SettledUnit| (u.handicap, u.players().to_vec()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The team match by hand above, settled: every player rated, so each pair is the mean
+/// of its two players and every player is updated. A (10, 10, 20, 20) is pairs 10 and
+/// 20, B (16, 16, 30, 30) pairs 16 and 30: two units per entrant, in slot order.
+#[test]
+fn a_rated_team_match_settles_into_two_pairs_per_team() {
+    let team = |ids: i64, a: f64, b: f64, opponent: usize| EntrantInput {
+        players: vec![
+            rated(ids, a),
+            rated(ids + 1, a),
+            rated(ids + 2, b),
+            rated(ids + 3, b),
+        ],
+        boards_played: 12,
+        result: 0.0,
+        direction: None,
+        opponent: Some(opponent),
+    };
+    let input = competition(
+        FieldKind::TeamMatch,
+        CalcMethod::Imp,
+        vec![team(1, 10.0, 20.0, 1), team(5, 16.0, 30.0, 0)],
+    );
+    let both = |h: f64| (h, vec![(h, true), (h, true)]);
+    assert_eq!(
+        settled_units(&FactorSet::default(), &input),
+        [[both(10.0), both(20.0)], [both(16.0), both(30.0)]]
+    );
+}
+
+/// The individual event by hand above: one unit of one player per entrant, its handicap
+/// the player's (0, 12, 24, 36). A pair of 10 and 30 settles at 20 with both players
+/// kept apart.
+#[test]
+fn rated_units_hold_their_own_players() {
+    let entrants = [0.0, 12.0, 24.0, 36.0]
+        .iter()
+        .enumerate()
+        .map(|(i, &h)| entrant(vec![rated(i as i64 + 1, h)], 0.0))
+        .collect();
+    let input = competition(FieldKind::Individual, CalcMethod::Topscore, entrants);
+    let one = |h: f64| vec![(h, vec![(h, true)])];
+    assert_eq!(
+        settled_units(&FactorSet::default(), &input),
+        [one(0.0), one(12.0), one(24.0), one(36.0)]
+    );
+    let pairs = guest_field(rated(8, 36.0));
+    let settled = settled_units(&FactorSet::default(), &pairs);
+    assert_eq!(settled[2], [(20.0, vec![(10.0, true), (30.0, true)])]);
+    assert_eq!(settled[3], [(30.0, vec![(24.0, true), (36.0, true)])]);
+}
+
+/// The non-member pair above (method (c)): P3 settles at x = 82/3, its member keeps 24
+/// and the non-member takes 2·82/3 − 24 = 92/3, neither updated; the other pairs are
+/// their means (20, 30, 20), every player updated. With a foreign guest and (b) first,
+/// the guest takes the partner's 24 and the pair is 24, only the member updated.
+#[test]
+fn units_with_guests_settle_to_the_worked_handicaps() {
+    let f = FactorSet::default();
+    let settled = settled_units(&f, &guest_field(non_member(8)));
+    assert_eq!(settled[0], [(20.0, vec![(20.0, true), (20.0, true)])]);
+    assert_eq!(settled[1], [(30.0, vec![(30.0, true), (30.0, true)])]);
+    assert_eq!(settled[2], [(20.0, vec![(10.0, true), (30.0, true)])]);
+    let [(x, players)] = settled[3].as_slice() else {
+        panic!("one unit: {:?}", settled[3]);
+    };
+    close(*x, 82.0 / 3.0, 1e-12);
+    assert_eq!(players.len(), 2);
+    assert_eq!(players[0], (24.0, false));
+    close(players[1].0, 92.0 / 3.0, 1e-12);
+    assert!(!players[1].1);
+
+    let partner_first = FactorSet {
+        guest_methods: vec![GuestMethod::Partner, GuestMethod::Performance],
+        ..FactorSet::default()
+    };
+    let settled = settled_units(&partner_first, &guest_field(foreign(8, Some(40.0))));
+    assert_eq!(settled[3], [(24.0, vec![(24.0, true), (24.0, false)])]);
+}
+
+/// One member twice in one entrant is refused, naming the member and the entrant; the
+/// same member in two entrants (a substitute) is not.
+#[test]
+fn a_member_twice_in_one_entrant_is_found_among_the_earlier_slots() {
+    let f = FactorSet::default();
+    let mut team = competition(
+        FieldKind::TeamMatch,
+        CalcMethod::Imp,
+        vec![
+            EntrantInput {
+                players: vec![
+                    rated(1, 10.0),
+                    rated(2, 10.0),
+                    rated(3, 10.0),
+                    rated(1, 10.0),
+                ],
+                boards_played: 12,
+                result: 0.0,
+                direction: None,
+                opponent: Some(1),
+            },
+            EntrantInput {
+                players: vec![
+                    rated(5, 10.0),
+                    rated(6, 10.0),
+                    rated(7, 10.0),
+                    rated(8, 10.0),
+                ],
+                boards_played: 12,
+                result: 0.0,
+                direction: None,
+                opponent: Some(0),
+            },
+        ],
+    );
+    team.n_boards = 12;
+    assert_eq!(
+        rate_competition(&f, &team),
+        Err(ModelError::DuplicatePlayer {
+            member_id: 1,
+            entrant: 0
+        })
+    );
+    team.entrants[0].players[3] = rated(5, 10.0);
+    assert_eq!(rate_competition(&f, &team).map(|o| o.len()), Ok(8));
+}
