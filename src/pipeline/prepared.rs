@@ -216,14 +216,14 @@ impl PreparedCompetition {
     /// [`Self::input_with`] written into `input`, reusing its buffers: the replay keeps
     /// one per thread, so that a competition costs no allocation for its input.
     pub fn input_into(&self, input: &mut CompetitionInput, handicap_of: impl Fn(u32) -> f64) {
-        if let Some(packed) = &self.packed {
-            return self.input_from_packed(packed, input, handicap_of);
-        }
         let source = &self.input;
         input.n_boards = source.n_boards;
         input.method = source.method;
         input.kind = source.kind;
         input.weight_multiplier = source.weight_multiplier;
+        if let Some(packed) = &self.packed {
+            return self.input_from_packed(packed, input, handicap_of);
+        }
         input.entrants.truncate(source.entrants.len());
         for (i, from) in source.entrants.iter().enumerate() {
             match input.entrants.get_mut(i) {
@@ -241,19 +241,14 @@ impl PreparedCompetition {
         self.fill_handicaps(input, handicap_of);
     }
 
-    /// [`Self::input_into`] from the packed entrants: what unpacking and then filling in
-    /// the handicaps gives, player by player in the same order.
+    /// [`Self::input_into`]'s entrants from the packed ones: what unpacking and then
+    /// filling in the handicaps gives, player by player in the same order.
     fn input_from_packed(
         &self,
         packed: &PackedEntrants,
         input: &mut CompetitionInput,
         handicap_of: impl Fn(u32) -> f64,
     ) {
-        let source = &self.input;
-        input.n_boards = source.n_boards;
-        input.method = source.method;
-        input.kind = source.kind;
-        input.weight_multiplier = source.weight_multiplier;
         input.entrants.truncate(packed.entrants.len());
         for (i, entrant) in packed.entrants.iter().enumerate() {
             let players = packed.slots(entrant).iter().map(|p| PlayerInput {
