@@ -291,27 +291,32 @@ pub fn board_into(row: &BoardResult, e: &mut Encoder) {
 
 /// [`board_into`] for any board row, read through [`BoardRow`]: the same bytes.
 pub fn board_row_into<R: BoardRow>(row: &R, e: &mut Encoder) {
-    e.str(row.competition_id()).int(i64::from(row.board()));
-    for text in [row.ns(), row.ew(), row.contract(), row.declarer()] {
+    // One read of every cell: a row in place in a file's columns answers `cells` with
+    // one call, where each cell on its own is a call through the columns of its own.
+    let c = row.cells();
+    e.bytes.reserve(
+        160 + c.competition_id.len()
+            + [c.ns, c.ew, c.contract, c.declarer, c.adjusted, c.room]
+                .iter()
+                .chain(&[c.north, c.south, c.east, c.west])
+                .map(|t| t.map_or(0, str::len))
+                .sum::<usize>(),
+    );
+    e.str(c.competition_id).int(i64::from(c.board));
+    for text in [c.ns, c.ew, c.contract, c.declarer] {
         e.opt_str(&text);
     }
-    e.opt_int(row.tricks().map(i64::from))
-        .opt_int(row.ns_score().map(i64::from));
-    for text in [
-        row.adjusted(),
-        row.north(),
-        row.south(),
-        row.east(),
-        row.west(),
-    ] {
+    e.opt_int(c.tricks.map(i64::from))
+        .opt_int(c.ns_score.map(i64::from));
+    for text in [c.adjusted, c.north, c.south, c.east, c.west] {
         e.opt_str(&text);
     }
-    for number in [row.round(), row.session(), row.table()] {
+    for number in [c.round, c.session, c.table] {
         e.opt_int(number.map(i64::from));
     }
-    e.opt_str(&row.room())
-        .opt_real(row.ns_penalty())
-        .opt_real(row.ew_penalty());
+    e.opt_str(&c.room)
+        .opt_real(c.ns_penalty)
+        .opt_real(c.ew_penalty);
 }
 
 /// A member row.
