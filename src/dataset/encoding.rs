@@ -88,7 +88,22 @@ impl Encoder {
 
     /// A named value, by the name the tables write.
     pub fn name(&mut self, value: &impl std::fmt::Display) -> &mut Self {
-        self.str(&value.to_string())
+        // Written in place after room for its length, which is filled in once known:
+        // the bytes of `str` of the printed name, without a string of its own.
+        struct Bytes<'a>(&'a mut Vec<u8>);
+        impl std::fmt::Write for Bytes<'_> {
+            fn write_str(&mut self, text: &str) -> std::fmt::Result {
+                self.0.extend_from_slice(text.as_bytes());
+                Ok(())
+            }
+        }
+        let at = self.bytes.len();
+        self.int(0);
+        // Writing into a vector cannot fail; a Display that fails leaves what it wrote.
+        let _ = std::fmt::Write::write_fmt(&mut Bytes(&mut self.bytes), format_args!("{value}"));
+        let length = (self.bytes.len() - at - 8) as i64;
+        self.bytes[at..at + 8].copy_from_slice(&length.to_le_bytes());
+        self
     }
 
     /// An optional value: 0, or 1 and the value.
@@ -351,6 +366,24 @@ pub fn member_into(row: &Member, e: &mut Encoder) {
 mod tests {
     use super::*;
     use crate::dataset::Origin;
+
+    /// A named value is its printed name as a string: the length, then the bytes.
+    #[test]
+    fn a_named_value_is_its_printed_name() {
+        let mut e = Encoder::new();
+        e.flag(true)
+            .name(&crate::dataset::ScoringMethod::Matchpoints)
+            .name(&"");
+        let printed = crate::dataset::ScoringMethod::Matchpoints.to_string();
+        let mut expected = vec![1u8];
+        expected.extend((printed.len() as u64).to_le_bytes());
+        expected.extend(printed.as_bytes());
+        expected.extend(0u64.to_le_bytes());
+        assert_eq!(e.as_bytes(), expected.as_slice());
+        let mut three = Encoder::new();
+        three.name(&"3NT");
+        assert_eq!(three.as_bytes(), b"\x03\0\0\0\0\0\0\03NT");
+    }
 
     /// Every byte of a result row, written out by hand from the rules above.
     #[test]

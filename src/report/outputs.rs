@@ -1218,7 +1218,7 @@ mod tests {
     /// competition in them is left out, give the bytes of the table written whole.
     #[test]
     fn board_score_columns_given_as_dictionaries_write_the_frames_bytes() -> Result<()> {
-        use polars_arrow::array::{Array, DictionaryArray, Utf8Array};
+        use polars_arrow::array::{DictionaryArray, Utf8Array};
         let settings = ParquetSettings::default();
         let row = |id: &str, board: u32, ns: Option<&str>, ew: Option<&str>| BoardScore {
             competition_id: id.into(),
@@ -1243,9 +1243,10 @@ mod tests {
         .into_iter()
         .collect();
         let whole = |table: &BoardScoreTable| -> Result<(Vec<u8>, Vec<u8>)> {
-            let all = [0..table.len()];
-            let given = BoardScoreColumns::gathered(table, &all).encode(&settings);
-            let frame = BoardScoreColumns::gathered(table, &all).frame();
+            let rows = 0..table.len();
+            let all = std::slice::from_ref(&rows);
+            let given = BoardScoreColumns::gathered(table, all).encode(&settings);
+            let frame = BoardScoreColumns::gathered(table, all).frame();
             let framed = frame.and_then(|frame| encode_row_group(&frame, &settings));
             Ok((
                 given.map_err(frame_error(BOARD_SCORES))?,
