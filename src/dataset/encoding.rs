@@ -382,7 +382,7 @@ mod tests {
         assert_eq!(e.as_bytes(), expected.as_slice());
         let mut three = Encoder::new();
         three.name(&"3NT");
-        assert_eq!(three.as_bytes(), b"\x03\0\0\0\0\0\0\03NT");
+        assert_eq!(three.as_bytes(), b"\x03\0\0\0\0\0\0\x003NT");
     }
 
     /// Every byte of a result row, written out by hand from the rules above.
