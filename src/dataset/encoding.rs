@@ -88,7 +88,22 @@ impl Encoder {
 
     /// A named value, by the name the tables write.
     pub fn name(&mut self, value: &impl std::fmt::Display) -> &mut Self {
-        self.str(&value.to_string())
+        // Written in place after room for its length, which is filled in once known:
+        // the bytes of `str` of the printed name, without a string of its own.
+        struct Bytes<'a>(&'a mut Vec<u8>);
+        impl std::fmt::Write for Bytes<'_> {
+            fn write_str(&mut self, text: &str) -> std::fmt::Result {
+                self.0.extend_from_slice(text.as_bytes());
+                Ok(())
+            }
+        }
+        let at = self.bytes.len();
+        self.int(0);
+        // Writing into a vector cannot fail; a Display that fails leaves what it wrote.
+        let _ = std::fmt::Write::write_fmt(&mut Bytes(&mut self.bytes), format_args!("{value}"));
+        let length = (self.bytes.len() - at - 8) as i64;
+        self.bytes[at..at + 8].copy_from_slice(&length.to_le_bytes());
+        self
     }
 
     /// An optional value: 0, or 1 and the value.
@@ -291,27 +306,32 @@ pub fn board_into(row: &BoardResult, e: &mut Encoder) {
 
 /// [`board_into`] for any board row, read through [`BoardRow`]: the same bytes.
 pub fn board_row_into<R: BoardRow>(row: &R, e: &mut Encoder) {
-    e.str(row.competition_id()).int(i64::from(row.board()));
-    for text in [row.ns(), row.ew(), row.contract(), row.declarer()] {
+    // One read of every cell: a row in place in a file's columns answers `cells` with
+    // one call, where each cell on its own is a call through the columns of its own.
+    let c = row.cells();
+    e.bytes.reserve(
+        160 + c.competition_id.len()
+            + [c.ns, c.ew, c.contract, c.declarer, c.adjusted, c.room]
+                .iter()
+                .chain(&[c.north, c.south, c.east, c.west])
+                .map(|t| t.map_or(0, str::len))
+                .sum::<usize>(),
+    );
+    e.str(c.competition_id).int(i64::from(c.board));
+    for text in [c.ns, c.ew, c.contract, c.declarer] {
         e.opt_str(&text);
     }
-    e.opt_int(row.tricks().map(i64::from))
-        .opt_int(row.ns_score().map(i64::from));
-    for text in [
-        row.adjusted(),
-        row.north(),
-        row.south(),
-        row.east(),
-        row.west(),
-    ] {
+    e.opt_int(c.tricks.map(i64::from))
+        .opt_int(c.ns_score.map(i64::from));
+    for text in [c.adjusted, c.north, c.south, c.east, c.west] {
         e.opt_str(&text);
     }
-    for number in [row.round(), row.session(), row.table()] {
+    for number in [c.round, c.session, c.table] {
         e.opt_int(number.map(i64::from));
     }
-    e.opt_str(&row.room())
-        .opt_real(row.ns_penalty())
-        .opt_real(row.ew_penalty());
+    e.opt_str(&c.room)
+        .opt_real(c.ns_penalty)
+        .opt_real(c.ew_penalty);
 }
 
 /// A member row.
@@ -346,6 +366,24 @@ pub fn member_into(row: &Member, e: &mut Encoder) {
 mod tests {
     use super::*;
     use crate::dataset::Origin;
+
+    /// A named value is its printed name as a string: the length, then the bytes.
+    #[test]
+    fn a_named_value_is_its_printed_name() {
+        let mut e = Encoder::new();
+        e.flag(true)
+            .name(&crate::dataset::ScoringMethod::Matchpoints)
+            .name(&"");
+        let printed = crate::dataset::ScoringMethod::Matchpoints.to_string();
+        let mut expected = vec![1u8];
+        expected.extend((printed.len() as u64).to_le_bytes());
+        expected.extend(printed.as_bytes());
+        expected.extend(0u64.to_le_bytes());
+        assert_eq!(e.as_bytes(), expected.as_slice());
+        let mut three = Encoder::new();
+        three.name(&"3NT");
+        assert_eq!(three.as_bytes(), b"\x03\0\0\0\0\0\0\x003NT");
+    }
 
     /// Every byte of a result row, written out by hand from the rules above.
     #[test]

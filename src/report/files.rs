@@ -533,6 +533,19 @@ pub fn write_parquet_to<W: Write>(
     write_plain_parquet_carrying(out, carried, height, part, settings)
 }
 
+/// [`write_parquet_to`], with each row group's bytes from `encode` (as
+/// [`encode_row_group`] gives them), in a file of `schema`'s fields.
+pub fn write_encoded_parquet_to<W: Write>(
+    out: W,
+    carried: &[CarriedGroups],
+    height: usize,
+    settings: &ParquetSettings,
+    schema: ArrowSchema,
+    encode: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<Vec<u8>> + Sync),
+) -> PolarsResult<()> {
+    write_groups_carrying(out, carried, height, schema, encode, settings)
+}
+
 /// The writer's options for `settings`.
 fn write_options(settings: &ParquetSettings) -> polars_parquet::write::WriteOptions {
     polars_parquet::write::WriteOptions {
@@ -558,6 +571,42 @@ fn arrow_schema(frame: &DataFrame) -> ArrowSchema {
 /// Encodes `frame` as one row group, in the bytes of a file holding only it: the row
 /// group of a larger file, encoded on its own, whose pages [`copy_groups`] moves into
 /// that file as they are.
+/// [`encode_row_group`] of `height` rows given as Arrow arrays of `schema`'s fields
+/// (an [`arrow_schema`]), which may also be dictionaries of those fields' values: a
+/// dictionary is written as the encoder writes the dictionary it builds of a column.
+pub fn encode_arrays(
+    schema: &ArrowSchema,
+    height: usize,
+    arrays: Vec<Box<dyn polars_arrow::array::Array>>,
+    settings: &ParquetSettings,
+) -> PolarsResult<Vec<u8>> {
+    use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
+    let options = write_options(settings);
+    let encodings: Vec<Vec<polars_parquet::write::Encoding>> = schema
+        .iter_values()
+        .map(|field| get_dtype_encoding(&field.dtype))
+        .collect();
+    let mut out = Vec::new();
+    let mut writer = FileWriter::try_new(&mut out, schema.clone(), options)?;
+    let batch = polars_arrow::record_batch::RecordBatchT::try_new(
+        height,
+        std::sync::Arc::new(schema.clone()),
+        arrays,
+    )?;
+    let batches = std::iter::once(Ok(batch));
+    for encoded in RowGroupIterator::try_new(batches, schema, options, encodings.into())? {
+        // u64::MAX: the encoder counts the rows of the group itself.
+        writer.write(u64::MAX, encoded?)?;
+    }
+    writer.end(None)?;
+    Ok(out)
+}
+
+/// The Arrow fields `frame`'s columns are written as.
+pub fn arrow_fields(frame: &DataFrame) -> ArrowSchema {
+    arrow_schema(frame)
+}
+
 pub fn encode_row_group(frame: &DataFrame, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
     use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
     let schema = arrow_schema(frame);
@@ -590,10 +639,23 @@ fn write_plain_parquet_carrying<W: Write>(
     part: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync),
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
+    let schema = arrow_schema(&part(0..0)?);
+    let encode = |range: std::ops::Range<usize>| encode_row_group(&part(range)?, settings);
+    write_groups_carrying(out, carried, height, schema, &encode, settings)
+}
+
+/// [`write_plain_parquet_carrying`], with each row group's bytes from `encode`.
+fn write_groups_carrying<W: Write>(
+    out: W,
+    carried: &[CarriedGroups],
+    height: usize,
+    schema: ArrowSchema,
+    encode: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<Vec<u8>> + Sync),
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
     use polars_parquet::write::FileWriter;
     use rayon::prelude::*;
     let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS).max(1);
-    let schema = arrow_schema(&part(0..0)?);
     let mut writer = FileWriter::try_new(out, schema, write_options(settings))?;
     for groups in carried {
         copy_groups(&mut writer, groups)?;
@@ -606,7 +668,7 @@ fn write_plain_parquet_carrying<W: Write>(
     for ranges in ranges.chunks(window) {
         let encoded: Vec<Vec<u8>> = ranges
             .par_iter()
-            .map(|range| encode_row_group(&part(range.clone())?, settings))
+            .map(|range| encode(range.clone()))
             .collect::<PolarsResult<_>>()?;
         for bytes in &encoded {
             copy_groups(&mut writer, &CarriedGroups::all(bytes)?)?;

@@ -459,56 +459,30 @@ fn board_scores_gathered(
     rows: &BoardScoreTable,
     parts: &[std::ops::Range<usize>],
 ) -> PolarsResult<DataFrame> {
-    let height: usize = parts.iter().map(ExactSizeIterator::len).sum();
-    let each = || parts.iter().cloned();
-    fn copied<T: Copy>(height: usize, slices: impl Iterator<Item = T>) -> Vec<T> {
-        let mut out = Vec::with_capacity(height);
-        out.extend(slices);
-        out
-    }
-    BoardScoreColumns {
-        competition_id: copied(height, each().flat_map(|r| rows.competition_ids(r))),
-        board: copied(
-            height,
-            each().flat_map(|r| rows.boards(r).iter().map(|&b| b as i32)),
-        ),
-        ns: copied(height, each().flat_map(|r| rows.sides(r, false))),
-        ew: copied(height, each().flat_map(|r| rows.sides(r, true))),
-        ns_score: copied(
-            height,
-            each().flat_map(|r| rows.ns_scores(r).iter().copied()),
-        ),
-        ns_points: copied(
-            height,
-            each().flat_map(|r| rows.points(r, false).iter().copied()),
-        ),
-        ew_points: copied(
-            height,
-            each().flat_map(|r| rows.points(r, true).iter().copied()),
-        ),
-        datum: copied(height, each().flat_map(|r| rows.datums(r).iter().copied())),
-    }
-    .frame()
+    BoardScoreColumns::gathered(rows, parts).frame()
 }
 
 /// The columns of `board_scores.parquet`, in its order and with its types, however its
 /// rows were held: one place names them for rows gathered from memory and for rows read
-/// back from disk, so the two give the same file.
+/// back from disk, so the two give the same file. The names are kept as the table's
+/// numbers until they are written.
 struct BoardScoreColumns<'a> {
-    competition_id: Vec<&'a str>,
+    names: &'a BoardScoreTable,
+    competition: Vec<u32>,
     board: Vec<i32>,
-    ns: Vec<Option<&'a str>>,
-    ew: Vec<Option<&'a str>>,
+    ns: Vec<Option<u32>>,
+    ew: Vec<Option<u32>>,
     ns_score: Vec<Option<i32>>,
     ns_points: Vec<f64>,
     ew_points: Vec<f64>,
     datum: Vec<Option<f64>>,
 }
 
-impl BoardScoreColumns<'_> {
-    fn with_capacity(height: usize) -> Self {
+impl<'a> BoardScoreColumns<'a> {
+    fn with_capacity(names: &'a BoardScoreTable, height: usize) -> Self {
         BoardScoreColumns {
-            competition_id: Vec::with_capacity(height),
+            names,
+            competition: Vec::with_capacity(height),
             board: Vec::with_capacity(height),
             ns: Vec::with_capacity(height),
             ew: Vec::with_capacity(height),
@@ -519,19 +493,165 @@ impl BoardScoreColumns<'_> {
         }
     }
 
+    /// The rows `parts` of `rows`, one part after the other.
+    fn gathered(rows: &'a BoardScoreTable, parts: &[std::ops::Range<usize>]) -> Self {
+        let height: usize = parts.iter().map(ExactSizeIterator::len).sum();
+        let mut columns = BoardScoreColumns::with_capacity(rows, height);
+        for part in parts {
+            let r = || part.clone();
+            columns
+                .competition
+                .extend_from_slice(rows.competition_numbers(r()));
+            columns
+                .board
+                .extend(rows.boards(r()).iter().map(|&b| b as i32));
+            columns.ns.extend_from_slice(rows.side_numbers(r(), false));
+            columns.ew.extend_from_slice(rows.side_numbers(r(), true));
+            columns.ns_score.extend_from_slice(rows.ns_scores(r()));
+            columns.ns_points.extend_from_slice(rows.points(r(), false));
+            columns.ew_points.extend_from_slice(rows.points(r(), true));
+            columns.datum.extend_from_slice(rows.datums(r()));
+        }
+        columns
+    }
+
     fn frame(self) -> PolarsResult<DataFrame> {
         let height = self.board.len();
+        let names = self.names;
+        let text = |numbers: &[Option<u32>]| -> Vec<Option<&str>> {
+            numbers
+                .iter()
+                .map(|at| at.map(|at| names.name(at)))
+                .collect()
+        };
+        let ids: Vec<&str> = self.competition.iter().map(|&at| names.name(at)).collect();
         let columns = vec![
-            Column::from(Series::new("competition_id".into(), self.competition_id)),
+            Column::from(Series::new("competition_id".into(), ids)),
             Column::from(Series::new("board".into(), self.board)),
-            Column::from(Series::new("ns".into(), self.ns)),
-            Column::from(Series::new("ew".into(), self.ew)),
+            Column::from(Series::new("ns".into(), text(&self.ns))),
+            Column::from(Series::new("ew".into(), text(&self.ew))),
             Column::from(Series::new("ns_score".into(), self.ns_score)),
             Column::from(Series::new("ns_points".into(), self.ns_points)),
             Column::from(Series::new("ew_points".into(), self.ew_points)),
             Column::from(Series::new("datum".into(), self.datum)),
         ];
         DataFrame::new(height, columns)
+    }
+
+    /// The bytes [`encode_row_group`] gives for [`Self::frame`], built without the
+    /// frame: the text columns go to the encoder as the dictionary it would build of
+    /// them (see [`dictionary_or_text`]), the numbers as they are.
+    fn encode(self, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
+        use polars_arrow::array::{Array, PrimitiveArray};
+        let height = self.board.len();
+        if height == 0 {
+            return encode_row_group(&self.frame()?, settings);
+        }
+        let schema = board_scores_schema()?;
+        let names = self.names.names();
+        let ids = dictionary_or_text(names, self.competition.iter().map(|&at| Some(at)));
+        let ns = dictionary_or_text(names, self.ns.iter().copied());
+        let ew = dictionary_or_text(names, self.ew.iter().copied());
+        let arrays: Vec<Box<dyn Array>> = vec![
+            ids,
+            PrimitiveArray::from_vec(self.board).boxed(),
+            ns,
+            ew,
+            PrimitiveArray::from(self.ns_score).boxed(),
+            PrimitiveArray::from_vec(self.ns_points).boxed(),
+            PrimitiveArray::from_vec(self.ew_points).boxed(),
+            PrimitiveArray::from(self.datum).boxed(),
+        ];
+        super::files::encode_arrays(&schema, height, arrays, settings)
+    }
+}
+
+/// The Arrow fields `board_scores.parquet` is written with.
+fn board_scores_schema() -> PolarsResult<ArrowSchema> {
+    let empty = BoardScoreTable::default();
+    Ok(super::files::arrow_fields(
+        &BoardScoreColumns::with_capacity(&empty, 0).frame()?,
+    ))
+}
+
+/// A text column of `board_scores.parquet`, given as numbers of `names`: the dictionary
+/// the Parquet encoder builds of a text column (its distinct values in the order they
+/// first appear, each row a number into them, an empty cell a null), which it writes as
+/// it writes its own, without the strings being built row by row, copied into a plain
+/// column and hashed back into a dictionary.
+///
+/// The encoder keeps a column of more than 128 rows plain when its estimate of the
+/// distinct values is above 3/4 of the rows. A dictionary is given only when the exact
+/// count (an empty cell counted as a value) is at most half the rows, where that
+/// estimate (HyperLogLog, within a few percent) cannot cross the line; otherwise the
+/// plain column is given and the encoder decides, as it did for every column before.
+fn dictionary_or_text(
+    names: &[String],
+    numbers: impl ExactSizeIterator<Item = Option<u32>> + Clone,
+) -> Box<dyn polars_arrow::array::Array> {
+    use polars_arrow::array::{Array, DictionaryArray, PrimitiveArray, Utf8Array};
+    use polars_arrow::bitmap::MutableBitmap;
+    use polars_arrow::datatypes::{ArrowDataType, IntegerType};
+    const UNSEEN: u32 = u32::MAX;
+    let height = numbers.len();
+    let text = || -> Box<dyn Array> {
+        numbers
+            .clone()
+            .map(|at| at.map(|at| names.get(at as usize).map_or("", String::as_str)))
+            .collect::<Utf8Array<i64>>()
+            .boxed()
+    };
+    let mut first: Vec<u32> = vec![UNSEEN; names.len()];
+    let mut values: Vec<&str> = Vec::new();
+    let mut keys: Vec<u32> = Vec::with_capacity(height);
+    let mut valid: Option<MutableBitmap> = None;
+    let mut last: Option<(u32, u32)> = None;
+    for (row, at) in numbers.clone().enumerate() {
+        let key = match at {
+            None => {
+                valid
+                    .get_or_insert_with(|| {
+                        let mut bits = MutableBitmap::with_capacity(height);
+                        bits.extend_constant(row, true);
+                        bits
+                    })
+                    .push(false);
+                keys.push(0);
+                continue;
+            }
+            Some(at) => match last {
+                Some((number, key)) if number == at => key,
+                _ => {
+                    let Some(slot) = first.get_mut(at as usize) else {
+                        return text();
+                    };
+                    if *slot == UNSEEN {
+                        *slot = values.len() as u32;
+                        values.push(&names[at as usize]);
+                    }
+                    last = Some((at, *slot));
+                    *slot
+                }
+            },
+        };
+        if let Some(bits) = &mut valid {
+            bits.push(true);
+        }
+        keys.push(key);
+    }
+    let distinct = values.len() + usize::from(valid.is_some());
+    if height > 128 && 2 * distinct > height {
+        return text();
+    }
+    let keys = PrimitiveArray::<u32>::from_vec(keys).with_validity(valid.map(Into::into));
+    let dtype = ArrowDataType::Dictionary(
+        IntegerType::UInt32,
+        Box::new(ArrowDataType::LargeUtf8),
+        false,
+    );
+    match DictionaryArray::try_new(dtype, keys, Utf8Array::<i64>::from_slice(values).boxed()) {
+        Ok(array) => array.boxed(),
+        Err(_) => text(),
     }
 }
 
@@ -548,8 +668,9 @@ impl RowGroupCodec for BoardScoreCodec {
     }
 
     fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>> {
-        let frame = board_scores(rows).map_err(frame_error(BOARD_SCORES))?;
-        encode_row_group(&frame, &self.settings).map_err(frame_error(BOARD_SCORES))
+        BoardScoreColumns::gathered(rows, std::slice::from_ref(&(0..rows.len())))
+            .encode(&self.settings)
+            .map_err(frame_error(BOARD_SCORES))
     }
 
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
@@ -633,35 +754,44 @@ fn write_board_scores_to<W: Write>(
         .iter()
         .map(|group| CarriedGroups::all(&group.bytes))
         .collect::<PolarsResult<_>>()?;
-    super::files::write_parquet_to(out, &sealed, rows.rest_len(), settings, &|range| match rows
-        .records(range.clone())
-    {
+    let encode = |range: std::ops::Range<usize>| match rows.records(range.clone()) {
         Some(records) => {
             let records = records.map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
-            board_scores_of_records(rows.rest_table(), &records)
+            board_scores_of_records(rows.rest_table(), &records).encode(settings)
         }
-        None => board_scores_gathered(rows.rest_table(), &rows.parts(range)),
-    })
+        None => BoardScoreColumns::gathered(rows.rest_table(), &rows.parts(range)).encode(settings),
+    };
+    super::files::write_encoded_parquet_to(
+        out,
+        &sealed,
+        rows.rest_len(),
+        settings,
+        board_scores_schema()?,
+        &encode,
+    )
 }
 
 /// Rows of `board_scores.parquet` from records of `names`'s rows (held on disk while
-/// the run went on), in the columns [`board_scores_gathered`] gives.
-fn board_scores_of_records(names: &BoardScoreTable, records: &[u8]) -> PolarsResult<DataFrame> {
-    let mut columns = BoardScoreColumns::with_capacity(records.len() / RECORD_BYTES);
+/// the run went on), in the columns [`BoardScoreColumns::gathered`] gives.
+fn board_scores_of_records<'a>(
+    names: &'a BoardScoreTable,
+    records: &[u8],
+) -> BoardScoreColumns<'a> {
+    let mut columns = BoardScoreColumns::with_capacity(names, records.len() / RECORD_BYTES);
     for record in records.chunks_exact(RECORD_BYTES) {
         let Some(r) = BoardScoreRecord::read(record) else {
             continue;
         };
-        columns.competition_id.push(names.name(r.competition));
+        columns.competition.push(r.competition);
         columns.board.push(r.board as i32);
-        columns.ns.push(r.ns.map(|at| names.name(at)));
-        columns.ew.push(r.ew.map(|at| names.name(at)));
+        columns.ns.push(r.ns);
+        columns.ew.push(r.ew);
         columns.ns_score.push(r.ns_score);
         columns.ns_points.push(r.ns_points);
         columns.ew_points.push(r.ew_points);
         columns.datum.push(r.datum);
     }
-    columns.frame()
+    columns
 }
 
 /// `applied.parquet`: every competition up to the last one the run replayed, with its
@@ -1086,6 +1216,108 @@ mod tests {
 
     /// Board scores sealed a row group at a time as they arrive, opened again when a
     /// competition in them is left out, give the bytes of the table written whole.
+    #[test]
+    fn board_score_columns_given_as_dictionaries_write_the_frames_bytes() -> Result<()> {
+        use polars_arrow::array::{DictionaryArray, Utf8Array};
+        let settings = ParquetSettings::default();
+        let row = |id: &str, board: u32, ns: Option<&str>, ew: Option<&str>| BoardScore {
+            competition_id: id.into(),
+            board,
+            ns: ns.map(Into::into),
+            ew: ew.map(Into::into),
+            ns_score: (board % 3 != 0).then_some(420),
+            ns_points: 1.5,
+            ew_points: 2.5,
+            datum: (board == 2).then_some(-30.0),
+        };
+        // The worked example: two competitions, `c2` repeated on four rows, an empty
+        // N/S on the second row and an empty E/W on the last.
+        let worked: BoardScoreTable = [
+            row("c1", 1, Some("1"), Some("2")),
+            row("c1", 1, None, Some("4")),
+            row("c2", 2, Some("10"), Some("2")),
+            row("c2", 2, Some("1"), Some("10")),
+            row("c2", 3, Some("10"), Some("2")),
+            row("c2", 3, Some("1"), None),
+        ]
+        .into_iter()
+        .collect();
+        let whole = |table: &BoardScoreTable| -> Result<(Vec<u8>, Vec<u8>)> {
+            let rows = 0..table.len();
+            let all = std::slice::from_ref(&rows);
+            let given = BoardScoreColumns::gathered(table, all).encode(&settings);
+            let frame = BoardScoreColumns::gathered(table, all).frame();
+            let framed = frame.and_then(|frame| encode_row_group(&frame, &settings));
+            Ok((
+                given.map_err(frame_error(BOARD_SCORES))?,
+                framed.map_err(frame_error(BOARD_SCORES))?,
+            ))
+        };
+        let (given, framed) = whole(&worked)?;
+        assert!(given == framed, "the worked example's bytes");
+        // The dictionaries themselves: values in order of first appearance, a null
+        // where the cell is empty.
+        let names = worked.names();
+        let dictionary = |numbers: Vec<Option<u32>>| {
+            let array = dictionary_or_text(names, numbers.into_iter());
+            let array = array
+                .as_any()
+                .downcast_ref::<DictionaryArray<u32>>()
+                .cloned();
+            array.map(|a| {
+                let values = a.values().as_any().downcast_ref::<Utf8Array<i64>>();
+                let values: Vec<String> = values
+                    .map(|v| v.values_iter().map(str::to_string).collect())
+                    .unwrap_or_default();
+                let keys: Vec<Option<u32>> = a.keys().iter().map(|k| k.copied()).collect();
+                (values, keys)
+            })
+        };
+        let ns = worked.side_numbers(0..6, false).to_vec();
+        assert_eq!(
+            dictionary(ns),
+            Some((
+                vec!["1".to_string(), "10".to_string()],
+                vec![Some(0), None, Some(1), Some(0), Some(1), Some(0)]
+            ))
+        );
+        let ids = worked.competition_numbers(0..6).iter().map(|&n| Some(n));
+        assert_eq!(
+            dictionary(ids.collect()),
+            Some((
+                vec!["c1".to_string(), "c2".to_string()],
+                vec![Some(0), Some(0), Some(1), Some(1), Some(1), Some(1)]
+            ))
+        );
+        // 200 rows: 100 distinct entrants on each side (half the rows, a dictionary),
+        // then 101 with an empty cell (more than half: the plain column, which the
+        // encoder writes as a dictionary, its estimate being under 3/4), then 200
+        // distinct (the plain column, written plain).
+        for (distinct, empty, dictionary_given) in
+            [(100, false, true), (100, true, false), (200, false, false)]
+        {
+            let table: BoardScoreTable = (0..200u32)
+                .map(|t| {
+                    let name = format!("pair {}", t % distinct);
+                    let ew = (!(empty && t == 7)).then_some(name.as_str());
+                    row("c9", t % 24 + 1, Some(&name), ew)
+                })
+                .collect();
+            let (given, framed) = whole(&table)?;
+            assert!(given == framed, "{distinct} names, empty cell: {empty}");
+            let ew = dictionary_or_text(
+                table.names(),
+                table.side_numbers(0..200, true).iter().copied(),
+            );
+            assert_eq!(
+                ew.as_any().is::<DictionaryArray<u32>>(),
+                dictionary_given,
+                "{distinct} names, empty cell: {empty}"
+            );
+        }
+        Ok(())
+    }
+
     #[test]
     fn sealed_board_scores_give_the_bytes_of_the_table_written_whole() -> Result<()> {
         let group = 100;

@@ -346,6 +346,25 @@ impl BoardScoreTable {
             .map(|&at| self.names[at as usize].as_str())
     }
 
+    /// Every name the table numbers (competitions and entrants), by number.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The competition of each row in `range`, by its number in [`Self::names`].
+    pub fn competition_numbers(&self, range: std::ops::Range<usize>) -> &[u32] {
+        &self.competition[range]
+    }
+
+    /// [`Self::sides`], by number in [`Self::names`].
+    pub fn side_numbers(&self, range: std::ops::Range<usize>, ew: bool) -> &[Option<u32>] {
+        if ew {
+            &self.ew[range]
+        } else {
+            &self.ns[range]
+        }
+    }
+
     pub fn boards(&self, range: std::ops::Range<usize>) -> &[u32] {
         &self.board[range]
     }
