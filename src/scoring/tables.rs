@@ -449,13 +449,12 @@ mod tests {
         row
     }
 
+    /// A table's seat names and its N/S and E/W positions.
+    type Read = (Vec<&'static str>, Vec<u32>, Vec<u32>);
+
     /// `read_table` on the row built as a struct and on the same row in place: both
     /// must give the same sides (names and positions) or the same error.
-    fn read_both(
-        row: &BoardResult,
-        format: Format,
-        known: &Entrants<'_>,
-    ) -> Result<(Vec<&'static str>, Vec<u32>, Vec<u32>), String> {
+    fn read_both(row: &BoardResult, format: Format, known: &Entrants<'_>) -> Result<Read, String> {
         let columns = OwnedBoards(vec![row.clone()]);
         let in_place = BoardRef::Columns {
             columns: &columns,
