@@ -114,6 +114,7 @@ const MAX_NUMBERED: usize = 4095;
 /// The number a name writes in digits without a leading zero, so that the number written
 /// back is the same name; `None` for any other name and for numbers above
 /// [`MAX_NUMBERED`].
+#[inline]
 pub(super) fn plain_number(name: &str) -> Option<usize> {
     let bytes = name.as_bytes();
     if bytes.is_empty() || bytes.len() > 4 || (bytes.len() > 1 && bytes[0] == b'0') {

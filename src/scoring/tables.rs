@@ -104,6 +104,7 @@ impl<'a> Entrants<'a> {
     }
 
     /// The position of a trimmed name.
+    #[inline]
     pub fn position(&self, name: &str) -> Option<u32> {
         match plain_number(name) {
             Some(n) => self.numbered.get(n).copied().filter(|&at| at != UNNUMBERED),
@@ -289,9 +290,12 @@ pub(super) fn read_table<'a, R: BoardRow>(
     } else {
         &pairs
     };
-    let mut names: SmallVec<[&'a str; 4]> = SmallVec::new();
-    let mut at: SmallVec<[u32; 4]> = SmallVec::new();
-    for &(column, value) in seats {
+    // The first half of the seats is N/S, the second E/W: each seat goes straight to
+    // its side, without a list of all seats split and copied afterwards.
+    let half = seats.len() / 2;
+    let (mut ns, mut ew) = (Side::new(), Side::new());
+    let (mut ns_at, mut ew_at) = (Seats::new(), Seats::new());
+    for (place, &(column, value)) in seats.iter().enumerate() {
         let name = value
             .map(trim_name)
             .filter(|v| !v.is_empty())
@@ -302,14 +306,19 @@ pub(super) fn read_table<'a, R: BoardRow>(
                 format!("unknown entrant `{name}`: not listed in this competition's entrants"),
             ));
         };
-        if at.contains(&position) {
+        if ns_at.contains(&position) || ew_at.contains(&position) {
             return Err(InputError::new(
                 row_location(row, column),
                 format!("entrant `{name}` sits twice at this table"),
             ));
         }
-        names.push(name);
-        at.push(position);
+        if place < half {
+            ns.push(name);
+            ns_at.push(position);
+        } else {
+            ew.push(name);
+            ew_at.push(position);
+        }
     }
     let (ns_penalty, ew_penalty) = (c.ns_penalty, c.ew_penalty);
     for (column, penalty) in [("ns_penalty", ns_penalty), ("ew_penalty", ew_penalty)] {
@@ -320,9 +329,6 @@ pub(super) fn read_table<'a, R: BoardRow>(
             ));
         }
     }
-    let half = names.len() / 2;
-    let (ns, ew) = names.split_at(half);
-    let (ns_at, ew_at) = at.split_at(half);
     Ok(Table {
         row: TableRow {
             board: c.board,
@@ -333,10 +339,10 @@ pub(super) fn read_table<'a, R: BoardRow>(
             ew_penalty,
         },
         source: row,
-        ns: Side::from_slice(ns),
-        ew: Side::from_slice(ew),
-        ns_at: Seats::from_slice(ns_at),
-        ew_at: Seats::from_slice(ew_at),
+        ns,
+        ew,
+        ns_at,
+        ew_at,
         outcome: read_outcome(row, &c)?,
     })
 }
@@ -344,6 +350,7 @@ pub(super) fn read_table<'a, R: BoardRow>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::{BoardRef, BoardResult, Origin, OwnedBoards};
     use crate::scoring::rows::order_lists;
 
     fn listed(names: &[&str]) -> Vec<Entrant> {
@@ -418,7 +425,148 @@ mod tests {
         }
     }
 
+    /// A pairs row or an individual row with the given seats, read in place (as a
+    /// reader hands it on) and as a struct of its own.
+    fn seated(seats: &[Option<&str>]) -> BoardResult {
+        let text = |at: usize| seats.get(at).copied().flatten().map(Text::from);
+        let mut row = BoardResult {
+            competition_id: "c".into(),
+            board: 3,
+            contract: Some("3NT".into()),
+            declarer: Some("N".into()),
+            tricks: Some(9),
+            origin: Origin {
+                file: Some(std::sync::Arc::from(std::path::Path::new("boards.parquet"))),
+                row: Some(7),
+            },
+            ..BoardResult::default()
+        };
+        if seats.len() == 2 {
+            (row.ns, row.ew) = (text(0), text(1));
+        } else {
+            (row.north, row.south, row.east, row.west) = (text(0), text(1), text(2), text(3));
+        }
+        row
+    }
+
+    /// A table's seat names and its N/S and E/W positions.
+    type Read = (Vec<&'static str>, Vec<u32>, Vec<u32>);
+
+    /// `read_table` on the row built as a struct and on the same row in place: both
+    /// must give the same sides (names and positions) or the same error.
+    fn read_both(row: &BoardResult, format: Format, known: &Entrants<'_>) -> Result<Read, String> {
+        let columns = OwnedBoards(vec![row.clone()]);
+        let in_place = BoardRef::Columns {
+            columns: &columns,
+            row: 0,
+            board: row.board,
+        };
+        let shown = |t: Result<Table<'_>, InputError>| {
+            t.map(|t| {
+                let names: Vec<String> = t.ns.iter().chain(&t.ew).map(|n| n.to_string()).collect();
+                (names, t.ns_at.to_vec(), t.ew_at.to_vec())
+            })
+            .map_err(|e| e.to_string())
+        };
+        let built = shown(read_table(row, format, known));
+        let placed = shown(read_table(&in_place, format, known));
+        assert_eq!(built, placed);
+        built.map(|(names, ns, ew)| {
+            let names = names
+                .into_iter()
+                .map(|n| &*Box::leak(n.into_boxed_str()))
+                .collect();
+            (names, ns, ew)
+        })
+    }
+
+    #[test]
+    fn seats_name_their_entrants_and_break_the_seat_rules_with_exact_texts() {
+        let rows = listed(&["1", "2", "10", "Öst", "3"]);
+        let known = Entrants::new(rows.iter());
+        // Byte order: "1" 0, "10" 1, "2" 2, "3" 3, "Öst" 4.
+        assert_eq!(
+            read_both(&seated(&[Some(" 10"), Some("Öst")]), Format::Pairs, &known),
+            Ok((vec!["10", "Öst"], vec![1], vec![4]))
+        );
+        assert_eq!(
+            read_both(
+                &seated(&[Some("3"), Some("1"), Some("2 "), Some("10")]),
+                Format::Individual,
+                &known
+            ),
+            Ok((vec!["3", "1", "2", "10"], vec![3, 0], vec![2, 1]))
+        );
+        let at = "boards.parquet, row 7";
+        for (seats, format, error) in [
+            (
+                vec![Some("2"), Some("7")],
+                Format::Pairs,
+                format!("{at}, column `ew`, competition `c`, board 3: unknown entrant `7`: not listed in this competition's entrants"),
+            ),
+            (
+                vec![Some("2"), Some(" ")],
+                Format::Pairs,
+                format!("{at}, column `ew`, competition `c`, board 3: no entrant at this seat"),
+            ),
+            (
+                vec![Some("2"), None],
+                Format::Teams,
+                format!("{at}, column `ew`, competition `c`, board 3: no entrant at this seat"),
+            ),
+            (
+                vec![Some("2"), Some("2 ")],
+                Format::Pairs,
+                format!("{at}, column `ew`, competition `c`, board 3: entrant `2` sits twice at this table"),
+            ),
+            (
+                vec![Some("1"), Some("3"), Some("10"), Some("3")],
+                Format::Individual,
+                format!("{at}, column `west`, competition `c`, board 3: entrant `3` sits twice at this table"),
+            ),
+            (
+                vec![Some("1"), Some("1"), Some("9"), None],
+                Format::Individual,
+                format!("{at}, column `south`, competition `c`, board 3: entrant `1` sits twice at this table"),
+            ),
+        ] {
+            assert_eq!(read_both(&seated(&seats), format, &known), Err(error));
+        }
+    }
+
     proptest::proptest! {
+        /// Every seat of a table names the entrant the name lookup finds, on its side
+        /// (the first half of the seats N/S), in or out of place, and a table with a
+        /// seat not listed, empty or taken twice fails at the first such seat.
+        #[test]
+        fn seats_are_the_entrants_the_names_find(
+            names in proptest::collection::btree_set("(0|[1-9][0-9]{0,2}|[a-c]{1,2})", 1..12),
+            seats in proptest::collection::vec(proptest::option::weighted(0.95, 0usize..14), 4),
+            individual in proptest::bool::ANY,
+        ) {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let rows = listed(&names);
+            let known = Entrants::new(rows.iter());
+            let (format, count) = if individual { (Format::Individual, 4) } else { (Format::Pairs, 2) };
+            let asked: Vec<Option<&str>> = seats[..count]
+                .iter()
+                .map(|s| s.map(|at| names.get(at).copied().unwrap_or("zz")))
+                .collect();
+            let got = read_both(&seated(&asked), format, &known);
+            let positions: Option<Vec<u32>> = asked.iter().map(|n| known.position((*n)?)).collect();
+            let distinct = positions.as_ref().is_some_and(|p| {
+                p.iter().enumerate().all(|(i, x)| !p[..i].contains(x))
+            });
+            match (positions, distinct) {
+                (Some(p), true) => {
+                    let half = count / 2;
+                    let expected: Vec<&str> = asked.iter().flatten().copied().collect();
+                    proptest::prop_assert_eq!(got, Ok((expected, p[..half].to_vec(), p[half..].to_vec())));
+                }
+                _ => proptest::prop_assert!(got.is_err()),
+            }
+        }
+
         /// Ranks list the entrants as sorting their names by `entrant_order` does, with
         /// numbers written with a sign or leading zeros among them.
         #[test]
