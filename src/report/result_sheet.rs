@@ -439,10 +439,12 @@ mod tests {
         a.vp = Some(-0.0);
         a.handicap_expected = Some(-3.25);
         a.handicap_result = Some(1e16);
+        a.club = Some(String::new());
         let mut house = line("K05-20260309-1", "", "=HYPERLINK(\"x\")");
         house.house = true;
         house.score = -7.0;
         house.club = Some(String::new());
+        house.direction = None;
         let mut b = line("=1+2", "-5", "Bo\u{1b}Ek,\nAnn\r");
         b.title = None;
         b.club = Some("Klubb \"Öst\"".into());
@@ -452,13 +454,14 @@ mod tests {
         let lines = [a, house, b];
         let (by_hand, polars) = both(&lines);
         assert_eq!(by_hand, polars);
-        // Worked by hand: the title quoted for its comma and quotes, a float as its
-        // shortest text, an empty entrant as "", a formula and a number-like start.
+        // Worked by hand: the title quoted for its comma and quotes, an empty club or
+        // entrant as "" and a missing title as nothing, a float as its shortest text,
+        // control characters as U+FFFD, a formula neutralised and a number left alone.
         let title = "\"BK Hamnen – \"\"måndag\"\", par\"";
         assert_eq!(
             by_hand.lines().collect::<Vec<_>>(),
             [
-                format!("K05-20260309-1,2026-03-09,{title},,EW,1,7,Åsa Ödman – #300371,38.0,62.5,28,-0.0,1,-3.25,1e16"),
+                format!("K05-20260309-1,2026-03-09,{title},\"\",EW,1,7,Åsa Ödman – #300371,38.0,62.5,28,-0.0,1,-3.25,1e+16"),
                 format!("K05-20260309-1,2026-03-09,{title},\"\",,,\"\",\"'=HYPERLINK(\"\"x\"\")\",-7.0,,28,,,,"),
                 "'=1+2,2026-03-09,,\"Klubb \"\"Öst\"\"\",,12,-5,\"Bo\u{FFFD}Ek,\u{FFFD}Ann\u{FFFD}\",0.30000000000000004,,28,,3,,".to_string(),
             ]
