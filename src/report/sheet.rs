@@ -553,15 +553,11 @@ pub fn rounds_rows(lines: &[SheetRow<'_>]) -> PolarsResult<DataFrame> {
         )
         .column(
             "entrant",
-            rows.iter()
-                .map(|r| r.line.entrant)
-                .collect::<Vec<_>>(),
+            rows.iter().map(|r| r.line.entrant).collect::<Vec<_>>(),
         )
         .column(
             "names",
-            rows.iter()
-                .map(|r| r.line.names)
-                .collect::<Vec<_>>(),
+            rows.iter().map(|r| r.line.names).collect::<Vec<_>>(),
         )
         .map("round", &rows, |r| r.round.round as i32)
         .column(

@@ -380,7 +380,12 @@ mod tests {
         escape_into(&mut out, "Ödman – Ek\u{202E}\u{85}'");
         assert_eq!(out, "Ödman – Ek\u{FFFD}\u{FFFD}&#39;");
         // Names needing nothing come back as they are.
-        for plain in ["Anders Larsson – Karin Sandberg", "#300371", "Åsa Ödman", ""] {
+        for plain in [
+            "Anders Larsson – Karin Sandberg",
+            "#300371",
+            "Åsa Ödman",
+            "",
+        ] {
             assert_eq!(escape(plain), plain);
         }
     }
