@@ -313,7 +313,7 @@ fn shared_ranks(values: &[f64]) -> Vec<u32> {
 pub fn lines(
     dataset: &Dataset,
     standings: &[Standing],
-    handicap: &HashMap<(&str, &str), (f64, f64)>,
+    handicap: &rustc_hash::FxHashMap<(&str, &str), (f64, f64)>,
 ) -> Vec<SheetLine> {
     let competitions: HashMap<&str, &Competition> = dataset
         .competitions
