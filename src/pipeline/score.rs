@@ -108,6 +108,11 @@ pub fn score_source(
         board_scores: collected.board_scores(&live)?,
         ..Scored::default()
     };
+    // A federation's standings are millions of rows: grown by doubling, the vector
+    // would hold its old and new buffers at once at the run's peak.
+    scored
+        .standings
+        .reserve_exact(done.iter().map(|one| one.standings.len()).sum());
     for one in done {
         scored.standings.extend(one.standings);
         scored.rated.extend(one.rated);

@@ -11,7 +11,6 @@
 //! Everything goes into a staged folder ([`write_staged`]): the output folder appears
 //! whole or not at all, as for every other command.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -22,15 +21,16 @@ use rayon::prelude::*;
 use super::files::{write_csv, write_parquet_parts, write_staged, StagedFolder};
 use super::frame::FrameBuilder;
 use super::outputs::{quarantine, standings_frame, write_board_scores};
-use super::sheet::{self, EntrantNames, SheetLine};
+use super::sheet::{self, EntrantNames, SheetRow};
 use crate::dataset::{Competition, Dataset};
 use crate::error::{Error, Result};
 use crate::pipeline::sealed::BoardScoreRows;
 use crate::quarantine::Quarantined;
 use crate::scoring::Standing;
 
-/// Handicap tournaments: (expected, adjusted) per (competition, entrant).
-pub type HandicapResults<'a> = HashMap<(&'a str, &'a str), (f64, f64)>;
+/// Handicap tournaments: (expected, adjusted) per (competition, entrant). Looked up for
+/// every line of the sheet, so with a hash quicker than the default's.
+pub type HandicapResults<'a> = rustc_hash::FxHashMap<(&'a str, &'a str), (f64, f64)>;
 
 /// The club's result sheet `score` writes beside its tables.
 pub struct ScoreSheet<'a> {
@@ -103,7 +103,7 @@ pub(crate) fn write_sheet(
     standings: &[Standing],
     batch: usize,
 ) -> Result<()> {
-    let competitions: HashMap<&str, &Competition> = sheet
+    let competitions: rustc_hash::FxHashMap<&str, &Competition> = sheet
         .dataset
         .competitions
         .iter()
@@ -125,24 +125,40 @@ pub(crate) fn write_sheet(
         }
     }
     batches.push(current);
-    let encode = |groups: &Vec<(&Competition, &[Standing])>| {
-        let mut lines = Vec::with_capacity(groups.iter().map(|(_, g)| g.len()).sum());
+    let encode = |groups: &Vec<(&Competition, &[Standing])>| -> PolarsResult<Encoded> {
+        let mut encoded = Encoded::default();
         for (competition, group) in groups {
             let names = sheet.names.competition(&competition.competition_id);
-            sheet::competition_lines(
-                competition,
-                group,
-                |s| names.of(&s.entrant),
-                |s| {
+            let adjusted: Vec<Option<(f64, f64)>> = group
+                .iter()
+                .map(|s| {
                     sheet
                         .handicap
                         .get(&(s.competition_id.as_str(), s.entrant.as_str()))
                         .copied()
-                },
-                &mut lines,
-            );
+                })
+                .collect();
+            let order = sheet::sheet_order(competition, group, &adjusted);
+            // Every line's names in one string, then the lines borrowing them.
+            let mut text = String::new();
+            let mut ends = Vec::with_capacity(order.len());
+            for &(at, _) in &order {
+                names.push(&mut text, &group[at].entrant);
+                ends.push(text.len());
+            }
+            let mut start = 0;
+            let rows: Vec<SheetRow<'_>> = order
+                .iter()
+                .zip(&ends)
+                .map(|(&(at, rank), &end)| {
+                    let names = &text[start..end];
+                    start = end;
+                    sheet::competition_row(competition, &group[at], rank, adjusted[at], names)
+                })
+                .collect();
+            encoded.push(&rows)?;
         }
-        Encoded::of(&lines)
+        Ok(encoded)
     };
     let mut files = SheetFiles::create(staged)?;
     let in_flight = 2 * rayon::current_num_threads().max(1);
@@ -156,6 +172,7 @@ pub(crate) fn write_sheet(
 }
 
 /// A batch of the sheet's lines as the bytes each file gets.
+#[derive(Default)]
 struct Encoded {
     standings: Vec<u8>,
     rounds: Option<Vec<u8>>,
@@ -163,21 +180,108 @@ struct Encoded {
 }
 
 impl Encoded {
-    fn of(lines: &[SheetLine]) -> PolarsResult<Self> {
-        let standings = csv_bytes(&sheet::frame(lines)?, false)?;
-        let rounds = if lines.iter().any(|l| !l.rounds.is_empty()) {
-            Some(csv_bytes(&sheet::rounds_rows(lines)?, false)?)
-        } else {
-            None
-        };
-        let mut html = String::new();
-        sheet::html_tables(&mut html, lines);
-        Ok(Encoded {
-            standings,
-            rounds,
-            html,
-        })
+    /// Appends the lines of one competition, in the sheet's order.
+    fn push(&mut self, rows: &[SheetRow<'_>]) -> PolarsResult<()> {
+        standings_csv(&mut self.standings, rows);
+        if rows.iter().any(|l| !l.rounds.is_empty()) {
+            // Swiss pairs events are few: their rounds go through the frame writer.
+            let bytes = csv_bytes(&sheet::rounds_rows(rows)?, false)?;
+            self.rounds.get_or_insert_with(Vec::new).extend(bytes);
+        }
+        sheet::html_tables(&mut self.html, rows);
+        Ok(())
     }
+}
+
+/// Appends the lines of `standings.csv` for `rows`, all of one competition, as
+/// [`csv_bytes`] writes [`sheet::frame`] of them: the same columns, numbers, quoting and
+/// neutralised text, without a frame or a string per cell. A test holds the two to the
+/// same bytes.
+fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
+    let Some(first) = rows.first() else {
+        return;
+    };
+    // The competition's cells are the same on each of its lines.
+    let mut prefix = Vec::new();
+    csv_text(&mut prefix, Some(first.competition_id));
+    prefix.push(b',');
+    prefix.extend_from_slice(first.date.format("%Y-%m-%d").to_string().as_bytes());
+    prefix.push(b',');
+    csv_text(&mut prefix, first.title);
+    prefix.push(b',');
+    csv_text(&mut prefix, first.club);
+    prefix.push(b',');
+    let mut floats = zmij::Buffer::new();
+    let mut float = |out: &mut Vec<u8>, value: Option<f64>| {
+        if let Some(v) = value {
+            out.extend_from_slice(floats.format(v).as_bytes());
+        }
+    };
+    let int = |out: &mut Vec<u8>, value: Option<i32>| {
+        if let Some(v) = value {
+            let mut text = String::new();
+            if v < 0 {
+                text.push('-');
+            }
+            sheet::push_uint(&mut text, v.unsigned_abs().into());
+            out.extend_from_slice(text.as_bytes());
+        }
+    };
+    for l in rows {
+        out.extend_from_slice(&prefix);
+        csv_text(out, l.direction);
+        out.push(b',');
+        int(out, (!l.house).then_some(l.rank as i32));
+        out.push(b',');
+        csv_text(out, Some(l.entrant));
+        out.push(b',');
+        csv_text(out, Some(l.names));
+        out.push(b',');
+        float(out, Some(l.score));
+        out.push(b',');
+        float(out, l.percent);
+        out.push(b',');
+        int(out, Some(l.boards_played as i32));
+        out.push(b',');
+        float(out, l.vp);
+        out.push(b',');
+        int(out, (!l.house).then_some(l.raw_rank as i32));
+        out.push(b',');
+        float(out, l.handicap_expected);
+        out.push(b',');
+        float(out, l.handicap_result);
+        out.push(b'\n');
+    }
+}
+
+/// A text cell as polars' CSV writer writes it (quoted only where needed, an empty
+/// text as `""`, nothing for a null) after [`super::files::neutralise_text`].
+fn csv_text(out: &mut Vec<u8>, cell: Option<&str>) {
+    let Some(text) = cell else {
+        return;
+    };
+    let shown = crate::dataset::text::neutralise(text, false);
+    let shown = super::files::neutralise_formula(&shown);
+    if shown.is_empty() {
+        out.extend_from_slice(b"\"\"");
+        return;
+    }
+    let bytes = shown.as_bytes();
+    if !bytes
+        .iter()
+        .any(|b| matches!(b, b',' | b'\n' | b'\r' | b'"'))
+    {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.push(b'"');
+    for &b in bytes {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
 }
 
 /// `frame` as CSV (with its header when `header`), as [`super::files::write_csv`]
@@ -281,6 +385,131 @@ impl SheetFiles {
         match self.rounds {
             Some(rounds) => rounds.finish(),
             None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::swiss::MatchLine;
+    use chrono::NaiveDate;
+    use proptest::prelude::*;
+
+    fn line(competition_id: &str, entrant: &str, names: &str) -> sheet::SheetLine {
+        sheet::SheetLine {
+            competition_id: competition_id.into(),
+            date: NaiveDate::from_ymd_opt(2026, 3, 9).unwrap_or_default(),
+            title: Some("BK Hamnen – \"måndag\", par".into()),
+            club: None,
+            direction: None,
+            rank: 1,
+            raw_rank: 1,
+            entrant: entrant.into(),
+            names: names.into(),
+            score: 38.0,
+            percent: None,
+            boards_played: 28,
+            vp: None,
+            handicap_expected: None,
+            handicap_result: None,
+            score_decimals: 1,
+            house: false,
+            rounds: Vec::new(),
+        }
+    }
+
+    /// The lines written by hand, a competition at a time, against the frame writer.
+    fn both(lines: &[sheet::SheetLine]) -> (String, String) {
+        let frame = sheet::frame(lines).and_then(|f| csv_bytes(&f, false));
+        let polars = String::from_utf8(frame.unwrap_or_default()).unwrap_or_default();
+        let mut by_hand = Vec::new();
+        let rows: Vec<SheetRow<'_>> = lines.iter().map(sheet::SheetLine::row).collect();
+        for group in rows.chunk_by(|a, b| a.competition_id == b.competition_id) {
+            standings_csv(&mut by_hand, group);
+        }
+        (String::from_utf8(by_hand).unwrap_or_default(), polars)
+    }
+
+    #[test]
+    fn standings_written_by_hand_are_the_frame_writers_bytes() {
+        let mut a = line("K05-20260309-1", "7", "Åsa Ödman – #300371");
+        a.direction = Some("EW".into());
+        a.percent = Some(62.5);
+        a.vp = Some(-0.0);
+        a.handicap_expected = Some(-3.25);
+        a.handicap_result = Some(1e16);
+        a.club = Some(String::new());
+        let mut house = line("K05-20260309-1", "", "=HYPERLINK(\"x\")");
+        house.house = true;
+        house.score = -7.0;
+        house.club = Some(String::new());
+        house.direction = None;
+        let mut b = line("=1+2", "-5", "Bo\u{1b}Ek,\nAnn\r");
+        b.title = None;
+        b.club = Some("Klubb \"Öst\"".into());
+        b.score = 0.1 + 0.2;
+        b.rank = 12;
+        b.raw_rank = 3;
+        let lines = [a, house, b];
+        let (by_hand, polars) = both(&lines);
+        assert_eq!(by_hand, polars);
+        // Worked by hand: the title quoted for its comma and quotes, an empty club or
+        // entrant as "" and a missing title as nothing, a float as its shortest text,
+        // control characters as U+FFFD, a formula neutralised and a number left alone.
+        let title = "\"BK Hamnen – \"\"måndag\"\", par\"";
+        assert_eq!(
+            by_hand.lines().collect::<Vec<_>>(),
+            [
+                format!("K05-20260309-1,2026-03-09,{title},\"\",EW,1,7,Åsa Ödman – #300371,38.0,62.5,28,-0.0,1,-3.25,1e+16"),
+                format!("K05-20260309-1,2026-03-09,{title},\"\",,,\"\",\"'=HYPERLINK(\"\"x\"\")\",-7.0,,28,,,,"),
+                "'=1+2,2026-03-09,,\"Klubb \"\"Öst\"\"\",,12,-5,\"Bo\u{FFFD}Ek,\u{FFFD}Ann\u{FFFD}\",0.30000000000000004,,28,,3,,".to_string(),
+            ]
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_cells_are_written_as_the_frame_writer_writes_them(
+            cells in proptest::collection::vec(
+                (
+                    "[a-c,\"'=+@\\-\t\r\n Å–\u{1b}\u{202E}0-9]{0,6}",
+                    any::<f64>(),
+                    any::<i32>(),
+                    any::<bool>(),
+                ),
+                1..12,
+            ),
+        ) {
+            let lines: Vec<sheet::SheetLine> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, (text, value, whole, house))| {
+                    let mut l = line(&format!("c{}", i / 3), text, text);
+                    // A competition's title is the one of its first line's text.
+                    let (first, titled, ..) = &cells[i - i % 3];
+                    l.title = titled.is_sign_negative().then(|| first.clone());
+                    l.club = Some(first.clone());
+                    l.direction = (!house).then(|| text.clone());
+                    l.score = *value;
+                    l.percent = house.then_some(*value / 7.0);
+                    l.handicap_result = Some(f64::from(*whole) / 100.0);
+                    l.rank = whole.unsigned_abs();
+                    l.boards_played = whole.unsigned_abs() / 2;
+                    l.house = *house;
+                    l.rounds = vec![MatchLine {
+                        round: 1,
+                        opponent: text.clone(),
+                        boards: 3,
+                        imps: *value,
+                        margin: *whole,
+                        vp: 10.0,
+                    }];
+                    l
+                })
+                .collect();
+            let (by_hand, polars) = both(&lines);
+            prop_assert_eq!(by_hand, polars);
         }
     }
 }

@@ -371,8 +371,16 @@ mod tests {
             EntrantNames::new(&dataset),
             EntrantNames::of_table(&dataset.members, &table),
         );
-        // One line a batch (a competition each), a few competitions, and all at once.
-        for (batch, names) in [(1, &own), (25, &own), (usize::MAX, &own), (25, &compact)] {
+        // One line a batch (a competition each), two, a few competitions, and more lines
+        // than the sheet holds (all at once).
+        let batches = [
+            (1, &own),
+            (2, &compact),
+            (25, &own),
+            (usize::MAX, &own),
+            (25, &compact),
+        ];
+        for (batch, names) in batches {
             let sheet = ScoreSheet {
                 dataset: &dataset,
                 names,

@@ -18,7 +18,7 @@ use super::statement::STYLE;
 use super::svg::{escape, escape_into};
 use crate::dataset::conventions::{ImpAggregate, MpScale};
 use crate::dataset::entrant_table::EntrantTable;
-use crate::dataset::{Competition, Dataset, Entrant, Member};
+use crate::dataset::{Competition, Dataset, Direction, Entrant, Member};
 use crate::scoring::draw::Round;
 use crate::scoring::swiss::MatchLine;
 use crate::scoring::Standing;
@@ -53,6 +53,66 @@ pub struct SheetLine {
     pub house: bool,
     /// Swiss pairs: the pair's matches, by round.
     pub rounds: Vec<MatchLine>,
+}
+
+/// A line of the sheet borrowed from where its text lies: the standing, the
+/// competition and the names of its competition. The files are written from these, so
+/// that millions of lines make no string of their own; [`SheetLine::row`] reads an
+/// owned line the same way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SheetRow<'a> {
+    pub competition_id: &'a str,
+    pub date: NaiveDate,
+    pub title: Option<&'a str>,
+    pub club: Option<&'a str>,
+    pub direction: Option<&'a str>,
+    pub rank: u32,
+    pub raw_rank: u32,
+    pub entrant: &'a str,
+    pub names: &'a str,
+    pub score: f64,
+    pub percent: Option<f64>,
+    pub boards_played: u32,
+    pub vp: Option<f64>,
+    pub handicap_expected: Option<f64>,
+    pub handicap_result: Option<f64>,
+    pub score_decimals: usize,
+    pub house: bool,
+    pub rounds: &'a [MatchLine],
+}
+
+impl SheetLine {
+    /// The line as the files are written from it.
+    pub fn row(&self) -> SheetRow<'_> {
+        SheetRow {
+            competition_id: &self.competition_id,
+            date: self.date,
+            title: self.title.as_deref(),
+            club: self.club.as_deref(),
+            direction: self.direction.as_deref(),
+            rank: self.rank,
+            raw_rank: self.raw_rank,
+            entrant: &self.entrant,
+            names: &self.names,
+            score: self.score,
+            percent: self.percent,
+            boards_played: self.boards_played,
+            vp: self.vp,
+            handicap_expected: self.handicap_expected,
+            handicap_result: self.handicap_result,
+            score_decimals: self.score_decimals,
+            house: self.house,
+            rounds: &self.rounds,
+        }
+    }
+}
+
+/// How a direction is printed: its data-contract name, without a string per line.
+pub fn direction_text(direction: Direction) -> &'static str {
+    match direction {
+        Direction::NS => "NS",
+        Direction::EW => "EW",
+    }
 }
 
 /// Half away from zero, as scoring programs round.
@@ -94,11 +154,14 @@ pub fn entrant_names(dataset: &Dataset) -> HashMap<(&str, &str), String> {
         .collect()
 }
 
-fn member_names(dataset: &Dataset) -> HashMap<i64, &str> {
+/// The members' names by member id; looked up once or twice for every line of the sheet.
+type MemberNames<'a> = rustc_hash::FxHashMap<i64, &'a str>;
+
+fn member_names(dataset: &Dataset) -> MemberNames<'_> {
     names_by_member(&dataset.members)
 }
 
-fn names_by_member(members: &[Member]) -> HashMap<i64, &str> {
+fn names_by_member(members: &[Member]) -> MemberNames<'_> {
     members
         .iter()
         .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
@@ -106,8 +169,15 @@ fn names_by_member(members: &[Member]) -> HashMap<i64, &str> {
 }
 
 /// One entrant's names as [`entrant_names`] gives them.
-fn names_of(e: &Entrant, members: &HashMap<i64, &str>) -> String {
+fn names_of(e: &Entrant, members: &MemberNames<'_>) -> String {
     let mut out = String::new();
+    push_names(&mut out, e, members);
+    out
+}
+
+/// [`names_of`], appended to `out`: the sheet writes each line's names where they are
+/// read, without a string of their own.
+fn push_names(out: &mut String, e: &Entrant, members: &MemberNames<'_>) {
     let mut first = true;
     for (id, printed) in e.players.iter().zip(&e.names) {
         let printed = printed
@@ -128,7 +198,6 @@ fn names_of(e: &Entrant, members: &HashMap<i64, &str>) -> String {
             (None, None) => {}
         }
     }
-    out
 }
 
 /// The entrants' names of a dataset looked up a competition at a time: the strings are
@@ -136,7 +205,7 @@ fn names_of(e: &Entrant, members: &HashMap<i64, &str>) -> String {
 /// entrant rows are a dataset's own, or the compact table a whole federation is read
 /// into ([`EntrantTable`]), whose rows become structs one competition at a time.
 pub struct EntrantNames<'a> {
-    members: HashMap<i64, &'a str>,
+    members: MemberNames<'a>,
     entrants: EntrantRowsOf<'a>,
 }
 
@@ -147,7 +216,7 @@ enum EntrantRowsOf<'a> {
 
 /// The entrants of one competition, for their names ([`EntrantNames::competition`]).
 pub struct CompetitionNames<'n> {
-    members: &'n HashMap<i64, &'n str>,
+    members: &'n MemberNames<'n>,
     borrowed: &'n [&'n Entrant],
     owned: Vec<Entrant>,
 }
@@ -156,14 +225,23 @@ impl CompetitionNames<'_> {
     /// The names of `entrant` (empty when it is not an entrant). Of two rows for one
     /// entrant the last counts, as in [`entrant_names`].
     pub fn of(&self, entrant: &str) -> String {
+        let mut out = String::new();
+        self.push(&mut out, entrant);
+        out
+    }
+
+    /// [`CompetitionNames::of`], appended to `out`.
+    pub fn push(&self, out: &mut String, entrant: &str) {
         let borrowed = self.borrowed.iter().copied();
-        self.owned
+        let row = self
+            .owned
             .iter()
             .rev()
             .chain(borrowed.rev())
-            .find(|e| e.entrant == entrant)
-            .map(|e| names_of(e, self.members))
-            .unwrap_or_default()
+            .find(|e| e.entrant == entrant);
+        if let Some(e) = row {
+            push_names(out, e, self.members);
+        }
     }
 }
 
@@ -235,7 +313,7 @@ fn shared_ranks(values: &[f64]) -> Vec<u32> {
 pub fn lines(
     dataset: &Dataset,
     standings: &[Standing],
-    handicap: &HashMap<(&str, &str), (f64, f64)>,
+    handicap: &rustc_hash::FxHashMap<(&str, &str), (f64, f64)>,
 ) -> Vec<SheetLine> {
     let competitions: HashMap<&str, &Competition> = dataset
         .competitions
@@ -283,41 +361,54 @@ pub fn competition_lines(
     handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
     out: &mut Vec<SheetLine>,
 ) {
-    let decimals = score_decimals(competition);
     let adjusted: Vec<Option<(f64, f64)>> = standings.iter().map(&handicap).collect();
-    let mut group: Vec<SheetLine> = standings
-        .iter()
-        .zip(&adjusted)
-        .map(|(s, adjusted)| SheetLine {
-            competition_id: s.competition_id.clone(),
-            date: competition.date,
-            title: competition.title.clone(),
-            club: competition.club.clone(),
-            direction: s.direction.map(|d| d.to_string()),
-            rank: s.rank,
-            raw_rank: s.rank,
-            entrant: s.entrant.clone(),
-            names: names(s),
-            score: round_to(s.score, decimals),
-            percent: s.percent.map(|p| round_to(p, 2)),
-            boards_played: s.boards_played,
-            vp: s.vp.map(|v| round_to(v, 2)),
-            handicap_expected: adjusted.map(|a| round_to(a.0, 2)),
-            handicap_result: adjusted.map(|a| round_to(a.1, 2)),
-            score_decimals: decimals,
-            house: s.house,
-            rounds: s.rounds.clone(),
-        })
-        .collect();
+    out.extend(
+        sheet_order(competition, standings, &adjusted)
+            .into_iter()
+            .map(|(at, rank)| {
+                let row = competition_row(competition, &standings[at], rank, adjusted[at], "");
+                SheetLine {
+                    competition_id: row.competition_id.to_owned(),
+                    date: row.date,
+                    title: row.title.map(str::to_owned),
+                    club: row.club.map(str::to_owned),
+                    direction: row.direction.map(str::to_owned),
+                    rank: row.rank,
+                    raw_rank: row.raw_rank,
+                    entrant: row.entrant.to_owned(),
+                    names: names(&standings[at]),
+                    score: row.score,
+                    percent: row.percent,
+                    boards_played: row.boards_played,
+                    vp: row.vp,
+                    handicap_expected: row.handicap_expected,
+                    handicap_result: row.handicap_result,
+                    score_decimals: row.score_decimals,
+                    house: row.house,
+                    rounds: row.rounds.to_vec(),
+                }
+            }),
+    );
+}
+
+/// The sheet's order of one competition's `standings`, by direction and rank: each
+/// standing's index with the rank the sheet gives it (by the handicap-adjusted result
+/// in a handicap tournament, `adjusted` holding each standing's (expected, adjusted)).
+pub fn sheet_order(
+    competition: &Competition,
+    standings: &[Standing],
+    adjusted: &[Option<(f64, f64)>],
+) -> Vec<(usize, u32)> {
+    let mut order: Vec<(usize, u32)> = standings.iter().map(|s| s.rank).enumerate().collect();
     let exact: Vec<Option<f64>> = adjusted.iter().map(|a| a.map(|a| a.1)).collect();
     if competition.handicap_event && exact.iter().all(Option::is_some) {
         // Ranked by the adjusted result within each direction (or the whole field).
-        let mut keys: Vec<Option<String>> = group.iter().map(|l| l.direction.clone()).collect();
+        let mut keys: Vec<Option<Direction>> = standings.iter().map(|s| s.direction).collect();
         keys.sort();
         keys.dedup();
         for key in keys {
-            let members: Vec<usize> = (0..group.len())
-                .filter(|&i| group[i].direction == key)
+            let members: Vec<usize> = (0..standings.len())
+                .filter(|&i| standings[i].direction == key)
                 .collect();
             // Ranked on the exact results: two shown alike may still differ.
             let values: Vec<f64> = members
@@ -325,21 +416,55 @@ pub fn competition_lines(
                 .map(|&i| exact.get(i).copied().flatten().unwrap_or(f64::NEG_INFINITY))
                 .collect();
             for (&i, rank) in members.iter().zip(shared_ranks(&values)) {
-                group[i].rank = rank;
+                order[i].1 = rank;
             }
         }
     }
     // N/S first, as the programs print a two-winner movement.
-    let line = |l: &SheetLine| l.direction.as_deref() == Some("EW");
-    group.sort_by(|a, b| {
+    let line = |s: &Standing| s.direction == Some(Direction::EW);
+    order.sort_by(|&(a, a_rank), &(b, b_rank)| {
+        let (a, b) = (&standings[a], &standings[b]);
         line(a)
             .cmp(&line(b))
             .then(a.house.cmp(&b.house))
+            .then(a_rank.cmp(&b_rank))
             .then(a.rank.cmp(&b.rank))
-            .then(a.raw_rank.cmp(&b.raw_rank))
             .then(a.entrant.cmp(&b.entrant))
     });
-    out.extend(group);
+    order
+}
+
+/// The sheet's line of `standing`, of `competition`, placed at `rank`, with its
+/// (expected, adjusted) handicap result and its players' `names`.
+pub fn competition_row<'a>(
+    competition: &'a Competition,
+    standing: &'a Standing,
+    rank: u32,
+    adjusted: Option<(f64, f64)>,
+    names: &'a str,
+) -> SheetRow<'a> {
+    let decimals = score_decimals(competition);
+    let s = standing;
+    SheetRow {
+        competition_id: &s.competition_id,
+        date: competition.date,
+        title: competition.title.as_deref(),
+        club: competition.club.as_deref(),
+        direction: s.direction.map(direction_text),
+        rank,
+        raw_rank: s.rank,
+        entrant: &s.entrant,
+        names,
+        score: round_to(s.score, decimals),
+        percent: s.percent.map(|p| round_to(p, 2)),
+        boards_played: s.boards_played,
+        vp: s.vp.map(|v| round_to(v, 2)),
+        handicap_expected: adjusted.map(|a| round_to(a.0, 2)),
+        handicap_result: adjusted.map(|a| round_to(a.1, 2)),
+        score_decimals: decimals,
+        house: s.house,
+        rounds: &s.rounds,
+    }
 }
 
 /// `standings.csv`.
@@ -396,20 +521,21 @@ pub fn rounds_frame(lines: &[SheetLine]) -> PolarsResult<Option<DataFrame>> {
     if lines.iter().all(|l| l.rounds.is_empty()) {
         return Ok(None);
     }
-    rounds_rows(lines).map(Some)
+    let rows: Vec<SheetRow<'_>> = lines.iter().map(SheetLine::row).collect();
+    rounds_rows(&rows).map(Some)
 }
 
 /// The lines of `rounds.csv` for `lines` (none when no line has rounds).
-pub fn rounds_rows(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
+pub fn rounds_rows(lines: &[SheetRow<'_>]) -> PolarsResult<DataFrame> {
     struct Row<'a> {
-        line: &'a SheetLine,
+        line: &'a SheetRow<'a>,
         round: &'a MatchLine,
         total: f64,
     }
     let mut rows: Vec<Row<'_>> = Vec::new();
     for line in lines {
         let mut hundredths = 0i64;
-        for round in &line.rounds {
+        for round in line.rounds {
             hundredths += (round.vp * 100.0).round() as i64;
             rows.push(Row {
                 line,
@@ -422,20 +548,16 @@ pub fn rounds_rows(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
         .column(
             "competition_id",
             rows.iter()
-                .map(|r| r.line.competition_id.as_str())
+                .map(|r| r.line.competition_id)
                 .collect::<Vec<_>>(),
         )
         .column(
             "entrant",
-            rows.iter()
-                .map(|r| r.line.entrant.as_str())
-                .collect::<Vec<_>>(),
+            rows.iter().map(|r| r.line.entrant).collect::<Vec<_>>(),
         )
         .column(
             "names",
-            rows.iter()
-                .map(|r| r.line.names.as_str())
-                .collect::<Vec<_>>(),
+            rows.iter().map(|r| r.line.names).collect::<Vec<_>>(),
         )
         .map("round", &rows, |r| r.round.round as i32)
         .column(
@@ -453,45 +575,71 @@ pub fn rounds_rows(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
 }
 
 fn cell(value: Option<f64>, decimals: usize) -> String {
-    Cell(value, decimals).to_string()
+    let mut out = String::new();
+    push_cell(&mut out, value, decimals);
+    out
 }
 
-/// A number printed with `.1` decimals, or nothing: [`cell`] without the string.
-struct Cell(Option<f64>, usize);
-
-impl std::fmt::Display for Cell {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (Some(v), decimals) = (self.0, self.1) else {
-            return Ok(());
-        };
-        // The page prints millions of numbers already rounded to their decimals: those
-        // are printed from their digits as integers. A value further than 1e-6 of a
-        // unit from its rounding, or too large for that to be exact, is left to the
-        // formatter, so the text is always what `{:.decimals$}` prints.
-        if decimals <= 3 && v.is_finite() && v.abs() < 1e9 {
-            let scale = 10u64.pow(decimals as u32);
-            let scaled = v * scale as f64;
-            let units = scaled.round();
-            if (scaled - units).abs() < 1e-6 {
-                let units = units.abs() as u64;
-                if v.is_sign_negative() {
-                    f.write_str("-")?;
-                }
-                write!(f, "{}", units / scale)?;
-                if decimals > 0 {
-                    write!(f, ".{:0width$}", units % scale, width = decimals)?;
-                }
-                return Ok(());
+/// Appends `value` printed with `decimals` decimals, or nothing, to `out`: the text is
+/// always what `{:.decimals$}` prints.
+fn push_cell(out: &mut String, value: Option<f64>, decimals: usize) {
+    let Some(v) = value else {
+        return;
+    };
+    // The page prints millions of numbers already rounded to their decimals: those
+    // are printed from their digits as integers. A value further than 1e-6 of a
+    // unit from its rounding, or too large for that to be exact, is left to the
+    // formatter.
+    if decimals <= 3 && v.is_finite() && v.abs() < 1e9 {
+        let scale = 10u64.pow(decimals as u32);
+        let scaled = v * scale as f64;
+        let units = scaled.round();
+        if (scaled - units).abs() < 1e-6 {
+            let units = units.abs() as u64;
+            if v.is_sign_negative() {
+                out.push('-');
             }
+            push_uint(out, units / scale);
+            if decimals > 0 {
+                out.push('.');
+                let fraction = units % scale;
+                // Leading zeros of the fraction, then its digits.
+                let mut width = 1;
+                while width < decimals && fraction >= 10u64.pow(width as u32) {
+                    width += 1;
+                }
+                for _ in width..decimals {
+                    out.push('0');
+                }
+                push_uint(out, fraction);
+            }
+            return;
         }
-        write!(f, "{v:.decimals$}")
     }
+    let _ = write!(out, "{v:.decimals$}");
+}
+
+/// Appends the decimal digits of `n` to `out`, as `{}` prints it.
+pub fn push_uint(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// `results.html`: one table per competition (per direction with two winners).
 pub fn html(lines: &[SheetLine]) -> String {
     let mut h = html_start();
-    html_tables(&mut h, lines);
+    let rows: Vec<SheetRow<'_>> = lines.iter().map(SheetLine::row).collect();
+    html_tables(&mut h, &rows);
     h.push_str(HTML_END);
     h
 }
@@ -509,7 +657,7 @@ pub const HTML_END: &str = "</body></html>\n";
 /// Appends the tables of `lines` to `h`: one per competition (per direction with two
 /// winners). `lines` must hold whole competitions, so that the page can be written a
 /// batch of competitions at a time.
-pub fn html_tables(h: &mut String, lines: &[SheetLine]) {
+pub fn html_tables(h: &mut String, lines: &[SheetRow<'_>]) {
     let mut start = 0;
     while start < lines.len() {
         let first = &lines[start];
@@ -528,15 +676,13 @@ pub fn html_tables(h: &mut String, lines: &[SheetLine]) {
             h,
             "<h2>{} — {}{}{}</h2>",
             first.date,
-            escape(first.title.as_deref().unwrap_or(&first.competition_id)),
+            escape(first.title.unwrap_or(first.competition_id)),
             first
                 .club
-                .as_deref()
                 .map(|c| format!(", {}", escape(c)))
                 .unwrap_or_default(),
             first
                 .direction
-                .as_deref()
                 .map(|d| format!(" ({d})"))
                 .unwrap_or_default()
         );
@@ -557,36 +703,37 @@ pub fn html_tables(h: &mut String, lines: &[SheetLine]) {
             if l.house {
                 h.push_str("house");
             } else {
-                let _ = write!(h, "{}", l.rank);
+                push_uint(h, l.rank.into());
             }
             h.push_str("</td><td>");
-            escape_into(h, &l.entrant);
+            escape_into(h, l.entrant);
             h.push_str("</td><td>");
-            escape_into(h, &l.names);
-            let _ = write!(
-                h,
-                "</td><td class=n>{}</td>",
-                Cell(Some(l.score), l.score_decimals)
-            );
+            escape_into(h, l.names);
+            h.push_str("</td><td class=n>");
+            push_cell(h, Some(l.score), l.score_decimals);
+            h.push_str("</td>");
             if percent {
-                let _ = write!(h, "<td class=n>{}</td>", Cell(l.percent, 2));
+                h.push_str("<td class=n>");
+                push_cell(h, l.percent, 2);
+                h.push_str("</td>");
             }
             if vp {
-                let _ = write!(h, "<td class=n>{}</td>", Cell(l.vp, 2));
+                h.push_str("<td class=n>");
+                push_cell(h, l.vp, 2);
+                h.push_str("</td>");
             }
-            let _ = write!(h, "<td class=n>{}</td>", l.boards_played);
+            h.push_str("<td class=n>");
+            push_uint(h, l.boards_played.into());
+            h.push_str("</td>");
             if handicap {
-                let _ = write!(
-                    h,
-                    "<td class=n>{}</td><td class=n>{}</td><td class=n>{}</td>",
-                    Cell(
-                        l.handicap_expected
-                            .map(|e| e + if percent { 50.0 } else { 0.0 }),
-                        2
-                    ),
-                    Cell(l.handicap_result, 2),
-                    l.raw_rank
-                );
+                let offset = if percent { 50.0 } else { 0.0 };
+                h.push_str("<td class=n>");
+                push_cell(h, l.handicap_expected.map(|e| e + offset), 2);
+                h.push_str("</td><td class=n>");
+                push_cell(h, l.handicap_result, 2);
+                h.push_str("</td><td class=n>");
+                push_uint(h, l.raw_rank.into());
+                h.push_str("</td>");
             }
             h.push_str("</tr>");
         }
@@ -602,16 +749,16 @@ pub fn html_tables(h: &mut String, lines: &[SheetLine]) {
 }
 
 /// A Swiss pairs event's matches: a line per round for each pair, with its VPs so far.
-fn rounds_table(h: &mut String, group: &[SheetLine]) {
+fn rounds_table(h: &mut String, group: &[SheetRow<'_>]) {
     h.push_str("<h3>Matches</h3><table><tr><th>pair</th><th>round</th><th>opponent</th><th>boards</th><th>IMPs</th><th>margin</th><th>VP</th><th>total VP</th></tr>");
     for l in group {
         let mut hundredths = 0i64;
-        for r in &l.rounds {
+        for r in l.rounds {
             hundredths += (r.vp * 100.0).round() as i64;
             let _ = write!(
                 h,
                 "<tr><td>{}</td><td class=n>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:+}</td><td class=n>{:.2}</td><td class=n>{:.2}</td></tr>",
-                escape(&l.entrant),
+                escape(l.entrant),
                 r.round,
                 escape(&r.opponent),
                 r.boards,
@@ -712,7 +859,7 @@ mod tests {
 
     #[test]
     fn names_are_printed_then_members_then_numbers() {
-        let members: HashMap<i64, &str> = [(7, "Åsa Ödman"), (8, "Bo Ek")].into();
+        let members: MemberNames = [(7, "Åsa Ödman"), (8, "Bo Ek")].into_iter().collect();
         let mut e = Entrant::new("c1", "3");
         e.players = [Some(7), Some(9), None, Some(8)];
         e.names = [None, None, Some("Guest".into()), Some("B. Ek".into())];

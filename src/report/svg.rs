@@ -111,17 +111,24 @@ pub fn escape_into(out: &mut String, text: &str) {
         out.push_str(text);
         return;
     }
-    for c in text.chars() {
-        match c {
-            c if crate::dataset::text::is_unsafe(c) && c != '\n' => out.push('\u{FFFD}'),
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+    // Names are rarely ASCII ("Åsa Ödman – Bo Ek"): the text is copied a run at a time
+    // between the characters that must change, not a character at a time.
+    let mut run = 0;
+    for (at, c) in text.char_indices() {
+        let shown = match c {
+            c if crate::dataset::text::is_unsafe(c) && c != '\n' => "\u{FFFD}",
+            '&' => "&amp;",
+            '<' => "&lt;",
+            '>' => "&gt;",
+            '"' => "&quot;",
+            '\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[run..at]);
+        out.push_str(shown);
+        run = at + c.len_utf8();
     }
+    out.push_str(&text[run..]);
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -361,6 +368,26 @@ mod tests {
         let mut out = String::from("<td>");
         escape_into(&mut out, "Bo & Åsa");
         assert_eq!(out, "<td>Bo &amp; Åsa");
+    }
+
+    #[test]
+    fn runs_between_marked_up_characters_are_copied_whole() {
+        // Every character to change, at the start, inside and at the end of a name.
+        let mut out = String::from("x");
+        escape_into(&mut out, "<Åsa & \"Bo\" O'Ek>");
+        assert_eq!(out, "x&lt;Åsa &amp; &quot;Bo&quot; O&#39;Ek&gt;");
+        let mut out = String::new();
+        escape_into(&mut out, "Ödman – Ek\u{202E}\u{85}'");
+        assert_eq!(out, "Ödman – Ek\u{FFFD}\u{FFFD}&#39;");
+        // Names needing nothing come back as they are.
+        for plain in [
+            "Anders Larsson – Karin Sandberg",
+            "#300371",
+            "Åsa Ödman",
+            "",
+        ] {
+            assert_eq!(escape(plain), plain);
+        }
     }
 
     #[test]
