@@ -568,9 +568,6 @@ fn arrow_schema(frame: &DataFrame) -> ArrowSchema {
         .collect()
 }
 
-/// Encodes `frame` as one row group, in the bytes of a file holding only it: the row
-/// group of a larger file, encoded on its own, whose pages [`copy_groups`] moves into
-/// that file as they are.
 /// [`encode_row_group`] of `height` rows given as Arrow arrays of `schema`'s fields
 /// (an [`arrow_schema`]), which may also be dictionaries of those fields' values: a
 /// dictionary is written as the encoder writes the dictionary it builds of a column.
@@ -578,6 +575,40 @@ pub fn encode_arrays(
     schema: &ArrowSchema,
     height: usize,
     arrays: Vec<Box<dyn polars_arrow::array::Array>>,
+    settings: &ParquetSettings,
+) -> PolarsResult<Vec<u8>> {
+    let batch = polars_arrow::record_batch::RecordBatchT::try_new(
+        height,
+        std::sync::Arc::new(schema.clone()),
+        arrays,
+    )?;
+    encode_batches(schema, std::iter::once(Ok(batch)), settings)
+}
+
+/// The Arrow fields `frame`'s columns are written as.
+pub fn arrow_fields(frame: &DataFrame) -> ArrowSchema {
+    arrow_schema(frame)
+}
+
+/// Encodes `frame` as one row group, in the bytes of a file holding only it: the row
+/// group of a larger file, encoded on its own, whose pages [`copy_groups`] moves into
+/// that file as they are.
+pub fn encode_row_group(frame: &DataFrame, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
+    let schema = arrow_schema(frame);
+    let mut frame = frame.clone();
+    frame.rechunk_mut();
+    let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+    encode_batches(&schema, batches, settings)
+}
+
+/// The file of one row group holding `batches`, written by polars-parquet's own writer.
+fn encode_batches(
+    schema: &ArrowSchema,
+    batches: impl Iterator<
+        Item = PolarsResult<
+            polars_arrow::record_batch::RecordBatchT<Box<dyn polars_arrow::array::Array>>,
+        >,
+    >,
     settings: &ParquetSettings,
 ) -> PolarsResult<Vec<u8>> {
     use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
@@ -588,39 +619,7 @@ pub fn encode_arrays(
         .collect();
     let mut out = Vec::new();
     let mut writer = FileWriter::try_new(&mut out, schema.clone(), options)?;
-    let batch = polars_arrow::record_batch::RecordBatchT::try_new(
-        height,
-        std::sync::Arc::new(schema.clone()),
-        arrays,
-    )?;
-    let batches = std::iter::once(Ok(batch));
     for encoded in RowGroupIterator::try_new(batches, schema, options, encodings.into())? {
-        // u64::MAX: the encoder counts the rows of the group itself.
-        writer.write(u64::MAX, encoded?)?;
-    }
-    writer.end(None)?;
-    Ok(out)
-}
-
-/// The Arrow fields `frame`'s columns are written as.
-pub fn arrow_fields(frame: &DataFrame) -> ArrowSchema {
-    arrow_schema(frame)
-}
-
-pub fn encode_row_group(frame: &DataFrame, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
-    use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
-    let schema = arrow_schema(frame);
-    let options = write_options(settings);
-    let encodings: Vec<Vec<polars_parquet::write::Encoding>> = schema
-        .iter_values()
-        .map(|field| get_dtype_encoding(&field.dtype))
-        .collect();
-    let mut out = Vec::new();
-    let mut writer = FileWriter::try_new(&mut out, schema.clone(), options)?;
-    let mut frame = frame.clone();
-    frame.rechunk_mut();
-    let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
-    for encoded in RowGroupIterator::try_new(batches, &schema, options, encodings.into())? {
         // u64::MAX: the encoder counts the rows of the group itself.
         writer.write(u64::MAX, encoded?)?;
     }
