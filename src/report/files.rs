@@ -839,6 +839,17 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A text cell as the CSV files show it: control and bidirectional-override characters
+/// as U+FFFD, then [`neutralise_formula`].
+pub(crate) fn neutralise_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    match crate::dataset::text::neutralise(text, false) {
+        std::borrow::Cow::Borrowed(shown) => neutralise_formula(shown),
+        std::borrow::Cow::Owned(shown) => {
+            std::borrow::Cow::Owned(neutralise_formula(&shown).into_owned())
+        }
+    }
+}
+
 /// `df` with every text cell passed through [`neutralise_formula`], its control and
 /// bidirectional-override characters shown as U+FFFD. Most columns have nothing to
 /// change: they are kept as they are.
@@ -852,23 +863,15 @@ pub(crate) fn neutralise_text(df: &DataFrame) -> PolarsResult<DataFrame> {
         .collect();
     for name in text {
         let column = frame.column(name.as_str())?.str()?.clone();
-        let unchanged = |text: &str| {
-            matches!(
-                crate::dataset::text::neutralise(text, false),
-                std::borrow::Cow::Borrowed(_)
-            ) && matches!(neutralise_formula(text), std::borrow::Cow::Borrowed(_))
-        };
+        let unchanged = |text: &str| matches!(neutralise_cell(text), std::borrow::Cow::Borrowed(_));
         if column.iter().flatten().all(unchanged) {
             continue;
         }
         let safe = StringChunked::from_iter_options(
             name.clone(),
-            column.iter().map(|cell| {
-                cell.map(|text| {
-                    let shown = crate::dataset::text::neutralise(text, false);
-                    neutralise_formula(&shown).into_owned()
-                })
-            }),
+            column
+                .iter()
+                .map(|cell| cell.map(|text| neutralise_cell(text).into_owned())),
         );
         frame.with_column(safe.into_column())?;
     }

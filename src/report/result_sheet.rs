@@ -255,13 +255,12 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
 }
 
 /// A text cell as polars' CSV writer writes it (quoted only where needed, an empty
-/// text as `""`, nothing for a null) after [`super::files::neutralise_text`].
+/// text as `""`, nothing for a null) after [`super::files::neutralise_cell`].
 fn csv_text(out: &mut Vec<u8>, cell: Option<&str>) {
     let Some(text) = cell else {
         return;
     };
-    let shown = crate::dataset::text::neutralise(text, false);
-    let shown = super::files::neutralise_formula(&shown);
+    let shown = super::files::neutralise_cell(text);
     if shown.is_empty() {
         out.extend_from_slice(b"\"\"");
         return;
