@@ -442,24 +442,7 @@ pub fn quarantine(items: &[Quarantined]) -> PolarsResult<DataFrame> {
 
 /// `board_scores.parquet`.
 pub fn board_scores(rows: &BoardScoreTable) -> PolarsResult<DataFrame> {
-    board_scores_part(rows, 0..rows.len())
-}
-
-/// The rows `range` of `board_scores.parquet`.
-pub fn board_scores_part(
-    rows: &BoardScoreTable,
-    range: std::ops::Range<usize>,
-) -> PolarsResult<DataFrame> {
-    board_scores_gathered(rows, std::slice::from_ref(&range))
-}
-
-/// The rows `parts` of `rows`, one part after the other, as rows of
-/// `board_scores.parquet`: a row group gathered from rows kept out of order.
-fn board_scores_gathered(
-    rows: &BoardScoreTable,
-    parts: &[std::ops::Range<usize>],
-) -> PolarsResult<DataFrame> {
-    BoardScoreColumns::gathered(rows, parts).frame()
+    BoardScoreColumns::gathered(rows, std::slice::from_ref(&(0..rows.len()))).frame()
 }
 
 /// The columns of `board_scores.parquet`, in its order and with its types, however its
