@@ -8,12 +8,15 @@
 //! kept; writing copies them. The encoding itself lives with the output files (this
 //! layer knows no file formats): a run is given a [`RowGroupCodec`].
 //!
-//! Rows are sealed only while they arrive in replay order, and a competition that is
-//! left out after its rows were sealed (found damaged at the end of the reading, or
-//! refused by the model) makes the run open the sealed groups again, so the rows and
-//! the row-group boundaries are always those of the file written whole. Rows that
-//! arrive out of replay order cannot be sealed before the whole input is read; when the
-//! run is given a [`SpillFiles`], they wait on disk rather than in memory ([`Spill`]).
+//! Rows are sealed only in replay order: rows that arrive a little early (one large
+//! file in month chunks brings a month's competitions club by club) wait, a bounded
+//! number, for the places before them ([`Arriving`]). A competition that is left out
+//! after its rows were sealed (found damaged at the end of the reading, or refused by
+//! the model) makes the run open the sealed groups again, so the rows and the row-group
+//! boundaries are always those of the file written whole. Rows that arrive after the
+//! places behind them were sealed cannot be sealed before the whole input is read; when
+//! the run is given a [`SpillFiles`], they wait on disk rather than in memory
+//! ([`Spill`]).
 //!
 //! Player changes (`changes.parquet`, one row per player per competition: 5 million
 //! rows in ten years) are sealed the same way by a live replay, a month at a time: a
