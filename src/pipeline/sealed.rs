@@ -10,7 +10,7 @@
 //!
 //! Rows are sealed only in replay order: rows that arrive a little early (one large
 //! file in month chunks brings a month's competitions club by club) wait, a bounded
-//! number, for the places before them ([`Arriving`]). A competition that is left out
+//! number, for the places before them (`Arriving`). A competition that is left out
 //! after its rows were sealed (found damaged at the end of the reading, or refused by
 //! the model) makes the run open the sealed groups again, so the rows and the row-group
 //! boundaries are always those of the file written whole. Rows that arrive after the
