@@ -141,11 +141,19 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let started = Instant::now();
         let (hashing, scoring) = (self.hashing, self.scoring);
         let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
+        let source_has_rows = |at: usize| source.has_rows(&index.order[at].competition_id);
+        self.board_scores
+            .expect(|at| in_scope(at) && source_has_rows(at));
         source.read_boards(&wanted, &mut |rows| {
             let handled = self.batch(index, rows, hash, in_scope, one)?;
             done(handled as u64);
             Ok(())
         })?;
+        // A competition whose rows did not come (left out by the reader) has none to
+        // come: those scored from their reported results have no board scores.
+        for at in (0..self.seen.len()).filter(|&at| !self.seen[at]) {
+            self.board_scores.settle(at);
+        }
         let spent = (self.hashing - hashing) + (self.scoring - scoring);
         self.reading += started.elapsed().saturating_sub(spent);
         Ok(())
@@ -217,8 +225,9 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// Keeps outcomes, and seals the board scores that fill a row group.
     fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) -> Result<()> {
         for (at, mut outcome) in outcomes {
-            if let Ok(one) = &mut outcome {
-                self.board_scores.push(at, one.take_board_scores());
+            match &mut outcome {
+                Ok(one) => self.board_scores.push(at, one.take_board_scores()),
+                Err(_) => self.board_scores.settle(at),
             }
             self.outcomes[at] = Some(outcome);
         }

@@ -8,12 +8,15 @@
 //! kept; writing copies them. The encoding itself lives with the output files (this
 //! layer knows no file formats): a run is given a [`RowGroupCodec`].
 //!
-//! Rows are sealed only while they arrive in replay order, and a competition that is
-//! left out after its rows were sealed (found damaged at the end of the reading, or
-//! refused by the model) makes the run open the sealed groups again, so the rows and
-//! the row-group boundaries are always those of the file written whole. Rows that
-//! arrive out of replay order cannot be sealed before the whole input is read; when the
-//! run is given a [`SpillFiles`], they wait on disk rather than in memory ([`Spill`]).
+//! Rows are sealed only in replay order: rows that arrive a little early (one large
+//! file in month chunks brings a month's competitions club by club) wait, a bounded
+//! number, for the places before them (`Arriving`). A competition that is left out
+//! after its rows were sealed (found damaged at the end of the reading, or refused by
+//! the model) makes the run open the sealed groups again, so the rows and the row-group
+//! boundaries are always those of the file written whole. Rows that arrive after the
+//! places behind them were sealed cannot be sealed before the whole input is read; when
+//! the run is given a [`SpillFiles`], they wait on disk rather than in memory
+//! ([`Spill`]).
 //!
 //! Player changes (`changes.parquet`, one row per player per competition: 5 million
 //! rows in ten years) are sealed the same way by a live replay, a month at a time: a
@@ -444,10 +447,23 @@ struct InFlight {
 }
 
 /// Board scores as they arrive, competition by competition, kept by place in replay
-/// order; full row groups are sealed while the places arrive in order.
+/// order; full row groups are sealed as soon as every place before them is settled.
+///
+/// A file's competitions may arrive a little out of replay order (one large file in
+/// month chunks, clubs within a month, brings a month's competitions club by club).
+/// Rows that arrive ahead of the first place still missing (the frontier) are held
+/// aside, and move into the table, in replay order, once the places before them are
+/// settled: arrived, out of the pass's scope, or known to have no rows. So a run that
+/// reads such a file seals its rows a month behind the reading instead of keeping them
+/// all for the writing. What is held is bounded ([`HOLD_ROWS`]): past that, the place
+/// at the frontier is taken not to come (its competition may have been left out by
+/// the reader), and if it comes after all, the rows are out of order: from then on
+/// they are kept as they arrive, spilled when the run can ([`Spill`]), and the sealed
+/// rows are opened again if the place belongs before them ([`Arriving::finish`]).
 pub(super) struct Arriving {
     codec: Option<Arc<dyn RowGroupCodec>>,
-    /// Rows after the sealed ones, in the order they arrived.
+    /// Rows after the sealed ones: in replay order while `in_order`, then as they
+    /// arrived.
     table: BoardScoreTable,
     /// Where each place's rows are, numbered from the first sealed row.
     places: Vec<Option<Range<usize>>>,
@@ -455,8 +471,18 @@ pub(super) struct Arriving {
     in_flight: VecDeque<InFlight>,
     /// Rows sealed or being sealed.
     sealed_rows: usize,
-    /// The last place whose rows arrived; `None` once rows came out of order.
-    last: Option<Option<usize>>,
+    /// Every place before it is settled, with its rows (if any) in `table` or sealed.
+    frontier: usize,
+    /// Places whose rows may still come in this pass (in its scope, and the source may
+    /// hold rows of them).
+    expected: Vec<bool>,
+    /// Rows that arrived ahead of the frontier, by place.
+    held: std::collections::BTreeMap<usize, Vec<BoardScore>>,
+    held_rows: usize,
+    /// Rows held before the frontier is taken to have moved on.
+    hold_rows: usize,
+    /// Unset once rows came after the frontier had passed their place.
+    in_order: bool,
     /// Where rows go once they come out of order, if anywhere.
     spill_files: Option<Arc<dyn SpillFiles>>,
     /// The rows after the sealed ones that are on disk (before those of `table`).
@@ -468,6 +494,10 @@ pub(super) struct Arriving {
 /// Groups encoded at once, at most; the scoring waits for the oldest beyond that.
 const IN_FLIGHT: usize = 2;
 
+/// Rows held ahead of the frontier, at most: a month of a large federation's board
+/// scores is about 150 000 rows, and this many take about 100 MB.
+const HOLD_ROWS: usize = 1 << 19;
+
 impl Arriving {
     pub fn new(places: usize, sealer: &Sealer) -> Self {
         Arriving {
@@ -477,7 +507,12 @@ impl Arriving {
             sealed: Vec::new(),
             in_flight: VecDeque::new(),
             sealed_rows: 0,
-            last: Some(None),
+            frontier: 0,
+            expected: vec![true; places],
+            held: Default::default(),
+            held_rows: 0,
+            hold_rows: HOLD_ROWS,
+            in_order: true,
             spill_files: sealer.spill.clone(),
             spill: None,
             spill_rows: SPILL_ROWS,
@@ -496,32 +531,105 @@ impl Arriving {
         }
     }
 
+    /// Starts a pass in which the rows of the places `expected` accepts may come; the
+    /// others are settled. Before any rows came, the frontier starts again from the
+    /// first place (a pass that scored nothing settled them all).
+    pub fn expect(&mut self, expected: impl Fn(usize) -> bool) {
+        if self.held.is_empty() && self.places.iter().all(Option::is_none) {
+            self.frontier = 0;
+        }
+        for (at, place) in self.expected.iter_mut().enumerate() {
+            *place = expected(at);
+        }
+        self.advance();
+    }
+
+    /// Settles the place `at`: no rows of it are to come (any more) in this pass.
+    pub fn settle(&mut self, at: usize) {
+        if let Some(expected) = self.expected.get_mut(at) {
+            *expected = false;
+        }
+        if at == self.frontier {
+            self.advance();
+        }
+    }
+
     /// Keeps the rows of the competition at `at`.
     pub fn push(&mut self, at: usize, rows: Vec<BoardScore>) {
+        if !rows.is_empty() && self.in_order {
+            if at > self.frontier {
+                self.hold(at, rows);
+                return;
+            }
+            if at < self.frontier {
+                self.out_of_order();
+            }
+        }
+        self.append(at, rows);
+        if at == self.frontier {
+            self.advance();
+        }
+    }
+
+    /// Appends the rows of the place `at` to the table.
+    fn append(&mut self, at: usize, rows: Vec<BoardScore>) {
         let start = self.before_table() + self.table.len();
         self.table.extend(rows);
         let end = self.before_table() + self.table.len();
-        if end > start {
-            if let Some(last) = self.last {
-                self.last = last.is_none_or(|l| l < at).then_some(Some(at));
-            }
-        }
         if let Some(place) = self.places.get_mut(at) {
             *place = Some(start..end);
         }
     }
 
+    /// Holds rows that came ahead of the frontier; past [`Self::hold_rows`], the
+    /// frontier moves on without the places it waits for.
+    fn hold(&mut self, at: usize, rows: Vec<BoardScore>) {
+        self.held_rows += rows.len();
+        if let Some(before) = self.held.insert(at, rows) {
+            // The same place twice: the later rows are its rows, as in the table.
+            self.held_rows -= before.len();
+        }
+        while self.in_order && self.held_rows > self.hold_rows {
+            self.frontier += 1;
+            self.advance();
+        }
+    }
+
+    /// Moves the frontier over the places settled, their held rows into the table.
+    fn advance(&mut self) {
+        while self.frontier < self.places.len() {
+            let at = self.frontier;
+            if let Some(rows) = self.held.remove(&at) {
+                self.held_rows -= rows.len();
+                self.append(at, rows);
+            } else if self.places[at].is_none() && self.expected[at] {
+                return;
+            }
+            self.frontier += 1;
+        }
+    }
+
+    /// Rows came after the frontier passed their place: from now on rows are kept as
+    /// they arrive, the held ones first.
+    fn out_of_order(&mut self) {
+        self.in_order = false;
+        for (at, rows) in std::mem::take(&mut self.held) {
+            self.append(at, rows);
+        }
+        self.held_rows = 0;
+    }
+
     /// Seals the full row groups at the front of the rows, while they arrived in order;
     /// once they come out of order, spills them (when the run has somewhere to).
     pub fn seal_full(&mut self) -> Result<()> {
-        if self.last.is_none() && self.table.len() >= self.spill_rows {
+        if !self.in_order && self.table.len() >= self.spill_rows {
             self.spill_table()?;
         }
         let Some(codec) = self.codec.clone() else {
             return Ok(());
         };
         let group = codec.rows_per_group().max(1);
-        while self.last.is_some() && self.table.len() >= group {
+        while self.in_order && self.table.len() >= group {
             let front = self.table.split_front(group);
             let competitions = front.competition_names();
             let encoder = Arc::clone(&codec);
@@ -570,6 +678,11 @@ impl Arriving {
         while !self.in_flight.is_empty() {
             self.finish_oldest()?;
         }
+        // What still waits for a place that never came follows, in replay order.
+        for (at, rows) in std::mem::take(&mut self.held) {
+            self.append(at, rows);
+        }
+        self.held_rows = 0;
         let ranges: Vec<Range<usize>> = places
             .iter()
             .filter_map(|&at| self.places.get(at).cloned().flatten())
@@ -670,6 +783,7 @@ pub mod tests_support {
         places: &[usize],
     ) -> Result<BoardScoreRows> {
         let mut arriving = Arriving::new(competitions.len(), &Sealer::board_scores(codec));
+        arriving.hold_rows = 0;
         for &at in arrival {
             arriving.push(at, competitions[at].clone());
             arriving.seal_full()?;
@@ -685,6 +799,20 @@ pub mod tests_support {
         spill: Arc<dyn SpillFiles>,
         spill_rows: usize,
         competitions: &[Vec<BoardScore>],
+        arrival: (&[usize], Option<usize>),
+        places: &[usize],
+    ) -> Result<BoardScoreRows> {
+        let rows = (spill_rows, 0);
+        hold_arriving(codec, spill, rows, competitions, arrival, places)
+    }
+
+    /// [`spill_arriving`] with up to `hold_rows` rows held ahead of a place still
+    /// missing (`rows`: `(spill_rows, hold_rows)`).
+    pub fn hold_arriving(
+        codec: Arc<dyn RowGroupCodec>,
+        spill: Arc<dyn SpillFiles>,
+        (spill_rows, hold_rows): (usize, usize),
+        competitions: &[Vec<BoardScore>],
         (arrival, stop): (&[usize], Option<usize>),
         places: &[usize],
     ) -> Result<BoardScoreRows> {
@@ -694,6 +822,7 @@ pub mod tests_support {
         };
         let mut arriving = Arriving::new(competitions.len(), &sealer);
         arriving.spill_rows = spill_rows;
+        arriving.hold_rows = hold_rows;
         for (n, &at) in arrival.iter().enumerate() {
             if stop == Some(n) {
                 return Err(Error::Config(format!("stopped after {n} competitions")));
@@ -758,13 +887,20 @@ mod tests {
     /// Rows of competitions 0..8 (competition `at` has `at` + 1 boards: rows 0..1,
     /// 1..3, 3..6, 6..10, 10..15, 15..21, 21..28, 28..36), arriving in `batches`, sealed
     /// `group` rows a group.
+    /// No rows are held ahead of a place missing: rows out of order stay so.
     fn arrive(group: usize, batches: &[&[usize]]) -> (Arriving, Arc<Aside>) {
+        arrive_holding(group, 0, batches)
+    }
+
+    /// [`arrive`] with up to `hold` rows held ahead of a place still missing.
+    fn arrive_holding(group: usize, hold: usize, batches: &[&[usize]]) -> (Arriving, Arc<Aside>) {
         let codec = Arc::new(Aside {
             rows: group,
             ..Aside::default()
         });
         let sealer = Sealer::board_scores(codec.clone() as Arc<dyn RowGroupCodec>);
         let mut arriving = Arriving::new(8, &sealer);
+        arriving.hold_rows = hold;
         for batch in batches {
             for &at in *batch {
                 arriving.push(at, competition(at, at as u32 + 1));
@@ -858,6 +994,15 @@ mod tests {
         spill_rows: usize,
         batches: &[&[usize]],
     ) -> (Arriving, Arc<Aside>, Held) {
+        arrive_spilling_holding(group, (spill_rows, 0), batches)
+    }
+
+    /// [`arrive_spilling`] with up to `hold` rows held ahead of a place still missing.
+    fn arrive_spilling_holding(
+        group: usize,
+        (spill_rows, hold): (usize, usize),
+        batches: &[&[usize]],
+    ) -> (Arriving, Arc<Aside>, Held) {
         let codec = Arc::new(Aside {
             rows: group,
             ..Aside::default()
@@ -869,6 +1014,7 @@ mod tests {
         };
         let mut arriving = Arriving::new(8, &sealer);
         arriving.spill_rows = spill_rows;
+        arriving.hold_rows = hold;
         for batch in batches {
             for &at in *batch {
                 arriving.push(at, competition(at, at as u32 + 1));
@@ -1071,5 +1217,162 @@ mod tests {
         assert!(rows.sealed.is_empty());
         assert_eq!(gathered(&rows, 36), rows_of(&all));
         Ok(())
+    }
+
+    /// The sealed groups, opened, in order.
+    fn sealed_groups(codec: &Aside, rows: &BoardScoreRows) -> Vec<Vec<BoardScore>> {
+        rows.sealed
+            .iter()
+            .filter_map(|g| codec.open(&g.bytes).ok())
+            .map(|g| g.rows().collect())
+            .collect()
+    }
+
+    /// The sealed groups of the eight competitions arriving in order.
+    fn sealed_in_order(group: usize) -> Result<Vec<Vec<BoardScore>>> {
+        let all: Vec<usize> = (0..8).collect();
+        let (mut arriving, codec) = arrive_holding(group, 0, &[&all]);
+        Ok(sealed_groups(&codec, &arriving.finish(&all)?))
+    }
+
+    #[test]
+    fn places_a_little_out_of_order_are_held_and_sealed_in_replay_order() -> Result<()> {
+        let all: Vec<usize> = (0..8).collect();
+        // Up to 15 rows held: competitions 2-4 (12 rows) and 1 wait for 0, and 6-7 (15
+        // rows) for 5.
+        let (mut arriving, codec) = arrive_holding(5, 15, &[&[2, 3, 4], &[1, 0], &[6, 7, 5]]);
+        assert_eq!(arriving.held_rows, 0);
+        let rows = arriving.finish(&all)?;
+        // 36 rows: seven full groups, the same as in order, and one row left.
+        assert_eq!(rows.sealed.len(), 7);
+        assert_eq!(rows.rest_len(), 1);
+        assert_eq!(sealed_groups(&codec, &rows), sealed_in_order(5)?);
+        assert_eq!(all_rows(rows)?, rows_of(&all));
+        Ok(())
+    }
+
+    #[test]
+    fn a_place_without_rows_does_not_stall_the_sealing() -> Result<()> {
+        let codec = Arc::new(Aside {
+            rows: 5,
+            ..Aside::default()
+        });
+        let sealer = Sealer::board_scores(codec.clone() as Arc<dyn RowGroupCodec>);
+        let mut arriving = Arriving::new(8, &sealer);
+        // Competition 2 has no rows in the source; 1 is out of the pass's scope; 4 is
+        // left out when it is scored.
+        arriving.expect(|at| at != 2 && at != 1);
+        for at in [0, 3, 5, 6, 7] {
+            arriving.push(at, competition(at, at as u32 + 1));
+            arriving.seal_full()?;
+        }
+        // 5, 6 and 7 wait for 4 until it is settled.
+        assert_eq!(arriving.held_rows, 21);
+        arriving.settle(4);
+        arriving.seal_full()?;
+        assert_eq!(arriving.held_rows, 0);
+        let kept = [0, 3, 5, 6, 7];
+        let rows = arriving.finish(&kept)?;
+        // 1 + 4 + 21 = 26 rows: five groups sealed, one row left.
+        assert_eq!(rows.sealed.len(), 5);
+        assert_eq!(rows.rest_len(), 1);
+        assert_eq!(all_rows(rows)?, rows_of(&kept));
+        Ok(())
+    }
+
+    #[test]
+    fn a_pass_that_expects_nothing_leaves_the_next_to_start_from_the_first_place() -> Result<()> {
+        let codec = Arc::new(Aside {
+            rows: 5,
+            ..Aside::default()
+        });
+        let sealer = Sealer::board_scores(codec.clone() as Arc<dyn RowGroupCodec>);
+        let mut arriving = Arriving::new(8, &sealer);
+        arriving.expect(|_| false);
+        arriving.expect(|at| at >= 4);
+        for at in [5, 4, 7, 6] {
+            arriving.push(at, competition(at, at as u32 + 1));
+            arriving.seal_full()?;
+        }
+        // Competitions 4-7: 26 rows, five groups sealed in order.
+        let rows = arriving.finish(&[4, 5, 6, 7])?;
+        assert_eq!(rows.sealed.len(), 5);
+        assert_eq!(all_rows(rows)?, rows_of(&[4, 5, 6, 7]));
+        Ok(())
+    }
+
+    #[test]
+    fn a_place_later_than_the_rows_held_allow_is_gathered_from_the_spill() -> Result<()> {
+        let all: Vec<usize> = (0..8).collect();
+        // Up to 10 rows are held for competition 0: 1-3 (9 rows) wait, 4 (5 more)
+        // passes the bound and the frontier moves on without 0. When 0 comes after
+        // all, the rows are out of order and every later one is spilled.
+        let (mut arriving, _, held) =
+            arrive_spilling_holding(5, (1, 10), &[&[1, 2, 3], &[4, 5], &[0], &[6, 7]]);
+        // Rows 1-5 (20 rows) sealed in four groups; 0's and 6-7's rows spilled.
+        assert_eq!(arriving.sealed_rows, 20);
+        assert_eq!(held_bytes(&held), 16 * RECORD_BYTES);
+        let rows = arriving.finish(&all)?;
+        // Competition 0 belongs before the sealed rows: they are opened again.
+        assert!(rows.sealed.is_empty());
+        every_row_in_replay_order(rows, &all)?;
+        // Without competition 0, the sealed groups start the order and stay sealed.
+        let (mut arriving, _, _) =
+            arrive_spilling_holding(5, (1, 10), &[&[1, 2, 3], &[4, 5], &[0], &[6, 7]]);
+        let kept = &all[1..];
+        let rows = arriving.finish(kept)?;
+        assert_eq!(rows.sealed.len(), 4);
+        assert_eq!(gathered(&rows, 3), rows_of(&all[6..]));
+        assert_eq!(all_rows(rows)?, rows_of(kept));
+        Ok(())
+    }
+
+    #[test]
+    fn a_competition_left_out_after_held_rows_were_sealed_opens_them_again() -> Result<()> {
+        let all: Vec<usize> = (0..8).collect();
+        let (mut arriving, _) = arrive_holding(5, 36, &[&[1, 3, 2], &[0], &[7, 6, 5, 4]]);
+        assert_eq!(arriving.sealed_rows, 35);
+        let kept = [0, 1, 3, 4, 5, 6, 7];
+        let rows = arriving.finish(&kept)?;
+        assert!(rows.sealed.is_empty());
+        assert_eq!(all_rows(rows)?, rows_of(&kept));
+        // Left out once the rows are taken: the same.
+        let (mut arriving, _) = arrive_holding(5, 36, &[&[1, 3, 2], &[0], &[7, 6, 5, 4]]);
+        let mut rows = arriving.finish(&all)?;
+        rows.retain_competitions(|id| id != "c2")?;
+        assert!(rows.sealed.is_empty());
+        assert_eq!(all_rows(rows)?, rows_of(&kept));
+        Ok(())
+    }
+
+    mod arrival_order {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Whatever order the places arrive in and however many rows may be held, the
+            /// rows come out in replay order; when the rows held are not bounded below
+            /// what arrives, the sealed groups are those of the places in order.
+            #[test]
+            fn sealing_does_not_depend_on_the_order_of_arrival(
+                arrival in Just((0..8).collect::<Vec<usize>>()).prop_shuffle(),
+                group in 1usize..12,
+                hold in 0usize..40,
+                cut in 1usize..8,
+            ) {
+                let all: Vec<usize> = (0..8).collect();
+                let batches: Vec<&[usize]> = arrival.chunks(cut).collect();
+                let (mut arriving, codec) = arrive_holding(group, hold, &batches);
+                let rows = arriving.finish(&all)?;
+                prop_assert_eq!(gathered(&rows, group), {
+                    let sealed: usize = rows.sealed.iter().map(|g| g.rows).sum();
+                    rows_of(&all)[sealed..].to_vec()
+                });
+                if hold >= 36 {
+                    prop_assert_eq!(sealed_groups(&codec, &rows), sealed_in_order(group)?);
+                }
+                prop_assert_eq!(all_rows(rows)?, rows_of(&all));
+            }
+        }
     }
 }

@@ -1086,7 +1086,9 @@ fn copied_groups<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::sealed::tests_support::{seal_all, seal_arriving, spill_arriving};
+    use crate::pipeline::sealed::tests_support::{
+        hold_arriving, seal_all, seal_arriving, spill_arriving,
+    };
 
     /// A frozen month applied a few competitions at a time, while the next ones are
     /// rated on the month's opening handicaps, gives the changes and handicaps of the
@@ -1395,6 +1397,30 @@ mod tests {
                 if cfg!(unix) {
                     assert!(super::super::spill_file::left_in(dir.path()).is_empty());
                 }
+            }
+        }
+        // Each five places arriving last first: held until the first of them comes and
+        // sealed as in order. Held past 8 rows, the places missing are taken not to
+        // come; when they come after all, the rest is spilled.
+        let reversed: Vec<usize> = (0..8)
+            .flat_map(|five| (five * 5..five * 5 + 5).rev())
+            .collect();
+        for (hold, sealed) in [(1 << 19, true), (8, false)] {
+            for places in [&all, &without] {
+                let rows = hold_arriving(
+                    codec.clone(),
+                    folder.clone(),
+                    (16, hold),
+                    &competitions,
+                    (&reversed, None),
+                    places,
+                )?;
+                assert_eq!(!rows.sealed.is_empty(), sealed && places.len() == 40);
+                assert_eq!(rows.records(0..1).is_some(), !sealed);
+                let mut out = Vec::new();
+                write_board_scores_to(&mut out, &rows, &settings)
+                    .map_err(frame_error(BOARD_SCORES))?;
+                assert!(out == whole_bytes(places)?, "{} competitions", places.len());
             }
         }
         assert!(super::super::spill_file::left_in(dir.path()).is_empty());

@@ -34,6 +34,13 @@ pub trait BoardSource {
         0
     }
 
+    /// Whether board rows of the competition `competition_id` may come. `false` only
+    /// when the source knows it holds none, so that whoever waits for a competition's
+    /// rows in order need not wait for these: a source that cannot tell says `true`.
+    fn has_rows(&self, _competition_id: &str) -> bool {
+        true
+    }
+
     /// The competitions the rows' checks left out, final once the first
     /// [`BoardSource::read_boards`] is done, dated from `head`.
     fn finish(&mut self, head: &Dataset) -> Result<Quarantine>;

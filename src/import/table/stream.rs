@@ -530,6 +530,11 @@ impl crate::scoring::BoardSource for BoardReader {
         self.files.rows
     }
 
+    /// Every id with a row in a board file was listed before any row was read.
+    fn has_rows(&self, competition_id: &str) -> bool {
+        self.files.index.contains_key(competition_id)
+    }
+
     fn release(&mut self) {
         self.check.validator = crate::import::validate::Validator::default();
         self.released = true;
@@ -622,6 +627,14 @@ mod tests {
 
     fn rows_of(rows: &[(&str, u32)]) -> Vec<(String, u32)> {
         rows.iter().map(|&(id, b)| (id.to_owned(), b)).collect()
+    }
+
+    #[test]
+    fn the_reader_knows_which_competitions_have_board_rows() {
+        use crate::scoring::BoardSource;
+        let reader = super::BoardReader::new(check(), two_pieces());
+        assert!(reader.has_rows("a") && reader.has_rows("c"));
+        assert!(!reader.has_rows("x"));
     }
 
     #[test]
