@@ -152,8 +152,7 @@ fn hash_rows<T>(hasher: &mut Sha256, rows: &[T], encode: impl Fn(&T, &mut encodi
         (a, b, c)
     };
     let rest = |&(start, end): &(usize, usize)| &bytes[(start + shared + KEY).min(end)..end];
-    let mut keyed: Vec<((u64, u64, u64), (usize, usize))> =
-        spans.iter().map(|s| (key(s), *s)).collect();
+    let mut keyed: Vec<_> = spans.iter().map(|s| (key(s), *s)).collect();
     // Of two rows with equal numbers whose bytes end inside them, the shorter begins the
     // longer (what follows it there is zeros): the length orders them.
     keyed.sort_unstable_by(|(ka, a), (kb, b)| {
