@@ -59,28 +59,33 @@ impl Encoder {
         self.bytes.is_empty()
     }
 
+    #[inline]
     pub fn str(&mut self, text: &str) -> &mut Self {
         self.int(text.len() as i64);
         self.bytes.extend_from_slice(text.as_bytes());
         self
     }
 
+    #[inline]
     pub fn int(&mut self, number: i64) -> &mut Self {
         self.bytes.extend_from_slice(&number.to_le_bytes());
         self
     }
 
+    #[inline]
     pub fn real(&mut self, number: f64) -> &mut Self {
         self.bytes
             .extend_from_slice(&number.to_bits().to_le_bytes());
         self
     }
 
+    #[inline]
     pub fn flag(&mut self, flag: bool) -> &mut Self {
         self.bytes.push(u8::from(flag));
         self
     }
 
+    #[inline]
     pub fn date(&mut self, date: NaiveDate) -> &mut Self {
         let days = (date - NaiveDate::default()).num_days();
         self.int(days)
@@ -107,6 +112,7 @@ impl Encoder {
     }
 
     /// An optional value: 0, or 1 and the value.
+    #[inline]
     pub fn option<T>(&mut self, value: Option<T>, write: impl FnOnce(&mut Self, T)) -> &mut Self {
         match value {
             None => self.bytes.push(0),
@@ -118,18 +124,21 @@ impl Encoder {
         self
     }
 
+    #[inline]
     pub fn opt_str(&mut self, text: &Option<impl AsRef<str>>) -> &mut Self {
         self.option(text.as_ref(), |e, t| {
             e.str(t.as_ref());
         })
     }
 
+    #[inline]
     pub fn opt_int(&mut self, number: Option<i64>) -> &mut Self {
         self.option(number, |e, n| {
             e.int(n);
         })
     }
 
+    #[inline]
     pub fn opt_real(&mut self, number: Option<f64>) -> &mut Self {
         self.option(number, |e, n| {
             e.real(n);

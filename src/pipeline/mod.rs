@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 
-use crate::dataset::{BoardRef, Competition, Dataset};
+use crate::dataset::{Competition, Dataset};
 use crate::error::{Error, InputError, Result};
 use crate::model::FactorSet;
 use crate::quarantine::{OnError, Quarantine, Quarantined};
@@ -446,22 +446,20 @@ impl<'a> Run<'a> {
         self.settings.until.is_none_or(|u| competition.date <= u)
     }
 
-    /// Scores and prepares the competition at `at` from its board rows.
+    /// Scores and prepares the competition at `at` from its rows.
     fn prepare(
         &self,
         index: &competition::Index<'_, '_>,
         at: usize,
-        rows: &[BoardRef<'_>],
+        rows: &competition::Rows<'_>,
     ) -> std::result::Result<prepare::OneCompetition, InputError> {
-        let mut one = index.with_rows(at, rows, |rows| {
-            prepare::prepare_one(
-                index.order[at],
-                rows,
-                &self.registry,
-                &self.settings.factors,
-                self.settings.rate,
-            )
-        })?;
+        let mut one = prepare::prepare_one(
+            index.order[at],
+            rows,
+            &self.registry,
+            &self.settings.factors,
+            self.settings.rate,
+        )?;
         if !self.settings.board_scores {
             one.board_scores = Vec::new();
         }
@@ -480,7 +478,7 @@ impl<'a> Run<'a> {
         vouched: &ledger::Known,
     ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
-        let prepare = |at: usize, rows: &[BoardRef<'_>]| self.prepare(&index, at, rows);
+        let prepare = |at: usize, rows: &competition::Rows<'_>| self.prepare(&index, at, rows);
         let one_pass = self.previous.is_none();
         let first_scope = |at: usize| one_pass && self.until_ok(index.order[at]);
         let mut collected = Collected::new(index.order.len(), &self.settings.sealer);

@@ -18,15 +18,25 @@ use crate::quarantine::Quarantine;
 
 pub use crate::scoring::{BoardSource, Boards, InMemory};
 
-use super::competition::{Index, WithBoardScores};
+use super::competition::{Index, Rows, WithBoardScores};
 use super::ledger;
 use super::prepare::{assemble_in_place, OneCompetition, Prepared};
 use super::sealed::{Arriving, BoardScoreRows, Sealer};
 
-/// What a pass runs on a competition in scope: its place in replay order and its board
-/// rows, to its outcome.
+/// What a pass runs on a competition in scope: its place in replay order and its rows
+/// (the same the hash was just taken of), to its outcome.
 pub(super) type PrepareOne<'a, T> =
-    dyn Fn(usize, &[BoardRef<'_>]) -> std::result::Result<T, InputError> + Sync + 'a;
+    dyn Fn(usize, &Rows<'_>) -> std::result::Result<T, InputError> + Sync + 'a;
+
+/// What one competition's task did: its place, its hash and outcome (each when asked
+/// for), the time spent hashing and the time spent in all.
+type Done<T> = (
+    usize,
+    Option<String>,
+    Option<std::result::Result<T, InputError>>,
+    Duration,
+    Duration,
+);
 
 /// What a pass keeps, per competition in replay order.
 pub(super) struct Collected<T> {
@@ -65,8 +75,9 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// rows are tens of megabytes, more than the processor's caches hold, so hashing the
     /// whole batch before preparing it read every row from memory twice, where one
     /// competition's rows (a few hundred kilobytes) are still in the cache when the
-    /// scorer reads them after the hash. The wall time of the two is shared out in
-    /// proportion to the time the tasks spent in each.
+    /// scorer reads them after the hash; and a compactly held competition's entrants are
+    /// unpacked into structs once for the two. The wall time of the two is shared out
+    /// in proportion to the time the tasks spent in each.
     fn batch(
         &mut self,
         index: &Index<'_, '_>,
@@ -82,24 +93,20 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let started = Instant::now();
         let hashes = &self.hashes;
         let to_hash = |at: usize| hash && hashes[at].is_none();
-        type Done<T> = (
-            usize,
-            Option<String>,
-            Option<std::result::Result<T, InputError>>,
-            Duration,
-            Duration,
-        );
         let done: Vec<Done<T>> = groups
             .par_iter()
             .filter(|(at, _)| to_hash(*at) || in_scope(*at))
-            .map(|(at, boards)| {
-                let task = Instant::now();
-                let hashed = to_hash(*at).then(|| hash_of(index, *at, boards));
-                let hashing = task.elapsed();
-                let outcome = in_scope(*at).then(|| one(*at, boards));
-                (*at, hashed, outcome, hashing, task.elapsed())
-            })
+            .map(|(at, boards)| work_on(index, *at, boards, to_hash(*at), in_scope(*at), one))
             .collect();
+        let handled = groups.len();
+        let kept = self.take_done(done, started);
+        kept.map(|()| handled)
+    }
+
+    /// Keeps what the tasks of a batch did (begun at `started`): the hashes, and the
+    /// outcomes with [`Collected::keep`]. The wall time is shared out between hashing
+    /// and scoring in proportion to the time the tasks spent in each.
+    fn take_done(&mut self, done: Vec<Done<T>>, started: Instant) -> Result<()> {
         let (mut hashing, mut working) = (Duration::ZERO, Duration::ZERO);
         let mut outcomes = Vec::with_capacity(done.len());
         for (at, hashed, outcome, spent_hashing, spent) in done {
@@ -112,7 +119,6 @@ impl<T: Send + WithBoardScores> Collected<T> {
             hashing += spent_hashing;
             working += spent;
         }
-        let handled = groups.len();
         let kept = self.keep(outcomes);
         let elapsed = started.elapsed();
         let share = if working.is_zero() {
@@ -123,7 +129,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let hashed = elapsed.mul_f64(share.clamp(0.0, 1.0));
         self.hashing += hashed;
         self.scoring += elapsed.saturating_sub(hashed);
-        kept.map(|()| handled)
+        kept
     }
 
     /// Reads every batch of `source`, hashing (when `hash`) and running `one` on the
@@ -172,27 +178,15 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let rest: Vec<usize> = (0..index.order.len())
             .filter(|&at| !self.seen[at] && !quarantine.contains(&index.order[at].competition_id))
             .collect();
-        if hash {
-            let started = Instant::now();
-            let hashes: Vec<(usize, String)> = rest
-                .par_iter()
-                .filter(|&&at| self.hashes[at].is_none())
-                .map(|&at| (at, hash_of(index, at, &[])))
-                .collect();
-            for (at, hash) in hashes {
-                self.hashes[at] = Some(hash);
-            }
-            self.hashing += started.elapsed();
-        }
         let started = Instant::now();
-        let outcomes: Vec<(usize, std::result::Result<T, InputError>)> = rest
+        let hashes = &self.hashes;
+        let to_hash = |at: usize| hash && hashes[at].is_none();
+        let done: Vec<Done<T>> = rest
             .par_iter()
-            .filter(|&&at| in_scope(at))
-            .map(|&at| (at, one(at, &[])))
+            .filter(|&&at| to_hash(at) || in_scope(at))
+            .map(|&at| work_on(index, at, &[], to_hash(at), in_scope(at), one))
             .collect();
-        let kept = self.keep(outcomes);
-        self.scoring += started.elapsed();
-        kept
+        self.take_done(done, started)
     }
 
     /// Takes the hashes of competitions whose rows are not read (by id), as if their
@@ -288,8 +282,25 @@ fn never_scored(index: &Index<'_, '_>, at: usize) -> Error {
     ))
 }
 
-fn hash_of(index: &Index<'_, '_>, at: usize, boards: &[BoardRef<'_>]) -> String {
+/// Hashes (when `hash`) and runs `one` on (when `in_scope`) the competition at `at`,
+/// from one unpacking of its rows: a compactly held competition's entrants are built
+/// as structs once for both.
+fn work_on<T>(
+    index: &Index<'_, '_>,
+    at: usize,
+    boards: &[BoardRef<'_>],
+    hash: bool,
+    in_scope: bool,
+    one: &PrepareOne<'_, T>,
+) -> Done<T> {
+    let task = Instant::now();
     index.with_rows(at, boards, |rows| {
-        ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
+        let hashed = hash.then(|| {
+            ledger::competition_hash(index.order[at], &rows.entrants, &rows.reported, boards)
+        });
+        // Putting the rows together counts as hashing only when they are hashed.
+        let hashing = if hash { task.elapsed() } else { Duration::ZERO };
+        let outcome = in_scope.then(|| one(at, rows));
+        (at, hashed, outcome, hashing, task.elapsed())
     })
 }

@@ -7,7 +7,7 @@
 //! collected in replay order (date, session, id): a competition that breaks a rule is
 //! quarantined at the same place whatever the thread count.
 
-use crate::dataset::{BoardRef, Competition, Dataset};
+use crate::dataset::{Competition, Dataset};
 use crate::quarantine::Quarantined;
 use crate::scoring::Standing;
 
@@ -77,19 +77,16 @@ pub fn score_source(
     let index = Index::new(&head.competitions, &rows.entrants, &rows.results);
     let mut collected = Collected::new(index.order.len(), sealer);
     collected.reserve_board_scores(boards.rows_hint());
-    let one = |at: usize, rows: &[BoardRef<'_>]| {
+    let one = |at: usize, rows: &Rows<'_>| {
         let competition = index.order[at];
-        index.with_rows(at, rows, |rows| {
-            let mut scored = score_one(competition, rows, Rate::Recomputed)?;
-            let results = std::mem::take(&mut scored.results);
-            scored.rated = handicaps
-                .filter(|h| competition.rated && (h.wanted)(competition))
-                .and_then(|h| {
-                    super::prepare::rated_input(competition, rows, results, h.registry, h.factors)
-                        .ok()
-                });
-            Ok(scored)
-        })
+        let mut scored = score_one(competition, rows, Rate::Recomputed)?;
+        let results = std::mem::take(&mut scored.results);
+        scored.rated = handicaps
+            .filter(|h| competition.rated && (h.wanted)(competition))
+            .and_then(|h| {
+                super::prepare::rated_input(competition, rows, results, h.registry, h.factors).ok()
+            });
+        Ok(scored)
     };
     let everything = |_: usize| true;
     collected.read(boards, &index, false, &everything, &one, done)?;
