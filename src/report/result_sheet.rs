@@ -48,6 +48,9 @@ pub struct ScoreSheet<'a> {
 /// this many lines, so that a batch holds whole competitions.
 const LINES_PER_BATCH: usize = 1 << 15;
 
+/// Bytes a line's names take, about: two players' names and the dash between them.
+const NAMES_BYTES: usize = 40;
+
 /// Writes the outputs of `bridgehcp score` to `out`, all or nothing: the standings
 /// (`standings_rows`, in replay order) and board scores, the quarantine, and the result
 /// sheet.
@@ -139,8 +142,9 @@ pub(crate) fn write_sheet(
                 })
                 .collect();
             let order = sheet::sheet_order(competition, group, &adjusted);
-            // Every line's names in one string, then the lines borrowing them.
-            let mut text = String::new();
+            // Every line's names in one string, then the lines borrowing them; room for
+            // a pair's two names is made at once rather than by doubling from nothing.
+            let mut text = String::with_capacity(order.len() * NAMES_BYTES);
             let mut ends = Vec::with_capacity(order.len());
             for &(at, _) in &order {
                 names.push(&mut text, &group[at].entrant);
