@@ -48,6 +48,9 @@ pub struct ScoreSheet<'a> {
 /// this many lines, so that a batch holds whole competitions.
 const LINES_PER_BATCH: usize = 1 << 15;
 
+/// Bytes a line's names take, about: two players' names and the dash between them.
+const NAMES_BYTES: usize = 40;
+
 /// Writes the outputs of `bridgehcp score` to `out`, all or nothing: the standings
 /// (`standings_rows`, in replay order) and board scores, the quarantine, and the result
 /// sheet.
@@ -139,8 +142,9 @@ pub(crate) fn write_sheet(
                 })
                 .collect();
             let order = sheet::sheet_order(competition, group, &adjusted);
-            // Every line's names in one string, then the lines borrowing them.
-            let mut text = String::new();
+            // Every line's names in one string, then the lines borrowing them; room for
+            // a pair's two names is made at once rather than by doubling from nothing.
+            let mut text = String::with_capacity(order.len() * NAMES_BYTES);
             let mut ends = Vec::with_capacity(order.len());
             for &(at, _) in &order {
                 names.push(&mut text, &group[at].entrant);
@@ -162,12 +166,24 @@ pub(crate) fn write_sheet(
     };
     let mut files = SheetFiles::create(staged)?;
     let in_flight = 2 * rayon::current_num_threads().max(1);
+    // The bytes of one group of batches are written while the next group is encoded:
+    // a core waiting on the kernel's copy of the pages would otherwise leave the other
+    // idle. Two groups are held at most.
+    let mut encoded: Vec<Encoded> = Vec::new();
     for chunk in batches.chunks(in_flight) {
-        let encoded: Vec<PolarsResult<Encoded>> = chunk.par_iter().map(encode).collect();
-        for one in encoded {
-            files.write(one.map_err(|e| Error::polars(&files.standings.path, e))?)?;
-        }
+        let (written, next) = rayon::join(
+            || files.write(&encoded),
+            || {
+                chunk
+                    .par_iter()
+                    .map(encode)
+                    .collect::<PolarsResult<Vec<Encoded>>>()
+            },
+        );
+        written?;
+        encoded = next.map_err(|e| Error::polars(&files.standings.path, e))?;
     }
+    files.write(&encoded)?;
     files.finish()
 }
 
@@ -358,23 +374,42 @@ impl SheetFiles {
         })
     }
 
-    /// Appends a batch of whole competitions to each file.
-    fn write(&mut self, batch: Encoded) -> Result<()> {
-        self.standings.write(&batch.standings)?;
-        if let Some(rounds) = &batch.rounds {
-            let file = match &mut self.rounds {
-                Some(file) => file,
-                None => {
-                    let path = &self.rounds_path;
-                    let start = sheet::rounds_rows(&[])
-                        .and_then(|f| csv_bytes(&f, true))
-                        .map_err(|e| Error::polars(path, e))?;
-                    self.rounds.insert(SheetFile::create(path.clone(), &start)?)
+    /// Appends batches of whole competitions, in order, to each file: `standings.csv`
+    /// on one core, the page and the rounds on another.
+    fn write(&mut self, batches: &[Encoded]) -> Result<()> {
+        let SheetFiles {
+            standings,
+            html,
+            rounds,
+            rounds_path,
+        } = self;
+        let (lines, pages) = rayon::join(
+            || {
+                batches
+                    .iter()
+                    .try_for_each(|batch| standings.write(&batch.standings))
+            },
+            || -> Result<()> {
+                for batch in batches {
+                    if let Some(bytes) = &batch.rounds {
+                        let file = match rounds {
+                            Some(file) => file,
+                            None => {
+                                let start = sheet::rounds_rows(&[])
+                                    .and_then(|f| csv_bytes(&f, true))
+                                    .map_err(|e| Error::polars(&*rounds_path, e))?;
+                                rounds.insert(SheetFile::create(rounds_path.clone(), &start)?)
+                            }
+                        };
+                        file.write(bytes)?;
+                    }
+                    html.write(batch.html.as_bytes())?;
                 }
-            };
-            file.write(rounds)?;
-        }
-        self.html.write(batch.html.as_bytes())
+                Ok(())
+            },
+        );
+        lines?;
+        pages
     }
 
     fn finish(mut self) -> Result<()> {

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use polars::prelude::DataFrame;
+use rayon::prelude::*;
 
 use crate::dataset::entrant_table::{EntrantTable, ResultTable};
 use crate::dataset::{Competition, Dataset, Member};
@@ -128,14 +129,14 @@ pub fn score_and_write(
     let expectations = handicaps.map_or_else(Vec::new, |h| {
         expectations(&scored.rated, h, |c| c.handicap_event || start_list)
     });
-    let by_entrant: HandicapResults<'_> = expectations
-        .iter()
-        .filter(|e| e.handicap_event)
-        .map(|e| {
-            let key = (e.competition_id.as_str(), e.entrant.as_str());
-            (key, (e.expected, e.adjusted))
-        })
-        .collect();
+    let mut by_entrant = HandicapResults::with_capacity_and_hasher(
+        expectations.iter().filter(|e| e.handicap_event).count(),
+        Default::default(),
+    );
+    by_entrant.extend(expectations.iter().filter(|e| e.handicap_event).map(|e| {
+        let key = (e.competition_id.as_str(), e.entrant.as_str());
+        (key, (e.expected, e.adjusted))
+    }));
     let start = if start_list {
         Some(start_list_of(&names, &expectations)?)
     } else {
@@ -153,13 +154,28 @@ pub fn score_and_write(
             start_list: start.as_ref().map(|(_, frame)| frame),
         },
     )?;
-    Ok(ScoreOutcome {
+    let outcome = ScoreOutcome {
         competitions: dataset.competitions.len(),
         standings: scored.standings.len(),
         board_scores: scored.board_scores.len(),
         quarantined: quarantined.len(),
         start_list: start.map(|(text, _)| text),
-    })
+    };
+    // The standings are millions of rows with strings of their own: they are freed on
+    // every core, beside the rest, rather than one after another on this one.
+    drop((names, by_entrant));
+    let rest = (
+        dataset,
+        rows,
+        expectations,
+        scored.rated,
+        scored.board_scores,
+    );
+    rayon::join(
+        move || scored.standings.into_par_iter().for_each(drop),
+        move || drop(rest),
+    );
+    Ok(outcome)
 }
 
 /// Scores `dataset`, preparing for the model the competitions that need playing
@@ -219,32 +235,42 @@ fn score(
 
 /// Each entrant's expected result in the rated competitions `wanted` accepts, in
 /// competition then entrant order. A competition whose field the model cannot rate
-/// has none.
+/// has none. The competitions are rated in parallel (a federation's handicap
+/// tournaments are tens of thousands, and the sheet waits for them) and kept in order.
 pub fn expectations(
     rated: &[PreparedCompetition],
     handicaps: &PlayingHandicaps,
-    wanted: impl Fn(&PreparedCompetition) -> bool,
+    wanted: impl Fn(&PreparedCompetition) -> bool + Sync,
 ) -> Vec<Expectation> {
-    let mut out = Vec::new();
-    for competition in rated.iter().filter(|c| wanted(c)) {
+    let of_competition = |competition: &PreparedCompetition| -> Vec<Expectation> {
         let results = replay::handicap_results(&handicaps.factors, competition, &handicaps.states);
         let Ok(results) = results else {
-            continue;
+            return Vec::new();
         };
         let imps = competition.input.method == CalcMethod::Imp;
-        for (entrant, expected, adjusted) in results {
-            let Some(name) = competition.entrant_names.get(entrant) else {
-                continue;
-            };
-            out.push(Expectation {
-                competition_id: competition.competition_id.clone(),
-                entrant: name.clone(),
-                expected,
-                adjusted,
-                imps,
-                handicap_event: competition.handicap_event,
-            });
-        }
+        results
+            .into_iter()
+            .filter_map(|(entrant, expected, adjusted)| {
+                let name = competition.entrant_names.get(entrant)?;
+                Some(Expectation {
+                    competition_id: competition.competition_id.clone(),
+                    entrant: name.clone(),
+                    expected,
+                    adjusted,
+                    imps,
+                    handicap_event: competition.handicap_event,
+                })
+            })
+            .collect()
+    };
+    let each: Vec<Vec<Expectation>> = rated
+        .par_iter()
+        .filter(|c| wanted(c))
+        .map(of_competition)
+        .collect();
+    let mut out = Vec::with_capacity(each.iter().map(Vec::len).sum());
+    for one in each {
+        out.extend(one);
     }
     out
 }

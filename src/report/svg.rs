@@ -105,14 +105,15 @@ pub fn escape(text: &str) -> String {
 /// [`escape`], appended to `out`: a page of millions of cells escapes each without a
 /// string of its own.
 pub fn escape_into(out: &mut String, text: &str) {
-    let plain =
-        |b: u8| (0x20..0x7f).contains(&b) && !matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'');
-    if text.bytes().all(plain) {
+    // Names are rarely ASCII ("Åsa Ödman – Bo Ek") and rarely hold anything to change:
+    // their bytes tell, without decoding a character.
+    let special = |b: &u8| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'');
+    if !text.as_bytes().iter().any(special) && !crate::dataset::text::has_unsafe(text, true) {
         out.push_str(text);
         return;
     }
-    // Names are rarely ASCII ("Åsa Ödman – Bo Ek"): the text is copied a run at a time
-    // between the characters that must change, not a character at a time.
+    // The text is copied a run at a time between the characters that must change, not
+    // a character at a time.
     let mut run = 0;
     for (at, c) in text.char_indices() {
         let shown = match c {
