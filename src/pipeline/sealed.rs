@@ -1253,12 +1253,7 @@ mod tests {
 
     #[test]
     fn a_place_without_rows_does_not_stall_the_sealing() -> Result<()> {
-        let codec = Arc::new(Aside {
-            rows: 5,
-            ..Aside::default()
-        });
-        let sealer = Sealer::board_scores(codec.clone() as Arc<dyn RowGroupCodec>);
-        let mut arriving = Arriving::new(8, &sealer);
+        let (mut arriving, _codec) = arrive_holding(5, HOLD_ROWS, &[]);
         // Competition 2 has no rows in the source; 1 is out of the pass's scope; 4 is
         // left out when it is scored.
         arriving.expect(|at| at != 2 && at != 1);
@@ -1282,12 +1277,7 @@ mod tests {
 
     #[test]
     fn a_pass_that_expects_nothing_leaves_the_next_to_start_from_the_first_place() -> Result<()> {
-        let codec = Arc::new(Aside {
-            rows: 5,
-            ..Aside::default()
-        });
-        let sealer = Sealer::board_scores(codec.clone() as Arc<dyn RowGroupCodec>);
-        let mut arriving = Arriving::new(8, &sealer);
+        let (mut arriving, _codec) = arrive_holding(5, HOLD_ROWS, &[]);
         arriving.expect(|_| false);
         arriving.expect(|at| at >= 4);
         for at in [5, 4, 7, 6] {
