@@ -129,14 +129,14 @@ pub fn score_and_write(
     let expectations = handicaps.map_or_else(Vec::new, |h| {
         expectations(&scored.rated, h, |c| c.handicap_event || start_list)
     });
-    let mut by_entrant = HandicapResults::with_capacity_and_hasher(
-        expectations.iter().filter(|e| e.handicap_event).count(),
-        Default::default(),
-    );
-    by_entrant.extend(expectations.iter().filter(|e| e.handicap_event).map(|e| {
-        let key = (e.competition_id.as_str(), e.entrant.as_str());
-        (key, (e.expected, e.adjusted))
-    }));
+    let by_entrant: HandicapResults<'_> = expectations
+        .iter()
+        .filter(|e| e.handicap_event)
+        .map(|e| {
+            let key = (e.competition_id.as_str(), e.entrant.as_str());
+            (key, (e.expected, e.adjusted))
+        })
+        .collect();
     let start = if start_list {
         Some(start_list_of(&names, &expectations)?)
     } else {
@@ -154,28 +154,13 @@ pub fn score_and_write(
             start_list: start.as_ref().map(|(_, frame)| frame),
         },
     )?;
-    let outcome = ScoreOutcome {
+    Ok(ScoreOutcome {
         competitions: dataset.competitions.len(),
         standings: scored.standings.len(),
         board_scores: scored.board_scores.len(),
         quarantined: quarantined.len(),
         start_list: start.map(|(text, _)| text),
-    };
-    // The standings are millions of rows with strings of their own: they are freed on
-    // every core, beside the rest, rather than one after another on this one.
-    drop((names, by_entrant));
-    let rest = (
-        dataset,
-        rows,
-        expectations,
-        scored.rated,
-        scored.board_scores,
-    );
-    rayon::join(
-        move || scored.standings.into_par_iter().for_each(drop),
-        move || drop(rest),
-    );
-    Ok(outcome)
+    })
 }
 
 /// Scores `dataset`, preparing for the model the competitions that need playing
