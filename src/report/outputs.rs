@@ -338,11 +338,11 @@ fn standings_part(
 /// adjusted) where it knows the entrant.
 pub(crate) fn standings_frame(
     frame: FrameBuilder,
-    rows: &[Standing],
+    rows: &[&Standing],
     handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
 ) -> PolarsResult<DataFrame> {
-    let lines: Vec<StandingLine> = rows.iter().map(StandingLine::from).collect();
-    let handicap: Vec<Option<(f64, f64)>> = rows.iter().map(handicap).collect();
+    let lines: Vec<StandingLine> = rows.iter().map(|row| StandingLine::from(*row)).collect();
+    let handicap: Vec<Option<(f64, f64)>> = rows.iter().map(|row| handicap(row)).collect();
     standings_lines(frame, &lines, &handicap)
 }
 

@@ -24,6 +24,7 @@ use super::outputs::{quarantine, standings_frame, write_board_scores};
 use super::sheet::{self, EntrantNames, SheetRow};
 use crate::dataset::{Competition, Dataset};
 use crate::error::{Error, Result};
+use crate::pipeline::score::StandingRows;
 use crate::pipeline::sealed::BoardScoreRows;
 use crate::quarantine::Quarantined;
 use crate::scoring::Standing;
@@ -56,7 +57,7 @@ const NAMES_BYTES: usize = 40;
 /// sheet.
 pub fn write_scored(
     out: &Path,
-    standings_rows: &[Standing],
+    standings_rows: &StandingRows,
     boards: &BoardScoreRows,
     quarantined: &[Quarantined],
     sheet: &ScoreSheet,
@@ -69,8 +70,8 @@ pub fn write_scored(
             .copied()
     };
     let standings_part = |range: std::ops::Range<usize>| {
-        let rows = &standings_rows[range];
-        standings_frame(FrameBuilder::new(rows.len()), rows, handicap)
+        let rows = standings_rows.rows(range);
+        standings_frame(FrameBuilder::new(rows.len()), &rows, handicap)
     };
     write_staged(out, |staged| {
         // The tables and the sheet are independent files: each is encoded on a core of
@@ -103,7 +104,7 @@ pub fn write_scored(
 pub(crate) fn write_sheet(
     staged: &StagedFolder,
     sheet: &ScoreSheet,
-    standings: &[Standing],
+    standings: &StandingRows,
     batch: usize,
 ) -> Result<()> {
     let competitions: rustc_hash::FxHashMap<&str, &Competition> = sheet
@@ -116,7 +117,7 @@ pub(crate) fn write_sheet(
     let mut batches: Vec<Vec<(&Competition, &[Standing])>> = Vec::new();
     let mut current = Vec::new();
     let mut lines = 0;
-    for group in sheet::by_competition(standings) {
+    for group in standings.runs().flat_map(sheet::by_competition) {
         let Some(competition) = competitions.get(group[0].competition_id.as_str()) else {
             continue;
         };

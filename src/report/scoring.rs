@@ -341,9 +341,10 @@ mod tests {
             })
             .collect();
 
-        let whole = sheet::lines(&dataset, &scored.standings, &by_entrant);
+        let standings: Vec<_> = scored.standings.iter().cloned().collect();
+        let whole = sheet::lines(&dataset, &standings, &by_entrant);
         // What makes the sheet hard to write in pieces is there, and spans many batches.
-        let competitions = sheet::by_competition(&scored.standings).count();
+        let competitions = sheet::by_competition(&standings).count();
         assert!(competitions >= 20, "{competitions} competitions");
         assert!(
             whole.iter().any(|l| !l.rounds.is_empty()),
