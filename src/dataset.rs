@@ -378,6 +378,13 @@ pub trait BoardRow {
     /// Where the row came from; built when asked (an error names it).
     fn origin(&self) -> Origin;
 
+    /// The column set the row is read from in place, its place there and its board
+    /// number; `None` for a row of its own.
+    #[inline]
+    fn in_columns(&self) -> Option<(&dyn BoardColumns, u32, u32)> {
+        None
+    }
+
     /// Every cell but the origin, at once.
     #[inline]
     fn cells(&self) -> BoardCells<'_> {
@@ -560,6 +567,9 @@ impl<T: BoardRow + ?Sized> BoardRow for &T {
     fn origin(&self) -> Origin {
         (**self).origin()
     }
+    fn in_columns(&self) -> Option<(&dyn BoardColumns, u32, u32)> {
+        (**self).in_columns()
+    }
     fn cells(&self) -> BoardCells<'_> {
         (**self).cells()
     }
@@ -601,7 +611,7 @@ pub trait BoardColumns: Send + Sync + std::fmt::Debug {
 
     /// Every cell of the row at `row` (whose board number is `board`) but its origin:
     /// one call where reading cell by cell makes one each.
-    #[inline]
+    #[inline(always)]
     fn cells(&self, row: u32, board: u32) -> BoardCells<'_> {
         BoardCells {
             competition_id: self.competition_id(row),
@@ -623,6 +633,21 @@ pub trait BoardColumns: Send + Sync + std::fmt::Debug {
             room: self.text(BoardText::Room, row),
             ns_penalty: self.ns_penalty(row),
             ew_penalty: self.ew_penalty(row),
+        }
+    }
+
+    /// Appends the ledger's encoding ([`encoding::board_into`]) of the rows at `rows`
+    /// (each row's place and board number) to `e`, each row's (start, end) to `places`.
+    fn encode_rows(
+        &self,
+        rows: &[(u32, u32)],
+        e: &mut encoding::Encoder,
+        places: &mut Vec<(usize, usize)>,
+    ) {
+        for &(row, board) in rows {
+            let start = e.len();
+            encoding::board_cells_into(&self.cells(row, board), e);
+            places.push((start, e.len()));
         }
     }
 }
@@ -689,6 +714,17 @@ impl BoardRow for BoardRef<'_> {
                 row,
                 board,
             } => columns.cells(*row, *board),
+        }
+    }
+    #[inline]
+    fn in_columns(&self) -> Option<(&dyn BoardColumns, u32, u32)> {
+        match self {
+            BoardRef::Row(_) => None,
+            BoardRef::Columns {
+                columns,
+                row,
+                board,
+            } => Some((*columns, *row, *board)),
         }
     }
     board_ref_cell!(tricks: Option<u8>, ns_score: Option<i32>, round: Option<u32>,

@@ -23,7 +23,7 @@
 
 use chrono::NaiveDate;
 
-use super::{BoardResult, BoardRow, Competition, Entrant, EntrantResult, Member};
+use super::{BoardCells, BoardResult, BoardRow, Competition, Entrant, EntrantResult, Member};
 
 /// The bytes of rows being encoded.
 #[derive(Debug, Default, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -317,7 +317,12 @@ pub fn board_into(row: &BoardResult, e: &mut Encoder) {
 pub fn board_row_into<R: BoardRow>(row: &R, e: &mut Encoder) {
     // One read of every cell: a row in place in a file's columns answers `cells` with
     // one call, where each cell on its own is a call through the columns of its own.
-    let c = row.cells();
+    board_cells_into(&row.cells(), e);
+}
+
+/// [`board_into`] of a board row's cells.
+#[inline]
+pub fn board_cells_into(c: &BoardCells<'_>, e: &mut Encoder) {
     e.bytes.reserve(
         160 + c.competition_id.len()
             + [c.ns, c.ew, c.contract, c.declarer, c.adjusted, c.room]

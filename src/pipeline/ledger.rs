@@ -117,7 +117,41 @@ fn hash_rows<T>(hasher: &mut Sha256, rows: &[T], encode: impl Fn(&T, &mut encodi
         encode(row, &mut e);
         spans.push((start, e.len()));
     }
-    let bytes = e.as_bytes();
+    hash_spans(hasher, e.as_bytes(), &spans);
+}
+
+/// [`hash_rows`] of board rows. The rows read in place from one column set, which is
+/// nearly all of them, are encoded a column at a time by the set
+/// ([`crate::dataset::BoardColumns::encode_rows`]); the same bytes as row by row.
+fn hash_board_rows<R: BoardRow>(hasher: &mut Sha256, rows: &[R]) {
+    let mut e = encoding::Encoder::with_capacity(rows.len() * 128);
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(rows.len());
+    let mut run: Vec<(u32, u32)> = Vec::new();
+    let mut at = 0;
+    while let Some(row) = rows.get(at) {
+        let Some((columns, ..)) = row.in_columns() else {
+            let start = e.len();
+            encoding::board_row_into(row, &mut e);
+            spans.push((start, e.len()));
+            at += 1;
+            continue;
+        };
+        run.clear();
+        while let Some((_, place, board)) = rows
+            .get(at)
+            .and_then(BoardRow::in_columns)
+            .filter(|(other, ..)| std::ptr::addr_eq(*other, columns))
+        {
+            run.push((place, board));
+            at += 1;
+        }
+        columns.encode_rows(&run, &mut e, &mut spans);
+    }
+    hash_spans(hasher, e.as_bytes(), &spans);
+}
+
+/// The rows at `spans` of `bytes`, sorted, after their number (see [`hash_rows`]).
+fn hash_spans(hasher: &mut Sha256, bytes: &[u8], spans: &[(usize, usize)]) {
     let span = |&(start, end): &(usize, usize)| &bytes[start..end];
     // A competition's board rows all begin with its id, and most with the board number's
     // upper bytes: the bytes every row shares are skipped, and the next 24 compared as
@@ -131,6 +165,10 @@ fn hash_rows<T>(hasher: &mut Sha256, rows: &[T], encode: impl Fn(&T, &mut encodi
         let first = span(first);
         rest.iter().fold(first.len(), |shared, row| {
             let row = span(row);
+            // Nearly every row begins with all of it: one comparison of the whole.
+            if row.get(..shared) == Some(&first[..shared]) {
+                return shared;
+            }
             first[..shared]
                 .iter()
                 .zip(row)
@@ -155,11 +193,23 @@ fn hash_rows<T>(hasher: &mut Sha256, rows: &[T], encode: impl Fn(&T, &mut encodi
     let mut keyed: Vec<_> = spans.iter().map(|s| (key(s), *s)).collect();
     // Of two rows with equal numbers whose bytes end inside them, the shorter begins the
     // longer (what follows it there is zeros): the length orders them.
-    keyed.sort_unstable_by(|(ka, a), (kb, b)| {
+    let order = |(ka, a): &((u64, u64, u64), (usize, usize)),
+                 (kb, b): &((u64, u64, u64), (usize, usize))| {
         ka.cmp(kb)
             .then_with(|| rest(a).cmp(rest(b)))
             .then_with(|| (a.1 - a.0).cmp(&(b.1 - b.0)))
-    });
+    };
+    // A file lists a competition's rows board by board (boards below 256, whose first
+    // byte orders them), each board's rows in some other order: rows already in order
+    // by their first eight bytes are sorted run by run of equal ones, a few rows each,
+    // not as a whole. Equal rows are the same bytes, so either way hashes alike.
+    if keyed.windows(2).all(|pair| pair[0].0 .0 <= pair[1].0 .0) {
+        for run in keyed.chunk_by_mut(|a, b| a.0 .0 == b.0 .0) {
+            run.sort_unstable_by(order);
+        }
+    } else {
+        keyed.sort_unstable_by(order);
+    }
     hasher.update((keyed.len() as u64).to_le_bytes());
     for (_, row) in &keyed {
         hasher.update(span(row));
@@ -216,7 +266,7 @@ pub fn competition_hash(
         encoding::entrant_into(row, e)
     });
     hash_rows(&mut hasher, results, |row, e| encoding::result_into(row, e));
-    hash_rows(&mut hasher, boards, encoding::board_row_into);
+    hash_board_rows(&mut hasher, boards);
     hex(&hasher.finalize())
 }
 
@@ -793,6 +843,42 @@ mod tests {
             whole.update(row);
         }
         assert_eq!(hex(&again.finalize()), hex(&whole.finalize()));
+    }
+
+    proptest::proptest! {
+        /// Rows of any bytes (flags, so that rows share long runs of them) are hashed
+        /// in the order their whole bytes sort in, whether they come in no order or in
+        /// order by their first bytes (sorted then run by run).
+        #[test]
+        fn rows_of_any_bytes_are_hashed_in_byte_order(
+            mut rows in proptest::collection::vec(
+                proptest::collection::vec(proptest::bool::weighted(0.3), 0..40),
+                0..60,
+            ),
+            in_order_of_first in proptest::bool::ANY,
+        ) {
+            if in_order_of_first {
+                rows.sort_by(|a, b| a.iter().take(8).cmp(b.iter().take(8)));
+            }
+            let encode = |row: &Vec<bool>, e: &mut encoding::Encoder| {
+                for &bit in row {
+                    e.flag(bit);
+                }
+            };
+            let mut sorted: Vec<Vec<u8>> = rows
+                .iter()
+                .map(|r| r.iter().map(|&b| u8::from(b)).collect())
+                .collect();
+            sorted.sort();
+            let mut whole = Sha256::new();
+            whole.update((rows.len() as u64).to_le_bytes());
+            for row in &sorted {
+                whole.update(row);
+            }
+            let mut hashed = Sha256::new();
+            hash_rows(&mut hashed, &rows, encode);
+            proptest::prop_assert_eq!(hex(&hashed.finalize()), hex(&whole.finalize()));
+        }
     }
 
     #[test]

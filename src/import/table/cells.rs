@@ -174,6 +174,15 @@ impl Ints {
         }
     }
 
+    /// Whether every cell is null.
+    pub(super) fn all_null(&self) -> bool {
+        use polars_arrow::array::Array;
+        match self {
+            Ints::I32(array) => array.null_count() == array.len(),
+            Ints::I64(array) => array.null_count() == array.len(),
+        }
+    }
+
     #[inline]
     pub(super) fn get(&self, row: usize) -> Option<i64> {
         match self {

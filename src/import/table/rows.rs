@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use chrono::NaiveDate;
 
+use crate::dataset::encoding;
 use crate::dataset::entrant_table::RowSink;
 use crate::dataset::{
     BoardColumns, BoardRef, BoardResult, BoardRow, BoardSlot, BoardText, Competition, Entrant,
@@ -355,23 +356,23 @@ pub(super) fn build_boards(
             first_row: frame.first_row,
             competition_id: competition_id.arrow_array()??,
             board: board.arrow_array()??,
-            ns: ns.arrow_array()?,
-            ew: ew.arrow_array()?,
-            contract: contract.arrow_array()?,
-            declarer: declarer.arrow_array()?,
-            tricks: tricks.arrow_array()?,
-            ns_score: ns_score.arrow_array()?,
-            adjusted: adjusted.arrow_array()?,
-            north: north.arrow_array()?,
-            south: south.arrow_array()?,
-            east: east.arrow_array()?,
-            west: west.arrow_array()?,
-            round: round.arrow_array()?,
-            session: session.arrow_array()?,
-            table: table.arrow_array()?,
-            room: room.arrow_array()?,
-            ns_penalty: ns_penalty.arrow_array()?,
-            ew_penalty: ew_penalty.arrow_array()?,
+            ns: ns.arrow_array()?.filter(|a| !all_null(a)),
+            ew: ew.arrow_array()?.filter(|a| !all_null(a)),
+            contract: contract.arrow_array()?.filter(|a| !all_null(a)),
+            declarer: declarer.arrow_array()?.filter(|a| !all_null(a)),
+            tricks: tricks.arrow_array()?.filter(|a| !a.all_null()),
+            ns_score: ns_score.arrow_array()?.filter(|a| !a.all_null()),
+            adjusted: adjusted.arrow_array()?.filter(|a| !all_null(a)),
+            north: north.arrow_array()?.filter(|a| !all_null(a)),
+            south: south.arrow_array()?.filter(|a| !all_null(a)),
+            east: east.arrow_array()?.filter(|a| !all_null(a)),
+            west: west.arrow_array()?.filter(|a| !all_null(a)),
+            round: round.arrow_array()?.filter(|a| !a.all_null()),
+            session: session.arrow_array()?.filter(|a| !a.all_null()),
+            table: table.arrow_array()?.filter(|a| !a.all_null()),
+            room: room.arrow_array()?.filter(|a| !all_null(a)),
+            ns_penalty: ns_penalty.arrow_array()?.filter(|a| !all_null(a)),
+            ew_penalty: ew_penalty.arrow_array()?.filter(|a| !all_null(a)),
             source_file: sources.file.arrow_array()?,
             source_line: sources.line.arrow_array()?,
         })
@@ -508,6 +509,12 @@ impl std::fmt::Debug for ResolvedBoards {
     }
 }
 
+/// Whether a column's every cell is null (by its validity, when it has one): such a
+/// column is held as absent, which reads the same, cell for cell, without looking.
+fn all_null(array: &dyn polars_arrow::array::Array) -> bool {
+    array.null_count() == array.len()
+}
+
 /// The text at `row` of an optional column.
 #[inline(always)]
 fn text_at(column: &Option<StrArray>, row: usize) -> Option<&str> {
@@ -566,6 +573,20 @@ impl ResolvedBoards {
 /// The cells of the rows [`ResolvedBoards::valid`] accepts (those it does not are never
 /// asked for: a cell that would break its rule reads as absent).
 impl BoardColumns for ResolvedBoards {
+    /// Row by row, each row's cells read without a call through the set's table.
+    fn encode_rows(
+        &self,
+        rows: &[(u32, u32)],
+        e: &mut encoding::Encoder,
+        places: &mut Vec<(usize, usize)>,
+    ) {
+        for &(row, board) in rows {
+            let start = e.len();
+            encoding::board_cells_into(&self.cells(row, board), e);
+            places.push((start, e.len()));
+        }
+    }
+    #[inline]
     fn competition_id(&self, row: u32) -> &str {
         text_cell(&self.competition_id, row as usize).unwrap_or_default()
     }
@@ -585,25 +606,32 @@ impl BoardColumns for ResolvedBoards {
         };
         text_at(column, row as usize)
     }
+    #[inline]
     fn tricks(&self, row: u32) -> Option<u8> {
         let taken = self.tricks.as_ref()?.get(row as usize)?;
         validate::tricks_in_range(taken).ok()
     }
+    #[inline]
     fn ns_score(&self, row: u32) -> Option<i32> {
         int32_at(&self.ns_score, row as usize).ok().flatten()
     }
+    #[inline]
     fn round(&self, row: u32) -> Option<u32> {
         count_at(&self.round, row as usize).ok().flatten()
     }
+    #[inline]
     fn session(&self, row: u32) -> Option<u32> {
         count_at(&self.session, row as usize).ok().flatten()
     }
+    #[inline]
     fn table(&self, row: u32) -> Option<u32> {
         count_at(&self.table, row as usize).ok().flatten()
     }
+    #[inline]
     fn ns_penalty(&self, row: u32) -> Option<f64> {
         float_at(&self.ns_penalty, row as usize).ok().flatten()
     }
+    #[inline]
     fn ew_penalty(&self, row: u32) -> Option<f64> {
         float_at(&self.ew_penalty, row as usize).ok().flatten()
     }
@@ -1088,5 +1116,198 @@ mod tests {
             Some(Path::new("boards.parquet"))
         );
         assert_eq!(third.origin.row, Some(3));
+    }
+
+    /// A text cell: absent, empty, short enough to sit in its view or longer, with
+    /// letters of more than one byte.
+    fn text_cell() -> impl proptest::strategy::Strategy<Value = Option<String>> {
+        proptest::option::of("[0-9a-zé€ ]{0,16}")
+    }
+
+    /// A board row whose every cell keeps its rule (so that it is read in place), its
+    /// board number past 255 now and then.
+    fn board_row() -> impl proptest::strategy::Strategy<Value = BoardResult> {
+        use proptest::prelude::*;
+        let count = || proptest::option::of(0_u32..=i32::MAX as u32);
+        let penalty = || proptest::option::of(-1e6_f64..1e6);
+        (
+            (
+                1_u32..600,
+                text_cell(),
+                text_cell(),
+                text_cell(),
+                text_cell(),
+                proptest::option::of(0_u8..=13),
+                proptest::option::of(any::<i32>()),
+            ),
+            (
+                text_cell(),
+                text_cell(),
+                text_cell(),
+                text_cell(),
+                text_cell(),
+            ),
+            (count(), count(), count(), text_cell(), penalty(), penalty()),
+        )
+            .prop_map(
+                |(
+                    (board, ns, ew, contract, declarer, tricks, ns_score),
+                    (adjusted, north, south, east, west),
+                    (round, session, table, room, ns_penalty, ew_penalty),
+                )| {
+                    let text = |t: Option<String>| t.map(Into::into);
+                    BoardResult {
+                        board,
+                        ns: text(ns),
+                        ew: text(ew),
+                        contract: text(contract),
+                        declarer: text(declarer),
+                        tricks,
+                        ns_score,
+                        adjusted: text(adjusted),
+                        north: text(north),
+                        south: text(south),
+                        east: text(east),
+                        west: text(west),
+                        round,
+                        session,
+                        table,
+                        room: text(room),
+                        ns_penalty,
+                        ew_penalty,
+                        ..BoardResult::default()
+                    }
+                },
+            )
+    }
+
+    /// The rows of a Parquet file's columns, with `id` as their competition.
+    fn typed_columns(id: &str, rows: &[BoardResult]) -> Vec<Column> {
+        let text = |name: &str, cell: fn(&BoardResult) -> Option<&str>| {
+            let cells: Vec<Option<String>> =
+                rows.iter().map(|r| cell(r).map(str::to_owned)).collect();
+            Column::new(name.into(), cells)
+        };
+        let int = |name: &str, cell: fn(&BoardResult) -> Option<i64>| {
+            Column::new(name.into(), rows.iter().map(cell).collect::<Vec<_>>())
+        };
+        let real = |name: &str, cell: fn(&BoardResult) -> Option<f64>| {
+            Column::new(name.into(), rows.iter().map(cell).collect::<Vec<_>>())
+        };
+        let ids: Vec<String> = rows.iter().map(|_| id.to_owned()).collect();
+        vec![
+            Column::new("competition_id".into(), ids),
+            int("board", |r| Some(i64::from(r.board))),
+            text("ns", |r| r.ns.as_deref()),
+            text("ew", |r| r.ew.as_deref()),
+            text("contract", |r| r.contract.as_deref()),
+            text("declarer", |r| r.declarer.as_deref()),
+            int("tricks", |r| r.tricks.map(i64::from)),
+            int("ns_score", |r| r.ns_score.map(i64::from)),
+            text("adjusted", |r| r.adjusted.as_deref()),
+            text("north", |r| r.north.as_deref()),
+            text("south", |r| r.south.as_deref()),
+            text("east", |r| r.east.as_deref()),
+            text("west", |r| r.west.as_deref()),
+            int("round", |r| r.round.map(i64::from)),
+            int("session", |r| r.session.map(i64::from)),
+            int("table", |r| r.table.map(i64::from)),
+            text("room", |r| r.room.as_deref()),
+            real("ns_penalty", |r| r.ns_penalty),
+            real("ew_penalty", |r| r.ew_penalty),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Rows read in place are encoded for the ledger a set at a time with the bytes
+        /// each row is encoded as on its own, and hash as the same rows held as
+        /// structs: any cells, columns with no value at all (`empty` clears a column
+        /// in every row), text of several bytes a letter, boards past 255.
+        #[test]
+        fn rows_in_place_encode_and_hash_as_the_rows_themselves(
+            id in "[a-zé0-9-]{1,20}",
+            mut rows in proptest::collection::vec(board_row(), 1..40),
+            empty in proptest::collection::vec(proptest::bool::weighted(0.3), 17),
+        ) {
+            use crate::dataset::encoding::{self, Encoder};
+            use crate::dataset::{Competition, Format, ScoringMethod};
+            use crate::pipeline::ledger::competition_hash;
+            for row in &mut rows {
+                row.competition_id = id.as_str().into();
+                let mut clear = empty.iter();
+                let mut text = |cell: &mut Option<crate::dataset::Text>| {
+                    if clear.next() == Some(&true) {
+                        *cell = None;
+                    }
+                };
+                for cell in [&mut row.ns, &mut row.ew, &mut row.contract, &mut row.declarer] {
+                    text(cell);
+                }
+                for cell in [&mut row.adjusted, &mut row.north, &mut row.south] {
+                    text(cell);
+                }
+                for cell in [&mut row.east, &mut row.west, &mut row.room] {
+                    text(cell);
+                }
+                if clear.next() == Some(&true) { row.tricks = None; }
+                if clear.next() == Some(&true) { row.ns_score = None; }
+                for cell in [&mut row.round, &mut row.session, &mut row.table] {
+                    if clear.next() == Some(&true) { *cell = None; }
+                }
+                for cell in [&mut row.ns_penalty, &mut row.ew_penalty] {
+                    if clear.next() == Some(&true) { *cell = None; }
+                }
+            }
+            let frame = Frame {
+                path: Arc::from(Path::new("boards.parquet")),
+                df: DataFrame::new(rows.len(), typed_columns(&id, &rows))
+                    .unwrap_or_else(|e| panic!("{e}")),
+                text_columns: HashSet::new(),
+                first_row: 0,
+            };
+            let mut number = |_: &str| 1;
+            let built = build_boards(&frame, &mut number).unwrap_or_else(|e| panic!("{e}"));
+            proptest::prop_assert!(built.slots.iter().all(|s| s.set == COLUMNS));
+            proptest::prop_assert_eq!(built.slots.len(), rows.len());
+
+            let places: Vec<(u32, u32)> = built.slots.iter().map(|s| (s.row, s.board)).collect();
+            let mut e = Encoder::new();
+            e.flag(true);
+            let mut spans = Vec::new();
+            built.sets[COLUMNS as usize].encode_rows(&places, &mut e, &mut spans);
+            proptest::prop_assert_eq!(spans.len(), rows.len());
+            proptest::prop_assert_eq!(spans.first().map(|s| s.0), Some(1));
+            for (&(start, end), row) in spans.iter().zip(&rows) {
+                proptest::prop_assert_eq!(&e.as_bytes()[start..end], &encoding::board(row)[..]);
+            }
+            proptest::prop_assert_eq!(spans.last().map(|s| s.1), Some(e.len()));
+
+            let competition = Competition::new(
+                id.as_str(),
+                chrono::NaiveDate::default(),
+                Format::Pairs,
+                ScoringMethod::Matchpoints,
+            );
+            let in_place: Vec<BoardRef> = built
+                .slots
+                .iter()
+                .map(|slot| BoardRef::Columns {
+                    columns: &*built.sets[slot.set as usize],
+                    row: slot.row,
+                    board: slot.board,
+                })
+                .collect();
+            let structs: Vec<&BoardResult> = rows.iter().collect();
+            let hash = competition_hash(&competition, &[], &[], &structs);
+            proptest::prop_assert_eq!(&competition_hash(&competition, &[], &[], &in_place), &hash);
+            // Rows in place between rows of their own.
+            let mixed: Vec<BoardRef> = in_place
+                .iter()
+                .zip(&rows)
+                .enumerate()
+                .map(|(at, (place, row))| if at % 3 == 1 { BoardRef::Row(row) } else { *place })
+                .collect();
+            proptest::prop_assert_eq!(&competition_hash(&competition, &[], &[], &mixed), &hash);
+        }
     }
 }
