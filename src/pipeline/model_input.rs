@@ -108,19 +108,44 @@ impl<'a> Context<'a> {
     ) -> Result<Self, InputError> {
         let kind = field_kind(competition)?;
         let n_boards = board_count(competition, board_rows)?;
-        if kind == FieldKind::TeamPairAcross {
-            one_opponent_per_pair(competition, board_rows)?;
-        }
+        // The pairs of a team match scored across the field are checked to meet one
+        // opponent each; the opponents met are those the check found.
+        let met = if kind == FieldKind::TeamPairAcross {
+            Some(one_opponent_per_pair(competition, board_rows)?)
+        } else {
+            None
+        };
         let mut entrants: Vec<&Entrant> = entrants.to_vec();
         entrants.sort_by(|a, b| a.entrant.cmp(&b.entrant));
-        let position = entrants
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.entrant.as_str(), i))
-            .collect();
-        let result_of = results.iter().map(|r| (r.entrant.as_str(), r)).collect();
+        let result_of: HashMap<&str, &EntrantResult> =
+            results.iter().map(|r| (r.entrant.as_str(), r)).collect();
         let comparisons =
             cross_imp_comparisons(competition, !board_rows.is_empty(), entrants.len(), kind);
+        // Only team events look for an opponent, and the table is asked only for
+        // entrants whose result names none (a scored team match names every one): other
+        // fields skip building the maps.
+        let teams = matches!(kind, FieldKind::TeamMatch | FieldKind::TeamPairAcross);
+        let position = if teams {
+            entrants
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.entrant.as_str(), i))
+                .collect()
+        } else {
+            HashMap::default()
+        };
+        let unnamed = || {
+            entrants.iter().any(|e| {
+                result_of
+                    .get(e.entrant.as_str())
+                    .is_some_and(|r| r.opponent.is_none())
+            })
+        };
+        let opponents_at_table = match met {
+            Some(met) => met,
+            None if teams && unnamed() => table_opponents(board_rows),
+            None => HashMap::default(),
+        };
         Ok(Context {
             competition,
             kind,
@@ -128,14 +153,7 @@ impl<'a> Context<'a> {
             entrants,
             position,
             result_of,
-            // Only team events look for an opponent: other fields skip building the map
-            // over every board row.
-            opponents_at_table: if matches!(kind, FieldKind::TeamMatch | FieldKind::TeamPairAcross)
-            {
-                table_opponents(board_rows)
-            } else {
-                HashMap::default()
-            },
+            opponents_at_table,
             comparisons,
         })
     }
@@ -347,10 +365,11 @@ fn board_count(competition: &Competition, board_rows: &[BoardRef<'_>]) -> Result
 /// In a team match scored across the field, a pair meets one pair of the other team at
 /// its table for the whole match; board rows that seat it against two are a broken
 /// export, and taking either opponent would rate the pair against the wrong one.
-fn one_opponent_per_pair(
+/// Gives the pair each pair met, as [`table_opponents`] does.
+fn one_opponent_per_pair<'a>(
     competition: &Competition,
-    board_rows: &[BoardRef<'_>],
-) -> Result<(), InputError> {
+    board_rows: &'a [BoardRef<'_>],
+) -> Result<HashMap<&'a str, &'a str>, InputError> {
     let mut met: HashMap<&str, (&str, u32)> = HashMap::default();
     for row in board_rows {
         let (Some(ns), Some(ew)) = (row.ns(), row.ew()) else {
@@ -372,7 +391,10 @@ fn one_opponent_per_pair(
             }
         }
     }
-    Ok(())
+    Ok(met
+        .into_iter()
+        .map(|(pair, (opponent, _))| (pair, opponent))
+        .collect())
 }
 
 /// The pair each pair met at the table, from board rows (ns against ew).

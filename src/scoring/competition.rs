@@ -8,7 +8,7 @@ use crate::dataset::{BoardRow, Competition, Entrant, Format, ScoringMethod, Text
 use crate::error::InputError;
 
 use super::conventions::AveragePlus;
-use super::dispatch::{score_board, totals};
+use super::dispatch::{score_board, totals, BoardScratch};
 use super::outcome::Outcome;
 use super::rows::{BoardScore, ScoredCompetition};
 use super::tables::{read_table, BoardPoints, Entrants, Table};
@@ -112,17 +112,19 @@ pub fn score_competition(
     let positions: Vec<usize> = (0..tables.len()).collect();
     let mut points: Vec<BoardPoints> = Vec::with_capacity(tables.len());
     let mut outcomes: Vec<Outcome> = Vec::new();
+    let mut scratch = BoardScratch::default();
     for range in &by_board {
         outcomes.clear();
         outcomes.extend(tables[range.clone()].iter().map(|t| t.outcome));
-        points.extend(score_board(
+        score_board(
             competition,
-            &conventions,
             &positions[range.clone()],
             &tables,
             &outcomes,
             expected,
-        )?);
+            &mut scratch,
+            &mut points,
+        )?;
     }
     if competition.scoring == ScoringMethod::Matchpoints
         && conventions.average_plus == AveragePlus::SessionIfBetter

@@ -32,6 +32,7 @@ impl Seat {
 
 impl FromStr for Seat {
     type Err = String;
+    #[inline]
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         // One letter, as exports write the declarer, without trimming or comparing names.
         match s.as_bytes() {
@@ -355,6 +356,66 @@ pub fn declarer_score(contract: &Contract, vulnerable: bool, tricks: u8) -> Resu
     }
 }
 
+/// Every declarer's score [`declarer_score`] gives, by contract, vulnerability and
+/// tricks: each table result of a federation looks its score up here, computed once.
+const SCORED: usize = 7 * 5 * 3 * 2 * (MAX_TRICKS as usize + 1);
+
+/// Where [`declarer_score`]'s value for these is kept in the table of [`scored`];
+/// `None` for a level or a number of tricks out of range.
+fn scored_at(contract: &Contract, vulnerable: bool, tricks: u8) -> Option<usize> {
+    if !(1..=7).contains(&contract.level) || tricks > MAX_TRICKS {
+        return None;
+    }
+    let strain = match contract.strain {
+        Strain::Clubs => 0,
+        Strain::Diamonds => 1,
+        Strain::Hearts => 2,
+        Strain::Spades => 3,
+        Strain::NoTrump => 4,
+    };
+    let doubling = match contract.doubling {
+        Doubling::Undoubled => 0,
+        Doubling::Doubled => 1,
+        Doubling::Redoubled => 2,
+    };
+    let at = (usize::from(contract.level) - 1) * 5 + strain;
+    let at = (at * 3 + doubling) * 2 + usize::from(vulnerable);
+    Some(at * (usize::from(MAX_TRICKS) + 1) + usize::from(tricks))
+}
+
+/// [`declarer_score`] from a table built once; `None` where it is an error.
+fn scored(contract: &Contract, vulnerable: bool, tricks: u8) -> Option<i32> {
+    static TABLE: std::sync::OnceLock<Vec<i32>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut table = vec![0; SCORED];
+        for level in 1..=7 {
+            for strain in Strain::ALL {
+                for doubling in [Doubling::Undoubled, Doubling::Doubled, Doubling::Redoubled] {
+                    let contract = Contract {
+                        level,
+                        strain,
+                        doubling,
+                    };
+                    for vulnerable in [false, true] {
+                        for tricks in 0..=MAX_TRICKS {
+                            if let (Some(at), Ok(score)) = (
+                                scored_at(&contract, vulnerable, tricks),
+                                declarer_score(&contract, vulnerable, tricks),
+                            ) {
+                                if let Some(slot) = table.get_mut(at) {
+                                    *slot = score;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        table
+    });
+    table.get(scored_at(contract, vulnerable, tricks)?).copied()
+}
+
 /// The N/S score of a table result: a passed-out board (`None`) scores 0, otherwise the
 /// declarer's score, negated when E/W declared.
 pub fn ns_score(
@@ -367,7 +428,11 @@ pub fn ns_score(
         return Ok(0);
     };
     let side = declarer.direction();
-    let score = declarer_score(contract, vulnerability(board).is_vulnerable(side), tricks)?;
+    let vulnerable = vulnerability(board).is_vulnerable(side);
+    let score = match scored(contract, vulnerable, tricks) {
+        Some(score) => score,
+        None => declarer_score(contract, vulnerable, tricks)?,
+    };
     Ok(match side {
         Direction::NS => score,
         Direction::EW => -score,
@@ -390,6 +455,39 @@ mod tests {
             tricks,
         )
         .unwrap()
+    }
+
+    /// The table every score is looked up in holds, at every place, what
+    /// `declarer_score` computes; each place is used once.
+    #[test]
+    fn looked_up_scores_are_the_computed_ones() {
+        let mut places = std::collections::BTreeSet::new();
+        for level in 1..=7 {
+            for strain in Strain::ALL {
+                for doubling in [Doubling::Undoubled, Doubling::Doubled, Doubling::Redoubled] {
+                    let c = Contract {
+                        level,
+                        strain,
+                        doubling,
+                    };
+                    for vulnerable in [false, true] {
+                        for tricks in 0..=MAX_TRICKS {
+                            assert_eq!(
+                                scored(&c, vulnerable, tricks),
+                                declarer_score(&c, vulnerable, tricks).ok()
+                            );
+                            assert!(places.insert(scored_at(&c, vulnerable, tricks)));
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(places.len(), SCORED);
+        let c = parse_contract("7NTXX").unwrap().unwrap();
+        assert_eq!(scored(&c, true, 13), Some(2980));
+        assert_eq!(scored(&c, true, 14), None);
+        assert_eq!(ns_score(Some(&c), Seat::East, 13, 7), Ok(-2980));
+        assert!(ns_score(Some(&c), Seat::East, 14, 7).is_err());
     }
 
     /// Seed 001's traveller (board played with neither side vulnerable, e.g. board 1):

@@ -5,7 +5,7 @@
 use crate::dataset::{Competition, EntrantResult, Format, ScoringMethod};
 use crate::error::{InputError, Location};
 
-use super::conventions::{Conventions, FactoredRounding, Travellers};
+use super::conventions::{FactoredRounding, Travellers};
 use super::matchpoints::SidePoints;
 use super::outcome::Outcome;
 use super::rows::Standing;
@@ -34,14 +34,25 @@ pub(super) fn totals(
     })
 }
 
+/// What scoring one board needs besides its tables, kept from board to board so that
+/// a competition's boards are scored without allocating.
+#[derive(Debug, Default)]
+pub(super) struct BoardScratch {
+    board: matchpoints::BoardScratch,
+    sides: Vec<SidePoints>,
+}
+
+/// Scores one board, appending each table's points to `out`.
 pub(super) fn score_board(
     competition: &Competition,
-    conventions: &Conventions,
     indices: &[usize],
     tables: &[Table<'_>],
     outcomes: &[Outcome],
     expected: usize,
-) -> Result<Vec<BoardPoints>, InputError> {
+    scratch: &mut BoardScratch,
+    out: &mut Vec<BoardPoints>,
+) -> Result<(), InputError> {
+    let conventions = &competition.conventions;
     let plain = |side: SidePoints| BoardPoints {
         side,
         shown: side,
@@ -50,25 +61,28 @@ pub(super) fn score_board(
         bottom: 0.0,
         datum: None,
     };
-    Ok(match competition.scoring {
+    match competition.scoring {
         ScoringMethod::Matchpoints => {
-            let board = matchpoints::score_board(
+            scratch.sides.clear();
+            let (top, bottom) = matchpoints::score_board_into(
                 outcomes,
                 expected,
                 conventions.mp_scale,
                 conventions.neuberg,
+                &mut scratch.board,
+                &mut scratch.sides,
             );
             let real = outcomes.iter().filter(|o| o.score().is_some()).count();
             let factored = conventions.neuberg && real < expected.max(outcomes.len());
-            let range = board.top - board.bottom;
+            let range = top - bottom;
             let rounds = factored
                 && range > 0.0
                 && conventions.factored_rounding == FactoredRounding::PercentHundredths;
             // To a hundredth of a percent of the board's range, then to a hundredth of a
             // matchpoint.
             let round = |points: f64| {
-                let percent = ((points - board.bottom) / range * 1e4).round() / 1e2;
-                ((board.bottom + percent / 100.0 * range) * 1e2).round() / 1e2
+                let percent = ((points - bottom) / range * 1e4).round() / 1e2;
+                ((bottom + percent / 100.0 * range) * 1e2).round() / 1e2
             };
             let unfactored = match conventions.travellers {
                 Travellers::Factored => None,
@@ -77,11 +91,8 @@ pub(super) fn score_board(
                         .points,
                 ),
             };
-            board
-                .points
-                .iter()
-                .enumerate()
-                .map(|(at, &side)| BoardPoints {
+            out.extend(scratch.sides.iter().enumerate().map(|(at, &side)| {
+                BoardPoints {
                     side,
                     shown: unfactored
                         .as_ref()
@@ -91,21 +102,22 @@ pub(super) fn score_board(
                         ns: round(side.ns),
                         ew: round(side.ew),
                     }),
-                    top: board.top,
-                    bottom: board.bottom,
+                    top,
+                    bottom,
                     datum: None,
-                })
-                .collect()
+                }
+            }));
         }
-        ScoringMethod::CrossImps => cross_imps::score_board(
-            outcomes,
-            expected,
-            conventions.imp_aggregate,
-            conventions.artificial_imps,
-        )
-        .into_iter()
-        .map(plain)
-        .collect(),
+        ScoringMethod::CrossImps => out.extend(
+            cross_imps::score_board(
+                outcomes,
+                expected,
+                conventions.imp_aggregate,
+                conventions.artificial_imps,
+            )
+            .into_iter()
+            .map(plain),
+        ),
         ScoringMethod::Butler | ScoringMethod::SwissPairs => {
             let (datum, sides) = butler::score_board(
                 outcomes,
@@ -113,13 +125,10 @@ pub(super) fn score_board(
                 conventions.datum_rounding,
                 conventions.artificial_imps,
             );
-            sides
-                .into_iter()
-                .map(|side| BoardPoints {
-                    datum,
-                    ..plain(side)
-                })
-                .collect()
+            out.extend(sides.into_iter().map(|side| BoardPoints {
+                datum,
+                ..plain(side)
+            }));
         }
         ScoringMethod::TeamImps => {
             let [first, second] = indices else {
@@ -132,7 +141,6 @@ pub(super) fn score_board(
                     ),
                 ));
             };
-            let mut sides = Vec::with_capacity(2);
             for (this, other) in [(first, second), (second, first)] {
                 let (Outcome::Score(a), Outcome::Score(b)) =
                     (tables[*this].outcome, tables[*other].outcome)
@@ -143,9 +151,9 @@ pub(super) fn score_board(
                     ));
                 };
                 let ns = f64::from(team::board_imps(a, b));
-                sides.push(plain(SidePoints { ns, ew: -ns }));
+                out.push(plain(SidePoints { ns, ew: -ns }));
             }
-            sides
         }
-    })
+    }
+    Ok(())
 }

@@ -33,17 +33,21 @@ pub struct ScoredBoard {
 /// assert_eq!(two_one(&[420, 430, 420]), vec![1.0, 4.0, 1.0]);
 /// ```
 pub fn two_one(scores: &[i32]) -> Vec<f64> {
+    let mut points = Vec::with_capacity(scores.len());
+    two_one_into(scores, &mut points);
+    points
+}
+
+/// [`two_one`], appended to `points`.
+fn two_one_into(scores: &[i32], points: &mut Vec<f64>) {
     // Counted in integers: the points are whole, so the sum is exact either way.
-    scores
-        .iter()
-        .map(|&mine| {
-            let points: u64 = scores
-                .iter()
-                .map(|&other| u64::from(mine > other) * 2 + u64::from(mine == other))
-                .sum();
-            points as f64 - 1.0 // the comparison with itself counted as a tie
-        })
-        .collect()
+    points.extend(scores.iter().map(|&mine| {
+        let won: u64 = scores
+            .iter()
+            .map(|&other| u64::from(mine > other) * 2 + u64::from(mine == other))
+            .sum();
+        won as f64 - 1.0 // the comparison with itself counted as a tie
+    }));
 }
 
 /// Neuberg's formula: a score `s` on the 2/1 scale among `n` results, raised to what it
@@ -71,7 +75,45 @@ pub fn score_board(
     scale: MpScale,
     factor: bool,
 ) -> ScoredBoard {
-    let real: Vec<i32> = outcomes.iter().filter_map(|o| o.score()).collect();
+    let mut points = Vec::with_capacity(outcomes.len());
+    let (top, bottom) = score_board_into(
+        outcomes,
+        expected,
+        scale,
+        factor,
+        &mut BoardScratch::default(),
+        &mut points,
+    );
+    ScoredBoard {
+        points,
+        top,
+        bottom,
+    }
+}
+
+/// The lists one board's scoring fills, kept from board to board so that a
+/// competition's boards are scored without allocating.
+#[derive(Debug, Default)]
+pub(super) struct BoardScratch {
+    real: Vec<i32>,
+    ns_raw: Vec<f64>,
+}
+
+/// [`score_board`] with each outcome's points appended to `points`; gives the top and
+/// the bottom.
+pub(super) fn score_board_into(
+    outcomes: &[Outcome],
+    expected: usize,
+    scale: MpScale,
+    factor: bool,
+    scratch: &mut BoardScratch,
+    points: &mut Vec<SidePoints>,
+) -> (f64, f64) {
+    let BoardScratch { real, ns_raw } = scratch;
+    real.clear();
+    real.extend(outcomes.iter().filter_map(|o| o.score()));
+    ns_raw.clear();
+    two_one_into(real, ns_raw);
     let n = real.len();
     let big_n = if factor {
         expected.max(outcomes.len())
@@ -80,46 +122,38 @@ pub fn score_board(
     };
     let top21 = 2.0 * big_n.saturating_sub(1) as f64;
     let raw_top = 2.0 * n.saturating_sub(1) as f64;
-    let ns_raw = two_one(&real);
     let shift = match scale {
         MpScale::TwoOne => 0.0,
         MpScale::PlusMinus => top21 / 2.0,
     };
     let mut next_real = ns_raw.iter();
     let share = |percent: u8| f64::from(percent) / 100.0 * top21;
-    let points = outcomes
-        .iter()
-        .map(|outcome| {
-            let (mut ns, mut ew) = match outcome.score() {
-                Some(_) => {
-                    let ns = next_real.next().copied().unwrap_or(0.0);
-                    let ew = raw_top - ns;
-                    if factor {
-                        (neuberg(ns, n, big_n), neuberg(ew, n, big_n))
-                    } else {
-                        (ns, ew)
-                    }
+    points.extend(outcomes.iter().map(|outcome| {
+        let (mut ns, mut ew) = match outcome.score() {
+            Some(_) => {
+                let ns = next_real.next().copied().unwrap_or(0.0);
+                let ew = raw_top - ns;
+                if factor {
+                    (neuberg(ns, n, big_n), neuberg(ew, n, big_n))
+                } else {
+                    (ns, ew)
                 }
-                None => (0.0, 0.0),
-            };
-            let (ns_share, ew_share) = outcome.artificial_shares();
-            if let Some(p) = ns_share {
-                ns = share(p);
             }
-            if let Some(p) = ew_share {
-                ew = share(p);
-            }
-            SidePoints {
-                ns: ns - shift,
-                ew: ew - shift,
-            }
-        })
-        .collect();
-    ScoredBoard {
-        points,
-        top: top21 - shift,
-        bottom: -shift,
-    }
+            None => (0.0, 0.0),
+        };
+        let (ns_share, ew_share) = outcome.artificial_shares();
+        if let Some(p) = ns_share {
+            ns = share(p);
+        }
+        if let Some(p) = ew_share {
+            ew = share(p);
+        }
+        SidePoints {
+            ns: ns - shift,
+            ew: ew - shift,
+        }
+    }));
+    (top21 - shift, -shift)
 }
 
 /// A percentage of the points available: `(points − bottom) / (top − bottom)`, summed

@@ -32,7 +32,7 @@ pub use super::rows::MatchLine;
 pub fn match_scale(boards: u32) -> Result<Cow<'static, VpScale>, InputError> {
     Ok(match vp::abf_swiss_pairs(boards)? {
         Some(scale) => Cow::Borrowed(scale),
-        None => Cow::Owned(vp::wbf_scale(boards)),
+        None => vp::wbf_scale_shared(boards),
     })
 }
 

@@ -147,7 +147,7 @@ pub(super) fn team_standings<'s, 'k: 's, 't: 's>(
 pub fn team_match_vps(standings: &mut [Standing], boards: u32) {
     if let [a, b] = standings {
         if let Some(margin) = net_margin(a.score, b.score) {
-            let (vp_a, vp_b) = vp::wbf_scale(boards).vp(margin.round() as i32);
+            let (vp_a, vp_b) = vp::wbf_scale_shared(boards).vp(margin.round() as i32);
             a.vp = Some(vp_a);
             b.vp = Some(vp_b);
         }

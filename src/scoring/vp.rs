@@ -215,6 +215,21 @@ pub fn wbf_scale(boards: u32) -> VpScale {
     }
 }
 
+/// Match lengths whose WBF scale [`wbf_scale_shared`] keeps once built.
+const SHARED_WBF_BOARDS: usize = 64;
+
+/// The WBF scale for `boards` boards, built once per match length up to 64 boards and
+/// shared from then on: a federation plays tens of thousands of team matches, nearly
+/// all of a few lengths, and each build takes dozens of powers and a smoothing pass.
+pub fn wbf_scale_shared(boards: u32) -> std::borrow::Cow<'static, VpScale> {
+    static SCALES: [OnceLock<VpScale>; SHARED_WBF_BOARDS + 1] =
+        [const { OnceLock::new() }; SHARED_WBF_BOARDS + 1];
+    match SCALES.get(boards as usize) {
+        Some(cell) => std::borrow::Cow::Borrowed(cell.get_or_init(|| wbf_scale(boards))),
+        None => std::borrow::Cow::Owned(wbf_scale(boards)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,6 +341,21 @@ mod tests {
     }
 
     /// The published tables never give an extra IMP more than the one before it.
+    /// The shared scale is the one built for that length, at every length, shared
+    /// or not (0 and 1 board build the 1-board scale).
+    #[test]
+    fn shared_wbf_scales_are_the_built_ones() {
+        for boards in [0, 1, 2, 8, 12, 16, 24, 64, 65, 200] {
+            assert_eq!(*wbf_scale_shared(boards), wbf_scale(boards), "{boards}");
+            assert_eq!(
+                *wbf_scale_shared(boards),
+                wbf_scale(boards),
+                "{boards} again"
+            );
+        }
+        assert_eq!(wbf_scale_shared(16).vp(10), wbf_scale(16).vp(10));
+    }
+
     #[test]
     fn wbf_steps_never_grow() {
         for boards in [4, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 48, 64] {
