@@ -602,7 +602,7 @@ pub fn quarantined_entries(quarantined: &[Quarantined]) -> Vec<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{Format, Origin, ScoringMethod};
+    use crate::dataset::{BoardRef, Format, Origin, OwnedBoards, ScoringMethod};
     use std::path::Path;
     use std::sync::Arc;
 
@@ -781,6 +781,33 @@ mod tests {
         let backward: Vec<&BoardResult> = rows.iter().rev().collect();
         assert_eq!(
             competition_hash(c, &[&other, &entrant], &results, &backward),
+            expected
+        );
+        // The same rows read in place from two column sets, a set's rows encoded a run at
+        // a time, with a row held as a struct between them.
+        let first = OwnedBoards(rows[..3].to_vec());
+        let second = OwnedBoards(rows[3..].to_vec());
+        let place = |columns: &'static str, at: usize| {
+            let (set, row) = match columns {
+                "first" => (&first, at),
+                _ => (&second, at - 3),
+            };
+            BoardRef::Columns {
+                columns: set,
+                row: row as u32,
+                board: rows[at].board,
+            }
+        };
+        let in_place: Vec<BoardRef<'_>> = vec![
+            place("second", 5),
+            place("first", 0),
+            place("first", 1),
+            BoardRef::Row(&rows[2]),
+            place("second", 3),
+            place("second", 4),
+        ];
+        assert_eq!(
+            competition_hash(c, &[&entrant, &other], &results, &in_place),
             expected
         );
     }
