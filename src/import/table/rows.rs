@@ -5,7 +5,6 @@ use std::ops::Range;
 
 use chrono::NaiveDate;
 
-use crate::dataset::encoding;
 use crate::dataset::entrant_table::RowSink;
 use crate::dataset::{
     BoardColumns, BoardRef, BoardResult, BoardRow, BoardSlot, BoardText, Competition, Entrant,
@@ -573,19 +572,6 @@ impl ResolvedBoards {
 /// The cells of the rows [`ResolvedBoards::valid`] accepts (those it does not are never
 /// asked for: a cell that would break its rule reads as absent).
 impl BoardColumns for ResolvedBoards {
-    /// Row by row, each row's cells read without a call through the set's table.
-    fn encode_rows(
-        &self,
-        rows: &[(u32, u32)],
-        e: &mut encoding::Encoder,
-        places: &mut Vec<(usize, usize)>,
-    ) {
-        for &(row, board) in rows {
-            let start = e.len();
-            encoding::board_cells_into(&self.cells(row, board), e);
-            places.push((start, e.len()));
-        }
-    }
     #[inline]
     fn competition_id(&self, row: u32) -> &str {
         text_cell(&self.competition_id, row as usize).unwrap_or_default()
