@@ -787,24 +787,20 @@ mod tests {
         // a time, with a row held as a struct between them.
         let first = OwnedBoards(rows[..3].to_vec());
         let second = OwnedBoards(rows[3..].to_vec());
-        let place = |columns: &'static str, at: usize| {
-            let (set, row) = match columns {
-                "first" => (&first, at),
-                _ => (&second, at - 3),
-            };
+        fn place(set: &OwnedBoards, row: u32) -> BoardRef<'_> {
             BoardRef::Columns {
                 columns: set,
-                row: row as u32,
-                board: rows[at].board,
+                row,
+                board: set.0[row as usize].board,
             }
-        };
-        let in_place: Vec<BoardRef<'_>> = vec![
-            place("second", 5),
-            place("first", 0),
-            place("first", 1),
+        }
+        let in_place = [
+            place(&second, 2),
+            place(&first, 0),
+            place(&first, 1),
             BoardRef::Row(&rows[2]),
-            place("second", 3),
-            place("second", 4),
+            place(&second, 0),
+            place(&second, 1),
         ];
         assert_eq!(
             competition_hash(c, &[&entrant, &other], &results, &in_place),

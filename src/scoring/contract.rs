@@ -383,31 +383,37 @@ fn scored_at(contract: &Contract, vulnerable: bool, tricks: u8) -> Option<usize>
     Some(at * (usize::from(MAX_TRICKS) + 1) + usize::from(tricks))
 }
 
+/// Every contract, vulnerability and number of tricks the table of [`scored`] holds.
+fn every_result() -> impl Iterator<Item = (Contract, bool, u8)> {
+    let doublings = [Doubling::Undoubled, Doubling::Doubled, Doubling::Redoubled];
+    (1..=7).flat_map(move |level| {
+        Strain::ALL.into_iter().flat_map(move |strain| {
+            doublings.into_iter().flat_map(move |doubling| {
+                let contract = Contract {
+                    level,
+                    strain,
+                    doubling,
+                };
+                [false, true].into_iter().flat_map(move |vulnerable| {
+                    (0..=MAX_TRICKS).map(move |tricks| (contract, vulnerable, tricks))
+                })
+            })
+        })
+    })
+}
+
 /// [`declarer_score`] from a table built once; `None` where it is an error.
 fn scored(contract: &Contract, vulnerable: bool, tricks: u8) -> Option<i32> {
     static TABLE: std::sync::OnceLock<Vec<i32>> = std::sync::OnceLock::new();
     let table = TABLE.get_or_init(|| {
         let mut table = vec![0; SCORED];
-        for level in 1..=7 {
-            for strain in Strain::ALL {
-                for doubling in [Doubling::Undoubled, Doubling::Doubled, Doubling::Redoubled] {
-                    let contract = Contract {
-                        level,
-                        strain,
-                        doubling,
-                    };
-                    for vulnerable in [false, true] {
-                        for tricks in 0..=MAX_TRICKS {
-                            if let (Some(at), Ok(score)) = (
-                                scored_at(&contract, vulnerable, tricks),
-                                declarer_score(&contract, vulnerable, tricks),
-                            ) {
-                                if let Some(slot) = table.get_mut(at) {
-                                    *slot = score;
-                                }
-                            }
-                        }
-                    }
+        for (contract, vulnerable, tricks) in every_result() {
+            if let (Some(at), Ok(score)) = (
+                scored_at(&contract, vulnerable, tricks),
+                declarer_score(&contract, vulnerable, tricks),
+            ) {
+                if let Some(slot) = table.get_mut(at) {
+                    *slot = score;
                 }
             }
         }
@@ -462,25 +468,12 @@ mod tests {
     #[test]
     fn looked_up_scores_are_the_computed_ones() {
         let mut places = std::collections::BTreeSet::new();
-        for level in 1..=7 {
-            for strain in Strain::ALL {
-                for doubling in [Doubling::Undoubled, Doubling::Doubled, Doubling::Redoubled] {
-                    let c = Contract {
-                        level,
-                        strain,
-                        doubling,
-                    };
-                    for vulnerable in [false, true] {
-                        for tricks in 0..=MAX_TRICKS {
-                            assert_eq!(
-                                scored(&c, vulnerable, tricks),
-                                declarer_score(&c, vulnerable, tricks).ok()
-                            );
-                            assert!(places.insert(scored_at(&c, vulnerable, tricks)));
-                        }
-                    }
-                }
-            }
+        for (c, vulnerable, tricks) in every_result() {
+            assert_eq!(
+                scored(&c, vulnerable, tricks),
+                declarer_score(&c, vulnerable, tricks).ok()
+            );
+            assert!(places.insert(scored_at(&c, vulnerable, tricks)));
         }
         assert_eq!(places.len(), SCORED);
         let c = parse_contract("7NTXX").unwrap().unwrap();

@@ -340,7 +340,6 @@ mod tests {
         assert!((wbf_continuous(10, 16) - 12.799314).abs() < 1e-5);
     }
 
-    /// The published tables never give an extra IMP more than the one before it.
     /// The shared scale is the one built for that length, at every length, shared
     /// or not (0 and 1 board build the 1-board scale).
     #[test]
@@ -356,6 +355,7 @@ mod tests {
         assert_eq!(wbf_scale_shared(16).vp(10), wbf_scale(16).vp(10));
     }
 
+    /// The published tables never give an extra IMP more than the one before it.
     #[test]
     fn wbf_steps_never_grow() {
         for boards in [4, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 48, 64] {

@@ -174,15 +174,6 @@ impl Ints {
         }
     }
 
-    /// Whether every cell is null.
-    pub(super) fn all_null(&self) -> bool {
-        use polars_arrow::array::Array;
-        match self {
-            Ints::I32(array) => array.null_count() == array.len(),
-            Ints::I64(array) => array.null_count() == array.len(),
-        }
-    }
-
     #[inline]
     pub(super) fn get(&self, row: usize) -> Option<i64> {
         match self {
@@ -915,5 +906,31 @@ mod arrow_tests {
                 Some("c3".to_owned()),
             ]
         );
+    }
+}
+
+/// A column whose every cell may be null (by its validity, when it has one).
+pub(super) trait AllNull {
+    fn all_null(&self) -> bool;
+}
+
+impl AllNull for polars_arrow::array::Utf8ViewArray {
+    fn all_null(&self) -> bool {
+        polars_arrow::array::Array::null_count(self) == self.len()
+    }
+}
+
+impl AllNull for polars_arrow::array::PrimitiveArray<f64> {
+    fn all_null(&self) -> bool {
+        polars_arrow::array::Array::null_count(self) == self.len()
+    }
+}
+
+impl AllNull for Ints {
+    fn all_null(&self) -> bool {
+        match self {
+            Ints::I32(array) => polars_arrow::array::Array::null_count(array) == array.len(),
+            Ints::I64(array) => polars_arrow::array::Array::null_count(array) == array.len(),
+        }
     }
 }

@@ -15,7 +15,7 @@ use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
 use crate::scoring::conventions::Conventions;
 
 use super::cells::Presence::{Optional, Required};
-use super::cells::{primitive_f64, text_cell, F64Array, Ints, StrArray};
+use super::cells::{primitive_f64, text_cell, AllNull, F64Array, Ints, StrArray};
 use super::locate::Frame;
 use super::{Check, CompetitionRow};
 
@@ -355,23 +355,23 @@ pub(super) fn build_boards(
             first_row: frame.first_row,
             competition_id: competition_id.arrow_array()??,
             board: board.arrow_array()??,
-            ns: ns.arrow_array()?.filter(|a| !all_null(a)),
-            ew: ew.arrow_array()?.filter(|a| !all_null(a)),
-            contract: contract.arrow_array()?.filter(|a| !all_null(a)),
-            declarer: declarer.arrow_array()?.filter(|a| !all_null(a)),
-            tricks: tricks.arrow_array()?.filter(|a| !a.all_null()),
-            ns_score: ns_score.arrow_array()?.filter(|a| !a.all_null()),
-            adjusted: adjusted.arrow_array()?.filter(|a| !all_null(a)),
-            north: north.arrow_array()?.filter(|a| !all_null(a)),
-            south: south.arrow_array()?.filter(|a| !all_null(a)),
-            east: east.arrow_array()?.filter(|a| !all_null(a)),
-            west: west.arrow_array()?.filter(|a| !all_null(a)),
-            round: round.arrow_array()?.filter(|a| !a.all_null()),
-            session: session.arrow_array()?.filter(|a| !a.all_null()),
-            table: table.arrow_array()?.filter(|a| !a.all_null()),
-            room: room.arrow_array()?.filter(|a| !all_null(a)),
-            ns_penalty: ns_penalty.arrow_array()?.filter(|a| !all_null(a)),
-            ew_penalty: ew_penalty.arrow_array()?.filter(|a| !all_null(a)),
+            ns: present(ns.arrow_array()?),
+            ew: present(ew.arrow_array()?),
+            contract: present(contract.arrow_array()?),
+            declarer: present(declarer.arrow_array()?),
+            tricks: present(tricks.arrow_array()?),
+            ns_score: present(ns_score.arrow_array()?),
+            adjusted: present(adjusted.arrow_array()?),
+            north: present(north.arrow_array()?),
+            south: present(south.arrow_array()?),
+            east: present(east.arrow_array()?),
+            west: present(west.arrow_array()?),
+            round: present(round.arrow_array()?),
+            session: present(session.arrow_array()?),
+            table: present(table.arrow_array()?),
+            room: present(room.arrow_array()?),
+            ns_penalty: present(ns_penalty.arrow_array()?),
+            ew_penalty: present(ew_penalty.arrow_array()?),
             source_file: sources.file.arrow_array()?,
             source_line: sources.line.arrow_array()?,
         })
@@ -508,10 +508,10 @@ impl std::fmt::Debug for ResolvedBoards {
     }
 }
 
-/// Whether a column's every cell is null (by its validity, when it has one): such a
-/// column is held as absent, which reads the same, cell for cell, without looking.
-fn all_null(array: &dyn polars_arrow::array::Array) -> bool {
-    array.null_count() == array.len()
+/// A column, or none when its every cell is null: such a column is held as absent,
+/// which reads the same, cell for cell, without looking.
+fn present<C: AllNull>(column: Option<C>) -> Option<C> {
+    column.filter(|c| !c.all_null())
 }
 
 /// The text at `row` of an optional column.
