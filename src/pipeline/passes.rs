@@ -360,3 +360,109 @@ fn work_on<T>(
         (at, hashed, outcome, hashing, task.elapsed())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::*;
+    use crate::dataset::{BoardResult, BoardRow, Competition, Dataset, Format, ScoringMethod};
+    use crate::scoring::BoardScore;
+
+    /// An outcome holding one board score per board row, named by its board.
+    struct Boarded(Vec<BoardScore>);
+
+    impl WithBoardScores for Boarded {
+        fn take_board_scores(&mut self) -> Vec<BoardScore> {
+            std::mem::take(&mut self.0)
+        }
+    }
+
+    /// Hands on each slice of rows as a batch of its own.
+    struct Batches(Vec<Vec<BoardResult>>);
+
+    impl BoardSource for Batches {
+        fn read_boards(
+            &mut self,
+            _wanted: &(dyn Fn(&str) -> bool + Sync),
+            each: &mut dyn FnMut(Boards<'_>) -> Result<()>,
+        ) -> Result<()> {
+            self.0.iter().try_for_each(|rows| each(Boards::Rows(rows)))
+        }
+
+        fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
+            Ok(Quarantine::new(crate::quarantine::OnError::Quarantine))
+        }
+    }
+
+    fn board(id: &str, number: u32) -> BoardResult {
+        BoardResult {
+            competition_id: id.into(),
+            board: number,
+            ..BoardResult::default()
+        }
+    }
+
+    #[test]
+    fn every_batch_is_kept_by_place_the_last_one_too() -> Result<()> {
+        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 3, d).unwrap_or_default();
+        let mut dataset = Dataset::default();
+        // Replay order: `a`, `b`, `c`, `d` (no board rows).
+        for (id, date) in [("a", day(1)), ("b", day(2)), ("c", day(3)), ("d", day(4))] {
+            dataset.competitions.push(Competition::new(
+                id,
+                date,
+                Format::Pairs,
+                ScoringMethod::Matchpoints,
+            ));
+        }
+        let index = Index::of(&dataset);
+        // The batches come out of replay order; `c`, the last, is kept after the
+        // reading.
+        let mut source = Batches(vec![
+            vec![board("b", 1), board("b", 2)],
+            vec![board("a", 3)],
+            vec![board("c", 4), board("c", 5), board("c", 6)],
+        ]);
+        let mut collected: Collected<Boarded> = Collected::new(4, &Sealer::default());
+        let one = |_at: usize, rows: &Rows<'_>| {
+            let scores = rows
+                .boards
+                .iter()
+                .map(|row| BoardScore {
+                    competition_id: row.competition_id().into(),
+                    board: row.board(),
+                    ns: None,
+                    ew: None,
+                    ns_score: None,
+                    ns_points: 0.0,
+                    ew_points: 0.0,
+                    datum: None,
+                })
+                .collect();
+            Ok(Boarded(scores))
+        };
+        let in_scope = |_: usize| true;
+        collected.read(&mut source, &index, false, &in_scope, &one, &|_| ())?;
+        let kept: Vec<usize> = collected
+            .outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(at, outcome)| outcome.as_ref().map(|_| at))
+            .collect();
+        assert_eq!(kept, vec![0, 1, 2]);
+        let rows = collected.board_scores(&[0, 1, 2])?;
+        let boards: Vec<(String, u32)> = rows
+            .rest_table()
+            .rows()
+            .map(|row| (row.competition_id.to_string(), row.board))
+            .collect();
+        let expected: Vec<(String, u32)> =
+            [("a", 3), ("b", 1), ("b", 2), ("c", 4), ("c", 5), ("c", 6)]
+                .iter()
+                .map(|&(id, board)| (id.to_owned(), board))
+                .collect();
+        assert_eq!(boards, expected);
+        Ok(())
+    }
+}
