@@ -38,6 +38,9 @@ type Done<T> = (
     Duration,
 );
 
+/// Outcomes of competitions, with their places.
+type Outcomes<T> = Vec<(usize, std::result::Result<T, InputError>)>;
+
 /// What a pass keeps, per competition in replay order.
 pub(super) struct Collected<T> {
     /// The board scores of every outcome, by place.
@@ -48,6 +51,8 @@ pub(super) struct Collected<T> {
     pub(super) outcomes: Vec<Option<std::result::Result<T, InputError>>>,
     /// Competitions whose board rows this pass has seen.
     seen: Vec<bool>,
+    /// Outcomes of the batch last read, kept while the next is worked on.
+    waiting: Outcomes<T>,
     pub reading: Duration,
     pub hashing: Duration,
     pub scoring: Duration,
@@ -62,6 +67,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             hashes: vec![None; competitions],
             outcomes: (0..competitions).map(|_| None).collect(),
             seen: vec![false; competitions],
+            waiting: Vec::new(),
             reading: Duration::ZERO,
             hashing: Duration::ZERO,
             scoring: Duration::ZERO,
@@ -78,6 +84,12 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// scorer reads them after the hash; and a compactly held competition's entrants are
     /// unpacked into structs once for the two. The wall time of the two is shared out
     /// in proportion to the time the tasks spent in each.
+    ///
+    /// The batch before's outcomes are kept (their board scores appended and sealed)
+    /// beside this batch's tasks rather than before them: keeping is one thread's work,
+    /// and the cores would otherwise wait for it between batches. Outcomes are kept by
+    /// place, so when they are kept does not change what is kept;
+    /// [`Collected::keep_waiting`] keeps the last batch's.
     fn batch(
         &mut self,
         index: &Index<'_, '_>,
@@ -91,22 +103,56 @@ impl<T: Send + WithBoardScores> Collected<T> {
             self.seen[*at] = true;
         }
         let started = Instant::now();
-        let hashes = &self.hashes;
-        let to_hash = |at: usize| hash && hashes[at].is_none();
-        let done: Vec<Done<T>> = groups
-            .par_iter()
-            .filter(|(at, _)| to_hash(*at) || in_scope(*at))
-            .map(|(at, boards)| work_on(index, *at, boards, to_hash(*at), in_scope(*at), one))
+        // What each task does is settled before the keeping starts: the hashes the
+        // batch before took are in, and the tasks read nothing the keeping writes.
+        let tasks: Vec<(usize, &[BoardRef<'_>], bool, bool)> = groups
+            .iter()
+            .filter_map(|(at, boards)| {
+                let to_hash = hash && self.hashes[*at].is_none();
+                let scoped = in_scope(*at);
+                (to_hash || scoped).then_some((*at, boards.as_slice(), to_hash, scoped))
+            })
             .collect();
-        let handled = groups.len();
-        let kept = self.take_done(done, started);
-        kept.map(|()| handled)
+        let waiting = std::mem::take(&mut self.waiting);
+        let (board_scores, outcomes) = (&mut self.board_scores, &mut self.outcomes);
+        let (done, kept) = rayon::join(
+            || {
+                tasks
+                    .par_iter()
+                    .map(|&(at, boards, to_hash, scoped)| {
+                        work_on(index, at, boards, to_hash, scoped, one)
+                    })
+                    .collect::<Vec<Done<T>>>()
+            },
+            || keep_into(board_scores, outcomes, waiting),
+        );
+        kept?;
+        self.waiting = self.take_hashes(done, started);
+        Ok(groups.len())
+    }
+
+    /// Keeps the outcomes of the last batch read (see [`Collected::batch`]), counted
+    /// as scoring.
+    fn keep_waiting(&mut self) -> Result<()> {
+        let started = Instant::now();
+        let waiting = std::mem::take(&mut self.waiting);
+        let kept = self.keep(waiting);
+        self.scoring += started.elapsed();
+        kept
     }
 
     /// Keeps what the tasks of a batch did (begun at `started`): the hashes, and the
     /// outcomes with [`Collected::keep`]. The wall time is shared out between hashing
     /// and scoring in proportion to the time the tasks spent in each.
     fn take_done(&mut self, done: Vec<Done<T>>, started: Instant) -> Result<()> {
+        let outcomes = self.take_hashes(done, started);
+        self.keep(outcomes)
+    }
+
+    /// Keeps the hashes the tasks of a batch took (begun at `started`), and returns
+    /// their outcomes by place. The wall time is shared out between hashing and
+    /// scoring in proportion to the time the tasks spent in each.
+    fn take_hashes(&mut self, done: Vec<Done<T>>, started: Instant) -> Outcomes<T> {
         let (mut hashing, mut working) = (Duration::ZERO, Duration::ZERO);
         let mut outcomes = Vec::with_capacity(done.len());
         for (at, hashed, outcome, spent_hashing, spent) in done {
@@ -119,7 +165,6 @@ impl<T: Send + WithBoardScores> Collected<T> {
             hashing += spent_hashing;
             working += spent;
         }
-        let kept = self.keep(outcomes);
         let elapsed = started.elapsed();
         let share = if working.is_zero() {
             0.0
@@ -129,7 +174,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let hashed = elapsed.mul_f64(share.clamp(0.0, 1.0));
         self.hashing += hashed;
         self.scoring += elapsed.saturating_sub(hashed);
-        kept
+        outcomes
     }
 
     /// Reads every batch of `source`, hashing (when `hash`) and running `one` on the
@@ -155,6 +200,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             done(handled as u64);
             Ok(())
         })?;
+        self.keep_waiting()?;
         // A competition whose rows did not come (left out by the reader) has none to
         // come: those scored from their reported results have no board scores.
         for at in (0..self.seen.len()).filter(|&at| !self.seen[at]) {
@@ -217,15 +263,8 @@ impl<T: Send + WithBoardScores> Collected<T> {
     }
 
     /// Keeps outcomes, and seals the board scores that fill a row group.
-    fn keep(&mut self, outcomes: Vec<(usize, std::result::Result<T, InputError>)>) -> Result<()> {
-        for (at, mut outcome) in outcomes {
-            match &mut outcome {
-                Ok(one) => self.board_scores.push(at, one.take_board_scores()),
-                Err(_) => self.board_scores.settle(at),
-            }
-            self.outcomes[at] = Some(outcome);
-        }
-        self.board_scores.seal_full()
+    fn keep(&mut self, outcomes: Outcomes<T>) -> Result<()> {
+        keep_into(&mut self.board_scores, &mut self.outcomes, outcomes)
     }
 
     /// The outcomes of the competitions at `places`, in that order; an error names a
@@ -275,6 +314,23 @@ impl Collected<OneCompetition> {
     }
 }
 
+/// Keeps `kept` outcomes by place in `outcomes`, their board scores in
+/// `board_scores`, and seals the board scores that fill a row group.
+fn keep_into<T: WithBoardScores>(
+    board_scores: &mut Arriving,
+    outcomes: &mut [Option<std::result::Result<T, InputError>>],
+    kept: Outcomes<T>,
+) -> Result<()> {
+    for (at, mut outcome) in kept {
+        match &mut outcome {
+            Ok(one) => board_scores.push(at, one.take_board_scores()),
+            Err(_) => board_scores.settle(at),
+        }
+        outcomes[at] = Some(outcome);
+    }
+    board_scores.seal_full()
+}
+
 fn never_scored(index: &Index<'_, '_>, at: usize) -> Error {
     Error::Config(format!(
         "competition `{}` was never scored: its board rows did not arrive",
@@ -303,4 +359,110 @@ fn work_on<T>(
         let outcome = in_scope.then(|| one(at, rows));
         (at, hashed, outcome, hashing, task.elapsed())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::*;
+    use crate::dataset::{BoardResult, BoardRow, Competition, Dataset, Format, ScoringMethod};
+    use crate::scoring::BoardScore;
+
+    /// An outcome holding one board score per board row, named by its board.
+    struct Boarded(Vec<BoardScore>);
+
+    impl WithBoardScores for Boarded {
+        fn take_board_scores(&mut self) -> Vec<BoardScore> {
+            std::mem::take(&mut self.0)
+        }
+    }
+
+    /// Hands on each slice of rows as a batch of its own.
+    struct Batches(Vec<Vec<BoardResult>>);
+
+    impl BoardSource for Batches {
+        fn read_boards(
+            &mut self,
+            _wanted: &(dyn Fn(&str) -> bool + Sync),
+            each: &mut dyn FnMut(Boards<'_>) -> Result<()>,
+        ) -> Result<()> {
+            self.0.iter().try_for_each(|rows| each(Boards::Rows(rows)))
+        }
+
+        fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
+            Ok(Quarantine::new(crate::quarantine::OnError::Quarantine))
+        }
+    }
+
+    fn board(id: &str, number: u32) -> BoardResult {
+        BoardResult {
+            competition_id: id.into(),
+            board: number,
+            ..BoardResult::default()
+        }
+    }
+
+    #[test]
+    fn every_batch_is_kept_by_place_the_last_one_too() -> Result<()> {
+        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 3, d).unwrap_or_default();
+        let mut dataset = Dataset::default();
+        // Replay order: `a`, `b`, `c`, `d` (no board rows).
+        for (id, date) in [("a", day(1)), ("b", day(2)), ("c", day(3)), ("d", day(4))] {
+            dataset.competitions.push(Competition::new(
+                id,
+                date,
+                Format::Pairs,
+                ScoringMethod::Matchpoints,
+            ));
+        }
+        let index = Index::of(&dataset);
+        // The batches come out of replay order; `c`, the last, is kept after the
+        // reading.
+        let mut source = Batches(vec![
+            vec![board("b", 1), board("b", 2)],
+            vec![board("a", 3)],
+            vec![board("c", 4), board("c", 5), board("c", 6)],
+        ]);
+        let mut collected: Collected<Boarded> = Collected::new(4, &Sealer::default());
+        let one = |_at: usize, rows: &Rows<'_>| {
+            let scores = rows
+                .boards
+                .iter()
+                .map(|row| BoardScore {
+                    competition_id: row.competition_id().into(),
+                    board: row.board(),
+                    ns: None,
+                    ew: None,
+                    ns_score: None,
+                    ns_points: 0.0,
+                    ew_points: 0.0,
+                    datum: None,
+                })
+                .collect();
+            Ok(Boarded(scores))
+        };
+        let in_scope = |_: usize| true;
+        collected.read(&mut source, &index, false, &in_scope, &one, &|_| ())?;
+        let kept: Vec<usize> = collected
+            .outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(at, outcome)| outcome.as_ref().map(|_| at))
+            .collect();
+        assert_eq!(kept, vec![0, 1, 2]);
+        let rows = collected.board_scores(&[0, 1, 2])?;
+        let boards: Vec<(String, u32)> = rows
+            .rest_table()
+            .rows()
+            .map(|row| (row.competition_id.to_string(), row.board))
+            .collect();
+        let expected: Vec<(String, u32)> =
+            [("a", 3), ("b", 1), ("b", 2), ("c", 4), ("c", 5), ("c", 6)]
+                .iter()
+                .map(|&(id, board)| (id.to_owned(), board))
+                .collect();
+        assert_eq!(boards, expected);
+        Ok(())
+    }
 }
