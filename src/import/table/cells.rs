@@ -560,10 +560,17 @@ impl Col<Text> {
 
 impl Col<String> {
     /// The value at `row` parsed as one of the contract's names (`pairs`, `NS`, ...).
+    /// A typed text column's cell is parsed where it lies, not copied first: a
+    /// federation's competitions name a dozen conventions a row, its entrants a
+    /// direction.
     pub(super) fn parsed<E: FromStr<Err = String>>(
         &mut self,
         row: usize,
     ) -> Result<Option<E>, InputError> {
+        if let Some(Source::Arrow(arrow)) = &self.cells {
+            let parsed = text_cell(arrow, row).map(str::parse).transpose();
+            return self.check(row, parsed);
+        }
         let value = self.get(row)?;
         self.check(row, value.map(|text| text.parse()).transpose())
     }
@@ -572,6 +579,11 @@ impl Col<String> {
         &mut self,
         row: usize,
     ) -> Result<E, InputError> {
+        if let Some(Source::Arrow(arrow)) = &self.cells {
+            if let Some(text) = text_cell(arrow, row) {
+                return self.check(row, text.parse());
+            }
+        }
         let value = self.required(row)?;
         self.check(row, value.parse())
     }

@@ -284,14 +284,19 @@ fn read_head(
         // Made here, so that a check that fails drops the receiver and the builder,
         // its next part refused, ends before the scope waits for it.
         let (parts, built) = std::sync::mpsc::sync_channel(BUILT_AHEAD);
-        let builder = scope.spawn(move || build_head([competitions, entrants, results], parts));
+        // Checked parts go back to the builder, which drops them: their rows' texts
+        // were made on its thread, and are freed there rather than on this one.
+        let (spent, to_drop) = std::sync::mpsc::channel();
+        let builder =
+            scope.spawn(move || build_head([competitions, entrants, results], parts, to_drop));
         for file in members.iter().flatten() {
             read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
             progress.advance(1);
         }
         let mut reserved = (false, false);
         for part in built.iter() {
-            match part? {
+            let mut part = part?;
+            match &mut part {
                 Part::Competitions(rows) => {
                     check_rows(rows, check, Validator::competition, &mut head.competitions)?
                 }
@@ -309,7 +314,10 @@ fn read_head(
                 }
                 Part::FileRead => progress.advance(1),
             }
+            // A builder that has ended drops nothing more: the part is dropped here.
+            let _ = spent.send(part);
         }
+        drop(spent);
         drop(built);
         // The builder ends by closing the channel; one that stopped early panicked.
         builder.join().map_err(|_| reader_stopped())?;
@@ -346,8 +354,10 @@ type BuildPart = fn(&locate::Frame, std::ops::Range<usize>) -> Result<Part, Erro
 
 /// The most rows in one built part: a row group of a federation's one
 /// `entrants.parquet` holds a quarter of a million, which built as `Entrant`s, a few
-/// parts at a time, would be a gigabyte.
-const BUILT_ROWS: usize = 16_384;
+/// parts at a time, would be a gigabyte. A part of a few thousand rows (a megabyte or
+/// two of `Entrant`s) is still in the caches when the checks read it and when the
+/// builder drops it.
+const BUILT_ROWS: usize = 4_096;
 
 /// Builds the rows of the competitions', entrants' and results' `files`, in that
 /// order, a row group at a time, and sends them on; stops at the first error (sent
@@ -355,6 +365,19 @@ const BUILT_ROWS: usize = 16_384;
 fn build_head(
     [competitions, entrants, results]: [&Option<Vec<SourceFile>>; 3],
     parts: std::sync::mpsc::SyncSender<Result<Part, Error>>,
+    spent: std::sync::mpsc::Receiver<Part>,
+) {
+    build_parts([competitions, entrants, results], &parts, &spent);
+    // The last parts come back once checked (or the checks stopped).
+    drop(parts);
+    spent.iter().for_each(drop);
+}
+
+/// [`build_head`]'s parts, each built after dropping the parts checked meanwhile.
+fn build_parts(
+    [competitions, entrants, results]: [&Option<Vec<SourceFile>>; 3],
+    parts: &std::sync::mpsc::SyncSender<Result<Part, Error>>,
+    spent: &std::sync::mpsc::Receiver<Part>,
 ) {
     let tables: [(_, BuildPart); 3] = [
         (competitions, |frame, rows| {
@@ -375,6 +398,7 @@ fn build_head(
                 // checked all the same.
                 let mut start = 0;
                 loop {
+                    spent.try_iter().for_each(drop);
                     let end = frame.height().min(start + BUILT_ROWS);
                     let part = build(frame, start..end)?;
                     let stops = part.stops();
@@ -516,36 +540,12 @@ impl Check {
         self.quarantine.add(id, error)
     }
 
-    /// Takes a row of competition `id`, built from its cells (or not), and holds it to
-    /// the rules: the row back when it passed, `None` when its competition went to the
-    /// quarantine for it. Rows of a competition whose own row is broken, or that is not
-    /// listed at all, are not held to the rules that need the competition: its first
-    /// such row already named the problem.
-    fn row<T: CompetitionRow>(
-        &mut self,
-        id: T::Id,
-        built: Result<T, InputError>,
-        rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
-    ) -> Result<Option<T>, InputError> {
-        let mut record = match built {
-            Ok(record) => record,
-            Err(error) => {
-                self.quarantine.add(id.as_ref(), error)?;
-                return Ok(None);
-            }
-        };
-        if self.quarantine.contains(id.as_ref()) && !self.validator.knows_competition(id.as_ref()) {
-            return Ok(None);
-        }
-        *record.competition_id_mut() = id;
-        match rules(&mut self.validator, &record) {
-            Ok(()) => Ok(Some(record)),
-            Err(error) => {
-                self.quarantine
-                    .add(record.competition_id_mut().as_ref(), error)?;
-                Ok(None)
-            }
-        }
+    /// Whether a built row of competition `id` is held to the rules. Rows of a
+    /// competition whose own row is broken, or that is not listed at all, are not held
+    /// to the rules that need the competition: its first such row already named the
+    /// problem.
+    fn admits(&self, id: &str) -> bool {
+        !self.quarantine.contains(id) || self.validator.knows_competition(id)
     }
 }
 
@@ -639,9 +639,9 @@ mod tests {
             }
             for file in files("competitions")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_competitions(frame, 0..frame.height())?;
+                    let mut rows = build_competitions(frame, 0..frame.height())?;
                     check_rows(
-                        rows,
+                        &mut rows,
                         &mut check,
                         Validator::competition,
                         &mut head.competitions,
@@ -650,14 +650,19 @@ mod tests {
             }
             for file in files("entrants")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_entrants(frame, 0..frame.height())?;
-                    check_rows(rows, &mut check, Validator::entrant, &mut head.entrants)
+                    let mut rows = build_entrants(frame, 0..frame.height())?;
+                    check_rows(
+                        &mut rows,
+                        &mut check,
+                        Validator::entrant,
+                        &mut head.entrants,
+                    )
                 })?;
             }
             for file in files("results")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_results(frame, 0..frame.height())?;
-                    check_rows(rows, &mut check, Validator::result, &mut head.results)
+                    let mut rows = build_results(frame, 0..frame.height())?;
+                    check_rows(&mut rows, &mut check, Validator::result, &mut head.results)
                 })?;
             }
             Ok(head)
