@@ -46,6 +46,9 @@ pub trait RowSink<T> {
     fn reserve_exact_rows(&mut self, rows: usize);
     /// Makes room for `rows` more, as a vector grows.
     fn reserve_rows(&mut self, rows: usize);
+    /// Makes room for the ids of `competitions` competitions, where the sink keeps
+    /// them apart from its rows.
+    fn reserve_competitions(&mut self, _competitions: usize) {}
     fn push_row(&mut self, row: T);
     /// [`RowSink::push_row`] from where the row lies: a vector takes it (leaving
     /// `None`), a compact table reads it and leaves it (so that its texts can be used
@@ -185,6 +188,13 @@ impl<R: CompactRow> RowSink<R::Full> for CompactTable<R> {
 
     fn reserve_rows(&mut self, rows: usize) {
         self.rows.reserve(rows);
+    }
+
+    /// Every competition's id is a text of the pool: a federation's quarter of a
+    /// million, which a growing map would hash over again each time it doubled.
+    fn reserve_competitions(&mut self, competitions: usize) {
+        let _ = self.pool.texts.try_reserve(competitions);
+        let _ = self.pool.text_ids.try_reserve(competitions);
     }
 
     fn push_row(&mut self, row: R::Full) {

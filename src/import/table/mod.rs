@@ -293,22 +293,28 @@ fn read_head(
             read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
             progress.advance(1);
         }
-        let mut reserved = (false, false);
+        let mut reserved = (false, false, false);
         for part in built.iter() {
             let mut part = part?;
             match &mut part {
                 Part::Competitions(rows) => {
+                    if !std::mem::replace(&mut reserved.2, true) {
+                        let claimed = rows_of(competitions.iter().flatten());
+                        check.validator.reserve_competitions(claimed);
+                    }
                     check_rows(rows, check, Validator::competition, &mut head.competitions)?
                 }
                 Part::Entrants(rows) => {
                     if !std::mem::replace(&mut reserved.0, true) {
                         sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
+                        sink.reserve_competitions(head.competitions.len());
                     }
                     check_rows(rows, check, Validator::entrant, sink)?
                 }
                 Part::Results(rows) => {
                     if !std::mem::replace(&mut reserved.1, true) {
                         result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
+                        result_sink.reserve_competitions(head.competitions.len());
                     }
                     check_rows(rows, check, Validator::result, result_sink)?
                 }
@@ -400,7 +406,11 @@ fn build_parts(
                 loop {
                     spent.try_iter().for_each(drop);
                     let end = frame.height().min(start + BUILT_ROWS);
-                    let part = build(frame, start..end)?;
+                    let part = if start == 0 && end == frame.height() {
+                        build(frame, 0..end)?
+                    } else {
+                        build(&frame.rows(start..end), 0..end - start)?
+                    };
                     let stops = part.stops();
                     parts.send(Ok(part)).map_err(|_| reader_stopped())?;
                     if stops {
