@@ -46,12 +46,17 @@ pub trait RowSink<T> {
     fn reserve_exact_rows(&mut self, rows: usize);
     /// Makes room for `rows` more, as a vector grows.
     fn reserve_rows(&mut self, rows: usize);
+    /// Makes room for the ids of `competitions` competitions, where the sink keeps
+    /// them apart from its rows.
+    fn reserve_competitions(&mut self, _competitions: usize) {}
     fn push_row(&mut self, row: T);
-    /// [`RowSink::push_row`], giving the row back when the sink only read it (so its
-    /// texts can be used again for the next row).
-    fn push_row_back(&mut self, row: T) -> Option<T> {
-        self.push_row(row);
-        None
+    /// [`RowSink::push_row`] from where the row lies: a vector takes it (leaving
+    /// `None`), a compact table reads it and leaves it (so that its texts can be used
+    /// again for the next row, and it is dropped where it was made).
+    fn push_row_from(&mut self, slot: &mut Option<T>) {
+        if let Some(row) = slot.take() {
+            self.push_row(row);
+        }
     }
 }
 
@@ -83,8 +88,9 @@ pub trait CompactRow: Sized {
 /// The texts and source files a compact table's rows refer to by number.
 #[derive(Debug, Default)]
 pub struct Pool {
-    texts: Vec<Box<str>>,
-    text_ids: HashMap<Box<str>, u32>,
+    /// Each text once, shared by the list and the map (one allocation a text).
+    texts: Vec<Arc<str>>,
+    text_ids: HashMap<Arc<str>, u32>,
     files: Vec<Arc<Path>>,
     /// The competition of the last row packed: a competition's rows come together.
     last_competition: Option<u32>,
@@ -108,8 +114,9 @@ impl Pool {
             return id;
         }
         let id = self.texts.len() as u32;
-        self.texts.push(text.into());
-        self.text_ids.insert(text.into(), id);
+        let text: Arc<str> = Arc::from(text);
+        self.texts.push(Arc::clone(&text));
+        self.text_ids.insert(text, id);
         id
     }
 
@@ -183,13 +190,21 @@ impl<R: CompactRow> RowSink<R::Full> for CompactTable<R> {
         self.rows.reserve(rows);
     }
 
+    /// Every competition's id is a text of the pool: a federation's quarter of a
+    /// million, which a growing map would hash over again each time it doubled.
+    fn reserve_competitions(&mut self, competitions: usize) {
+        let _ = self.pool.texts.try_reserve(competitions);
+        let _ = self.pool.text_ids.try_reserve(competitions);
+    }
+
     fn push_row(&mut self, row: R::Full) {
         self.push(&row);
     }
 
-    fn push_row_back(&mut self, row: R::Full) -> Option<R::Full> {
-        self.push(&row);
-        Some(row)
+    fn push_row_from(&mut self, slot: &mut Option<R::Full>) {
+        if let Some(row) = slot {
+            self.push(row);
+        }
     }
 }
 

@@ -630,6 +630,14 @@ impl Validator {
         Ok(())
     }
 
+    /// Makes room for `competitions` more (a hint: a damaged footer may claim
+    /// anything, so nothing fails here): a federation's quarter of a million ids are
+    /// then hashed once, not again each time the map doubled.
+    pub fn reserve_competitions(&mut self, competitions: usize) {
+        let _ = self.competitions.try_reserve(competitions);
+        let _ = self.competition_order.try_reserve(competitions);
+    }
+
     pub fn competition(&mut self, competition: &Competition) -> Result<(), InputError> {
         self.board_competition = None;
         let origin = &competition.origin;

@@ -560,10 +560,17 @@ impl Col<Text> {
 
 impl Col<String> {
     /// The value at `row` parsed as one of the contract's names (`pairs`, `NS`, ...).
+    /// A typed text column's cell is parsed where it lies, not copied first: a
+    /// federation's competitions name a dozen conventions a row, its entrants a
+    /// direction.
     pub(super) fn parsed<E: FromStr<Err = String>>(
         &mut self,
         row: usize,
     ) -> Result<Option<E>, InputError> {
+        if let Some(Source::Arrow(arrow)) = &self.cells {
+            let parsed = text_cell(arrow, row).map(str::parse).transpose();
+            return self.check(row, parsed);
+        }
         let value = self.get(row)?;
         self.check(row, value.map(|text| text.parse()).transpose())
     }
@@ -572,6 +579,11 @@ impl Col<String> {
         &mut self,
         row: usize,
     ) -> Result<E, InputError> {
+        if let Some(Source::Arrow(arrow)) = &self.cells {
+            if let Some(text) = text_cell(arrow, row) {
+                return self.check(row, text.parse());
+            }
+        }
         let value = self.required(row)?;
         self.check(row, value.parse())
     }
@@ -754,6 +766,49 @@ mod arrow_tests {
 
     fn is_arrow<T: super::CellType>(col: &Col<T>) -> bool {
         matches!(col.cells, Some(Source::Arrow(_)))
+    }
+
+    /// A part of a frame reads the cells of its own rows, and names them by their
+    /// file's row: here the file's rows 11 to 14 (1-based), of which the part holds
+    /// 13 and 14; an empty optional cell there is empty, a parsed one parsed.
+    #[test]
+    fn a_part_of_a_frame_reads_its_rows_and_names_the_files_rows() {
+        let frame = frame_of(
+            vec![
+                Column::new("board".into(), [Some(1_i32), Some(2), None, Some(4)]),
+                Column::new(
+                    "direction".into(),
+                    [Some("NS"), None, Some("EW"), Some("XY")],
+                ),
+            ],
+            10,
+        );
+        let part = frame.rows(2..4);
+        assert_eq!(part.height(), 2);
+        let mut board = part
+            .col::<i32>("board", Required)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut direction = part
+            .col::<String>("direction", Optional)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(board.get(1).map_err(|e| e.to_string()), Ok(Some(4)));
+        assert_eq!(
+            board.required(0).map_err(|e| e.to_string()),
+            Err(
+                "boards.parquet, row 13, column `board`: `board` is required but the cell is empty"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            direction
+                .parsed::<crate::dataset::Direction>(0)
+                .map_err(|e| e.to_string()),
+            Ok(Some(crate::dataset::Direction::EW))
+        );
+        let broken = direction
+            .parsed::<crate::dataset::Direction>(1)
+            .map_err(|e| e.location.row);
+        assert_eq!(broken, Err(Some(14)));
     }
 
     #[test]

@@ -186,6 +186,20 @@ pub(super) struct Frame {
     pub(super) first_row: usize,
 }
 
+impl Frame {
+    /// Rows `rows` of the frame as a frame of their own, the columns' buffers shared:
+    /// a part built from it takes its columns (dates converted, text parsed) for its
+    /// own rows, not for the whole frame's again. Its rows keep their file's numbers.
+    pub(super) fn rows(&self, rows: std::ops::Range<usize>) -> Frame {
+        Frame {
+            path: Arc::clone(&self.path),
+            df: self.df.slice(rows.start as i64, rows.len()),
+            text_columns: self.text_columns.clone(),
+            first_row: self.first_row + rows.start,
+        }
+    }
+}
+
 pub(super) fn read_frame(file: &SourceFile) -> Result<Frame, Error> {
     read_frame_columns(file, None, None)
 }

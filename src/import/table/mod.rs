@@ -284,32 +284,46 @@ fn read_head(
         // Made here, so that a check that fails drops the receiver and the builder,
         // its next part refused, ends before the scope waits for it.
         let (parts, built) = std::sync::mpsc::sync_channel(BUILT_AHEAD);
-        let builder = scope.spawn(move || build_head([competitions, entrants, results], parts));
+        // Checked parts go back to the builder, which drops them: their rows' texts
+        // were made on its thread, and are freed there rather than on this one.
+        let (spent, to_drop) = std::sync::mpsc::channel();
+        let builder =
+            scope.spawn(move || build_head([competitions, entrants, results], parts, to_drop));
         for file in members.iter().flatten() {
             read_members(&read_frame(file)?, &mut check.validator, &mut head.members)?;
             progress.advance(1);
         }
-        let mut reserved = (false, false);
+        let mut reserved = (false, false, false);
         for part in built.iter() {
-            match part? {
+            let mut part = part?;
+            match &mut part {
                 Part::Competitions(rows) => {
+                    if !std::mem::replace(&mut reserved.2, true) {
+                        let claimed = rows_of(competitions.iter().flatten());
+                        check.validator.reserve_competitions(claimed);
+                    }
                     check_rows(rows, check, Validator::competition, &mut head.competitions)?
                 }
                 Part::Entrants(rows) => {
                     if !std::mem::replace(&mut reserved.0, true) {
                         sink.reserve_exact_rows(rows_of(entrants.iter().flatten()));
+                        sink.reserve_competitions(head.competitions.len());
                     }
                     check_rows(rows, check, Validator::entrant, sink)?
                 }
                 Part::Results(rows) => {
                     if !std::mem::replace(&mut reserved.1, true) {
                         result_sink.reserve_exact_rows(rows_of(results.iter().flatten()));
+                        result_sink.reserve_competitions(head.competitions.len());
                     }
                     check_rows(rows, check, Validator::result, result_sink)?
                 }
                 Part::FileRead => progress.advance(1),
             }
+            // A builder that has ended drops nothing more: the part is dropped here.
+            let _ = spent.send(part);
         }
+        drop(spent);
         drop(built);
         // The builder ends by closing the channel; one that stopped early panicked.
         builder.join().map_err(|_| reader_stopped())?;
@@ -346,8 +360,10 @@ type BuildPart = fn(&locate::Frame, std::ops::Range<usize>) -> Result<Part, Erro
 
 /// The most rows in one built part: a row group of a federation's one
 /// `entrants.parquet` holds a quarter of a million, which built as `Entrant`s, a few
-/// parts at a time, would be a gigabyte.
-const BUILT_ROWS: usize = 16_384;
+/// parts at a time, would be a gigabyte. A part of a few thousand rows (a megabyte or
+/// two of `Entrant`s) is still in the caches when the checks read it and when the
+/// builder drops it.
+const BUILT_ROWS: usize = 4_096;
 
 /// Builds the rows of the competitions', entrants' and results' `files`, in that
 /// order, a row group at a time, and sends them on; stops at the first error (sent
@@ -355,6 +371,19 @@ const BUILT_ROWS: usize = 16_384;
 fn build_head(
     [competitions, entrants, results]: [&Option<Vec<SourceFile>>; 3],
     parts: std::sync::mpsc::SyncSender<Result<Part, Error>>,
+    spent: std::sync::mpsc::Receiver<Part>,
+) {
+    build_parts([competitions, entrants, results], &parts, &spent);
+    // The last parts come back once checked (or the checks stopped).
+    drop(parts);
+    spent.iter().for_each(drop);
+}
+
+/// [`build_head`]'s parts, each built after dropping the parts checked meanwhile.
+fn build_parts(
+    [competitions, entrants, results]: [&Option<Vec<SourceFile>>; 3],
+    parts: &std::sync::mpsc::SyncSender<Result<Part, Error>>,
+    spent: &std::sync::mpsc::Receiver<Part>,
 ) {
     let tables: [(_, BuildPart); 3] = [
         (competitions, |frame, rows| {
@@ -375,8 +404,13 @@ fn build_head(
                 // checked all the same.
                 let mut start = 0;
                 loop {
+                    spent.try_iter().for_each(drop);
                     let end = frame.height().min(start + BUILT_ROWS);
-                    let part = build(frame, start..end)?;
+                    let part = if start == 0 && end == frame.height() {
+                        build(frame, 0..end)?
+                    } else {
+                        build(&frame.rows(start..end), 0..end - start)?
+                    };
                     let stops = part.stops();
                     parts.send(Ok(part)).map_err(|_| reader_stopped())?;
                     if stops {
@@ -516,36 +550,12 @@ impl Check {
         self.quarantine.add(id, error)
     }
 
-    /// Takes a row of competition `id`, built from its cells (or not), and holds it to
-    /// the rules: the row back when it passed, `None` when its competition went to the
-    /// quarantine for it. Rows of a competition whose own row is broken, or that is not
-    /// listed at all, are not held to the rules that need the competition: its first
-    /// such row already named the problem.
-    fn row<T: CompetitionRow>(
-        &mut self,
-        id: T::Id,
-        built: Result<T, InputError>,
-        rules: impl FnOnce(&mut Validator, &T) -> Result<(), InputError>,
-    ) -> Result<Option<T>, InputError> {
-        let mut record = match built {
-            Ok(record) => record,
-            Err(error) => {
-                self.quarantine.add(id.as_ref(), error)?;
-                return Ok(None);
-            }
-        };
-        if self.quarantine.contains(id.as_ref()) && !self.validator.knows_competition(id.as_ref()) {
-            return Ok(None);
-        }
-        *record.competition_id_mut() = id;
-        match rules(&mut self.validator, &record) {
-            Ok(()) => Ok(Some(record)),
-            Err(error) => {
-                self.quarantine
-                    .add(record.competition_id_mut().as_ref(), error)?;
-                Ok(None)
-            }
-        }
+    /// Whether a built row of competition `id` is held to the rules. Rows of a
+    /// competition whose own row is broken, or that is not listed at all, are not held
+    /// to the rules that need the competition: its first such row already named the
+    /// problem.
+    fn admits(&self, id: &str) -> bool {
+        !self.quarantine.contains(id) || self.validator.knows_competition(id)
     }
 }
 
@@ -639,9 +649,9 @@ mod tests {
             }
             for file in files("competitions")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_competitions(frame, 0..frame.height())?;
+                    let mut rows = build_competitions(frame, 0..frame.height())?;
                     check_rows(
-                        rows,
+                        &mut rows,
                         &mut check,
                         Validator::competition,
                         &mut head.competitions,
@@ -650,14 +660,19 @@ mod tests {
             }
             for file in files("entrants")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_entrants(frame, 0..frame.height())?;
-                    check_rows(rows, &mut check, Validator::entrant, &mut head.entrants)
+                    let mut rows = build_entrants(frame, 0..frame.height())?;
+                    check_rows(
+                        &mut rows,
+                        &mut check,
+                        Validator::entrant,
+                        &mut head.entrants,
+                    )
                 })?;
             }
             for file in files("results")? {
                 by_row_group(&file, |frame| {
-                    let rows = build_results(frame, 0..frame.height())?;
-                    check_rows(rows, &mut check, Validator::result, &mut head.results)
+                    let mut rows = build_results(frame, 0..frame.height())?;
+                    check_rows(&mut rows, &mut check, Validator::result, &mut head.results)
                 })?;
             }
             Ok(head)

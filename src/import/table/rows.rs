@@ -58,10 +58,15 @@ pub(super) fn read_members(
 pub(super) struct Built<T> {
     /// The rows of the frame it was built from.
     pub(super) height: usize,
-    /// Each row's competition id and the row, or the cell's broken rule, in file order.
-    /// The id is inline (no allocation for an id of up to 24 bytes): the checks make
-    /// it the row's own `String` once per run of a competition's rows.
-    pub(super) rows: Vec<(Text, Result<T, InputError>)>,
+    /// Each row's competition id and the row (`None` where a cell broke a rule), in
+    /// file order. The id is inline (no allocation for an id of up to 24 bytes): the
+    /// checks make it the row's own `String` once per run of a competition's rows. The
+    /// rows are checked and handed on where they lie: a row is some 350 bytes, and
+    /// millions of them were copied several times each on their way.
+    pub(super) rows: Vec<(Text, Option<T>)>,
+    /// The rule broken by a cell of each row that did not build, by its place in
+    /// `rows`, in file order.
+    pub(super) broken: Vec<(usize, InputError)>,
     /// A row without a competition id, after the rows before it: nothing after it is
     /// read.
     pub(super) stop: Option<InputError>,
@@ -77,6 +82,7 @@ impl<T> Built<T> {
         Built {
             height,
             rows: Vec::with_capacity(height),
+            broken: Vec::new(),
             stop: None,
         }
     }
@@ -92,34 +98,63 @@ impl<T> Built<T> {
             }
         }
     }
+
+    /// Adds the next row of competition `id`, built or broken.
+    fn push(&mut self, id: Text, row: Result<T, InputError>) {
+        match row {
+            Ok(row) => self.rows.push((id, Some(row))),
+            Err(error) => {
+                self.broken.push((self.rows.len(), error));
+                self.rows.push((id, None));
+            }
+        }
+    }
 }
 
 /// Holds the rows of `built` to the `rules`, in order, and hands on those that pass;
-/// then stops at the row without a competition id, if there is one.
+/// then stops at the row without a competition id, if there is one. The rows are left
+/// in `built` (those a vector took, taken), to be dropped where they were made.
 ///
 /// A row's competition id is its own `String`, but a competition's rows come together:
-/// when the sink gives a row back (a compact table keeps its texts interned), the
-/// next row of the same competition takes its id rather than a new one.
+/// when the sink leaves a row where it lies (a compact table keeps its texts
+/// interned), the next row of the same competition takes its id rather than a new one.
 pub(super) fn check_rows<T: CompetitionRow<Id = String>>(
-    built: Built<T>,
+    built: &mut Built<T>,
     check: &mut Check,
     rules: fn(&mut Validator, &T) -> Result<(), InputError>,
     out: &mut dyn RowSink<T>,
 ) -> Result<(), Error> {
     out.reserve_rows(built.height);
     let mut spare: Option<String> = None;
-    for (competition_id, row) in built.rows {
-        let id = match spare.take() {
-            Some(id) if id == competition_id.as_str() => id,
-            _ => competition_id.as_str().to_owned(),
-        };
-        if let Some(row) = check.row(id, row, rules)? {
-            if let Some(mut back) = out.push_row_back(row) {
-                spare = Some(std::mem::take(back.competition_id_mut()));
+    let mut broken = std::mem::take(&mut built.broken).into_iter().peekable();
+    for (at, (competition_id, row)) in built.rows.iter_mut().enumerate() {
+        let id = competition_id.as_str();
+        if let Some((_, error)) = broken.next_if(|(place, _)| *place == at) {
+            check.broken(id, error)?;
+            continue;
+        }
+        let Some(record) = row else { continue };
+        if !check.admits(id) {
+            continue;
+        }
+        let record_id = record.competition_id_mut();
+        match spare.take() {
+            Some(kept) if kept == id => *record_id = kept,
+            _ => id.clone_into(record_id),
+        }
+        match rules(&mut check.validator, record) {
+            Ok(()) => {
+                out.push_row_from(row);
+                if let Some(left) = row {
+                    spare = Some(std::mem::take(left.competition_id_mut()));
+                }
             }
+            Err(error) => check
+                .quarantine
+                .add(record.competition_id_mut().as_ref(), error)?,
         }
     }
-    match built.stop {
+    match built.stop.take() {
         Some(stop) => Err(stop.into()),
         None => Ok(()),
     }
@@ -195,7 +230,7 @@ pub(super) fn build_competitions(
                 origin: sources.origin(frame, row)?,
             })
         };
-        out.rows.push((competition_id, built()));
+        out.push(competition_id, built());
     }
     Ok(out)
 }
@@ -259,7 +294,7 @@ pub(super) fn build_entrants(frame: &Frame, rows: Range<usize>) -> Result<Built<
                 origin: sources.origin(frame, row)?,
             })
         };
-        out.rows.push((competition_id, built()));
+        out.push(competition_id, built());
     }
     Ok(out)
 }
@@ -290,7 +325,7 @@ pub(super) fn build_results(
                 origin: frame.origin(row),
             })
         };
-        out.rows.push((competition_id, built()));
+        out.push(competition_id, built());
     }
     Ok(out)
 }
