@@ -133,15 +133,21 @@ pub(crate) fn write_sheet(
         let mut encoded = Encoded::default();
         for (competition, group) in groups {
             let names = sheet.names.competition(&competition.competition_id);
-            let adjusted: Vec<Option<(f64, f64)>> = group
-                .iter()
-                .map(|s| {
-                    sheet
-                        .handicap
-                        .get(&(s.competition_id.as_str(), s.entrant.as_str()))
-                        .copied()
-                })
-                .collect();
+            // Only a handicap tournament's entrants have handicap results: the lines of
+            // every other competition are not looked up (a hash of two texts each).
+            let adjusted: Vec<Option<(f64, f64)>> = if competition.handicap_event {
+                group
+                    .iter()
+                    .map(|s| {
+                        sheet
+                            .handicap
+                            .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+                            .copied()
+                    })
+                    .collect()
+            } else {
+                vec![None; group.len()]
+            };
             let order = sheet::sheet_order(competition, group, &adjusted);
             // Every line's names in one string, then the lines borrowing them; room for
             // a pair's two names is made at once rather than by doubling from nothing.
