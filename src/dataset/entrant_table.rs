@@ -308,6 +308,46 @@ impl CompactRow for EntrantRow {
     }
 }
 
+/// An entrant row's number and players, borrowed from its table: what a line of the
+/// result sheet prints of it. Millions of lines are printed, and an [`Entrant`] made
+/// for each (a dozen strings) was most of the cost of looking their names up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EntrantPlayers<'a> {
+    pub entrant: &'a str,
+    pub players: [Option<MemberId>; 4],
+    pub names: [Option<&'a str>; 4],
+}
+
+impl EntrantTable {
+    /// The number and players of each entrant row of `competition_id`, in read order:
+    /// [`CompactTable::competition`] without making the rows structs.
+    /// [`CompactTable::group`] must have run (else nothing is found).
+    pub fn competition_players(
+        &self,
+        competition_id: &str,
+    ) -> impl Iterator<Item = EntrantPlayers<'_>> {
+        let at = self
+            .pool
+            .text_ids
+            .get(competition_id)
+            .and_then(|id| self.ranges.get(*id as usize))
+            .map_or(&[][..], |&(start, end)| {
+                self.grouped
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default()
+            });
+        let pool = &self.pool;
+        at.iter()
+            .filter_map(|&at| self.rows.get(at as usize))
+            .map(move |row| EntrantPlayers {
+                entrant: pool.text(row.entrant),
+                players: [0, 1, 2, 3]
+                    .map(|slot| (row.present & (1 << slot) != 0).then_some(row.players[slot])),
+                names: row.names.map(|id| (id != NONE).then(|| pool.text(id))),
+            })
+    }
+}
+
 /// One result row: texts by id into its table's pool.
 #[derive(Debug, Clone, Copy)]
 pub struct ResultRow {
@@ -418,6 +458,41 @@ mod tests {
         assert_eq!(table.competition("c"), Vec::<Entrant>::new());
         // An entrant named like a competition is not one.
         assert_eq!(table.competition("1"), Vec::<Entrant>::new());
+    }
+
+    /// The borrowed players of a competition are its rows' numbers, member ids (a
+    /// member 0 kept apart from an empty slot) and printed names, in read order.
+    #[test]
+    fn a_competitions_players_are_read_without_the_rows() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut a1 = entrant("a", "7", 1, &file);
+        a1.players = [Some(0), None, Some(17), None];
+        a1.names = [Some("Åsa".into()), None, Some(String::new()), None];
+        let b1 = entrant("b", "1", 2, &file);
+        let a2 = entrant("a", "3", 3, &file);
+        let mut table = EntrantTable::default();
+        for row in [&a1, &b1, &a2] {
+            table.push(row);
+        }
+        table.group();
+        let players: Vec<EntrantPlayers<'_>> = table.competition_players("a").collect();
+        assert_eq!(
+            players,
+            [
+                EntrantPlayers {
+                    entrant: "7",
+                    players: [Some(0), None, Some(17), None],
+                    names: [Some("Åsa"), None, Some(""), None],
+                },
+                EntrantPlayers {
+                    entrant: "3",
+                    players: [None; 4],
+                    names: [None; 4],
+                },
+            ]
+        );
+        assert_eq!(table.competition_players("c").count(), 0);
+        assert_eq!(table.competition_players("7").count(), 0);
     }
 
     /// Ungrouped rows are found nowhere rather than half-grouped.

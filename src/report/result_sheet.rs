@@ -133,15 +133,21 @@ pub(crate) fn write_sheet(
         let mut encoded = Encoded::default();
         for (competition, group) in groups {
             let names = sheet.names.competition(&competition.competition_id);
-            let adjusted: Vec<Option<(f64, f64)>> = group
-                .iter()
-                .map(|s| {
-                    sheet
-                        .handicap
-                        .get(&(s.competition_id.as_str(), s.entrant.as_str()))
-                        .copied()
-                })
-                .collect();
+            // Only a handicap tournament's entrants have handicap results: the lines of
+            // every other competition are not looked up (a hash of two texts each).
+            let adjusted: Vec<Option<(f64, f64)>> = if competition.handicap_event {
+                group
+                    .iter()
+                    .map(|s| {
+                        sheet
+                            .handicap
+                            .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+                            .copied()
+                    })
+                    .collect()
+            } else {
+                vec![None; group.len()]
+            };
             let order = sheet::sheet_order(competition, group, &adjusted);
             // Every line's names in one string, then the lines borrowing them; room for
             // a pair's two names is made at once rather than by doubling from nothing.
@@ -193,7 +199,7 @@ pub(crate) fn write_sheet(
 struct Encoded {
     standings: Vec<u8>,
     rounds: Option<Vec<u8>>,
-    html: String,
+    html: Vec<u8>,
 }
 
 impl Encoded {
@@ -222,12 +228,13 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
     let mut prefix = Vec::new();
     csv_text(&mut prefix, Some(first.competition_id));
     prefix.push(b',');
-    prefix.extend_from_slice(first.date.format("%Y-%m-%d").to_string().as_bytes());
+    csv_date(&mut prefix, first.date);
     prefix.push(b',');
     csv_text(&mut prefix, first.title);
     prefix.push(b',');
     csv_text(&mut prefix, first.club);
     prefix.push(b',');
+    out.reserve(rows.len() * (prefix.len() + CSV_LINE_BYTES));
     let mut floats = zmij::Buffer::new();
     let mut float = |out: &mut Vec<u8>, value: Option<f64>| {
         if let Some(v) = value {
@@ -236,12 +243,10 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
     };
     let int = |out: &mut Vec<u8>, value: Option<i32>| {
         if let Some(v) = value {
-            let mut text = String::new();
             if v < 0 {
-                text.push('-');
+                out.push(b'-');
             }
-            sheet::push_uint(&mut text, v.unsigned_abs().into());
-            out.extend_from_slice(text.as_bytes());
+            sheet::push_uint(out, v.unsigned_abs().into());
         }
     };
     for l in rows {
@@ -271,12 +276,58 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
     }
 }
 
+/// Bytes a line of `standings.csv` takes after its competition's cells, about.
+const CSV_LINE_BYTES: usize = 80;
+
+/// A date cell as polars' CSV writer writes it with the format `%Y-%m-%d`.
+fn csv_date(out: &mut Vec<u8>, date: chrono::NaiveDate) {
+    use chrono::Datelike as _;
+    if (0..=9999).contains(&date.year()) {
+        sheet::push_date(out, date);
+    } else {
+        out.extend_from_slice(date.format("%Y-%m-%d").to_string().as_bytes());
+    }
+}
+
+/// The bytes a text cell may have to change for: the CSV's separators and quote, and
+/// what may start an unsafe character (the C0 controls and DEL, and the first bytes
+/// of the C1 controls and of the bidirectional marks).
+const CSV_MAY_CHANGE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    let marked = [b',', b'"', 0x7f, 0xc2, 0xd8, 0xe2];
+    let mut at = 0;
+    while at < marked.len() {
+        table[marked[at] as usize] = true;
+        at += 1;
+    }
+    table
+};
+
 /// A text cell as polars' CSV writer writes it (quoted only where needed, an empty
 /// text as `""`, nothing for a null) after [`super::files::neutralise_cell`].
 fn csv_text(out: &mut Vec<u8>, cell: Option<&str>) {
     let Some(text) = cell else {
         return;
     };
+    // Nearly every cell is written as it is: not empty, not a formula's start, and no
+    // byte that may need quoting or replacing (a lead byte of a safe character such as
+    // `–` is checked on the spot).
+    let bytes = text.as_bytes();
+    let plain = match bytes.first() {
+        None | Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => false,
+        Some(_) => !bytes.iter().enumerate().any(|(at, &b)| {
+            CSV_MAY_CHANGE[b as usize] && !is_safe_lead(bytes.get(at..).unwrap_or_default())
+        }),
+    };
+    if plain {
+        out.extend_from_slice(bytes);
+        return;
+    }
     let shown = super::files::neutralise_cell(text);
     if shown.is_empty() {
         out.extend_from_slice(b"\"\"");
@@ -298,6 +349,23 @@ fn csv_text(out: &mut Vec<u8>, cell: Option<&str>) {
         out.push(b);
     }
     out.push(b'"');
+}
+
+/// Whether `bytes` start with a character that [`CSV_MAY_CHANGE`] marks only for its
+/// first byte and that is safe: `0xc2`, `0xd8` or `0xe2` not starting a control or a
+/// bidirectional mark ([`crate::dataset::text::has_unsafe`]).
+fn is_safe_lead(bytes: &[u8]) -> bool {
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    match at(0) {
+        0xc2 => !(0x80..=0x9f).contains(&at(1)),
+        0xd8 => at(1) != 0x9c,
+        0xe2 => match at(1) {
+            0x80 => !matches!(at(2), 0x8e | 0x8f | 0xaa..=0xae),
+            0x81 => !(0xa6..=0xa9).contains(&at(2)),
+            _ => true,
+        },
+        _ => false,
+    }
 }
 
 /// `frame` as CSV (with its header when `header`), as [`super::files::write_csv`]
@@ -404,7 +472,7 @@ impl SheetFiles {
                         };
                         file.write(bytes)?;
                     }
-                    html.write(batch.html.as_bytes())?;
+                    html.write(&batch.html)?;
                 }
                 Ok(())
             },
@@ -501,6 +569,42 @@ mod tests {
                 "'=1+2,2026-03-09,,\"Klubb \"\"Öst\"\"\",,12,-5,\"Bo\u{FFFD}Ek,\u{FFFD}Ann\u{FFFD}\",0.30000000000000004,,28,,3,,".to_string(),
             ]
         );
+    }
+
+    /// Worked by hand: text cells written as they are (non-ASCII, `–` and `©` whose
+    /// first bytes start unsafe characters too, HTML's marked-up characters) and the
+    /// ones changed (quoted, replaced, neutralised, empty, null).
+    #[test]
+    fn text_cells_are_written_as_they_are_unless_they_must_change() {
+        let cases = [
+            (Some("Åsa Ödman – Bo Ek"), "Åsa Ödman – Bo Ek"),
+            (Some("© <b>&'x'"), "© <b>&'x'"),
+            (
+                Some("\u{61B}\u{620}\u{2010}\u{206A}"),
+                "\u{61B}\u{620}\u{2010}\u{206A}",
+            ),
+            (Some("Bo, \"Ek\""), "\"Bo, \"\"Ek\"\"\""),
+            (
+                Some("a\u{85}b\u{202E}c\u{61C}"),
+                "a\u{FFFD}b\u{FFFD}c\u{FFFD}",
+            ),
+            // A line break is replaced before quoting is decided.
+            (Some("Ann\nBo"), "Ann\u{FFFD}Bo"),
+            (Some("-5"), "-5"),
+            (Some("+46 8"), "'+46 8"),
+            (Some("x,\u{1b}"), "\"x,\u{FFFD}\""),
+            (Some(""), "\"\""),
+            (None, ""),
+        ];
+        for (cell, written) in cases {
+            let mut out = Vec::new();
+            csv_text(&mut out, cell);
+            assert_eq!(
+                String::from_utf8(out).unwrap_or_default(),
+                written,
+                "{cell:?}"
+            );
+        }
     }
 
     proptest! {

@@ -15,10 +15,10 @@ use polars::prelude::*;
 
 use super::frame::FrameBuilder;
 use super::statement::STYLE;
-use super::svg::{escape, escape_into};
+use super::svg::{escape, escape_bytes_into};
 use crate::dataset::conventions::{ImpAggregate, MpScale};
-use crate::dataset::entrant_table::EntrantTable;
-use crate::dataset::{Competition, Dataset, Direction, Entrant, Member};
+use crate::dataset::entrant_table::{EntrantPlayers, EntrantTable};
+use crate::dataset::{Competition, Dataset, Direction, Entrant, Member, MemberId};
 use crate::scoring::draw::Round;
 use crate::scoring::swiss::MatchLine;
 use crate::scoring::Standing;
@@ -178,11 +178,24 @@ fn names_of(e: &Entrant, members: &MemberNames<'_>) -> String {
 /// [`names_of`], appended to `out`: the sheet writes each line's names where they are
 /// read, without a string of their own.
 fn push_names(out: &mut String, e: &Entrant, members: &MemberNames<'_>) {
+    push_players(
+        out,
+        e.players,
+        e.names.each_ref().map(Option::as_deref),
+        members,
+    );
+}
+
+/// [`push_names`] of an entrant's `players` and their printed `names`, slot by slot.
+fn push_players(
+    out: &mut String,
+    players: [Option<MemberId>; 4],
+    names: [Option<&str>; 4],
+    members: &MemberNames<'_>,
+) {
     let mut first = true;
-    for (id, printed) in e.players.iter().zip(&e.names) {
-        let printed = printed
-            .as_deref()
-            .or_else(|| id.and_then(|id| members.get(&id).copied()));
+    for (id, printed) in players.into_iter().zip(names) {
+        let printed = printed.or_else(|| id.and_then(|id| members.get(&id).copied()));
         if printed.is_none() && id.is_none() {
             continue;
         }
@@ -193,7 +206,14 @@ fn push_names(out: &mut String, e: &Entrant, members: &MemberNames<'_>) {
         match (printed, id) {
             (Some(name), _) => out.push_str(name),
             (None, Some(id)) => {
-                let _ = write!(out, "#{id}");
+                out.push('#');
+                if id < 0 {
+                    out.push('-');
+                }
+                let mut buffer = [0; 20];
+                let digits = digits(&mut buffer, id.unsigned_abs());
+                // Only ASCII digits were written.
+                out.push_str(std::str::from_utf8(digits).unwrap_or_default());
             }
             (None, None) => {}
         }
@@ -214,11 +234,12 @@ enum EntrantRowsOf<'a> {
     Table(&'a EntrantTable),
 }
 
-/// The entrants of one competition, for their names ([`EntrantNames::competition`]).
+/// The entrants of one competition, for their names ([`EntrantNames::competition`]):
+/// a dataset's own rows, or the players borrowed from the compact table.
 pub struct CompetitionNames<'n> {
     members: &'n MemberNames<'n>,
     borrowed: &'n [&'n Entrant],
-    owned: Vec<Entrant>,
+    table: Vec<EntrantPlayers<'n>>,
 }
 
 impl CompetitionNames<'_> {
@@ -232,14 +253,9 @@ impl CompetitionNames<'_> {
 
     /// [`CompetitionNames::of`], appended to `out`.
     pub fn push(&self, out: &mut String, entrant: &str) {
-        let borrowed = self.borrowed.iter().copied();
-        let row = self
-            .owned
-            .iter()
-            .rev()
-            .chain(borrowed.rev())
-            .find(|e| e.entrant == entrant);
-        if let Some(e) = row {
+        if let Some(e) = self.table.iter().rev().find(|e| e.entrant == entrant) {
+            push_players(out, e.players, e.names, self.members);
+        } else if let Some(e) = self.borrowed.iter().rev().find(|e| e.entrant == entrant) {
             push_names(out, e, self.members);
         }
     }
@@ -275,19 +291,21 @@ impl<'a> EntrantNames<'a> {
 
     /// The entrants of `competition_id`, to look up their names.
     pub fn competition(&self, competition_id: &str) -> CompetitionNames<'_> {
-        let (borrowed, owned): (&[&Entrant], Vec<Entrant>) = match &self.entrants {
+        let (borrowed, table): (&[&Entrant], Vec<EntrantPlayers<'_>>) = match &self.entrants {
             EntrantRowsOf::Grouped(by_competition) => (
                 by_competition
                     .get(competition_id)
                     .map_or(&[], Vec::as_slice),
                 Vec::new(),
             ),
-            EntrantRowsOf::Table(table) => (&[], table.competition(competition_id)),
+            EntrantRowsOf::Table(table) => {
+                (&[], table.competition_players(competition_id).collect())
+            }
         };
         CompetitionNames {
             members: &self.members,
             borrowed,
-            owned,
+            table,
         }
     }
 
@@ -575,14 +593,19 @@ pub fn rounds_rows(lines: &[SheetRow<'_>]) -> PolarsResult<DataFrame> {
 }
 
 fn cell(value: Option<f64>, decimals: usize) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
     push_cell(&mut out, value, decimals);
-    out
+    text_of(out)
+}
+
+/// Bytes this module wrote as text: always UTF-8, as they were appended from `str`s.
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Appends `value` printed with `decimals` decimals, or nothing, to `out`: the text is
 /// always what `{:.decimals$}` prints.
-fn push_cell(out: &mut String, value: Option<f64>, decimals: usize) {
+fn push_cell(out: &mut Vec<u8>, value: Option<f64>, decimals: usize) {
     let Some(v) = value else {
         return;
     };
@@ -597,51 +620,77 @@ fn push_cell(out: &mut String, value: Option<f64>, decimals: usize) {
         if (scaled - units).abs() < 1e-6 {
             let units = units.abs() as u64;
             if v.is_sign_negative() {
-                out.push('-');
+                out.push(b'-');
             }
             push_uint(out, units / scale);
             if decimals > 0 {
-                out.push('.');
-                let fraction = units % scale;
-                // Leading zeros of the fraction, then its digits.
-                let mut width = 1;
-                while width < decimals && fraction >= 10u64.pow(width as u32) {
-                    width += 1;
+                out.push(b'.');
+                // The fraction's digits, leading zeros included.
+                let mut fraction = units % scale;
+                let mut digits = [b'0'; 3];
+                for at in (0..decimals).rev() {
+                    digits[at] = b'0' + (fraction % 10) as u8;
+                    fraction /= 10;
                 }
-                for _ in width..decimals {
-                    out.push('0');
-                }
-                push_uint(out, fraction);
+                out.extend_from_slice(&digits[..decimals]);
             }
             return;
         }
     }
-    let _ = write!(out, "{v:.decimals$}");
+    let _ = std::io::Write::write_fmt(out, format_args!("{v:.decimals$}"));
 }
 
-/// Appends the decimal digits of `n` to `out`, as `{}` prints it.
-pub fn push_uint(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+/// The decimal digits of `n`, as `{}` prints it, at the end of `buffer`.
+fn digits(buffer: &mut [u8; 20], mut n: u64) -> &[u8] {
+    let mut at = buffer.len();
     loop {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
+        buffer[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    &buffer[at..]
+}
+
+/// Appends the decimal digits of `n` to `out`, as `{}` prints it.
+pub fn push_uint(out: &mut Vec<u8>, n: u64) {
+    // Ranks, boards and most numbers are a digit or two.
+    if n < 10 {
+        out.push(b'0' + n as u8);
+    } else if n < 100 {
+        out.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]);
+    } else {
+        out.extend_from_slice(digits(&mut [0; 20], n));
+    }
+}
+
+/// Appends `date` as `YYYY-MM-DD`, as its `Display` and `%Y-%m-%d` print it.
+pub fn push_date(out: &mut Vec<u8>, date: NaiveDate) {
+    use chrono::Datelike as _;
+    let year = date.year();
+    if !(0..=9999).contains(&year) {
+        // A signed year of five digits or more: left to the formatter.
+        let _ = std::io::Write::write_fmt(out, format_args!("{date}"));
+        return;
+    }
+    let two = |n: u32| [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+    let year = year as u32;
+    let [y1, y2] = two(year / 100);
+    let [y3, y4] = two(year % 100);
+    let [m1, m2] = two(date.month());
+    let [d1, d2] = two(date.day());
+    out.extend_from_slice(&[y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2]);
 }
 
 /// `results.html`: one table per competition (per direction with two winners).
 pub fn html(lines: &[SheetLine]) -> String {
-    let mut h = html_start();
+    let mut h = html_start().into_bytes();
     let rows: Vec<SheetRow<'_>> = lines.iter().map(SheetLine::row).collect();
     html_tables(&mut h, &rows);
-    h.push_str(HTML_END);
-    h
+    h.extend_from_slice(HTML_END.as_bytes());
+    text_of(h)
 }
 
 /// The start of `results.html`, before the first competition's table.
@@ -654,10 +703,14 @@ pub fn html_start() -> String {
 /// The end of `results.html`, after the last competition's table.
 pub const HTML_END: &str = "</body></html>\n";
 
-/// Appends the tables of `lines` to `h`: one per competition (per direction with two
-/// winners). `lines` must hold whole competitions, so that the page can be written a
-/// batch of competitions at a time.
-pub fn html_tables(h: &mut String, lines: &[SheetRow<'_>]) {
+/// Bytes a line of the page takes, about: its cells' markup, numbers and names.
+const HTML_LINE_BYTES: usize = 160;
+
+/// Appends the tables of `lines` to `h` (UTF-8, as the page's bytes): one per
+/// competition (per direction with two winners). `lines` must hold whole competitions,
+/// so that the page can be written a batch of competitions at a time.
+pub fn html_tables(h: &mut Vec<u8>, lines: &[SheetRow<'_>]) {
+    h.reserve(lines.len() * HTML_LINE_BYTES);
     let mut start = 0;
     while start < lines.len() {
         let first = &lines[start];
@@ -672,106 +725,110 @@ pub fn html_tables(h: &mut String, lines: &[SheetRow<'_>]) {
         let handicap = group.iter().any(|l| l.handicap_result.is_some());
         let percent = group.iter().any(|l| l.percent.is_some());
         let vp = group.iter().any(|l| l.vp.is_some());
-        let _ = write!(
-            h,
-            "<h2>{} — {}{}{}</h2>",
-            first.date,
-            escape(first.title.unwrap_or(first.competition_id)),
-            first
-                .club
-                .map(|c| format!(", {}", escape(c)))
-                .unwrap_or_default(),
-            first
-                .direction
-                .map(|d| format!(" ({d})"))
-                .unwrap_or_default()
-        );
-        h.push_str("<table><tr><th>rank</th><th>pair</th><th>names</th><th>score</th>");
+        h.extend_from_slice(b"<h2>");
+        push_date(h, first.date);
+        h.extend_from_slice(" — ".as_bytes());
+        escape_bytes_into(h, first.title.unwrap_or(first.competition_id));
+        if let Some(club) = first.club {
+            h.extend_from_slice(b", ");
+            escape_bytes_into(h, club);
+        }
+        if let Some(direction) = first.direction {
+            h.extend_from_slice(b" (");
+            h.extend_from_slice(direction.as_bytes());
+            h.push(b')');
+        }
+        h.extend_from_slice(b"</h2>");
+        h.extend_from_slice(b"<table><tr><th>rank</th><th>pair</th><th>names</th><th>score</th>");
         if percent {
-            h.push_str("<th>%</th>");
+            h.extend_from_slice(b"<th>%</th>");
         }
         if vp {
-            h.push_str("<th>VP</th>");
+            h.extend_from_slice(b"<th>VP</th>");
         }
-        h.push_str("<th>boards</th>");
+        h.extend_from_slice(b"<th>boards</th>");
         if handicap {
-            h.push_str("<th>expected (hcp)</th><th>handicap result</th><th>raw rank</th>");
+            h.extend_from_slice(
+                b"<th>expected (hcp)</th><th>handicap result</th><th>raw rank</th>",
+            );
         }
-        h.push_str("</tr>");
+        h.extend_from_slice(b"</tr>");
         for l in group {
-            h.push_str("<tr><td class=n>");
+            h.extend_from_slice(b"<tr><td class=n>");
             if l.house {
-                h.push_str("house");
+                h.extend_from_slice(b"house");
             } else {
                 push_uint(h, l.rank.into());
             }
-            h.push_str("</td><td>");
-            escape_into(h, l.entrant);
-            h.push_str("</td><td>");
-            escape_into(h, l.names);
-            h.push_str("</td><td class=n>");
+            h.extend_from_slice(b"</td><td>");
+            escape_bytes_into(h, l.entrant);
+            h.extend_from_slice(b"</td><td>");
+            escape_bytes_into(h, l.names);
+            h.extend_from_slice(b"</td><td class=n>");
             push_cell(h, Some(l.score), l.score_decimals);
-            h.push_str("</td>");
+            h.extend_from_slice(b"</td>");
             if percent {
-                h.push_str("<td class=n>");
+                h.extend_from_slice(b"<td class=n>");
                 push_cell(h, l.percent, 2);
-                h.push_str("</td>");
+                h.extend_from_slice(b"</td>");
             }
             if vp {
-                h.push_str("<td class=n>");
+                h.extend_from_slice(b"<td class=n>");
                 push_cell(h, l.vp, 2);
-                h.push_str("</td>");
+                h.extend_from_slice(b"</td>");
             }
-            h.push_str("<td class=n>");
+            h.extend_from_slice(b"<td class=n>");
             push_uint(h, l.boards_played.into());
-            h.push_str("</td>");
+            h.extend_from_slice(b"</td>");
             if handicap {
                 let offset = if percent { 50.0 } else { 0.0 };
-                h.push_str("<td class=n>");
+                h.extend_from_slice(b"<td class=n>");
                 push_cell(h, l.handicap_expected.map(|e| e + offset), 2);
-                h.push_str("</td><td class=n>");
+                h.extend_from_slice(b"</td><td class=n>");
                 push_cell(h, l.handicap_result, 2);
-                h.push_str("</td><td class=n>");
+                h.extend_from_slice(b"</td><td class=n>");
                 push_uint(h, l.raw_rank.into());
-                h.push_str("</td>");
+                h.extend_from_slice(b"</td>");
             }
-            h.push_str("</tr>");
+            h.extend_from_slice(b"</tr>");
         }
-        h.push_str("</table>");
+        h.extend_from_slice(b"</table>");
         if group.iter().any(|l| !l.rounds.is_empty()) {
             rounds_table(h, group);
         }
         if handicap {
-            h.push_str("<p class=note>A handicap tournament: ranked by the handicap result (the result minus the result expected from the pair's playing handicap; percentage points for matchpoints, IMPs per board for IMPs). Raw rank: the rank on the score alone.</p>");
+            h.extend_from_slice(b"<p class=note>A handicap tournament: ranked by the handicap result (the result minus the result expected from the pair's playing handicap; percentage points for matchpoints, IMPs per board for IMPs). Raw rank: the rank on the score alone.</p>");
         }
         start = end;
     }
 }
 
 /// A Swiss pairs event's matches: a line per round for each pair, with its VPs so far.
-fn rounds_table(h: &mut String, group: &[SheetRow<'_>]) {
-    h.push_str("<h3>Matches</h3><table><tr><th>pair</th><th>round</th><th>opponent</th><th>boards</th><th>IMPs</th><th>margin</th><th>VP</th><th>total VP</th></tr>");
+fn rounds_table(h: &mut Vec<u8>, group: &[SheetRow<'_>]) {
+    h.extend_from_slice(b"<h3>Matches</h3><table><tr><th>pair</th><th>round</th><th>opponent</th><th>boards</th><th>IMPs</th><th>margin</th><th>VP</th><th>total VP</th></tr>");
     for l in group {
         let mut hundredths = 0i64;
         for r in l.rounds {
             hundredths += (r.vp * 100.0).round() as i64;
-            let _ = write!(
+            let _ = std::io::Write::write_fmt(
                 h,
-                "<tr><td>{}</td><td class=n>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:+}</td><td class=n>{:.2}</td><td class=n>{:.2}</td></tr>",
-                escape(l.entrant),
-                r.round,
-                escape(&r.opponent),
-                r.boards,
-                cell(Some(r.imps), 0),
-                r.margin,
-                r.vp,
-                hundredths as f64 / 100.0
+                format_args!(
+                    "<tr><td>{}</td><td class=n>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{:+}</td><td class=n>{:.2}</td><td class=n>{:.2}</td></tr>",
+                    escape(l.entrant),
+                    r.round,
+                    escape(&r.opponent),
+                    r.boards,
+                    cell(Some(r.imps), 0),
+                    r.margin,
+                    r.vp,
+                    hundredths as f64 / 100.0
+                ),
             );
         }
     }
-    h.push_str("</table>");
+    h.extend_from_slice(b"</table>");
     if group.iter().any(|l| l.house) {
-        h.push_str("<p class=note>The house pair makes an odd entry even: it plays and is scored, and takes no place.</p>");
+        h.extend_from_slice(b"<p class=note>The house pair makes an odd entry even: it plays and is scored, and takes no place.</p>");
     }
 }
 

@@ -105,31 +105,81 @@ pub fn escape(text: &str) -> String {
 /// [`escape`], appended to `out`: a page of millions of cells escapes each without a
 /// string of its own.
 pub fn escape_into(out: &mut String, text: &str) {
-    // Names are rarely ASCII ("Åsa Ödman – Bo Ek") and rarely hold anything to change:
-    // their bytes tell, without decoding a character.
-    let special = |b: &u8| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'');
-    if !text.as_bytes().iter().any(special) && !crate::dataset::text::has_unsafe(text, true) {
-        out.push_str(text);
-        return;
+    escape_pieces(text, |piece| out.push_str(piece));
+}
+
+/// [`escape`], appended to the bytes of a page being written.
+pub fn escape_bytes_into(out: &mut Vec<u8>, text: &str) {
+    escape_pieces(text, |piece| out.extend_from_slice(piece.as_bytes()));
+}
+
+/// The bytes that may start something to change: the five marked-up characters, the
+/// C0 controls and DEL, and the first bytes of the C1 controls (`0xc2`) and of the
+/// bidirectional marks (`0xd8`, `0xe2`), which [`unsafe_width`] reads on.
+const MAY_CHANGE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
     }
-    // The text is copied a run at a time between the characters that must change, not
-    // a character at a time.
+    let marked = [b'&', b'<', b'>', b'"', b'\'', 0x7f, 0xc2, 0xd8, 0xe2];
+    let mut at = 0;
+    while at < marked.len() {
+        table[marked[at] as usize] = true;
+        at += 1;
+    }
+    table
+};
+
+/// The bytes of the unsafe character ([`crate::dataset::text::is_unsafe`]) starting
+/// at `bytes[0]`, else 0; a line break is not one here.
+fn unsafe_width(bytes: &[u8]) -> usize {
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    match at(0) {
+        b'\n' => 0,
+        0..=0x1f | 0x7f => 1,
+        // U+0080..U+009F, the C1 controls.
+        0xc2 if (0x80..=0x9f).contains(&at(1)) => 2,
+        // U+061C, the Arabic letter mark.
+        0xd8 if at(1) == 0x9c => 2,
+        // U+200E, U+200F, U+202A..U+202E; U+2066..U+2069.
+        0xe2 if at(1) == 0x80 && matches!(at(2), 0x8e | 0x8f | 0xaa..=0xae) => 3,
+        0xe2 if at(1) == 0x81 && (0xa6..=0xa9).contains(&at(2)) => 3,
+        _ => 0,
+    }
+}
+
+/// `text` escaped, as the pieces to append in turn: the runs between the characters
+/// that change are passed whole, read from the bytes in one pass (names are rarely
+/// ASCII and rarely hold anything to change).
+fn escape_pieces(text: &str, mut push: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
     let mut run = 0;
-    for (at, c) in text.char_indices() {
-        let shown = match c {
-            c if crate::dataset::text::is_unsafe(c) && c != '\n' => "\u{FFFD}",
-            '&' => "&amp;",
-            '<' => "&lt;",
-            '>' => "&gt;",
-            '"' => "&quot;",
-            '\'' => "&#39;",
-            _ => continue,
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].iter().position(|&b| MAY_CHANGE[b as usize]) {
+        at += offset;
+        let (shown, width) = match bytes[at] {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' => ("&quot;", 1),
+            b'\'' => ("&#39;", 1),
+            _ => match unsafe_width(&bytes[at..]) {
+                0 => {
+                    at += 1;
+                    continue;
+                }
+                width => ("\u{FFFD}", width),
+            },
         };
-        out.push_str(&text[run..at]);
-        out.push_str(shown);
-        run = at + c.len_utf8();
+        // `at` starts a character and `at + width` ends one: both are boundaries.
+        push(text.get(run..at).unwrap_or_default());
+        push(shown);
+        at += width;
+        run = at;
     }
-    out.push_str(&text[run..]);
+    push(text.get(run..).unwrap_or_default());
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -388,6 +438,62 @@ mod tests {
             "",
         ] {
             assert_eq!(escape(plain), plain);
+        }
+    }
+
+    /// Worked by hand: each marked-up character, the controls (a line break kept), the
+    /// bidirectional marks of two and three bytes, and their look-alike neighbours
+    /// (`©` after 0xc2, `–` and `€` after 0xe2, `ؠ` after 0xd8), first, last and
+    /// side by side.
+    #[test]
+    fn bytes_escape_as_the_text_does() {
+        let cases = [
+            ("", ""),
+            ("&", "&amp;"),
+            ("a<b>c", "a&lt;b&gt;c"),
+            ("\"'\"", "&quot;&#39;&quot;"),
+            ("\u{0}x\u{1f}\u{7f}", "\u{FFFD}x\u{FFFD}\u{FFFD}"),
+            ("Bo\nEk\r", "Bo\nEk\u{FFFD}"),
+            ("\u{80}\u{9f}©", "\u{FFFD}\u{FFFD}©"),
+            ("\u{61C}\u{620}", "\u{FFFD}\u{620}"),
+            (
+                "–\u{200E}\u{200F}\u{2010}\u{202A}\u{202E}\u{202F}",
+                "–\u{FFFD}\u{FFFD}\u{2010}\u{FFFD}\u{FFFD}\u{202F}",
+            ),
+            (
+                "\u{2065}\u{2066}\u{2069}\u{206A}€",
+                "\u{2065}\u{FFFD}\u{FFFD}\u{206A}€",
+            ),
+            ("Åsa Ödman – Bo & Ek", "Åsa Ödman – Bo &amp; Ek"),
+        ];
+        for (text, shown) in cases {
+            let mut bytes = b"<td>".to_vec();
+            escape_bytes_into(&mut bytes, text);
+            assert_eq!(bytes, format!("<td>{shown}").into_bytes(), "{text:?}");
+            assert_eq!(escape(text), shown, "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The one pass over the bytes changes what a walk over the characters would.
+        #[test]
+        fn bytes_escape_as_each_character_would(text in "(\\PC|\\pC|[<>&\"'\n–©€\u{80}\u{85}\u{9f}\u{61C}\u{620}\u{200E}\u{2010}\u{202E}\u{2066}\u{2069}\u{206A}])*") {
+            let by_character: String = text
+                .chars()
+                .map(|c| match c {
+                    c if crate::dataset::text::is_unsafe(c) && c != '\n' => "\u{FFFD}".to_string(),
+                    '&' => "&amp;".to_string(),
+                    '<' => "&lt;".to_string(),
+                    '>' => "&gt;".to_string(),
+                    '"' => "&quot;".to_string(),
+                    '\'' => "&#39;".to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            let mut bytes = Vec::new();
+            escape_bytes_into(&mut bytes, &text);
+            proptest::prop_assert_eq!(String::from_utf8(bytes).unwrap_or_default(), by_character.clone());
+            proptest::prop_assert_eq!(escape(&text), by_character);
         }
     }
 
