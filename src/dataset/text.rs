@@ -19,6 +19,32 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// The longest other text cell (title, club, district, class, team), in characters.
 pub const MAX_TEXT_CHARS: usize = 1_000;
 
+/// A byte table for scanning text a byte at a time: true for every byte that may
+/// start an unsafe character ([`is_unsafe`]: the C0 controls, DEL, and the first bytes
+/// of the C1 controls (`0xc2`) and of the bidirectional marks (`0xd8`, `0xe2`)) and for
+/// the bytes of `marked`, which a format writes otherwise. A writer copies the runs
+/// between such bytes whole and looks closer only where the table says.
+pub const fn bytes_to_look_at(marked: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    let starts = [0x7f, 0xc2, 0xd8, 0xe2];
+    let mut at = 0;
+    while at < starts.len() {
+        table[starts[at] as usize] = true;
+        at += 1;
+    }
+    let mut at = 0;
+    while at < marked.len() {
+        table[marked[at] as usize] = true;
+        at += 1;
+    }
+    table
+}
+
 /// A character that acts on a terminal or on how text is laid out rather than being
 /// shown: the C0 and C1 controls (ESC, BEL, NUL, DEL, …) and the bidirectional
 /// marks, embeddings, overrides and isolates (RLO and its kin).
@@ -124,6 +150,29 @@ pub fn has_unsafe(text: &str, keep_lines: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_table_marks_the_controls_the_lead_bytes_and_the_format_s_own() {
+        let table = bytes_to_look_at(b",\"");
+        let marked: Vec<u8> = (0..=255u8).filter(|&b| table[b as usize]).collect();
+        // The 32 C0 controls, the two given, DEL, and the lead bytes of the C1
+        // controls (U+0080-U+009F), of ALM (U+061C) and of the marks from U+2000 on.
+        let mut expected: Vec<u8> = (0x00..0x20).collect();
+        expected.extend([b'"', b',', 0x7f, 0xc2, 0xd8, 0xe2]);
+        assert_eq!(marked, expected);
+        assert_eq!(marked.len(), 38);
+        // Every byte of an unsafe character's UTF-8 form starts with a marked byte.
+        for c in [
+            '\u{1b}', '\u{85}', '\u{61c}', '\u{200e}', '\u{202e}', '\u{2066}',
+        ] {
+            let mut utf8 = [0; 4];
+            assert!(
+                table[c.encode_utf8(&mut utf8).as_bytes()[0] as usize],
+                "{c:?}"
+            );
+        }
+        assert!(!table[b'a' as usize] && !table[0xc3]);
+    }
 
     #[test]
     fn every_character_the_audit_found_is_caught() {

@@ -412,13 +412,14 @@ pub(super) fn distinct_boards(board_rows: &[impl BoardRow]) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use chrono::NaiveDate;
 
     use super::*;
     use crate::dataset::{BoardResult, Format, ScoringMethod};
 
-    fn board(id: &str, number: u32) -> BoardResult {
+    /// A board row of competition `id` with nothing but its number.
+    pub(in crate::pipeline) fn board(id: &str, number: u32) -> BoardResult {
         BoardResult {
             competition_id: id.into(),
             board: number,

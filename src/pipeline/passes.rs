@@ -367,6 +367,7 @@ mod tests {
 
     use super::*;
     use crate::dataset::{BoardResult, BoardRow, Competition, Dataset, Format, ScoringMethod};
+    use crate::pipeline::competition::tests::board;
     use crate::scoring::BoardScore;
 
     /// An outcome holding one board score per board row, named by its board.
@@ -392,14 +393,6 @@ mod tests {
 
         fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
             Ok(Quarantine::new(crate::quarantine::OnError::Quarantine))
-        }
-    }
-
-    fn board(id: &str, number: u32) -> BoardResult {
-        BoardResult {
-            competition_id: id.into(),
-            board: number,
-            ..BoardResult::default()
         }
     }
 

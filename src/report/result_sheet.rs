@@ -290,23 +290,8 @@ fn csv_date(out: &mut Vec<u8>, date: chrono::NaiveDate) {
 }
 
 /// The bytes a text cell may have to change for: the CSV's separators and quote, and
-/// what may start an unsafe character (the C0 controls and DEL, and the first bytes
-/// of the C1 controls and of the bidirectional marks).
-const CSV_MAY_CHANGE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    let marked = [b',', b'"', 0x7f, 0xc2, 0xd8, 0xe2];
-    let mut at = 0;
-    while at < marked.len() {
-        table[marked[at] as usize] = true;
-        at += 1;
-    }
-    table
-};
+/// what may start an unsafe character.
+const CSV_MAY_CHANGE: [bool; 256] = crate::dataset::text::bytes_to_look_at(b",\"");
 
 /// A text cell as polars' CSV writer writes it (quoted only where needed, an empty
 /// text as `""`, nothing for a null) after [`super::files::neutralise_cell`].

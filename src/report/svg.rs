@@ -113,24 +113,9 @@ pub fn escape_bytes_into(out: &mut Vec<u8>, text: &str) {
     escape_pieces(text, |piece| out.extend_from_slice(piece.as_bytes()));
 }
 
-/// The bytes that may start something to change: the five marked-up characters, the
-/// C0 controls and DEL, and the first bytes of the C1 controls (`0xc2`) and of the
-/// bidirectional marks (`0xd8`, `0xe2`), which [`unsafe_width`] reads on.
-const MAY_CHANGE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    let marked = [b'&', b'<', b'>', b'"', b'\'', 0x7f, 0xc2, 0xd8, 0xe2];
-    let mut at = 0;
-    while at < marked.len() {
-        table[marked[at] as usize] = true;
-        at += 1;
-    }
-    table
-};
+/// The bytes that may start something to change: the five marked-up characters and
+/// what may start an unsafe character, which [`unsafe_width`] reads on.
+const MAY_CHANGE: [bool; 256] = crate::dataset::text::bytes_to_look_at(b"&<>\"'");
 
 /// The bytes of the unsafe character ([`crate::dataset::text::is_unsafe`]) starting
 /// at `bytes[0]`, else 0; a line break is not one here.
