@@ -546,6 +546,13 @@ pub fn write_encoded_parquet_to<W: Write>(
     write_groups_carrying(out, carried, height, schema, encode, settings)
 }
 
+/// The page size a column chunk is written with: as large as polars-parquet allows,
+/// so that a row group's column is one page. polars-parquet 0.55 gives every page of a
+/// chunk split into pages the null count of the whole chunk, so a footer summing them
+/// counted twice (or more) the empty cells there are, which readers skipping row groups
+/// by their statistics trust.
+const ONE_PAGE: usize = (1 << 31) - (1 << 25);
+
 /// The writer's options for `settings`.
 fn write_options(settings: &ParquetSettings) -> polars_parquet::write::WriteOptions {
     polars_parquet::write::WriteOptions {
@@ -556,7 +563,7 @@ fn write_options(settings: &ParquetSettings) -> polars_parquet::write::WriteOpti
         },
         version: polars_parquet::write::Version::V1,
         compression: settings.compression.into(),
-        data_page_size: None,
+        data_page_size: Some(ONE_PAGE),
     }
 }
 
@@ -710,7 +717,7 @@ impl<W: Write> GroupEncoder<W> {
             statistics: StatisticsOptions::default(),
             version: Version::V1,
             compression: settings.compression.into(),
-            data_page_size: None,
+            data_page_size: Some(ONE_PAGE),
         };
         let encodings = schema
             .iter_values()
@@ -1206,6 +1213,47 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The empty cells of each column of each row group, as a file's footer counts them.
+    fn footer_null_counts(bytes: &[u8]) -> PolarsResult<Vec<Vec<Option<i64>>>> {
+        let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))?;
+        Ok(metadata
+            .row_groups
+            .iter()
+            .map(|group| {
+                group
+                    .parquet_columns()
+                    .iter()
+                    .map(|chunk| {
+                        chunk
+                            .statistics(&metadata.footer_buf)
+                            .and_then(Result::ok)
+                            .and_then(|statistics| statistics.null_count())
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// A column chunk too large for one page of polars' default size (1 MiB) is written
+    /// as one page, so its statistics count each empty cell once: split into pages, every
+    /// page counted the whole chunk's, and a reader trusting the footer saw twice (or
+    /// more) the empty cells there are. 300 000 whole numbers (2.4 MB), every third
+    /// empty: 100 000 empty cells; a text column with every other cell empty: 150 000.
+    #[test]
+    fn a_large_column_chunk_counts_each_empty_cell_once() -> PolarsResult<()> {
+        let n = 300_000_i64;
+        let frame = df!(
+            "number" => (0..n).map(|i| (i % 3 != 0).then_some(i)).collect::<Vec<_>>(),
+            "text" => (0..n).map(|i| (i % 2 != 0).then(|| format!("entrant {i}"))).collect::<Vec<_>>(),
+        )?;
+        let bytes = encode_row_group(&frame, &ParquetSettings::default())?;
+        assert_eq!(
+            footer_null_counts(&bytes)?,
+            [[Some(100_000), Some(150_000)]]
+        );
+        Ok(())
+    }
 
     /// A file written as its first rows' file carried on, plus the rest, is the file
     /// written whole, byte for byte, whether the carried rows end on a row group or not.
