@@ -427,19 +427,24 @@ pub(super) mod tests {
         }
     }
 
-    #[test]
-    fn rows_are_grouped_by_competition_in_replay_order_each_in_file_order() {
-        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 3, d).unwrap_or_default();
+    /// A dataset of pairs matchpoint competitions, each an id and its day of March 2026.
+    pub(in crate::pipeline) fn march_pairs(competitions: &[(&str, u32)]) -> Dataset {
         let mut dataset = Dataset::default();
-        // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
-        for (id, date) in [("a", day(2)), ("b", day(1)), ("c", day(2))] {
+        for &(id, day) in competitions {
             dataset.competitions.push(Competition::new(
                 id,
-                date,
+                NaiveDate::from_ymd_opt(2026, 3, day).unwrap_or_default(),
                 Format::Pairs,
                 ScoringMethod::Matchpoints,
             ));
         }
+        dataset
+    }
+
+    #[test]
+    fn rows_are_grouped_by_competition_in_replay_order_each_in_file_order() {
+        // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
+        let dataset = march_pairs(&[("a", 2), ("b", 1), ("c", 2)]);
         let index = Index::of(&dataset);
         // `a` comes in two runs, `x` is not in the index, `c` is one row.
         let rows = [

@@ -363,11 +363,9 @@ fn work_on<T>(
 
 #[cfg(test)]
 mod tests {
-    use chrono::NaiveDate;
-
     use super::*;
-    use crate::dataset::{BoardResult, BoardRow, Competition, Dataset, Format, ScoringMethod};
-    use crate::pipeline::competition::tests::board;
+    use crate::dataset::{BoardResult, BoardRow, Dataset};
+    use crate::pipeline::competition::tests::{board, march_pairs};
     use crate::scoring::BoardScore;
 
     /// An outcome holding one board score per board row, named by its board.
@@ -398,17 +396,8 @@ mod tests {
 
     #[test]
     fn every_batch_is_kept_by_place_the_last_one_too() -> Result<()> {
-        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 3, d).unwrap_or_default();
-        let mut dataset = Dataset::default();
         // Replay order: `a`, `b`, `c`, `d` (no board rows).
-        for (id, date) in [("a", day(1)), ("b", day(2)), ("c", day(3)), ("d", day(4))] {
-            dataset.competitions.push(Competition::new(
-                id,
-                date,
-                Format::Pairs,
-                ScoringMethod::Matchpoints,
-            ));
-        }
+        let dataset = march_pairs(&[("a", 1), ("b", 2), ("c", 3), ("d", 4)]);
         let index = Index::of(&dataset);
         // The batches come out of replay order; `c`, the last, is kept after the
         // reading.
