@@ -45,6 +45,26 @@ pub const fn bytes_to_look_at(marked: &[u8]) -> [bool; 256] {
     table
 }
 
+/// The bytes of the unsafe character ([`is_unsafe`]) starting at `bytes[0]`, else 0;
+/// with `keep_lines`, a line break is not one. Read where [`bytes_to_look_at`] marks a
+/// byte: the few unsafe characters beyond ASCII are told from the safe ones sharing
+/// their first byte.
+pub fn unsafe_width(bytes: &[u8], keep_lines: bool) -> usize {
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    match at(0) {
+        b'\n' if keep_lines => 0,
+        0..=0x1f | 0x7f => 1,
+        // U+0080..U+009F, the C1 controls.
+        0xc2 if (0x80..=0x9f).contains(&at(1)) => 2,
+        // U+061C, the Arabic letter mark.
+        0xd8 if at(1) == 0x9c => 2,
+        // U+200E, U+200F, U+202A..U+202E; U+2066..U+2069.
+        0xe2 if at(1) == 0x80 && matches!(at(2), 0x8e | 0x8f | 0xaa..=0xae) => 3,
+        0xe2 if at(1) == 0x81 && (0xa6..=0xa9).contains(&at(2)) => 3,
+        _ => 0,
+    }
+}
+
 /// A character that acts on a terminal or on how text is laid out rather than being
 /// shown: the C0 and C1 controls (ESC, BEL, NUL, DEL, …) and the bidirectional
 /// marks, embeddings, overrides and isolates (RLO and its kin).

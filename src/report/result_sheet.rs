@@ -228,7 +228,7 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
     let mut prefix = Vec::new();
     csv_text(&mut prefix, Some(first.competition_id));
     prefix.push(b',');
-    csv_date(&mut prefix, first.date);
+    sheet::push_date(&mut prefix, first.date);
     prefix.push(b',');
     csv_text(&mut prefix, first.title);
     prefix.push(b',');
@@ -279,16 +279,6 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
 /// Bytes a line of `standings.csv` takes after its competition's cells, about.
 const CSV_LINE_BYTES: usize = 80;
 
-/// A date cell as polars' CSV writer writes it with the format `%Y-%m-%d`.
-fn csv_date(out: &mut Vec<u8>, date: chrono::NaiveDate) {
-    use chrono::Datelike as _;
-    if (0..=9999).contains(&date.year()) {
-        sheet::push_date(out, date);
-    } else {
-        out.extend_from_slice(date.format("%Y-%m-%d").to_string().as_bytes());
-    }
-}
-
 /// The bytes a text cell may have to change for: the CSV's separators and quote, and
 /// what may start an unsafe character.
 const CSV_MAY_CHANGE: [bool; 256] = crate::dataset::text::bytes_to_look_at(b",\"");
@@ -306,7 +296,12 @@ fn csv_text(out: &mut Vec<u8>, cell: Option<&str>) {
     let plain = match bytes.first() {
         None | Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => false,
         Some(_) => !bytes.iter().enumerate().any(|(at, &b)| {
-            CSV_MAY_CHANGE[b as usize] && !is_safe_lead(bytes.get(at..).unwrap_or_default())
+            CSV_MAY_CHANGE[b as usize]
+                && (matches!(b, b',' | b'"')
+                    || crate::dataset::text::unsafe_width(
+                        bytes.get(at..).unwrap_or_default(),
+                        false,
+                    ) > 0)
         }),
     };
     if plain {
@@ -334,23 +329,6 @@ fn csv_text(out: &mut Vec<u8>, cell: Option<&str>) {
         out.push(b);
     }
     out.push(b'"');
-}
-
-/// Whether `bytes` start with a character that [`CSV_MAY_CHANGE`] marks only for its
-/// first byte and that is safe: `0xc2`, `0xd8` or `0xe2` not starting a control or a
-/// bidirectional mark ([`crate::dataset::text::has_unsafe`]).
-fn is_safe_lead(bytes: &[u8]) -> bool {
-    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    match at(0) {
-        0xc2 => !(0x80..=0x9f).contains(&at(1)),
-        0xd8 => at(1) != 0x9c,
-        0xe2 => match at(1) {
-            0x80 => !matches!(at(2), 0x8e | 0x8f | 0xaa..=0xae),
-            0x81 => !(0xa6..=0xa9).contains(&at(2)),
-            _ => true,
-        },
-        _ => false,
-    }
 }
 
 /// `frame` as CSV (with its header when `header`), as [`super::files::write_csv`]
@@ -554,6 +532,24 @@ mod tests {
                 "'=1+2,2026-03-09,,\"Klubb \"\"Öst\"\"\",,12,-5,\"Bo\u{FFFD}Ek,\u{FFFD}Ann\u{FFFD}\",0.30000000000000004,,28,,3,,".to_string(),
             ]
         );
+    }
+
+    /// A date cell is the `%Y-%m-%d` polars' writer is given, for years of four digits
+    /// and beyond them (a sign, then at least four digits).
+    #[test]
+    fn dates_are_written_as_the_csv_writers_format_writes_them() {
+        for (year, written) in [
+            (2026, "2026-03-09"),
+            (0, "0000-03-09"),
+            (-1, "-0001-03-09"),
+            (10_000, "+10000-03-09"),
+        ] {
+            let date = NaiveDate::from_ymd_opt(year, 3, 9).unwrap_or_default();
+            let mut out = Vec::new();
+            sheet::push_date(&mut out, date);
+            assert_eq!(String::from_utf8(out).unwrap_or_default(), written);
+            assert_eq!(date.format("%Y-%m-%d").to_string(), written);
+        }
     }
 
     /// Worked by hand: text cells written as they are (non-ASCII, `–` and `©` whose

@@ -114,26 +114,9 @@ pub fn escape_bytes_into(out: &mut Vec<u8>, text: &str) {
 }
 
 /// The bytes that may start something to change: the five marked-up characters and
-/// what may start an unsafe character, which [`unsafe_width`] reads on.
+/// what may start an unsafe character, which
+/// [`crate::dataset::text::unsafe_width`] reads on.
 const MAY_CHANGE: [bool; 256] = crate::dataset::text::bytes_to_look_at(b"&<>\"'");
-
-/// The bytes of the unsafe character ([`crate::dataset::text::is_unsafe`]) starting
-/// at `bytes[0]`, else 0; a line break is not one here.
-fn unsafe_width(bytes: &[u8]) -> usize {
-    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    match at(0) {
-        b'\n' => 0,
-        0..=0x1f | 0x7f => 1,
-        // U+0080..U+009F, the C1 controls.
-        0xc2 if (0x80..=0x9f).contains(&at(1)) => 2,
-        // U+061C, the Arabic letter mark.
-        0xd8 if at(1) == 0x9c => 2,
-        // U+200E, U+200F, U+202A..U+202E; U+2066..U+2069.
-        0xe2 if at(1) == 0x80 && matches!(at(2), 0x8e | 0x8f | 0xaa..=0xae) => 3,
-        0xe2 if at(1) == 0x81 && (0xa6..=0xa9).contains(&at(2)) => 3,
-        _ => 0,
-    }
-}
 
 /// `text` escaped, as the pieces to append in turn: the runs between the characters
 /// that change are passed whole, read from the bytes in one pass (names are rarely
@@ -150,7 +133,7 @@ fn escape_pieces(text: &str, mut push: impl FnMut(&str)) {
             b'>' => ("&gt;", 1),
             b'"' => ("&quot;", 1),
             b'\'' => ("&#39;", 1),
-            _ => match unsafe_width(&bytes[at..]) {
+            _ => match crate::dataset::text::unsafe_width(&bytes[at..], true) {
                 0 => {
                     at += 1;
                     continue;
