@@ -334,16 +334,15 @@ fn standings_part(
     standings_lines(FrameBuilder::new(rows.len()), &rows, &handicap)
 }
 
-/// The standings columns, with the handicap tournament columns from `handicap` (expected,
-/// adjusted) where it knows the entrant.
+/// The standings columns, with the handicap tournament columns of each row (expected,
+/// adjusted) from `handicap`, a line each.
 pub(crate) fn standings_frame(
     frame: FrameBuilder,
     rows: &[&Standing],
-    handicap: impl Fn(&Standing) -> Option<(f64, f64)>,
+    handicap: &[Option<(f64, f64)>],
 ) -> PolarsResult<DataFrame> {
     let lines: Vec<StandingLine> = rows.iter().map(|row| StandingLine::from(*row)).collect();
-    let handicap: Vec<Option<(f64, f64)>> = rows.iter().map(|row| handicap(row)).collect();
-    standings_lines(frame, &lines, &handicap)
+    standings_lines(frame, &lines, handicap)
 }
 
 /// [`standings_frame`] over borrowed lines, with each line's handicap tournament

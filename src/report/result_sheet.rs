@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
 use super::files::{write_csv, write_parquet_parts, write_staged, StagedFolder};
 use super::frame::FrameBuilder;
@@ -63,15 +64,11 @@ pub fn write_scored(
     sheet: &ScoreSheet,
 ) -> Result<Vec<PathBuf>> {
     let quarantine = quarantine(quarantined).map_err(|e| Error::polars("quarantine.csv", e))?;
-    let handicap = |s: &Standing| {
-        sheet
-            .handicap
-            .get(&(s.competition_id.as_str(), s.entrant.as_str()))
-            .copied()
-    };
+    let tournaments = handicap_tournaments(sheet.handicap);
     let standings_part = |range: std::ops::Range<usize>| {
         let rows = standings_rows.rows(range);
-        standings_frame(FrameBuilder::new(rows.len()), &rows, handicap)
+        let handicap = handicap_of(&rows, sheet.handicap, &tournaments);
+        standings_frame(FrameBuilder::new(rows.len()), &rows, &handicap)
     };
     write_staged(out, |staged| {
         // The tables and the sheet are independent files: each is encoded on a core of
@@ -95,6 +92,38 @@ pub fn write_scored(
         tables?;
         pages
     })
+}
+
+/// The competitions `handicap` has results of: the handicap tournaments.
+fn handicap_tournaments<'a>(handicap: &HandicapResults<'a>) -> FxHashSet<&'a str> {
+    handicap
+        .keys()
+        .map(|&(competition, _)| competition)
+        .collect()
+}
+
+/// (expected, adjusted) of each of `rows` from `handicap`. Millions of lines are of
+/// other competitions than handicap tournaments (`tournaments`): a competition's lines
+/// come together, and are looked up only when it is one.
+fn handicap_of(
+    rows: &[&Standing],
+    handicap: &HandicapResults<'_>,
+    tournaments: &FxHashSet<&str>,
+) -> Vec<Option<(f64, f64)>> {
+    let mut of = Vec::with_capacity(rows.len());
+    for competition in rows.chunk_by(|a, b| a.competition_id == b.competition_id) {
+        let id = competition[0].competition_id.as_str();
+        if tournaments.contains(id) {
+            of.extend(
+                competition
+                    .iter()
+                    .map(|s| handicap.get(&(id, s.entrant.as_str())).copied()),
+            );
+        } else {
+            of.resize(of.len() + competition.len(), None);
+        }
+    }
+    of
 }
 
 /// Writes `standings.csv`, `results.html` and (with a Swiss pairs event) `rounds.csv`
@@ -129,8 +158,9 @@ pub(crate) fn write_sheet(
         }
     }
     batches.push(current);
-    let encode = |groups: &Vec<(&Competition, &[Standing])>| -> PolarsResult<Encoded> {
-        let mut encoded = Encoded::default();
+    let encode = |groups: &Vec<(&Competition, &[Standing])>,
+                  mut encoded: Encoded|
+     -> PolarsResult<Encoded> {
         for (competition, group) in groups {
             let names = sheet.names.competition(&competition.competition_id);
             // Only a handicap tournament's entrants have handicap results: the lines of
@@ -175,20 +205,28 @@ pub(crate) fn write_sheet(
     let in_flight = 2 * rayon::current_num_threads().max(1);
     // The bytes of one group of batches are written while the next group is encoded:
     // a core waiting on the kernel's copy of the pages would otherwise leave the other
-    // idle. Two groups are held at most.
+    // idle. Two groups are held at most, and their buffers go round: a group is encoded
+    // into the buffers of the group written before the last, so that the megabytes of
+    // each batch are neither grown again nor faulted in again from the kernel.
     let mut encoded: Vec<Encoded> = Vec::new();
+    let mut spare: Vec<Encoded> = Vec::new();
     for chunk in batches.chunks(in_flight) {
+        spare.resize_with(chunk.len(), Encoded::default);
+        let buffers = std::mem::take(&mut spare);
         let (written, next) = rayon::join(
             || files.write(&encoded),
             || {
                 chunk
                     .par_iter()
-                    .map(encode)
+                    .zip(buffers)
+                    .map(|(groups, buffer)| encode(groups, buffer))
                     .collect::<PolarsResult<Vec<Encoded>>>()
             },
         );
         written?;
-        encoded = next.map_err(|e| Error::polars(&files.standings.path, e))?;
+        let next = next.map_err(|e| Error::polars(&files.standings.path, e))?;
+        spare = std::mem::replace(&mut encoded, next);
+        spare.iter_mut().for_each(Encoded::clear);
     }
     files.write(&encoded)?;
     files.finish()
@@ -203,6 +241,14 @@ struct Encoded {
 }
 
 impl Encoded {
+    /// Empties the buffers for another batch, keeping their room.
+    fn clear(&mut self) {
+        self.standings.clear();
+        self.html.clear();
+        // A batch without rounds has none: `rounds.csv` is made for the first that has.
+        self.rounds = None;
+    }
+
     /// Appends the lines of one competition, in the sheet's order.
     fn push(&mut self, rows: &[SheetRow<'_>]) -> PolarsResult<()> {
         standings_csv(&mut self.standings, rows);
@@ -483,6 +529,52 @@ mod tests {
             house: false,
             rounds: Vec::new(),
         }
+    }
+
+    fn standing(competition_id: &str, entrant: &str) -> Standing {
+        Standing {
+            competition_id: competition_id.into(),
+            entrant: entrant.into(),
+            score: 0.0,
+            percent: None,
+            boards_played: 0,
+            rank: 1,
+            direction: None,
+            vp: None,
+            house: false,
+            rounds: Vec::new(),
+        }
+    }
+
+    /// Worked by hand: the handicap tournament's entrants get their results (an entrant
+    /// it has none for, nothing), and the same entrant numbers of another competition
+    /// get nothing, before and after it.
+    #[test]
+    fn handicap_results_are_those_of_the_rows_tournament() {
+        let rows = [
+            standing("A", "1"),
+            standing("A", "2"),
+            standing("H", "1"),
+            standing("H", "3"),
+            standing("H", "2"),
+            standing("B", "2"),
+        ];
+        let rows: Vec<&Standing> = rows.iter().collect();
+        let mut handicap = HandicapResults::default();
+        handicap.insert(("H", "1"), (48.5, 3.25));
+        handicap.insert(("H", "2"), (51.0, -1.5));
+        let tournaments = handicap_tournaments(&handicap);
+        assert_eq!(
+            handicap_of(&rows, &handicap, &tournaments),
+            [
+                None,
+                None,
+                Some((48.5, 3.25)),
+                None,
+                Some((51.0, -1.5)),
+                None
+            ]
+        );
     }
 
     /// The lines written by hand, a competition at a time, against the frame writer.
