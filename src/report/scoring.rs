@@ -154,13 +154,26 @@ pub fn score_and_write(
             start_list: start.as_ref().map(|(_, frame)| frame),
         },
     )?;
-    Ok(ScoreOutcome {
+    let outcome = ScoreOutcome {
         competitions: dataset.competitions.len(),
         standings: scored.standings.len(),
         board_scores: scored.board_scores.len(),
         quarantined: quarantined.len(),
         start_list: start.map(|(text, _)| text),
-    })
+    };
+    drop((names, by_entrant));
+    free_aside((scored, rows, dataset, expectations, quarantined));
+    Ok(outcome)
+}
+
+/// Frees `spent` on a thread of its own. A federation's standings, board scores and
+/// rows are millions of allocations, whose freeing took most of a second after the
+/// last file was written: the outcome need not wait for it, and a process that ends
+/// first hands the memory back whole. Should no thread start, `spent` is freed here.
+fn free_aside<T: Send + 'static>(spent: T) {
+    let _ = std::thread::Builder::new()
+        .name("free".into())
+        .spawn(move || drop(spent));
 }
 
 /// Scores `dataset`, preparing for the model the competitions that need playing
