@@ -301,22 +301,54 @@ pub fn standings(output: &RunOutput) -> PolarsResult<DataFrame> {
     standings_part(output, &adjusted, 0..output.prepared.standings.len())
 }
 
-/// The handicap tournaments' (expected, adjusted) results by (competition, entrant).
-type AdjustedResults<'a> = HashMap<(&'a str, &'a str), (f64, f64)>;
+/// The handicap tournaments' (expected, adjusted) results by (competition, entrant),
+/// and the tournaments themselves: millions of lines are of other competitions, which
+/// need not be looked up line by line.
+struct AdjustedResults<'a> {
+    by_entrant: rustc_hash::FxHashMap<(&'a str, &'a str), (f64, f64)>,
+    tournaments: rustc_hash::FxHashSet<&'a str>,
+}
 
 fn adjusted_results(output: &RunOutput) -> AdjustedResults<'_> {
     let comps = &output.prepared.competitions;
-    let mut adjusted = HashMap::new();
+    let mut by_entrant = rustc_hash::FxHashMap::default();
     for a in &output.replay.adjusted {
         let c = &comps[a.competition];
         if let Some(name) = c.entrant_names.get(a.entrant) {
-            adjusted.insert(
+            by_entrant.insert(
                 (c.competition_id.as_str(), name.as_str()),
                 (a.expected, a.adjusted),
             );
         }
     }
-    adjusted
+    let tournaments = by_entrant
+        .keys()
+        .map(|&(competition, _)| competition)
+        .collect();
+    AdjustedResults {
+        by_entrant,
+        tournaments,
+    }
+}
+
+impl AdjustedResults<'_> {
+    /// (expected, adjusted) of each of `rows`, a competition's lines at once.
+    fn of(&self, rows: &[StandingLine]) -> Vec<Option<(f64, f64)>> {
+        let mut of = Vec::with_capacity(rows.len());
+        for competition in rows.chunk_by(|a, b| a.competition_id == b.competition_id) {
+            let id = competition[0].competition_id;
+            if self.tournaments.contains(id) {
+                of.extend(
+                    competition
+                        .iter()
+                        .map(|s| self.by_entrant.get(&(id, s.entrant)).copied()),
+                );
+            } else {
+                of.resize(of.len() + competition.len(), None);
+            }
+        }
+        of
+    }
 }
 
 /// The rows `range` of `standings.parquet`.
@@ -327,10 +359,7 @@ fn standings_part(
 ) -> PolarsResult<DataFrame> {
     let table = &output.prepared.standings;
     let rows: Vec<StandingLine> = range.map(|i| table.line(i)).collect();
-    let handicap: Vec<Option<(f64, f64)>> = rows
-        .iter()
-        .map(|s| adjusted.get(&(s.competition_id, s.entrant)).copied())
-        .collect();
+    let handicap = adjusted.of(&rows);
     standings_lines(FrameBuilder::new(rows.len()), &rows, &handicap)
 }
 

@@ -490,10 +490,13 @@ impl SheetFiles {
         pages
     }
 
+    /// Ends the files and waits for their bytes to be on disk: each on a core of its own,
+    /// so that the disk is given both files' pages at once.
     fn finish(mut self) -> Result<()> {
         self.html.write(sheet::HTML_END.as_bytes())?;
-        self.html.finish()?;
-        self.standings.finish()?;
+        let (html, standings) = rayon::join(|| self.html.finish(), || self.standings.finish());
+        html?;
+        standings?;
         match self.rounds {
             Some(rounds) => rounds.finish(),
             None => Ok(()),
