@@ -172,10 +172,12 @@ fn an_export_with_an_escape_in_a_name_is_refused() {
     assert!(!message.contains('\u{1b}'), "{message:?}");
 }
 
-/// A Parquet file damaged so that polars panics inside its reader gives one message
-/// naming the file; polars' `thread '…' panicked at` text is shown only with
-/// `BRIDGEHCP_VERBOSE=1`. The damage: one byte of the sample's `members.parquet` data
-/// (offset 2512) set to 0xFF, which breaks a length polars asserts on.
+/// A Parquet file damaged so that its `district` column decodes to other empty cells
+/// gives one message naming the file: one byte of the sample's `members.parquet` data
+/// (offset 2512) set to 0xFF breaks the column's definition levels. polars' debug
+/// build asserts on them and panics inside its reader, whose `thread '…' panicked at`
+/// text is shown only with `BRIDGEHCP_VERBOSE=1`; its release build decodes no empty
+/// cell where the footer counts 6, which the footer check refuses.
 #[test]
 fn a_damaged_parquet_file_prints_one_clean_message() {
     let dir = tempfile::tempdir().unwrap();
@@ -187,22 +189,58 @@ fn a_damaged_parquet_file_prints_one_clean_message() {
     let quiet = run_data(dir.path());
     let message = stderr(&quiet);
     assert_eq!(quiet.status.code(), Some(1), "{message}");
+    let panicked = "members.parquet: the file is corrupt or not a table this program can read (the reader failed";
+    let counted = "members.parquet, column `district`: the Parquet file is corrupt: in row group 1 of 1 (rows 1–306) the column decodes to 0 empty cells where the file's footer counts 6";
     assert!(
-        message.contains("members.parquet: the file is corrupt or not a table this program can read (the reader failed"),
+        message.contains(panicked) || message.contains(counted),
         "{message}"
     );
     assert!(!message.contains("panicked"), "{message}");
-    let verbose = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(["run", "--quiet", "--data", "data", "--out", "out"])
-        .current_dir(dir.path())
-        .env("BRIDGEHCP_VERBOSE", "1")
-        .output()
-        .unwrap();
-    assert!(
-        stderr(&verbose).contains("panicked"),
-        "{}",
-        stderr(&verbose)
-    );
+    assert!(!dir.path().join("out").exists());
+    if message.contains(panicked) {
+        let verbose = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(["run", "--quiet", "--data", "data", "--out", "out"])
+            .current_dir(dir.path())
+            .env("BRIDGEHCP_VERBOSE", "1")
+            .output()
+            .unwrap();
+        assert!(
+            stderr(&verbose).contains("panicked"),
+            "{}",
+            stderr(&verbose)
+        );
+    }
+}
+
+/// One byte of the sample's `members.parquet` or `boards.parquet` set to 0xFF, at
+/// offsets spread over each file: every run either ends normally or stops with a
+/// message (exit 1, or 3 for a size that asks for more memory than a machine has),
+/// never with a panic or polars' panic text.
+#[test]
+fn single_damaged_bytes_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample_copy(dir.path());
+    for (name, stride) in [("members.parquet", 307), ("boards.parquet", 12007)] {
+        let path = data.join(name);
+        let good = std::fs::read(&path).unwrap();
+        for offset in (0..good.len()).step_by(stride) {
+            let mut bytes = good.clone();
+            bytes[offset] = 0xFF;
+            std::fs::write(&path, &bytes).unwrap();
+            let _ = std::fs::remove_dir_all(dir.path().join("out"));
+            let output = run_data(dir.path());
+            let message = stderr(&output);
+            assert!(
+                matches!(output.status.code(), Some(0 | 1 | 3)),
+                "{name} at {offset}: {message}"
+            );
+            assert!(
+                !message.contains("panicked"),
+                "{name} at {offset}: {message}"
+            );
+        }
+        std::fs::write(&path, &good).unwrap();
+    }
 }
 
 /// A Parquet file whose sizes are damaged so that the reader asks for 2^61 bytes (found

@@ -6,7 +6,6 @@
 //! that builds a statement or a report sees no polars; a missing column or one of an
 //! unusable type is an error naming the file and the column.
 
-use std::fs::File;
 use std::path::Path;
 
 use chrono::NaiveDate;
@@ -17,19 +16,12 @@ use crate::error::{Error, InputError, Location, Result};
 
 /// Reads the Parquet file at `path`.
 pub fn read_parquet(path: &Path) -> Result<DataFrame> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    ParquetReader::new(file)
-        .finish()
-        .map_err(|e| Error::polars(path, e))
+    crate::import::table::read_file_checked(path)
 }
 
 /// Reads a Parquet file's `bytes` (`path` names it in errors).
 pub fn parquet_from_bytes(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
-    crate::import::table::guarded(path, || {
-        ParquetReader::new(std::io::Cursor::new(bytes))
-            .finish()
-            .map_err(|e| Error::polars(path, e))
-    })?
+    crate::import::table::guarded(path, || crate::import::table::read_checked(path, &bytes))?
 }
 
 /// Reads the CSV file at `path` (header row, every column as text).

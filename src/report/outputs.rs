@@ -686,10 +686,8 @@ impl RowGroupCodec for BoardScoreCodec {
 
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
         use super::columns::{f64s, i64s, strs};
-        let frame = ParquetReader::new(std::io::Cursor::new(bytes))
-            .finish()
-            .map_err(frame_error(BOARD_SCORES))?;
         let path = Path::new(BOARD_SCORES);
+        let frame = crate::import::table::read_checked(path, bytes)?;
         let missing = |column: &str| {
             Error::Input(InputError::new(
                 crate::error::Location::file(path).column(column),

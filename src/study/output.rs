@@ -46,19 +46,19 @@ pub fn write_study(out: &Path, study: &Study) -> Result<()> {
 /// Reads a table (Parquet or CSV by extension) with the named columns cast to the types
 /// asked for; every null or uncastable cell is an error naming file, row and column.
 fn read_columns(path: &Path, columns: &[(&str, DataType)]) -> Result<DataFrame> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let df = if is_csv {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
         CsvReadOptions::default()
             .with_has_header(true)
             .into_reader_with_file_handle(file)
             .finish()
+            .map_err(|e| Error::polars(path, e))?
     } else {
-        ParquetReader::new(file).finish()
-    }
-    .map_err(|e| Error::polars(path, e))?;
+        crate::import::table::read_file_checked(path)?
+    };
     let mut out = Vec::new();
     for (name, dtype) in columns {
         let column = df.column(name).map_err(|_| {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
+use super::empty_cells::{check_empty_cells, range_of_file};
 use crate::error::{Error, InputError, Location};
 
 /// The value hive writers use for a null partition key.
@@ -335,6 +336,8 @@ fn read_parquet_rows(
         let mut reader = ParquetReader::new(handle);
         let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
         check_footer(path, metadata, length)?;
+        let metadata = Arc::clone(metadata);
+        let first_row = rows.as_ref().map_or(0, |rows| rows.start);
         if let Some(rows) = rows {
             reader = reader.with_slice(Some((rows.start, rows.len())));
         }
@@ -369,7 +372,11 @@ fn read_parquet_rows(
                 .collect();
             reader = reader.with_columns(Some(present));
         }
-        reader.finish().map_err(|e| Error::polars(path, e))
+        let frame = reader.finish().map_err(|e| Error::polars(path, e))?;
+        check_empty_cells(path, &metadata, &frame, first_row, &mut |range| {
+            range_of_file(path, range)
+        })?;
+        Ok(frame)
     })?
 }
 

@@ -26,11 +26,13 @@ use crate::import::validate::Validator;
 use crate::quarantine::{OnError, Quarantine};
 
 mod cells;
+mod empty_cells;
 mod known;
 mod locate;
 mod rows;
 mod stream;
 
+pub(crate) use empty_cells::{read_checked, read_file_checked, read_slice_checked};
 pub(crate) use locate::guarded;
 use locate::{locate_table, read_frame, FileKind, SourceFile};
 use rows::{build_competitions, build_entrants, build_results, check_rows, read_members, Built};

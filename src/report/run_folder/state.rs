@@ -31,11 +31,7 @@ fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> 
 }
 
 fn read_frame(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
-    guarded(path, || {
-        ParquetReader::new(std::io::Cursor::new(bytes))
-            .finish()
-            .map_err(|e| Error::polars(path, e))
-    })?
+    guarded(path, || crate::import::table::read_checked(path, &bytes))?
 }
 
 /// Opens the state folder `--state` names (see [`RunFolder::open`]) and reads the
