@@ -540,6 +540,7 @@ pub(super) mod tests {
     }
 
     #[test]
+    #[allow(clippy::single_range_in_vec_init)] // a competition's runs: here, one
     fn a_batch_is_cut_into_each_competitions_runs_of_slots_in_replay_order() {
         // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
         let dataset = march_pairs(&[("a", 2), ("b", 1), ("c", 2)]);

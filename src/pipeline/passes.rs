@@ -533,9 +533,12 @@ mod tests {
         }
     }
 
+    /// The competitions each batch held, and the board scores by (competition, board).
+    type KeptByAPass = (Vec<u64>, Vec<(String, u32)>);
+
     /// The competitions each batch of `source` held, and the board scores of all of
     /// them by (competition, board), as a pass keeps them: one board score per row.
-    fn kept_by_a_pass(source: &mut dyn BoardSource) -> Result<(Vec<u64>, Vec<(String, u32)>)> {
+    fn kept_by_a_pass(source: &mut dyn BoardSource) -> Result<KeptByAPass> {
         // Replay order: `a`, `b`, `c`, `d` (no board rows).
         let dataset = march_pairs(&[("a", 1), ("b", 2), ("c", 3), ("d", 4)]);
         let index = Index::of(&dataset);

@@ -614,7 +614,7 @@ mod tests {
 
     #[test]
     fn a_split_front_holds_its_rows_and_only_their_names() {
-        let rows = vec![
+        let rows = [
             row("c1", 1, Some("1"), Some("2")),
             row("c1", 2, Some("2"), None),
             row("c2", 1, Some("B"), Some("1")),
