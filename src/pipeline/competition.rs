@@ -6,12 +6,15 @@
 //! scoring, which all build on it.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::dataset::entrant_table::{EntrantTable, ResultTable};
-use crate::dataset::{BoardRef, BoardRow, Competition, Dataset, Entrant, EntrantResult};
+use crate::dataset::{
+    BoardBatch, BoardRef, BoardRow, Competition, Dataset, Entrant, EntrantResult,
+};
 use crate::error::InputError;
 use crate::quarantine::Quarantined;
 use crate::scoring::{self, BoardScore, Boards, Standing};
@@ -221,6 +224,37 @@ impl<'c, 'r> Index<'c, 'r> {
         let mut grouped: Vec<(usize, Vec<BoardRef<'b>>)> = by_place.into_iter().collect();
         grouped.sort_unstable_by_key(|(at, _)| *at);
         grouped
+    }
+
+    /// A batch's rows by competition, as places among its slots: (place in replay
+    /// order, the runs of slots holding its rows, in their order), in replay order.
+    /// Rows of a competition the index does not hold are left out. It is
+    /// [`Index::group`] without the rows themselves: what is found borrows nothing, so
+    /// it may be kept while the batch before is worked on, and each competition's rows
+    /// are put together by its own task.
+    pub fn runs(&self, batch: &BoardBatch) -> Vec<(usize, Vec<Range<usize>>)> {
+        let mut found: Vec<(usize, Range<usize>)> = Vec::new();
+        let mut start = 0;
+        while let Some(first) = batch.slots.get(start) {
+            let run = batch.slots[start..]
+                .iter()
+                .position(|slot| slot.competition != first.competition)
+                .unwrap_or(batch.slots.len() - start);
+            if let Some(at) = self.position(batch.row(first).competition_id()) {
+                found.push((at, start..start + run));
+            }
+            start += run;
+        }
+        // Stable: the runs of one competition keep their order.
+        found.sort_by_key(|(at, _)| *at);
+        let mut runs: Vec<(usize, Vec<Range<usize>>)> = Vec::with_capacity(found.len());
+        for (at, range) in found {
+            match runs.last_mut() {
+                Some((last, ranges)) if *last == at => ranges.push(range),
+                _ => runs.push((at, vec![range])),
+            }
+        }
+        runs
     }
 
     /// Runs `f` on the rows of the competition at `at`, with the given board rows. A
@@ -480,5 +514,56 @@ pub(super) mod tests {
             ]
         );
         assert!(index.group(Boards::Rows(&[])).is_empty());
+    }
+
+    /// A reader's batch of `rows` in one column set, each row numbered by its id's
+    /// first letter (equal ids, equal numbers).
+    pub(in crate::pipeline) fn batch_of(rows: Vec<BoardResult>) -> BoardBatch {
+        let slots = (0..)
+            .zip(&rows)
+            .map(|(at, row)| crate::dataset::BoardSlot {
+                set: 0,
+                row: at,
+                board: row.board,
+                competition: row
+                    .competition_id
+                    .as_bytes()
+                    .first()
+                    .copied()
+                    .map_or(0, u32::from),
+            })
+            .collect();
+        BoardBatch {
+            sets: vec![std::sync::Arc::new(crate::dataset::OwnedBoards(rows))],
+            slots,
+        }
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)] // a competition's runs: here, one
+    fn a_batch_is_cut_into_each_competitions_runs_of_slots_in_replay_order() {
+        // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
+        let dataset = march_pairs(&[("a", 2), ("b", 1), ("c", 2)]);
+        let index = Index::of(&dataset);
+        // Slots 0-1 `a`, 2 `b`, 3-4 `x` (not in the index), 5 `a` again, 6 `b`, 7 `c`.
+        let batch = batch_of(vec![
+            board("a", 1),
+            board("a", 2),
+            board("b", 1),
+            board("x", 1),
+            board("x", 2),
+            board("a", 3),
+            board("b", 2),
+            board("c", 7),
+        ]);
+        assert_eq!(
+            index.runs(&batch),
+            vec![
+                (0, vec![2..3, 6..7]),
+                (1, vec![0..2, 5..6]),
+                (2, vec![7..8]),
+            ]
+        );
+        assert!(index.runs(&BoardBatch::default()).is_empty());
     }
 }

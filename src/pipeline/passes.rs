@@ -8,11 +8,12 @@
 //! by place in replay order, so what a run produces does not depend on the batches,
 //! their order or the thread count.
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::dataset::BoardRef;
+use crate::dataset::{BoardBatch, BoardRef};
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantine;
 
@@ -51,8 +52,10 @@ pub(super) struct Collected<T> {
     pub(super) outcomes: Vec<Option<std::result::Result<T, InputError>>>,
     /// Competitions whose board rows this pass has seen.
     seen: Vec<bool>,
-    /// Outcomes of the batch last read, kept while the next is worked on.
+    /// Outcomes of the batch last worked on, kept while the next is worked on.
     waiting: Outcomes<T>,
+    /// The batch last read, grouped: worked on while the next is grouped.
+    pending: Option<Pending>,
     pub reading: Duration,
     pub hashing: Duration,
     pub scoring: Duration,
@@ -68,6 +71,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             outcomes: (0..competitions).map(|_| None).collect(),
             seen: vec![false; competitions],
             waiting: Vec::new(),
+            pending: None,
             reading: Duration::ZERO,
             hashing: Duration::ZERO,
             scoring: Duration::ZERO,
@@ -85,12 +89,89 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// unpacked into structs once for the two. The wall time of the two is shared out
     /// in proportion to the time the tasks spent in each.
     ///
-    /// The batch before's outcomes are kept (their board scores appended and sealed)
-    /// beside this batch's tasks rather than before them: keeping is one thread's work,
+    /// The outcomes of the batch worked on before are kept (their board scores appended
+    /// and sealed) beside the next tasks rather than before them: keeping is one thread's work,
     /// and the cores would otherwise wait for it between batches. Outcomes are kept by
     /// place, so when they are kept does not change what is kept;
     /// [`Collected::keep_waiting`] keeps the last batch's.
+    ///
+    /// A reader's batch (rows where they lie, in their column sets) is grouped beside
+    /// the work on the batch before it, in the pool, and worked on with the next one
+    /// ([`Collected::flush`] works on the last): grouping a batch is one thread's work
+    /// too, and the cores waited for it before every batch. Its competitions' rows are
+    /// put together by their own tasks.
     fn batch(
+        &mut self,
+        index: &Index<'_, '_>,
+        rows: Boards<'_>,
+        hash: bool,
+        in_scope: &(dyn Fn(usize) -> bool + Sync),
+        one: &PrepareOne<'_, T>,
+    ) -> Result<usize> {
+        let batch = match rows {
+            Boards::Batch(batch) => batch,
+            Boards::Rows(_) => {
+                self.flush(index, hash, in_scope, one)?;
+                return self.batch_of_rows(index, rows, hash, in_scope, one);
+            }
+        };
+        let started = Instant::now();
+        let pending = self.pending.take();
+        let waiting = std::mem::take(&mut self.waiting);
+        let (board_scores, outcomes, hashes) =
+            (&mut self.board_scores, &mut self.outcomes, &self.hashes);
+        let (done, (kept, next)) = rayon::join(
+            || {
+                pending.as_ref().map_or_else(Vec::new, |pending| {
+                    pending.work(index, hashes, hash, in_scope, one)
+                })
+            },
+            || {
+                let kept = keep_into(board_scores, outcomes, waiting);
+                let next = Pending {
+                    batch: batch.clone(),
+                    runs: index.runs(batch),
+                };
+                (kept, next)
+            },
+        );
+        kept?;
+        for (at, _) in &next.runs {
+            self.seen[*at] = true;
+        }
+        let handled = next.runs.len();
+        self.pending = Some(next);
+        self.waiting = self.take_hashes(done, started);
+        Ok(handled)
+    }
+
+    /// Works on the batch read last, beside the keeping of the outcomes before it.
+    fn flush(
+        &mut self,
+        index: &Index<'_, '_>,
+        hash: bool,
+        in_scope: &(dyn Fn(usize) -> bool + Sync),
+        one: &PrepareOne<'_, T>,
+    ) -> Result<()> {
+        let Some(pending) = self.pending.take() else {
+            return Ok(());
+        };
+        let started = Instant::now();
+        let waiting = std::mem::take(&mut self.waiting);
+        let (board_scores, outcomes, hashes) =
+            (&mut self.board_scores, &mut self.outcomes, &self.hashes);
+        let (done, kept) = rayon::join(
+            || pending.work(index, hashes, hash, in_scope, one),
+            || keep_into(board_scores, outcomes, waiting),
+        );
+        kept?;
+        self.waiting = self.take_hashes(done, started);
+        Ok(())
+    }
+
+    /// [`Collected::batch`] for rows held as structs (a dataset in memory): grouped,
+    /// then worked on at once.
+    fn batch_of_rows(
         &mut self,
         index: &Index<'_, '_>,
         rows: Boards<'_>,
@@ -200,6 +281,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             done(handled as u64);
             Ok(())
         })?;
+        self.flush(index, hash, in_scope, one)?;
         self.keep_waiting()?;
         // A competition whose rows did not come (left out by the reader) has none to
         // come: those scored from their reported results have no board scores.
@@ -314,6 +396,44 @@ impl Collected<OneCompetition> {
     }
 }
 
+/// A batch of board rows grouped by competition, not yet worked on.
+struct Pending {
+    batch: BoardBatch,
+    /// Per competition in the batch, in replay order: its place and the runs of the
+    /// batch's slots holding its rows ([`Index::runs`]).
+    runs: Vec<(usize, Vec<Range<usize>>)>,
+}
+
+impl Pending {
+    /// Hashes (when `hash`: those without a hash in `hashes`) and runs `one` on (when
+    /// `in_scope`) each competition of the batch, in parallel, each task putting its
+    /// competition's rows together first.
+    fn work<T: Send>(
+        &self,
+        index: &Index<'_, '_>,
+        hashes: &[Option<String>],
+        hash: bool,
+        in_scope: &(dyn Fn(usize) -> bool + Sync),
+        one: &PrepareOne<'_, T>,
+    ) -> Vec<Done<T>> {
+        self.runs
+            .par_iter()
+            .filter_map(|(at, runs)| {
+                let to_hash = hash && hashes.get(*at).is_some_and(Option::is_none);
+                let scoped = in_scope(*at);
+                (to_hash || scoped).then(|| {
+                    let boards: Vec<BoardRef<'_>> = runs
+                        .iter()
+                        .flat_map(|run| self.batch.slots.get(run.clone()).unwrap_or_default())
+                        .map(|slot| self.batch.row(slot))
+                        .collect();
+                    work_on(index, *at, &boards, to_hash, scoped, one)
+                })
+            })
+            .collect()
+    }
+}
+
 /// Keeps `kept` outcomes by place in `outcomes`, their board scores in
 /// `board_scores`, and seals the board scores that fill a row group.
 fn keep_into<T: WithBoardScores>(
@@ -365,7 +485,7 @@ fn work_on<T>(
 mod tests {
     use super::*;
     use crate::dataset::{BoardResult, BoardRow, Dataset};
-    use crate::pipeline::competition::tests::{board, march_pairs};
+    use crate::pipeline::competition::tests::{batch_of, board, march_pairs};
     use crate::scoring::BoardScore;
 
     /// An outcome holding one board score per board row, named by its board.
@@ -392,6 +512,96 @@ mod tests {
         fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
             Ok(Quarantine::new(crate::quarantine::OnError::Quarantine))
         }
+    }
+
+    /// Hands on each slice of rows as a reader's batch of its own, in a column set.
+    struct ReaderBatches(Vec<Vec<BoardResult>>);
+
+    impl BoardSource for ReaderBatches {
+        fn read_boards(
+            &mut self,
+            _wanted: &(dyn Fn(&str) -> bool + Sync),
+            each: &mut dyn FnMut(Boards<'_>) -> Result<()>,
+        ) -> Result<()> {
+            self.0
+                .iter()
+                .try_for_each(|rows| each(Boards::Batch(&batch_of(rows.clone()))))
+        }
+
+        fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
+            Ok(Quarantine::new(crate::quarantine::OnError::Quarantine))
+        }
+    }
+
+    /// The competitions each batch held, and the board scores by (competition, board).
+    type KeptByAPass = (Vec<u64>, Vec<(String, u32)>);
+
+    /// The competitions each batch of `source` held, and the board scores of all of
+    /// them by (competition, board), as a pass keeps them: one board score per row.
+    fn kept_by_a_pass(source: &mut dyn BoardSource) -> Result<KeptByAPass> {
+        // Replay order: `a`, `b`, `c`, `d` (no board rows).
+        let dataset = march_pairs(&[("a", 1), ("b", 2), ("c", 3), ("d", 4)]);
+        let index = Index::of(&dataset);
+        let mut collected: Collected<Boarded> = Collected::new(4, &Sealer::default());
+        let one = |_at: usize, rows: &Rows<'_>| {
+            let scores = rows
+                .boards
+                .iter()
+                .map(|row| BoardScore {
+                    competition_id: row.competition_id().into(),
+                    board: row.board(),
+                    ns: None,
+                    ew: None,
+                    ns_score: None,
+                    ns_points: 0.0,
+                    ew_points: 0.0,
+                    datum: None,
+                })
+                .collect();
+            Ok(Boarded(scores))
+        };
+        let in_scope = |_: usize| true;
+        let counts = std::sync::Mutex::new(Vec::new());
+        let done = |handled: u64| {
+            if let Ok(mut counts) = counts.lock() {
+                counts.push(handled);
+            }
+        };
+        collected.read(source, &index, false, &in_scope, &one, &done)?;
+        let kept: Vec<usize> = collected
+            .outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(at, outcome)| outcome.as_ref().map(|_| at))
+            .collect();
+        assert_eq!(kept, vec![0, 1, 2]);
+        let rows = collected.board_scores(&[0, 1, 2])?;
+        let boards = rows
+            .rest_table()
+            .rows()
+            .map(|row| (row.competition_id.to_string(), row.board))
+            .collect();
+        Ok((counts.into_inner().unwrap_or_default(), boards))
+    }
+
+    #[test]
+    fn a_readers_batches_are_each_worked_on_with_the_next_and_all_kept_by_place() -> Result<()> {
+        // The batches come out of replay order; `c`, the last, is worked on after the
+        // reading, and `x` is no competition of the dataset.
+        let mut source = ReaderBatches(vec![
+            vec![board("b", 1), board("x", 9), board("b", 2)],
+            vec![board("a", 3)],
+            vec![board("c", 4), board("c", 5), board("c", 6)],
+        ]);
+        let (counts, boards) = kept_by_a_pass(&mut source)?;
+        assert_eq!(counts, vec![1, 1, 1]);
+        let expected: Vec<(String, u32)> =
+            [("a", 3), ("b", 1), ("b", 2), ("c", 4), ("c", 5), ("c", 6)]
+                .iter()
+                .map(|&(id, board)| (id.to_owned(), board))
+                .collect();
+        assert_eq!(boards, expected);
+        Ok(())
     }
 
     #[test]

@@ -263,11 +263,21 @@ impl BoardScoreTable {
     pub fn split_front(&mut self, rows: usize) -> BoardScoreTable {
         let rows = rows.min(self.len());
         let mut front = BoardScoreTable::default();
-        let mut renamed: rustc_hash::FxHashMap<u32, u32> = Default::default();
+        // Each row names up to three names: they are renamed through a list by number,
+        // as a map looked up three times a row cost more than the rest of the split.
+        let mut renamed: Vec<u32> = vec![UNSEEN; self.names.len()];
         let mut rename = |front: &mut BoardScoreTable, at: u32| -> u32 {
-            *renamed
-                .entry(at)
-                .or_insert_with(|| front.intern(&self.names[at as usize]))
+            match renamed.get(at as usize) {
+                Some(&seen) if seen != UNSEEN => seen,
+                _ => {
+                    let name = self.names.get(at as usize).map_or("", String::as_str);
+                    let new = front.intern(name);
+                    if let Some(slot) = renamed.get_mut(at as usize) {
+                        *slot = new;
+                    }
+                    new
+                }
+            }
         };
         front.competition = self.competition[..rows]
             .iter()
@@ -600,6 +610,26 @@ mod tests {
             ]
         );
         assert_eq!(table.competition_names(), ["c1", "12", "c2"]);
+    }
+
+    #[test]
+    fn a_split_front_holds_its_rows_and_only_their_names() {
+        let rows = [
+            row("c1", 1, Some("1"), Some("2")),
+            row("c1", 2, Some("2"), None),
+            row("c2", 1, Some("B"), Some("1")),
+            row("c3", 1, Some("A"), Some("C")),
+        ];
+        let mut table: BoardScoreTable = rows.iter().cloned().collect();
+        let front = table.split_front(3);
+        assert_eq!(front.rows().collect::<Vec<_>>(), rows[..3]);
+        // Competitions are named first, then the sides, in the order they come.
+        assert_eq!(front.names, ["c1", "c2", "1", "2", "B"]);
+        assert_eq!(table.rows().collect::<Vec<_>>(), rows[3..]);
+        // Asking for more rows than there are takes them all.
+        let rest = table.split_front(9);
+        assert_eq!(rest.rows().collect::<Vec<_>>(), rows[3..]);
+        assert!(table.is_empty());
     }
 
     proptest::proptest! {
