@@ -11,7 +11,11 @@
 # target/scale) and reused, in the importer's layout (`sample --by-month`: one Parquet
 # file per table and month) and as one file per table (`sample` without `--by-month`),
 # plus the same federation reported as results only (no board rows). Generating is
-# measured too: the one-file layout's peak RSS is one of the targets.
+# measured too: the one-file layout's peak RSS is one of the targets. Both layouts carry
+# the competition index `sample` writes with them; the one-file run is measured a second
+# time on the same files without it, as a dataset another tool wrote would be read. A
+# federation generated before `sample` wrote the one-file index has none: delete the
+# folder to have it generated again.
 #
 # For every command it prints wall and CPU time, peak RSS (GNU time) and the stage times
 # from the run summary; at the end, one table of the figures the scale targets name
@@ -96,6 +100,16 @@ measure live_months "run live (months)" "$bin" run --data "$data" --out "$out/li
 cp "$root/last.txt" "$root/live.txt"
 echo "== run live, one boards.parquet"
 measure live_one "run live (one file)" "$bin" run --data "$one" --out "$out/live-one"
+echo "== run live, one boards.parquet without its index (as another tool would write it)"
+# The same files hard-linked into a folder of their own, without competition_index.parquet:
+# every competition's rows are hashed, as for a dataset no program of ours wrote.
+bare="$root/$name-one-bare"
+rm -rf "$bare" && mkdir -p "$bare"
+for table in "$one"/*.parquet; do
+  [ "$(basename "$table")" = competition_index.parquet ] || ln "$table" "$bare/"
+done
+measure live_bare "run live (one file, no index)" "$bin" run --data "$bare" --out "$out/live-bare"
+rm -rf "$bare"
 echo "== run frozen, one boards.parquet"
 measure frozen_one "run frozen (one file)" "$bin" run --data "$one" --out "$out/frozen" --mode frozen
 cp "$root/last.txt" "$root/frozen.txt"
@@ -155,6 +169,8 @@ def within(key, seconds, gb):
 print(f"{'what':<44} {'importer layout':<20} {'one file':<20} target")
 print(f"{'run live':<44} {show('live_months'):<20} {show('live_one'):<20} <= 15 s, <= 2 GB: "
       f"{within('live_months', 15, 2)} / {within('live_one', 15, 2)}")
+print(f"{'run live, one file without its index':<44} {'':<20} {show('live_bare'):<20} (another tool's dataset: "
+      f"every competition hashed)")
 print(f"{'run --state, last month':<44} {show('state_months'):<20} {'':<20} <= 3 s, <= 1 GB: "
       f"{within('state_months', 3, 1)}")
 score = rows.get("score_one", (float("nan"), 0, 0))[0]
