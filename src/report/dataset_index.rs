@@ -192,10 +192,10 @@ fn digests_reusing(
     Ok(Ok((layout, files.into_iter().zip(digests).collect())))
 }
 
-/// True when the covered tables of `dir` are laid out as an index needs.
-fn indexable(dir: &Path) -> Result<bool> {
+/// The layout of the covered tables of `dir`, when an index can be built for it.
+fn disk_layout(dir: &Path) -> Result<Option<Layout>> {
     let files: Vec<DataFile> = data_files(dir)?.into_iter().filter(covered).collect();
-    Ok(layout(dir, &files).is_ok())
+    Ok(layout(dir, &files).ok())
 }
 
 /// Why the index of `dir` cannot be used, or the index, checked against the files.
@@ -631,9 +631,9 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
 pub struct Checked {
     /// The index, or why it cannot be used.
     pub index: std::result::Result<DatasetIndex, String>,
-    /// Whether the covered tables are all in month partitions or all in one file each
-    /// (else no index can exist, and there is nothing to tell the user).
-    indexable: bool,
+    /// How the covered tables are stored, when an index can be built for them (else
+    /// there is nothing to tell the user).
+    layout: Option<Layout>,
     /// Whether the index file exists (to tell a stale index from none).
     present: bool,
     /// Time spent checking it (hashing the data files' bytes).
@@ -644,10 +644,14 @@ pub struct Checked {
 pub fn check(dir: &Path) -> Result<Checked> {
     let started = std::time::Instant::now();
     let index = load_checked(dir)?;
-    let indexable = index.is_ok() || indexable(dir)?;
+    let layout = match &index {
+        Ok(index) if index.single_files() => Some(Layout::Single),
+        Ok(_) => Some(Layout::Months),
+        Err(_) => disk_layout(dir)?,
+    };
     Ok(Checked {
         index,
-        indexable,
+        layout,
         present: dir.join(FILE).exists(),
         took: started.elapsed(),
     })
@@ -729,7 +733,7 @@ impl Checked {
     /// file), saying what the run does instead; `None` when it is used or absent.
     pub fn stale_note(&self, dir: &Path) -> Option<String> {
         let why = self.index.as_ref().err()?;
-        (self.present && self.indexable).then(|| {
+        (self.present && self.layout.is_some()).then(|| {
             format!(
                 "note: {why}, so every competition's rows are hashed for the ledger; `bridgehcp index {}` writes the index again",
                 dir.display()
@@ -764,8 +768,13 @@ pub fn reading_plan(
 ) -> Reading {
     let index = match &checked.index {
         Ok(index) => index,
-        // Tables in a mix of layouts cannot have an index: nothing to say.
-        Err(_) if !checked.indexable => return Reading::Whole(None),
+        // Tables in a mix of layouts cannot have an index, and one file per table
+        // is read whole with an index or without: nothing to say, unless an index
+        // is there and stale.
+        Err(_) if checked.layout.is_none() => return Reading::Whole(None),
+        Err(_) if checked.layout == Some(Layout::Single) && !checked.present => {
+            return Reading::Whole(None)
+        }
         Err(why) => {
             return Reading::Whole(Some(format!(
                 "note: {why}, so every competition is read and hashed to compare with the state; `bridgehcp index {}` writes the index",
@@ -837,7 +846,7 @@ mod tests {
                     listed("d", "2026-03", Some("hd")),
                 ],
             }),
-            indexable: true,
+            layout: Some(Layout::Months),
             present: true,
             took: std::time::Duration::ZERO,
         };
@@ -867,10 +876,10 @@ mod tests {
             ..stale.clone()
         };
         assert_eq!(absent.stale_note(Path::new("fed")), None);
-        let single = Checked {
-            indexable: false,
+        let mixed = Checked {
+            layout: None,
             ..stale
         };
-        assert_eq!(single.stale_note(Path::new("fed")), None);
+        assert_eq!(mixed.stale_note(Path::new("fed")), None);
     }
 }
