@@ -830,6 +830,61 @@ mod tests {
         }
     }
 
+    fn data_file(table: &'static str, path: &str, month: Option<&str>) -> DataFile {
+        DataFile {
+            table,
+            path: Path::new("/fed").join(path),
+            month: month.map(str::to_owned),
+        }
+    }
+
+    /// An index is of one layout: every table in month partitions, or every table in
+    /// one file beside the index; anything else has none, and says why.
+    #[test]
+    fn an_index_needs_one_layout() {
+        let dir = Path::new("/fed");
+        let months = [
+            data_file(
+                "competitions",
+                "competitions/month=2026-01/part-0.parquet",
+                Some("2026-01"),
+            ),
+            data_file(
+                "boards",
+                "boards/month=2026-01/part-0.parquet",
+                Some("2026-01"),
+            ),
+        ];
+        assert_eq!(layout(dir, &months), Ok(Layout::Months));
+        let single = [
+            data_file("competitions", "competitions.parquet", None),
+            data_file("boards", "boards.parquet", None),
+        ];
+        assert_eq!(layout(dir, &single), Ok(Layout::Single));
+        assert_eq!(layout(dir, &[]), Ok(Layout::Months));
+        let mixed = [months[0].clone(), single[1].clone()];
+        assert_eq!(
+            layout(dir, &mixed),
+            Err("competitions/month=2026-01/part-0.parquet is in month partitions but boards.parquet is one file: an index needs every table in month partitions, or every table in one file".to_owned())
+        );
+        let unpartitioned = [data_file("boards", "boards/part-0.parquet", None)];
+        assert_eq!(
+            layout(dir, &unpartitioned),
+            Err("boards/part-0.parquet is neither in a month partition (month=YYYY-MM) nor its table's one file".to_owned())
+        );
+        let file = |path: &str| IndexedFile {
+            path: path.into(),
+            bytes: 1,
+            sha256: "00".into(),
+        };
+        let index = |paths: &[&str]| DatasetIndex {
+            files: paths.iter().map(|p| file(p)).collect(),
+            competitions: Vec::new(),
+        };
+        assert!(index(&["boards.parquet"]).single_files());
+        assert!(!index(&["boards/month=2026-01/part-0.parquet"]).single_files());
+    }
+
     /// Only a competition listed once, with a hash, is vouched for: one whose rows lie
     /// in two months (listed in both) or that the reader left out is hashed by the run.
     #[test]
