@@ -338,7 +338,8 @@ fn whole_competitions(dir: &Path) -> Result<Vec<Indexed>> {
         .into_iter()
         .map(|(c, hashed)| Indexed {
             competition_id: c.competition_id.clone(),
-            month: crate::report::dataset_writer::month_of(c),
+            // The month partition the importer would write its rows to.
+            month: c.date.format("%Y-%m").to_string(),
             date: c.date,
             session: c.session,
             sha256: hashed.sha256,
