@@ -401,8 +401,8 @@ fn an_index_that_does_not_match_its_files_is_not_used() {
     assert_eq!(why(&fed), "the dataset has no competition_index.parquet");
 }
 
-/// A dataset whose tables are single files cannot have an index: a continued run
-/// hashes it as before, without a note about an index it cannot have.
+/// A dataset of one file per table without an index: a continued run reads it whole
+/// and hashes it as before, without a note (with an index it would read it whole too).
 #[test]
 fn a_dataset_in_single_files_is_hashed_without_a_note() {
     let tmp = tempfile::tempdir().unwrap();
@@ -559,4 +559,224 @@ fn a_refreshed_index_hashes_again_a_kept_file_edited_since() {
     let refreshed = dataset_index::load_checked(&next).unwrap().unwrap();
     assert_ne!(refreshed.files, before.files);
     assert_eq!(refreshed.competitions, before.competitions);
+}
+
+/// A federation of four months written as `sample` writes it without `--by-month`
+/// (one file per table, with its index), and its months.
+fn one_file_federation(dir: &Path) -> (PathBuf, Vec<String>) {
+    let fed = dir.join("one");
+    ok(&bridgehcp(
+        &[
+            "sample",
+            "--members",
+            "120",
+            "--months",
+            "4",
+            "--seed",
+            "5",
+            "--out",
+            "one",
+        ],
+        dir,
+    ));
+    let dataset = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    let months: BTreeSet<String> = dataset
+        .competitions
+        .iter()
+        .map(|c| c.date.format("%Y-%m").to_string())
+        .collect();
+    assert_eq!(months.len(), 4, "{months:?}");
+    (fed, months.into_iter().collect())
+}
+
+/// `sample` without `--by-month` writes the index of its one file per table, which a
+/// run trusts: it takes the competitions' hashes from the index (an index saying
+/// another hash for one competition puts that hash in the ledger) and writes the
+/// bytes of a run of the same files without the index. `bridgehcp index` builds the
+/// same index for them.
+#[test]
+fn a_one_file_sample_has_an_index_whose_hashes_a_run_takes() {
+    use bridgehcp::report::dataset_index;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, _) = one_file_federation(dir);
+    let index = dataset_index::load_checked(&fed).unwrap().unwrap();
+    let files: Vec<&str> = index.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        files,
+        [
+            "competitions.parquet",
+            "entrants.parquet",
+            "results.parquet",
+            "boards.parquet"
+        ]
+    );
+    let plain = dir.join("plain");
+    copy_without_index(&fed, &plain);
+
+    let (_, note) = run(dir, &fed, "indexed", &[]);
+    assert!(!note.contains("note:"), "{note}");
+    let (_, note) = run(dir, &plain, "hashed", &[]);
+    assert!(!note.contains("note:"), "{note}");
+    let (indexed, hashed) = (dir.join("indexed"), dir.join("hashed"));
+    same_outputs(&indexed, &hashed);
+    assert_eq!(dataset_hash(&indexed), dataset_hash(&hashed));
+    let applied = ledger_hashes(&indexed);
+    assert!(applied.len() > 20, "{}", applied.len());
+    // Every competition the ledger hashed is in the index, in the month of its date,
+    // with that hash.
+    for (id, hash) in &applied {
+        let listed = index
+            .competitions
+            .iter()
+            .find(|c| &c.competition_id == id)
+            .unwrap();
+        assert_eq!(listed.sha256.as_ref(), Some(hash), "{id}");
+        assert_eq!(listed.month, listed.date.format("%Y-%m").to_string());
+    }
+
+    let vouching = dir.join("vouching");
+    copy_without_index(&fed, &vouching);
+    let mut changed = index.clone();
+    let (id, _) = applied.iter().next().unwrap();
+    let listed = changed
+        .competitions
+        .iter_mut()
+        .find(|c| &c.competition_id == id)
+        .unwrap();
+    let vouched = "cd".repeat(32);
+    listed.sha256 = Some(vouched.clone());
+    dataset_index::write(&vouching, &changed).unwrap();
+    run(dir, &vouching, "vouched-out", &[]);
+    let taken = ledger_hashes(&dir.join("vouched-out"));
+    assert_eq!(taken[id], vouched);
+    assert_eq!(
+        taken
+            .iter()
+            .filter(|(other, hash)| applied[*other] != **hash)
+            .count(),
+        1
+    );
+
+    let stdout = ok(&bridgehcp(&["index", "plain"], dir));
+    assert!(
+        stdout.contains(&format!("{} competitions in", index.competitions.len())),
+        "{stdout}"
+    );
+    assert!(read(&plain.join(FILE)) == read(&fed.join(FILE)));
+}
+
+/// One bit of the writer's name in the footer of `boards.parquet` flipped after the
+/// index was written: the rows read the same, but the index no longer vouches for the
+/// file; a run says so, as for a month partition, and hashes every competition.
+#[test]
+fn a_one_file_index_whose_boards_file_changed_is_not_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, _) = one_file_federation(dir);
+    run(dir, &fed, "indexed", &[]);
+    let file = fed.join("boards.parquet");
+    let mut bytes = read(&file);
+    let at = bytes
+        .windows(6)
+        .rposition(|w| w == b"Polars")
+        .expect("the writer's name in the footer");
+    bytes[at] ^= 0x20;
+    std::fs::write(&file, &bytes).unwrap();
+    let (_, note) = run(dir, &fed, "stale-out", &[]);
+    assert!(
+        note.contains(
+            "note: boards.parquet is not the file competition_index.parquet was built from, so every competition's rows are hashed for the ledger; `bridgehcp index "
+        ),
+        "{note}"
+    );
+    same_outputs(&dir.join("indexed"), &dir.join("stale-out"));
+}
+
+/// A continued run on a dataset of one file per table reads it whole (no month can be
+/// read alone) with the index's hashes: the bytes of the same run without the index.
+/// A board row changed in an earlier month, with the index of the files before, makes
+/// the index stale: the run says so, hashes every competition and finds the change.
+#[test]
+fn a_continued_run_on_one_file_per_table_reads_it_whole_and_finds_a_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, months) = one_file_federation(dir);
+    run(dir, &fed, "state", &["--until", &month_end(&months[2])]);
+    let (indexed, note) = run(dir, &fed, "indexed", &["--state", "state"]);
+    assert!(!indexed.contains("index showed"), "{indexed}");
+    assert!(!note.contains("note:"), "{note}");
+    let plain = dir.join("plain");
+    copy_without_index(&fed, &plain);
+    let (hashed, _) = run(dir, &plain, "hashed", &["--state", "state"]);
+    assert!(!hashed.contains("replayed from the start"), "{hashed}");
+    same_outputs(&dir.join("indexed"), &dir.join("hashed"));
+
+    let mut dataset = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    let first = dataset
+        .competitions
+        .iter()
+        .find(|c| {
+            c.date.format("%Y-%m").to_string() == months[0]
+                && dataset
+                    .boards
+                    .iter()
+                    .any(|b| *b.competition_id == *c.competition_id)
+        })
+        .expect("a competition with board rows in the first month")
+        .competition_id
+        .clone();
+    let row = dataset
+        .boards
+        .iter_mut()
+        .find(|b| *b.competition_id == *first)
+        .unwrap();
+    row.table = Some(row.table.unwrap_or(0) + 50);
+    let edited = dir.join("edited");
+    bridgehcp::report::write_dataset(&dataset, &edited).unwrap();
+    // Only the boards file is the edited one.
+    for name in [
+        "competitions.parquet",
+        "entrants.parquet",
+        "results.parquet",
+        FILE,
+    ] {
+        std::fs::copy(fed.join(name), edited.join(name)).unwrap();
+    }
+    let (rehashed, note) = run(dir, &edited, "rehashed", &["--state", "state"]);
+    assert!(
+        note.contains("note: boards.parquet is not the file competition_index.parquet was built from, so every competition is read and hashed"),
+        "{note}"
+    );
+    assert!(
+        rehashed.contains("so the whole history was replayed from the start")
+            && rehashed.contains(&format!("changed: `{first}`")),
+        "{rehashed}"
+    );
+}
+
+/// An index is of one layout: tables in month partitions beside a table in one file
+/// have none, and `bridgehcp index` says why.
+#[test]
+fn a_mix_of_layouts_has_no_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (fed, _) = partitioned(dir);
+    let boards = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    std::fs::remove_dir_all(fed.join("boards")).unwrap();
+    let only_boards = bridgehcp::dataset::Dataset {
+        boards: boards.boards,
+        ..Default::default()
+    };
+    let single = dir.join("single");
+    bridgehcp::report::write_dataset(&only_boards, &single).unwrap();
+    std::fs::copy(single.join("boards.parquet"), fed.join("boards.parquet")).unwrap();
+    let output = bridgehcp(&["index", "fed"], dir);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no index can be built: competitions/month=")
+            && stderr.contains("is in month partitions but boards.parquet is one file: an index needs every table in month partitions, or every table in one file"),
+        "{stderr}"
+    );
 }

@@ -631,7 +631,8 @@ fn one_board_file_streams_by_row_group_and_names_the_rows_of_the_file() {
 /// `sample` without `--by-month` generates a few months at a time and writes each table
 /// a row group at a time; its files have the bytes of the federation generated whole
 /// and written at once, with entrants' `house` column (a Swiss congress with an odd
-/// entry, somewhere in the history) and without it.
+/// entry, somewhere in the history) and without it. Beside them, the competition
+/// index, and no other file.
 #[test]
 fn sample_written_as_it_is_generated_has_the_bytes_of_the_federation_written_whole() {
     use bridgehcp::report::write_dataset;
@@ -684,6 +685,7 @@ fn sample_written_as_it_is_generated_has_the_bytes_of_the_federation_written_who
             written,
             [
                 "boards.parquet",
+                "competition_index.parquet",
                 "competitions.parquet",
                 "entrants.parquet",
                 "members.parquet",

@@ -9,13 +9,18 @@ use crate::error::{Error, Result};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  bridgehcp index fed/\n\n\
-`import` and `sample --by-month` keep DIR/competition_index.parquet up to date \
-themselves; a dataset written or changed by other tools needs this command once (and \
-again after each such change) for continued runs (`run --state`) to read only the \
-months with something new. Months whose files the current index vouches for are \
-taken from it, the others are read and hashed.")]
+DIR's tables (all but `members`) must be either all in month partitions, as `import` \
+writes them, or all one file each, as `sample` writes them without --by-month. \
+`import` and `sample` keep DIR/competition_index.parquet up to date themselves; a \
+dataset written or changed by other tools needs this command once (and again after \
+each such change). With the index, a run takes each competition's content hash from \
+it instead of hashing the competition's rows, and a continued run (`run --state`) on \
+month partitions reads only the months with something new. Months whose files the \
+current index vouches for are taken from it, the others are read and hashed; a \
+dataset of one file per table is read and hashed whole.")]
 pub struct IndexArgs {
-    /// The dataset folder (month partitions, as `import` writes them).
+    /// The dataset folder (month partitions, as `import` writes them, or one file per
+    /// table, as `sample` writes them).
     #[arg(value_name = "DIR")]
     pub data: PathBuf,
 }

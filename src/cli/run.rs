@@ -528,7 +528,8 @@ fn continue_from_index(
     // The plan, and then the month's rows, are read and scored on one core: the
     // history the outputs carry is read and checked on the other meanwhile. Should the
     // plan be to read everything, the bytes are dropped once read.
-    let carried = checked.index.is_ok().then(|| {
+    let by_month = checked.index.as_ref().is_ok_and(|i| !i.single_files());
+    let carried = by_month.then(|| {
         std::sync::Arc::new(crate::report::history::Prefetch::start(
             &previous.folder,
             &[run_folder::CHANGES, run_folder::STANDINGS],

@@ -38,7 +38,8 @@ pub struct SampleArgs {
     /// Write one hive partition per month (`boards/month=YYYY-MM/part-0.parquet`, as
     /// `import` does) rather than one file per table. Either way the federation is
     /// generated and written a few months at a time: memory stays that of those months
-    /// whatever the length of the history.
+    /// whatever the length of the history; and either way the competition index
+    /// (`competition_index.parquet`) is written with the tables.
     #[arg(long)]
     pub by_month: bool,
     /// Share of events reported as board-level rows rather than results (default 0.6;
@@ -201,6 +202,10 @@ fn push_month<W: std::io::Write>(
 /// rows are the months' rows in month order, and a Parquet file's row groups are
 /// encoded each on its own.
 ///
+/// The competition index (`competition_index.parquet`, which spares a run hashing
+/// every competition's rows) is written in the same commit, built from the files as
+/// written: read back a row group at a time, as a run reads them.
+///
 /// One thing no month can tell is whether `entrants` has a `house` column, which is
 /// written only when some entrant of the whole federation is a house pair. So entrants
 /// are written both with and without it, and the file not needed is dropped at the
@@ -273,11 +278,14 @@ fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
         }
         without_house.sync()?;
         if house {
-            std::fs::remove_file(&plain).map_err(|e| Error::io(&plain, e))
+            std::fs::remove_file(&plain).map_err(|e| Error::io(&plain, e))?;
         } else {
             let entrants = stage.path("entrants.parquet");
-            std::fs::rename(&plain, &entrants).map_err(|e| Error::io(&entrants, e))
+            std::fs::rename(&plain, &entrants).map_err(|e| Error::io(&entrants, e))?;
         }
+        // The index is built from the files as written, read back as a run reads them.
+        let index = crate::report::dataset_index::build(stage.staging(), None)?;
+        crate::report::dataset_index::write(stage.staging(), &index)
     })?;
     Ok(summary)
 }

@@ -461,7 +461,8 @@ pub fn compare(previous: &[Entry], current: &[Entry]) -> Difference {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Indexed {
     pub competition_id: String,
-    /// The month partition (`2026-01`) its rows are in.
+    /// The month partition (`2026-01`) its rows are in; in a dataset of one file per
+    /// table, the month of its date.
     pub month: String,
     pub date: NaiveDate,
     pub session: i32,

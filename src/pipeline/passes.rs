@@ -481,6 +481,81 @@ fn work_on<T>(
     })
 }
 
+/// A competition's content hash and its rows, as a run's first pass finds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hashed {
+    /// `None` for a competition the reader left out: a run hashes no such rows.
+    pub sha256: Option<String>,
+    pub entrants: u64,
+    pub results: u64,
+    pub boards: u64,
+}
+
+/// Every competition of `head` (in replay order) with the content hash a run's first
+/// pass takes of its rows, the board rows coming from `boards` a batch at a time, as
+/// they come in a run: the index of a dataset that a run always reads whole
+/// ([`crate::report::dataset_index`]) is the run's own hashing, done once.
+pub fn content_hashes<'c>(
+    head: &'c crate::dataset::Dataset,
+    rows: super::EntrantRows<'_>,
+    boards: &mut dyn BoardSource,
+) -> Result<Vec<(&'c crate::dataset::Competition, Hashed)>> {
+    let index = Index::new(&head.competitions, &rows.entrants, &rows.results);
+    let hash_one = |at: usize, boards: &[BoardRef<'_>]| {
+        index.with_rows(at, boards, |rows| Hashed {
+            sha256: Some(ledger::competition_hash(
+                index.order[at],
+                &rows.entrants,
+                &rows.reported,
+                boards,
+            )),
+            entrants: rows.entrants.len() as u64,
+            results: rows.reported.len() as u64,
+            boards: boards.len() as u64,
+        })
+    };
+    let mut found: Vec<Option<Hashed>> = vec![None; index.order.len()];
+    boards.read_boards(&|_| true, &mut |batch| {
+        let groups = index.group(batch);
+        let hashed: Vec<(usize, Hashed)> = groups
+            .par_iter()
+            .filter(|(at, _)| found[*at].is_none())
+            .map(|(at, rows)| (*at, hash_one(*at, rows)))
+            .collect();
+        for (at, hashed) in hashed {
+            found[at] = Some(hashed);
+        }
+        Ok(())
+    })?;
+    let quarantine = boards.finish(head)?;
+    boards.release();
+    let rest: Vec<usize> = (0..found.len()).filter(|&at| found[at].is_none()).collect();
+    for (at, hashed) in rest
+        .par_iter()
+        .map(|&at| (at, hash_one(at, &[])))
+        .collect::<Vec<_>>()
+    {
+        found[at] = Some(hashed);
+    }
+    Ok(index
+        .order
+        .iter()
+        .zip(found)
+        .map(|(&competition, hashed)| {
+            let mut hashed = hashed.unwrap_or(Hashed {
+                sha256: None,
+                entrants: 0,
+                results: 0,
+                boards: 0,
+            });
+            if quarantine.contains(&competition.competition_id) {
+                hashed.sha256 = None;
+            }
+            (competition, hashed)
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

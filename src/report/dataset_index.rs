@@ -9,6 +9,14 @@
 //! compare the index with the state's ledger and read only the months with something
 //! new ([`crate::pipeline::ledger::plan_reading`]).
 //!
+//! A dataset of one file per table (`sample` without `--by-month`, or another tool's)
+//! is always read whole, but a run still hashes every competition's rows for the
+//! ledger, seconds of a ten-year history. Its index (the same file, listing
+//! `boards.parquet` and the others, each competition with its month) gives a run those
+//! hashes; it cannot let a continued run read only some months, since one file holds
+//! them all. An index is of one layout: a dataset with some tables in month partitions
+//! and others in one file has none.
+//!
 //! The index only speaks for the files it was built from: it records the size and the
 //! SHA-256 of every data file's bytes (`competitions`, `entrants`, `results`,
 //! `boards`), and a run trusts it only when every file is still there, with those
@@ -49,6 +57,14 @@ pub struct IndexedFile {
 pub struct DatasetIndex {
     pub files: Vec<IndexedFile>,
     pub competitions: Vec<Indexed>,
+}
+
+impl DatasetIndex {
+    /// Whether the index is of a dataset of one file per table, which a run reads
+    /// whole whatever the index says (no month can be read alone).
+    pub fn single_files(&self) -> bool {
+        self.files.iter().any(|f| !f.path.contains('/'))
+    }
 }
 
 /// The tables whose files the index covers.
@@ -113,9 +129,43 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
     false
 }
 
+/// How the covered tables of an indexable dataset are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Every table in month partitions (`month=YYYY-MM`), as `import` writes them.
+    Months,
+    /// Every table in one file beside the index (`boards.parquet`).
+    Single,
+}
+
+/// The layout of `files` (the covered data files of `dir`), or why no index can be
+/// built for it.
+fn layout(dir: &Path, files: &[DataFile]) -> std::result::Result<Layout, String> {
+    let single = |f: &&DataFile| f.month.is_none() && !relative(dir, &f.path).contains('/');
+    if let Some(file) = files.iter().find(|f| f.month.is_none() && !single(f)) {
+        return Err(format!(
+            "{} is neither in a month partition (month=YYYY-MM) nor its table's one file",
+            relative(dir, &file.path)
+        ));
+    }
+    let monthly = files.iter().find(|f| f.month.is_some());
+    match (monthly, files.iter().find(single)) {
+        (Some(monthly), Some(single)) => Err(format!(
+            "{} is in month partitions but {} is one file: an index needs every table in month partitions, or every table in one file",
+            relative(dir, &monthly.path),
+            relative(dir, &single.path)
+        )),
+        (None, Some(_)) => Ok(Layout::Single),
+        _ => Ok(Layout::Months),
+    }
+}
+
+/// The data files of an indexable dataset, with their digests, and their layout.
+type Digests = (Layout, Vec<(DataFile, IndexedFile)>);
+
 /// The covered data files of `dir` with their digests, or why the layout has no index
-/// (a table in one file, not in month partitions).
-fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)>, String>> {
+/// (some tables in month partitions and others in one file).
+fn digests(dir: &Path) -> Result<std::result::Result<Digests, String>> {
     digests_reusing(dir, None)
 }
 
@@ -123,14 +173,12 @@ fn digests(dir: &Path) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)
 fn digests_reusing(
     dir: &Path,
     linked: Option<&Linked<'_>>,
-) -> Result<std::result::Result<Vec<(DataFile, IndexedFile)>, String>> {
+) -> Result<std::result::Result<Digests, String>> {
     let files: Vec<DataFile> = data_files(dir)?.into_iter().filter(covered).collect();
-    if let Some(file) = files.iter().find(|f| f.month.is_none()) {
-        return Ok(Err(format!(
-            "{} is not in a month partition (month=YYYY-MM)",
-            relative(dir, &file.path)
-        )));
-    }
+    let layout = match layout(dir, &files) {
+        Ok(layout) => layout,
+        Err(why) => return Ok(Err(why)),
+    };
     let digests: Vec<Result<IndexedFile>> = files
         .par_iter()
         .map(
@@ -141,16 +189,13 @@ fn digests_reusing(
         )
         .collect();
     let digests = digests.into_iter().collect::<Result<Vec<_>>>()?;
-    Ok(Ok(files.into_iter().zip(digests).collect()))
+    Ok(Ok((layout, files.into_iter().zip(digests).collect())))
 }
 
-/// True when every covered table of `dir` is in month partitions, as an index needs.
-fn partitioned(dir: &Path) -> Result<bool> {
-    let files = data_files(dir)?;
-    Ok(files
-        .iter()
-        .filter(|f| covered(f))
-        .all(|f| f.month.is_some()))
+/// The layout of the covered tables of `dir`, when an index can be built for it.
+fn disk_layout(dir: &Path) -> Result<Option<Layout>> {
+    let files: Vec<DataFile> = data_files(dir)?.into_iter().filter(covered).collect();
+    Ok(layout(dir, &files).ok())
 }
 
 /// Why the index of `dir` cannot be used, or the index, checked against the files.
@@ -164,7 +209,7 @@ pub fn load_checked(dir: &Path) -> Result<std::result::Result<DatasetIndex, Stri
         Err(error) => return Ok(Err(format!("{FILE} cannot be read ({error})"))),
     };
     let on_disk = match digests(dir)? {
-        Ok(on_disk) => on_disk,
+        Ok((_, on_disk)) => on_disk,
         Err(why) => return Ok(Err(why)),
     };
     let recorded: HashMap<&str, &IndexedFile> =
@@ -190,28 +235,37 @@ pub fn load_checked(dir: &Path) -> Result<std::result::Result<DatasetIndex, Stri
 /// Builds the index of `dir`, taking each month's competitions from `previous` when
 /// that month's files are the ones it was built from, and hashing the month's rows
 /// (read and checked as a run reads them) otherwise.
+///
+/// A dataset of one file per table is read whole, as a run reads it, and every
+/// competition hashed (unless `previous` was built from the very same files).
 pub fn build(dir: &Path, previous: Option<&DatasetIndex>) -> Result<DatasetIndex> {
-    build_checked(dir, previous)?.ok_or_else(|| {
-        Error::Config(
-            "no index can be built: the tables are not all in month partitions (month=YYYY-MM), as `import` writes them".to_owned(),
-        )
-    })
+    build_reusing(dir, previous, None)?
+        .map_err(|why| Error::Config(format!("no index can be built: {why}")))
 }
 
-/// [`build`], or `None` when a table is not in month partitions.
-fn build_checked(dir: &Path, previous: Option<&DatasetIndex>) -> Result<Option<DatasetIndex>> {
-    build_reusing(dir, previous, None)
-}
-
-/// [`build_checked`], taking the digests of the files `linked` vouches for from it.
+/// [`build`], taking the digests of the files `linked` vouches for from it; why the
+/// layout has no index, when it has none.
 fn build_reusing(
     dir: &Path,
     previous: Option<&DatasetIndex>,
     linked: Option<&Linked<'_>>,
-) -> Result<Option<DatasetIndex>> {
-    let Ok(on_disk) = digests_reusing(dir, linked)? else {
-        return Ok(None);
+) -> Result<std::result::Result<DatasetIndex, String>> {
+    let (layout, on_disk) = match digests_reusing(dir, linked)? {
+        Ok(digests) => digests,
+        Err(why) => return Ok(Err(why)),
     };
+    if layout == Layout::Single {
+        let files: Vec<IndexedFile> = on_disk.into_iter().map(|(_, digest)| digest).collect();
+        let unchanged = previous.filter(|p| same_files(&p.files, &files));
+        let competitions = match unchanged {
+            Some(previous) => previous.competitions.clone(),
+            None => whole_competitions(dir)?,
+        };
+        return Ok(Ok(DatasetIndex {
+            files,
+            competitions,
+        }));
+    }
     let mut months: BTreeMap<String, Vec<&IndexedFile>> = BTreeMap::new();
     for (file, digest) in &on_disk {
         months
@@ -247,10 +301,55 @@ fn build_reusing(
             competitions.extend(month_competitions(dir, month)?);
         }
     }
-    Ok(Some(DatasetIndex {
+    Ok(Ok(DatasetIndex {
         files: on_disk.into_iter().map(|(_, digest)| digest).collect(),
         competitions,
     }))
+}
+
+/// Whether two lists hold the same files (in any order).
+fn same_files(a: &[IndexedFile], b: &[IndexedFile]) -> bool {
+    fn sorted(files: &[IndexedFile]) -> Vec<(&str, u64, &str)> {
+        let mut listed: Vec<(&str, u64, &str)> = files
+            .iter()
+            .map(|f| (f.path.as_str(), f.bytes, f.sha256.as_str()))
+            .collect();
+        listed.sort_unstable();
+        listed
+    }
+    sorted(a) == sorted(b)
+}
+
+/// Every competition of a dataset of one file per table, read and hashed as a run
+/// reads and hashes them (the board rows a batch at a time, never all at once), each
+/// listed in the month of its date, by month and id.
+fn whole_competitions(dir: &Path) -> Result<Vec<Indexed>> {
+    let progress = crate::scoring::progress::NoProgress;
+    let (opened, entrants, results) = crate::import::table::open_partitions_compact(
+        dir,
+        OnError::Quarantine,
+        &Partitions::All,
+        &progress,
+    )?;
+    let (head, mut reader) = (opened.head, opened.boards);
+    let rows = crate::pipeline::EntrantRows::compact(entrants, results);
+    let hashed = crate::pipeline::passes::content_hashes(&head, rows, &mut reader)?;
+    let mut competitions: Vec<Indexed> = hashed
+        .into_iter()
+        .map(|(c, hashed)| Indexed {
+            competition_id: c.competition_id.clone(),
+            // The month partition the importer would write its rows to.
+            month: c.date.format("%Y-%m").to_string(),
+            date: c.date,
+            session: c.session,
+            sha256: hashed.sha256,
+            entrants: hashed.entrants,
+            results: hashed.results,
+            boards: hashed.boards,
+        })
+        .collect();
+    competitions.sort_by(|a, b| (&a.month, &a.competition_id).cmp(&(&b.month, &b.competition_id)));
+    Ok(competitions)
 }
 
 /// The competitions of one month partition, read and checked as a run reads them.
@@ -514,8 +613,8 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
         written,
     });
     match build_reusing(staging, before.as_ref(), linked.as_ref())? {
-        Some(index) => write(staging, &index),
-        None => {
+        Ok(index) => write(staging, &index),
+        Err(_) => {
             let stale = staging.join(FILE);
             if stale.exists() {
                 std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
@@ -533,9 +632,9 @@ pub fn refresh(staging: &Path, previous: &Path) -> Result<()> {
 pub struct Checked {
     /// The index, or why it cannot be used.
     pub index: std::result::Result<DatasetIndex, String>,
-    /// Whether every covered table is in month partitions (else no index can exist,
-    /// and there is nothing to tell the user).
-    partitioned: bool,
+    /// How the covered tables are stored, when an index can be built for them (else
+    /// there is nothing to tell the user).
+    layout: Option<Layout>,
     /// Whether the index file exists (to tell a stale index from none).
     present: bool,
     /// Time spent checking it (hashing the data files' bytes).
@@ -546,10 +645,14 @@ pub struct Checked {
 pub fn check(dir: &Path) -> Result<Checked> {
     let started = std::time::Instant::now();
     let index = load_checked(dir)?;
-    let partitioned = index.is_ok() || partitioned(dir)?;
+    let layout = match &index {
+        Ok(index) if index.single_files() => Some(Layout::Single),
+        Ok(_) => Some(Layout::Months),
+        Err(_) => disk_layout(dir)?,
+    };
     Ok(Checked {
         index,
-        partitioned,
+        layout,
         present: dir.join(FILE).exists(),
         took: started.elapsed(),
     })
@@ -631,7 +734,7 @@ impl Checked {
     /// file), saying what the run does instead; `None` when it is used or absent.
     pub fn stale_note(&self, dir: &Path) -> Option<String> {
         let why = self.index.as_ref().err()?;
-        (self.present && self.partitioned).then(|| {
+        (self.present && self.layout.is_some()).then(|| {
             format!(
                 "note: {why}, so every competition's rows are hashed for the ledger; `bridgehcp index {}` writes the index again",
                 dir.display()
@@ -666,8 +769,13 @@ pub fn reading_plan(
 ) -> Reading {
     let index = match &checked.index {
         Ok(index) => index,
-        // A table in one file or in CSV cannot have an index: nothing to say.
-        Err(_) if !checked.partitioned => return Reading::Whole(None),
+        // Tables in a mix of layouts cannot have an index, and one file per table
+        // is read whole with an index or without: nothing to say, unless an index
+        // is there and stale.
+        Err(_) if checked.layout.is_none() => return Reading::Whole(None),
+        Err(_) if checked.layout == Some(Layout::Single) && !checked.present => {
+            return Reading::Whole(None)
+        }
         Err(why) => {
             return Reading::Whole(Some(format!(
                 "note: {why}, so every competition is read and hashed to compare with the state; `bridgehcp index {}` writes the index",
@@ -675,6 +783,11 @@ pub fn reading_plan(
             )))
         }
     };
+    if index.single_files() {
+        // One file holds every month: the run reads it whole, and takes the hashes
+        // the index vouches for ([`Checked::vouched`]).
+        return Reading::Whole(None);
+    }
     let through = previous
         .applied_through
         .as_ref()
@@ -718,6 +831,61 @@ mod tests {
         }
     }
 
+    fn data_file(table: &'static str, path: &str, month: Option<&str>) -> DataFile {
+        DataFile {
+            table,
+            path: Path::new("/fed").join(path),
+            month: month.map(str::to_owned),
+        }
+    }
+
+    /// An index is of one layout: every table in month partitions, or every table in
+    /// one file beside the index; anything else has none, and says why.
+    #[test]
+    fn an_index_needs_one_layout() {
+        let dir = Path::new("/fed");
+        let months = [
+            data_file(
+                "competitions",
+                "competitions/month=2026-01/part-0.parquet",
+                Some("2026-01"),
+            ),
+            data_file(
+                "boards",
+                "boards/month=2026-01/part-0.parquet",
+                Some("2026-01"),
+            ),
+        ];
+        assert_eq!(layout(dir, &months), Ok(Layout::Months));
+        let single = [
+            data_file("competitions", "competitions.parquet", None),
+            data_file("boards", "boards.parquet", None),
+        ];
+        assert_eq!(layout(dir, &single), Ok(Layout::Single));
+        assert_eq!(layout(dir, &[]), Ok(Layout::Months));
+        let mixed = [months[0].clone(), single[1].clone()];
+        assert_eq!(
+            layout(dir, &mixed),
+            Err("competitions/month=2026-01/part-0.parquet is in month partitions but boards.parquet is one file: an index needs every table in month partitions, or every table in one file".to_owned())
+        );
+        let unpartitioned = [data_file("boards", "boards/part-0.parquet", None)];
+        assert_eq!(
+            layout(dir, &unpartitioned),
+            Err("boards/part-0.parquet is neither in a month partition (month=YYYY-MM) nor its table's one file".to_owned())
+        );
+        let file = |path: &str| IndexedFile {
+            path: path.into(),
+            bytes: 1,
+            sha256: "00".into(),
+        };
+        let index = |paths: &[&str]| DatasetIndex {
+            files: paths.iter().map(|p| file(p)).collect(),
+            competitions: Vec::new(),
+        };
+        assert!(index(&["boards.parquet"]).single_files());
+        assert!(!index(&["boards/month=2026-01/part-0.parquet"]).single_files());
+    }
+
     /// Only a competition listed once, with a hash, is vouched for: one whose rows lie
     /// in two months (listed in both) or that the reader left out is hashed by the run.
     #[test]
@@ -734,7 +902,7 @@ mod tests {
                     listed("d", "2026-03", Some("hd")),
                 ],
             }),
-            partitioned: true,
+            layout: Some(Layout::Months),
             present: true,
             took: std::time::Duration::ZERO,
         };
@@ -764,10 +932,10 @@ mod tests {
             ..stale.clone()
         };
         assert_eq!(absent.stale_note(Path::new("fed")), None);
-        let single = Checked {
-            partitioned: false,
+        let mixed = Checked {
+            layout: None,
             ..stale
         };
-        assert_eq!(single.stale_note(Path::new("fed")), None);
+        assert_eq!(mixed.stale_note(Path::new("fed")), None);
     }
 }

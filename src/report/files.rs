@@ -951,6 +951,11 @@ impl StagedFolder {
         self.staging.join(name)
     }
 
+    /// The folder being written (what [`StagedFolder::path`] joins names to).
+    pub fn staging(&self) -> &Path {
+        &self.staging
+    }
+
     /// The folder the outputs end up in.
     pub fn target(&self) -> &Path {
         &self.target
