@@ -681,9 +681,6 @@ mod tests {
 
     #[test]
     fn every_batch_is_kept_by_place_the_last_one_too() -> Result<()> {
-        // Replay order: `a`, `b`, `c`, `d` (no board rows).
-        let dataset = march_pairs(&[("a", 1), ("b", 2), ("c", 3), ("d", 4)]);
-        let index = Index::of(&dataset);
         // The batches come out of replay order; `c`, the last, is kept after the
         // reading.
         let mut source = Batches(vec![
@@ -691,39 +688,7 @@ mod tests {
             vec![board("a", 3)],
             vec![board("c", 4), board("c", 5), board("c", 6)],
         ]);
-        let mut collected: Collected<Boarded> = Collected::new(4, &Sealer::default());
-        let one = |_at: usize, rows: &Rows<'_>| {
-            let scores = rows
-                .boards
-                .iter()
-                .map(|row| BoardScore {
-                    competition_id: row.competition_id().into(),
-                    board: row.board(),
-                    ns: None,
-                    ew: None,
-                    ns_score: None,
-                    ns_points: 0.0,
-                    ew_points: 0.0,
-                    datum: None,
-                })
-                .collect();
-            Ok(Boarded(scores))
-        };
-        let in_scope = |_: usize| true;
-        collected.read(&mut source, &index, false, &in_scope, &one, &|_| ())?;
-        let kept: Vec<usize> = collected
-            .outcomes
-            .iter()
-            .enumerate()
-            .filter_map(|(at, outcome)| outcome.as_ref().map(|_| at))
-            .collect();
-        assert_eq!(kept, vec![0, 1, 2]);
-        let rows = collected.board_scores(&[0, 1, 2])?;
-        let boards: Vec<(String, u32)> = rows
-            .rest_table()
-            .rows()
-            .map(|row| (row.competition_id.to_string(), row.board))
-            .collect();
+        let (_, boards) = kept_by_a_pass(&mut source)?;
         let expected: Vec<(String, u32)> =
             [("a", 3), ("b", 1), ("b", 2), ("c", 4), ("c", 5), ("c", 6)]
                 .iter()

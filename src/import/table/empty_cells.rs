@@ -167,16 +167,7 @@ pub(crate) fn range_of_file(path: &Path, range: Range<u64>) -> std::io::Result<V
 /// Reads a whole Parquet file held in memory (`path` names it in errors) and holds its
 /// empty cells to its footer's counts.
 pub(crate) fn read_checked(path: &Path, bytes: &[u8]) -> Result<DataFrame, Error> {
-    let mut reader = ParquetReader::new(std::io::Cursor::new(bytes));
-    let metadata = reader
-        .get_metadata()
-        .map_err(|e| Error::polars(path, e))?
-        .clone();
-    let frame = reader.finish().map_err(|e| Error::polars(path, e))?;
-    check_empty_cells(path, &metadata, &frame, 0, &mut |range| {
-        range_of(bytes, range)
-    })?;
-    Ok(frame)
+    read_rows_checked(path, bytes, None)
 }
 
 /// [`read_checked`] of the rows of `slice` only (the whole row groups in it are held
@@ -186,16 +177,25 @@ pub(crate) fn read_slice_checked(
     bytes: &[u8],
     slice: Range<usize>,
 ) -> Result<DataFrame, Error> {
+    read_rows_checked(path, bytes, Some(slice))
+}
+
+fn read_rows_checked(
+    path: &Path,
+    bytes: &[u8],
+    slice: Option<Range<usize>>,
+) -> Result<DataFrame, Error> {
     let mut reader = ParquetReader::new(std::io::Cursor::new(bytes));
     let metadata = reader
         .get_metadata()
         .map_err(|e| Error::polars(path, e))?
         .clone();
+    let first_row = slice.as_ref().map_or(0, |slice| slice.start);
     let frame = reader
-        .with_slice(Some((slice.start, slice.len())))
+        .with_slice(slice.map(|slice| (slice.start, slice.len())))
         .finish()
         .map_err(|e| Error::polars(path, e))?;
-    check_empty_cells(path, &metadata, &frame, slice.start, &mut |range| {
+    check_empty_cells(path, &metadata, &frame, first_row, &mut |range| {
         range_of(bytes, range)
     })?;
     Ok(frame)
