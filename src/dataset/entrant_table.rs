@@ -318,7 +318,109 @@ pub struct EntrantPlayers<'a> {
     pub names: [Option<&'a str>; 4],
 }
 
+/// The entrant rows of one competition in an [`EntrantTable`], in read order, found
+/// once: the result sheet looks a competition's entrants up a line at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct CompetitionRows<'t> {
+    table: &'t EntrantTable,
+    /// Positions of the rows in the table.
+    at: &'t [u32],
+}
+
+impl<'t> CompetitionRows<'t> {
+    fn players_of(self, row: &EntrantRow) -> EntrantPlayers<'t> {
+        let pool = &self.table.pool;
+        EntrantPlayers {
+            entrant: pool.text(row.entrant),
+            players: [0, 1, 2, 3]
+                .map(|slot| (row.present & (1 << slot) != 0).then_some(row.players[slot])),
+            names: row.names.map(|id| (id != NONE).then(|| pool.text(id))),
+        }
+    }
+
+    fn rows(self) -> impl DoubleEndedIterator<Item = &'t EntrantRow> {
+        let rows = &self.table.rows;
+        self.at.iter().filter_map(move |&at| rows.get(at as usize))
+    }
+
+    /// The number and players of each row, in read order.
+    pub fn players(self) -> impl Iterator<Item = EntrantPlayers<'t>> {
+        self.rows().map(move |row| self.players_of(row))
+    }
+
+    /// The number and players of the last row of `entrant` (of two rows for one
+    /// entrant the last counts). Only the rows' numbers are compared: a competition's
+    /// numbers are the same few texts in every competition, and its players' texts are
+    /// read for the one row found.
+    pub fn find(self, entrant: &str) -> Option<EntrantPlayers<'t>> {
+        let pool = &self.table.pool;
+        self.rows()
+            .rev()
+            .find(|row| pool.text(row.entrant) == entrant)
+            .map(|row| self.players_of(row))
+    }
+}
+
 impl EntrantTable {
+    /// The rows of `competition_id`, found by its text.
+    /// [`CompactTable::group`] must have run (else nothing is found).
+    pub fn competition_rows(&self, competition_id: &str) -> CompetitionRows<'_> {
+        let id = self.pool.text_ids.get(competition_id).copied();
+        self.rows_of_id(id)
+    }
+
+    fn rows_of_id(&self, id: Option<u32>) -> CompetitionRows<'_> {
+        let at = id
+            .and_then(|id| self.ranges.get(id as usize))
+            .map_or(&[][..], |&(start, end)| {
+                self.grouped
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default()
+            });
+        CompetitionRows { table: self, at }
+    }
+
+    /// [`EntrantTable::competition_rows`] of each of `competition_ids`, in their order.
+    /// A federation's competitions table lists its competitions in the order their
+    /// entrant rows come, so each id is first compared with the competition read next
+    /// after the last one found; only where the two orders part is an id looked up
+    /// among all of the table's texts (a quarter of a million lookups in a map of
+    /// millions of texts were a tenth of the writing of the result sheet).
+    pub fn competitions_rows<'i>(
+        &self,
+        competition_ids: impl IntoIterator<Item = &'i str>,
+    ) -> Vec<CompetitionRows<'_>> {
+        // The pool's ids of the competitions, in the order they were first read (a
+        // text's id is its place in the pool).
+        let read: Vec<u32> = self
+            .ranges
+            .iter()
+            .enumerate()
+            .filter(|(_, &(start, end))| start < end)
+            .map(|(id, _)| id as u32)
+            .collect();
+        let mut next = 0;
+        competition_ids
+            .into_iter()
+            .map(|competition_id| {
+                let id = match read.get(next) {
+                    Some(&id) if self.pool.text(id) == competition_id => {
+                        next += 1;
+                        Some(id)
+                    }
+                    _ => {
+                        let id = self.pool.text_ids.get(competition_id).copied();
+                        if let Some(id) = id {
+                            next = read.partition_point(|&other| other <= id);
+                        }
+                        id
+                    }
+                };
+                self.rows_of_id(id)
+            })
+            .collect()
+    }
+
     /// The number and players of each entrant row of `competition_id`, in read order:
     /// [`CompactTable::competition`] without making the rows structs.
     /// [`CompactTable::group`] must have run (else nothing is found).
@@ -326,25 +428,7 @@ impl EntrantTable {
         &self,
         competition_id: &str,
     ) -> impl Iterator<Item = EntrantPlayers<'_>> {
-        let at = self
-            .pool
-            .text_ids
-            .get(competition_id)
-            .and_then(|id| self.ranges.get(*id as usize))
-            .map_or(&[][..], |&(start, end)| {
-                self.grouped
-                    .get(start as usize..end as usize)
-                    .unwrap_or_default()
-            });
-        let pool = &self.pool;
-        at.iter()
-            .filter_map(|&at| self.rows.get(at as usize))
-            .map(move |row| EntrantPlayers {
-                entrant: pool.text(row.entrant),
-                players: [0, 1, 2, 3]
-                    .map(|slot| (row.present & (1 << slot) != 0).then_some(row.players[slot])),
-                names: row.names.map(|id| (id != NONE).then(|| pool.text(id))),
-            })
+        self.competition_rows(competition_id).players()
     }
 }
 
