@@ -579,6 +579,64 @@ mod tests {
         assert_eq!(table.competition_players("7").count(), 0);
     }
 
+    /// Competitions asked for together are found whether or not they are asked in
+    /// the order they were read: in order, out of it, twice, or not read at all (nor
+    /// mistaken for an entrant's text that is spelt alike).
+    #[test]
+    fn competitions_are_found_together_in_any_order() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut table = EntrantTable::default();
+        for (competition, number) in [("a", "1"), ("a", "2"), ("b", "a"), ("c", "1")] {
+            table.push(&entrant(competition, number, 1, &file));
+        }
+        table.group();
+        fn entrants(rows: CompetitionRows<'_>) -> Vec<&str> {
+            rows.players().map(|p| p.entrant).collect()
+        }
+        let found = table.competitions_rows(["a", "b", "c"]);
+        assert_eq!(
+            found.into_iter().map(entrants).collect::<Vec<_>>(),
+            [vec!["1", "2"], vec!["a"], vec!["1"]]
+        );
+        let found = table.competitions_rows(["c", "x", "1", "a", "b", "a", "c"]);
+        assert_eq!(
+            found.into_iter().map(entrants).collect::<Vec<_>>(),
+            [
+                vec!["1"],
+                vec![],
+                vec![],
+                vec!["1", "2"],
+                vec!["a"],
+                vec!["1", "2"],
+                vec!["1"]
+            ]
+        );
+    }
+
+    /// An entrant is found by its number; of two rows for one number the last is.
+    #[test]
+    fn an_entrant_is_found_by_its_number_the_last_row_counting() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut first = entrant("a", "1", 1, &file);
+        first.players = [Some(5), None, None, None];
+        let mut second = entrant("a", "2", 2, &file);
+        second.players = [Some(6), None, None, None];
+        let mut again = entrant("a", "1", 3, &file);
+        again.players = [Some(7), None, None, None];
+        let mut table = EntrantTable::default();
+        for row in [&first, &second, &again] {
+            table.push(row);
+        }
+        table.group();
+        let rows = table.competition_rows("a");
+        let players = |entrant: &str| rows.find(entrant).map(|p| p.players[0]);
+        assert_eq!(players("1"), Some(Some(7)));
+        assert_eq!(players("2"), Some(Some(6)));
+        assert_eq!(players("3"), None);
+        assert_eq!(players("a"), None);
+        assert_eq!(table.competition_rows("b").find("1"), None);
+    }
+
     /// Ungrouped rows are found nowhere rather than half-grouped.
     #[test]
     fn rows_pushed_after_grouping_wait_for_the_next_grouping() {

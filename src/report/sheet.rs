@@ -737,7 +737,13 @@ fn push_cell(out: &mut Vec<u8>, value: Option<f64>, decimals: usize) {
                     digits[at] = b'0' + (fraction % 10) as u8;
                     fraction /= 10;
                 }
-                out.extend_from_slice(&digits[..decimals]);
+                // Copies of a known length: a copy of any length is a call to
+                // `memcpy` for every cell.
+                match decimals {
+                    1 => out.push(digits[0]),
+                    2 => out.extend_from_slice(&[digits[0], digits[1]]),
+                    _ => out.extend_from_slice(&digits),
+                }
             }
             return;
         }
@@ -1050,6 +1056,95 @@ mod tests {
             for decimals in 0..=3 {
                 let expected = format!("{v:.decimals$}");
                 assert_eq!(cell(Some(v), decimals), expected, "{v:e} to {decimals}");
+            }
+        }
+    }
+
+    /// Members' names are found by id whether the ids lie close together or far
+    /// apart; of two names for one id the last counts, and an id without a name (or
+    /// outside the ids listed) has none.
+    #[test]
+    fn members_names_are_found_by_id() {
+        let close: MemberNames = [(7, "Åsa"), (8, "Bo Ek"), (10, ""), (7, "Åsa Ödman")]
+            .into_iter()
+            .collect();
+        let far: MemberNames = [
+            (-5, "Cy"),
+            (7, "Åsa"),
+            (4_000_000_000, "Bo Ek"),
+            (7, "Åsa Ödman"),
+        ]
+        .into_iter()
+        .collect();
+        assert!(!close.dense.is_empty());
+        assert!(far.dense.is_empty());
+        assert_eq!(close.get(7), Some("Åsa Ödman"));
+        assert_eq!(close.get(8), Some("Bo Ek"));
+        assert_eq!(close.get(10), Some(""));
+        for id in [6, 9, 11, 1 << 40, i64::MIN, i64::MAX] {
+            assert_eq!(close.get(id), None, "{id}");
+        }
+        assert_eq!(far.get(-5), Some("Cy"));
+        assert_eq!(far.get(7), Some("Åsa Ödman"));
+        assert_eq!(far.get(4_000_000_000), Some("Bo Ek"));
+        assert_eq!(far.get(8), None);
+        assert_eq!(MemberNames::from_iter([]).get(0), None);
+    }
+
+    /// Every competition's names found together are those found one by one, from a
+    /// dataset's rows and from the compact table alike, for competitions listed in
+    /// another order than their entrants were read and for one without entrants.
+    #[test]
+    fn competitions_names_together_are_those_one_by_one() {
+        let members = [(1, "Ann"), (2, "Bo"), (3, "Cy")].map(|(id, name)| Member {
+            name: Some(name.into()),
+            ..Member::new(id)
+        });
+        let mut entrants = Vec::new();
+        for (competition, entrant, players) in [
+            ("a", "1", [Some(1), Some(2), None, None]),
+            ("a", "2", [Some(3), Some(9), None, None]),
+            ("b", "1", [Some(2), None, None, None]),
+            ("a", "1", [Some(3), None, None, None]),
+        ] {
+            let mut e = Entrant::new(competition, entrant);
+            e.players = players;
+            entrants.push(e);
+        }
+        let mut table = EntrantTable::default();
+        for e in &entrants {
+            table.push(e);
+        }
+        table.group();
+        let date = NaiveDate::from_ymd_opt(2026, 1, 5).unwrap_or_default();
+        let competitions = ["b", "c", "a"].map(|id| {
+            Competition::new(
+                id,
+                date,
+                crate::dataset::Format::Pairs,
+                crate::dataset::ScoringMethod::Matchpoints,
+            )
+        });
+        for names in [
+            EntrantNames::of_rows(&members, &entrants),
+            EntrantNames::of_table(&members, &table),
+        ] {
+            let together: Vec<[String; 3]> = names
+                .competitions(&competitions)
+                .iter()
+                .map(|c| ["1", "2", "3"].map(|e| c.of(e)))
+                .collect();
+            assert_eq!(
+                together,
+                [
+                    ["Bo".to_string(), String::new(), String::new()],
+                    [String::new(), String::new(), String::new()],
+                    ["Cy".to_string(), "Cy – #9".to_string(), String::new()],
+                ]
+            );
+            for (c, expected) in competitions.iter().zip(&together) {
+                let one = names.competition(&c.competition_id);
+                assert_eq!(&["1", "2", "3"].map(|e| one.of(e)), expected);
             }
         }
     }
