@@ -318,7 +318,109 @@ pub struct EntrantPlayers<'a> {
     pub names: [Option<&'a str>; 4],
 }
 
+/// The entrant rows of one competition in an [`EntrantTable`], in read order, found
+/// once: the result sheet looks a competition's entrants up a line at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct CompetitionRows<'t> {
+    table: &'t EntrantTable,
+    /// Positions of the rows in the table.
+    at: &'t [u32],
+}
+
+impl<'t> CompetitionRows<'t> {
+    fn players_of(self, row: &EntrantRow) -> EntrantPlayers<'t> {
+        let pool = &self.table.pool;
+        EntrantPlayers {
+            entrant: pool.text(row.entrant),
+            players: [0, 1, 2, 3]
+                .map(|slot| (row.present & (1 << slot) != 0).then_some(row.players[slot])),
+            names: row.names.map(|id| (id != NONE).then(|| pool.text(id))),
+        }
+    }
+
+    fn rows(self) -> impl DoubleEndedIterator<Item = &'t EntrantRow> {
+        let rows = &self.table.rows;
+        self.at.iter().filter_map(move |&at| rows.get(at as usize))
+    }
+
+    /// The number and players of each row, in read order.
+    pub fn players(self) -> impl Iterator<Item = EntrantPlayers<'t>> {
+        self.rows().map(move |row| self.players_of(row))
+    }
+
+    /// The number and players of the last row of `entrant` (of two rows for one
+    /// entrant the last counts). Only the rows' numbers are compared: a competition's
+    /// numbers are the same few texts in every competition, and its players' texts are
+    /// read for the one row found.
+    pub fn find(self, entrant: &str) -> Option<EntrantPlayers<'t>> {
+        let pool = &self.table.pool;
+        self.rows()
+            .rev()
+            .find(|row| pool.text(row.entrant) == entrant)
+            .map(|row| self.players_of(row))
+    }
+}
+
 impl EntrantTable {
+    /// The rows of `competition_id`, found by its text.
+    /// [`CompactTable::group`] must have run (else nothing is found).
+    pub fn competition_rows(&self, competition_id: &str) -> CompetitionRows<'_> {
+        let id = self.pool.text_ids.get(competition_id).copied();
+        self.rows_of_id(id)
+    }
+
+    fn rows_of_id(&self, id: Option<u32>) -> CompetitionRows<'_> {
+        let at = id
+            .and_then(|id| self.ranges.get(id as usize))
+            .map_or(&[][..], |&(start, end)| {
+                self.grouped
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default()
+            });
+        CompetitionRows { table: self, at }
+    }
+
+    /// [`EntrantTable::competition_rows`] of each of `competition_ids`, in their order.
+    /// A federation's competitions table lists its competitions in the order their
+    /// entrant rows come, so each id is first compared with the competition read next
+    /// after the last one found; only where the two orders part is an id looked up
+    /// among all of the table's texts (a quarter of a million lookups in a map of
+    /// millions of texts were a tenth of the writing of the result sheet).
+    pub fn competitions_rows<'i>(
+        &self,
+        competition_ids: impl IntoIterator<Item = &'i str>,
+    ) -> Vec<CompetitionRows<'_>> {
+        // The pool's ids of the competitions, in the order they were first read (a
+        // text's id is its place in the pool).
+        let read: Vec<u32> = self
+            .ranges
+            .iter()
+            .enumerate()
+            .filter(|(_, &(start, end))| start < end)
+            .map(|(id, _)| id as u32)
+            .collect();
+        let mut next = 0;
+        competition_ids
+            .into_iter()
+            .map(|competition_id| {
+                let id = match read.get(next) {
+                    Some(&id) if self.pool.text(id) == competition_id => {
+                        next += 1;
+                        Some(id)
+                    }
+                    _ => {
+                        let id = self.pool.text_ids.get(competition_id).copied();
+                        if let Some(id) = id {
+                            next = read.partition_point(|&other| other <= id);
+                        }
+                        id
+                    }
+                };
+                self.rows_of_id(id)
+            })
+            .collect()
+    }
+
     /// The number and players of each entrant row of `competition_id`, in read order:
     /// [`CompactTable::competition`] without making the rows structs.
     /// [`CompactTable::group`] must have run (else nothing is found).
@@ -326,25 +428,7 @@ impl EntrantTable {
         &self,
         competition_id: &str,
     ) -> impl Iterator<Item = EntrantPlayers<'_>> {
-        let at = self
-            .pool
-            .text_ids
-            .get(competition_id)
-            .and_then(|id| self.ranges.get(*id as usize))
-            .map_or(&[][..], |&(start, end)| {
-                self.grouped
-                    .get(start as usize..end as usize)
-                    .unwrap_or_default()
-            });
-        let pool = &self.pool;
-        at.iter()
-            .filter_map(|&at| self.rows.get(at as usize))
-            .map(move |row| EntrantPlayers {
-                entrant: pool.text(row.entrant),
-                players: [0, 1, 2, 3]
-                    .map(|slot| (row.present & (1 << slot) != 0).then_some(row.players[slot])),
-                names: row.names.map(|id| (id != NONE).then(|| pool.text(id))),
-            })
+        self.competition_rows(competition_id).players()
     }
 }
 
@@ -493,6 +577,64 @@ mod tests {
         );
         assert_eq!(table.competition_players("c").count(), 0);
         assert_eq!(table.competition_players("7").count(), 0);
+    }
+
+    /// Competitions asked for together are found whether or not they are asked in
+    /// the order they were read: in order, out of it, twice, or not read at all (nor
+    /// mistaken for an entrant's text that is spelt alike).
+    #[test]
+    fn competitions_are_found_together_in_any_order() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut table = EntrantTable::default();
+        for (competition, number) in [("a", "1"), ("a", "2"), ("b", "a"), ("c", "1")] {
+            table.push(&entrant(competition, number, 1, &file));
+        }
+        table.group();
+        fn entrants(rows: CompetitionRows<'_>) -> Vec<&str> {
+            rows.players().map(|p| p.entrant).collect()
+        }
+        let found = table.competitions_rows(["a", "b", "c"]);
+        assert_eq!(
+            found.into_iter().map(entrants).collect::<Vec<_>>(),
+            [vec!["1", "2"], vec!["a"], vec!["1"]]
+        );
+        let found = table.competitions_rows(["c", "x", "1", "a", "b", "a", "c"]);
+        assert_eq!(
+            found.into_iter().map(entrants).collect::<Vec<_>>(),
+            [
+                vec!["1"],
+                vec![],
+                vec![],
+                vec!["1", "2"],
+                vec!["a"],
+                vec!["1", "2"],
+                vec!["1"]
+            ]
+        );
+    }
+
+    /// An entrant is found by its number; of two rows for one number the last is.
+    #[test]
+    fn an_entrant_is_found_by_its_number_the_last_row_counting() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut first = entrant("a", "1", 1, &file);
+        first.players = [Some(5), None, None, None];
+        let mut second = entrant("a", "2", 2, &file);
+        second.players = [Some(6), None, None, None];
+        let mut again = entrant("a", "1", 3, &file);
+        again.players = [Some(7), None, None, None];
+        let mut table = EntrantTable::default();
+        for row in [&first, &second, &again] {
+            table.push(row);
+        }
+        table.group();
+        let rows = table.competition_rows("a");
+        let players = |entrant: &str| rows.find(entrant).map(|p| p.players[0]);
+        assert_eq!(players("1"), Some(Some(7)));
+        assert_eq!(players("2"), Some(Some(6)));
+        assert_eq!(players("3"), None);
+        assert_eq!(players("a"), None);
+        assert_eq!(table.competition_rows("b").find("1"), None);
     }
 
     /// Ungrouped rows are found nowhere rather than half-grouped.

@@ -23,7 +23,7 @@ use super::files::{write_csv, write_parquet_parts, write_staged, StagedFolder};
 use super::frame::FrameBuilder;
 use super::outputs::{quarantine, standings_frame, write_board_scores};
 use super::sheet::{self, EntrantNames, SheetRow};
-use crate::dataset::{Competition, Dataset};
+use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::pipeline::score::StandingRows;
 use crate::pipeline::sealed::BoardScoreRows;
@@ -136,21 +136,28 @@ pub(crate) fn write_sheet(
     standings: &StandingRows,
     batch: usize,
 ) -> Result<()> {
-    let competitions: rustc_hash::FxHashMap<&str, &Competition> = sheet
-        .dataset
-        .competitions
-        .iter()
-        .map(|c| (c.competition_id.as_str(), c))
-        .collect();
+    let listed = &sheet.dataset.competitions;
+    // Each competition's entrants are found once, beside the map that finds the
+    // competitions themselves.
+    let (competitions, names) = rayon::join(
+        || -> rustc_hash::FxHashMap<&str, usize> {
+            listed
+                .iter()
+                .enumerate()
+                .map(|(at, c)| (c.competition_id.as_str(), at))
+                .collect()
+        },
+        || sheet.names.competitions(listed),
+    );
     // Each competition's standings (a line each), cut into batches of whole competitions.
-    let mut batches: Vec<Vec<(&Competition, &[Standing])>> = Vec::new();
+    let mut batches: Vec<Vec<(usize, &[Standing])>> = Vec::new();
     let mut current = Vec::new();
     let mut lines = 0;
     for group in standings.runs().flat_map(sheet::by_competition) {
-        let Some(competition) = competitions.get(group[0].competition_id.as_str()) else {
+        let Some(&at) = competitions.get(group[0].competition_id.as_str()) else {
             continue;
         };
-        current.push((*competition, group));
+        current.push((at, group));
         lines += group.len();
         if lines >= batch {
             batches.push(std::mem::take(&mut current));
@@ -158,49 +165,50 @@ pub(crate) fn write_sheet(
         }
     }
     batches.push(current);
-    let encode = |groups: &Vec<(&Competition, &[Standing])>,
-                  mut encoded: Encoded|
-     -> PolarsResult<Encoded> {
-        for (competition, group) in groups {
-            let names = sheet.names.competition(&competition.competition_id);
-            // Only a handicap tournament's entrants have handicap results: the lines of
-            // every other competition are not looked up (a hash of two texts each).
-            let adjusted: Vec<Option<(f64, f64)>> = if competition.handicap_event {
-                group
+    let encode =
+        |groups: &Vec<(usize, &[Standing])>, mut encoded: Encoded| -> PolarsResult<Encoded> {
+            for &(at, group) in groups {
+                let (Some(competition), Some(names)) = (listed.get(at), names.get(at)) else {
+                    continue;
+                };
+                // Only a handicap tournament's entrants have handicap results: the lines of
+                // every other competition are not looked up (a hash of two texts each).
+                let adjusted: Vec<Option<(f64, f64)>> = if competition.handicap_event {
+                    group
+                        .iter()
+                        .map(|s| {
+                            sheet
+                                .handicap
+                                .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+                                .copied()
+                        })
+                        .collect()
+                } else {
+                    vec![None; group.len()]
+                };
+                let order = sheet::sheet_order(competition, group, &adjusted);
+                // Every line's names in one string, then the lines borrowing them; room for
+                // a pair's two names is made at once rather than by doubling from nothing.
+                let mut text = String::with_capacity(order.len() * NAMES_BYTES);
+                let mut ends = Vec::with_capacity(order.len());
+                for &(at, _) in &order {
+                    names.push(&mut text, &group[at].entrant);
+                    ends.push(text.len());
+                }
+                let mut start = 0;
+                let rows: Vec<SheetRow<'_>> = order
                     .iter()
-                    .map(|s| {
-                        sheet
-                            .handicap
-                            .get(&(s.competition_id.as_str(), s.entrant.as_str()))
-                            .copied()
+                    .zip(&ends)
+                    .map(|(&(at, rank), &end)| {
+                        let names = &text[start..end];
+                        start = end;
+                        sheet::competition_row(competition, &group[at], rank, adjusted[at], names)
                     })
-                    .collect()
-            } else {
-                vec![None; group.len()]
-            };
-            let order = sheet::sheet_order(competition, group, &adjusted);
-            // Every line's names in one string, then the lines borrowing them; room for
-            // a pair's two names is made at once rather than by doubling from nothing.
-            let mut text = String::with_capacity(order.len() * NAMES_BYTES);
-            let mut ends = Vec::with_capacity(order.len());
-            for &(at, _) in &order {
-                names.push(&mut text, &group[at].entrant);
-                ends.push(text.len());
+                    .collect();
+                encoded.push(&rows)?;
             }
-            let mut start = 0;
-            let rows: Vec<SheetRow<'_>> = order
-                .iter()
-                .zip(&ends)
-                .map(|(&(at, rank), &end)| {
-                    let names = &text[start..end];
-                    start = end;
-                    sheet::competition_row(competition, &group[at], rank, adjusted[at], names)
-                })
-                .collect();
-            encoded.push(&rows)?;
-        }
-        Ok(encoded)
-    };
+            Ok(encoded)
+        };
     let mut files = SheetFiles::create(staged)?;
     let in_flight = 2 * rayon::current_num_threads().max(1);
     // The bytes of one group of batches are written while the next group is encoded:

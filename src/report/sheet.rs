@@ -17,7 +17,7 @@ use super::frame::FrameBuilder;
 use super::statement::STYLE;
 use super::svg::{escape, escape_bytes_into};
 use crate::dataset::conventions::{ImpAggregate, MpScale};
-use crate::dataset::entrant_table::{EntrantPlayers, EntrantTable};
+use crate::dataset::entrant_table::{CompetitionRows, EntrantTable};
 use crate::dataset::{Competition, Dataset, Direction, Entrant, Member, MemberId};
 use crate::scoring::draw::Round;
 use crate::scoring::swiss::MatchLine;
@@ -154,14 +154,86 @@ pub fn entrant_names(dataset: &Dataset) -> HashMap<(&str, &str), String> {
         .collect()
 }
 
-/// The members' names by member id; looked up once or twice for every line of the sheet.
-type MemberNames<'a> = rustc_hash::FxHashMap<i64, &'a str>;
+/// The members' names by member id; looked up once or twice for every line of the
+/// sheet. The names lie side by side in one text, and where the ids are close together
+/// (a federation numbers its members) they are found by the id's place in a list: read
+/// each from its own allocation through a hash, a federation's tens of thousands of
+/// names missed the cache on most lines.
+#[derive(Debug, Default)]
+struct MemberNames {
+    text: String,
+    /// Where each name lies in `text`, at its id minus `first` ([`NO_NAME`]: none).
+    dense: Vec<(u32, u32)>,
+    first: i64,
+    /// Where the names of ids too far apart for `dense` lie.
+    sparse: rustc_hash::FxHashMap<i64, (u32, u32)>,
+}
 
-fn member_names(dataset: &Dataset) -> MemberNames<'_> {
+/// A member without a name in [`MemberNames`].
+const NO_NAME: (u32, u32) = (u32::MAX, 0);
+
+impl MemberNames {
+    fn get(&self, id: i64) -> Option<&str> {
+        let (start, end) = if self.dense.is_empty() {
+            *self.sparse.get(&id)?
+        } else {
+            *self
+                .dense
+                .get(usize::try_from(id.checked_sub(self.first)?).ok()?)?
+        };
+        self.text.get(start as usize..end as usize)
+    }
+}
+
+impl<'a> FromIterator<(i64, &'a str)> for MemberNames {
+    /// Of two names for one id the last counts.
+    fn from_iter<I: IntoIterator<Item = (i64, &'a str)>>(names: I) -> Self {
+        let names: Vec<(i64, &str)> = names.into_iter().collect();
+        let mut out = MemberNames::default();
+        let length: usize = names.iter().map(|(_, name)| name.len()).sum();
+        // Past 4 GiB of names the places would not fit: left to the hash.
+        if u32::try_from(length).is_err() {
+            return out;
+        }
+        out.text.reserve(length);
+        let (Some(first), Some(last)) = (
+            names.iter().map(|&(id, _)| id).min(),
+            names.iter().map(|&(id, _)| id).max(),
+        ) else {
+            return out;
+        };
+        // Dense when the list is at most a few times the number of names.
+        let span = last
+            .checked_sub(first)
+            .and_then(|span| usize::try_from(span).ok());
+        let dense = span.filter(|&span| span < 4 * names.len() + 1024);
+        if let Some(span) = dense {
+            out.first = first;
+            out.dense = vec![NO_NAME; span + 1];
+        }
+        for (id, name) in names {
+            let start = out.text.len() as u32;
+            out.text.push_str(name);
+            let at = (start, out.text.len() as u32);
+            match usize::try_from(id - first)
+                .ok()
+                .and_then(|slot| out.dense.get_mut(slot))
+            {
+                Some(slot) => *slot = at,
+                None => {
+                    out.sparse.insert(id, at);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn member_names(dataset: &Dataset) -> MemberNames {
     names_by_member(&dataset.members)
 }
 
-fn names_by_member(members: &[Member]) -> MemberNames<'_> {
+fn names_by_member(members: &[Member]) -> MemberNames {
     members
         .iter()
         .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
@@ -169,7 +241,7 @@ fn names_by_member(members: &[Member]) -> MemberNames<'_> {
 }
 
 /// One entrant's names as [`entrant_names`] gives them.
-fn names_of(e: &Entrant, members: &MemberNames<'_>) -> String {
+fn names_of(e: &Entrant, members: &MemberNames) -> String {
     let mut out = String::new();
     push_names(&mut out, e, members);
     out
@@ -177,7 +249,7 @@ fn names_of(e: &Entrant, members: &MemberNames<'_>) -> String {
 
 /// [`names_of`], appended to `out`: the sheet writes each line's names where they are
 /// read, without a string of their own.
-fn push_names(out: &mut String, e: &Entrant, members: &MemberNames<'_>) {
+fn push_names(out: &mut String, e: &Entrant, members: &MemberNames) {
     push_players(
         out,
         e.players,
@@ -191,11 +263,11 @@ fn push_players(
     out: &mut String,
     players: [Option<MemberId>; 4],
     names: [Option<&str>; 4],
-    members: &MemberNames<'_>,
+    members: &MemberNames,
 ) {
     let mut first = true;
     for (id, printed) in players.into_iter().zip(names) {
-        let printed = printed.or_else(|| id.and_then(|id| members.get(&id).copied()));
+        let printed = printed.or_else(|| id.and_then(|id| members.get(id)));
         if printed.is_none() && id.is_none() {
             continue;
         }
@@ -225,7 +297,7 @@ fn push_players(
 /// entrant rows are a dataset's own, or the compact table a whole federation is read
 /// into ([`EntrantTable`]), whose rows become structs one competition at a time.
 pub struct EntrantNames<'a> {
-    members: MemberNames<'a>,
+    members: MemberNames,
     entrants: EntrantRowsOf<'a>,
 }
 
@@ -237,9 +309,9 @@ enum EntrantRowsOf<'a> {
 /// The entrants of one competition, for their names ([`EntrantNames::competition`]):
 /// a dataset's own rows, or the players borrowed from the compact table.
 pub struct CompetitionNames<'n> {
-    members: &'n MemberNames<'n>,
+    members: &'n MemberNames,
     borrowed: &'n [&'n Entrant],
-    table: Vec<EntrantPlayers<'n>>,
+    table: Option<CompetitionRows<'n>>,
 }
 
 impl CompetitionNames<'_> {
@@ -253,8 +325,10 @@ impl CompetitionNames<'_> {
 
     /// [`CompetitionNames::of`], appended to `out`.
     pub fn push(&self, out: &mut String, entrant: &str) {
-        if let Some(e) = self.table.iter().rev().find(|e| e.entrant == entrant) {
-            push_players(out, e.players, e.names, self.members);
+        if let Some(rows) = self.table {
+            if let Some(e) = rows.find(entrant) {
+                push_players(out, e.players, e.names, self.members);
+            }
         } else if let Some(e) = self.borrowed.iter().rev().find(|e| e.entrant == entrant) {
             push_names(out, e, self.members);
         }
@@ -291,21 +365,52 @@ impl<'a> EntrantNames<'a> {
 
     /// The entrants of `competition_id`, to look up their names.
     pub fn competition(&self, competition_id: &str) -> CompetitionNames<'_> {
-        let (borrowed, table): (&[&Entrant], Vec<EntrantPlayers<'_>>) = match &self.entrants {
-            EntrantRowsOf::Grouped(by_competition) => (
-                by_competition
-                    .get(competition_id)
-                    .map_or(&[], Vec::as_slice),
-                Vec::new(),
-            ),
-            EntrantRowsOf::Table(table) => {
-                (&[], table.competition_players(competition_id).collect())
+        match &self.entrants {
+            EntrantRowsOf::Grouped(by_competition) => {
+                self.of_grouped(by_competition, competition_id)
             }
-        };
+            EntrantRowsOf::Table(table) => {
+                self.of_table_rows(table.competition_rows(competition_id))
+            }
+        }
+    }
+
+    /// [`EntrantNames::competition`] of each of `competitions`, in their order, found
+    /// together: the compact table finds a federation's competitions in the order it
+    /// read them rather than by a lookup each.
+    pub fn competitions(&self, competitions: &[Competition]) -> Vec<CompetitionNames<'_>> {
+        let ids = competitions.iter().map(|c| c.competition_id.as_str());
+        match &self.entrants {
+            EntrantRowsOf::Grouped(by_competition) => {
+                ids.map(|id| self.of_grouped(by_competition, id)).collect()
+            }
+            EntrantRowsOf::Table(table) => table
+                .competitions_rows(ids)
+                .into_iter()
+                .map(|rows| self.of_table_rows(rows))
+                .collect(),
+        }
+    }
+
+    fn of_grouped<'n>(
+        &'n self,
+        by_competition: &'n HashMap<&'a str, Vec<&'a Entrant>>,
+        competition_id: &str,
+    ) -> CompetitionNames<'n> {
         CompetitionNames {
             members: &self.members,
-            borrowed,
-            table,
+            borrowed: by_competition
+                .get(competition_id)
+                .map_or(&[], Vec::as_slice),
+            table: None,
+        }
+    }
+
+    fn of_table_rows<'n>(&'n self, rows: CompetitionRows<'n>) -> CompetitionNames<'n> {
+        CompetitionNames {
+            members: &self.members,
+            borrowed: &[],
+            table: Some(rows),
         }
     }
 
@@ -632,7 +737,13 @@ fn push_cell(out: &mut Vec<u8>, value: Option<f64>, decimals: usize) {
                     digits[at] = b'0' + (fraction % 10) as u8;
                     fraction /= 10;
                 }
-                out.extend_from_slice(&digits[..decimals]);
+                // Copies of a known length: a copy of any length is a call to
+                // `memcpy` for every cell.
+                match decimals {
+                    1 => out.push(digits[0]),
+                    2 => out.extend_from_slice(&[digits[0], digits[1]]),
+                    _ => out.extend_from_slice(&digits),
+                }
             }
             return;
         }
@@ -945,6 +1056,95 @@ mod tests {
             for decimals in 0..=3 {
                 let expected = format!("{v:.decimals$}");
                 assert_eq!(cell(Some(v), decimals), expected, "{v:e} to {decimals}");
+            }
+        }
+    }
+
+    /// Members' names are found by id whether the ids lie close together or far
+    /// apart; of two names for one id the last counts, and an id without a name (or
+    /// outside the ids listed) has none.
+    #[test]
+    fn members_names_are_found_by_id() {
+        let close: MemberNames = [(7, "Åsa"), (8, "Bo Ek"), (10, ""), (7, "Åsa Ödman")]
+            .into_iter()
+            .collect();
+        let far: MemberNames = [
+            (-5, "Cy"),
+            (7, "Åsa"),
+            (4_000_000_000, "Bo Ek"),
+            (7, "Åsa Ödman"),
+        ]
+        .into_iter()
+        .collect();
+        assert!(!close.dense.is_empty());
+        assert!(far.dense.is_empty());
+        assert_eq!(close.get(7), Some("Åsa Ödman"));
+        assert_eq!(close.get(8), Some("Bo Ek"));
+        assert_eq!(close.get(10), Some(""));
+        for id in [6, 9, 11, 1 << 40, i64::MIN, i64::MAX] {
+            assert_eq!(close.get(id), None, "{id}");
+        }
+        assert_eq!(far.get(-5), Some("Cy"));
+        assert_eq!(far.get(7), Some("Åsa Ödman"));
+        assert_eq!(far.get(4_000_000_000), Some("Bo Ek"));
+        assert_eq!(far.get(8), None);
+        assert_eq!(MemberNames::from_iter([]).get(0), None);
+    }
+
+    /// Every competition's names found together are those found one by one, from a
+    /// dataset's rows and from the compact table alike, for competitions listed in
+    /// another order than their entrants were read and for one without entrants.
+    #[test]
+    fn competitions_names_together_are_those_one_by_one() {
+        let members = [(1, "Ann"), (2, "Bo"), (3, "Cy")].map(|(id, name)| Member {
+            name: Some(name.into()),
+            ..Member::new(id)
+        });
+        let mut entrants = Vec::new();
+        for (competition, entrant, players) in [
+            ("a", "1", [Some(1), Some(2), None, None]),
+            ("a", "2", [Some(3), Some(9), None, None]),
+            ("b", "1", [Some(2), None, None, None]),
+            ("a", "1", [Some(3), None, None, None]),
+        ] {
+            let mut e = Entrant::new(competition, entrant);
+            e.players = players;
+            entrants.push(e);
+        }
+        let mut table = EntrantTable::default();
+        for e in &entrants {
+            table.push(e);
+        }
+        table.group();
+        let date = NaiveDate::from_ymd_opt(2026, 1, 5).unwrap_or_default();
+        let competitions = ["b", "c", "a"].map(|id| {
+            Competition::new(
+                id,
+                date,
+                crate::dataset::Format::Pairs,
+                crate::dataset::ScoringMethod::Matchpoints,
+            )
+        });
+        for names in [
+            EntrantNames::of_rows(&members, &entrants),
+            EntrantNames::of_table(&members, &table),
+        ] {
+            let together: Vec<[String; 3]> = names
+                .competitions(&competitions)
+                .iter()
+                .map(|c| ["1", "2", "3"].map(|e| c.of(e)))
+                .collect();
+            assert_eq!(
+                together,
+                [
+                    ["Bo".to_string(), String::new(), String::new()],
+                    [String::new(), String::new(), String::new()],
+                    ["Cy".to_string(), "Cy – #9".to_string(), String::new()],
+                ]
+            );
+            for (c, expected) in competitions.iter().zip(&together) {
+                let one = names.competition(&c.competition_id);
+                assert_eq!(&["1", "2", "3"].map(|e| one.of(e)), expected);
             }
         }
     }
