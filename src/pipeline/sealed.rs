@@ -42,8 +42,9 @@ pub trait RowGroupCodec: Send + Sync + std::fmt::Debug {
     /// Rows per row group of the output file (every group but the last is full).
     fn rows_per_group(&self) -> usize;
     /// `rows` (exactly [`rows_per_group`](Self::rows_per_group)) as one row group, in
-    /// the bytes of a file holding only it.
-    fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>>;
+    /// the bytes of a file holding only it. The rows are the codec's: their columns
+    /// may go to the encoder as they are, without a copy.
+    fn seal(&self, rows: BoardScoreTable) -> Result<Vec<u8>>;
     /// The rows of a group [`seal`](Self::seal) encoded.
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable>;
 }
@@ -439,11 +440,10 @@ impl BoardScoreRows {
     }
 }
 
-/// A row group being encoded.
+/// A row group being encoded: its bytes and the competitions with rows in it.
 struct InFlight {
     rows: usize,
-    competitions: Vec<String>,
-    job: JoinHandle<Result<Vec<u8>>>,
+    job: JoinHandle<Result<(Vec<u8>, Vec<String>)>>,
 }
 
 /// Board scores as they arrive, competition by competition, kept by place in replay
@@ -463,8 +463,16 @@ struct InFlight {
 pub(super) struct Arriving {
     codec: Option<Arc<dyn RowGroupCodec>>,
     /// Rows after the sealed ones: in replay order while `in_order`, then as they
-    /// arrived.
+    /// arrived; `chunks` follow them.
     table: BoardScoreTable,
+    /// Rows after `table`, as each competition's scoring gave them: appending them to
+    /// `table` as they came (numbering their names), then taking a row group's out of
+    /// it, was one thread's work beside the scoring. They are put into a table only
+    /// when a row group of them is sealed (on the thread that encodes it), or when
+    /// they are needed as one table.
+    chunks: VecDeque<Vec<BoardScore>>,
+    /// Rows in `chunks`.
+    chunk_rows: usize,
     /// Where each place's rows are, numbered from the first sealed row.
     places: Vec<Option<Range<usize>>>,
     sealed: Vec<SealedGroup>,
@@ -503,6 +511,8 @@ impl Arriving {
         Arriving {
             codec: sealer.board_scores.clone(),
             table: BoardScoreTable::default(),
+            chunks: VecDeque::new(),
+            chunk_rows: 0,
             places: vec![None; places],
             sealed: Vec::new(),
             in_flight: VecDeque::new(),
@@ -554,6 +564,11 @@ impl Arriving {
         }
     }
 
+    /// Rows after the sealed and spilled ones, in `table` and `chunks`.
+    fn stored(&self) -> usize {
+        self.table.len() + self.chunk_rows
+    }
+
     /// Keeps the rows of the competition at `at`.
     pub fn push(&mut self, at: usize, rows: Vec<BoardScore>) {
         if !rows.is_empty() && self.in_order {
@@ -571,14 +586,53 @@ impl Arriving {
         }
     }
 
-    /// Appends the rows of the place `at` to the table.
+    /// Appends the rows of the place `at` after the others (to `chunks`).
     fn append(&mut self, at: usize, rows: Vec<BoardScore>) {
-        let start = self.before_table() + self.table.len();
-        self.table.extend(rows);
-        let end = self.before_table() + self.table.len();
+        let start = self.before_table() + self.stored();
+        let end = start + rows.len();
+        if !rows.is_empty() {
+            self.chunk_rows += rows.len();
+            self.chunks.push_back(rows);
+        }
         if let Some(place) = self.places.get_mut(at) {
             *place = Some(start..end);
         }
+    }
+
+    /// Moves the rows of `chunks` into `table`, for what takes them as one table.
+    fn flatten(&mut self) {
+        for chunk in std::mem::take(&mut self.chunks) {
+            self.table.extend(chunk);
+        }
+        self.chunk_rows = 0;
+    }
+
+    /// Takes the first `rows` stored rows out (all there are, when fewer): those of
+    /// `table`, as a table, and the chunks after them.
+    fn take_front(&mut self, rows: usize) -> (BoardScoreTable, Vec<Vec<BoardScore>>) {
+        let mut parts = Vec::new();
+        let front = if self.table.is_empty() {
+            BoardScoreTable::default()
+        } else {
+            self.table.split_front(rows)
+        };
+        let mut wanted = rows - front.len();
+        while wanted > 0 {
+            let Some(mut chunk) = self.chunks.pop_front() else {
+                break;
+            };
+            if chunk.len() > wanted {
+                let rest = chunk.split_off(wanted);
+                self.chunks.push_front(rest);
+                self.chunk_rows -= wanted;
+                parts.push(chunk);
+                break;
+            }
+            self.chunk_rows -= chunk.len();
+            wanted -= chunk.len();
+            parts.push(chunk);
+        }
+        (front, parts)
     }
 
     /// Holds rows that came ahead of the frontier; past [`Self::hold_rows`], the
@@ -622,23 +676,29 @@ impl Arriving {
     /// Seals the full row groups at the front of the rows, while they arrived in order;
     /// once they come out of order, spills them (when the run has somewhere to).
     pub fn seal_full(&mut self) -> Result<()> {
-        if !self.in_order && self.table.len() >= self.spill_rows {
-            self.spill_table()?;
+        if !self.in_order {
+            self.flatten();
+            if self.table.len() >= self.spill_rows {
+                self.spill_table()?;
+            }
         }
         let Some(codec) = self.codec.clone() else {
+            self.flatten();
             return Ok(());
         };
         let group = codec.rows_per_group().max(1);
-        while self.in_order && self.table.len() >= group {
-            let front = self.table.split_front(group);
-            let competitions = front.competition_names();
+        while self.in_order && self.stored() >= group {
+            let (mut front, parts) = self.take_front(group);
             let encoder = Arc::clone(&codec);
-            let job = std::thread::spawn(move || encoder.seal(&front));
-            self.in_flight.push_back(InFlight {
-                rows: group,
-                competitions,
-                job,
+            let job = std::thread::spawn(move || {
+                front.reserve(group - front.len());
+                for part in parts {
+                    front.extend(part);
+                }
+                let competitions = front.competition_names();
+                encoder.seal(front).map(|bytes| (bytes, competitions))
             });
+            self.in_flight.push_back(InFlight { rows: group, job });
             self.sealed_rows += group;
             while self.in_flight.len() > IN_FLIGHT {
                 self.finish_oldest()?;
@@ -661,13 +721,13 @@ impl Arriving {
 
     fn finish_oldest(&mut self) -> Result<()> {
         if let Some(done) = self.in_flight.pop_front() {
-            let bytes = done.job.join().map_err(|_| {
+            let (bytes, competitions) = done.job.join().map_err(|_| {
                 Error::Config("encoding a row group of board_scores.parquet failed".into())
             })??;
             self.sealed.push(SealedGroup {
                 rows: done.rows,
                 bytes,
-                competitions: done.competitions,
+                competitions,
             });
         }
         Ok(())
@@ -683,6 +743,7 @@ impl Arriving {
             self.append(at, rows);
         }
         self.held_rows = 0;
+        self.flatten();
         let ranges: Vec<Range<usize>> = places
             .iter()
             .filter_map(|&at| self.places.get(at).cloned().flatten())
@@ -850,12 +911,12 @@ mod tests {
         fn rows_per_group(&self) -> usize {
             self.rows
         }
-        fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>> {
+        fn seal(&self, rows: BoardScoreTable) -> Result<Vec<u8>> {
             let mut groups = self
                 .groups
                 .lock()
                 .map_err(|e| Error::Config(e.to_string()))?;
-            groups.push(rows.clone());
+            groups.push(rows);
             Ok((groups.len() - 1).to_le_bytes().to_vec())
         }
         fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {

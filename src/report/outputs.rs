@@ -15,7 +15,9 @@ use crate::pipeline::replay::{Change, ChangeCodec, SealJob};
 use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
-use crate::scoring::{BoardScore, BoardScoreRecord, BoardScoreTable, Standing, RECORD_BYTES};
+use crate::scoring::{
+    BoardScore, BoardScoreRecord, BoardScoreTable, BoardScoreTableColumns, Standing, RECORD_BYTES,
+};
 
 use std::path::Path;
 
@@ -504,6 +506,23 @@ impl<'a> BoardScoreColumns<'a> {
         }
     }
 
+    /// The columns taken out of `names` ([`BoardScoreTable::take_columns`]), as they
+    /// are: a row group sealed whole is not copied once more.
+    fn taken(names: &'a BoardScoreTable, columns: BoardScoreTableColumns) -> Self {
+        BoardScoreColumns {
+            names,
+            competition: columns.competition,
+            // The same bits: a board number is far below 2^31.
+            board: columns.board.into_iter().map(|b| b as i32).collect(),
+            ns: columns.ns,
+            ew: columns.ew,
+            ns_score: columns.ns_score,
+            ns_points: columns.ns_points,
+            ew_points: columns.ew_points,
+            datum: columns.datum,
+        }
+    }
+
     /// The rows `parts` of `rows`, one part after the other.
     fn gathered(rows: &'a BoardScoreTable, parts: &[std::ops::Range<usize>]) -> Self {
         let height: usize = parts.iter().map(ExactSizeIterator::len).sum();
@@ -678,8 +697,9 @@ impl RowGroupCodec for BoardScoreCodec {
         self.settings.row_group_size.unwrap_or(ROW_GROUP_ROWS)
     }
 
-    fn seal(&self, rows: &BoardScoreTable) -> Result<Vec<u8>> {
-        BoardScoreColumns::gathered(rows, std::slice::from_ref(&(0..rows.len())))
+    fn seal(&self, mut rows: BoardScoreTable) -> Result<Vec<u8>> {
+        let columns = rows.take_columns();
+        BoardScoreColumns::taken(&rows, columns)
             .encode(&self.settings)
             .map_err(frame_error(BOARD_SCORES))
     }

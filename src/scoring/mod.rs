@@ -57,8 +57,8 @@ pub mod vp;
 
 pub use competition::score_competition;
 pub use rows::{
-    entrant_order, BoardScore, BoardScoreRecord, BoardScoreTable, ScoredCompetition, Standing,
-    RECORD_BYTES,
+    entrant_order, BoardScore, BoardScoreRecord, BoardScoreTable, BoardScoreTableColumns,
+    ScoredCompetition, Standing, RECORD_BYTES,
 };
 pub use source::{BoardSource, Boards, InMemory};
 pub use team::team_match_vps;

@@ -196,7 +196,7 @@ impl BoardScoreTable {
         let mut numbered = [UNSEEN; NUMBERED_SIDES];
         for row in rows {
             let competition = match last {
-                Some(at) if self.names[at as usize] == row.competition_id.as_str() => at,
+                Some(at) if same_text(&self.names[at as usize], &row.competition_id) => at,
                 _ => self.intern(&row.competition_id),
             };
             last = Some(competition);
@@ -315,6 +315,20 @@ impl BoardScoreTable {
         self.ns_points.extend_from_slice(&other.ns_points);
         self.ew_points.extend_from_slice(&other.ew_points);
         self.datum.extend_from_slice(&other.datum);
+    }
+
+    /// Takes every row out as its columns, leaving the names (which the columns number).
+    pub fn take_columns(&mut self) -> BoardScoreTableColumns {
+        BoardScoreTableColumns {
+            competition: std::mem::take(&mut self.competition),
+            board: std::mem::take(&mut self.board),
+            ns: std::mem::take(&mut self.ns),
+            ew: std::mem::take(&mut self.ew),
+            ns_score: std::mem::take(&mut self.ns_score),
+            ns_points: std::mem::take(&mut self.ns_points),
+            ew_points: std::mem::take(&mut self.ew_points),
+            datum: std::mem::take(&mut self.datum),
+        }
     }
 
     /// The competitions with rows in the table, each once, in the order they first
@@ -544,6 +558,46 @@ impl BoardScoreTable {
     }
 }
 
+/// A [`BoardScoreTable`]'s rows as its columns, names by their number in the table.
+#[derive(Debug, Default)]
+pub struct BoardScoreTableColumns {
+    pub competition: Vec<u32>,
+    pub board: Vec<u32>,
+    pub ns: Vec<Option<u32>>,
+    pub ew: Vec<Option<u32>>,
+    pub ns_score: Vec<Option<i32>>,
+    pub ns_points: Vec<f64>,
+    pub ew_points: Vec<f64>,
+    pub datum: Vec<Option<f64>>,
+}
+
+/// Whether two names are the same, compared in place: a competition's rows all name
+/// it, and the call [`str::eq`] makes for each was a cost of its own.
+#[inline]
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let word = |bytes: &[u8], at: usize| -> u64 {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_ne_bytes(eight)
+    };
+    if a.len() < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    let last = a.len() - 8;
+    let mut at = 0;
+    while at < last {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, last) == word(b, last)
+}
+
 impl FromIterator<BoardScore> for BoardScoreTable {
     fn from_iter<I: IntoIterator<Item = BoardScore>>(rows: I) -> Self {
         let mut table = BoardScoreTable::default();
@@ -610,6 +664,43 @@ mod tests {
             ]
         );
         assert_eq!(table.competition_names(), ["c1", "12", "c2"]);
+    }
+
+    #[test]
+    fn names_are_the_same_only_byte_for_byte() {
+        assert!(same_text("K01-20241125-1", "K01-20241125-1"));
+        // Differing in the last byte, in the first, or in a byte of the middle word.
+        assert!(!same_text("K01-20241125-1", "K01-20241125-2"));
+        assert!(!same_text("K01-20241125-1", "L01-20241125-1"));
+        assert!(!same_text("K01-20241125-1-M1", "K01-20241225-1-M1"));
+        assert!(!same_text("K01-20241125-1", "K01-20241125-1-M1"));
+        assert!(same_text("12345678", "12345678"));
+        assert!(!same_text("12345678", "12345679"));
+        assert!(same_text("c1", "c1"));
+        assert!(!same_text("c1", "c2"));
+        assert!(same_text("", ""));
+        assert!(!same_text("", "a"));
+    }
+
+    #[test]
+    fn columns_taken_out_number_the_names_the_table_keeps() {
+        let mut table: BoardScoreTable = [
+            row("c1", 1, Some("1"), Some("2")),
+            row("c1", 2, Some("2"), None),
+        ]
+        .into_iter()
+        .collect();
+        let columns = table.take_columns();
+        assert!(table.is_empty());
+        assert_eq!(table.names(), ["c1", "1", "2"]);
+        assert_eq!(columns.competition, [0, 0]);
+        assert_eq!(columns.board, [1, 2]);
+        assert_eq!(columns.ns, [Some(1), Some(2)]);
+        assert_eq!(columns.ew, [Some(2), None]);
+        assert_eq!(columns.ns_score, [Some(10), Some(20)]);
+        assert_eq!(columns.ns_points, [1.0, 2.0]);
+        assert_eq!(columns.ew_points, [-1.0, -2.0]);
+        assert_eq!(columns.datum, [None, None]);
     }
 
     #[test]
