@@ -572,8 +572,12 @@ mod tests {
         }
     }
 
-    /// Hands on each slice of rows as a batch of its own.
-    struct Batches(Vec<Vec<BoardResult>>);
+    /// Hands on each slice of rows as a batch of its own: as plain rows, or (`reader`)
+    /// as a reader's batch, in a column set.
+    struct Batches {
+        rows: Vec<Vec<BoardResult>>,
+        reader: bool,
+    }
 
     impl BoardSource for Batches {
         fn read_boards(
@@ -581,26 +585,13 @@ mod tests {
             _wanted: &(dyn Fn(&str) -> bool + Sync),
             each: &mut dyn FnMut(Boards<'_>) -> Result<()>,
         ) -> Result<()> {
-            self.0.iter().try_for_each(|rows| each(Boards::Rows(rows)))
-        }
-
-        fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
-            Ok(Quarantine::new(crate::quarantine::OnError::Quarantine))
-        }
-    }
-
-    /// Hands on each slice of rows as a reader's batch of its own, in a column set.
-    struct ReaderBatches(Vec<Vec<BoardResult>>);
-
-    impl BoardSource for ReaderBatches {
-        fn read_boards(
-            &mut self,
-            _wanted: &(dyn Fn(&str) -> bool + Sync),
-            each: &mut dyn FnMut(Boards<'_>) -> Result<()>,
-        ) -> Result<()> {
-            self.0
-                .iter()
-                .try_for_each(|rows| each(Boards::Batch(&batch_of(rows.clone()))))
+            self.rows.iter().try_for_each(|rows| {
+                if self.reader {
+                    each(Boards::Batch(&batch_of(rows.clone())))
+                } else {
+                    each(Boards::Rows(rows))
+                }
+            })
         }
 
         fn finish(&mut self, _head: &Dataset) -> Result<Quarantine> {
@@ -663,11 +654,14 @@ mod tests {
     fn a_readers_batches_are_each_worked_on_with_the_next_and_all_kept_by_place() -> Result<()> {
         // The batches come out of replay order; `c`, the last, is worked on after the
         // reading, and `x` is no competition of the dataset.
-        let mut source = ReaderBatches(vec![
-            vec![board("b", 1), board("x", 9), board("b", 2)],
-            vec![board("a", 3)],
-            vec![board("c", 4), board("c", 5), board("c", 6)],
-        ]);
+        let mut source = Batches {
+            rows: vec![
+                vec![board("b", 1), board("x", 9), board("b", 2)],
+                vec![board("a", 3)],
+                vec![board("c", 4), board("c", 5), board("c", 6)],
+            ],
+            reader: true,
+        };
         let (counts, boards) = kept_by_a_pass(&mut source)?;
         assert_eq!(counts, vec![1, 1, 1]);
         let expected: Vec<(String, u32)> =
@@ -683,11 +677,14 @@ mod tests {
     fn every_batch_is_kept_by_place_the_last_one_too() -> Result<()> {
         // The batches come out of replay order; `c`, the last, is kept after the
         // reading.
-        let mut source = Batches(vec![
-            vec![board("b", 1), board("b", 2)],
-            vec![board("a", 3)],
-            vec![board("c", 4), board("c", 5), board("c", 6)],
-        ]);
+        let mut source = Batches {
+            rows: vec![
+                vec![board("b", 1), board("b", 2)],
+                vec![board("a", 3)],
+                vec![board("c", 4), board("c", 5), board("c", 6)],
+            ],
+            reader: false,
+        };
         let (_, boards) = kept_by_a_pass(&mut source)?;
         let expected: Vec<(String, u32)> =
             [("a", 3), ("b", 1), ("b", 2), ("c", 4), ("c", 5), ("c", 6)]
