@@ -16,6 +16,7 @@
 //! out of a frame (`cells`) and building the contract's rows from them (`rows`) are
 //! separate, so a new source form or a new column touches one of them.
 
+use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -367,6 +368,11 @@ type BuildPart = fn(&locate::Frame, std::ops::Range<usize>) -> Result<Part, Erro
 /// builder drops it.
 const BUILT_ROWS: usize = 4_096;
 
+/// The parts built at once, in parallel: enough for both cores of the pool while the
+/// checks take the parts before, few enough that the parts waiting stay a few
+/// megabytes.
+const PARTS_AT_ONCE: usize = 4;
+
 /// Builds the rows of the competitions', entrants' and results' `files`, in that
 /// order, a row group at a time, and sends them on; stops at the first error (sent
 /// on too), or when the checks stopped listening.
@@ -403,28 +409,48 @@ fn build_parts(
             let mut stopped = false;
             let read = by_row_group(file, |frame| {
                 // At least one part, empty for an empty frame: its columns are
-                // checked all the same.
+                // checked all the same. A few parts are built at once on the pool, so
+                // that building keeps pace with the checks on the other core; they are
+                // sent on in row order, and nothing after a part that fails or stops.
                 let mut start = 0;
                 loop {
                     spent.try_iter().for_each(drop);
-                    let end = frame.height().min(start + BUILT_ROWS);
-                    let part = if start == 0 && end == frame.height() {
-                        build(frame, 0..end)?
-                    } else {
-                        build(&frame.rows(start..end), 0..end - start)?
-                    };
-                    let stops = part.stops();
-                    parts.send(Ok(part)).map_err(|_| reader_stopped())?;
-                    if stops {
-                        // Nothing after the row without a competition id is read:
-                        // the checks report it when they come to it.
-                        stopped = true;
-                        return Err(reader_stopped());
+                    let mut ranges = Vec::with_capacity(PARTS_AT_ONCE);
+                    while ranges.len() < PARTS_AT_ONCE {
+                        let end = frame.height().min(start + BUILT_ROWS);
+                        ranges.push(start..end);
+                        start = end;
+                        if end == frame.height() {
+                            break;
+                        }
                     }
-                    if end == frame.height() {
+                    let whole = |rows: &std::ops::Range<usize>| {
+                        rows.start == 0 && rows.end == frame.height()
+                    };
+                    let built: Vec<Result<Part, Error>> = ranges
+                        .par_iter()
+                        .map(|rows| {
+                            if whole(rows) {
+                                build(frame, rows.clone())
+                            } else {
+                                build(&frame.rows(rows.clone()), 0..rows.len())
+                            }
+                        })
+                        .collect();
+                    for part in built {
+                        let part = part?;
+                        let stops = part.stops();
+                        parts.send(Ok(part)).map_err(|_| reader_stopped())?;
+                        if stops {
+                            // Nothing after the row without a competition id is read:
+                            // the checks report it when they come to it.
+                            stopped = true;
+                            return Err(reader_stopped());
+                        }
+                    }
+                    if start == frame.height() {
                         return Ok(());
                     }
-                    start = end;
                 }
             });
             let more = match read {
