@@ -4,6 +4,7 @@ pub mod columns;
 pub mod dataset_commit;
 pub mod dataset_index;
 pub mod dataset_writer;
+pub(crate) mod direct_file;
 pub mod files;
 pub mod frame;
 pub mod history;

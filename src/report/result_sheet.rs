@@ -11,14 +11,13 @@
 //! Everything goes into a staged folder ([`write_staged`]): the output folder appears
 //! whole or not at all, as for every other command.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
+use super::direct_file::DirectFile;
 use super::files::{write_csv, write_parquet_parts, write_staged, StagedFolder};
 use super::frame::FrameBuilder;
 use super::outputs::{quarantine, standings_frame, write_board_scores};
@@ -232,7 +231,7 @@ pub(crate) fn write_sheet(
             },
         );
         written?;
-        let next = next.map_err(|e| Error::polars(&files.standings.path, e))?;
+        let next = next.map_err(|e| Error::polars(files.standings.path(), e))?;
         spare = std::mem::replace(&mut encoded, next);
         spare.iter_mut().for_each(Encoded::clear);
     }
@@ -400,47 +399,18 @@ fn csv_bytes(frame: &DataFrame, header: bool) -> PolarsResult<Vec<u8>> {
 
 /// The result sheet's files being written.
 struct SheetFiles {
-    standings: SheetFile,
-    html: SheetFile,
+    standings: DirectFile,
+    html: DirectFile,
     /// Created with the first round of a Swiss pairs event.
-    rounds: Option<SheetFile>,
+    rounds: Option<DirectFile>,
     rounds_path: PathBuf,
 }
 
-struct SheetFile {
-    path: PathBuf,
-    out: BufWriter<File>,
-}
-
-impl SheetFile {
-    /// Creates the file at `path`, starting with `start`.
-    fn create(path: PathBuf, start: &[u8]) -> Result<Self> {
-        let file = File::options()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        let mut file = SheetFile {
-            out: BufWriter::with_capacity(1 << 20, file),
-            path,
-        };
-        file.write(start)?;
-        Ok(file)
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        self.out
-            .write_all(bytes)
-            .map_err(|e| Error::io(&self.path, e))
-    }
-
-    fn finish(mut self) -> Result<()> {
-        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
-        self.out
-            .get_ref()
-            .sync_all()
-            .map_err(|e| Error::io(&self.path, e))
-    }
+/// Creates the sheet's file at `path`, starting with `start`.
+fn sheet_file(path: PathBuf, start: &[u8]) -> Result<DirectFile> {
+    let mut file = DirectFile::create(path)?;
+    file.write(start)?;
+    Ok(file)
 }
 
 impl SheetFiles {
@@ -453,8 +423,8 @@ impl SheetFiles {
         let path = staged.path("standings.csv");
         let standings_header = header(&path, sheet::frame(&[]))?;
         Ok(SheetFiles {
-            standings: SheetFile::create(path, &standings_header)?,
-            html: SheetFile::create(staged.path("results.html"), sheet::html_start().as_bytes())?,
+            standings: sheet_file(path, &standings_header)?,
+            html: sheet_file(staged.path("results.html"), sheet::html_start().as_bytes())?,
             rounds: None,
             rounds_path: staged.path("rounds.csv"),
         })
@@ -484,7 +454,7 @@ impl SheetFiles {
                                 let start = sheet::rounds_rows(&[])
                                     .and_then(|f| csv_bytes(&f, true))
                                     .map_err(|e| Error::polars(&*rounds_path, e))?;
-                                rounds.insert(SheetFile::create(rounds_path.clone(), &start)?)
+                                rounds.insert(sheet_file(rounds_path.clone(), &start)?)
                             }
                         };
                         file.write(bytes)?;
