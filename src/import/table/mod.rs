@@ -335,9 +335,10 @@ fn read_head(
     })
 }
 
-/// How many built parts may wait for the checks: enough to keep both threads busy,
-/// few enough that only a few parts' rows are held.
-const BUILT_AHEAD: usize = 2;
+/// How many built parts may wait for the checks: a batch of parts built at once
+/// ([`PARTS_AT_ONCE`]), so that the next batch is built while the checks take this
+/// one; few enough that only a few parts' rows are held.
+const BUILT_AHEAD: usize = PARTS_AT_ONCE;
 
 /// A part of a head table's file, built, or the end of a file.
 enum Part {
