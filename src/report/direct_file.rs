@@ -8,6 +8,11 @@
 //! blocks go from the writer's buffer to the disk: no copy, and nothing left to write
 //! at the sync but the tail.
 //!
+//! A direct write returns only once the disk has the bytes, so the writes are made by
+//! a thread of the file's own, a chunk at a time, while the caller (a core of the
+//! pool, encoding the next lines) fills the next chunk: its core never waits on the
+//! disk.
+//!
 //! `O_DIRECT` is asked for after the file is created, so a file system without it
 //! (tmpfs before Linux 6.6, some network and FUSE file systems) is written through the
 //! page cache as before; so is the tail that does not fill a block, and the rest of
@@ -18,6 +23,8 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
 
 use crate::error::{Error, Result};
 
@@ -29,17 +36,40 @@ const BLOCK: usize = 4096;
 /// stay in the caches.
 const CHUNK: usize = 4 << 20;
 
+/// Chunks a file has: one being filled, one waiting for the writer, one being written.
+const CHUNKS: usize = 3;
+
+/// A buffer of `CHUNK + BLOCK` bytes, of which the `CHUNK` from `start` are aligned to
+/// `BLOCK`.
+struct Chunk {
+    bytes: Vec<u8>,
+    start: usize,
+}
+
+impl Chunk {
+    fn new() -> Self {
+        let bytes = vec![0u8; CHUNK + BLOCK];
+        let start = bytes.as_ptr().align_offset(BLOCK).min(BLOCK);
+        Chunk { bytes, start }
+    }
+
+    /// The first `len` bytes of its aligned part.
+    fn held(&self, len: usize) -> &[u8] {
+        &self.bytes[self.start..self.start + len]
+    }
+}
+
 /// A file being written, a chunk at a time, past the page cache where it can be.
 pub(crate) struct DirectFile {
     path: PathBuf,
-    file: File,
-    /// `CHUNK + BLOCK` bytes, of which the `CHUNK` from `start` are aligned to `BLOCK`.
-    buffer: Vec<u8>,
-    start: usize,
-    /// Bytes gathered at `buffer[start..]`.
+    chunk: Chunk,
+    /// Bytes gathered in `chunk`.
     held: usize,
-    /// Whether writes still go past the page cache.
-    direct: bool,
+    /// Filled chunks to the writer, with how many of their bytes count.
+    to_writer: Option<SyncSender<(Chunk, usize)>>,
+    /// Written chunks back from the writer.
+    written: Receiver<Chunk>,
+    writer: Option<JoinHandle<std::io::Result<()>>>,
 }
 
 impl DirectFile {
@@ -50,66 +80,24 @@ impl DirectFile {
             .create_new(true)
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
-        let direct = set_direct(&file, true);
-        let buffer = vec![0u8; CHUNK + BLOCK];
-        let start = buffer.as_ptr().align_offset(BLOCK).min(BLOCK);
+        let (to_writer, filled) = sync_channel::<(Chunk, usize)>(CHUNKS);
+        let (back, written) = sync_channel::<Chunk>(CHUNKS);
+        for _ in 1..CHUNKS {
+            // Cannot fail: the channel has room for every chunk and its receiver is here.
+            let _ = back.send(Chunk::new());
+        }
+        let writer = std::thread::Builder::new()
+            .name("direct-write".into())
+            .spawn(move || write_chunks(file, filled, back))
+            .map_err(|e| Error::io(&path, e))?;
         Ok(DirectFile {
             path,
-            file,
-            buffer,
-            start,
+            chunk: Chunk::new(),
             held: 0,
-            direct,
+            to_writer: Some(to_writer),
+            written,
+            writer: Some(writer),
         })
-    }
-
-    /// Appends `bytes`.
-    pub(crate) fn write(&mut self, mut bytes: &[u8]) -> Result<()> {
-        while !bytes.is_empty() {
-            let room = CHUNK - self.held;
-            let taken = room.min(bytes.len());
-            let at = self.start + self.held;
-            self.buffer[at..at + taken].copy_from_slice(&bytes[..taken]);
-            self.held += taken;
-            bytes = &bytes[taken..];
-            if self.held == CHUNK {
-                self.flush_held()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Writes the bytes gathered: the whole blocks directly when it can, the rest
-    /// through the page cache.
-    fn flush_held(&mut self) -> Result<()> {
-        let blocks = self.held - self.held % BLOCK;
-        let mut done = 0;
-        if self.direct && blocks > 0 {
-            let aligned = &self.buffer[self.start..self.start + blocks];
-            match write_whole_blocks(&mut self.file, aligned) {
-                Ok(()) => done = blocks,
-                Err(written) => {
-                    // The file system refused a direct write: the rest of the file goes
-                    // through the page cache, from the first byte not written.
-                    done = written;
-                    self.direct = false;
-                    set_direct(&self.file, false);
-                }
-            }
-        }
-        if done < self.held {
-            if self.direct {
-                // A tail that fills no block is written only at the end.
-                set_direct(&self.file, false);
-                self.direct = false;
-            }
-            let rest = &self.buffer[self.start + done..self.start + self.held];
-            self.file
-                .write_all(rest)
-                .map_err(|e| Error::io(&self.path, e))?;
-        }
-        self.held = 0;
-        Ok(())
     }
 
     /// The file's path, for messages.
@@ -117,11 +105,102 @@ impl DirectFile {
         &self.path
     }
 
+    /// Appends `bytes`.
+    pub(crate) fn write(&mut self, mut bytes: &[u8]) -> Result<()> {
+        while !bytes.is_empty() {
+            let taken = (CHUNK - self.held).min(bytes.len());
+            let at = self.chunk.start + self.held;
+            self.chunk.bytes[at..at + taken].copy_from_slice(&bytes[..taken]);
+            self.held += taken;
+            bytes = &bytes[taken..];
+            if self.held == CHUNK {
+                self.hand_over()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives the chunk to the writer and takes an empty one back.
+    fn hand_over(&mut self) -> Result<()> {
+        let next = match self.written.recv() {
+            Ok(next) => next,
+            Err(_) => return Err(self.writer_error()),
+        };
+        let full = std::mem::replace(&mut self.chunk, next);
+        let sent = self
+            .to_writer
+            .as_ref()
+            .is_some_and(|writer| writer.send((full, self.held)).is_ok());
+        self.held = 0;
+        if sent {
+            Ok(())
+        } else {
+            Err(self.writer_error())
+        }
+    }
+
+    /// Why the writer stopped: its error, once it has ended.
+    fn writer_error(&mut self) -> Error {
+        self.to_writer = None;
+        let ended = self.writer.take().map(JoinHandle::join);
+        let cause = match ended {
+            Some(Ok(Err(cause))) => cause,
+            _ => std::io::Error::other("the file's writer stopped unexpectedly"),
+        };
+        Error::io(&self.path, cause)
+    }
+
     /// Writes what is held and waits until the file's bytes are on disk.
     pub(crate) fn finish(mut self) -> Result<()> {
-        self.flush_held()?;
-        self.file.sync_all().map_err(|e| Error::io(&self.path, e))
+        if self.held > 0 {
+            self.hand_over()?;
+        }
+        self.to_writer = None;
+        match self.writer.take().map(JoinHandle::join) {
+            Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(cause))) => Err(Error::io(&self.path, cause)),
+            _ => Err(Error::io(
+                &self.path,
+                std::io::Error::other("the file's writer stopped unexpectedly"),
+            )),
+        }
     }
+}
+
+/// The writer: writes each chunk as it comes, hands it back, and syncs the file once
+/// the last has come.
+fn write_chunks(
+    mut file: File,
+    filled: Receiver<(Chunk, usize)>,
+    back: SyncSender<Chunk>,
+) -> std::io::Result<()> {
+    let mut direct = set_direct(&file, true);
+    for (chunk, len) in filled {
+        let bytes = chunk.held(len);
+        let blocks = len - len % BLOCK;
+        let mut done = 0;
+        if direct && blocks > 0 {
+            match write_whole_blocks(&mut file, &bytes[..blocks]) {
+                Ok(()) => done = blocks,
+                Err(written) => {
+                    // The file system refused a direct write: the rest of the file goes
+                    // through the page cache, from the first byte not written.
+                    done = written;
+                    direct = set_direct(&file, false);
+                }
+            }
+        }
+        if done < len {
+            // A tail that fills no block (the last chunk's) goes through the cache.
+            if direct {
+                direct = set_direct(&file, false);
+            }
+            file.write_all(&bytes[done..])?;
+        }
+        // The file ends with the last chunk, and then none is waited for.
+        let _ = back.send(chunk);
+    }
+    file.sync_all()
 }
 
 /// Writes `blocks` (aligned, a whole number of blocks) at the file's offset, which is
@@ -155,7 +234,11 @@ fn set_direct(file: &File, on: bool) -> bool {
     } else {
         flags.difference(OFlags::DIRECT)
     };
-    fcntl_setfl(file, wanted).is_ok() && on
+    match fcntl_setfl(file, wanted) {
+        Ok(()) => on,
+        // Not turned off: writes stay direct, and only whole blocks may be written.
+        Err(_) => flags.contains(OFlags::DIRECT),
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
