@@ -88,7 +88,7 @@ impl DirectFile {
         }
         let writer = std::thread::Builder::new()
             .name("direct-write".into())
-            .spawn(move || write_chunks(file, filled, back))
+            .spawn(move || write_chunks(file, filled, back, true))
             .map_err(|e| Error::io(&path, e))?;
         Ok(DirectFile {
             path,
@@ -167,14 +167,15 @@ impl DirectFile {
     }
 }
 
-/// The writer: writes each chunk as it comes, hands it back, and syncs the file once
-/// the last has come.
+/// The writer: writes each chunk as it comes (`direct`ly when asked and the file
+/// system can), hands it back, and syncs the file once the last has come.
 fn write_chunks(
     mut file: File,
     filled: Receiver<(Chunk, usize)>,
     back: SyncSender<Chunk>,
+    direct: bool,
 ) -> std::io::Result<()> {
-    let mut direct = set_direct(&file, true);
+    let mut direct = direct && set_direct(&file, true);
     for (chunk, len) in filled {
         let bytes = chunk.held(len);
         let blocks = len - len % BLOCK;
@@ -279,6 +280,29 @@ mod tests {
         assert_eq!(read.len(), 10_489_861);
         assert_eq!(read.len(), expected.len());
         assert!(read == expected);
+    }
+
+    /// Where the file system has no direct writes, every chunk goes through the page
+    /// cache, with the same bytes.
+    #[test]
+    fn without_direct_writes_the_chunks_go_through_the_cache_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cached.bin");
+        let file = File::create(&path).unwrap();
+        let (to_writer, filled) = sync_channel(CHUNKS);
+        let (back, _written) = sync_channel(CHUNKS);
+        let bytes = pattern(CHUNK + 10);
+        let mut first = Chunk::new();
+        let at = first.start;
+        first.bytes[at..at + CHUNK].copy_from_slice(&bytes[..CHUNK]);
+        let mut tail = Chunk::new();
+        let at = tail.start;
+        tail.bytes[at..at + 10].copy_from_slice(&bytes[CHUNK..]);
+        to_writer.send((first, CHUNK)).unwrap();
+        to_writer.send((tail, 10)).unwrap();
+        drop(to_writer);
+        write_chunks(file, filled, back, false).unwrap();
+        assert!(std::fs::read(&path).unwrap() == bytes);
     }
 
     #[test]
