@@ -235,20 +235,76 @@ impl<R: CompactRow> CompactTable<R> {
     /// The rows of competition `competition_id`, in read order, as the reader built
     /// them. [`CompactTable::group`] must have run (else nothing is found).
     pub fn competition(&self, competition_id: &str) -> Vec<R::Full> {
-        let Some(&(start, end)) = self
-            .pool
-            .text_ids
-            .get(competition_id)
-            .and_then(|id| self.ranges.get(*id as usize))
-        else {
-            return Vec::new();
-        };
-        self.grouped[start as usize..end as usize]
+        self.found_competition(Found(self.pool.text_ids.get(competition_id).copied()))
+    }
+
+    /// [`CompactTable::competition`] of a competition [`CompactTable::find_competitions`]
+    /// found.
+    pub fn found_competition(&self, found: Found) -> Vec<R::Full> {
+        self.grouped_of(found.0)
             .iter()
             .map(|&at| self.rows[at as usize].unpack(&self.pool))
             .collect()
     }
+
+    /// The places in `grouped` of the rows of the competition with pool id `id`.
+    fn grouped_of(&self, id: Option<u32>) -> &[u32] {
+        id.and_then(|id| self.ranges.get(id as usize))
+            .map_or(&[][..], |&(start, end)| {
+                self.grouped
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default()
+            })
+    }
+
+    /// Finds each of `competition_ids`, in their order, for
+    /// [`CompactTable::found_competition`]. A federation's competitions table lists its
+    /// competitions in the order their entrant and result rows come, so each id is
+    /// first compared with the competition read next after the last one found; only
+    /// where the two orders part is an id looked up among all of the table's texts (a
+    /// quarter of a million lookups in a map of millions of texts, each a miss of the
+    /// caches, were a tenth of the writing of the result sheet, and as much of scoring's
+    /// unpacking of rows).
+    pub fn find_competitions<'i>(
+        &self,
+        competition_ids: impl IntoIterator<Item = &'i str>,
+    ) -> Vec<Found> {
+        // The pool's ids of the competitions, in the order they were first read (a
+        // text's id is its place in the pool).
+        let read: Vec<u32> = self
+            .ranges
+            .iter()
+            .enumerate()
+            .filter(|(_, &(start, end))| start < end)
+            .map(|(id, _)| id as u32)
+            .collect();
+        let mut next = 0;
+        competition_ids
+            .into_iter()
+            .map(|competition_id| {
+                let id = match read.get(next) {
+                    Some(&id) if self.pool.text(id) == competition_id => {
+                        next += 1;
+                        Some(id)
+                    }
+                    _ => {
+                        let id = self.pool.text_ids.get(competition_id).copied();
+                        if let Some(id) = id {
+                            next = read.partition_point(|&other| other <= id);
+                        }
+                        id
+                    }
+                };
+                Found(id)
+            })
+            .collect()
+    }
 }
+
+/// A competition as [`CompactTable::find_competitions`] found it (or did not) among a
+/// table's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found(Option<u32>);
 
 impl CompactRow for EntrantRow {
     type Full = Entrant;
@@ -370,54 +426,21 @@ impl EntrantTable {
     }
 
     fn rows_of_id(&self, id: Option<u32>) -> CompetitionRows<'_> {
-        let at = id
-            .and_then(|id| self.ranges.get(id as usize))
-            .map_or(&[][..], |&(start, end)| {
-                self.grouped
-                    .get(start as usize..end as usize)
-                    .unwrap_or_default()
-            });
-        CompetitionRows { table: self, at }
+        CompetitionRows {
+            table: self,
+            at: self.grouped_of(id),
+        }
     }
 
-    /// [`EntrantTable::competition_rows`] of each of `competition_ids`, in their order.
-    /// A federation's competitions table lists its competitions in the order their
-    /// entrant rows come, so each id is first compared with the competition read next
-    /// after the last one found; only where the two orders part is an id looked up
-    /// among all of the table's texts (a quarter of a million lookups in a map of
-    /// millions of texts were a tenth of the writing of the result sheet).
+    /// [`EntrantTable::competition_rows`] of each of `competition_ids`, in their order
+    /// (found as [`CompactTable::find_competitions`] finds them).
     pub fn competitions_rows<'i>(
         &self,
         competition_ids: impl IntoIterator<Item = &'i str>,
     ) -> Vec<CompetitionRows<'_>> {
-        // The pool's ids of the competitions, in the order they were first read (a
-        // text's id is its place in the pool).
-        let read: Vec<u32> = self
-            .ranges
-            .iter()
-            .enumerate()
-            .filter(|(_, &(start, end))| start < end)
-            .map(|(id, _)| id as u32)
-            .collect();
-        let mut next = 0;
-        competition_ids
+        self.find_competitions(competition_ids)
             .into_iter()
-            .map(|competition_id| {
-                let id = match read.get(next) {
-                    Some(&id) if self.pool.text(id) == competition_id => {
-                        next += 1;
-                        Some(id)
-                    }
-                    _ => {
-                        let id = self.pool.text_ids.get(competition_id).copied();
-                        if let Some(id) = id {
-                            next = read.partition_point(|&other| other <= id);
-                        }
-                        id
-                    }
-                };
-                self.rows_of_id(id)
-            })
+            .map(|found| self.rows_of_id(found.0))
             .collect()
     }
 
@@ -611,6 +634,49 @@ mod tests {
                 vec!["1"]
             ]
         );
+    }
+
+    /// Result rows are found as entrant rows are: in the order read, out of it, twice
+    /// or not at all, each competition with its rows as `competition` gives them.
+    #[test]
+    fn result_rows_are_found_together_in_any_order() {
+        let file: Arc<Path> = Arc::from(Path::new("results.parquet"));
+        let mut table = ResultTable::default();
+        for (row, (competition, entrant)) in [("a", "1"), ("b", "1"), ("a", "2"), ("c", "a")]
+            .into_iter()
+            .enumerate()
+        {
+            table.push_row(EntrantResult {
+                competition_id: competition.into(),
+                entrant: entrant.into(),
+                boards_played: 24,
+                score: row as f64,
+                opponent: None,
+                origin: Origin::new(&file, row + 1),
+            });
+        }
+        table.group();
+        let entrants = |found: Found| -> Vec<String> {
+            table
+                .found_competition(found)
+                .into_iter()
+                .map(|r| format!("{}{}@{}", r.competition_id, r.entrant, r.score))
+                .collect()
+        };
+        let found = table.find_competitions(["a", "b", "c", "a", "x", "1", "b"]);
+        assert_eq!(
+            found.into_iter().map(entrants).collect::<Vec<_>>(),
+            [
+                vec!["a1@0", "a2@2"],
+                vec!["b1@1"],
+                vec!["ca@3"],
+                vec!["a1@0", "a2@2"],
+                vec![],
+                vec![],
+                vec!["b1@1"],
+            ]
+        );
+        assert_eq!(table.competition("c").len(), 1);
     }
 
     /// An entrant is found by its number; of two rows for one number the last is.

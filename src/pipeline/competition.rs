@@ -11,7 +11,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::dataset::entrant_table::{EntrantTable, ResultTable};
+use crate::dataset::entrant_table::{EntrantTable, Found, ResultTable};
 use crate::dataset::{
     BoardBatch, BoardRef, BoardRow, Competition, Dataset, Entrant, EntrantResult,
 };
@@ -100,16 +100,17 @@ impl<'a> EntrantRows<'a> {
     }
 }
 
-/// Where a competition's entrant rows are found.
+/// Where a competition's entrant rows are found: grouped by id, or in a compact table,
+/// each competition found there once, by place in replay order.
 enum EntrantIndex<'r> {
     Grouped(HashMap<&'r str, Vec<&'r Entrant>>),
-    Table(&'r EntrantTable),
+    Table(&'r EntrantTable, Vec<Found>),
 }
 
-/// Where a competition's result rows are found.
+/// Where a competition's result rows are found, as [`EntrantIndex`].
 enum ResultIndex<'r> {
     Grouped(HashMap<&'r str, Vec<&'r EntrantResult>>),
-    Table(&'r ResultTable),
+    Table(&'r ResultTable, Vec<Found>),
 }
 
 /// A dataset's competitions in replay order, with each one's entrants and reported
@@ -144,27 +145,43 @@ impl<'c, 'r> Index<'c, 'r> {
             Entrants::Rows(rows) => {
                 EntrantIndex::Grouped(group(rows, |e| e.competition_id.as_str()))
             }
-            Entrants::Table(table) => EntrantIndex::Table(table),
+            Entrants::Table(table) => EntrantIndex::Table(table, Vec::new()),
         };
         let results = match results {
             Results::Rows(rows) => ResultIndex::Grouped(group(rows, |r| r.competition_id.as_str())),
-            Results::Table(table) => ResultIndex::Table(table),
+            Results::Table(table) => ResultIndex::Table(table, Vec::new()),
         };
         Index::build(competitions, entrants, results)
     }
 
     fn build(
         competitions: &'c [Competition],
-        entrants: EntrantIndex<'r>,
-        results: ResultIndex<'r>,
+        mut entrants: EntrantIndex<'r>,
+        mut results: ResultIndex<'r>,
     ) -> Self {
-        let mut order: Vec<&Competition> = competitions.iter().collect();
-        order.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+        let mut places: Vec<usize> = (0..competitions.len()).collect();
+        places.sort_by(|&a, &b| {
+            competitions[a]
+                .order_key()
+                .cmp(&competitions[b].order_key())
+        });
+        let order: Vec<&Competition> = places.iter().map(|&at| &competitions[at]).collect();
         let position = order
             .iter()
             .enumerate()
             .map(|(at, c)| (c.competition_id.as_str(), at))
             .collect();
+        // A compact table's competitions are found once, in the dataset's order (the
+        // order of their rows), and kept by place in replay order.
+        let ids = || competitions.iter().map(|c| c.competition_id.as_str());
+        let in_replay_order =
+            |found: Vec<Found>| -> Vec<Found> { places.iter().map(|&at| found[at]).collect() };
+        if let EntrantIndex::Table(table, found) = &mut entrants {
+            *found = in_replay_order(table.find_competitions(ids()));
+        }
+        if let ResultIndex::Table(table, found) = &mut results {
+            *found = in_replay_order(table.find_competitions(ids()));
+        }
         Index {
             order,
             position,
@@ -269,16 +286,20 @@ impl<'c, 'r> Index<'c, 'r> {
         let owned_entrants;
         let entrants = match &self.entrants {
             EntrantIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
-            EntrantIndex::Table(table) => {
-                owned_entrants = table.competition(id);
+            EntrantIndex::Table(table, found) => {
+                owned_entrants = found
+                    .get(at)
+                    .map_or_else(Vec::new, |&found| table.found_competition(found));
                 owned_entrants.iter().collect()
             }
         };
         let owned_results;
         let reported = match &self.results {
             ResultIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
-            ResultIndex::Table(table) => {
-                owned_results = table.competition(id);
+            ResultIndex::Table(table, found) => {
+                owned_results = found
+                    .get(at)
+                    .map_or_else(Vec::new, |&found| table.found_competition(found));
                 owned_results.iter().collect()
             }
         };
