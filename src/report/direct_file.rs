@@ -3,7 +3,7 @@
 //! `score`'s result sheet of a federation is hundreds of megabytes of HTML and CSV,
 //! written once and synced before the output folder is committed. Written through the
 //! page cache, every byte is first copied into it by the kernel (a second of CPU at
-//! full size, a tenth of the command's) and then written to the disk when the file is
+//! full size, about 6 % of the command's) and then written to the disk when the file is
 //! synced, at the end, with the cores idle. Written with `O_DIRECT`, whole aligned
 //! blocks go from the writer's buffer to the disk: no copy, and nothing left to write
 //! at the sync but the tail.
