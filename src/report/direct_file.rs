@@ -141,20 +141,17 @@ impl DirectFile {
 
     /// Why the writer stopped: its error, once it has ended.
     fn writer_error(&mut self) -> Error {
-        self.to_writer = None;
-        let ended = self.writer.take().map(JoinHandle::join);
-        let cause = match ended {
-            Some(Ok(Err(cause))) => cause,
-            _ => std::io::Error::other("the file's writer stopped unexpectedly"),
-        };
-        Error::io(&self.path, cause)
+        match self.end_writer() {
+            Err(error) => error,
+            Ok(()) => Error::io(
+                &self.path,
+                std::io::Error::other("the file's writer stopped unexpectedly"),
+            ),
+        }
     }
 
-    /// Writes what is held and waits until the file's bytes are on disk.
-    pub(crate) fn finish(mut self) -> Result<()> {
-        if self.held > 0 {
-            self.hand_over()?;
-        }
+    /// Tells the writer no chunk follows and waits for it to end: its outcome.
+    fn end_writer(&mut self) -> Result<()> {
         self.to_writer = None;
         match self.writer.take().map(JoinHandle::join) {
             Some(Ok(Ok(()))) => Ok(()),
@@ -164,6 +161,14 @@ impl DirectFile {
                 std::io::Error::other("the file's writer stopped unexpectedly"),
             )),
         }
+    }
+
+    /// Writes what is held and waits until the file's bytes are on disk.
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if self.held > 0 {
+            self.hand_over()?;
+        }
+        self.end_writer()
     }
 }
 

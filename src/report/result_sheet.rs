@@ -210,9 +210,8 @@ pub(crate) fn write_sheet(
         };
     let mut files = SheetFiles::create(staged)?;
     let in_flight = 2 * rayon::current_num_threads().max(1);
-    // The bytes of one group of batches are written while the next group is encoded:
-    // a core waiting on the kernel's copy of the pages would otherwise leave the other
-    // idle. Two groups are held at most, and their buffers go round: a group is encoded
+    // The bytes of one group of batches are handed to the files' writers while the next
+    // group is encoded: a core copying them would otherwise leave the other idle. Two groups are held at most, and their buffers go round: a group is encoded
     // into the buffers of the group written before the last, so that the megabytes of
     // each batch are neither grown again nor faulted in again from the kernel.
     let mut encoded: Vec<Encoded> = Vec::new();
@@ -468,8 +467,8 @@ impl SheetFiles {
         pages
     }
 
-    /// Ends the files and waits for their bytes to be on disk: each on a core of its own,
-    /// so that the disk is given both files' pages at once.
+    /// Ends the files and waits for their bytes to be on disk: both at once, so that
+    /// each file's tail and sync do not wait for the other's.
     fn finish(mut self) -> Result<()> {
         self.html.write(sheet::HTML_END.as_bytes())?;
         let (html, standings) = rayon::join(|| self.html.finish(), || self.standings.finish());
