@@ -385,6 +385,28 @@ pub trait BoardRow {
         None
     }
 
+    /// True when the reader has already found, column by column, that the row keeps
+    /// every rule a board row is held to on its own ([`crate::import::validate::Validator::board`]
+    /// then checks only what needs the other tables: its competition and its seats).
+    /// `false` says nothing: the row is checked cell by cell.
+    #[inline]
+    fn keeps_row_rules(&self) -> bool {
+        false
+    }
+
+    /// The seats' cells: `ns`, `ew`, `north`, `south`, `east`, `west`, in that order.
+    #[inline]
+    fn seats(&self) -> [Option<&str>; 6] {
+        [
+            self.ns(),
+            self.ew(),
+            self.north(),
+            self.south(),
+            self.east(),
+            self.west(),
+        ]
+    }
+
     /// Every cell but the origin, at once.
     #[inline]
     fn cells(&self) -> BoardCells<'_> {
@@ -570,6 +592,12 @@ impl<T: BoardRow + ?Sized> BoardRow for &T {
     fn in_columns(&self) -> Option<(&dyn BoardColumns, u32, u32)> {
         (**self).in_columns()
     }
+    fn keeps_row_rules(&self) -> bool {
+        (**self).keeps_row_rules()
+    }
+    fn seats(&self) -> [Option<&str>; 6] {
+        (**self).seats()
+    }
     fn cells(&self) -> BoardCells<'_> {
         (**self).cells()
     }
@@ -608,6 +636,26 @@ pub trait BoardColumns: Send + Sync + std::fmt::Debug {
     fn ns_penalty(&self, row: u32) -> Option<f64>;
     fn ew_penalty(&self, row: u32) -> Option<f64>;
     fn origin(&self, row: u32) -> Origin;
+
+    /// [`BoardRow::keeps_row_rules`] for the row at `row`.
+    #[inline]
+    fn keeps_row_rules(&self, _row: u32) -> bool {
+        false
+    }
+
+    /// [`BoardRow::seats`] for the row at `row`: one call where reading cell by cell
+    /// makes one each.
+    #[inline(always)]
+    fn seats(&self, row: u32) -> [Option<&str>; 6] {
+        [
+            self.text(BoardText::Ns, row),
+            self.text(BoardText::Ew, row),
+            self.text(BoardText::North, row),
+            self.text(BoardText::South, row),
+            self.text(BoardText::East, row),
+            self.text(BoardText::West, row),
+        ]
+    }
 
     /// Every cell of the row at `row` (whose board number is `board`) but its origin:
     /// one call where reading cell by cell makes one each.
@@ -714,6 +762,20 @@ impl BoardRow for BoardRef<'_> {
                 row,
                 board,
             } => columns.cells(*row, *board),
+        }
+    }
+    #[inline]
+    fn keeps_row_rules(&self) -> bool {
+        match self {
+            BoardRef::Row(_) => false,
+            BoardRef::Columns { columns, row, .. } => columns.keeps_row_rules(*row),
+        }
+    }
+    #[inline]
+    fn seats(&self) -> [Option<&str>; 6] {
+        match self {
+            BoardRef::Row(row) => row.seats(),
+            BoardRef::Columns { columns, row, .. } => columns.seats(*row),
         }
     }
     #[inline]

@@ -20,6 +20,10 @@ pub use crate::scoring::contract::MAX_TRICKS;
 /// Seats a declarer can sit in.
 pub const DECLARERS: [&str; 4] = ["N", "E", "S", "W"];
 
+/// The columns of a board row's seats, in the order [`BoardRow::seats`] gives them and
+/// the checks name them.
+const BOARD_SEAT_COLUMNS: [&str; 6] = ["ns", "ew", "north", "south", "east", "west"];
+
 /// The player columns of `entrants`, in slot order.
 pub const PLAYER_COLUMNS: [&str; 4] = ["player1", "player2", "player3", "player4"];
 
@@ -898,8 +902,7 @@ impl Validator {
     }
 
     pub fn board<R: BoardRow>(&mut self, board: &R) -> Result<(), InputError> {
-        let c = board.cells();
-        let competition = c.competition_id;
+        let competition = board.competition_id();
         let same_competition = self.board_competition.as_deref() == Some(competition);
         let number = if same_competition {
             self.board_at
@@ -910,6 +913,50 @@ impl Validator {
                 None => return Err(unknown_competition(competition, &board.origin())),
             }
         };
+        if board.keeps_row_rules() {
+            // The reader found the row's own rules kept (each column checked at once):
+            // only its seats need the competition's entrants.
+            self.seats_listed(number, competition, board, &board.seats())?;
+        } else {
+            self.board_row_rules(number, board)?;
+        }
+        // Rows come a competition at a time: its id is copied once, not per row.
+        if !same_competition {
+            if let Some(with_boards) = self.competitions_with_boards.get_mut(number) {
+                *with_boards = true;
+            }
+            self.board_competition = Some(competition.to_owned());
+            self.board_at = number;
+        }
+        Ok(())
+    }
+
+    /// The seats of a board row of competition `number` name its entrants, checked in
+    /// the order `ns`, `ew`, `north`, `south`, `east`, `west`.
+    fn seats_listed<R: BoardRow>(
+        &mut self,
+        number: usize,
+        competition: &str,
+        board: &R,
+        seats: &[Option<&str>; 6],
+    ) -> Result<(), InputError> {
+        for (column, named) in BOARD_SEAT_COLUMNS.iter().zip(seats) {
+            if let Some(entrant) = named {
+                if !self.entrants.lists_seat(number, entrant) {
+                    let mut error = unknown_entrant(competition, entrant, &board.origin(), column);
+                    error.location.board = Some(board.board());
+                    return Err(error);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every rule of a board row of competition `number`, cell by cell, in the order
+    /// its errors are reported; its seats among them.
+    fn board_row_rules<R: BoardRow>(&mut self, number: usize, board: &R) -> Result<(), InputError> {
+        let c = board.cells();
+        let competition = c.competition_id;
         let number_on_board = c.board;
         let located = |column: &str| {
             at(&board.origin(), column)
@@ -941,15 +988,12 @@ impl Validator {
                 "a board row needs `ns` and `ew`, or (individual events) `north`, `south`, `east` and `west`",
             ));
         }
-        for (column, named) in pair_sides.iter().chain(seats.iter()) {
-            if let Some(entrant) = named {
-                if !self.entrants.lists_seat(number, entrant) {
-                    let mut error = unknown_entrant(competition, entrant, &board.origin(), column);
-                    error.location.board = Some(number_on_board);
-                    return Err(error);
-                }
-            }
-        }
+        self.seats_listed(
+            number,
+            competition,
+            board,
+            &[c.ns, c.ew, c.north, c.south, c.east, c.west],
+        )?;
         let declarer = c.declarer;
         if let Some(declarer) = declarer {
             if !DECLARERS.contains(&declarer) {
@@ -1010,14 +1054,6 @@ impl Validator {
                 }
             }
             _ => {}
-        }
-        // Rows come a competition at a time: its id is copied once, not per row.
-        if !same_competition {
-            if let Some(with_boards) = self.competitions_with_boards.get_mut(number) {
-                *with_boards = true;
-            }
-            self.board_competition = Some(competition.to_owned());
-            self.board_at = number;
         }
         Ok(())
     }

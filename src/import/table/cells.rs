@@ -200,6 +200,68 @@ primitive_cell!(primitive_i32, I32Array, i32);
 primitive_cell!(primitive_i64, I64Array, i64);
 primitive_cell!(primitive_f64, F64Array, f64);
 
+/// Clears `kept[row]` for each row whose value in `array` is not null and fails
+/// `keeps`: a column's rule checked in one pass over its values, rather than a cell at
+/// a time. Rows past the array's end are left alone.
+fn mark_primitive<T: polars_arrow::types::NativeType>(
+    array: &polars_arrow::array::PrimitiveArray<T>,
+    kept: &mut [bool],
+    keeps: impl Fn(T) -> bool,
+) {
+    let values = array.values().as_slice();
+    match array.validity().filter(|valid| valid.unset_bits() > 0) {
+        None => {
+            for (kept, &value) in kept.iter_mut().zip(values) {
+                *kept &= keeps(value);
+            }
+        }
+        Some(valid) => {
+            for ((kept, &value), valid) in kept.iter_mut().zip(values).zip(valid.iter()) {
+                *kept &= !valid || keeps(value);
+            }
+        }
+    }
+}
+
+impl Ints {
+    /// Clears `kept[row]` for each row whose value is not null and lies outside
+    /// `low..=high`.
+    pub(super) fn mark_outside(&self, low: i64, high: i64, kept: &mut [bool]) {
+        match self {
+            Ints::I32(array) => {
+                mark_primitive(array, kept, |v| (low..=high).contains(&i64::from(v)))
+            }
+            Ints::I64(array) => mark_primitive(array, kept, |v| (low..=high).contains(&v)),
+        }
+    }
+
+    /// Whether the cell at `row` holds a value.
+    #[inline]
+    pub(super) fn is_valid(&self, row: usize) -> bool {
+        match self {
+            Ints::I32(array) => {
+                row < array.len() && polars_arrow::array::Array::is_valid(array, row)
+            }
+            Ints::I64(array) => {
+                row < array.len() && polars_arrow::array::Array::is_valid(array, row)
+            }
+        }
+    }
+}
+
+/// Clears `kept[row]` for each row whose float in `array` is not null and is not a
+/// finite number within `-bound..=bound`.
+pub(super) fn mark_floats_beyond(array: &F64Array, bound: f64, kept: &mut [bool]) {
+    // `abs() <= bound` is false for NaN and the infinities too.
+    mark_primitive(array, kept, |v| v.abs() <= bound);
+}
+
+/// Whether the text cell at `row` holds a value (an empty text is one).
+#[inline]
+pub(super) fn text_valid(array: &StrArray, row: usize) -> bool {
+    row < array.len() && polars_arrow::array::Array::is_valid(array, row)
+}
+
 /// The text at `row`, or `None` for a null or a row past the end.
 #[inline]
 pub(super) fn text_cell(array: &StrArray, row: usize) -> Option<&str> {

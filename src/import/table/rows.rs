@@ -15,7 +15,9 @@ use crate::import::validate::{self, Validator, PLAYER_COLUMNS};
 use crate::scoring::conventions::Conventions;
 
 use super::cells::Presence::{Optional, Required};
-use super::cells::{primitive_f64, text_cell, AllNull, F64Array, Ints, StrArray};
+use super::cells::{
+    mark_floats_beyond, primitive_f64, text_cell, text_valid, AllNull, F64Array, Ints, StrArray,
+};
 use super::locate::Frame;
 use super::{Check, CompetitionRow};
 
@@ -409,8 +411,13 @@ pub(super) fn build_boards(
             ew_penalty: present(ew_penalty.arrow_array()?),
             source_file: sources.file.arrow_array()?,
             source_line: sources.line.arrow_array()?,
+            kept: Vec::new(),
         })
-    })();
+    })()
+    .map(|mut resolved| {
+        resolved.kept = resolved.rows_keeping_row_rules();
+        resolved
+    });
     let mut slots: Vec<BoardSlot> = Vec::with_capacity(frame.height());
     let mut owned: Vec<BoardResult> = Vec::new();
     let mut broken: Vec<(usize, Text, InputError)> = Vec::new();
@@ -531,6 +538,9 @@ struct ResolvedBoards {
     ew_penalty: Option<F64Array>,
     source_file: Option<StrArray>,
     source_line: Option<Ints>,
+    /// Per row: whether its cells keep every rule a board row is held to on its own
+    /// ([`ResolvedBoards::rows_keeping_row_rules`]).
+    kept: Vec<bool>,
 }
 
 impl std::fmt::Debug for ResolvedBoards {
@@ -584,6 +594,68 @@ fn float_at(column: &Option<F64Array>, row: usize) -> Result<Option<f64>, ()> {
 }
 
 impl ResolvedBoards {
+    /// Which rows keep every rule [`Validator::board`] holds a board row to on its own,
+    /// the rules that need no other table (its seats, which need the competition's
+    /// entrants, are left to the checks): the board number and the counts in range,
+    /// the declarer one of `N`, `E`, `S`, `W`, the score and the penalties within
+    /// their bounds, the seats of a pair or of an individual event filled, and a
+    /// contract or an artificial score, a contract other than a pass with its declarer
+    /// and tricks.
+    ///
+    /// Each column is checked in one pass over its values, where the checks would read
+    /// every cell of every row one at a time: that was a third of the board reader's
+    /// work. A row found here is held only to the rules that need the entrants; any
+    /// other row is checked cell by cell, which names the rule it breaks. A row
+    /// [`ResolvedBoards::valid`] does not accept is never read from these columns.
+    fn rows_keeping_row_rules(&self) -> Vec<bool> {
+        use validate::limits::{
+            MAX_BOARD_NUMBER, MAX_PENALTY, MAX_ROUND_OR_TABLE, MAX_TABLE_SCORE,
+        };
+        let rows = self.competition_id.len();
+        let mut kept = vec![true; rows];
+        self.board
+            .mark_outside(1, i64::from(MAX_BOARD_NUMBER), &mut kept);
+        for counted in [&self.round, &self.table].into_iter().flatten() {
+            counted.mark_outside(0, i64::from(MAX_ROUND_OR_TABLE), &mut kept);
+        }
+        if let Some(score) = &self.ns_score {
+            let bound = i64::from(MAX_TABLE_SCORE);
+            score.mark_outside(-bound, bound, &mut kept);
+        }
+        if let Some(tricks) = &self.tricks {
+            tricks.mark_outside(0, i64::from(validate::MAX_TRICKS), &mut kept);
+        }
+        for penalty in [&self.ns_penalty, &self.ew_penalty].into_iter().flatten() {
+            mark_floats_beyond(penalty, MAX_PENALTY, &mut kept);
+        }
+        let valid = |column: &Option<StrArray>, row: usize| {
+            column.as_ref().is_some_and(|array| text_valid(array, row))
+        };
+        for (row, kept) in kept.iter_mut().enumerate() {
+            if !*kept {
+                continue;
+            }
+            let pairs = valid(&self.ns, row) && valid(&self.ew, row);
+            let seats = [&self.north, &self.south, &self.east, &self.west]
+                .iter()
+                .all(|seat| valid(seat, row));
+            let declarer = text_at(&self.declarer, row);
+            let declared = declarer.is_some_and(|d| validate::DECLARERS.contains(&d));
+            let tricks = self.tricks.as_ref().is_some_and(|t| t.is_valid(row));
+            let scored = if valid(&self.adjusted, row) {
+                true
+            } else {
+                match text_at(&self.contract, row) {
+                    None => false,
+                    Some(_) if declarer.is_some() && tricks => true,
+                    Some(contract) => contract.trim().eq_ignore_ascii_case("PASS"),
+                }
+            };
+            *kept = (pairs || seats) && (declarer.is_none() || declared) && scored;
+        }
+        kept
+    }
+
     /// The competition id and board number of the row at `row`, or `None` when a cell
     /// of it breaks a rule (or its competition id is empty): the caller reads it
     /// through the columns.
@@ -607,6 +679,10 @@ impl ResolvedBoards {
 /// The cells of the rows [`ResolvedBoards::valid`] accepts (those it does not are never
 /// asked for: a cell that would break its rule reads as absent).
 impl BoardColumns for ResolvedBoards {
+    #[inline]
+    fn keeps_row_rules(&self, row: u32) -> bool {
+        self.kept.get(row as usize).copied().unwrap_or(false)
+    }
     #[inline]
     fn competition_id(&self, row: u32) -> &str {
         text_cell(&self.competition_id, row as usize).unwrap_or_default()
@@ -747,8 +823,12 @@ mod tests {
     use polars::prelude::*;
 
     use super::{build_boards, BuiltBoards, COLUMNS, OWNED};
-    use crate::dataset::{BoardRef, BoardResult, BoardRow};
+    use crate::dataset::{
+        BoardRef, BoardResult, BoardRow, Competition, Entrant, Format, ScoringMethod,
+    };
+    use crate::error::InputError;
     use crate::import::table::locate::Frame;
+    use crate::import::validate::Validator;
 
     /// Eight board rows: two that build, four with a broken cell each (an int32
     /// overflow, a negative round, a NaN penalty, 14 tricks), then one without a
@@ -964,6 +1044,344 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// The cells of one board row of competition `c1`, for [`typed_frame`]: a pair's
+    /// or an individual event's seats, the contract's cells, and the cells with bounds.
+    #[derive(Clone, Debug)]
+    struct Cells {
+        board: i32,
+        ns: Option<&'static str>,
+        ew: Option<&'static str>,
+        seats: Option<[&'static str; 4]>,
+        contract: Option<&'static str>,
+        declarer: Option<&'static str>,
+        tricks: Option<i32>,
+        adjusted: Option<&'static str>,
+        ns_score: Option<i32>,
+        round: Option<i32>,
+        table: Option<i32>,
+        ns_penalty: Option<f64>,
+    }
+
+    /// 3NT by North making nine, between pairs 1 and 2 on board 1, in round and table 1.
+    fn plain() -> Cells {
+        Cells {
+            board: 1,
+            ns: Some("1"),
+            ew: Some("2"),
+            seats: None,
+            contract: Some("3NT"),
+            declarer: Some("N"),
+            tricks: Some(9),
+            adjusted: None,
+            ns_score: None,
+            round: Some(1),
+            table: Some(1),
+            ns_penalty: None,
+        }
+    }
+
+    /// `rows` as a Parquet file's typed columns give them (every column present).
+    fn typed_frame(rows: &[Cells]) -> Frame {
+        let seat = |at: usize| -> Vec<Option<&str>> {
+            rows.iter().map(|r| r.seats.map(|s| s[at])).collect()
+        };
+        let columns = vec![
+            Column::new("competition_id".into(), vec!["c1"; rows.len()]),
+            Column::new(
+                "board".into(),
+                rows.iter().map(|r| r.board).collect::<Vec<_>>(),
+            ),
+            Column::new("ns".into(), rows.iter().map(|r| r.ns).collect::<Vec<_>>()),
+            Column::new("ew".into(), rows.iter().map(|r| r.ew).collect::<Vec<_>>()),
+            Column::new("north".into(), seat(0)),
+            Column::new("south".into(), seat(1)),
+            Column::new("east".into(), seat(2)),
+            Column::new("west".into(), seat(3)),
+            Column::new(
+                "contract".into(),
+                rows.iter().map(|r| r.contract).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "declarer".into(),
+                rows.iter().map(|r| r.declarer).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "tricks".into(),
+                rows.iter().map(|r| r.tricks).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "adjusted".into(),
+                rows.iter().map(|r| r.adjusted).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "ns_score".into(),
+                rows.iter().map(|r| r.ns_score).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "round".into(),
+                rows.iter().map(|r| r.round).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "table".into(),
+                rows.iter().map(|r| r.table).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "ns_penalty".into(),
+                rows.iter().map(|r| r.ns_penalty).collect::<Vec<_>>(),
+            ),
+        ];
+        Frame {
+            path: Arc::from(Path::new("boards.parquet")),
+            df: DataFrame::new(rows.len(), columns).unwrap_or_else(|e| panic!("{e}")),
+            text_columns: HashSet::new(),
+            first_row: 0,
+        }
+    }
+
+    /// The checks of a dataset whose competition `c1` lists entrants `1` to `8`, and
+    /// `9` when `nine`.
+    fn checks_of_c1(nine: bool) -> Validator {
+        let mut validator = Validator::default();
+        let date = chrono::NaiveDate::from_ymd_opt(2026, 11, 3).unwrap_or_default();
+        let mut c1 = Competition::new("c1", date, Format::Pairs, ScoringMethod::Matchpoints);
+        c1.boards = Some(2);
+        assert_eq!(validator.competition(&c1), Ok(()));
+        let names = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
+        for (player, &name) in (1..).zip(&names[..if nine { 9 } else { 8 }]) {
+            let mut entrant = Entrant::new("c1", name);
+            entrant.players[0] = Some(player);
+            assert_eq!(validator.entrant(&entrant), Ok(()));
+        }
+        validator
+    }
+
+    /// What the reader and the checks say of a row: whether the reader found it
+    /// keeping its own rules; what the checks say of it read in place, and read as a
+    /// struct of its own (checked cell by cell); and, as a struct, by checks that list
+    /// every entrant it names (so that only its own rules can fail it).
+    type Verdicts = (
+        bool,
+        Result<(), String>,
+        Result<(), String>,
+        Result<(), String>,
+    );
+
+    /// [`Verdicts`] of each of `rows`.
+    fn kept_and_checked(rows: &[Cells]) -> Vec<Verdicts> {
+        let built = built(&typed_frame(rows));
+        assert_eq!(built.slots.len(), rows.len(), "every row is read in place");
+        let mut in_place = checks_of_c1(false);
+        let mut as_struct = checks_of_c1(false);
+        let mut all_listed = checks_of_c1(true);
+        let rule = |checked: Result<(), InputError>| checked.map_err(|e| e.rule);
+        built
+            .slots
+            .iter()
+            .map(|slot| {
+                let row = BoardRef::Columns {
+                    columns: &*built.sets[slot.set as usize],
+                    row: slot.row,
+                    board: slot.board,
+                };
+                (
+                    row.keeps_row_rules(),
+                    rule(in_place.board(&row)),
+                    rule(as_struct.board(&row.to_result())),
+                    rule(all_listed.board(&row.to_result())),
+                )
+            })
+            .collect()
+    }
+
+    /// Each rule a board row is held to on its own, broken by one row (on a bound, and
+    /// just past it), beside rows that keep them all: the reader's column by column
+    /// verdict is the one the checks reach cell by cell, and a row it finds keeping
+    /// them is still held to the rules that need the entrants.
+    #[test]
+    fn rows_keeping_their_own_rules_are_found_column_by_column_as_the_checks_find_them() {
+        let individual = Cells {
+            ns: None,
+            ew: None,
+            seats: Some(["1", "2", "3", "4"]),
+            ..plain()
+        };
+        let rows = [
+            plain(),
+            Cells {
+                board: 0,
+                ..plain()
+            },
+            Cells {
+                board: 9_999,
+                ..plain()
+            },
+            Cells {
+                board: 10_000,
+                ..plain()
+            },
+            Cells {
+                round: Some(10_000),
+                ..plain()
+            },
+            Cells {
+                table: Some(9_999),
+                round: None,
+                ..plain()
+            },
+            Cells {
+                table: Some(10_000),
+                ..plain()
+            },
+            Cells {
+                ns_score: Some(-7_600),
+                ..plain()
+            },
+            Cells {
+                ns_score: Some(7_601),
+                ..plain()
+            },
+            Cells {
+                ns_penalty: Some(-100.0),
+                ..plain()
+            },
+            Cells {
+                ns_penalty: Some(100.5),
+                ..plain()
+            },
+            Cells {
+                ns_penalty: Some(-100.01),
+                ..plain()
+            },
+            Cells {
+                declarer: Some("X"),
+                ..plain()
+            },
+            Cells {
+                declarer: Some("n"),
+                ..plain()
+            },
+            Cells {
+                ew: None,
+                ..plain()
+            },
+            individual.clone(),
+            Cells {
+                seats: Some(["1", "2", "3", "9"]),
+                ..individual.clone()
+            },
+            Cells {
+                ns: Some("5"),
+                ..individual
+            },
+            Cells {
+                declarer: None,
+                ..plain()
+            },
+            Cells {
+                tricks: None,
+                ..plain()
+            },
+            Cells {
+                contract: Some(" pass "),
+                declarer: None,
+                tricks: None,
+                ..plain()
+            },
+            Cells {
+                contract: Some("PASSED"),
+                declarer: None,
+                tricks: None,
+                ..plain()
+            },
+            Cells {
+                contract: None,
+                declarer: None,
+                tricks: None,
+                adjusted: Some("A5050"),
+                ..plain()
+            },
+            Cells {
+                contract: None,
+                declarer: None,
+                tricks: None,
+                ns_score: Some(0),
+                ..plain()
+            },
+            Cells {
+                ns: Some("9"),
+                ..plain()
+            },
+            Cells {
+                tricks: Some(13),
+                ..plain()
+            },
+        ];
+        let found = kept_and_checked(&rows);
+        let kept: Vec<bool> = found.iter().map(|(kept, _, _, _)| *kept).collect();
+        assert_eq!(
+            kept,
+            [
+                true, false, true, false, false, true, false, true, false, true, false, false,
+                false, false, false, true, true, true, false, false, true, false, true, false,
+                true, true
+            ]
+        );
+        for (at, (kept, in_place, as_struct, all_listed)) in found.iter().enumerate() {
+            assert_eq!(in_place, as_struct, "row {at}");
+            assert_eq!(all_listed.is_ok(), *kept, "row {at}");
+            // Rows 16 and 24 keep their own rules, but name an entrant c1 does not list.
+            assert_eq!(in_place.is_ok(), *kept && at != 16 && at != 24, "row {at}");
+        }
+        assert_eq!(
+            found[16].1.as_ref().err().map(String::as_str),
+            Some("no entrant `9` in competition `c1` (not in `entrants`)")
+        );
+        assert_eq!(
+            found[3].1.as_ref().err().map(String::as_str),
+            Some("`board` must be between 1 and 9999, found 10000")
+        );
+    }
+
+    proptest::proptest! {
+        /// Any mix of cells on and around their bounds (a penalty that is not a finite
+        /// number is never read in place: the cell breaks its type's rule): the reader finds a row keeping
+        /// its own rules exactly when the checks, cell by cell and with every entrant
+        /// listed, pass it; and the checks say the same of it read in place as read as
+        /// a struct, an unlisted entrant (`9`) among the rest.
+        #[test]
+        fn the_column_verdict_is_the_cell_by_cell_one(
+            rows in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![0, 1, 9_999, 10_000]),
+                    proptest::sample::select(vec![(Some("1"), Some("2")), (Some("1"), None), (None, None), (Some("9"), Some("2"))]),
+                    proptest::option::of(proptest::sample::select(vec![["1", "2", "3", "4"], ["5", "6", "7", "9"]])),
+                    proptest::option::of(proptest::sample::select(vec!["3NT", "PASS", " Pass", "", "7C"])),
+                    proptest::option::of(proptest::sample::select(vec!["N", "W", "X", ""])),
+                    proptest::option::of(proptest::sample::select(vec![0, 13])),
+                    proptest::option::of(proptest::sample::select(vec!["A5050", ""])),
+                    proptest::option::of(proptest::sample::select(vec![-7_601, -7_600, 0, 7_600, 7_601])),
+                    (
+                        proptest::option::of(proptest::sample::select(vec![0, 9_999, 10_000])),
+                        proptest::option::of(proptest::sample::select(vec![0, 9_999, 10_000])),
+                        proptest::option::of(proptest::sample::select(vec![-100.0, 100.0, 100.25, -150.0])),
+                    ),
+                ),
+                1..40,
+            )
+        ) {
+            let rows: Vec<Cells> = rows
+                .into_iter()
+                .map(|(board, (ns, ew), seats, contract, declarer, tricks, adjusted, ns_score, (round, table, ns_penalty))| Cells {
+                    board, ns, ew, seats, contract, declarer, tricks, adjusted, ns_score, round, table, ns_penalty,
+                })
+                .collect();
+            for (kept, in_place, as_struct, all_listed) in kept_and_checked(&rows) {
+                proptest::prop_assert_eq!(&in_place, &as_struct);
+                proptest::prop_assert_eq!(kept, all_listed.is_ok());
+            }
+        }
     }
 
     #[test]
