@@ -407,6 +407,13 @@ pub trait BoardRow {
         ]
     }
 
+    /// The cells a table is scored from ([`BoardColumns::scoring_cells`]); a row of its
+    /// own gives them all.
+    #[inline]
+    fn scoring_cells(&self, _individual: bool) -> BoardCells<'_> {
+        self.cells()
+    }
+
     /// Every cell but the origin, at once.
     #[inline]
     fn cells(&self) -> BoardCells<'_> {
@@ -598,6 +605,9 @@ impl<T: BoardRow + ?Sized> BoardRow for &T {
     fn seats(&self) -> [Option<&str>; 6] {
         (**self).seats()
     }
+    fn scoring_cells(&self, individual: bool) -> BoardCells<'_> {
+        (**self).scoring_cells(individual)
+    }
     fn cells(&self) -> BoardCells<'_> {
         (**self).cells()
     }
@@ -655,6 +665,38 @@ pub trait BoardColumns: Send + Sync + std::fmt::Debug {
             self.text(BoardText::East, row),
             self.text(BoardText::West, row),
         ]
+    }
+
+    /// The cells of the row at `row` (whose board number is `board`) that a table is
+    /// scored from: the seats of an `individual` event or of a pair or team, the
+    /// result's cells, the counts and the penalties. The competition id, the room and
+    /// the other kind of seats are left empty: the scorer, which reads every row of a
+    /// federation, does not read them (the checks have, and an error reads the row).
+    #[inline(always)]
+    fn scoring_cells(&self, row: u32, board: u32, individual: bool) -> BoardCells<'_> {
+        let pair = |cell| (!individual).then(|| self.text(cell, row)).flatten();
+        let seat = |cell| individual.then(|| self.text(cell, row)).flatten();
+        BoardCells {
+            competition_id: "",
+            board,
+            ns: pair(BoardText::Ns),
+            ew: pair(BoardText::Ew),
+            contract: self.text(BoardText::Contract, row),
+            declarer: self.text(BoardText::Declarer, row),
+            tricks: self.tricks(row),
+            ns_score: self.ns_score(row),
+            adjusted: self.text(BoardText::Adjusted, row),
+            north: seat(BoardText::North),
+            south: seat(BoardText::South),
+            east: seat(BoardText::East),
+            west: seat(BoardText::West),
+            round: self.round(row),
+            session: self.session(row),
+            table: self.table(row),
+            room: None,
+            ns_penalty: self.ns_penalty(row),
+            ew_penalty: self.ew_penalty(row),
+        }
     }
 
     /// Every cell of the row at `row` (whose board number is `board`) but its origin:
@@ -762,6 +804,17 @@ impl BoardRow for BoardRef<'_> {
                 row,
                 board,
             } => columns.cells(*row, *board),
+        }
+    }
+    #[inline]
+    fn scoring_cells(&self, individual: bool) -> BoardCells<'_> {
+        match self {
+            BoardRef::Row(row) => row.cells(),
+            BoardRef::Columns {
+                columns,
+                row,
+                board,
+            } => columns.scoring_cells(*row, *board, individual),
         }
     }
     #[inline]

@@ -277,7 +277,7 @@ pub(super) fn read_table<'a, R: BoardRow>(
     format: Format,
     known: &Entrants<'_>,
 ) -> Result<Table<'a>, InputError> {
-    let c = row.cells();
+    let c = row.scoring_cells(format == Format::Individual);
     let individual = [
         ("north", c.north),
         ("south", c.south),
