@@ -700,29 +700,16 @@ pub trait BoardColumns: Send + Sync + std::fmt::Debug {
     }
 
     /// Every cell of the row at `row` (whose board number is `board`) but its origin:
-    /// one call where reading cell by cell makes one each.
+    /// one call where reading cell by cell makes one each. The scoring cells with an
+    /// individual event's seats, and the rest: each cell read once.
     #[inline(always)]
     fn cells(&self, row: u32, board: u32) -> BoardCells<'_> {
         BoardCells {
             competition_id: self.competition_id(row),
-            board,
             ns: self.text(BoardText::Ns, row),
             ew: self.text(BoardText::Ew, row),
-            contract: self.text(BoardText::Contract, row),
-            declarer: self.text(BoardText::Declarer, row),
-            tricks: self.tricks(row),
-            ns_score: self.ns_score(row),
-            adjusted: self.text(BoardText::Adjusted, row),
-            north: self.text(BoardText::North, row),
-            south: self.text(BoardText::South, row),
-            east: self.text(BoardText::East, row),
-            west: self.text(BoardText::West, row),
-            round: self.round(row),
-            session: self.session(row),
-            table: self.table(row),
             room: self.text(BoardText::Room, row),
-            ns_penalty: self.ns_penalty(row),
-            ew_penalty: self.ew_penalty(row),
+            ..self.scoring_cells(row, board, true)
         }
     }
 
@@ -809,7 +796,7 @@ impl BoardRow for BoardRef<'_> {
     #[inline]
     fn scoring_cells(&self, individual: bool) -> BoardCells<'_> {
         match self {
-            BoardRef::Row(row) => row.cells(),
+            BoardRef::Row(row) => row.scoring_cells(individual),
             BoardRef::Columns {
                 columns,
                 row,

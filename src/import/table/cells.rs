@@ -239,14 +239,16 @@ impl Ints {
     #[inline]
     pub(super) fn is_valid(&self, row: usize) -> bool {
         match self {
-            Ints::I32(array) => {
-                row < array.len() && polars_arrow::array::Array::is_valid(array, row)
-            }
-            Ints::I64(array) => {
-                row < array.len() && polars_arrow::array::Array::is_valid(array, row)
-            }
+            Ints::I32(array) => cell_valid(array, row),
+            Ints::I64(array) => cell_valid(array, row),
         }
     }
+}
+
+/// Whether the cell at `row` of `array` holds a value; `false` past its end.
+#[inline]
+fn cell_valid(array: &dyn polars_arrow::array::Array, row: usize) -> bool {
+    row < array.len() && array.is_valid(row)
 }
 
 /// Clears `kept[row]` for each row whose float in `array` is not null and is not a
@@ -259,7 +261,7 @@ pub(super) fn mark_floats_beyond(array: &F64Array, bound: f64, kept: &mut [bool]
 /// Whether the text cell at `row` holds a value (an empty text is one).
 #[inline]
 pub(super) fn text_valid(array: &StrArray, row: usize) -> bool {
-    row < array.len() && polars_arrow::array::Array::is_valid(array, row)
+    cell_valid(array, row)
 }
 
 /// The text at `row`, or `None` for a null or a row past the end.

@@ -635,23 +635,29 @@ impl ResolvedBoards {
             if !*kept {
                 continue;
             }
-            let pairs = valid(&self.ns, row) && valid(&self.ew, row);
-            let seats = [&self.north, &self.south, &self.east, &self.west]
-                .iter()
-                .all(|seat| valid(seat, row));
+            // An individual event's seats are looked at only where a pair's are not
+            // both filled.
+            let seated = (valid(&self.ns, row) && valid(&self.ew, row))
+                || [&self.north, &self.south, &self.east, &self.west]
+                    .iter()
+                    .all(|seat| valid(seat, row));
             let declarer = text_at(&self.declarer, row);
             let declared = declarer.is_some_and(|d| validate::DECLARERS.contains(&d));
-            let tricks = self.tricks.as_ref().is_some_and(|t| t.is_valid(row));
             let scored = if valid(&self.adjusted, row) {
                 true
             } else {
                 match text_at(&self.contract, row) {
                     None => false,
-                    Some(_) if declarer.is_some() && tricks => true,
+                    Some(_)
+                        if declarer.is_some()
+                            && self.tricks.as_ref().is_some_and(|t| t.is_valid(row)) =>
+                    {
+                        true
+                    }
                     Some(contract) => contract.trim().eq_ignore_ascii_case("PASS"),
                 }
             };
-            *kept = (pairs || seats) && (declarer.is_none() || declared) && scored;
+            *kept = seated && (declarer.is_none() || declared) && scored;
         }
         kept
     }
