@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bridgehcp::import::table::read_dataset;
+use bridgehcp::store::table::read_dataset;
 
 fn bridgekam(name: &str) -> PathBuf {
     realdata().join("pbn-bridgekam").join(name)

@@ -398,7 +398,7 @@ fn reading_a_dataset_counts_its_files() {
     // competition): 17 months of club evenings (June 2015 to December 2016 but July 2015
     // and April 2016).
     let recorder = Recorder::default();
-    bridgehcp::import::table::open_checked_with(
+    bridgehcp::store::table::open_checked_with(
         &dir.path().join("fed"),
         bridgehcp::quarantine::OnError::Quarantine,
         &recorder,

@@ -1117,8 +1117,8 @@ fn imports_round_trip_through_the_dataset_tables() {
     let merged =
         merge(imported.iter().map(|i| i.dataset.clone())).unwrap_or_else(|e| panic!("{e}"));
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}"));
-    bridgehcp::report::write_dataset(&merged, dir.path()).unwrap_or_else(|e| panic!("{e}"));
-    let back = bridgehcp::import::table::read_dataset(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    bridgehcp::store::write_dataset(&merged, dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let back = bridgehcp::store::table::read_dataset(dir.path()).unwrap_or_else(|e| panic!("{e}"));
     for (mine, theirs) in merged.competitions.iter().zip(&back.competitions) {
         assert_eq!(
             mine.conventions, theirs.conventions,

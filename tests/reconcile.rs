@@ -365,7 +365,7 @@ fn a_mismatch_is_imported_and_reported_and_strict_refuses_it() {
         )),
         "{report}"
     );
-    let dataset = bridgehcp::import::table::read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
+    let dataset = bridgehcp::store::table::read_dataset(&out).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         dataset.competitions.len(),
         2,
@@ -411,7 +411,7 @@ fn the_officer_chooses_which_result_of_a_mismatch_is_rated() {
     let fed = dir.path().join("fed");
     let stdout = ok(&import(&[&file], &fed, &[]));
     assert!(stdout.contains("1 mismatched"), "{stdout}");
-    let dataset = bridgehcp::import::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
+    let dataset = bridgehcp::store::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
     let seven = dataset
         .results
         .iter()
@@ -507,7 +507,7 @@ fn a_number_typed_twice_in_a_pair_is_reported_and_the_session_imports() {
         ),
         "{row}"
     );
-    let dataset = bridgehcp::import::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
+    let dataset = bridgehcp::store::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
     let nine = dataset
         .entrants
         .iter()

@@ -8,7 +8,7 @@ use polars::prelude::{Column, DataFrame};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Batch, ExportKind, Status};
-use crate::report::import_log::{self, LogRow};
+use crate::store::import_log::{self, LogRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
@@ -86,15 +86,15 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         ExportFormat::Auto => None,
     };
     refuse_working_folder(&args.out)?;
-    let out = crate::report::dataset_commit::named_folder(&args.out);
-    for found in crate::report::dataset_commit::recover_dataset(&out)? {
+    let out = crate::store::commit::named_folder(&args.out);
+    for found in crate::store::commit::recover_dataset(&out)? {
         eprintln!("{found}");
     }
-    let _lock = crate::report::dataset_commit::DatasetLock::exclusive(&out)?;
+    let _lock = crate::store::commit::DatasetLock::exclusive(&out)?;
     let existing = existing_dataset(&out)?;
     let register = match &args.members {
         Some(path) => Some(batch::Register::new(
-            &crate::import::table::read_members_file(path)?,
+            &crate::store::table::read_members_file(path)?,
         )),
         None => None,
     };
@@ -119,7 +119,7 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     };
     let written = matches!(outcome, Ok(true));
     let rows = import_log::rows_of(&batch.entries, 0, "", written);
-    crate::report::files::write_csv(&report_frame(&rows)?, &args.out.join("import-report.csv"))?;
+    crate::store::files::write_csv(&report_frame(&rows)?, &args.out.join("import-report.csv"))?;
     import_log::append(&args.out, &batch.entries, written)?;
     outcome?;
     Ok(ImportSummary {
@@ -137,18 +137,13 @@ fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
         .competitions
         .iter()
         .filter(|c| batch.changed.contains(&c.competition_id))
-        .map(crate::report::dataset_writer::month_of)
+        .map(crate::store::writer::month_of)
         .collect();
-    months.extend(
-        batch
-            .replaced
-            .iter()
-            .map(crate::report::dataset_writer::month_of),
-    );
-    let legacy = crate::report::dataset_writer::has_single_file_tables(out);
+    months.extend(batch.replaced.iter().map(crate::store::writer::month_of));
+    let legacy = crate::store::writer::has_single_file_tables(out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
-        crate::report::dataset_writer::write_months(
+        crate::store::writer::write_months(
             &batch.dataset,
             out,
             &months,
@@ -186,7 +181,7 @@ fn existing_dataset(dir: &std::path::Path) -> Result<Dataset> {
         .iter()
         .any(|name| dir.join(name).exists());
     if has_members {
-        crate::import::table::read_dataset(dir)
+        crate::store::table::read_dataset(dir)
     } else {
         Ok(Dataset::default())
     }

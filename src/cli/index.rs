@@ -33,9 +33,9 @@ pub fn execute(args: &IndexArgs) -> Result<usize> {
             args.data.display()
         )));
     }
-    for found in crate::report::dataset_commit::recover_dataset(&args.data)? {
+    for found in crate::store::commit::recover_dataset(&args.data)? {
         eprintln!("{found}");
     }
-    let _lock = crate::report::dataset_commit::DatasetLock::exclusive(&args.data)?;
-    crate::report::dataset_index::reindex(&args.data)
+    let _lock = crate::store::commit::DatasetLock::exclusive(&args.data)?;
+    crate::store::index::reindex(&args.data)
 }

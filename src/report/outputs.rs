@@ -707,7 +707,7 @@ impl RowGroupCodec for BoardScoreCodec {
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
         use super::columns::{f64s, i64s, strs};
         let path = Path::new(BOARD_SCORES);
-        let frame = crate::import::table::read_checked(path, bytes)?;
+        let frame = crate::store::table::read_checked(path, bytes)?;
         let missing = |column: &str| {
             Error::Input(InputError::new(
                 crate::error::Location::file(path).column(column),
@@ -1142,7 +1142,7 @@ mod tests {
     #[test]
     fn a_frozen_month_applied_in_chunks_is_the_month_applied_whole() -> crate::error::Result<()> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
-        let dataset = crate::import::table::read_dataset(&dir)?;
+        let dataset = crate::store::table::read_dataset(&dir)?;
         let factors = crate::model::FactorSet::default();
         let registry = crate::pipeline::state::Registry::new(&dataset.members);
         let prepared = crate::pipeline::prepare::prepare(&dataset, &registry, &factors, &|| {});
@@ -1176,7 +1176,7 @@ mod tests {
     fn sealed_changes_give_the_bytes_of_the_table_written_whole() -> Result<()> {
         use crate::pipeline::{Mode, RunSettings};
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
-        let dataset = crate::import::table::read_dataset(&dir)?;
+        let dataset = crate::store::table::read_dataset(&dir)?;
         let group = 40;
         let settings = ParquetSettings {
             row_group_size: Some(group),

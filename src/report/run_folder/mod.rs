@@ -27,7 +27,7 @@ pub use state::load_state;
 #[derive(Debug)]
 pub struct CheckedFile {
     pub bytes: Vec<u8>,
-    pub marks: crate::report::files::HashMarks,
+    pub marks: crate::store::files::HashMarks,
 }
 
 /// The manifest: what the run read, how it was set, what it wrote.
@@ -100,10 +100,10 @@ pub struct RunFolder {
 
 impl RunFolder {
     /// Opens the folder `flag` named: first puts it right after a run killed while
-    /// replacing it (see [`crate::report::files::recover`]), then reads its manifest. A
+    /// replacing it (see [`crate::store::files::recover`]), then reads its manifest. A
     /// folder an older version wrote, or one with no manifest, is refused.
     pub fn open(path: &Path, flag: &'static str) -> Result<RunFolder> {
-        crate::report::files::recover(path)?;
+        crate::store::files::recover(path)?;
         Self::read(path, flag)
     }
 
@@ -155,12 +155,12 @@ impl RunFolder {
 
     /// [`RunFolder::read_checked`], with the hash's marks along the bytes: a file that
     /// begins with them is hashed from the last mark it shares, not from its start
-    /// (see [`crate::report::files::Hashing::after`]).
+    /// (see [`crate::store::files::Hashing::after`]).
     pub fn read_checked_marked(&self, name: &str) -> Result<CheckedFile> {
         let recorded = self.recorded(name)?;
         let path = self.file(name);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        let marks = crate::report::files::HashMarks::of(&bytes);
+        let marks = crate::store::files::HashMarks::of(&bytes);
         if marks.digest() != recorded {
             return Err(self.refuse(format!(
                 "`{name}` is not the file {MANIFEST} records (its SHA-256 differs): the folder was changed after the run or mixes two runs"

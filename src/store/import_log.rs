@@ -15,7 +15,7 @@ use polars::prelude::{Column, DataFrame};
 
 use crate::error::{Error, Result};
 use crate::import::batch::{Entry, Status};
-use crate::report::columns;
+use crate::store::columns;
 
 /// The log's Parquet file in a dataset folder.
 pub const PARQUET: &str = "import_log.parquet";
@@ -83,7 +83,7 @@ pub fn read(dir: &Path) -> Result<Vec<LogRow>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let df = crate::import::table::guarded(&path, || columns::read_parquet(&path))??;
+    let df = crate::store::table::guarded(&path, || columns::read_parquet(&path))??;
     let batch = columns::i64s(&df, &path, "batch")?;
     let imported_at = columns::strs(&df, &path, "imported_at")?;
     let file = columns::strs(&df, &path, "file")?;
@@ -159,8 +159,8 @@ pub fn append(dir: &Path, entries: &[Entry], written: bool) -> Result<i64> {
     let batch = next_batch(&rows);
     rows.extend(rows_of(entries, batch, &now_utc(), written));
     let df = frame(&rows)?;
-    crate::report::files::write_parquet(&df, &dir.join(PARQUET))?;
-    crate::report::files::write_csv(&df, &dir.join(CSV))?;
+    crate::store::files::write_parquet(&df, &dir.join(PARQUET))?;
+    crate::store::files::write_csv(&df, &dir.join(CSV))?;
     Ok(batch)
 }
 
