@@ -137,20 +137,9 @@ impl ScoringMethod {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Direction {
-    NS,
-    EW,
-}
-
-impl Direction {
-    pub fn opposite(self) -> Direction {
-        match self {
-            Direction::NS => Direction::EW,
-            Direction::EW => Direction::NS,
-        }
-    }
-}
+/// The line a pair sat in: the model's own type, which the rows use as they are (the
+/// model sits below the dataset and must depend on nothing).
+pub use crate::model::Direction;
 
 crate::string_enum!(MemberKind, "member kind", { "member" => MemberKind::Member, "foreign" => MemberKind::Foreign });
 crate::string_enum!(Format, "format", {

@@ -37,8 +37,8 @@ pub enum CalcMethod {
     Imp,
 }
 
-/// The line a pair sat in. The model has its own type, rather than the dataset's, so
-/// that it depends on nothing else in the crate; the pipeline converts.
+/// The line a pair sat in. Defined here, at the bottom, so that the model depends on
+/// nothing else in the crate; the dataset's rows use it as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
     NS,

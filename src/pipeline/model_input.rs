@@ -20,7 +20,7 @@ use crate::model::{
 use super::competition::distinct_boards;
 use super::prepared::{PreparedCompetition, Seat};
 use super::state::Registry;
-use super::units::{calc_method, cross_imp_comparisons, model_direction, model_result};
+use super::units::{calc_method, cross_imp_comparisons, model_result};
 
 /// What converting each entrant of one competition reads.
 struct Context<'a> {
@@ -71,7 +71,7 @@ pub(super) fn build_input(
             players: player_inputs,
             boards_played: result.boards_played,
             result: achieved,
-            direction: entrant.direction.map(model_direction),
+            direction: entrant.direction,
             opponent,
         });
     }

@@ -6,9 +6,9 @@
 //! comparison for cross-IMPs), a team's net margin per board. Every such conversion is
 //! here, so the model never sees a program's convention.
 
-use crate::dataset::{BoardRef, Competition, Direction, Entrant, EntrantResult, ScoringMethod};
+use crate::dataset::{BoardRef, Competition, Entrant, EntrantResult, ScoringMethod};
 use crate::error::InputError;
-use crate::model::{self, CalcMethod, FieldKind};
+use crate::model::{CalcMethod, FieldKind};
 use crate::scoring;
 use crate::scoring::conventions::ImpAggregate;
 
@@ -19,14 +19,6 @@ pub fn calc_method(scoring: ScoringMethod) -> CalcMethod {
         CalcMethod::Imp
     } else {
         CalcMethod::Topscore
-    }
-}
-
-/// The dataset's direction as the model's.
-pub fn model_direction(direction: Direction) -> model::Direction {
-    match direction {
-        Direction::NS => model::Direction::NS,
-        Direction::EW => model::Direction::EW,
     }
 }
 
@@ -134,6 +126,5 @@ mod tests {
         assert_eq!(FieldKind::TeamMatch.players_per_entrant(), 4);
         assert_eq!(FieldKind::Individual.players_per_entrant(), 1);
         assert_eq!(FieldKind::PairsDatum.players_per_entrant(), 2);
-        assert_eq!(model_direction(Direction::EW), model::Direction::EW);
     }
 }
