@@ -2,17 +2,19 @@
 //!
 //! The stages only stay usable on their own (the model checked against the seed's
 //! worked numbers, scoring against published results, the pipeline without files) if
-//! dependencies run one way: `cli → study → report → store → {pipeline, import, synth}
-//! → scoring → {dataset, quarantine} → error → model`. The pipeline and the importers sit
-//! side by side and may not use each other: the pipeline touches no files, and what an
-//! importer checks it checks with `scoring`. The store, which owns the dataset on disk,
-//! sits above both: its index hashes competitions the way a run does, and its tables are
-//! held to the importers' checks, while neither the pipeline nor an importer ever opens
-//! a file of the dataset itself. Rust allows cycles between modules
-//! of one crate, so nothing but this test stops one from coming back. It reads every
-//! `crate::` path in the code (doc comments and `//` comments left out) and fails on
-//! any edge that points up the list, naming the file and the path. Inside a module it
-//! fails on a loop between its files (`a.rs` uses `b.rs`, which uses `a.rs`), which
+//! dependencies run one way: `cli → job → study → report → store → {pipeline, import,
+//! synth} → scoring → {dataset, quarantine} → error → model`. The jobs, one per
+//! command, sit under the command line so that a test can run a command's whole
+//! protocol (locks, recovery, work, write) without parsing flags. The pipeline and the
+//! importers sit side by side and may not use each other: the pipeline touches no
+//! files, and what an importer checks it checks with `scoring`. The store, which owns
+//! the dataset on disk, sits above both: its index hashes competitions the way a run
+//! does, and its tables are held to the importers' checks, while neither the pipeline
+//! nor an importer ever opens a file of the dataset itself. Rust allows cycles between
+//! modules of one crate, so nothing but this test stops one from coming back. It reads
+//! every `crate::` path in the code (doc comments and `//` comments left out) and fails
+//! on any edge that points up the list, naming the file and the path. Inside a module
+//! it fails on a loop between its files (`a.rs` uses `b.rs`, which uses `a.rs`), which
 //! would leave no file a reader can understand first. It also keeps the crates that
 //! belong at the edges (polars, clap, indicatif) out of the model.
 
@@ -30,6 +32,7 @@ const LAYERS: &[&[&str]] = &[
     &["store"],
     &["report"],
     &["study"],
+    &["job"],
     &["cli"],
 ];
 

@@ -2,14 +2,19 @@
 //! handicap on the Swedish federation's 0–52 scale by replaying the rated competitions
 //! in date order.
 //!
-//! The stages are separate modules, each usable on its own:
-//! * [`import`] reads datasets (Parquet, CSV) and club exports (PBN, USEBIO) into
-//!   [`dataset::Dataset`];
-//! * [`scoring`] turns table results into competition results (pure functions);
+//! The stages are separate modules, each usable on its own (ARCHITECTURE.md draws the
+//! map and the rules between them):
 //! * [`model`] is the handicap maths (pure functions over a factor set);
+//! * [`scoring`] turns table results into competition results (pure functions);
+//! * [`import`] converts club exports (PBN, USEBIO) into [`dataset::Dataset`] rows;
 //! * [`pipeline`] replays the history, live or by frozen periods, in parallel;
-//! * [`report`] writes the outputs of the data contract;
-//! * [`cli`] is the command line, a thin layer over the rest.
+//! * [`store`] owns the federation's dataset on disk: its tables, versions, locks,
+//!   index and import log;
+//! * [`report`] writes a run's outputs and the pages made from them;
+//! * [`study`] compares factor sets and standard ratings on one history;
+//! * [`job`] is one entry per command, owning its locks, recovery, work and atomic
+//!   write;
+//! * [`cli`] parses flags into a job's plan and prints what the job returns.
 
 /// Implements `FromStr` and `Display` for a fieldless enum from a fixed list of names, so
 /// that the names in the data contract live in exactly one place.
@@ -44,6 +49,7 @@ pub mod cli;
 pub mod dataset;
 pub mod error;
 pub mod import;
+pub mod job;
 pub mod model;
 pub mod pipeline;
 pub mod quarantine;

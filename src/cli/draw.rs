@@ -1,14 +1,12 @@
-//! `bridgehcp draw`: the next round of a Swiss pairs event, so that a club can run the
-//! event with the tool: score round n, draw round n+1.
+//! `bridgehcp draw`: the flags of [`crate::job::draw`], and the tables it prints.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::error::{Error, Result};
-use crate::report::sheet::DrawSheet;
-use crate::scoring::draw::{next_draw, swiss_competition, DrawTable};
-use crate::store::files::write_csv;
+use super::Failed;
+use crate::job::draw::{self as job, DrawPlan};
 
 #[derive(Debug, Args)]
 #[command(
@@ -37,29 +35,18 @@ pub struct DrawArgs {
     pub csv: Option<PathBuf>,
 }
 
-/// The round drawn.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Drawn {
-    pub competition_id: String,
-    pub round: u32,
-    pub tables: Vec<DrawTable>,
-    /// The tables as the command prints them.
-    pub text: String,
-}
-
-pub fn execute(args: &DrawArgs) -> Result<Drawn> {
-    let dataset = crate::store::table::read_dataset(&args.data)?;
-    let competition = swiss_competition(&dataset, args.competition.as_deref())?;
-    let drawn = next_draw(&dataset, competition, args.seed)?;
-    let sheet = DrawSheet::new(&dataset, &competition.competition_id, &drawn);
-    if let Some(path) = &args.csv {
-        let frame = sheet.frame().map_err(|e| Error::polars(path, e))?;
-        write_csv(&frame, path)?;
-    }
-    Ok(Drawn {
-        competition_id: competition.competition_id.clone(),
-        round: drawn.round,
-        text: sheet.text(),
-        tables: drawn.tables,
-    })
+/// Draws and prints the round's tables.
+pub fn command(args: &DrawArgs) -> Result<ExitCode, Failed> {
+    let plan = DrawPlan {
+        data: args.data.clone(),
+        competition: args.competition.clone(),
+        seed: args.seed,
+        csv: args.csv.clone(),
+    };
+    let drawn = job::execute(&plan).map_err(Failed::doing(format!(
+        "drawing from {} failed",
+        args.data.display()
+    )))?;
+    print!("{}", drawn.text);
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,14 +1,14 @@
-//! `bridgehcp import`: club scoring programs' exports to a dataset.
+//! `bridgehcp import`: the flags of [`crate::job::import`], and the line it prints.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use polars::prelude::{Column, DataFrame};
 
-use crate::dataset::Dataset;
-use crate::error::{Error, Result};
-use crate::import::batch::{self, Batch, ExportKind, Status};
-use crate::store::import_log::{self, LogRow};
+use super::Failed;
+use crate::import::batch::{ExportKind, Status};
+use crate::job::import::{self as job, ImportPlan};
+use crate::report::count;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
@@ -62,152 +62,41 @@ pub struct ImportArgs {
     pub strict: bool,
 }
 
-/// What an import did.
-#[derive(Debug, Clone)]
-pub struct ImportSummary {
-    pub batch: Batch,
-    pub files: usize,
-    /// False when nothing was written (refusals without `--keep-going`, or no change).
-    pub written: bool,
-}
-
-pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
-    if args.out.join(crate::report::run_folder::MANIFEST).exists() {
-        return Err(Error::Config(format!(
-            "{} is a run's output folder (it holds run.json), not a dataset: import into the \
-             dataset folder that `run --data` reads",
-            args.out.display()
-        )));
-    }
-    let files = batch::expand(&args.files)?;
-    let kind = match args.format {
-        ExportFormat::Pbn => Some(ExportKind::Pbn),
-        ExportFormat::Usebio => Some(ExportKind::Usebio),
-        ExportFormat::Auto => None,
-    };
-    refuse_working_folder(&args.out)?;
-    let out = crate::store::commit::named_folder(&args.out);
-    for found in crate::store::commit::recover_dataset(&out)? {
-        eprintln!("{found}");
-    }
-    let _lock = crate::store::commit::DatasetLock::exclusive(&out)?;
-    let existing = existing_dataset(&out)?;
-    let register = match &args.members {
-        Some(path) => Some(batch::Register::new(
-            &crate::store::table::read_members_file(path)?,
-        )),
-        None => None,
-    };
-    let batch = batch::import_batch(existing, &files, kind, register.as_ref(), args.strict);
-    for entry in &batch.entries {
-        if entry.status != Status::Imported {
-            let line = format!("{}: {}", entry.status.as_str(), entry.describe());
-            eprintln!("{}", crate::dataset::text::neutralise(&line, false));
+impl ImportArgs {
+    pub fn plan(&self) -> ImportPlan {
+        ImportPlan {
+            kind: match self.format {
+                ExportFormat::Pbn => Some(ExportKind::Pbn),
+                ExportFormat::Usebio => Some(ExportKind::Usebio),
+                ExportFormat::Auto => None,
+            },
+            files: self.files.clone(),
+            out: self.out.clone(),
+            keep_going: self.keep_going,
+            members: self.members.clone(),
+            strict: self.strict,
         }
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, e))?;
-    let refused = batch.count(Status::Refused);
-    let outcome = if refused > 0 && !args.keep_going {
-        Err(Error::Config(format!(
-            "{refused} of {} refused (listed above and in {}); nothing was imported. \
-             Fix or remove them, or pass --keep-going to import the rest",
-            crate::report::count(files.len(), "file", "files"),
-            args.out.join("import-report.csv").display()
-        )))
-    } else {
-        write(&batch, &out)
-    };
-    let written = matches!(outcome, Ok(true));
-    let rows = import_log::rows_of(&batch.entries, 0, "", written);
-    crate::store::files::write_csv(&report_frame(&rows)?, &args.out.join("import-report.csv"))?;
-    import_log::append(&args.out, &batch.entries, written)?;
-    outcome?;
-    Ok(ImportSummary {
-        files: files.len(),
-        batch,
-        written,
-    })
 }
 
-/// Writes the months the batch changed; false when there was nothing to write.
-fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
-    crate::import::validate::validate(&batch.dataset)?;
-    let mut months: std::collections::BTreeSet<String> = batch
-        .dataset
-        .competitions
-        .iter()
-        .filter(|c| batch.changed.contains(&c.competition_id))
-        .map(crate::store::writer::month_of)
-        .collect();
-    months.extend(batch.replaced.iter().map(crate::store::writer::month_of));
-    let legacy = crate::store::writer::has_single_file_tables(out);
-    let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
-    if written {
-        crate::store::writer::write_months(
-            &batch.dataset,
-            out,
-            &months,
-            legacy,
-            crate::cli::run::test_commit(),
-        )?;
-    }
-    Ok(written)
-}
-
-/// An import puts the next version of the dataset folder in the folder's place, so a
-/// shell working inside it would be left in the removed previous version (empty, its
-/// files gone from view). Refused, with the command to use instead.
-fn refuse_working_folder(out: &std::path::Path) -> Result<()> {
-    let (Ok(here), Ok(full)) = (std::env::current_dir(), std::fs::canonicalize(out)) else {
-        return Ok(());
-    };
-    if !here.starts_with(&full) {
-        return Ok(());
-    }
-    let name = full
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| full.display().to_string());
-    Err(Error::Config(format!(
-        "--out {}: the command runs inside the dataset folder, which an import replaces by its next version in one step (so that a killed import never leaves half of one); run it from outside, e.g. `cd {} && bridgehcp import ... --out {name}`",
-        out.display(),
-        full.parent().map_or_else(|| "/".into(), |p| p.display().to_string())
-    )))
-}
-
-/// The dataset already in `dir`, or an empty one when `dir` holds none.
-fn existing_dataset(dir: &std::path::Path) -> Result<Dataset> {
-    let has_members = ["members.parquet", "members.csv", "members"]
-        .iter()
-        .any(|name| dir.join(name).exists());
-    if has_members {
-        crate::store::table::read_dataset(dir)
-    } else {
-        Ok(Dataset::default())
-    }
-}
-
-/// `import-report.csv`: one row per file (per competition of a file), and one per note.
-fn report_frame(rows: &[LogRow]) -> Result<DataFrame> {
-    let text = |name: &str, value: &dyn Fn(&LogRow) -> Option<String>| {
-        Column::new(name.into(), rows.iter().map(value).collect::<Vec<_>>())
-    };
-    DataFrame::new_infer_height(vec![
-        text("file", &|r| Some(r.file.clone())),
-        text("status", &|r| Some(r.status.clone())),
-        text("competition_id", &|r| r.competition_id.clone()),
-        Column::new(
-            "line".into(),
-            rows.iter().map(|r| r.line).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "board".into(),
-            rows.iter()
-                .map(|r| r.board.and_then(|b| u32::try_from(b).ok()))
-                .collect::<Vec<_>>(),
-        ),
-        text("column", &|r| r.column.clone()),
-        text("reason", &|r| Some(r.reason.clone())),
-    ])
-    .map_err(|err| Error::polars("import-report.csv", err))
+/// Imports and prints a line counting every file's fate.
+pub fn command(args: &ImportArgs) -> Result<ExitCode, Failed> {
+    let summary = job::execute(&args.plan()).map_err(Failed::doing("import failed"))?;
+    let b = &summary.batch;
+    println!(
+        "bridgehcp import: {}: {} imported, {}, {} unchanged, {}, {} refused; {} mismatched (imported, but not what their program printed: see import-report.csv); {}",
+        count(summary.files, "file", "files"),
+        b.count(Status::Imported),
+        count(b.count(Status::Correction), "correction", "corrections"),
+        b.count(Status::Unchanged),
+        count(b.count(Status::Duplicate), "duplicate", "duplicates"),
+        b.count(Status::Refused),
+        b.count(Status::Mismatch),
+        if summary.written {
+            format!("dataset in {}", args.out.display())
+        } else {
+            "nothing to write".to_string()
+        }
+    );
+    Ok(ExitCode::SUCCESS)
 }

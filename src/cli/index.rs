@@ -2,10 +2,11 @@
 //! no longer matches its files (another tool wrote or changed them).
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::error::{Error, Result};
+use super::Failed;
 
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  bridgehcp index fed/\n\n\
@@ -25,17 +26,16 @@ pub struct IndexArgs {
     pub data: PathBuf,
 }
 
-/// Rebuilds the index of `args.data`; the number of competitions it lists.
-pub fn execute(args: &IndexArgs) -> Result<usize> {
-    if args.data.join("run.json").exists() {
-        return Err(Error::Config(format!(
-            "{} is a run's output folder (it holds run.json), not a dataset",
-            args.data.display()
-        )));
-    }
-    for found in crate::store::commit::recover_dataset(&args.data)? {
-        eprintln!("{found}");
-    }
-    let _lock = crate::store::commit::DatasetLock::exclusive(&args.data)?;
-    crate::store::index::reindex(&args.data)
+/// Rebuilds the index and prints how many competitions it lists.
+pub fn command(args: &IndexArgs) -> Result<ExitCode, Failed> {
+    let competitions = crate::job::index::execute(&args.data).map_err(Failed::doing(format!(
+        "indexing {} failed",
+        args.data.display()
+    )))?;
+    println!(
+        "bridgehcp index: {} in {}",
+        crate::report::count(competitions, "competition", "competitions"),
+        args.data.join(crate::store::index::FILE).display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

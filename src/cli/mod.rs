@@ -1,5 +1,6 @@
-//! The command line: flags are parsed and checked once into settings, then handed to the
-//! library. Each subcommand lives in its own file.
+//! The command line: flags are parsed and checked once into a plan, handed to the
+//! command's job ([`crate::job`]), and what the job returns is printed. Each subcommand
+//! lives in its own file; clap and the progress bars live only here.
 
 pub mod draw;
 pub mod import;
@@ -12,8 +13,13 @@ pub mod run;
 pub mod sample;
 pub mod score;
 pub mod study;
+pub mod values;
+
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use crate::error::Error;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -64,4 +70,54 @@ pub enum Command {
     /// Compare factor sets and standard ratings (running average, Elo, Weng-Lin) on one
     /// history: predictive accuracy, calibration, rank agreement.
     Study(study::StudyArgs),
+}
+
+impl Command {
+    /// Runs the command and prints what it did; the exit code, or what failed.
+    pub fn execute(&self) -> Result<ExitCode, Failed> {
+        match self {
+            Command::Run(args) => run::command(args),
+            Command::Score(args) => score::command(args),
+            Command::Draw(args) => draw::command(args),
+            Command::Import(args) => import::command(args),
+            Command::Index(args) => index::command(args),
+            Command::Player(args) => player::command(args),
+            Command::Report(args) => report::command(args),
+            Command::Sample(args) => sample::command(args),
+            Command::Study(args) => study::command(args),
+        }
+    }
+}
+
+/// A command that failed: the error, and what the command was doing (printed above
+/// the error, as its context).
+#[derive(Debug)]
+pub struct Failed {
+    pub doing: Option<String>,
+    pub error: Box<Error>,
+}
+
+impl Failed {
+    /// Turns an error into a failure while doing `what`.
+    pub fn doing(what: impl Into<String>) -> impl FnOnce(Error) -> Failed {
+        let what = what.into();
+        move |error| Failed {
+            doing: Some(what),
+            error: Box::new(error),
+        }
+    }
+}
+
+/// Starts the worker threads, `threads` of them when given (all cores otherwise).
+pub fn threads(threads: Option<usize>) -> Result<(), Failed> {
+    let Some(threads) = threads else {
+        return Ok(());
+    };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| Failed {
+            doing: Some("cannot start the worker threads".into()),
+            error: Box::new(Error::Config(e.to_string())),
+        })
 }

@@ -1,16 +1,12 @@
-//! `bridgehcp player`: one member's statement, from a run's outputs or from the dataset.
+//! `bridgehcp player`: the flags of [`crate::job::player`], and the statement it prints.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::error::{Error, Result};
-use crate::pipeline::{self, RunSettings};
-use crate::quarantine::OnError;
-use crate::report::run_folder::{load_state, RunFolder};
-use crate::report::run_tables::RunTables;
-use crate::report::statement::{statement, Statement};
-use crate::store::files::{write_atomic, write_csv_rounded};
+use super::Failed;
+use crate::job::player::{self as job, PlayerPlan};
 
 #[derive(Debug, Args)]
 #[command(
@@ -48,71 +44,25 @@ pub struct PlayerArgs {
     pub quiet: bool,
 }
 
-/// The tables the statement is made from.
-fn tables(args: &PlayerArgs) -> Result<RunTables> {
-    let opened = match &args.data {
-        Some(dir) => Some(crate::store::table::open_checked(dir, OnError::Quarantine)?),
-        None => None,
-    };
-    let tables = match (&args.out_dir, opened) {
-        (Some(out), opened) => {
-            let tables = RunTables::read(&RunFolder::open(out, "--out-dir")?)?;
-            match opened {
-                Some(opened) => return Ok(tables.with_dataset(&opened.head)),
-                None => tables,
-            }
-        }
-        (None, Some(mut opened)) => {
-            let previous = args.state.as_deref().map(load_state).transpose()?;
-            let head = &opened.head;
-            let output = pipeline::run_source(
-                head,
-                pipeline::EntrantRows::of(head),
-                &mut opened.boards,
-                &RunSettings::default(),
-                previous,
-                &pipeline::NoProgress,
-            )?;
-            let tables = RunTables::from_run(Path::new("(in memory)"), &output)?;
-            return Ok(tables.with_dataset(head));
-        }
-        (None, None) => {
-            return Err(Error::Config(
-                "give a run's output folder (--out-dir DIR) or a dataset (--data DIR)".into(),
-            ))
-        }
-    };
-    // The dataset the run recorded in run.json, when it is still there: titles and clubs.
-    match tables.data.clone().filter(|d| d.is_dir()) {
-        Some(dir) => match crate::store::table::read_dataset(&dir) {
-            Ok(dataset) => Ok(tables.with_dataset(&dataset)),
-            Err(_) => Ok(tables),
-        },
-        None => Ok(tables),
-    }
-}
-
 /// Builds the statement, prints it unless `--quiet`, and writes the files asked for.
-pub fn execute(args: &PlayerArgs) -> Result<Statement> {
-    let tables = tables(args)?;
-    let statement = statement(&tables, args.member_id)?;
-    if let Some(path) = &args.csv {
-        let frame = statement
-            .to_frame()
-            .map_err(|e| Error::polars(path.clone(), e))?;
-        write_csv_rounded(&frame, path)?;
-    }
-    if let Some(path) = &args.html {
-        let html = statement.to_html();
-        write_atomic(path, |out| {
-            std::io::Write::write_all(out, html.as_bytes()).map_err(|e| Error::io(path, e))
-        })?;
-    }
+pub fn command(args: &PlayerArgs) -> Result<ExitCode, Failed> {
+    let plan = PlayerPlan {
+        member_id: args.member_id,
+        out_dir: args.out_dir.clone(),
+        data: args.data.clone(),
+        state: args.state.clone(),
+        csv: args.csv.clone(),
+        html: args.html.clone(),
+    };
+    let statement = job::execute(&plan).map_err(Failed::doing(format!(
+        "statement of member {} failed",
+        args.member_id
+    )))?;
     if !args.quiet {
         print!(
             "{}",
             crate::dataset::text::neutralise(&statement.to_text(), true)
         );
     }
-    Ok(statement)
+    Ok(ExitCode::SUCCESS)
 }

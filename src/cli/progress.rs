@@ -38,7 +38,18 @@ impl Bars {
 impl Progress for Bars {
     fn start(&self, stage: &'static str, total: u64) {
         let enabled = self.enabled;
-        self.with_bar(|bar| *bar = stage_bar(enabled, total, stage));
+        self.with_bar(|bar| {
+            bar.finish_and_clear();
+            *bar = stage_bar(enabled, total, stage);
+        });
+    }
+
+    fn spin(&self, message: String) {
+        let enabled = self.enabled;
+        self.with_bar(|bar| {
+            bar.finish_and_clear();
+            *bar = spinner(enabled, message);
+        });
     }
 
     fn advance(&self, n: u64) {

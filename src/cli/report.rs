@@ -1,16 +1,12 @@
-//! `bridgehcp report`: the monthly report of a run, compared with the previous month's.
+//! `bridgehcp report`: the flags of [`crate::job::report`], and the line it prints.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::error::{Error, Result};
-use crate::report::monthly::{self, Report, TextTable};
-use crate::report::run_folder::{
-    RunFolder, CORRECTIONS, QUARANTINE, RANKING_DIFF, REPORT_HTML, UNRATED,
-};
-use crate::report::run_tables::{read_import_log, read_text_table, RunTables};
-use crate::store::files::{write_atomic, write_csv_rounded};
+use super::Failed;
+use crate::job::report::{self as job, ReportPlan};
 
 #[derive(Debug, Args)]
 #[command(
@@ -52,51 +48,30 @@ pub struct ReportArgs {
     pub title: String,
 }
 
-/// Reads the run (and the previous one), writes the page and the ranking diff.
-pub fn execute(args: &ReportArgs) -> Result<(Report, PathBuf, PathBuf)> {
-    let folder = RunFolder::open(&args.out_dir, "--out-dir")?;
-    let current = RunTables::read(&folder)?;
-    let previous = match &args.previous {
-        Some(dir) => Some(RunTables::read(&RunFolder::open(dir, "--previous")?)?),
-        None => None,
+/// Writes the report and prints a line on it.
+pub fn command(args: &ReportArgs) -> Result<ExitCode, Failed> {
+    let plan = ReportPlan {
+        out_dir: args.out_dir.clone(),
+        previous: args.previous.clone(),
+        top: args.top,
+        movers: args.movers,
+        html: args.html.clone(),
+        diff: args.diff.clone(),
+        data: args.data.clone(),
+        title: args.title.clone(),
     };
-    let mut tables = Vec::new();
-    for name in [QUARANTINE, UNRATED, CORRECTIONS] {
-        folder.check(name)?;
-        match read_text_table(&folder.file(name))? {
-            Some((header, rows)) => tables.push(TextTable {
-                name: name.to_string(),
-                header,
-                rows,
-            }),
-            None if name == CORRECTIONS => {}
-            None => tables.push(TextTable {
-                name: format!("{name} (not in the folder)"),
-                ..TextTable::default()
-            }),
-        }
-    }
-    let log = match args.data.clone().or_else(|| current.data.clone()) {
-        Some(data) => read_import_log(&data)?,
-        None => None,
-    };
-    let report = monthly::build(&current, previous.as_ref(), tables, args.top, args.movers)
-        .with_import_log(log);
-    let html_path = args
-        .html
-        .clone()
-        .unwrap_or_else(|| args.out_dir.join(REPORT_HTML));
-    let diff_path = args
-        .diff
-        .clone()
-        .unwrap_or_else(|| args.out_dir.join(RANKING_DIFF));
-    let diff = report
-        .ranking_diff()
-        .map_err(|e| Error::polars(diff_path.clone(), e))?;
-    write_csv_rounded(&diff, &diff_path)?;
-    let html = report.to_html(&args.title);
-    write_atomic(&html_path, |out| {
-        std::io::Write::write_all(out, html.as_bytes()).map_err(|e| Error::io(&html_path, e))
-    })?;
-    Ok((report, html_path, diff_path))
+    let written = job::execute(&plan).map_err(Failed::doing(format!(
+        "report on {} failed",
+        args.out_dir.display()
+    )))?;
+    let report = &written.report;
+    println!(
+        "bridgehcp report: {} members, {} ranked, {} new; {} and {}",
+        report.members,
+        report.ranking.iter().filter(|r| r.rank.is_some()).count(),
+        report.new_members.len(),
+        written.html.display(),
+        written.diff.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,16 +1,13 @@
-//! `bridgehcp score`: score a dataset's table results (or club export files, imported on
-//! the fly) without touching any handicap, and print the club's result sheet.
+//! `bridgehcp score`: the flags of [`crate::job::score`], and the line it prints.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::dataset::Dataset;
-use crate::error::{Error, Result};
-use crate::import::batch::{self, Status};
-use crate::model::FactorSet;
-use crate::quarantine::OnError;
-use crate::report::scoring::{score_and_write, PlayingHandicaps, ReadRows};
+use super::Failed;
+use crate::job::score::{self as job, ScorePlan};
+use crate::report::count;
 
 #[derive(Debug, Args)]
 #[command(
@@ -56,128 +53,43 @@ pub struct ScoreArgs {
     pub factors: Option<PathBuf>,
 }
 
-/// What `score` did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScoreSummary {
-    pub competitions: usize,
-    pub standings: usize,
-    pub board_scores: usize,
-    /// Competitions left out because they break a rule.
-    pub quarantined: usize,
-    /// The start list, when asked for.
-    pub start_list: Option<String>,
-}
-
 impl ScoreArgs {
-    /// Where the command reads from, for messages; `None` when it was given nothing.
-    pub fn source(&self) -> Option<String> {
-        match (&self.data, self.files.first()) {
-            (Some(data), _) => Some(data.display().to_string()),
-            (None, Some(file)) if self.files.len() == 1 => Some(file.display().to_string()),
-            (None, Some(_)) => Some(format!("{} files", self.files.len())),
-            (None, None) => None,
+    pub fn plan(&self) -> ScorePlan {
+        ScorePlan {
+            files: self.files.clone(),
+            data: self.data.clone(),
+            out: self.out.clone(),
+            strict: self.strict,
+            state: self.state.clone(),
+            start_list: self.start_list,
+            factors: self.factors.clone(),
         }
     }
 }
 
-/// The dataset to score: opened from `--data` (its board files are then read a file at
-/// a time while scoring), or imported from the files given.
-fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<ReadRows>)> {
-    // `--data FILE.pbn` is the club's file, as if given without the flag.
-    if let (Some(file), true) = (&args.data, args.files.is_empty()) {
-        if file.is_file() {
-            let files = ScoreArgs {
-                files: vec![file.clone()],
-                data: None,
-                out: args.out.clone(),
-                strict: args.strict,
-                state: args.state.clone(),
-                start_list: args.start_list,
-                factors: args.factors.clone(),
-            };
-            return dataset(&files, on_error);
-        }
+/// Scores and prints the start list (when asked for) and a line on what was written.
+pub fn command(args: &ScoreArgs) -> Result<ExitCode, Failed> {
+    let plan = args.plan();
+    let summary = job::execute(&plan).map_err(|error| Failed {
+        doing: plan
+            .source()
+            .map(|source| format!("scoring {source} failed")),
+        error: Box::new(error),
+    })?;
+    if let Some(list) = &summary.start_list {
+        print!("{list}");
     }
-    match (&args.data, args.files.is_empty()) {
-        (Some(dir), true) => {
-            let (opened, entrants, results) = crate::store::table::open_partitions_compact(
-                dir,
-                on_error,
-                &crate::store::table::Partitions::All,
-                &crate::pipeline::NoProgress,
-            )?;
-            let read = ReadRows {
-                boards: opened.boards,
-                entrants,
-                results,
-            };
-            Ok((opened.head, Some(read)))
-        }
-        (None, false) => {
-            let files = batch::expand(&args.files)?;
-            let imported = batch::import_batch(Dataset::default(), &files, None, None, false);
-            if let Some(refused) = imported.refused().next() {
-                return Err(Error::Config(format!(
-                    "{} cannot be scored: {}",
-                    refused.file.display(),
-                    refused.describe()
-                )));
-            }
-            for entry in imported
-                .entries
-                .iter()
-                .filter(|e| e.status != Status::Imported)
-            {
-                eprintln!("{}: {}", entry.status.as_str(), entry.describe());
-            }
-            Ok((imported.dataset, None))
-        }
-        (Some(_), false) => Err(Error::Config(
-            "give either export files or --data DIR, not both".into(),
-        )),
-        (None, true) => Err(Error::Config(
-            "nothing to score: give club export files (FILE.pbn, FILE.xml) or --data DIR".into(),
-        )),
-    }
-}
-
-/// The playing handicaps (a handicap tournament's, a start list's) need the members, a
-/// factor set and, with `--state`, a previous run's handicaps; scoring does not.
-fn playing_handicaps(args: &ScoreArgs, dataset: &Dataset) -> Result<Option<PlayingHandicaps>> {
-    let wanted = args.start_list || dataset.competitions.iter().any(|c| c.handicap_event);
-    if !wanted {
-        return Ok(None);
-    }
-    let factors = match &args.factors {
-        Some(path) => crate::import::factors::load(path)?,
-        None => FactorSet::default(),
+    let quarantined = match summary.quarantined {
+        0 => String::new(),
+        1 => ", 1 competition left out because it breaks a rule (see quarantine.csv)".into(),
+        n => format!(", {n} competitions left out because they break a rule (see quarantine.csv)"),
     };
-    PlayingHandicaps::read(&dataset.members, factors, args.state.as_deref()).map(Some)
-}
-
-/// Scores the dataset, held to the same rules as `run`: a competition that breaks one is
-/// left out and listed in `quarantine.csv`, or with `--strict` stops the command.
-pub fn execute(args: &ScoreArgs) -> Result<ScoreSummary> {
-    let on_error = if args.strict {
-        OnError::Strict
-    } else {
-        OnError::Quarantine
-    };
-    let (dataset, reader) = dataset(args, on_error)?;
-    let handicaps = playing_handicaps(args, &dataset)?;
-    let outcome = score_and_write(
-        dataset,
-        reader,
-        handicaps.as_ref(),
-        on_error,
-        args.start_list,
-        &args.out,
-    )?;
-    Ok(ScoreSummary {
-        competitions: outcome.competitions,
-        standings: outcome.standings,
-        board_scores: outcome.board_scores,
-        quarantined: outcome.quarantined,
-        start_list: outcome.start_list,
-    })
+    println!(
+        "bridgehcp score: {}, {}, {}{quarantined}; outputs in {}",
+        count(summary.competitions, "competition", "competitions"),
+        count(summary.standings, "standings row", "standings rows"),
+        count(summary.board_scores, "board score", "board scores"),
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,14 +1,15 @@
-//! `bridgehcp study`: compare factor sets and the standard ratings on one history.
+//! `bridgehcp study`: the flags of [`crate::job::study`], and the table it prints.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use chrono::NaiveDate;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::error::{Error, Result};
-use crate::model::FactorSet;
-use crate::study::{self, derive, Study, StudyData, StudyOptions, StudySet};
+use super::progress::Bars;
+use super::Failed;
+use crate::job::study::{self as job, StudyPlan};
+use crate::study::{self, Study};
 
 #[derive(Debug, Args)]
 #[command(
@@ -62,103 +63,29 @@ pub struct StudyArgs {
     pub quiet: bool,
 }
 
-/// The sets of the study, in order: files, then `--set`, then `--sweep`.
-pub fn sets(args: &StudyArgs) -> Result<Vec<StudySet>> {
-    let mut sets = Vec::new();
-    if args.factors.is_empty() {
-        sets.push(StudySet::new(FactorSet::default())?);
-    }
-    for path in &args.factors {
-        sets.push(StudySet::new(crate::import::factors::load(path)?)?);
-    }
-    let base = sets[0].clone();
-    for text in &args.set {
-        sets.push(derive::derive(&base, &derive::parse_set(text)?)?);
-    }
-    for text in &args.sweep {
-        for overrides in derive::parse_sweep(text)? {
-            sets.push(derive::derive(&base, &overrides)?);
-        }
-    }
-    for (i, s) in sets.iter().enumerate() {
-        if let Some(j) = sets[..i].iter().position(|t| t.hash == s.hash) {
-            return Err(Error::Config(format!(
-                "factor sets {} (`{}`) and {} (`{}`) have the same constants (hash {}); a study compares different sets",
-                j + 1,
-                sets[j].name(),
-                i + 1,
-                s.name(),
-                s.hash
-            )));
-        }
-    }
-    Ok(sets)
-}
-
-/// Reads, scores and replays; writes study.parquet and study.html.
-pub fn execute(args: &StudyArgs) -> Result<Study> {
-    let sets = sets(args)?;
-    let progress = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let spinner = if progress {
-        let s = ProgressBar::new_spinner();
-        s.set_message(format!("reading and scoring {}", args.data.display()));
-        s.enable_steady_tick(std::time::Duration::from_millis(120));
-        s
-    } else {
-        ProgressBar::hidden()
-    };
-    let dataset = crate::store::table::read_dataset(&args.data)?;
-    let data = StudyData::new(&dataset, &sets[0])?;
-    let mut sets = sets;
-    if args.calibrate {
-        let mut calibrated = Vec::new();
-        for set in &sets {
-            if let Some((_, derived)) = study::calibrate(&data, set, args.burn_in_until)? {
-                if !sets
-                    .iter()
-                    .chain(&calibrated)
-                    .any(|s: &StudySet| s.hash == derived.hash)
-                {
-                    calibrated.push(derived);
-                }
-            }
-        }
-        sets.extend(calibrated);
-    }
-    spinner.finish_and_clear();
-    let reference = match &args.reference {
-        Some(path) => Some(study::output::read_reference(path)?),
-        None => None,
-    };
-    let truth_path = args
-        .truth
-        .clone()
-        .or_else(|| Some(args.data.join("true_skill.parquet")).filter(|p| p.exists()));
-    let truth = match &truth_path {
-        Some(path) => Some(study::output::read_truth(path)?),
-        None => None,
-    };
-    let options = StudyOptions {
+/// Runs the study and prints its test-period table unless `--quiet`.
+pub fn command(args: &StudyArgs) -> Result<ExitCode, Failed> {
+    super::threads(args.threads)?;
+    let plan = StudyPlan {
+        data: args.data.clone(),
+        factors: args.factors.clone(),
+        set: args.set.clone(),
+        sweep: args.sweep.clone(),
+        out: args.out.clone(),
         burn_in_until: args.burn_in_until,
-        reference,
-        truth,
+        reference: args.reference.clone(),
+        truth: args.truth.clone(),
+        calibrate: args.calibrate,
     };
-    let bar = if progress {
-        let b = ProgressBar::new((sets.len() + study::baselines::Baseline::ALL.len()) as u64);
-        if let Ok(style) =
-            ProgressStyle::with_template("{msg:>12} [{bar:40.cyan/blue}] {pos}/{len} ({elapsed})")
-        {
-            b.set_style(style.progress_chars("=> "));
-        }
-        b.set_message("replaying");
-        b
-    } else {
-        ProgressBar::hidden()
-    };
-    let result = study::run(&data, &sets, &options, &|_| bar.inc(1))?;
-    bar.finish_and_clear();
-    study::output::write_study(&args.out, &result)?;
-    Ok(result)
+    let progress = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let study = job::execute(&plan, &Bars::new(progress)).map_err(Failed::doing(format!(
+        "study of {} failed",
+        args.data.display()
+    )))?;
+    if !args.quiet {
+        print_summary(args, &study);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The test-period table printed at the end.

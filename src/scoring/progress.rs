@@ -9,6 +9,9 @@
 pub trait Progress: Sync {
     /// A stage (`scoring`, `replaying`) of `total` steps begins.
     fn start(&self, _stage: &'static str, _total: u64) {}
+    /// A stage whose length is not known in advance (checking a dataset, writing a
+    /// folder) begins, named in full.
+    fn spin(&self, _message: String) {}
     /// `n` more steps of the current stage are done (called from worker threads).
     fn advance(&self, _n: u64) {}
     /// The current stage is done.

@@ -16,8 +16,8 @@
 //! which says what it found.
 //!
 //! A run reads board files while it scores, long after it opened the dataset, so
-//! commands also lock the folder ([`DatasetLock`]): an import waits for runs reading the
-//! current version, and a run waits for an import that is committing.
+//! commands also lock the folder ([`crate::store::lock`]): an import waits for runs
+//! reading the current version, and a run waits for an import that is committing.
 
 use std::path::{Path, PathBuf};
 
@@ -224,73 +224,6 @@ pub fn recover_dataset(dir: &Path) -> Result<Vec<String>, Error> {
     Ok(found)
 }
 
-/// A lock on a dataset folder, held for as long as the value lives: shared by the
-/// commands that read it, exclusive for an import that replaces it. The lock is taken
-/// on the folder itself (no lock file is left behind); since an import puts a new
-/// folder in its place, the lock is taken again until the folder locked is the one the
-/// path names.
-#[derive(Debug)]
-pub struct DatasetLock {
-    _folder: Option<std::fs::File>,
-}
-
-impl DatasetLock {
-    /// Shared: several readers at once; waits while an import commits.
-    pub fn shared(dir: &Path) -> Result<DatasetLock, Error> {
-        DatasetLock::take(dir, false)
-    }
-
-    /// Exclusive: waits until no other command reads or writes `dir`.
-    pub fn exclusive(dir: &Path) -> Result<DatasetLock, Error> {
-        DatasetLock::take(dir, true)
-    }
-
-    #[cfg(unix)]
-    fn take(dir: &Path, exclusive: bool) -> Result<DatasetLock, Error> {
-        use rustix::fs::{flock, FlockOperation};
-        use std::os::unix::fs::MetadataExt;
-        let (now, wait) = if exclusive {
-            (
-                FlockOperation::NonBlockingLockExclusive,
-                FlockOperation::LockExclusive,
-            )
-        } else {
-            (
-                FlockOperation::NonBlockingLockShared,
-                FlockOperation::LockShared,
-            )
-        };
-        loop {
-            let folder = match std::fs::File::open(dir) {
-                Ok(folder) if folder.metadata().is_ok_and(|m| m.is_dir()) => folder,
-                // Nothing to lock yet (a new dataset), or not a folder.
-                _ => return Ok(DatasetLock { _folder: None }),
-            };
-            if flock(&folder, now).is_err() {
-                eprintln!(
-                    "bridgehcp: waiting for another bridgehcp command that is {} {}",
-                    if exclusive { "using" } else { "importing into" },
-                    dir.display()
-                );
-                flock(&folder, wait).map_err(|e| Error::io(dir, std::io::Error::from(e)))?;
-            }
-            let locked = folder.metadata().map_err(|e| Error::io(dir, e))?;
-            let named = std::fs::metadata(dir);
-            if named.is_ok_and(|m| m.dev() == locked.dev() && m.ino() == locked.ino()) {
-                return Ok(DatasetLock {
-                    _folder: Some(folder),
-                });
-            }
-            // An import replaced the folder while this waited: lock the new one.
-        }
-    }
-
-    #[cfg(not(unix))]
-    fn take(_: &Path, _: bool) -> Result<DatasetLock, Error> {
-        Ok(DatasetLock { _folder: None })
-    }
-}
-
 /// `dir` as a path whose last part names the folder (`.` and `..` are resolved), as
 /// the atomic switch, which works on the folder's entry in its parent, needs.
 pub fn named_folder(dir: &Path) -> PathBuf {
@@ -347,29 +280,6 @@ mod tests {
                 inode(&to.join("members.parquet"))
             );
         }
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn an_import_waits_for_a_reader_and_locks_the_folder_in_place() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let fed = dir.path().join("fed");
-        std::fs::create_dir(&fed).unwrap_or_else(|e| panic!("{e}"));
-        let reader = DatasetLock::shared(&fed).unwrap_or_else(|e| panic!("{e}"));
-        let (done, finished) = std::sync::mpsc::channel();
-        let path = fed.clone();
-        let importer = std::thread::spawn(move || {
-            let lock = DatasetLock::exclusive(&path);
-            let _ = done.send(());
-            lock.map(|_| ()).map_err(|e| e.to_string())
-        });
-        let waited = finished.recv_timeout(std::time::Duration::from_millis(300));
-        assert!(waited.is_err(), "the import did not wait for the reader");
-        drop(reader);
-        assert!(finished
-            .recv_timeout(std::time::Duration::from_secs(10))
-            .is_ok());
-        assert_eq!(importer.join().ok(), Some(Ok(())));
     }
 
     #[test]

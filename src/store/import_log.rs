@@ -164,6 +164,31 @@ pub fn append(dir: &Path, entries: &[Entry], written: bool) -> Result<i64> {
     Ok(batch)
 }
 
+/// `import-report.csv`: one row per file (per competition of a file), and one per note.
+pub fn report_frame(rows: &[LogRow]) -> Result<DataFrame> {
+    let text = |name: &str, value: &dyn Fn(&LogRow) -> Option<String>| {
+        Column::new(name.into(), rows.iter().map(value).collect::<Vec<_>>())
+    };
+    DataFrame::new_infer_height(vec![
+        text("file", &|r| Some(r.file.clone())),
+        text("status", &|r| Some(r.status.clone())),
+        text("competition_id", &|r| r.competition_id.clone()),
+        Column::new(
+            "line".into(),
+            rows.iter().map(|r| r.line).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "board".into(),
+            rows.iter()
+                .map(|r| r.board.and_then(|b| u32::try_from(b).ok()))
+                .collect::<Vec<_>>(),
+        ),
+        text("column", &|r| r.column.clone()),
+        text("reason", &|r| Some(r.reason.clone())),
+    ])
+    .map_err(|err| Error::polars("import-report.csv", err))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,10 @@
 //!
 //! A dataset is read by every command and replaced by imports, so one module owns how it
 //! lies on disk: reading its tables ([`table`]), replacing it by whole versions and
-//! recovering after a killed import ([`commit`]), the index a continued run reads by
-//! month ([`index`]), the writer ([`writer`]) and the log of every file an import took in
+//! recovering after a killed import ([`commit`]), the locks every command holds on the
+//! folders it reads or replaces ([`lock`]), the index a continued run reads by
+//! month ([`index`]), the writer ([`writer`], and [`sample`] for a generated
+//! federation) and the log of every file an import took in
 //! or refused ([`import_log`]). The atomic writing of any table or folder ([`files`]),
 //! and reading a table's columns back ([`columns`], [`frame`]), live here too, so that
 //! the run outputs above use the same writers without the dataset depending on them.
@@ -14,6 +16,8 @@ pub mod files;
 pub mod frame;
 pub mod import_log;
 pub mod index;
+pub mod lock;
+pub mod sample;
 pub mod table;
 pub mod writer;
 
