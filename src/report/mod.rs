@@ -1,4 +1,4 @@
-//! Writing the outputs of the data contract.
+//! Writing a run's outputs, under the fixed names of docs/data.md.
 
 pub mod columns;
 pub mod dataset_commit;
