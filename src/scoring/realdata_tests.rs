@@ -11,9 +11,8 @@ use super::conventions::{ArtificialImps, ImpAggregate, MpScale};
 use super::outcome::{parse_artificial, Outcome};
 use super::{cross_imps, matchpoints};
 
-// The one rule for finding the real club files, shared with the binary-level tests
-// (a path inside a file that is not `mod.rs` is read from `src/scoring/realdata_tests/`).
-#[path = "../../../tests/common/realdata.rs"]
+// The one rule for finding the real club files, shared with the binary-level tests.
+#[path = "../../tests/common/realdata.rs"]
 mod located;
 use located::no_realdata;
 

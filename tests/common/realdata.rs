@@ -27,13 +27,12 @@ pub fn locate() -> Result<PathBuf, String> {
     match std::env::var_os(FOLDER_VARIABLE) {
         Some(value) => {
             let dir = PathBuf::from(&value);
-            if !value.is_empty() && dir.is_dir() {
+            if value.is_empty() {
+                Err(format!("{FOLDER_VARIABLE} is set and empty"))
+            } else if dir.is_dir() {
                 Ok(dir)
             } else {
-                Err(format!(
-                    "{FOLDER_VARIABLE}={:?} is not a folder",
-                    value.to_string_lossy()
-                ))
+                Err(format!("{FOLDER_VARIABLE}={} is not a folder", dir.display()))
             }
         }
         None => {
