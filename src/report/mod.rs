@@ -1,4 +1,4 @@
-//! Writing the outputs of a run and the pages made from them.
+//! Writing a run's outputs, under the fixed names of docs/data.md.
 
 pub(crate) mod direct_file;
 pub mod history;

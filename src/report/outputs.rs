@@ -288,7 +288,7 @@ pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// A direction as the outputs name it (its text in the data contract), borrowed: a
+/// A direction as the outputs name it (its text in docs/data.md), borrowed: a
 /// standings row costs no allocation.
 fn direction_name(direction: Option<Direction>) -> Option<&'static str> {
     direction.map(|d| match d {

@@ -1,4 +1,4 @@
-//! Writing a [`Dataset`] back out as the data contract's five tables.
+//! Writing a [`Dataset`] back out as the dataset's five tables (docs/data.md).
 //!
 //! The importers (PBN, USEBIO) produce datasets that analysts and other tools read with
 //! their own Parquet readers, so the column names and types here are exactly the

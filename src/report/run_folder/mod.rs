@@ -367,7 +367,7 @@ mod tests {
 
     /// Written and read back, a manifest is the one written; and it spells its
     /// settings as `run.json` always has (the pipeline's enums in lower case, the
-    /// keys in the order of the data contract).
+    /// keys in the order docs/data.md lists them).
     #[test]
     fn a_manifest_reads_back_as_written() {
         let manifest = example();
@@ -419,7 +419,7 @@ mod tests {
     }
 
     /// A folder an older version wrote (`run.toml`, no `run.json`) is refused with the
-    /// message the data contract documents, naming the option that gave it.
+    /// message docs/data.md documents, naming the option that gave it.
     #[test]
     fn an_old_run_toml_folder_gets_the_documented_message() {
         let dir = folder_with(&[(OLD_MANIFEST, "mode = \"frozen\"\n")]);
