@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bridgehcp, ok, read, no_realdata, realdata, text};
+use common::{bridgehcp, no_realdata, ok, read, realdata, text};
 
 /// The last day of each month of 2016.
 const MONTH_ENDS: [&str; 12] = [

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{bridgehcp, ok, no_realdata, realdata, sample, text};
+use common::{bridgehcp, no_realdata, ok, realdata, sample, text};
 
 use std::path::Path;
 

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{import_auto as import, ok, no_realdata, realdata};
+use common::{import_auto as import, no_realdata, ok, realdata};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -76,7 +76,10 @@ fn render() -> String {
         } else {
             format!("bridgehcp {}", path.join(" "))
         };
-        page.push_str(&format!("\n## `{name}`\n\n```text\n{}\n```\n", text.trim_end()));
+        page.push_str(&format!(
+            "\n## `{name}`\n\n```text\n{}\n```\n",
+            text.trim_end()
+        ));
     }
     page
 }
@@ -111,7 +114,9 @@ fn the_reference_is_every_commands_help() {
 fn the_commands_are_found_from_the_help() {
     // The top-level help lists the commands a user types; the page must have each.
     let top = subcommands(&help(&[]));
-    for name in ["run", "score", "import", "report", "player", "study", "sample"] {
+    for name in [
+        "run", "score", "import", "report", "player", "study", "sample",
+    ] {
         assert!(top.iter().any(|c| c == name), "{name} not in {top:?}");
     }
     assert!(!top.iter().any(|c| c == "help"));

@@ -7,7 +7,7 @@ use std::path::Path;
 use polars::prelude::{DataFrame, ParquetReader, SerReader};
 
 mod common;
-use common::{bridgehcp, ok, no_realdata, realdata, sample};
+use common::{bridgehcp, no_realdata, ok, realdata, sample};
 
 /// One row of `study.parquet`.
 #[derive(Debug, Clone, PartialEq)]

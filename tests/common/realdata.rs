@@ -32,7 +32,10 @@ pub fn locate() -> Result<PathBuf, String> {
             } else if dir.is_dir() {
                 Ok(dir)
             } else {
-                Err(format!("{FOLDER_VARIABLE}={} is not a folder", dir.display()))
+                Err(format!(
+                    "{FOLDER_VARIABLE}={} is not a folder",
+                    dir.display()
+                ))
             }
         }
         None => {
