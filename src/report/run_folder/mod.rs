@@ -111,12 +111,24 @@ impl RunFolder {
     /// before).
     pub fn read(path: &Path, flag: &'static str) -> Result<RunFolder> {
         let manifest_path = path.join(MANIFEST);
-        if !manifest_path.exists() && path.join(OLD_MANIFEST).exists() {
-            return Err(refusal(
-                path,
-                flag,
-                format!("the folder has no {MANIFEST} (it was written by an older version of bridgehcp, which kept {OLD_MANIFEST})"),
-            ));
+        if !path.is_dir() {
+            return Err(Error::Config(format!(
+                "{flag} {}: {}",
+                path.display(),
+                if path.exists() {
+                    "not a folder (a run's output folder was expected)"
+                } else {
+                    "no such run folder"
+                }
+            )));
+        }
+        if !manifest_path.exists() {
+            let why = if path.join(OLD_MANIFEST).exists() {
+                format!("the folder has no {MANIFEST} (it was written by an older version of bridgehcp, which kept {OLD_MANIFEST})")
+            } else {
+                format!("the folder holds no {MANIFEST}, so it is not a run's output folder")
+            };
+            return Err(refusal(path, flag, why));
         }
         let text =
             std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
