@@ -143,7 +143,10 @@ fn incomplete_parquet(
     cause: &polars::prelude::PolarsError,
 ) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
-    if !cause.to_string().to_lowercase().contains("out of spec") {
+    let text = cause.to_string().to_lowercase();
+    // Out of specification for want of memory (an allocation polars could not make) is
+    // not the file's fault.
+    if !text.contains("out of spec") || text.contains("oom") || text.contains("memory") {
         return None;
     }
     let mut file = std::fs::File::open(path).ok()?;
