@@ -216,10 +216,11 @@ impl RunFolder {
             .try_for_each(|name| self.check(name))
     }
 
-    /// Whether the run wrote the whole history into `changes.parquet` and
-    /// `standings.parquet` (an older version's folder holds its own competitions only).
+    /// Whether the run wrote the whole history into `changes.parquet`,
+    /// `standings.parquet`, `non_members.csv` and `unrated.csv` (an older version's
+    /// folder holds its own competitions only in some of them).
     pub fn whole_history(&self) -> bool {
-        self.manifest.whole_history
+        self.manifest.whole_history && self.manifest.whole_lists
     }
 
     /// The refusal of this folder, saying why and what to do instead.
@@ -467,6 +468,7 @@ mod tests {
             }),
             ledger_scheme: 2,
             whole_history: true,
+            whole_lists: true,
             replayed_from_start: Some(Replayed {
                 other_ledger_scheme: false,
                 partial_history: false,
