@@ -1,4 +1,4 @@
-//! The dataset of the data contract, as plain Rust values.
+//! The dataset (docs/data.md), as plain Rust values.
 //!
 //! Polars stays at the edges: `import` turns tables (Parquet, CSV, PBN, USEBIO) into a
 //! [`Dataset`], `report` turns results back into tables. Everything in between (scoring,
@@ -125,7 +125,7 @@ pub enum ScoringMethod {
     CrossImps,
     Butler,
     TeamImps,
-    /// Swiss pairs (seed 002): IMPs against a datum per board, each `round` a match
+    /// Swiss pairs (the Swiss pairs regulations): IMPs against a datum per board, each `round` a match
     /// between the two pairs at a table, converted to victory points.
     SwissPairs,
 }

@@ -8,11 +8,11 @@
 //! * [`scoring`] turns table results into competition results (pure functions);
 //! * [`model`] is the handicap maths (pure functions over a factor set);
 //! * [`pipeline`] replays the history, live or by frozen periods, in parallel;
-//! * [`report`] writes the outputs of the data contract;
+//! * [`report`] writes a run's outputs (docs/data.md);
 //! * [`cli`] is the command line, a thin layer over the rest.
 
 /// Implements `FromStr` and `Display` for a fieldless enum from a fixed list of names, so
-/// that the names in the data contract live in exactly one place.
+/// that the fixed names of docs/data.md live in exactly one place.
 #[macro_export]
 macro_rules! string_enum {
     ($ty:ident, $what:literal, { $($text:literal => $variant:expr),+ $(,)? }) => {
@@ -49,6 +49,7 @@ pub mod pipeline;
 pub mod quarantine;
 pub mod report;
 pub mod scoring;
+pub mod store;
 pub mod study;
 pub mod synth;
 

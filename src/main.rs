@@ -140,9 +140,7 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
             println!(
                 "bridgehcp index: {} in {}",
                 bridgehcp::report::count(competitions, "competition", "competitions"),
-                args.data
-                    .join(bridgehcp::report::dataset_index::FILE)
-                    .display()
+                args.data.join(bridgehcp::store::index::FILE).display()
             );
         }
         Command::Player(args) => {

@@ -10,7 +10,7 @@ use common::{bridgehcp, ok, read};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use bridgehcp::report::dataset_index::FILE;
+use bridgehcp::store::index::FILE;
 
 /// The files two runs on the same inputs write byte for byte alike (all but
 /// `run.json`, whose timings and data path differ).
@@ -151,7 +151,7 @@ fn continuing_with_the_index_gives_the_bytes_of_a_run_without_one() {
 /// two different ones, and writes that month again as the importer does (the index
 /// kept in the same commit); the competition's id.
 fn correct_a_result(fed: &Path, month: &str) -> String {
-    let mut dataset = bridgehcp::import::table::read_dataset(fed).unwrap();
+    let mut dataset = bridgehcp::store::table::read_dataset(fed).unwrap();
     let in_month = |date: chrono::NaiveDate| date.format("%Y-%m").to_string() == month;
     let ids: Vec<String> = dataset
         .competitions
@@ -175,12 +175,12 @@ fn correct_a_result(fed: &Path, month: &str) -> String {
     let score = dataset.results[a].score;
     dataset.results[a].score = dataset.results[b].score;
     dataset.results[b].score = score;
-    bridgehcp::report::dataset_writer::write_months(
+    bridgehcp::store::writer::write_months(
         &dataset,
         fed,
         &BTreeSet::from([month.to_owned()]),
         false,
-        bridgehcp::report::files::Commit::default(),
+        bridgehcp::store::files::Commit::default(),
     )
     .unwrap();
     id
@@ -251,7 +251,7 @@ fn an_unread_months_competitions_edited_since_the_index_are_read_again() {
     run(dir, &fed, "state", &["--until", &until]);
     let before = read(&fed.join(FILE));
 
-    let mut dataset = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    let mut dataset = bridgehcp::store::table::read_dataset(&fed).unwrap();
     let first = dataset
         .competitions
         .iter_mut()
@@ -259,12 +259,12 @@ fn an_unread_months_competitions_edited_since_the_index_are_read_again() {
         .expect("a competition in the first month");
     first.session += 10;
     let moved = first.competition_id.clone();
-    bridgehcp::report::dataset_writer::write_months(
+    bridgehcp::store::writer::write_months(
         &dataset,
         &fed,
         &BTreeSet::from([months[0].clone()]),
         false,
-        bridgehcp::report::files::Commit::default(),
+        bridgehcp::store::files::Commit::default(),
     )
     .unwrap();
     std::fs::write(fed.join(FILE), &before).unwrap();
@@ -287,14 +287,14 @@ fn an_unread_months_competitions_edited_since_the_index_are_read_again() {
 /// the index), and the sample as read.
 fn partitioned(dir: &Path) -> (PathBuf, bridgehcp::dataset::Dataset) {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
-    let dataset = bridgehcp::import::table::read_dataset(&sample).unwrap_or_else(|e| panic!("{e}"));
+    let dataset = bridgehcp::store::table::read_dataset(&sample).unwrap_or_else(|e| panic!("{e}"));
     let fed = dir.join("fed");
-    bridgehcp::report::dataset_writer::write_months(
+    bridgehcp::store::writer::write_months(
         &dataset,
         &fed,
         &BTreeSet::new(),
         true,
-        bridgehcp::report::files::Commit::default(),
+        bridgehcp::store::files::Commit::default(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     (fed, dataset)
@@ -304,12 +304,12 @@ fn partitioned(dir: &Path) -> (PathBuf, bridgehcp::dataset::Dataset) {
 fn the_index_holds_the_hashes_a_full_read_takes() {
     let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let (fed, dataset) = partitioned(tmp.path());
-    let index = bridgehcp::report::dataset_index::load_checked(&fed)
+    let index = bridgehcp::store::index::load_checked(&fed)
         .unwrap_or_else(|e| panic!("{e}"))
         .unwrap_or_else(|why| panic!("{why}"));
     // Every competition of the sample, with the hash the run takes of the rows it
     // reads from the partitions, and its rows counted.
-    let read = bridgehcp::import::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
+    let read = bridgehcp::store::table::read_dataset(&fed).unwrap_or_else(|e| panic!("{e}"));
     let hashes = bridgehcp::pipeline::ledger::competition_hashes(&read);
     assert_eq!(index.competitions.len(), dataset.competitions.len());
     for c in &index.competitions {
@@ -337,12 +337,10 @@ fn the_index_holds_the_hashes_a_full_read_takes() {
     // Built from scratch: the same index, the same bytes.
     let before = std::fs::read(fed.join(FILE)).unwrap_or_default();
     assert_eq!(
-        bridgehcp::report::dataset_index::build(&fed, None)
-            .ok()
-            .as_ref(),
+        bridgehcp::store::index::build(&fed, None).ok().as_ref(),
         Some(&index)
     );
-    bridgehcp::report::dataset_index::reindex(&fed).unwrap_or_else(|e| panic!("{e}"));
+    bridgehcp::store::index::reindex(&fed).unwrap_or_else(|e| panic!("{e}"));
     assert!(std::fs::read(fed.join(FILE)).unwrap_or_default() == before);
 }
 
@@ -350,7 +348,7 @@ fn the_index_holds_the_hashes_a_full_read_takes() {
 fn an_index_that_does_not_match_its_files_is_not_used() {
     let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let (fed, _) = partitioned(tmp.path());
-    let why = |fed: &Path| match bridgehcp::report::dataset_index::load_checked(fed) {
+    let why = |fed: &Path| match bridgehcp::store::index::load_checked(fed) {
         Ok(Err(why)) => why,
         Ok(Ok(_)) => "used".to_owned(),
         Err(e) => format!("error {e}"),
@@ -425,7 +423,7 @@ fn dataset_hash(out: &Path) -> String {
 
 /// Each competition's hash in `applied.parquet`, by id.
 fn ledger_hashes(out: &Path) -> std::collections::BTreeMap<String, String> {
-    use bridgehcp::report::columns::{read_parquet, strs};
+    use bridgehcp::store::columns::{read_parquet, strs};
     let path = out.join("applied.parquet");
     let df = read_parquet(&path).unwrap();
     let ids = strs(&df, &path, "competition_id").unwrap();
@@ -489,7 +487,7 @@ fn a_run_takes_the_hashes_the_index_vouches_for() {
 
     // An index whose files match but which says another hash for one competition:
     // the run records the index's hash, so it did not hash that competition's rows.
-    use bridgehcp::report::dataset_index;
+    use bridgehcp::store::index;
     let vouching = dir.join("vouching");
     copy_without_index(&fed, &vouching);
     let mut index = dataset_index::load_checked(&fed).unwrap().unwrap();
@@ -525,7 +523,7 @@ fn a_run_takes_the_hashes_the_index_vouches_for() {
 /// place after that index was written: the refreshed index still matches its files.
 #[test]
 fn a_refreshed_index_hashes_again_a_kept_file_edited_since() {
-    use bridgehcp::report::dataset_index;
+    use bridgehcp::store::index;
     let tmp = tempfile::tempdir().unwrap();
     let (fed, _) = partitioned(tmp.path());
     let before = dataset_index::load_checked(&fed).unwrap().unwrap();
@@ -533,7 +531,7 @@ fn a_refreshed_index_hashes_again_a_kept_file_edited_since() {
     let next = tmp.path().join("next");
     std::fs::create_dir(&next).unwrap();
     let no_index = |relative: &Path| relative == Path::new(FILE);
-    bridgehcp::report::dataset_commit::link_tree(&fed, &next, &no_index).unwrap();
+    bridgehcp::store::commit::link_tree(&fed, &next, &no_index).unwrap();
     dataset_index::refresh(&next, &fed).unwrap();
     assert_eq!(dataset_index::load_checked(&next).unwrap().unwrap(), before);
 
@@ -579,7 +577,7 @@ fn one_file_federation(dir: &Path) -> (PathBuf, Vec<String>) {
         ],
         dir,
     ));
-    let dataset = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    let dataset = bridgehcp::store::table::read_dataset(&fed).unwrap();
     let months: BTreeSet<String> = dataset
         .competitions
         .iter()
@@ -596,7 +594,7 @@ fn one_file_federation(dir: &Path) -> (PathBuf, Vec<String>) {
 /// same index for them.
 #[test]
 fn a_one_file_sample_has_an_index_whose_hashes_a_run_takes() {
-    use bridgehcp::report::dataset_index;
+    use bridgehcp::store::index;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (fed, _) = one_file_federation(dir);
@@ -712,7 +710,7 @@ fn a_continued_run_on_one_file_per_table_reads_it_whole_and_finds_a_change() {
     assert!(!hashed.contains("replayed from the start"), "{hashed}");
     same_outputs(&dir.join("indexed"), &dir.join("hashed"));
 
-    let mut dataset = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    let mut dataset = bridgehcp::store::table::read_dataset(&fed).unwrap();
     let first = dataset
         .competitions
         .iter()
@@ -733,7 +731,7 @@ fn a_continued_run_on_one_file_per_table_reads_it_whole_and_finds_a_change() {
         .unwrap();
     row.table = Some(row.table.unwrap_or(0) + 50);
     let edited = dir.join("edited");
-    bridgehcp::report::write_dataset(&dataset, &edited).unwrap();
+    bridgehcp::store::write_dataset(&dataset, &edited).unwrap();
     // Only the boards file is the edited one.
     for name in [
         "competitions.parquet",
@@ -762,14 +760,14 @@ fn a_mix_of_layouts_has_no_index() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (fed, _) = partitioned(dir);
-    let boards = bridgehcp::import::table::read_dataset(&fed).unwrap();
+    let boards = bridgehcp::store::table::read_dataset(&fed).unwrap();
     std::fs::remove_dir_all(fed.join("boards")).unwrap();
     let only_boards = bridgehcp::dataset::Dataset {
         boards: boards.boards,
         ..Default::default()
     };
     let single = dir.join("single");
-    bridgehcp::report::write_dataset(&only_boards, &single).unwrap();
+    bridgehcp::store::write_dataset(&only_boards, &single).unwrap();
     std::fs::copy(single.join("boards.parquet"), fed.join("boards.parquet")).unwrap();
     let output = bridgehcp(&["index", "fed"], dir);
     assert!(!output.status.success());

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{bridgehcp, kill_at, realdata};
+use common::{bridgehcp, kill_at, no_realdata, realdata};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -173,6 +173,9 @@ fn check_after_kill(cwd: &Path, v: &Versions, what: &str) -> bool {
 
 #[test]
 fn an_import_killed_at_each_point_of_its_commit_leaves_one_whole_version() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     let v = versions(cwd);
@@ -213,6 +216,9 @@ fn an_import_killed_at_each_point_of_its_commit_leaves_one_whole_version() {
 /// until the import completes. Skipped where `strace` is not installed.
 #[test]
 fn an_import_killed_at_every_rename_leaves_one_whole_version() {
+    if no_realdata() {
+        return;
+    }
     let has_strace = Command::new("strace")
         .arg("-V")
         .output()
@@ -267,6 +273,9 @@ fn an_import_killed_at_every_rename_leaves_one_whole_version() {
 /// previous version; it is refused, saying how to run it.
 #[test]
 fn an_import_from_inside_the_dataset_folder_is_refused() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     fresh(cwd);

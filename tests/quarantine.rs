@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use bridgehcp::import::table::read_dataset_checked;
 use bridgehcp::pipeline::{self, RunOutput, RunSettings};
 use bridgehcp::quarantine::{OnError, Quarantined};
+use bridgehcp::store::table::read_dataset_checked;
 
 const MEMBERS: &str = "member_id,name,masterpoints,start_handicap
 1,Ann,10,

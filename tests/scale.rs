@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use bridgehcp::dataset::Dataset;
-use bridgehcp::import::table::read_dataset;
-use bridgehcp::report::dataset_writer::{dataset_frames, month_of};
-use bridgehcp::report::files::write_parquet;
+use bridgehcp::store::files::write_parquet;
+use bridgehcp::store::table::read_dataset;
+use bridgehcp::store::writer::{dataset_frames, month_of};
 
 fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
@@ -328,7 +328,7 @@ fn rows_per_competition(dataset: &Dataset) -> BTreeMap<String, usize> {
 /// Reads every board row from `reader`, asserting that each competition is handed on
 /// whole (all of `rows_of`'s rows in one batch) and once; returns the number of batches.
 fn read_whole_competitions(
-    reader: &mut bridgehcp::import::table::BoardReader,
+    reader: &mut bridgehcp::store::table::BoardReader,
     rows_of: &BTreeMap<String, usize>,
 ) -> usize {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -356,8 +356,8 @@ fn read_whole_competitions(
 /// run reads the new month's boards, not the whole history, a second time.
 #[test]
 fn the_board_reader_hands_on_whole_competitions_and_skips_files_it_does_not_need() {
-    use bridgehcp::import::table::{open_checked, Opened};
     use bridgehcp::quarantine::OnError;
+    use bridgehcp::store::table::{open_checked, Opened};
     let dir = tempfile::tempdir().unwrap();
     let dataset = read_dataset(&sample()).unwrap();
     let dealt = dir.path().join("dealt");
@@ -432,7 +432,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// Rewrites `dir/boards.parquet` with `rows` rows per row group; returns the row
 /// groups and how many competitions have rows on both sides of a row-group border.
 fn rewrite_boards_in_row_groups(dir: &Path, rows: usize) -> (usize, usize) {
-    use bridgehcp::report::files::{write_parquet_with, ParquetSettings};
+    use bridgehcp::store::files::{write_parquet_with, ParquetSettings};
     use polars::prelude::{ParquetReader, SerReader};
     let path = dir.join("boards.parquet");
     let frame = ParquetReader::new(std::fs::File::open(&path).unwrap())
@@ -533,9 +533,9 @@ fn one_board_file_in_small_row_groups_gives_the_bytes_of_the_month_layout() {
 /// read whole: in quarantine, and as the error of a strict run.
 #[test]
 fn one_board_file_streams_by_row_group_and_names_the_rows_of_the_file() {
-    use bridgehcp::import::table::{open_checked, Opened};
     use bridgehcp::quarantine::OnError;
-    use bridgehcp::report::files::{write_parquet_with, ParquetSettings};
+    use bridgehcp::store::files::{write_parquet_with, ParquetSettings};
+    use bridgehcp::store::table::{open_checked, Opened};
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     ok(&bridgehcp(
@@ -635,7 +635,7 @@ fn one_board_file_streams_by_row_group_and_names_the_rows_of_the_file() {
 /// index, and no other file.
 #[test]
 fn sample_written_as_it_is_generated_has_the_bytes_of_the_federation_written_whole() {
-    use bridgehcp::report::write_dataset;
+    use bridgehcp::store::write_dataset;
     use bridgehcp::synth::{generate, SynthConfig};
     use polars::prelude::{ParquetReader, SerReader};
     let dir = tempfile::tempdir().unwrap();

@@ -7,7 +7,7 @@ use std::path::Path;
 use polars::prelude::{DataFrame, ParquetReader, SerReader};
 
 mod common;
-use common::{bridgehcp, ok, realdata, sample};
+use common::{bridgehcp, no_realdata, ok, realdata, sample};
 
 /// One row of `study.parquet`.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,6 +232,9 @@ fn the_confidence_figure_is_judged_against_the_hidden_skill() {
 /// year as burn-in: everyone starts at 52 (the import knows no masterpoints).
 #[test]
 fn a_real_club_history_is_studied_after_its_burn_in() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let club = realdata().join("pbn-spiren");
     ok(&bridgehcp(

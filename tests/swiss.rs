@@ -314,7 +314,7 @@ fn without_congresses_the_generator_gives_the_shipped_sample() {
         d
     }
     let shipped =
-        bridgehcp::import::table::read_dataset(&common::sample()).unwrap_or_else(|e| panic!("{e}"));
+        bridgehcp::store::table::read_dataset(&common::sample()).unwrap_or_else(|e| panic!("{e}"));
     let generated = generate(&SynthConfig {
         mix: EventMix {
             swiss_pairs: 0.0,

@@ -9,13 +9,13 @@ use bridgehcp::dataset::{
     MemberKind, Origin, ScoringMethod,
 };
 use bridgehcp::error::{Error, InputError};
-use bridgehcp::import::table::read_dataset;
-use bridgehcp::report::dataset_writer::{dataset_frames, write_dataset};
-use bridgehcp::report::files::{write_csv, write_parquet};
 use bridgehcp::scoring::conventions::{
     ArtificialImps, AveragePlus, ByeScore, Conventions, DatumRounding, DatumTrim, FactoredRounding,
     ImpAggregate, MpScale, TieBreak, Travellers,
 };
+use bridgehcp::store::files::{write_csv, write_parquet};
+use bridgehcp::store::table::read_dataset;
+use bridgehcp::store::writer::{dataset_frames, write_dataset};
 use chrono::NaiveDate;
 use polars::prelude::*;
 use proptest::prelude::*;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use bridgehcp::import::table::{read_dataset_checked, TABLES};
+use bridgehcp::store::table::{read_dataset_checked, TABLES};
 use bridgehcp::quarantine::OnError;
 use libfuzzer_sys::fuzz_target;
 

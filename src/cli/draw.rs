@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::error::{Error, Result};
-use crate::report::files::write_csv;
 use crate::report::sheet::DrawSheet;
 use crate::scoring::draw::{next_draw, swiss_competition, DrawTable};
+use crate::store::files::write_csv;
 
 #[derive(Debug, Args)]
 #[command(
@@ -48,7 +48,7 @@ pub struct Drawn {
 }
 
 pub fn execute(args: &DrawArgs) -> Result<Drawn> {
-    let dataset = crate::import::table::read_dataset(&args.data)?;
+    let dataset = crate::store::table::read_dataset(&args.data)?;
     let competition = swiss_competition(&dataset, args.competition.as_deref())?;
     let drawn = next_draw(&dataset, competition, args.seed)?;
     let sheet = DrawSheet::new(&dataset, &competition.competition_id, &drawn);

@@ -8,7 +8,7 @@ use polars::prelude::{Column, DataFrame};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Batch, ExportKind, Status};
-use crate::report::import_log::{self, LogRow};
+use crate::store::import_log::{self, LogRow};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
@@ -98,11 +98,11 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         ExportFormat::Auto => None,
     };
     refuse_working_folder(&args.out)?;
-    let out = crate::report::dataset_commit::named_folder(&args.out);
-    for found in crate::report::dataset_commit::recover_dataset(&out)? {
+    let out = crate::store::commit::named_folder(&args.out);
+    for found in crate::store::commit::recover_dataset(&out)? {
         eprintln!("{found}");
     }
-    let _lock = crate::report::dataset_commit::DatasetLock::exclusive(&out)?;
+    let _lock = crate::store::commit::DatasetLock::exclusive(&out)?;
     // Read first: a log that cannot be read stops the import before anything changes.
     let (log, note) = import_log::read_noting(&out)?;
     if let Some(note) = note {
@@ -111,7 +111,7 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     let existing = existing_dataset(&out)?;
     let register = match &args.members {
         Some(path) => Some(batch::Register::new(
-            &crate::import::table::read_members_file(path)?,
+            &crate::store::table::read_members_file(path)?,
         )),
         None => None,
     };
@@ -138,7 +138,7 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     if !written {
         // The dataset is as it was: the report and the log say so on their own.
         let rows = import_log::rows_of(&batch.entries, 0, "", false);
-        crate::report::files::write_csv(&report_frame(&rows)?, &args.out.join(REPORT))?;
+        crate::store::files::write_csv(&report_frame(&rows)?, &args.out.join(REPORT))?;
         import_log::write(
             &args.out,
             &import_log::with_batch(log, &batch.entries, false),
@@ -165,28 +165,23 @@ fn write(batch: &Batch, out: &std::path::Path, log: &[LogRow]) -> Result<bool> {
         .competitions
         .iter()
         .filter(|c| batch.changed.contains(&c.competition_id))
-        .map(crate::report::dataset_writer::month_of)
+        .map(crate::store::writer::month_of)
         .collect();
-    months.extend(
-        batch
-            .replaced
-            .iter()
-            .map(crate::report::dataset_writer::month_of),
-    );
-    let legacy = crate::report::dataset_writer::has_single_file_tables(out);
+    months.extend(batch.replaced.iter().map(crate::store::writer::month_of));
+    let legacy = crate::store::writer::has_single_file_tables(out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
         let logged = import_log::with_batch(log.to_vec(), &batch.entries, true);
         let report = report_frame(&import_log::rows_of(&batch.entries, 0, "", true))?;
         let write_beside = |staging: &std::path::Path| -> Result<()> {
-            crate::report::files::write_csv(&report, &staging.join(REPORT))?;
+            crate::store::files::write_csv(&report, &staging.join(REPORT))?;
             import_log::write(staging, &logged)
         };
-        let beside = crate::report::dataset_writer::Beside {
+        let beside = crate::store::writer::Beside {
             names: &[REPORT, import_log::PARQUET, import_log::CSV],
             write: &write_beside,
         };
-        crate::report::dataset_writer::write_months_with(
+        crate::store::writer::write_months_with(
             &batch.dataset,
             out,
             &months,
@@ -225,7 +220,7 @@ fn existing_dataset(dir: &std::path::Path) -> Result<Dataset> {
         .iter()
         .any(|name| dir.join(name).exists());
     if has_members {
-        crate::import::table::read_dataset(dir)
+        crate::store::table::read_dataset(dir)
     } else {
         Ok(Dataset::default())
     }

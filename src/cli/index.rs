@@ -34,11 +34,11 @@ pub fn execute(args: &IndexArgs) -> Result<usize> {
         )));
     }
     check_dataset(&args.data)?;
-    for found in crate::report::dataset_commit::recover_dataset(&args.data)? {
+    for found in crate::store::commit::recover_dataset(&args.data)? {
         eprintln!("{found}");
     }
-    let _lock = crate::report::dataset_commit::DatasetLock::exclusive(&args.data)?;
-    crate::report::dataset_index::reindex(&args.data)
+    let _lock = crate::store::commit::DatasetLock::exclusive(&args.data)?;
+    crate::store::index::reindex(&args.data)
 }
 
 /// The tables every dataset has (the data contract's required ones).

@@ -7,10 +7,10 @@ use clap::Args;
 use crate::error::{Error, Result};
 use crate::pipeline::{self, RunSettings};
 use crate::quarantine::OnError;
-use crate::report::files::{write_atomic, write_csv_rounded};
 use crate::report::run_folder::{load_state, RunFolder};
 use crate::report::run_tables::RunTables;
 use crate::report::statement::{statement, Statement};
+use crate::store::files::{write_atomic, write_csv_rounded};
 
 #[derive(Debug, Args)]
 #[command(
@@ -51,10 +51,7 @@ pub struct PlayerArgs {
 /// The tables the statement is made from.
 fn tables(args: &PlayerArgs) -> Result<RunTables> {
     let opened = match &args.data {
-        Some(dir) => Some(crate::import::table::open_checked(
-            dir,
-            OnError::Quarantine,
-        )?),
+        Some(dir) => Some(crate::store::table::open_checked(dir, OnError::Quarantine)?),
         None => None,
     };
     let tables = match (&args.out_dir, opened) {
@@ -87,7 +84,7 @@ fn tables(args: &PlayerArgs) -> Result<RunTables> {
     };
     // The dataset the run recorded in run.json, when it is still there: titles and clubs.
     match tables.data.clone().filter(|d| d.is_dir()) {
-        Some(dir) => match crate::import::table::read_dataset(&dir) {
+        Some(dir) => match crate::store::table::read_dataset(&dir) {
             Ok(dataset) => Ok(tables.with_dataset(&dataset)),
             Err(_) => Ok(tables),
         },

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::error::{Error, Result};
-use crate::report::files::{write_atomic, write_csv_rounded};
 use crate::report::monthly::{self, Report, TextTable};
 use crate::report::run_folder::{
     RunFolder, CORRECTIONS, QUARANTINE, RANKING_DIFF, REPORT_HTML, UNRATED,
 };
 use crate::report::run_tables::{read_import_log, read_text_table, RunTables};
+use crate::store::files::{write_atomic, write_csv_rounded};
 
 #[derive(Debug, Args)]
 #[command(

@@ -14,8 +14,8 @@ use crate::pipeline::ledger::sha256;
 use crate::pipeline::ranking::{RankingGroup, RankingOptions};
 use crate::pipeline::{self, Mode, Rate, RunSettings, RunSummary};
 use crate::quarantine::OnError;
-use crate::report::files::Commit;
 use crate::report::run_folder::{self, load_state, RunInputs};
+use crate::store::files::Commit;
 
 #[derive(Debug, Args, Default)]
 #[command(
@@ -404,22 +404,22 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     if let Some(state) = &plan.state {
         run_folder::check_out_and_state(&plan.out, state)?;
     }
-    crate::report::files::recover(&plan.out)?;
+    crate::store::files::recover(&plan.out)?;
     let same_run = run_folder::SameRun {
         data: &plan.data,
         until: plan.settings.until,
         state: plan.state.as_deref(),
     };
     run_folder::check_replacing(&plan.out, &same_run, plan.replace)?;
-    for found in crate::report::dataset_commit::recover_dataset(&plan.data)? {
+    for found in crate::store::commit::recover_dataset(&plan.data)? {
         eprintln!("{found}");
     }
-    let _lock = crate::report::dataset_commit::DatasetLock::shared(&plan.data)?;
+    let _lock = crate::store::commit::DatasetLock::shared(&plan.data)?;
     // The state and the dataset's index are checked independently of each other.
     let checking = spinner(!plan.quiet, format!("checking {}", plan.data.display()));
     let (previous, checked) = rayon::join(
         || plan.state.as_deref().map(load_state).transpose(),
-        || crate::report::dataset_index::check(&plan.data),
+        || crate::store::index::check(&plan.data),
     );
     checking.finish_and_clear();
     let (previous, checked) = (previous?, checked?);
@@ -436,7 +436,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
     let vouched = checked.vouched();
     let read = Read {
         unread: Vec::new(),
-        partitions: &crate::import::table::Partitions::All,
+        partitions: &crate::store::table::Partitions::All,
         known: &every,
         vouched: &vouched,
         months_read: None,
@@ -453,7 +453,7 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
 /// What a run reads of the dataset: which partitions, and the hashes of the
 /// competitions it leaves unread (from the dataset's index).
 struct Read<'a> {
-    partitions: &'a crate::import::table::Partitions,
+    partitions: &'a crate::store::table::Partitions,
     /// The competitions of the months left unread, from the dataset's index (their
     /// `competitions` rows are not read either).
     unread: Vec<crate::dataset::Competition>,
@@ -479,13 +479,13 @@ fn run_and_write(
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
     let (
-        crate::import::table::Opened {
+        crate::store::table::Opened {
             mut head,
             boards: mut board_files,
         },
         entrants,
         results,
-    ) = crate::import::table::open_partitions_compact(
+    ) = crate::store::table::open_partitions_compact(
         &plan.data,
         plan.settings.on_error,
         read.partitions,
@@ -529,13 +529,13 @@ fn run_and_write(
 
 /// A continued run that reads only the months with something new, when the dataset's
 /// index vouches for the others (`competition_index.parquet`, see
-/// [`crate::report::dataset_index`]); `None` when the whole dataset has to be read: no
+/// [`crate::store::index`]); `None` when the whole dataset has to be read: no
 /// usable index (said on stderr), or something changed before the state's last
 /// competition (the run then replays from the start, which needs every row).
 fn continue_from_index(
     plan: &RunPlan,
     previous: &pipeline::PreviousRun,
-    checked: &crate::report::dataset_index::Checked,
+    checked: &crate::store::index::Checked,
     started: Instant,
 ) -> Result<Option<RunSummary>> {
     let progress = !plan.quiet;
@@ -549,19 +549,15 @@ fn continue_from_index(
             &[run_folder::CHANGES, run_folder::STANDINGS],
         )) as std::sync::Arc<dyn run_folder::ReadAhead>
     });
-    let reading = crate::report::dataset_index::reading_plan(
-        &plan.data,
-        checked,
-        previous,
-        plan.settings.until,
-    );
+    let reading =
+        crate::store::index::reading_plan(&plan.data, checked, previous, plan.settings.until);
     let (months, known, all_months) = match reading {
-        crate::report::dataset_index::Reading::Months {
+        crate::store::index::Reading::Months {
             months,
             known,
             all_months,
         } => (months, known, all_months),
-        crate::report::dataset_index::Reading::Whole(note) => {
+        crate::store::index::Reading::Whole(note) => {
             if let Some(note) = note.filter(|_| progress) {
                 eprintln!("{note}");
             }
@@ -570,7 +566,7 @@ fn continue_from_index(
     };
     let vouched = checked.vouched_in(Some(&months));
     let unread = checked.unread(&months);
-    let partitions = crate::import::table::Partitions::Months(months.clone());
+    let partitions = crate::store::table::Partitions::Months(months.clone());
     let read = Read {
         unread,
         partitions: &partitions,

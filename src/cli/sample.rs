@@ -167,9 +167,9 @@ impl TableFile {
 /// pair) and without it, since only the whole history tells which one is kept.
 fn push_month<W: std::io::Write>(
     frames: Vec<(&'static str, polars::prelude::DataFrame)>,
-    writers: &mut [crate::report::files::GroupWriter<W>],
+    writers: &mut [crate::store::files::GroupWriter<W>],
     paths: &[PathBuf],
-    plain_entrants: &mut crate::report::files::GroupWriter<W>,
+    plain_entrants: &mut crate::store::files::GroupWriter<W>,
 ) -> Result<()> {
     use polars::prelude::Column;
     for (name, mut frame) in frames {
@@ -198,7 +198,7 @@ fn push_month<W: std::io::Write>(
 /// months and a row group per table whatever the length of the history (a whole
 /// federation of 30 000 members over ten years is some 17 million board rows, over
 /// 12 GB as rows in memory). The files have the bytes of the federation generated
-/// whole and written with [`crate::report::write_dataset`]: the whole federation's
+/// whole and written with [`crate::store::write_dataset`]: the whole federation's
 /// rows are the months' rows in month order, and a Parquet file's row groups are
 /// encoded each on its own.
 ///
@@ -211,8 +211,8 @@ fn push_month<W: std::io::Write>(
 /// are written both with and without it, and the file not needed is dropped at the
 /// end (entrants are a small table: encoding it twice costs little).
 fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
-    use crate::report::dataset_writer::{dataset_frames, refuse_other_forms};
-    use crate::report::files::GroupWriter;
+    use crate::store::files::GroupWriter;
+    use crate::store::writer::{dataset_frames, refuse_other_forms};
     use polars::prelude::DataFrame;
     refuse_other_forms(out)?;
     let federation = crate::synth::Federation::new(config);
@@ -227,12 +227,12 @@ fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
     };
     // The frames of no rows, whose columns a table that receives none is written with.
     let empty = dataset_frames(&Dataset::default())?;
-    crate::report::files::write_staged(out, |stage| {
+    crate::store::files::write_staged(out, |stage| {
         let (_, members) = dataset_frames(&members)?
             .into_iter()
             .next()
             .ok_or_else(|| Error::Config("the members table has no frame".to_owned()))?;
-        crate::report::files::write_parquet(&members, &stage.path("members.parquet"))?;
+        crate::store::files::write_parquet(&members, &stage.path("members.parquet"))?;
         let mut files = Vec::new();
         for name in GROWING {
             files.push(TableFile::create(stage.path(&format!("{name}.parquet")))?);
@@ -284,8 +284,8 @@ fn write_whole(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
             std::fs::rename(&plain, &entrants).map_err(|e| Error::io(&entrants, e))?;
         }
         // The index is built from the files as written, read back as a run reads them.
-        let index = crate::report::dataset_index::build(stage.staging(), None)?;
-        crate::report::dataset_index::write(stage.staging(), &index)
+        let index = crate::store::index::build(stage.staging(), None)?;
+        crate::store::index::write(stage.staging(), &index)
     })?;
     Ok(summary)
 }
@@ -306,15 +306,15 @@ fn write_by_month(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
         let names: BTreeSet<String> = month
             .competitions
             .iter()
-            .map(crate::report::dataset_writer::month_of)
+            .map(crate::store::writer::month_of)
             .collect();
         month.members = federation.member_rows.clone();
-        crate::report::dataset_writer::write_months(
+        crate::store::writer::write_months(
             &month,
             out,
             &names,
             false,
-            crate::report::files::Commit::default(),
+            crate::store::files::Commit::default(),
         )
     })?;
     if summary.competitions == 0 {
@@ -323,7 +323,7 @@ fn write_by_month(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
             members: federation.member_rows.clone(),
             ..Dataset::default()
         };
-        crate::report::write_dataset(&members, out)?;
+        crate::store::write_dataset(&members, out)?;
     }
     Ok(summary)
 }
@@ -331,7 +331,7 @@ fn write_by_month(config: &SynthConfig, out: &Path) -> Result<SampleSummary> {
 /// `true_skill.parquet`: member_id, month (its first day), skill on the handicap scale.
 fn write_true_skill(federation: &crate::synth::Federation, path: &std::path::Path) -> Result<()> {
     use crate::error::Error;
-    use crate::report::frame::FrameBuilder;
+    use crate::store::frame::FrameBuilder;
     let rows = federation.true_skill();
     let start = federation.config.start;
     let months: Vec<Option<chrono::NaiveDate>> = rows
@@ -343,5 +343,5 @@ fn write_true_skill(federation: &crate::synth::Federation, path: &std::path::Pat
         .date("month", months)
         .and_then(|b| b.map("skill", &rows, |r| r.2).build())
         .map_err(|e| Error::polars(path, e))?;
-    crate::report::files::write_parquet(&df, path)
+    crate::store::files::write_parquet(&df, path)
 }

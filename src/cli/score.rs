@@ -100,10 +100,10 @@ fn dataset(args: &ScoreArgs, on_error: OnError) -> Result<(Dataset, Option<ReadR
     }
     match (&args.data, args.files.is_empty()) {
         (Some(dir), true) => {
-            let (opened, entrants, results) = crate::import::table::open_partitions_compact(
+            let (opened, entrants, results) = crate::store::table::open_partitions_compact(
                 dir,
                 on_error,
-                &crate::import::table::Partitions::All,
+                &crate::store::table::Partitions::All,
                 &crate::pipeline::NoProgress,
             )?;
             let read = ReadRows {

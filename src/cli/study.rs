@@ -107,7 +107,7 @@ pub fn execute(args: &StudyArgs) -> Result<Study> {
     } else {
         ProgressBar::hidden()
     };
-    let dataset = crate::import::table::read_dataset(&args.data)?;
+    let dataset = crate::store::table::read_dataset(&args.data)?;
     let data = StudyData::new(&dataset, &sets[0])?;
     let mut sets = sets;
     if args.calibrate {

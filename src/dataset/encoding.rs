@@ -17,7 +17,7 @@
 //! * a row's origin (file, row) is never written, nor an entrant's printed clubs.
 //!
 //! Every part has a known length or a length in front of it, so two different rows
-//! never have the same bytes. The field order of each row is in `docs/tables.md`; a
+//! never have the same bytes. The field order of each row is in `docs/data.md`; a
 //! change to it or to the rules above is a new ledger scheme
 //! ([`crate::pipeline::ledger::SCHEME`]).
 

@@ -1,4 +1,4 @@
-//! Reading inputs: dataset tables through polars, and club scoring programs' exports.
+//! Reading club scoring programs' exports (and the checks every dataset is held to).
 
 pub mod batch;
 mod entry;
@@ -7,7 +7,6 @@ pub mod identity;
 pub mod pbn;
 pub mod published;
 pub mod reconcile;
-pub mod table;
 pub mod usebio;
 pub mod validate;
 

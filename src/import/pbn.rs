@@ -10,7 +10,7 @@
 //! # Ruter's conventions, as its files show them
 //!
 //! Each claim below was checked against the numbers in the three Ruter exports of
-//! `shared/realdata/pbn` (see `tests/realdata.rs`, which asserts every figure):
+//! the real club files' `pbn/` (see `tests/realdata.rs`, which asserts every figure):
 //!
 //! * **Encoding.** The files are ISO-8859-1 (`Bjørnsen` is the byte `0xF8`); other
 //!   programs write UTF-8. A file that is valid UTF-8 is read as such, anything else as

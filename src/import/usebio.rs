@@ -7,7 +7,7 @@
 //!
 //! # Compscore's conventions, as its files show them
 //!
-//! Checked against the four Compscore3 exports of `shared/realdata/usebio`
+//! Checked against the four Compscore3 exports of the real club files' `usebio/`
 //! (`tests/realdata.rs` asserts every figure):
 //!
 //! * **Matchpoints on the 2/1 scale** (`mp_scale = two_one`): 19 results on board 1 of

@@ -1,14 +1,14 @@
 //! Temporary handicaps for players the model cannot update: foreign guests and
-//! non-member pairs (seed 5.3 and 5.4).
+//! non-member pairs (the proposal's 5.3 and 5.4).
 //!
 //! Such players still sit in the field, so their strength must enter the field means, or
-//! every member who met them would be judged against a wrong field. The seed offers three
+//! every member who met them would be judged against a wrong field. The proposal offers three
 //! ways to settle a guest's handicap, tried in the factor set's order: (a) the reported
 //! level, (b) the partner's handicap, (c) an estimate from the pair's own performance.
 //!
-//! (c) is the spec's closed form: the pair handicaps at which every estimated pair's
+//! (c) is the closed form of docs/model.md: the pair handicaps at which every estimated pair's
 //! expected result, by the format's own formula, equals its achieved result. So a member
-//! partnering a guest does not move for that competition (the seed: "close to nil or
+//! partnering a guest does not move for that competition (the proposal: "close to nil or
 //! nil"), and the estimated pairs' handicaps enter the other entrants' field means. With
 //! `P_N` units, the `P_n` estimated ones, `S` the sum of the settled units' handicaps and
 //! `R` the estimated units' summed results:
@@ -17,7 +17,7 @@
 //! * **against a datum** (the all-units mean): `X = (P_n·S − P_N·C_b·R)/(P_N − P_n)` and
 //!   `x_i = (S + X)/P_N − C_b·r_i`.
 //!
-//! The seed asks for "the corresponding estimation" in individual and team events; this
+//! The proposal asks for "the corresponding estimation" in individual and team events; this
 //! crate uses:
 //! * **individual:** the across-the-field form with `2·C_b`, because an individual's
 //!   expected result is `(h̄_others − h)/(2·C_b)`; the unit is a player;
@@ -29,10 +29,10 @@
 //! * **team match on its own:** the only field is the opposing team, so the unknown pair
 //!   handicap is solved from the match: `h^P_own1 + h^P_own2 = H_opp − C_b·r`, shared
 //!   equally between the team's estimated pairs. It needs every player of the opposing
-//!   team to be rated. As the seed remarks for (c) in general, this makes that match's gap
+//!   team to be rated. As the proposal remarks for (c) in general, this makes that match's gap
 //!   zero for both teams.
 //!
-//! A non-member pair always tries (c) first, as the seed prescribes, then the factor set's
+//! A non-member pair always tries (c) first, as the proposal prescribes, then the factor set's
 //! other methods ((a) never applies: a non-member has no reported level). When (c) finds
 //! no rated entrant to estimate against and no later method applies, the competition
 //! cannot be rated and [`ModelError::NoGuestHandicap`] says so.

@@ -1,6 +1,6 @@
 //! The entry point: one rated competition in, every player's outcome out.
 //!
-//! The steps are the spec's, in order: check the input, settle guests' temporary
+//! The steps are the model's, in order: check the input, settle guests' temporary
 //! handicaps (they count in the field), compute each entrant's expected result with its
 //! format's formula, and turn the gap `r − r̂` into `Δh` for every player the competition
 //! updates. Nothing here reads or keeps state, so the replay decides the order.
@@ -94,9 +94,9 @@ pub fn expected_results(f: &FactorSet, input: &CompetitionInput) -> Result<Vec<f
 /// The handicap-adjusted result `r − r̂` of every entrant, in input order. Reports show it
 /// beside the raw result; the handicap update always uses the raw result.
 ///
-/// The seed's popular example (9): a pair of 28 and 14 (pair handicap 21) in a competition
+/// The proposal's popular example (9): a pair of 28 and 14 (pair handicap 21) in a competition
 /// whose other pairs average 26 is "charged 40 % of the difference", i.e. −2 %. That is the
-/// seed's popular rate of 0.4 % per unit (`C_b = 2.5`); see the tests of this module.
+/// proposal's popular rate of 0.4 % per unit (`C_b = 2.5`); see the tests of this module.
 pub fn handicap_adjusted(f: &FactorSet, input: &CompetitionInput) -> Result<Vec<f64>, ModelError> {
     let expected = expected_results(f, input)?;
     Ok(input

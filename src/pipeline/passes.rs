@@ -494,7 +494,7 @@ pub struct Hashed {
 /// Every competition of `head` (in replay order) with the content hash a run's first
 /// pass takes of its rows, the board rows coming from `boards` a batch at a time, as
 /// they come in a run: the index of a dataset that a run always reads whole
-/// ([`crate::report::dataset_index`]) is the run's own hashing, done once.
+/// ([`crate::store::index`]) is the run's own hashing, done once.
 pub fn content_hashes<'c>(
     head: &'c crate::dataset::Dataset,
     rows: super::EntrantRows<'_>,

@@ -31,7 +31,7 @@ const AFRESH: &str = "run without --state to write the whole history afresh";
 /// row groups leave), without those of a competition `new` scores again.
 pub fn tail(path: &Path, bytes: &[u8], from: usize, new: &DataFrame) -> Result<DataFrame> {
     let total = polars_rows(path, bytes)?;
-    let rows = crate::import::table::read_slice_checked(path, bytes, from..total.max(from))?;
+    let rows = crate::store::table::read_slice_checked(path, bytes, from..total.max(from))?;
     without_rescored(rows, new).map_err(|e| Error::polars(path, e))
 }
 

@@ -1,14 +1,7 @@
-//! Writing the outputs of the data contract.
+//! Writing a run's outputs, under the fixed names of docs/data.md.
 
-pub mod columns;
-pub mod dataset_commit;
-pub mod dataset_index;
-pub mod dataset_writer;
 pub(crate) mod direct_file;
-pub mod files;
-pub mod frame;
 pub mod history;
-pub mod import_log;
 pub mod monthly;
 pub mod outputs;
 pub mod result_sheet;
@@ -20,7 +13,9 @@ pub mod spill_file;
 pub mod statement;
 pub mod svg;
 
-pub use dataset_writer::write_dataset;
+/// Tables are read, written and replaced on disk by the store; the outputs use the same
+/// writers under these names.
+pub use crate::store::{columns, files, frame};
 
 /// The ranking is computed by the pipeline; report only writes it. Re-exported under its
 /// old path.

@@ -288,7 +288,7 @@ pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// A direction as the outputs name it (its text in the data contract), borrowed: a
+/// A direction as the outputs name it (its text in docs/data.md), borrowed: a
 /// standings row costs no allocation.
 fn direction_name(direction: Option<Direction>) -> Option<&'static str> {
     direction.map(|d| match d {
@@ -707,7 +707,7 @@ impl RowGroupCodec for BoardScoreCodec {
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable> {
         use super::columns::{f64s, i64s, strs};
         let path = Path::new(BOARD_SCORES);
-        let frame = crate::import::table::read_checked(path, bytes)?;
+        let frame = crate::store::table::read_checked(path, bytes)?;
         let missing = |column: &str| {
             Error::Input(InputError::new(
                 crate::error::Location::file(path).column(column),
@@ -1175,7 +1175,7 @@ mod tests {
     #[test]
     fn a_frozen_month_applied_in_chunks_is_the_month_applied_whole() -> crate::error::Result<()> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
-        let dataset = crate::import::table::read_dataset(&dir)?;
+        let dataset = crate::store::table::read_dataset(&dir)?;
         let factors = crate::model::FactorSet::default();
         let registry = crate::pipeline::state::Registry::new(&dataset.members);
         let prepared = crate::pipeline::prepare::prepare(&dataset, &registry, &factors, &|| {});
@@ -1209,7 +1209,7 @@ mod tests {
     fn sealed_changes_give_the_bytes_of_the_table_written_whole() -> Result<()> {
         use crate::pipeline::{Mode, RunSettings};
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
-        let dataset = crate::import::table::read_dataset(&dir)?;
+        let dataset = crate::store::table::read_dataset(&dir)?;
         let group = 40;
         let settings = ParquetSettings {
             row_group_size: Some(group),

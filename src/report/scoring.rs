@@ -15,7 +15,6 @@ use rayon::prelude::*;
 use crate::dataset::entrant_table::{EntrantTable, ResultTable};
 use crate::dataset::{Competition, Dataset, Member};
 use crate::error::{Error, Result};
-use crate::import::table::BoardReader;
 use crate::model::{CalcMethod, FactorSet};
 use crate::pipeline::score::{score_source, HandicapInputs, Scored};
 use crate::pipeline::{
@@ -25,6 +24,7 @@ use crate::quarantine::{OnError, Quarantine, Quarantined};
 use crate::report::result_sheet::{write_scored, HandicapResults, ScoreSheet};
 use crate::report::run_folder::load_state;
 use crate::report::sheet::{self, EntrantNames};
+use crate::store::table::BoardReader;
 
 /// The handicaps entrants play off: every member's state, from a state folder or
 /// their starting handicaps, with the factor set that reads them.
@@ -295,7 +295,7 @@ fn start_list_of(
             who(e)
         );
     }
-    let frame = crate::report::frame::FrameBuilder::new(expectations.len())
+    let frame = crate::store::frame::FrameBuilder::new(expectations.len())
         .map("competition_id", expectations, |e| e.competition_id.clone())
         .map("entrant", expectations, |e| e.entrant.clone())
         .map("names", expectations, who)
@@ -313,8 +313,8 @@ fn start_list_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::files::{write_csv, StagedFolder};
     use crate::report::result_sheet::write_sheet;
+    use crate::store::files::{write_csv, StagedFolder};
     use crate::synth::{generate, EventMix, SynthConfig};
 
     /// The sheet written a few competitions at a time has the bytes of the sheet built

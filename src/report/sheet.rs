@@ -107,7 +107,7 @@ impl SheetLine {
     }
 }
 
-/// How a direction is printed: its data-contract name, without a string per line.
+/// How a direction is printed: its name in the outputs (docs/data.md), without a string per line.
 pub fn direction_text(direction: Direction) -> &'static str {
     match direction {
         Direction::NS => "NS",

@@ -1,4 +1,4 @@
-//! Four or five pairs on two tables (seed 003).
+//! Four or five pairs on two tables (the four-and-five-pairs sheets).
 //!
 //! With only two tables there is no field to compare with, so the two tables form a
 //! small team match: table 1's N/S score minus table 2's, in IMPs, counts for table 1's
@@ -37,7 +37,7 @@ pub fn subround_entries(playing: &[(&str, i32)], sitting_out: &[&str]) -> Vec<(S
     entries
 }
 
-/// Seed 003's four or five pairs on two tables.
+/// The four-and-five-pairs sheets' four or five pairs on two tables.
 pub(super) fn four_five_standings(
     competition: &Competition,
     known: &Entrants<'_>,
@@ -118,7 +118,7 @@ pub(super) fn four_five_standings(
 mod tests {
     use super::*;
 
-    /// Seed 003: four pairs, a round's total of −3 IMPs at table 1 N/S: pairs 1 and 2 each
+    /// The four-and-five-pairs sheets: four pairs, a round's total of −3 IMPs at table 1 N/S: pairs 1 and 2 each
     /// receive 3 IMPs, pairs 3 and 4 nothing.
     #[test]
     fn seed_003_four_pairs() {
@@ -134,7 +134,7 @@ mod tests {
         );
     }
 
-    /// Seed 003, five pairs: the sit-out gets the average entry rounded down, here
+    /// The four-and-five-pairs sheets, five pairs: the sit-out gets the average entry rounded down, here
     /// (5 + 5 + 0 + 0)/4 = 2.5 → 2, and (0·4)/4 = 0 for a flat subround.
     #[test]
     fn seed_003_sit_out_average() {

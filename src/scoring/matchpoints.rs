@@ -195,7 +195,7 @@ mod tests {
         }
     }
 
-    /// Seed 001, first board: N/S pairs 1-8 score 170, 420, 100, -140, 50, 170, 140, 300.
+    /// The scoring leaflet, first board: N/S pairs 1-8 score 170, 420, 100, -140, 50, 170, 140, 300.
     #[test]
     fn seed_001_first_board() {
         let board = score_board(
@@ -212,7 +212,7 @@ mod tests {
         assert!((board.top - 14.0).abs() < 1e-12);
     }
 
-    /// Seed 001, second board: seven 4S making (420) and one 3NT making 10 (430).
+    /// The scoring leaflet, second board: seven 4S making (420) and one 3NT making 10 (430).
     #[test]
     fn seed_001_second_board() {
         let board = score_board(
@@ -228,7 +228,7 @@ mod tests {
         );
     }
 
-    /// Ruter's scale is beaten minus lost: the seed 001 board gives 9 − 7 = +2 for pair 1
+    /// Ruter's scale is beaten minus lost: the scoring leaflet's board gives 9 − 7 = +2 for pair 1
     /// (4 beaten, 1 tie, 2 lost), +7 for the top, −7 for the bottom.
     #[test]
     fn plus_minus_scale() {

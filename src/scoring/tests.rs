@@ -31,8 +31,8 @@ fn row(board: u32, ns: &str, ew: &str, contract: &str, declarer: &str, tricks: u
     }
 }
 
-/// Seed 001's two boards as a Mitchell: N/S pairs 1-8, E/W pairs 11-18. Boards 1 and 8
-/// (neither side vulnerable) carry the seed's two travellers.
+/// The scoring leaflet's two boards as a Mitchell: N/S pairs 1-8, E/W pairs 11-18. Boards 1 and 8
+/// (neither side vulnerable) carry the leaflet's two travellers.
 fn seed_001_rows() -> Vec<BoardResult> {
     let first = [
         ("1", "11", "3S", "N", 10),
@@ -80,7 +80,7 @@ fn standing<'a>(scored: &'a ScoredCompetition, entrant: &str) -> &'a Standing {
         .unwrap_or_else(|| panic!("no standing for {entrant}"))
 }
 
-/// Seed 001: the board scores reproduce both published tables; N/S totals are board 1 +
+/// The scoring leaflet: the board scores reproduce both published tables; N/S totals are board 1 +
 /// board 8 = 9+6, 14+6, 4+14, 0+6, 2+6, 9+6, 6+6, 12+6 out of 28, ranked per direction.
 #[test]
 fn seed_001_mitchell() {
@@ -120,7 +120,7 @@ fn seed_001_mitchell() {
         assert_eq!(s.boards_played, 2);
         assert!((s.percent.unwrap_or(f64::NAN) - 100.0 * total / 28.0).abs() < 1e-9);
     }
-    // E/W pair 17 (seed's E/W 7): 14 on board 1 and 8 on board 8: 22 of 28, first E/W.
+    // E/W pair 17 (the leaflet's E/W 7): 14 on board 1 and 8 on board 8: 22 of 28, first E/W.
     let ew7 = standing(&scored, "17");
     assert!((ew7.score - 22.0).abs() < 1e-9);
     assert_eq!((ew7.rank, ew7.direction), (1, Some(Direction::EW)));
@@ -275,7 +275,7 @@ fn team_match() {
     .is_err());
 }
 
-/// Seed 003 with five pairs: subround 1 (boards 1-2) pairs 1-2 at table 1, 3-4 at table
+/// The four-and-five-pairs sheets with five pairs: subround 1 (boards 1-2) pairs 1-2 at table 1, 3-4 at table
 /// 2, pair 5 out. Table 1's N/S scores −420 and 170 against table 2's −450 and 620:
 /// differences +30 (1 IMP) and −450 (−10 IMPs): −9 for pair 1 and pair 4, +9 for pairs 2
 /// and 3. Entries: 2 and 3 get 9, pair 5 gets (9+9)/4 = 4.5 → 4.
@@ -378,7 +378,7 @@ fn individual_event() {
     assert_eq!(standing(&scored, "3").direction, None);
 }
 
-/// The default `bye_score = skip`: pairs 1 and 11 miss board 8 of seed 001, so totals
+/// The default `bye_score = skip`: pairs 1 and 11 miss board 8 of the scoring leaflet, so totals
 /// are not comparable and each line is ranked by percentage. Board 8 is played 7 times;
 /// Neuberg makes the raw 12 of 430 (pair 3) (12 + 1)·8/7 − 1 = 97/7 and the raw 5 of
 /// each 420 (5 + 1)·8/7 − 1 = 41/7, top 14 per board. N/S:
@@ -471,7 +471,7 @@ fn bye_session_average() {
     assert!((s.percent.unwrap_or(f64::NAN) - 100.0 * 9.0 / 14.0).abs() < 1e-9);
 }
 
-/// Compscore's scaling and travellers, on seed 001 with pairs 1 and 11 missing board 8
+/// Compscore's scaling and travellers, on the scoring leaflet with pairs 1 and 11 missing board 8
 /// (played 7 times where 8 were due): the travellers of board 8 show the raw points
 /// among 7 (430 is a top of 12) while the totals carry Neuberg's (12 + 1)·8/7 − 1 = 97/7;
 /// pair 1 (9 on board 1) is scaled to the 2 boards the other N/S pairs played, 18.
@@ -500,7 +500,7 @@ fn most_in_direction_and_unfactored_travellers() {
 }
 
 /// A penalty moves the total and the percentage, not the board's points: pair 1 has
-/// 9 + 6 = 15 of 28 on seed 001, plus 2 = 17, 60.71 %.
+/// 9 + 6 = 15 of 28 on the scoring leaflet, plus 2 = 17, 60.71 %.
 #[test]
 fn penalties_move_totals() {
     let comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
@@ -580,7 +580,7 @@ fn tie_break_order_and_session_percentage() {
     assert_eq!(ranks("off"), (1, 1));
     assert_eq!(ranks("session,topscore"), (2, 1));
     assert_eq!(ranks("topscore,session"), (1, 2));
-    // The earlier names keep seed 000's order: meeting (A and B never met), then session.
+    // The earlier names keep the tie-break rules' order: meeting (A and B never met), then session.
     assert_eq!(ranks("all_scores"), (2, 1));
     // Without session rows the session method passes and topscore decides.
     let one_session: Vec<BoardResult> = rows

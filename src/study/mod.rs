@@ -77,7 +77,7 @@ pub struct StudyData {
     pub competitions: Vec<PreparedCompetition>,
     /// The class of each competition (replay order), for sets with other class weights.
     pub classes: Vec<Option<String>>,
-    /// Competitions left out because they break a rule of the data contract (as a run
+    /// Competitions left out because they break a rule of docs/data.md (as a run
     /// lists them in `quarantine.csv`).
     pub quarantined: usize,
     prepared_with: std::collections::BTreeMap<String, f64>,

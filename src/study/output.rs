@@ -7,8 +7,8 @@ use polars::prelude::*;
 
 use crate::dataset::MemberId;
 use crate::error::{Error, InputError, Location, Result};
-use crate::report::files::{write_parquet, Commit};
-use crate::report::frame::FrameBuilder;
+use crate::store::files::{write_parquet, Commit};
+use crate::store::frame::FrameBuilder;
 
 use super::{MetricRow, Study, Truth};
 
@@ -60,7 +60,7 @@ fn read_columns(path: &Path, columns: &[(&str, DataType)]) -> Result<DataFrame> 
             .finish()
             .map_err(|e| Error::polars(path, e))?
     } else {
-        crate::import::table::read_file_checked(path)?
+        crate::store::table::read_file_checked(path)?
     };
     let mut out = Vec::new();
     for (name, dtype) in columns {

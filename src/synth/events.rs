@@ -453,7 +453,7 @@ impl<'a> MonthBuilder<'a> {
         }
     }
 
-    /// A one-day Swiss pairs congress (seed 002): seven 8-board matches, six of nine
+    /// A one-day Swiss pairs congress (the Swiss pairs regulations): seven 8-board matches, six of nine
     /// boards for an entry under twelve, every table of a round playing the same boards.
     /// Round 1 is seated at random, later rounds are drawn from the standings so far
     /// (the same draw `bridgehcp draw` gives); an odd entry's last pair is the house

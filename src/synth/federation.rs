@@ -346,7 +346,7 @@ fn random_name(rng: &mut Rng) -> String {
 }
 
 /// Clubs run different programs: every third club scores like Ruter, every third like
-/// Compscore, the rest with the defaults of `spec/scoring.md`.
+/// Compscore, the rest with the defaults (`Conventions::default()`).
 fn club_conventions(club: usize) -> Conventions {
     match club % 3 {
         1 => Conventions {
@@ -368,7 +368,7 @@ fn club_conventions(club: usize) -> Conventions {
 mod tests {
     use super::*;
 
-    /// The masterpoint table of `spec/handicap-model.md`: MP 0 → 52.0, 10 → 47.3,
+    /// The masterpoint table of `docs/model.md`: MP 0 → 52.0, 10 → 47.3,
     /// 30 → 40.0, 50 → 34.7, 100 → 26.0, 300 → 13.0, 1000 → 4.7, 3000 → 1.68.
     #[test]
     fn masterpoints_invert_the_starting_formula() {

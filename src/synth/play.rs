@@ -211,7 +211,7 @@ pub fn play(
     }
 }
 
-/// Checks a contract string of the data contract: `PASS`, or level 1–7, strain, and
+/// Checks a contract string in the dataset's notation: `PASS`, or level 1–7, strain, and
 /// optionally `X` or `XX`, written exactly in the contract's notation. Returns the level
 /// when a contract was bid.
 pub fn contract_level(contract: &str) -> Option<Option<u8>> {

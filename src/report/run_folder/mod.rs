@@ -27,7 +27,7 @@ pub use state::load_state;
 #[derive(Debug)]
 pub struct CheckedFile {
     pub bytes: Vec<u8>,
-    pub marks: crate::report::files::HashMarks,
+    pub marks: crate::store::files::HashMarks,
 }
 
 /// The manifest: what the run read, how it was set, what it wrote.
@@ -100,10 +100,10 @@ pub struct RunFolder {
 
 impl RunFolder {
     /// Opens the folder `flag` named: first puts it right after a run killed while
-    /// replacing it (see [`crate::report::files::recover`]), then reads its manifest. A
+    /// replacing it (see [`crate::store::files::recover`]), then reads its manifest. A
     /// folder an older version wrote, or one with no manifest, is refused.
     pub fn open(path: &Path, flag: &'static str) -> Result<RunFolder> {
-        crate::report::files::recover(path)?;
+        crate::store::files::recover(path)?;
         Self::read(path, flag)
     }
 
@@ -167,12 +167,12 @@ impl RunFolder {
 
     /// [`RunFolder::read_checked`], with the hash's marks along the bytes: a file that
     /// begins with them is hashed from the last mark it shares, not from its start
-    /// (see [`crate::report::files::Hashing::after`]).
+    /// (see [`crate::store::files::Hashing::after`]).
     pub fn read_checked_marked(&self, name: &str) -> Result<CheckedFile> {
         let recorded = self.recorded(name)?;
         let path = self.file(name);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        let marks = crate::report::files::HashMarks::of(&bytes);
+        let marks = crate::store::files::HashMarks::of(&bytes);
         if marks.digest() != recorded {
             return Err(self.refuse(format!(
                 "`{name}` is not the file {MANIFEST} records (its SHA-256 differs): the folder was changed after the run or mixes two runs"
@@ -331,22 +331,22 @@ pub fn check_replacing(out: &Path, run: &SameRun<'_>, replace: bool) -> Result<(
 }
 
 /// Writes an output folder whole, as a run's is written: first puts right what a
-/// command killed while replacing it left ([`crate::report::files::recover`]), refuses a
+/// command killed while replacing it left ([`crate::store::files::recover`]), refuses a
 /// folder holding anything but `files` (the names the folder may hold), then has
 /// `write` fill a staging folder that takes the folder's place in one step
-/// ([`crate::report::files::write_replacing`]). Killed at any point, the command leaves
+/// ([`crate::store::files::write_replacing`]). Killed at any point, the command leaves
 /// the previous folder whole, never a mix of old and new files. `what` names the
 /// command's output in messages (`a study`).
 pub fn write_whole(
     out: &Path,
     files: &[&str],
     what: &str,
-    commit: crate::report::files::Commit<'_>,
+    commit: crate::store::files::Commit<'_>,
     write: impl FnOnce(&Path) -> Result<()>,
 ) -> Result<()> {
-    crate::report::files::recover(out)?;
-    crate::report::files::check_replaceable_as(out, files, what)?;
-    crate::report::files::write_replacing(out, commit, write)
+    crate::store::files::recover(out)?;
+    crate::store::files::check_replaceable_as(out, files, what)?;
+    crate::store::files::write_replacing(out, commit, write)
 }
 
 /// SHA-256 of a file's bytes, in hex, read a block at a time.
@@ -492,7 +492,7 @@ mod tests {
 
     /// Written and read back, a manifest is the one written; and it spells its
     /// settings as `run.json` always has (the pipeline's enums in lower case, the
-    /// keys in the order of the data contract).
+    /// keys in the order docs/data.md lists them).
     #[test]
     fn a_manifest_reads_back_as_written() {
         let manifest = example();
@@ -544,7 +544,7 @@ mod tests {
     }
 
     /// A folder an older version wrote (`run.toml`, no `run.json`) is refused with the
-    /// message the data contract documents, naming the option that gave it.
+    /// message docs/data.md documents, naming the option that gave it.
     #[test]
     fn an_old_run_toml_folder_gets_the_documented_message() {
         let dir = folder_with(&[(OLD_MANIFEST, "mode = \"frozen\"\n")]);

@@ -14,10 +14,10 @@ use polars::prelude::*;
 
 use crate::dataset::date_from_days;
 use crate::error::{Error, InputError, Location, Result};
-use crate::import::table::guarded;
 use crate::pipeline::ledger::{sha256, Entry, Status};
 use crate::pipeline::state::{month_index, PlayerState};
 use crate::pipeline::state_io::{PreviousRun, RunRecord};
+use crate::store::table::guarded;
 
 use super::{RunFolder, APPLIED, HANDICAPS};
 
@@ -31,7 +31,7 @@ fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> 
 }
 
 fn read_frame(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
-    guarded(path, || crate::import::table::read_checked(path, &bytes))?
+    guarded(path, || crate::store::table::read_checked(path, &bytes))?
 }
 
 /// Opens the state folder `--state` names (see [`RunFolder::open`]) and reads the

@@ -833,8 +833,8 @@ mod tests {
         BoardRef, BoardResult, BoardRow, Competition, Entrant, Format, ScoringMethod,
     };
     use crate::error::InputError;
-    use crate::import::table::locate::Frame;
     use crate::import::validate::Validator;
+    use crate::store::table::locate::Frame;
 
     /// Eight board rows: two that build, four with a broken cell each (an int32
     /// overflow, a negative round, a NaN penalty, 14 tricks), then one without a

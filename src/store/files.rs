@@ -830,7 +830,7 @@ const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 /// changing it would change the data. Numeric columns are never touched.
 ///
 /// ```
-/// use bridgehcp::report::files::neutralise_formula;
+/// use bridgehcp::store::files::neutralise_formula;
 /// assert_eq!(neutralise_formula("=1+1"), "'=1+1");
 /// assert_eq!(neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
 /// assert_eq!(neutralise_formula("-2+3"), "'-2+3");
@@ -1561,7 +1561,7 @@ mod tests {
             "member_id" => (0..n as i64).map(|i| i * 7919 % 30011).collect::<Vec<_>>(),
             "updated" => (0..n).map(|i| i % 3 == 0).collect::<Vec<_>>(),
         )?;
-        whole.with_column(crate::report::frame::date_column(
+        whole.with_column(crate::store::frame::date_column(
             "date",
             (0..n).map(|i| chrono::NaiveDate::from_num_days_from_ce_opt(739_000 + (i / 40) as i32)),
         ))?;

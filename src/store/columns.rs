@@ -16,12 +16,12 @@ use crate::error::{Error, InputError, Location, Result};
 
 /// Reads the Parquet file at `path`.
 pub fn read_parquet(path: &Path) -> Result<DataFrame> {
-    crate::import::table::read_file_checked(path)
+    crate::store::table::read_file_checked(path)
 }
 
 /// Reads a Parquet file's `bytes` (`path` names it in errors).
 pub fn parquet_from_bytes(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
-    crate::import::table::guarded(path, || crate::import::table::read_checked(path, &bytes))?
+    crate::store::table::guarded(path, || crate::store::table::read_checked(path, &bytes))?
 }
 
 /// Reads the CSV file at `path` (header row, every column as text).

@@ -813,7 +813,7 @@ mod arrow_tests {
     use super::Presence::{Optional, Required};
     use super::{Col, Source};
     use crate::dataset::Text;
-    use crate::import::table::locate::Frame;
+    use crate::store::table::locate::Frame;
 
     /// A frame of `columns` as a Parquet file gives them, its first row the file's
     /// row `first_row` (0-based).

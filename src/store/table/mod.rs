@@ -1,4 +1,4 @@
-//! Reading a dataset folder (the data contract's five tables) into a [`Dataset`].
+//! Reading a dataset folder (the five tables of docs/data.md) into a [`Dataset`].
 //!
 //! Datasets come from federation exports (one Parquet file per table), from data
 //! pipelines (hive-partitioned folders) and from people typing CSV by hand, so every form
@@ -40,7 +40,7 @@ use rows::{build_competitions, build_entrants, build_results, check_rows, read_m
 use stream::BoardFiles;
 pub use stream::{BoardReader, Opened};
 
-/// The tables of the data contract, in the order they are read and checked.
+/// The dataset's tables, in the order they are read and checked.
 pub const TABLES: [&str; 5] = ["members", "competitions", "entrants", "results", "boards"];
 
 /// Reads and checks the dataset in `dir`, stopping at the first broken rule.
@@ -145,7 +145,7 @@ pub struct DataFile {
     pub month: Option<String>,
 }
 
-/// Every file the reader would open for the tables of the data contract, in table
+/// Every file the reader would open for the dataset's tables, in table
 /// order, then path order.
 pub fn data_files(dir: &Path) -> Result<Vec<DataFile>, Error> {
     let mut found = Vec::new();

@@ -9,7 +9,7 @@
 //! import builds the whole next version in a hidden folder beside the dataset, the
 //! files it does not change hard-linked from the current version (no copy of the
 //! history per import), and exchanges the two folders in one atomic rename
-//! ([`crate::report::files::write_replacing`]). Killed at any moment the dataset is the
+//! ([`crate::store::files::write_replacing`]). Killed at any moment the dataset is the
 //! version before or the version after; what the killed process left beside it is
 //! cleaned up (or, killed between the two renames of a file system that cannot
 //! exchange, moved back) by the next `import` or `run` through [`recover_dataset`],
@@ -159,7 +159,7 @@ pub fn recover_dataset(dir: &Path) -> Result<Vec<String>, Error> {
         }
         _ => Vec::new(),
     };
-    for path in crate::report::files::recover(dir)? {
+    for path in crate::store::files::recover(dir)? {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -15,7 +15,7 @@ use polars::prelude::{Column, DataFrame};
 
 use crate::error::{Error, Result};
 use crate::import::batch::{Entry, Status};
-use crate::report::columns;
+use crate::store::columns;
 
 /// The log's Parquet file in a dataset folder.
 pub const PARQUET: &str = "import_log.parquet";
@@ -130,11 +130,11 @@ pub fn read_noting(dir: &Path) -> Result<(Vec<LogRow>, Option<String>)> {
 
 /// The rows of `import_log.parquet`.
 fn read_parquet_log(path: &Path) -> Result<Vec<LogRow>> {
-    let df = crate::import::table::guarded(path, || columns::read_parquet(path))??;
+    let df = crate::store::table::guarded(path, || columns::read_parquet(path))??;
     log_rows(&df, path)
 }
 
-/// The rows of `import_log.csv`, as [`write_csv`](crate::report::files::write_csv) wrote
+/// The rows of `import_log.csv`, as [`write_csv`](crate::store::files::write_csv) wrote
 /// them: a text cell it marked with `'` so that a spreadsheet would not run it as a
 /// formula is read without the mark.
 fn read_csv_log(path: &Path) -> Result<Vec<LogRow>> {
@@ -164,7 +164,7 @@ fn read_csv_log(path: &Path) -> Result<Vec<LogRow>> {
 /// A CSV cell without the `'` that marks text a spreadsheet would take for a formula.
 fn unmarked(cell: &str) -> String {
     match cell.strip_prefix('\'') {
-        Some(rest) if crate::report::files::neutralise_formula(rest) != rest => rest.to_owned(),
+        Some(rest) if crate::store::files::neutralise_formula(rest) != rest => rest.to_owned(),
         _ => cell.to_owned(),
     }
 }
@@ -250,8 +250,8 @@ pub fn with_batch(mut rows: Vec<LogRow>, entries: &[Entry], written: bool) -> Ve
 /// Writes the log `rows` as the two files of `dir`.
 pub fn write(dir: &Path, rows: &[LogRow]) -> Result<()> {
     let df = frame(rows)?;
-    crate::report::files::write_parquet(&df, &dir.join(PARQUET))?;
-    crate::report::files::write_csv(&df, &dir.join(CSV))
+    crate::store::files::write_parquet(&df, &dir.join(PARQUET))?;
+    crate::store::files::write_csv(&df, &dir.join(CSV))
 }
 
 /// Appends `entries` to the log in `dir` as a new batch; returns its number.

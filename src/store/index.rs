@@ -35,10 +35,10 @@ use sha2::{Digest, Sha256};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::import::table::{data_files, open_partitions, DataFile, Partitions};
 use crate::pipeline::ledger::{self, Indexed};
 use crate::quarantine::OnError;
-use crate::report::frame::FrameBuilder;
+use crate::store::frame::FrameBuilder;
+use crate::store::table::{data_files, open_partitions, DataFile, Partitions};
 
 /// The index's file name, in the dataset folder.
 pub const FILE: &str = "competition_index.parquet";
@@ -325,7 +325,7 @@ fn same_files(a: &[IndexedFile], b: &[IndexedFile]) -> bool {
 /// listed in the month of its date, by month and id.
 fn whole_competitions(dir: &Path) -> Result<Vec<Indexed>> {
     let progress = crate::scoring::progress::NoProgress;
-    let (opened, entrants, results) = crate::import::table::open_partitions_compact(
+    let (opened, entrants, results) = crate::store::table::open_partitions_compact(
         dir,
         OnError::Quarantine,
         &Partitions::All,
@@ -509,14 +509,14 @@ pub fn write(dir: &Path, index: &DatasetIndex) -> Result<()> {
         .column("ledger_scheme", vec![i64::from(ledger::SCHEME); height])
         .build()
         .map_err(|e| Error::polars(&path, e))?;
-    crate::report::files::write_parquet(&frame, &path)
+    crate::store::files::write_parquet(&frame, &path)
 }
 
 /// Reads an index file; an error says what is wrong with it.
 fn read(path: &Path) -> std::result::Result<DatasetIndex, String> {
-    use crate::report::columns::{dates, i64s, read_parquet, strs};
+    use crate::store::columns::{dates, i64s, read_parquet, strs};
     // A damaged file must not stop the run: the index is then not used.
-    let df = crate::import::table::guarded(path, || read_parquet(path))
+    let df = crate::store::table::guarded(path, || read_parquet(path))
         .and_then(|read| read)
         .map_err(|e| e.to_string())?;
     let text = |name: &str| strs(&df, path, name).map_err(|e| e.to_string());

@@ -1,10 +1,10 @@
-//! Writing a [`Dataset`] back out as the data contract's five tables.
+//! Writing a [`Dataset`] back out as the dataset's five tables (docs/data.md).
 //!
 //! The importers (PBN, USEBIO) produce datasets that analysts and other tools read with
 //! their own Parquet readers, so the column names and types here are exactly the
 //! contract's: ids int64, counts int32, dates as Date, plus the scoring conventions of
 //! each competition as string columns so that a written dataset scores the same when
-//! read back. Reading the files with [`crate::import::table::read_dataset`] gives the
+//! read back. Reading the files with [`crate::store::table::read_dataset`] gives the
 //! same dataset (apart from each row's origin).
 
 use std::collections::{BTreeSet, HashMap};
@@ -15,9 +15,9 @@ use polars::prelude::*;
 
 use crate::dataset::{Competition, Dataset, Origin};
 use crate::error::{Error, InputError, Location};
-use crate::import::table::TABLES;
-use crate::report::dataset_commit::{finish_in_progress, link_tree, mark_in_progress};
-use crate::report::files::{write_parquet, write_replacing, write_staged, Commit};
+use crate::store::commit::{finish_in_progress, link_tree, mark_in_progress};
+use crate::store::files::{write_parquet, write_replacing, write_staged, Commit};
+use crate::store::table::TABLES;
 
 /// The five tables as frames, in contract order, named as the contract names them.
 pub fn dataset_frames(dataset: &Dataset) -> Result<Vec<(&'static str, DataFrame)>, Error> {
@@ -83,7 +83,7 @@ const PARTITIONED: [&str; 4] = ["competitions", "entrants", "results", "boards"]
 /// A table in another form (`boards.parquet`, `boards.csv`) from an earlier layout is
 /// rewritten as partitions (`all_months` must then be true) and left out of the new
 /// version. The next version of the whole folder is built beside it (unchanged files
-/// hard-linked) and takes its place in one step ([`crate::report::dataset_commit`]), so
+/// hard-linked) and takes its place in one step ([`crate::store::commit`]), so
 /// a process killed at any point leaves the version before or the version after, never
 /// a mix; `commit.at` is called at `members-written` (the next version half built) and
 /// at the points of [`write_replacing`].
@@ -175,7 +175,7 @@ pub fn write_months_with(
         if let Some(beside) = beside {
             (beside.write)(staging)?;
         }
-        crate::report::dataset_index::refresh(staging, dir)
+        crate::store::index::refresh(staging, dir)
     })?;
     finish_in_progress(dir)
 }

@@ -548,10 +548,10 @@ mod tests {
     use super::{complete_competitions, BoardFiles, Piece, Waiting, UNLISTED};
     use crate::dataset::{BoardBatch, BoardResult, BoardRow, BoardSlot, OwnedBoards, Text};
     use crate::error::{InputError, Location};
-    use crate::import::table::rows::{CheckedBoards, OWNED};
-    use crate::import::table::Check;
     use crate::import::validate::Validator;
     use crate::quarantine::{OnError, Quarantine};
+    use crate::store::table::rows::{CheckedBoards, OWNED};
+    use crate::store::table::Check;
 
     /// Board files of two pieces: `a` whole in the first, `b` in both, `c` whole in
     /// the second.
