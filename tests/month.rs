@@ -105,12 +105,27 @@ fn every_month_folder_answers_for_the_whole_history() {
         "handicaps.parquet",
         "ranking.csv",
         "ranking_published.csv",
+        "non_members.csv",
+        "unrated.csv",
     ] {
         assert!(
             read(&december.join(name)) == read(&one.join(name)),
             "{name} of the December folder differs from one run's"
         );
     }
+    // The lists answer for the whole history too: before, December's held December's
+    // lines only.
+    let lines = |folder: &str| {
+        text(&cwd.join(folder).join("non_members.csv"))
+            .lines()
+            .count()
+    };
+    assert!(
+        lines("2015") > 1 && lines("2015") < lines("2016-12"),
+        "non_members.csv: {} lines in 2015, {} in December",
+        lines("2015"),
+        lines("2016-12")
+    );
 
     // The member who played most: the December folder's statement is one run's, and it
     // counts every competition since June 2015.
@@ -445,7 +460,23 @@ fn a_state_without_the_whole_history_is_replayed_once() {
         cwd,
     ));
     let manifest = cwd.join("jan/run.json");
-    let older = text(&manifest).replace("  \"whole_history\": true,\n", "");
+    let whole = text(&manifest);
+    // A version that carried changes and standings but not the lists of non-members
+    // and unrated competitions: replayed as well.
+    let lists = whole.replace("  \"whole_lists\": true,\n", "");
+    assert!(!lists.contains("whole_lists") && lists.contains("whole_history"));
+    std::fs::write(&manifest, lists).unwrap();
+    let stdout = ok(&bridgehcp(
+        &["run", "--data", "club", "--state", "jan", "--out", "lists"],
+        cwd,
+    ));
+    assert!(
+        stdout.contains("so the whole history was replayed from the start"),
+        "{stdout}"
+    );
+    let older = whole
+        .replace("  \"whole_history\": true,\n", "")
+        .replace("  \"whole_lists\": true,\n", "");
     assert!(!older.contains("whole_history"));
     std::fs::write(&manifest, older).unwrap();
     let stdout = ok(&bridgehcp(
@@ -453,7 +484,7 @@ fn a_state_without_the_whole_history_is_replayed_once() {
         cwd,
     ));
     assert!(
-        stdout.contains("the previous run's state cannot be continued as it is (the state's changes and standings hold its own month only, as an older version of bridgehcp wrote them), so the whole history was replayed from the start"),
+        stdout.contains("the previous run's state cannot be continued as it is (the state's changes and standings, or its lists of non-members and unrated competitions, hold its own month only, as an older version of bridgehcp wrote them), so the whole history was replayed from the start"),
         "{stdout}"
     );
     ok(&bridgehcp(

@@ -40,7 +40,7 @@ pub struct ImportArgs {
     #[arg(value_enum)]
     pub format: ExportFormat,
     /// Export files, or folders (every .pbn and .xml file below them).
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required = true, value_name = "FILE", value_parser = existing_path)]
     pub files: Vec<PathBuf>,
     /// Dataset folder to write, or to add to when it already holds a dataset.
     #[arg(long, value_name = "DIR")]
@@ -54,12 +54,24 @@ pub struct ImportArgs {
     /// optionally `club` and `district`): a number in it is that member, with the
     /// register's name, club and district (another printed name is reported as
     /// `name_differs`); a number not in it is reported and imported as a non-member.
-    #[arg(long, value_name = "REGISTER")]
+    #[arg(long, value_name = "REGISTER", value_parser = existing_path)]
     pub members: Option<PathBuf>,
     /// Refuse a file whose recomputed results differ from the figures its program
     /// printed (status `mismatch`), instead of importing it with the difference reported.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// A path given to `import` that must exist: a mistyped folder (`incoming/2018-13/`)
+/// is a usage error before anything is read or written, not a refused file the
+/// dataset's log would keep and the month's report list.
+fn existing_path(text: &str) -> std::result::Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err("no such file or folder (nothing was written)".to_owned())
+    }
 }
 
 /// What an import did.
@@ -91,6 +103,11 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         eprintln!("{found}");
     }
     let _lock = crate::store::commit::DatasetLock::exclusive(&out)?;
+    // Read first: a log that cannot be read stops the import before anything changes.
+    let (log, note) = import_log::read_noting(&out)?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
     let existing = existing_dataset(&out)?;
     let register = match &args.members {
         Some(path) => Some(batch::Register::new(
@@ -112,15 +129,21 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
             "{refused} of {} refused (listed above and in {}); nothing was imported. \
              Fix or remove them, or pass --keep-going to import the rest",
             crate::report::count(files.len(), "file", "files"),
-            args.out.join("import-report.csv").display()
+            args.out.join(REPORT).display()
         )))
     } else {
-        write(&batch, &out)
+        write(&batch, &out, &log)
     };
     let written = matches!(outcome, Ok(true));
-    let rows = import_log::rows_of(&batch.entries, 0, "", written);
-    crate::store::files::write_csv(&report_frame(&rows)?, &args.out.join("import-report.csv"))?;
-    import_log::append(&args.out, &batch.entries, written)?;
+    if !written {
+        // The dataset is as it was: the report and the log say so on their own.
+        let rows = import_log::rows_of(&batch.entries, 0, "", false);
+        crate::store::files::write_csv(&report_frame(&rows)?, &args.out.join(REPORT))?;
+        import_log::write(
+            &args.out,
+            &import_log::with_batch(log, &batch.entries, false),
+        )?;
+    }
     outcome?;
     Ok(ImportSummary {
         files: files.len(),
@@ -129,8 +152,13 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
     })
 }
 
-/// Writes the months the batch changed; false when there was nothing to write.
-fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
+/// The report of the last import, beside the dataset.
+const REPORT: &str = "import-report.csv";
+
+/// Writes the months the batch changed, and with them, in the same version of the
+/// folder, the import's report and the log `log` with the batch added: the dataset
+/// and its log change together or not at all. False when there was nothing to write.
+fn write(batch: &Batch, out: &std::path::Path, log: &[LogRow]) -> Result<bool> {
     crate::import::validate::validate(&batch.dataset)?;
     let mut months: std::collections::BTreeSet<String> = batch
         .dataset
@@ -143,12 +171,23 @@ fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
     let legacy = crate::store::writer::has_single_file_tables(out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
-        crate::store::writer::write_months(
+        let logged = import_log::with_batch(log.to_vec(), &batch.entries, true);
+        let report = report_frame(&import_log::rows_of(&batch.entries, 0, "", true))?;
+        let write_beside = |staging: &std::path::Path| -> Result<()> {
+            crate::store::files::write_csv(&report, &staging.join(REPORT))?;
+            import_log::write(staging, &logged)
+        };
+        let beside = crate::store::writer::Beside {
+            names: &[REPORT, import_log::PARQUET, import_log::CSV],
+            write: &write_beside,
+        };
+        crate::store::writer::write_months_with(
             &batch.dataset,
             out,
             &months,
             legacy,
             crate::cli::run::test_commit(),
+            Some(&beside),
         )?;
     }
     Ok(written)

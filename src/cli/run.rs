@@ -80,6 +80,11 @@ pub struct RunArgs {
     /// Do not write board_scores.parquet (the largest output); the others are unchanged.
     #[arg(long)]
     pub no_board_scores: bool,
+    /// Replace --out even when it holds another run (another dataset folder, --until or
+    /// --state). Without it such a folder is refused; one holding the same run is
+    /// replaced (a month run again).
+    #[arg(long)]
+    pub replace: bool,
     /// Which result is rated when a competition has both table results and the results
     /// its club's program published: the published one (the club's official result) or
     /// the one recomputed from the table results. They differ only for sessions the
@@ -199,6 +204,8 @@ pub struct RunPlan {
     pub state: Option<PathBuf>,
     pub threads: Option<usize>,
     pub quiet: bool,
+    /// Replace `out` even when it holds another run (`--replace`).
+    pub replace: bool,
     pub settings: RunSettings,
     /// The factor set's file (`None`: the built-in set).
     pub factors: Option<PathBuf>,
@@ -305,6 +312,7 @@ impl RunArgs {
             state: self.state.clone().or(definition.state),
             threads: self.threads,
             quiet: self.quiet,
+            replace: self.replace,
             factors: factors_path,
             pipeline,
             settings: RunSettings {
@@ -397,6 +405,12 @@ pub fn execute(plan: &RunPlan) -> Result<RunSummary> {
         run_folder::check_out_and_state(&plan.out, state)?;
     }
     crate::store::files::recover(&plan.out)?;
+    let same_run = run_folder::SameRun {
+        data: &plan.data,
+        until: plan.settings.until,
+        state: plan.state.as_deref(),
+    };
+    run_folder::check_replacing(&plan.out, &same_run, plan.replace)?;
     for found in crate::store::commit::recover_dataset(&plan.data)? {
         eprintln!("{found}");
     }

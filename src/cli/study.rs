@@ -157,7 +157,7 @@ pub fn execute(args: &StudyArgs) -> Result<Study> {
     };
     let result = study::run(&data, &sets, &options, &|_| bar.inc(1))?;
     bar.finish_and_clear();
-    study::output::write_study(&args.out, &result)?;
+    study::output::write_study(&args.out, &result, crate::cli::run::test_commit())?;
     Ok(result)
 }
 
@@ -172,6 +172,11 @@ pub fn print_summary(args: &StudyArgs, study: &Study) {
         "{:<40} {:>8} {:>22} {:>20} {:>20} {:>18} {:>22}",
         "set", "entrants", "r", "RMSE", "calibrated RMSE", "slope", "r gain vs best baseline"
     );
+    let best = study
+        .rows
+        .iter()
+        .find(|r| r.metric == study::gain_metric("pearson_r"))
+        .and_then(|r| r.detail.as_deref());
     for t in &study.tracks {
         let row = |m: &str| {
             study.rows.iter().find(|r| {
@@ -196,9 +201,14 @@ pub fn print_summary(args: &StudyArgs, study: &Study) {
             f(&study::gain_metric("pearson_r"), 3),
         );
     }
+    if let Some(best) = best {
+        println!(
+            "best baseline: {best} (the highest r in the test period; each gain is r minus its r, on the same bootstrap draws)"
+        );
+    }
     println!(
         "outputs: {} and {}",
-        args.out.join("study.parquet").display(),
-        args.out.join("study.html").display()
+        args.out.join(study::output::PARQUET).display(),
+        args.out.join(study::output::HTML).display()
     );
 }

@@ -154,6 +154,11 @@ fn check_bytes(
         ));
     }
     let detected = ExportKind::detect(bytes);
+    let expected = match kind.unwrap_or(detected) {
+        ExportKind::Pbn => "a PBN",
+        ExportKind::Usebio => "a USEBIO XML",
+    };
+    super::published::check_text(path, bytes, expected)?;
     match (kind, detected) {
         (Some(ExportKind::Usebio), ExportKind::Pbn) => {
             return Err(InputError::new(

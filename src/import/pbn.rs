@@ -90,7 +90,7 @@ pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
 /// Reads a PBN result export already in memory; `path` names it in errors and origins.
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
     let file: Arc<Path> = Arc::from(path);
-    let text = super::published::decode_text(bytes);
+    let text = super::published::export_text(path, bytes, "a PBN")?;
     let raw = read_lines(&file, &text)?;
     build(&file, raw)
 }

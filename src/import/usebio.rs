@@ -64,7 +64,7 @@ pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
     let file: Arc<Path> = Arc::from(path);
     // Compscore writes UTF-8; other programs declare ISO-8859-1 and write it.
-    let text = super::published::decode_text(bytes);
+    let text = super::published::export_text(path, bytes, "a USEBIO XML")?;
     let root = read_tree(&file, &text)?;
     build(&root)
 }

@@ -921,6 +921,8 @@ pub fn write_run(
     let (unrated, quarantine, applied, corrections, non_members) = second;
     let (unrated, quarantine, applied, corrections, non_members) =
         (unrated?, quarantine?, applied?, corrections?, non_members?);
+    let unrated_before = carried_list(output, UNRATED, &unrated)?;
+    let non_members_before = carried_list(output, NON_MEMBERS, &non_members)?;
     let changes_groups = copied_groups(history.changes.as_ref(), CHANGES)?;
     let standings_groups = copied_groups(history.standings.as_ref(), STANDINGS)?;
     let adjusted = adjusted_results(output);
@@ -938,13 +940,17 @@ pub fn write_run(
             (CORRECTIONS, &|to| write_csv_hashed(&corrections, to, true)),
             (HANDICAPS, &|to| write_parquet_hashed(&handicaps, to)),
             (QUARANTINE, &|to| write_csv_hashed(&quarantine, to, false)),
-            (NON_MEMBERS, &|to| write_csv_hashed(&non_members, to, false)),
+            (NON_MEMBERS, &|to| {
+                write_list(&non_members, to, non_members_before.as_deref())
+            }),
             (RANKING_CSV, &|to| write_csv_hashed(&ranking, to, false)),
             (RANKING, &|to| write_parquet_hashed(&ranking, to)),
             (RANKING_PUBLISHED, &|to| {
                 write_csv_hashed(&published, to, true)
             }),
-            (UNRATED, &|to| write_csv_hashed(&unrated, to, false)),
+            (UNRATED, &|to| {
+                write_list(&unrated, to, unrated_before.as_deref())
+            }),
         ];
         let mut small_digests: Vec<Option<Result<String>>> = small.iter().map(|_| None).collect();
         rayon::scope_fifo(|tasks| {
@@ -1030,6 +1036,33 @@ pub fn write_run(
                 .map_err(|e| Error::io(path(MANIFEST), e))
         })
     })
+}
+
+/// The previous folder's lines of the list `name` (`unrated.csv`, `non_members.csv`)
+/// that a continued run writes ahead of its own rows `new`, checked against the
+/// previous `run.json`, without those of the competitions this run lists again (see
+/// [`super::history::carried_csv`]); `None` when the run is not continued.
+fn carried_list(output: &RunOutput, name: &str, new: &DataFrame) -> Result<Option<Vec<u8>>> {
+    let Some(folder) = &output.carried_from else {
+        return Ok(None);
+    };
+    let bytes = super::run_folder::RunFolder::read(folder, "--state")?.read_checked(name)?;
+    let rescored: std::collections::HashSet<&str> = output
+        .prepared
+        .competitions
+        .iter()
+        .map(|c| c.competition_id.as_str())
+        .collect();
+    let header = super::files::csv_header(new);
+    super::history::carried_csv(&folder.join(name), &bytes, &header, &rescored).map(Some)
+}
+
+/// A list's CSV: the carried lines `before`, when there are, then the frame's rows.
+fn write_list(frame: &DataFrame, to: &Path, before: Option<&[u8]>) -> Result<String> {
+    match before {
+        Some(before) => super::files::write_csv_after_hashed(frame, to, before),
+        None => write_csv_hashed(frame, to, false),
+    }
 }
 
 /// What a continued run carries of the previous folder's `changes.parquet` and

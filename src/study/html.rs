@@ -98,10 +98,17 @@ pub fn render(study: &Study) -> String {
     );
     let first_date = study.dates.first().copied().unwrap_or_default();
     let last_date = study.dates.last().copied().unwrap_or_default();
+    // The IMP section exists only when the test period holds rated IMP fields.
+    let imp_fields = study.rows.iter().any(|r| r.metric == "imp_entrants");
     let _ = write!(
         h,
-        r#"<p>Competitions {first_date} to {last_date}; burn-in up to {} (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition. IMP fields move the handicaps in the replay; the comparison with the baselines judges only matchpoint fields, and a factor set's IMP fields are shown on their own below (IMPs per board, without intervals: the baselines have no IMP form). Intervals in brackets are 95 % intervals from a bootstrap over the test period's sessions ({} replicates, fixed seed).</p>"#,
+        r#"<p>Competitions {first_date} to {last_date}; burn-in up to {} (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition. {} Intervals in brackets are 95 % intervals from a bootstrap over the test period's sessions ({} replicates, fixed seed).</p>"#,
         study.burn_in_until,
+        if imp_fields {
+            "IMP fields move the handicaps in the replay; the comparison with the baselines judges only matchpoint fields, and a factor set's IMP fields are shown on their own below (IMPs per board, without intervals: the baselines have no IMP form)."
+        } else {
+            "The test period holds no rated IMP field, so the figures are the matchpoint fields' alone."
+        },
         super::bootstrap::REPLICATES
     );
 
@@ -340,7 +347,7 @@ pub fn render(study: &Study) -> String {
     );
 
     // Trajectories.
-    h.push_str("<h2>Trajectories</h2><p class=\"note\">The members with the most boards: handicap after each competition, per factor set");
+    h.push_str("<h2>Trajectories</h2><p class=\"note\">The members with the most boards: handicap after each competition, per factor set, the better (lower) handicaps at the top as on a member's statement");
     if !study.trajectory_truth.is_empty() {
         h.push_str("; dashed, the hidden skill of the synthetic federation");
     }
@@ -356,6 +363,7 @@ pub fn render(study: &Study) -> String {
             None => format!("Member {id}"),
         };
         let mut chart = Chart::new(title, "date", "handicap");
+        chart.y_inverted = true;
         chart.height = 280.0;
         chart.x_ticks = Some(year_ticks(first_date, last_date));
         for (i, t) in study.tracks.iter().enumerate() {

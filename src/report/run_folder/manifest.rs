@@ -78,6 +78,10 @@ pub struct Manifest {
     /// (a later run carries them on). Absent: they hold the run's own only.
     #[serde(default)]
     pub whole_history: bool,
+    /// `non_members.csv` and `unrated.csv` hold every competition since the start, as
+    /// `changes.parquet` does. Absent: they hold the run's own only.
+    #[serde(default)]
+    pub whole_lists: bool,
     /// When a continued run replayed the history from the start: why.
     #[serde(default)]
     pub replayed_from_start: Option<Replayed>,
@@ -260,6 +264,7 @@ pub fn manifest(
         applied_through: output.applied_through.clone(),
         ledger_scheme: crate::pipeline::ledger::SCHEME,
         whole_history: true,
+        whole_lists: true,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
             other_ledger_scheme: d.other_scheme.is_some(),
             partial_history: d.partial_history,
