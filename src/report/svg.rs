@@ -205,22 +205,9 @@ fn number(v: f64) -> String {
 
 /// The chart as an `<svg>` element.
 pub fn render(chart: &Chart) -> String {
+    let plot = Plot::of(chart);
     let (w, h) = (chart.width, chart.height);
-    let (left, right, top, bottom) = (60.0, 170.0, 30.0, 45.0);
-    let (pw, ph) = (w - left - right, h - top - bottom);
-    let all = || chart.series.iter().flat_map(|s| s.points.iter());
-    let (x0, x1) = chart.x_range.unwrap_or_else(|| range(all().map(|p| p.0)));
-    let (y0, y1) = chart.y_range.unwrap_or_else(|| range(all().map(|p| p.1)));
-    let sx = |x: f64| left + (x - x0) / (x1 - x0) * pw;
-    let inverted = chart.y_inverted;
-    let sy = move |y: f64| {
-        let up = (y - y0) / (y1 - y0) * ph;
-        if inverted {
-            top + up
-        } else {
-            top + ph - up
-        }
-    };
+    let (left, top, pw, ph) = (plot.left, plot.top, plot.width, plot.height);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -232,52 +219,9 @@ pub fn render(chart: &Chart) -> String {
         r##"<text x="{left:.1}" y="16" font-size="13" font-weight="bold">{}</text><rect x="{left:.1}" y="{top:.1}" width="{pw:.1}" height="{ph:.1}" fill="none" stroke="#999"/>"##,
         escape(&chart.title)
     );
-    for t in ticks(y0, y1) {
-        let y = sy(t);
-        let _ = write!(
-            s,
-            r##"<line x1="{left:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-            left + pw,
-            left - 4.0,
-            y + 4.0,
-            number(t)
-        );
-    }
-    let x_ticks: Vec<(f64, String)> = match &chart.x_ticks {
-        Some(t) => t.clone(),
-        None => ticks(x0, x1).into_iter().map(|t| (t, number(t))).collect(),
-    };
-    for (t, label) in x_ticks.iter().filter(|(t, _)| *t >= x0 && *t <= x1) {
-        let x = sx(*t);
-        let _ = write!(
-            s,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top:.1}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-            top + ph,
-            top + ph + 14.0,
-            escape(label)
-        );
-    }
-    let _ = write!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        left + pw / 2.0,
-        h - 8.0,
-        escape(&chart.x_label),
-        top + ph / 2.0,
-        escape(&chart.y_label)
-    );
+    plot.axes(&mut s, chart);
     if chart.diagonal {
-        let (a, b) = (x0.max(y0), x1.min(y1));
-        if a < b {
-            let _ = write!(
-                s,
-                r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#666" stroke-dasharray="4 3"/>"##,
-                sx(a),
-                sy(a),
-                sx(b),
-                sy(b)
-            );
-        }
+        plot.diagonal(&mut s);
     }
     let _ = write!(
         s,
@@ -286,59 +230,7 @@ pub fn render(chart: &Chart) -> String {
         clip_id(chart)
     );
     for series in &chart.series {
-        let dash = if series.dashed {
-            r#" stroke-dasharray="6 3""#
-        } else {
-            ""
-        };
-        let color = escape(&series.color);
-        match series.mark {
-            Mark::Points => {
-                for (x, y) in &series.points {
-                    let _ = write!(
-                        s,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="1.6" fill="{color}" fill-opacity="0.35"/>"#,
-                        sx(*x),
-                        sy(*y)
-                    );
-                }
-            }
-            Mark::Line | Mark::LinePoints => {
-                let path: Vec<String> = series
-                    .points
-                    .iter()
-                    .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
-                    .collect();
-                let _ = write!(
-                    s,
-                    r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
-                    path.join(" ")
-                );
-                if series.mark == Mark::LinePoints {
-                    for (x, y) in &series.points {
-                        let _ = write!(
-                            s,
-                            r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
-                            sx(*x),
-                            sy(*y)
-                        );
-                    }
-                }
-            }
-            Mark::Steps { bin_milli } => {
-                let bin = f64::from(bin_milli) / 1000.0;
-                let mut path = Vec::new();
-                for (x, y) in &series.points {
-                    path.push(format!("{:.1},{:.1}", sx(*x), sy(*y)));
-                    path.push(format!("{:.1},{:.1}", sx(x + bin), sy(*y)));
-                }
-                let _ = write!(
-                    s,
-                    r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
-                    path.join(" ")
-                );
-            }
-        }
+        plot.marks(&mut s, series);
     }
     s.push_str("</g>");
     for (i, series) in chart.series.iter().enumerate() {
@@ -358,7 +250,154 @@ pub fn render(chart: &Chart) -> String {
     s
 }
 
-/// A stable id per chart (clip paths must be unique within a page).
+/// The plotting area of a chart and its scales, from data to page coordinates.
+struct Plot {
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+    /// The chart's whole height, for the x axis' label under the plot.
+    chart_height: f64,
+    x: (f64, f64),
+    y: (f64, f64),
+    inverted: bool,
+}
+
+impl Plot {
+    fn of(chart: &Chart) -> Plot {
+        let (left, right, top, bottom) = (60.0, 170.0, 30.0, 45.0);
+        let all = || chart.series.iter().flat_map(|s| s.points.iter());
+        Plot {
+            left,
+            top,
+            width: chart.width - left - right,
+            height: chart.height - top - bottom,
+            chart_height: chart.height,
+            x: chart.x_range.unwrap_or_else(|| range(all().map(|p| p.0))),
+            y: chart.y_range.unwrap_or_else(|| range(all().map(|p| p.1))),
+            inverted: chart.y_inverted,
+        }
+    }
+
+    fn sx(&self, x: f64) -> f64 {
+        let (x0, x1) = self.x;
+        self.left + (x - x0) / (x1 - x0) * self.width
+    }
+
+    fn sy(&self, y: f64) -> f64 {
+        let (y0, y1) = self.y;
+        let up = (y - y0) / (y1 - y0) * self.height;
+        if self.inverted {
+            self.top + up
+        } else {
+            self.top + self.height - up
+        }
+    }
+
+    /// Grid lines with their tick labels, and the axes' labels.
+    fn axes(&self, s: &mut String, chart: &Chart) {
+        let (left, top, pw, ph) = (self.left, self.top, self.width, self.height);
+        let ((x0, x1), (y0, y1)) = (self.x, self.y);
+        for t in ticks(y0, y1) {
+            let y = self.sy(t);
+            let _ = write!(
+                s,
+                r##"<line x1="{left:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+                left + pw,
+                left - 4.0,
+                y + 4.0,
+                number(t)
+            );
+        }
+        let x_ticks: Vec<(f64, String)> = match &chart.x_ticks {
+            Some(t) => t.clone(),
+            None => ticks(x0, x1).into_iter().map(|t| (t, number(t))).collect(),
+        };
+        for (t, label) in x_ticks.iter().filter(|(t, _)| *t >= x0 && *t <= x1) {
+            let x = self.sx(*t);
+            let _ = write!(
+                s,
+                r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top:.1}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                top + ph,
+                top + ph + 14.0,
+                escape(label)
+            );
+        }
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            left + pw / 2.0,
+            self.chart_height - 8.0,
+            escape(&chart.x_label),
+            top + ph / 2.0,
+            escape(&chart.y_label)
+        );
+    }
+
+    /// The diagonal y = x, where it crosses the plot.
+    fn diagonal(&self, s: &mut String) {
+        let (a, b) = (self.x.0.max(self.y.0), self.x.1.min(self.y.1));
+        if a < b {
+            let _ = write!(
+                s,
+                r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#666" stroke-dasharray="4 3"/>"##,
+                self.sx(a),
+                self.sy(a),
+                self.sx(b),
+                self.sy(b)
+            );
+        }
+    }
+
+    /// A series' points, lines or steps.
+    fn marks(&self, s: &mut String, series: &Series) {
+        let dash = if series.dashed {
+            r#" stroke-dasharray="6 3""#
+        } else {
+            ""
+        };
+        let color = escape(&series.color);
+        let point = |(x, y): (f64, f64)| format!("{:.1},{:.1}", self.sx(x), self.sy(y));
+        let path: Vec<String> = match series.mark {
+            Mark::Points => {
+                for (x, y) in &series.points {
+                    let _ = write!(
+                        s,
+                        r#"<circle cx="{:.1}" cy="{:.1}" r="1.6" fill="{color}" fill-opacity="0.35"/>"#,
+                        self.sx(*x),
+                        self.sy(*y)
+                    );
+                }
+                return;
+            }
+            Mark::Line | Mark::LinePoints => series.points.iter().map(|p| point(*p)).collect(),
+            Mark::Steps { bin_milli } => {
+                let bin = f64::from(bin_milli) / 1000.0;
+                series
+                    .points
+                    .iter()
+                    .flat_map(|&(x, y)| [point((x, y)), point((x + bin, y))])
+                    .collect()
+            }
+        };
+        let _ = write!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
+            path.join(" ")
+        );
+        if series.mark == Mark::LinePoints {
+            for (x, y) in &series.points {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
+                    self.sx(*x),
+                    self.sy(*y)
+                );
+            }
+        }
+    }
+}
+
 fn clip_id(chart: &Chart) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in chart.title.bytes() {
