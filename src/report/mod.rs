@@ -11,6 +11,7 @@ pub mod history;
 pub mod import_log;
 pub mod monthly;
 pub mod outputs;
+pub mod page;
 pub mod result_sheet;
 pub mod run_folder;
 pub mod run_tables;

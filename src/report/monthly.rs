@@ -13,9 +13,9 @@ use chrono::{Datelike, Months, NaiveDate};
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
+use super::page::{escape, STYLE};
 use super::run_tables::{ImportLogRow, MemberRow, RunTables};
-use super::statement::STYLE;
-use super::svg::{self, escape, Chart, Mark, Series};
+use super::svg::{self, Chart, Mark, Series};
 
 /// A CSV output listed in the report as it is (`quarantine.csv`, `unrated.csv`,
 /// `corrections.csv`).

@@ -14,8 +14,9 @@ use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
+use super::page::{escape, STYLE};
 use super::run_tables::{ChangeRow, RunTables};
-use super::svg::{self, escape, Chart, Mark, Series};
+use super::svg::{self, Chart, Mark, Series};
 use crate::error::{Error, Result};
 use crate::pipeline::ranking::published as hundredths;
 
@@ -436,14 +437,6 @@ the deltas and cuts add up to {:+.3}.",
         h
     }
 }
-
-/// Shared look of the HTML pages.
-pub const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:72em}\
-table{border-collapse:collapse;margin:0.8em 0;font-size:0.9em}\
-th,td{border-bottom:1px solid #ddd;padding:0.2em 0.6em;text-align:left}\
-th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}.note{color:#555;font-size:0.85em}\
-svg{display:block;margin:0.5em 0}td:first-child{white-space:nowrap}";
 
 /// Tick labels at month starts between two dates (every few months for long spans).
 pub fn month_ticks(first: NaiveDate, last: NaiveDate) -> Vec<(f64, String)> {

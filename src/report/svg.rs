@@ -8,6 +8,8 @@
 
 use std::fmt::Write;
 
+use super::page::escape;
+
 /// Colours for series, picked in order (colour-blind friendly, Okabe–Ito).
 pub const PALETTE: [&str; 8] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
@@ -92,62 +94,6 @@ impl Chart {
             y_inverted: false,
         }
     }
-}
-
-/// Escapes text for HTML and SVG; control and bidirectional-override characters are
-/// shown as U+FFFD ([`crate::dataset::text`]).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    escape_into(&mut out, text);
-    out
-}
-
-/// [`escape`], appended to `out`: a page of millions of cells escapes each without a
-/// string of its own.
-pub fn escape_into(out: &mut String, text: &str) {
-    escape_pieces(text, |piece| out.push_str(piece));
-}
-
-/// [`escape`], appended to the bytes of a page being written.
-pub fn escape_bytes_into(out: &mut Vec<u8>, text: &str) {
-    escape_pieces(text, |piece| out.extend_from_slice(piece.as_bytes()));
-}
-
-/// The bytes that may start something to change: the five marked-up characters and
-/// what may start an unsafe character, which
-/// [`crate::dataset::text::unsafe_width`] reads on.
-const MAY_CHANGE: [bool; 256] = crate::dataset::text::bytes_to_look_at(b"&<>\"'");
-
-/// `text` escaped, as the pieces to append in turn: the runs between the characters
-/// that change are passed whole, read from the bytes in one pass (names are rarely
-/// ASCII and rarely hold anything to change).
-fn escape_pieces(text: &str, mut push: impl FnMut(&str)) {
-    let bytes = text.as_bytes();
-    let mut run = 0;
-    let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|&b| MAY_CHANGE[b as usize]) {
-        at += offset;
-        let (shown, width) = match bytes[at] {
-            b'&' => ("&amp;", 1),
-            b'<' => ("&lt;", 1),
-            b'>' => ("&gt;", 1),
-            b'"' => ("&quot;", 1),
-            b'\'' => ("&#39;", 1),
-            _ => match crate::dataset::text::unsafe_width(&bytes[at..], true) {
-                0 => {
-                    at += 1;
-                    continue;
-                }
-                width => ("\u{FFFD}", width),
-            },
-        };
-        // `at` starts a character and `at + width` ends one: both are boundaries.
-        push(text.get(run..at).unwrap_or_default());
-        push(shown);
-        at += width;
-        run = at;
-    }
-    push(text.get(run..).unwrap_or_default());
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -410,99 +356,6 @@ fn clip_id(chart: &Chart) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_and_marked_up_text_escape_alike() {
-        assert_eq!(escape("Åsa Ödman – B. Ek"), "Åsa Ödman – B. Ek");
-        assert_eq!(escape("12 E+W"), "12 E+W");
-        assert_eq!(
-            escape("<b>\"R&D\" 'x'</b>"),
-            "&lt;b&gt;&quot;R&amp;D&quot; &#39;x&#39;&lt;/b&gt;"
-        );
-        assert_eq!(
-            escape("a\tb\u{202E}c\n\u{7f}"),
-            "a\u{FFFD}b\u{FFFD}c\n\u{FFFD}"
-        );
-        let mut out = String::from("<td>");
-        escape_into(&mut out, "Bo & Åsa");
-        assert_eq!(out, "<td>Bo &amp; Åsa");
-    }
-
-    #[test]
-    fn runs_between_marked_up_characters_are_copied_whole() {
-        // Every character to change, at the start, inside and at the end of a name.
-        let mut out = String::from("x");
-        escape_into(&mut out, "<Åsa & \"Bo\" O'Ek>");
-        assert_eq!(out, "x&lt;Åsa &amp; &quot;Bo&quot; O&#39;Ek&gt;");
-        let mut out = String::new();
-        escape_into(&mut out, "Ödman – Ek\u{202E}\u{85}'");
-        assert_eq!(out, "Ödman – Ek\u{FFFD}\u{FFFD}&#39;");
-        // Names needing nothing come back as they are.
-        for plain in [
-            "Anders Larsson – Karin Sandberg",
-            "#300371",
-            "Åsa Ödman",
-            "",
-        ] {
-            assert_eq!(escape(plain), plain);
-        }
-    }
-
-    /// Worked by hand: each marked-up character, the controls (a line break kept), the
-    /// bidirectional marks of two and three bytes, and their look-alike neighbours
-    /// (`©` after 0xc2, `–` and `€` after 0xe2, `ؠ` after 0xd8), first, last and
-    /// side by side.
-    #[test]
-    fn bytes_escape_as_the_text_does() {
-        let cases = [
-            ("", ""),
-            ("&", "&amp;"),
-            ("a<b>c", "a&lt;b&gt;c"),
-            ("\"'\"", "&quot;&#39;&quot;"),
-            ("\u{0}x\u{1f}\u{7f}", "\u{FFFD}x\u{FFFD}\u{FFFD}"),
-            ("Bo\nEk\r", "Bo\nEk\u{FFFD}"),
-            ("\u{80}\u{9f}©", "\u{FFFD}\u{FFFD}©"),
-            ("\u{61C}\u{620}", "\u{FFFD}\u{620}"),
-            (
-                "–\u{200E}\u{200F}\u{2010}\u{202A}\u{202E}\u{202F}",
-                "–\u{FFFD}\u{FFFD}\u{2010}\u{FFFD}\u{FFFD}\u{202F}",
-            ),
-            (
-                "\u{2065}\u{2066}\u{2069}\u{206A}€",
-                "\u{2065}\u{FFFD}\u{FFFD}\u{206A}€",
-            ),
-            ("Åsa Ödman – Bo & Ek", "Åsa Ödman – Bo &amp; Ek"),
-        ];
-        for (text, shown) in cases {
-            let mut bytes = b"<td>".to_vec();
-            escape_bytes_into(&mut bytes, text);
-            assert_eq!(bytes, format!("<td>{shown}").into_bytes(), "{text:?}");
-            assert_eq!(escape(text), shown, "{text:?}");
-        }
-    }
-
-    proptest::proptest! {
-        /// The one pass over the bytes changes what a walk over the characters would.
-        #[test]
-        fn bytes_escape_as_each_character_would(text in "(\\PC|\\pC|[<>&\"'\n–©€\u{80}\u{85}\u{9f}\u{61C}\u{620}\u{200E}\u{2010}\u{202E}\u{2066}\u{2069}\u{206A}])*") {
-            let by_character: String = text
-                .chars()
-                .map(|c| match c {
-                    c if crate::dataset::text::is_unsafe(c) && c != '\n' => "\u{FFFD}".to_string(),
-                    '&' => "&amp;".to_string(),
-                    '<' => "&lt;".to_string(),
-                    '>' => "&gt;".to_string(),
-                    '"' => "&quot;".to_string(),
-                    '\'' => "&#39;".to_string(),
-                    c => c.to_string(),
-                })
-                .collect();
-            let mut bytes = Vec::new();
-            escape_bytes_into(&mut bytes, &text);
-            proptest::prop_assert_eq!(String::from_utf8(bytes).unwrap_or_default(), by_character.clone());
-            proptest::prop_assert_eq!(escape(&text), by_character);
-        }
-    }
 
     #[test]
     fn ticks_are_round() {
