@@ -10,6 +10,11 @@
 //! same in a table and in a chart, and control and bidirectional-override characters
 //! never reach a page. maud's own escaper, which the templates' numbers pass through,
 //! leaves those characters and `'` as they are.
+//!
+//! The result sheet's tables are the exception to the templates: a score of a whole
+//! federation prints millions of cells, encoded in parallel a batch of competitions at
+//! a time and streamed to the file between [`start`] and [`END`], so they are written
+//! as bytes (`report::sheet`), escaped by [`escape_bytes_into`], the same escaper.
 
 use maud::{html, Markup, PreEscaped, Render, DOCTYPE};
 
