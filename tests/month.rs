@@ -163,7 +163,7 @@ fn every_month_folder_answers_for_the_whole_history() {
     // Activity over the months: April 2016 had no club evening.
     assert!(
         report.contains(
-            "<tr><td>2016-04</td><td class=n>0</td><td class=n>0</td><td class=n>0</td></tr>"
+            "<tr><td>2016-04</td><td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td></tr>"
         ),
         "{report}"
     );

@@ -219,18 +219,22 @@ fn monthly_report_lists_the_largest_moves_and_the_ranking_changes() {
     // (+3.877543 each; the lower number first).
     let improved = html.find("Improved most").unwrap();
     let worsened = html.find("Worsened most").unwrap();
-    let first_down = html[improved..].find("<td class=n>100213</td>").unwrap();
+    let first_down = html[improved..]
+        .find("<td class=\"n\">100213</td>")
+        .unwrap();
     assert!(html[improved..].contains("<td>Gunnar Karlsson</td>"));
-    assert!(html[improved + first_down..].starts_with("<td class=n>100213</td><td>Gunnar Karlsson"));
     assert!(
-        html.contains("<td class=n>-5.75</td>"),
+        html[improved + first_down..].starts_with("<td class=\"n\">100213</td><td>Gunnar Karlsson")
+    );
+    assert!(
+        html.contains("<td class=\"n\">-5.75</td>"),
         "Δ of the biggest improver"
     );
     let up = &html[worsened..];
-    let first_up = up.find("<td class=n>100049</td>").unwrap();
-    let second_up = up.find("<td class=n>100069</td>").unwrap();
+    let first_up = up.find("<td class=\"n\">100049</td>").unwrap();
+    let second_up = up.find("<td class=\"n\">100069</td>").unwrap();
     assert!(first_up < second_up);
-    assert!(up.contains("<td class=n>+3.88</td>"));
+    assert!(up.contains("<td class=\"n\">+3.88</td>"));
     for section in [
         "Handicap distribution",
         "New members (0)",

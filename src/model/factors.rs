@@ -293,22 +293,13 @@ impl FactorSet {
 
     /// The checks serde cannot express. Each message names the offending key.
     fn validate(&self) -> Result<(), String> {
-        let positive = |key: &str, v: f64| -> Result<(), String> {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(format!(
-                    "key `{key}` must be a finite number above 0, found {v}"
-                ))
-            }
-        };
-        let finite = |key: &str, v: f64| -> Result<(), String> {
-            if v.is_finite() {
-                Ok(())
-            } else {
-                Err(format!("key `{key}` must be a finite number, found {v}"))
-            }
-        };
+        self.validate_scales()?;
+        self.validate_guests()?;
+        self.validate_options()
+    }
+
+    /// The impact, cap, floor, start, methods and formats.
+    fn validate_scales(&self) -> Result<(), String> {
         positive("impact", self.impact)?;
         finite("cap", self.cap)?;
         if let Some(floor) = self.floor {
@@ -355,6 +346,11 @@ impl FactorSet {
             positive(&format!("formats.{name}.c_u"), f.c_u)?;
             positive(&format!("formats.{name}.result_scale"), f.result_scale)?;
         }
+        Ok(())
+    }
+
+    /// The guest methods and the class weights.
+    fn validate_guests(&self) -> Result<(), String> {
         if self.guest_methods.is_empty() {
             return Err("key `guest_methods` must name at least one method".into());
         }
@@ -366,6 +362,11 @@ impl FactorSet {
         for (class, w) in &self.class_weights {
             positive(&format!("class_weights.{class}"), *w)?;
         }
+        Ok(())
+    }
+
+    /// The optional tables: newcomer, confidence, kalman, partnership, inactivity.
+    fn validate_options(&self) -> Result<(), String> {
         if let Some(n) = self.newcomer {
             positive("newcomer.impact", n.impact)?;
             if n.boards == 0 {
@@ -449,6 +450,26 @@ impl FactorSet {
             .and_then(|c| self.class_weights.get(c))
             .copied()
             .unwrap_or(1.0)
+    }
+}
+
+/// `Ok` for a finite number above 0, else the rule broken, naming `key`.
+fn positive(key: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "key `{key}` must be a finite number above 0, found {v}"
+        ))
+    }
+}
+
+/// `Ok` for a finite number, else the rule broken, naming `key`.
+fn finite(key: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("key `{key}` must be a finite number, found {v}"))
     }
 }
 

@@ -4,6 +4,7 @@ pub(crate) mod direct_file;
 pub mod history;
 pub mod monthly;
 pub mod outputs;
+pub mod page;
 pub mod result_sheet;
 pub mod run_folder;
 pub mod run_tables;

@@ -21,40 +21,88 @@ pub fn score_competition(
     boards: &[impl BoardRow],
 ) -> Result<ScoredCompetition, InputError> {
     let id = competition.competition_id.as_str();
-    let conventions = competition.conventions;
-    let competition_location = || competition.origin.location().competition(id);
     let known = Entrants::new(
         entrants
             .iter()
             .map(Borrow::borrow)
             .filter(|e| e.competition_id == id),
     );
-    if competition.scoring != ScoringMethod::SwissPairs {
-        if let Some((_, house)) = known.iter().find(|(_, e)| e.house) {
-            return Err(InputError::new(
-                house.origin.location().competition(id).column("house"),
-                format!(
-                    "entrant `{}` is marked as a house pair, which only a swiss_pairs event has",
-                    house.entrant
-                ),
-            ));
-        }
+    check_houses(competition, &known)?;
+    let tables = read_tables(competition, &known, boards)?;
+    let by_board = board_runs(&tables);
+    check_seats(competition, &known, &tables, &by_board)?;
+    let points = score_boards(competition, &tables, &by_board)?;
+    let competition_id = Text::new(id);
+    let board_scores: Vec<BoardScore> = tables
+        .iter()
+        .zip(&points)
+        .map(|(t, p)| BoardScore {
+            competition_id: competition_id.clone(),
+            board: t.row.board,
+            ns: Some(joined(&known, &t.ns_at)),
+            ew: Some(joined(&known, &t.ew_at)),
+            ns_score: t.outcome.score(),
+            ns_points: p.shown.ns,
+            ew_points: p.shown.ew,
+            datum: p.datum,
+        })
+        .collect();
+
+    let (standings, results) = totals(competition, &known, &tables, &points)?;
+    Ok(ScoredCompetition {
+        board_scores,
+        standings,
+        results,
+    })
+}
+
+/// Only a Swiss pairs event has a house pair.
+fn check_houses(competition: &Competition, known: &Entrants<'_>) -> Result<(), InputError> {
+    if competition.scoring == ScoringMethod::SwissPairs {
+        return Ok(());
     }
+    match known.iter().find(|(_, e)| e.house) {
+        Some((_, house)) => Err(InputError::new(
+            house
+                .origin
+                .location()
+                .competition(&competition.competition_id)
+                .column("house"),
+            format!(
+                "entrant `{}` is marked as a house pair, which only a swiss_pairs event has",
+                house.entrant
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The competition's tables, sorted (see [`sort_tables`]); an error when it has none.
+fn read_tables<'a>(
+    competition: &Competition,
+    known: &Entrants<'_>,
+    boards: &'a [impl BoardRow],
+) -> Result<Vec<Table<'a>>, InputError> {
+    let id = competition.competition_id.as_str();
     // Callers pass a competition's own rows (others are skipped): a bound, kept modest.
     let mut tables: Vec<Table<'_>> = Vec::with_capacity(boards.len().min(1 << 12));
     for row in boards {
         if row.competition_id() == id {
-            tables.push(read_table(row, competition.format, &known)?);
+            tables.push(read_table(row, competition.format, known)?);
         }
     }
     if tables.is_empty() {
         return Err(InputError::new(
-            competition_location(),
+            competition.origin.location().competition(id),
             "the competition has no board results",
         ));
     }
-    sort_tables(&mut tables, &known);
-    // Each board's tables are a run of the sorted tables.
+    sort_tables(&mut tables, known);
+    Ok(tables)
+}
+
+/// Each board's tables: a run of the sorted tables.
+fn board_runs(tables: &[Table<'_>]) -> Vec<Range<usize>> {
     let mut by_board: Vec<Range<usize>> = Vec::new();
     let mut start = 0;
     for end in 1..=tables.len() {
@@ -63,12 +111,23 @@ pub fn score_competition(
             start = end;
         }
     }
+    by_board
+}
+
+/// No entrant plays a board more than once (a team once in each room), and every board
+/// has more than one result.
+fn check_seats(
+    competition: &Competition,
+    known: &Entrants<'_>,
+    tables: &[Table<'_>],
+    by_board: &[Range<usize>],
+) -> Result<(), InputError> {
     // A team plays each board once in each direction (two rooms); anyone else once.
     let rooms = competition.format == Format::Teams;
     // Per entrant, the directions it has played the current board in (bit 1 N/S, bit 2
     // E/W; both when directions are not told apart).
     let mut seated: Vec<u8> = vec![0; known.len()];
-    for range in &by_board {
+    for range in by_board {
         for table in &tables[range.clone()] {
             let seats = table
                 .ns
@@ -108,18 +167,27 @@ pub fn score_competition(
             ));
         }
     }
+    Ok(())
+}
+
+/// Each table's points, board by board, in the tables' order.
+fn score_boards(
+    competition: &Competition,
+    tables: &[Table<'_>],
+    by_board: &[Range<usize>],
+) -> Result<Vec<BoardPoints>, InputError> {
     let expected = by_board.iter().map(|r| r.len()).max().unwrap_or(0);
     let positions: Vec<usize> = (0..tables.len()).collect();
     let mut points: Vec<BoardPoints> = Vec::with_capacity(tables.len());
     let mut outcomes: Vec<Outcome> = Vec::new();
     let mut scratch = BoardScratch::default();
-    for range in &by_board {
+    for range in by_board {
         outcomes.clear();
         outcomes.extend(tables[range.clone()].iter().map(|t| t.outcome));
         score_board(
             competition,
             &positions[range.clone()],
-            &tables,
+            tables,
             &outcomes,
             expected,
             &mut scratch,
@@ -127,33 +195,11 @@ pub fn score_competition(
         )?;
     }
     if competition.scoring == ScoringMethod::Matchpoints
-        && conventions.average_plus == AveragePlus::SessionIfBetter
+        && competition.conventions.average_plus == AveragePlus::SessionIfBetter
     {
-        raise_average_plus(&tables, &mut points);
+        raise_average_plus(tables, &mut points);
     }
-
-    let competition_id = Text::new(id);
-    let board_scores: Vec<BoardScore> = tables
-        .iter()
-        .zip(&points)
-        .map(|(t, p)| BoardScore {
-            competition_id: competition_id.clone(),
-            board: t.row.board,
-            ns: Some(joined(&known, &t.ns_at)),
-            ew: Some(joined(&known, &t.ew_at)),
-            ns_score: t.outcome.score(),
-            ns_points: p.shown.ns,
-            ew_points: p.shown.ew,
-            datum: p.datum,
-        })
-        .collect();
-
-    let (standings, results) = totals(competition, &known, &tables, &points)?;
-    Ok(ScoredCompetition {
-        board_scores,
-        standings,
-        results,
-    })
+    Ok(points)
 }
 
 /// Sorts tables by board, then by their entrants as clubs number them (the ranks of

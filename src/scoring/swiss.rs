@@ -67,6 +67,40 @@ pub(super) fn swiss_standings(
     points: &[BoardPoints],
 ) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
     let id = &competition.competition_id;
+    check_event(competition, known)?;
+    let matches = matches_of(tables, points)?;
+    let totals = totals_of(&matches)?;
+    let mut standings: Vec<Standing> = totals
+        .into_iter()
+        .map(|(pair, t)| {
+            let mut s = Standing::new(id, pair, t.imps, t.boards);
+            s.vp = Some(t.vp_hundredths as f64 / 100.0);
+            s.house = known.get(pair).is_some_and(|e| e.house);
+            s.rounds = t.rounds;
+            s
+        })
+        .collect();
+    place(&mut standings);
+    let results = standings
+        .iter()
+        .map(|s| EntrantResult {
+            competition_id: id.clone(),
+            entrant: s.entrant.clone(),
+            boards_played: s.boards_played,
+            score: s.score,
+            opponent: None,
+            origin: competition.origin.clone(),
+        })
+        .collect();
+    Ok((standings, sorted_results(results)))
+}
+
+/// A Swiss pairs event is of pairs, with one house pair at most.
+fn check_event(
+    competition: &Competition,
+    known: &BTreeMap<&str, &Entrant>,
+) -> Result<(), InputError> {
+    let id = &competition.competition_id;
     if competition.format != Format::Pairs {
         return Err(InputError::new(
             competition
@@ -90,7 +124,15 @@ pub(super) fn swiss_standings(
             ),
         ));
     }
-    // (pair, round) → the match.
+    Ok(())
+}
+
+/// (pair, round) → the match: its opponent (with the first board that named it), its
+/// datum IMPs and its boards.
+fn matches_of<'a>(
+    tables: &[Table<'a>],
+    points: &[BoardPoints],
+) -> Result<BTreeMap<(&'a str, u32), Match<'a>>, InputError> {
     let mut matches: BTreeMap<(&str, u32), Match<'_>> = BTreeMap::new();
     for (t, p) in tables.iter().zip(points) {
         let Some(round) = t.row.round else {
@@ -122,17 +164,26 @@ pub(super) fn swiss_standings(
             entry.boards.insert(t.row.board);
         }
     }
+    Ok(matches)
+}
+
+/// A pair's IMPs, VPs, boards and matches over the event.
+struct Total {
+    imps: f64,
+    /// Hundredths of a VP, so that the sum is exact.
+    vp_hundredths: i64,
+    boards: u32,
+    rounds: Vec<MatchLine>,
+}
+
+/// Each pair's total, its matches turned into VPs on the scale of their length.
+fn totals_of<'a>(
+    matches: &BTreeMap<(&'a str, u32), Match<'a>>,
+) -> Result<BTreeMap<&'a str, Total>, InputError> {
     // Scales by match length, built once each.
     let mut scales: BTreeMap<u32, Cow<'static, VpScale>> = BTreeMap::new();
-    struct Total {
-        imps: f64,
-        /// Hundredths of a VP, so that the sum is exact.
-        vp_hundredths: i64,
-        boards: u32,
-        rounds: Vec<MatchLine>,
-    }
     let mut totals: BTreeMap<&str, Total> = BTreeMap::new();
-    for (&(pair, round), m) in &matches {
+    for (&(pair, round), m) in matches {
         let Some((opponent, _)) = m.opponent else {
             continue;
         };
@@ -162,16 +213,12 @@ pub(super) fn swiss_standings(
             vp,
         });
     }
-    let mut standings: Vec<Standing> = totals
-        .into_iter()
-        .map(|(pair, t)| {
-            let mut s = Standing::new(id, pair, t.imps, t.boards);
-            s.vp = Some(t.vp_hundredths as f64 / 100.0);
-            s.house = known.get(pair).is_some_and(|e| e.house);
-            s.rounds = t.rounds;
-            s
-        })
-        .collect();
+    Ok(totals)
+}
+
+/// Ranks the placed pairs by VPs (equal VPs share the place) and orders them by place,
+/// the house pair after them.
+fn place(standings: &mut [Standing]) {
     let placed: Vec<usize> = (0..standings.len())
         .filter(|&i| !standings[i].house)
         .collect();
@@ -182,25 +229,12 @@ pub(super) fn swiss_standings(
     for (&i, rank) in placed.iter().zip(shared_ranks(&vps)) {
         standings[i].rank = rank;
     }
-    // Placed pairs by place, the house pair after them.
     standings.sort_by(|a, b| {
         a.house
             .cmp(&b.house)
             .then(a.rank.cmp(&b.rank))
             .then_with(|| entrant_order(&a.entrant, &b.entrant))
     });
-    let results = standings
-        .iter()
-        .map(|s| EntrantResult {
-            competition_id: id.clone(),
-            entrant: s.entrant.clone(),
-            boards_played: s.boards_played,
-            score: s.score,
-            opponent: None,
-            origin: competition.origin.clone(),
-        })
-        .collect();
-    Ok((standings, sorted_results(results)))
 }
 
 #[cfg(test)]

@@ -78,37 +78,7 @@ impl VpScale {
                 header_seen = true;
                 continue;
             }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            let [margin, win, lose] = fields[..] else {
-                return Err(InputError::new(
-                    Location::file(file).row(line_no),
-                    format!("expected 3 fields, found {}", fields.len()),
-                ));
-            };
-            let margin: usize = margin.parse().map_err(|_| {
-                InputError::new(here("imp_margin"), format!("`{margin}` is not a margin"))
-            })?;
-            if margin < winner.len() || (winner.is_empty() && margin != 0) {
-                return Err(InputError::new(
-                    here("imp_margin"),
-                    format!(
-                        "margins must start at 0 and increase: expected {} or more",
-                        winner.len()
-                    ),
-                ));
-            }
-            let win = hundredths(win).ok_or_else(|| {
-                InputError::new(here("winner_vp"), format!("`{win}` is not a VP figure"))
-            })?;
-            let lose = hundredths(lose).ok_or_else(|| {
-                InputError::new(here("loser_vp"), format!("`{lose}` is not a VP figure"))
-            })?;
-            if win + lose != TOTAL || win < lose {
-                return Err(InputError::new(
-                    here("winner_vp"),
-                    "winner's and loser's VPs must add to 20 with the winner's not below 10",
-                ));
-            }
+            let (margin, win) = scale_row(file, line_no, line, winner.len())?;
             if winner.last().is_some_and(|&previous| previous > win) {
                 return Err(InputError::new(
                     here("winner_vp"),
@@ -138,6 +108,47 @@ impl VpScale {
             interpolated,
         })
     }
+}
+
+/// A row of a scale file: its margin and the winner's VPs in hundredths. `next` is the
+/// least margin the row may have (the margin after the last row read).
+fn scale_row(
+    file: &str,
+    line_no: usize,
+    line: &str,
+    next: usize,
+) -> Result<(usize, u32), InputError> {
+    let here = |column: &str| Location::file(file).row(line_no).column(column);
+    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    let [margin, win, lose] = fields[..] else {
+        return Err(InputError::new(
+            Location::file(file).row(line_no),
+            format!("expected 3 fields, found {}", fields.len()),
+        ));
+    };
+    let margin: usize = margin
+        .parse()
+        .map_err(|_| InputError::new(here("imp_margin"), format!("`{margin}` is not a margin")))?;
+    if margin < next || (next == 0 && margin != 0) {
+        return Err(InputError::new(
+            here("imp_margin"),
+            format!(
+                "margins must start at 0 and increase: expected {} or more",
+                next
+            ),
+        ));
+    }
+    let win = hundredths(win)
+        .ok_or_else(|| InputError::new(here("winner_vp"), format!("`{win}` is not a VP figure")))?;
+    let lose = hundredths(lose)
+        .ok_or_else(|| InputError::new(here("loser_vp"), format!("`{lose}` is not a VP figure")))?;
+    if win + lose != TOTAL || win < lose {
+        return Err(InputError::new(
+            here("winner_vp"),
+            "winner's and loser's VPs must add to 20 with the winner's not below 10",
+        ));
+    }
+    Ok((margin, win))
 }
 
 /// `12.34` → 1234; at most two decimals, 0-20.

@@ -226,25 +226,7 @@ pub fn manifest(
     let seconds = |d: std::time::Duration| (d.as_secs_f64() * 1000.0).round() / 1000.0;
     Manifest {
         tool: Tool::default(),
-        inputs: Inputs {
-            data: Input {
-                path: display(&inputs.data),
-                sha256: output.dataset_sha256.clone(),
-            },
-            factors: FactorsInput {
-                name: settings.factors.name.clone(),
-                path: inputs.factors.as_deref().map(display),
-                sha256: output.factors_sha256.clone(),
-            },
-            state: inputs.state.as_ref().map(|(path, hash)| Input {
-                path: display(path),
-                sha256: hash.clone(),
-            }),
-            pipeline: inputs.pipeline.as_ref().map(|(path, hash)| Input {
-                path: display(path),
-                sha256: hash.clone(),
-            }),
-        },
+        inputs: inputs_of(output, settings, inputs),
         mode: settings.mode,
         until: settings.until,
         strict: settings.on_error == crate::quarantine::OnError::Strict,
@@ -273,24 +255,7 @@ pub fn manifest(
             removed: d.removed.clone(),
             members_with_another_start: d.members.clone(),
         }),
-        counts: Counts {
-            competitions_applied: s.competitions_applied,
-            competitions_unrated: s.competitions_unrated,
-            competitions_not_rated: s.competitions_not_rated,
-            competitions_quarantined: s.competitions_quarantined,
-            competitions_already_applied: s.competitions_skipped,
-            competitions_corrected: s.competitions_corrected,
-            members_moved: s.members_moved,
-            members_corrected: s.members_corrected,
-            members_corrected_below_print: output
-                .corrections
-                .iter()
-                .filter(|c| !correction_shows(c))
-                .count(),
-            members_new: s.members_new,
-            non_members_seen: s.non_members_seen,
-            changes: s.changes,
-        },
+        counts: counts_of(output),
         outputs,
         timings: Timings {
             reading_s: seconds(s.reading),
@@ -300,6 +265,52 @@ pub fn manifest(
             writing_s: seconds(s.writing),
             total_s: seconds(s.elapsed),
         },
+    }
+}
+
+/// The run's inputs: paths and hashes.
+fn inputs_of(output: &RunOutput, settings: &RunSettings, inputs: &RunInputs) -> Inputs {
+    Inputs {
+        data: Input {
+            path: display(&inputs.data),
+            sha256: output.dataset_sha256.clone(),
+        },
+        factors: FactorsInput {
+            name: settings.factors.name.clone(),
+            path: inputs.factors.as_deref().map(display),
+            sha256: output.factors_sha256.clone(),
+        },
+        state: inputs.state.as_ref().map(|(path, hash)| Input {
+            path: display(path),
+            sha256: hash.clone(),
+        }),
+        pipeline: inputs.pipeline.as_ref().map(|(path, hash)| Input {
+            path: display(path),
+            sha256: hash.clone(),
+        }),
+    }
+}
+
+/// What the run did, counted.
+fn counts_of(output: &RunOutput) -> Counts {
+    let s = &output.summary;
+    Counts {
+        competitions_applied: s.competitions_applied,
+        competitions_unrated: s.competitions_unrated,
+        competitions_not_rated: s.competitions_not_rated,
+        competitions_quarantined: s.competitions_quarantined,
+        competitions_already_applied: s.competitions_skipped,
+        competitions_corrected: s.competitions_corrected,
+        members_moved: s.members_moved,
+        members_corrected: s.members_corrected,
+        members_corrected_below_print: output
+            .corrections
+            .iter()
+            .filter(|c| !correction_shows(c))
+            .count(),
+        members_new: s.members_new,
+        non_members_seen: s.non_members_seen,
+        changes: s.changes,
     }
 }
 
