@@ -13,7 +13,7 @@ use chrono::{Datelike, Months, NaiveDate};
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
-use super::page::{self, escape, Text, STYLE};
+use super::page::{self, escape, headings, Text, STYLE};
 use super::run_tables::{ImportLogRow, MemberRow, RunTables};
 use super::svg::{self, Chart, Mark, Series};
 use maud::{html, Markup, PreEscaped};
@@ -564,7 +564,7 @@ impl Report {
         let shown = self.activity.len().saturating_sub(13);
         html! {
             table {
-                tr { th { "month" } th { "competitions" } th { "players" } th { "boards" } }
+                tr { (headings(&["month", "competitions", "players", "boards"])) }
                 @for a in self.activity.iter().skip(shown).rev() {
                     tr {
                         td { (a.month.format("%Y-%m").to_string()) }
@@ -655,10 +655,9 @@ impl Report {
                 p { "none: every file of the month imported as its club published it." }
             } @else {
                 table {
-                    tr {
-                        th { "file" } th { "status" } th { "competition" } th { "line" }
-                        th { "board" } th { "column" } th { "reason" }
-                    }
+                    tr { (headings(&[
+                        "file", "status", "competition", "line", "board", "column", "reason",
+                    ])) }
                     @for r in rows { (import_row(r)) }
                 }
                 p.note { "From the dataset's import_log.parquet: refused files were not imported; a mismatch is a club's published result that differs from the one scored from its table results." }
@@ -717,10 +716,9 @@ impl Report {
                 p { "none" }
             } @else {
                 table {
-                    tr {
-                        th { "member" } th { "name" } th { "club" } th { "competitions" }
-                        th { "before" } th { "after" } th { "change" }
-                    }
+                    tr { (headings(&[
+                        "member", "name", "club", "competitions", "before", "after", "change",
+                    ])) }
                     @for m in movers {
                         tr {
                             td.n { (m.member_id) }
@@ -789,10 +787,7 @@ impl Report {
                 p { "none" }
             } @else {
                 table {
-                    tr {
-                        th { "member" } th { "name" } th { "club" } th { "handicap" }
-                        th { "competitions" }
-                    }
+                    tr { (headings(&["member", "name", "club", "handicap", "competitions"])) }
                     @for m in &self.new_members {
                         tr {
                             td.n { (m.member_id) }
@@ -826,9 +821,9 @@ impl Report {
                 tr {
                     th { "rank" }
                     @if grouped { th { "group" } }
-                    th { "member" } th { "name" } th { "club" } th { "handicap" }
+                    (headings(&["member", "name", "club", "handicap"]))
                     @if self.has_previous {
-                        th { "previous rank" } th { "places" } th { "handicap change" }
+                        (headings(&["previous rank", "places", "handicap change"]))
                     }
                 }
                 @for r in lines { (self.ranking_line(r, grouped)) }
@@ -898,10 +893,9 @@ impl Report {
         html! {
             h2 { "Clubs" }
             table {
-                tr {
-                    th { "club" } th { "members" } th { "active players" }
-                    th { "mean handicap of active players" }
-                }
+                tr { (headings(&[
+                    "club", "members", "active players", "mean handicap of active players",
+                ])) }
                 @for c in &self.clubs {
                     tr {
                         td { (Text(&c.club)) }

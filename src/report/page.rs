@@ -39,6 +39,11 @@ impl Render for Text<'_> {
     }
 }
 
+/// A table's column headings, a `th` each.
+pub fn headings(names: &[&str]) -> Markup {
+    html! { @for name in names { th { (Text(name)) } } }
+}
+
 /// A whole page: `title` in the head, `heading` at the top of the body, then `body`.
 pub fn page(title: &str, style: &str, heading: &str, body: Markup) -> String {
     let page = html! {

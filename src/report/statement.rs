@@ -14,7 +14,7 @@ use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
-use super::page::{self, Text, STYLE};
+use super::page::{self, headings, Text, STYLE};
 use super::run_tables::{ChangeRow, RunTables};
 use super::svg::{self, Chart, Mark, Series};
 use crate::error::{Error, Result};
@@ -369,11 +369,10 @@ the deltas and cuts add up to {:+.3}.",
             p { (Text(&self.summary())) }
             (PreEscaped(self.trajectory_svg()))
             table {
-                thead { tr {
-                    th { "date" } th { "competition" } th { "club" } th { "partner" }
-                    th { "pair hcp" } th { "field hcp" } th { "expected" } th { "achieved" }
-                    th { "unit" } th { "boards" } th { "delta" } th { "cut" } th { "after" }
-                } }
+                thead { tr { (headings(&[
+                    "date", "competition", "club", "partner", "pair hcp", "field hcp",
+                    "expected", "achieved", "unit", "boards", "delta", "cut", "after",
+                ])) } }
                 tbody { @for l in &self.lines { (html_line(l)) } }
                 tfoot { tr {
                     td colspan="10" { "sum of the changes" }

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::{Competition, Entrant, EntrantResult, Format};
 use crate::error::InputError;
 
-use super::rows::{entrant_order, sorted_results, Standing};
+use super::rows::{entrant_order, results_of, Standing};
 use super::standings::shared_ranks;
 use super::tables::{BoardPoints, Table};
 use super::vp::{self, VpScale};
@@ -81,18 +81,8 @@ pub(super) fn swiss_standings(
         })
         .collect();
     place(&mut standings);
-    let results = standings
-        .iter()
-        .map(|s| EntrantResult {
-            competition_id: id.clone(),
-            entrant: s.entrant.clone(),
-            boards_played: s.boards_played,
-            score: s.score,
-            opponent: None,
-            origin: competition.origin.clone(),
-        })
-        .collect();
-    Ok((standings, sorted_results(results)))
+    let results = results_of(competition, &standings, |_| None);
+    Ok((standings, results))
 }
 
 /// A Swiss pairs event is of pairs, with one house pair at most.

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::{Competition, Entrant, EntrantResult};
 use crate::error::InputError;
 use crate::scoring::imps::imps;
-use crate::scoring::rows::{sorted_results, Standing};
+use crate::scoring::rows::{results_of, Standing};
 use crate::scoring::standings::assign_ranks;
 use crate::scoring::tables::{BoardPoints, Table};
 use crate::scoring::vp;
@@ -105,20 +105,12 @@ pub(super) fn team_standings<'s, 'k: 's, 't: 's>(
         .boards
         .unwrap_or_else(|| standings.iter().map(|s| s.boards_played).max().unwrap_or(0));
     team_match_vps(&mut standings, boards);
-    let results = standings
-        .iter()
-        .map(|s| EntrantResult {
-            competition_id: id.clone(),
-            entrant: s.entrant.clone(),
-            boards_played: s.boards_played,
-            score: s.score,
-            opponent: opponents
-                .get(s.entrant.as_str())
-                .and_then(|m| m.first().map(|o| o.to_string())),
-            origin: competition.origin.clone(),
-        })
-        .collect();
-    Ok((standings, sorted_results(results)))
+    let results = results_of(competition, &standings, |s| {
+        opponents
+            .get(s.entrant.as_str())
+            .and_then(|m| m.first().map(|o| o.to_string()))
+    });
+    Ok((standings, results))
 }
 
 /// The two rooms of a board seat the same two teams, swapped, and every team meets one

@@ -6,7 +6,7 @@ use chrono::{Datelike, NaiveDate};
 
 use maud::{html, Markup, PreEscaped};
 
-use crate::report::page::{self, Text};
+use crate::report::page::{self, headings, Text};
 use crate::report::svg::{self, Chart, Mark, Series, PALETTE};
 
 use super::{MetricRow, Study, Track, TrackKind};
@@ -151,10 +151,11 @@ fn summary_table(study: &Study) -> Markup {
         h2 { "Test period" }
         table {
             tr {
-                th { "set" } th { "kind" } th { "hash / parameter" } th { "sessions" }
-                th { "entrants" } th { "Pearson r" } th { "RMSE" } th { "calibrated RMSE" }
-                th { "slope" } th { "bias" } th { "r burn-in" } th { "ρ vs first" }
-                th { "top-100 shared" }
+                (headings(&[
+                    "set", "kind", "hash / parameter", "sessions", "entrants", "Pearson r",
+                    "RMSE", "calibrated RMSE", "slope", "bias", "r burn-in", "ρ vs first",
+                    "top-100 shared",
+                ]))
                 @if reference { th { "ρ vs reference" } }
                 @if truth { th { "ρ vs true skill" } th { "mean |error| vs true skill" } }
             }
@@ -201,10 +202,9 @@ fn baseline_table(study: &Study) -> Markup {
     html! {
         h2 { "Against the best baseline (" (Text(best)) ")" }
         table {
-            tr {
-                th { "set" } th { "kind" } th { "gain in r" } th { "gain in RMSE" }
-                th { "gain in calibrated RMSE" }
-            }
+            tr { (headings(&[
+                "set", "kind", "gain in r", "gain in RMSE", "gain in calibrated RMSE",
+            ])) }
             @for t in study.tracks.iter().filter(|t| row(study, t, "test", &gain("pearson_r")).is_some()) {
                 tr {
                     td { (Text(&t.name)) }
@@ -232,10 +232,9 @@ fn imp_table(study: &Study) -> Markup {
     html! {
         h2 { "IMP fields (test period, factor sets only)" }
         table {
-            tr {
-                th { "set" } th { "entrants" } th { "Pearson r" } th { "RMSE (IMPs per board)" }
-                th { "slope" } th { "bias" }
-            }
+            tr { (headings(&[
+                "set", "entrants", "Pearson r", "RMSE (IMPs per board)", "slope", "bias",
+            ])) }
             @for t in imp {
                 tr {
                     td { (Text(&t.name)) }
@@ -266,7 +265,7 @@ fn confidence_table(study: &Study) -> Markup {
     html! {
         h2 { "Confidence figure" }
         table {
-            tr { th { "set" } th { "within 1 sd" } th { "within 2 sd" } th { "mean handicap_sd" } }
+            tr { (headings(&["set", "within 1 sd", "within 2 sd", "mean handicap_sd"])) }
             @for t in coverage {
                 tr {
                     td { (Text(&t.name)) }
@@ -463,7 +462,7 @@ fn movers_table(study: &Study) -> Markup {
     html! {
         h2 { "Largest movers against " (Text(first)) }
         table {
-            tr { th { "set" } th { "change" } th { "member" } }
+            tr { (headings(&["set", "change", "member"])) }
             @for r in movers {
                 tr {
                     td { (Text(&r.set)) }
