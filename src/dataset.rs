@@ -184,7 +184,27 @@ pub struct Competition {
     pub class: Option<String>,
     /// How the club's program scores (matchpoint scale, cross-IMP sum or average, ...).
     pub conventions: Conventions,
+    /// A four- or five-pair event's victory-point scale (`competitions.vp_scale`).
+    pub vp_scale: Option<VpScaleRef>,
     pub origin: Origin,
+}
+
+/// The `vp_scale` of a competition: the name its row gives, and the scale once read
+/// (the dataset reader reads it from the dataset folder or `data/vp/`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VpScaleRef {
+    pub name: String,
+    pub table: Option<std::sync::Arc<crate::scoring::four_five::RoundScale>>,
+}
+
+impl VpScaleRef {
+    /// A scale named but not yet read.
+    pub fn named(name: impl Into<String>) -> VpScaleRef {
+        VpScaleRef {
+            name: name.into(),
+            table: None,
+        }
+    }
 }
 
 impl Competition {
@@ -207,6 +227,7 @@ impl Competition {
             club: None,
             class: None,
             conventions: Conventions::default(),
+            vp_scale: None,
             origin: Origin::default(),
         }
     }
