@@ -638,7 +638,11 @@ fn four_pairs_on_a_vp_scale_named_by_the_dataset() {
         "imps,winner,loser\n0,7,7\n1,8,6\n2,9,5\n3,10,4\n",
     )
     .unwrap();
-    std::fs::write(d.join("scales/broken.csv"), "imps,winner,loser\n0,7,7\n2,9,5\n").unwrap();
+    std::fs::write(
+        d.join("scales/broken.csv"),
+        "imps,winner,loser\n0,7,7\n2,9,5\n",
+    )
+    .unwrap();
     let mut entrants = String::from("competition_id,entrant,player1,player2\n");
     let mut boards = String::from("competition_id,board,round,ns,ew,contract,declarer,tricks\n");
     for id in ["v1", "v2", "v3", "v4"] {
@@ -664,12 +668,18 @@ fn four_pairs_on_a_vp_scale_named_by_the_dataset() {
     assert_eq!(left_out.len(), 2, "{left_out:?}");
     assert_eq!(left_out[0].0, "v3");
     assert!(
-        left_out[0].1.contains("the rows give every IMP margin from 0 up, so this one is 1"),
+        left_out[0]
+            .1
+            .contains("the rows give every IMP margin from 0 up, so this one is 1"),
         "{}",
         left_out[0].1
     );
     assert_eq!(left_out[1].0, "v4");
-    assert!(left_out[1].1.contains("four- or five-pair event"), "{}", left_out[1].1);
+    assert!(
+        left_out[1].1.contains("four- or five-pair event"),
+        "{}",
+        left_out[1].1
+    );
 
     let dataset = &checked.dataset;
     let scored = |id: &str| {

@@ -686,7 +686,11 @@ fn one_member_in_two_pairs_is_refused_at_import() {
     assert_ne!(changed, text);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("2015-09-02.pbn");
-    std::fs::write(&file, changed.chars().map(|c| c as u32 as u8).collect::<Vec<u8>>()).unwrap();
+    std::fs::write(
+        &file,
+        changed.chars().map(|c| c as u32 as u8).collect::<Vec<u8>>(),
+    )
+    .unwrap();
     let e = read_checked(&file, None).expect_err("one number in two pairs");
     assert!(
         e.rule
@@ -719,7 +723,10 @@ fn ruter_ranks_equal_printed_totals_over_equal_boards_together() {
             .iter()
             .find(|s| s.entrant == pair)
             .unwrap();
-        assert_eq!((printed.score, printed.rank, printed.boards_played), (-3.0, 5, Some(21)));
+        assert_eq!(
+            (printed.score, printed.rank, printed.boards_played),
+            (-3.0, 5, Some(21))
+        );
     }
     let scored = score(&imported);
     let ranks: Vec<u32> = ["7", "9", "10"]

@@ -1699,7 +1699,10 @@ mod tests {
         let d = &imported.dataset;
         assert_eq!(d.boards.len(), 11);
         let unlisted = &d.boards[10];
-        assert_eq!((unlisted.ns.as_deref(), unlisted.ew.as_deref()), (None, Some("22")));
+        assert_eq!(
+            (unlisted.ns.as_deref(), unlisted.ew.as_deref()),
+            (None, Some("22"))
+        );
         assert_eq!(imported.notes.len(), 1);
         assert_eq!(imported.notes[0].kind, NoteKind::Unlisted);
         assert!(
@@ -1709,9 +1712,8 @@ mod tests {
             "{}",
             imported.notes[0].reason
         );
-        let scored =
-            crate::scoring::score_competition(&d.competitions[0], &d.entrants, &d.boards)
-                .expect("scores");
+        let scored = crate::scoring::score_competition(&d.competitions[0], &d.entrants, &d.boards)
+            .expect("scores");
         let table = scored
             .board_scores
             .iter()
@@ -1719,7 +1721,10 @@ mod tests {
             .expect("pair 22's table");
         assert_eq!(table.ns, None);
         assert!((table.ew_points - 1.0).abs() < 1e-9);
-        let top = scored.board_scores.iter().find(|b| b.ns.as_deref() == Some("1"));
+        let top = scored
+            .board_scores
+            .iter()
+            .find(|b| b.ns.as_deref() == Some("1"));
         assert!(top.is_some_and(|b| (b.ns_points - 9.0).abs() < 1e-9));
         assert_eq!(reconciled(&imported), None);
     }

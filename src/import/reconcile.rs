@@ -26,8 +26,9 @@ use crate::scoring::ScoredCompetition;
 pub enum Rounding {
     /// Halves away from zero: −2.25 prints −2.3 (Ruter, board 3 of Spiren 2016-03-09).
     HalfAwayFromZero,
-    /// Halves to even: 18.95 prints 19.0 and 12.65 prints 12.6 (Compscore, the factored
-    /// travellers of the Lindfield Mitchell of 28 July 2022, all 120 such figures).
+    /// Halves to even: 18.95 prints 19.0 and 12.65 prints 12.6 (Compscore: the 120
+    /// factored traveller figures of the Lindfield Mitchell of 28 July 2022, 56 of them
+    /// on a half).
     HalfEven,
 }
 
@@ -434,10 +435,18 @@ mod tests {
     fn compscore_rounds_halves_to_even() {
         let r = Rounding::of_program("Compscore3");
         assert_eq!(r, Rounding::HalfEven);
-        for (value, printed) in [(18.95, "19.0"), (12.65, "12.6"), (10.55, "10.6"), (0.05, "0.0")] {
+        for (value, printed) in [
+            (18.95, "19.0"),
+            (12.65, "12.6"),
+            (10.55, "10.6"),
+            (0.05, "0.0"),
+        ] {
             assert_eq!(r.print(value, 1), printed);
         }
         assert_eq!(r.print(68.425, 2), "68.42");
-        assert_eq!(Rounding::of_program("Ruter i Norge").print(12.65, 1), "12.7");
+        assert_eq!(
+            Rounding::of_program("Ruter i Norge").print(12.65, 1),
+            "12.7"
+        );
     }
 }

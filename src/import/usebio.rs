@@ -7,8 +7,8 @@
 //!
 //! # Compscore's conventions, as its files show them
 //!
-//! Checked against the four Compscore3 exports of `shared/realdata/usebio`
-//! (`tests/realdata.rs` asserts every figure):
+//! Checked against the Compscore3 exports of `shared/realdata/usebio`
+//! (`tests/realdata.rs` and `tests/reconcile.rs` assert every figure):
 //!
 //! * **Matchpoints on the 2/1 scale** (`mp_scale = two_one`): 19 results on board 1 of
 //!   the 19-table Mitchell give a top of 36.
@@ -31,6 +31,13 @@
 //!   zero (`datum_rounding = nearest_10`); all 35 datums of the butler file agree.
 //! * **Non-members**: a player with national number 0 (Compscore's `DIRECTOR` filling
 //!   in) gets no member row.
+//! * **Halves to even.** Compscore rounds a half of the last digit to even: 18.95
+//!   prints 19.0 and 12.65 prints 12.6 (the factored travellers of the adjusted
+//!   Lindfield Mitchell; `reconcile::Rounding::HalfEven`).
+//! * **Around an artificial score** the travellers are factored too (five results and
+//!   an `A5050` on six tables print 0.2, 2.6, 5.0, 7.4, 9.8 and 5.0).
+//! * **Adjusted lines that keep their score** are printed with whole numbers on a
+//!   board whose other lines carry a decimal (`unmarked_adjustments`).
 //! * **Hand records** are `<BOARD>` elements with `<HAND>`s and no `<TRAVELLER_LINE>`;
 //!   they are skipped.
 
@@ -507,7 +514,9 @@ fn unmarked_adjustments(
     let expected = runs.iter().map(|r| r.len()).max().unwrap_or(0);
     let top = 2.0 * expected.saturating_sub(1) as f64;
     for run in runs {
-        let factored = run.clone().any(|at| !printed_whole.get(at).copied().unwrap_or(true));
+        let factored = run
+            .clone()
+            .any(|at| !printed_whole.get(at).copied().unwrap_or(true));
         if !factored || top <= 0.0 {
             continue;
         }
@@ -536,7 +545,8 @@ fn unmarked_adjustments(
             let earned = neuberg(raw, others.len() + 1, expected);
             let share = |points: f64| {
                 let percent = points / top * 100.0;
-                (percent.fract() == 0.0 && (0.0..=100.0).contains(&percent)).then_some(percent as u8)
+                (percent.fract() == 0.0 && (0.0..=100.0).contains(&percent))
+                    .then_some(percent as u8)
             };
             if (earned - ns).abs() > 0.06 {
                 if let (Some(ns_share), Some(ew_share)) = (share(ns), share(ew)) {

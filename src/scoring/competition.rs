@@ -330,7 +330,11 @@ fn one_seat_per_member(
                 .map(|t| t.row.board)
                 .collect()
         };
-        let Some(board) = boards(*first).intersection(&boards(*second)).next().copied() else {
+        let Some(board) = boards(*first)
+            .intersection(&boards(*second))
+            .next()
+            .copied()
+        else {
             continue;
         };
         let origin = known

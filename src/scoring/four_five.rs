@@ -25,8 +25,8 @@ use crate::error::{InputError, Location};
 use crate::scoring::field::field_tally;
 use crate::scoring::rows::{sorted_results, Standing};
 use crate::scoring::standings::{assign_ranks, assign_ranks_by};
-use crate::scoring::vp::VpScale;
 use crate::scoring::tables::{BoardPoints, Entrants, Table};
+use crate::scoring::vp::VpScale;
 
 /// A pair's entries for one subround: `playing` holds each playing pair's net IMPs over
 /// the subround (positive for the side that gained); the result is what the scoresheet
@@ -126,7 +126,10 @@ impl RoundScale {
             let [imps, winner, loser] = fields[..] else {
                 return Err(InputError::new(
                     Location::file(file).row(index + 1),
-                    format!("expected 3 fields (imps,winner,loser), found {}", fields.len()),
+                    format!(
+                        "expected 3 fields (imps,winner,loser), found {}",
+                        fields.len()
+                    ),
                 ));
             };
             if imps.parse::<usize>().ok() != Some(rows.len()) {
@@ -139,16 +142,18 @@ impl RoundScale {
                 ));
             }
             let number = |text: &str, column: &str| {
-                text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
-                    InputError::new(here(column), format!("`{text}` is not a number of VPs"))
-                })
+                text.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| {
+                        InputError::new(here(column), format!("`{text}` is not a number of VPs"))
+                    })
             };
             rows.push((number(winner, "winner")?, number(loser, "loser")?));
         }
         let at = rows.len();
-        RoundScale::new(rows).map_err(|rule| {
-            InputError::new(Location::file(file).row(at.max(1)), rule)
-        })
+        RoundScale::new(rows)
+            .map_err(|rule| InputError::new(Location::file(file).row(at.max(1)), rule))
     }
 
     /// A match scale of `data/vp/` (winner's and loser's VPs per margin) as a scale of
@@ -178,7 +183,11 @@ impl RoundScale {
             "abf_swiss_pairs_9_boards" => Some(9),
             _ => None,
         };
-        if let Some(scale) = boards.map(crate::scoring::vp::abf_swiss_pairs).transpose()?.flatten() {
+        if let Some(scale) = boards
+            .map(crate::scoring::vp::abf_swiss_pairs)
+            .transpose()?
+            .flatten()
+        {
             return Ok(Arc::new(RoundScale::from_match_scale(scale)));
         }
         Err(InputError::new(
@@ -208,11 +217,26 @@ pub fn vp_entries(
     playing: &[(&str, i32)],
     sitting_out: &[&str],
 ) -> Vec<(String, f64)> {
-    let margin = playing.iter().map(|(_, net)| net.unsigned_abs()).max().unwrap_or(0);
+    let margin = playing
+        .iter()
+        .map(|(_, net)| net.unsigned_abs())
+        .max()
+        .unwrap_or(0);
     let (winner, loser) = scale.vp(margin);
     let mut entries: Vec<(String, f64)> = playing
         .iter()
-        .map(|&(pair, net)| (pair.to_string(), if net > 0 { winner } else if net < 0 { loser } else { winner }))
+        .map(|&(pair, net)| {
+            (
+                pair.to_string(),
+                if net > 0 {
+                    winner
+                } else if net < 0 {
+                    loser
+                } else {
+                    winner
+                },
+            )
+        })
         .collect();
     let total: f64 = entries.iter().map(|(_, e)| e).sum();
     let average = (total / entries.len().max(1) as f64 + 1e-9).floor();
@@ -256,7 +280,10 @@ pub(super) fn four_five_standings(
         }
     }
     let mut entries: BTreeMap<String, f64> = names.iter().map(|k| (k.to_string(), 0.0)).collect();
-    let scale = competition.vp_scale.as_ref().and_then(|s| s.table.as_deref());
+    let scale = competition
+        .vp_scale
+        .as_ref()
+        .and_then(|s| s.table.as_deref());
     let mut vps: BTreeMap<String, f64> = BTreeMap::new();
     for net in subrounds.values() {
         let playing: Vec<(&str, i32)> = net

@@ -621,12 +621,22 @@ fn ruter_gives_an_average_minus_the_pairs_own_percentage_when_worse() {
         ..scored_row(1, "1", "6", 0)
     }];
     rows[0].ns_score = None;
-    for (ns, ew, score) in [("2", "7", 100), ("3", "8", 110), ("4", "9", 120), ("5", "10", 130)] {
+    for (ns, ew, score) in [
+        ("2", "7", 100),
+        ("3", "8", 110),
+        ("4", "9", 120),
+        ("5", "10", 130),
+    ] {
         rows.push(scored_row(1, ns, ew, score));
     }
     for (board, own) in (2..).zip([-100, -100, -100, 105, 115, 125, 130]) {
         rows.push(scored_row(board, "1", "6", own));
-        for (ns, ew, score) in [("2", "7", 100), ("3", "8", 110), ("4", "9", 120), ("5", "10", 130)] {
+        for (ns, ew, score) in [
+            ("2", "7", 100),
+            ("3", "8", 110),
+            ("4", "9", 120),
+            ("5", "10", 130),
+        ] {
             rows.push(scored_row(board, ns, ew, score));
         }
     }
@@ -667,7 +677,9 @@ fn compscore_travellers_are_factored_around_an_artificial_score() {
     for row in rows.clone() {
         rows.push(BoardResult { board: 2, ..row });
     }
-    let names = entrants(&["1", "2", "3", "4", "5", "6", "11", "12", "13", "14", "15", "16"]);
+    let names = entrants(&[
+        "1", "2", "3", "4", "5", "6", "11", "12", "13", "14", "15", "16",
+    ]);
     let scored = score_competition(&comp, &names, &rows).unwrap();
     let shown: Vec<(f64, f64)> = scored
         .board_scores
@@ -675,10 +687,20 @@ fn compscore_travellers_are_factored_around_an_artificial_score() {
         .filter(|b| b.board == 1)
         .map(|b| (b.ns_points, b.ew_points))
         .collect();
-    let printed = [(0.2, 9.8), (2.6, 7.4), (5.0, 5.0), (7.4, 2.6), (9.8, 0.2), (5.0, 5.0)];
+    let printed = [
+        (0.2, 9.8),
+        (2.6, 7.4),
+        (5.0, 5.0),
+        (7.4, 2.6),
+        (9.8, 0.2),
+        (5.0, 5.0),
+    ];
     assert_eq!(shown.len(), printed.len());
     for ((ns, ew), (want_ns, want_ew)) in shown.iter().zip(printed) {
-        assert!((ns - want_ns).abs() < 1e-9 && (ew - want_ew).abs() < 1e-9, "{shown:?}");
+        assert!(
+            (ns - want_ns).abs() < 1e-9 && (ew - want_ew).abs() < 1e-9,
+            "{shown:?}"
+        );
     }
     assert!((standing(&scored, "5").score - 19.6).abs() < 1e-9);
 }
@@ -698,7 +720,12 @@ fn compscore_rounds_factored_halves_to_even() {
     let mut board = |number: u32, tables: i32, own: i32, others: &dyn Fn(i32) -> i32| {
         rows.push(scored_row(number, "1", "101", own));
         for p in 2..=tables {
-            rows.push(scored_row(number, &p.to_string(), &(100 + p).to_string(), others(p)));
+            rows.push(scored_row(
+                number,
+                &p.to_string(),
+                &(100 + p).to_string(),
+                others(p),
+            ));
         }
     };
     // Boards 1 and 2, 7 tables: pair 1 beats one other pair (raw 2), then two (raw 4).
@@ -719,7 +746,10 @@ fn compscore_rounds_factored_halves_to_even() {
     assert_eq!(compscore.print(one.score, 2), "68.42");
     assert_eq!(compscore.print(3.285, 2), "3.28");
     let away = crate::import::reconcile::Rounding::HalfAwayFromZero;
-    assert_eq!(away.print(18.0 * 3.0 + 5.0 + away_hundredths(3.285) + 6.14, 2), "68.43");
+    assert_eq!(
+        away.print(18.0 * 3.0 + 5.0 + away_hundredths(3.285) + 6.14, 2),
+        "68.43"
+    );
 }
 
 /// `x` to hundredths, halves away from zero.
@@ -790,7 +820,13 @@ fn seed_003_four_pairs_on_victory_points() {
     assert_eq!(got("2"), (3.0, Some(10.0), 1));
     assert_eq!(got("3"), (0.0, Some(4.0), 3));
     assert_eq!(got("4"), (0.0, Some(4.0), 3));
-    let net = |e: &str| scored.results.iter().find(|r| r.entrant == e).map(|r| r.score);
+    let net = |e: &str| {
+        scored
+            .results
+            .iter()
+            .find(|r| r.entrant == e)
+            .map(|r| r.score)
+    };
     assert_eq!((net("1"), net("3")), (Some(3.0), Some(-3.0)));
 
     // Without the scale the same round is scored in IMPs only.

@@ -1333,8 +1333,8 @@ mod tests {
             kept,
             [
                 true, false, true, false, false, true, false, true, false, true, false, false,
-                false, false, true, true, true, true, false, false, true, false, true, false,
-                true, true
+                false, false, true, true, true, true, false, false, true, false, true, false, true,
+                true
             ]
         );
         for (at, (kept, in_place, as_struct, all_listed)) in found.iter().enumerate() {
