@@ -15,6 +15,9 @@ pub mod conventions;
 pub mod encoding;
 pub mod entrant_table;
 pub mod text;
+pub mod vp_scale;
+
+pub use vp_scale::VpScaleRef;
 
 use conventions::Conventions;
 
@@ -187,24 +190,6 @@ pub struct Competition {
     /// A four- or five-pair event's victory-point scale (`competitions.vp_scale`).
     pub vp_scale: Option<VpScaleRef>,
     pub origin: Origin,
-}
-
-/// The `vp_scale` of a competition: the name its row gives, and the scale once read
-/// (the dataset reader reads it from the dataset folder or `data/vp/`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct VpScaleRef {
-    pub name: String,
-    pub table: Option<std::sync::Arc<crate::scoring::four_five::RoundScale>>,
-}
-
-impl VpScaleRef {
-    /// A scale named but not yet read.
-    pub fn named(name: impl Into<String>) -> VpScaleRef {
-        VpScaleRef {
-            name: name.into(),
-            table: None,
-        }
-    }
 }
 
 impl Competition {

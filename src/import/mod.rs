@@ -10,5 +10,6 @@ pub mod reconcile;
 pub mod table;
 pub mod usebio;
 pub mod validate;
+pub mod vp_scale;
 
 pub use published::{merge, Imported, Published};

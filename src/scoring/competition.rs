@@ -54,20 +54,7 @@ pub fn score_competition(
         ));
     }
     one_seat_per_member(competition, &known, &tables)?;
-    let field = matches!(
-        competition.scoring,
-        ScoringMethod::Matchpoints | ScoringMethod::CrossImps | ScoringMethod::Butler
-    ) && competition.format == Format::Pairs;
-    if let Some(t) = tables
-        .iter()
-        .find(|t| !field && (t.ns_at.is_empty() || t.ew_at.is_empty()))
-    {
-        let column = if t.ns_at.is_empty() { "ns" } else { "ew" };
-        return Err(InputError::new(
-            t.location(column),
-            "a table with one side's entrant missing (a pair the export does not list) is only scored in a pairs field (matchpoints, cross_imps or butler)",
-        ));
-    }
+    unlisted_only_in_a_field(competition, &tables)?;
     sort_tables(&mut tables, &known);
     // Each board's tables are a run of the sorted tables.
     let mut by_board: Vec<Range<usize>> = Vec::new();
@@ -289,6 +276,29 @@ fn joined(known: &Entrants<'_>, seats: &[u32]) -> Text {
             text
         }
     }
+}
+
+/// A table with one side empty (a pair the export does not list) counts in a pairs
+/// field; a team match, a four- or five-pair event or a Swiss match needs both sides.
+fn unlisted_only_in_a_field(
+    competition: &Competition,
+    tables: &[Table<'_>],
+) -> Result<(), InputError> {
+    let field = matches!(
+        competition.scoring,
+        ScoringMethod::Matchpoints | ScoringMethod::CrossImps | ScoringMethod::Butler
+    ) && competition.format == Format::Pairs;
+    if let Some(t) = tables
+        .iter()
+        .find(|t| !field && (t.ns_at.is_empty() || t.ew_at.is_empty()))
+    {
+        let column = if t.ns_at.is_empty() { "ns" } else { "ew" };
+        return Err(InputError::new(
+            t.location(column),
+            "a table with one side's entrant missing (a pair the export does not list) is only scored in a pairs field (matchpoints, cross_imps or butler)",
+        ));
+    }
+    Ok(())
 }
 
 /// A member listed in two entrants that both played the same board would have sat at

@@ -17,11 +17,9 @@
 //! Standings are by total VPs; the handicap still uses the IMPs.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-use std::sync::Arc;
 
+pub use crate::dataset::vp_scale::RoundScale;
 use crate::dataset::{Competition, EntrantResult};
-use crate::error::{InputError, Location};
 use crate::scoring::field::field_tally;
 use crate::scoring::rows::{sorted_results, Standing};
 use crate::scoring::standings::{assign_ranks, assign_ranks_by};
@@ -48,156 +46,6 @@ pub fn subround_entries(playing: &[(&str, i32)], sitting_out: &[&str]) -> Vec<(S
     let average = total.div_euclid(count);
     entries.extend(sitting_out.iter().map(|&pair| (pair.to_string(), average)));
     entries
-}
-
-/// A four- or five-pair event's victory-point scale: for each IMP margin from 0 up, the
-/// VPs of the pairs with the IMPs (`winner`) and of the others (`loser`); a margin
-/// beyond the last row takes the last row. Unlike a match scale the two need not add to
-/// a fixed total (seed 003: 3 IMPs give 10 and 4).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RoundScale {
-    rows: Vec<(f64, f64)>,
-}
-
-impl RoundScale {
-    /// The scale from its rows, `(winner, loser)` for margin 0, 1, 2, ...
-    pub fn new(rows: Vec<(f64, f64)>) -> Result<RoundScale, String> {
-        if rows.is_empty() {
-            return Err("a VP scale needs at least the row for margin 0".to_string());
-        }
-        for (margin, &(winner, loser)) in rows.iter().enumerate() {
-            if !(winner.is_finite() && loser.is_finite() && loser >= 0.0 && winner >= loser) {
-                return Err(format!(
-                    "margin {margin}: the winner's VPs ({winner}) must be finite and at least the loser's ({loser}), which must not be negative"
-                ));
-            }
-        }
-        Ok(RoundScale { rows })
-    }
-
-    /// The rows, `(winner, loser)` for margin 0, 1, 2, ...
-    pub fn rows(&self) -> &[(f64, f64)] {
-        &self.rows
-    }
-
-    /// The VPs of the side with the IMPs and of the other side for an IMP `margin`. A
-    /// flat subround (margin 0) gives both sides the mean of the first row.
-    ///
-    /// ```
-    /// use bridgehcp::scoring::four_five::RoundScale;
-    /// let scale = RoundScale::new(vec![(7.0, 7.0), (8.0, 6.0), (9.0, 5.0), (10.0, 4.0)]).unwrap();
-    /// assert_eq!(scale.vp(3), (10.0, 4.0));
-    /// assert_eq!(scale.vp(40), (10.0, 4.0));
-    /// assert_eq!(scale.vp(0), (7.0, 7.0));
-    /// ```
-    pub fn vp(&self, margin: u32) -> (f64, f64) {
-        let at = (margin as usize).min(self.rows.len().saturating_sub(1));
-        let (winner, loser) = self.rows.get(at).copied().unwrap_or((0.0, 0.0));
-        if margin == 0 {
-            let mean = (winner + loser) / 2.0;
-            (mean, mean)
-        } else {
-            (winner, loser)
-        }
-    }
-
-    /// Parses a scale file: `#` comments, the header `imps,winner,loser`, then one row
-    /// per margin from 0 up, none skipped. Errors name `file`, the row and the column.
-    pub fn parse(file: &Path, text: &str) -> Result<RoundScale, InputError> {
-        let mut rows: Vec<(f64, f64)> = Vec::new();
-        let mut header = false;
-        for (index, line) in text.lines().enumerate() {
-            let here = |column: &str| Location::file(file).row(index + 1).column(column);
-            let line = line.trim().trim_start_matches('\u{feff}');
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            if !header {
-                if fields != ["imps", "winner", "loser"] {
-                    return Err(InputError::new(
-                        Location::file(file).row(index + 1),
-                        "expected the header `imps,winner,loser`",
-                    ));
-                }
-                header = true;
-                continue;
-            }
-            let [imps, winner, loser] = fields[..] else {
-                return Err(InputError::new(
-                    Location::file(file).row(index + 1),
-                    format!(
-                        "expected 3 fields (imps,winner,loser), found {}",
-                        fields.len()
-                    ),
-                ));
-            };
-            if imps.parse::<usize>().ok() != Some(rows.len()) {
-                return Err(InputError::new(
-                    here("imps"),
-                    format!(
-                        "`{imps}`: the rows give every IMP margin from 0 up, so this one is {}",
-                        rows.len()
-                    ),
-                ));
-            }
-            let number = |text: &str, column: &str| {
-                text.parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(|| {
-                        InputError::new(here(column), format!("`{text}` is not a number of VPs"))
-                    })
-            };
-            rows.push((number(winner, "winner")?, number(loser, "loser")?));
-        }
-        let at = rows.len();
-        RoundScale::new(rows)
-            .map_err(|rule| InputError::new(Location::file(file).row(at.max(1)), rule))
-    }
-
-    /// A match scale of `data/vp/` (winner's and loser's VPs per margin) as a scale of
-    /// this kind, up to its blitz.
-    fn from_match_scale(scale: &VpScale) -> RoundScale {
-        let rows = (0..=scale.blitz())
-            .map(|margin| scale.vp(i32::try_from(margin).unwrap_or(i32::MAX)))
-            .collect();
-        RoundScale { rows }
-    }
-
-    /// The scale a `competitions.vp_scale` cell names: a file at that path relative to
-    /// the dataset folder `dir`, or else one of the scales of `data/vp/` by its name
-    /// (with or without `.csv`).
-    pub fn resolve(dir: &Path, name: &str) -> Result<Arc<RoundScale>, InputError> {
-        let path = dir.join(name);
-        if path.is_file() {
-            let bytes = crate::import::published::read_export(&path)?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                InputError::new(Location::file(&path), "the VP scale is not UTF-8 text")
-            })?;
-            return RoundScale::parse(&path, &text).map(Arc::new);
-        }
-        let stem = name.trim_start_matches("data/vp/").trim_end_matches(".csv");
-        let boards = match stem {
-            "abf_swiss_pairs_8_boards" => Some(8),
-            "abf_swiss_pairs_9_boards" => Some(9),
-            _ => None,
-        };
-        if let Some(scale) = boards
-            .map(crate::scoring::vp::abf_swiss_pairs)
-            .transpose()?
-            .flatten()
-        {
-            return Ok(Arc::new(RoundScale::from_match_scale(scale)));
-        }
-        Err(InputError::new(
-            Location::file(dir).column("vp_scale"),
-            format!(
-                "VP scale `{name}`: no such file in the dataset folder ({}) and no scale of that name in data/vp/ (abf_swiss_pairs_8_boards, abf_swiss_pairs_9_boards)",
-                path.display()
-            ),
-        ))
-    }
 }
 
 /// The VP entries of one subround from its IMP entries (`subround_entries`): the pairs

@@ -547,7 +547,7 @@ pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Er
 }
 
 /// Reads the VP scale each competition's `vp_scale` names (see
-/// [`crate::scoring::four_five::RoundScale::resolve`]); a scale that cannot be read, or
+/// [`crate::import::vp_scale::resolve`]); a scale that cannot be read, or
 /// one given to anything but a `team_imps` pairs event, quarantines its competition.
 fn read_vp_scales(dir: &Path, head: &mut Dataset, check: &mut Check) -> Result<(), InputError> {
     for competition in &mut head.competitions {
@@ -565,7 +565,7 @@ fn read_vp_scales(dir: &Path, head: &mut Dataset, check: &mut Check) -> Result<(
         let four_five = competition.scoring == crate::dataset::ScoringMethod::TeamImps
             && competition.format == crate::dataset::Format::Pairs;
         let read = if four_five {
-            crate::scoring::four_five::RoundScale::resolve(dir, &scale.name).map_err(|mut e| {
+            crate::import::vp_scale::resolve(dir, &scale.name).map_err(|mut e| {
                 e.location.competition = Some(id.to_string());
                 if e.location.row.is_none() {
                     e.location = here();
