@@ -24,7 +24,6 @@ use crate::scoring::field::field_tally;
 use crate::scoring::rows::{sorted_results, Standing};
 use crate::scoring::standings::{assign_ranks, assign_ranks_by};
 use crate::scoring::tables::{BoardPoints, Entrants, Table};
-use crate::scoring::vp::VpScale;
 
 /// A pair's entries for one subround: `playing` holds each playing pair's net IMPs over
 /// the subround (positive for the side that gained); the result is what the scoresheet
