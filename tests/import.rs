@@ -993,7 +993,7 @@ fn the_import_log_is_rebuilt_from_the_file_that_survives() {
         "earlier batches rewritten:\n{after}"
     );
     assert_eq!(after.lines().count(), 4, "{after}");
-    let batches: Vec<i64> = bridgehcp::report::import_log::read(&out)
+    let batches: Vec<i64> = bridgehcp::store::import_log::read(&out)
         .unwrap()
         .iter()
         .map(|r| r.batch)
@@ -1042,7 +1042,7 @@ fn an_unreadable_import_log_stops_the_import_before_anything_changes() {
     std::fs::write(&log, &bytes).unwrap();
     let output = import(&[&second], &out, &[]);
     ok(&output);
-    let rows = bridgehcp::report::import_log::read(&out).unwrap();
+    let rows = bridgehcp::store::import_log::read(&out).unwrap();
     let kept: Vec<(i64, &str)> = rows.iter().map(|r| (r.batch, r.status.as_str())).collect();
     assert_eq!(kept, [(1, "imported"), (2, "imported")]);
 }
