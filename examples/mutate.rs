@@ -24,8 +24,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use bridgehcp::import::{pbn, table, usebio};
+use bridgehcp::import::{pbn, usebio};
 use bridgehcp::quarantine::OnError;
+use bridgehcp::store::table;
 
 /// Inputs per child process; a fresh child also bounds any slow leak.
 const PER_CHILD: u64 = 2_000;

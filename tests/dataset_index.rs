@@ -487,7 +487,7 @@ fn a_run_takes_the_hashes_the_index_vouches_for() {
 
     // An index whose files match but which says another hash for one competition:
     // the run records the index's hash, so it did not hash that competition's rows.
-    use bridgehcp::store::index;
+    use bridgehcp::store::index as dataset_index;
     let vouching = dir.join("vouching");
     copy_without_index(&fed, &vouching);
     let mut index = dataset_index::load_checked(&fed).unwrap().unwrap();
@@ -523,7 +523,7 @@ fn a_run_takes_the_hashes_the_index_vouches_for() {
 /// place after that index was written: the refreshed index still matches its files.
 #[test]
 fn a_refreshed_index_hashes_again_a_kept_file_edited_since() {
-    use bridgehcp::store::index;
+    use bridgehcp::store::index as dataset_index;
     let tmp = tempfile::tempdir().unwrap();
     let (fed, _) = partitioned(tmp.path());
     let before = dataset_index::load_checked(&fed).unwrap().unwrap();
@@ -594,7 +594,7 @@ fn one_file_federation(dir: &Path) -> (PathBuf, Vec<String>) {
 /// same index for them.
 #[test]
 fn a_one_file_sample_has_an_index_whose_hashes_a_run_takes() {
-    use bridgehcp::store::index;
+    use bridgehcp::store::index as dataset_index;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (fed, _) = one_file_federation(dir);

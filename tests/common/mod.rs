@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod realdata;
+#[allow(unused_imports)] // the files that read no real club files
 pub use realdata::{no_realdata, realdata};
 
 /// `bridgehcp ARGS` run in `cwd`, as a user runs it: without the backtrace variables a
