@@ -160,7 +160,11 @@ fn check_after_kill(cwd: &Path, v: &Versions, what: &str) -> bool {
     let imported = log.iter().filter(|r| r.status == "imported").count();
     assert_eq!(
         imported,
-        if is_before { BEFORE.len() } else { BEFORE.len() + BATCH.len() },
+        if is_before {
+            BEFORE.len()
+        } else {
+            BEFORE.len() + BATCH.len()
+        },
         "{what}: the log's imported lines"
     );
     if is_before {
