@@ -19,7 +19,7 @@
 #
 # For every command it prints wall and CPU time, peak RSS (GNU time) and the stage times
 # from the run summary; at the end, one table of the figures the scale targets name
-# (docs/scale.md), each beside its target, with the ratios against DuckDB's SQL scoring
+# (docs/performance.md), each beside its target, with the ratios against DuckDB's SQL scoring
 # (benches/peers/scoring.sql; judged on the median of BRIDGEHCP_SCALE_PAIRS alternated
 # runs of `score` and the SQL, default 3) and the polars frozen replay
 # (benches/peers/polars_replay.py).

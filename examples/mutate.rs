@@ -78,14 +78,13 @@ impl Rng {
     }
 }
 
-/// `shared/realdata`, in the first folder above the crate that has it (read in place).
+// The real club files, found by the same rule as the tests' (`BRIDGEHCP_REALDATA`, else
+// `shared/realdata` above the crate); without them the pool is empty and `parent` says so.
+#[path = "../tests/common/realdata.rs"]
+mod located;
+
 fn realdata() -> PathBuf {
-    let start = Path::new(env!("CARGO_MANIFEST_DIR"));
-    start
-        .ancestors()
-        .map(|dir| dir.join("shared/realdata"))
-        .find(|candidate| candidate.is_dir())
-        .unwrap_or_else(|| start.join("../shared/realdata"))
+    located::locate().unwrap_or_default()
 }
 
 fn files_in(dir: &Path, extension: &str) -> Vec<PathBuf> {
@@ -366,8 +365,11 @@ fn parent(target: Target, seconds: u64, first_seed: u64) {
     let pool = seeds(target);
     if pool.is_empty() {
         eprintln!(
-            "no seed files for {} (is shared/realdata beside the repository?)",
-            target.name()
+            "no seed files for {}: {}",
+            target.name(),
+            located::locate()
+                .err()
+                .unwrap_or_else(|| "their folder has none".to_string())
         );
         std::process::exit(2);
     }

@@ -1,6 +1,6 @@
 //! The dependency rule between the top-level modules, checked on the source.
 //!
-//! The stages only stay usable on their own (the model checked against the seed's
+//! The stages only stay usable on their own (the model checked against its
 //! worked numbers, scoring against published results, the pipeline without files) if
 //! dependencies run one way: `cli → job → study → report → store → {pipeline, import,
 //! synth} → scoring → {dataset, quarantine} → error → model`. The jobs, one per

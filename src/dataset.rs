@@ -1,4 +1,4 @@
-//! The dataset of the data contract, as plain Rust values.
+//! The dataset (docs/data.md), as plain Rust values.
 //!
 //! Polars stays at the edges: `import` turns tables (Parquet, CSV, PBN, USEBIO) into a
 //! [`Dataset`], `report` turns results back into tables. Everything in between (scoring,
@@ -15,6 +15,9 @@ pub mod conventions;
 pub mod encoding;
 pub mod entrant_table;
 pub mod text;
+pub mod vp_scale;
+
+pub use vp_scale::VpScaleRef;
 
 use conventions::Conventions;
 
@@ -125,7 +128,7 @@ pub enum ScoringMethod {
     CrossImps,
     Butler,
     TeamImps,
-    /// Swiss pairs (seed 002): IMPs against a datum per board, each `round` a match
+    /// Swiss pairs (the Swiss pairs regulations): IMPs against a datum per board, each `round` a match
     /// between the two pairs at a table, converted to victory points.
     SwissPairs,
 }
@@ -173,6 +176,8 @@ pub struct Competition {
     pub class: Option<String>,
     /// How the club's program scores (matchpoint scale, cross-IMP sum or average, ...).
     pub conventions: Conventions,
+    /// A four- or five-pair event's victory-point scale (`competitions.vp_scale`).
+    pub vp_scale: Option<VpScaleRef>,
     pub origin: Origin,
 }
 
@@ -196,6 +201,7 @@ impl Competition {
             club: None,
             class: None,
             conventions: Conventions::default(),
+            vp_scale: None,
             origin: Origin::default(),
         }
     }

@@ -122,11 +122,55 @@ impl Error {
             cause,
         }
     }
+    /// A polars error on `path`; when `path` is a Parquet file that is empty or cut
+    /// short (the reader's "out of specification: the file must end with PAR1"), the
+    /// error says that instead, in the officer's words.
     pub fn polars(path: impl Into<PathBuf>, cause: polars::prelude::PolarsError) -> Self {
-        Error::Polars {
-            path: path.into(),
-            cause,
+        let path = path.into();
+        if let Some(rule) = incomplete_parquet(&path, &cause) {
+            return Error::Input(InputError::new(Location::file(path), rule));
         }
+        Error::Polars { path, cause }
+    }
+}
+
+/// What is wrong with a Parquet file the reader found out of specification, when it is
+/// that the file is empty or does not end with the footer every complete Parquet file
+/// ends with (`PAR1`): a copy or a write that stopped part way. `None` otherwise (the
+/// reader's own words then stand).
+fn incomplete_parquet(
+    path: &std::path::Path,
+    cause: &polars::prelude::PolarsError,
+) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let text = cause.to_string().to_lowercase();
+    // Out of specification for want of memory (an allocation polars could not make) is
+    // not the file's fault.
+    if !text.contains("out of spec") || text.contains("oom") || text.contains("memory") {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size == 0 {
+        return Some(
+            "the file is empty (0 bytes), not a Parquet table: it was written or copied only in part; write or copy it again".to_owned(),
+        );
+    }
+    let mut head = [0u8; 4];
+    let starts = file.read_exact(&mut head).is_ok() && &head == b"PAR1";
+    let mut tail = [0u8; 4];
+    let ends = size >= 8
+        && file.seek(SeekFrom::End(-4)).is_ok()
+        && file.read_exact(&mut tail).is_ok()
+        && &tail == b"PAR1";
+    match (starts, ends) {
+        (true, false) => Some(format!(
+            "the file is cut short: it begins as a Parquet table but its {size} bytes do not end with the footer a complete one ends with (`PAR1`); it was written or copied only in part: write or copy it again"
+        )),
+        (false, _) => Some(format!(
+            "the file is not a Parquet table: its {size} bytes do not begin with `PAR1`, as every Parquet file does"
+        )),
+        (true, true) => None,
     }
 }
 

@@ -10,14 +10,14 @@
 //! * [`pipeline`] replays the history, live or by frozen periods, in parallel;
 //! * [`store`] owns the federation's dataset on disk: its tables, versions, locks,
 //!   index and import log;
-//! * [`report`] writes a run's outputs and the pages made from them;
+//! * [`report`] writes a run's outputs (docs/data.md) and the pages made from them;
 //! * [`study`] compares factor sets and standard ratings on one history;
 //! * [`job`] is one entry per command, owning its locks, recovery, work and atomic
 //!   write;
 //! * [`cli`] parses flags into a job's plan and prints what the job returns.
 
 /// Implements `FromStr` and `Display` for a fieldless enum from a fixed list of names, so
-/// that the names in the data contract live in exactly one place.
+/// that the fixed names of docs/data.md live in exactly one place.
 #[macro_export]
 macro_rules! string_enum {
     ($ty:ident, $what:literal, { $($text:literal => $variant:expr),+ $(,)? }) => {

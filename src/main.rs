@@ -10,14 +10,29 @@ use clap::Parser;
 
 use bridgehcp::cli::{run, Cli, Command};
 
-/// Errors are printed as anyhow prints them from `main`, with any control character of
-/// a name or file quoted in them shown as U+FFFD; the exit code is 1.
+/// Errors are printed as their message and the chain of causes, with any control
+/// character of a name or file quoted in them shown as U+FFFD; the exit code is 1.
+/// Whatever `RUST_BACKTRACE` says, no stack trace follows: that is for
+/// `BRIDGEHCP_VERBOSE=1` (see [`bridgehcp::cli::error_text`]).
 fn main() -> std::process::ExitCode {
+    bridgehcp::cli::memory::catch_failed_spawns();
+    let verbose = bridgehcp::cli::verbose();
+    if verbose && std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
+        // Read once, when the first error captures its trace; no other thread runs yet.
+        std::env::set_var("RUST_LIB_BACKTRACE", "1");
+    }
     match command() {
         Ok(code) => code,
         Err(error) => {
-            let text = format!("Error: {error:?}");
+            let text = if verbose {
+                format!("Error: {error:?}")
+            } else {
+                bridgehcp::cli::error_text(error.as_ref())
+            };
             eprintln!("{}", bridgehcp::dataset::text::neutralise(&text, true));
+            if bridgehcp::cli::memory::is_reported_out_of_memory(&text) {
+                bridgehcp::cli::memory::reported_out_of_memory();
+            }
             std::process::ExitCode::FAILURE
         }
     }
@@ -30,6 +45,11 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
     let command = cli
         .command
         .unwrap_or_else(|| Command::Run(run::RunArgs::default()));
+    bridgehcp::cli::memory::advise(match &command {
+        Command::Run(_) => bridgehcp::cli::memory::Advice::Run,
+        Command::Import(_) => bridgehcp::cli::memory::Advice::Import,
+        _ => bridgehcp::cli::memory::Advice::Other,
+    });
     command.execute().map_err(|failed| {
         let error = anyhow::Error::from(*failed.error);
         match failed.doing {

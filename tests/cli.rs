@@ -598,3 +598,87 @@ fn study_compares_three_sets_and_two_sweeps_on_the_sample() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("impakt"), "{stderr}");
 }
+
+/// `run --out` replaces a folder holding the same run (the same dataset folder,
+/// `--until` and `--state`: a month run again) and refuses one holding another, saying
+/// what it holds, unless `--replace`: before, an officer's `--out out/2017-11` for
+/// January replaced November's folder, its report.html and ranking_diff.csv with it.
+#[test]
+fn run_replaces_only_a_folder_holding_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    run_sample(dir.path(), "nov", &["--until", "2026-09-30"]);
+    std::fs::write(dir.path().join("nov/report.html"), "September's report").unwrap();
+    let before = read(&dir.path().join("nov/run.json"));
+    let output = bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data,
+            "--out",
+            "nov",
+            "--until",
+            "2026-10-31",
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "--out nov: the folder holds another run ({data} up to 2026-09-30, from the start; applied through 2026-09-"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "); this run is of {data} up to 2026-10-31, from the start. A run replaces its output folder whole (a report.html or ranking_diff.csv in it goes too): write this run to its own folder (one per month, e.g. --state out/2026-10 --out out/2026-11), or pass --replace to replace that one"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(read(&dir.path().join("nov/run.json")), before);
+    assert_eq!(
+        read(&dir.path().join("nov/report.html")),
+        b"September's report"
+    );
+    // Continued from another folder is another run too.
+    run_sample(dir.path(), "aug", &["--until", "2026-08-31"]);
+    let output = bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            data,
+            "--out",
+            "nov",
+            "--until",
+            "2026-09-30",
+            "--state",
+            "aug",
+        ],
+        dir.path(),
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("this run is of"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The same run again replaces its folder (a late file); --replace replaces another.
+    run_sample(dir.path(), "nov", &["--until", "2026-09-30"]);
+    assert!(!dir.path().join("nov/report.html").exists());
+    run_sample(dir.path(), "nov", &["--until", "2026-10-31", "--replace"]);
+    let manifest = String::from_utf8(read(&dir.path().join("nov/run.json"))).unwrap();
+    assert!(manifest.contains("\"until\": \"2026-10-31\""), "{manifest}");
+}
+
+/// `bridgehcp` with no arguments runs the sample into ./out, and again: the same run
+/// replaces its folder.
+#[test]
+fn the_default_run_can_be_run_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&bridgehcp(&[], dir.path()));
+    ok(&bridgehcp(&[], dir.path()));
+    assert!(dir.path().join("out/run.json").is_file());
+}

@@ -603,9 +603,18 @@ fn a_run_killed_while_committing_leaves_the_previous_outputs() {
             &["--quiet", "--until", "2026-04-30"],
         ));
         let before = snapshot(&cwd.join("out"));
+        // Another run (no --until) than the folder holds: replaced with --replace.
         kill_at(
             cwd,
-            &["run", "--quiet", "--data", "data", "--out", "out"],
+            &[
+                "run",
+                "--quiet",
+                "--data",
+                "data",
+                "--out",
+                "out",
+                "--replace",
+            ],
             point,
             rename,
         );
@@ -624,7 +633,7 @@ fn a_run_killed_while_committing_leaves_the_previous_outputs() {
             assert_eq!(snapshot(&cwd.join("out")), before, "{point} ({rename})");
         }
         ok(&run(cwd, "data", "next2", &["--quiet", "--state", "out"]));
-        ok(&run(cwd, "data", "out", &["--quiet"]));
+        ok(&run(cwd, "data", "out", &["--quiet", "--replace"]));
         assert_eq!(leftovers(cwd), Vec::<String>::new(), "{point} ({rename})");
         let _ = std::fs::remove_dir_all(cwd.join("next2"));
     }
@@ -843,7 +852,15 @@ fn every_command_recovers_and_refuses_a_folder_alike() {
             &["--quiet", "--until", "2026-04-30"],
         ));
         let before = snapshot(&cwd.join("out"));
-        let kill = ["run", "--quiet", "--data", "data", "--out", "out"];
+        let kill = [
+            "run",
+            "--quiet",
+            "--data",
+            "data",
+            "--out",
+            "out",
+            "--replace",
+        ];
         kill_at(cwd, &kill, "between-renames", "two");
         assert!(!cwd.join("out").exists(), "{command:?}");
         ok(&bridgehcp(&command, cwd));

@@ -778,3 +778,33 @@ fn a_mix_of_layouts_has_no_index() {
         "{stderr}"
     );
 }
+
+/// `index` writes only beside a dataset's tables: before, `index DIR` wrote an empty
+/// index into any folder (even `/etc`) and exited 0.
+#[test]
+fn index_refuses_a_folder_that_is_not_a_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join("notes.txt"), "x").unwrap();
+    let output = bridgehcp(&["index", "home"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("home is not a dataset folder: it holds no `members`, `competitions`, `entrants` table (members.parquet, members.csv or a folder members/; competitions.parquet, competitions.csv or a folder competitions/; entrants.parquet, entrants.csv or a folder entrants/), as every dataset does; nothing was written"),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left, ["notes.txt"]);
+    let output = bridgehcp(&["index", "nowhere"], dir.path());
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("nowhere: no such dataset folder"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!dir.path().join("nowhere").exists());
+}

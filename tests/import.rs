@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{import_auto as import, ok, realdata};
+use common::{import_auto as import, no_realdata, ok, realdata};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -95,6 +95,9 @@ fn small_pbn(row: &str) -> String {
 /// `--keep-going` the good files are written and the exit is 0.
 #[test]
 fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let bad = dir.path().join("bad.pbn");
     std::fs::write(&bad, small_pbn("1 2 4S N 14 \"420\" - 0 0")).unwrap_or_else(|e| panic!("{e}"));
@@ -199,6 +202,9 @@ fn a_refused_file_is_listed_and_keep_going_imports_the_rest() {
 /// month imported again changes nothing.
 #[test]
 fn appending_month_by_month_equals_importing_everything_at_once() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let mut all: Vec<PathBuf> = std::fs::read_dir(realdata().join("pbn-bridgekam"))
         .unwrap_or_else(|e| panic!("{e}"))
@@ -265,6 +271,9 @@ fn appending_month_by_month_equals_importing_everything_at_once() {
 /// competition with other results replaces the earlier version.
 #[test]
 fn duplicates_under_another_header_and_corrections() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let original = bridgekam("bridgekam_2015-09-24.pbn");
     let out = dir.path().join("fed");
@@ -321,6 +330,9 @@ fn duplicates_under_another_header_and_corrections() {
 /// The register's club and district are the members'.
 #[test]
 fn the_register_decides_who_is_a_member() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let register = dir.path().join("register.csv");
     std::fs::write(
@@ -495,12 +507,71 @@ fn without_a_register_the_latest_spelling_wins() {
     assert!(dataset_bytes(&split) == dataset_bytes(&out));
 }
 
+/// A name conflict is reported by the import that brings it, once: before, the same
+/// `name_conflict` of member 11 was printed again at every monthly import. A later
+/// import that brings another spelling reports the conflict again, with it.
+#[test]
+fn a_name_conflict_is_reported_once_by_the_import_that_brings_it() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let month = |date: &str, names: &str| {
+        let file = dir.path().join(format!("{date}.pbn"));
+        std::fs::write(
+            &file,
+            small_pbn("1 2 3NT S 9 \"400\" - 0 0")
+                .replace("2015-09-30", date)
+                .replace("\"A - B\"", names),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        file
+    };
+    let out = dir.path().join("fed");
+    let conflicts = |file: &Path| {
+        let output = import(&[file], &out, &[]);
+        ok(&output);
+        text(&output.stderr)
+            .lines()
+            .filter(|l| l.starts_with("name_conflict"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(conflicts(&month("2015-09-30", "\"Anne Berg - B\"")).is_empty());
+    let october = month("2015-10-07", "\"Beate Dahl - B\"");
+    assert_eq!(
+        conflicts(&october),
+        [format!(
+            "name_conflict: {}, line 9: number 11 is `Beate Dahl` in its latest competition, also \
+             printed as `Anne Berg` (once, last 2015-09-30 in `pbn-2015-09-30-0001-test-bk`): kept as \
+             `Beate Dahl`",
+            october.display()
+        )]
+    );
+    // November and December under the name kept: nothing new to report.
+    assert!(conflicts(&month("2015-11-04", "\"Beate Dahl - B\"")).is_empty());
+    assert!(
+        conflicts(&month("2015-12-02", "\"B. Dahl - B\"")).is_empty(),
+        "`B. Dahl` may be Beate Dahl"
+    );
+    let january = month("2016-01-06", "\"Carin Lund - B\"");
+    let reported = conflicts(&january);
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert!(
+        reported[0].contains("number 11 is `Carin Lund`"),
+        "{reported:?}"
+    );
+    // The log keeps the two reports.
+    let log = std::fs::read_to_string(out.join("import_log.csv")).unwrap_or_default();
+    assert_eq!(log.matches(",name_conflict,").count(), 2, "{log}");
+}
+
 /// `import` gives the same dataset whatever the order of its files and however they are
 /// split into batches. Member 14358 played for BK Norrøna on 2015-10-29 and is printed
 /// under TopBridge BC on 2016-04-21: once each in the last twelve months, so the latest
 /// club, in every order.
 #[test]
 fn import_does_not_depend_on_file_order() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let a = bridgekam("bridgekam_2015-10-29.pbn");
     let b = bridgekam("bridgekam_2016-04-21.pbn");
@@ -568,6 +639,9 @@ fn import_does_not_depend_on_file_order() {
 /// correction naming the earlier file, within one batch as across two.
 #[test]
 fn a_session_sent_again_under_another_serial_number_is_a_correction() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let original = bridgekam("bridgekam_2015-09-24.pbn");
     let resent = dir.path().join("resent.pbn");
@@ -631,6 +705,9 @@ fn a_session_sent_again_under_another_serial_number_is_a_correction() {
 /// are kept.
 #[test]
 fn two_sections_of_one_evening_stay_two_competitions() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let a = bridgekam("bridgekam_2015-09-24.pbn");
     let b = dir.path().join("section-b.pbn");
@@ -668,6 +745,9 @@ fn two_sections_of_one_evening_stay_two_competitions() {
 /// 2015-10-22 regulars), but the deals and so the results differ. Both are kept.
 #[test]
 fn two_sessions_of_one_day_with_the_same_players_stay_two_competitions() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let afternoon = bridgekam("bridgekam_2015-10-15.pbn");
     let evening = dir.path().join("evening.pbn");
@@ -735,6 +815,9 @@ fn register_spelling(id: i64, name: &str) -> String {
 /// (`cargo test --test import spiren -- --nocapture`).
 #[test]
 fn with_a_register_of_the_files_own_names_no_member_is_lost() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let folder = realdata().join("pbn-spiren");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&folder)
@@ -837,4 +920,143 @@ fn with_a_register_of_the_files_own_names_no_member_is_lost() {
     for line in report.lines().filter(|l| l.contains(",name_differs,")) {
         assert!(line.contains("in the register but"), "{line}");
     }
+}
+
+/// A mistyped folder is a usage error before anything is written: before, it added a
+/// refused batch to the log (and the month's report listed "2018-13 refused"), and
+/// with a new `--out` created a folder holding only a log.
+#[test]
+fn a_path_that_does_not_exist_is_a_usage_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fed");
+    ok(&import(
+        &[&bridgekam("bridgekam_2015-09-10.pbn")],
+        &out,
+        &[],
+    ));
+    let before = files(&out);
+    let typo = dir.path().join("incoming/2018-13/");
+    let output = import(&[&typo], &out, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: invalid value '{}' for '<FILE>...': no such file or folder (nothing was written)",
+            typo.display()
+        )),
+        "{stderr}"
+    );
+    assert!(files(&out) == before, "the dataset folder changed");
+    let new = dir.path().join("new");
+    assert_eq!(import(&[&typo], &new, &[]).status.code(), Some(2));
+    assert!(!new.exists());
+    // So is a register that does not exist.
+    let output = import(
+        &[&bridgekam("bridgekam_2015-09-17.pbn")],
+        &out,
+        &["--members", "no-register.csv"],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(files(&out) == before, "the dataset folder changed");
+}
+
+/// The import log is rebuilt from whichever of its two files survives: before, with
+/// `import_log.parquet` deleted, the next import wrote its batch as batch 1 over
+/// `import_log.csv`, and the earlier batches were gone.
+#[test]
+fn the_import_log_is_rebuilt_from_the_file_that_survives() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c");
+    let files = [
+        bridgekam("bridgekam_2015-09-10.pbn"),
+        bridgekam("bridgekam_2015-09-17.pbn"),
+        bridgekam("bridgekam_2015-09-24.pbn"),
+    ];
+    ok(&import(&[&files[0]], &out, &[]));
+    ok(&import(&[&files[1]], &out, &[]));
+    let csv = std::fs::read_to_string(out.join("import_log.csv")).unwrap();
+    std::fs::remove_file(out.join("import_log.parquet")).unwrap();
+    let output = import(&[&files[2]], &out, &[]);
+    ok(&output);
+    assert!(
+        text(&output.stderr).contains(&format!(
+            "import log: {} is missing; rebuilt from {} (2 lines, batches 1 to 2)",
+            out.join("import_log.parquet").display(),
+            out.join("import_log.csv").display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+    let after = std::fs::read_to_string(out.join("import_log.csv")).unwrap();
+    assert!(
+        after.starts_with(&csv),
+        "earlier batches rewritten:\n{after}"
+    );
+    assert_eq!(after.lines().count(), 4, "{after}");
+    let batches: Vec<i64> = bridgehcp::store::import_log::read(&out)
+        .unwrap()
+        .iter()
+        .map(|r| r.batch)
+        .collect();
+    assert_eq!(batches, [1, 2, 3]);
+
+    // The CSV deleted instead: the Parquet file is the log, and the CSV comes back.
+    std::fs::remove_file(out.join("import_log.csv")).unwrap();
+    ok(&import(&[&files[2]], &out, &[]));
+    let again = std::fs::read_to_string(out.join("import_log.csv")).unwrap();
+    assert!(again.starts_with(&after), "{again}");
+
+    // Both deleted: nothing is left to rebuild from, and the import says so.
+    std::fs::remove_file(out.join("import_log.csv")).unwrap();
+    std::fs::remove_file(out.join("import_log.parquet")).unwrap();
+    let output = import(&[&files[2]], &out, &[]);
+    ok(&output);
+    assert!(
+        text(&output.stderr).contains(&format!(
+            "import log: {} holds a dataset but neither import_log.parquet nor import_log.csv: a new log starts at batch 1",
+            out.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+/// A log that cannot be read stops the import before the dataset changes: before, with
+/// `import_log.parquet` cut to 300 bytes, the dataset took the file, the import failed,
+/// and importing again said `unchanged`, so the batch never reached the log.
+#[test]
+fn an_unreadable_import_log_stops_the_import_before_anything_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c");
+    ok(&import(
+        &[&bridgekam("bridgekam_2015-09-10.pbn")],
+        &out,
+        &[],
+    ));
+    let log = out.join("import_log.parquet");
+    let bytes = std::fs::read(&log).unwrap();
+    std::fs::write(&log, &bytes[..300]).unwrap();
+    std::fs::remove_file(out.join("import_log.csv")).unwrap();
+    let before = files(&out);
+    let second = bridgekam("bridgekam_2015-09-17.pbn");
+    let output = import(&[&second], &out, &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "the import log cannot be read: {} cannot be read ({}: the file is cut short: it begins as a Parquet table but its 300 bytes do not end with the footer a complete one ends with (`PAR1`); it was written or copied only in part: write or copy it again), and {} is missing; the log keeps every import's lines and is not started again from nothing: restore either file (from a backup), or move both aside to start a new log. Nothing was imported",
+            log.display(),
+            log.display(),
+            out.join("import_log.csv").display()
+        )),
+        "{stderr}"
+    );
+    assert!(files(&out) == before, "the dataset folder changed");
+    // Mended, the import takes the file, and the log has both batches.
+    std::fs::write(&log, &bytes).unwrap();
+    let output = import(&[&second], &out, &[]);
+    ok(&output);
+    let rows = bridgehcp::store::import_log::read(&out).unwrap();
+    let kept: Vec<(i64, &str)> = rows.iter().map(|r| (r.batch, r.status.as_str())).collect();
+    assert_eq!(kept, [(1, "imported"), (2, "imported")]);
 }

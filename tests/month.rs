@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bridgehcp, ok, read, realdata, text};
+use common::{bridgehcp, no_realdata, ok, read, realdata, text};
 
 /// The last day of each month of 2016.
 const MONTH_ENDS: [&str; 12] = [
@@ -54,11 +54,14 @@ fn rows(folder: &Path, name: &str) -> usize {
 
 #[test]
 fn every_month_folder_answers_for_the_whole_history() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     let clubs = realdata().join("pbn-spiren");
     let clubs = clubs.to_str().unwrap();
-    // One file breaks a rule (a row with neither pair): the routine takes in the rest.
+    // `--keep-going`, as the routine runs it: whatever a file breaks, the rest is taken in.
     ok(&bridgehcp(
         &["import", "auto", clubs, "--out", "fed", "--keep-going"],
         cwd,
@@ -102,12 +105,27 @@ fn every_month_folder_answers_for_the_whole_history() {
         "handicaps.parquet",
         "ranking.csv",
         "ranking_published.csv",
+        "non_members.csv",
+        "unrated.csv",
     ] {
         assert!(
             read(&december.join(name)) == read(&one.join(name)),
             "{name} of the December folder differs from one run's"
         );
     }
+    // The lists answer for the whole history too: before, December's held December's
+    // lines only.
+    let lines = |folder: &str| {
+        text(&cwd.join(folder).join("non_members.csv"))
+            .lines()
+            .count()
+    };
+    assert!(
+        lines("2015") > 1 && lines("2015") < lines("2016-12"),
+        "non_members.csv: {} lines in 2015, {} in December",
+        lines("2015"),
+        lines("2016-12")
+    );
 
     // The member who played most: the December folder's statement is one run's, and it
     // counts every competition since June 2015.
@@ -145,7 +163,7 @@ fn every_month_folder_answers_for_the_whole_history() {
     // Activity over the months: April 2016 had no club evening.
     assert!(
         report.contains(
-            "<tr><td>2016-04</td><td class=n>0</td><td class=n>0</td><td class=n>0</td></tr>"
+            "<tr><td>2016-04</td><td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td></tr>"
         ),
         "{report}"
     );
@@ -303,6 +321,9 @@ fn what_a_user_reads_is_plain_english() {
 
 #[test]
 fn a_club_file_scores_with_or_without_data_and_an_empty_one_is_refused() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     let file = realdata().join("pbn-spiren/2016-12-14.pbn");
@@ -365,6 +386,9 @@ fn sample_names_the_foreign_guests_it_adds() {
 /// count), each advanced once.
 #[test]
 fn reading_a_dataset_counts_its_files() {
+    if no_realdata() {
+        return;
+    }
     use bridgehcp::pipeline::Progress;
     use std::sync::Mutex;
     #[derive(Default)]
@@ -436,7 +460,23 @@ fn a_state_without_the_whole_history_is_replayed_once() {
         cwd,
     ));
     let manifest = cwd.join("jan/run.json");
-    let older = text(&manifest).replace("  \"whole_history\": true,\n", "");
+    let whole = text(&manifest);
+    // A version that carried changes and standings but not the lists of non-members
+    // and unrated competitions: replayed as well.
+    let lists = whole.replace("  \"whole_lists\": true,\n", "");
+    assert!(!lists.contains("whole_lists") && lists.contains("whole_history"));
+    std::fs::write(&manifest, lists).unwrap();
+    let stdout = ok(&bridgehcp(
+        &["run", "--data", "club", "--state", "jan", "--out", "lists"],
+        cwd,
+    ));
+    assert!(
+        stdout.contains("so the whole history was replayed from the start"),
+        "{stdout}"
+    );
+    let older = whole
+        .replace("  \"whole_history\": true,\n", "")
+        .replace("  \"whole_lists\": true,\n", "");
     assert!(!older.contains("whole_history"));
     std::fs::write(&manifest, older).unwrap();
     let stdout = ok(&bridgehcp(
@@ -444,7 +484,7 @@ fn a_state_without_the_whole_history_is_replayed_once() {
         cwd,
     ));
     assert!(
-        stdout.contains("the previous run's state cannot be continued as it is (the state's changes and standings hold its own month only, as an older version of bridgehcp wrote them), so the whole history was replayed from the start"),
+        stdout.contains("the previous run's state cannot be continued as it is (the state's changes and standings, or its lists of non-members and unrated competitions, hold its own month only, as an older version of bridgehcp wrote them), so the whole history was replayed from the start"),
         "{stdout}"
     );
     ok(&bridgehcp(

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{bridgehcp, ok, realdata, sample, text};
+use common::{bridgehcp, no_realdata, ok, realdata, sample, text};
 
 use std::path::Path;
 
@@ -219,18 +219,22 @@ fn monthly_report_lists_the_largest_moves_and_the_ranking_changes() {
     // (+3.877543 each; the lower number first).
     let improved = html.find("Improved most").unwrap();
     let worsened = html.find("Worsened most").unwrap();
-    let first_down = html[improved..].find("<td class=n>100213</td>").unwrap();
+    let first_down = html[improved..]
+        .find("<td class=\"n\">100213</td>")
+        .unwrap();
     assert!(html[improved..].contains("<td>Gunnar Karlsson</td>"));
-    assert!(html[improved + first_down..].starts_with("<td class=n>100213</td><td>Gunnar Karlsson"));
     assert!(
-        html.contains("<td class=n>-5.75</td>"),
+        html[improved + first_down..].starts_with("<td class=\"n\">100213</td><td>Gunnar Karlsson")
+    );
+    assert!(
+        html.contains("<td class=\"n\">-5.75</td>"),
         "Δ of the biggest improver"
     );
     let up = &html[worsened..];
-    let first_up = up.find("<td class=n>100049</td>").unwrap();
-    let second_up = up.find("<td class=n>100069</td>").unwrap();
+    let first_up = up.find("<td class=\"n\">100049</td>").unwrap();
+    let second_up = up.find("<td class=\"n\">100069</td>").unwrap();
     assert!(first_up < second_up);
-    assert!(up.contains("<td class=n>+3.88</td>"));
+    assert!(up.contains("<td class=\"n\">+3.88</td>"));
     for section in [
         "Handicap distribution",
         "New members (0)",
@@ -321,6 +325,9 @@ fn run_summary_names_the_dataset_the_ranked_and_the_outputs_and_warns_on_an_empt
 
 #[test]
 fn ranking_by_district_without_districts_is_an_error() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let file = realdata().join("pbn/spiren_2015-06-17_mp.pbn");
     ok(&bridgehcp(
@@ -348,6 +355,9 @@ fn ranking_by_district_without_districts_is_an_error() {
 
 #[test]
 fn importing_with_the_wrong_format_names_the_right_one() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let pbn = realdata().join("pbn/spiren_2015-06-17_mp.pbn");
     let xml = realdata().join("usebio/butler_howell.xml");
@@ -379,10 +389,8 @@ fn an_error_prints_its_cause_once_and_names_the_factor_file() {
         ],
         dir.path(),
     ));
-    assert!(error.contains("no-such-run/run."), "{error}");
-    assert_eq!(
-        error.matches("No such file or directory").count(),
-        1,
+    assert!(
+        error.ends_with("Caused by:\n    --state no-such-run: no such run folder\n"),
         "{error}"
     );
 
@@ -459,6 +467,9 @@ fn sheet(path: &Path, direction: &str) -> Vec<(String, String, String, String, S
 
 #[test]
 fn score_prints_a_club_file_as_its_program_did() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     // Ruter, Spiren 2016-08-10: "1 8 ... 25.0 63.02 Frank Isaksen - Torleif Lundgreen",
     // "2 9 ... 20.6 60.71 Leif-Erik Hoel Stabell - Mads Vilhelm Lindsjørn".

@@ -180,7 +180,7 @@ fn a_run_replacing_a_state_waits_for_the_run_continuing_from_it() {
     let continued = ["run", "--data", "data", "--state", "state", "--out", "jun"];
     let mut reader = start(cwd, &continued, Some(("staged", &resume)));
     reader.wait_for("paused at staged");
-    let replace = ["run", "-q", "--data", "data", "--out", "state"];
+    let replace = ["run", "-q", "--data", "data", "--out", "state", "--replace"];
     let mut writer = start(cwd, &replace, None);
     writer.wait_for("waiting for another bridgehcp command that is using state");
     std::fs::write(&resume, "").unwrap();

@@ -1,8 +1,9 @@
 //! The importers on real club exports, checked against the figures the clubs' programs
 //! published in the same files.
 //!
-//! The files live in `shared/realdata` beside the repository (never inside it: their
-//! licences do not allow it). Each test imports one file and checks
+//! The files live outside the repository (their licences do not allow them inside it):
+//! `tests/common/realdata.rs` says where they are looked for, and what a test does
+//! without them. Each test imports one file and checks
 //! * what the import must produce (pairs, members, table results, conventions), and
 //! * that the published figures obey the conventions the importer records for the
 //!   program (`src/import/pbn.rs`, `src/import/usebio.rs`): matchpoint scale, board
@@ -27,21 +28,8 @@ use bridgehcp::scoring::conventions::{
 };
 use bridgehcp::scoring::{matchpoints, score_competition, BoardScore, ScoredCompetition};
 
-/// `shared/realdata`, found by walking up from the crate (CI has `shared/` beside the
-/// clone, a developer has it above the checkout).
-fn realdata() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|dir| dir.join("shared").join("realdata"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| {
-            panic!(
-                "no shared/realdata in any ancestor of {}: the real-data tests need it",
-                manifest.display()
-            )
-        })
-}
+mod common;
+use common::{no_realdata, realdata};
 
 fn import_pbn(name: &str) -> Imported {
     let path = realdata().join("pbn").join(name);
@@ -159,6 +147,9 @@ fn check_ruter_matchpoints(imported: &Imported, boards: u32) {
 
 #[test]
 fn ruter_2015_06_17_matchpoint_howell() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_pbn("spiren_2015-06-17_mp.pbn");
     let d = &imported.dataset;
     let c = &d.competitions[0];
@@ -210,6 +201,9 @@ fn ruter_2015_06_17_matchpoint_howell() {
 
 #[test]
 fn ruter_2016_08_10_byes_adjusted_score_penalty_passed_out() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_pbn("spiren_2016-08-10_mp_bye_adjusted.pbn");
     let d = &imported.dataset;
     let published = &imported.published;
@@ -305,6 +299,9 @@ fn ruter_2016_08_10_byes_adjusted_score_penalty_passed_out() {
 
 #[test]
 fn ruter_2015_09_03_cross_imps_summed_with_artificial_scores() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_pbn("bridgekam_2015-09-03_crossimp.pbn");
     let d = &imported.dataset;
     let published = &imported.published;
@@ -425,6 +422,9 @@ fn check_compscore_matchpoints(imported: &Imported) {
 
 #[test]
 fn compscore_matchpoint_mitchell_with_a_board_played_once_fewer() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("mp_pairs_mitchell.xml");
     let d = &imported.dataset;
     let c = &d.competitions[0];
@@ -466,6 +466,9 @@ fn compscore_matchpoint_mitchell_with_a_board_played_once_fewer() {
 
 #[test]
 fn compscore_matchpoint_mitchell_with_a_sit_out_every_round() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("mp_pairs_mitchell_03.xml");
     let d = &imported.dataset;
     assert_eq!(
@@ -484,6 +487,9 @@ fn compscore_matchpoint_mitchell_with_a_sit_out_every_round() {
 
 #[test]
 fn compscore_cross_imps_are_averaged() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("cross_imp_howell.xml");
     let d = &imported.dataset;
     let c = &d.competitions[0];
@@ -515,6 +521,9 @@ fn compscore_cross_imps_are_averaged() {
 
 #[test]
 fn compscore_butler_datum_drops_one_top_and_bottom_and_rounds_to_10() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("butler_howell.xml");
     let d = &imported.dataset;
     let c = &d.competitions[0];
@@ -552,6 +561,9 @@ fn compscore_butler_datum_drops_one_top_and_bottom_and_rounds_to_10() {
 
 #[test]
 fn every_file_merges_into_one_dataset_and_twice_is_refused() {
+    if no_realdata() {
+        return;
+    }
     let dir = realdata();
     let mut fragments = Vec::new();
     let mut ids = BTreeSet::new();
@@ -571,9 +583,10 @@ fn every_file_merges_into_one_dataset_and_twice_is_refused() {
             fragments.push(imported.dataset);
         }
     }
-    assert_eq!(fragments.len(), 7);
+    // 3 PBN and 5 USEBIO files.
+    assert_eq!(fragments.len(), 8);
     let merged = merge(fragments.clone()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(merged.competitions.len(), 7);
+    assert_eq!(merged.competitions.len(), 8);
     let again = fragments[0].clone();
     fragments.push(again);
     let e = merge(fragments).expect_err("the same file twice");
@@ -779,6 +792,9 @@ fn check_bye_lines(imported: &Imported, scored: &ScoredCompetition) {
 
 #[test]
 fn engine_reproduces_ruter_2015_06_17_matchpoints() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_pbn("spiren_2015-06-17_mp.pbn");
     let scored = score(&imported);
     check_lines(&imported, &scored, RUTER);
@@ -792,6 +808,9 @@ fn engine_reproduces_ruter_2015_06_17_matchpoints() {
 
 #[test]
 fn engine_reproduces_ruter_2016_08_10_byes_split_score_and_penalty() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_pbn("spiren_2016-08-10_mp_bye_adjusted.pbn");
     let scored = score(&imported);
     check_lines(&imported, &scored, RUTER);
@@ -846,6 +865,9 @@ fn engine_reproduces_ruter_2016_08_10_byes_split_score_and_penalty() {
 
 #[test]
 fn engine_reproduces_ruter_2015_09_03_summed_cross_imps() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_pbn("bridgekam_2015-09-03_crossimp.pbn");
     let scored = score(&imported);
     check_lines(&imported, &scored, RUTER);
@@ -864,6 +886,9 @@ fn engine_reproduces_ruter_2015_09_03_summed_cross_imps() {
 
 #[test]
 fn engine_reproduces_compscore_mitchell_with_a_board_played_once_fewer() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("mp_pairs_mitchell.xml");
     let scored = score(&imported);
     // Board 15 was played 18 times: the travellers show the unfactored points (top 34).
@@ -920,6 +945,9 @@ fn engine_reproduces_compscore_mitchell_with_a_board_played_once_fewer() {
 
 #[test]
 fn engine_reproduces_compscore_mitchell_with_a_sit_out_every_round() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("mp_pairs_mitchell_03.xml");
     let scored = score(&imported);
     check_lines(&imported, &scored, COMPSCORE);
@@ -937,6 +965,9 @@ fn engine_reproduces_compscore_mitchell_with_a_sit_out_every_round() {
 
 #[test]
 fn engine_reproduces_compscore_averaged_cross_imps() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("cross_imp_howell.xml");
     let scored = score(&imported);
     check_lines(&imported, &scored, COMPSCORE);
@@ -945,6 +976,9 @@ fn engine_reproduces_compscore_averaged_cross_imps() {
 
 #[test]
 fn engine_reproduces_compscore_butler_with_every_datum() {
+    if no_realdata() {
+        return;
+    }
     let imported = import_usebio("butler_howell.xml");
     let scored = score(&imported);
     check_lines(&imported, &scored, COMPSCORE);
@@ -1052,6 +1086,9 @@ fn row_of<'a>(rows: &'a [Written], entrant: &str) -> &'a Written {
 
 #[test]
 fn binary_imports_and_scores_a_ruter_file_to_its_published_standings() {
+    if no_realdata() {
+        return;
+    }
     let file = realdata()
         .join("pbn")
         .join("spiren_2016-08-10_mp_bye_adjusted.pbn");
@@ -1083,6 +1120,9 @@ fn binary_imports_and_scores_a_ruter_file_to_its_published_standings() {
 
 #[test]
 fn binary_imports_and_scores_a_compscore_file_to_its_published_standings() {
+    if no_realdata() {
+        return;
+    }
     let file = realdata().join("usebio").join("mp_pairs_mitchell.xml");
     let rows = import_and_score("usebio", &file);
     assert_eq!(rows.len(), 38);
@@ -1103,6 +1143,9 @@ fn binary_imports_and_scores_a_compscore_file_to_its_published_standings() {
 /// figures as scoring the import.
 #[test]
 fn imports_round_trip_through_the_dataset_tables() {
+    if no_realdata() {
+        return;
+    }
     let files = [
         ("pbn", "spiren_2016-08-10_mp_bye_adjusted.pbn"),
         ("usebio", "mp_pairs_mitchell.xml"),
@@ -1156,6 +1199,9 @@ fn imports_round_trip_through_the_dataset_tables() {
 /// the published figures above).
 #[test]
 fn the_handicap_pipeline_rates_every_real_competition() {
+    if no_realdata() {
+        return;
+    }
     let dir = realdata();
     let mut fragments = Vec::new();
     for (kind, name) in [
@@ -1219,6 +1265,9 @@ fn bridgekam_files() -> Vec<PathBuf> {
 /// precision.
 #[test]
 fn engine_reproduces_every_bridgekam_session() {
+    if no_realdata() {
+        return;
+    }
     let files = bridgekam_files();
     assert_eq!(files.len(), 21);
     let mut ids = BTreeSet::new();
@@ -1245,6 +1294,9 @@ fn engine_reproduces_every_bridgekam_session() {
 /// are compared among themselves and factored to nine (the top gets 7.9, not 7).
 #[test]
 fn ruter_assigned_score_800_a_is_sixty_percent_each_and_out_of_the_comparisons() {
+    if no_realdata() {
+        return;
+    }
     let path = realdata()
         .join("pbn-bridgekam")
         .join("bridgekam_2015-09-24.pbn");

@@ -7,7 +7,7 @@ use std::path::Path;
 use polars::prelude::{DataFrame, ParquetReader, SerReader};
 
 mod common;
-use common::{bridgehcp, ok, realdata, sample};
+use common::{bridgehcp, no_realdata, ok, realdata, sample};
 
 /// One row of `study.parquet`.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,6 +232,9 @@ fn the_confidence_figure_is_judged_against_the_hidden_skill() {
 /// year as burn-in: everyone starts at 52 (the import knows no masterpoints).
 #[test]
 fn a_real_club_history_is_studied_after_its_burn_in() {
+    if no_realdata() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let club = realdata().join("pbn-spiren");
     ok(&bridgehcp(
@@ -245,10 +248,9 @@ fn a_real_club_history_is_studied_after_its_burn_in() {
         ],
         dir.path(),
     ));
-    ok(&bridgehcp(
+    let stdout = ok(&bridgehcp(
         &[
             "study",
-            "--quiet",
             "--data",
             "club",
             "--burn-in-until",
@@ -273,4 +275,97 @@ fn a_real_club_history_is_studied_after_its_burn_in() {
         let r = get(&rows, set, "test", "pearson_r").unwrap();
         assert!(r.value > 0.3 && r.low.unwrap() > 0.2, "{set}: {r:?}");
     }
+    // The terminal names the baseline the gains are against, as study.parquet does.
+    let best = get(&rows, "fsb-2007", "test", "pearson_r_gain_vs_best_baseline")
+        .and_then(|r| r.detail.clone())
+        .unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "\nbest baseline: {best} (the highest r in the test period; each gain is r minus its r, on the same bootstrap draws)\n"
+        )),
+        "{stdout}"
+    );
+    // The club plays matchpoints only: the page promises no IMP section.
+    assert!(get(&rows, "fsb-2007", "test", "imp_entrants").is_none());
+    let html = std::fs::read_to_string(dir.path().join("s/study.html")).unwrap();
+    assert!(!html.contains("IMP fields (test period"));
+    assert!(!html.contains("shown on their own below"));
+    assert!(html.contains("The test period holds no rated IMP field"));
+    // Trajectories put the better (lower) handicaps at the top, as a statement does:
+    // the y axis's tick labels grow downwards.
+    let charts = html.split("<h2>Trajectories</h2>").nth(1).unwrap();
+    let chart = charts.split("</svg>").next().unwrap();
+    let ticks: Vec<(f64, f64)> = chart
+        .split("<text x=\"56.0\" y=\"")
+        .skip(1)
+        .filter_map(|rest| {
+            let (y, rest) = rest.split_once('"')?;
+            let label = rest.split_once('>')?.1.split_once('<')?.0;
+            Some((label.parse().ok()?, y.parse().ok()?))
+        })
+        .collect();
+    assert!(ticks.len() >= 3, "{chart}");
+    assert!(
+        ticks.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1),
+        "{ticks:?}"
+    );
+}
+
+/// A study killed while replacing its folder leaves the previous study whole: before,
+/// killed between its two renames, `study.parquet` was new, `study.html` old, and a
+/// `.study.html.tmp-*` file stayed for good. The next study puts the folder right.
+#[test]
+fn a_study_killed_while_replacing_its_folder_leaves_the_previous_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let args = |sweep: &str| -> Vec<String> {
+        let mut args: Vec<String> = ["study", "--quiet", "--data", data.to_str().unwrap()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if !sweep.is_empty() {
+            args.extend(["--sweep".to_string(), sweep.to_string()]);
+        }
+        args.extend(["--out".to_string(), "s".to_string()]);
+        args
+    };
+    let first = args("");
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    ok(&bridgehcp(&first, dir.path()));
+    let read = |name: &str| std::fs::read(dir.path().join("s").join(name)).unwrap();
+    let before = (read("study.parquet"), read("study.html"));
+    for (point, rename) in [("staged", "exchange"), ("between-renames", "two")] {
+        common::kill_at(dir.path(), args("impact=240").as_slice(), point, rename);
+        // The next study recovers the folder first; the same study writes the same bytes.
+        ok(&bridgehcp(&first, dir.path()));
+        assert!(
+            (read("study.parquet"), read("study.html")) == before,
+            "killed at {point}"
+        );
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["s"], "killed at {point}");
+        let inside: std::collections::BTreeSet<String> = std::fs::read_dir(dir.path().join("s"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            inside,
+            ["study.html", "study.parquet"].map(String::from).into()
+        );
+    }
+    // A folder holding other files is not replaced.
+    std::fs::write(dir.path().join("s/notes.txt"), "keep").unwrap();
+    let output = bridgehcp(&first, dir.path());
+    assert!(!output.status.success());
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("s: the folder holds files that are not outputs of a study (notes.txt)"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

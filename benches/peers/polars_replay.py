@@ -2,7 +2,7 @@
 
 Why it exists
 -------------
-`bridgehcp run --mode frozen` applies the handicap model (spec/handicap-model.md) month by
+`bridgehcp run --mode frozen` applies the handicap model (docs/model.md) month by
 month: every competition of a calendar month reads the handicaps the month opened with,
 each member's changes of the month are summed, and the cap (and the factor set's floor,
 if it has one) apply once, at month end. Nothing within a month depends on anything else
@@ -771,7 +771,7 @@ def rate_month(units: pl.DataFrame, h: pl.Series, f: dict) -> tuple[pl.DataFrame
     else:
         settled = settled.with_columns(exact=pl.lit(None, dtype=pl.Float64))
 
-    # Estimated units, closed form (spec: X and x_i) over the field: the mean of the
+    # Estimated units, closed form (docs/model.md: X and x_i) over the field: the mean of the
     # others, or of all units against a datum. Pairs of a team event scored across the
     # field use it when their own system is singular.
     lazy = settled.lazy().with_columns(

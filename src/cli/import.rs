@@ -40,7 +40,7 @@ pub struct ImportArgs {
     #[arg(value_enum)]
     pub format: ExportFormat,
     /// Export files, or folders (every .pbn and .xml file below them).
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required = true, value_name = "FILE", value_parser = existing_path)]
     pub files: Vec<PathBuf>,
     /// Dataset folder to write, or to add to when it already holds a dataset.
     #[arg(long, value_name = "DIR")]
@@ -54,12 +54,24 @@ pub struct ImportArgs {
     /// optionally `club` and `district`): a number in it is that member, with the
     /// register's name, club and district (another printed name is reported as
     /// `name_differs`); a number not in it is reported and imported as a non-member.
-    #[arg(long, value_name = "REGISTER")]
+    #[arg(long, value_name = "REGISTER", value_parser = existing_path)]
     pub members: Option<PathBuf>,
     /// Refuse a file whose recomputed results differ from the figures its program
     /// printed (status `mismatch`), instead of importing it with the difference reported.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// A path given to `import` that must exist: a mistyped folder (`incoming/2018-13/`)
+/// is a usage error before anything is read or written, not a refused file the
+/// dataset's log would keep and the month's report list.
+fn existing_path(text: &str) -> std::result::Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err("no such file or folder (nothing was written)".to_owned())
+    }
 }
 
 impl ImportArgs {

@@ -19,12 +19,82 @@ use std::alloc::{GlobalAlloc, Layout};
 /// The exit code of a command that ran out of memory (documented in the README).
 pub const OUT_OF_MEMORY_EXIT: i32 = 3;
 
-const ADVICE: &[u8] = b" bytes failed).\n\
-Nothing was written: the outputs and the dataset are as they were before this command.\n\
-Try: fewer worker threads (--threads 1), --no-board-scores (the board scores are the \
-largest output), or the month layout of the dataset (one partition per month, as \
-`bridgehcp import` writes it) so that board rows are read a month at a time; or a \
-machine with more memory.\n";
+const NOTHING_WRITTEN: &[u8] = b").\n\
+Nothing was written: the outputs and the dataset are as they were before this command.\n";
+
+const BYTES_FAILED: &[u8] = b" bytes failed";
+
+/// The head of the message for a worker thread whose stack could not be mapped.
+const NO_THREAD: &[u8] = b"bridgehcp: out of memory (a worker thread could not be started";
+
+/// What helps a run: leaving out its largest output, or reading less of the history.
+const RUN_ADVICE: &[u8] = b"Try: --no-board-scores (the board scores are the largest \
+output), or continuing from the previous month's folder (--state DIR), which reads only \
+the months with something new when the dataset has its index (`bridgehcp index`); \
+otherwise a machine with more memory.\n";
+
+/// What helps an import: it holds the dataset it adds to and the batch in memory.
+const IMPORT_ADVICE: &[u8] = b"An import holds the dataset already in --out in memory, \
+with the files given: when the batch is large, import fewer files at a time (a month's \
+folder at a time); a long history needs a machine with more memory.\n";
+
+/// Any other command holds what it reads.
+const OTHER_ADVICE: &[u8] = b"The command holds what it reads in memory: use a machine \
+with more memory.\n";
+
+/// A limit on the address space counts memory reserved, not only memory used: the
+/// allocator reserves its arenas and each worker thread its stack ahead of use, so a
+/// command can meet such a limit far below it in resident memory.
+const LIMITED: &[u8] = b" bytes of address space (ulimit -v, RLIMIT_AS), which counts \
+memory reserved as well as memory used, and the allocator and the worker threads \
+reserve ahead of use: raise it (`ulimit -v unlimited`), and to cap the memory used \
+instead, run the command under a memory limit that counts what is used (a cgroup's \
+memory.max, e.g. `systemd-run --user --scope -p MemoryMax=2G bridgehcp ...`).\n";
+
+const LIMITED_HEAD: &[u8] = b"This process may use at most ";
+
+/// Which command runs, for the advice: the flags one command has do not help another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Advice {
+    Other = 0,
+    Run = 1,
+    Import = 2,
+}
+
+static ADVISE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(Advice::Other as u8);
+
+/// Sets the advice a failed allocation gives from now on (`main`, once the command is
+/// known).
+pub fn advise(advice: Advice) {
+    ADVISE.store(advice as u8, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The advice for the command that runs.
+fn advice() -> &'static [u8] {
+    match ADVISE.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => RUN_ADVICE,
+        2 => IMPORT_ADVICE,
+        _ => OTHER_ADVICE,
+    }
+}
+
+/// The process's limit on its address space (`ulimit -v`), when it has one.
+#[cfg(unix)]
+fn address_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` writes the struct it is given and nothing else.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
+    (read == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+#[cfg(not(unix))]
+fn address_limit() -> Option<u64> {
+    None
+}
 
 const HEAD: &[u8] = b"bridgehcp: out of memory (an allocation of ";
 
@@ -59,9 +129,30 @@ fn decimal(mut value: usize, buffer: &mut [u8; 20]) -> &[u8] {
 pub fn out_of_memory(size: usize) -> ! {
     let mut buffer = [0u8; 20];
     let digits = decimal(size, &mut buffer);
-    let advice = if size > IMPLAUSIBLE { DAMAGED } else { ADVICE };
-    for part in [HEAD, digits, advice] {
+    if size > IMPLAUSIBLE {
+        for part in [HEAD, digits, DAMAGED] {
+            write_stderr(part);
+        }
+        exit_now(OUT_OF_MEMORY_EXIT)
+    }
+    for part in [HEAD, digits, BYTES_FAILED] {
         write_stderr(part);
+    }
+    advise_and_exit()
+}
+
+/// The rest of the message, after its head: nothing was written, and what helps.
+fn advise_and_exit() -> ! {
+    write_stderr(NOTHING_WRITTEN);
+    match address_limit() {
+        Some(limit) => {
+            let mut buffer = [0u8; 20];
+            let digits = decimal(usize::try_from(limit).unwrap_or(usize::MAX), &mut buffer);
+            for part in [LIMITED_HEAD, digits, LIMITED] {
+                write_stderr(part);
+            }
+        }
+        None => write_stderr(advice()),
     }
     exit_now(OUT_OF_MEMORY_EXIT)
 }
@@ -97,6 +188,47 @@ fn exit_now(code: i32) -> ! {
     {
         std::process::exit(code)
     }
+}
+
+/// Whether an error's text is a reader's or writer's report that an allocation it
+/// asked for could not be made (polars reports some of its own as errors: "OOM",
+/// "Allocation error : not enough memory").
+pub fn is_reported_out_of_memory(text: &str) -> bool {
+    text.contains("Allocation error") || text.contains("not enough memory")
+}
+
+/// Ends the process as out of memory after an error that [`is_reported_out_of_memory`],
+/// with the advice, and [`OUT_OF_MEMORY_EXIT`].
+pub fn reported_out_of_memory() -> ! {
+    write_stderr(b"bridgehcp: out of memory (the reader or writer above could not allocate");
+    advise_and_exit()
+}
+
+/// Makes a worker thread that cannot be started end the process as out of memory
+/// (exit [`OUT_OF_MEMORY_EXIT`], with the advice), not as a panic: the standard
+/// library panics when it cannot map a new thread's stack, which is memory running out
+/// by another road (under `ulimit -v` it is often the first thing to fail). Other
+/// panics go to the hook that was there before.
+pub fn catch_failed_spawns() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        if text.is_some_and(|text| text.starts_with("failed to spawn thread")) {
+            thread_not_started();
+        }
+        previous(info);
+    }));
+}
+
+/// Ends the process as out of memory because a worker thread could not be started
+/// (the pool of worker threads could not be built, or a thread not spawned).
+pub fn thread_not_started() -> ! {
+    write_stderr(NO_THREAD);
+    advise_and_exit()
 }
 
 /// An allocator that hands every request to `A` and turns a failed one into
@@ -142,6 +274,27 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Guarded<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each command gets the advice that helps it: `import` has neither `--threads`
+    /// nor `--no-board-scores`, and is told to import fewer files at a time.
+    #[test]
+    fn each_command_gets_its_own_advice() {
+        let text = |advice| String::from_utf8_lossy(advice).into_owned();
+        advise(Advice::Import);
+        let import = text(advice());
+        advise(Advice::Run);
+        let run = text(advice());
+        advise(Advice::Other);
+        let other = text(advice());
+        assert!(import.contains("import fewer files at a time"), "{import}");
+        for flag in ["--threads", "--no-board-scores", "--state"] {
+            assert!(!import.contains(flag), "{import}");
+            assert!(!other.contains(flag), "{other}");
+        }
+        assert!(run.starts_with("Try: --no-board-scores"), "{run}");
+        assert!(run.contains("(--state DIR)"), "{run}");
+        assert!(!run.contains("--threads"), "{run}");
+    }
 
     #[test]
     fn sizes_are_written_in_decimal_without_allocating() {

@@ -108,16 +108,108 @@ impl Failed {
     }
 }
 
-/// Starts the worker threads, `threads` of them when given (all cores otherwise).
-pub fn threads(threads: Option<usize>) -> Result<(), Failed> {
+/// Starts the worker threads, `threads` of them when given (all cores otherwise). The
+/// pool is built first, so only a thread that cannot be started fails it: that is
+/// memory running out, and ends the command as such.
+pub fn threads(threads: Option<usize>) {
     let Some(threads) = threads else {
-        return Ok(());
+        return;
     };
-    rayon::ThreadPoolBuilder::new()
+    let built = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .build_global()
-        .map_err(|e| Failed {
-            doing: Some("cannot start the worker threads".into()),
-            error: Box::new(Error::Config(e.to_string())),
-        })
+        .build_global();
+    if built.is_err() {
+        memory::thread_not_started();
+    }
+}
+
+/// The environment variable that asks for the details a bug report needs: the stack
+/// trace under an error, and a Parquet reader's own panic text.
+pub const VERBOSE_ENV: &str = "BRIDGEHCP_VERBOSE";
+
+/// Whether [`VERBOSE_ENV`] is set (to anything but empty or `0`).
+pub fn verbose() -> bool {
+    std::env::var_os(VERBOSE_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// An error as a user reads it: its message, then what caused it, laid out as anyhow
+/// lays out a chain (`Caused by:`, numbered when there is more than one cause), and no
+/// stack trace. A machine or shell that sets `RUST_BACKTRACE` for its own reasons must
+/// not bury a message about a file under a trace of the program's internals: the trace
+/// is for a bug report, with [`VERBOSE_ENV`].
+pub fn error_text(error: &(dyn std::error::Error + 'static)) -> String {
+    use std::fmt::Write;
+    let mut text = format!("Error: {error}");
+    let Some(cause) = error.source() else {
+        return text;
+    };
+    text.push_str("\n\nCaused by:");
+    let numbered = cause.source().is_some();
+    let mut next = Some(cause);
+    let mut n = 0;
+    while let Some(cause) = next {
+        for (i, line) in cause.to_string().split('\n').enumerate() {
+            text.push('\n');
+            match (i, numbered) {
+                (0, true) => {
+                    let _ = write!(text, "{n: >5}: ");
+                }
+                (_, true) => text.push_str("       "),
+                (_, false) => text.push_str("    "),
+            }
+            text.push_str(line);
+        }
+        next = cause.source();
+        n += 1;
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Link(&'static str, Option<Box<Link>>);
+
+    impl std::fmt::Display for Link {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Link {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1
+                .as_deref()
+                .map(|l| l as &(dyn std::error::Error + 'static))
+        }
+    }
+
+    /// The chain as anyhow's `{:?}` prints it without a trace: one cause indented,
+    /// several numbered, a cause of two lines continued under its first.
+    #[test]
+    fn an_error_prints_its_chain_as_anyhow_lays_it_out() {
+        let alone = Link("run on fed failed", None);
+        assert_eq!(error_text(&alone), "Error: run on fed failed");
+        let one = Link(
+            "run on fed failed",
+            Some(Box::new(Link("no such run folder", None))),
+        );
+        assert_eq!(
+            error_text(&one),
+            "Error: run on fed failed\n\nCaused by:\n    no such run folder"
+        );
+        let two = Link(
+            "a",
+            Some(Box::new(Link(
+                "b\nsecond line",
+                Some(Box::new(Link("c", None))),
+            ))),
+        );
+        assert_eq!(
+            error_text(&two),
+            "Error: a\n\nCaused by:\n    0: b\n       second line\n    1: c"
+        );
+    }
 }

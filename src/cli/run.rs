@@ -80,6 +80,11 @@ pub struct RunArgs {
     /// Do not write board_scores.parquet (the largest output); the others are unchanged.
     #[arg(long)]
     pub no_board_scores: bool,
+    /// Replace --out even when it holds another run (another dataset folder, --until or
+    /// --state). Without it such a folder is refused; one holding the same run is
+    /// replaced (a month run again).
+    #[arg(long)]
+    pub replace: bool,
     /// Which result is rated when a competition has both table results and the results
     /// its club's program published: the published one (the club's official result) or
     /// the one recomputed from the table results. They differ only for sessions the
@@ -156,6 +161,7 @@ impl RunArgs {
             state: self.state.clone().or(definition.state),
             threads: self.threads,
             quiet: self.quiet,
+            replace: self.replace,
             factors: factors_path,
             pipeline,
             settings: RunSettings {
@@ -189,7 +195,7 @@ impl RunArgs {
 /// quarantined.
 pub fn command(args: &RunArgs) -> std::result::Result<ExitCode, Failed> {
     let plan = args.plan().map_err(Failed::doing("invalid run settings"))?;
-    super::threads(plan.threads)?;
+    super::threads(plan.threads);
     let summary = job::execute(&plan, &Bars::new(!plan.quiet)).map_err(Failed::doing(format!(
         "run on {} failed",
         plan.data.display()

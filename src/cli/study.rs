@@ -65,7 +65,7 @@ pub struct StudyArgs {
 
 /// Runs the study and prints its test-period table unless `--quiet`.
 pub fn command(args: &StudyArgs) -> Result<ExitCode, Failed> {
-    super::threads(args.threads)?;
+    super::threads(args.threads);
     let plan = StudyPlan {
         data: args.data.clone(),
         factors: args.factors.clone(),
@@ -99,6 +99,11 @@ pub fn print_summary(args: &StudyArgs, study: &Study) {
         "{:<40} {:>8} {:>22} {:>20} {:>20} {:>18} {:>22}",
         "set", "entrants", "r", "RMSE", "calibrated RMSE", "slope", "r gain vs best baseline"
     );
+    let best = study
+        .rows
+        .iter()
+        .find(|r| r.metric == study::gain_metric("pearson_r"))
+        .and_then(|r| r.detail.as_deref());
     for t in &study.tracks {
         let row = |m: &str| {
             study.rows.iter().find(|r| {
@@ -123,9 +128,14 @@ pub fn print_summary(args: &StudyArgs, study: &Study) {
             f(&study::gain_metric("pearson_r"), 3),
         );
     }
+    if let Some(best) = best {
+        println!(
+            "best baseline: {best} (the highest r in the test period; each gain is r minus its r, on the same bootstrap draws)"
+        );
+    }
     println!(
         "outputs: {} and {}",
-        args.out.join("study.parquet").display(),
-        args.out.join("study.html").display()
+        args.out.join(study::output::PARQUET).display(),
+        args.out.join(study::output::HTML).display()
     );
 }

@@ -2,7 +2,7 @@
 //!
 //! A federation must reproduce the figures its clubs' programs published, so each
 //! competition carries the conventions of the program that scored it. The importers fill
-//! them in; a hand-made dataset gets the defaults named in `spec/scoring.md`.
+//! them in; a hand-made dataset gets the defaults (`Conventions::default()`).
 //! Each field is stored in the `competitions` table as a string column of the same name.
 
 /// Matchpoint scale.
@@ -28,7 +28,7 @@ pub enum ImpAggregate {
 /// Which scores a butler datum leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum DatumTrim {
-    /// The highest and lowest 10 % (0.1·n, 0.5 rounded up), seed 002.
+    /// The highest and lowest 10 % (0.1·n, 0.5 rounded up), the Swiss pairs regulations.
     #[default]
     TenPercent,
     /// Exactly one top and one bottom score (Compscore).
@@ -106,8 +106,10 @@ pub enum AveragePlus {
     #[default]
     Fixed,
     /// The pair's own percentage on the boards it played, when that is better than the
-    /// stated share (Ruter: Spiren 2016-05-18, board 16, prints 65 for the `A+` of the
-    /// pair that made 65 % on its other twenty boards).
+    /// stated share for an average plus (Ruter: Spiren 2016-05-18, board 16, prints 65
+    /// for the `A+` of the pair that made 65 % on its other twenty boards), or worse
+    /// than it for an average minus (Ruter prints 34 for the `A-` of a pair that made
+    /// 34 % elsewhere, 40 for one above 40 %).
     SessionIfBetter,
 }
 
@@ -119,10 +121,10 @@ pub enum FactoredRounding {
     #[default]
     None,
     /// As a percentage of the board's top to two decimals, then to two decimals of a
-    /// matchpoint (Compscore: board 15 of the Lindfield Mitchell, played 18 times for
-    /// 19, adds 35.95 for the sole top where the formula gives 35.944, 99.85 % of 36 =
-    /// 35.946; 0.05 for the sole bottom, 0.15 % = 0.054; and 31.72 for a 30, 88.12 % =
-    /// 31.7232).
+    /// matchpoint, halves to even (Compscore: board 15 of the Lindfield Mitchell, played
+    /// 18 times for 19, adds 35.95 for the sole top where the formula gives 35.944,
+    /// 99.85 % of 36 = 35.946; 0.05 for the sole bottom, 0.15 % = 0.054; and 31.72 for a
+    /// 30, 88.12 % = 31.7232; 18.25 % of a top of 18, 3.285, adds 3.28).
     PercentHundredths,
 }
 
@@ -137,7 +139,7 @@ pub enum Travellers {
     Unfactored,
 }
 
-/// One of seed 000's tie-break methods.
+/// One of the tie-break rules' tie-break methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TieBreakMethod {
     /// `meeting`: if the tied entrants met, the one that scored more on those boards.
@@ -151,7 +153,7 @@ pub enum TieBreakMethod {
     Topscore,
 }
 
-/// Whether tied entrants are separated, by which of seed 000's methods and in which order.
+/// Whether tied entrants are separated, by which of the tie-break rules' methods and in which order.
 ///
 /// Written in the `tie_break` column as `off`, or as the methods in order separated by
 /// commas: `meeting`, `session`, `sd`, and `topscore` or one of its variants
@@ -174,7 +176,7 @@ pub enum TieBreakMethod {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TieBreak {
-    /// The methods in order; none: ties are not broken (seed 002), the default.
+    /// The methods in order; none: ties are not broken (the Swiss pairs regulations), the default.
     order: [Option<TieBreakMethod>; 4],
     /// Topscore comparison: repeat it for a two-way tie left inside a three-way one.
     pub repeat_partial: bool,
@@ -217,7 +219,7 @@ impl TieBreak {
         })
     }
 
-    /// Seed 000's methods in its default order.
+    /// The tie-break rules' methods in its default order.
     pub fn seed_000(repeat_partial: bool, same_direction_only: bool) -> TieBreak {
         TieBreak::new(&SEED_000_ORDER, repeat_partial, same_direction_only).unwrap_or_default()
     }

@@ -154,6 +154,11 @@ fn check_bytes(
         ));
     }
     let detected = ExportKind::detect(bytes);
+    let expected = match kind.unwrap_or(detected) {
+        ExportKind::Pbn => "a PBN",
+        ExportKind::Usebio => "a USEBIO XML",
+    };
+    super::published::check_text(path, bytes, expected)?;
     match (kind, detected) {
         (Some(ExportKind::Usebio), ExportKind::Pbn) => {
             return Err(InputError::new(
@@ -649,6 +654,7 @@ fn file_notes(file: &Path, imported: &Imported) -> Vec<Entry> {
             let status = match note.kind {
                 NoteKind::NonMember => Status::NonMember,
                 NoteKind::Phantom => Status::Phantom,
+                NoteKind::Unlisted => Status::Unlisted,
                 NoteKind::Row => return None,
             };
             Some(Entry {

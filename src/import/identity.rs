@@ -321,6 +321,11 @@ pub fn resolve_members(dataset: &mut Dataset, register: Option<&Register>) {
 /// Without a register: for each number that `batch_competitions` name, the spellings
 /// the dataset holds that are not the same person as the latest one, reported once per
 /// member on the batch's file of its latest competition.
+///
+/// A conflict is reported by the import that brings it: only when the batch prints
+/// the number under a spelling that is not the same person as any the dataset held
+/// before it. A member who plays every month under the name kept is not reported again
+/// at every monthly import; the import log keeps the first report.
 pub fn spelling_notes(
     dataset: &Dataset,
     batch_competitions: &BTreeMap<String, PathBuf>,
@@ -338,6 +343,9 @@ pub fn spelling_notes(
         let Some(latest) = latest_name(own) else {
             continue;
         };
+        if !brings_a_spelling(own, batch_competitions) {
+            continue;
+        }
         // Other spellings: plays, latest date, competition, in first-seen order of time.
         let mut others: BTreeMap<&str, (usize, NaiveDate, &str)> = BTreeMap::new();
         for play in own {
@@ -391,6 +399,19 @@ pub fn spelling_notes(
         });
     }
     notes
+}
+
+/// Whether a play in `batch_competitions` prints a spelling that is not the same
+/// person as any printed in the other competitions.
+fn brings_a_spelling(own: &[Play<'_>], batch_competitions: &BTreeMap<String, PathBuf>) -> bool {
+    let (batch, before): (Vec<&Play<'_>>, Vec<&Play<'_>>) = own
+        .iter()
+        .partition(|p| batch_competitions.contains_key(p.order.1));
+    let known: BTreeSet<&str> = before.iter().filter_map(|p| p.name).collect();
+    batch
+        .iter()
+        .filter_map(|p| p.name)
+        .any(|name| !known.iter().any(|k| same_person(name, k)))
 }
 
 #[cfg(test)]

@@ -44,6 +44,9 @@ pub enum NoteKind {
     NonMember,
     /// A pair listed without any table result: a phantom, not an entrant.
     Phantom,
+    /// A table played by a pair the export does not list: its results count in the
+    /// field, the pair is no entrant.
+    Unlisted,
     /// A table row that is not a table result (bye, penalty, unplayed board).
     Row,
 }
@@ -238,6 +241,97 @@ pub fn decode_text(bytes: &[u8]) -> String {
     }
 }
 
+/// An export's bytes as UTF-8 when they are UTF-16 text: a file that starts with a
+/// UTF-16 byte order mark (`FF FE` little-endian, `FE FF` big-endian, as a Windows
+/// editor's "Unicode" save writes it) is converted, so that it is read as the same
+/// file saved as UTF-8; any other file is returned as it is. A UTF-16 file that does
+/// not decode (a lone surrogate, an odd number of bytes) is refused as such.
+pub fn utf16_to_utf8(path: &std::path::Path, bytes: Vec<u8>) -> Result<Vec<u8>, InputError> {
+    let big_endian = match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => false,
+        Some([0xFE, 0xFF]) => true,
+        _ => return Ok(bytes),
+    };
+    let broken = |why: String| {
+        InputError::new(
+            crate::error::Location::file(path),
+            format!(
+                "the file starts with the byte order mark of UTF-16 ({}) but is not UTF-16 text: {why}; save it again as UTF-8",
+                if big_endian { "big-endian" } else { "little-endian" }
+            ),
+        )
+    };
+    let body = &bytes[2..];
+    if body.len() % 2 == 1 {
+        return Err(broken(format!(
+            "it has an odd number of bytes ({}) after the mark",
+            body.len()
+        )));
+    }
+    let units = body.chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if big_endian {
+            u16::from_be_bytes(pair)
+        } else {
+            u16::from_le_bytes(pair)
+        }
+    });
+    let mut text = String::with_capacity(body.len());
+    for (at, decoded) in char::decode_utf16(units).enumerate() {
+        match decoded {
+            Ok(c) => text.push(c),
+            Err(e) => {
+                return Err(broken(format!(
+                    "the unpaired surrogate {:04X} at byte {}",
+                    e.unpaired_surrogate(),
+                    2 + 2 * at
+                )))
+            }
+        }
+    }
+    Ok(text.into_bytes())
+}
+
+/// Refuses bytes that are not text: a club's export is text (PBN, or USEBIO XML), and
+/// a binary file given in its place (a spreadsheet, an archive, a picture named `.pbn`)
+/// would otherwise be read as Latin-1 and quoted back as a line of thousands of
+/// replacement characters. A NUL byte, or more than one C0 control character (other
+/// than tab, line feed, form feed, carriage return and the DOS end-of-file mark) in
+/// twenty of the first 4 KiB, is binary. `what` names the format expected
+/// (`a PBN`, `a USEBIO XML`).
+pub fn check_text(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<(), InputError> {
+    let head = &bytes[..bytes.len().min(4096)];
+    let control = |b: &&u8| **b < 0x20 && !matches!(**b, b'\t' | b'\n' | 0x0C | b'\r' | 0x1A);
+    let nul = bytes.iter().position(|&b| b == 0);
+    let controls = head.iter().filter(control).count();
+    if nul.is_none() && controls * 20 <= head.len() {
+        return Ok(());
+    }
+    let evidence = match nul {
+        Some(at) => format!("a NUL byte at byte {}", at + 1),
+        None => format!(
+            "{controls} control characters in its first {} bytes",
+            head.len()
+        ),
+    };
+    Err(InputError::new(
+        crate::error::Location::file(path),
+        format!("the file is not {what} text file: it holds binary data ({evidence}); was another file given in its place?"),
+    ))
+}
+
+/// An export's text, for the importer of `what` (`a PBN`, `a USEBIO XML`): UTF-16
+/// converted ([`utf16_to_utf8`]), binary refused ([`check_text`]), then decoded as
+/// [`decode_text`] does.
+pub fn export_text(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<String, InputError> {
+    if matches!(bytes.get(..2), Some([0xFF, 0xFE] | [0xFE, 0xFF])) {
+        let converted = utf16_to_utf8(path, bytes.to_vec())?;
+        return export_text(path, &converted, what);
+    }
+    check_text(path, bytes, what)?;
+    Ok(decode_text(bytes))
+}
+
 /// The largest export file read: a club's PBN or USEBIO export of one event is well
 /// under a megabyte, so a file this large is not one, and reading it whole would only
 /// exhaust memory.
@@ -260,7 +354,8 @@ pub fn read_export(path: &std::path::Path) -> Result<Vec<u8>, InputError> {
             ),
         ));
     }
-    std::fs::read(path).map_err(cannot)
+    let bytes = std::fs::read(path).map_err(cannot)?;
+    utf16_to_utf8(path, bytes)
 }
 
 #[cfg(test)]
@@ -283,6 +378,40 @@ mod tests {
             competitions: vec![competition],
             ..Dataset::default()
         }
+    }
+
+    /// UTF-16 text, either byte order, becomes its UTF-8 bytes; a lone surrogate or an
+    /// odd byte is refused as such; any other file is left as it is.
+    #[test]
+    fn utf16_text_becomes_utf8_and_broken_utf16_is_named() {
+        let path = Path::new("x.xml");
+        let le = [0xFF, 0xFE, b'<', 0, 0xE5, 0, b'>', 0];
+        assert_eq!(utf16_to_utf8(path, le.to_vec()).unwrap(), "<å>".as_bytes());
+        let be = [0xFE, 0xFF, 0, b'<', 0xD8, 0x3D, 0xDE, 0x00];
+        assert_eq!(utf16_to_utf8(path, be.to_vec()).unwrap(), "<😀".as_bytes());
+        let lone = [0xFF, 0xFE, b'<', 0, 0x00, 0xD8, b'>', 0];
+        assert_eq!(
+            utf16_to_utf8(path, lone.to_vec()).unwrap_err().rule,
+            "the file starts with the byte order mark of UTF-16 (little-endian) but is not UTF-16 text: the unpaired surrogate D800 at byte 4; save it again as UTF-8"
+        );
+        assert_eq!(utf16_to_utf8(path, b"<x/>".to_vec()).unwrap(), b"<x/>");
+        assert_eq!(export_text(path, &le, "a USEBIO XML").unwrap(), "<å>");
+    }
+
+    /// Text with tabs, form feeds, CRLF and the DOS end mark passes; a NUL byte or a run
+    /// of control characters is binary.
+    #[test]
+    fn binary_bytes_are_not_text() {
+        let path = Path::new("x.pbn");
+        check_text(path, b"[Event \"x\"]\r\n\t\x0c\x1a", "a PBN").unwrap();
+        assert_eq!(
+            check_text(path, b"[Ev\0ent", "a PBN").unwrap_err().rule,
+            "the file is not a PBN text file: it holds binary data (a NUL byte at byte 4); was another file given in its place?"
+        );
+        let mostly_text: Vec<u8> = [b"a".repeat(19), vec![1]].concat();
+        check_text(path, &mostly_text, "a PBN").unwrap();
+        let controls: Vec<u8> = [b"a".repeat(18), vec![1, 2]].concat();
+        assert!(check_text(path, &controls, "a PBN").is_err());
     }
 
     #[test]

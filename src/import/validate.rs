@@ -3,7 +3,7 @@
 //! They live apart from the table reader so that every way into a [`Dataset`] (Parquet,
 //! CSV, the PBN and USEBIO importers, a test building structs by hand) is held to the same
 //! rules and gets the same messages. The [`Validator`] sees rows one at a time, in the
-//! data contract's table order, so the reader can stop at the first broken rule while
+//! dataset's table order (docs/data.md), so the reader can stop at the first broken rule while
 //! still reading: the error reported is always the first one in table order, then file
 //! order, whatever the thread count.
 
@@ -976,7 +976,9 @@ impl Validator {
             ("east", c.east),
             ("west", c.west),
         ];
-        let has_pairs = pair_sides.iter().all(|(_, side)| side.is_some());
+        // One pair side may be empty: a table played by a pair the export does not
+        // list, which counts in the board's field (scoring refuses it anywhere else).
+        let has_pairs = pair_sides.iter().any(|(_, side)| side.is_some());
         let has_seats = seats.iter().all(|(_, seat)| seat.is_some());
         if !has_pairs && !has_seats {
             let missing = pair_sides

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::import::batch::{self, Batch, ExportKind, Status};
-use crate::store::import_log;
+use crate::store::import_log::{self, LogRow};
 
 /// What to import, and into which dataset.
 #[derive(Debug, Clone)]
@@ -49,7 +49,20 @@ pub fn execute(plan: &ImportPlan) -> Result<ImportSummary> {
     refuse_working_folder(&plan.out)?;
     let out = crate::store::commit::named_folder(&plan.out);
     let _lock = super::Folders::new().replace_dataset(&out)?.lock()?;
+    // Read first: a log that cannot be read stops the import before anything changes.
+    let (log, note) = import_log::read_noting(&out)?;
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
     let existing = existing_dataset(&out)?;
+    if log.is_empty() && !existing.competitions.is_empty() {
+        eprintln!(
+            "import log: {} holds a dataset but neither {} nor {}: a new log starts at batch 1",
+            out.display(),
+            import_log::PARQUET,
+            import_log::CSV
+        );
+    }
     let register = match &plan.members {
         Some(path) => Some(batch::Register::new(
             &crate::store::table::read_members_file(path)?,
@@ -70,18 +83,21 @@ pub fn execute(plan: &ImportPlan) -> Result<ImportSummary> {
             "{refused} of {} refused (listed above and in {}); nothing was imported. \
              Fix or remove them, or pass --keep-going to import the rest",
             crate::report::count(files.len(), "file", "files"),
-            plan.out.join("import-report.csv").display()
+            plan.out.join(REPORT).display()
         )))
     } else {
-        write(&batch, &out)
+        write(&batch, &out, &log)
     };
     let written = matches!(outcome, Ok(true));
-    let rows = import_log::rows_of(&batch.entries, 0, "", written);
-    crate::store::files::write_csv(
-        &import_log::report_frame(&rows)?,
-        &plan.out.join("import-report.csv"),
-    )?;
-    import_log::append(&plan.out, &batch.entries, written)?;
+    if !written {
+        // The dataset is as it was: the report and the log say so on their own.
+        let rows = import_log::rows_of(&batch.entries, 0, "", false);
+        crate::store::files::write_csv(&import_log::report_frame(&rows)?, &plan.out.join(REPORT))?;
+        import_log::write(
+            &plan.out,
+            &import_log::with_batch(log, &batch.entries, false),
+        )?;
+    }
     outcome?;
     Ok(ImportSummary {
         files: files.len(),
@@ -90,8 +106,13 @@ pub fn execute(plan: &ImportPlan) -> Result<ImportSummary> {
     })
 }
 
-/// Writes the months the batch changed; false when there was nothing to write.
-fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
+/// The report of the last import, beside the dataset.
+const REPORT: &str = "import-report.csv";
+
+/// Writes the months the batch changed, and with them, in the same version of the
+/// folder, the import's report and the log `log` with the batch added: the dataset
+/// and its log change together or not at all. False when there was nothing to write.
+fn write(batch: &Batch, out: &std::path::Path, log: &[LogRow]) -> Result<bool> {
     crate::import::validate::validate(&batch.dataset)?;
     let mut months: std::collections::BTreeSet<String> = batch
         .dataset
@@ -104,12 +125,23 @@ fn write(batch: &Batch, out: &std::path::Path) -> Result<bool> {
     let legacy = crate::store::writer::has_single_file_tables(out);
     let written = !batch.dataset.competitions.is_empty() && (!months.is_empty() || legacy);
     if written {
-        crate::store::writer::write_months(
+        let logged = import_log::with_batch(log.to_vec(), &batch.entries, true);
+        let report = import_log::report_frame(&import_log::rows_of(&batch.entries, 0, "", true))?;
+        let write_beside = |staging: &std::path::Path| -> Result<()> {
+            crate::store::files::write_csv(&report, &staging.join(REPORT))?;
+            import_log::write(staging, &logged)
+        };
+        let beside = crate::store::writer::Beside {
+            names: &[REPORT, import_log::PARQUET, import_log::CSV],
+            write: &write_beside,
+        };
+        crate::store::writer::write_months_with(
             &batch.dataset,
             out,
             &months,
             legacy,
             super::hooks::test_commit(),
+            Some(&beside),
         )?;
     }
     Ok(written)

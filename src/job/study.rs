@@ -113,6 +113,6 @@ pub fn execute(args: &StudyPlan, progress: &dyn Progress) -> Result<Study> {
     let result = study::run(&data, &sets, &options, &|_| progress.advance(1))?;
     progress.finish();
     let _lock = super::Folders::new().write_into(&args.out).lock()?;
-    study::output::write_study(&args.out, &result)?;
+    study::output::write_study(&args.out, &result, super::hooks::test_commit())?;
     Ok(result)
 }

@@ -1,6 +1,6 @@
 //! Factor sets: every constant of the handicap model, in a versioned TOML file.
 //!
-//! The federation will want to try other impacts, caps or relation factors (the seed's own
+//! The federation will want to try other impacts, caps or relation factors (the proposal's own
 //! check-up in 6.1 and its successor discussion ask for exactly that), and an analyst must be
 //! able to do so without touching code. So no model constant lives in the code: the default
 //! set `fsb-2007` is the file `data/factors/fsb-2007.toml`, embedded in the binary, and
@@ -19,7 +19,7 @@ use super::{CalcMethod, FieldKind};
 /// The default factor set, as shipped.
 pub const FSB_2007_TOML: &str = include_str!("../../data/factors/fsb-2007.toml");
 
-/// Every constant of the handicap model. See `spec/handicap-model.md`.
+/// Every constant of the handicap model. See `docs/model.md`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FactorSet {
@@ -79,7 +79,7 @@ pub struct Partnership {
 
 /// A gain that follows the handicap's uncertainty, as Glicko's and a Kalman filter's do.
 ///
-/// The seed's update moves every handicap the same share of the way to the level shown,
+/// The proposal's update moves every handicap the same share of the way to the level shown,
 /// whatever is known about the player. A Kalman filter weighs the two by their
 /// variances instead: the handicap's (`handicap_sd`², grown by the skill's drift since
 /// the player last played) against the level shown's (`board_sd`² over the boards of
@@ -217,7 +217,7 @@ pub struct FormatFactors {
     pub team_pair_across: FormatFactor,
 }
 
-/// How a foreign guest (or a non-member pair) gets its temporary handicap (seed 5.3).
+/// How a foreign guest (or a non-member pair) gets its temporary handicap (the proposal's 5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GuestMethod {
     /// (a) the reported level of play.
@@ -293,22 +293,13 @@ impl FactorSet {
 
     /// The checks serde cannot express. Each message names the offending key.
     fn validate(&self) -> Result<(), String> {
-        let positive = |key: &str, v: f64| -> Result<(), String> {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(format!(
-                    "key `{key}` must be a finite number above 0, found {v}"
-                ))
-            }
-        };
-        let finite = |key: &str, v: f64| -> Result<(), String> {
-            if v.is_finite() {
-                Ok(())
-            } else {
-                Err(format!("key `{key}` must be a finite number, found {v}"))
-            }
-        };
+        self.validate_scales()?;
+        self.validate_guests()?;
+        self.validate_options()
+    }
+
+    /// The impact, cap, floor, start, methods and formats.
+    fn validate_scales(&self) -> Result<(), String> {
         positive("impact", self.impact)?;
         finite("cap", self.cap)?;
         if let Some(floor) = self.floor {
@@ -355,6 +346,11 @@ impl FactorSet {
             positive(&format!("formats.{name}.c_u"), f.c_u)?;
             positive(&format!("formats.{name}.result_scale"), f.result_scale)?;
         }
+        Ok(())
+    }
+
+    /// The guest methods and the class weights.
+    fn validate_guests(&self) -> Result<(), String> {
         if self.guest_methods.is_empty() {
             return Err("key `guest_methods` must name at least one method".into());
         }
@@ -366,6 +362,11 @@ impl FactorSet {
         for (class, w) in &self.class_weights {
             positive(&format!("class_weights.{class}"), *w)?;
         }
+        Ok(())
+    }
+
+    /// The optional tables: newcomer, confidence, kalman, partnership, inactivity.
+    fn validate_options(&self) -> Result<(), String> {
         if let Some(n) = self.newcomer {
             positive("newcomer.impact", n.impact)?;
             if n.boards == 0 {
@@ -449,6 +450,26 @@ impl FactorSet {
             .and_then(|c| self.class_weights.get(c))
             .copied()
             .unwrap_or(1.0)
+    }
+}
+
+/// `Ok` for a finite number above 0, else the rule broken, naming `key`.
+fn positive(key: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "key `{key}` must be a finite number above 0, found {v}"
+        ))
+    }
+}
+
+/// `Ok` for a finite number, else the rule broken, naming `key`.
+fn finite(key: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("key `{key}` must be a finite number, found {v}"))
     }
 }
 

@@ -1,14 +1,14 @@
 //! Temporary handicaps for players the model cannot update: foreign guests and
-//! non-member pairs (seed 5.3 and 5.4).
+//! non-member pairs (the proposal's 5.3 and 5.4).
 //!
 //! Such players still sit in the field, so their strength must enter the field means, or
-//! every member who met them would be judged against a wrong field. The seed offers three
+//! every member who met them would be judged against a wrong field. The proposal offers three
 //! ways to settle a guest's handicap, tried in the factor set's order: (a) the reported
 //! level, (b) the partner's handicap, (c) an estimate from the pair's own performance.
 //!
-//! (c) is the spec's closed form: the pair handicaps at which every estimated pair's
+//! (c) is the closed form of docs/model.md: the pair handicaps at which every estimated pair's
 //! expected result, by the format's own formula, equals its achieved result. So a member
-//! partnering a guest does not move for that competition (the seed: "close to nil or
+//! partnering a guest does not move for that competition (the proposal: "close to nil or
 //! nil"), and the estimated pairs' handicaps enter the other entrants' field means. With
 //! `P_N` units, the `P_n` estimated ones, `S` the sum of the settled units' handicaps and
 //! `R` the estimated units' summed results:
@@ -17,7 +17,7 @@
 //! * **against a datum** (the all-units mean): `X = (P_n·S − P_N·C_b·R)/(P_N − P_n)` and
 //!   `x_i = (S + X)/P_N − C_b·r_i`.
 //!
-//! The seed asks for "the corresponding estimation" in individual and team events; this
+//! The proposal asks for "the corresponding estimation" in individual and team events; this
 //! crate uses:
 //! * **individual:** the across-the-field form with `2·C_b`, because an individual's
 //!   expected result is `(h̄_others − h)/(2·C_b)`; the unit is a player;
@@ -29,10 +29,10 @@
 //! * **team match on its own:** the only field is the opposing team, so the unknown pair
 //!   handicap is solved from the match: `h^P_own1 + h^P_own2 = H_opp − C_b·r`, shared
 //!   equally between the team's estimated pairs. It needs every player of the opposing
-//!   team to be rated. As the seed remarks for (c) in general, this makes that match's gap
+//!   team to be rated. As the proposal remarks for (c) in general, this makes that match's gap
 //!   zero for both teams.
 //!
-//! A non-member pair always tries (c) first, as the seed prescribes, then the factor set's
+//! A non-member pair always tries (c) first, as the proposal prescribes, then the factor set's
 //! other methods ((a) never applies: a non-member has no reported level). When (c) finds
 //! no rated entrant to estimate against and no later method applies, the competition
 //! cannot be rated and [`ModelError::NoGuestHandicap`] says so.
@@ -265,10 +265,47 @@ pub(crate) fn settle(f: &FactorSet, input: &CompetitionInput) -> Result<Settled,
     if let Some(settled) = all_rated(input, groups) {
         return Ok(settled);
     }
-    // Each unit's players' statuses, and its class.
-    let mut units: Vec<Vec<(Vec<PlayerStatus>, Class)>> = Vec::new();
+    let units = classify(input, groups);
+    let any_known = units.iter().flatten().any(|(_, c)| *c == Class::Known);
+    let performance_possible = |entrant: usize| -> bool {
+        match input.kind {
+            FieldKind::TeamMatch => input
+                .entrants
+                .get(entrant)
+                .and_then(|e| e.opponent)
+                .and_then(|o| units.get(o))
+                .is_some_and(|opp| opp.iter().all(|(_, c)| *c == Class::Known)),
+            _ => any_known,
+        }
+    };
+
+    // Methods (a) and (b), and which units (c) estimates.
+    let mut settling: Vec<Vec<Settling>> = Vec::with_capacity(units.len());
+    for (e, per_entrant) in units.iter().enumerate() {
+        let mut row = Vec::with_capacity(per_entrant.len());
+        for (u, (statuses, class)) in per_entrant.iter().enumerate() {
+            let unit = UnitAt {
+                input,
+                groups,
+                entrant: e,
+                unit: u,
+            };
+            row.push(unit.settling(f, statuses, *class, performance_possible(e))?);
+        }
+        settling.push(row);
+    }
+
+    let estimates = estimate(f, input, &settling);
+    Ok(assemble(groups, &units, &settling, &estimates))
+}
+
+/// Each entrant's units: their players' statuses, and the unit's class.
+type Units = Vec<Vec<(Vec<PlayerStatus>, Class)>>;
+
+fn classify(input: &CompetitionInput, groups: &[&[usize]]) -> Units {
+    let mut units: Units = Vec::with_capacity(input.entrants.len());
     for entrant in &input.entrants {
-        let mut per_entrant = Vec::new();
+        let mut per_entrant = Vec::with_capacity(groups.len());
         for group in groups {
             let statuses: Vec<PlayerStatus> = group
                 .iter()
@@ -288,109 +325,113 @@ pub(crate) fn settle(f: &FactorSet, input: &CompetitionInput) -> Result<Settled,
         }
         units.push(per_entrant);
     }
-    let any_known = units.iter().flatten().any(|(_, c)| *c == Class::Known);
-    let performance_possible = |entrant: usize| -> bool {
-        match input.kind {
-            FieldKind::TeamMatch => input
-                .entrants
-                .get(entrant)
-                .and_then(|e| e.opponent)
-                .and_then(|o| units.get(o))
-                .is_some_and(|opp| opp.iter().all(|(_, c)| *c == Class::Known)),
-            _ => any_known,
-        }
-    };
+    units
+}
 
-    // Methods (a) and (b), and which units (c) estimates.
-    let mut settling: Vec<Vec<Settling>> = Vec::new();
-    for (e, per_entrant) in units.iter().enumerate() {
-        let mut row = Vec::new();
-        for (u, (statuses, class)) in per_entrant.iter().enumerate() {
-            let rated: Vec<Option<f64>> = statuses
+/// The rated handicaps of a unit's players, `None` for the others.
+fn rated_of(statuses: &[PlayerStatus]) -> Vec<Option<f64>> {
+    statuses
+        .iter()
+        .map(|s| match s {
+            PlayerStatus::Rated(h) => Some(*h),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A unit of an entrant, where an error must name it.
+struct UnitAt<'a> {
+    input: &'a CompetitionInput,
+    groups: &'a [&'a [usize]],
+    entrant: usize,
+    unit: usize,
+}
+
+impl UnitAt<'_> {
+    /// How the unit's handicap is settled: known, by the first of the factor set's
+    /// methods that applies, or left to the estimate of method (c).
+    fn settling(
+        &self,
+        f: &FactorSet,
+        statuses: &[PlayerStatus],
+        class: Class,
+        performance_possible: bool,
+    ) -> Result<Settling, ModelError> {
+        let rated = rated_of(statuses);
+        if class == Class::Known {
+            return Ok(Settling::Done(
+                rated.iter().map(|h| h.unwrap_or(0.0)).collect(),
+            ));
+        }
+        let order: Vec<GuestMethod> = match class {
+            Class::NonMember => std::iter::once(GuestMethod::Performance)
+                .chain(
+                    f.guest_methods
+                        .iter()
+                        .copied()
+                        .filter(|m| *m != GuestMethod::Performance),
+                )
+                .collect(),
+            _ => f.guest_methods.clone(),
+        };
+        let chosen = order.iter().find_map(|method| match method {
+            GuestMethod::ReportedLevel => statuses
                 .iter()
                 .map(|s| match s {
                     PlayerStatus::Rated(h) => Some(*h),
-                    _ => None,
+                    PlayerStatus::Foreign { reported_level } => *reported_level,
+                    PlayerStatus::NonMember => None,
                 })
-                .collect();
-            if *class == Class::Known {
-                row.push(Settling::Done(
-                    rated.iter().map(|h| h.unwrap_or(0.0)).collect(),
-                ));
-                continue;
-            }
-            let order: Vec<GuestMethod> = match class {
-                Class::NonMember => std::iter::once(GuestMethod::Performance)
-                    .chain(
-                        f.guest_methods
-                            .iter()
-                            .copied()
-                            .filter(|m| *m != GuestMethod::Performance),
-                    )
-                    .collect(),
-                _ => f.guest_methods.clone(),
-            };
-            let mut chosen = None;
-            for method in &order {
-                chosen = match method {
-                    GuestMethod::ReportedLevel => statuses
-                        .iter()
-                        .map(|s| match s {
-                            PlayerStatus::Rated(h) => Some(*h),
-                            PlayerStatus::Foreign { reported_level } => *reported_level,
-                            PlayerStatus::NonMember => None,
-                        })
-                        .collect::<Option<Vec<f64>>>()
-                        .map(Settling::Done),
-                    GuestMethod::Partner => match rated.as_slice() {
-                        [Some(h), None] | [None, Some(h)] => Some(Settling::Done(vec![*h, *h])),
-                        _ => None,
-                    },
-                    GuestMethod::Performance => {
-                        performance_possible(e).then_some(Settling::Estimate)
-                    }
-                };
-                if chosen.is_some() {
-                    break;
-                }
-            }
-            match chosen {
-                Some(s) => row.push(s),
-                None => {
-                    let slot = groups
-                        .get(u)
-                        .and_then(|g| g.iter().zip(&rated).find(|(_, h)| h.is_none()))
-                        .map(|(slot, _)| *slot)
-                        .unwrap_or(0);
-                    let member_id = input
-                        .entrants
-                        .get(e)
-                        .and_then(|en| en.players.get(slot))
-                        .map_or(0, |p| p.member_id);
-                    let tried: Vec<&str> = order
-                        .iter()
-                        .map(|m| match m {
-                            GuestMethod::ReportedLevel => "a",
-                            GuestMethod::Partner => "b",
-                            GuestMethod::Performance => "c",
-                        })
-                        .collect();
-                    return Err(ModelError::NoGuestHandicap {
-                        entrant: e,
-                        member_id,
-                        tried: tried.join(", "),
-                    });
-                }
-            }
-        }
-        settling.push(row);
+                .collect::<Option<Vec<f64>>>()
+                .map(Settling::Done),
+            GuestMethod::Partner => match rated.as_slice() {
+                [Some(h), None] | [None, Some(h)] => Some(Settling::Done(vec![*h, *h])),
+                _ => None,
+            },
+            GuestMethod::Performance => performance_possible.then_some(Settling::Estimate),
+        });
+        chosen.ok_or_else(|| self.no_handicap(&rated, &order))
     }
 
-    let estimates = estimate(f, input, &settling);
+    /// The error for a unit no method settles, naming its first unrated player.
+    fn no_handicap(&self, rated: &[Option<f64>], tried: &[GuestMethod]) -> ModelError {
+        let slot = self
+            .groups
+            .get(self.unit)
+            .and_then(|g| g.iter().zip(rated).find(|(_, h)| h.is_none()))
+            .map(|(slot, _)| *slot)
+            .unwrap_or(0);
+        let member_id = self
+            .input
+            .entrants
+            .get(self.entrant)
+            .and_then(|en| en.players.get(slot))
+            .map_or(0, |p| p.member_id);
+        let tried: Vec<&str> = tried
+            .iter()
+            .map(|m| match m {
+                GuestMethod::ReportedLevel => "a",
+                GuestMethod::Partner => "b",
+                GuestMethod::Performance => "c",
+            })
+            .collect();
+        ModelError::NoGuestHandicap {
+            entrant: self.entrant,
+            member_id,
+            tried: tried.join(", "),
+        }
+    }
+}
 
-    // Assemble: unit handicaps and each player's (temporary) handicap.
-    let mut out = Vec::with_capacity(input.entrants.len() * groups.len());
-    for (e, (row, per_entrant)) in settling.iter().zip(&units).enumerate() {
+/// Unit handicaps and each player's (temporary) handicap, entrant after entrant.
+fn assemble(
+    groups: &[&[usize]],
+    units: &Units,
+    settling: &[Vec<Settling>],
+    estimates: &[Vec<Option<f64>>],
+) -> Settled {
+    let mut out = Vec::with_capacity(units.len() * groups.len());
+    for (e, (row, per_entrant)) in settling.iter().zip(units).enumerate() {
         for (u, (s, (statuses, class))) in row.iter().zip(per_entrant).enumerate() {
             let updated = |st: &PlayerStatus| {
                 *class != Class::NonMember && matches!(st, PlayerStatus::Rated(_))
@@ -407,13 +448,7 @@ pub(crate) fn settle(f: &FactorSet, input: &CompetitionInput) -> Result<Settled,
                         .copied()
                         .flatten()
                         .unwrap_or(0.0);
-                    let rated: Vec<f64> = statuses
-                        .iter()
-                        .filter_map(|st| match st {
-                            PlayerStatus::Rated(h) => Some(*h),
-                            _ => None,
-                        })
-                        .collect();
+                    let rated: Vec<f64> = rated_of(statuses).into_iter().flatten().collect();
                     // An unrated player's temporary handicap keeps the pair's mean at the
                     // estimate: 2·est − the rated partner's, or the estimate itself.
                     let temporary = match (statuses.len(), rated.as_slice()) {
@@ -432,10 +467,10 @@ pub(crate) fn settle(f: &FactorSet, input: &CompetitionInput) -> Result<Settled,
             out.push(unit);
         }
     }
-    Ok(Settled {
+    Settled {
         units: out,
         per_entrant: groups.len(),
-    })
+    }
 }
 
 /// The common case, a field of rated members only: each unit's handicap is the mean of

@@ -1,5 +1,5 @@
-//! The handicap model of `spec/handicap-model.md` (seed 004, the Swedish federation's
-//! "Project 52"), as pure functions over a [`FactorSet`].
+//! The handicap model of `docs/model.md` (the Swedish federation's "Project 52"
+//! proposal), as pure functions over a [`FactorSet`].
 //!
 //! The model is kept free of files and member lists so that every worked number of the
 //! seed can be checked against it directly, and so that the replay can run it in any
@@ -54,7 +54,7 @@ impl Direction {
     }
 }
 
-/// Who owns a result and what it is compared against: one row of the spec's table.
+/// Who owns a result and what it is compared against: one row of the model's table of formats (docs/model.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FieldKind {
     Individual,

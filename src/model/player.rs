@@ -1,7 +1,7 @@
 //! How one player's handicap moves: the whole update, from the state a competition found
 //! to the state it leaves.
 //!
-//! [`rate_competition`](super::rate_competition) gives each player the seed's `Δh`, taken
+//! [`rate_competition`](super::rate_competition) gives each player the proposal's `Δh`, taken
 //! with the set's impact. What happens to a player beyond the field lives here, so that
 //! the impact, followed from the factor set to the handicap, stays inside the model:
 //! a newcomer moves faster ([`Newcomer`](super::factors::Newcomer)), a gain that follows
@@ -178,7 +178,7 @@ pub struct Updated {
 /// outcome and the factor set give the new state.
 ///
 /// With the default set, 10 % over expected in all 24 boards of a topscore pairs event
-/// is the seed's `Δh = −(1/480)·(24.6/23)·2·24·10 = −1.069565`: a member at 30 goes to
+/// is the proposal's `Δh = −(1/480)·(24.6/23)·2·24·10 = −1.069565`: a member at 30 goes to
 /// 28.930435. With a newcomer period (impact 120 at 0 boards, 480 at 200) a member with
 /// 100 boards behind them has an impact of 300 and moves 480/300 = 1.6 times as far,
 /// −1.711304:

@@ -1,6 +1,6 @@
 //! The entry point: one rated competition in, every player's outcome out.
 //!
-//! The steps are the spec's, in order: check the input, settle guests' temporary
+//! The steps are the model's, in order: check the input, settle guests' temporary
 //! handicaps (they count in the field), compute each entrant's expected result with its
 //! format's formula, and turn the gap `r − r̂` into `Δh` for every player the competition
 //! updates. Nothing here reads or keeps state, so the replay decides the order.
@@ -12,7 +12,7 @@ use super::expected::{individual, pairs, pairs_datum, team_match, team_pair_acro
 use super::factors::FactorSet;
 use super::guests::{settle, Settled, SettledUnit};
 use super::update::{apply, board_weight, delta, UpdateInput};
-use super::{CompetitionInput, FieldKind, PlayerOutcome, PlayerStatus};
+use super::{CompetitionInput, EntrantInput, FieldKind, PlayerOutcome, PlayerStatus};
 
 /// Rates one competition: every player's expected and achieved result and handicap change.
 /// Entrants come out in input order, players in slot order. Foreign guests and both players
@@ -94,9 +94,9 @@ pub fn expected_results(f: &FactorSet, input: &CompetitionInput) -> Result<Vec<f
 /// The handicap-adjusted result `r − r̂` of every entrant, in input order. Reports show it
 /// beside the raw result; the handicap update always uses the raw result.
 ///
-/// The seed's popular example (9): a pair of 28 and 14 (pair handicap 21) in a competition
+/// The proposal's popular example (9): a pair of 28 and 14 (pair handicap 21) in a competition
 /// whose other pairs average 26 is "charged 40 % of the difference", i.e. −2 %. That is the
-/// seed's popular rate of 0.4 % per unit (`C_b = 2.5`); see the tests of this module.
+/// proposal's popular rate of 0.4 % per unit (`C_b = 2.5`); see the tests of this module.
 pub fn handicap_adjusted(f: &FactorSet, input: &CompetitionInput) -> Result<Vec<f64>, ModelError> {
     let expected = expected_results(f, input)?;
     Ok(input
@@ -124,55 +124,7 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
     }
     let per_entrant = input.kind.players_per_entrant();
     for (entrant, en) in input.entrants.iter().enumerate() {
-        if en.players.len() != per_entrant {
-            return Err(ModelError::PlayerCount {
-                entrant,
-                expected: per_entrant,
-                found: en.players.len(),
-            });
-        }
-        if en.boards_played == 0 || en.boards_played > n_b {
-            return Err(ModelError::BoardsPlayed {
-                entrant,
-                n_g: en.boards_played,
-                n_b,
-            });
-        }
-        if !en.result.is_finite() {
-            return Err(ModelError::NotFinite {
-                entrant,
-                what: "the result",
-                value: en.result,
-            });
-        }
-        // A substitute may play for two entrants (each result is its own); one member
-        // twice in one entrant is not a pair or a team. An entrant has at most four
-        // players here (counted above), so the earlier slots are searched, not a set.
-        for (slot, p) in en.players.iter().enumerate() {
-            let (what, value) = match p.status {
-                PlayerStatus::Rated(h) => ("a handicap", h),
-                PlayerStatus::Foreign {
-                    reported_level: Some(h),
-                } => ("a reported level", h),
-                _ => ("", 0.0),
-            };
-            if !value.is_finite() {
-                return Err(ModelError::NotFinite {
-                    entrant,
-                    what,
-                    value,
-                });
-            }
-            if en.players[..slot]
-                .iter()
-                .any(|q| q.member_id == p.member_id)
-            {
-                return Err(ModelError::DuplicatePlayer {
-                    member_id: p.member_id,
-                    entrant,
-                });
-            }
-        }
+        check_entrant(entrant, en, per_entrant, n_b)?;
     }
     match input.kind {
         FieldKind::TeamMatch => {
@@ -189,6 +141,66 @@ fn check(f: &FactorSet, input: &CompetitionInput) -> Result<(), ModelError> {
         }
         _ => Ok(()),
     }
+}
+
+/// The rules one entrant must keep: its number of players, its boards, a finite result,
+/// finite handicaps and no member twice.
+fn check_entrant(
+    entrant: usize,
+    en: &EntrantInput,
+    per_entrant: usize,
+    n_b: u32,
+) -> Result<(), ModelError> {
+    if en.players.len() != per_entrant {
+        return Err(ModelError::PlayerCount {
+            entrant,
+            expected: per_entrant,
+            found: en.players.len(),
+        });
+    }
+    if en.boards_played == 0 || en.boards_played > n_b {
+        return Err(ModelError::BoardsPlayed {
+            entrant,
+            n_g: en.boards_played,
+            n_b,
+        });
+    }
+    if !en.result.is_finite() {
+        return Err(ModelError::NotFinite {
+            entrant,
+            what: "the result",
+            value: en.result,
+        });
+    }
+    // A substitute may play for two entrants (each result is its own); one member
+    // twice in one entrant is not a pair or a team. An entrant has at most four
+    // players here (counted above), so the earlier slots are searched, not a set.
+    for (slot, p) in en.players.iter().enumerate() {
+        let (what, value) = match p.status {
+            PlayerStatus::Rated(h) => ("a handicap", h),
+            PlayerStatus::Foreign {
+                reported_level: Some(h),
+            } => ("a reported level", h),
+            _ => ("", 0.0),
+        };
+        if !value.is_finite() {
+            return Err(ModelError::NotFinite {
+                entrant,
+                what,
+                value,
+            });
+        }
+        if en.players[..slot]
+            .iter()
+            .any(|q| q.member_id == p.member_id)
+        {
+            return Err(ModelError::DuplicatePlayer {
+                member_id: p.member_id,
+                entrant,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Each entrant's expectation by its format's formula.

@@ -1,7 +1,7 @@
 //! The update rule: how far one competition moves a handicap.
 //!
-//! These are the seed's equations (1), (2) and (10) on their own, so that the worked numbers
-//! of the seed (one unit for 10 % over expected, a third of a gap left after 480 boards, the
+//! These are the proposal's equations (1), (2) and (10) on their own, so that the worked numbers
+//! of the proposal (one unit for 10 % over expected, a third of a gap left after 480 boards, the
 //! masterpoint table) can be checked against the formulas directly, apart from any field.
 
 use super::error::ModelError;
@@ -59,9 +59,9 @@ pub struct UpdateInput {
     pub expected: f64,
 }
 
-/// `Δh = −(1/I)·W·C_u·C_k·C_b·N_G·(r − r̂)`, times the class multiplier (seed equation 2).
+/// `Δh = −(1/I)·W·C_u·C_k·C_b·N_G·(r − r̂)`, times the class multiplier (the proposal's equation 2).
 ///
-/// The seed's first worked number: 10 % over expected in a 24-board topscore pairs event.
+/// The proposal's first worked number: 10 % over expected in a 24-board topscore pairs event.
 /// ```
 /// use bridgehcp::model::factors::FactorSet;
 /// use bridgehcp::model::update::{delta, UpdateInput};
@@ -216,7 +216,7 @@ pub fn partnership_pull(pull_per_board: f64, n_g: u32, handicap: f64, partner: f
     -p / 2.0 * (handicap - partner)
 }
 
-/// `h_n = min(cap, h_{n−1} + Δh)` (seed equation 1), and the factor set's floor if it has
+/// `h_n = min(cap, h_{n−1} + Δh)` (the proposal's equation 1), and the factor set's floor if it has
 /// one. Without a floor a handicap can go below 0.
 ///
 /// ```
@@ -280,8 +280,8 @@ mod tests {
         }
     }
 
-    /// Spec number 1: −(1/480)·(24.6/23)·1·1·2·24·10 = −1.069565…, "approximately one unit"
-    /// in the seed (4.1).
+    /// Worked number 1: −(1/480)·(24.6/23)·1·1·2·24·10 = −1.069565…, "approximately one unit"
+    /// in the proposal (4.1).
     #[test]
     fn ten_percent_over_expected_in_24_boards_is_minus_1_0696() {
         let d = ok(delta(&FactorSet::default(), &pairs_topscore(24, 24, 10.0)));
@@ -289,14 +289,13 @@ mod tests {
         assert!((d - (-(24.6 / 23.0) * 2.0 * 24.0 * 10.0 / 480.0)).abs() < 1e-12);
     }
 
-    /// Spec number 2: a steady pair in 24-board topscore evenings. Its true level is h*,
+    /// Worked number 5: a steady pair in 24-board topscore evenings. Its true level is h*,
     /// the field h̄. It scores r = (h̄ − h*)/C_b and is expected r̂ = (h̄ − h)/C_b, so each
     /// evening keeps q = 1 − 24·W/480 = 1 − 24·(24.6/23)/480 = 0.9465217 of the gap h − h*.
     /// By hand: q^20 = exp(20·ln q) = exp(−1.099227) = 0.333129 and
-    /// q^48 = exp(−2.638144) = 0.071494, i.e. 33.3 % and 7.1 %: the seed's "approx. 33 %"
-    /// and "7 %" (4.1). The spec prints 33.4 % and 7.2 %, which its own formula does not
-    /// give (it gives 33.3 % and 7.1 %); the test holds the formula's values and the seed's
-    /// rounded figures. The loop runs the real update, not the closed form.
+    /// q^48 = exp(−2.638144) = 0.071494, i.e. 33.3 % and 7.1 %: the proposal's "approx. 33 %"
+    /// and "7 %" (4.1); the test holds the formula's values and the proposal's rounded
+    /// figures. The loop runs the real update, not the closed form.
     #[test]
     fn memory_after_20_and_48_evenings() {
         let f = FactorSet::default();
@@ -313,12 +312,12 @@ mod tests {
         }
         assert!((left[19] - 0.333129).abs() < 1e-6, "{}", left[19]);
         assert!((left[47] - 0.071494).abs() < 1e-6, "{}", left[47]);
-        // The seed's rounded figures, to their printed precision.
+        // The proposal's rounded figures, to their printed precision.
         assert!((left[19] - 0.33).abs() < 0.005);
         assert!((left[47] - 0.07).abs() < 0.005);
     }
 
-    /// Spec number 3, the seed's table in 5.1 (to its printed precision).
+    /// Worked number 6, the proposal's table in 5.1 (to its printed precision).
     #[test]
     fn masterpoint_table() {
         let f = FactorSet::default();

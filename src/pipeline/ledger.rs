@@ -333,8 +333,9 @@ pub struct Difference {
     /// (the [`SCHEME`] given, not this one): competitions were matched by id, date and
     /// session only.
     pub other_scheme: Option<u32>,
-    /// The state's `changes.parquet` and `standings.parquet` hold its own competitions
-    /// only (written by a version that did not carry the history), so the outputs can
+    /// The state's `changes.parquet` and `standings.parquet`, or its `non_members.csv`
+    /// and `unrated.csv`, hold its own competitions only (written by a version that did
+    /// not carry them), so the outputs can
     /// only hold the whole history after a replay from the start.
     pub partial_history: bool,
     /// Members whose starting handicap changed (their masterpoints or
@@ -383,7 +384,7 @@ impl Difference {
         }
         if self.partial_history {
             parts.push(
-                "the state's changes and standings hold its own month only, as an older version of bridgehcp wrote them".to_owned(),
+                "the state's changes and standings, or its lists of non-members and unrated competitions, hold its own month only, as an older version of bridgehcp wrote them".to_owned(),
             );
         }
         if !self.changed.is_empty() {

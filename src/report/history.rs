@@ -7,7 +7,10 @@
 //! the month's. The replay still touches only the month; the previous rows are copied,
 //! not recomputed, and their full row groups are copied as they are, page by page
 //! (only the last, partial one is decoded and written again with the month's rows), so
-//! the file has the bytes of one run's and writing it costs a month, not the history. Each folder is whole on its own, so deleting an earlier month's
+//! the file has the bytes of one run's and writing it costs a month, not the history.
+//! The lists of non-members and of unrated competitions (`non_members.csv`,
+//! `unrated.csv`) are carried the same way: the previous file's lines, then the
+//! month's. Each folder is whole on its own, so deleting an earlier month's
 //! folder loses nothing. The previous rows are taken only from files whose SHA-256 is
 //! the one the previous run's `run.json` recorded, so a folder changed by hand cannot
 //! slip rows into the history.
@@ -68,6 +71,64 @@ fn ids(new: &DataFrame) -> PolarsResult<std::collections::HashSet<String>> {
         .flatten()
         .map(str::to_owned)
         .collect())
+}
+
+/// The lines of a carried CSV list `bytes` (its header first) without those of a
+/// competition in `rescored` (which the run lists again), for the run's own rows to
+/// follow. The previous file must have the header `header` this version writes:
+/// another's columns are refused rather than mixed with the month's.
+pub fn carried_csv(
+    path: &Path,
+    bytes: &[u8],
+    header: &str,
+    rescored: &std::collections::HashSet<&str>,
+) -> Result<Vec<u8>> {
+    let refuse = |why: &str| Error::Config(format!("--state {}: {why}; {AFRESH}", path.display()));
+    let text = std::str::from_utf8(bytes).map_err(|_| refuse("the file is not UTF-8 text"))?;
+    let mut lines = text.split_inclusive('\n');
+    if lines.next() != Some(header) {
+        return Err(refuse(&format!(
+            "the file's columns are not the ones this version writes ({})",
+            header.trim_end()
+        )));
+    }
+    let column = header
+        .trim_end()
+        .split(',')
+        .position(|name| name == "competition_id")
+        .ok_or_else(|| refuse("the list has no competition_id column"))?;
+    let mut kept = header.as_bytes().to_vec();
+    for line in lines {
+        let id = csv_field(line.trim_end_matches(['\n', '\r']), column);
+        if !id.is_some_and(|id| rescored.contains(id.as_str())) {
+            kept.extend_from_slice(line.as_bytes());
+        }
+    }
+    Ok(kept)
+}
+
+/// Field `at` of a CSV line (quoted fields unquoted, `""` as `"`).
+fn csv_field(line: &str, at: usize) -> Option<String> {
+    let mut field = String::new();
+    let (mut index, mut quoted, mut chars) = (0, false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                if index == at {
+                    return Some(field);
+                }
+                index += 1;
+                field.clear();
+            }
+            c => field.push(c),
+        }
+    }
+    (index == at).then_some(field)
 }
 
 /// The bytes of the table `name` of the previous run's folder, checked against its
@@ -203,6 +264,34 @@ pub fn without_rescored(carried: DataFrame, new: &DataFrame) -> PolarsResult<Dat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A carried list keeps its header and every line but a rescored competition's,
+    /// whose id is read in its column, quotes and all.
+    #[test]
+    fn a_carried_list_drops_the_rescored_competitions_lines() {
+        let header = "member_id,competition_id,entrant\n";
+        let bytes = b"member_id,competition_id,entrant\n7,c1,\"A, B\"\n8,\"c,2\",x\n9,c3,\"say \"\"hi\"\"\"\n";
+        let rescored = std::collections::HashSet::from(["c,2"]);
+        let kept = carried_csv(Path::new("jan/non_members.csv"), bytes, header, &rescored).unwrap();
+        assert_eq!(
+            String::from_utf8(kept).unwrap(),
+            "member_id,competition_id,entrant\n7,c1,\"A, B\"\n9,c3,\"say \"\"hi\"\"\"\n"
+        );
+        let error = carried_csv(
+            Path::new("jan/non_members.csv"),
+            bytes,
+            "a,competition_id\n",
+            &rescored,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "--state jan/non_members.csv: the file's columns are not the ones this version writes (a,competition_id); run without --state to write the whole history afresh"
+        );
+        assert_eq!(csv_field("a,\"b,c\",d", 1).as_deref(), Some("b,c"));
+        assert_eq!(csv_field("a,b", 2), None);
+    }
 
     #[test]
     fn a_rescored_competition_is_kept_once() {

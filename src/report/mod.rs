@@ -1,9 +1,10 @@
-//! Writing the outputs of a run and the pages made from them.
+//! Writing a run's outputs, under the fixed names of docs/data.md.
 
 pub(crate) mod direct_file;
 pub mod history;
 pub mod monthly;
 pub mod outputs;
+pub mod page;
 pub mod result_sheet;
 pub mod run_folder;
 pub mod run_tables;

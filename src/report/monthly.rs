@@ -13,9 +13,10 @@ use chrono::{Datelike, Months, NaiveDate};
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
+use super::page::{self, escape, headings, Text, STYLE};
 use super::run_tables::{ImportLogRow, MemberRow, RunTables};
-use super::statement::STYLE;
-use super::svg::{self, escape, Chart, Mark, Series};
+use super::svg::{self, Chart, Mark, Series};
+use maud::{html, Markup, PreEscaped};
 
 /// A CSV output listed in the report as it is (`quarantine.csv`, `unrated.csv`,
 /// `corrections.csv`).
@@ -559,30 +560,24 @@ impl Report {
         svg::render(&chart)
     }
 
-    fn activity_table(&self) -> String {
-        let mut h = String::from(
-            "<table><tr><th>month</th><th>competitions</th><th>players</th><th>boards</th></tr>",
-        );
+    fn activity_table(&self) -> Markup {
         let shown = self.activity.len().saturating_sub(13);
-        for a in self.activity.iter().skip(shown).rev() {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
-                a.month.format("%Y-%m"),
-                a.competitions,
-                a.players,
-                a.boards
-            );
+        html! {
+            table {
+                tr { (headings(&["month", "competitions", "players", "boards"])) }
+                @for a in self.activity.iter().skip(shown).rev() {
+                    tr {
+                        td { (a.month.format("%Y-%m").to_string()) }
+                        td.n { (a.competitions) }
+                        td.n { (a.players) }
+                        td.n { (a.boards) }
+                    }
+                }
+            }
+            @if shown > 0 {
+                p.note { "The last 13 months; the chart shows all " (self.activity.len()) "." }
+            }
         }
-        h.push_str("</table>");
-        if shown > 0 {
-            let _ = write!(
-                h,
-                "<p class=note>The last 13 months; the chart shows all {}.</p>",
-                self.activity.len()
-            );
-        }
-        h
     }
 
     /// Counts of the month's changes per half point, better (down) on the left.
@@ -623,7 +618,7 @@ impl Report {
         svg::render(&chart)
     }
 
-    fn spread_note(&self) -> String {
+    fn spread_note(&self) -> Markup {
         let mut sorted: Vec<f64> = self
             .spread
             .iter()
@@ -636,52 +631,38 @@ impl Report {
             quantile(&sorted, 0.1),
             quantile(&sorted, 0.9),
         ) else {
-            return "<p>Nobody played a rated competition this month.</p>".into();
+            return html! { p { "Nobody played a rated competition this month." } };
         };
         let better = sorted.iter().filter(|c| **c < 0.0).count();
         let worse = sorted.iter().filter(|c| **c > 0.0).count();
-        format!(
-            "<p>{} played: {better} better (down), {worse} worse (up), {} unchanged. Median change {median:+.2}; the middle 80 % moved between {p10:+.2} and {p90:+.2}; the extremes were {:+.2} and {:+.2}.</p>",
+        let note = format!(
+            "{} played: {better} better (down), {worse} worse (up), {} unchanged. Median change {median:+.2}; the middle 80 % moved between {p10:+.2} and {p90:+.2}; the extremes were {:+.2} and {:+.2}.",
             super::count(sorted.len(), "member", "members"),
             sorted.len() - better - worse,
             sorted[0],
             sorted[sorted.len() - 1]
-        )
+        );
+        html! { p { (note) } }
     }
 
-    fn import_section(&self, month: &str) -> String {
+    fn import_section(&self, month: &str) -> Markup {
         let Some(rows) = &self.import_problems else {
-            return String::new();
+            return html! {};
         };
-        let mut h = format!(
-            "<h2>Refused and mismatched files of {month} ({})</h2>",
-            rows.len()
-        );
-        if rows.is_empty() {
-            h.push_str("<p>none: every file of the month imported as its club published it.</p>");
-            return h;
+        html! {
+            h2 { "Refused and mismatched files of " (month) " (" (rows.len()) ")" }
+            @if rows.is_empty() {
+                p { "none: every file of the month imported as its club published it." }
+            } @else {
+                table {
+                    tr { (headings(&[
+                        "file", "status", "competition", "line", "board", "column", "reason",
+                    ])) }
+                    @for r in rows { (import_row(r)) }
+                }
+                p.note { "From the dataset's import_log.parquet: refused files were not imported; a mismatch is a club's published result that differs from the one scored from its table results." }
+            }
         }
-        h.push_str("<table><tr><th>file</th><th>status</th><th>competition</th><th>line</th><th>board</th><th>column</th><th>reason</th></tr>");
-        for r in rows {
-            let file = std::path::Path::new(&r.file)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| r.file.clone());
-            let _ = write!(
-                h,
-                "<tr><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&r.file),
-                escape(&file),
-                escape(&r.status),
-                escape(&r.competition_id),
-                escape(&r.line),
-                escape(&r.board),
-                escape(&r.column),
-                escape(&r.reason)
-            );
-        }
-        h.push_str("</table><p class=note>From the dataset's import_log.parquet: refused files were not imported; a mismatch is a club's published result that differs from the one scored from its table results.</p>");
-        h
     }
 
     fn movers_svg(&self) -> String {
@@ -728,28 +709,30 @@ impl Report {
         s
     }
 
-    fn movers_table(title: &str, movers: &[Mover]) -> String {
-        let mut h = format!("<h3>{}</h3>", escape(title));
-        if movers.is_empty() {
-            h.push_str("<p>none</p>");
-            return h;
+    fn movers_table(title: &str, movers: &[Mover]) -> Markup {
+        html! {
+            h3 { (Text(title)) }
+            @if movers.is_empty() {
+                p { "none" }
+            } @else {
+                table {
+                    tr { (headings(&[
+                        "member", "name", "club", "competitions", "before", "after", "change",
+                    ])) }
+                    @for m in movers {
+                        tr {
+                            td.n { (m.member_id) }
+                            td { (Text(&m.name)) }
+                            td { (Text(&m.club)) }
+                            td.n { (m.competitions) }
+                            td.n { (format!("{:.2}", m.before)) }
+                            td.n { (format!("{:.2}", m.after)) }
+                            td.n { (format!("{:+.2}", m.change())) }
+                        }
+                    }
+                }
+            }
         }
-        h.push_str("<table><tr><th>member</th><th>name</th><th>club</th><th>competitions</th><th>before</th><th>after</th><th>change</th></tr>");
-        for m in movers {
-            let _ = write!(
-                h,
-                "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:+.2}</td></tr>",
-                m.member_id,
-                escape(&m.name),
-                escape(&m.club),
-                m.competitions,
-                m.before,
-                m.after,
-                m.change()
-            );
-        }
-        h.push_str("</table>");
-        h
     }
 
     /// The report as one self-contained HTML page.
@@ -758,173 +741,192 @@ impl Report {
             .month
             .map(|m| m.format("%Y-%m").to_string())
             .unwrap_or_else(|| "no competitions".into());
-        let mut h = String::new();
-        let _ = write!(
-            h,
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} {}</title><style>{}</style></head><body>",
-            escape(title),
-            month,
-            STYLE
-        );
-        let _ = write!(
-            h,
-            "<h1>{} — {}</h1><p>{} members, {} active (played in the 12 months up to the end of {}).</p>",
-            escape(title),
-            month,
-            self.members,
-            self.active,
-            month
-        );
-        h.push_str("<h2>Activity over the months</h2>");
-        h.push_str(&self.activity_svg());
-        h.push_str(&self.activity_table());
-        h.push_str("<h2>Handicap distribution</h2>");
-        h.push_str(&self.distribution_svg());
-        let _ = write!(h, "<h2>Spread of the changes in {month}</h2>");
-        h.push_str(&self.spread_note());
-        h.push_str(&self.spread_svg());
-        h.push_str(&self.import_section(&month));
+        let body = html! {
+            p {
+                (self.members) " members, " (self.active)
+                " active (played in the 12 months up to the end of " (month) ")."
+            }
+            h2 { "Activity over the months" }
+            (PreEscaped(self.activity_svg()))
+            (self.activity_table())
+            h2 { "Handicap distribution" }
+            (PreEscaped(self.distribution_svg()))
+            h2 { "Spread of the changes in " (month) }
+            (self.spread_note())
+            (PreEscaped(self.spread_svg()))
+            (self.import_section(&month))
+            (self.movers_section(&month))
+            (self.new_members_section())
+            (self.ranking_section())
+            (self.tables_section())
+            (self.clubs_section())
+        };
+        page::page(
+            &format!("{title} {month}"),
+            STYLE,
+            &format!("{title} — {month}"),
+            body,
+        )
+    }
 
-        let _ = write!(h, "<h2>Biggest movers in {month}</h2>");
-        if !self.improved.is_empty() || !self.worsened.is_empty() {
-            h.push_str(&self.movers_svg());
+    fn movers_section(&self, month: &str) -> Markup {
+        html! {
+            h2 { "Biggest movers in " (month) }
+            @if !self.improved.is_empty() || !self.worsened.is_empty() {
+                (PreEscaped(self.movers_svg()))
+            }
+            (Self::movers_table("Improved most (handicap down)", &self.improved))
+            (Self::movers_table("Worsened most (handicap up)", &self.worsened))
         }
-        h.push_str(&Self::movers_table(
-            "Improved most (handicap down)",
-            &self.improved,
-        ));
-        h.push_str(&Self::movers_table(
-            "Worsened most (handicap up)",
-            &self.worsened,
-        ));
+    }
 
-        let _ = write!(h, "<h2>New members ({})</h2>", self.new_members.len());
-        if self.new_members.is_empty() {
-            h.push_str("<p>none</p>");
-        } else {
-            h.push_str("<table><tr><th>member</th><th>name</th><th>club</th><th>handicap</th><th>competitions</th></tr>");
-            for m in &self.new_members {
-                let _ = write!(
-                    h,
-                    "<tr><td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{}</td></tr>",
-                    m.member_id,
-                    escape(m.name.as_deref().unwrap_or("")),
-                    escape(m.club.as_deref().unwrap_or("")),
-                    m.handicap,
-                    m.competitions
-                );
-            }
-            h.push_str("</table>");
-        }
-
-        let _ = write!(h, "<h2>Ranking: top {}</h2>", self.top);
-        let grouped = self.ranking.iter().any(|r| r.group.is_some());
-        h.push_str("<table><tr><th>rank</th>");
-        if grouped {
-            h.push_str("<th>group</th>");
-        }
-        h.push_str("<th>member</th><th>name</th><th>club</th><th>handicap</th>");
-        if self.has_previous {
-            h.push_str("<th>previous rank</th><th>places</th><th>handicap change</th>");
-        }
-        h.push_str("</tr>");
-        let mut shown: HashMap<Option<&str>, usize> = HashMap::new();
-        for r in self.ranking.iter().filter(|r| r.rank.is_some()) {
-            let count = shown.entry(r.group.as_deref()).or_default();
-            if *count >= self.top {
-                continue;
-            }
-            *count += 1;
-            let _ = write!(
-                h,
-                "<tr><td class=n>{}</td>",
-                signed(r.rank).trim_start_matches('+')
-            );
-            if grouped {
-                let _ = write!(h, "<td>{}</td>", escape(r.group.as_deref().unwrap_or("")));
-            }
-            let _ = write!(
-                h,
-                "<td class=n>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td>",
-                r.member_id,
-                escape(&r.name),
-                escape(&r.club),
-                r.handicap.unwrap_or(f64::NAN)
-            );
-            if self.has_previous {
-                let _ = write!(
-                    h,
-                    "<td class=n>{}</td><td class=n>{}</td><td class=n>{}</td>",
-                    r.previous_rank
-                        .map(|p| p.to_string())
-                        .unwrap_or_else(|| "new".into()),
-                    signed(r.rank_change()),
-                    r.handicap_change()
-                        .map(|c| format!("{c:+.2}"))
-                        .unwrap_or_default()
-                );
-            }
-            h.push_str("</tr>");
-        }
-        h.push_str("</table>");
-        if self.has_previous {
-            let left = self.ranking.iter().filter(|r| r.status == "left").count();
-            let _ = write!(
-                h,
-                "<p class=note>places: positions gained since the previous ranking. {left} members left the ranking; ranking_diff.csv has every line.</p>"
-            );
-        }
-
-        h.push_str("<h2>Quarantined and unrated competitions, corrections</h2>");
-        for table in &self.tables {
-            let _ = write!(
-                h,
-                "<h3>{} ({} rows)</h3>",
-                escape(&table.name),
-                table.rows.len()
-            );
-            if table.rows.is_empty() {
-                h.push_str("<p>none</p>");
-                continue;
-            }
-            h.push_str("<table><tr>");
-            for c in &table.header {
-                let _ = write!(h, "<th>{}</th>", escape(c));
-            }
-            h.push_str("</tr>");
-            for row in table.rows.iter().take(50) {
-                h.push_str("<tr>");
-                for c in row {
-                    let _ = write!(h, "<td>{}</td>", escape(c));
+    fn new_members_section(&self) -> Markup {
+        html! {
+            h2 { "New members (" (self.new_members.len()) ")" }
+            @if self.new_members.is_empty() {
+                p { "none" }
+            } @else {
+                table {
+                    tr { (headings(&["member", "name", "club", "handicap", "competitions"])) }
+                    @for m in &self.new_members {
+                        tr {
+                            td.n { (m.member_id) }
+                            td { (Text(m.name.as_deref().unwrap_or(""))) }
+                            td { (Text(m.club.as_deref().unwrap_or(""))) }
+                            td.n { (format!("{:.2}", m.handicap)) }
+                            td.n { (m.competitions) }
+                        }
+                    }
                 }
-                h.push_str("</tr>");
-            }
-            h.push_str("</table>");
-            if table.rows.len() > 50 {
-                let _ = write!(
-                    h,
-                    "<p class=note>… and {} more rows in {}.</p>",
-                    table.rows.len() - 50,
-                    escape(&table.name)
-                );
             }
         }
+    }
 
-        h.push_str("<h2>Clubs</h2><table><tr><th>club</th><th>members</th><th>active players</th><th>mean handicap of active players</th></tr>");
-        for c in &self.clubs {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
-                escape(&c.club),
-                c.members,
-                c.active,
-                c.mean_handicap
-                    .map(|m| format!("{m:.2}"))
-                    .unwrap_or_default()
-            );
+    /// The top of the ranking (of each group), with the changes since the previous list.
+    fn ranking_section(&self) -> Markup {
+        let grouped = self.ranking.iter().any(|r| r.group.is_some());
+        let mut shown: HashMap<Option<&str>, usize> = HashMap::new();
+        let lines = self
+            .ranking
+            .iter()
+            .filter(|r| r.rank.is_some())
+            .filter(|r| {
+                let count = shown.entry(r.group.as_deref()).or_default();
+                *count += 1;
+                *count <= self.top
+            });
+        html! {
+            h2 { "Ranking: top " (self.top) }
+            table {
+                tr {
+                    th { "rank" }
+                    @if grouped { th { "group" } }
+                    (headings(&["member", "name", "club", "handicap"]))
+                    @if self.has_previous {
+                        (headings(&["previous rank", "places", "handicap change"]))
+                    }
+                }
+                @for r in lines { (self.ranking_line(r, grouped)) }
+            }
+            @if self.has_previous {
+                p.note {
+                    "places: positions gained since the previous ranking. "
+                    (self.ranking.iter().filter(|r| r.status == "left").count())
+                    " members left the ranking; ranking_diff.csv has every line."
+                }
+            }
         }
-        h.push_str("</table></body></html>\n");
-        h
+    }
+
+    fn ranking_line(&self, r: &RankingChange, grouped: bool) -> Markup {
+        html! {
+            tr {
+                td.n { (signed(r.rank).trim_start_matches('+')) }
+                @if grouped { td { (Text(r.group.as_deref().unwrap_or(""))) } }
+                td.n { (r.member_id) }
+                td { (Text(&r.name)) }
+                td { (Text(&r.club)) }
+                td.n { (format!("{:.2}", r.handicap.unwrap_or(f64::NAN))) }
+                @if self.has_previous {
+                    td.n {
+                        @match r.previous_rank {
+                            Some(p) => { (p) }
+                            None => { "new" }
+                        }
+                    }
+                    td.n { (signed(r.rank_change())) }
+                    td.n {
+                        @if let Some(c) = r.handicap_change() { (format!("{c:+.2}")) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The CSV outputs listed as they are, 50 rows of each at most.
+    fn tables_section(&self) -> Markup {
+        html! {
+            h2 { "Quarantined and unrated competitions, corrections" }
+            @for table in &self.tables {
+                h3 { (Text(&table.name)) " (" (table.rows.len()) " rows)" }
+                @if table.rows.is_empty() {
+                    p { "none" }
+                } @else {
+                    table {
+                        tr { @for c in &table.header { th { (Text(c)) } } }
+                        @for row in table.rows.iter().take(50) {
+                            tr { @for c in row { td { (Text(c)) } } }
+                        }
+                    }
+                    @if table.rows.len() > 50 {
+                        p.note {
+                            "… and " (table.rows.len() - 50) " more rows in "
+                            (Text(&table.name)) "."
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn clubs_section(&self) -> Markup {
+        html! {
+            h2 { "Clubs" }
+            table {
+                tr { (headings(&[
+                    "club", "members", "active players", "mean handicap of active players",
+                ])) }
+                @for c in &self.clubs {
+                    tr {
+                        td { (Text(&c.club)) }
+                        td.n { (c.members) }
+                        td.n { (c.active) }
+                        td.n {
+                            @if let Some(m) = c.mean_handicap { (format!("{m:.2}")) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A refused or mismatched file's line: its name, with the whole path on hover.
+fn import_row(r: &ImportLogRow) -> Markup {
+    let file = std::path::Path::new(&r.file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| r.file.clone());
+    html! {
+        tr {
+            td title=(Text(&r.file)) { (Text(&file)) }
+            td { (Text(&r.status)) }
+            td { (Text(&r.competition_id)) }
+            td.n { (Text(&r.line)) }
+            td.n { (Text(&r.board)) }
+            td { (Text(&r.column)) }
+            td { (Text(&r.reason)) }
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use crate::scoring::{
     BoardScore, BoardScoreRecord, BoardScoreTable, BoardScoreTableColumns, Standing, RECORD_BYTES,
 };
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, InputError, Result};
 use crate::quarantine::Quarantined;
@@ -34,7 +34,7 @@ use super::files::{
 };
 use super::frame::FrameBuilder;
 pub use super::run_folder::manifest::correction_shows;
-use super::run_folder::manifest::{manifest, RunInputs};
+use super::run_folder::manifest::{manifest, Manifest, RunInputs};
 use super::run_folder::{
     sha256_file, APPLIED, BOARD_SCORES, CHANGES, CORRECTIONS, DATA_FILES, HANDICAPS, MANIFEST,
     NON_MEMBERS, QUARANTINE, RANKING, RANKING_CSV, RANKING_PUBLISHED, RUN_FILES, STANDINGS,
@@ -288,7 +288,7 @@ pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// A direction as the outputs name it (its text in the data contract), borrowed: a
+/// A direction as the outputs name it (its text in docs/data.md), borrowed: a
 /// standings row costs no allocation.
 fn direction_name(direction: Option<Direction>) -> Option<&'static str> {
     direction.map(|d| match d {
@@ -892,35 +892,13 @@ pub fn write_run(
     commit: Commit,
 ) -> Result<()> {
     let started = std::time::Instant::now();
-    let (history, (first, second)) = rayon::join(
+    let (history, frames) = rayon::join(
         || carried_history(output, inputs),
-        || {
-            rayon::join(
-                || -> Result<_> {
-                    let handicaps = handicaps(output, settings.published.min_boards)
-                        .map_err(frame_error(HANDICAPS));
-                    let ranking = ranking(output).map_err(frame_error(RANKING));
-                    let published =
-                        ranking_published(output).map_err(frame_error(RANKING_PUBLISHED));
-                    Ok((handicaps?, ranking?, published?))
-                },
-                || {
-                    (
-                        unrated(output).map_err(frame_error(UNRATED)),
-                        quarantine(&output.quarantined).map_err(frame_error(QUARANTINE)),
-                        applied(output).map_err(frame_error(APPLIED)),
-                        corrections(output).map_err(frame_error(CORRECTIONS)),
-                        non_members(output).map_err(frame_error(NON_MEMBERS)),
-                    )
-                },
-            )
-        },
+        || RunFrames::of(output, settings),
     );
-    let (handicaps, ranking, published) = first?;
-    let history = history?;
-    let (unrated, quarantine, applied, corrections, non_members) = second;
-    let (unrated, quarantine, applied, corrections, non_members) =
-        (unrated?, quarantine?, applied?, corrections?, non_members?);
+    let (history, f) = (history?, frames?);
+    let unrated_before = carried_list(output, UNRATED, &f.unrated)?;
+    let non_members_before = carried_list(output, NON_MEMBERS, &f.non_members)?;
     let changes_groups = copied_groups(history.changes.as_ref(), CHANGES)?;
     let standings_groups = copied_groups(history.standings.as_ref(), STANDINGS)?;
     let adjusted = adjusted_results(output);
@@ -934,53 +912,34 @@ pub fn write_run(
         // between the last two).
         type Writes<'a> = &'a (dyn Fn(&Path) -> Result<String> + Sync);
         let small: [(&str, Writes); 9] = [
-            (APPLIED, &|to| write_parquet_hashed(&applied, to)),
-            (CORRECTIONS, &|to| write_csv_hashed(&corrections, to, true)),
-            (HANDICAPS, &|to| write_parquet_hashed(&handicaps, to)),
-            (QUARANTINE, &|to| write_csv_hashed(&quarantine, to, false)),
-            (NON_MEMBERS, &|to| write_csv_hashed(&non_members, to, false)),
-            (RANKING_CSV, &|to| write_csv_hashed(&ranking, to, false)),
-            (RANKING, &|to| write_parquet_hashed(&ranking, to)),
-            (RANKING_PUBLISHED, &|to| {
-                write_csv_hashed(&published, to, true)
+            (APPLIED, &|to| write_parquet_hashed(&f.applied, to)),
+            (CORRECTIONS, &|to| {
+                write_csv_hashed(&f.corrections, to, true)
             }),
-            (UNRATED, &|to| write_csv_hashed(&unrated, to, false)),
+            (HANDICAPS, &|to| write_parquet_hashed(&f.handicaps, to)),
+            (QUARANTINE, &|to| write_csv_hashed(&f.quarantine, to, false)),
+            (NON_MEMBERS, &|to| {
+                write_list(&f.non_members, to, non_members_before.as_deref())
+            }),
+            (RANKING_CSV, &|to| write_csv_hashed(&f.ranking, to, false)),
+            (RANKING, &|to| write_parquet_hashed(&f.ranking, to)),
+            (RANKING_PUBLISHED, &|to| {
+                write_csv_hashed(&f.published, to, true)
+            }),
+            (UNRATED, &|to| {
+                write_list(&f.unrated, to, unrated_before.as_deref())
+            }),
         ];
         let mut small_digests: Vec<Option<Result<String>>> = small.iter().map(|_| None).collect();
         rayon::scope_fifo(|tasks| {
             tasks.spawn_fifo(|_| {
-                changes = Some(match (&history.changes_rest, &changes_groups) {
-                    (Some(rest), Some(copied)) => write_parquet_carrying_hashed(
-                        &path(CHANGES),
-                        std::slice::from_ref(copied),
-                        history.changes_ahead(),
-                        rest.height(),
-                        |r| Ok(rest.slice(r.start as i64, r.len())),
-                    ),
-                    _ => {
-                        let to = path(CHANGES);
-                        write_atomic_hashed(&to, |out| {
-                            write_changes_to(out, output, &ParquetSettings::default())
-                                .map_err(|e| Error::polars(&to, e))
-                        })
-                    }
-                });
+                let copied = changes_groups.as_ref();
+                changes = Some(write_changes(&path(CHANGES), &history, copied, output));
             });
             tasks.spawn_fifo(|_| {
-                standings = Some(match (&standings_groups, &history.standings_whole) {
-                    (Some(copied), Some(whole)) => write_parquet_carrying_hashed(
-                        &path(STANDINGS),
-                        std::slice::from_ref(copied),
-                        history.standings_ahead(),
-                        whole.height(),
-                        |r| Ok(whole.slice(r.start as i64, r.len())),
-                    ),
-                    _ => write_parquet_parts_hashed(
-                        &path(STANDINGS),
-                        output.prepared.standings.len(),
-                        |range| standings_part(output, &adjusted, range),
-                    ),
-                });
+                let copied = standings_groups.as_ref();
+                let to = path(STANDINGS);
+                standings = Some(write_standings(&to, &history, copied, output, &adjusted));
             });
             if settings.board_scores {
                 tasks.spawn_fifo(|_| {
@@ -995,41 +954,184 @@ pub fn write_run(
                 tasks.spawn_fifo(move |_| *digest = Some(write(&to)));
             }
         });
-        let mut hashes = BTreeMap::new();
-        if let Some(digest) = board_scores {
-            hashes.insert(BOARD_SCORES.to_owned(), digest?);
-        }
-        let mut written = vec![(CHANGES, changes)];
-        for ((name, _), digest) in small.iter().zip(small_digests) {
-            if *name == UNRATED {
-                written.push((STANDINGS, standings.take()));
-            }
-            written.push((name, digest));
-        }
-        for (name, digest) in written {
-            if let Some(digest) = digest {
-                hashes.insert(name.to_owned(), digest?);
-            }
-        }
-        for name in DATA_FILES {
-            if (name == BOARD_SCORES && !settings.board_scores) || hashes.contains_key(name) {
-                continue;
-            }
-            hashes.insert(name.to_owned(), sha256_file(&path(name))?);
-        }
+        let written = [(BOARD_SCORES, board_scores), (CHANGES, changes)]
+            .into_iter()
+            .chain(with_standings(&small, small_digests, standings));
+        let hashes = digests(written, settings.board_scores, &path)?;
         let mut record = manifest(output, settings, inputs, hashes);
         let writing = started.elapsed();
         record.timings.writing_s = (writing.as_secs_f64() * 1000.0).round() / 1000.0;
         record.timings.total_s =
             ((output.summary.elapsed + writing).as_secs_f64() * 1000.0).round() / 1000.0;
-        let text = record
-            .to_json()
-            .map_err(|e| Error::Config(format!("{MANIFEST}: {e}")))?;
-        write_atomic(&path(MANIFEST), |out| {
-            out.write_all(text.as_bytes())
-                .map_err(|e| Error::io(path(MANIFEST), e))
-        })
+        write_manifest(&path(MANIFEST), &record)
     })
+}
+
+/// The previous folder's lines of the list `name` (`unrated.csv`, `non_members.csv`)
+/// that a continued run writes ahead of its own rows `new`, checked against the
+/// previous `run.json`, without those of the competitions this run lists again (see
+/// [`super::history::carried_csv`]); `None` when the run is not continued.
+fn carried_list(output: &RunOutput, name: &str, new: &DataFrame) -> Result<Option<Vec<u8>>> {
+    let Some(folder) = &output.carried_from else {
+        return Ok(None);
+    };
+    let bytes = super::run_folder::RunFolder::read(folder, "--state")?.read_checked(name)?;
+    let rescored: std::collections::HashSet<&str> = output
+        .prepared
+        .competitions
+        .iter()
+        .map(|c| c.competition_id.as_str())
+        .collect();
+    let header = super::files::csv_header(new);
+    super::history::carried_csv(&folder.join(name), &bytes, &header, &rescored).map(Some)
+}
+
+/// A list's CSV: the carried lines `before`, when there are, then the frame's rows.
+fn write_list(frame: &DataFrame, to: &Path, before: Option<&[u8]>) -> Result<String> {
+    match before {
+        Some(before) => super::files::write_csv_after_hashed(frame, to, before),
+        None => write_csv_hashed(frame, to, false),
+    }
+}
+
+/// `run.json`, written last.
+fn write_manifest(to: &Path, record: &Manifest) -> Result<()> {
+    let text = record
+        .to_json()
+        .map_err(|e| Error::Config(format!("{MANIFEST}: {e}")))?;
+    write_atomic(to, |out| {
+        out.write_all(text.as_bytes()).map_err(|e| Error::io(to, e))
+    })
+}
+
+/// `changes.parquet`: the carried file's full row groups copied, the rest encoded; or
+/// the run's changes encoded whole.
+fn write_changes(
+    to: &Path,
+    history: &CarriedHistory,
+    copied: Option<&CarriedGroups<'_>>,
+    output: &RunOutput,
+) -> Result<String> {
+    match (&history.changes_rest, copied) {
+        (Some(rest), Some(copied)) => write_parquet_carrying_hashed(
+            to,
+            std::slice::from_ref(copied),
+            history.changes_ahead(),
+            rest.height(),
+            |r| Ok(rest.slice(r.start as i64, r.len())),
+        ),
+        _ => write_atomic_hashed(to, |out| {
+            write_changes_to(out, output, &ParquetSettings::default())
+                .map_err(|e| Error::polars(to, e))
+        }),
+    }
+}
+
+/// `standings.parquet`: as [`write_changes`] writes `changes.parquet`.
+fn write_standings(
+    to: &Path,
+    history: &CarriedHistory,
+    copied: Option<&CarriedGroups<'_>>,
+    output: &RunOutput,
+    adjusted: &AdjustedResults<'_>,
+) -> Result<String> {
+    match (copied, &history.standings_whole) {
+        (Some(copied), Some(whole)) => write_parquet_carrying_hashed(
+            to,
+            std::slice::from_ref(copied),
+            history.standings_ahead(),
+            whole.height(),
+            |r| Ok(whole.slice(r.start as i64, r.len())),
+        ),
+        _ => write_parquet_parts_hashed(to, output.prepared.standings.len(), |range| {
+            standings_part(output, adjusted, range)
+        }),
+    }
+}
+
+/// The frames of a run's smaller files, built on both cores.
+struct RunFrames {
+    handicaps: DataFrame,
+    ranking: DataFrame,
+    published: DataFrame,
+    unrated: DataFrame,
+    quarantine: DataFrame,
+    applied: DataFrame,
+    corrections: DataFrame,
+    non_members: DataFrame,
+}
+
+impl RunFrames {
+    fn of(output: &RunOutput, settings: &RunSettings) -> Result<RunFrames> {
+        let (first, second) = rayon::join(
+            || -> Result<_> {
+                let handicaps = handicaps(output, settings.published.min_boards)
+                    .map_err(frame_error(HANDICAPS));
+                let ranking = ranking(output).map_err(frame_error(RANKING));
+                let published = ranking_published(output).map_err(frame_error(RANKING_PUBLISHED));
+                Ok((handicaps?, ranking?, published?))
+            },
+            || {
+                (
+                    unrated(output).map_err(frame_error(UNRATED)),
+                    quarantine(&output.quarantined).map_err(frame_error(QUARANTINE)),
+                    applied(output).map_err(frame_error(APPLIED)),
+                    corrections(output).map_err(frame_error(CORRECTIONS)),
+                    non_members(output).map_err(frame_error(NON_MEMBERS)),
+                )
+            },
+        );
+        let (handicaps, ranking, published) = first?;
+        let (unrated, quarantine, applied, corrections, non_members) = second;
+        Ok(RunFrames {
+            handicaps,
+            ranking,
+            published,
+            unrated: unrated?,
+            quarantine: quarantine?,
+            applied: applied?,
+            corrections: corrections?,
+            non_members: non_members?,
+        })
+    }
+}
+
+/// The small files' digests in their order, with `standings`' before `unrated`'s.
+fn with_standings<'a, W>(
+    small: &[(&'a str, W)],
+    digests: Vec<Option<Result<String>>>,
+    mut standings: Option<Result<String>>,
+) -> Vec<(&'a str, Option<Result<String>>)> {
+    let mut written = Vec::with_capacity(small.len() + 1);
+    for ((name, _), digest) in small.iter().zip(digests) {
+        if *name == UNRATED {
+            written.push((STANDINGS, standings.take()));
+        }
+        written.push((*name, digest));
+    }
+    written
+}
+
+/// Every data file's digest: those taken as the files were written (the first error
+/// among them, in their order, is the run's), the others read from the folder.
+fn digests<'a>(
+    written: impl Iterator<Item = (&'a str, Option<Result<String>>)>,
+    board_scores: bool,
+    path: &dyn Fn(&str) -> PathBuf,
+) -> Result<BTreeMap<String, String>> {
+    let mut hashes = BTreeMap::new();
+    for (name, digest) in written {
+        if let Some(digest) = digest {
+            hashes.insert(name.to_owned(), digest?);
+        }
+    }
+    for name in DATA_FILES {
+        if (name == BOARD_SCORES && !board_scores) || hashes.contains_key(name) {
+            continue;
+        }
+        hashes.insert(name.to_owned(), sha256_file(&path(name))?);
+    }
+    Ok(hashes)
 }
 
 /// What a continued run carries of the previous folder's `changes.parquet` and

@@ -21,7 +21,7 @@ use super::direct_file::DirectFile;
 use super::files::{write_csv, write_parquet_parts, write_staged, StagedFolder};
 use super::frame::FrameBuilder;
 use super::outputs::{quarantine, standings_frame, write_board_scores};
-use super::sheet::{self, EntrantNames, SheetRow};
+use super::sheet::{self, CompetitionNames, EntrantNames, SheetRow};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::pipeline::score::StandingRows;
@@ -148,66 +148,10 @@ pub(crate) fn write_sheet(
         },
         || sheet.names.competitions(listed),
     );
-    // Each competition's standings (a line each), cut into batches of whole competitions.
-    let mut batches: Vec<Vec<(usize, &[Standing])>> = Vec::new();
-    let mut current = Vec::new();
-    let mut lines = 0;
-    for group in standings.runs().flat_map(sheet::by_competition) {
-        let Some(&at) = competitions.get(group[0].competition_id.as_str()) else {
-            continue;
-        };
-        current.push((at, group));
-        lines += group.len();
-        if lines >= batch {
-            batches.push(std::mem::take(&mut current));
-            lines = 0;
-        }
-    }
-    batches.push(current);
-    let encode =
-        |groups: &Vec<(usize, &[Standing])>, mut encoded: Encoded| -> PolarsResult<Encoded> {
-            for &(at, group) in groups {
-                let (Some(competition), Some(names)) = (listed.get(at), names.get(at)) else {
-                    continue;
-                };
-                // Only a handicap tournament's entrants have handicap results: the lines of
-                // every other competition are not looked up (a hash of two texts each).
-                let adjusted: Vec<Option<(f64, f64)>> = if competition.handicap_event {
-                    group
-                        .iter()
-                        .map(|s| {
-                            sheet
-                                .handicap
-                                .get(&(s.competition_id.as_str(), s.entrant.as_str()))
-                                .copied()
-                        })
-                        .collect()
-                } else {
-                    vec![None; group.len()]
-                };
-                let order = sheet::sheet_order(competition, group, &adjusted);
-                // Every line's names in one string, then the lines borrowing them; room for
-                // a pair's two names is made at once rather than by doubling from nothing.
-                let mut text = String::with_capacity(order.len() * NAMES_BYTES);
-                let mut ends = Vec::with_capacity(order.len());
-                for &(at, _) in &order {
-                    names.push(&mut text, &group[at].entrant);
-                    ends.push(text.len());
-                }
-                let mut start = 0;
-                let rows: Vec<SheetRow<'_>> = order
-                    .iter()
-                    .zip(&ends)
-                    .map(|(&(at, rank), &end)| {
-                        let names = &text[start..end];
-                        start = end;
-                        sheet::competition_row(competition, &group[at], rank, adjusted[at], names)
-                    })
-                    .collect();
-                encoded.push(&rows)?;
-            }
-            Ok(encoded)
-        };
+    let batches = cut_batches(standings, &competitions, batch);
+    let encode = |groups: &Vec<(usize, &[Standing])>, encoded: Encoded| {
+        encode_batch(sheet, &names, groups, encoded)
+    };
     let mut files = SheetFiles::create(staged)?;
     let in_flight = 2 * rayon::current_num_threads().max(1);
     // The bytes of one group of batches are handed to the files' writers while the next
@@ -236,6 +180,83 @@ pub(crate) fn write_sheet(
     }
     files.write(&encoded)?;
     files.finish()
+}
+
+/// Each competition's standings (a line each, with the competition's place in the
+/// dataset), cut into batches of whole competitions of at least `batch` lines.
+fn cut_batches<'s>(
+    standings: &'s StandingRows,
+    competitions: &rustc_hash::FxHashMap<&str, usize>,
+    batch: usize,
+) -> Vec<Vec<(usize, &'s [Standing])>> {
+    let mut batches: Vec<Vec<(usize, &[Standing])>> = Vec::new();
+    let mut current = Vec::new();
+    let mut lines = 0;
+    for group in standings.runs().flat_map(sheet::by_competition) {
+        let Some(&at) = competitions.get(group[0].competition_id.as_str()) else {
+            continue;
+        };
+        current.push((at, group));
+        lines += group.len();
+        if lines >= batch {
+            batches.push(std::mem::take(&mut current));
+            lines = 0;
+        }
+    }
+    batches.push(current);
+    batches
+}
+
+/// Encodes a batch's competitions into `encoded`: each competition's lines in the
+/// sheet's order, with their names.
+fn encode_batch(
+    sheet: &ScoreSheet,
+    names: &[CompetitionNames<'_>],
+    groups: &[(usize, &[Standing])],
+    mut encoded: Encoded,
+) -> PolarsResult<Encoded> {
+    let listed = &sheet.dataset.competitions;
+    for &(at, group) in groups {
+        let (Some(competition), Some(names)) = (listed.get(at), names.get(at)) else {
+            continue;
+        };
+        // Only a handicap tournament's entrants have handicap results: the lines of
+        // every other competition are not looked up (a hash of two texts each).
+        let adjusted: Vec<Option<(f64, f64)>> = if competition.handicap_event {
+            group
+                .iter()
+                .map(|s| {
+                    sheet
+                        .handicap
+                        .get(&(s.competition_id.as_str(), s.entrant.as_str()))
+                        .copied()
+                })
+                .collect()
+        } else {
+            vec![None; group.len()]
+        };
+        let order = sheet::sheet_order(competition, group, &adjusted);
+        // Every line's names in one string, then the lines borrowing them; room for
+        // a pair's two names is made at once rather than by doubling from nothing.
+        let mut text = String::with_capacity(order.len() * NAMES_BYTES);
+        let mut ends = Vec::with_capacity(order.len());
+        for &(at, _) in &order {
+            names.push(&mut text, &group[at].entrant);
+            ends.push(text.len());
+        }
+        let mut start = 0;
+        let rows: Vec<SheetRow<'_>> = order
+            .iter()
+            .zip(&ends)
+            .map(|(&(at, rank), &end)| {
+                let names = &text[start..end];
+                start = end;
+                sheet::competition_row(competition, &group[at], rank, adjusted[at], names)
+            })
+            .collect();
+        encoded.push(&rows)?;
+    }
+    Ok(encoded)
 }
 
 /// A batch of the sheet's lines as the bytes each file gets.

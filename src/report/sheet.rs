@@ -14,8 +14,7 @@ use chrono::NaiveDate;
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
-use super::statement::STYLE;
-use super::svg::{escape, escape_bytes_into};
+use super::page::{self, escape, escape_bytes_into, STYLE};
 use crate::dataset::conventions::{ImpAggregate, MpScale};
 use crate::dataset::entrant_table::{CompetitionRows, EntrantTable};
 use crate::dataset::{Competition, Dataset, Direction, Entrant, Member, MemberId};
@@ -107,7 +106,7 @@ impl SheetLine {
     }
 }
 
-/// How a direction is printed: its data-contract name, without a string per line.
+/// How a direction is printed: its name in the outputs (docs/data.md), without a string per line.
 pub fn direction_text(direction: Direction) -> &'static str {
     match direction {
         Direction::NS => "NS",
@@ -806,13 +805,11 @@ pub fn html(lines: &[SheetLine]) -> String {
 
 /// The start of `results.html`, before the first competition's table.
 pub fn html_start() -> String {
-    format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Results</title><style>{STYLE}</style></head><body><h1>Results</h1>"
-    )
+    page::start("Results", STYLE, "Results")
 }
 
 /// The end of `results.html`, after the last competition's table.
-pub const HTML_END: &str = "</body></html>\n";
+pub const HTML_END: &str = page::END;
 
 /// Bytes a line of the page takes, about: its cells' markup, numbers and names.
 const HTML_LINE_BYTES: usize = 160;
@@ -833,84 +830,108 @@ pub fn html_tables(h: &mut Vec<u8>, lines: &[SheetRow<'_>]) {
                 })
                 .count();
         let group = &lines[start..end];
-        let handicap = group.iter().any(|l| l.handicap_result.is_some());
-        let percent = group.iter().any(|l| l.percent.is_some());
-        let vp = group.iter().any(|l| l.vp.is_some());
-        h.extend_from_slice(b"<h2>");
-        push_date(h, first.date);
-        h.extend_from_slice(" — ".as_bytes());
-        escape_bytes_into(h, first.title.unwrap_or(first.competition_id));
-        if let Some(club) = first.club {
-            h.extend_from_slice(b", ");
-            escape_bytes_into(h, club);
-        }
-        if let Some(direction) = first.direction {
-            h.extend_from_slice(b" (");
-            h.extend_from_slice(direction.as_bytes());
-            h.push(b')');
-        }
-        h.extend_from_slice(b"</h2>");
-        h.extend_from_slice(b"<table><tr><th>rank</th><th>pair</th><th>names</th><th>score</th>");
-        if percent {
-            h.extend_from_slice(b"<th>%</th>");
-        }
-        if vp {
-            h.extend_from_slice(b"<th>VP</th>");
-        }
-        h.extend_from_slice(b"<th>boards</th>");
-        if handicap {
-            h.extend_from_slice(
-                b"<th>expected (hcp)</th><th>handicap result</th><th>raw rank</th>",
-            );
-        }
-        h.extend_from_slice(b"</tr>");
+        let columns = Columns {
+            handicap: group.iter().any(|l| l.handicap_result.is_some()),
+            percent: group.iter().any(|l| l.percent.is_some()),
+            vp: group.iter().any(|l| l.vp.is_some()),
+        };
+        table_heading(h, first);
+        columns.header(h);
         for l in group {
-            h.extend_from_slice(b"<tr><td class=n>");
-            if l.house {
-                h.extend_from_slice(b"house");
-            } else {
-                push_uint(h, l.rank.into());
-            }
-            h.extend_from_slice(b"</td><td>");
-            escape_bytes_into(h, l.entrant);
-            h.extend_from_slice(b"</td><td>");
-            escape_bytes_into(h, l.names);
-            h.extend_from_slice(b"</td><td class=n>");
-            push_cell(h, Some(l.score), l.score_decimals);
-            h.extend_from_slice(b"</td>");
-            if percent {
-                h.extend_from_slice(b"<td class=n>");
-                push_cell(h, l.percent, 2);
-                h.extend_from_slice(b"</td>");
-            }
-            if vp {
-                h.extend_from_slice(b"<td class=n>");
-                push_cell(h, l.vp, 2);
-                h.extend_from_slice(b"</td>");
-            }
-            h.extend_from_slice(b"<td class=n>");
-            push_uint(h, l.boards_played.into());
-            h.extend_from_slice(b"</td>");
-            if handicap {
-                let offset = if percent { 50.0 } else { 0.0 };
-                h.extend_from_slice(b"<td class=n>");
-                push_cell(h, l.handicap_expected.map(|e| e + offset), 2);
-                h.extend_from_slice(b"</td><td class=n>");
-                push_cell(h, l.handicap_result, 2);
-                h.extend_from_slice(b"</td><td class=n>");
-                push_uint(h, l.raw_rank.into());
-                h.extend_from_slice(b"</td>");
-            }
-            h.extend_from_slice(b"</tr>");
+            columns.row(h, l);
         }
         h.extend_from_slice(b"</table>");
         if group.iter().any(|l| !l.rounds.is_empty()) {
             rounds_table(h, group);
         }
-        if handicap {
+        if columns.handicap {
             h.extend_from_slice(b"<p class=note>A handicap tournament: ranked by the handicap result (the result minus the result expected from the pair's playing handicap; percentage points for matchpoints, IMPs per board for IMPs). Raw rank: the rank on the score alone.</p>");
         }
         start = end;
+    }
+}
+
+/// A table's heading: date, title, club and direction.
+fn table_heading(h: &mut Vec<u8>, first: &SheetRow<'_>) {
+    h.extend_from_slice(b"<h2>");
+    push_date(h, first.date);
+    h.extend_from_slice(" — ".as_bytes());
+    escape_bytes_into(h, first.title.unwrap_or(first.competition_id));
+    if let Some(club) = first.club {
+        h.extend_from_slice(b", ");
+        escape_bytes_into(h, club);
+    }
+    if let Some(direction) = first.direction {
+        h.extend_from_slice(b" (");
+        h.extend_from_slice(direction.as_bytes());
+        h.push(b')');
+    }
+    h.extend_from_slice(b"</h2>");
+}
+
+/// The columns a competition's table shows beside rank, pair, names, score and boards.
+struct Columns {
+    handicap: bool,
+    percent: bool,
+    vp: bool,
+}
+
+impl Columns {
+    fn header(&self, h: &mut Vec<u8>) {
+        h.extend_from_slice(b"<table><tr><th>rank</th><th>pair</th><th>names</th><th>score</th>");
+        if self.percent {
+            h.extend_from_slice(b"<th>%</th>");
+        }
+        if self.vp {
+            h.extend_from_slice(b"<th>VP</th>");
+        }
+        h.extend_from_slice(b"<th>boards</th>");
+        if self.handicap {
+            h.extend_from_slice(
+                b"<th>expected (hcp)</th><th>handicap result</th><th>raw rank</th>",
+            );
+        }
+        h.extend_from_slice(b"</tr>");
+    }
+
+    fn row(&self, h: &mut Vec<u8>, l: &SheetRow<'_>) {
+        h.extend_from_slice(b"<tr><td class=n>");
+        if l.house {
+            h.extend_from_slice(b"house");
+        } else {
+            push_uint(h, l.rank.into());
+        }
+        h.extend_from_slice(b"</td><td>");
+        escape_bytes_into(h, l.entrant);
+        h.extend_from_slice(b"</td><td>");
+        escape_bytes_into(h, l.names);
+        h.extend_from_slice(b"</td><td class=n>");
+        push_cell(h, Some(l.score), l.score_decimals);
+        h.extend_from_slice(b"</td>");
+        if self.percent {
+            h.extend_from_slice(b"<td class=n>");
+            push_cell(h, l.percent, 2);
+            h.extend_from_slice(b"</td>");
+        }
+        if self.vp {
+            h.extend_from_slice(b"<td class=n>");
+            push_cell(h, l.vp, 2);
+            h.extend_from_slice(b"</td>");
+        }
+        h.extend_from_slice(b"<td class=n>");
+        push_uint(h, l.boards_played.into());
+        h.extend_from_slice(b"</td>");
+        if self.handicap {
+            let offset = if self.percent { 50.0 } else { 0.0 };
+            h.extend_from_slice(b"<td class=n>");
+            push_cell(h, l.handicap_expected.map(|e| e + offset), 2);
+            h.extend_from_slice(b"</td><td class=n>");
+            push_cell(h, l.handicap_result, 2);
+            h.extend_from_slice(b"</td><td class=n>");
+            push_uint(h, l.raw_rank.into());
+            h.extend_from_slice(b"</td>");
+        }
+        h.extend_from_slice(b"</tr>");
     }
 }
 

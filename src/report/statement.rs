@@ -14,10 +14,12 @@ use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 
 use super::frame::FrameBuilder;
+use super::page::{self, headings, Text, STYLE};
 use super::run_tables::{ChangeRow, RunTables};
-use super::svg::{self, escape, Chart, Mark, Series};
+use super::svg::{self, Chart, Mark, Series};
 use crate::error::{Error, Result};
 use crate::pipeline::ranking::published as hundredths;
+use maud::{html, Markup, PreEscaped};
 
 /// One competition of a statement.
 #[derive(Debug, Clone, PartialEq)]
@@ -285,34 +287,8 @@ impl Statement {
                 ]
             })
             .collect();
-        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-        for row in &rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let numeric = |i: usize| (4..=12).contains(&i) && i != 8;
-        let line = |cells: Vec<String>| {
-            let padded: Vec<String> = cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    if numeric(i) {
-                        format!("{c:>w$}", w = widths[i])
-                    } else {
-                        format!("{c:<w$}", w = widths[i])
-                    }
-                })
-                .collect();
-            padded.join("  ").trim_end().to_string()
-        };
         let mut out = format!("{}\n{}\n\n", self.heading(), self.summary());
-        out.push_str(&line(header.iter().map(|h| h.to_string()).collect()));
-        out.push('\n');
-        for row in rows {
-            out.push_str(&line(row));
-            out.push('\n');
-        }
+        out.push_str(&aligned(&header, rows));
         if self.foreign {
             out.push_str(FOREIGN_NOTE);
             out.push('\n');
@@ -388,62 +364,86 @@ the deltas and cuts add up to {:+.3}.",
 
     /// The statement as a self-contained HTML page (`--html`).
     pub fn to_html(&self) -> String {
-        let mut h = String::new();
-        let _ = write!(
-            h,
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>",
-            escape(&self.heading()),
-            STYLE
-        );
-        let _ = write!(
-            h,
-            "<h1>{}</h1><p>{}</p>{}",
-            escape(&self.heading()),
-            escape(&self.summary()),
-            self.trajectory_svg()
-        );
-        h.push_str("<table><thead><tr><th>date</th><th>competition</th><th>club</th><th>partner</th><th>pair hcp</th><th>field hcp</th><th>expected</th><th>achieved</th><th>unit</th><th>boards</th><th>delta</th><th>cut</th><th>after</th></tr></thead><tbody>");
-        for l in &self.lines {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{:.2}</td><td class=n>{:.2}</td><td class=n>{:+.2}</td><td class=n>{:+.2}</td><td>{}</td><td class=n>{}/{}</td><td class=n>{:+.2}</td><td class=n>{}</td><td class=n>{:.2}</td></tr>",
-                l.date,
-                escape(l.title.as_deref().unwrap_or(&l.competition_id)),
-                escape(l.club.as_deref().unwrap_or("")),
-                escape(l.partner.as_deref().unwrap_or("")),
-                l.pair_handicap,
-                l.field_handicap,
-                l.expected,
-                l.achieved,
-                l.unit,
-                l.boards,
-                l.n_b,
-                l.delta,
-                if l.cut == 0.0 { String::new() } else { format!("{:+.2}", l.cut) },
-                l.handicap_after
-            );
-        }
-        let _ = write!(
-            h,
-            "</tbody><tfoot><tr><td colspan=10>sum of the changes</td><td class=n colspan=2>{:+.2}</td><td class=n>{:.2}</td></tr></tfoot></table>",
-            self.total_change(),
-            self.current
-        );
-        if self.foreign {
-            let _ = write!(h, "<p class=note>{}</p>", escape(FOREIGN_NOTE));
-        }
-        h.push_str("<p class=note>Expected and achieved are in the competition's unit: percentage points above 50&nbsp;% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line).</p></body></html>\n");
-        h
+        let heading = self.heading();
+        let body = html! {
+            p { (Text(&self.summary())) }
+            (PreEscaped(self.trajectory_svg()))
+            table {
+                thead { tr { (headings(&[
+                    "date", "competition", "club", "partner", "pair hcp", "field hcp",
+                    "expected", "achieved", "unit", "boards", "delta", "cut", "after",
+                ])) } }
+                tbody { @for l in &self.lines { (html_line(l)) } }
+                tfoot { tr {
+                    td colspan="10" { "sum of the changes" }
+                    td.n colspan="2" { (format!("{:+.2}", self.total_change())) }
+                    td.n { (format!("{:.2}", self.current)) }
+                } }
+            }
+            @if self.foreign { p.note { (Text(FOREIGN_NOTE)) } }
+            p.note {
+                "Expected and achieved are in the competition's unit: percentage points above 50"
+                (PreEscaped("&nbsp;"))
+                "% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line)."
+            }
+        };
+        page::page(&heading, STYLE, &heading, body)
     }
 }
 
-/// Shared look of the HTML pages.
-pub const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:72em}\
-table{border-collapse:collapse;margin:0.8em 0;font-size:0.9em}\
-th,td{border-bottom:1px solid #ddd;padding:0.2em 0.6em;text-align:left}\
-th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}.note{color:#555;font-size:0.85em}\
-svg{display:block;margin:0.5em 0}td:first-child{white-space:nowrap}";
+/// The header and the rows as text columns, a line each: the numbers (pair to after,
+/// but the unit) aligned on the right, the rest on the left.
+fn aligned(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let numeric = |i: usize| (4..=12).contains(&i) && i != 8;
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if numeric(i) {
+                    format!("{c:>w$}", w = widths[i])
+                } else {
+                    format!("{c:<w$}", w = widths[i])
+                }
+            })
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let mut out = line(header.iter().map(|h| h.to_string()).collect());
+    out.push('\n');
+    for row in rows {
+        out.push_str(&line(row));
+        out.push('\n');
+    }
+    out
+}
+
+/// A competition's row of the statement's table.
+fn html_line(l: &Line) -> Markup {
+    html! {
+        tr {
+            td { (l.date.to_string()) }
+            td { (Text(l.title.as_deref().unwrap_or(&l.competition_id))) }
+            td { (Text(l.club.as_deref().unwrap_or(""))) }
+            td { (Text(l.partner.as_deref().unwrap_or(""))) }
+            td.n { (format!("{:.2}", l.pair_handicap)) }
+            td.n { (format!("{:.2}", l.field_handicap)) }
+            td.n { (format!("{:+.2}", l.expected)) }
+            td.n { (format!("{:+.2}", l.achieved)) }
+            td { (Text(l.unit)) }
+            td.n { (l.boards) "/" (l.n_b) }
+            td.n { (format!("{:+.2}", l.delta)) }
+            td.n { @if l.cut != 0.0 { (format!("{:+.2}", l.cut)) } }
+            td.n { (format!("{:.2}", l.handicap_after)) }
+        }
+    }
+}
 
 /// Tick labels at month starts between two dates (every few months for long spans).
 pub fn month_ticks(first: NaiveDate, last: NaiveDate) -> Vec<(f64, String)> {

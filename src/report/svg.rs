@@ -8,6 +8,8 @@
 
 use std::fmt::Write;
 
+use super::page::escape;
+
 /// Colours for series, picked in order (colour-blind friendly, Okabe–Ito).
 pub const PALETTE: [&str; 8] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
@@ -94,62 +96,6 @@ impl Chart {
     }
 }
 
-/// Escapes text for HTML and SVG; control and bidirectional-override characters are
-/// shown as U+FFFD ([`crate::dataset::text`]).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    escape_into(&mut out, text);
-    out
-}
-
-/// [`escape`], appended to `out`: a page of millions of cells escapes each without a
-/// string of its own.
-pub fn escape_into(out: &mut String, text: &str) {
-    escape_pieces(text, |piece| out.push_str(piece));
-}
-
-/// [`escape`], appended to the bytes of a page being written.
-pub fn escape_bytes_into(out: &mut Vec<u8>, text: &str) {
-    escape_pieces(text, |piece| out.extend_from_slice(piece.as_bytes()));
-}
-
-/// The bytes that may start something to change: the five marked-up characters and
-/// what may start an unsafe character, which
-/// [`crate::dataset::text::unsafe_width`] reads on.
-const MAY_CHANGE: [bool; 256] = crate::dataset::text::bytes_to_look_at(b"&<>\"'");
-
-/// `text` escaped, as the pieces to append in turn: the runs between the characters
-/// that change are passed whole, read from the bytes in one pass (names are rarely
-/// ASCII and rarely hold anything to change).
-fn escape_pieces(text: &str, mut push: impl FnMut(&str)) {
-    let bytes = text.as_bytes();
-    let mut run = 0;
-    let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|&b| MAY_CHANGE[b as usize]) {
-        at += offset;
-        let (shown, width) = match bytes[at] {
-            b'&' => ("&amp;", 1),
-            b'<' => ("&lt;", 1),
-            b'>' => ("&gt;", 1),
-            b'"' => ("&quot;", 1),
-            b'\'' => ("&#39;", 1),
-            _ => match crate::dataset::text::unsafe_width(&bytes[at..], true) {
-                0 => {
-                    at += 1;
-                    continue;
-                }
-                width => ("\u{FFFD}", width),
-            },
-        };
-        // `at` starts a character and `at + width` ends one: both are boundaries.
-        push(text.get(run..at).unwrap_or_default());
-        push(shown);
-        at += width;
-        run = at;
-    }
-    push(text.get(run..).unwrap_or_default());
-}
-
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.filter(|v| v.is_finite()) {
@@ -205,22 +151,9 @@ fn number(v: f64) -> String {
 
 /// The chart as an `<svg>` element.
 pub fn render(chart: &Chart) -> String {
+    let plot = Plot::of(chart);
     let (w, h) = (chart.width, chart.height);
-    let (left, right, top, bottom) = (60.0, 170.0, 30.0, 45.0);
-    let (pw, ph) = (w - left - right, h - top - bottom);
-    let all = || chart.series.iter().flat_map(|s| s.points.iter());
-    let (x0, x1) = chart.x_range.unwrap_or_else(|| range(all().map(|p| p.0)));
-    let (y0, y1) = chart.y_range.unwrap_or_else(|| range(all().map(|p| p.1)));
-    let sx = |x: f64| left + (x - x0) / (x1 - x0) * pw;
-    let inverted = chart.y_inverted;
-    let sy = move |y: f64| {
-        let up = (y - y0) / (y1 - y0) * ph;
-        if inverted {
-            top + up
-        } else {
-            top + ph - up
-        }
-    };
+    let (left, top, pw, ph) = (plot.left, plot.top, plot.width, plot.height);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -232,52 +165,9 @@ pub fn render(chart: &Chart) -> String {
         r##"<text x="{left:.1}" y="16" font-size="13" font-weight="bold">{}</text><rect x="{left:.1}" y="{top:.1}" width="{pw:.1}" height="{ph:.1}" fill="none" stroke="#999"/>"##,
         escape(&chart.title)
     );
-    for t in ticks(y0, y1) {
-        let y = sy(t);
-        let _ = write!(
-            s,
-            r##"<line x1="{left:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-            left + pw,
-            left - 4.0,
-            y + 4.0,
-            number(t)
-        );
-    }
-    let x_ticks: Vec<(f64, String)> = match &chart.x_ticks {
-        Some(t) => t.clone(),
-        None => ticks(x0, x1).into_iter().map(|t| (t, number(t))).collect(),
-    };
-    for (t, label) in x_ticks.iter().filter(|(t, _)| *t >= x0 && *t <= x1) {
-        let x = sx(*t);
-        let _ = write!(
-            s,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top:.1}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-            top + ph,
-            top + ph + 14.0,
-            escape(label)
-        );
-    }
-    let _ = write!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        left + pw / 2.0,
-        h - 8.0,
-        escape(&chart.x_label),
-        top + ph / 2.0,
-        escape(&chart.y_label)
-    );
+    plot.axes(&mut s, chart);
     if chart.diagonal {
-        let (a, b) = (x0.max(y0), x1.min(y1));
-        if a < b {
-            let _ = write!(
-                s,
-                r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#666" stroke-dasharray="4 3"/>"##,
-                sx(a),
-                sy(a),
-                sx(b),
-                sy(b)
-            );
-        }
+        plot.diagonal(&mut s);
     }
     let _ = write!(
         s,
@@ -286,59 +176,7 @@ pub fn render(chart: &Chart) -> String {
         clip_id(chart)
     );
     for series in &chart.series {
-        let dash = if series.dashed {
-            r#" stroke-dasharray="6 3""#
-        } else {
-            ""
-        };
-        let color = escape(&series.color);
-        match series.mark {
-            Mark::Points => {
-                for (x, y) in &series.points {
-                    let _ = write!(
-                        s,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="1.6" fill="{color}" fill-opacity="0.35"/>"#,
-                        sx(*x),
-                        sy(*y)
-                    );
-                }
-            }
-            Mark::Line | Mark::LinePoints => {
-                let path: Vec<String> = series
-                    .points
-                    .iter()
-                    .map(|(x, y)| format!("{:.1},{:.1}", sx(*x), sy(*y)))
-                    .collect();
-                let _ = write!(
-                    s,
-                    r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
-                    path.join(" ")
-                );
-                if series.mark == Mark::LinePoints {
-                    for (x, y) in &series.points {
-                        let _ = write!(
-                            s,
-                            r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
-                            sx(*x),
-                            sy(*y)
-                        );
-                    }
-                }
-            }
-            Mark::Steps { bin_milli } => {
-                let bin = f64::from(bin_milli) / 1000.0;
-                let mut path = Vec::new();
-                for (x, y) in &series.points {
-                    path.push(format!("{:.1},{:.1}", sx(*x), sy(*y)));
-                    path.push(format!("{:.1},{:.1}", sx(x + bin), sy(*y)));
-                }
-                let _ = write!(
-                    s,
-                    r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
-                    path.join(" ")
-                );
-            }
-        }
+        plot.marks(&mut s, series);
     }
     s.push_str("</g>");
     for (i, series) in chart.series.iter().enumerate() {
@@ -358,7 +196,154 @@ pub fn render(chart: &Chart) -> String {
     s
 }
 
-/// A stable id per chart (clip paths must be unique within a page).
+/// The plotting area of a chart and its scales, from data to page coordinates.
+struct Plot {
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+    /// The chart's whole height, for the x axis' label under the plot.
+    chart_height: f64,
+    x: (f64, f64),
+    y: (f64, f64),
+    inverted: bool,
+}
+
+impl Plot {
+    fn of(chart: &Chart) -> Plot {
+        let (left, right, top, bottom) = (60.0, 170.0, 30.0, 45.0);
+        let all = || chart.series.iter().flat_map(|s| s.points.iter());
+        Plot {
+            left,
+            top,
+            width: chart.width - left - right,
+            height: chart.height - top - bottom,
+            chart_height: chart.height,
+            x: chart.x_range.unwrap_or_else(|| range(all().map(|p| p.0))),
+            y: chart.y_range.unwrap_or_else(|| range(all().map(|p| p.1))),
+            inverted: chart.y_inverted,
+        }
+    }
+
+    fn sx(&self, x: f64) -> f64 {
+        let (x0, x1) = self.x;
+        self.left + (x - x0) / (x1 - x0) * self.width
+    }
+
+    fn sy(&self, y: f64) -> f64 {
+        let (y0, y1) = self.y;
+        let up = (y - y0) / (y1 - y0) * self.height;
+        if self.inverted {
+            self.top + up
+        } else {
+            self.top + self.height - up
+        }
+    }
+
+    /// Grid lines with their tick labels, and the axes' labels.
+    fn axes(&self, s: &mut String, chart: &Chart) {
+        let (left, top, pw, ph) = (self.left, self.top, self.width, self.height);
+        let ((x0, x1), (y0, y1)) = (self.x, self.y);
+        for t in ticks(y0, y1) {
+            let y = self.sy(t);
+            let _ = write!(
+                s,
+                r##"<line x1="{left:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+                left + pw,
+                left - 4.0,
+                y + 4.0,
+                number(t)
+            );
+        }
+        let x_ticks: Vec<(f64, String)> = match &chart.x_ticks {
+            Some(t) => t.clone(),
+            None => ticks(x0, x1).into_iter().map(|t| (t, number(t))).collect(),
+        };
+        for (t, label) in x_ticks.iter().filter(|(t, _)| *t >= x0 && *t <= x1) {
+            let x = self.sx(*t);
+            let _ = write!(
+                s,
+                r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top:.1}" y2="{:.1}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                top + ph,
+                top + ph + 14.0,
+                escape(label)
+            );
+        }
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            left + pw / 2.0,
+            self.chart_height - 8.0,
+            escape(&chart.x_label),
+            top + ph / 2.0,
+            escape(&chart.y_label)
+        );
+    }
+
+    /// The diagonal y = x, where it crosses the plot.
+    fn diagonal(&self, s: &mut String) {
+        let (a, b) = (self.x.0.max(self.y.0), self.x.1.min(self.y.1));
+        if a < b {
+            let _ = write!(
+                s,
+                r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#666" stroke-dasharray="4 3"/>"##,
+                self.sx(a),
+                self.sy(a),
+                self.sx(b),
+                self.sy(b)
+            );
+        }
+    }
+
+    /// A series' points, lines or steps.
+    fn marks(&self, s: &mut String, series: &Series) {
+        let dash = if series.dashed {
+            r#" stroke-dasharray="6 3""#
+        } else {
+            ""
+        };
+        let color = escape(&series.color);
+        let point = |(x, y): (f64, f64)| format!("{:.1},{:.1}", self.sx(x), self.sy(y));
+        let path: Vec<String> = match series.mark {
+            Mark::Points => {
+                for (x, y) in &series.points {
+                    let _ = write!(
+                        s,
+                        r#"<circle cx="{:.1}" cy="{:.1}" r="1.6" fill="{color}" fill-opacity="0.35"/>"#,
+                        self.sx(*x),
+                        self.sy(*y)
+                    );
+                }
+                return;
+            }
+            Mark::Line | Mark::LinePoints => series.points.iter().map(|p| point(*p)).collect(),
+            Mark::Steps { bin_milli } => {
+                let bin = f64::from(bin_milli) / 1000.0;
+                series
+                    .points
+                    .iter()
+                    .flat_map(|&(x, y)| [point((x, y)), point((x + bin, y))])
+                    .collect()
+            }
+        };
+        let _ = write!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.8"{dash}/>"#,
+            path.join(" ")
+        );
+        if series.mark == Mark::LinePoints {
+            for (x, y) in &series.points {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"/>"#,
+                    self.sx(*x),
+                    self.sy(*y)
+                );
+            }
+        }
+    }
+}
+
 fn clip_id(chart: &Chart) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in chart.title.bytes() {
@@ -371,99 +356,6 @@ fn clip_id(chart: &Chart) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_and_marked_up_text_escape_alike() {
-        assert_eq!(escape("Åsa Ödman – B. Ek"), "Åsa Ödman – B. Ek");
-        assert_eq!(escape("12 E+W"), "12 E+W");
-        assert_eq!(
-            escape("<b>\"R&D\" 'x'</b>"),
-            "&lt;b&gt;&quot;R&amp;D&quot; &#39;x&#39;&lt;/b&gt;"
-        );
-        assert_eq!(
-            escape("a\tb\u{202E}c\n\u{7f}"),
-            "a\u{FFFD}b\u{FFFD}c\n\u{FFFD}"
-        );
-        let mut out = String::from("<td>");
-        escape_into(&mut out, "Bo & Åsa");
-        assert_eq!(out, "<td>Bo &amp; Åsa");
-    }
-
-    #[test]
-    fn runs_between_marked_up_characters_are_copied_whole() {
-        // Every character to change, at the start, inside and at the end of a name.
-        let mut out = String::from("x");
-        escape_into(&mut out, "<Åsa & \"Bo\" O'Ek>");
-        assert_eq!(out, "x&lt;Åsa &amp; &quot;Bo&quot; O&#39;Ek&gt;");
-        let mut out = String::new();
-        escape_into(&mut out, "Ödman – Ek\u{202E}\u{85}'");
-        assert_eq!(out, "Ödman – Ek\u{FFFD}\u{FFFD}&#39;");
-        // Names needing nothing come back as they are.
-        for plain in [
-            "Anders Larsson – Karin Sandberg",
-            "#300371",
-            "Åsa Ödman",
-            "",
-        ] {
-            assert_eq!(escape(plain), plain);
-        }
-    }
-
-    /// Worked by hand: each marked-up character, the controls (a line break kept), the
-    /// bidirectional marks of two and three bytes, and their look-alike neighbours
-    /// (`©` after 0xc2, `–` and `€` after 0xe2, `ؠ` after 0xd8), first, last and
-    /// side by side.
-    #[test]
-    fn bytes_escape_as_the_text_does() {
-        let cases = [
-            ("", ""),
-            ("&", "&amp;"),
-            ("a<b>c", "a&lt;b&gt;c"),
-            ("\"'\"", "&quot;&#39;&quot;"),
-            ("\u{0}x\u{1f}\u{7f}", "\u{FFFD}x\u{FFFD}\u{FFFD}"),
-            ("Bo\nEk\r", "Bo\nEk\u{FFFD}"),
-            ("\u{80}\u{9f}©", "\u{FFFD}\u{FFFD}©"),
-            ("\u{61C}\u{620}", "\u{FFFD}\u{620}"),
-            (
-                "–\u{200E}\u{200F}\u{2010}\u{202A}\u{202E}\u{202F}",
-                "–\u{FFFD}\u{FFFD}\u{2010}\u{FFFD}\u{FFFD}\u{202F}",
-            ),
-            (
-                "\u{2065}\u{2066}\u{2069}\u{206A}€",
-                "\u{2065}\u{FFFD}\u{FFFD}\u{206A}€",
-            ),
-            ("Åsa Ödman – Bo & Ek", "Åsa Ödman – Bo &amp; Ek"),
-        ];
-        for (text, shown) in cases {
-            let mut bytes = b"<td>".to_vec();
-            escape_bytes_into(&mut bytes, text);
-            assert_eq!(bytes, format!("<td>{shown}").into_bytes(), "{text:?}");
-            assert_eq!(escape(text), shown, "{text:?}");
-        }
-    }
-
-    proptest::proptest! {
-        /// The one pass over the bytes changes what a walk over the characters would.
-        #[test]
-        fn bytes_escape_as_each_character_would(text in "(\\PC|\\pC|[<>&\"'\n–©€\u{80}\u{85}\u{9f}\u{61C}\u{620}\u{200E}\u{2010}\u{202E}\u{2066}\u{2069}\u{206A}])*") {
-            let by_character: String = text
-                .chars()
-                .map(|c| match c {
-                    c if crate::dataset::text::is_unsafe(c) && c != '\n' => "\u{FFFD}".to_string(),
-                    '&' => "&amp;".to_string(),
-                    '<' => "&lt;".to_string(),
-                    '>' => "&gt;".to_string(),
-                    '"' => "&quot;".to_string(),
-                    '\'' => "&#39;".to_string(),
-                    c => c.to_string(),
-                })
-                .collect();
-            let mut bytes = Vec::new();
-            escape_bytes_into(&mut bytes, &text);
-            proptest::prop_assert_eq!(String::from_utf8(bytes).unwrap_or_default(), by_character.clone());
-            proptest::prop_assert_eq!(escape(&text), by_character);
-        }
-    }
 
     #[test]
     fn ticks_are_round() {

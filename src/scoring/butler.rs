@@ -82,7 +82,7 @@ pub fn score_board(
 mod tests {
     use super::*;
 
-    /// Seed 002: 0.1·n with 0.5 rounded up; 15 scores drop 2 at each end.
+    /// The Swiss pairs regulations: 0.1·n with 0.5 rounded up; 15 scores drop 2 at each end.
     #[test]
     fn seed_002_trim() {
         assert_eq!(trim_count(15, DatumTrim::TenPercent), 2);

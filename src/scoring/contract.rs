@@ -91,7 +91,7 @@ impl Strain {
         Strain::NoTrump,
     ];
 
-    /// The letters of the data contract's notation: `C`, `D`, `H`, `S`, `NT`.
+    /// The letters of the dataset's notation (docs/data.md): `C`, `D`, `H`, `S`, `NT`.
     pub fn code(self) -> &'static str {
         match self {
             Strain::Clubs => "C",
@@ -129,7 +129,7 @@ pub struct Contract {
 }
 
 impl fmt::Display for Contract {
-    /// The data contract's notation: `4S`, `3NTX`, `6HXX`.
+    /// The dataset's notation (docs/data.md): `4S`, `3NTX`, `6HXX`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let strain = self.strain.code();
         let doubling = match self.doubling {
@@ -483,7 +483,7 @@ mod tests {
         assert!(ns_score(Some(&c), Seat::East, 14, 7).is_err());
     }
 
-    /// Seed 001's traveller (board played with neither side vulnerable, e.g. board 1):
+    /// The scoring leaflet's traveller (board played with neither side vulnerable, e.g. board 1):
     /// every N/S score column of its first table.
     #[test]
     fn seed_001_traveller_scores() {
@@ -498,7 +498,7 @@ mod tests {
         assert_eq!(ns("3N", "N", 10, 1), 430);
     }
 
-    /// Seed 001's examples 1-3: 2S made +110; E/W vulnerable 3NT made -600; E/W
+    /// The scoring leaflet's examples 1-3: 2S made +110; E/W vulnerable 3NT made -600; E/W
     /// vulnerable 3S with 7 tricks +200 (board 3 has E/W vulnerable).
     #[test]
     fn seed_001_examples() {

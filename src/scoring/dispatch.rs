@@ -5,7 +5,7 @@
 use crate::dataset::{Competition, EntrantResult, Format, ScoringMethod};
 use crate::error::{InputError, Location};
 
-use super::conventions::{FactoredRounding, Travellers};
+use super::conventions::{Conventions, FactoredRounding, Travellers};
 use super::matchpoints::SidePoints;
 use super::outcome::Outcome;
 use super::rows::Standing;
@@ -20,6 +20,29 @@ pub(super) fn totals(
     points: &[BoardPoints],
 ) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
     let teams = competition.format == Format::Teams || known.iter().any(|(_, e)| e.team.is_some());
+    if let Some(scale) = &competition.vp_scale {
+        let four_five = competition.scoring == ScoringMethod::TeamImps && !teams;
+        let rule = if !four_five {
+            Some(format!(
+                "vp_scale `{}` is for a four- or five-pair event (scoring `team_imps`, pairs, no teams)",
+                scale.name
+            ))
+        } else if scale.table.is_none() {
+            Some(format!("vp_scale `{}` has not been read", scale.name))
+        } else {
+            None
+        };
+        if let Some(rule) = rule {
+            return Err(InputError::new(
+                competition
+                    .origin
+                    .location()
+                    .competition(&competition.competition_id)
+                    .column("vp_scale"),
+                rule,
+            ));
+        }
+    }
     Ok(match (competition.scoring, teams) {
         (ScoringMethod::TeamImps, true) => {
             team::team_standings(competition, &known.map(), tables, points)?
@@ -53,60 +76,9 @@ pub(super) fn score_board(
     out: &mut Vec<BoardPoints>,
 ) -> Result<(), InputError> {
     let conventions = &competition.conventions;
-    let plain = |side: SidePoints| BoardPoints {
-        side,
-        shown: side,
-        counted: None,
-        top: 0.0,
-        bottom: 0.0,
-        datum: None,
-    };
     match competition.scoring {
         ScoringMethod::Matchpoints => {
-            scratch.sides.clear();
-            let (top, bottom) = matchpoints::score_board_into(
-                outcomes,
-                expected,
-                conventions.mp_scale,
-                conventions.neuberg,
-                &mut scratch.board,
-                &mut scratch.sides,
-            );
-            let real = outcomes.iter().filter(|o| o.score().is_some()).count();
-            let factored = conventions.neuberg && real < expected.max(outcomes.len());
-            let range = top - bottom;
-            let rounds = factored
-                && range > 0.0
-                && conventions.factored_rounding == FactoredRounding::PercentHundredths;
-            // To a hundredth of a percent of the board's range, then to a hundredth of a
-            // matchpoint.
-            let round = |points: f64| {
-                let percent = ((points - bottom) / range * 1e4).round() / 1e2;
-                ((bottom + percent / 100.0 * range) * 1e2).round() / 1e2
-            };
-            let unfactored = match conventions.travellers {
-                Travellers::Factored => None,
-                Travellers::Unfactored => Some(
-                    matchpoints::score_board(outcomes, expected, conventions.mp_scale, false)
-                        .points,
-                ),
-            };
-            out.extend(scratch.sides.iter().enumerate().map(|(at, &side)| {
-                BoardPoints {
-                    side,
-                    shown: unfactored
-                        .as_ref()
-                        .and_then(|points| points.get(at).copied())
-                        .unwrap_or(side),
-                    counted: rounds.then(|| SidePoints {
-                        ns: round(side.ns),
-                        ew: round(side.ew),
-                    }),
-                    top,
-                    bottom,
-                    datum: None,
-                }
-            }));
+            matchpoint_board(conventions, outcomes, expected, scratch, out);
         }
         ScoringMethod::CrossImps => out.extend(
             cross_imps::score_board(
@@ -130,30 +102,112 @@ pub(super) fn score_board(
                 ..plain(side)
             }));
         }
-        ScoringMethod::TeamImps => {
-            let [first, second] = indices else {
-                let table = indices.first().map(|&i| &tables[i]);
-                return Err(InputError::new(
-                    table.map_or_else(Location::default, |t| t.location("")),
-                    format!(
-                        "a team_imps board needs exactly two results (one per room or table), found {}",
-                        indices.len()
-                    ),
-                ));
-            };
-            for (this, other) in [(first, second), (second, first)] {
-                let (Outcome::Score(a), Outcome::Score(b)) =
-                    (tables[*this].outcome, tables[*other].outcome)
-                else {
-                    return Err(InputError::new(
-                        tables[*this].location("adjusted"),
-                        "artificial scores are not supported in team_imps scoring",
-                    ));
-                };
-                let ns = f64::from(team::board_imps(a, b));
-                out.push(plain(SidePoints { ns, ew: -ns }));
-            }
+        ScoringMethod::TeamImps => team_board(indices, tables, out)?,
+    }
+    Ok(())
+}
+
+/// A table's points as scored, shown and counted alike, with no range and no datum.
+fn plain(side: SidePoints) -> BoardPoints {
+    BoardPoints {
+        side,
+        shown: side,
+        counted: None,
+        top: 0.0,
+        bottom: 0.0,
+        datum: None,
+    }
+}
+
+/// A matchpoint board: the points, those the traveller shows, and the points counted
+/// where a factored board rounds them.
+fn matchpoint_board(
+    conventions: &Conventions,
+    outcomes: &[Outcome],
+    expected: usize,
+    scratch: &mut BoardScratch,
+    out: &mut Vec<BoardPoints>,
+) {
+    scratch.sides.clear();
+    let (top, bottom) = matchpoints::score_board_into(
+        outcomes,
+        expected,
+        conventions.mp_scale,
+        conventions.neuberg,
+        &mut scratch.board,
+        &mut scratch.sides,
+    );
+    let real = outcomes.iter().filter(|o| o.score().is_some()).count();
+    let factored = conventions.neuberg && real < expected.max(outcomes.len());
+    let range = top - bottom;
+    let rounds = factored
+        && range > 0.0
+        && conventions.factored_rounding == FactoredRounding::PercentHundredths;
+    // To a hundredth of a percent of the board's range, then to a hundredth of a
+    // matchpoint, halves to even as Compscore rounds (18.25 % of 18 is 3.285,
+    // which it adds as 3.28).
+    let round = |points: f64| {
+        let percent = matchpoints::half_even((points - bottom) / range * 1e4) / 1e2;
+        matchpoints::half_even((bottom + percent / 100.0 * range) * 1e2) / 1e2
+    };
+    // Compscore prints a board played fewer times unfactored, but one with an
+    // artificial score factored: five results around an `A5050` on a board of
+    // six show 0.2, 2.6, 5.0, 7.4, 9.8 and 5.0 (half the full top of 10).
+    let artificial = outcomes
+        .iter()
+        .any(|o| o.artificial_shares() != (None, None));
+    let unfactored = match conventions.travellers {
+        Travellers::Unfactored if artificial => None,
+        Travellers::Factored => None,
+        Travellers::Unfactored => {
+            Some(matchpoints::score_board(outcomes, expected, conventions.mp_scale, false).points)
         }
+    };
+    out.extend(scratch.sides.iter().enumerate().map(|(at, &side)| {
+        BoardPoints {
+            side,
+            shown: unfactored
+                .as_ref()
+                .and_then(|points| points.get(at).copied())
+                .unwrap_or(side),
+            counted: rounds.then(|| SidePoints {
+                ns: round(side.ns),
+                ew: round(side.ew),
+            }),
+            top,
+            bottom,
+            datum: None,
+        }
+    }));
+}
+
+/// A team match's board: the two rooms' results against each other.
+fn team_board(
+    indices: &[usize],
+    tables: &[Table<'_>],
+    out: &mut Vec<BoardPoints>,
+) -> Result<(), InputError> {
+    let [first, second] = indices else {
+        let table = indices.first().map(|&i| &tables[i]);
+        return Err(InputError::new(
+            table.map_or_else(Location::default, |t| t.location("")),
+            format!(
+                "a team_imps board needs exactly two results (one per room or table), found {}",
+                indices.len()
+            ),
+        ));
+    };
+    for (this, other) in [(first, second), (second, first)] {
+        let (Outcome::Score(a), Outcome::Score(b)) =
+            (tables[*this].outcome, tables[*other].outcome)
+        else {
+            return Err(InputError::new(
+                tables[*this].location("adjusted"),
+                "artificial scores are not supported in team_imps scoring",
+            ));
+        };
+        let ns = f64::from(team::board_imps(a, b));
+        out.push(plain(SidePoints { ns, ew: -ns }));
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The draw of a Swiss pairs event (seed 002): random seating for round 1, then the
+//! The draw of a Swiss pairs event (the Swiss pairs regulations): random seating for round 1, then the
 //! single-field Swiss principle.
 //!
 //! Under that principle the field is one list in the order of the standings, and each
@@ -398,7 +398,7 @@ mod tests {
     }
 
     /// Thirteen pairs and the house pair over seven 8-board rounds: results drawn from a
-    /// fixed sequence, VPs by seed 002's Table 1. No two pairs meet twice, and every
+    /// fixed sequence, VPs by the Swiss pairs regulations' Table 1. No two pairs meet twice, and every
     /// table of rounds 2-7 pairs the highest pair left with the nearest pair below it
     /// in the standings that it has not met, unless taking that pair would leave the
     /// rest of the field with no draw free of repeats.

@@ -149,6 +149,46 @@ pub(super) fn field_standings(
     let all = field_tally(known.len(), tables, points);
     // The entrants that sat at a table, by position (names in byte order).
     let tallies: Vec<(u32, &FieldTally)> = (0..).zip(&all).filter(|(_, t)| t.seated()).collect();
+    let is_mp = competition.scoring == ScoringMethod::Matchpoints;
+    let mut standings = scaled_standings(competition, known, &tallies);
+    // Each row's entrant is known by position: its place in entrant order sorts the
+    // rows and the results without comparing names.
+    let places: Vec<u32> = tallies.iter().map(|&(at, _)| known.rank(at)).collect();
+    let before = rank_field(competition, tables, points, &mut standings, &places);
+
+    // Results in entrant order.
+    let mut ordered: Vec<(u32, u32, &Standing)> = before
+        .iter()
+        .zip(&standings)
+        .filter_map(|(&i, s)| Some((*places.get(i)?, tallies.get(i)?.0, s)))
+        .collect();
+    ordered.sort_by_key(|&(place, _, _)| place);
+    let results = ordered
+        .into_iter()
+        .map(|(_, at, s)| EntrantResult {
+            competition_id: id.clone(),
+            entrant: s.entrant.clone(),
+            boards_played: s.boards_played,
+            score: if is_mp {
+                s.percent.unwrap_or(50.0)
+            } else {
+                all.get(at as usize).map_or(0.0, |t| t.points)
+            },
+            opponent: None,
+            origin: competition.origin.clone(),
+        })
+        .collect();
+    (standings, results)
+}
+
+/// Each seated entrant's standing, its score scaled to the boards its bye rule counts,
+/// not yet ranked.
+fn scaled_standings(
+    competition: &Competition,
+    known: &Entrants<'_>,
+    tallies: &[(u32, &FieldTally)],
+) -> Vec<Standing> {
+    let id = &competition.competition_id;
     let full = tallies.iter().map(|(_, t)| t.boards).max().unwrap_or(0);
     let directions = tallies.iter().fold(0u8, |bits, (_, t)| bits | t.directions);
     let fixed = competition.format != Format::Individual
@@ -160,11 +200,11 @@ pub(super) fn field_standings(
         _ => None,
     };
     let mut most_in_group: BTreeMap<Option<Direction>, usize> = BTreeMap::new();
-    for (_, t) in &tallies {
+    for (_, t) in tallies {
         let most = most_in_group.entry(group(t)).or_insert(0);
         *most = (*most).max(t.boards);
     }
-    let mut standings: Vec<Standing> = tallies
+    tallies
         .iter()
         .map(|&(at, t)| {
             let name = known.name(at);
@@ -196,8 +236,19 @@ pub(super) fn field_standings(
             }
             standing
         })
-        .collect();
+        .collect()
+}
 
+/// Ranks and orders the standings, breaking ties as the competition's conventions say;
+/// returns each row's index before the ordering.
+fn rank_field(
+    competition: &Competition,
+    tables: &[Table<'_>],
+    points: &[BoardPoints],
+    standings: &mut Vec<Standing>,
+    places: &[u32],
+) -> Vec<usize> {
+    let is_mp = competition.scoring == ScoringMethod::Matchpoints;
     // The plays and the session results only break ties: a competition that breaks
     // none (the default) does not build them.
     let tie_break = competition.conventions.tie_break;
@@ -223,39 +274,12 @@ pub(super) fn field_standings(
         && standings
             .windows(2)
             .any(|w| w[0].boards_played != w[1].boards_played);
-    // Each row's entrant is known by position: its place in entrant order sorts the
-    // rows and the results without comparing names.
-    let places: Vec<u32> = tallies.iter().map(|&(at, _)| known.rank(at)).collect();
     let key: &dyn Fn(&Standing) -> f64 = if unequal {
         &rate_of_play
     } else {
         &|s: &Standing| s.score
     };
-    let before = assign_ranks_placed(&mut standings, key, tie_input.as_ref(), &places);
-
-    // Results in entrant order.
-    let mut ordered: Vec<(u32, u32, &Standing)> = before
-        .iter()
-        .zip(&standings)
-        .filter_map(|(&i, s)| Some((*places.get(i)?, tallies.get(i)?.0, s)))
-        .collect();
-    ordered.sort_by_key(|&(place, _, _)| place);
-    let results = ordered
-        .into_iter()
-        .map(|(_, at, s)| EntrantResult {
-            competition_id: id.clone(),
-            entrant: s.entrant.clone(),
-            boards_played: s.boards_played,
-            score: if is_mp {
-                s.percent.unwrap_or(50.0)
-            } else {
-                all.get(at as usize).map_or(0.0, |t| t.points)
-            },
-            opponent: None,
-            origin: competition.origin.clone(),
-        })
-        .collect();
-    (standings, results)
+    assign_ranks_placed(standings, key, tie_input.as_ref(), places)
 }
 
 /// Every entrant's play of every board, for the tie-breaks.

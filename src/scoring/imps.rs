@@ -97,7 +97,7 @@ mod tests {
         }
     }
 
-    /// Seed 003: table 1 at -420 and table 2 at -450 differ by +30, 1 IMP.
+    /// The four-and-five-pairs sheets: table 1 at -420 and table 2 at -450 differ by +30, 1 IMP.
     #[test]
     fn seed_003_difference() {
         assert_eq!(imps(-420 - (-450)), 1);

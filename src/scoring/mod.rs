@@ -19,10 +19,19 @@
 //!
 //! `team_imps` covers two cases. When entrants are teams (format `teams`, or pairs with
 //! a `team`), the competition is one match between two teams, scored room against room.
-//! When a `pairs` competition has no teams, it is the four- or five-pair movement of seed
-//! 003: the standings hold the scoresheet entries (IMPs only for the side that gained a
+//! When a `pairs` competition has no teams, it is the four- or five-pair movement of the
+//! four-and-five-pairs sheets (below): the standings hold the scoresheet entries (IMPs only for the side that gained a
 //! subround, the average rounded down for a sit-out), while the results the handicap
 //! model consumes hold each pair's net IMPs over the boards it played.
+//!
+//! The tests' worked examples come from published sources, named in them by what they
+//! are: *the scoring leaflet* (a club's information sheet on how duplicate is scored,
+//! with two travellers as a Mitchell), *the tie-break rules* (a scoring program's
+//! tie-break methods for pair contests: in-between meeting, session percentage,
+//! standard deviation, topscore), *the Swiss pairs regulations* (Bridge NSW's Swiss
+//! Pairs Congresses supplementary regulations, with the ABF's VP tables) and *the
+//! four-and-five-pairs sheets* (the manual scoresheets for four and five pairs on two
+//! tables).
 //!
 //! `swiss_pairs` scores each board as butler does (IMPs against a datum), and adds the
 //! boards up match by match (`swiss`): each `round` is a match between the two pairs at

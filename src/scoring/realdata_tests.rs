@@ -1,8 +1,7 @@
-//! Checks against figures published by Ruter (Norway) in `shared/realdata`, beside the
-//! repository.
+//! Checks against figures published by Ruter (Norway) in real club files.
 //!
-//! The files are read where they lie (never copied): the test walks up from the crate
-//! until a folder holds `shared/realdata`, and fails loudly when there is none. Only
+//! The files are read where they lie, outside the repository (never copied): where they
+//! are looked for, and what the tests do without them, is `tests/common/realdata.rs`. Only
 //! the `ScoreTable` sections are read, with a minimal reader: importing is not this
 //! module's job.
 
@@ -12,15 +11,13 @@ use super::conventions::{ArtificialImps, ImpAggregate, MpScale};
 use super::outcome::{parse_artificial, Outcome};
 use super::{cross_imps, matchpoints};
 
+// The one rule for finding the real club files, shared with the binary-level tests.
+#[path = "../../tests/common/realdata.rs"]
+mod located;
+use located::no_realdata;
+
 fn realdata(relative: &str) -> PathBuf {
-    let start = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for dir in start.ancestors() {
-        let candidate = dir.join("shared/realdata");
-        if candidate.is_dir() {
-            return candidate.join(relative);
-        }
-    }
-    panic!("shared/realdata not found above {}", start.display());
+    located::realdata().join(relative)
 }
 
 /// Each board's rows: (outcome, published N/S points), bye rows left out.
@@ -86,6 +83,9 @@ fn score_tables(relative: &str, points_column: &str) -> Vec<(u32, Vec<(Outcome, 
 /// Every published MP_NS is reproduced.
 #[test]
 fn ruter_matchpoints_every_board() {
+    if no_realdata() {
+        return;
+    }
     let boards = score_tables("pbn/spiren_2015-06-17_mp.pbn", "MP_NS");
     assert_eq!(boards.len(), 21);
     for (board, rows) in boards {
@@ -105,6 +105,9 @@ fn ruter_matchpoints_every_board() {
 /// Every published IMP_NS is reproduced.
 #[test]
 fn ruter_cross_imps_every_board() {
+    if no_realdata() {
+        return;
+    }
     let boards = score_tables("pbn/bridgekam_2015-09-03_crossimp.pbn", "IMP_NS");
     assert_eq!(boards.len(), 27);
     let expected = boards.iter().map(|b| b.1.len()).max().unwrap_or(0);

@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use crate::dataset::{Direction, EntrantResult, Text};
+use crate::dataset::{Competition, Direction, EntrantResult, Text};
 
 /// One row of `board_scores.parquet`: a table result and both sides' points.
 ///
@@ -100,6 +100,27 @@ impl Standing {
             rounds: Vec::new(),
         }
     }
+}
+
+/// The model's result of each standing (its score over its boards, against `opponent`),
+/// in entrant order.
+pub(super) fn results_of(
+    competition: &Competition,
+    standings: &[Standing],
+    opponent: impl Fn(&Standing) -> Option<String>,
+) -> Vec<EntrantResult> {
+    let results = standings
+        .iter()
+        .map(|s| EntrantResult {
+            competition_id: competition.competition_id.clone(),
+            entrant: s.entrant.clone(),
+            boards_played: s.boards_played,
+            score: s.score,
+            opponent: opponent(s),
+            origin: competition.origin.clone(),
+        })
+        .collect();
+    sorted_results(results)
 }
 
 /// Results in entrant order.

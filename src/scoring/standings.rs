@@ -2,8 +2,8 @@
 //!
 //! A rank must be reproducible by hand from the published totals, so entrants with equal
 //! totals share a rank (1, 2, 2, 4) unless the competition asks for tie-breaks. The
-//! tie-breaks are those of seed 000, in the order the competition's `tie_break` names
-//! (seed 000's default order for the earlier names); each one only separates the entrants
+//! tie-breaks are those of the tie-break rules, in the order the competition's `tie_break` names
+//! (the tie-break rules' default order for the earlier names); each one only separates the entrants
 //! it can, and whatever it leaves tied goes on to the next.
 
 use std::cmp::Ordering;
@@ -66,7 +66,7 @@ pub fn standard_deviation(plays: &[&Play]) -> Option<f64> {
     Some((squares / (plays.len() - 1) as f64).sqrt())
 }
 
-/// Seed 000's topscore comparison: on every board, the tied entrants' own scores are
+/// The tie-break rules' topscore comparison: on every board, the tied entrants' own scores are
 /// matchpointed against each other (2 per score beaten, 1 per tie: top 2 for two, 4 for
 /// three), optionally only among scores from the same direction. Returns each entrant's
 /// total, in the order of `group`.
@@ -360,7 +360,7 @@ mod tests {
         TieBreak::new(&[Method::Topscore], repeat, false).unwrap_or_default()
     }
 
-    /// Seed 000's example, built as 24 boards: on board 1 A scores 620 and B and C 170
+    /// The tie-break rules' example, built as 24 boards: on board 1 A scores 620 and B and C 170
     /// (A 4, B 1, C 1); on 23 boards all three score 420 (2 each). A 50, B 47, C 47.
     #[test]
     fn seed_000_three_way_tie() {

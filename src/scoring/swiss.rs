@@ -1,16 +1,16 @@
-//! Swiss pairs (seed 002): a congress of short matches between two pairs, each board
+//! Swiss pairs (the Swiss pairs regulations): a congress of short matches between two pairs, each board
 //! scored in IMPs against the datum of every table that played it, each match's margin
 //! turned into victory points, the standings by total VPs.
 //!
 //! A pair's result on a board is measured against the whole field (the datum), not only
 //! against the pair it met, so that every table's boards count in one comparison; the
 //! match then only decides how that result is shared out as VPs. The handicap reads the
-//! IMPs, never the VPs (spec: "the handicap always uses the IMPs"), so this module feeds
+//! IMPs, never the VPs (the handicap always uses the IMPs), so this module feeds
 //! the model the same per-board datum IMPs a butler event does; the VPs, the rounds and
 //! the places are for the result sheet.
 //!
 //! The board rows say which match a table belongs to (`round`); the two pairs at the
-//! table are the match's two pairs. A pair meets one opponent per round. Seed 002's ties
+//! table are the match's two pairs. A pair meets one opponent per round. The Swiss pairs regulations' ties
 //! are not broken: pairs with equal VPs share the place whatever their IMPs. The house
 //! pair (`entrants.house`) is scored and listed, and takes no place.
 
@@ -20,15 +20,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::{Competition, Entrant, EntrantResult, Format};
 use crate::error::InputError;
 
-use super::rows::{entrant_order, sorted_results, Standing};
+use super::rows::{entrant_order, results_of, Standing};
 use super::standings::shared_ranks;
 use super::tables::{BoardPoints, Table};
 use super::vp::{self, VpScale};
 
 pub use super::rows::MatchLine;
 
-/// The VP scale for a match of `boards` boards: seed 002's ABF tables for 8 and 9
-/// boards, the WBF continuous scale (built as the spec builds it) for any other length.
+/// The VP scale for a match of `boards` boards: the Swiss pairs regulations' ABF tables for 8 and 9
+/// boards, the WBF continuous scale (rounded half up, then smoothed: `vp::wbf_scale`) for any other length.
 pub fn match_scale(boards: u32) -> Result<Cow<'static, VpScale>, InputError> {
     Ok(match vp::abf_swiss_pairs(boards)? {
         Some(scale) => Cow::Borrowed(scale),
@@ -38,8 +38,8 @@ pub fn match_scale(boards: u32) -> Result<Cow<'static, VpScale>, InputError> {
 
 /// A match's IMP margin to the first pair: its datum IMPs less its opponents', halved,
 /// rounded half away from zero. At a table every board gives the two sides the same
-/// IMPs with opposite signs, so this is the pair's own net datum IMPs, as the spec
-/// defines the margin; only an artificial score valued alike for both sides (`A6060`)
+/// IMPs with opposite signs, so this is the pair's own net datum IMPs, which is how
+/// the margin is defined; only an artificial score valued alike for both sides (`A6060`)
 /// makes the halving matter, and then it keeps the two pairs' margins opposite.
 ///
 /// ```
@@ -67,6 +67,30 @@ pub(super) fn swiss_standings(
     points: &[BoardPoints],
 ) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
     let id = &competition.competition_id;
+    check_event(competition, known)?;
+    let matches = matches_of(tables, points)?;
+    let totals = totals_of(&matches)?;
+    let mut standings: Vec<Standing> = totals
+        .into_iter()
+        .map(|(pair, t)| {
+            let mut s = Standing::new(id, pair, t.imps, t.boards);
+            s.vp = Some(t.vp_hundredths as f64 / 100.0);
+            s.house = known.get(pair).is_some_and(|e| e.house);
+            s.rounds = t.rounds;
+            s
+        })
+        .collect();
+    place(&mut standings);
+    let results = results_of(competition, &standings, |_| None);
+    Ok((standings, results))
+}
+
+/// A Swiss pairs event is of pairs, with one house pair at most.
+fn check_event(
+    competition: &Competition,
+    known: &BTreeMap<&str, &Entrant>,
+) -> Result<(), InputError> {
+    let id = &competition.competition_id;
     if competition.format != Format::Pairs {
         return Err(InputError::new(
             competition
@@ -90,7 +114,15 @@ pub(super) fn swiss_standings(
             ),
         ));
     }
-    // (pair, round) → the match.
+    Ok(())
+}
+
+/// (pair, round) → the match: its opponent (with the first board that named it), its
+/// datum IMPs and its boards.
+fn matches_of<'a>(
+    tables: &[Table<'a>],
+    points: &[BoardPoints],
+) -> Result<BTreeMap<(&'a str, u32), Match<'a>>, InputError> {
     let mut matches: BTreeMap<(&str, u32), Match<'_>> = BTreeMap::new();
     for (t, p) in tables.iter().zip(points) {
         let Some(round) = t.row.round else {
@@ -122,17 +154,26 @@ pub(super) fn swiss_standings(
             entry.boards.insert(t.row.board);
         }
     }
+    Ok(matches)
+}
+
+/// A pair's IMPs, VPs, boards and matches over the event.
+struct Total {
+    imps: f64,
+    /// Hundredths of a VP, so that the sum is exact.
+    vp_hundredths: i64,
+    boards: u32,
+    rounds: Vec<MatchLine>,
+}
+
+/// Each pair's total, its matches turned into VPs on the scale of their length.
+fn totals_of<'a>(
+    matches: &BTreeMap<(&'a str, u32), Match<'a>>,
+) -> Result<BTreeMap<&'a str, Total>, InputError> {
     // Scales by match length, built once each.
     let mut scales: BTreeMap<u32, Cow<'static, VpScale>> = BTreeMap::new();
-    struct Total {
-        imps: f64,
-        /// Hundredths of a VP, so that the sum is exact.
-        vp_hundredths: i64,
-        boards: u32,
-        rounds: Vec<MatchLine>,
-    }
     let mut totals: BTreeMap<&str, Total> = BTreeMap::new();
-    for (&(pair, round), m) in &matches {
+    for (&(pair, round), m) in matches {
         let Some((opponent, _)) = m.opponent else {
             continue;
         };
@@ -162,16 +203,12 @@ pub(super) fn swiss_standings(
             vp,
         });
     }
-    let mut standings: Vec<Standing> = totals
-        .into_iter()
-        .map(|(pair, t)| {
-            let mut s = Standing::new(id, pair, t.imps, t.boards);
-            s.vp = Some(t.vp_hundredths as f64 / 100.0);
-            s.house = known.get(pair).is_some_and(|e| e.house);
-            s.rounds = t.rounds;
-            s
-        })
-        .collect();
+    Ok(totals)
+}
+
+/// Ranks the placed pairs by VPs (equal VPs share the place) and orders them by place,
+/// the house pair after them.
+fn place(standings: &mut [Standing]) {
     let placed: Vec<usize> = (0..standings.len())
         .filter(|&i| !standings[i].house)
         .collect();
@@ -182,25 +219,12 @@ pub(super) fn swiss_standings(
     for (&i, rank) in placed.iter().zip(shared_ranks(&vps)) {
         standings[i].rank = rank;
     }
-    // Placed pairs by place, the house pair after them.
     standings.sort_by(|a, b| {
         a.house
             .cmp(&b.house)
             .then(a.rank.cmp(&b.rank))
             .then_with(|| entrant_order(&a.entrant, &b.entrant))
     });
-    let results = standings
-        .iter()
-        .map(|s| EntrantResult {
-            competition_id: id.clone(),
-            entrant: s.entrant.clone(),
-            boards_played: s.boards_played,
-            score: s.score,
-            opponent: None,
-            origin: competition.origin.clone(),
-        })
-        .collect();
-    Ok((standings, sorted_results(results)))
 }
 
 #[cfg(test)]
@@ -427,7 +451,7 @@ mod tests {
     ///   (170 + 170 + 140)/3 = 160 (the untrimmed mean would be 198): +460 → +10,
     ///   +10 → 0, 0, −20 → −1, −270 → −7.
     /// * Board 2: 900 at table 1, 680 elsewhere → datum 680; +220 → +6.
-    /// * Margins and Table 2's VPs: 1-2 +16 → 15.50–4.50 (a margin the seed's table
+    /// * Margins and Table 2's VPs: 1-2 +16 → 15.50–4.50 (a margin the regulations' table
     ///   does not print: from 15 (15.25) to 18 (16.00) it rises a quarter per IMP),
     ///   3-4 and 5-6 0 → 10–10, 7-8 −1 → 9.64–10.36, 9-10 −7 → 7.48–12.52. (Table 1
     ///   would give 15.74, 10.39 and 12.73.)
@@ -515,7 +539,7 @@ mod tests {
         assert_eq!(standing(&scored, "1").rank, 1);
         assert_eq!(standing(&scored, "4").rank, 1);
         assert_eq!(standing(&scored, "2").rank, 3);
-        // The scale choice by length: 8 and 9 boards the seed's tables, else the WBF's.
+        // The scale choice by length: 8 and 9 boards the regulations' tables, else the WBF's.
         let five = |boards: u32| match match_scale(boards) {
             Ok(scale) => scale.vp(5).0,
             Err(e) => panic!("{e}"),

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::dataset::{Competition, Entrant, EntrantResult};
 use crate::error::InputError;
 use crate::scoring::imps::imps;
-use crate::scoring::rows::{sorted_results, Standing};
+use crate::scoring::rows::{results_of, Standing};
 use crate::scoring::standings::assign_ranks;
 use crate::scoring::tables::{BoardPoints, Table};
 use crate::scoring::vp;
@@ -95,27 +95,7 @@ pub(super) fn team_standings<'s, 'k: 's, 't: 's>(
             .or_default()
             .push((ns_team, ew_team));
     }
-    for (t, _) in tables.iter().zip(points) {
-        if let Some([(a_ns, a_ew), (b_ns, b_ew)]) = rooms.get(&t.row.board).map(Vec::as_slice) {
-            if a_ns != b_ew || a_ew != b_ns {
-                return Err(InputError::new(
-                    t.location(""),
-                    format!("the two rooms must seat the same two teams swapped: `{a_ns}`-`{a_ew}` and `{b_ns}`-`{b_ew}`"),
-                ));
-            }
-        }
-    }
-    for (team, met) in &opponents {
-        if met.len() > 1 {
-            return Err(InputError::new(
-                competition.origin.location().competition(id),
-                format!(
-                    "a team_imps competition is one match, but team `{team}` met {}",
-                    met.iter().copied().collect::<Vec<_>>().join(", ")
-                ),
-            ));
-        }
-    }
+    check_match(competition, tables, &rooms, &opponents)?;
     let mut standings: Vec<Standing> = imps
         .iter()
         .map(|(team, (score, boards))| Standing::new(id, team, *score, boards.len() as u32))
@@ -125,20 +105,47 @@ pub(super) fn team_standings<'s, 'k: 's, 't: 's>(
         .boards
         .unwrap_or_else(|| standings.iter().map(|s| s.boards_played).max().unwrap_or(0));
     team_match_vps(&mut standings, boards);
-    let results = standings
-        .iter()
-        .map(|s| EntrantResult {
-            competition_id: id.clone(),
-            entrant: s.entrant.clone(),
-            boards_played: s.boards_played,
-            score: s.score,
-            opponent: opponents
-                .get(s.entrant.as_str())
-                .and_then(|m| m.first().map(|o| o.to_string())),
-            origin: competition.origin.clone(),
-        })
-        .collect();
-    Ok((standings, sorted_results(results)))
+    let results = results_of(competition, &standings, |s| {
+        opponents
+            .get(s.entrant.as_str())
+            .and_then(|m| m.first().map(|o| o.to_string()))
+    });
+    Ok((standings, results))
+}
+
+/// The two rooms of a board seat the same two teams, swapped, and every team meets one
+/// other team.
+fn check_match(
+    competition: &Competition,
+    tables: &[Table<'_>],
+    rooms: &BTreeMap<u32, Vec<(&str, &str)>>,
+    opponents: &BTreeMap<&str, BTreeSet<&str>>,
+) -> Result<(), InputError> {
+    for t in tables {
+        if let Some([(a_ns, a_ew), (b_ns, b_ew)]) = rooms.get(&t.row.board).map(Vec::as_slice) {
+            if a_ns != b_ew || a_ew != b_ns {
+                return Err(InputError::new(
+                    t.location(""),
+                    format!("the two rooms must seat the same two teams swapped: `{a_ns}`-`{a_ew}` and `{b_ns}`-`{b_ew}`"),
+                ));
+            }
+        }
+    }
+    for (team, met) in opponents {
+        if met.len() > 1 {
+            return Err(InputError::new(
+                competition
+                    .origin
+                    .location()
+                    .competition(&competition.competition_id),
+                format!(
+                    "a team_imps competition is one match, but team `{team}` met {}",
+                    met.iter().copied().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Victory points of a team match (two standings) on the WBF continuous scale for

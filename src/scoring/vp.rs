@@ -1,6 +1,6 @@
 //! Victory points: an IMP margin converted to a share of 20.
 //!
-//! Scales published as tables (the ABF Swiss pairs scales of seed 002) are data, kept in
+//! Scales published as tables (the ABF Swiss pairs scales of the Swiss pairs regulations) are data, kept in
 //! `data/vp/` and embedded, so that a new scale is a new file rather than new code. The
 //! WBF continuous scale is built for any match length with the procedure the WBF
 //! publishes, so its tables never need to be copied. Values are kept in hundredths of a
@@ -54,7 +54,7 @@ impl VpScale {
 
     /// Parses a scale file: `#` comments, a header `imp_margin,winner_vp,loser_vp`, then
     /// rows from margin 0 upwards with the two VPs adding to 20 and the winner's VPs never
-    /// falling. A margin the source skipped (seed 002's 9-board table prints no row for
+    /// falling. A margin the source skipped (the Swiss pairs regulations' 9-board table prints no row for
     /// 16 and 17) gets the linear interpolation of its neighbours, rounded half up to
     /// hundredths, and is listed by [`VpScale::interpolated_margins`].
     pub fn parse(file: &str, text: &str) -> Result<VpScale, InputError> {
@@ -78,37 +78,7 @@ impl VpScale {
                 header_seen = true;
                 continue;
             }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            let [margin, win, lose] = fields[..] else {
-                return Err(InputError::new(
-                    Location::file(file).row(line_no),
-                    format!("expected 3 fields, found {}", fields.len()),
-                ));
-            };
-            let margin: usize = margin.parse().map_err(|_| {
-                InputError::new(here("imp_margin"), format!("`{margin}` is not a margin"))
-            })?;
-            if margin < winner.len() || (winner.is_empty() && margin != 0) {
-                return Err(InputError::new(
-                    here("imp_margin"),
-                    format!(
-                        "margins must start at 0 and increase: expected {} or more",
-                        winner.len()
-                    ),
-                ));
-            }
-            let win = hundredths(win).ok_or_else(|| {
-                InputError::new(here("winner_vp"), format!("`{win}` is not a VP figure"))
-            })?;
-            let lose = hundredths(lose).ok_or_else(|| {
-                InputError::new(here("loser_vp"), format!("`{lose}` is not a VP figure"))
-            })?;
-            if win + lose != TOTAL || win < lose {
-                return Err(InputError::new(
-                    here("winner_vp"),
-                    "winner's and loser's VPs must add to 20 with the winner's not below 10",
-                ));
-            }
+            let (margin, win) = scale_row(file, line_no, line, winner.len())?;
             if winner.last().is_some_and(|&previous| previous > win) {
                 return Err(InputError::new(
                     here("winner_vp"),
@@ -140,6 +110,47 @@ impl VpScale {
     }
 }
 
+/// A row of a scale file: its margin and the winner's VPs in hundredths. `next` is the
+/// least margin the row may have (the margin after the last row read).
+fn scale_row(
+    file: &str,
+    line_no: usize,
+    line: &str,
+    next: usize,
+) -> Result<(usize, u32), InputError> {
+    let here = |column: &str| Location::file(file).row(line_no).column(column);
+    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    let [margin, win, lose] = fields[..] else {
+        return Err(InputError::new(
+            Location::file(file).row(line_no),
+            format!("expected 3 fields, found {}", fields.len()),
+        ));
+    };
+    let margin: usize = margin
+        .parse()
+        .map_err(|_| InputError::new(here("imp_margin"), format!("`{margin}` is not a margin")))?;
+    if margin < next || (next == 0 && margin != 0) {
+        return Err(InputError::new(
+            here("imp_margin"),
+            format!(
+                "margins must start at 0 and increase: expected {} or more",
+                next
+            ),
+        ));
+    }
+    let win = hundredths(win)
+        .ok_or_else(|| InputError::new(here("winner_vp"), format!("`{win}` is not a VP figure")))?;
+    let lose = hundredths(lose)
+        .ok_or_else(|| InputError::new(here("loser_vp"), format!("`{lose}` is not a VP figure")))?;
+    if win + lose != TOTAL || win < lose {
+        return Err(InputError::new(
+            here("winner_vp"),
+            "winner's and loser's VPs must add to 20 with the winner's not below 10",
+        ));
+    }
+    Ok((margin, win))
+}
+
 /// `12.34` → 1234; at most two decimals, 0-20.
 fn hundredths(text: &str) -> Option<u32> {
     let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
@@ -159,7 +170,7 @@ fn hundredths(text: &str) -> Option<u32> {
 const ABF_8: &str = include_str!("../../data/vp/abf_swiss_pairs_8_boards.csv");
 const ABF_9: &str = include_str!("../../data/vp/abf_swiss_pairs_9_boards.csv");
 
-/// The ABF Swiss pairs scale for 8- or 9-board matches (seed 002); `Ok(None)` for other
+/// The ABF Swiss pairs scale for 8- or 9-board matches (the Swiss pairs regulations); `Ok(None)` for other
 /// match lengths. Parsed once.
 pub fn abf_swiss_pairs(boards: u32) -> Result<Option<&'static VpScale>, InputError> {
     static EIGHT: OnceLock<Result<VpScale, InputError>> = OnceLock::new();
@@ -241,7 +252,7 @@ mod tests {
         }
     }
 
-    /// Seed 002, Table 1 (8-board matches), every printed row.
+    /// The Swiss pairs regulations, Table 1 (8-board matches), every printed row.
     #[test]
     fn seed_002_table_1() {
         let winner = [
@@ -262,7 +273,7 @@ mod tests {
         assert_eq!(scale.vp(-16), (4.26, 15.74));
     }
 
-    /// Seed 002, Table 2 (9-board matches), every printed row. The seed prints no row for
+    /// The Swiss pairs regulations, Table 2 (9-board matches), every printed row. The regulations print no row for
     /// margins 16 and 17; between 15 (15.25) and 18 (16.00) the scale rises 0.25 per IMP,
     /// so they come out 15.50 and 15.75, flagged as interpolated.
     #[test]

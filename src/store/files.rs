@@ -914,6 +914,28 @@ pub fn write_csv_hashed(df: &DataFrame, path: &Path, rounded: bool) -> Result<St
     })
 }
 
+/// [`write_csv_hashed`] (not rounded) of a file whose first lines are `before` (a
+/// header and rows another run wrote): the frame's rows follow them, without a header
+/// of their own.
+pub fn write_csv_after_hashed(df: &DataFrame, path: &Path, before: &[u8]) -> Result<String, Error> {
+    let mut frame = neutralise_text(df).map_err(|e| Error::polars(path, e))?;
+    write_atomic_hashed(path, |out| {
+        out.write_all(before).map_err(|e| Error::io(path, e))?;
+        CsvWriter::new(out)
+            .include_header(false)
+            .with_date_format(Some("%Y-%m-%d".into()))
+            .n_threads(1)
+            .finish(&mut frame)
+            .map_err(|e| Error::polars(path, e))
+    })
+}
+
+/// The header line [`write_csv`] writes for `df` (its column names need no quotes).
+pub fn csv_header(df: &DataFrame) -> String {
+    let names: Vec<&str> = df.get_column_names().iter().map(|n| n.as_str()).collect();
+    format!("{}\n", names.join(","))
+}
+
 fn csv_to<W: Write>(out: W, frame: &mut DataFrame, precision: Option<usize>) -> PolarsResult<()> {
     CsvWriter::new(out)
         .include_header(true)
@@ -1130,6 +1152,11 @@ pub fn recover(target: &Path) -> Result<Vec<PathBuf>, Error> {
 /// Refuses to replace a folder that holds anything but the files of `known`: the
 /// commit replaces the folder whole, and must not take a user's other files with it.
 pub fn check_replaceable(target: &Path, known: &[&str]) -> Result<(), Error> {
+    check_replaceable_as(target, known, "a run")
+}
+
+/// [`check_replaceable`] for the output folder of `what` (`a run`, `a study`).
+pub fn check_replaceable_as(target: &Path, known: &[&str], what: &str) -> Result<(), Error> {
     let entries = match std::fs::read_dir(target) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -1146,7 +1173,7 @@ pub fn check_replaceable(target: &Path, known: &[&str]) -> Result<(), Error> {
     foreign.sort();
     foreign.truncate(5);
     Err(Error::Config(format!(
-        "{}: the folder holds files that are not outputs of a run ({}); a run replaces its output folder whole, so write it to a new or empty folder",
+        "{}: the folder holds files that are not outputs of {what} ({}); {what} replaces its output folder whole, so write it to a new or empty folder",
         target.display(),
         foreign.join(", ")
     )))

@@ -77,23 +77,110 @@ pub fn rows_of(entries: &[Entry], batch: i64, imported_at: &str, written: bool) 
         .collect()
 }
 
-/// The log already in `dir` (empty when there is none).
+/// The log already in `dir` (empty when there is none); see [`read_noting`].
 pub fn read(dir: &Path) -> Result<Vec<LogRow>> {
-    let path = dir.join(PARQUET);
-    if !path.exists() {
-        return Ok(Vec::new());
+    read_noting(dir).map(|(rows, _)| rows)
+}
+
+/// The log already in `dir`, from `import_log.parquet`; rebuilt from `import_log.csv`
+/// when the Parquet file is missing or cannot be read, with a note that says so. Empty
+/// only when neither file is there: a log is never started again from nothing while a
+/// part of it survives, since the next import would write its batch 1 over the
+/// history. When neither file can be read, the log is refused, naming both, before
+/// the import writes anything.
+pub fn read_noting(dir: &Path) -> Result<(Vec<LogRow>, Option<String>)> {
+    let (parquet, csv) = (dir.join(PARQUET), dir.join(CSV));
+    let why = if parquet.exists() {
+        match read_parquet_log(&parquet) {
+            Ok(rows) => return Ok((rows, None)),
+            Err(e) => format!("cannot be read ({e})"),
+        }
+    } else if csv.exists() {
+        "is missing".to_owned()
+    } else {
+        return Ok((Vec::new(), None));
+    };
+    let rebuilt = if csv.exists() {
+        read_csv_log(&csv)
+    } else {
+        Err(Error::Config("is missing".to_owned()))
+    };
+    match rebuilt {
+        Ok(rows) => {
+            let note = format!(
+                "import log: {} {why}; rebuilt from {} ({} lines, batches 1 to {})",
+                parquet.display(),
+                csv.display(),
+                rows.len(),
+                next_batch(&rows) - 1
+            );
+            Ok((rows, Some(note)))
+        }
+        Err(e) => Err(Error::Config(format!(
+            "the import log cannot be read: {} {why}, and {} {}; the log keeps every import's lines and is not started again from nothing: restore either file (from a backup), or move both aside to start a new log. Nothing was imported",
+            parquet.display(),
+            csv.display(),
+            match e {
+                Error::Config(missing) if missing == "is missing" => missing,
+                e => format!("cannot be read ({e})"),
+            }
+        ))),
     }
-    let df = crate::store::table::guarded(&path, || columns::read_parquet(&path))??;
-    let batch = columns::i64s(&df, &path, "batch")?;
-    let imported_at = columns::strs(&df, &path, "imported_at")?;
-    let file = columns::strs(&df, &path, "file")?;
-    let status = columns::strs(&df, &path, "status")?;
-    let competition_id = columns::strs(&df, &path, "competition_id")?;
-    let month = columns::strs(&df, &path, "month")?;
-    let line = columns::i64s(&df, &path, "line")?;
-    let board = columns::i64s(&df, &path, "board")?;
-    let column = columns::strs(&df, &path, "column")?;
-    let reason = columns::strs(&df, &path, "reason")?;
+}
+
+/// The rows of `import_log.parquet`.
+fn read_parquet_log(path: &Path) -> Result<Vec<LogRow>> {
+    let df = crate::store::table::guarded(path, || columns::read_parquet(path))??;
+    log_rows(&df, path)
+}
+
+/// The rows of `import_log.csv`, as [`write_csv`](crate::store::files::write_csv) wrote
+/// them: a text cell it marked with `'` so that a spreadsheet would not run it as a
+/// formula is read without the mark.
+fn read_csv_log(path: &Path) -> Result<Vec<LogRow>> {
+    use polars::prelude::{DataType, IntoColumn, NamedFrom, Series};
+    let text = columns::read_csv_text(path)?;
+    let mut read = Vec::with_capacity(text.width());
+    for column in text.columns() {
+        let values = column
+            .str()
+            .map_err(|e| Error::polars(path, e))?
+            .iter()
+            .map(|cell| cell.map(unmarked))
+            .collect::<Vec<_>>();
+        let series = Series::new(column.name().clone(), values);
+        let series = match column.name().as_str() {
+            "batch" | "line" | "board" => series
+                .strict_cast(&DataType::Int64)
+                .map_err(|e| Error::polars(path, e))?,
+            _ => series,
+        };
+        read.push(series.into_column());
+    }
+    let df = DataFrame::new_infer_height(read).map_err(|e| Error::polars(path, e))?;
+    log_rows(&df, path)
+}
+
+/// A CSV cell without the `'` that marks text a spreadsheet would take for a formula.
+fn unmarked(cell: &str) -> String {
+    match cell.strip_prefix('\'') {
+        Some(rest) if crate::store::files::neutralise_formula(rest) != rest => rest.to_owned(),
+        _ => cell.to_owned(),
+    }
+}
+
+/// The log's rows from its frame (read from either file).
+fn log_rows(df: &DataFrame, path: &Path) -> Result<Vec<LogRow>> {
+    let batch = columns::i64s(df, path, "batch")?;
+    let imported_at = columns::strs(df, path, "imported_at")?;
+    let file = columns::strs(df, path, "file")?;
+    let status = columns::strs(df, path, "status")?;
+    let competition_id = columns::strs(df, path, "competition_id")?;
+    let month = columns::strs(df, path, "month")?;
+    let line = columns::i64s(df, path, "line")?;
+    let board = columns::i64s(df, path, "board")?;
+    let column = columns::strs(df, path, "column")?;
+    let reason = columns::strs(df, path, "reason")?;
     let mut rows = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let text = |values: &[Option<String>]| values.get(i).cloned().flatten();
@@ -153,14 +240,25 @@ fn frame(rows: &[LogRow]) -> Result<DataFrame> {
     .map_err(|e| Error::polars(PARQUET, e))
 }
 
-/// Appends `entries` to the log in `dir` as a new batch; returns its number.
-pub fn append(dir: &Path, entries: &[Entry], written: bool) -> Result<i64> {
-    let mut rows = read(dir)?;
+/// `rows` (the log so far) followed by `entries` as the next batch, stamped now.
+pub fn with_batch(mut rows: Vec<LogRow>, entries: &[Entry], written: bool) -> Vec<LogRow> {
     let batch = next_batch(&rows);
     rows.extend(rows_of(entries, batch, &now_utc(), written));
-    let df = frame(&rows)?;
+    rows
+}
+
+/// Writes the log `rows` as the two files of `dir`.
+pub fn write(dir: &Path, rows: &[LogRow]) -> Result<()> {
+    let df = frame(rows)?;
     crate::store::files::write_parquet(&df, &dir.join(PARQUET))?;
-    crate::store::files::write_csv(&df, &dir.join(CSV))?;
+    crate::store::files::write_csv(&df, &dir.join(CSV))
+}
+
+/// Appends `entries` to the log in `dir` as a new batch; returns its number.
+pub fn append(dir: &Path, entries: &[Entry], written: bool) -> Result<i64> {
+    let rows = read(dir)?;
+    let batch = next_batch(&rows);
+    write(dir, &with_batch(rows, entries, written))?;
     Ok(batch)
 }
 

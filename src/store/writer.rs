@@ -1,4 +1,4 @@
-//! Writing a [`Dataset`] back out as the data contract's five tables.
+//! Writing a [`Dataset`] back out as the dataset's five tables (docs/data.md).
 //!
 //! The importers (PBN, USEBIO) produce datasets that analysts and other tools read with
 //! their own Parquet readers, so the column names and types here are exactly the
@@ -94,6 +94,27 @@ pub fn write_months(
     all_months: bool,
     commit: Commit,
 ) -> Result<(), Error> {
+    write_months_with(dataset, dir, months, all_months, commit, None)
+}
+
+/// Files written into the next version of a dataset with its tables, so that they
+/// change with the tables or not at all (an import's log): their names, at the top of
+/// the folder (not linked from the version before), and how they are written into the
+/// folder being built.
+pub struct Beside<'a> {
+    pub names: &'a [&'a str],
+    pub write: &'a dyn Fn(&Path) -> Result<(), Error>,
+}
+
+/// [`write_months`], with `beside` written into the same version.
+pub fn write_months_with(
+    dataset: &Dataset,
+    dir: &Path,
+    months: &BTreeSet<String>,
+    all_months: bool,
+    commit: Commit,
+    beside: Option<&Beside<'_>>,
+) -> Result<(), Error> {
     let mut competitions: Vec<&Competition> = dataset.competitions.iter().collect();
     competitions.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
     let position: HashMap<&str, usize> = competitions
@@ -128,6 +149,7 @@ pub fn write_months(
             .iter()
             .any(|t| first == format!("{t}.parquet") || first == format!("{t}.csv"));
         match second {
+            None if beside.is_some_and(|b| b.names.contains(&first.as_ref())) => true,
             None => {
                 first == "members.parquet"
                     || (all_months && (single_file || first == "members.csv" || first == "members"))
@@ -150,6 +172,9 @@ pub fn write_months(
         write_parquet(&members_frame, &staging.join("members.parquet"))?;
         (commit.at)("members-written");
         write_partitions(dataset, staging, &wanted, &competitions, &in_month, &order)?;
+        if let Some(beside) = beside {
+            (beside.write)(staging)?;
+        }
         crate::store::index::refresh(staging, dir)
     })?;
     finish_in_progress(dir)
@@ -366,9 +391,24 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             ),
             source_file(rows.iter().map(|c| &c.origin)),
             source_line(rows.iter().map(|c| &c.origin)),
-        ],
+        ]
+        .into_iter()
+        .chain(vp_scale_column(rows))
+        .collect(),
         "competitions",
     )
+}
+
+/// `vp_scale` (a four- or five-pair event's VP scale), written only when some
+/// competition has one, so that a dataset without one is written as it always was.
+fn vp_scale_column(rows: &[crate::dataset::Competition]) -> Option<Column> {
+    rows.iter().any(|c| c.vp_scale.is_some()).then(|| {
+        strings(
+            "vp_scale",
+            rows.iter()
+                .map(|c| c.vp_scale.as_ref().map(|s| s.name.as_str())),
+        )
+    })
 }
 
 /// `house` (a Swiss pairs event's house pair), written only when some entrant is one,

@@ -1,11 +1,13 @@
 //! `study.html`: the study as one self-contained page (tables and inline SVG charts).
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 use chrono::{Datelike, NaiveDate};
 
-use crate::report::svg::{self, escape, Chart, Mark, Series, PALETTE};
+use maud::{html, Markup, PreEscaped};
+
+use crate::report::page::{self, headings, Text};
+use crate::report::svg::{self, Chart, Mark, Series, PALETTE};
 
 use super::{MetricRow, Study, Track, TrackKind};
 
@@ -83,159 +85,202 @@ fn calibration(track: &Track, study: &Study) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The study page's look.
+const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}figure{margin:1em 0}.note{color:#555;font-size:90%}";
+
 /// Renders the page. Same study, same bytes.
 pub fn render(study: &Study) -> String {
-    let mut h = String::new();
     let sets = study
         .tracks
         .iter()
         .filter(|t| t.kind == TrackKind::FactorSet)
         .count();
-    let _ = write!(
-        h,
-        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>bridgehcp study</title><style>body{{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}}table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}figure{{margin:1em 0}}.note{{color:#555;font-size:90%}}</style></head><body><h1>Study of {sets} factor set{}</h1>"#,
+    let heading = format!(
+        "Study of {sets} factor set{}",
         if sets == 1 { "" } else { "s" }
     );
-    let first_date = study.dates.first().copied().unwrap_or_default();
-    let last_date = study.dates.last().copied().unwrap_or_default();
-    let _ = write!(
-        h,
-        r#"<p>Competitions {first_date} to {last_date}; burn-in up to {} (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition. IMP fields move the handicaps in the replay; the comparison with the baselines judges only matchpoint fields, and a factor set's IMP fields are shown on their own below (IMPs per board, without intervals: the baselines have no IMP form). Intervals in brackets are 95 % intervals from a bootstrap over the test period's sessions ({} replicates, fixed seed).</p>"#,
-        study.burn_in_until,
-        super::bootstrap::REPLICATES
-    );
+    let body = html! {
+        (introduction(study))
+        (summary_table(study))
+        (baseline_table(study))
+        (imp_table(study))
+        (confidence_table(study))
+        (calibration_figure(study))
+        (distribution_figure(study))
+        (years_figure(study))
+        (trajectories(study))
+        (movers_table(study))
+    };
+    page::page("bridgehcp study", STYLE, &heading, body)
+}
 
-    // The summary table.
+fn introduction(study: &Study) -> Markup {
+    let (first, last) = period(study);
+    html! {
+        p {
+            "Competitions " (first.to_string()) " to " (last.to_string()) "; burn-in up to "
+            (study.burn_in_until.to_string())
+            " (baselines tuned there), test period after it. Figures are for matchpoint fields (percent over 50), from the handicaps each entrant held before the competition. "
+            @if study.rows.iter().any(|r| r.metric == "imp_entrants") {
+                "IMP fields move the handicaps in the replay; the comparison with the baselines judges only matchpoint fields, and a factor set's IMP fields are shown on their own below (IMPs per board, without intervals: the baselines have no IMP form)."
+            } @else {
+                "The test period holds no rated IMP field, so the figures are the matchpoint fields' alone."
+            }
+            " Intervals in brackets are 95 % intervals from a bootstrap over the test period's sessions ("
+            (super::bootstrap::REPLICATES) " replicates, fixed seed)."
+        }
+    }
+}
+
+/// The first and the last competition's dates.
+fn period(study: &Study) -> (NaiveDate, NaiveDate) {
+    (
+        study.dates.first().copied().unwrap_or_default(),
+        study.dates.last().copied().unwrap_or_default(),
+    )
+}
+
+/// Every track's figures over the test period.
+fn summary_table(study: &Study) -> Markup {
     let truth = study.rows.iter().any(|r| r.metric == "spearman_vs_truth");
     let reference = study
         .rows
         .iter()
         .any(|r| r.metric == "spearman_vs_reference");
-    h.push_str("<h2>Test period</h2><table><tr><th>set</th><th>kind</th><th>hash / parameter</th><th>sessions</th><th>entrants</th><th>Pearson r</th><th>RMSE</th><th>calibrated RMSE</th><th>slope</th><th>bias</th><th>r burn-in</th><th>ρ vs first</th><th>top-100 shared</th>");
-    if reference {
-        h.push_str("<th>ρ vs reference</th>");
-    }
-    if truth {
-        h.push_str("<th>ρ vs true skill</th><th>mean |error| vs true skill</th>");
-    }
-    h.push_str("</tr>");
-    for t in &study.tracks {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
-            escape(&t.name),
-            t.kind.label(),
-            escape(&t.hash),
-            cell(value(study, t, "test", "sessions"), 0),
-            cell(value(study, t, "test", "entrants"), 0),
-            ci_cell(study, t, "pearson_r", 3),
-            ci_cell(study, t, "rmse", 2),
-            ci_cell(study, t, "rmse_calibrated", 2),
-            ci_cell(study, t, "calibration_slope", 2),
-            ci_cell(study, t, "mean_bias", 2),
-            cell(value(study, t, "burn_in", "pearson_r"), 3),
-            cell(value(study, t, "all", "spearman_vs_first"), 3),
-            cell(value(study, t, "all", "top100_overlap_vs_first"), 0),
-        );
-        if reference {
-            let _ = write!(
-                h,
-                "<td>{}</td>",
-                cell(value(study, t, "all", "spearman_vs_reference"), 3)
-            );
+    html! {
+        h2 { "Test period" }
+        table {
+            tr {
+                (headings(&[
+                    "set", "kind", "hash / parameter", "sessions", "entrants", "Pearson r",
+                    "RMSE", "calibrated RMSE", "slope", "bias", "r burn-in", "ρ vs first",
+                    "top-100 shared",
+                ]))
+                @if reference { th { "ρ vs reference" } }
+                @if truth { th { "ρ vs true skill" } th { "mean |error| vs true skill" } }
+            }
+            @for t in &study.tracks {
+                tr {
+                    td { (Text(&t.name)) }
+                    td { (Text(t.kind.label())) }
+                    td { (Text(&t.hash)) }
+                    td { (cell(value(study, t, "test", "sessions"), 0)) }
+                    td { (cell(value(study, t, "test", "entrants"), 0)) }
+                    td { (ci_cell(study, t, "pearson_r", 3)) }
+                    td { (ci_cell(study, t, "rmse", 2)) }
+                    td { (ci_cell(study, t, "rmse_calibrated", 2)) }
+                    td { (ci_cell(study, t, "calibration_slope", 2)) }
+                    td { (ci_cell(study, t, "mean_bias", 2)) }
+                    td { (cell(value(study, t, "burn_in", "pearson_r"), 3)) }
+                    td { (cell(value(study, t, "all", "spearman_vs_first"), 3)) }
+                    td { (cell(value(study, t, "all", "top100_overlap_vs_first"), 0)) }
+                    @if reference {
+                        td { (cell(value(study, t, "all", "spearman_vs_reference"), 3)) }
+                    }
+                    @if truth {
+                        td { (cell(value(study, t, "all", "spearman_vs_truth"), 3)) }
+                        td { (cell(value(study, t, "all", "mean_abs_error_vs_truth"), 2)) }
+                    }
+                }
+            }
         }
-        if truth {
-            let _ = write!(
-                h,
-                "<td>{}</td><td>{}</td>",
-                cell(value(study, t, "all", "spearman_vs_truth"), 3),
-                cell(value(study, t, "all", "mean_abs_error_vs_truth"), 2)
-            );
-        }
-        h.push_str("</tr>");
+        p.note { "Pearson r and RMSE: expected against achieved percentage per entrant. Calibrated RMSE: the same after mapping each prediction by the line of achieved on expected fitted on the burn-in (so a set whose predictions are only too flat or too steep is not penalised for it). Slope: achieved on expected (1 is calibrated). Bias: mean of achieved − expected. ρ: Spearman's rank correlation of the final handicaps (baselines: ratings, turned so that lower is stronger). Every figure is also in study.parquet." }
     }
-    h.push_str("</table><p class=\"note\">Pearson r and RMSE: expected against achieved percentage per entrant. Calibrated RMSE: the same after mapping each prediction by the line of achieved on expected fitted on the burn-in (so a set whose predictions are only too flat or too steep is not penalised for it). Slope: achieved on expected (1 is calibrated). Bias: mean of achieved − expected. ρ: Spearman's rank correlation of the final handicaps (baselines: ratings, turned so that lower is stronger). Every figure is also in study.parquet.</p>");
+}
 
-    // Paired comparison with the best baseline.
+/// Paired comparison with the best baseline.
+fn baseline_table(study: &Study) -> Markup {
     let best = study
         .rows
         .iter()
         .find(|r| r.metric == super::gain_metric("pearson_r"))
-        .and_then(|r| r.detail.clone());
-    if let Some(best) = best {
-        let _ = write!(
-            h,
-            "<h2>Against the best baseline ({})</h2><table><tr><th>set</th><th>kind</th><th>gain in r</th><th>gain in RMSE</th><th>gain in calibrated RMSE</th></tr>",
-            escape(&best)
-        );
-        for t in &study.tracks {
-            if row(study, t, "test", &super::gain_metric("pearson_r")).is_none() {
-                continue;
+        .and_then(|r| r.detail.as_deref());
+    let Some(best) = best else {
+        return html! {};
+    };
+    let gain = |metric: &str| super::gain_metric(metric);
+    html! {
+        h2 { "Against the best baseline (" (Text(best)) ")" }
+        table {
+            tr { (headings(&[
+                "set", "kind", "gain in r", "gain in RMSE", "gain in calibrated RMSE",
+            ])) }
+            @for t in study.tracks.iter().filter(|t| row(study, t, "test", &gain("pearson_r")).is_some()) {
+                tr {
+                    td { (Text(&t.name)) }
+                    td { (Text(t.kind.label())) }
+                    td { (ci_cell(study, t, &gain("pearson_r"), 3)) }
+                    td { (ci_cell(study, t, &gain("rmse"), 3)) }
+                    td { (ci_cell(study, t, &gain("rmse_calibrated"), 3)) }
+                }
             }
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&t.name),
-                t.kind.label(),
-                ci_cell(study, t, &super::gain_metric("pearson_r"), 3),
-                ci_cell(study, t, &super::gain_metric("rmse"), 3),
-                ci_cell(study, t, &super::gain_metric("rmse_calibrated"), 3),
-            );
         }
-        h.push_str("</table><p class=\"note\">The baseline with the highest r in the test period, compared on the same bootstrap draws of sessions (a paired bootstrap). A gain is positive when the set does better: r minus the baseline's r, the baseline's RMSE minus the set's. A difference is real at the 95 % level when its whole interval lies above 0 (or below).</p>");
+        p.note { "The baseline with the highest r in the test period, compared on the same bootstrap draws of sessions (a paired bootstrap). A gain is positive when the set does better: r minus the baseline's r, the baseline's RMSE minus the set's. A difference is real at the 95 % level when its whole interval lies above 0 (or below)." }
     }
+}
 
-    // IMP fields, factor sets only.
+/// IMP fields, factor sets only.
+fn imp_table(study: &Study) -> Markup {
     let imp: Vec<&Track> = study
         .tracks
         .iter()
         .filter(|t| row(study, t, "test", "imp_entrants").is_some())
         .collect();
-    if !imp.is_empty() {
-        h.push_str("<h2>IMP fields (test period, factor sets only)</h2><table><tr><th>set</th><th>entrants</th><th>Pearson r</th><th>RMSE (IMPs per board)</th><th>slope</th><th>bias</th></tr>");
-        for t in imp {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&t.name),
-                cell(value(study, t, "test", "imp_entrants"), 0),
-                cell(value(study, t, "test", "imp_pearson_r"), 3),
-                cell(value(study, t, "test", "imp_rmse"), 3),
-                cell(value(study, t, "test", "imp_calibration_slope"), 2),
-                cell(value(study, t, "test", "imp_mean_bias"), 3),
-            );
-        }
-        h.push_str("</table><p class=\"note\">Expected against achieved IMPs per board of every entrant of a rated IMP field: pairs across the field or against a datum, and teams (a team's net IMPs per board).</p>");
+    if imp.is_empty() {
+        return html! {};
     }
+    html! {
+        h2 { "IMP fields (test period, factor sets only)" }
+        table {
+            tr { (headings(&[
+                "set", "entrants", "Pearson r", "RMSE (IMPs per board)", "slope", "bias",
+            ])) }
+            @for t in imp {
+                tr {
+                    td { (Text(&t.name)) }
+                    td { (cell(value(study, t, "test", "imp_entrants"), 0)) }
+                    td { (cell(value(study, t, "test", "imp_pearson_r"), 3)) }
+                    td { (cell(value(study, t, "test", "imp_rmse"), 3)) }
+                    td { (cell(value(study, t, "test", "imp_calibration_slope"), 2)) }
+                    td { (cell(value(study, t, "test", "imp_mean_bias"), 3)) }
+                }
+            }
+        }
+        p.note { "Expected against achieved IMPs per board of every entrant of a rated IMP field: pairs across the field or against a datum, and teams (a team's net IMPs per board)." }
+    }
+}
 
-    // The confidence figure against the hidden skill.
+/// The confidence figure against the hidden skill.
+fn confidence_table(study: &Study) -> Markup {
     let coverage: Vec<&Track> = study
         .tracks
         .iter()
         .filter(|t| row(study, t, "all", "handicap_sd_within_1sd").is_some())
         .collect();
-    if !coverage.is_empty() {
-        h.push_str("<h2>Confidence figure</h2><table><tr><th>set</th><th>within 1 sd</th><th>within 2 sd</th><th>mean handicap_sd</th></tr>");
-        for t in coverage {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&t.name),
-                cell(
-                    value(study, t, "all", "handicap_sd_within_1sd").map(|v| 100.0 * v),
-                    1
-                ),
-                cell(
-                    value(study, t, "all", "handicap_sd_within_2sd").map(|v| 100.0 * v),
-                    1
-                ),
-                cell(value(study, t, "all", "handicap_sd_mean"), 2),
-            );
-        }
-        h.push_str("</table><p class=\"note\">Share (%) of the members with at least 500 boards whose final handicap lies within one and two handicap_sd of their hidden skill in the last month. A normal spread gives 68 % and 95 %.</p>");
+    if coverage.is_empty() {
+        return html! {};
     }
+    let percent =
+        |t: &Track, metric: &str| cell(value(study, t, "all", metric).map(|v| 100.0 * v), 1);
+    html! {
+        h2 { "Confidence figure" }
+        table {
+            tr { (headings(&["set", "within 1 sd", "within 2 sd", "mean handicap_sd"])) }
+            @for t in coverage {
+                tr {
+                    td { (Text(&t.name)) }
+                    td { (percent(t, "handicap_sd_within_1sd")) }
+                    td { (percent(t, "handicap_sd_within_2sd")) }
+                    td { (cell(value(study, t, "all", "handicap_sd_mean"), 2)) }
+                }
+            }
+        }
+        p.note { "Share (%) of the members with at least 500 boards whose final handicap lies within one and two handicap_sd of their hidden skill in the last month. A normal spread gives 68 % and 95 %." }
+    }
+}
 
-    // Expected against achieved.
+/// Expected against achieved.
+fn calibration_figure(study: &Study) -> Markup {
     let mut chart = Chart::new(
         "Expected against achieved (test period)",
         "expected % over 50",
@@ -266,13 +311,17 @@ pub fn render(study: &Study) -> String {
             calibration(t, study),
         ));
     }
-    let _ = write!(
-        h,
-        "<h2>Calibration</h2><figure>{}<figcaption class=\"note\">Grey: entrants of the first set. Lines: mean achieved in ten equal-count bins of the expected result; on the dashed diagonal a set is calibrated.</figcaption></figure>",
-        svg::render(&chart)
-    );
+    html! {
+        h2 { "Calibration" }
+        figure {
+            (PreEscaped(svg::render(&chart)))
+            figcaption.note { "Grey: entrants of the first set. Lines: mean achieved in ten equal-count bins of the expected result; on the dashed diagonal a set is calibrated." }
+        }
+    }
+}
 
-    // Distribution per set.
+/// Distribution per set.
+fn distribution_figure(study: &Study) -> Markup {
     let mut chart = Chart::new("Final handicaps", "handicap", "share of members (%)");
     for (i, t) in study.tracks.iter().enumerate() {
         if t.kind != TrackKind::FactorSet {
@@ -295,13 +344,17 @@ pub fn render(study: &Study) -> String {
             points,
         ));
     }
-    let _ = write!(
-        h,
-        "<h2>Distribution</h2><figure>{}<figcaption class=\"note\">Members who played, in bins of 2 handicap units.</figcaption></figure>",
-        svg::render(&chart)
-    );
+    html! {
+        h2 { "Distribution" }
+        figure {
+            (PreEscaped(svg::render(&chart)))
+            figcaption.note { "Members who played, in bins of 2 handicap units." }
+        }
+    }
+}
 
-    // r per year.
+/// r per year.
+fn years_figure(study: &Study) -> Markup {
     let mut chart = Chart::new("Pearson r per year", "year", "r");
     let mut years = Vec::new();
     for (i, t) in study.tracks.iter().enumerate() {
@@ -333,79 +386,90 @@ pub fn render(study: &Study) -> String {
     if let (Some(a), Some(b)) = (years.first(), years.last()) {
         chart.x_range = Some((f64::from(*a) - 0.5, f64::from(*b) + 0.5));
     }
-    let _ = write!(
-        h,
-        "<h2>Accuracy per year</h2><figure>{}</figure>",
-        svg::render(&chart)
-    );
-
-    // Trajectories.
-    h.push_str("<h2>Trajectories</h2><p class=\"note\">The members with the most boards: handicap after each competition, per factor set");
-    if !study.trajectory_truth.is_empty() {
-        h.push_str("; dashed, the hidden skill of the synthetic federation");
+    html! {
+        h2 { "Accuracy per year" }
+        figure { (PreEscaped(svg::render(&chart))) }
     }
-    h.push_str(".</p>");
-    for (k, &member) in study.trajectory_members.iter().enumerate() {
-        let id = study
-            .member_ids
-            .get(member as usize)
-            .copied()
-            .unwrap_or_default();
-        let title = match study.member_names.get(member as usize).cloned().flatten() {
-            Some(name) => format!("{name} ({id})"),
-            None => format!("Member {id}"),
-        };
-        let mut chart = Chart::new(title, "date", "handicap");
-        chart.height = 280.0;
-        chart.x_ticks = Some(year_ticks(first_date, last_date));
-        for (i, t) in study.tracks.iter().enumerate() {
-            if let Some(series) = t.trajectories.get(k) {
-                let points = series
-                    .iter()
-                    .map(|(d, v)| (year_fraction(*d), *v))
-                    .collect();
-                chart
-                    .series
-                    .push(Series::new(t.name.clone(), color(i), Mark::Line, points));
+}
+
+/// The members with the most boards: a chart each.
+fn trajectories(study: &Study) -> Markup {
+    html! {
+        h2 { "Trajectories" }
+        p.note {
+            "The members with the most boards: handicap after each competition, per factor set, the better (lower) handicaps at the top as on a member's statement"
+            @if !study.trajectory_truth.is_empty() {
+                "; dashed, the hidden skill of the synthetic federation"
             }
+            "."
         }
-        if let Some(truth) = study.trajectory_truth.get(k) {
-            let points = truth.iter().map(|(d, v)| (year_fraction(*d), *v)).collect();
+        @for (k, &member) in study.trajectory_members.iter().enumerate() {
+            (PreEscaped(svg::render(&trajectory_chart(study, k, member))))
+        }
+    }
+}
+
+fn trajectory_chart(study: &Study, k: usize, member: u32) -> Chart {
+    let id = study
+        .member_ids
+        .get(member as usize)
+        .copied()
+        .unwrap_or_default();
+    let title = match study.member_names.get(member as usize).cloned().flatten() {
+        Some(name) => format!("{name} ({id})"),
+        None => format!("Member {id}"),
+    };
+    let (first_date, last_date) = period(study);
+    let mut chart = Chart::new(title, "date", "handicap");
+    chart.y_inverted = true;
+    chart.height = 280.0;
+    chart.x_ticks = Some(year_ticks(first_date, last_date));
+    for (i, t) in study.tracks.iter().enumerate() {
+        if let Some(series) = t.trajectories.get(k) {
+            let points = series
+                .iter()
+                .map(|(d, v)| (year_fraction(*d), *v))
+                .collect();
             chart
                 .series
-                .push(Series::new("true skill", "#000000", Mark::Line, points).dashed());
+                .push(Series::new(t.name.clone(), color(i), Mark::Line, points));
         }
-        h.push_str(&svg::render(&chart));
     }
+    if let Some(truth) = study.trajectory_truth.get(k) {
+        let points = truth.iter().map(|(d, v)| (year_fraction(*d), *v)).collect();
+        chart
+            .series
+            .push(Series::new("true skill", "#000000", Mark::Line, points).dashed());
+    }
+    chart
+}
 
-    // Largest movers.
+/// Largest movers.
+fn movers_table(study: &Study) -> Markup {
     let movers: Vec<_> = study
         .rows
         .iter()
         .filter(|r| r.metric.starts_with("mover_"))
         .collect();
-    if !movers.is_empty() {
-        let first = study
-            .tracks
-            .first()
-            .map(|t| t.name.as_str())
-            .unwrap_or_default();
-        let _ = write!(
-            h,
-            "<h2>Largest movers against {}</h2><table><tr><th>set</th><th>change</th><th>member</th></tr>",
-            escape(first)
-        );
-        for r in movers {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{:+.2}</td><td>{}</td></tr>",
-                escape(&r.set),
-                r.value,
-                escape(r.detail.as_deref().unwrap_or_default())
-            );
-        }
-        h.push_str("</table>");
+    if movers.is_empty() {
+        return html! {};
     }
-    h.push_str("</body></html>\n");
-    h
+    let first = study
+        .tracks
+        .first()
+        .map(|t| t.name.as_str())
+        .unwrap_or_default();
+    html! {
+        h2 { "Largest movers against " (Text(first)) }
+        table {
+            tr { (headings(&["set", "change", "member"])) }
+            @for r in movers {
+                tr {
+                    td { (Text(&r.set)) }
+                    td { (format!("{:+.2}", r.value)) }
+                    td { (Text(r.detail.as_deref().unwrap_or_default())) }
+                }
+            }
+        }
+    }
 }

@@ -77,7 +77,7 @@ pub struct StudyData {
     pub competitions: Vec<PreparedCompetition>,
     /// The class of each competition (replay order), for sets with other class weights.
     pub classes: Vec<Option<String>>,
-    /// Competitions left out because they break a rule of the data contract (as a run
+    /// Competitions left out because they break a rule of docs/data.md (as a run
     /// lists them in `quarantine.csv`).
     pub quarantined: usize,
     prepared_with: std::collections::BTreeMap<String, f64>,
@@ -250,13 +250,10 @@ pub fn run(
     // The first set's replay decides which fields were rated, who is tracked, and whose
     // trajectories are drawn; the other sets and the baselines follow it.
     let probe = replay_set(data, first)?;
-    let rated: Vec<bool> = {
-        let mut r = vec![false; data.competitions.len()];
-        for c in &probe.changes {
-            r[c.competition] = true;
-        }
-        r
-    };
+    let mut rated = vec![false; data.competitions.len()];
+    for c in &probe.changes {
+        rated[c.competition] = true;
+    }
     let boards = &probe.boards;
     let tracked: Vec<u32> = match &options.truth {
         Some(_) => (0..members as u32)
@@ -264,12 +261,63 @@ pub fn run(
             .collect(),
         None => Vec::new(),
     };
-    let mut by_boards: Vec<u32> = (0..members as u32).collect();
-    by_boards.sort_by(|a, b| boards[*b as usize].cmp(&boards[*a as usize]).then(a.cmp(b)));
-    let trajectory_members: Vec<u32> = by_boards.into_iter().take(TRAJECTORIES).collect();
+    let trajectory_members = most_boards(boards, TRAJECTORIES);
 
-    let fields: Vec<Field> = data
-        .competitions
+    let fields = judged_fields(data, &rated);
+
+    let ctx = Context {
+        data,
+        rated: &rated,
+        tracked: &tracked,
+        trajectory_members: &trajectory_members,
+        fields: &fields,
+        burn_in_until,
+    };
+    let tracks = all_tracks(&ctx, sets, on_done)?;
+
+    let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
+    let member_names: Vec<Option<String>> = data
+        .registry
+        .members
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
+    let trajectory_truth = match &options.truth {
+        Some(truth) => trajectory_members
+            .iter()
+            .map(|&m| skill_series(truth, member_ids[m as usize]))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut study = Study {
+        burn_in_until,
+        tracks,
+        rows: Vec::new(),
+        dates,
+        member_ids,
+        member_names,
+        trajectory_members,
+        trajectory_truth,
+    };
+    let mut rows = metric_rows(&study, &tracked, options);
+    let intervals = interval_rows(&study, &mut rows);
+    rows.extend(intervals);
+    study.rows = rows;
+    Ok(study)
+}
+
+/// The `n` members with the most boards, most first (by index among equals).
+fn most_boards(boards: &[u64], n: usize) -> Vec<u32> {
+    let mut by_boards: Vec<u32> = (0..boards.len() as u32).collect();
+    by_boards.sort_by(|a, b| boards[*b as usize].cmp(&boards[*a as usize]).then(a.cmp(b)));
+    by_boards.truncate(n);
+    by_boards
+}
+
+/// The fields the study judges: each rated, judged competition's entrants, with their
+/// members and achieved results.
+fn judged_fields(data: &StudyData, rated: &[bool]) -> Vec<Field> {
+    data.competitions
         .iter()
         .enumerate()
         .filter(|(i, c)| rated[*i] && judged(c))
@@ -295,8 +343,15 @@ pub fn run(
                 .collect(),
             groups: groups(c),
         })
-        .collect();
+        .collect()
+}
 
+/// The track of every set and baseline, replayed in parallel, in that order.
+fn all_tracks(
+    ctx: &Context,
+    sets: &[StudySet],
+    on_done: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<Track>> {
     enum Job<'a> {
         Set(&'a StudySet),
         Baseline(Baseline),
@@ -306,20 +361,12 @@ pub fn run(
         .map(Job::Set)
         .chain(Baseline::ALL.into_iter().map(Job::Baseline))
         .collect();
-    let ctx = Context {
-        data,
-        rated: &rated,
-        tracked: &tracked,
-        trajectory_members: &trajectory_members,
-        fields: &fields,
-        burn_in_until,
-    };
     let tracks: Vec<Result<Track>> = jobs
         .par_iter()
         .map(|job| {
             let track = match job {
-                Job::Set(set) => model_track(&ctx, set),
-                Job::Baseline(b) => Ok(baseline_track(&ctx, *b)),
+                Job::Set(set) => model_track(ctx, set),
+                Job::Baseline(b) => Ok(baseline_track(ctx, *b)),
             };
             on_done(match job {
                 Job::Set(set) => set.name(),
@@ -328,47 +375,19 @@ pub fn run(
             track
         })
         .collect();
-    let tracks = tracks.into_iter().collect::<Result<Vec<Track>>>()?;
+    tracks.into_iter().collect()
+}
 
-    let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
-    let member_names: Vec<Option<String>> = data
-        .registry
-        .members
+/// A member's hidden skill month by month, as (month's first day, skill).
+fn skill_series(truth: &Truth, id: MemberId) -> Vec<(NaiveDate, f64)> {
+    let mut series: Vec<(NaiveDate, f64)> = truth
+        .skill
         .iter()
-        .map(|m| m.name.clone())
+        .filter(|((mid, _), _)| *mid == id)
+        .filter_map(|((_, month), s)| Some((month_start(*month)?, *s)))
         .collect();
-    let trajectory_truth = match &options.truth {
-        Some(truth) => trajectory_members
-            .iter()
-            .map(|&m| {
-                let id = member_ids[m as usize];
-                let mut series: Vec<(NaiveDate, f64)> = truth
-                    .skill
-                    .iter()
-                    .filter(|((mid, _), _)| *mid == id)
-                    .filter_map(|((_, month), s)| Some((month_start(*month)?, *s)))
-                    .collect();
-                series.sort_by_key(|p| p.0);
-                series
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    let mut study = Study {
-        burn_in_until,
-        tracks,
-        rows: Vec::new(),
-        dates,
-        member_ids,
-        member_names,
-        trajectory_members,
-        trajectory_truth,
-    };
-    let mut rows = metric_rows(&study, &tracked, options);
-    let intervals = interval_rows(&study, &mut rows);
-    rows.extend(intervals);
-    study.rows = rows;
-    Ok(study)
+    series.sort_by_key(|p| p.0);
+    series
 }
 
 /// The first day of a month index.
@@ -675,155 +694,178 @@ fn metric_rows(study: &Study, tracked: &[u32], options: &StudyOptions) -> Vec<Me
         .as_ref()
         .map(|r| r.iter().copied().collect());
     for track in &study.tracks {
-        if let Some(p) = track.parameter {
-            if let TrackKind::Baseline(b) = track.kind {
-                push(
-                    track,
-                    "burn_in",
-                    b.parameter_name(),
-                    Some(p),
-                    Some("tuned on the burn-in period".into()),
-                );
-            }
-        }
-        let date = |p: &Prediction| study.dates[p.competition];
-        let test: Vec<&Prediction> = track
-            .predictions
-            .iter()
-            .filter(|p| date(p) > study.burn_in_until)
-            .collect();
-        let burn: Vec<&Prediction> = track
-            .predictions
-            .iter()
-            .filter(|p| date(p) <= study.burn_in_until)
-            .collect();
-        prediction_rows(track, "test", &test, "", &mut push);
-        prediction_rows(track, "burn_in", &burn, "", &mut push);
-        if !track.imp_predictions.is_empty() {
-            let (test, burn): (Vec<&Prediction>, Vec<&Prediction>) = track
-                .imp_predictions
-                .iter()
-                .partition(|p| date(p) > study.burn_in_until);
-            prediction_rows(track, "test", &test, "imp_", &mut push);
-            prediction_rows(track, "burn_in", &burn, "imp_", &mut push);
-        }
-        let mut years: BTreeMap<i32, Vec<&Prediction>> = BTreeMap::new();
-        for p in &track.predictions {
-            years.entry(date(p).year()).or_default().push(p);
-        }
-        for (year, preds) in &years {
-            prediction_rows(track, &year.to_string(), preds, "", &mut push);
-        }
-
-        let finals: Vec<f64> = track.final_value.iter().flatten().copied().collect();
-        push(
-            track,
-            "all",
-            "members_rated",
-            Some(finals.len() as f64),
-            None,
-        );
-        if track.kind == TrackKind::FactorSet {
-            for (name, q) in [
-                ("q05", 0.05),
-                ("q25", 0.25),
-                ("q50", 0.5),
-                ("q75", 0.75),
-                ("q95", 0.95),
-            ] {
-                push(
-                    track,
-                    "all",
-                    &format!("handicap_{name}"),
-                    metrics::quantile(&finals, q),
-                    None,
-                );
-            }
-            push(track, "all", "handicap_mean", metrics::mean(&finals), None);
-        }
-
-        // Against the first set.
-        let (idx, a, b) = common(&track.final_value, &first.final_value);
-        push(
-            track,
-            "all",
-            "spearman_vs_first",
-            metrics::spearman(&a, &b),
-            Some(first.name.clone()),
-        );
-        push(
-            track,
-            "all",
-            &format!("top{TOP_K}_overlap_vs_first"),
-            Some(metrics::top_k_overlap(&a, &b, TOP_K) as f64),
-            Some(first.name.clone()),
-        );
-        if track.kind == TrackKind::FactorSet && first.kind == TrackKind::FactorSet {
-            let mut moves: Vec<(usize, f64, f64)> = idx
-                .iter()
-                .zip(a.iter().zip(&b))
-                .map(|(&i, (x, y))| (i, *x, *y))
-                .collect();
-            moves.sort_by(|p, q| {
-                (q.1 - q.2)
-                    .abs()
-                    .total_cmp(&(p.1 - p.2).abs())
-                    .then(p.0.cmp(&q.0))
-            });
-            for (rank, (i, x, y)) in moves.iter().take(MOVERS).enumerate() {
-                if (x - y).abs() > 0.0 {
-                    push(
-                        track,
-                        "all",
-                        &format!("mover_{:02}", rank + 1),
-                        Some(x - y),
-                        Some(format!(
-                            "member {}{}: {:.2} in {}, {:.2} here",
-                            study.member_ids[*i],
-                            study
-                                .member_names
-                                .get(*i)
-                                .cloned()
-                                .flatten()
-                                .map_or_else(String::new, |name| format!(" ({name})")),
-                            y,
-                            first.name,
-                            x
-                        )),
-                    );
-                }
-            }
-        }
-
+        period_rows(study, track, &mut push);
+        final_rows(track, &mut push);
+        first_rows(study, track, first, &mut push);
         if let Some(reference) = &reference {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            for (i, v) in track.final_value.iter().enumerate() {
-                if let (Some(v), Some(r)) = (v, reference.get(&study.member_ids[i])) {
-                    a.push(*v);
-                    b.push(*r);
-                }
-            }
-            push(
-                track,
-                "all",
-                "reference_members",
-                Some(a.len() as f64),
-                None,
-            );
-            push(
-                track,
-                "all",
-                "spearman_vs_reference",
-                metrics::spearman(&a, &b),
-                None,
-            );
+            reference_rows(study, track, reference, &mut push);
         }
-
         if let Some(truth) = &options.truth {
             truth_rows(study, track, tracked, truth, &mut push);
         }
     }
     rows
+}
+
+/// A baseline's tuned parameter, and the prediction figures of the test period, the
+/// burn-in and each year.
+fn period_rows(study: &Study, track: &Track, push: &mut Push) {
+    if let Some(p) = track.parameter {
+        if let TrackKind::Baseline(b) = track.kind {
+            push(
+                track,
+                "burn_in",
+                b.parameter_name(),
+                Some(p),
+                Some("tuned on the burn-in period".into()),
+            );
+        }
+    }
+    let date = |p: &Prediction| study.dates[p.competition];
+    let test: Vec<&Prediction> = track
+        .predictions
+        .iter()
+        .filter(|p| date(p) > study.burn_in_until)
+        .collect();
+    let burn: Vec<&Prediction> = track
+        .predictions
+        .iter()
+        .filter(|p| date(p) <= study.burn_in_until)
+        .collect();
+    prediction_rows(track, "test", &test, "", push);
+    prediction_rows(track, "burn_in", &burn, "", push);
+    if !track.imp_predictions.is_empty() {
+        let (test, burn): (Vec<&Prediction>, Vec<&Prediction>) = track
+            .imp_predictions
+            .iter()
+            .partition(|p| date(p) > study.burn_in_until);
+        prediction_rows(track, "test", &test, "imp_", push);
+        prediction_rows(track, "burn_in", &burn, "imp_", push);
+    }
+    let mut years: BTreeMap<i32, Vec<&Prediction>> = BTreeMap::new();
+    for p in &track.predictions {
+        years.entry(date(p).year()).or_default().push(p);
+    }
+    for (year, preds) in &years {
+        prediction_rows(track, &year.to_string(), preds, "", push);
+    }
+}
+
+/// The members rated at the end, and a factor set's spread of final handicaps.
+fn final_rows(track: &Track, push: &mut Push) {
+    let finals: Vec<f64> = track.final_value.iter().flatten().copied().collect();
+    push(
+        track,
+        "all",
+        "members_rated",
+        Some(finals.len() as f64),
+        None,
+    );
+    if track.kind == TrackKind::FactorSet {
+        for (name, q) in [
+            ("q05", 0.05),
+            ("q25", 0.25),
+            ("q50", 0.5),
+            ("q75", 0.75),
+            ("q95", 0.95),
+        ] {
+            push(
+                track,
+                "all",
+                &format!("handicap_{name}"),
+                metrics::quantile(&finals, q),
+                None,
+            );
+        }
+        push(track, "all", "handicap_mean", metrics::mean(&finals), None);
+    }
+}
+
+/// The final handicaps against the first set's: rank correlation, shared top, and the
+/// members who moved most.
+fn first_rows(study: &Study, track: &Track, first: &Track, push: &mut Push) {
+    let (idx, a, b) = common(&track.final_value, &first.final_value);
+    push(
+        track,
+        "all",
+        "spearman_vs_first",
+        metrics::spearman(&a, &b),
+        Some(first.name.clone()),
+    );
+    push(
+        track,
+        "all",
+        &format!("top{TOP_K}_overlap_vs_first"),
+        Some(metrics::top_k_overlap(&a, &b, TOP_K) as f64),
+        Some(first.name.clone()),
+    );
+    if track.kind != TrackKind::FactorSet || first.kind != TrackKind::FactorSet {
+        return;
+    }
+    let mut moves: Vec<(usize, f64, f64)> = idx
+        .iter()
+        .zip(a.iter().zip(&b))
+        .map(|(&i, (x, y))| (i, *x, *y))
+        .collect();
+    moves.sort_by(|p, q| {
+        (q.1 - q.2)
+            .abs()
+            .total_cmp(&(p.1 - p.2).abs())
+            .then(p.0.cmp(&q.0))
+    });
+    for (rank, (i, x, y)) in moves.iter().take(MOVERS).enumerate() {
+        if (x - y).abs() > 0.0 {
+            push(
+                track,
+                "all",
+                &format!("mover_{:02}", rank + 1),
+                Some(x - y),
+                Some(format!(
+                    "member {}{}: {:.2} in {}, {:.2} here",
+                    study.member_ids[*i],
+                    study
+                        .member_names
+                        .get(*i)
+                        .cloned()
+                        .flatten()
+                        .map_or_else(String::new, |name| format!(" ({name})")),
+                    y,
+                    first.name,
+                    x
+                )),
+            );
+        }
+    }
+}
+
+/// The final handicaps against a reference list's.
+fn reference_rows(
+    study: &Study,
+    track: &Track,
+    reference: &HashMap<MemberId, f64>,
+    push: &mut Push,
+) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (i, v) in track.final_value.iter().enumerate() {
+        if let (Some(v), Some(r)) = (v, reference.get(&study.member_ids[i])) {
+            a.push(*v);
+            b.push(*r);
+        }
+    }
+    push(
+        track,
+        "all",
+        "reference_members",
+        Some(a.len() as f64),
+        None,
+    );
+    push(
+        track,
+        "all",
+        "spearman_vs_reference",
+        metrics::spearman(&a, &b),
+        None,
+    );
 }
 
 fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push: &mut Push) {
@@ -884,53 +926,58 @@ fn truth_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push
         metrics::mean(&rhos),
         detail.clone(),
     );
-    // The confidence figure against the hidden skill: the final handicap and sd of each
-    // tracked member, the skill of the last month.
-    if let Some(month) = track.monthly.keys().next_back() {
-        let items: Vec<(f64, f64, f64)> = tracked
-            .iter()
-            .filter_map(|&m| {
-                let h = track.final_value.get(m as usize).copied().flatten()?;
-                let sd = track.final_sd.get(m as usize).copied().flatten()?;
-                let t = truth.skill.get(&(study.member_ids[m as usize], *month))?;
-                Some((h, *t, sd))
-            })
-            .collect();
-        if let Some((one, two)) = bootstrap::coverage(&items) {
-            let detail = Some(format!(
-                "{} members with at least {TRUTH_MIN_BOARDS} boards: final handicap against the hidden skill of the last month",
-                items.len()
-            ));
-            push(
-                track,
-                "all",
-                "handicap_sd_within_1sd",
-                Some(one),
-                detail.clone(),
-            );
-            push(
-                track,
-                "all",
-                "handicap_sd_within_2sd",
-                Some(two),
-                detail.clone(),
-            );
-            let sds: Vec<f64> = items.iter().map(|i| i.2).collect();
-            push(
-                track,
-                "all",
-                "handicap_sd_mean",
-                metrics::mean(&sds),
-                detail,
-            );
-        }
-    }
+    coverage_rows(study, track, tracked, truth, push);
     if is_model {
         push(
             track,
             "test",
             "mean_abs_error_vs_truth_monthly",
             metrics::mean(&errors),
+            detail,
+        );
+    }
+}
+
+/// The confidence figure against the hidden skill: the final handicap and sd of each
+/// tracked member, the skill of the last month.
+fn coverage_rows(study: &Study, track: &Track, tracked: &[u32], truth: &Truth, push: &mut Push) {
+    let Some(month) = track.monthly.keys().next_back() else {
+        return;
+    };
+    let items: Vec<(f64, f64, f64)> = tracked
+        .iter()
+        .filter_map(|&m| {
+            let h = track.final_value.get(m as usize).copied().flatten()?;
+            let sd = track.final_sd.get(m as usize).copied().flatten()?;
+            let t = truth.skill.get(&(study.member_ids[m as usize], *month))?;
+            Some((h, *t, sd))
+        })
+        .collect();
+    if let Some((one, two)) = bootstrap::coverage(&items) {
+        let detail = Some(format!(
+            "{} members with at least {TRUTH_MIN_BOARDS} boards: final handicap against the hidden skill of the last month",
+            items.len()
+        ));
+        push(
+            track,
+            "all",
+            "handicap_sd_within_1sd",
+            Some(one),
+            detail.clone(),
+        );
+        push(
+            track,
+            "all",
+            "handicap_sd_within_2sd",
+            Some(two),
+            detail.clone(),
+        );
+        let sds: Vec<f64> = items.iter().map(|i| i.2).collect();
+        push(
+            track,
+            "all",
+            "handicap_sd_mean",
+            metrics::mean(&sds),
             detail,
         );
     }
@@ -948,7 +995,60 @@ pub fn gain_metric(metric: &str) -> String {
 /// the highest r in the test period): r − r(baseline), RMSE(baseline) − RMSE and the same
 /// for the calibrated RMSE, so that a positive gain is always better.
 fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
-    let test = |p: &Prediction| study.dates[p.competition] > study.burn_in_until;
+    let per_track = track_sessions(study);
+    let tracks: Vec<bootstrap::TrackSessions> = per_track.iter().map(|t| t.0.clone()).collect();
+    // Every track has a slot for each session.
+    let sessions = tracks.first().map_or(0, |t| t.raw.len());
+    let replicates =
+        bootstrap::replicates(&tracks, sessions, bootstrap::REPLICATES, bootstrap::SEED);
+    let mut out = Vec::new();
+    for (k, t) in study.tracks.iter().enumerate() {
+        out.push(test_row(
+            t,
+            "sessions".into(),
+            t.predictions
+                .iter()
+                .filter(|p| in_test(study, p))
+                .map(|p| p.competition)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len() as f64,
+            Some("test-period sessions, the unit of the bootstrap".into()),
+        ));
+        for (f, (metric, figure, calibrated)) in bootstrap::FIGURES.iter().enumerate() {
+            let ci = bootstrap::interval(&bootstrap::values(&replicates, k, f));
+            if *calibrated {
+                if !per_track[k].1 {
+                    continue;
+                }
+                if let Some(v) = figure(&pooled(&per_track[k].0, true)) {
+                    let mut row = test_row(
+                        t,
+                        (*metric).to_string(),
+                        v,
+                        Some("predictions mapped by the line of achieved on expected fitted on the burn-in".into()),
+                    );
+                    (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+                    out.push(row);
+                }
+            } else if let Some(row) = rows.iter_mut().find(|r| {
+                r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == *metric
+            }) {
+                (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
+            }
+        }
+    }
+    out.extend(gain_rows(study, &per_track, &replicates));
+    out
+}
+
+fn in_test(study: &Study, p: &Prediction) -> bool {
+    study.dates[p.competition] > study.burn_in_until
+}
+
+/// Each track's sums per test-period session (the sessions of every track, in order),
+/// and whether its burn-in has a line to recalibrate by.
+fn track_sessions(study: &Study) -> Vec<(bootstrap::TrackSessions, bool)> {
+    let test = |p: &Prediction| in_test(study, p);
     let mut sessions: Vec<usize> = study
         .tracks
         .iter()
@@ -963,7 +1063,7 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
     sessions.dedup();
     let position: HashMap<usize, usize> =
         sessions.iter().enumerate().map(|(i, &c)| (c, i)).collect();
-    let per_track: Vec<(bootstrap::TrackSessions, bool)> = study
+    study
         .tracks
         .iter()
         .map(|t| {
@@ -988,16 +1088,12 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
             }
             (s, line.is_some())
         })
-        .collect();
-    let tracks: Vec<bootstrap::TrackSessions> = per_track.iter().map(|t| t.0.clone()).collect();
-    let replicates = bootstrap::replicates(
-        &tracks,
-        sessions.len(),
-        bootstrap::REPLICATES,
-        bootstrap::SEED,
-    );
-    let mut out = Vec::new();
-    let new_row = |t: &Track, metric: String, value: f64, detail: Option<String>| MetricRow {
+        .collect()
+}
+
+/// A row of the test period.
+fn test_row(t: &Track, metric: String, value: f64, detail: Option<String>) -> MetricRow {
+    MetricRow {
         set: t.name.clone(),
         hash: t.hash.clone(),
         kind: t.kind.label(),
@@ -1007,50 +1103,26 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
         detail,
         low: None,
         high: None,
-    };
-    let pooled = |s: &bootstrap::TrackSessions, calibrated: bool| {
-        let mut total = bootstrap::Sums::default();
-        for x in if calibrated { &s.calibrated } else { &s.raw } {
-            total.add_times(x, 1.0);
-        }
-        total
-    };
-    for (k, t) in study.tracks.iter().enumerate() {
-        out.push(new_row(
-            t,
-            "sessions".into(),
-            t.predictions
-                .iter()
-                .filter(|p| test(p))
-                .map(|p| p.competition)
-                .collect::<std::collections::BTreeSet<_>>()
-                .len() as f64,
-            Some("test-period sessions, the unit of the bootstrap".into()),
-        ));
-        for (f, (metric, figure, calibrated)) in bootstrap::FIGURES.iter().enumerate() {
-            let ci = bootstrap::interval(&bootstrap::values(&replicates, k, f));
-            if *calibrated {
-                if !per_track[k].1 {
-                    continue;
-                }
-                if let Some(v) = figure(&pooled(&per_track[k].0, true)) {
-                    let mut row = new_row(
-                        t,
-                        (*metric).to_string(),
-                        v,
-                        Some("predictions mapped by the line of achieved on expected fitted on the burn-in".into()),
-                    );
-                    (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
-                    out.push(row);
-                }
-            } else if let Some(row) = rows.iter_mut().find(|r| {
-                r.set == t.name && r.hash == t.hash && r.period == "test" && r.metric == *metric
-            }) {
-                (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
-            }
-        }
     }
-    // The best baseline: the highest r over the whole test period.
+}
+
+/// The sums of every session, as predicted or as recalibrated.
+fn pooled(s: &bootstrap::TrackSessions, calibrated: bool) -> bootstrap::Sums {
+    let mut total = bootstrap::Sums::default();
+    for x in if calibrated { &s.calibrated } else { &s.raw } {
+        total.add_times(x, 1.0);
+    }
+    total
+}
+
+/// Each track's paired gains over the best baseline: the highest r over the whole test
+/// period.
+fn gain_rows(
+    study: &Study,
+    per_track: &[(bootstrap::TrackSessions, bool)],
+    replicates: &[Vec<bootstrap::Figures>],
+) -> Vec<MetricRow> {
+    let mut out = Vec::new();
     let best = study
         .tracks
         .iter()
@@ -1087,12 +1159,12 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
             ) else {
                 continue;
             };
-            let diffs: Vec<f64> = bootstrap::paired_differences(&replicates, k, b, f)
+            let diffs: Vec<f64> = bootstrap::paired_differences(replicates, k, b, f)
                 .into_iter()
                 .map(|d| sign * d)
                 .collect();
             let ci = bootstrap::interval(&diffs);
-            let mut row = new_row(t, gain_metric(metric), sign * (x - y), detail.clone());
+            let mut row = test_row(t, gain_metric(metric), sign * (x - y), detail.clone());
             (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
             out.push(row);
         }

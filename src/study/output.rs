@@ -7,7 +7,7 @@ use polars::prelude::*;
 
 use crate::dataset::MemberId;
 use crate::error::{Error, InputError, Location, Result};
-use crate::store::files::{write_atomic, write_parquet};
+use crate::store::files::{write_parquet, Commit};
 use crate::store::frame::FrameBuilder;
 
 use super::{MetricRow, Study, Truth};
@@ -28,18 +28,21 @@ pub fn rows_frame(rows: &[MetricRow]) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// Writes `study.parquet` and `study.html` into `out` (created if needed).
-pub fn write_study(out: &Path, study: &Study) -> Result<()> {
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
-    let parquet = out.join("study.parquet");
-    let df = rows_frame(&study.rows).map_err(|e| Error::polars(&parquet, e))?;
-    write_parquet(&df, &parquet)?;
-    let html = out.join("study.html");
+/// The files of a study's folder.
+pub const FILES: [&str; 2] = [PARQUET, HTML];
+pub const PARQUET: &str = "study.parquet";
+pub const HTML: &str = "study.html";
+
+/// Writes `study.parquet` and `study.html` as the folder `out`, whole: the two always
+/// belong to the same study, whenever the command is stopped (see
+/// [`crate::report::run_folder::write_whole`]).
+pub fn write_study(out: &Path, study: &Study, commit: Commit<'_>) -> Result<()> {
+    let df = rows_frame(&study.rows).map_err(|e| Error::polars(out.join(PARQUET), e))?;
     let text = super::html::render(study);
-    write_atomic(&html, |w| {
-        use std::io::Write;
-        w.write_all(text.as_bytes())
-            .map_err(|e| Error::io(&html, e))
+    crate::report::run_folder::write_whole(out, &FILES, "a study", commit, |staged| {
+        write_parquet(&df, &staged.join(PARQUET))?;
+        let html = staged.join(HTML);
+        std::fs::write(&html, text.as_bytes()).map_err(|e| Error::io(&html, e))
     })
 }
 

@@ -18,7 +18,7 @@ use crate::scoring::draw::{first_round, next_round, DrawEntry};
 
 use super::federation::{Club, Federation};
 use super::movements::{mitchell, round_robin, team_rounds, Movement};
-use super::play::{deal, play};
+use super::play::{deal, play, PlayModel};
 use super::rng::Rng;
 
 /// The kinds of event a club runs, in the order of [`super::EventMix`].
@@ -302,21 +302,8 @@ impl<'a> MonthBuilder<'a> {
             let seat_of: Vec<Option<usize>> = (0..movement.pairs)
                 .map(|p| (Some(p) != phantom && p < n).then_some(p))
                 .collect();
-            for (pos, who) in seat_of.iter().enumerate() {
-                if let Some(i) = who {
-                    let mut e = Entrant::new(id.clone(), (pos + 1).to_string());
-                    e.players[0] = Some(self.fed.id(pairs[*i][0]));
-                    e.players[1] = Some(self.fed.id(pairs[*i][1]));
-                    if mitchell_field {
-                        e.direction = Some(if pos < movement.pairs / 2 {
-                            Direction::NS
-                        } else {
-                            Direction::EW
-                        });
-                    }
-                    self.out.entrants.push(e);
-                }
-            }
+            let ns_pairs = mitchell_field.then_some(movement.pairs / 2);
+            self.seat_pairs(&id, &pairs, &seat_of, ns_pairs);
             let levels: Vec<Option<f64>> = seat_of
                 .iter()
                 .map(|w| w.and_then(|i| pairs.get(i)).map(|p| self.pair_level(p)))
@@ -340,6 +327,32 @@ impl<'a> MonthBuilder<'a> {
             self.out.competitions.push(comp);
         }
         2 * n * sessions as usize
+    }
+
+    /// The entrants of a pairs movement, numbered by position; in a Mitchell the first
+    /// `ns_pairs` positions sit N/S.
+    fn seat_pairs(
+        &mut self,
+        id: &str,
+        pairs: &[[usize; 2]],
+        seat_of: &[Option<usize>],
+        ns_pairs: Option<usize>,
+    ) {
+        for (pos, who) in seat_of.iter().enumerate() {
+            if let Some(i) = who {
+                let mut e = Entrant::new(id.to_string(), (pos + 1).to_string());
+                e.players[0] = Some(self.fed.id(pairs[*i][0]));
+                e.players[1] = Some(self.fed.id(pairs[*i][1]));
+                if let Some(ns_pairs) = ns_pairs {
+                    e.direction = Some(if pos < ns_pairs {
+                        Direction::NS
+                    } else {
+                        Direction::EW
+                    });
+                }
+                self.out.entrants.push(e);
+            }
+        }
     }
 
     /// Board rows of a pairs movement; `levels` is each position's pair strength.
@@ -453,7 +466,7 @@ impl<'a> MonthBuilder<'a> {
         }
     }
 
-    /// A one-day Swiss pairs congress (seed 002): seven 8-board matches, six of nine
+    /// A one-day Swiss pairs congress (the Swiss pairs regulations): seven 8-board matches, six of nine
     /// boards for an entry under twelve, every table of a round playing the same boards.
     /// Round 1 is seated at random, later rounds are drawn from the standings so far
     /// (the same draw `bridgehcp draw` gives); an odd entry's last pair is the house
@@ -633,41 +646,7 @@ impl<'a> MonthBuilder<'a> {
             self.out.entrants.push(e);
         }
         if self.rng.chance(cfg.board_level_share) {
-            let model = cfg.play.clone();
-            let mut order: Vec<usize> = (0..players.len()).collect();
-            for round in 0..rounds {
-                // A new seating each round, so that partners change.
-                self.rng.shuffle(&mut order);
-                let deals: Vec<_> = (0..per_round).map(|_| deal(&mut self.rng)).collect();
-                for t in 0..tables {
-                    let seat = |k: usize| order[4 * t + k];
-                    let (n, e, s, w) = (seat(0), seat(1), seat(2), seat(3));
-                    let ns = (self.fed.level_at(players[n], self.month)
-                        + self.fed.level_at(players[s], self.month))
-                        / 2.0;
-                    let ew = (self.fed.level_at(players[e], self.month)
-                        + self.fed.level_at(players[w], self.month))
-                        / 2.0;
-                    for (k, d) in deals.iter().enumerate() {
-                        let r = play(&mut self.rng, &model, d, ns, ew, true);
-                        self.out.boards.push(BoardResult {
-                            competition_id: id.as_str().into(),
-                            board: round * per_round + k as u32 + 1,
-                            contract: r.contract.map(Into::into),
-                            declarer: r.declarer.map(Into::into),
-                            tricks: r.tricks,
-                            adjusted: r.adjusted.map(Into::into),
-                            north: Some((n + 1).to_string().into()),
-                            south: Some((s + 1).to_string().into()),
-                            east: Some((e + 1).to_string().into()),
-                            west: Some((w + 1).to_string().into()),
-                            round: Some(round + 1),
-                            table: Some(t as u32 + 1),
-                            ..BoardResult::default()
-                        });
-                    }
-                }
-            }
+            self.individual_boards(&id, &players, rounds, per_round);
         } else {
             let entrants: Vec<(String, f64)> = players
                 .iter()
@@ -678,6 +657,46 @@ impl<'a> MonthBuilder<'a> {
         }
         self.out.competitions.push(comp);
         players.len()
+    }
+
+    /// An individual's board rows: a new seating each round, so that partners change.
+    fn individual_boards(&mut self, id: &str, players: &[usize], rounds: u32, per_round: u32) {
+        let model = self.fed.config.play.clone();
+        let tables = players.len() / 4;
+        let mut order: Vec<usize> = (0..players.len()).collect();
+        for round in 0..rounds {
+            // A new seating each round, so that partners change.
+            self.rng.shuffle(&mut order);
+            let deals: Vec<_> = (0..per_round).map(|_| deal(&mut self.rng)).collect();
+            for t in 0..tables {
+                let seat = |k: usize| order[4 * t + k];
+                let (n, e, s, w) = (seat(0), seat(1), seat(2), seat(3));
+                let ns = (self.fed.level_at(players[n], self.month)
+                    + self.fed.level_at(players[s], self.month))
+                    / 2.0;
+                let ew = (self.fed.level_at(players[e], self.month)
+                    + self.fed.level_at(players[w], self.month))
+                    / 2.0;
+                for (k, d) in deals.iter().enumerate() {
+                    let r = play(&mut self.rng, &model, d, ns, ew, true);
+                    self.out.boards.push(BoardResult {
+                        competition_id: id.into(),
+                        board: round * per_round + k as u32 + 1,
+                        contract: r.contract.map(Into::into),
+                        declarer: r.declarer.map(Into::into),
+                        tricks: r.tricks,
+                        adjusted: r.adjusted.map(Into::into),
+                        north: Some((n + 1).to_string().into()),
+                        south: Some((s + 1).to_string().into()),
+                        east: Some((e + 1).to_string().into()),
+                        west: Some((w + 1).to_string().into()),
+                        round: Some(round + 1),
+                        table: Some(t as u32 + 1),
+                        ..BoardResult::default()
+                    });
+                }
+            }
+        }
     }
 
     /// Up to `n` teams of four: the club's own teams, then teams of substitutes.
@@ -754,58 +773,77 @@ impl<'a> MonthBuilder<'a> {
                         / 2.0
                 };
                 let (a1, a2, b1, b2) = (lv(a, 0), lv(a, 1), lv(b, 0), lv(b, 1));
+                let levels = [a1, a2, b1, b2];
                 if board_level {
-                    for board in 1..=per_match {
-                        let d = deal(&mut self.rng);
-                        // Open room: A's first pair N/S against B's second pair;
-                        // closed room: B's first pair N/S against A's second pair.
-                        for (room, table, ns, ew, ns_lv, ew_lv) in [
-                            ("open", 1, &names[0], &names[1], a1, b2),
-                            ("closed", 2, &names[1], &names[0], b1, a2),
-                        ] {
-                            let res = play(&mut self.rng, &model, &d, ns_lv, ew_lv, false);
-                            self.out.boards.push(BoardResult {
-                                competition_id: id.as_str().into(),
-                                board,
-                                ns: Some(ns.as_str().into()),
-                                ew: Some(ew.as_str().into()),
-                                contract: res.contract.map(Into::into),
-                                declarer: res.declarer.map(Into::into),
-                                tricks: res.tricks,
-                                round: Some(r as u32 + 1),
-                                table: Some(table),
-                                room: Some(room.to_string().into()),
-                                ..BoardResult::default()
-                            });
-                        }
-                    }
+                    self.match_boards(&id, &names, r as u32 + 1, per_match, levels, &model);
                 } else {
-                    // Net IMPs follow the model's expectation for the match; each team's
-                    // reported score is the IMPs it won.
-                    let nb = f64::from(per_match);
-                    let net = nb * ((b1 + b2) - (a1 + a2))
-                        / self.fed.config.factors.methods.imp.c_b
-                        + 3.0 * nb.sqrt() * self.rng.normal();
-                    let base = (1.8 * nb + 2.0 * self.rng.normal()).max(net.abs() / 2.0 + 1.0);
-                    let won = [
-                        (base + net / 2.0).round().max(0.0),
-                        (base - net / 2.0).round().max(0.0),
-                    ];
-                    for k in 0..2 {
-                        self.out.results.push(EntrantResult {
-                            competition_id: id.clone(),
-                            entrant: names[k].clone(),
-                            boards_played: per_match,
-                            score: won[k],
-                            opponent: Some(names[1 - k].clone()),
-                            origin: Default::default(),
-                        });
-                    }
+                    self.match_results(&id, &names, per_match, levels);
                 }
                 self.out.competitions.push(comp);
             }
         }
         rounds.iter().map(|r| 8 * r.len()).sum()
+    }
+
+    /// A match's board rows: the open room seats A's first pair N/S against B's second
+    /// pair, the closed room B's first pair N/S against A's second pair. `levels` are
+    /// A's first and second pair's, then B's.
+    fn match_boards(
+        &mut self,
+        id: &str,
+        names: &[String; 2],
+        round: u32,
+        per_match: u32,
+        levels: [f64; 4],
+        model: &PlayModel,
+    ) {
+        let [a1, a2, b1, b2] = levels;
+        for board in 1..=per_match {
+            let d = deal(&mut self.rng);
+            for (room, table, ns, ew, ns_lv, ew_lv) in [
+                ("open", 1, &names[0], &names[1], a1, b2),
+                ("closed", 2, &names[1], &names[0], b1, a2),
+            ] {
+                let res = play(&mut self.rng, model, &d, ns_lv, ew_lv, false);
+                self.out.boards.push(BoardResult {
+                    competition_id: id.into(),
+                    board,
+                    ns: Some(ns.as_str().into()),
+                    ew: Some(ew.as_str().into()),
+                    contract: res.contract.map(Into::into),
+                    declarer: res.declarer.map(Into::into),
+                    tricks: res.tricks,
+                    round: Some(round),
+                    table: Some(table),
+                    room: Some(room.to_string().into()),
+                    ..BoardResult::default()
+                });
+            }
+        }
+    }
+
+    /// A match's reported scores: net IMPs follow the model's expectation for the match;
+    /// each team's reported score is the IMPs it won.
+    fn match_results(&mut self, id: &str, names: &[String; 2], per_match: u32, levels: [f64; 4]) {
+        let [a1, a2, b1, b2] = levels;
+        let nb = f64::from(per_match);
+        let net = nb * ((b1 + b2) - (a1 + a2)) / self.fed.config.factors.methods.imp.c_b
+            + 3.0 * nb.sqrt() * self.rng.normal();
+        let base = (1.8 * nb + 2.0 * self.rng.normal()).max(net.abs() / 2.0 + 1.0);
+        let won = [
+            (base + net / 2.0).round().max(0.0),
+            (base - net / 2.0).round().max(0.0),
+        ];
+        for k in 0..2 {
+            self.out.results.push(EntrantResult {
+                competition_id: id.to_string(),
+                entrant: names[k].clone(),
+                boards_played: per_match,
+                score: won[k],
+                opponent: Some(names[1 - k].clone()),
+                origin: Default::default(),
+            });
+        }
     }
 
     /// A team event whose pairs are scored across the field: one competition per round,
@@ -827,7 +865,6 @@ impl<'a> MonthBuilder<'a> {
         let per_round = 8u32;
         let (date, first_session) = self.take_date(rounds.len() as i32);
         let model = cfg.play.clone();
-        let pair_name = |t: usize, half: usize| (2 * t + half + 1).to_string();
         let mut spent = 0;
         for (r, matches) in rounds.iter().enumerate() {
             let session = first_session + r as i32;
@@ -840,97 +877,127 @@ impl<'a> MonthBuilder<'a> {
                 per_round,
                 &format!("team pairs round {}", r + 1),
             );
-            // (name, level, opponent name, direction) of every pair at a table.
-            let mut seated: Vec<(String, f64, String, Direction)> = Vec::new();
-            for &(a, b) in matches {
-                for (home, away) in [(a, b), (b, a)] {
-                    let lv = |t: usize, half: usize| {
-                        (self.fed.level_at(teams[t][2 * half], self.month)
-                            + self.fed.level_at(teams[t][2 * half + 1], self.month))
-                            / 2.0
-                    };
-                    seated.push((
-                        pair_name(home, 0),
-                        lv(home, 0),
-                        pair_name(away, 1),
-                        Direction::NS,
-                    ));
-                    seated.push((
-                        pair_name(away, 1),
-                        lv(away, 1),
-                        pair_name(home, 0),
-                        Direction::EW,
-                    ));
-                }
-            }
-            for (name, _, _, dir) in &seated {
-                let Ok(n) = name.parse::<usize>() else {
-                    continue;
-                };
-                let t = (n - 1) / 2;
-                let half = (n - 1) % 2;
-                let mut e = Entrant::new(id.clone(), name.clone());
-                e.players[0] = Some(self.fed.id(teams[t][2 * half]));
-                e.players[1] = Some(self.fed.id(teams[t][2 * half + 1]));
-                e.team = Some(format!("T{}", t + 1));
-                e.direction = Some(*dir);
-                self.out.entrants.push(e);
-            }
+            let seated = self.seat_cross(&teams, matches);
+            self.cross_entrants(&id, &teams, &seated);
             spent += 2 * seated.len();
             if board_level {
-                let deals: Vec<_> = (0..per_round).map(|_| deal(&mut self.rng)).collect();
-                let tables: Vec<&(String, f64, String, Direction)> =
-                    seated.iter().filter(|s| s.3 == Direction::NS).collect();
-                for (k, d) in deals.iter().enumerate() {
-                    for (t, ns) in tables.iter().enumerate() {
-                        let ew_level = seated.iter().find(|s| s.0 == ns.2).map_or(ns.1, |s| s.1);
-                        let res = play(&mut self.rng, &model, d, ns.1, ew_level, false);
-                        self.out.boards.push(BoardResult {
-                            competition_id: id.as_str().into(),
-                            board: k as u32 + 1,
-                            ns: Some(ns.0.as_str().into()),
-                            ew: Some(ns.2.as_str().into()),
-                            contract: res.contract.map(Into::into),
-                            declarer: res.declarer.map(Into::into),
-                            tricks: res.tricks,
-                            round: Some(r as u32 + 1),
-                            table: Some(t as u32 + 1),
-                            ..BoardResult::default()
-                        });
-                    }
-                }
+                self.cross_boards(&id, &seated, r as u32 + 1, per_round, &model);
             } else {
-                // Per direction, IMPs across the field sum to zero.
-                for dir in [Direction::NS, Direction::EW] {
-                    let side: Vec<&(String, f64, String, Direction)> =
-                        seated.iter().filter(|s| s.3 == dir).collect();
-                    let nb = f64::from(per_round);
-                    let raw: Vec<f64> = side
-                        .iter()
-                        .map(|s| {
-                            let opp = seated.iter().find(|o| o.0 == s.2).map_or(s.1, |o| o.1);
-                            nb * (opp - s.1) / self.fed.config.factors.methods.imp.c_b
-                                + 2.0 * nb.sqrt() * self.rng.normal()
-                        })
-                        .collect();
-                    let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
-                    for (s, x) in side.iter().zip(raw) {
-                        self.out.results.push(EntrantResult {
-                            competition_id: id.clone(),
-                            entrant: s.0.clone(),
-                            boards_played: per_round,
-                            score: ((x - mean) * 100.0).round() / 100.0,
-                            opponent: Some(s.2.clone()),
-                            origin: Default::default(),
-                        });
-                    }
-                }
+                self.cross_results(&id, &seated, per_round);
             }
             self.out.competitions.push(comp);
         }
         spent
     }
+
+    /// Every pair at a table of a round of cross-IMP team pairs: each team's first pair
+    /// sits N/S against the other team's second pair.
+    fn seat_cross(&self, teams: &[[usize; 4]], matches: &[(usize, usize)]) -> Vec<Seated> {
+        let pair_name = |t: usize, half: usize| (2 * t + half + 1).to_string();
+        let mut seated: Vec<Seated> = Vec::new();
+        for &(a, b) in matches {
+            for (home, away) in [(a, b), (b, a)] {
+                let lv = |t: usize, half: usize| {
+                    (self.fed.level_at(teams[t][2 * half], self.month)
+                        + self.fed.level_at(teams[t][2 * half + 1], self.month))
+                        / 2.0
+                };
+                seated.push((
+                    pair_name(home, 0),
+                    lv(home, 0),
+                    pair_name(away, 1),
+                    Direction::NS,
+                ));
+                seated.push((
+                    pair_name(away, 1),
+                    lv(away, 1),
+                    pair_name(home, 0),
+                    Direction::EW,
+                ));
+            }
+        }
+        seated
+    }
+
+    /// The entrants of a round of cross-IMP team pairs, with their team and direction.
+    fn cross_entrants(&mut self, id: &str, teams: &[[usize; 4]], seated: &[Seated]) {
+        for (name, _, _, dir) in seated {
+            let Ok(n) = name.parse::<usize>() else {
+                continue;
+            };
+            let t = (n - 1) / 2;
+            let half = (n - 1) % 2;
+            let mut e = Entrant::new(id.to_string(), name.clone());
+            e.players[0] = Some(self.fed.id(teams[t][2 * half]));
+            e.players[1] = Some(self.fed.id(teams[t][2 * half + 1]));
+            e.team = Some(format!("T{}", t + 1));
+            e.direction = Some(*dir);
+            self.out.entrants.push(e);
+        }
+    }
+
+    /// A round's board rows: every table plays the same boards.
+    fn cross_boards(
+        &mut self,
+        id: &str,
+        seated: &[Seated],
+        round: u32,
+        per_round: u32,
+        model: &PlayModel,
+    ) {
+        let deals: Vec<_> = (0..per_round).map(|_| deal(&mut self.rng)).collect();
+        let tables: Vec<&Seated> = seated.iter().filter(|s| s.3 == Direction::NS).collect();
+        for (k, d) in deals.iter().enumerate() {
+            for (t, ns) in tables.iter().enumerate() {
+                let ew_level = seated.iter().find(|s| s.0 == ns.2).map_or(ns.1, |s| s.1);
+                let res = play(&mut self.rng, model, d, ns.1, ew_level, false);
+                self.out.boards.push(BoardResult {
+                    competition_id: id.into(),
+                    board: k as u32 + 1,
+                    ns: Some(ns.0.as_str().into()),
+                    ew: Some(ns.2.as_str().into()),
+                    contract: res.contract.map(Into::into),
+                    declarer: res.declarer.map(Into::into),
+                    tricks: res.tricks,
+                    round: Some(round),
+                    table: Some(t as u32 + 1),
+                    ..BoardResult::default()
+                });
+            }
+        }
+    }
+
+    /// A round's reported scores: per direction, IMPs across the field sum to zero.
+    fn cross_results(&mut self, id: &str, seated: &[Seated], per_round: u32) {
+        for dir in [Direction::NS, Direction::EW] {
+            let side: Vec<&Seated> = seated.iter().filter(|s| s.3 == dir).collect();
+            let nb = f64::from(per_round);
+            let raw: Vec<f64> = side
+                .iter()
+                .map(|s| {
+                    let opp = seated.iter().find(|o| o.0 == s.2).map_or(s.1, |o| o.1);
+                    nb * (opp - s.1) / self.fed.config.factors.methods.imp.c_b
+                        + 2.0 * nb.sqrt() * self.rng.normal()
+                })
+                .collect();
+            let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
+            for (s, x) in side.iter().zip(raw) {
+                self.out.results.push(EntrantResult {
+                    competition_id: id.to_string(),
+                    entrant: s.0.clone(),
+                    boards_played: per_round,
+                    score: ((x - mean) * 100.0).round() / 100.0,
+                    opponent: Some(s.2.clone()),
+                    origin: Default::default(),
+                });
+            }
+        }
+    }
 }
+
+/// A pair at a table of cross-IMP team pairs: its name, level, opponent's name and
+/// direction.
+type Seated = (String, f64, String, Direction);
 
 /// `k` distinct indices below `len` (all of them, shuffled, when `k ≥ len`), in O(k)
 /// expected time when `k` is small against `len` and O(len) otherwise.

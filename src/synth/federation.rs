@@ -159,6 +159,93 @@ fn round_to(x: f64, step: f64) -> f64 {
     (x / step).round() * step
 }
 
+/// The clubs, named and placed in districts, without members yet.
+fn new_clubs(clubs_n: usize, districts_n: usize) -> Vec<Club> {
+    (0..clubs_n)
+        .map(|c| {
+            let district = DISTRICT_NAMES.get(c % districts_n).map_or_else(
+                || format!("Distrikt {}", c % districts_n + 1),
+                |d| (*d).to_string(),
+            );
+            let name = match CLUB_NAMES.get(c) {
+                Some(n) => format!("BK {n}"),
+                None => format!("BK {}", c + 1),
+            };
+            Club {
+                code: format!("K{:02}", c + 1),
+                name,
+                district,
+                conventions: club_conventions(c),
+                members: Vec::new(),
+                partnerships: Vec::new(),
+                teams: Vec::new(),
+                nights: [(c % 5) as u32, ((c + 2) % 5) as u32],
+            }
+        })
+        .collect()
+}
+
+/// Foreign guests and non-members, with numbers in their own blocks past the members':
+/// their indices among `people`.
+fn outsiders(
+    config: &SynthConfig,
+    rng: &mut Rng,
+    first_member: i64,
+    people: &mut Vec<Person>,
+    member_rows: &mut Vec<Member>,
+) -> (Vec<usize>, Vec<usize>) {
+    let cap = config.factors.cap;
+    let block = |after: i64| (after / 100_000 + 1) * 100_000 + 1;
+    let first_foreign = block(first_member + config.members as i64);
+    let foreign_n = (config.members as f64 * config.foreign_share).ceil() as usize;
+    let mut foreign = Vec::new();
+    for j in 0..foreign_n {
+        let level = (20.0 + 10.0 * rng.normal()).clamp(0.5, cap);
+        let id = first_foreign + j as i64;
+        foreign.push(people.len());
+        people.push(Person {
+            id,
+            level,
+            drift: None,
+        });
+        let mut member = Member::new(id);
+        member.name = Some(random_name(rng));
+        member.kind = MemberKind::Foreign;
+        member_rows.push(member);
+    }
+    let first_non_member = block(first_foreign + foreign_n as i64);
+    let non_member_n = (config.members as f64 * config.non_member_share).ceil() as usize;
+    let mut non_members = Vec::new();
+    for j in 0..non_member_n {
+        let level = (32.0 + 9.0 * rng.normal()).clamp(0.5, cap);
+        non_members.push(people.len());
+        people.push(Person {
+            id: first_non_member + j as i64,
+            level,
+            drift: None,
+        });
+    }
+    (foreign, non_members)
+}
+
+/// Pairs each club's members at random into partnerships, and partnerships into teams;
+/// every club's partnerships, club after club.
+fn pair_up(rng: &mut Rng, clubs: &mut [Club]) -> Vec<[usize; 2]> {
+    let mut all_partnerships = Vec::new();
+    for club in clubs.iter_mut() {
+        let mut order = club.members.clone();
+        rng.shuffle(&mut order);
+        club.partnerships = order.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
+        club.teams = club
+            .partnerships
+            .chunks_exact(2)
+            .map(|t| [t[0][0], t[0][1], t[1][0], t[1][1]])
+            .collect();
+        all_partnerships.extend(club.partnerships.iter().copied());
+    }
+    all_partnerships
+}
+
 impl Federation {
     pub fn new(config: &SynthConfig) -> Federation {
         let cap = config.factors.cap;
@@ -168,28 +255,7 @@ impl Federation {
         let mut drift_rng = Rng::derive(config.seed, &[7]);
         let clubs_n = config.clubs.max(1);
         let districts_n = config.districts.max(1);
-        let mut clubs: Vec<Club> = (0..clubs_n)
-            .map(|c| {
-                let district = DISTRICT_NAMES.get(c % districts_n).map_or_else(
-                    || format!("Distrikt {}", c % districts_n + 1),
-                    |d| (*d).to_string(),
-                );
-                let name = match CLUB_NAMES.get(c) {
-                    Some(n) => format!("BK {n}"),
-                    None => format!("BK {}", c + 1),
-                };
-                Club {
-                    code: format!("K{:02}", c + 1),
-                    name,
-                    district,
-                    conventions: club_conventions(c),
-                    members: Vec::new(),
-                    partnerships: Vec::new(),
-                    teams: Vec::new(),
-                    nights: [(c % 5) as u32, ((c + 2) % 5) as u32],
-                }
-            })
-            .collect();
+        let mut clubs = new_clubs(clubs_n, districts_n);
         // Clubs differ in size: weight 1/(1 + c/4).
         let club_weights: Vec<f64> = (0..clubs_n).map(|c| 1.0 / (1.0 + c as f64 / 4.0)).collect();
 
@@ -223,50 +289,15 @@ impl Federation {
             }
             member_rows.push(member);
         }
-        // Foreign guests and non-members get numbers in their own blocks, past the members.
-        let block = |after: i64| (after / 100_000 + 1) * 100_000 + 1;
-        let first_foreign = block(first_member + config.members as i64);
-        let foreign_n = (config.members as f64 * config.foreign_share).ceil() as usize;
-        let mut foreign = Vec::new();
-        for j in 0..foreign_n {
-            let level = (20.0 + 10.0 * rng.normal()).clamp(0.5, cap);
-            let id = first_foreign + j as i64;
-            foreign.push(people.len());
-            people.push(Person {
-                id,
-                level,
-                drift: None,
-            });
-            let mut member = Member::new(id);
-            member.name = Some(random_name(&mut rng));
-            member.kind = MemberKind::Foreign;
-            member_rows.push(member);
-        }
-        let first_non_member = block(first_foreign + foreign_n as i64);
-        let non_member_n = (config.members as f64 * config.non_member_share).ceil() as usize;
-        let mut non_members = Vec::new();
-        for j in 0..non_member_n {
-            let level = (32.0 + 9.0 * rng.normal()).clamp(0.5, cap);
-            non_members.push(people.len());
-            people.push(Person {
-                id: first_non_member + j as i64,
-                level,
-                drift: None,
-            });
-        }
+        let (foreign, non_members) = outsiders(
+            config,
+            &mut rng,
+            first_member,
+            &mut people,
+            &mut member_rows,
+        );
 
-        let mut all_partnerships = Vec::new();
-        for club in &mut clubs {
-            let mut order = club.members.clone();
-            rng.shuffle(&mut order);
-            club.partnerships = order.chunks_exact(2).map(|p| [p[0], p[1]]).collect();
-            club.teams = club
-                .partnerships
-                .chunks_exact(2)
-                .map(|t| [t[0][0], t[0][1], t[1][0], t[1][1]])
-                .collect();
-            all_partnerships.extend(club.partnerships.iter().copied());
-        }
+        let all_partnerships = pair_up(&mut rng, &mut clubs);
         let by_id = people.iter().enumerate().map(|(i, p)| (p.id, i)).collect();
         Federation {
             config: config.clone(),
@@ -346,7 +377,7 @@ fn random_name(rng: &mut Rng) -> String {
 }
 
 /// Clubs run different programs: every third club scores like Ruter, every third like
-/// Compscore, the rest with the defaults of `spec/scoring.md`.
+/// Compscore, the rest with the defaults (`Conventions::default()`).
 fn club_conventions(club: usize) -> Conventions {
     match club % 3 {
         1 => Conventions {
@@ -368,7 +399,7 @@ fn club_conventions(club: usize) -> Conventions {
 mod tests {
     use super::*;
 
-    /// The masterpoint table of `spec/handicap-model.md`: MP 0 → 52.0, 10 → 47.3,
+    /// The masterpoint table of `docs/model.md`: MP 0 → 52.0, 10 → 47.3,
     /// 30 → 40.0, 50 → 34.7, 100 → 26.0, 300 → 13.0, 1000 → 4.7, 3000 → 1.68.
     #[test]
     fn masterpoints_invert_the_starting_formula() {

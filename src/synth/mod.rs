@@ -1,5 +1,5 @@
 //! A synthetic federation: members with a hidden strength, clubs running every kind of
-//! competition the data contract knows, reported as board-level rows or as results.
+//! competition a dataset can hold, reported as board-level rows or as results.
 //!
 //! Why synthetic: real club exports are few, carry licences the repository cannot hold,
 //! and never say how strong the players really are. A seeded generator gives the sample
@@ -49,7 +49,7 @@ pub struct EventMix {
     /// A team event whose pairs are scored by IMPs across the field, one competition
     /// per round (default 0.05).
     pub team_cross_imps: f64,
-    /// A one-day Swiss pairs congress (seed 002): seven 8-board matches, or six of nine
+    /// A one-day Swiss pairs congress (the Swiss pairs regulations): seven 8-board matches, or six of nine
     /// boards for a small entry, drawn round by round, a house pair when the entry is
     /// odd (default 0.02). The shipped sample in `data/sample` was generated before
     /// this kind existed and has none; a federation generated now has them.

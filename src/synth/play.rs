@@ -117,24 +117,8 @@ pub fn play(
     ew_level: f64,
     allow_adjusted: bool,
 ) -> TableResult {
-    if allow_adjusted && rng.chance(model.adjusted) {
-        let adjusted = ["A6040", "A5050", "A4060", "A6060", "A4040"]
-            [rng.weighted(&[0.3, 0.3, 0.3, 0.05, 0.05])];
-        return TableResult {
-            adjusted: Some(adjusted.to_string()),
-            ..TableResult::default()
-        };
-    }
-    let pass_chance = if deal.level <= 1 {
-        model.pass_out_low
-    } else {
-        model.pass_out
-    };
-    if rng.chance(pass_chance) {
-        return TableResult {
-            contract: Some("PASS".to_string()),
-            ..TableResult::default()
-        };
+    if let Some(result) = not_played(rng, model, deal, allow_adjusted) {
+        return result;
     }
 
     let mut seat = deal.seat;
@@ -165,23 +149,14 @@ pub fn play(
     };
 
     if !sacrifice {
-        let stray = (model.stray + 0.008 * (declarer_level - 20.0)).clamp(0.05, 0.4);
-        if rng.chance(stray) {
-            match rng.weighted(&[0.4, 0.35, 0.25]) {
-                0 => level = (level + 1).min(7),
-                1 => level = level.saturating_sub(1).max(1),
-                _ => {
-                    let other = Strain::ALL[rng.below(5)];
-                    if other != strain {
-                        if other < strain && level < 7 && other != Strain::NoTrump {
-                            level += 1;
-                        }
-                        strain = other;
-                        expected -= 0.7;
-                    }
-                }
-            }
-        }
+        stray(
+            rng,
+            model,
+            declarer_level,
+            &mut level,
+            &mut strain,
+            &mut expected,
+        );
         if f64::from(level) + 6.0 > expected + 0.5 && rng.chance(0.25) {
             doubled = 1;
         }
@@ -211,7 +186,66 @@ pub fn play(
     }
 }
 
-/// Checks a contract string of the data contract: `PASS`, or level 1–7, strain, and
+/// An artificial score (where allowed) or a passed-out board, or `None` when the board
+/// is played.
+fn not_played(
+    rng: &mut Rng,
+    model: &PlayModel,
+    deal: &Deal,
+    allow_adjusted: bool,
+) -> Option<TableResult> {
+    if allow_adjusted && rng.chance(model.adjusted) {
+        let adjusted = ["A6040", "A5050", "A4060", "A6060", "A4040"]
+            [rng.weighted(&[0.3, 0.3, 0.3, 0.05, 0.05])];
+        return Some(TableResult {
+            adjusted: Some(adjusted.to_string()),
+            ..TableResult::default()
+        });
+    }
+    let pass_chance = if deal.level <= 1 {
+        model.pass_out_low
+    } else {
+        model.pass_out
+    };
+    if rng.chance(pass_chance) {
+        return Some(TableResult {
+            contract: Some("PASS".to_string()),
+            ..TableResult::default()
+        });
+    }
+    None
+}
+
+/// A declarer who strays from par: a level too high or too low, or another strain
+/// (which costs tricks), more often the weaker the declarer.
+fn stray(
+    rng: &mut Rng,
+    model: &PlayModel,
+    declarer_level: f64,
+    level: &mut u8,
+    strain: &mut Strain,
+    expected: &mut f64,
+) {
+    let stray = (model.stray + 0.008 * (declarer_level - 20.0)).clamp(0.05, 0.4);
+    if rng.chance(stray) {
+        match rng.weighted(&[0.4, 0.35, 0.25]) {
+            0 => *level = (*level + 1).min(7),
+            1 => *level = level.saturating_sub(1).max(1),
+            _ => {
+                let other = Strain::ALL[rng.below(5)];
+                if other != *strain {
+                    if other < *strain && *level < 7 && other != Strain::NoTrump {
+                        *level += 1;
+                    }
+                    *strain = other;
+                    *expected -= 0.7;
+                }
+            }
+        }
+    }
+}
+
+/// Checks a contract string in the dataset's notation: `PASS`, or level 1–7, strain, and
 /// optionally `X` or `XX`, written exactly in the contract's notation. Returns the level
 /// when a contract was bid.
 pub fn contract_level(contract: &str) -> Option<Option<u8>> {

@@ -8,7 +8,7 @@ use super::*;
 use crate::dataset::{Format, MemberKind, ScoringMethod};
 use crate::scoring::contract::MAX_TRICKS;
 
-/// Every rule the brief and the data contract put on a dataset; returns the first
+/// Every rule docs/data.md puts on a dataset; returns the first
 /// violation found.
 fn check_valid(ds: &Dataset) -> Result<(), String> {
     let mut member_ids = HashSet::new();

@@ -1,11 +1,15 @@
 //! What every binary-level test file needs: the real binary run in a folder, the shipped
-//! sample, the real club files, and reading what a run wrote.
+//! sample, the real club files (`realdata.rs`), and reading what a run wrote.
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+mod realdata;
+#[allow(unused_imports)] // the files that read no real club files
+pub use realdata::{no_realdata, realdata};
 
 /// `bridgehcp ARGS` run in `cwd`, as a user runs it: without the backtrace variables a
 /// developer's shell may set, so that messages read as a user reads them.
@@ -22,16 +26,6 @@ pub fn bridgehcp(args: &[&str], cwd: &Path) -> Output {
 /// The shipped sample federation.
 pub fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
-}
-
-/// `shared/realdata`, beside the repository (found by walking up from the crate).
-pub fn realdata() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|dir| dir.join("shared").join("realdata"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| panic!("no shared/realdata above {}", manifest.display()))
 }
 
 /// The command succeeded; its standard output.

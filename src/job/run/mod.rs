@@ -33,6 +33,8 @@ pub struct RunPlan {
     pub state: Option<PathBuf>,
     pub threads: Option<usize>,
     pub quiet: bool,
+    /// Replace `out` even when it holds another run (`--replace`).
+    pub replace: bool,
     pub settings: RunSettings,
     /// The factor set's file (`None`: the built-in set).
     pub factors: Option<PathBuf>,
@@ -47,9 +49,14 @@ pub fn execute(plan: &RunPlan, progress: &dyn Progress) -> Result<RunSummary> {
     if let Some(state) = &plan.state {
         run_folder::check_out_and_state(&plan.out, state)?;
     }
-    let mut folders = super::Folders::new()
-        .replace_run(&plan.out)?
-        .read_dataset(&plan.data)?;
+    let folders = super::Folders::new().replace_run(&plan.out)?;
+    let same_run = run_folder::SameRun {
+        data: &plan.data,
+        until: plan.settings.until,
+        state: plan.state.as_deref(),
+    };
+    run_folder::check_replacing(&plan.out, &same_run, plan.replace)?;
+    let mut folders = folders.read_dataset(&plan.data)?;
     if let Some(state) = &plan.state {
         folders = folders.read_run(state)?;
     }
@@ -319,6 +326,7 @@ mod tests {
             state: state.map(Path::to_path_buf),
             threads: None,
             quiet: true,
+            replace: false,
             settings: RunSettings {
                 sealer: crate::report::outputs::board_score_sealer(),
                 ..RunSettings::default()

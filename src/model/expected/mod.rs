@@ -1,6 +1,6 @@
 //! The expected result `r̂` of each format, from the handicaps in the field.
 //!
-//! One module per row of the spec's table, because the formats differ exactly here: who
+//! One module per row of the model's table of formats (docs/model.md), because the formats differ exactly here: who
 //! the result is compared against (the other entrants, a datum that contains the entrant,
 //! the team at the table, or the table plus both directions of a field). Every function
 //! takes handicaps that are already settled (guests included) and returns, per entrant,

@@ -1,8 +1,8 @@
 //! Pairs scored across the field (topscore or IMPs): `r̂ = (h̄^P_others − h^P)/C_b`.
 //!
 //! A pair's result compares it with the other pairs only, so the field is the mean over
-//! the OTHER pairs (the seed's words, "all other players in the field", and the Danish
-//! federation's worked example). The seed's formula writes the mean over all pairs with a
+//! the OTHER pairs (the proposal's words, "all other players in the field", and the Danish
+//! federation's worked example). The proposal's formula writes the mean over all pairs with a
 //! dilution factor; the two are the same: `h̄_others − h = P/(P − 1)·(h̄_all − h)`.
 
 use super::{mean_of_others, Expectation};
@@ -11,7 +11,7 @@ use crate::model::field::sum;
 
 /// Expected results of the pairs, in input order. `field` is `h̄^P_others`.
 ///
-/// The seed's 5.1 example: a pair of two 300-MP players (13.0) among pairs of 50-MP
+/// The proposal's 5.1 example: a pair of two 300-MP players (13.0) among pairs of 50-MP
 /// players (34.7) is expected to score (34.7 − 13.0)/2 = +10.85 %.
 /// ```
 /// use bridgehcp::model::expected::pairs::expected;
@@ -61,7 +61,7 @@ mod tests {
     }
 
     proptest! {
-        /// The dilution identity of the spec: h̄_others − h = P/(P − 1)·(h̄_all − h).
+        /// The dilution identity (docs/model.md): h̄_others − h = P/(P − 1)·(h̄_all − h).
         #[test]
         fn mean_over_others_is_the_diluted_all_pairs_form(
             hs in proptest::collection::vec(-10.0f64..52.0, 2..30)

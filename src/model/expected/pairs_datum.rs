@@ -2,7 +2,7 @@
 //!
 //! The datum of a board is built from every table's score, the pair's own included, so the
 //! pair is compared with a field that contains itself: the mean is over ALL pairs (the
-//! seed's "C_u = 1 with a datum score").
+//! proposal's "C_u = 1 with a datum score").
 
 use super::Expectation;
 use crate::model::error::ModelError;

@@ -1,4 +1,4 @@
-//! Tests of the entry point against the seed's and the spec's numbers and hand-computed
+//! Tests of the entry point against the worked numbers of docs/model.md and hand-computed
 //! fields. W for 24 boards topscore is 24.6/23 throughout.
 
 use proptest::prelude::*;
@@ -80,7 +80,7 @@ fn close(a: f64, b: f64, tol: f64) {
     assert!((a - b).abs() < tol, "{a} vs {b}");
 }
 
-/// Spec number 1 through the whole model: four pairs all at 20 (so r̂ = 0 for each), the
+/// Worked number 1 through the whole model: four pairs all at 20 (so r̂ = 0 for each), the
 /// first scores 60 % (+10): Δh = −(1/480)·(24.6/23)·2·24·10 = −1.0696 for both players.
 #[test]
 fn ten_percent_over_expected_in_a_field() {
@@ -117,7 +117,7 @@ fn a_result_scale_halves_the_expected_result_of_pairs() {
     }
 }
 
-/// Spec number 4 (seed 5.1): two 300-MP players (13.0) among pairs of two 50-MP players
+/// Worked number 7 (the proposal's 5.1): two 300-MP players (13.0) among pairs of two 50-MP players
 /// (34.7) are expected (34.7 − 13.0)/2 = +10.85 %, i.e. 60.85 %. Scoring exactly that
 /// leaves their handicap unchanged.
 #[test]
@@ -131,7 +131,7 @@ fn strong_pair_among_club_players_expects_60_85() {
         &pairs_field(&[(h300, 0.0), (h50, 0.0), (h50, 0.0), (h50, 0.0)]),
     );
     close(exact[0].expected, (52.0 / 1.5 - 13.0) / 2.0, 1e-12);
-    // With the seed's rounded table values, its printed +10.85 %.
+    // With the proposal's rounded table values, its printed +10.85 %.
     let field = pairs_field(&[(13.0, 10.85), (34.7, -10.85 / 3.0), (34.7, -10.85 / 3.0)]);
     let out = rate(&f, &field);
     close(out[0].expected, 10.85, 1e-12);
@@ -140,9 +140,9 @@ fn strong_pair_among_club_players_expects_60_85() {
     close(out[0].field_handicap, 34.7, 1e-12);
 }
 
-/// The seed's popular description (9). By the technical rate of the default set
+/// The proposal's popular description (9). By the technical rate of the default set
 /// (C_b = 2, 0.5 % per unit) a pair of two 26s among pairs of 16 is expected
-/// (16 − 26)/2 = −5 → 45 %, and among pairs of 46, (46 − 26)/2 = +10 → 60 %. The seed prints
+/// (16 − 26)/2 = −5 → 45 %, and among pairs of 46, (46 − 26)/2 = +10 → 60 %. The proposal prints
 /// 46 % and 58 %: its popular text (like its 4.3, "ten units below … 4 % better", and its
 /// handicap example, "40 % of the difference") uses 0.4 % per unit, C_b = 2.5. With that
 /// rate: (16 − 26)/2.5 = −4 → 46 % and (46 − 26)/2.5 = +8 → 58 %.
@@ -178,7 +178,7 @@ fn popular_example_eight_percent_over_expected() {
     close(rate(&popular, &field)[0].delta, -1.069565, 1e-6);
 }
 
-/// The seed's handicap tournament example (9): players 28 and 14 make a pair of 21, the
+/// The proposal's handicap tournament example (9): players 28 and 14 make a pair of 21, the
 /// other pairs average 26. At the popular rate the pair is expected (26 − 21)/2.5 = +2 %
 /// ("charged 40 % of the difference, i.e. −2 %"), so 55 % (+5) adjusts to +3; at the
 /// default rate it is expected +2.5 and adjusts to +2.5.
@@ -407,7 +407,7 @@ fn non_member_pair_counts_in_the_field_and_nobody_in_it_changes() {
 
 /// A member with a foreign guest, default order (c, b), in the 4-pair field above: the
 /// pair gets 82/3, the others' mean is 70/3, so r̂ = (70/3 − 82/3)/2 = −2, exactly its
-/// result. The member does not move (the seed's "close to nil or nil"); the guest neither.
+/// result. The member does not move (the proposal's "close to nil or nil"); the guest neither.
 #[test]
 fn member_with_a_foreign_guest_does_not_move() {
     let f = FactorSet::default();
@@ -544,7 +544,7 @@ fn individual_guest_estimate() {
 /// A team match against a team with a non-member pair: the pair is solved from the match.
 /// A (10, 10, 20, 20) against B: pair (16, 16) and a non-member pair; B scored −1
 /// IMP/board. h_B2 = (10 + 20) − 12·(−1) − 16 = 26. Then r̂_B = (30 − 42)/12 = −1, so the
-/// gap is zero for both teams (the seed's remark on method (c)).
+/// gap is zero for both teams (the proposal's remark on method (c)).
 #[test]
 fn team_match_non_member_pair_is_solved_from_the_match() {
     let f = FactorSet::default();
@@ -750,7 +750,7 @@ fn random_field(players: &[(f64, f64)], raw: &[f64]) -> CompetitionInput {
 }
 
 proptest! {
-    /// Spec number 5: in a complete pairs field (all play all boards, results average 50 %,
+    /// Worked number 13: in a complete pairs field (all play all boards, results average 50 %,
     /// nobody reaches the cap) the handicap changes sum to zero.
     #[test]
     fn complete_pairs_field_is_zero_sum((players, raw) in field_strategy()) {

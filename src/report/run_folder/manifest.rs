@@ -78,6 +78,10 @@ pub struct Manifest {
     /// (a later run carries them on). Absent: they hold the run's own only.
     #[serde(default)]
     pub whole_history: bool,
+    /// `non_members.csv` and `unrated.csv` hold every competition since the start, as
+    /// `changes.parquet` does. Absent: they hold the run's own only.
+    #[serde(default)]
+    pub whole_lists: bool,
     /// When a continued run replayed the history from the start: why.
     #[serde(default)]
     pub replayed_from_start: Option<Replayed>,
@@ -222,25 +226,7 @@ pub fn manifest(
     let seconds = |d: std::time::Duration| (d.as_secs_f64() * 1000.0).round() / 1000.0;
     Manifest {
         tool: Tool::default(),
-        inputs: Inputs {
-            data: Input {
-                path: display(&inputs.data),
-                sha256: output.dataset_sha256.clone(),
-            },
-            factors: FactorsInput {
-                name: settings.factors.name.clone(),
-                path: inputs.factors.as_deref().map(display),
-                sha256: output.factors_sha256.clone(),
-            },
-            state: inputs.state.as_ref().map(|(path, hash)| Input {
-                path: display(path),
-                sha256: hash.clone(),
-            }),
-            pipeline: inputs.pipeline.as_ref().map(|(path, hash)| Input {
-                path: display(path),
-                sha256: hash.clone(),
-            }),
-        },
+        inputs: inputs_of(output, settings, inputs),
         mode: settings.mode,
         until: settings.until,
         strict: settings.on_error == crate::quarantine::OnError::Strict,
@@ -260,6 +246,7 @@ pub fn manifest(
         applied_through: output.applied_through.clone(),
         ledger_scheme: crate::pipeline::ledger::SCHEME,
         whole_history: true,
+        whole_lists: true,
         replayed_from_start: output.replayed.as_ref().map(|d| Replayed {
             other_ledger_scheme: d.other_scheme.is_some(),
             partial_history: d.partial_history,
@@ -268,24 +255,7 @@ pub fn manifest(
             removed: d.removed.clone(),
             members_with_another_start: d.members.clone(),
         }),
-        counts: Counts {
-            competitions_applied: s.competitions_applied,
-            competitions_unrated: s.competitions_unrated,
-            competitions_not_rated: s.competitions_not_rated,
-            competitions_quarantined: s.competitions_quarantined,
-            competitions_already_applied: s.competitions_skipped,
-            competitions_corrected: s.competitions_corrected,
-            members_moved: s.members_moved,
-            members_corrected: s.members_corrected,
-            members_corrected_below_print: output
-                .corrections
-                .iter()
-                .filter(|c| !correction_shows(c))
-                .count(),
-            members_new: s.members_new,
-            non_members_seen: s.non_members_seen,
-            changes: s.changes,
-        },
+        counts: counts_of(output),
         outputs,
         timings: Timings {
             reading_s: seconds(s.reading),
@@ -295,6 +265,52 @@ pub fn manifest(
             writing_s: seconds(s.writing),
             total_s: seconds(s.elapsed),
         },
+    }
+}
+
+/// The run's inputs: paths and hashes.
+fn inputs_of(output: &RunOutput, settings: &RunSettings, inputs: &RunInputs) -> Inputs {
+    Inputs {
+        data: Input {
+            path: display(&inputs.data),
+            sha256: output.dataset_sha256.clone(),
+        },
+        factors: FactorsInput {
+            name: settings.factors.name.clone(),
+            path: inputs.factors.as_deref().map(display),
+            sha256: output.factors_sha256.clone(),
+        },
+        state: inputs.state.as_ref().map(|(path, hash)| Input {
+            path: display(path),
+            sha256: hash.clone(),
+        }),
+        pipeline: inputs.pipeline.as_ref().map(|(path, hash)| Input {
+            path: display(path),
+            sha256: hash.clone(),
+        }),
+    }
+}
+
+/// What the run did, counted.
+fn counts_of(output: &RunOutput) -> Counts {
+    let s = &output.summary;
+    Counts {
+        competitions_applied: s.competitions_applied,
+        competitions_unrated: s.competitions_unrated,
+        competitions_not_rated: s.competitions_not_rated,
+        competitions_quarantined: s.competitions_quarantined,
+        competitions_already_applied: s.competitions_skipped,
+        competitions_corrected: s.competitions_corrected,
+        members_moved: s.members_moved,
+        members_corrected: s.members_corrected,
+        members_corrected_below_print: output
+            .corrections
+            .iter()
+            .filter(|c| !correction_shows(c))
+            .count(),
+        members_new: s.members_new,
+        non_members_seen: s.non_members_seen,
+        changes: s.changes,
     }
 }
 

@@ -111,12 +111,24 @@ impl RunFolder {
     /// before).
     pub fn read(path: &Path, flag: &'static str) -> Result<RunFolder> {
         let manifest_path = path.join(MANIFEST);
-        if !manifest_path.exists() && path.join(OLD_MANIFEST).exists() {
-            return Err(refusal(
-                path,
-                flag,
-                format!("the folder has no {MANIFEST} (it was written by an older version of bridgehcp, which kept {OLD_MANIFEST})"),
-            ));
+        if !path.is_dir() {
+            return Err(Error::Config(format!(
+                "{flag} {}: {}",
+                path.display(),
+                if path.exists() {
+                    "not a folder (a run's output folder was expected)"
+                } else {
+                    "no such run folder"
+                }
+            )));
+        }
+        if !manifest_path.exists() {
+            let why = if path.join(OLD_MANIFEST).exists() {
+                format!("the folder has no {MANIFEST} (it was written by an older version of bridgehcp, which kept {OLD_MANIFEST})")
+            } else {
+                format!("the folder holds no {MANIFEST}, so it is not a run's output folder")
+            };
+            return Err(refusal(path, flag, why));
         }
         let text =
             std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
@@ -204,10 +216,11 @@ impl RunFolder {
             .try_for_each(|name| self.check(name))
     }
 
-    /// Whether the run wrote the whole history into `changes.parquet` and
-    /// `standings.parquet` (an older version's folder holds its own competitions only).
+    /// Whether the run wrote the whole history into `changes.parquet`,
+    /// `standings.parquet`, `non_members.csv` and `unrated.csv` (an older version's
+    /// folder holds its own competitions only in some of them).
     pub fn whole_history(&self) -> bool {
-        self.manifest.whole_history
+        self.manifest.whole_history && self.manifest.whole_lists
     }
 
     /// The refusal of this folder, saying why and what to do instead.
@@ -223,6 +236,117 @@ fn refusal(path: &Path, flag: &str, why: String) -> Error {
         "give a complete run's output folder (run the month again to write one)"
     };
     Error::Config(format!("{flag} {}: {why}; {instead}", path.display()))
+}
+
+/// What tells one period's run from another's: the dataset folder it read, the day it
+/// stopped at (`--until`) and the run it continued (`--state`). A run may replace a
+/// folder holding the same run (a month run again after a late file), not another.
+#[derive(Debug, Clone, Copy)]
+pub struct SameRun<'a> {
+    pub data: &'a Path,
+    pub until: Option<chrono::NaiveDate>,
+    pub state: Option<&'a Path>,
+}
+
+impl SameRun<'_> {
+    /// Whether `manifest` records this run (paths compared as the folders they name).
+    fn recorded_in(&self, manifest: &Manifest) -> bool {
+        let same = |recorded: &str, given: &Path| {
+            Path::new(recorded) == given || resolved(Path::new(recorded)) == resolved(given)
+        };
+        let state = match (&manifest.inputs.state, self.state) {
+            (None, None) => true,
+            (Some(recorded), Some(given)) => same(&recorded.path, given),
+            _ => false,
+        };
+        state && manifest.until == self.until && same(&manifest.inputs.data.path, self.data)
+    }
+}
+
+/// A run as its manifest records it, for a message: `fed up to 2017-11-30, continued
+/// from out/2017-10`.
+fn describe(data: &str, until: Option<chrono::NaiveDate>, state: Option<&str>) -> String {
+    format!(
+        "{data} {}, {}",
+        until.map_or_else(|| "with no --until".to_owned(), |d| format!("up to {d}")),
+        state.map_or_else(
+            || "from the start".to_owned(),
+            |s| format!("continued from {s}")
+        )
+    )
+}
+
+/// Refuses to replace the run folder `out` when it holds another run than `run` (see
+/// [`SameRun`]), saying what it holds, unless `replace` (`--replace`) says to. A folder
+/// that does not exist, or is empty, is no one's. One of a run's files whose `run.json`
+/// is missing or unreadable cannot be told apart, so it too is replaced only with
+/// `replace`.
+pub fn check_replacing(out: &Path, run: &SameRun<'_>, replace: bool) -> Result<()> {
+    if replace {
+        return Ok(());
+    }
+    let names: Vec<String> = match std::fs::read_dir(out) {
+        Ok(entries) => entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| !name.starts_with(".tmp-"))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io(out, e)),
+    };
+    // Empty, or holding other files than a run's, which the commit refuses itself,
+    // naming them.
+    if names.is_empty() || names.iter().any(|n| !RUN_FILES.contains(&n.as_str())) {
+        return Ok(());
+    }
+    let manifest = std::fs::read_to_string(out.join(MANIFEST))
+        .ok()
+        .and_then(|text| Manifest::from_json(&text).ok());
+    let holds = match &manifest {
+        Some(m) if run.recorded_in(m) => return Ok(()),
+        Some(m) => format!(
+            "another run ({}; applied through {})",
+            describe(
+                &m.inputs.data.path,
+                m.until,
+                m.inputs.state.as_ref().map(|s| s.path.as_str())
+            ),
+            m.applied_through
+                .as_ref()
+                .map_or_else(|| "no competition".to_owned(), |a| a.date.to_string())
+        ),
+        None => format!(
+            "a run's files but no readable {MANIFEST}, so whether it is this run cannot be told"
+        ),
+    };
+    Err(Error::Config(format!(
+        "--out {}: the folder holds {holds}; this run is of {}. A run replaces its output folder whole (a report.html or ranking_diff.csv in it goes too): write this run to its own folder (one per month, e.g. --state out/2026-10 --out out/2026-11), or pass --replace to replace that one",
+        out.display(),
+        describe(
+            &run.data.display().to_string(),
+            run.until,
+            run.state.map(|s| s.display().to_string()).as_deref()
+        )
+    )))
+}
+
+/// Writes an output folder whole, as a run's is written: first puts right what a
+/// command killed while replacing it left ([`crate::store::files::recover`]), refuses a
+/// folder holding anything but `files` (the names the folder may hold), then has
+/// `write` fill a staging folder that takes the folder's place in one step
+/// ([`crate::store::files::write_replacing`]). Killed at any point, the command leaves
+/// the previous folder whole, never a mix of old and new files. `what` names the
+/// command's output in messages (`a study`).
+pub fn write_whole(
+    out: &Path,
+    files: &[&str],
+    what: &str,
+    commit: crate::store::files::Commit<'_>,
+    write: impl FnOnce(&Path) -> Result<()>,
+) -> Result<()> {
+    crate::store::files::recover(out)?;
+    crate::store::files::check_replaceable_as(out, files, what)?;
+    crate::store::files::write_replacing(out, commit, write)
 }
 
 /// SHA-256 of a file's bytes, in hex, read a block at a time.
@@ -344,6 +468,7 @@ mod tests {
             }),
             ledger_scheme: 2,
             whole_history: true,
+            whole_lists: true,
             replayed_from_start: Some(Replayed {
                 other_ledger_scheme: false,
                 partial_history: false,
@@ -367,7 +492,7 @@ mod tests {
 
     /// Written and read back, a manifest is the one written; and it spells its
     /// settings as `run.json` always has (the pipeline's enums in lower case, the
-    /// keys in the order of the data contract).
+    /// keys in the order docs/data.md lists them).
     #[test]
     fn a_manifest_reads_back_as_written() {
         let manifest = example();
@@ -419,7 +544,7 @@ mod tests {
     }
 
     /// A folder an older version wrote (`run.toml`, no `run.json`) is refused with the
-    /// message the data contract documents, naming the option that gave it.
+    /// message docs/data.md documents, naming the option that gave it.
     #[test]
     fn an_old_run_toml_folder_gets_the_documented_message() {
         let dir = folder_with(&[(OLD_MANIFEST, "mode = \"frozen\"\n")]);

@@ -30,6 +30,24 @@ fn column<'a>(df: &'a DataFrame, name: &str, file: &Path) -> Result<&'a Column> 
     })
 }
 
+/// The column `name` of `df` as the type `as_type` reads, or an error naming the file
+/// and the column.
+fn typed<'a, T>(
+    df: &'a DataFrame,
+    name: &'static str,
+    file: &Path,
+    as_type: impl FnOnce(&'a Column) -> PolarsResult<T>,
+) -> Result<T> {
+    as_type(column(df, name, file)?).map_err(|e| wrong_type(file, name, e))
+}
+
+fn wrong_type(file: &Path, name: &str, e: PolarsError) -> Error {
+    Error::Input(InputError::new(
+        Location::file(file).column(name),
+        format!("wrong type: {e}"),
+    ))
+}
+
 fn read_frame(path: &Path, bytes: Vec<u8>) -> Result<DataFrame> {
     guarded(path, || crate::store::table::read_checked(path, &bytes))?
 }
@@ -80,53 +98,30 @@ type States = (HashMap<i64, PlayerState>, HashMap<i64, f64>);
 
 fn read_states(path: &Path, df: DataFrame) -> Result<States> {
     let path = path.to_path_buf();
-    let wrong = |name: &'static str| {
-        let path = path.clone();
-        move |e: PolarsError| {
-            Error::Input(InputError::new(
-                Location::file(&path).column(name),
-                format!("wrong type: {e}"),
-            ))
-        }
-    };
-    let ids = column(&df, "member_id", &path)?
-        .i64()
-        .map_err(wrong("member_id"))?;
-    let handicap = column(&df, "handicap", &path)?
-        .f64()
-        .map_err(wrong("handicap"))?;
-    let topscore = column(&df, "handicap_topscore", &path)?
-        .f64()
-        .map_err(wrong("handicap_topscore"))?;
-    let imp = column(&df, "handicap_imp", &path)?
-        .f64()
-        .map_err(wrong("handicap_imp"))?;
-    let boards = column(&df, "boards", &path)?
-        .i64()
-        .map_err(wrong("boards"))?;
-    let competitions = column(&df, "competitions", &path)?
-        .i64()
-        .map_err(wrong("competitions"))?;
-    let last = column(&df, "last_played", &path)?
-        .date()
-        .map_err(wrong("last_played"))?;
-    let playing = column(&df, "playing_handicap", &path)?
-        .f64()
-        .map_err(wrong("playing_handicap"))?;
-    let playing_month = column(&df, "playing_month", &path)?
-        .date()
-        .map_err(wrong("playing_month"))?;
+    let ids = typed(&df, "member_id", &path, Column::i64)?;
+    let handicap = typed(&df, "handicap", &path, Column::f64)?;
+    let topscore = typed(&df, "handicap_topscore", &path, Column::f64)?;
+    let imp = typed(&df, "handicap_imp", &path, Column::f64)?;
+    let boards = typed(&df, "boards", &path, Column::i64)?;
+    let competitions = typed(&df, "competitions", &path, Column::i64)?;
+    let last = typed(&df, "last_played", &path, Column::date)?;
+    let playing = typed(&df, "playing_handicap", &path, Column::f64)?;
+    let playing_month = typed(&df, "playing_month", &path, Column::date)?;
 
     // Absent from the folders of older versions: then starts are not compared.
     let starting = match df.column("starting_handicap") {
-        Ok(column) => Some(column.f64().map_err(wrong("starting_handicap"))?),
+        Ok(column) => Some(
+            column
+                .f64()
+                .map_err(|e| wrong_type(&path, "starting_handicap", e))?,
+        ),
         Err(_) => None,
     };
     let mut starts = HashMap::new();
 
     // Absent in runs whose factor set publishes no confidence figure.
     let sd = match df.column("handicap_sd") {
-        Ok(c) => Some(c.f64().map_err(wrong("handicap_sd"))?),
+        Ok(c) => Some(c.f64().map_err(|e| wrong_type(&path, "handicap_sd", e))?),
         Err(_) => None,
     };
     let to_date = |days: Option<i32>| days.and_then(|d| date_from_days(i64::from(d)).ok());
