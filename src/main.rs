@@ -96,7 +96,7 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
             use bridgehcp::import::batch::Status;
             println!(
                 "bridgehcp import: {}: {} imported, {}, {} unchanged, {}, {} refused; {} mismatched (imported, but not what their program printed: see import-report.csv); {}",
-                bridgehcp::report::count(summary.files, "file", "files"),
+                files_and_competitions(summary.files, b),
                 b.count(Status::Imported),
                 bridgehcp::report::count(b.count(Status::Correction), "correction", "corrections"),
                 b.count(Status::Unchanged),
@@ -170,4 +170,19 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
         }
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// `3 files`, or `2 files, 3 competitions` when a file held more than one competition:
+/// the counts that follow add up to the last figure.
+fn files_and_competitions(files: usize, batch: &bridgehcp::import::batch::Batch) -> String {
+    let outcomes = batch.entries.iter().filter(|e| e.status.is_outcome()).count();
+    let files_text = bridgehcp::report::count(files, "file", "files");
+    if outcomes == files {
+        files_text
+    } else {
+        format!(
+            "{files_text}, {}",
+            bridgehcp::report::count(outcomes, "competition", "competitions")
+        )
+    }
 }

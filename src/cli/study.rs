@@ -109,6 +109,7 @@ pub fn execute(args: &StudyArgs) -> Result<Study> {
     };
     let dataset = crate::import::table::read_dataset(&args.data)?;
     let data = StudyData::new(&dataset, &sets[0])?;
+    study::check_burn_in(&data, args.burn_in_until)?;
     let mut sets = sets;
     if args.calibrate {
         let mut calibrated = Vec::new();
@@ -157,6 +158,9 @@ pub fn execute(args: &StudyArgs) -> Result<Study> {
     };
     let result = study::run(&data, &sets, &options, &|_| bar.inc(1))?;
     bar.finish_and_clear();
+    for warning in &result.warnings {
+        eprintln!("warning: {warning}");
+    }
     study::output::write_study(&args.out, &result)?;
     Ok(result)
 }

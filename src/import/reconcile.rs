@@ -153,6 +153,12 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
         .competitions
         .first()
         .is_some_and(|c| c.conventions.bye_score == ByeScore::SessionAverage);
+    let neuberg = imported
+        .dataset
+        .competitions
+        .first()
+        .is_some_and(|c| c.conventions.neuberg);
+    let results_of = board_results(scored, neuberg);
     let mut differences: Vec<Difference> = Vec::new();
     let mut compare = |entrant: &str,
                        board: Option<u32>,
@@ -223,11 +229,7 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
                         && b.ns.as_deref() == line.ns.as_deref()
                         && b.ew.as_deref() == line.ew.as_deref()
                 });
-                let results = scored
-                    .board_scores
-                    .iter()
-                    .filter(|b| b.board == line.board)
-                    .count();
+                let results = results_of(line.board);
                 for (direction, points) in [
                     (Direction::NS, mine.map(|m| m.ns_points)),
                     (Direction::EW, mine.map(|m| m.ew_points)),
@@ -265,11 +267,7 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
                         .collect();
                     let average =
                         (!mine.is_empty()).then(|| mine.iter().sum::<f64>() / mine.len() as f64);
-                    let results = scored
-                        .board_scores
-                        .iter()
-                        .filter(|b| b.board == line.board)
-                        .count();
+                    let results = results_of(line.board);
                     side_figures(
                         &mut compare,
                         line,
@@ -329,6 +327,28 @@ pub fn published_results(
             })
         })
         .collect()
+}
+
+/// The number of results a board's points are on the scale of, for its board
+/// percentage: the board's own count, or, where boards played fewer times are factored
+/// with Neuberg's formula, the count they are factored to (the most any board of the
+/// session got, as the scoring takes it). A board factored from 8 results to 9 has
+/// points up to 8 on the plus-minus scale: over the 7 comparisons of its own 8
+/// results a top would be 50 + 50·8/7 = 107 %, over the 8 of the 9 it is 100 %.
+fn board_results(scored: &ScoredCompetition, neuberg: bool) -> impl Fn(u32) -> usize + '_ {
+    let mut counts: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+    for b in &scored.board_scores {
+        *counts.entry(b.board).or_default() += 1;
+    }
+    let most = counts.values().copied().max().unwrap_or(0);
+    move |board| {
+        let own = counts.get(&board).copied().unwrap_or(0);
+        if neuberg {
+            own.max(most)
+        } else {
+            own
+        }
+    }
 }
 
 /// The pair on one side of a line.

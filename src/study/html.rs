@@ -105,6 +105,10 @@ pub fn render(study: &Study) -> String {
         super::bootstrap::REPLICATES
     );
 
+    for warning in &study.warnings {
+        let _ = write!(h, r#"<p class="note"><b>Warning:</b> {}</p>"#, escape(warning));
+    }
+
     // The summary table.
     let truth = study.rows.iter().any(|r| r.metric == "spearman_vs_truth");
     let reference = study
