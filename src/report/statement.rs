@@ -623,7 +623,7 @@ mod tests {
         let frame = s.to_frame().map_err(|e| Error::polars("statement", e))?;
         let column: Vec<Option<f64>> = frame
             .column("delta")
-            .and_then(|c| c.f64().map(|c| c.into_iter().collect()))
+            .and_then(|c| c.f64().map(|c| (0..c.len()).map(|i| c.get(i)).collect()))
             .map_err(|e| Error::polars("statement", e))?;
         assert_eq!(
             column,

@@ -47,12 +47,6 @@ struct ReadFooter {
     starts: Vec<usize>,
 }
 
-/// Rows a piece of a Parquet file read on its own holds at least, where its row groups
-/// are smaller: consecutive small row groups are read together, so that each read's
-/// fixed cost (opening the file, setting up the reader) is spread over this many rows
-/// whatever the writer's row-group size.
-pub(super) const PIECE_ROWS: usize = 1024;
-
 impl SourceFile {
     pub(super) fn new(
         path: PathBuf,
@@ -351,34 +345,16 @@ pub(super) fn read_frame_columns(
     })
 }
 
-/// The rows of each piece a Parquet file is read in, in order: its row groups, those
-/// smaller than [`PIECE_ROWS`] taken together with the next until a piece holds that
-/// many, after the checks on its footer; `None` for a CSV file, which is read whole.
+/// The rows of each row group of a Parquet file, in order, after the checks on its
+/// footer (read once for the file); `None` for a CSV file, which is read whole.
 pub(super) fn row_groups(file: &SourceFile) -> Result<Option<Vec<usize>>, Error> {
     if file.kind == FileKind::Csv {
         return Ok(None);
     }
     let footer = file.footer()?;
-    Ok(Some(pieces(
-        footer.metadata.row_groups.iter().map(|g| g.num_rows()),
-    )))
-}
-
-/// Row groups' rows taken together, in order, until a piece holds [`PIECE_ROWS`].
-fn pieces(groups: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut piece: Option<usize> = None;
-    for rows in groups {
-        let held = piece.unwrap_or(0).saturating_add(rows);
-        if held >= PIECE_ROWS {
-            out.push(held);
-            piece = None;
-        } else {
-            piece = Some(held);
-        }
-    }
-    out.extend(piece);
-    out
+    Ok(Some(
+        footer.metadata.row_groups.iter().map(|g| g.num_rows()).collect(),
+    ))
 }
 
 /// Refuses a footer that disagrees with itself or with the file's `length`: a damaged
