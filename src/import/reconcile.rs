@@ -422,6 +422,39 @@ fn explain(imported: &Imported, difference: &Difference) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// A board of 8 results in a session of 9 (a pair had a bye on it), factored to 9
+    /// with Neuberg's formula: points on the plus-minus scale up to 8. A pair with 7.8
+    /// there is at 50 + 50·7.8/8 = 98.75, which Ruter prints 99; over the board's own
+    /// 7 comparisons it was recomputed as 105.7, printed 106, a percentage above 100.
+    #[test]
+    fn a_factored_boards_percentage_is_over_the_count_it_is_factored_to() {
+        let score = |board: u32, table: usize| crate::scoring::BoardScore {
+            competition_id: "c".into(),
+            board,
+            ns: Some(format!("{table}").as_str().into()),
+            ew: Some(format!("{}", table + 10).as_str().into()),
+            ns_score: Some(100),
+            ns_points: 0.0,
+            ew_points: 0.0,
+            datum: None,
+        };
+        let scored = ScoredCompetition {
+            board_scores: (0..9)
+                .map(|t| score(1, t))
+                .chain((0..8).map(|t| score(2, t)))
+                .collect(),
+            standings: Vec::new(),
+            results: Vec::new(),
+        };
+        let factored = board_results(&scored, true);
+        let own = board_results(&scored, false);
+        assert_eq!((factored(1), factored(2), own(2)), (9, 9, 8));
+        assert_eq!(ruter_board_percent(7.8, factored(2)), Some(99.0));
+        assert_eq!(ruter_board_percent(7.8, own(2)), Some(106.0));
+        // The top of a factored board is 100 %, no more.
+        assert_eq!(ruter_board_percent(8.0, factored(2)), Some(100.0));
+    }
+
     #[test]
     fn halves_round_away_from_zero_as_ruter_prints_them() {
         let r = Rounding::HalfAwayFromZero;
