@@ -175,7 +175,11 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
 /// `3 files`, or `2 files, 3 competitions` when a file held more than one competition:
 /// the counts that follow add up to the last figure.
 fn files_and_competitions(files: usize, batch: &bridgehcp::import::batch::Batch) -> String {
-    let outcomes = batch.entries.iter().filter(|e| e.status.is_outcome()).count();
+    let outcomes = batch
+        .entries
+        .iter()
+        .filter(|e| e.status.is_outcome())
+        .count();
     let files_text = bridgehcp::report::count(files, "file", "files");
     if outcomes == files {
         files_text

@@ -851,13 +851,12 @@ fn every_file_given_has_its_line_and_the_counts_add_up() {
     let out = dir.path().join("fed");
     let stdout = ok(&import(&[&a, &a, &renamed], &out, &[]));
     assert!(
-        stdout.contains(
-            "3 files: 1 imported, 0 corrections, 0 unchanged, 2 duplicates, 0 refused;"
-        ),
+        stdout
+            .contains("3 files: 1 imported, 0 corrections, 0 unchanged, 2 duplicates, 0 refused;"),
         "{stdout}"
     );
-    let report = std::fs::read_to_string(out.join("import-report.csv"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let report =
+        std::fs::read_to_string(out.join("import-report.csv")).unwrap_or_else(|e| panic!("{e}"));
     let lines: Vec<(String, String)> = report
         .lines()
         .skip(1)

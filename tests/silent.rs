@@ -185,13 +185,23 @@ fn unnumbered_players_are_listed_by_name_with_an_id_of_their_own() {
     let lines: Vec<Vec<&str>> = listed.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(
         lines[0],
-        ["member_id", "name", "competition_id", "date", "entrant", "reason"]
+        [
+            "member_id",
+            "name",
+            "competition_id",
+            "date",
+            "entrant",
+            "reason"
+        ]
     );
     assert_eq!(lines.len(), 5, "{listed}");
     let ids: Vec<i64> = lines[1..].iter().map(|l| l[0].parse().unwrap()).collect();
     // Eva Ek (c0 and c3) once, Olle Ås and Per Berg each their own.
     assert_eq!(ids[0], ids[3], "{listed}");
-    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2], "{listed}");
+    assert!(
+        ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2],
+        "{listed}"
+    );
     assert!(ids.iter().all(|id| *id < -(1 << 32)), "{listed}");
     let names: Vec<&str> = lines[1..].iter().map(|l| l[1]).collect();
     assert_eq!(names, guests);

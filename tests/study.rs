@@ -328,5 +328,8 @@ fn a_burn_in_that_leaves_no_test_period_is_refused_and_a_short_one_warned() {
     let rows = rows(&dir.path().join("one/study.parquet"));
     let r = get(&rows, "fsb-2007", "test", "pearson_r").unwrap();
     assert_eq!((r.low, r.high), (None, None));
-    assert_eq!(get(&rows, "fsb-2007", "test", "sessions").unwrap().value, 1.0);
+    assert_eq!(
+        get(&rows, "fsb-2007", "test", "sessions").unwrap().value,
+        1.0
+    );
 }

@@ -362,7 +362,12 @@ fn draw_refuses_after_a_broken_round() {
         |mut cells| {
             let round: usize = cells[8].parse().unwrap();
             let pairs = (cells[2].parse().unwrap(), cells[3].parse().unwrap());
-            let table = ROUNDS[round - 1].0.iter().position(|t| *t == pairs).unwrap() + 1;
+            let table = ROUNDS[round - 1]
+                .0
+                .iter()
+                .position(|t| *t == pairs)
+                .unwrap()
+                + 1;
             cells.push(table.to_string());
             (!(round == 2 && table == 3)).then_some(cells)
         },

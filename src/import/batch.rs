@@ -574,7 +574,9 @@ pub fn import_batch(
             batch.entries.append(&mut notes);
         }
     }
-    batch.entries.extend(repeated_entries(&batch.entries, &repeats));
+    batch
+        .entries
+        .extend(repeated_entries(&batch.entries, &repeats));
     let playing: BTreeSet<MemberId> = batch
         .dataset
         .entrants
@@ -641,7 +643,9 @@ fn repeated_entries(entries: &[Entry], repeats: &[(PathBuf, PathBuf)]) -> Vec<En
     repeats
         .iter()
         .map(|(file, first)| {
-            let read = entries.iter().find(|e| &e.file == first && e.status.is_outcome());
+            let read = entries
+                .iter()
+                .find(|e| &e.file == first && e.status.is_outcome());
             Entry {
                 file: file.clone(),
                 status: Status::Duplicate,

@@ -158,7 +158,10 @@ mod tests {
             .iter()
             .map(|r| (r.member_index, r.rank, r.handicap))
             .collect();
-        assert_eq!(tail, vec![(37, 37, 48.83), (36, 37, 48.83), (38, 39, 48.84)]);
+        assert_eq!(
+            tail,
+            vec![(37, 37, 48.83), (36, 37, 48.83), (38, 39, 48.84)]
+        );
         assert_eq!(
             crate::report::outputs::printed_rank(37, true),
             "37=".to_string()

@@ -464,17 +464,11 @@ impl Report {
             .map("member_id", r, |l| l.member_id)
             .map("name", r, |l| l.name.clone())
             .map("club", r, |l| l.club.clone())
-            .map("handicap", r, |l| {
-                l.handicap.map(shown)
-            })
+            .map("handicap", r, |l| l.handicap.map(shown))
             .map("previous_rank", r, |l| l.previous_rank)
             .map("rank_change", r, |l| l.rank_change())
-            .map("previous_handicap", r, |l| {
-                l.previous_handicap.map(shown)
-            })
-            .map("handicap_change", r, |l| {
-                l.handicap_change()
-            })
+            .map("previous_handicap", r, |l| l.previous_handicap.map(shown))
+            .map("handicap_change", r, |l| l.handicap_change())
             .map("status", r, |l| l.status)
             .build()
     }
@@ -1111,7 +1105,12 @@ mod tests {
             html.contains("<td class=n>1</td><td class=n>36.06</td><td class=n>37.00</td><td class=n>+0.94</td>"),
             "{html}"
         );
-        assert!(html.contains("<td class=n>37.00</td><td class=n>1</td><td class=n>0</td><td class=n>+0.94</td>"), "{html}");
+        assert!(
+            html.contains(
+                "<td class=n>37.00</td><td class=n>1</td><td class=n>0</td><td class=n>+0.94</td>"
+            ),
+            "{html}"
+        );
         assert_eq!(report.spread, [0.94]);
         assert!(html.contains("the extremes were +0.94 and +0.94"), "{html}");
         let diff = report.ranking_diff().map_err(|e| e.to_string());

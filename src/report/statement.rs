@@ -503,9 +503,9 @@ the deltas and cuts add up to {:+.2}. {ROUNDING_NOTE}",
         if self.foreign {
             let _ = write!(h, "<p class=note>{}</p>", escape(FOREIGN_NOTE));
         }
-        let _ = write!(
+        let _ = writeln!(
             h,
-            "<p class=note>Expected and achieved are in the competition's unit: percentage points above 50&nbsp;% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line). {ROUNDING_NOTE}{}</p></body></html>\n",
+            "<p class=note>Expected and achieved are in the competition's unit: percentage points above 50&nbsp;% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line). {ROUNDING_NOTE}{}</p></body></html>",
             if self.off_the_scale() {
                 format!(" {}", escape(OFF_SCALE_NOTE))
             } else {
@@ -613,12 +613,20 @@ mod tests {
             text.contains("handicap 52.00 -> 38.68 (-13.32) over 5 competitions"),
             "{text}"
         );
-        assert!(text.contains("the deltas and cuts add up to -13.32."), "{text}");
+        assert!(
+            text.contains("the deltas and cuts add up to -13.32."),
+            "{text}"
+        );
         let html = s.to_html();
         for cell in ["-2.22", "-2.21", "-4.46"] {
             assert!(html.contains(&format!("<td class=n>{cell}</td>")), "{html}");
         }
-        assert!(html.contains("sum of the changes</td><td class=n colspan=2>-13.32</td><td class=n>38.68</td>"), "{html}");
+        assert!(
+            html.contains(
+                "sum of the changes</td><td class=n colspan=2>-13.32</td><td class=n>38.68</td>"
+            ),
+            "{html}"
+        );
         assert!(html.contains("the printed column adds up to the printed movement"));
         let frame = s.to_frame().map_err(|e| Error::polars("statement", e))?;
         let column: Vec<Option<f64>> = frame
@@ -627,7 +635,13 @@ mod tests {
             .map_err(|e| Error::polars("statement", e))?;
         assert_eq!(
             column,
-            [Some(-2.22), Some(-2.21), Some(-2.22), Some(-2.21), Some(-4.46)]
+            [
+                Some(-2.22),
+                Some(-2.21),
+                Some(-2.22),
+                Some(-2.21),
+                Some(-4.46)
+            ]
         );
         Ok(())
     }
@@ -645,8 +659,12 @@ mod tests {
         };
         let s = statement(&tables, 1)?;
         assert!(s.to_html().contains("<td class=n>53.37</td>"));
-        assert!(s.to_html().contains("A pair or field handicap above 52 comes from a guest"));
-        assert!(s.to_text().contains("A pair or field handicap above 52 comes from a guest"));
+        assert!(s
+            .to_html()
+            .contains("A pair or field handicap above 52 comes from a guest"));
+        assert!(s
+            .to_text()
+            .contains("A pair or field handicap above 52 comes from a guest"));
         row.field_handicap = 52.0;
         let plain = statement(
             &RunTables {

@@ -285,7 +285,10 @@ fn check_rounds(entrants: &[&Entrant], boards: &[&BoardResult]) -> Result<(), St
         })
         .collect();
     let last = tables.iter().map(|t| t.round).max().unwrap_or(0);
-    let mut pairs: Vec<String> = entrants.iter().map(|e| e.entrant.trim().to_string()).collect();
+    let mut pairs: Vec<String> = entrants
+        .iter()
+        .map(|e| e.entrant.trim().to_string())
+        .collect();
     pairs.sort_by(|a, b| entrant_order(a, b));
     for round in 1..=last {
         let here: Vec<&Played> = tables.iter().filter(|t| t.round == round).collect();
@@ -295,12 +298,9 @@ fn check_rounds(entrants: &[&Entrant], boards: &[&BoardResult]) -> Result<(), St
                 last + 1
             ));
         }
-        let listed = |list: &[&Played]| {
-            list.iter().map(|t| t.at()).collect::<Vec<_>>().join(", ")
-        };
+        let listed = |list: &[&Played]| list.iter().map(|t| t.at()).collect::<Vec<_>>().join(", ");
         for pair in &pairs {
-            let mut seated: Vec<&Played> =
-                here.iter().copied().filter(|t| t.seats(pair)).collect();
+            let mut seated: Vec<&Played> = here.iter().copied().filter(|t| t.seats(pair)).collect();
             // The same meeting's rows under two table numbers are one table.
             let mut meetings = BTreeSet::new();
             seated.retain(|t| meetings.insert((&t.ns, &t.ew)));

@@ -106,7 +106,11 @@ pub fn render(study: &Study) -> String {
     );
 
     for warning in &study.warnings {
-        let _ = write!(h, r#"<p class="note"><b>Warning:</b> {}</p>"#, escape(warning));
+        let _ = write!(
+            h,
+            r#"<p class="note"><b>Warning:</b> {}</p>"#,
+            escape(warning)
+        );
     }
 
     // The summary table.

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use polars::prelude::*;
 
 use super::empty_cells::{check_empty_cells_of, range_of_file, GroupsRead};
-use polars_parquet::parquet::metadata::FileMetadata;
 use crate::error::{Error, InputError, Location};
+use polars_parquet::parquet::metadata::FileMetadata;
 
 /// The value hive writers use for a null partition key.
 pub(super) const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
@@ -95,7 +95,10 @@ impl ReadFooter {
         let m = &self.metadata;
         let groups = m.row_groups.len();
         // The group whose rows include `rows.start`, up to the one holding the last.
-        let first = self.starts.partition_point(|&s| s <= rows.start).saturating_sub(1);
+        let first = self
+            .starts
+            .partition_point(|&s| s <= rows.start)
+            .saturating_sub(1);
         let last = self.starts.partition_point(|&s| s < rows.end).min(groups);
         let kept: Vec<_> = m.row_groups.get(first..last).unwrap_or_default().to_vec();
         let part = FileMetadata {
@@ -353,7 +356,12 @@ pub(super) fn row_groups(file: &SourceFile) -> Result<Option<Vec<usize>>, Error>
     }
     let footer = file.footer()?;
     Ok(Some(
-        footer.metadata.row_groups.iter().map(|g| g.num_rows()).collect(),
+        footer
+            .metadata
+            .row_groups
+            .iter()
+            .map(|g| g.num_rows())
+            .collect(),
     ))
 }
 
