@@ -696,9 +696,10 @@ fn sample_written_as_it_is_generated_has_the_bytes_of_the_federation_written_who
 }
 
 /// The shipped sample's `boards.parquet` rewritten in row groups of 7 rows (a valid
-/// layout a writer may choose: 1,344 row groups for 9,407 rows) gives the outputs of
-/// the shipped layout, and reads each row group's footer entry once, not once per row
-/// group (the square of their number made this run take half a minute).
+/// layout a writer may choose: 7,226 row groups for 50,582 rows) gives the outputs of
+/// the shipped layout. Each row group is read with its own footer entries, the footer
+/// read once for the file: read whole for every row group, the footer made the run's
+/// time grow with the square of the row groups (minutes here).
 #[test]
 fn a_board_file_of_many_tiny_row_groups_gives_the_outputs_of_the_shipped_layout() {
     let dir = tempfile::tempdir().unwrap();
