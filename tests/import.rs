@@ -1060,3 +1060,56 @@ fn an_unreadable_import_log_stops_the_import_before_anything_changes() {
     let kept: Vec<(i64, &str)> = rows.iter().map(|r| (r.batch, r.status.as_str())).collect();
     assert_eq!(kept, [(1, "imported"), (2, "imported")]);
 }
+/// A file given twice and a renamed copy of it: every file given has its line in
+/// `import-report.csv`, and the summary's counts add up to the files given.
+#[test]
+fn every_file_given_has_its_line_and_the_counts_add_up() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let a = dir.path().join("A.pbn");
+    let renamed = dir.path().join("renamed.pbn");
+    std::fs::copy(bridgekam("bridgekam_2015-09-24.pbn"), &a).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(&a, &renamed).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("fed");
+    let stdout = ok(&import(&[&a, &a, &renamed], &out, &[]));
+    assert!(
+        stdout
+            .contains("3 files: 1 imported, 0 corrections, 0 unchanged, 2 duplicates, 0 refused;"),
+        "{stdout}"
+    );
+    let report =
+        std::fs::read_to_string(out.join("import-report.csv")).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<(String, String)> = report
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.splitn(3, ',').collect();
+            (
+                Path::new(cells[0])
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                cells[1].to_string(),
+            )
+        })
+        .filter(|(_, status)| {
+            matches!(
+                status.as_str(),
+                "imported" | "correction" | "unchanged" | "duplicate" | "refused"
+            )
+        })
+        .collect();
+    let line = |file: &str, status: &str| (file.to_string(), status.to_string());
+    assert_eq!(
+        lines,
+        [
+            line("A.pbn", "imported"),
+            line("renamed.pbn", "duplicate"),
+            line("A.pbn", "duplicate"),
+        ],
+        "{report}"
+    );
+    assert!(
+        report.contains("the file is given more than once: read once"),
+        "{report}"
+    );
+}

@@ -98,15 +98,14 @@ fn player_statement_changes_add_up_to_the_handicap_change() {
     let before = numbers(&column(&header, &rows, "handicap_before"));
     let after = numbers(&column(&header, &rows, "handicap_after"));
     // From changes.parquet: 17.1617161716 before the first competition (-0.2364083951
-    // in it), 17.1809921683 after the last, which is the handicap in handicaps.parquet;
-    // the CSV, made for people, prints them to two decimals, so the 65 changes add up
-    // to the difference to within their rounding (half a hundredth each).
-    assert_eq!((before[0], delta[0], after[64]), (17.16, -0.24, 17.18));
+    // in it), 17.1809921683 after the last, which is the handicap in handicaps.parquet.
+    // The CSV, made for people, prints each change as the running handicap rounded to
+    // two decimals after it less the same before it (16.93 - 17.16 = -0.23, where the
+    // change alone rounds to -0.24), so the 65 printed changes add up to the printed
+    // movement, +0.02, exactly.
+    assert_eq!((before[0], delta[0], after[64]), (17.16, -0.23, 17.18));
     let total: f64 = delta.iter().chain(&cut).sum();
-    assert!(
-        (total - (after[64] - before[0])).abs() <= 65.0 * 0.005 + 1e-9,
-        "{total}"
-    );
+    assert!((total - 0.02).abs() < 1e-9, "{total}");
     assert!(cut.iter().all(|c| *c == 0.0));
     let html = text(&dir.path().join("s.html"));
     assert!(
@@ -560,9 +559,9 @@ fn a_handicap_tournament_is_ranked_by_the_adjusted_result_with_the_raw_beside_it
     // +2.71, result 0.00, fourth; pairs 4 and 2 both show -0.74 (-0.737 and -0.743).
     let line = |i: usize| (rank[i], raw[i], entrant[i], expected[i], result[i]);
     let lines: Vec<_> = cup.iter().map(|&i| line(i)).collect();
-    assert_eq!(lines[0], ("1", "1", "9", "0.5", "2.25"));
+    assert_eq!(lines[0], ("1", "1", "9", "0.50", "2.25"));
     assert_eq!(lines[1], ("2", "3", "6", "0.22", "1.28"));
-    assert_eq!(lines[3], ("4", "2", "7", "2.71", "0.0"));
+    assert_eq!(lines[3], ("4", "2", "7", "2.71", "0.00"));
     assert_eq!(lines[6], ("7", "7", "4", "-0.26", "-0.74"));
     assert_eq!(lines[7], ("8", "8", "2", "-1.26", "-0.74"));
     let html = text(&dir.path().join("sheet/results.html"));
@@ -597,4 +596,91 @@ fn a_handicap_tournament_is_ranked_by_the_adjusted_result_with_the_raw_beside_it
     let (header, rows) = csv(&dir.path().join("sheet/start_list.csv"));
     assert!(header.contains(&"expected_percent".to_string()));
     assert!(rows.len() > 7000, "{}", rows.len());
+}
+
+/// One format per figure: Spiren 2015-06-17, whose totals Ruter printed whole ("26
+/// 65.48", "0 50.00"), gives `26` and `0` in `standings.csv` and on the page (not
+/// `26.0`), and its percentages with two decimals in both (`50.00`, not `50.0`).
+#[test]
+fn the_sheet_and_its_csv_print_each_figure_as_the_club_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let ruter = realdata().join("pbn/spiren_2015-06-17_mp.pbn");
+    ok(&bridgehcp(
+        &["score", ruter.to_str().unwrap(), "--out", "ruter"],
+        dir.path(),
+    ));
+    let rows = sheet(&dir.path().join("ruter/standings.csv"), "");
+    let figures: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .take(4)
+        .map(|r| (r.1.as_str(), r.3.as_str(), r.4.as_str()))
+        .collect();
+    assert_eq!(
+        figures,
+        [
+            ("5", "26", "65.48"),
+            ("1", "22", "63.10"),
+            ("2", "20", "61.90"),
+            ("3", "0", "50.00")
+        ]
+    );
+    let html = text(&dir.path().join("ruter/results.html"));
+    for (score, percent) in [("26", "65.48"), ("22", "63.10"), ("0", "50.00")] {
+        assert!(
+            html.contains(&format!(
+                "<td class=n>{score}</td><td class=n>{percent}</td>"
+            )),
+            "{score} {percent}"
+        );
+    }
+}
+
+/// Members whose handicaps print alike to two decimals (37.004 and 37.003 before the
+/// competition, each moved by a twentieth of a thousandth by a 50 % result against
+/// each other) share the rank, marked `=` in the published list; `ranking.csv` prints
+/// the handicaps with two decimals, as the published list does (37.00, not 37.0).
+#[test]
+fn ranks_are_shared_on_the_printed_handicap_and_printed_with_two_decimals() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let write = |name: &str, body: &str| std::fs::write(data.join(name), body).unwrap();
+    write(
+        "members.csv",
+        "member_id,name,start_handicap\n1,Ann,37.004\n2,Bo,37.004\n3,Cy,37.003\n4,Di,37.003\n",
+    );
+    write(
+        "competitions.csv",
+        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\n",
+    );
+    write(
+        "entrants.csv",
+        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\n",
+    );
+    write(
+        "results.csv",
+        "competition_id,entrant,boards_played,score\nc1,1,24,50\nc1,2,24,50\n",
+    );
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--quiet",
+            "--data",
+            "data",
+            "--out",
+            "out",
+            "--publish-min-boards",
+            "1",
+        ],
+        dir.path(),
+    ));
+    let ranking = text(&dir.path().join("out/ranking.csv"));
+    assert_eq!(
+        ranking,
+        "rank,member_id,name,club,district,handicap,boards\n\
+         1,1,Ann,,,37.00,24\n1,2,Bo,,,37.00,24\n1,3,Cy,,,37.00,24\n1,4,Di,,,37.00,24\n"
+    );
+    let published = text(&dir.path().join("out/ranking_published.csv"));
+    assert!(published.contains("\n1=,1,Ann,"), "{published}");
+    assert!(published.contains("\n1=,4,Di,"), "{published}");
 }

@@ -697,3 +697,35 @@ fn sample_written_as_it_is_generated_has_the_bytes_of_the_federation_written_who
         );
     }
 }
+
+/// The shipped sample's `boards.parquet` rewritten in row groups of 7 rows (a valid
+/// layout a writer may choose: 7,226 row groups for 50,582 rows) gives the outputs of
+/// the shipped layout. Each row group is read with its own footer entries, the footer
+/// read once for the file: read whole for every row group, the footer made the run's
+/// time grow with the square of the row groups (minutes here).
+#[test]
+fn a_board_file_of_many_tiny_row_groups_gives_the_outputs_of_the_shipped_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let tiny = dir.path().join("tiny");
+    std::fs::create_dir(&tiny).unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+    for entry in std::fs::read_dir(&sample).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, tiny.join(path.file_name().unwrap())).unwrap();
+    }
+    let (groups, spanning) = rewrite_boards_in_row_groups(&tiny, 7);
+    assert!(groups > 1000, "{groups} row groups");
+    assert!(spanning > 100, "{spanning} competitions over a border");
+    let sample = sample.display().to_string();
+    for (data, out) in [(sample.as_str(), "shipped"), ("tiny", "tiny-out")] {
+        ok(&bridgehcp(
+            &["run", "--quiet", "--data", data, "--out", out],
+            dir.path(),
+        ));
+    }
+    assert_same_outputs(
+        &dir.path().join("shipped"),
+        &dir.path().join("tiny-out"),
+        &OUTPUTS,
+    );
+}

@@ -149,8 +149,65 @@ fn player_numbers_missing_from_members_are_listed_with_competition_and_entrant()
     );
     assert_eq!(
         text(&dir.path().join("out/non_members.csv")),
-        "member_id,competition_id,date,entrant,reason\n\
-         99,c1,2026-01-05,2,the player number is not in `members`: rated as a non-member\n"
+        "member_id,name,competition_id,date,entrant,reason\n\
+         99,,c1,2026-01-05,2,number 99 is not in `members`: rated as a non-member\n"
+    );
+}
+
+/// Three different players printed without a number, at the same seat of three
+/// evenings, were all listed as member −6 (the run's placeholder for the second
+/// entrant's second player) under "the player number is not in `members`". Each now
+/// has an id of their own, the same on every line of theirs (Eva Ek plays twice, once
+/// spelt `EVA  EK`), their name, and a reason saying no number was printed.
+#[test]
+fn unnumbered_players_are_listed_by_name_with_an_id_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let days = ["2026-01-05", "2026-01-12", "2026-01-19", "2026-01-26"];
+    let guests = ["Eva Ek", "Olle Ås", "Per Berg", "EVA  EK"];
+    let mut competitions = String::from("competition_id,date,format,scoring,boards\n");
+    let mut entrants = String::from("competition_id,entrant,player1,player2,player2_name\n");
+    let mut results = String::from("competition_id,entrant,boards_played,score\n");
+    for (i, (day, guest)) in days.iter().zip(guests).enumerate() {
+        competitions.push_str(&format!("c{i},{day},pairs,matchpoints,24\n"));
+        entrants.push_str(&format!("c{i},1,1,2,\nc{i},2,3,,{guest}\n"));
+        results.push_str(&format!("c{i},1,24,55\nc{i},2,24,45\n"));
+    }
+    dataset(
+        dir.path(),
+        None,
+        Some(&competitions),
+        Some(&entrants),
+        Some(&results),
+    );
+    let output = bridgehcp(&["run", "--data", "data", "--out", "out"], dir.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let listed = text(&dir.path().join("out/non_members.csv"));
+    let lines: Vec<Vec<&str>> = listed.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        lines[0],
+        [
+            "member_id",
+            "name",
+            "competition_id",
+            "date",
+            "entrant",
+            "reason"
+        ]
+    );
+    assert_eq!(lines.len(), 5, "{listed}");
+    let ids: Vec<i64> = lines[1..].iter().map(|l| l[0].parse().unwrap()).collect();
+    // Eva Ek (c0 and c3) once, Olle Ås and Per Berg each their own.
+    assert_eq!(ids[0], ids[3], "{listed}");
+    assert!(
+        ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2],
+        "{listed}"
+    );
+    assert!(ids.iter().all(|id| *id < -(1 << 32)), "{listed}");
+    let names: Vec<&str> = lines[1..].iter().map(|l| l[1]).collect();
+    assert_eq!(names, guests);
+    assert!(
+        listed.contains("printed as `Olle Ås` without a player number: rated as a non-member, listed under an id made from the name"),
+        "{listed}"
     );
 }
 

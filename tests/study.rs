@@ -369,3 +369,62 @@ fn a_study_killed_while_replacing_its_folder_leaves_the_previous_one() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// `--burn-in-until 2099-01-01` took every competition into the burn-in and still
+/// exited 0 with 0 entrants judged: it is refused, with what the burn-in leaves and the
+/// day to choose before, and nothing is written. A burn-in that leaves the test period
+/// five sessions, or one, is run with a warning in the terminal and on the page, and
+/// with one session no figure gets an interval (every resample is that session).
+#[test]
+fn a_burn_in_that_leaves_no_test_period_is_refused_and_a_short_one_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    let study = |burn_in: &str, out: &str| {
+        bridgehcp(
+            &[
+                "study",
+                "--quiet",
+                "--data",
+                data,
+                "--burn-in-until",
+                burn_in,
+                "--out",
+                out,
+            ],
+            dir.path(),
+        )
+    };
+    let refused = study("2099-01-01", "none");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(
+            "--burn-in-until 2099-01-01 leaves no competition to test on: the burn-in takes all 348 matchpoint sessions of the dataset (2024-11-01 to 2026-10-30), and a study judges the sets on the matchpoint sessions after it; choose a day before 2026-10-30, the last matchpoint session"
+        ),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("none").exists());
+
+    let short = study("2026-10-25", "short");
+    let stderr = String::from_utf8_lossy(&short.stderr);
+    let warning = "the test period holds only 5 matchpoint sessions: a bootstrap over so few gives intervals too narrow to trust (at least 10 are needed)";
+    assert!(short.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("warning: {warning}")), "{stderr}");
+    let html = std::fs::read_to_string(dir.path().join("short/study.html")).unwrap();
+    assert!(html.contains(warning));
+
+    let one = study("2026-10-29", "one");
+    let stderr = String::from_utf8_lossy(&one.stderr);
+    assert!(
+        stderr.contains("warning: the test period holds 1 matchpoint session: a bootstrap over sessions gives no interval from it"),
+        "{stderr}"
+    );
+    let rows = rows(&dir.path().join("one/study.parquet"));
+    let r = get(&rows, "fsb-2007", "test", "pearson_r").unwrap();
+    assert_eq!((r.low, r.high), (None, None));
+    assert_eq!(
+        get(&rows, "fsb-2007", "test", "sessions").unwrap().value,
+        1.0
+    );
+}

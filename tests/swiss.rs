@@ -330,3 +330,83 @@ fn without_congresses_the_generator_gives_the_shipped_sample() {
     assert!(shipped.boards == generated.boards);
     assert!(shipped.members == generated.members);
 }
+
+/// Rewrites the event's `boards.csv` line by line (the header kept): `edit` gets a row's
+/// cells and returns them changed, or `None` to drop the row.
+fn edit_boards(dir: &Path, edit: impl Fn(Vec<String>) -> Option<Vec<String>>, header: &str) {
+    let path = dir.join("boards.csv");
+    let body = text(&path);
+    let mut out = format!("{header}\n");
+    for line in body.lines().skip(1) {
+        let cells: Vec<String> = line.split(',').map(str::to_string).collect();
+        if let Some(cells) = edit(cells) {
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+    }
+    std::fs::write(&path, out).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// After a round with a table's rows missing, or one that repeats an earlier meeting,
+/// `draw` refuses, naming the round and the tables, instead of drawing the next round.
+#[test]
+fn draw_refuses_after_a_broken_round() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    const HEADER: &str = "competition_id,board,ns,ew,contract,declarer,tricks,ns_score,round";
+
+    // Round 2's third table (6 v 3) lost; the rows carry their table numbers.
+    let missing = dir.path().join("missing");
+    write_event(&missing, 2);
+    edit_boards(
+        &missing,
+        |mut cells| {
+            let round: usize = cells[8].parse().unwrap();
+            let pairs = (cells[2].parse().unwrap(), cells[3].parse().unwrap());
+            let table = ROUNDS[round - 1]
+                .0
+                .iter()
+                .position(|t| *t == pairs)
+                .unwrap()
+                + 1;
+            cells.push(table.to_string());
+            (!(round == 2 && table == 3)).then_some(cells)
+        },
+        &format!("{HEADER},table"),
+    );
+    let out = bridgehcp(&["draw", "--data", "missing"], dir.path());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "competition `sp`: round 2 is incomplete: pair 3 has no table in it (the round has 2 of the 3 tables its 6 pairs need: table 1 (4 v 1), table 2 (5 v 2)); enter the missing table's rows before drawing round 3"
+        ),
+        "{stderr}"
+    );
+
+    // Round 2 seats 2 v 1 and 5 v 4 where 4 v 1 and 5 v 2 played: 1 and 2 met in round 1.
+    let repeat = dir.path().join("repeat");
+    write_event(&repeat, 2);
+    edit_boards(
+        &repeat,
+        |mut cells| {
+            if cells[8] == "2" {
+                match (cells[2].as_str(), cells[3].as_str()) {
+                    ("4", "1") => cells[2] = "2".into(),
+                    ("5", "2") => cells[3] = "4".into(),
+                    _ => {}
+                }
+            }
+            Some(cells)
+        },
+        HEADER,
+    );
+    let out = bridgehcp(&["draw", "--data", "repeat"], dir.path());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "competition `sp`: round 2, the table of 2 v 1: pairs 2 and 1 meet again (they met in round 1, the table of 1 v 2); correct the round's rows before drawing round 3"
+        ),
+        "{stderr}"
+    );
+}

@@ -97,7 +97,7 @@ pub fn command(args: &ImportArgs) -> Result<ExitCode, Failed> {
     let b = &summary.batch;
     println!(
         "bridgehcp import: {}: {} imported, {}, {} unchanged, {}, {} refused; {} mismatched (imported, but not what their program printed: see import-report.csv); {}",
-        count(summary.files, "file", "files"),
+        files_and_competitions(summary.files, b),
         b.count(Status::Imported),
         count(b.count(Status::Correction), "correction", "corrections"),
         b.count(Status::Unchanged),
@@ -111,4 +111,23 @@ pub fn command(args: &ImportArgs) -> Result<ExitCode, Failed> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `3 files`, or `2 files, 3 competitions` when a file held more than one competition:
+/// the counts that follow add up to the last figure.
+fn files_and_competitions(files: usize, batch: &crate::import::batch::Batch) -> String {
+    let outcomes = batch
+        .entries
+        .iter()
+        .filter(|e| e.status.is_outcome())
+        .count();
+    let files_text = count(files, "file", "files");
+    if outcomes == files {
+        files_text
+    } else {
+        format!(
+            "{files_text}, {}",
+            count(outcomes, "competition", "competitions")
+        )
+    }
 }

@@ -82,6 +82,9 @@ pub fn command(args: &StudyArgs) -> Result<ExitCode, Failed> {
         "study of {} failed",
         args.data.display()
     )))?;
+    for warning in &study.warnings {
+        eprintln!("warning: {warning}");
+    }
     if !args.quiet {
         print_summary(args, &study);
     }

@@ -392,9 +392,7 @@ pub fn import_batch(
     register: Option<&Register>,
     strict: bool,
 ) -> Batch {
-    let mut files: Vec<PathBuf> = files.to_vec();
-    files.sort();
-    files.dedup();
+    let (files, repeats) = first_of_each(files);
     let mut read: Vec<ReadFile> = files
         .into_iter()
         .map(|file| {
@@ -581,6 +579,9 @@ pub fn import_batch(
             batch.entries.append(&mut notes);
         }
     }
+    batch
+        .entries
+        .extend(repeated_entries(&batch.entries, &repeats));
     let playing: BTreeSet<MemberId> = batch
         .dataset
         .entrants
@@ -619,6 +620,56 @@ pub fn import_batch(
         }
     }
     batch
+}
+
+/// The files to read, each once and in path order, and each file given again (the
+/// same path, or another path to the same file) with the one read in its place.
+fn first_of_each(files: &[PathBuf]) -> (Vec<PathBuf>, Vec<(PathBuf, PathBuf)>) {
+    let mut seen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut firsts = Vec::new();
+    let mut repeats = Vec::new();
+    for file in files {
+        let key = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+        match seen.get(&key) {
+            Some(first) => repeats.push((file.clone(), first.clone())),
+            None => {
+                seen.insert(key, file.clone());
+                firsts.push(file.clone());
+            }
+        }
+    }
+    firsts.sort();
+    (firsts, repeats)
+}
+
+/// A `duplicate` line for each file given again, so that every file given has its
+/// line: the competition (and month) of the file read in its place.
+fn repeated_entries(entries: &[Entry], repeats: &[(PathBuf, PathBuf)]) -> Vec<Entry> {
+    repeats
+        .iter()
+        .map(|(file, first)| {
+            let read = entries
+                .iter()
+                .find(|e| &e.file == first && e.status.is_outcome());
+            Entry {
+                file: file.clone(),
+                status: Status::Duplicate,
+                competition_id: read.and_then(|e| e.competition_id.clone()),
+                month: read.and_then(|e| e.month.clone()),
+                line: None,
+                board: None,
+                column: None,
+                reason: if file == first {
+                    "the file is given more than once: read once".to_string()
+                } else {
+                    format!(
+                        "the same file as {} (given under two paths): read once",
+                        first.display()
+                    )
+                },
+            }
+        })
+        .collect()
 }
 
 /// The import report's `mismatch` row of a file whose recomputation differs from what

@@ -45,6 +45,19 @@ pub enum Status {
 }
 
 impl Status {
+    /// What became of a file (one of these per file, per competition of a file), as
+    /// against a note on a file.
+    pub fn is_outcome(self) -> bool {
+        matches!(
+            self,
+            Status::Imported
+                | Status::Correction
+                | Status::Unchanged
+                | Status::Duplicate
+                | Status::Refused
+        )
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Imported => "imported",

@@ -163,6 +163,12 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
         .competitions
         .first()
         .is_some_and(|c| c.conventions.bye_score == ByeScore::SessionAverage);
+    let neuberg = imported
+        .dataset
+        .competitions
+        .first()
+        .is_some_and(|c| c.conventions.neuberg);
+    let results_of = board_results(scored, neuberg);
     let mut differences: Vec<Difference> = Vec::new();
     let mut compare = |entrant: &str,
                        board: Option<u32>,
@@ -233,11 +239,7 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
                         && b.ns.as_deref() == line.ns.as_deref()
                         && b.ew.as_deref() == line.ew.as_deref()
                 });
-                let results = scored
-                    .board_scores
-                    .iter()
-                    .filter(|b| b.board == line.board)
-                    .count();
+                let results = results_of(line.board);
                 for (direction, points) in [
                     (Direction::NS, mine.map(|m| m.ns_points)),
                     (Direction::EW, mine.map(|m| m.ew_points)),
@@ -275,11 +277,7 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
                         .collect();
                     let average =
                         (!mine.is_empty()).then(|| mine.iter().sum::<f64>() / mine.len() as f64);
-                    let results = scored
-                        .board_scores
-                        .iter()
-                        .filter(|b| b.board == line.board)
-                        .count();
+                    let results = results_of(line.board);
                     side_figures(
                         &mut compare,
                         line,
@@ -339,6 +337,28 @@ pub fn published_results(
             })
         })
         .collect()
+}
+
+/// The number of results a board's points are on the scale of, for its board
+/// percentage: the board's own count, or, where boards played fewer times are factored
+/// with Neuberg's formula, the count they are factored to (the most any board of the
+/// session got, as the scoring takes it). A board factored from 8 results to 9 has
+/// points up to 8 on the plus-minus scale: over the 7 comparisons of its own 8
+/// results a top would be 50 + 50·8/7 = 107 %, over the 8 of the 9 it is 100 %.
+fn board_results(scored: &ScoredCompetition, neuberg: bool) -> impl Fn(u32) -> usize + '_ {
+    let mut counts: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+    for b in &scored.board_scores {
+        *counts.entry(b.board).or_default() += 1;
+    }
+    let most = counts.values().copied().max().unwrap_or(0);
+    move |board| {
+        let own = counts.get(&board).copied().unwrap_or(0);
+        if neuberg {
+            own.max(most)
+        } else {
+            own
+        }
+    }
 }
 
 /// The pair on one side of a line.
@@ -411,6 +431,39 @@ fn explain(imported: &Imported, difference: &Difference) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A board of 8 results in a session of 9 (a pair had a bye on it), factored to 9
+    /// with Neuberg's formula: points on the plus-minus scale up to 8. A pair with 7.8
+    /// there is at 50 + 50·7.8/8 = 98.75, which Ruter prints 99; over the board's own
+    /// 7 comparisons it was recomputed as 105.7, printed 106, a percentage above 100.
+    #[test]
+    fn a_factored_boards_percentage_is_over_the_count_it_is_factored_to() {
+        let score = |board: u32, table: usize| crate::scoring::BoardScore {
+            competition_id: "c".into(),
+            board,
+            ns: Some(format!("{table}").as_str().into()),
+            ew: Some(format!("{}", table + 10).as_str().into()),
+            ns_score: Some(100),
+            ns_points: 0.0,
+            ew_points: 0.0,
+            datum: None,
+        };
+        let scored = ScoredCompetition {
+            board_scores: (0..9)
+                .map(|t| score(1, t))
+                .chain((0..8).map(|t| score(2, t)))
+                .collect(),
+            standings: Vec::new(),
+            results: Vec::new(),
+        };
+        let factored = board_results(&scored, true);
+        let own = board_results(&scored, false);
+        assert_eq!((factored(1), factored(2), own(2)), (9, 9, 8));
+        assert_eq!(ruter_board_percent(7.8, factored(2)), Some(99.0));
+        assert_eq!(ruter_board_percent(7.8, own(2)), Some(106.0));
+        // The top of a factored board is 100 %, no more.
+        assert_eq!(ruter_board_percent(8.0, factored(2)), Some(100.0));
+    }
 
     #[test]
     fn halves_round_away_from_zero_as_ruter_prints_them() {

@@ -74,6 +74,7 @@ pub fn execute(args: &StudyPlan, progress: &dyn Progress) -> Result<Study> {
     let dataset = crate::store::table::read_dataset(&args.data)?;
     drop(locks);
     let data = StudyData::new(&dataset, &sets[0])?;
+    study::check_burn_in(&data, args.burn_in_until)?;
     let mut sets = sets;
     if args.calibrate {
         let mut calibrated = Vec::new();

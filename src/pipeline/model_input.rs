@@ -18,7 +18,7 @@ use crate::model::{
 };
 
 use super::competition::distinct_boards;
-use super::prepared::{PreparedCompetition, Seat};
+use super::prepared::{NonMemberSeat, PreparedCompetition, Seat};
 use super::state::Registry;
 use super::units::{calc_method, cross_imp_comparisons, model_result};
 
@@ -51,6 +51,7 @@ pub(super) fn build_input(
     let mut inputs = Vec::with_capacity(cx.entrants.len());
     let mut seats = Vec::with_capacity(cx.entrants.len());
     let mut rated_members = Vec::with_capacity(cx.entrants.len() * cx.kind.players_per_entrant());
+    let mut non_members = Vec::new();
     for (index, entrant) in cx.entrants.iter().enumerate() {
         let players = cx.players(index, entrant)?;
         let result = cx.result(entrant)?;
@@ -66,6 +67,7 @@ pub(super) fn build_input(
             ));
         }
         let (entrant_seats, player_inputs) = seat_players(&players, registry, &mut rated_members);
+        non_members.extend(non_member_seats(index, entrant, &players, &entrant_seats));
         seats.push(entrant_seats);
         inputs.push(EntrantInput {
             players: player_inputs,
@@ -94,9 +96,35 @@ pub(super) fn build_input(
         seats,
         entrant_names: cx.entrants.iter().map(|e| e.entrant.clone()).collect(),
         rated_members,
+        non_members,
         origin: competition.origin.clone(),
         packed: None,
     })
+}
+
+/// The entrant's players who are not members, with what the export printed for each.
+fn non_member_seats<'e>(
+    index: usize,
+    entrant: &'e Entrant,
+    players: &'e [i64],
+    seats: &'e [Seat],
+) -> impl Iterator<Item = NonMemberSeat> + 'e {
+    players
+        .iter()
+        .zip(seats)
+        .enumerate()
+        .filter(|(_, (_, seat))| matches!(seat, Seat::NonMember))
+        .map(move |(slot, (&member_id, _))| NonMemberSeat {
+            entrant: u32::try_from(index).unwrap_or(u32::MAX),
+            member_id,
+            printed_number: entrant.players.get(slot).copied().flatten(),
+            printed_name: entrant
+                .names
+                .get(slot)
+                .cloned()
+                .flatten()
+                .filter(|n| !n.trim().is_empty()),
+        })
 }
 
 impl<'a> Context<'a> {

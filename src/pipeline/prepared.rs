@@ -35,11 +35,28 @@ pub struct PreparedCompetition {
     pub rated_members: Vec<u32>,
     /// A pairs field with fixed directions: N/S and E/W are rated as separate fields.
     pub split_by_direction: bool,
+    /// The players not in the member list, with what their export printed for them:
+    /// `non_members.csv` names them after the replay has let go of the entrants.
+    pub non_members: Vec<NonMemberSeat>,
     /// The competition's row, for errors the model raises about it.
     pub origin: Origin,
     /// The entrants and seats, packed while the competition waits for the replay
     /// ([`Self::pack`]); `input.entrants` and `seats` are then empty.
     pub packed: Option<PackedEntrants>,
+}
+
+/// A player of a competition who is not in the member list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NonMemberSeat {
+    /// The entrant's position in the competition.
+    pub entrant: u32,
+    /// The id the player is rated under: the printed number, or, for a player printed
+    /// without one, a placeholder unique within the competition (negative).
+    pub member_id: i64,
+    /// The number the export printed, if any.
+    pub printed_number: Option<i64>,
+    /// The name the export printed, if any.
+    pub printed_name: Option<String>,
 }
 
 /// A rated competition's entrants and seats as a run holds them from scoring to the
@@ -566,6 +583,7 @@ mod tests {
             entrant_names: vec!["1".into(), "2".into(), "3".into()],
             rated_members: vec![0, 7],
             split_by_direction: false,
+            non_members: Vec::new(),
             origin: Origin::default(),
             packed: None,
         }

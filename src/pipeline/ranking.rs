@@ -142,6 +142,29 @@ mod tests {
         assert_eq!(ranks, vec![(0, 1), (1, 2), (2, 2), (3, 4)]);
     }
 
+    /// 36 members ahead, then 48.834 and 48.833: both publish as 48.83 and share rank
+    /// 37 (`37=` in the published list), the one with more boards first; the next
+    /// member is 39.
+    #[test]
+    fn ranks_are_shared_on_the_published_handicap() {
+        let members: Vec<Member> = (1..=39).map(|id| member(id, "A")).collect();
+        let mut states: Vec<PlayerState> = (0..36)
+            .map(|i| state(10.0 + f64::from(i), 24, None))
+            .collect();
+        states.push(state(48.833, 24, None));
+        states.push(state(48.834, 48, None));
+        states.push(state(48.84, 24, None));
+        let ranked = rank(&members, &states, &RankingOptions::default(), None);
+        let tail: Vec<(usize, u32, f64)> = ranked[36..]
+            .iter()
+            .map(|r| (r.member_index, r.rank, r.handicap))
+            .collect();
+        assert_eq!(
+            tail,
+            vec![(37, 37, 48.83), (36, 37, 48.83), (38, 39, 48.84)]
+        );
+    }
+
     #[test]
     fn minimum_boards_activity_and_groups() {
         let members = vec![

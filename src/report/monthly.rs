@@ -38,9 +38,24 @@ pub struct Mover {
     pub competitions: usize,
 }
 
+/// A handicap as the report prints it: to two decimals, half away from zero, as the
+/// ranking publishes it.
+fn shown(handicap: f64) -> f64 {
+    crate::pipeline::ranking::published(handicap)
+}
+
+/// The change between two handicaps as the report prints them: the difference of the
+/// printed figures, so that a reader who subtracts the printed before from the printed
+/// after gets the printed change (36.06 to 37.00 is +0.94 even when the handicap moved
+/// by 0.9302), in every table of the report and in `ranking_diff.csv`.
+fn shown_change(before: f64, after: f64) -> f64 {
+    shown(shown(after) - shown(before))
+}
+
 impl Mover {
+    /// The change as printed: the difference of the printed before and after.
     pub fn change(&self) -> f64 {
-        self.after - self.before
+        shown_change(self.before, self.after)
     }
 }
 
@@ -432,8 +447,9 @@ impl RankingChange {
     pub fn rank_change(&self) -> Option<i64> {
         Some(self.previous_rank? - self.rank?)
     }
+    /// The change as printed: the difference of the printed handicaps.
     pub fn handicap_change(&self) -> Option<f64> {
-        Some(self.handicap? - self.previous_handicap?)
+        Some(shown_change(self.previous_handicap?, self.handicap?))
     }
 }
 
@@ -449,17 +465,11 @@ impl Report {
             .map("member_id", r, |l| l.member_id)
             .map("name", r, |l| l.name.clone())
             .map("club", r, |l| l.club.clone())
-            .map("handicap", r, |l| {
-                l.handicap.map(|h| super::sheet::round_to(h, 2))
-            })
+            .map("handicap", r, |l| l.handicap.map(shown))
             .map("previous_rank", r, |l| l.previous_rank)
             .map("rank_change", r, |l| l.rank_change())
-            .map("previous_handicap", r, |l| {
-                l.previous_handicap.map(|h| super::sheet::round_to(h, 2))
-            })
-            .map("handicap_change", r, |l| {
-                l.handicap_change().map(|c| super::sheet::round_to(c, 2))
-            })
+            .map("previous_handicap", r, |l| l.previous_handicap.map(shown))
+            .map("handicap_change", r, |l| l.handicap_change())
             .map("status", r, |l| l.status)
             .build()
     }
@@ -725,8 +735,8 @@ impl Report {
                             td { (Text(&m.name)) }
                             td { (Text(&m.club)) }
                             td.n { (m.competitions) }
-                            td.n { (format!("{:.2}", m.before)) }
-                            td.n { (format!("{:.2}", m.after)) }
+                            td.n { (format!("{:.2}", shown(m.before))) }
+                            td.n { (format!("{:.2}", shown(m.after))) }
                             td.n { (format!("{:+.2}", m.change())) }
                         }
                     }
@@ -1069,6 +1079,49 @@ mod tests {
         );
         let diff = report.ranking_diff().map_err(|e| e.to_string());
         assert_eq!(diff.map(|d| d.height()), Ok(3));
+    }
+
+    /// A member who moved from 36.064 to 36.996 in the month (by 0.932): the movers
+    /// table prints before 36.06 and after 37.00, so its change is +0.94, the figure
+    /// the ranking's table and `ranking_diff.csv` give from the published 36.06 and 37.00.
+    #[test]
+    fn every_table_gives_the_change_of_the_printed_handicaps() {
+        let day = |m: u32, d: u32| NaiveDate::from_ymd_opt(2026, m, d);
+        let previous = RunTables {
+            members: vec![member(1, 36.064, day(9, 3))],
+            ranking: vec![ranked(1, 1, 36.06)],
+            ..RunTables::default()
+        };
+        let mut row = change_row("c", day(10, 5).unwrap_or_default(), 1, 24, 0.932);
+        row.handicap_before = 36.064;
+        row.handicap_after = 36.996;
+        let current = RunTables {
+            members: vec![member(1, 36.996, day(10, 5))],
+            ranking: vec![ranked(1, 1, 37.0)],
+            changes: vec![row],
+            ..RunTables::default()
+        };
+        let report = build(&current, Some(&previous), Vec::new(), 20, 10);
+        let html = report.to_html("t");
+        assert!(
+            html.contains("<td class=n>1</td><td class=n>36.06</td><td class=n>37.00</td><td class=n>+0.94</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "<td class=n>37.00</td><td class=n>1</td><td class=n>0</td><td class=n>+0.94</td>"
+            ),
+            "{html}"
+        );
+        assert_eq!(report.spread, [0.94]);
+        assert!(html.contains("the extremes were +0.94 and +0.94"), "{html}");
+        let diff = report.ranking_diff().map_err(|e| e.to_string());
+        let change = diff.and_then(|d| {
+            d.column("handicap_change")
+                .and_then(|c| c.f64().map(|c| c.get(0)))
+                .map_err(|e| e.to_string())
+        });
+        assert_eq!(change, Ok(Some(0.94)));
     }
 
     fn change_row(id: &str, date: NaiveDate, member: i64, n_b: i64, delta: f64) -> ChangeRow {

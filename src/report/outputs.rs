@@ -9,7 +9,7 @@ use chrono::NaiveDate;
 use polars::prelude::*;
 
 use crate::dataset::Direction;
-use crate::pipeline::prepare::{PreparedCompetition, Seat, StandingLine};
+use crate::pipeline::prepare::{NonMemberSeat, PreparedCompetition, Seat, StandingLine};
 use crate::pipeline::ranking::{published, RankedMember};
 use crate::pipeline::replay::{Change, ChangeCodec, SealJob};
 use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
@@ -425,8 +425,23 @@ pub fn unrated(output: &RunOutput) -> PolarsResult<DataFrame> {
 pub fn non_members(output: &RunOutput) -> PolarsResult<DataFrame> {
     let comps = &output.prepared.competitions;
     let rows: Vec<&Change> = output.replay.non_member_changes().collect();
+    let seats: Vec<Option<&NonMemberSeat>> = rows
+        .iter()
+        .map(|c| {
+            comps[c.competition]
+                .non_members
+                .iter()
+                .find(|s| s.entrant as usize == c.entrant && s.member_id == c.member_id)
+        })
+        .collect();
+    let printed: Vec<NonMemberId> = rows
+        .iter()
+        .zip(&seats)
+        .map(|(c, seat)| NonMemberId::of(c.member_id, *seat))
+        .collect();
     FrameBuilder::new(rows.len())
-        .map("member_id", &rows, |c| c.member_id)
+        .map("member_id", &printed, |p| p.id)
+        .map("name", &printed, |p| p.name.clone())
         .map("competition_id", &rows, |c| {
             comps[c.competition].competition_id.clone()
         })
@@ -443,10 +458,67 @@ pub fn non_members(output: &RunOutput) -> PolarsResult<DataFrame> {
                 .cloned()
                 .unwrap_or_default()
         })
-        .map("reason", &rows, |_| {
-            "the player number is not in `members`: rated as a non-member".to_string()
-        })
+        .map("reason", &printed, NonMemberId::reason)
         .build()
+}
+
+/// A non-member as `non_members.csv` lists them: the number the export printed, or,
+/// for a player printed without one, an id made from the printed name, so that the
+/// same unnumbered player has one id on every line (and two such players two ids)
+/// where the run rates each under a placeholder that only tells the players of one
+/// competition apart.
+#[derive(Debug, Clone, PartialEq)]
+struct NonMemberId {
+    /// `None` for a player printed with neither a number nor a name.
+    id: Option<i64>,
+    name: Option<String>,
+    number_printed: bool,
+}
+
+impl NonMemberId {
+    fn of(member_id: i64, seat: Option<&NonMemberSeat>) -> NonMemberId {
+        let name = seat.and_then(|s| s.printed_name.clone());
+        let number = seat.map_or((member_id >= 0).then_some(member_id), |s| s.printed_number);
+        NonMemberId {
+            id: number.or_else(|| name.as_deref().and_then(unnumbered_id)),
+            number_printed: number.is_some(),
+            name,
+        }
+    }
+
+    fn reason(&self) -> String {
+        match (self.number_printed, &self.name, self.id) {
+            (true, Some(name), Some(number)) => format!(
+                "number {number} (printed with the name `{name}`) is not in `members`: rated as a non-member"
+            ),
+            (true, _, Some(number)) => {
+                format!("number {number} is not in `members`: rated as a non-member")
+            }
+            (_, Some(name), _) => format!(
+                "printed as `{name}` without a player number: rated as a non-member, listed under an id made from the name"
+            ),
+            _ => "printed with neither a player number nor a name: rated as a non-member".to_string(),
+        }
+    }
+}
+
+/// The id `non_members.csv` gives a player printed without a number: negative, made
+/// from the name as names are compared (case, diacritics and punctuation folded, so
+/// `Ola Nordmann` and `ola  nordmann` are one player), the same in every run; `None`
+/// for a name with no letter or digit. It is below −2^32, so it is never one of the
+/// small placeholders of `changes.parquet`, and at most 2^48 + 2^32, which every
+/// reader holds exactly.
+pub fn unnumbered_id(name: &str) -> Option<i64> {
+    use sha2::Digest as _;
+    let folded = crate::import::identity::fold(name).join(" ");
+    if folded.is_empty() {
+        return None;
+    }
+    let digest = sha2::Sha256::digest(folded.as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes[2..].copy_from_slice(&digest[..6]);
+    let value = i64::try_from(u64::from_be_bytes(bytes)).ok()?;
+    Some(-(value + (1_i64 << 32)))
 }
 
 /// `quarantine.csv`: one row per reason a competition was left out, competitions in
@@ -921,7 +993,7 @@ pub fn write_run(
             (NON_MEMBERS, &|to| {
                 write_list(&f.non_members, to, non_members_before.as_deref())
             }),
-            (RANKING_CSV, &|to| write_csv_hashed(&f.ranking, to, false)),
+            (RANKING_CSV, &|to| write_csv_hashed(&f.ranking, to, true)),
             (RANKING, &|to| write_parquet_hashed(&f.ranking, to)),
             (RANKING_PUBLISHED, &|to| {
                 write_csv_hashed(&f.published, to, true)

@@ -236,6 +236,7 @@ fn encode_batch(
             vec![None; group.len()]
         };
         let order = sheet::sheet_order(competition, group, &adjusted);
+        let decimals = sheet::score_decimals(competition, group);
         // Every line's names in one string, then the lines borrowing them; room for
         // a pair's two names is made at once rather than by doubling from nothing.
         let mut text = String::with_capacity(order.len() * NAMES_BYTES);
@@ -251,7 +252,13 @@ fn encode_batch(
             .map(|(&(at, rank), &end)| {
                 let names = &text[start..end];
                 start = end;
-                sheet::competition_row(competition, &group[at], rank, adjusted[at], names)
+                sheet::competition_row(
+                    competition,
+                    &group[at],
+                    (rank, decimals),
+                    adjusted[at],
+                    names,
+                )
             })
             .collect();
         encoded.push(&rows)?;
@@ -308,11 +315,8 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
     csv_text(&mut prefix, first.club);
     prefix.push(b',');
     out.reserve(rows.len() * (prefix.len() + CSV_LINE_BYTES));
-    let mut floats = zmij::Buffer::new();
-    let mut float = |out: &mut Vec<u8>, value: Option<f64>| {
-        if let Some(v) = value {
-            out.extend_from_slice(floats.format(v).as_bytes());
-        }
+    let float = |out: &mut Vec<u8>, value: Option<f64>| {
+        sheet::push_cell(out, value, sheet::FIGURE_DECIMALS);
     };
     let int = |out: &mut Vec<u8>, value: Option<i32>| {
         if let Some(v) = value {
@@ -332,7 +336,7 @@ fn standings_csv(out: &mut Vec<u8>, rows: &[SheetRow<'_>]) {
         out.push(b',');
         csv_text(out, Some(l.names));
         out.push(b',');
-        float(out, Some(l.score));
+        sheet::push_cell(out, Some(l.score), l.score_decimals);
         out.push(b',');
         float(out, l.percent);
         out.push(b',');
@@ -610,19 +614,23 @@ mod tests {
         b.score = 0.1 + 0.2;
         b.rank = 12;
         b.raw_rank = 3;
+        b.score_decimals = 0;
+        b.percent = Some(55.9);
         let lines = [a, house, b];
         let (by_hand, polars) = both(&lines);
         assert_eq!(by_hand, polars);
         // Worked by hand: the title quoted for its comma and quotes, an empty club or
-        // entrant as "" and a missing title as nothing, a float as its shortest text,
-        // control characters as U+FFFD, a formula neutralised and a number left alone.
+        // entrant as "" and a missing title as nothing, a score with its program's
+        // decimals (37 where the club printed whole totals), the other figures with
+        // two (55.90 as the page shows it), control characters as U+FFFD, a formula
+        // neutralised and a number left alone.
         let title = "\"BK Hamnen – \"\"måndag\"\", par\"";
         assert_eq!(
             by_hand.lines().collect::<Vec<_>>(),
             [
-                format!("K05-20260309-1,2026-03-09,{title},\"\",EW,1,7,Åsa Ödman – #300371,38.0,62.5,28,-0.0,1,-3.25,1e+16"),
+                format!("K05-20260309-1,2026-03-09,{title},\"\",EW,1,7,Åsa Ödman – #300371,38.0,62.50,28,-0.00,1,-3.25,10000000000000000.00"),
                 format!("K05-20260309-1,2026-03-09,{title},\"\",,,\"\",\"'=HYPERLINK(\"\"x\"\")\",-7.0,,28,,,,"),
-                "'=1+2,2026-03-09,,\"Klubb \"\"Öst\"\"\",,12,-5,\"Bo\u{FFFD}Ek,\u{FFFD}Ann\u{FFFD}\",0.30000000000000004,,28,,3,,".to_string(),
+                "'=1+2,2026-03-09,,\"Klubb \"\"Öst\"\"\",,12,-5,\"Bo\u{FFFD}Ek,\u{FFFD}Ann\u{FFFD}\",0,55.90,28,,3,,".to_string(),
             ]
         );
     }

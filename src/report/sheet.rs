@@ -122,18 +122,22 @@ pub fn round_to(value: f64, decimals: usize) -> f64 {
     (scaled + scaled.signum() * 1e-9).round() / scale
 }
 
-/// How many decimals the competition's program prints totals with.
-pub fn score_decimals(competition: &Competition) -> usize {
+/// How many decimals the competition's program prints its totals (`standings`) with:
+/// Ruter (plus-minus matchpoints, summed cross-IMPs) prints whole numbers (`37`) unless
+/// a total has a fraction (a board factored for a bye), and then one decimal for every
+/// total (`24.0`, `15.2`); other programs print two.
+pub fn score_decimals(competition: &Competition, standings: &[Standing]) -> usize {
     let c = &competition.conventions;
     let ruter = if competition.scoring.is_imps() {
         c.imp_aggregate == ImpAggregate::Sum
     } else {
         c.mp_scale == MpScale::PlusMinus
     };
-    if ruter {
-        1
-    } else {
-        2
+    let whole = |s: &Standing| round_to(s.score, 1).fract() == 0.0;
+    match (ruter, standings.iter().all(whole)) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, _) => 2,
     }
 }
 
@@ -484,11 +488,18 @@ pub fn competition_lines(
     out: &mut Vec<SheetLine>,
 ) {
     let adjusted: Vec<Option<(f64, f64)>> = standings.iter().map(&handicap).collect();
+    let decimals = score_decimals(competition, standings);
     out.extend(
         sheet_order(competition, standings, &adjusted)
             .into_iter()
             .map(|(at, rank)| {
-                let row = competition_row(competition, &standings[at], rank, adjusted[at], "");
+                let row = competition_row(
+                    competition,
+                    &standings[at],
+                    (rank, decimals),
+                    adjusted[at],
+                    "",
+                );
                 SheetLine {
                     competition_id: row.competition_id.to_owned(),
                     date: row.date,
@@ -556,16 +567,16 @@ pub fn sheet_order(
     order
 }
 
-/// The sheet's line of `standing`, of `competition`, placed at `rank`, with its
-/// (expected, adjusted) handicap result and its players' `names`.
+/// The sheet's line of `standing`, of `competition`, placed at `rank` with its score
+/// to `decimals` ([`score_decimals`] of its competition), with its (expected, adjusted)
+/// handicap result and its players' `names`.
 pub fn competition_row<'a>(
     competition: &'a Competition,
     standing: &'a Standing,
-    rank: u32,
+    (rank, decimals): (u32, usize),
     adjusted: Option<(f64, f64)>,
     names: &'a str,
 ) -> SheetRow<'a> {
-    let decimals = score_decimals(competition);
     let s = standing;
     SheetRow {
         competition_id: &s.competition_id,
@@ -589,7 +600,9 @@ pub fn competition_row<'a>(
     }
 }
 
-/// `standings.csv`.
+/// `standings.csv`: each figure printed as the result sheet prints it (the score with
+/// its program's decimals, percentages, victory points and handicap results with two),
+/// so that the file and the page show one figure the same way.
 pub fn frame(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
     FrameBuilder::new(lines.len())
         .column(
@@ -624,15 +637,19 @@ pub fn frame(lines: &[SheetLine]) -> PolarsResult<DataFrame> {
             "names",
             lines.iter().map(|l| l.names.as_str()).collect::<Vec<_>>(),
         )
-        .map("score", lines, |l| l.score)
-        .map("percent", lines, |l| l.percent)
+        .map("score", lines, |l| fixed(Some(l.score), l.score_decimals))
+        .map("percent", lines, |l| fixed(l.percent, FIGURE_DECIMALS))
         .map("boards_played", lines, |l| l.boards_played as i32)
-        .map("vp", lines, |l| l.vp)
+        .map("vp", lines, |l| fixed(l.vp, FIGURE_DECIMALS))
         .map("raw_rank", lines, |l| {
             (!l.house).then_some(l.raw_rank as i32)
         })
-        .map("handicap_expected", lines, |l| l.handicap_expected)
-        .map("handicap_result", lines, |l| l.handicap_result)
+        .map("handicap_expected", lines, |l| {
+            fixed(l.handicap_expected, FIGURE_DECIMALS)
+        })
+        .map("handicap_result", lines, |l| {
+            fixed(l.handicap_result, FIGURE_DECIMALS)
+        })
         .build()
 }
 
@@ -707,9 +724,22 @@ fn text_of(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// Decimals every file prints a standing's percentage, victory points and handicap
+/// results with (its score has its program's, [`score_decimals`]).
+pub const FIGURE_DECIMALS: usize = 2;
+
+/// `value` as [`push_cell`] prints it, as text.
+pub fn fixed(value: Option<f64>, decimals: usize) -> Option<String> {
+    value.map(|v| {
+        let mut out = Vec::new();
+        push_cell(&mut out, Some(v), decimals);
+        String::from_utf8(out).unwrap_or_default()
+    })
+}
+
 /// Appends `value` printed with `decimals` decimals, or nothing, to `out`: the text is
 /// always what `{:.decimals$}` prints.
-fn push_cell(out: &mut Vec<u8>, value: Option<f64>, decimals: usize) {
+pub(crate) fn push_cell(out: &mut Vec<u8>, value: Option<f64>, decimals: usize) {
     let Some(v) = value else {
         return;
     };

@@ -217,10 +217,75 @@ pub fn statement(tables: &RunTables, member_id: i64) -> Result<Statement> {
     })
 }
 
+/// A figure in hundredths as printed: half away from zero, as the ranking publishes.
+fn cents(value: f64) -> i64 {
+    let cents = (value * 100.0).round();
+    if cents.is_finite() && cents.abs() < 9e15 {
+        cents as i64
+    } else {
+        0
+    }
+}
+
+/// Hundredths as the figure they print.
+fn from_cents(cents: i64) -> f64 {
+    cents as f64 / 100.0
+}
+
+/// A line's change and cut as printed, in hundredths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Printed {
+    pub delta: i64,
+    pub cut: i64,
+}
+
+/// What a pair or field handicap above 52 is, for the pages where one shows.
+pub const OFF_SCALE_NOTE: &str = "A pair or field handicap above 52 comes from a guest or non-member pair whose handicap was estimated from its own result in that competition: the level at which that result was what the field expected of it. A pair that scored far below the field gets an estimate above 52, below a beginner's level. The estimate is left as it is, not cut to 52: cut, it would say the pair was stronger than it played, and a member partnering the guest would move for the guest's result. Nobody's handicap is set from it; members' handicaps stay at or below 52.";
+
+/// How the printed changes are rounded, for the pages' notes.
+const ROUNDING_NOTE: &str = "Each delta and cut is printed as the change of the running handicap rounded to two decimals (the rounded running handicap after it less the rounded one before it), so the printed column adds up to the printed movement; one may then differ by 0.01 from its own figure rounded alone. changes.parquet has the unrounded figures.";
+
 impl Statement {
     /// The sum of the changes shown, cuts included.
     pub fn total_change(&self) -> f64 {
         self.lines.iter().map(|l| l.delta + l.cut).sum()
+    }
+
+    /// Each line's delta and cut as printed, in hundredths: the running handicap
+    /// (the start plus the changes and cuts so far) rounded after each figure, less
+    /// the same rounded before it. Rounding each figure alone, the column of a long
+    /// statement drifts from the movement printed above it (-13.34 printed against a
+    /// move from 52.00 to 38.68); rounded this way the column adds up to the rounded
+    /// end less the rounded start, whatever the number of lines.
+    pub fn printed(&self) -> Vec<Printed> {
+        let mut running = self.start;
+        self.lines
+            .iter()
+            .map(|l| {
+                let before = cents(running);
+                running += l.delta;
+                let delta = cents(running) - before;
+                let before_cut = cents(running);
+                running += l.cut;
+                Printed {
+                    delta,
+                    cut: cents(running) - before_cut,
+                }
+            })
+            .collect()
+    }
+
+    /// A pair or field handicap shown above the scale's 52 (a guest's estimate in it).
+    pub fn off_the_scale(&self) -> bool {
+        self.lines
+            .iter()
+            .any(|l| cents(l.field_handicap) > 5200 || cents(l.pair_handicap) > 5200)
+    }
+
+    /// The sum of the printed changes and cuts: the rounded end of the running handicap
+    /// less the rounded start.
+    pub fn printed_total(&self) -> f64 {
+        from_cents(self.printed().iter().map(|p| p.delta + p.cut).sum())
     }
 
     fn heading(&self) -> String {
@@ -238,9 +303,9 @@ impl Statement {
     fn summary(&self) -> String {
         format!(
             "handicap {:.2} -> {:.2} ({:+.2}) over {}",
-            self.start,
-            self.current,
-            self.current - self.start,
+            from_cents(cents(self.start)),
+            from_cents(cents(self.current)),
+            from_cents(cents(self.current) - cents(self.start)),
             super::count(self.lines.len(), "competition", "competitions")
         )
     }
@@ -265,7 +330,8 @@ impl Statement {
         let rows: Vec<Vec<String>> = self
             .lines
             .iter()
-            .map(|l| {
+            .zip(self.printed())
+            .map(|(l, p)| {
                 vec![
                     l.date.to_string(),
                     l.title.clone().unwrap_or_else(|| l.competition_id.clone()),
@@ -277,11 +343,11 @@ impl Statement {
                     format!("{:+.2}", l.achieved),
                     l.unit.to_string(),
                     format!("{}/{}", l.boards, l.n_b),
-                    format!("{:+.3}", l.delta),
-                    if l.cut == 0.0 {
+                    format!("{:+.2}", from_cents(p.delta)),
+                    if l.cut == 0.0 && p.cut == 0 {
                         String::new()
                     } else {
-                        format!("{:+.3}", l.cut)
+                        format!("{:+.2}", from_cents(p.cut))
                     },
                     format!("{:.2}", l.handicap_after),
                 ]
@@ -293,13 +359,17 @@ impl Statement {
             out.push_str(FOREIGN_NOTE);
             out.push('\n');
         }
+        if self.off_the_scale() {
+            out.push_str(OFF_SCALE_NOTE);
+            out.push('\n');
+        }
         let _ = writeln!(
             out,
             "\nexpected and achieved: percentage points above 50 % (matchpoints) or IMPs per board; \
 boards: played/in the competition; delta: the change the competition made; cut: what the \
 cap or floor took off it (in a frozen run, at the month's end, on the month's last line); \
-the deltas and cuts add up to {:+.3}.",
-            self.total_change()
+the deltas and cuts add up to {:+.2}. {ROUNDING_NOTE}",
+            self.printed_total()
         );
         out
     }
@@ -307,6 +377,7 @@ the deltas and cuts add up to {:+.3}.",
     /// The statement as a table (`--csv`), numbers to two decimals as people read them.
     pub fn to_frame(&self) -> PolarsResult<DataFrame> {
         let l = &self.lines;
+        let printed = self.printed();
         FrameBuilder::new(l.len())
             .date("date", l.iter().map(|l| Some(l.date)).collect())?
             .map("competition_id", l, |l| l.competition_id.clone())
@@ -321,8 +392,8 @@ the deltas and cuts add up to {:+.3}.",
             .map("boards", l, |l| l.boards)
             .map("n_b", l, |l| l.n_b)
             .map("handicap_before", l, |l| hundredths(l.handicap_before))
-            .map("delta", l, |l| hundredths(l.delta))
-            .map("cut", l, |l| hundredths(l.cut))
+            .map("delta", &printed, |p| from_cents(p.delta))
+            .map("cut", &printed, |p| from_cents(p.cut))
             .map("handicap_after", l, |l| hundredths(l.handicap_after))
             .build()
     }
@@ -373,10 +444,10 @@ the deltas and cuts add up to {:+.3}.",
                     "date", "competition", "club", "partner", "pair hcp", "field hcp",
                     "expected", "achieved", "unit", "boards", "delta", "cut", "after",
                 ])) } }
-                tbody { @for l in &self.lines { (html_line(l)) } }
+                tbody { @for (l, p) in self.lines.iter().zip(self.printed()) { (html_line(l, &p)) } }
                 tfoot { tr {
                     td colspan="10" { "sum of the changes" }
-                    td.n colspan="2" { (format!("{:+.2}", self.total_change())) }
+                    td.n colspan="2" { (format!("{:+.2}", self.printed_total())) }
                     td.n { (format!("{:.2}", self.current)) }
                 } }
             }
@@ -384,7 +455,9 @@ the deltas and cuts add up to {:+.3}.",
             p.note {
                 "Expected and achieved are in the competition's unit: percentage points above 50"
                 (PreEscaped("&nbsp;"))
-                "% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line)."
+                "% for matchpoints, IMPs per board for IMP scoring. A result better than expected lowers the handicap (0 is the best, 52 a beginner). Boards: played / in the competition. Cut: what the cap or the floor took off the change (in a frozen run, at the month's end, on the month's last line). "
+                (ROUNDING_NOTE)
+                @if self.off_the_scale() { " " (OFF_SCALE_NOTE) }
             }
         };
         page::page(&heading, STYLE, &heading, body)
@@ -425,7 +498,7 @@ fn aligned(header: &[&str], rows: Vec<Vec<String>>) -> String {
 }
 
 /// A competition's row of the statement's table.
-fn html_line(l: &Line) -> Markup {
+fn html_line(l: &Line, p: &Printed) -> Markup {
     html! {
         tr {
             td { (l.date.to_string()) }
@@ -438,8 +511,8 @@ fn html_line(l: &Line) -> Markup {
             td.n { (format!("{:+.2}", l.achieved)) }
             td { (Text(l.unit)) }
             td.n { (l.boards) "/" (l.n_b) }
-            td.n { (format!("{:+.2}", l.delta)) }
-            td.n { @if l.cut != 0.0 { (format!("{:+.2}", l.cut)) } }
+            td.n { (format!("{:+.2}", from_cents(p.delta))) }
+            td.n { @if l.cut != 0.0 || p.cut != 0 { (format!("{:+.2}", from_cents(p.cut))) } }
             td.n { (format!("{:.2}", l.handicap_after)) }
         }
     }
@@ -504,6 +577,98 @@ mod tests {
             competitions: 2,
             last_played: None,
         }
+    }
+
+    /// 52.00 to 38.68 in five competitions: four changes of −2.2151 and one of
+    /// −4.4596. Rounded one by one they print −2.22 four times and −4.46, which add up
+    /// to −13.34 against the −13.32 printed above them; rounded as the running
+    /// handicap (49.78, 47.57, 45.35, 43.14, 38.68) they print −2.22, −2.21, −2.22,
+    /// −2.21 and −4.46, which add up to −13.32.
+    #[test]
+    fn the_printed_changes_add_up_to_the_printed_movement() -> Result<()> {
+        let deltas = [-2.2151, -2.2151, -2.2151, -2.2151, -4.4596];
+        let mut before = 52.0;
+        let mut changes = Vec::new();
+        for (day, delta) in (1..).zip(deltas) {
+            changes.push(change("c", day, 1, "1", before, delta));
+            before += delta;
+        }
+        let tables = RunTables {
+            changes,
+            members: vec![member(1, "Anna Berg", before)],
+            ..RunTables::default()
+        };
+        let s = statement(&tables, 1)?;
+        let printed: Vec<i64> = s.printed().iter().map(|p| p.delta).collect();
+        assert_eq!(printed, [-222, -221, -222, -221, -446]);
+        assert!(s.printed().iter().all(|p| p.cut == 0));
+        let text = s.to_text();
+        assert!(
+            text.contains("handicap 52.00 -> 38.68 (-13.32) over 5 competitions"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the deltas and cuts add up to -13.32."),
+            "{text}"
+        );
+        let html = s.to_html();
+        for cell in ["-2.22", "-2.21", "-4.46"] {
+            assert!(html.contains(&format!("<td class=n>{cell}</td>")), "{html}");
+        }
+        assert!(
+            html.contains(
+                "sum of the changes</td><td class=n colspan=2>-13.32</td><td class=n>38.68</td>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("the printed column adds up to the printed movement"));
+        let frame = s.to_frame().map_err(|e| Error::polars("statement", e))?;
+        let column: Vec<Option<f64>> = frame
+            .column("delta")
+            .and_then(|c| c.f64().map(|c| (0..c.len()).map(|i| c.get(i)).collect()))
+            .map_err(|e| Error::polars("statement", e))?;
+        assert_eq!(
+            column,
+            [
+                Some(-2.22),
+                Some(-2.21),
+                Some(-2.22),
+                Some(-2.21),
+                Some(-4.46)
+            ]
+        );
+        Ok(())
+    }
+
+    /// A field handicap above 52 (a guest pair's estimate in it) is explained on the
+    /// page and in the terminal; a statement without one carries no such note.
+    #[test]
+    fn a_field_above_the_scale_is_explained() -> Result<()> {
+        let mut row = change("c", 1, 1, "1", 40.0, 0.5);
+        row.field_handicap = 53.37;
+        let tables = RunTables {
+            changes: vec![row.clone()],
+            members: vec![member(1, "Anna Berg", 40.5)],
+            ..RunTables::default()
+        };
+        let s = statement(&tables, 1)?;
+        assert!(s.to_html().contains("<td class=n>53.37</td>"));
+        assert!(s
+            .to_html()
+            .contains("A pair or field handicap above 52 comes from a guest"));
+        assert!(s
+            .to_text()
+            .contains("A pair or field handicap above 52 comes from a guest"));
+        row.field_handicap = 52.0;
+        let plain = statement(
+            &RunTables {
+                changes: vec![row],
+                ..tables
+            },
+            1,
+        )?;
+        assert!(!plain.to_html().contains("above 52 comes from"));
+        Ok(())
     }
 
     #[test]

@@ -225,6 +225,7 @@ pub fn next_draw(dataset: &Dataset, competition: &Competition, seed: u64) -> Res
             standings: Vec::new(),
         });
     }
+    check_rounds(&entrants, &boards).map_err(draw_error)?;
     let scored = super::score_competition(competition, &entrants, &boards)?;
     let standings = DrawEntry::from_standings(&scored.standings);
     let met: BTreeSet<(String, String)> = boards
@@ -243,6 +244,106 @@ pub fn next_draw(dataset: &Dataset, competition: &Competition, seed: u64) -> Res
         tables,
         standings,
     })
+}
+
+/// One table of a round played: its number (when the rows give one) and its pairs.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Played {
+    round: u32,
+    table: Option<u32>,
+    ns: String,
+    ew: String,
+}
+
+impl Played {
+    fn at(&self) -> String {
+        match self.table {
+            Some(table) => format!("table {table} ({} v {})", self.ns, self.ew),
+            None => format!("the table of {} v {}", self.ns, self.ew),
+        }
+    }
+
+    fn seats(&self, pair: &str) -> bool {
+        self.ns == pair || self.ew == pair
+    }
+}
+
+/// Refuses to draw after rounds that were not played as drawn: a round in which a
+/// pair has no table (a table's rows missing), sits at two, or meets a pair it met in
+/// an earlier round. The next round is drawn from the meetings so far, so a round
+/// entered wrongly would go on into every later draw without a word.
+fn check_rounds(entrants: &[&Entrant], boards: &[&BoardResult]) -> Result<(), String> {
+    let tables: BTreeSet<Played> = boards
+        .iter()
+        .filter_map(|b| {
+            Some(Played {
+                round: b.round?,
+                table: b.table,
+                ns: b.ns.as_deref()?.trim().to_string(),
+                ew: b.ew.as_deref()?.trim().to_string(),
+            })
+        })
+        .collect();
+    let last = tables.iter().map(|t| t.round).max().unwrap_or(0);
+    let mut pairs: Vec<String> = entrants
+        .iter()
+        .map(|e| e.entrant.trim().to_string())
+        .collect();
+    pairs.sort_by(|a, b| entrant_order(a, b));
+    for round in 1..=last {
+        let here: Vec<&Played> = tables.iter().filter(|t| t.round == round).collect();
+        if here.is_empty() {
+            return Err(format!(
+                "round {round} has no board rows, yet round {last} has: enter round {round}'s tables before drawing round {}",
+                last + 1
+            ));
+        }
+        let listed = |list: &[&Played]| list.iter().map(|t| t.at()).collect::<Vec<_>>().join(", ");
+        for pair in &pairs {
+            let mut seated: Vec<&Played> = here.iter().copied().filter(|t| t.seats(pair)).collect();
+            // The same meeting's rows under two table numbers are one table.
+            let mut meetings = BTreeSet::new();
+            seated.retain(|t| meetings.insert((&t.ns, &t.ew)));
+            match seated.as_slice() {
+                [] => {
+                    return Err(format!(
+                        "round {round} is incomplete: pair {pair} has no table in it (the round has {} of the {} tables its {} pairs need: {}); enter the missing table's rows before drawing round {}",
+                        here.len(),
+                        pairs.len() / 2,
+                        pairs.len(),
+                        listed(&here),
+                        last + 1
+                    ))
+                }
+                [_] => {}
+                _ => {
+                    return Err(format!(
+                        "round {round}: pair {pair} sits at more than one table ({}); correct the round's rows before drawing round {}",
+                        listed(&seated),
+                        last + 1
+                    ))
+                }
+            }
+        }
+        for table in &here {
+            if let Some(before) = tables
+                .iter()
+                .filter(|t| t.round < round)
+                .find(|t| t.seats(&table.ns) && t.seats(&table.ew))
+            {
+                return Err(format!(
+                    "round {round}, {}: pairs {} and {} meet again (they met in round {}, {}); correct the round's rows before drawing round {}",
+                    table.at(),
+                    table.ns,
+                    table.ew,
+                    before.round,
+                    before.at(),
+                    last + 1
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The Swiss pairs competition to draw: the one named, or the dataset's only one.

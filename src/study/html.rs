@@ -101,6 +101,9 @@ pub fn render(study: &Study) -> String {
     );
     let body = html! {
         (introduction(study))
+        @for warning in &study.warnings {
+            p.note { b { "Warning:" } " " (Text(warning)) }
+        }
         (summary_table(study))
         (baseline_table(study))
         (imp_table(study))

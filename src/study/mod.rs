@@ -195,6 +195,9 @@ pub struct Study {
     pub trajectory_members: Vec<u32>,
     /// Hidden skill of the trajectory members per month, when known.
     pub trajectory_truth: Vec<Vec<(NaiveDate, f64)>>,
+    /// What the reader must know before reading the figures (a test period too short
+    /// to give intervals).
+    pub warnings: Vec<String>,
 }
 
 /// Matchpoint fields are the ones judged: pairs or individual, topscore.
@@ -236,14 +239,7 @@ pub fn run(
     let first = sets
         .first()
         .ok_or_else(|| Error::Config("a study needs at least one factor set".into()))?;
-    let Some(first_date) = data.competitions.first().map(|c| c.date) else {
-        return Err(Error::Config(
-            "the dataset has no rated competition to study".into(),
-        ));
-    };
-    let burn_in_until = options
-        .burn_in_until
-        .unwrap_or_else(|| default_burn_in(first_date));
+    let burn_in_until = check_burn_in(data, options.burn_in_until)?;
     let dates: Vec<NaiveDate> = data.competitions.iter().map(|c| c.date).collect();
     let members = data.registry.len();
 
@@ -298,9 +294,17 @@ pub fn run(
         member_names,
         trajectory_members,
         trajectory_truth,
+        warnings: Vec::new(),
     };
     let mut rows = metric_rows(&study, &tracked, options);
     let intervals = interval_rows(&study, &mut rows);
+    let sessions = intervals
+        .iter()
+        .filter(|r| r.metric == "sessions")
+        .map(|r| r.value as usize)
+        .max()
+        .unwrap_or(0);
+    study.warnings.extend(interval_warning(sessions));
     rows.extend(intervals);
     study.rows = rows;
     Ok(study)
@@ -388,6 +392,65 @@ fn skill_series(truth: &Truth, id: MemberId) -> Vec<(NaiveDate, f64)> {
         .collect();
     series.sort_by_key(|p| p.0);
     series
+}
+
+/// Test-period sessions below which a bootstrap over sessions gives no interval worth
+/// reading: it can only resample the few sessions there are, so its 95 % interval is too
+/// narrow (and with one session it is the figure itself).
+pub const MIN_INTERVAL_SESSIONS: usize = 10;
+
+/// The last day of the burn-in (`burn_in_until`, or the default), refused when it
+/// leaves no matchpoint session for the test period: the study would otherwise judge
+/// every set on nothing and still exit as if it had.
+pub fn check_burn_in(data: &StudyData, burn_in_until: Option<NaiveDate>) -> Result<NaiveDate> {
+    let (Some(first), Some(last)) = (data.competitions.first(), data.competitions.last()) else {
+        return Err(Error::Config(
+            "the dataset has no rated competition to study".into(),
+        ));
+    };
+    let until = burn_in_until.unwrap_or_else(|| default_burn_in(first.date));
+    let judged: Vec<NaiveDate> = data
+        .competitions
+        .iter()
+        .filter(|c| judged(c))
+        .map(|c| c.date)
+        .collect();
+    if judged.iter().any(|d| *d > until) {
+        return Ok(until);
+    }
+    let how = match burn_in_until {
+        Some(day) => format!("--burn-in-until {day}"),
+        None => format!(
+            "the default burn-in (up to {until}, a year after the first competition; set another with --burn-in-until)"
+        ),
+    };
+    let latest = judged.iter().max().copied();
+    Err(Error::Config(format!(
+        "{how} leaves no competition to test on: the burn-in takes all {} of the dataset ({} to {}), and a study judges the sets on the matchpoint sessions after it{}",
+        crate::report::count(judged.len(), "matchpoint session", "matchpoint sessions"),
+        first.date,
+        last.date,
+        match latest {
+            Some(latest) => format!(
+                "; choose a day before {latest}, the last matchpoint session"
+            ),
+            None => String::new(),
+        }
+    )))
+}
+
+/// Why the test period's intervals are missing or rough, when they are.
+fn interval_warning(sessions: usize) -> Option<String> {
+    match sessions {
+        0 | 1 => Some(format!(
+            "the test period holds {}: a bootstrap over sessions gives no interval from it, so no figure has one; move --burn-in-until earlier",
+            crate::report::count(sessions, "matchpoint session", "matchpoint sessions")
+        )),
+        n if n < MIN_INTERVAL_SESSIONS => Some(format!(
+            "the test period holds only {n} matchpoint sessions: a bootstrap over so few gives intervals too narrow to trust (at least {MIN_INTERVAL_SESSIONS} are needed); move --burn-in-until earlier"
+        )),
+        _ => None,
+    }
 }
 
 /// The first day of a month index.
@@ -1015,7 +1078,7 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
             Some("test-period sessions, the unit of the bootstrap".into()),
         ));
         for (f, (metric, figure, calibrated)) in bootstrap::FIGURES.iter().enumerate() {
-            let ci = bootstrap::interval(&bootstrap::values(&replicates, k, f));
+            let ci = interval(sessions, &bootstrap::values(&replicates, k, f));
             if *calibrated {
                 if !per_track[k].1 {
                     continue;
@@ -1039,6 +1102,16 @@ fn interval_rows(study: &Study, rows: &mut [MetricRow]) -> Vec<MetricRow> {
     }
     out.extend(gain_rows(study, &per_track, &replicates));
     out
+}
+
+/// A 95 % interval of a figure's replicates over `sessions` test-period sessions; none
+/// from a single session, every resample of which is that session.
+fn interval(sessions: usize, values: &[f64]) -> Option<(f64, f64)> {
+    if sessions < 2 {
+        None
+    } else {
+        bootstrap::interval(values)
+    }
 }
 
 fn in_test(study: &Study, p: &Prediction) -> bool {
@@ -1163,7 +1236,7 @@ fn gain_rows(
                 .into_iter()
                 .map(|d| sign * d)
                 .collect();
-            let ci = bootstrap::interval(&diffs);
+            let ci = interval(per_track[k].0.raw.len(), &diffs);
             let mut row = test_row(t, gain_metric(metric), sign * (x - y), detail.clone());
             (row.low, row.high) = (ci.map(|c| c.0), ci.map(|c| c.1));
             out.push(row);

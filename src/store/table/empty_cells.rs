@@ -41,10 +41,39 @@ pub(crate) fn check_empty_cells(
     first_row: usize,
     chunk_bytes: &mut dyn FnMut(Range<u64>) -> std::io::Result<Vec<u8>>,
 ) -> Result<(), Error> {
+    let groups = GroupsRead {
+        first: 0,
+        first_row: 0,
+        in_file: metadata.row_groups.len(),
+    };
+    check_empty_cells_of(path, metadata, groups, frame, first_row, chunk_bytes)
+}
+
+/// Where the row groups of a metadata that holds only some of a file's lie in it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GroupsRead {
+    /// The place of the first in the file's row groups.
+    pub first: usize,
+    /// The file's row (0-based) the first starts at.
+    pub first_row: usize,
+    /// The row groups of the whole file.
+    pub in_file: usize,
+}
+
+/// [`check_empty_cells`] with a `metadata` holding only the row groups `groups` says:
+/// a piece of a file read on its own costs its own row groups, not the file's.
+pub(crate) fn check_empty_cells_of(
+    path: &Path,
+    metadata: &FileMetadata,
+    groups_read: GroupsRead,
+    frame: &DataFrame,
+    first_row: usize,
+    chunk_bytes: &mut dyn FnMut(Range<u64>) -> std::io::Result<Vec<u8>>,
+) -> Result<(), Error> {
     let end = first_row.saturating_add(frame.height());
-    let mut start = 0usize;
-    let groups = metadata.row_groups.len();
-    for (number, group) in metadata.row_groups.iter().enumerate() {
+    let mut start = groups_read.first_row;
+    let groups = groups_read.in_file;
+    for (number, group) in (groups_read.first..).zip(metadata.row_groups.iter()) {
         let rows = start..start.saturating_add(group.num_rows());
         start = rows.end;
         if rows.start < first_row || rows.end > end || rows.is_empty() {

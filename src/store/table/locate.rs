@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
-use super::empty_cells::{check_empty_cells, range_of_file};
+use super::empty_cells::{check_empty_cells_of, range_of_file, GroupsRead};
 use crate::error::{Error, InputError, Location};
+use polars_parquet::parquet::metadata::FileMetadata;
 
 /// The value hive writers use for a null partition key.
 pub(super) const HIVE_NULL: &str = "__HIVE_DEFAULT_PARTITION__";
@@ -27,6 +28,97 @@ pub(super) struct SourceFile {
     pub(super) path: PathBuf,
     pub(super) kind: FileKind,
     pub(super) partition: Vec<(String, Option<String>)>,
+    /// A Parquet file's footer, read and checked once for every piece of the file.
+    pub(super) footer: Footer,
+}
+
+/// The footer of a Parquet file once read: a file read a row group at a time would
+/// otherwise parse and check its whole footer (every row group's metadata) for each
+/// row group, and a file of many small row groups would cost the square of their
+/// number (1,344 row groups of 7 rows: 29 s for 9,407 rows).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Footer(Arc<std::sync::OnceLock<Arc<ReadFooter>>>);
+
+/// A footer read and checked, with the file row each row group starts at.
+#[derive(Debug)]
+struct ReadFooter {
+    metadata: Arc<FileMetadata>,
+    /// `starts[g]`: the first row of row group `g`; one more entry, the file's rows.
+    starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub(super) fn new(
+        path: PathBuf,
+        kind: FileKind,
+        partition: Vec<(String, Option<String>)>,
+    ) -> Self {
+        SourceFile {
+            path,
+            kind,
+            partition,
+            footer: Footer::default(),
+        }
+    }
+
+    /// The file's footer, read and checked against the file's length the first time.
+    fn footer(&self) -> Result<Arc<ReadFooter>, Error> {
+        if let Some(footer) = self.footer.0.get() {
+            return Ok(Arc::clone(footer));
+        }
+        let path = self.path.as_path();
+        let handle = File::open(path).map_err(|e| Error::io(path, e))?;
+        let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
+        let metadata = guarded(path, || -> Result<Arc<FileMetadata>, Error> {
+            let mut reader = ParquetReader::new(handle);
+            let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
+            check_footer(path, metadata, length)?;
+            Ok(Arc::clone(metadata))
+        })??;
+        let mut starts = Vec::with_capacity(metadata.row_groups.len() + 1);
+        let mut row = 0usize;
+        starts.push(row);
+        for group in &metadata.row_groups {
+            row = row.saturating_add(group.num_rows());
+            starts.push(row);
+        }
+        let read = Arc::new(ReadFooter { metadata, starts });
+        Ok(Arc::clone(self.footer.0.get_or_init(|| read)))
+    }
+}
+
+impl ReadFooter {
+    /// The row groups that hold `rows` (rows of the file), as a metadata of those
+    /// alone, with where they lie in the file: found by the groups' first rows, so a
+    /// piece costs its own row groups.
+    fn holding(&self, rows: &std::ops::Range<usize>) -> (FileMetadata, GroupsRead) {
+        let m = &self.metadata;
+        let groups = m.row_groups.len();
+        // The group whose rows include `rows.start`, up to the one holding the last.
+        let first = self
+            .starts
+            .partition_point(|&s| s <= rows.start)
+            .saturating_sub(1);
+        let last = self.starts.partition_point(|&s| s < rows.end).min(groups);
+        let kept: Vec<_> = m.row_groups.get(first..last).unwrap_or_default().to_vec();
+        let part = FileMetadata {
+            version: m.version,
+            num_rows: kept.iter().map(|g| g.num_rows()).sum(),
+            max_row_group_height: m.max_row_group_height,
+            created_by: m.created_by.clone(),
+            row_groups: kept,
+            key_value_metadata: m.key_value_metadata.clone(),
+            schema_descr: m.schema_descr.clone(),
+            column_orders: m.column_orders.clone(),
+            footer_buf: m.footer_buf.clone(),
+        };
+        let at = GroupsRead {
+            first,
+            first_row: self.starts.get(first).copied().unwrap_or(0),
+            in_file: groups,
+        };
+        (part, at)
+    }
 }
 
 /// Finds the one form a table is given in, or none.
@@ -69,15 +161,15 @@ pub(super) fn locate_table(dir: &Path, name: &str) -> Result<Option<Vec<SourceFi
             }
             Ok(Some(files))
         }
-        [one] => Ok(Some(vec![SourceFile {
-            path: one.to_path_buf(),
-            kind: if *one == &csv {
+        [one] => Ok(Some(vec![SourceFile::new(
+            one.to_path_buf(),
+            if *one == &csv {
                 FileKind::Csv
             } else {
                 FileKind::Parquet
             },
-            partition: Vec::new(),
-        }])),
+            Vec::new(),
+        )])),
         several => {
             let names: Vec<String> = several
                 .iter()
@@ -138,11 +230,7 @@ pub(super) fn partition_files(folder: &Path) -> Result<Vec<SourceFile>, Error> {
                         .collect()
                 })
                 .unwrap_or_default();
-            SourceFile {
-                path,
-                kind: FileKind::Parquet,
-                partition,
-            }
+            SourceFile::new(path, FileKind::Parquet, partition)
         })
         .collect())
 }
@@ -218,7 +306,7 @@ pub(super) fn read_frame_columns(
         FileKind::Csv => 0,
     };
     let (mut df, mut text_columns) = match file.kind {
-        FileKind::Parquet => (read_parquet_rows(path, columns, rows)?, HashSet::new()),
+        FileKind::Parquet => (read_parquet_rows(file, columns, rows)?, HashSet::new()),
         FileKind::Csv => {
             let df = guarded(path, || {
                 CsvReadOptions::default()
@@ -260,22 +348,21 @@ pub(super) fn read_frame_columns(
     })
 }
 
-/// The rows of each row group of a Parquet file, in order, after the checks of
-/// [`read_parquet_rows`] on its footer; `None` for a CSV file, which is read whole.
+/// The rows of each row group of a Parquet file, in order, after the checks on its
+/// footer (read once for the file); `None` for a CSV file, which is read whole.
 pub(super) fn row_groups(file: &SourceFile) -> Result<Option<Vec<usize>>, Error> {
     if file.kind == FileKind::Csv {
         return Ok(None);
     }
-    let path = file.path.as_path();
-    let handle = File::open(path).map_err(|e| Error::io(path, e))?;
-    let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
-    guarded(path, || -> Result<Vec<usize>, Error> {
-        let mut reader = ParquetReader::new(handle);
-        let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
-        check_footer(path, metadata, length)?;
-        Ok(metadata.row_groups.iter().map(|g| g.num_rows()).collect())
-    })?
-    .map(Some)
+    let footer = file.footer()?;
+    Ok(Some(
+        footer
+            .metadata
+            .row_groups
+            .iter()
+            .map(|g| g.num_rows())
+            .collect(),
+    ))
 }
 
 /// Refuses a footer that disagrees with itself or with the file's `length`: a damaged
@@ -326,21 +413,37 @@ pub(super) const MAX_PARQUET_ROWS: usize = u32::MAX as usize;
 /// Only `columns` (those of them the file has) are read when given, and only the file's
 /// `rows` (the reader decodes only the row groups that hold them).
 fn read_parquet_rows(
-    path: &Path,
+    file: &SourceFile,
     columns: Option<&[&str]>,
     rows: Option<std::ops::Range<usize>>,
 ) -> Result<DataFrame, Error> {
+    let path = file.path.as_path();
+    let footer = file.footer()?;
     let handle = File::open(path).map_err(|e| Error::io(path, e))?;
-    let length = handle.metadata().map_err(|e| Error::io(path, e))?.len();
     guarded(path, || -> Result<DataFrame, Error> {
         let mut reader = ParquetReader::new(handle);
-        let metadata = reader.get_metadata().map_err(|e| Error::polars(path, e))?;
-        check_footer(path, metadata, length)?;
-        let metadata = Arc::clone(metadata);
         let first_row = rows.as_ref().map_or(0, |rows| rows.start);
-        if let Some(rows) = rows {
-            reader = reader.with_slice(Some((rows.start, rows.len())));
-        }
+        // The reader is given the footer read once, and for some rows only the row
+        // groups that hold them: it then reads no more of the footer than it decodes.
+        let (metadata, groups) = match &rows {
+            Some(rows) => {
+                let (part, groups) = footer.holding(rows);
+                let part = Arc::new(part);
+                reader.set_metadata(Arc::clone(&part));
+                let offset = rows.start.saturating_sub(groups.first_row);
+                reader = reader.with_slice(Some((offset, rows.len())));
+                (part, groups)
+            }
+            None => {
+                reader.set_metadata(Arc::clone(&footer.metadata));
+                let groups = GroupsRead {
+                    first: 0,
+                    first_row: 0,
+                    in_file: footer.metadata.row_groups.len(),
+                };
+                (Arc::clone(&footer.metadata), groups)
+            }
+        };
         let schema = reader.schema().map_err(|e| Error::polars(path, e))?;
         for (name, field) in schema.iter() {
             if columns.is_some_and(|wanted| !wanted.contains(&name.as_str())) {
@@ -373,7 +476,7 @@ fn read_parquet_rows(
             reader = reader.with_columns(Some(present));
         }
         let frame = reader.finish().map_err(|e| Error::polars(path, e))?;
-        check_empty_cells(path, &metadata, &frame, first_row, &mut |range| {
+        check_empty_cells_of(path, &metadata, groups, &frame, first_row, &mut |range| {
             range_of_file(path, range)
         })?;
         Ok(frame)

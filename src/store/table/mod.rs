@@ -60,15 +60,15 @@ pub fn read_members_file(path: &Path) -> Result<Vec<Member>, Error> {
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let file = SourceFile {
-        path: path.to_path_buf(),
-        kind: if is_csv {
+    let file = SourceFile::new(
+        path.to_path_buf(),
+        if is_csv {
             FileKind::Csv
         } else {
             FileKind::Parquet
         },
-        partition: Vec::new(),
-    };
+        Vec::new(),
+    );
     let mut members = Vec::new();
     read_members(&read_frame(&file)?, &mut Validator::default(), &mut members)?;
     Ok(members)
