@@ -1104,12 +1104,12 @@ mod tests {
         let report = build(&current, Some(&previous), Vec::new(), 20, 10);
         let html = report.to_html("t");
         assert!(
-            html.contains("<td class=n>1</td><td class=n>36.06</td><td class=n>37.00</td><td class=n>+0.94</td>"),
+            html.contains("<td class=\"n\">1</td><td class=\"n\">36.06</td><td class=\"n\">37.00</td><td class=\"n\">+0.94</td>"),
             "{html}"
         );
         assert!(
             html.contains(
-                "<td class=n>37.00</td><td class=n>1</td><td class=n>0</td><td class=n>+0.94</td>"
+                "<td class=\"n\">37.00</td><td class=\"n\">1</td><td class=\"n\">0</td><td class=\"n\">+0.94</td>"
             ),
             "{html}"
         );

@@ -613,11 +613,11 @@ mod tests {
         );
         let html = s.to_html();
         for cell in ["-2.22", "-2.21", "-4.46"] {
-            assert!(html.contains(&format!("<td class=n>{cell}</td>")), "{html}");
+            assert!(html.contains(&format!("<td class=\"n\">{cell}</td>")), "{html}");
         }
         assert!(
             html.contains(
-                "sum of the changes</td><td class=n colspan=2>-13.32</td><td class=n>38.68</td>"
+                "sum of the changes</td><td class=\"n\" colspan=\"2\">-13.32</td><td class=\"n\">38.68</td>"
             ),
             "{html}"
         );
@@ -652,7 +652,7 @@ mod tests {
             ..RunTables::default()
         };
         let s = statement(&tables, 1)?;
-        assert!(s.to_html().contains("<td class=n>53.37</td>"));
+        assert!(s.to_html().contains("<td class=\"n\">53.37</td>"));
         assert!(s
             .to_html()
             .contains("A pair or field handicap above 52 comes from a guest"));
