@@ -32,7 +32,7 @@ const LAYERS: &[&[&str]] = &[
     &["store"],
     &["report"],
     &["study"],
-    &["job"],
+    &["job", "memory"],
     &["cli"],
 ];
 

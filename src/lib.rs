@@ -14,7 +14,8 @@
 //! * [`study`] compares factor sets and standard ratings on one history;
 //! * [`job`] is one entry per command, owning its locks, recovery, work and atomic
 //!   write;
-//! * [`cli`] parses flags into a job's plan and prints what the job returns.
+//! * [`cli`] parses flags into a job's plan and prints what the job returns;
+//! * [`memory`] turns memory running out into a message and an exit code.
 
 /// Implements `FromStr` and `Display` for a fieldless enum from a fixed list of names, so
 /// that the fixed names of docs/data.md live in exactly one place.
@@ -50,6 +51,7 @@ pub mod dataset;
 pub mod error;
 pub mod import;
 pub mod job;
+pub mod memory;
 pub mod model;
 pub mod pipeline;
 pub mod quarantine;

@@ -5,7 +5,7 @@
 /// allocation into a message and exit code 3 instead of an abort.
 #[global_allocator]
 static ALLOCATOR: Guarded<mimalloc::MiMalloc> = Guarded(mimalloc::MiMalloc);
-use bridgehcp::cli::memory::Guarded;
+use bridgehcp::memory::Guarded;
 use clap::Parser;
 
 use bridgehcp::cli::{run, Cli, Command};
@@ -15,7 +15,7 @@ use bridgehcp::cli::{run, Cli, Command};
 /// Whatever `RUST_BACKTRACE` says, no stack trace follows: that is for
 /// `BRIDGEHCP_VERBOSE=1` (see [`bridgehcp::cli::error_text`]).
 fn main() -> std::process::ExitCode {
-    bridgehcp::cli::memory::catch_failed_spawns();
+    bridgehcp::memory::catch_failed_spawns();
     let verbose = bridgehcp::cli::verbose();
     if verbose && std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
         // Read once, when the first error captures its trace; no other thread runs yet.
@@ -30,8 +30,8 @@ fn main() -> std::process::ExitCode {
                 bridgehcp::cli::error_text(error.as_ref())
             };
             eprintln!("{}", bridgehcp::dataset::text::neutralise(&text, true));
-            if bridgehcp::cli::memory::is_reported_out_of_memory(&text) {
-                bridgehcp::cli::memory::reported_out_of_memory();
+            if bridgehcp::memory::is_reported_out_of_memory(&text) {
+                bridgehcp::memory::reported_out_of_memory();
             }
             std::process::ExitCode::FAILURE
         }
@@ -45,10 +45,10 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
     let command = cli
         .command
         .unwrap_or_else(|| Command::Run(run::RunArgs::default()));
-    bridgehcp::cli::memory::advise(match &command {
-        Command::Run(_) => bridgehcp::cli::memory::Advice::Run,
-        Command::Import(_) => bridgehcp::cli::memory::Advice::Import,
-        _ => bridgehcp::cli::memory::Advice::Other,
+    bridgehcp::memory::advise(match &command {
+        Command::Run(_) => bridgehcp::memory::Advice::Run,
+        Command::Import(_) => bridgehcp::memory::Advice::Import,
+        _ => bridgehcp::memory::Advice::Other,
     });
     command.execute().map_err(|failed| {
         let error = anyhow::Error::from(*failed.error);

@@ -140,7 +140,15 @@ fn a_continued_run_waits_for_the_run_replacing_its_state() {
     ));
     let resume = cwd.join("resume");
     let replace = [
-        "run", "-q", "--data", "data", "--out", "state", "--until", &apr,
+        "run",
+        "-q",
+        "--data",
+        "data",
+        "--out",
+        "state",
+        "--until",
+        &apr,
+        "--replace",
     ];
     let mut writer = start(cwd, &replace, Some(("staged", &resume)));
     writer.wait_for("paused at staged");

@@ -5,7 +5,6 @@
 pub mod draw;
 pub mod import;
 pub mod index;
-pub mod memory;
 pub mod player;
 pub mod progress;
 pub mod report;
@@ -119,7 +118,7 @@ pub fn threads(threads: Option<usize>) {
         .num_threads(threads)
         .build_global();
     if built.is_err() {
-        memory::thread_not_started();
+        crate::memory::thread_not_started();
     }
 }
 
