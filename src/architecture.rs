@@ -2,7 +2,7 @@
 //!
 //! The stages only stay usable on their own (the model checked against its
 //! worked numbers, scoring against published results, the pipeline without files) if
-//! dependencies run one way: `cli → study → report → store → {pipeline, import, synth}
+//! dependencies run one way: `cli → {study, site} → report → store → {pipeline, import, synth}
 //! → scoring → {dataset, quarantine} → error → model`. The pipeline and the importers sit
 //! side by side and may not use each other: the pipeline touches no files, and what an
 //! importer checks it checks with `scoring`. The store, which owns the dataset on disk,
@@ -29,7 +29,7 @@ const LAYERS: &[&[&str]] = &[
     &["pipeline", "import", "synth"],
     &["store"],
     &["report"],
-    &["study"],
+    &["study", "site"],
     &["cli"],
 ];
 

@@ -164,6 +164,11 @@ fn command() -> anyhow::Result<std::process::ExitCode> {
                 diff.display()
             );
         }
+        Command::Publish(args) => {
+            let summary = bridgehcp::cli::publish::execute(&args)
+                .with_context(|| format!("publishing {} failed", args.out_dir.display()))?;
+            println!("{}", bridgehcp::cli::publish::summary_line(&summary));
+        }
         Command::Sample(args) => {
             let summary = bridgehcp::cli::sample::execute(&args)
                 .with_context(|| format!("writing the sample to {} failed", args.out.display()))?;

@@ -1,0 +1,60 @@
+//! `bridgehcp publish`: the federation's static site, from a run's folder.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::error::Result;
+use crate::site::{self, Summary};
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  bridgehcp publish --out-dir out/2026-11 --site site/\n  \
+bridgehcp publish --out-dir out/2026-11 --data fed/ --site site/ --title \"Handicaps of the federation\"\n\n\
+Writes a static site into --site: the published ranking on index.html (filters by club, \
+district and name where JavaScript runs; club and district pages where it does not), \
+members/ID.html for every member of ranking_published.csv (handicap, trajectory, every \
+rated competition, partners), clubs/NAME.html, districts/NAME.html, competitions/ID.html \
+(standings with each pair's expected and achieved result) and report.html when the run \
+folder holds the month's report (`bridgehcp report` first). The site names no outside \
+address and reads from its folder or any static host. It replaces --site as a whole, in \
+one step; pages whose bytes did not change are kept as they were, and the count of pages \
+written is printed."
+)]
+pub struct PublishArgs {
+    /// The run's output folder (handicaps.parquet, changes.parquet, ranking_published.csv, ...).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
+    /// The dataset: competition titles and clubs, and the players' printed names
+    /// (default: the dataset the run's run.json names, when it is still there).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// The site's folder: created, or replaced if it holds a site already.
+    #[arg(long, value_name = "DIR")]
+    pub site: PathBuf,
+    /// The federation's name on the front page.
+    #[arg(long, value_name = "TEXT", default_value = "National handicap ranking")]
+    pub title: String,
+}
+
+/// Makes the site and writes it.
+pub fn execute(args: &PublishArgs) -> Result<Summary> {
+    site::publish(&args.out_dir, args.data.as_deref(), &args.site, &args.title)
+}
+
+/// The line printed after a publication.
+pub fn summary_line(s: &Summary) -> String {
+    let w = &s.written;
+    format!(
+        "bridgehcp publish: {} ({} members, {}, {}{}); {} written, {} unchanged, {} removed; site in {}",
+        crate::report::count(w.pages, "page", "pages"),
+        s.members,
+        crate::report::count(s.clubs, "club", "clubs"),
+        crate::report::count(s.competitions, "competition", "competitions"),
+        if s.report { ", the month's report" } else { "" },
+        w.written,
+        w.unchanged,
+        w.removed,
+        s.site.display()
+    )
+}

@@ -1,0 +1,139 @@
+//! A member's page: the handicap, how it came to be, and with whom.
+//!
+//! It is the player's statement (the same lines, so the page and `bridgehcp player`
+//! never disagree) laid out for a member: the handicap first with its confidence figure
+//! where the run publishes one, the chart of its way there with the same numbers in words
+//! and in the table for a reader who cannot see the chart, the competitions newest
+//! first, and the partners played with most.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use maud::{html, Markup};
+
+use super::data::{Ranked, SiteData};
+use super::links::{self, cols, inline_svg, link, signed, site_page, two};
+use crate::report::page::Text;
+use crate::report::statement::{Line, Statement};
+
+/// A partner's competitions and boards with the member.
+#[derive(Debug, Default)]
+struct Partnership {
+    competitions: usize,
+    boards: i64,
+}
+
+/// The partners played with most, most competitions first (then boards, then name).
+fn partners(lines: &[Line]) -> Vec<((Option<i64>, String), Partnership)> {
+    let mut by: BTreeMap<(Option<i64>, String), Partnership> = BTreeMap::new();
+    for l in lines {
+        let Some(name) = &l.partner else { continue };
+        let p = by.entry((l.partner_id, name.clone())).or_default();
+        p.competitions += 1;
+        p.boards += l.boards;
+    }
+    let mut out: Vec<_> = by.into_iter().collect();
+    out.sort_by(|a, b| {
+        (b.1.competitions, b.1.boards, &a.0 .1, a.0 .0).cmp(&(
+            a.1.competitions,
+            a.1.boards,
+            &b.0 .1,
+            b.0 .0,
+        ))
+    });
+    out.truncate(10);
+    out
+}
+
+/// The chart's numbers in words: where the handicap started, where it is, and its best.
+fn trajectory_words(s: &Statement) -> String {
+    let (Some(first), Some(last)) = (s.lines.first(), s.lines.last()) else {
+        return "No rated competition in this run.".to_owned();
+    };
+    let best = s.lines.iter().min_by(|a, b| {
+        a.handicap_after
+            .total_cmp(&b.handicap_after)
+            .then(b.date.cmp(&a.date))
+    });
+    let mut words = format!(
+        "The handicap went from {:.2} before {} to {:.2} after {}, over {}.",
+        s.start,
+        first.date,
+        last.handicap_after,
+        last.date,
+        crate::report::count(s.lines.len(), "rated competition", "rated competitions")
+    );
+    if let Some(best) = best {
+        words.push_str(&format!(
+            " Its best (lowest) was {:.2}, after {}.",
+            best.handicap_after, best.date
+        ));
+    }
+    words
+}
+
+/// A competition's row of the member's table.
+fn line_row(l: &Line, pages: &BTreeSet<i64>) -> Markup {
+    let title = l.title.as_deref().unwrap_or(&l.competition_id);
+    html! { tr {
+        td { (l.date.to_string()) }
+        td { (link(1, &links::competition(&l.competition_id), title)) }
+        td { @match (l.partner_id, &l.partner) {
+            (Some(id), Some(name)) if pages.contains(&id) => (link(1, &links::member(id), name)),
+            (_, Some(name)) => (Text(name)),
+            _ => "",
+        } }
+        td.n { (two(Some(l.field_handicap))) }
+        td.n { (signed(Some(l.expected))) }
+        td.n { (signed(Some(l.achieved))) }
+        td { (Text(l.unit)) }
+        td.n { (signed(Some(l.delta + l.cut))) }
+        td.n { (two(Some(l.handicap_after))) }
+    } }
+}
+
+/// The handicap with its confidence figure, and where the member stands.
+fn headline(r: &Ranked, sd: Option<f64>, s: &Statement) -> Markup {
+    html! {
+        p.big { "Handicap " strong { (Text(&r.handicap)) }
+            @if let Some(sd) = sd { " ± " (format!("{sd:.2}")) " (one standard deviation)" } }
+        p { "Rank " (Text(&r.rank)) " on the published ranking, "
+            (Text(&r.boards)) " rated boards"
+            @if !r.club.is_empty() { ", " (link(1, &links::club(&r.club), &r.club)) }
+            @if !r.district.is_empty() { ", " (link(1, &links::district(&r.district), &r.district)) }
+            "." }
+        @if s.foreign { p.note { "A foreign guest: the handicaps shown are temporary ones." } }
+    }
+}
+
+/// The member's page.
+pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -> String {
+    let heading = format!("{} (member {})", r.name, r.member_id);
+    let words = trajectory_words(s);
+    let body = html! {
+        (headline(r, data.sd.get(&r.member_id).copied(), s))
+        h2 { "Trajectory" }
+        figure {
+            (inline_svg(&s.trajectory_svg()))
+            figcaption { (Text(&words)) " Every value is in the table below." }
+        }
+        h2 { "Rated competitions" }
+        div.wide { table {
+            caption { "Newest first. Expected and achieved are in the competition's unit; a result better than expected lowers the handicap." }
+            thead { (cols(&["date", "competition", "partner", "field", "expected", "achieved", "unit", "change", "handicap after"])) }
+            tbody { @for l in s.lines.iter().rev() { (line_row(l, pages)) } }
+        } }
+        h2 { "Partners played with most" }
+        table {
+            thead { (cols(&["partner", "competitions", "boards"])) }
+            tbody { @for ((id, name), p) in partners(&s.lines) { tr {
+                td { @match id {
+                    Some(id) if pages.contains(&id) => (link(1, &links::member(id), &name)),
+                    _ => (Text(&name)),
+                } }
+                td.n { (p.competitions) }
+                td.n { (p.boards) }
+            } } }
+        }
+    };
+    site_page(1, &heading, &heading, body)
+}
