@@ -1,0 +1,205 @@
+//! `bridgehcp publish` on the shipped sample: the site a federation puts online.
+
+mod common;
+use common::{bridgehcp, ok, sample, text};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use bridgehcp::report::run_tables::{read_members, read_text_table};
+
+/// Every file under `dir`, by path relative to it.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The `href` values of a page.
+fn hrefs(page: &str) -> Vec<String> {
+    page.split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `relative` from the page at `from` (both from the site's root), resolved.
+fn resolve(from: &str, relative: &str) -> String {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for part in relative.split('#').next().unwrap_or_default().split('/') {
+        match part {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            part => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
+/// The sample run (with its month's report) and its site, in `dir`.
+fn published(dir: &Path) -> (PathBuf, String) {
+    let data = sample();
+    ok(&bridgehcp(
+        &["run", "--data", data.to_str().unwrap(), "--out", "out"],
+        dir,
+    ));
+    ok(&bridgehcp(&["report", "--out-dir", "out"], dir));
+    let stdout = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "site"],
+        dir,
+    ));
+    (dir.join("site"), stdout)
+}
+
+#[test]
+fn every_published_member_has_a_page_from_the_front_page_with_the_handicap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, stdout) = published(dir.path());
+    let pages = files(&site);
+    assert!(stdout.contains("0 unchanged, 0 removed"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{} written", pages.len())),
+        "{stdout}"
+    );
+    let front = text(&site.join("index.html"));
+    let linked: BTreeSet<String> = hrefs(&front).into_iter().collect();
+    let (header, rows) = read_text_table(&dir.path().join("out/ranking_published.csv"))
+        .unwrap()
+        .unwrap();
+    let id_at = header.iter().position(|h| h == "member_id").unwrap();
+    let handicaps: BTreeMap<i64, f64> = read_members(&dir.path().join("out/handicaps.parquet"))
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.member_id, m.handicap))
+        .collect();
+    // The sample's published ranking: 297 members (at least 100 rated boards).
+    assert_eq!(rows.len(), 297);
+    for row in &rows {
+        let id: i64 = row[id_at].parse().unwrap();
+        let address = format!("members/{id}.html");
+        assert!(
+            linked.contains(&address),
+            "{address} is not linked from the front page"
+        );
+        let page = text(&site.join(&address));
+        let shown = format!("Handicap <strong>{:.2}</strong>", handicaps[&id]);
+        assert!(page.contains(&shown), "{address} does not show {shown}");
+    }
+    // The first line of the sample's ranking, as ranking_published.csv prints it.
+    assert!(front.contains("<a href=\"members/100083.html\">Margareta Svensson</a>"));
+    let member = text(&site.join("members/100083.html"));
+    assert!(member.contains("Handicap <strong>-6.87</strong>"));
+    assert!(member.contains("<h2>Partners played with most</h2>"));
+    assert!(
+        member.contains("<figcaption>The handicap went from 2.05 before 2024-11-14 to -6.87 after")
+    );
+}
+
+#[test]
+fn the_site_links_only_to_itself_and_every_link_resolves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = published(dir.path());
+    let pages = files(&site);
+    assert!(pages.keys().any(|p| p.starts_with("clubs/")));
+    assert!(pages.keys().any(|p| p.starts_with("competitions/")));
+    assert!(pages.contains_key("clubs/bk-ekbacken.html"));
+    assert!(pages.contains_key("competitions/K07-20241114-1.html"));
+    assert!(pages.contains_key("report.html"));
+    let mut links = 0;
+    for (path, bytes) in &pages {
+        let page = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            !page.contains("http://") && !page.contains("https://"),
+            "{path} names an outside address"
+        );
+        assert!(page.contains("<meta name=\"viewport\""), "{path}");
+        for href in hrefs(&page) {
+            let target = resolve(path, &href);
+            assert!(pages.contains_key(&target), "{path}: {href} leads nowhere");
+            links += 1;
+        }
+        if path != "report.html" {
+            assert!(
+                !page.contains("<th>"),
+                "{path}: a table heading without its scope"
+            );
+        }
+    }
+    assert!(
+        links > pages.len(),
+        "{links} links in {} pages",
+        pages.len()
+    );
+    let competition = text(&site.join("competitions/K07-20241114-1.html"));
+    assert!(competition.contains("<th scope=\"col\">expected</th>"));
+    assert!(competition.contains("../clubs/bk-ekbacken.html"));
+}
+
+#[test]
+fn publishing_the_same_run_again_writes_nothing_and_gives_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = published(dir.path());
+    let before = files(&site);
+    let again = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "site"],
+        dir.path(),
+    ));
+    assert!(
+        again.contains(&format!("0 written, {} unchanged, 0 removed", before.len())),
+        "{again}"
+    );
+    assert_eq!(files(&site), before);
+    // A site made afresh elsewhere is the same bytes.
+    ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "other"],
+        dir.path(),
+    ));
+    assert_eq!(files(&dir.path().join("other")), before);
+    // A page changed by hand is put back, and only it is written.
+    std::fs::write(site.join("members/100083.html"), "changed").unwrap();
+    let third = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "site"],
+        dir.path(),
+    ));
+    assert!(third.contains("; 1 written,"), "{third}");
+    assert_eq!(files(&site), before);
+}
+
+#[test]
+fn a_folder_holding_other_files_is_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    ok(&bridgehcp(
+        &["run", "--data", data.to_str().unwrap(), "--out", "out"],
+        dir.path(),
+    ));
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/minutes.txt"), "AGM").unwrap();
+    let output = bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "docs"],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("minutes.txt"), "{stderr}");
+    assert_eq!(text(&dir.path().join("docs/minutes.txt")), "AGM");
+}
