@@ -1,4 +1,5 @@
 //! `bridgehcp publish` on the shipped sample: the site a federation puts online.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
 use common::{bridgehcp, ok, sample, text};
