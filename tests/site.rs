@@ -204,3 +204,103 @@ fn a_folder_holding_other_files_is_not_replaced() {
     assert!(stderr.contains("minutes.txt"), "{stderr}");
     assert_eq!(text(&dir.path().join("docs/minutes.txt")), "AGM");
 }
+
+#[test]
+fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--data",
+            data,
+            "--out",
+            "09",
+            "--until",
+            "2026-09-30",
+        ],
+        cwd,
+    ));
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--data",
+            data,
+            "--out",
+            "10",
+            "--until",
+            "2026-10-31",
+            "--state",
+            "09",
+        ],
+        cwd,
+    ));
+    ok(&bridgehcp(
+        &["publish", "--out-dir", "09", "--site", "site"],
+        cwd,
+    ));
+    let september = files(&cwd.join("site"));
+    let stdout = ok(&bridgehcp(
+        &["publish", "--out-dir", "10", "--site", "site"],
+        cwd,
+    ));
+    let october = files(&cwd.join("site"));
+    let changed: BTreeSet<&String> = october
+        .iter()
+        .filter(|(path, bytes)| september.get(*path) != Some(*bytes))
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        stdout.contains(&format!(
+            "{} written, {} unchanged, 0 removed",
+            changed.len(),
+            october.len() - changed.len()
+        )),
+        "{stdout}"
+    );
+    // The members whose pages changed are the ranked members who played in October, and
+    // the competitions written are October's.
+    let changes =
+        bridgehcp::report::run_tables::read_changes(&cwd.join("10/changes.parquet")).unwrap();
+    let october_start = chrono::NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+    let ranked: BTreeSet<i64> = {
+        let (header, rows) = read_text_table(&cwd.join("10/ranking_published.csv"))
+            .unwrap()
+            .unwrap();
+        let at = header.iter().position(|h| h == "member_id").unwrap();
+        rows.iter().map(|r| r[at].parse().unwrap()).collect()
+    };
+    let played: BTreeSet<String> = changes
+        .iter()
+        .filter(|c| c.date >= october_start && ranked.contains(&c.member_id))
+        .map(|c| format!("members/{}.html", c.member_id))
+        .collect();
+    let competitions: BTreeSet<String> = changes
+        .iter()
+        .filter(|c| c.date >= october_start)
+        .map(|c| format!("competitions/{}.html", c.competition_id))
+        .collect();
+    let members_written: BTreeSet<String> = changed
+        .iter()
+        .filter(|p| p.starts_with("members/"))
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(members_written, played);
+    let competitions_written: BTreeSet<String> = changed
+        .iter()
+        .filter(|p| p.starts_with("competitions/"))
+        .map(|p| p.to_string())
+        .collect();
+    assert!(competitions.is_subset(&competitions_written));
+    assert!(competitions_written
+        .iter()
+        .all(|p| !september.contains_key(p)));
+    assert!(
+        changed.len() < october.len() / 2,
+        "{} of {}",
+        changed.len(),
+        october.len()
+    );
+}

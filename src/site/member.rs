@@ -91,12 +91,15 @@ fn line_row(l: &Line, pages: &BTreeSet<i64>) -> Markup {
     } }
 }
 
-/// The handicap with its confidence figure, and where the member stands.
+/// The handicap with its confidence figure, and where the member stands. The rank is
+/// left to the ranking's pages: one member's move would otherwise change the page of
+/// everyone it passed, and a month would rewrite every page rather than those of the
+/// members who played.
 fn headline(r: &Ranked, sd: Option<f64>, s: &Statement) -> Markup {
     html! {
         p.big { "Handicap " strong { (Text(&r.handicap)) }
             @if let Some(sd) = sd { " ± " (format!("{sd:.2}")) " (one standard deviation)" } }
-        p { "Rank " (Text(&r.rank)) " on the published ranking, "
+        p { "On the published ranking, with "
             (Text(&r.boards)) " rated boards"
             @if !r.club.is_empty() { ", " (link(1, &links::club(&r.club), &r.club)) }
             @if !r.district.is_empty() { ", " (link(1, &links::district(&r.district), &r.district)) }
