@@ -304,3 +304,89 @@ fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
         october.len()
     );
 }
+
+/// A Chromium that runs headless, when one is installed.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let names = [
+        "chromium-headless-shell",
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    ];
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// The page at `address` as the browser holds it once its script has run.
+fn dom(browser: &Path, address: &str) -> String {
+    let output = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            address,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The member pages linked from the ranking's rows the filter leaves shown.
+fn shown_members(page: &str) -> Vec<String> {
+    page.split("<tr data-club=")
+        .skip(1)
+        .filter(|row| !row.split('>').next().unwrap_or_default().contains("hidden"))
+        .filter_map(|row| hrefs(row).into_iter().find(|h| h.starts_with("members/")))
+        .collect()
+}
+
+#[test]
+fn in_a_browser_the_ranking_filters_and_links_lead_to_a_member_and_back() {
+    let Some(browser) = chromium() else {
+        eprintln!("no Chromium installed (chromium, chromium-headless-shell): the browser test is skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = published(dir.path());
+    let site = site.canonicalize().unwrap();
+    let front = format!("file://{}", site.join("index.html").display());
+    // Without a filter the script shows every line and says so.
+    let all = dom(&browser, &front);
+    assert!(
+        all.contains(">297 of 297 shown</output>"),
+        "the filter did not run"
+    );
+    assert_eq!(shown_members(&all).len(), 297);
+    // By a club: BK Ekbacken has 28 members on the sample's published ranking.
+    let club = dom(&browser, &format!("{front}?club=BK%20Ekbacken"));
+    assert!(club.contains(">28 of 297 shown</output>"));
+    assert_eq!(shown_members(&club).len(), 28);
+    // By a club and a name: one Svensson at BK Ekbacken.
+    let named = dom(
+        &browser,
+        &format!("{front}?club=BK%20Ekbacken&name=svensson"),
+    );
+    assert_eq!(shown_members(&named), ["members/100083.html"]);
+    // The link leads to her page, and its way back to the ranking.
+    let member = dom(
+        &browser,
+        &format!("file://{}", site.join("members/100083.html").display()),
+    );
+    assert!(member.contains("Handicap <strong>-6.87</strong>"));
+    assert!(member.contains("<svg"));
+    let back = hrefs(&member)
+        .into_iter()
+        .find(|h| h.ends_with("index.html"))
+        .unwrap();
+    assert_eq!(resolve("members/100083.html", &back), "index.html");
+}

@@ -56,5 +56,8 @@ pub fn summary_line(s: &Summary) -> String {
         w.unchanged,
         w.removed,
         s.site.display()
-    )
+    ) + match &s.dataset {
+        Some(_) => "",
+        None => "\n  the run's dataset was not found: competitions are shown by their identifier and clubs without their competitions (give --data DIR)",
+    }
 }

@@ -25,14 +25,15 @@ pub fn page(data: &SiteData, club: &str) -> String {
         h2 { "Members" }
         (ranking_table(1, &members))
         h2 { "Competitions" }
-        div.wide { table {
+        @if competitions.is_empty() { p { "None in this run's dataset." } }
+        @else { div.wide { table {
             thead { (cols(&["date", "competition", "entrants"])) }
             tbody { @for (id, c) in &competitions { tr {
                 td { (c.date.map(|d| d.to_string()).unwrap_or_default()) }
                 td { (link(1, &links::competition(id), c.title.as_deref().unwrap_or(id))) }
                 td.n { (c.standings.len()) }
             } } }
-        } }
+        } } }
     };
     let heading = club.to_owned();
     site_page(1, &heading, &heading, body)

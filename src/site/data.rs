@@ -63,6 +63,8 @@ pub struct SiteData {
     pub competitions: BTreeMap<String, Competition>,
     /// The month's report of the run folder, when it has one.
     pub report: Option<String>,
+    /// The dataset the titles, clubs and printed names came from, when it was read.
+    pub dataset: Option<PathBuf>,
 }
 
 impl SiteData {
@@ -137,6 +139,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
         for (id, c) in &mut site.competitions {
             c.date = dates.get(id.as_str()).copied().or(c.date);
         }
+        site.dataset = Some(dir.clone());
         return Ok(site);
     }
     base(&folder, tables)
@@ -175,6 +178,7 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
         sd,
         competitions,
         report,
+        dataset: None,
     })
 }
 

@@ -15,7 +15,9 @@ use super::links::{self, link, site_page};
 use crate::report::page::Text;
 
 /// Filters the ranking's rows by the form's club, district and name, and sorts the table
-/// by a heading pressed (numbers by value).
+/// by a heading pressed (numbers by value). The filter may be given in the address too
+/// (`index.html?club=BK%20Syd&name=berg`), so that a club can link to its part of the
+/// ranking.
 const SCRIPT: &str = r#"(function(){var f=document.getElementById('filter');if(!f)return;f.hidden=false;
 var t=document.getElementById('ranking'),b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);
 var c=document.getElementById('f-club'),d=document.getElementById('f-district'),q=document.getElementById('f-name'),n=document.getElementById('f-count');
@@ -29,7 +31,8 @@ Array.prototype.forEach.call(heads,function(th,i){var btn=document.createElement
 btn.addEventListener('click',function(){var num=th.getAttribute('data-sort')==='n',dir=th.getAttribute('aria-sort')==='ascending'?-1:1;
 rows.sort(function(a,b){var x=a.cells[i].textContent,y=b.cells[i].textContent;return dir*(num?parseFloat(x)-parseFloat(y):x.localeCompare(y));});
 Array.prototype.forEach.call(heads,function(h){h.removeAttribute('aria-sort');});th.setAttribute('aria-sort',dir>0?'ascending':'descending');
-rows.forEach(function(r){b.appendChild(r);});});});apply();})();"#;
+rows.forEach(function(r){b.appendChild(r);});});});
+var p=new URLSearchParams(location.search);if(p.has('club'))c.value=p.get('club');if(p.has('district'))d.value=p.get('district');if(p.has('name'))q.value=p.get('name');apply();})();"#;
 
 /// The ranking's table, its rows linking to the members and their clubs, from a page
 /// `depth` folders down.

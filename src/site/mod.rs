@@ -35,6 +35,8 @@ pub struct Summary {
     pub clubs: usize,
     pub competitions: usize,
     pub report: bool,
+    /// The dataset the titles, clubs and names came from (none found: identifiers only).
+    pub dataset: Option<PathBuf>,
     pub written: Written,
 }
 
@@ -109,6 +111,7 @@ pub fn publish(run: &Path, data: Option<&Path>, site: &Path, title: &str) -> Res
         clubs: data.clubs().len(),
         competitions: data.competitions.len(),
         report: data.report.is_some(),
+        dataset: data.dataset.clone(),
         written,
     })
 }
