@@ -15,6 +15,9 @@ pub mod conventions;
 pub mod encoding;
 pub mod entrant_table;
 pub mod text;
+pub mod vp_scale;
+
+pub use vp_scale::VpScaleRef;
 
 use conventions::Conventions;
 
@@ -184,6 +187,8 @@ pub struct Competition {
     pub class: Option<String>,
     /// How the club's program scores (matchpoint scale, cross-IMP sum or average, ...).
     pub conventions: Conventions,
+    /// A four- or five-pair event's victory-point scale (`competitions.vp_scale`).
+    pub vp_scale: Option<VpScaleRef>,
     pub origin: Origin,
 }
 
@@ -207,6 +212,7 @@ impl Competition {
             club: None,
             class: None,
             conventions: Conventions::default(),
+            vp_scale: None,
             origin: Origin::default(),
         }
     }

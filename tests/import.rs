@@ -1005,6 +1005,20 @@ fn the_import_log_is_rebuilt_from_the_file_that_survives() {
     ok(&import(&[&files[2]], &out, &[]));
     let again = std::fs::read_to_string(out.join("import_log.csv")).unwrap();
     assert!(again.starts_with(&after), "{again}");
+
+    // Both deleted: nothing is left to rebuild from, and the import says so.
+    std::fs::remove_file(out.join("import_log.csv")).unwrap();
+    std::fs::remove_file(out.join("import_log.parquet")).unwrap();
+    let output = import(&[&files[2]], &out, &[]);
+    ok(&output);
+    assert!(
+        text(&output.stderr).contains(&format!(
+            "import log: {} holds a dataset but neither import_log.parquet nor import_log.csv: a new log starts at batch 1",
+            out.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
 }
 
 /// A log that cannot be read stops the import before the dataset changes: before, with

@@ -154,6 +154,19 @@ fn check_after_kill(cwd: &Path, v: &Versions, what: &str) -> bool {
         "{what}: the dataset is neither the version before nor the one after: {:?}",
         now.keys()
     );
+    // The log changed with the dataset, or not at all: it holds the batch exactly when
+    // the dataset does.
+    let log = bridgehcp::store::import_log::read(&cwd.join("fed")).unwrap();
+    let imported = log.iter().filter(|r| r.status == "imported").count();
+    assert_eq!(
+        imported,
+        if is_before {
+            BEFORE.len()
+        } else {
+            BEFORE.len() + BATCH.len()
+        },
+        "{what}: the log's imported lines"
+    );
     if is_before {
         // The import did not happen: its files are imported again, new players and all.
         succeeded(&import(&BATCH, Path::new("fed"), cwd), what);
@@ -263,9 +276,9 @@ fn an_import_killed_at_every_rename_leaves_one_whole_version() {
             }
         }
     }
-    // Before the exchange the import had not happened; after it, it had: the import
-    // report and the log (CSV and Parquet) are written into the new version before the
-    // exchange, so only the kills at the two removals of the previous version come after.
+    // Before the exchange the import had not happened; after it, it had: the kills at
+    // the two removals of the previous version. The import report and the log are
+    // written into the new version before the exchange, so they change with it.
     assert!(outcomes.0 >= 9 && outcomes.1 == 2, "{outcomes:?}");
 }
 

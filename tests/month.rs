@@ -61,7 +61,7 @@ fn every_month_folder_answers_for_the_whole_history() {
     let cwd = dir.path();
     let clubs = realdata().join("pbn-spiren");
     let clubs = clubs.to_str().unwrap();
-    // One file breaks a rule (a row with neither pair): the routine takes in the rest.
+    // `--keep-going`, as the routine runs it: whatever a file breaks, the rest is taken in.
     ok(&bridgehcp(
         &["import", "auto", clubs, "--out", "fed", "--keep-going"],
         cwd,

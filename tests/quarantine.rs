@@ -612,3 +612,102 @@ fn every_reason_of_a_competition_is_listed() {
         [(Some(1), Some("tricks")), (Some(3), Some("declarer"))]
     );
 }
+
+/// Seed 003 on victory points from a dataset: `competitions.vp_scale` names a CSV in the
+/// dataset folder (`imps,winner,loser`, where 3 IMPs give 10 and 4), or a scale of
+/// `data/vp/` by name. Four pairs lose a round by 3 IMPs: pairs 1 and 2 take 10 VPs,
+/// pairs 3 and 4 take 4, and the standings go by VPs. A scale that breaks the form, or
+/// one on a matchpoint competition, quarantines its competition, naming the rule.
+#[test]
+fn four_pairs_on_a_vp_scale_named_by_the_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("members.csv"), MEMBERS).unwrap();
+    std::fs::write(
+        d.join("competitions.csv"),
+        "competition_id,date,format,scoring,boards,vp_scale\n\
+         v1,2026-01-05,pairs,team_imps,2,scales/seed003.csv\n\
+         v2,2026-01-12,pairs,team_imps,2,abf_swiss_pairs_8_boards\n\
+         v3,2026-01-19,pairs,team_imps,2,scales/broken.csv\n\
+         v4,2026-01-26,pairs,matchpoints,2,scales/seed003.csv\n",
+    )
+    .unwrap();
+    std::fs::create_dir(d.join("scales")).unwrap();
+    std::fs::write(
+        d.join("scales/seed003.csv"),
+        "imps,winner,loser\n0,7,7\n1,8,6\n2,9,5\n3,10,4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("scales/broken.csv"),
+        "imps,winner,loser\n0,7,7\n2,9,5\n",
+    )
+    .unwrap();
+    let mut entrants = String::from("competition_id,entrant,player1,player2\n");
+    let mut boards = String::from("competition_id,board,round,ns,ew,contract,declarer,tricks\n");
+    for id in ["v1", "v2", "v3", "v4"] {
+        for (pair, a, b) in [(1, 1, 2), (2, 3, 4), (3, 5, 6), (4, 7, 8)] {
+            entrants += &format!("{id},{pair},{a},{b}\n");
+        }
+        // Table 1: 3 N/S v 1 E/W, 4S by E one down, +50; table 2: 2 N/S v 4 E/W, 3S by
+        // N made, +140. Board 2 is passed out at both: 90 on board 1 is 3 IMPs to pairs 1
+        // and 2.
+        boards += &format!(
+            "{id},1,1,3,1,4S,E,9\n{id},1,1,2,4,3S,N,9\n{id},2,1,3,1,PASS,,\n{id},2,1,2,4,PASS,,\n"
+        );
+    }
+    std::fs::write(d.join("entrants.csv"), entrants).unwrap();
+    std::fs::write(d.join("boards.csv"), boards).unwrap();
+
+    let checked = read_dataset_checked(d, OnError::Quarantine).unwrap();
+    let left_out: Vec<(&str, &str)> = checked
+        .quarantine
+        .iter()
+        .map(|q| (q.competition_id.as_str(), q.reasons[0].rule.as_str()))
+        .collect();
+    assert_eq!(left_out.len(), 2, "{left_out:?}");
+    assert_eq!(left_out[0].0, "v3");
+    assert!(
+        left_out[0]
+            .1
+            .contains("the rows give every IMP margin from 0 up, so this one is 1"),
+        "{}",
+        left_out[0].1
+    );
+    assert_eq!(left_out[1].0, "v4");
+    assert!(
+        left_out[1].1.contains("four- or five-pair event"),
+        "{}",
+        left_out[1].1
+    );
+
+    let dataset = &checked.dataset;
+    let scored = |id: &str| {
+        let competition = dataset
+            .competitions
+            .iter()
+            .find(|c| c.competition_id == id)
+            .unwrap();
+        bridgehcp::scoring::score_competition(competition, &dataset.entrants, &dataset.boards)
+            .unwrap()
+    };
+    let seed = scored("v1");
+    let vps: Vec<(String, Option<f64>, f64, u32)> = seed
+        .standings
+        .iter()
+        .map(|s| (s.entrant.clone(), s.vp, s.score, s.rank))
+        .collect();
+    assert_eq!(
+        vps,
+        [
+            ("1".to_string(), Some(10.0), 3.0, 1),
+            ("2".to_string(), Some(10.0), 3.0, 1),
+            ("3".to_string(), Some(4.0), 0.0, 3),
+            ("4".to_string(), Some(4.0), 0.0, 3),
+        ]
+    );
+    // The ABF 8-board scale gives a 3-IMP win 11.17 and 8.83 (seed 002, table 1).
+    let abf = scored("v2");
+    assert_eq!(abf.standings[0].vp, Some(11.17));
+    assert_eq!(abf.standings[3].vp, Some(8.83));
+}

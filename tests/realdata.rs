@@ -583,9 +583,10 @@ fn every_file_merges_into_one_dataset_and_twice_is_refused() {
             fragments.push(imported.dataset);
         }
     }
-    assert_eq!(fragments.len(), 7);
+    // 3 PBN and 5 USEBIO files.
+    assert_eq!(fragments.len(), 8);
     let merged = merge(fragments.clone()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(merged.competitions.len(), 7);
+    assert_eq!(merged.competitions.len(), 8);
     let again = fragments[0].clone();
     fragments.push(again);
     let e = merge(fragments).expect_err("the same file twice");

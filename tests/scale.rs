@@ -199,12 +199,15 @@ fn no_board_scores_leaves_out_only_the_board_scores() {
         &["run", "--quiet", "--data", data, "--out", "full"],
         dir.path(),
     ));
+    // An earlier run of the same data in `lean`, with its board scores.
     std::fs::create_dir_all(dir.path().join("lean")).unwrap();
-    std::fs::copy(
-        dir.path().join("full/board_scores.parquet"),
-        dir.path().join("lean/board_scores.parquet"),
-    )
-    .unwrap();
+    for name in ["board_scores.parquet", "run.json"] {
+        std::fs::copy(
+            dir.path().join("full").join(name),
+            dir.path().join("lean").join(name),
+        )
+        .unwrap();
+    }
     ok(&bridgehcp(
         &[
             "run",

@@ -109,6 +109,14 @@ pub fn execute(args: &ImportArgs) -> Result<ImportSummary> {
         eprintln!("{note}");
     }
     let existing = existing_dataset(&out)?;
+    if log.is_empty() && !existing.competitions.is_empty() {
+        eprintln!(
+            "import log: {} holds a dataset but neither {} nor {}: a new log starts at batch 1",
+            out.display(),
+            import_log::PARQUET,
+            import_log::CSV
+        );
+    }
     let register = match &args.members {
         Some(path) => Some(batch::Register::new(
             &crate::store::table::read_members_file(path)?,

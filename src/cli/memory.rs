@@ -212,10 +212,12 @@ pub fn reported_out_of_memory() -> ! {
 pub fn catch_failed_spawns() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if info
-            .payload_as_str()
-            .is_some_and(|text| text.starts_with("failed to spawn thread"))
-        {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        if text.is_some_and(|text| text.starts_with("failed to spawn thread")) {
             thread_not_started();
         }
         previous(info);

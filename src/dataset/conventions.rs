@@ -106,8 +106,10 @@ pub enum AveragePlus {
     #[default]
     Fixed,
     /// The pair's own percentage on the boards it played, when that is better than the
-    /// stated share (Ruter: Spiren 2016-05-18, board 16, prints 65 for the `A+` of the
-    /// pair that made 65 % on its other twenty boards).
+    /// stated share for an average plus (Ruter: Spiren 2016-05-18, board 16, prints 65
+    /// for the `A+` of the pair that made 65 % on its other twenty boards), or worse
+    /// than it for an average minus (Ruter prints 34 for the `A-` of a pair that made
+    /// 34 % elsewhere, 40 for one above 40 %).
     SessionIfBetter,
 }
 
@@ -119,10 +121,10 @@ pub enum FactoredRounding {
     #[default]
     None,
     /// As a percentage of the board's top to two decimals, then to two decimals of a
-    /// matchpoint (Compscore: board 15 of the Lindfield Mitchell, played 18 times for
-    /// 19, adds 35.95 for the sole top where the formula gives 35.944, 99.85 % of 36 =
-    /// 35.946; 0.05 for the sole bottom, 0.15 % = 0.054; and 31.72 for a 30, 88.12 % =
-    /// 31.7232).
+    /// matchpoint, halves to even (Compscore: board 15 of the Lindfield Mitchell, played
+    /// 18 times for 19, adds 35.95 for the sole top where the formula gives 35.944,
+    /// 99.85 % of 36 = 35.946; 0.05 for the sole bottom, 0.15 % = 0.054; and 31.72 for a
+    /// 30, 88.12 % = 31.7232; 18.25 % of a top of 18, 3.285, adds 3.28).
     PercentHundredths,
 }
 

@@ -169,6 +169,7 @@ pub fn competition_into(c: &Competition, e: &mut Encoder) {
         club,
         class,
         conventions,
+        vp_scale,
         origin: _,
     } = c;
     e.str(competition_id)
@@ -206,6 +207,14 @@ pub fn competition_into(c: &Competition, e: &mut Encoder) {
         .name(artificial_imps)
         .name(average_plus)
         .name(factored_rounding);
+    // Written only when there is one, so a competition without a scale keeps the
+    // encoding (and the content hash) it always had.
+    if let Some(scale) = vp_scale {
+        e.str(&scale.name);
+        for &(winner, loser) in scale.table.as_deref().map_or(&[][..], |t| t.rows()) {
+            e.real(winner).real(loser);
+        }
+    }
 }
 
 /// An entrant row. A player's printed club decides no handicap: a club corrected in

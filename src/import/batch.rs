@@ -654,6 +654,7 @@ fn file_notes(file: &Path, imported: &Imported) -> Vec<Entry> {
             let status = match note.kind {
                 NoteKind::NonMember => Status::NonMember,
                 NoteKind::Phantom => Status::Phantom,
+                NoteKind::Unlisted => Status::Unlisted,
                 NoteKind::Row => return None,
             };
             Some(Entry {

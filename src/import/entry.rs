@@ -25,6 +25,9 @@ pub enum Status {
     /// A note on an imported file: a pair listed without any table result, taken as a
     /// phantom and not imported.
     Phantom,
+    /// A note on an imported file: a table played by a pair the export does not list;
+    /// its results count in the boards' fields, the pair is not imported.
+    Unlisted,
     /// A note on an imported file: a number not in the register, a pair printed without
     /// names or numbers, or a number typed for both players of a pair; the player is
     /// imported as a non-member.
@@ -51,6 +54,7 @@ impl Status {
             Status::Refused => "refused",
             Status::Mismatch => "mismatch",
             Status::Phantom => "phantom",
+            Status::Unlisted => "unlisted_pair",
             Status::NonMember => "non_member",
             Status::NameDiffers => "name_differs",
             Status::NameConflict => "name_conflict",

@@ -9,5 +9,6 @@ pub mod published;
 pub mod reconcile;
 pub mod usebio;
 pub mod validate;
+pub mod vp_scale;
 
 pub use published::{merge, Imported, Published};

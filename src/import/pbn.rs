@@ -41,8 +41,17 @@
 //!   2015-09-24) is a table score the director overruled with assigned percentages: the
 //!   800 leaves the comparisons (the other eight results are factored to nine: the top
 //!   gets 7.9, not 7), and each side gets the percentage printed in its `Percentage_`
-//!   column (60 and 60: +1.6 each of a top of 8). `+N` in both score columns is the same
-//!   (`"+0" "+0"` with 75 and 25). They become `adjusted = A6060`, `A7525`.
+//!   column (60 and 60: +1.6 each of a top of 8). They become `adjusted = A6060`; `+N`
+//!   in both score columns with N other than 0 is read the same way (none seen).
+//! * **A shared `+0`.** `"+0"` in both score columns with contract `-` is a table score
+//!   of 0 for both sides, ranked with the board's other scores: beside −200, −100, −50
+//!   and +100 it gets +2 of ±4, 75 %, as Ruter prints it (not an assigned score: left
+//!   out, the four others would be factored to −3.8, −1.2, 1.2 and 3.8).
+//! * **A played row with an unlisted pair** (`-` on one side, a contract and a score)
+//!   counts in the board's field, and the listed pair gets its points; the unlisted
+//!   pair is reported (`NoteKind::Unlisted`), not imported.
+//! * **A cut-short export** (a board with fewer rows than `TableCount`, fewer boards
+//!   than `BoardCount`) is refused: Ruter writes a row for every table on every board.
 //! * **Penalty rows** have `Pen` in both score columns and move the pairs' totals (the
 //!   `ScorePenalty` column repeats the amount) without counting towards the session
 //!   average of a bye. Their points become the `ns_penalty` and `ew_penalty` of the
@@ -405,6 +414,7 @@ impl Row {
 
 fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
     let competition = read_competition(file, &raw)?;
+    check_complete(&raw, &competition)?;
     if raw.total_rows.is_empty() {
         return Err(err(
             &competition.origin,
@@ -430,6 +440,7 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         seats: BTreeMap::new(),
         notes: Vec::new(),
         rows_not_imported: Vec::new(),
+        unlisted: BTreeSet::new(),
     };
     for row in &raw.total_rows {
         builder.total_row(row)?;
@@ -451,6 +462,70 @@ fn build(file: &Arc<Path>, raw: Raw) -> Result<Imported, InputError> {
         notes: builder.notes,
         rows_not_imported: builder.rows_not_imported,
     })
+}
+
+/// Refuses an export cut short. Ruter writes a row for every table of the movement on
+/// every board (a bye, a board not played and an artificial score included; a penalty
+/// is a row more), so each board holds `TableCount` rows, and the file `BoardCount`
+/// boards: every one of the 85 Ruter files seen does. A board with fewer rows, or fewer
+/// boards than the header says, is an export that stopped early (the last lines of
+/// the file lost): rated, its boards would be scored on the results that happen to be
+/// left, so it is refused, naming the board and how many results are missing.
+fn check_complete(raw: &Raw, competition: &Competition) -> Result<(), InputError> {
+    let mut rows: BTreeMap<u32, (usize, &Row)> = BTreeMap::new();
+    for row in &raw.score_rows {
+        let Some(board) = row.board else { continue };
+        let penalty = ["Score_NS", "Score_EW"]
+            .iter()
+            .any(|c| row.fields.get(*c).is_some_and(|t| is_penalty(t.trim())));
+        if penalty {
+            continue;
+        }
+        let entry = rows.entry(board).or_insert((0, row));
+        entry.0 += 1;
+        entry.1 = row;
+    }
+    let declared = raw
+        .meta
+        .get("TableCount")
+        .and_then(|(text, _)| text.trim().parse::<usize>().ok());
+    let most = rows.values().map(|(count, _)| *count).max().unwrap_or(0);
+    let ruter = raw
+        .meta
+        .get("Generator")
+        .is_some_and(|(name, _)| name.to_ascii_lowercase().contains("ruter"));
+    // Without `TableCount`, only Ruter is known to write a row for every table.
+    let (expected, source) = match declared {
+        Some(tables) => (tables, format!("TableCount {tables}")),
+        None if ruter => (most, "as many as its fullest board".to_string()),
+        None => (0, String::new()),
+    };
+    for (board, (count, last)) in &rows {
+        if *count < expected {
+            let mut location = last.origin.location();
+            location.board = Some(*board);
+            return Err(InputError::new(
+                location,
+                format!(
+                    "board {board} holds {count} results where the movement has {expected} tables ({source}): {} result{} missing; the export is incomplete (cut short?) and is not imported",
+                    expected - count,
+                    if expected - count == 1 { " is" } else { "s are" }
+                ),
+            ));
+        }
+    }
+    if let Some(boards) = competition.boards {
+        if (rows.len() as u64) < u64::from(boards) && !rows.is_empty() {
+            return Err(err(
+                &competition.origin,
+                format!(
+                    "the export holds results for {} boards where BoardCount says {boards}: the export is incomplete (cut short?) and is not imported",
+                    rows.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The pairs that have a table result: a row with both pairs that is neither a bye nor
@@ -476,10 +551,10 @@ fn pairs_with_results(rows: &[Row]) -> BTreeSet<String> {
         if bye(score_ns) || bye(score_ew) || (blank(score_ns) && blank(score_ew)) {
             continue;
         }
-        if let (Some(ns), Some(ew)) = (pair(row, "PairId_NS"), pair(row, "PairId_EW")) {
-            played.insert(ns);
-            played.insert(ew);
-        }
+        // A played row against a pair the file does not list still has a result for
+        // the listed one.
+        played.extend(pair(row, "PairId_NS"));
+        played.extend(pair(row, "PairId_EW"));
     }
     played
 }
@@ -597,6 +672,8 @@ struct Builder {
     seats: BTreeMap<String, BTreeSet<Direction>>,
     notes: Vec<Note>,
     rows_not_imported: Vec<Note>,
+    /// The unlisted pairs already reported: (table, round, side).
+    unlisted: BTreeSet<(Option<u32>, Option<u32>, &'static str)>,
 }
 
 impl Builder {
@@ -755,6 +832,16 @@ impl Builder {
                     .insert(direction);
             }
         }
+        let bye = |t: &str| t.eq_ignore_ascii_case("bye");
+        // `-` for a pair (not a listed phantom) beside a played result.
+        let unlisted = |column: &str| row.optional(column).is_none();
+        let one_unlisted = (ns.is_none() && unlisted("PairId_NS") && ew.is_some())
+            || (ew.is_none() && unlisted("PairId_EW") && ns.is_some());
+        let blank = |t: &str| t.is_empty() || t == "-";
+        let played = !blank(score_ns) || !blank(score_ew);
+        if one_unlisted && played && !bye(score_ns) && !bye(score_ew) {
+            return self.unlisted_pair_row(row, board, score_ns, score_ew, line);
+        }
         let (Some(ns), Some(ew)) = (ns, ew) else {
             if line.ns.is_none() && line.ew.is_none() {
                 return Err(row.error("PairId_NS", "a row with neither pair"));
@@ -788,6 +875,60 @@ impl Builder {
                 "the board was not played at this table (no contract, no score)".to_string(),
             ),
         }
+        Ok(None)
+    }
+
+    /// A table played by a pair the `[TotalScoreTable]` does not list (`-` on one side,
+    /// a contract and a score): Ruter counts it in the board's field and gives the
+    /// listed side its points, so it is a table result with one side empty. Its pair is
+    /// reported once per table and round; it is no phantom, since it played.
+    fn unlisted_pair_row(
+        &mut self,
+        row: &Row,
+        board: u32,
+        score_ns: &str,
+        score_ew: &str,
+        mut line: PublishedLine,
+    ) -> Result<Option<PublishedLine>, InputError> {
+        let result = BoardResult {
+            competition_id: self.competition_id.as_str().into(),
+            board,
+            ns: line.ns.as_deref().map(Into::into),
+            ew: line.ew.as_deref().map(Into::into),
+            round: optional_u32(row, "Round")?,
+            table: optional_u32(row, "Table")?,
+            origin: row.origin.clone(),
+            ..BoardResult::default()
+        };
+        let Some(result) = table_result(row, score_ns, score_ew, &mut line, result)? else {
+            self.row_not_imported(
+                row,
+                "the board was not played at this table (no contract, no score)".to_string(),
+            );
+            return Ok(None);
+        };
+        let (side, listed) = match (&line.ns, &line.ew) {
+            (None, Some(ew)) => ("N/S", ew.as_str()),
+            (Some(ns), _) => ("E/W", ns.as_str()),
+            (None, None) => ("N/S", "-"),
+        };
+        let key = (result.table, result.round, side);
+        if self.unlisted.insert(key) {
+            self.notes.push(Note {
+                kind: NoteKind::Unlisted,
+                origin: row.origin.clone(),
+                board: Some(board),
+                reason: format!(
+                    "the {side} pair at table {} in round {} (against pair {listed}) is not \
+                     listed in the [TotalScoreTable] but played: its results count in the \
+                     boards' fields, and the pair is not imported",
+                    result.table.map_or("-".to_string(), |t| t.to_string()),
+                    result.round.map_or("-".to_string(), |r| r.to_string()),
+                ),
+            });
+        }
+        self.dataset.boards.push(result);
+        self.published.lines.push(line);
         Ok(None)
     }
 
@@ -860,6 +1001,11 @@ fn table_result(
     line: &mut PublishedLine,
     mut result: BoardResult,
 ) -> Result<Option<BoardResult>, InputError> {
+    if is_shared_zero(score_ns, score_ew) {
+        // `+0` on both sides: the table's score is 0 for both, ranked with the others.
+        result.ns_score = Some(0);
+        return Ok(Some(result));
+    }
     if is_assigned(score_ns, score_ew) {
         // A table score overruled by assigned percentages (`800>a`, `+0`/`+0`): the
         // score leaves the comparisons, each side gets the percentage printed for it.
@@ -1061,9 +1207,17 @@ fn is_penalty(score: &str) -> bool {
     score.eq_ignore_ascii_case("pen")
 }
 
+/// Ruter's `+0` in both score columns: a table score of 0 that both sides share. Ruter
+/// ranks it among the board's other scores (beside −200, −100, −50 and +100 it gets +2
+/// of ±4, 75 %, and the others −4, −2, 0, +4).
+fn is_shared_zero(score_ns: &str, score_ew: &str) -> bool {
+    score_ns == "+0" && score_ew == "+0"
+}
+
 /// Ruter's assigned scores: a table score with `>a` after it in either column (`800>a`:
 /// the score stood at the table, the director assigned percentages), or `+N` in both
-/// score columns. (`A=` beside `+0` is a split score, not this.)
+/// score columns with N other than 0. (`A=` beside `+0` is a split score, and `+0`
+/// beside `+0` a score of 0, not this.)
 fn is_assigned(score_ns: &str, score_ew: &str) -> bool {
     let overruled = |score: &str| {
         let lower = score.to_ascii_lowercase();
@@ -1309,8 +1463,8 @@ mod tests {
         assert_eq!((board.ns_score, board.contract.as_deref()), (None, None));
         assert_eq!(imported.published.lines[0].kind, LineKind::Artificial);
 
-        // `+0` in both columns with a 75/25 split in the percentage columns.
-        let text = with_percentages("2 1 - - - \"+0\" \"+0\" 0.5 -0.5 75 25\n");
+        // `+5` in both columns with a 75/25 split in the percentage columns.
+        let text = with_percentages("2 1 - - - \"+5\" \"+5\" 0.5 -0.5 75 25\n");
         let imported = parse_text(&text).expect("valid file");
         assert_eq!(
             imported.dataset.boards[0].adjusted.as_deref(),
@@ -1447,6 +1601,132 @@ mod tests {
         assert!(imported.notes[1]
             .reason
             .contains("pair 3 (`E - F`) has no table result"));
+    }
+
+    /// A Ruter export of one board on five tables (±4), pairs 1-5 N/S against 6-10 E/W,
+    /// with `rows` as its `[ScoreTable]` and `totals` as its `[TotalScoreTable]` rows.
+    fn five_tables(totals: &str, rows: &str) -> String {
+        format!(
+            "% PBN 2.0\n\
+             % <META  name=Generator   content=\"Ruter i Norge\">\n\
+             % <META  name=Arranger    content=\"0001 Test BK\">\n\
+             % <META  name=ContestDate content=\"2020-01-31\">\n\
+             % <META  name=ScoringType content=\"MatchPoints;MP1\">\n\
+             % <META  name=BoardCount  content=\"1\">\n\
+             [Event \"Test\"]\n\
+             [Board \"1\"]\n\
+             [TotalScoreTable \"Rank\\2R;PairId\\2R;TotalScoreMP\\3R;TotalPercentage\\5R;Names\\20L;MemberID1\\7R;MemberID2\\7R\"]\n\
+             {totals}\
+             [ScoreTable \"Table\\2R;Round\\1R;PairId_NS\\2R;PairId_EW\\2R;Contract\\3L;Declarer\\1R;Result\\2R;Score_NS\\5R;Score_EW\\6R;MP_NS\\2R;MP_EW\\2R;Percentage_NS\\3R;Percentage_EW\\3R\"]\n\
+             {rows}"
+        )
+    }
+
+    /// The file's recomputation against its printed figures.
+    fn reconciled(imported: &Imported) -> Option<String> {
+        let d = &imported.dataset;
+        let scored = crate::scoring::score_competition(&d.competitions[0], &d.entrants, &d.boards)
+            .expect("scores");
+        crate::import::reconcile::reconcile(imported, &scored)
+            .map(|m| m.reason(&imported.published.program))
+    }
+
+    /// Ruter's `"+0"` in both score columns, contract `-`: a table score of 0 ranked
+    /// among the board's others (−200, −100, −50, +100), +2 of ±4 and 75 %, as printed;
+    /// the others −4, −2, 0, +4. Left out as an assigned score, the four others would
+    /// be factored to −3.8, −1.2, 1.2 and 3.8.
+    #[test]
+    fn a_shared_plus_zero_is_a_table_score_of_zero() {
+        let totals = " 2  1  2  75.00 \"A - B\" \"11\" \"12\"\n\
+                      5  2 -4   0.00 \"C - D\" \"13\" \"14\"\n\
+                      4  3 -2  25.00 \"E - F\" \"15\" \"16\"\n\
+                      3  4  0  50.00 \"G - H\" \"17\" \"18\"\n\
+                      1  5  4 100.00 \"I - J\" \"19\" \"20\"\n\
+                      4  6 -2  25.00 \"K - L\" \"21\" \"22\"\n\
+                      1  7  4 100.00 \"M - N\" \"23\" \"24\"\n\
+                      2  8  2  75.00 \"O - P\" \"25\" \"26\"\n\
+                      3  9  0  50.00 \"Q - R\" \"27\" \"28\"\n\
+                      5 10 -4   0.00 \"S - T\" \"29\" \"30\"\n";
+        let rows = "1 3 1  6 -  - - \"+0\"  \"+0\"  2 -2  75  25\n\
+                    2 3 2  7 -  - -    -  \"200\" -4  4   0 100\n\
+                    3 3 3  8 -  - -    -  \"100\" -2  2  25  75\n\
+                    4 3 4  9 -  - -    -   \"50\"  0  0  50  50\n\
+                    5 3 5 10 -  - - \"100\"    -  4 -4 100   0\n";
+        let imported = parse_text(&five_tables(totals, rows)).expect("valid file");
+        let zero = &imported.dataset.boards[0];
+        assert_eq!((zero.ns_score, zero.adjusted.as_deref()), (Some(0), None));
+        assert_eq!(imported.published.lines[0].kind, LineKind::Played);
+        assert_eq!(reconciled(&imported), None);
+    }
+
+    /// A played row whose N/S pair Ruter prints `-` (not listed): eleven results on the
+    /// board (±10), of which this `90` is one. Ruter counts it in the field (150 and 150
+    /// share +9.0, 90 and 90 share −1.0) and gives E/W pair 22 its +1.0, 55 %; the
+    /// unlisted pair is reported, not imported.
+    #[test]
+    fn a_played_row_with_an_unlisted_pair_counts_in_the_field() {
+        // N/S scores 150, 150, 120, 110, 100, 90, 80, 70, 60, 50 and the unlisted 90.
+        let ns_scores = [150, 150, 120, 110, 100, 90, 80, 70, 60, 50];
+        let ns_points = [9.0, 9.0, 6.0, 4.0, 2.0, -1.0, -4.0, -6.0, -8.0, -10.0];
+        let ns_ranks = [1, 1, 3, 4, 5, 6, 7, 8, 9, 10];
+        // E/W pairs 12-21 and 22: 10, 8, 6, 4, 1 (twice with 22), ... in that order.
+        let ew_ranks = [10, 10, 9, 8, 7, 5, 4, 3, 2, 1];
+        let mut totals = String::new();
+        let mut rows = String::new();
+        let percent = |points: f64| 50.0 + 50.0 * points / 10.0;
+        for (at, (score, points)) in ns_scores.iter().zip(ns_points).enumerate() {
+            let table = at + 1;
+            let (ns, ew) = (table, table + 11);
+            for (pair, mp, rank) in [(ns, points, ns_ranks[at]), (ew, -points, ew_ranks[at])] {
+                totals += &format!(
+                    "{rank} {pair} {mp:.1} {:.2} \"A{pair} - B{pair}\" \"{}\" \"{}\"\n",
+                    percent(mp),
+                    100 + 2 * pair,
+                    101 + 2 * pair
+                );
+            }
+            rows += &format!(
+                "{table} 1 {ns} {ew} - - - \"{score}\" - {points:.1} {:.1} {} {}\n",
+                -points,
+                percent(points),
+                percent(-points)
+            );
+        }
+        totals += "5 22 1.0 55.00 \"V - W\" \"90\" \"91\"\n";
+        rows += "11 1  - 22 2D S 8 \"90\" - - 1.0 - 55\n";
+        let text = five_tables(&totals, &rows);
+        let imported = parse_text(&text).expect("valid file");
+        let d = &imported.dataset;
+        assert_eq!(d.boards.len(), 11);
+        let unlisted = &d.boards[10];
+        assert_eq!(
+            (unlisted.ns.as_deref(), unlisted.ew.as_deref()),
+            (None, Some("22"))
+        );
+        assert_eq!(imported.notes.len(), 1);
+        assert_eq!(imported.notes[0].kind, NoteKind::Unlisted);
+        assert!(
+            imported.notes[0]
+                .reason
+                .contains("the N/S pair at table 11 in round 1 (against pair 22) is not listed"),
+            "{}",
+            imported.notes[0].reason
+        );
+        let scored = crate::scoring::score_competition(&d.competitions[0], &d.entrants, &d.boards)
+            .expect("scores");
+        let table = scored
+            .board_scores
+            .iter()
+            .find(|b| b.ew.as_deref() == Some("22"))
+            .expect("pair 22's table");
+        assert_eq!(table.ns, None);
+        assert!((table.ew_points - 1.0).abs() < 1e-9);
+        let top = scored
+            .board_scores
+            .iter()
+            .find(|b| b.ns.as_deref() == Some("1"));
+        assert!(top.is_some_and(|b| (b.ns_points - 9.0).abs() < 1e-9));
+        assert_eq!(reconciled(&imported), None);
     }
 
     #[test]

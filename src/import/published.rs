@@ -44,6 +44,9 @@ pub enum NoteKind {
     NonMember,
     /// A pair listed without any table result: a phantom, not an entrant.
     Phantom,
+    /// A table played by a pair the export does not list: its results count in the
+    /// field, the pair is no entrant.
+    Unlisted,
     /// A table row that is not a table result (bye, penalty, unplayed board).
     Row,
 }

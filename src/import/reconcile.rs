@@ -26,12 +26,20 @@ use crate::scoring::ScoredCompetition;
 pub enum Rounding {
     /// Halves away from zero: −2.25 prints −2.3 (Ruter, board 3 of Spiren 2016-03-09).
     HalfAwayFromZero,
+    /// Halves to even: 18.95 prints 19.0 and 12.65 prints 12.6 (Compscore: the 120
+    /// factored traveller figures of the Lindfield Mitchell of 28 July 2022, 56 of them
+    /// on a half).
+    HalfEven,
 }
 
 impl Rounding {
     /// The rounding a program uses, by the name the file gives it.
-    pub fn of_program(_program: &str) -> Rounding {
-        Rounding::HalfAwayFromZero
+    pub fn of_program(program: &str) -> Rounding {
+        if program.to_ascii_lowercase().contains("compscore") {
+            Rounding::HalfEven
+        } else {
+            Rounding::HalfAwayFromZero
+        }
     }
 
     /// `value` as printed with `decimals` decimals, in units of the last digit.
@@ -40,8 +48,10 @@ impl Rounding {
         let scaled = value * scale;
         // A recomputed −2.25 may be −2.2499999999 in floating point: a millionth of the
         // last digit decides a half.
-        let magnitude = (scaled.abs() + 0.5 + 1e-6).floor();
-        let units = magnitude.copysign(scaled);
+        let units = match self {
+            Rounding::HalfAwayFromZero => (scaled.abs() + 0.5 + 1e-6).floor().copysign(scaled),
+            Rounding::HalfEven => crate::scoring::matchpoints::half_even(scaled),
+        };
         if units.is_finite() && units.abs() < 9e15 {
             units as i64
         } else {
@@ -417,5 +427,26 @@ mod tests {
         // Floating point just below the half still rounds as the exact value does.
         assert_eq!(r.units(-2.249_999_999_9, 1), -23);
         assert_eq!(r.units(f64::NAN, 1), i64::MAX);
+    }
+
+    /// Compscore's factored travellers (Lindfield, 28 July 2022, board 1): 18.95 prints
+    /// 19.0, 12.65 prints 12.6, 10.55 prints 10.6, 0.05 prints 0.0.
+    #[test]
+    fn compscore_rounds_halves_to_even() {
+        let r = Rounding::of_program("Compscore3");
+        assert_eq!(r, Rounding::HalfEven);
+        for (value, printed) in [
+            (18.95, "19.0"),
+            (12.65, "12.6"),
+            (10.55, "10.6"),
+            (0.05, "0.0"),
+        ] {
+            assert_eq!(r.print(value, 1), printed);
+        }
+        assert_eq!(r.print(68.425, 2), "68.42");
+        assert_eq!(
+            Rounding::of_program("Ruter i Norge").print(12.65, 1),
+            "12.7"
+        );
     }
 }

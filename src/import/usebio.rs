@@ -7,8 +7,8 @@
 //!
 //! # Compscore's conventions, as its files show them
 //!
-//! Checked against the four Compscore3 exports of the real club files' `usebio/`
-//! (`tests/realdata.rs` asserts every figure):
+//! Checked against the Compscore3 exports of the real club files' `usebio/`
+//! (`tests/realdata.rs` and `tests/reconcile.rs` assert every figure):
 //!
 //! * **Matchpoints on the 2/1 scale** (`mp_scale = two_one`): 19 results on board 1 of
 //!   the 19-table Mitchell give a top of 36.
@@ -31,6 +31,13 @@
 //!   zero (`datum_rounding = nearest_10`); all 35 datums of the butler file agree.
 //! * **Non-members**: a player with national number 0 (Compscore's `DIRECTOR` filling
 //!   in) gets no member row.
+//! * **Halves to even.** Compscore rounds a half of the last digit to even: 18.95
+//!   prints 19.0 and 12.65 prints 12.6 (the factored travellers of the adjusted
+//!   Lindfield Mitchell; `reconcile::Rounding::HalfEven`).
+//! * **Around an artificial score** the travellers are factored too (five results and
+//!   an `A5050` on six tables print 0.2, 2.6, 5.0, 7.4, 9.8 and 5.0).
+//! * **Adjusted lines that keep their score** are printed with whole numbers on a
+//!   board whose other lines carry a decimal (`unmarked_adjustments`).
 //! * **Hand records** are `<BOARD>` elements with `<HAND>`s and no `<TRAVELLER_LINE>`;
 //!   they are skipped.
 
@@ -51,7 +58,8 @@ use crate::import::published::{
     PublishedStanding,
 };
 use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
-use crate::scoring::conventions::Conventions;
+use crate::scoring::conventions::{Conventions, Travellers};
+use crate::scoring::matchpoints::neuberg;
 use crate::scoring::outcome::{artificial_code, parse_artificial};
 
 /// Reads a USEBIO 1.2 XML result file.
@@ -423,6 +431,8 @@ fn build(root: &Element) -> Result<Imported, InputError> {
 
     let (ns_column, ew_column) = points_columns(scoring);
     let mut numbers: BTreeSet<u32> = BTreeSet::new();
+    // Per traveller line: both sides' points printed as whole numbers (`20`, not `20.0`).
+    let mut printed_whole: Vec<bool> = Vec::new();
     for board in event.children("BOARD") {
         let lines: Vec<&Element> = board.children("TRAVELLER_LINE").collect();
         if lines.is_empty() {
@@ -452,9 +462,19 @@ fn build(root: &Element) -> Result<Imported, InputError> {
                     Precision::see(&mut published.precision.line, text);
                 }
             }
+            printed_whole.push(
+                [ns_column, ew_column]
+                    .iter()
+                    .all(|c| line.text_of(c).is_some_and(|t| !t.contains('.'))),
+            );
             dataset.boards.push(result);
             published.lines.push(published_line);
         }
+    }
+    if scoring == ScoringMethod::Matchpoints
+        && competition.conventions.travellers == Travellers::Unfactored
+    {
+        unmarked_adjustments(&mut dataset.boards, &mut published.lines, &printed_whole);
     }
     competition.boards = u32::try_from(numbers.len()).ok().filter(|&n| n > 0);
     dataset.competitions.push(competition);
@@ -463,6 +483,82 @@ fn build(root: &Element) -> Result<Imported, InputError> {
         published,
         ..Imported::default()
     })
+}
+
+/// Compscore's adjusted lines that keep the table's score: a director who replaces a
+/// line's matchpoints leaves its contract and score on the traveller, writes the
+/// matchpoints as whole numbers, and factors the board's other results (Neuberg) as
+/// for an artificial score, so they carry a decimal (board 1 of the Lindfield
+/// Mitchell of 28 July 2022: 1NS v 1EW, 2S making 110, printed 20 and 20 of a top of
+/// 40, where 110 earns 26 among the other twenty results; the others print 19.0,
+/// 30.5, ... as twenty results factored to twenty-one give them).
+///
+/// On a board whose traveller carries a decimal, a line printed with whole numbers is
+/// such a line when its score would earn something else among the other results:
+/// each side then gets its printed share of the top (here `A5050`) and the score
+/// leaves the comparisons. A line whose whole number is what its score earns (twelve
+/// −650s tied at 20 on board 3) stays a table result.
+fn unmarked_adjustments(
+    boards: &mut [BoardResult],
+    lines: &mut [PublishedLine],
+    printed_whole: &[bool],
+) {
+    let mut start = 0;
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for end in 1..=boards.len() {
+        if end == boards.len() || boards[end].board != boards[start].board {
+            runs.push(start..end);
+            start = end;
+        }
+    }
+    let expected = runs.iter().map(|r| r.len()).max().unwrap_or(0);
+    let top = 2.0 * expected.saturating_sub(1) as f64;
+    for run in runs {
+        let factored = run
+            .clone()
+            .any(|at| !printed_whole.get(at).copied().unwrap_or(true));
+        if !factored || top <= 0.0 {
+            continue;
+        }
+        let real: Vec<(usize, i32)> = run
+            .clone()
+            .filter(|&at| boards[at].adjusted.is_none())
+            .filter_map(|at| Some((at, boards[at].ns_score?)))
+            .collect();
+        let mut adjusted: Vec<(usize, u8, u8)> = Vec::new();
+        for &(at, score) in &real {
+            if !printed_whole.get(at).copied().unwrap_or(false) {
+                continue;
+            }
+            let (Some(ns), Some(ew)) = (lines[at].ns_points, lines[at].ew_points) else {
+                continue;
+            };
+            let others: Vec<i32> = real
+                .iter()
+                .filter(|&&(other, _)| other != at)
+                .map(|&(_, s)| s)
+                .collect();
+            let raw: f64 = others
+                .iter()
+                .map(|&o| f64::from(u8::from(score > o) * 2 + u8::from(score == o)))
+                .sum();
+            let earned = neuberg(raw, others.len() + 1, expected);
+            let share = |points: f64| {
+                let percent = points / top * 100.0;
+                (percent.fract() == 0.0 && (0.0..=100.0).contains(&percent))
+                    .then_some(percent as u8)
+            };
+            if (earned - ns).abs() > 0.06 {
+                if let (Some(ns_share), Some(ew_share)) = (share(ns), share(ew)) {
+                    adjusted.push((at, ns_share, ew_share));
+                }
+            }
+        }
+        for (at, ns_share, ew_share) in adjusted {
+            boards[at].adjusted = Some(artificial_code(ns_share, ew_share).into());
+            lines[at].kind = LineKind::Artificial;
+        }
+    }
 }
 
 fn traveller_line(

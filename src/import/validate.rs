@@ -976,7 +976,9 @@ impl Validator {
             ("east", c.east),
             ("west", c.west),
         ];
-        let has_pairs = pair_sides.iter().all(|(_, side)| side.is_some());
+        // One pair side may be empty: a table played by a pair the export does not
+        // list, which counts in the board's field (scoring refuses it anywhere else).
+        let has_pairs = pair_sides.iter().any(|(_, side)| side.is_some());
         let has_seats = seats.iter().all(|(_, seat)| seat.is_some());
         if !has_pairs && !has_seats {
             let missing = pair_sides

@@ -39,8 +39,8 @@ pub fn score_competition(
         .map(|(t, p)| BoardScore {
             competition_id: competition_id.clone(),
             board: t.row.board,
-            ns: Some(joined(&known, &t.ns_at)),
-            ew: Some(joined(&known, &t.ew_at)),
+            ns: (!t.ns_at.is_empty()).then(|| joined(&known, &t.ns_at)),
+            ew: (!t.ew_at.is_empty()).then(|| joined(&known, &t.ew_at)),
             ns_score: t.outcome.score(),
             ns_points: p.shown.ns,
             ew_points: p.shown.ew,
@@ -97,6 +97,8 @@ fn read_tables<'a>(
             "the competition has no board results",
         ));
     }
+    one_seat_per_member(competition, known, &tables)?;
+    unlisted_only_in_a_field(competition, &tables)?;
     sort_tables(&mut tables, known);
     Ok(tables)
 }
@@ -322,12 +324,108 @@ fn joined(known: &Entrants<'_>, seats: &[u32]) -> Text {
     }
 }
 
+/// A table with one side empty (a pair the export does not list) counts in a pairs
+/// field; a team match, a four- or five-pair event or a Swiss match needs both sides.
+fn unlisted_only_in_a_field(
+    competition: &Competition,
+    tables: &[Table<'_>],
+) -> Result<(), InputError> {
+    let field = matches!(
+        competition.scoring,
+        ScoringMethod::Matchpoints | ScoringMethod::CrossImps | ScoringMethod::Butler
+    ) && competition.format == Format::Pairs;
+    if let Some(t) = tables
+        .iter()
+        .find(|t| !field && (t.ns_at.is_empty() || t.ew_at.is_empty()))
+    {
+        let column = if t.ns_at.is_empty() { "ns" } else { "ew" };
+        return Err(InputError::new(
+            t.location(column),
+            "a table with one side's entrant missing (a pair the export does not list) is only scored in a pairs field (matchpoints, cross_imps or butler)",
+        ));
+    }
+    Ok(())
+}
+
+/// A member listed in two entrants that both played the same board would have sat at
+/// two tables at once: two different pairs given one number (a scorer's slip), not a
+/// substitute. (A substitute who played for two pairs is listed in each for the boards
+/// it played there, which do not overlap.) Rated, the member would move twice for one
+/// session on results one of which is someone else's, so the competition breaks a
+/// rule naming both entrants and the number.
+fn one_seat_per_member(
+    competition: &Competition,
+    known: &Entrants<'_>,
+    tables: &[Table<'_>],
+) -> Result<(), InputError> {
+    let mut listed: Vec<(i64, u32, usize)> = Vec::new();
+    for (at, (_, entrant)) in (0u32..).zip(known.iter()) {
+        for (slot, player) in entrant.players.iter().enumerate() {
+            if let Some(member) = player {
+                listed.push((*member, at, slot));
+            }
+        }
+    }
+    listed.sort_unstable();
+    let what = match competition.format {
+        Format::Pairs => "pair",
+        Format::Teams => "team",
+        Format::Individual => "entrant",
+    };
+    for pair in listed.windows(2) {
+        let [(member, first, _), (other, second, slot)] = pair else {
+            continue;
+        };
+        if member != other || first == second {
+            continue;
+        }
+        let boards = |at: u32| -> std::collections::BTreeSet<u32> {
+            tables
+                .iter()
+                .filter(|t| t.ns_at.contains(&at) || t.ew_at.contains(&at))
+                .map(|t| t.row.board)
+                .collect()
+        };
+        let Some(board) = boards(*first)
+            .intersection(&boards(*second))
+            .next()
+            .copied()
+        else {
+            continue;
+        };
+        let origin = known
+            .iter()
+            .nth(*second as usize)
+            .map_or(&competition.origin, |(_, e)| &e.origin);
+        return Err(InputError::new(
+            origin
+                .location()
+                .competition(&competition.competition_id)
+                .column(PLAYER_COLUMNS[slot % 4]),
+            format!(
+                "member {member} is listed in {what} {} and in {what} {}, and both played board {board}: one player cannot sit at two tables (two {what}s were given the same number; a substitute is listed in each {what} only for the boards it played there)",
+                known.name(*first),
+                known.name(*second),
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The `entrants` columns of the four players.
+const PLAYER_COLUMNS: [&str; 4] = ["player1", "player2", "player3", "player4"];
+
 /// The share of the top an average plus is (Ruter's `A+`).
 const AVERAGE_PLUS: u8 = 60;
 
+/// The share of the top an average minus is (Ruter's `A-`).
+const AVERAGE_MINUS: u8 = 40;
+
 /// `AveragePlus::SessionIfBetter`: a side given an average plus gets its own percentage
 /// on the boards it played (those without an artificial score for it) when that is
-/// better than 60 %, of the same board's range. Boards with an artificial score for the
+/// better than 60 %, of the same board's range; a side given an average minus gets it
+/// when that is worse than 40 % (the mirror: an artificial score never makes a pair's
+/// session better or worse than it played). Boards with an artificial score for the
 /// side are left out of its percentage, so the value does not depend on itself.
 fn raise_average_plus(tables: &[Table<'_>], points: &mut [BoardPoints]) {
     #[derive(Default)]
@@ -368,13 +466,18 @@ fn raise_average_plus(tables: &[Table<'_>], points: &mut [BoardPoints]) {
             (&table.ns, ns_share, &mut p.side.ns, &mut p.shown.ns),
             (&table.ew, ew_share, &mut p.side.ew, &mut p.shown.ew),
         ] {
-            if share != Some(AVERAGE_PLUS) {
+            let beyond = |fraction: f64| match share {
+                Some(AVERAGE_PLUS) => fraction > f64::from(AVERAGE_PLUS) / 100.0,
+                Some(AVERAGE_MINUS) => fraction < f64::from(AVERAGE_MINUS) / 100.0,
+                _ => false,
+            };
+            if !matches!(share, Some(AVERAGE_PLUS | AVERAGE_MINUS)) {
                 continue;
             }
             let Some(fraction) = percent_of(names) else {
                 continue;
             };
-            if fraction > f64::from(AVERAGE_PLUS) / 100.0 {
+            if beyond(fraction) {
                 *side = p.bottom + fraction * range;
                 *shown = *side;
             }

@@ -20,6 +20,29 @@ pub(super) fn totals(
     points: &[BoardPoints],
 ) -> Result<(Vec<Standing>, Vec<EntrantResult>), InputError> {
     let teams = competition.format == Format::Teams || known.iter().any(|(_, e)| e.team.is_some());
+    if let Some(scale) = &competition.vp_scale {
+        let four_five = competition.scoring == ScoringMethod::TeamImps && !teams;
+        let rule = if !four_five {
+            Some(format!(
+                "vp_scale `{}` is for a four- or five-pair event (scoring `team_imps`, pairs, no teams)",
+                scale.name
+            ))
+        } else if scale.table.is_none() {
+            Some(format!("vp_scale `{}` has not been read", scale.name))
+        } else {
+            None
+        };
+        if let Some(rule) = rule {
+            return Err(InputError::new(
+                competition
+                    .origin
+                    .location()
+                    .competition(&competition.competition_id)
+                    .column("vp_scale"),
+                rule,
+            ));
+        }
+    }
     Ok(match (competition.scoring, teams) {
         (ScoringMethod::TeamImps, true) => {
             team::team_standings(competition, &known.map(), tables, points)?
@@ -121,12 +144,20 @@ fn matchpoint_board(
         && range > 0.0
         && conventions.factored_rounding == FactoredRounding::PercentHundredths;
     // To a hundredth of a percent of the board's range, then to a hundredth of a
-    // matchpoint.
+    // matchpoint, halves to even as Compscore rounds (18.25 % of 18 is 3.285,
+    // which it adds as 3.28).
     let round = |points: f64| {
-        let percent = ((points - bottom) / range * 1e4).round() / 1e2;
-        ((bottom + percent / 100.0 * range) * 1e2).round() / 1e2
+        let percent = matchpoints::half_even((points - bottom) / range * 1e4) / 1e2;
+        matchpoints::half_even((bottom + percent / 100.0 * range) * 1e2) / 1e2
     };
+    // Compscore prints a board played fewer times unfactored, but one with an
+    // artificial score factored: five results around an `A5050` on a board of
+    // six show 0.2, 2.6, 5.0, 7.4, 9.8 and 5.0 (half the full top of 10).
+    let artificial = outcomes
+        .iter()
+        .any(|o| o.artificial_shares() != (None, None));
     let unfactored = match conventions.travellers {
+        Travellers::Unfactored if artificial => None,
         Travellers::Factored => None,
         Travellers::Unfactored => {
             Some(matchpoints::score_board(outcomes, expected, conventions.mp_scale, false).points)

@@ -6,13 +6,23 @@
 //! subround's total under the pairs that gained it and nothing under the others. With
 //! five pairs the fifth pair sits out each subround and is given the average of the four
 //! playing pairs' entries, rounded down.
+//!
+//! With victory points (a competition's `vp_scale`) the procedure is the same on
+//! converted entries: a subround's IMP total becomes the scale's `winner` VPs for the
+//! pairs with the IMPs and its `loser` VPs for the other two, and the sit-out gets the
+//! average of the four VP entries, rounded down to a whole VP as the IMP average is.
+//! The seed says the VP procedure is the IMP one "except that the imp total … is first
+//! converted", so the sit-out rule applies to the entries, which are then VPs; converting
+//! the average IMP entry instead would give a VP figure for a margin no table played.
+//! Standings are by total VPs; the handicap still uses the IMPs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use crate::dataset::vp_scale::RoundScale;
 use crate::dataset::{Competition, EntrantResult};
 use crate::scoring::field::field_tally;
 use crate::scoring::rows::{sorted_results, Standing};
-use crate::scoring::standings::assign_ranks;
+use crate::scoring::standings::{assign_ranks, assign_ranks_by};
 use crate::scoring::tables::{BoardPoints, Entrants, Table};
 
 /// A pair's entries for one subround: `playing` holds each playing pair's net IMPs over
@@ -33,6 +43,50 @@ pub fn subround_entries(playing: &[(&str, i32)], sitting_out: &[&str]) -> Vec<(S
     let total: i32 = entries.iter().map(|(_, e)| e).sum();
     let count = i32::try_from(entries.len()).unwrap_or(i32::MAX).max(1);
     let average = total.div_euclid(count);
+    entries.extend(sitting_out.iter().map(|&pair| (pair.to_string(), average)));
+    entries
+}
+
+/// The VP entries of one subround from its IMP entries (`subround_entries`): the pairs
+/// with the IMPs get the scale's winner VPs for the margin, the other playing pairs its
+/// loser VPs, and each pair sitting out the average of the playing pairs' VP entries,
+/// rounded down to a whole VP.
+///
+/// ```
+/// use bridgehcp::scoring::four_five::{vp_entries, RoundScale};
+/// let scale = RoundScale::new(vec![(7.0, 7.0), (8.0, 6.0), (9.0, 5.0), (10.0, 4.0)]).unwrap();
+/// let e = vp_entries(&scale, &[("1", 3), ("2", 3), ("3", -3), ("4", -3)], &["5"]);
+/// assert_eq!(e, vec![("1".to_string(), 10.0), ("2".to_string(), 10.0), ("3".to_string(), 4.0),
+///                    ("4".to_string(), 4.0), ("5".to_string(), 7.0)]);
+/// ```
+pub fn vp_entries(
+    scale: &RoundScale,
+    playing: &[(&str, i32)],
+    sitting_out: &[&str],
+) -> Vec<(String, f64)> {
+    let margin = playing
+        .iter()
+        .map(|(_, net)| net.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    let (winner, loser) = scale.vp(margin);
+    let mut entries: Vec<(String, f64)> = playing
+        .iter()
+        .map(|&(pair, net)| {
+            (
+                pair.to_string(),
+                if net > 0 {
+                    winner
+                } else if net < 0 {
+                    loser
+                } else {
+                    winner
+                },
+            )
+        })
+        .collect();
+    let total: f64 = entries.iter().map(|(_, e)| e).sum();
+    let average = (total / entries.len().max(1) as f64 + 1e-9).floor();
     entries.extend(sitting_out.iter().map(|&pair| (pair.to_string(), average)));
     entries
 }
@@ -73,6 +127,11 @@ pub(super) fn four_five_standings(
         }
     }
     let mut entries: BTreeMap<String, f64> = names.iter().map(|k| (k.to_string(), 0.0)).collect();
+    let scale = competition
+        .vp_scale
+        .as_ref()
+        .and_then(|s| s.table.as_deref());
+    let mut vps: BTreeMap<String, f64> = BTreeMap::new();
     for net in subrounds.values() {
         let playing: Vec<(&str, i32)> = net
             .iter()
@@ -86,6 +145,11 @@ pub(super) fn four_five_standings(
         for (name, entry) in subround_entries(&playing, &sitting_out) {
             *entries.entry(name).or_default() += f64::from(entry);
         }
+        if let Some(scale) = scale {
+            for (name, vp) in vp_entries(scale, &playing, &sitting_out) {
+                *vps.entry(name).or_default() += vp;
+            }
+        }
     }
     let mut standings: Vec<Standing> = entries
         .iter()
@@ -94,10 +158,18 @@ pub(super) fn four_five_standings(
                 .position(name)
                 .and_then(|at| tallies.get(at as usize))
                 .map_or(0, |t| t.boards as u32);
-            Standing::new(id, name, *score, boards)
+            let mut standing = Standing::new(id, name, *score, boards);
+            if scale.is_some() {
+                standing.vp = Some(vps.get(name).copied().unwrap_or(0.0));
+            }
+            standing
         })
         .collect();
-    assign_ranks(&mut standings, None);
+    if scale.is_some() {
+        assign_ranks_by(&mut standings, &|s: &Standing| s.vp.unwrap_or(0.0), None);
+    } else {
+        assign_ranks(&mut standings, None);
+    }
     // The entrants that sat at a table, in byte order of their names.
     let results = (0..)
         .zip(&tallies)

@@ -163,6 +163,32 @@ pub fn percent(points: f64, bottom: f64, top: f64) -> Option<f64> {
     (range > 0.0).then(|| 100.0 * (points - bottom) / range)
 }
 
+/// `x` rounded to a whole number with halves to even (Compscore's rounding: 189.5 is
+/// 190, 126.5 is 126). A value within a millionth of a half counts as the half, since
+/// a figure such as 18.95 is not exact in binary.
+///
+/// ```
+/// use bridgehcp::scoring::matchpoints::half_even;
+/// assert_eq!(half_even(189.5), 190.0);
+/// assert_eq!(half_even(126.5), 126.0);
+/// assert_eq!(half_even(18.95 * 10.0), 190.0);
+/// assert_eq!(half_even(-2.5), -2.0);
+/// assert_eq!(half_even(2.4), 2.0);
+/// ```
+pub fn half_even(x: f64) -> f64 {
+    let floor = x.floor();
+    let fraction = x - floor;
+    if (fraction - 0.5).abs() < 1e-6 {
+        if floor.rem_euclid(2.0) == 0.0 {
+            floor
+        } else {
+            floor + 1.0
+        }
+    } else {
+        x.round()
+    }
+}
+
 /// Ruter's board percentage: `50 + 50·MP/(n−1)` on the plus-minus scale, rounded half up
 /// to a whole number.
 pub fn ruter_board_percent(points: f64, results: usize) -> Option<f64> {

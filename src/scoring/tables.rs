@@ -295,11 +295,20 @@ pub(super) fn read_table<'a, R: BoardRow>(
     let half = seats.len() / 2;
     let (mut ns, mut ew) = (Side::new(), Side::new());
     let (mut ns_at, mut ew_at) = (Seats::new(), Seats::new());
+    let named = |value: Option<&'a str>| value.map(trim_name).filter(|v| !v.is_empty());
+    // A pair the export does not list played this table: its side is empty, the table
+    // still counts in the board's field (`unlisted_side`).
+    let unlisted = format == Format::Pairs && (named(c.ns).is_none() != named(c.ew).is_none());
     for (place, &(column, value)) in seats.iter().enumerate() {
-        let name = value
-            .map(trim_name)
-            .filter(|v| !v.is_empty())
-            .ok_or_else(|| InputError::new(row_location(row, column), "no entrant at this seat"))?;
+        let Some(name) = named(value) else {
+            if unlisted {
+                continue;
+            }
+            return Err(InputError::new(
+                row_location(row, column),
+                "no entrant at this seat",
+            ));
+        };
         let Some(position) = known.position(name) else {
             return Err(InputError::new(
                 row_location(row, column),
@@ -497,6 +506,11 @@ mod tests {
             ),
             Ok((vec!["3", "1", "2", "10"], vec![3, 0], vec![2, 1]))
         );
+        // A pair the export does not list leaves its side empty (pairs only).
+        assert_eq!(
+            read_both(&seated(&[Some("2"), Some(" ")]), Format::Pairs, &known),
+            Ok((vec!["2"], vec![2], vec![]))
+        );
         let at = "boards.parquet, row 7";
         for (seats, format, error) in [
             (
@@ -505,9 +519,9 @@ mod tests {
                 format!("{at}, column `ew`, competition `c`, board 3: unknown entrant `7`: not listed in this competition's entrants"),
             ),
             (
-                vec![Some("2"), Some(" ")],
+                vec![None, Some(" ")],
                 Format::Pairs,
-                format!("{at}, column `ew`, competition `c`, board 3: no entrant at this seat"),
+                format!("{at}, column `ns`, competition `c`, board 3: no entrant at this seat"),
             ),
             (
                 vec![Some("2"), None],
@@ -553,15 +567,27 @@ mod tests {
                 .map(|s| s.map(|at| names.get(at).copied().unwrap_or("zz")))
                 .collect();
             let got = read_both(&seated(&asked), format, &known);
-            let positions: Option<Vec<u32>> = asked.iter().map(|n| known.position((*n)?)).collect();
+            // A pairs table may leave one side empty (a pair the export does not list).
+            let filled: Vec<(usize, &str)> = (0..)
+                .zip(&asked)
+                .filter_map(|(at, seat)| Some((at, (*seat)?)))
+                .collect();
+            let seated_enough = filled.len() == count || (!individual && filled.len() == 1);
+            let positions: Option<Vec<(usize, u32)>> = filled
+                .iter()
+                .map(|&(at, name)| Some((at, known.position(name)?)))
+                .collect();
             let distinct = positions.as_ref().is_some_and(|p| {
-                p.iter().enumerate().all(|(i, x)| !p[..i].contains(x))
+                p.iter().enumerate().all(|(i, x)| !p[..i].iter().any(|y| y.1 == x.1))
             });
-            match (positions, distinct) {
-                (Some(p), true) => {
+            match (seated_enough, positions, distinct) {
+                (true, Some(p), true) => {
                     let half = count / 2;
-                    let expected: Vec<&str> = asked.iter().flatten().copied().collect();
-                    proptest::prop_assert_eq!(got, Ok((expected, p[..half].to_vec(), p[half..].to_vec())));
+                    let expected: Vec<&str> = filled.iter().map(|&(_, name)| name).collect();
+                    let side = |ns: bool| -> Vec<u32> {
+                        p.iter().filter(|(at, _)| (*at < half) == ns).map(|&(_, x)| x).collect()
+                    };
+                    proptest::prop_assert_eq!(got, Ok((expected, side(true), side(false))));
                 }
                 _ => proptest::prop_assert!(got.is_err()),
             }

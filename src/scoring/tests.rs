@@ -594,3 +594,268 @@ fn tie_break_order_and_session_percentage() {
     assert_eq!(standing(&scored, "A").rank, 1);
     assert_eq!(standing(&scored, "B").rank, 2);
 }
+
+/// A table score alone (no contract), as imported exports give it.
+fn scored_row(board: u32, ns: &str, ew: &str, score: i32) -> BoardResult {
+    BoardResult {
+        competition_id: "c1".into(),
+        board,
+        ns: Some(ns.into()),
+        ew: Some(ew.into()),
+        ns_score: Some(score),
+        ..BoardResult::default()
+    }
+}
+
+/// Ruter's `A-` is 40 % or the pair's own percentage when that is lower, the mirror of
+/// its `A+`. Five tables (±4): on board 1 pairs 1 and 6 get `A-`/`A-`; on boards 2-8
+/// pair 1 (N/S, always against 6) makes −4, −4, −4, −2, 0, +2 and +3 (a tie on top),
+/// 19 of 56, 33.93 %: its `A-` is −4 + 8·19/56 = −1.29, which Ruter prints as 34 %,
+/// while pair 6 (37 of 56, 66 %) keeps 40 % (−0.8).
+#[test]
+fn ruter_gives_an_average_minus_the_pairs_own_percentage_when_worse() {
+    let mut comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    comp.conventions = conventions::Conventions::of_program("Ruter i Norge");
+    let mut rows = vec![BoardResult {
+        adjusted: Some("A-".into()),
+        ..scored_row(1, "1", "6", 0)
+    }];
+    rows[0].ns_score = None;
+    for (ns, ew, score) in [
+        ("2", "7", 100),
+        ("3", "8", 110),
+        ("4", "9", 120),
+        ("5", "10", 130),
+    ] {
+        rows.push(scored_row(1, ns, ew, score));
+    }
+    for (board, own) in (2..).zip([-100, -100, -100, 105, 115, 125, 130]) {
+        rows.push(scored_row(board, "1", "6", own));
+        for (ns, ew, score) in [
+            ("2", "7", 100),
+            ("3", "8", 110),
+            ("4", "9", 120),
+            ("5", "10", 130),
+        ] {
+            rows.push(scored_row(board, ns, ew, score));
+        }
+    }
+    let names = entrants(&["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+    let scored = score_competition(&comp, &names, &rows).unwrap();
+    let artificial = &scored.board_scores[0];
+    assert_eq!((artificial.ns.as_deref(), artificial.board), (Some("1"), 1));
+    assert!((artificial.ns_points - (-4.0 + 8.0 * 19.0 / 56.0)).abs() < 1e-9);
+    assert!((artificial.ew_points + 0.8).abs() < 1e-9);
+    let percent = |points: f64| matchpoints::ruter_board_percent(points, 5);
+    assert_eq!(percent(artificial.ns_points), Some(34.0));
+    assert_eq!(percent(artificial.ew_points), Some(40.0));
+    let one = standing(&scored, "1");
+    assert!((one.percent.unwrap_or(f64::NAN) - 100.0 * 19.0 / 56.0).abs() < 1e-9);
+
+    // At a fixed 40 % pair 1 would be printed 40 on board 1.
+    comp.conventions.average_plus = conventions::AveragePlus::Fixed;
+    let fixed = score_competition(&comp, &names, &rows).unwrap();
+    assert!((fixed.board_scores[0].ns_points + 0.8).abs() < 1e-9);
+}
+
+/// Compscore factors the results around an artificial score on its travellers too:
+/// five real results and an `A5050` on a board of six (top 10) print 0.2, 2.6, 5.0, 7.4
+/// and 9.8 (Neuberg's (s + 1)·6/5 − 1) and 5.0 for each side of the `A5050`, where raw
+/// points among the five would be 0, 2, 4, 6, 8 and 4.0.
+#[test]
+fn compscore_travellers_are_factored_around_an_artificial_score() {
+    let mut comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    comp.conventions = conventions::Conventions::of_program("Compscore3");
+    let mut rows: Vec<BoardResult> = (1..=5)
+        .map(|t| scored_row(1, &t.to_string(), &(t + 10).to_string(), 100 * t))
+        .collect();
+    rows.push(BoardResult {
+        adjusted: Some("A5050".into()),
+        ns_score: None,
+        ..scored_row(1, "6", "16", 0)
+    });
+    for row in rows.clone() {
+        rows.push(BoardResult { board: 2, ..row });
+    }
+    let names = entrants(&[
+        "1", "2", "3", "4", "5", "6", "11", "12", "13", "14", "15", "16",
+    ]);
+    let scored = score_competition(&comp, &names, &rows).unwrap();
+    let shown: Vec<(f64, f64)> = scored
+        .board_scores
+        .iter()
+        .filter(|b| b.board == 1)
+        .map(|b| (b.ns_points, b.ew_points))
+        .collect();
+    let printed = [
+        (0.2, 9.8),
+        (2.6, 7.4),
+        (5.0, 5.0),
+        (7.4, 2.6),
+        (9.8, 0.2),
+        (5.0, 5.0),
+    ];
+    assert_eq!(shown.len(), printed.len());
+    for ((ns, ew), (want_ns, want_ew)) in shown.iter().zip(printed) {
+        assert!(
+            (ns - want_ns).abs() < 1e-9 && (ew - want_ew).abs() < 1e-9,
+            "{shown:?}"
+        );
+    }
+    assert!((standing(&scored, "5").score - 19.6).abs() < 1e-9);
+}
+
+/// Compscore rounds a factored score to a hundredth of a percent of the board's top and
+/// then to a hundredth of a matchpoint, halves to even. Ten tables (top 18), two boards
+/// played 7 times: pair 1's raw 2 and 4 become 3.2857 and 6.1429, that is 18.25 % and
+/// 34.13 % of 18, 3.285 and 6.1434, added as 3.28 and 6.14; with 18, 18, 18 and 5 on
+/// four full boards the total is 68.42, as Compscore prints it, where halves away
+/// from zero (3.29) would give 68.43.
+#[test]
+fn compscore_rounds_factored_halves_to_even() {
+    let mut comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    comp.conventions = conventions::Conventions::of_program("Compscore3");
+    let mut rows = Vec::new();
+    // N/S pair p meets E/W pair 100 + p; pair 1's score on each board, then the others'.
+    let mut board = |number: u32, tables: i32, own: i32, others: &dyn Fn(i32) -> i32| {
+        rows.push(scored_row(number, "1", "101", own));
+        for p in 2..=tables {
+            rows.push(scored_row(
+                number,
+                &p.to_string(),
+                &(100 + p).to_string(),
+                others(p),
+            ));
+        }
+    };
+    // Boards 1 and 2, 7 tables: pair 1 beats one other pair (raw 2), then two (raw 4).
+    board(1, 7, 25, &|p| 10 * p);
+    board(2, 7, 35, &|p| 10 * p);
+    // Boards 3 to 5, 10 tables: the top (18). Board 6: beats two, ties one (5).
+    for number in 3..=5 {
+        board(number, 10, 1000, &|p| 10 * p);
+    }
+    board(6, 10, 40, &|p| 10 * p);
+    let mut names: Vec<String> = (1..=10).map(|p| p.to_string()).collect();
+    names.extend((101..=110).map(|p| p.to_string()));
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let scored = score_competition(&comp, &entrants(&names), &rows).unwrap();
+    let one = standing(&scored, "1");
+    assert!((one.score - 68.42).abs() < 1e-9, "{}", one.score);
+    // 3.285 to hundredths: 3.28 with halves to even, 3.29 away from zero (68.43).
+    assert_eq!(matchpoints::half_even(3.285 * 100.0), 328.0);
+    let away = (3.285f64 * 100.0 + 0.5 + 1e-6).floor() / 100.0;
+    assert!((18.0 * 3.0 + 5.0 + away + 6.14 - 68.43).abs() < 1e-9);
+}
+
+/// One member number in two pairs that both played a board: not a substitute (who is
+/// listed in each pair for the boards it played there), so the competition breaks a
+/// rule naming both entrants and the number.
+#[test]
+fn one_member_in_two_pairs_that_played_the_same_board_is_refused() {
+    let comp = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    let mut names = seed_001_entrants();
+    names[1].players = [Some(40430), Some(36223), None, None];
+    names[6].players = [Some(40430), Some(5), None, None];
+    let e = score_competition(&comp, &names, &seed_001_rows()).unwrap_err();
+    assert_eq!(e.location.column.as_deref(), Some("player1"));
+    assert!(
+        e.rule
+            .contains("member 40430 is listed in pair 2 and in pair 7, and both played board 1"),
+        "{}",
+        e.rule
+    );
+    // Pairs that share a member but no board (a substitute) are scored.
+    let rows: Vec<BoardResult> = seed_001_rows()
+        .into_iter()
+        .filter(|r| !(r.board == 8 && r.ns.as_deref() == Some("7")))
+        .filter(|r| !(r.board == 1 && r.ns.as_deref() == Some("2")))
+        .collect();
+    assert!(score_competition(&comp, &names, &rows).is_ok());
+}
+
+/// A victory-point scale whose 3-IMP row is seed 003's (10 and 4); the other rows only
+/// fill the table.
+fn seed_003_scale() -> crate::dataset::VpScaleRef {
+    let text = "# IMPs of a round, VPs of the pairs with them and of the others\n\
+                imps,winner,loser\n0,7,7\n1,8,6\n2,9,5\n3,10,4\n4,11,3\n";
+    let scale = four_five::RoundScale::parse(Path::new("vp.csv"), text).unwrap();
+    crate::dataset::VpScaleRef {
+        name: "vp.csv".to_string(),
+        table: Some(Arc::new(scale)),
+    }
+}
+
+/// Seed 003's example: four pairs, the round's total −3 IMPs at table 1 N/S. With IMPs
+/// pairs 1 and 2 receive 3 and pairs 3 and 4 nothing; with victory points on a scale
+/// where 3 IMPs give 10 and 4, pairs 1 and 2 receive 10 VPs and pairs 3 and 4 get 4.
+/// Standings go by VPs; the model's results keep the IMPs.
+#[test]
+fn seed_003_four_pairs_on_victory_points() {
+    let mk = |board, ns: &str, ew: &str, score| BoardResult {
+        round: Some(1),
+        ..scored_row(board, ns, ew, score)
+    };
+    // Table 1: 3 N/S v 1 E/W; table 2: 2 N/S v 4 E/W. Pairs 1 and 2 are the side of
+    // table 2's N/S and table 1's E/W: 140 at table 2 against 50 at table 1 is 90, 3 IMPs.
+    let rows = vec![mk(1, "3", "1", 50), mk(1, "2", "4", 140)];
+    let mut comp = competition(Format::Pairs, ScoringMethod::TeamImps);
+    comp.vp_scale = Some(seed_003_scale());
+    let names = entrants(&["1", "2", "3", "4"]);
+    let scored = score_competition(&comp, &names, &rows).unwrap();
+    let got = |e| {
+        let s = standing(&scored, e);
+        (s.score, s.vp, s.rank)
+    };
+    assert_eq!(got("1"), (3.0, Some(10.0), 1));
+    assert_eq!(got("2"), (3.0, Some(10.0), 1));
+    assert_eq!(got("3"), (0.0, Some(4.0), 3));
+    assert_eq!(got("4"), (0.0, Some(4.0), 3));
+    let net = |e: &str| {
+        scored
+            .results
+            .iter()
+            .find(|r| r.entrant == e)
+            .map(|r| r.score)
+    };
+    assert_eq!((net("1"), net("3")), (Some(3.0), Some(-3.0)));
+
+    // Without the scale the same round is scored in IMPs only.
+    comp.vp_scale = None;
+    let imps = score_competition(&comp, &names, &rows).unwrap();
+    assert_eq!(standing(&imps, "1").vp, None);
+}
+
+/// Five pairs on victory points: the round of `seed_003_five_pairs` (9 IMPs to pairs 2
+/// and 3) is beyond the scale's last row (4 IMPs: 11 and 3), which it takes; the pair
+/// sitting out gets the average of the four VP entries rounded down, (11 + 11 + 3 + 3)/4
+/// = 7, as it would get the average IMP entry rounded down (4) without the scale.
+#[test]
+fn seed_003_five_pairs_on_victory_points() {
+    let mk = |board, ns: &str, ew: &str, score| BoardResult {
+        round: Some(1),
+        ..scored_row(board, ns, ew, score)
+    };
+    let rows = vec![
+        mk(1, "1", "2", -420),
+        mk(1, "3", "4", -450),
+        mk(2, "1", "2", 170),
+        mk(2, "3", "4", 620),
+    ];
+    let mut comp = competition(Format::Pairs, ScoringMethod::TeamImps);
+    comp.vp_scale = Some(seed_003_scale());
+    let scored = score_competition(&comp, &entrants(&["1", "2", "3", "4", "5"]), &rows).unwrap();
+    let vp = |e| standing(&scored, e).vp;
+    assert_eq!(
+        [vp("1"), vp("2"), vp("3"), vp("4"), vp("5")],
+        [Some(3.0), Some(11.0), Some(11.0), Some(3.0), Some(7.0)]
+    );
+    assert_eq!(standing(&scored, "5").score, 4.0);
+    assert_eq!(standing(&scored, "5").rank, 3);
+
+    // A scale on anything but a four- or five-pair event breaks a rule.
+    let mut field = competition(Format::Pairs, ScoringMethod::Matchpoints);
+    field.vp_scale = Some(seed_003_scale());
+    let e = score_competition(&field, &seed_001_entrants(), &seed_001_rows()).unwrap_err();
+    assert_eq!(e.location.column.as_deref(), Some("vp_scale"));
+}

@@ -391,9 +391,24 @@ fn competitions_frame(dataset: &Dataset) -> Result<DataFrame, Error> {
             ),
             source_file(rows.iter().map(|c| &c.origin)),
             source_line(rows.iter().map(|c| &c.origin)),
-        ],
+        ]
+        .into_iter()
+        .chain(vp_scale_column(rows))
+        .collect(),
         "competitions",
     )
+}
+
+/// `vp_scale` (a four- or five-pair event's VP scale), written only when some
+/// competition has one, so that a dataset without one is written as it always was.
+fn vp_scale_column(rows: &[crate::dataset::Competition]) -> Option<Column> {
+    rows.iter().any(|c| c.vp_scale.is_some()).then(|| {
+        strings(
+            "vp_scale",
+            rows.iter()
+                .map(|c| c.vp_scale.as_ref().map(|s| s.name.as_str())),
+        )
+    })
 }
 
 /// `house` (a Swiss pairs event's house pair), written only when some entrant is one,

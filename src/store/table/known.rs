@@ -46,6 +46,7 @@ fn known(table: &str) -> Option<&'static [&'static str]> {
             "tie_break",
             "travellers",
             "artificial_imps",
+            "vp_scale",
         ],
         "entrants" => &[
             "competition_id",

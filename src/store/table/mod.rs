@@ -245,6 +245,7 @@ fn open_into(
             progress,
             tables,
         )?;
+        read_vp_scales(dir, &mut head, &mut check)?;
         let files = boards.join().unwrap_or_else(|_| Err(reader_stopped()))?;
         Ok(Opened {
             head,
@@ -543,6 +544,49 @@ pub fn read_dataset_checked(dir: &Path, on_error: OnError) -> Result<Checked, Er
         dataset,
         quarantine,
     })
+}
+
+/// Reads the VP scale each competition's `vp_scale` names (see
+/// [`crate::import::vp_scale::resolve`]); a scale that cannot be read, or
+/// one given to anything but a `team_imps` pairs event, quarantines its competition.
+fn read_vp_scales(dir: &Path, head: &mut Dataset, check: &mut Check) -> Result<(), InputError> {
+    for competition in &mut head.competitions {
+        let Some(scale) = competition.vp_scale.as_mut() else {
+            continue;
+        };
+        let id = competition.competition_id.as_str();
+        let here = || {
+            competition
+                .origin
+                .location()
+                .competition(id)
+                .column("vp_scale")
+        };
+        let four_five = competition.scoring == crate::dataset::ScoringMethod::TeamImps
+            && competition.format == crate::dataset::Format::Pairs;
+        let read = if four_five {
+            crate::import::vp_scale::resolve(dir, &scale.name).map_err(|mut e| {
+                e.location.competition = Some(id.to_string());
+                if e.location.row.is_none() {
+                    e.location = here();
+                }
+                e
+            })
+        } else {
+            Err(InputError::new(
+                here(),
+                format!(
+                    "vp_scale `{}` is for a four- or five-pair event (scoring `team_imps`, format `pairs`); this competition is {} {}",
+                    scale.name, competition.format, competition.scoring
+                ),
+            ))
+        };
+        match read {
+            Ok(table) => scale.table = Some(table),
+            Err(error) => check.broken(id, error)?,
+        }
+    }
+    Ok(())
 }
 
 /// The row rules, and where the competitions that break them are collected.

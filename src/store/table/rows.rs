@@ -190,6 +190,7 @@ pub(super) fn build_competitions(
     let mut artificial_imps = frame.col::<String>("artificial_imps", Optional)?;
     let mut average_plus = frame.col::<String>("average_plus", Optional)?;
     let mut factored_rounding = frame.col::<String>("factored_rounding", Optional)?;
+    let mut vp_scale = frame.col::<String>("vp_scale", Optional)?;
     let defaults = Conventions::default();
     let mut sources = frame.sources()?;
     let mut out = Built::with_height(rows.len());
@@ -229,6 +230,7 @@ pub(super) fn build_competitions(
                         .parsed(row)?
                         .unwrap_or(defaults.factored_rounding),
                 },
+                vp_scale: vp_scale.get(row)?.map(crate::dataset::VpScaleRef::named),
                 origin: sources.origin(frame, row)?,
             })
         };
@@ -636,8 +638,8 @@ impl ResolvedBoards {
                 continue;
             }
             // An individual event's seats are looked at only where a pair's are not
-            // both filled.
-            let seated = (valid(&self.ns, row) && valid(&self.ew, row))
+            // filled: one pair side is enough (a pair the export does not list).
+            let seated = (valid(&self.ns, row) || valid(&self.ew, row))
                 || [&self.north, &self.south, &self.east, &self.west]
                     .iter()
                     .all(|seat| valid(seat, row));
@@ -1268,6 +1270,7 @@ mod tests {
                 declarer: Some("n"),
                 ..plain()
             },
+            // One pair side: a pair the export does not list, kept.
             Cells {
                 ew: None,
                 ..plain()
@@ -1330,8 +1333,8 @@ mod tests {
             kept,
             [
                 true, false, true, false, false, true, false, true, false, true, false, false,
-                false, false, false, true, true, true, false, false, true, false, true, false,
-                true, true
+                false, false, true, true, true, true, false, false, true, false, true, false, true,
+                true
             ]
         );
         for (at, (kept, in_place, as_struct, all_listed)) in found.iter().enumerate() {
