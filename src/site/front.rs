@@ -121,3 +121,41 @@ pub fn district_page(data: &SiteData, title: &str, district: &str) -> String {
     };
     site_page(1, &heading, &heading, body)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranked(rank: &str, id: i64, name: &str, club: &str, district: &str) -> Ranked {
+        Ranked {
+            rank: rank.into(),
+            member_id: id,
+            name: name.into(),
+            club: club.into(),
+            district: district.into(),
+            handicap: "12.50".into(),
+            boards: "140".into(),
+        }
+    }
+
+    #[test]
+    fn names_are_escaped_wherever_the_front_page_places_them() {
+        let data = SiteData {
+            ranked: vec![
+                ranked("1", 7, "Åsa <b>O'Ek</b>", "BK \"Syd\"", "Södra"),
+                ranked("2=", 9, "Bo Lund", "BK \"Syd\"", ""),
+            ],
+            ..SiteData::default()
+        };
+        let page = page(&data, "R&D ranking");
+        assert!(page.contains("<title>R&amp;D ranking</title>"));
+        assert!(page.contains("<a href=\"members/7.html\">Åsa &lt;b&gt;O&#39;Ek&lt;/b&gt;</a>"));
+        assert!(page.contains("data-name=\"åsa &lt;b&gt;o&#39;ek&lt;/b&gt;\""));
+        assert!(page.contains("<a href=\"clubs/bk-syd.html\">BK &quot;Syd&quot;</a>"));
+        assert!(page.contains("<option value=\"BK &quot;Syd&quot;\">"));
+        assert!(!page.contains("<b>"));
+        // One district, listed once; the member without one has no district link.
+        assert_eq!(page.matches("href=\"districts/sodra.html\"").count(), 2);
+        assert!(page.contains("2 members ranked."));
+    }
+}

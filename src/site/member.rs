@@ -140,3 +140,62 @@ pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -
     };
     site_page(1, &heading, &heading, body)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+
+    fn line(day: u32, partner: Option<(i64, &str)>, boards: i64, after: f64) -> Line {
+        Line {
+            date: NaiveDate::from_ymd_opt(2026, 3, day).unwrap_or_default(),
+            competition_id: format!("c{day}"),
+            title: None,
+            club: None,
+            partner: partner.map(|p| p.1.to_owned()),
+            partner_id: partner.map(|p| p.0),
+            pair_handicap: 20.0,
+            field_handicap: 21.0,
+            expected: 1.0,
+            achieved: 2.0,
+            unit: crate::report::statement::PERCENT,
+            boards,
+            n_b: 24,
+            handicap_before: after + 0.5,
+            delta: -0.5,
+            cut: 0.0,
+            handicap_after: after,
+        }
+    }
+
+    #[test]
+    fn partners_by_competitions_then_boards_and_the_chart_in_words() {
+        let lines = vec![
+            line(1, Some((2, "Bo Lund")), 24, 20.5),
+            line(8, Some((3, "Cay Berg")), 26, 20.0),
+            line(15, Some((2, "Bo Lund")), 20, 20.25),
+            line(22, Some((3, "Cay Berg")), 27, 21.0),
+            line(29, None, 24, 21.5),
+        ];
+        let partners = partners(&lines);
+        let shown: Vec<(&str, usize, i64)> = partners
+            .iter()
+            .map(|((_, name), p)| (name.as_str(), p.competitions, p.boards))
+            .collect();
+        // Two competitions each: Cay Berg played more boards (53 against 44).
+        assert_eq!(shown, [("Cay Berg", 2, 53), ("Bo Lund", 2, 44)]);
+        let statement = Statement {
+            member_id: 1,
+            name: Some("Anna Berg".into()),
+            club: None,
+            start: 21.0,
+            current: 21.5,
+            foreign: false,
+            lines,
+        };
+        assert_eq!(
+            trajectory_words(&statement),
+            "The handicap went from 21.00 before 2026-03-01 to 21.50 after 2026-03-29, over 5 rated competitions. Its best (lowest) was 20.00, after 2026-03-08."
+        );
+    }
+}
