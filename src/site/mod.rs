@@ -17,10 +17,8 @@ pub mod links;
 pub mod member;
 pub mod write;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::report::statement::Index;
@@ -40,62 +38,90 @@ pub struct Summary {
     pub written: Written,
 }
 
-/// Every page of the site, by its path from the site's root.
-pub fn build(data: &data::SiteData, title: &str) -> Result<BTreeMap<String, Vec<u8>>> {
-    let look = data.lookups();
-    let index = Index::new(&data.tables);
-    let mut pages: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    pages.insert("index.html".into(), front::page(data, title).into_bytes());
+/// A page of the site, to be made when it is written.
+#[derive(Debug, Clone, Copy)]
+pub enum Page<'a> {
+    Front,
+    Report(&'a str),
+    Member(&'a data::Ranked),
+    Competition(&'a str, &'a data::Competition),
+    Club(&'a str),
+    District(&'a str),
+}
+
+/// Every page of the site with its path from the site's root, sorted by path; an error
+/// when two would share an address.
+pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
+    let mut pages: BTreeMap<String, Page> = BTreeMap::new();
+    pages.insert("index.html".into(), Page::Front);
     if let Some(report) = &data.report {
-        let report = report.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "");
-        pages.insert(links::REPORT.into(), report.into_bytes());
+        pages.insert(links::REPORT.into(), Page::Report(report));
     }
-    let members: Vec<(String, Vec<u8>)> = data
-        .ranked
-        .par_iter()
-        .map(|r| {
-            let statement = index.statement(r.member_id)?;
-            let page = member::page(data, r, &statement, &look.pages);
-            Ok((links::member(r.member_id), page.into_bytes()))
-        })
-        .collect::<Result<_>>()?;
-    let competitions: Vec<(String, Vec<u8>)> = data
-        .competitions
-        .par_iter()
-        .map(|(id, c)| {
-            let page = competition::page(data, &look, id, c);
-            (links::competition(id), page.into_bytes())
-        })
-        .collect();
-    let clubs = data
-        .clubs()
-        .into_iter()
-        .map(|c| (links::club(c), club::page(data, c).into_bytes()));
-    let districts: std::collections::BTreeSet<&str> = data
+    let districts: BTreeSet<&str> = data
         .ranked
         .iter()
         .map(|r| r.district.as_str())
         .filter(|d| !d.is_empty())
         .collect();
-    let districts = districts.into_iter().map(|d| {
-        (
-            links::district(d),
-            front::district_page(data, title, d).into_bytes(),
-        )
-    });
-    for (path, page) in members
+    let members = data
+        .ranked
+        .iter()
+        .map(|r| (links::member(r.member_id), Page::Member(r)));
+    let competitions = data
+        .competitions
+        .iter()
+        .map(|(id, c)| (links::competition(id), Page::Competition(id, c)));
+    let clubs = data
+        .clubs()
         .into_iter()
-        .chain(competitions)
-        .chain(clubs)
-        .chain(districts)
-    {
+        .map(|c| (links::club(c), Page::Club(c)));
+    let districts = districts
+        .into_iter()
+        .map(|d| (links::district(d), Page::District(d)));
+    for (path, page) in members.chain(competitions).chain(clubs).chain(districts) {
         if pages.insert(path.clone(), page).is_some() {
             return Err(crate::error::Error::Config(format!(
-                "two pages of the site would have the address {path}: two clubs, districts or competitions whose names differ only in letters an address cannot hold"
+                "two pages of the site would have the address {path}: two members, clubs, districts or competitions whose names differ only in letters an address cannot hold"
             )));
         }
     }
-    Ok(pages)
+    Ok(pages.into_iter().collect())
+}
+
+/// What makes the pages: the run's data and what is looked up again and again.
+pub struct Maker<'a> {
+    data: &'a data::SiteData,
+    look: data::Lookups<'a>,
+    index: Index<'a>,
+    title: &'a str,
+}
+
+impl<'a> Maker<'a> {
+    pub fn new(data: &'a data::SiteData, title: &'a str) -> Self {
+        Maker {
+            data,
+            look: data.lookups(),
+            index: Index::new(&data.tables),
+            title,
+        }
+    }
+
+    /// The bytes of `page`.
+    pub fn make(&self, page: &Page) -> Result<Vec<u8>> {
+        let (data, title) = (self.data, self.title);
+        let page = match *page {
+            Page::Front => front::page(data, title),
+            Page::Report(report) => report.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""),
+            Page::Member(r) => {
+                let statement = self.index.statement(r.member_id)?;
+                member::page(data, r, &statement, &self.look.pages)
+            }
+            Page::Competition(id, c) => competition::page(data, &self.look, id, c),
+            Page::Club(c) => club::page(data, c),
+            Page::District(d) => front::district_page(data, title, d),
+        };
+        Ok(page.into_bytes())
+    }
 }
 
 /// Makes the site of the run in `run` (with the dataset in `data`, or the one its
@@ -103,8 +129,9 @@ pub fn build(data: &data::SiteData, title: &str) -> Result<BTreeMap<String, Vec<
 /// changed.
 pub fn publish(run: &Path, data: Option<&Path>, site: &Path, title: &str) -> Result<Summary> {
     let data = data::read(run, data)?;
-    let pages = build(&data, title)?;
-    let written = write::write_site(site, &pages)?;
+    let pages = pages(&data)?;
+    let maker = Maker::new(&data, title);
+    let written = write::write_site(site, &pages, |page| maker.make(page))?;
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

@@ -11,6 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 use crate::store::files::{check_replaceable_as, recover, write_replacing, Commit};
 
@@ -37,36 +39,66 @@ pub struct Written {
     pub removed: usize,
 }
 
-/// The pages (relative path → bytes) as the whole of `site`, replacing what was there.
-pub fn write_site(site: &Path, pages: &BTreeMap<String, Vec<u8>>) -> Result<Written> {
+/// Pages made at once: enough to keep both cores busy, few enough that a site of
+/// millions of lines is never held whole.
+const BATCH: usize = 512;
+
+/// The pages (relative path and what `make` makes its bytes from) as the whole of
+/// `site`, replacing what was there. Pages are made and written a batch at a time.
+pub fn write_site<P, F>(site: &Path, pages: &[(String, P)], make: F) -> Result<Written>
+where
+    P: Sync,
+    F: Fn(&P) -> Result<Vec<u8>> + Sync,
+{
     recover(site)?;
     check_replaceable_as(site, &KNOWN, "a site")?;
     let old = existing_pages(site)?;
+    let new: std::collections::BTreeSet<&str> = pages.iter().map(|p| p.0.as_str()).collect();
     let mut written = Written {
         pages: pages.len(),
-        removed: old.keys().filter(|p| !pages.contains_key(*p)).count(),
+        removed: old.keys().filter(|p| !new.contains(p.as_str())).count(),
         ..Written::default()
     };
     write_replacing(site, Commit::default(), |staging| {
-        for (relative, bytes) in pages {
-            let to = staging.join(relative);
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-            }
-            let same = match old.get(relative) {
-                Some(from) => same_bytes(from, bytes)?,
-                None => false,
-            };
-            if same && keep(&site.join(relative), &to).is_ok() {
-                written.unchanged += 1;
-            } else {
-                std::fs::write(&to, bytes).map_err(|e| Error::io(&to, e))?;
-                written.written += 1;
-            }
+        for batch in pages.chunks(BATCH) {
+            let wrote: Vec<bool> = batch
+                .par_iter()
+                .map(|(relative, page)| {
+                    let bytes = make(page)?;
+                    place(site, staging, relative, &bytes, old.get(relative))
+                })
+                .collect::<Result<_>>()?;
+            let count = wrote.iter().filter(|w| **w).count();
+            written.written += count;
+            written.unchanged += wrote.len() - count;
         }
         flush(staging)
     })?;
     Ok(written)
+}
+
+/// Puts a page into the staged version: the published file kept when it holds the same
+/// bytes, else the bytes written. True when written.
+fn place(
+    site: &Path,
+    staging: &Path,
+    relative: &str,
+    bytes: &[u8],
+    old: Option<&PathBuf>,
+) -> Result<bool> {
+    let to = staging.join(relative);
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
+    let same = match old {
+        Some(from) => same_bytes(from, bytes)?,
+        None => false,
+    };
+    if same && keep(&site.join(relative), &to).is_ok() {
+        return Ok(false);
+    }
+    std::fs::write(&to, bytes).map_err(|e| Error::io(&to, e))?;
+    Ok(true)
 }
 
 /// The pages of the site now in `site`, by relative path (`/`-separated).
@@ -130,10 +162,14 @@ fn sync(folder: &std::fs::File) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn pages(list: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
+    fn pages(list: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
         list.iter()
             .map(|(p, b)| (p.to_string(), b.as_bytes().to_vec()))
             .collect()
+    }
+
+    fn write(site: &Path, pages: &[(String, Vec<u8>)]) -> Result<Written> {
+        write_site(site, pages, |bytes| Ok(bytes.clone()))
     }
 
     #[test]
@@ -145,14 +181,14 @@ mod tests {
             ("members/1.html", "m1"),
             ("members/2.html", "m2"),
         ]);
-        let w = write_site(&site, &first)?;
+        let w = write(&site, &first)?;
         assert_eq!((w.pages, w.written, w.unchanged, w.removed), (3, 3, 0, 0));
         let second = pages(&[
             ("index.html", "b"),
             ("members/1.html", "m1"),
             ("clubs/x.html", "x"),
         ]);
-        let w = write_site(&site, &second)?;
+        let w = write(&site, &second)?;
         assert_eq!((w.pages, w.written, w.unchanged, w.removed), (3, 2, 1, 1));
         assert!(!site.join("members/2.html").exists());
         assert_eq!(
@@ -167,7 +203,7 @@ mod tests {
                 .as_deref(),
             Some("m1")
         );
-        let w = write_site(&site, &second)?;
+        let w = write(&site, &second)?;
         assert_eq!((w.written, w.unchanged, w.removed), (0, 3, 0));
         Ok(())
     }
@@ -177,7 +213,7 @@ mod tests {
         let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
         std::fs::write(dir.path().join("thesis.docx"), "x").map_err(|e| Error::io("x", e))?;
         let site = dir.path().to_path_buf();
-        assert!(write_site(&site, &pages(&[("index.html", "a")])).is_err());
+        assert!(write(&site, &pages(&[("index.html", "a")])).is_err());
         assert!(site.join("thesis.docx").exists());
         Ok(())
     }
