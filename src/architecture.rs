@@ -2,8 +2,8 @@
 //!
 //! The stages only stay usable on their own (the model checked against its
 //! worked numbers, scoring against published results, the pipeline without files) if
-//! dependencies run one way: `cli → job → study → report → store → {pipeline, import,
-//! synth} → scoring → {dataset, quarantine} → error → model`. The jobs, one per
+//! dependencies run one way: `cli → job → {study, site} → report → store → {pipeline,
+//! import, synth} → scoring → {dataset, quarantine} → error → model`. The jobs, one per
 //! command, sit under the command line so that a test can run a command's whole
 //! protocol (locks, recovery, work, write) without parsing flags. The pipeline and the
 //! importers sit side by side and may not use each other: the pipeline touches no
@@ -31,7 +31,7 @@ const LAYERS: &[&[&str]] = &[
     &["pipeline", "import", "synth"],
     &["store"],
     &["report"],
-    &["study"],
+    &["study", "site"],
     &["job", "memory"],
     &["cli"],
 ];

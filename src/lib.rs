@@ -57,6 +57,7 @@ pub mod pipeline;
 pub mod quarantine;
 pub mod report;
 pub mod scoring;
+pub mod site;
 pub mod store;
 pub mod study;
 pub mod synth;

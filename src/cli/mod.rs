@@ -7,6 +7,7 @@ pub mod import;
 pub mod index;
 pub mod player;
 pub mod progress;
+pub mod publish;
 pub mod report;
 pub mod run;
 pub mod sample;
@@ -35,6 +36,7 @@ bridgehcp import pbn club/*.pbn --out fed/\n  \
 bridgehcp draw --data congress/ --seed 17\n  \
 bridgehcp player 1042 --out-dir out/ --html anna.html\n  \
 bridgehcp report --out-dir out/2026-11 --previous out/2026-10\n  \
+bridgehcp publish --out-dir out/2026-11 --site site/\n  \
 bridgehcp study --data fed/ --sweep impact=240,960 --out study/"
 )]
 pub struct Cli {
@@ -63,6 +65,9 @@ pub enum Command {
     /// The monthly report of a run (one HTML page) and the ranking's changes since the
     /// previous run (ranking_diff.csv).
     Report(report::ReportArgs),
+    /// The federation's static site from a run: the ranking, a page per member, club
+    /// and competition, the month's report (rewrites only the pages that changed).
+    Publish(publish::PublishArgs),
     /// Generate a synthetic federation dataset (the shipped sample, or larger ones for
     /// benchmarks).
     Sample(sample::SampleArgs),
@@ -82,6 +87,7 @@ impl Command {
             Command::Index(args) => index::command(args),
             Command::Player(args) => player::command(args),
             Command::Report(args) => report::command(args),
+            Command::Publish(args) => publish::command(args),
             Command::Sample(args) => sample::command(args),
             Command::Study(args) => study::command(args),
         }

@@ -16,6 +16,7 @@ pub mod hooks;
 pub mod import;
 pub mod index;
 pub mod player;
+pub mod publish;
 pub mod report;
 pub mod run;
 pub mod sample;

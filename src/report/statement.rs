@@ -15,7 +15,7 @@ use polars::prelude::*;
 
 use super::frame::FrameBuilder;
 use super::page::{self, headings, Text, STYLE};
-use super::run_tables::{ChangeRow, RunTables};
+use super::run_tables::{ChangeRow, MemberRow, RunTables};
 use super::svg::{self, Chart, Mark, Series};
 use crate::error::{Error, Result};
 use crate::pipeline::ranking::published as hundredths;
@@ -29,6 +29,8 @@ pub struct Line {
     pub title: Option<String>,
     pub club: Option<String>,
     pub partner: Option<String>,
+    /// The partner's member number, when the partner is a member.
+    pub partner_id: Option<i64>,
     pub pair_handicap: f64,
     pub field_handicap: f64,
     pub expected: f64,
@@ -67,34 +69,45 @@ const FOREIGN_NOTE: &str = "A foreign guest: every competition used a temporary 
 pub const PERCENT: &str = "% over 50";
 pub const IMPS: &str = "IMP/board";
 
-/// The other player of the member's pair in the same entrant: slots 1+2 and 3+4 are
-/// pairs (a team's two pairs), so the partner sits in the slot next to the member's.
-fn partner_name(
+/// The other player of the member's pair in the same entrant, as a member number (when
+/// a member) and a name: slots 1+2 and 3+4 are pairs (a team's two pairs), so the partner
+/// sits in the slot next to the member's.
+fn partner_of(
     tables: &RunTables,
     names: &HashMap<i64, &str>,
     row: &ChangeRow,
     rows_of_entrant: &[&ChangeRow],
-) -> Option<String> {
+) -> (Option<i64>, Option<String>) {
     let key = (row.competition_id.clone(), row.entrant.clone());
     if let Some(slots) = tables.entrants.get(&key) {
-        let own = slots
-            .iter()
-            .position(|(id, _)| *id == Some(row.member_id))?;
-        let (id, printed) = slots.get(own ^ 1)?;
-        return id
+        let Some(own) = slots.iter().position(|(id, _)| *id == Some(row.member_id)) else {
+            return (None, None);
+        };
+        let Some((id, printed)) = slots.get(own ^ 1) else {
+            return (None, None);
+        };
+        let name = id
             .and_then(|id| names.get(&id).map(|n| n.to_string()))
             .or_else(|| printed.clone())
             .or_else(|| id.map(|id| format!("#{id}")));
+        return (id.filter(|id| *id >= 0), name);
     }
-    let own = rows_of_entrant
+    let Some(own) = rows_of_entrant
         .iter()
-        .position(|r| r.member_id == row.member_id)?;
-    let partner = rows_of_entrant.get(own ^ 1)?;
-    Some(match names.get(&partner.member_id) {
+        .position(|r| r.member_id == row.member_id)
+    else {
+        return (None, None);
+    };
+    let Some(partner) = rows_of_entrant.get(own ^ 1) else {
+        return (None, None);
+    };
+    let name = match names.get(&partner.member_id) {
         Some(name) => name.to_string(),
         None if partner.member_id < 0 => "non-member".to_string(),
         None => format!("#{}", partner.member_id),
-    })
+    };
+    let id = (partner.member_id >= 0).then_some(partner.member_id);
+    (id, Some(name))
 }
 
 /// What the cap or the floor took off a change: the handicap after minus the handicap
@@ -144,77 +157,106 @@ fn month_end_cuts(lines: &mut [Line], current: f64) {
     }
 }
 
-/// The statement of `member_id` from a run's tables; an error when the member is not in
-/// `handicaps.parquet`.
-pub fn statement(tables: &RunTables, member_id: i64) -> Result<Statement> {
-    let member = tables
-        .members
-        .iter()
-        .find(|m| m.member_id == member_id)
-        .ok_or_else(|| {
+/// The changes of a run looked up by member and by entrant, built once for any number of
+/// statements.
+pub struct Index<'a> {
+    tables: &'a RunTables,
+    names: HashMap<i64, &'a str>,
+    by_entrant: HashMap<(&'a str, &'a str), Vec<&'a ChangeRow>>,
+    by_member: HashMap<i64, Vec<&'a ChangeRow>>,
+    members: HashMap<i64, &'a MemberRow>,
+}
+
+impl<'a> Index<'a> {
+    /// Indexes the changes of `tables`.
+    pub fn new(tables: &'a RunTables) -> Self {
+        let mut by_entrant: HashMap<(&str, &str), Vec<&ChangeRow>> = HashMap::new();
+        let mut by_member: HashMap<i64, Vec<&ChangeRow>> = HashMap::new();
+        for row in &tables.changes {
+            by_entrant
+                .entry((row.competition_id.as_str(), row.entrant.as_str()))
+                .or_default()
+                .push(row);
+            by_member.entry(row.member_id).or_default().push(row);
+        }
+        Index {
+            tables,
+            names: tables.names(),
+            by_entrant,
+            by_member,
+            members: tables.members.iter().map(|m| (m.member_id, m)).collect(),
+        }
+    }
+
+    /// The statement of `member_id`; an error when the member is not in
+    /// `handicaps.parquet`.
+    pub fn statement(&self, member_id: i64) -> Result<Statement> {
+        let tables = self.tables;
+        let member = self.members.get(&member_id).ok_or_else(|| {
             Error::Config(format!(
                 "member {member_id} is not in {}",
                 tables.folder.join(super::run_folder::HANDICAPS).display()
             ))
         })?;
-    let names = tables.names();
-    let mut by_entrant: HashMap<(&str, &str), Vec<&ChangeRow>> = HashMap::new();
-    for row in &tables.changes {
-        by_entrant
-            .entry((row.competition_id.as_str(), row.entrant.as_str()))
-            .or_default()
-            .push(row);
-    }
-    let lines: Vec<Line> = tables
-        .changes
-        .iter()
-        .filter(|r| r.member_id == member_id)
-        .map(|r| {
-            let info = tables.competitions.get(&r.competition_id);
-            let entrant = by_entrant
-                .get(&(r.competition_id.as_str(), r.entrant.as_str()))
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            Line {
-                date: r.date,
-                competition_id: r.competition_id.clone(),
-                title: info.and_then(|i| i.title.clone()),
-                club: info.and_then(|i| i.club.clone()),
-                partner: partner_name(tables, &names, r, entrant),
-                pair_handicap: r.pair_handicap,
-                field_handicap: r.field_handicap,
-                expected: r.expected,
-                achieved: r.achieved,
-                unit: if info.is_some_and(|i| i.imps) {
-                    IMPS
-                } else {
-                    PERCENT
-                },
-                boards: r.n_g,
-                n_b: r.n_b,
-                handicap_before: r.handicap_before,
-                delta: r.delta,
-                cut: cut(r),
-                handicap_after: r.handicap_after,
-            }
+        let rows = self
+            .by_member
+            .get(&member_id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut lines: Vec<Line> = rows.iter().map(|r| self.line(r)).collect();
+        if tables.frozen {
+            month_end_cuts(&mut lines, member.handicap);
+        }
+        Ok(Statement {
+            member_id,
+            name: member.name.clone(),
+            club: member.club.clone(),
+            start: lines.first().map_or(member.handicap, |l| l.handicap_before),
+            current: member.handicap,
+            foreign: rows.iter().any(|r| r.status == "foreign"),
+            lines,
         })
-        .collect();
-    let mut lines = lines;
-    if tables.frozen {
-        month_end_cuts(&mut lines, member.handicap);
     }
-    Ok(Statement {
-        member_id,
-        name: member.name.clone(),
-        club: member.club.clone(),
-        start: lines.first().map_or(member.handicap, |l| l.handicap_before),
-        current: member.handicap,
-        foreign: tables
-            .changes
-            .iter()
-            .any(|r| r.member_id == member_id && r.status == "foreign"),
-        lines,
-    })
+
+    /// A change of the member's, as a line of the statement.
+    fn line(&self, r: &ChangeRow) -> Line {
+        let info = self.tables.competitions.get(&r.competition_id);
+        let entrant = self
+            .by_entrant
+            .get(&(r.competition_id.as_str(), r.entrant.as_str()))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let (partner_id, partner) = partner_of(self.tables, &self.names, r, entrant);
+        Line {
+            date: r.date,
+            competition_id: r.competition_id.clone(),
+            title: info.and_then(|i| i.title.clone()),
+            club: info.and_then(|i| i.club.clone()),
+            partner,
+            partner_id,
+            pair_handicap: r.pair_handicap,
+            field_handicap: r.field_handicap,
+            expected: r.expected,
+            achieved: r.achieved,
+            unit: if info.is_some_and(|i| i.imps) {
+                IMPS
+            } else {
+                PERCENT
+            },
+            boards: r.n_g,
+            n_b: r.n_b,
+            handicap_before: r.handicap_before,
+            delta: r.delta,
+            cut: cut(r),
+            handicap_after: r.handicap_after,
+        }
+    }
+}
+
+/// The statement of `member_id` from a run's tables; an error when the member is not in
+/// `handicaps.parquet`.
+pub fn statement(tables: &RunTables, member_id: i64) -> Result<Statement> {
+    Index::new(tables).statement(member_id)
 }
 
 /// A figure in hundredths as printed: half away from zero, as the ranking publishes.
@@ -419,7 +461,13 @@ the deltas and cuts add up to {:+.2}. {ROUNDING_NOTE}",
                 (lo.min(p.1), hi.max(p.1))
             });
         if lo.is_finite() {
-            chart.y_range = Some(((lo - 1.0).floor().max(0.0), (hi + 1.0).ceil().min(53.0)));
+            // The scale starts at 0, but a handicap the model took below it is drawn too.
+            let bottom = if lo < 0.0 {
+                (lo - 1.0).floor()
+            } else {
+                (lo - 1.0).floor().max(0.0)
+            };
+            chart.y_range = Some((bottom, (hi + 1.0).ceil().min(53.0)));
         }
         if let (Some(first), Some(last)) = (self.lines.first(), self.lines.last()) {
             chart.x_ticks = Some(month_ticks(first.date, last.date));
@@ -613,7 +661,10 @@ mod tests {
         );
         let html = s.to_html();
         for cell in ["-2.22", "-2.21", "-4.46"] {
-            assert!(html.contains(&format!("<td class=\"n\">{cell}</td>")), "{html}");
+            assert!(
+                html.contains(&format!("<td class=\"n\">{cell}</td>")),
+                "{html}"
+            );
         }
         assert!(
             html.contains(

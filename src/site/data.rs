@@ -1,0 +1,288 @@
+//! What the site shows, read from a run's folder (each file checked against the hash
+//! its `run.json` records) and from the dataset the run read.
+//!
+//! The site is made later than the run, from the files that were published, the way the
+//! statements and the monthly report are: the ranking members see on the front page is
+//! `ranking_published.csv` itself, and every number on a member's page is a number of
+//! `handicaps.parquet` and `changes.parquet`. Everything is held in sorted maps, so that
+//! pages come out in the same order with the same bytes on every run.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+
+use crate::error::{Error, InputError, Location, Result};
+use crate::quarantine::OnError;
+use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, strs};
+use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
+use crate::report::run_tables::{read_text_table, ChangeRow, RunTables};
+
+/// A line of `ranking_published.csv`, as published (the handicap as its two decimals).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub rank: String,
+    pub member_id: i64,
+    pub name: String,
+    pub club: String,
+    pub district: String,
+    pub handicap: String,
+    pub boards: String,
+}
+
+/// A line of a competition's standings (`standings.parquet`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standing {
+    pub entrant: String,
+    pub rank: Option<i64>,
+    pub direction: Option<String>,
+    pub score: Option<f64>,
+    pub percent: Option<f64>,
+    pub boards: Option<i64>,
+    pub handicap_expected: Option<f64>,
+    pub handicap_result: Option<f64>,
+}
+
+/// What a competition's page says about it besides its standings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Competition {
+    pub date: Option<NaiveDate>,
+    pub title: Option<String>,
+    pub club: Option<String>,
+    pub imps: bool,
+    pub standings: Vec<Standing>,
+}
+
+/// Everything the site is made from.
+#[derive(Debug, Default)]
+pub struct SiteData {
+    pub tables: RunTables,
+    pub ranked: Vec<Ranked>,
+    /// The confidence figure of each member's handicap, where the run publishes one.
+    pub sd: HashMap<i64, f64>,
+    pub competitions: BTreeMap<String, Competition>,
+    /// The month's report of the run folder, when it has one.
+    pub report: Option<String>,
+    /// The dataset the titles, clubs and printed names came from, when it was read.
+    pub dataset: Option<PathBuf>,
+}
+
+impl SiteData {
+    /// The members with a page: those of the published ranking.
+    pub fn ranked_ids(&self) -> BTreeSet<i64> {
+        self.ranked.iter().map(|r| r.member_id).collect()
+    }
+
+    /// The clubs with a page: of the ranked members and of the competitions.
+    pub fn clubs(&self) -> BTreeSet<&str> {
+        let members = self.ranked.iter().map(|r| r.club.as_str());
+        let competitions = self.competitions.values().filter_map(|c| c.club.as_deref());
+        members
+            .chain(competitions)
+            .filter(|c| !c.is_empty())
+            .collect()
+    }
+
+    /// The lookups the pages share, built once.
+    pub fn lookups(&self) -> Lookups<'_> {
+        let mut first = HashMap::new();
+        let mut players: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
+        for row in &self.tables.changes {
+            let key = (row.competition_id.as_str(), row.entrant.as_str());
+            first.entry(key).or_insert(row);
+            if row.member_id >= 0 {
+                players.entry(key).or_default().push(row.member_id);
+            }
+        }
+        Lookups {
+            names: self.tables.names(),
+            first,
+            players,
+            pages: self.ranked_ids(),
+        }
+    }
+}
+
+/// What the pages look up again and again.
+#[derive(Debug)]
+pub struct Lookups<'a> {
+    /// Member names by number.
+    pub names: HashMap<i64, &'a str>,
+    /// The first change row of each (competition, entrant): the pair's handicap, what
+    /// was expected of it and what it achieved.
+    pub first: HashMap<(&'a str, &'a str), &'a ChangeRow>,
+    /// The members of each (competition, entrant) who have a change row.
+    pub players: HashMap<(&'a str, &'a str), Vec<i64>>,
+    /// The members with a page.
+    pub pages: BTreeSet<i64>,
+}
+
+/// Reads the run in `run` and the dataset (`data`, or the one its `run.json` names when
+/// it is still there).
+pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
+    let folder = RunFolder::open(run, "--out-dir")?;
+    let mut tables = RunTables::read(&folder)?;
+    let data: Option<PathBuf> = match data {
+        Some(dir) => Some(dir.to_path_buf()),
+        None => tables.data.clone().filter(|d| d.is_dir()),
+    };
+    if let Some(dir) = &data {
+        let opened = crate::store::table::open_checked(dir, OnError::Quarantine)?;
+        tables = tables.with_dataset(&opened.head);
+        let dates: HashMap<&str, NaiveDate> = opened
+            .head
+            .competitions
+            .iter()
+            .map(|c| (c.competition_id.as_str(), c.date))
+            .collect();
+        let mut site = base(&folder, tables)?;
+        for (id, c) in &mut site.competitions {
+            c.date = dates.get(id.as_str()).copied().or(c.date);
+        }
+        site.dataset = Some(dir.clone());
+        return Ok(site);
+    }
+    base(&folder, tables)
+}
+
+/// The site's data from the run folder's own files.
+fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
+    let ranked = read_ranked(folder)?;
+    let sd = read_sd(folder)?;
+    let mut competitions = read_standings(folder)?;
+    for row in &tables.changes {
+        if let Some(c) = competitions.get_mut(&row.competition_id) {
+            c.date = c.date.or(Some(row.date));
+        }
+    }
+    for (id, c) in &mut competitions {
+        if let Some(info) = tables.competitions.get(id) {
+            c.title = info.title.clone();
+            c.club = info.club.clone();
+            c.imps = info.imps;
+        }
+    }
+    let report = if folder.manifest().outputs.contains_key(REPORT_HTML) {
+        Some(String::from_utf8_lossy(&folder.read_checked(REPORT_HTML)?).into_owned())
+    } else {
+        let path = folder.file(REPORT_HTML);
+        match std::fs::read(&path) {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    };
+    Ok(SiteData {
+        tables,
+        ranked,
+        sd,
+        competitions,
+        report,
+        dataset: None,
+    })
+}
+
+/// `ranking_published.csv`, line by line.
+fn read_ranked(folder: &RunFolder) -> Result<Vec<Ranked>> {
+    folder.check(RANKING_PUBLISHED)?;
+    let path = folder.file(RANKING_PUBLISHED);
+    let Some((header, rows)) = read_text_table(&path)? else {
+        return Err(Error::Config(format!(
+            "{}: the run folder has no published ranking",
+            path.display()
+        )));
+    };
+    let at = |name: &str| header.iter().position(|h| h == name);
+    let cell =
+        |row: &[String], i: Option<usize>| i.and_then(|i| row.get(i)).cloned().unwrap_or_default();
+    let id_at = at("member_id");
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let id = cell(row, id_at);
+            let member_id = id.trim().parse::<i64>().map_err(|_| {
+                Error::Input(InputError::new(
+                    Location::file(&path).row(i + 2).column("member_id"),
+                    format!("`{id}` is not a member number"),
+                ))
+            })?;
+            Ok(Ranked {
+                rank: cell(row, at("rank")),
+                member_id,
+                name: cell(row, at("name")),
+                club: cell(row, at("club")),
+                district: cell(row, at("district")),
+                handicap: cell(row, at("handicap")),
+                boards: cell(row, at("boards")),
+            })
+        })
+        .collect()
+}
+
+/// `handicap_sd` of `handicaps.parquet`, where it has a value.
+fn read_sd(folder: &RunFolder) -> Result<HashMap<i64, f64>> {
+    let path = folder.file(HANDICAPS);
+    let df = parquet_from_bytes(&path, folder.read_checked(HANDICAPS)?)?;
+    if !has(&df, "handicap_sd") {
+        return Ok(HashMap::new());
+    }
+    let ids = i64s(&df, &path, "member_id")?;
+    let sd = f64s(&df, &path, "handicap_sd")?;
+    Ok(ids
+        .into_iter()
+        .zip(sd)
+        .filter_map(|(id, sd)| Some((id?, sd?)))
+        .collect())
+}
+
+/// `standings.parquet`, by competition (empty when the run wrote none).
+fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
+    let mut out: BTreeMap<String, Competition> = BTreeMap::new();
+    if !folder.manifest().outputs.contains_key(STANDINGS) {
+        return Ok(out);
+    }
+    let path = folder.file(STANDINGS);
+    let df = parquet_from_bytes(&path, folder.read_checked(STANDINGS)?)?;
+    let optional = |name: &str| -> Result<Vec<Option<f64>>> {
+        if has(&df, name) {
+            f64s(&df, &path, name)
+        } else {
+            Ok(vec![None; df.height()])
+        }
+    };
+    let ids = strs(&df, &path, "competition_id")?;
+    let entrants = strs(&df, &path, "entrant")?;
+    let ranks = i64s(&df, &path, "rank")?;
+    let boards = i64s(&df, &path, "boards_played")?;
+    let direction = if has(&df, "direction") {
+        strs(&df, &path, "direction")?
+    } else {
+        vec![None; df.height()]
+    };
+    let (score, percent) = (optional("score")?, optional("percent")?);
+    let (expected, result) = (optional("handicap_expected")?, optional("handicap_result")?);
+    for i in 0..df.height() {
+        let Some(id) = ids[i].clone() else { continue };
+        out.entry(id).or_default().standings.push(Standing {
+            entrant: entrants[i].clone().unwrap_or_default(),
+            rank: ranks[i],
+            direction: direction[i].clone(),
+            score: score[i],
+            percent: percent[i],
+            boards: boards[i],
+            handicap_expected: expected[i],
+            handicap_result: result[i],
+        });
+    }
+    for c in out.values_mut() {
+        c.standings.sort_by(|a, b| {
+            (&a.direction, a.rank.is_none(), a.rank, &a.entrant).cmp(&(
+                &b.direction,
+                b.rank.is_none(),
+                b.rank,
+                &b.entrant,
+            ))
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,144 @@
+//! The federation's static site, made from a run's folder.
+//!
+//! Members and clubs read their handicaps on a website, not in Parquet files: this makes
+//! one from the files a run published, a page per ranked member, club, district and
+//! competition, with the ranking on the front page and the month's report beside it.
+//! The site needs no server and names no address outside itself, so it reads from its
+//! folder, from a shared drive or from any static host. It is made from the same page
+//! skeleton, escaper and charts as the other pages, written as a whole the way a run
+//! folder is, and the same run always gives the same bytes, so publishing a month over
+//! the last one writes only the pages whose content changed.
+
+pub mod club;
+pub mod competition;
+pub mod data;
+pub mod front;
+pub mod links;
+pub mod member;
+pub mod write;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::error::Result;
+use crate::report::statement::Index;
+
+pub use write::Written;
+
+/// What `publish` made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub site: PathBuf,
+    pub members: usize,
+    pub clubs: usize,
+    pub competitions: usize,
+    pub report: bool,
+    /// The dataset the titles, clubs and names came from (none found: identifiers only).
+    pub dataset: Option<PathBuf>,
+    pub written: Written,
+}
+
+/// A page of the site, to be made when it is written.
+#[derive(Debug, Clone, Copy)]
+pub enum Page<'a> {
+    Front,
+    Report(&'a str),
+    Member(&'a data::Ranked),
+    Competition(&'a str, &'a data::Competition),
+    Club(&'a str),
+    District(&'a str),
+}
+
+/// Every page of the site with its path from the site's root, sorted by path; an error
+/// when two would share an address.
+pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
+    let mut pages: BTreeMap<String, Page> = BTreeMap::new();
+    pages.insert("index.html".into(), Page::Front);
+    if let Some(report) = &data.report {
+        pages.insert(links::REPORT.into(), Page::Report(report));
+    }
+    let districts: BTreeSet<&str> = data
+        .ranked
+        .iter()
+        .map(|r| r.district.as_str())
+        .filter(|d| !d.is_empty())
+        .collect();
+    let members = data
+        .ranked
+        .iter()
+        .map(|r| (links::member(r.member_id), Page::Member(r)));
+    let competitions = data
+        .competitions
+        .iter()
+        .map(|(id, c)| (links::competition(id), Page::Competition(id, c)));
+    let clubs = data
+        .clubs()
+        .into_iter()
+        .map(|c| (links::club(c), Page::Club(c)));
+    let districts = districts
+        .into_iter()
+        .map(|d| (links::district(d), Page::District(d)));
+    for (path, page) in members.chain(competitions).chain(clubs).chain(districts) {
+        if pages.insert(path.clone(), page).is_some() {
+            return Err(crate::error::Error::Config(format!(
+                "two pages of the site would have the address {path}: two members, clubs, districts or competitions whose names differ only in letters an address cannot hold"
+            )));
+        }
+    }
+    Ok(pages.into_iter().collect())
+}
+
+/// What makes the pages: the run's data and what is looked up again and again.
+pub struct Maker<'a> {
+    data: &'a data::SiteData,
+    look: data::Lookups<'a>,
+    index: Index<'a>,
+    title: &'a str,
+}
+
+impl<'a> Maker<'a> {
+    pub fn new(data: &'a data::SiteData, title: &'a str) -> Self {
+        Maker {
+            data,
+            look: data.lookups(),
+            index: Index::new(&data.tables),
+            title,
+        }
+    }
+
+    /// The bytes of `page`.
+    pub fn make(&self, page: &Page) -> Result<Vec<u8>> {
+        let (data, title) = (self.data, self.title);
+        let page = match *page {
+            Page::Front => front::page(data, title),
+            Page::Report(report) => report.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""),
+            Page::Member(r) => {
+                let statement = self.index.statement(r.member_id)?;
+                member::page(data, r, &statement, &self.look.pages)
+            }
+            Page::Competition(id, c) => competition::page(data, &self.look, id, c),
+            Page::Club(c) => club::page(data, c),
+            Page::District(d) => front::district_page(data, title, d),
+        };
+        Ok(page.into_bytes())
+    }
+}
+
+/// Makes the site of the run in `run` (with the dataset in `data`, or the one its
+/// `run.json` names) and writes it as the whole of `site`, writing only the pages that
+/// changed.
+pub fn publish(run: &Path, data: Option<&Path>, site: &Path, title: &str) -> Result<Summary> {
+    let data = data::read(run, data)?;
+    let pages = pages(&data)?;
+    let maker = Maker::new(&data, title);
+    let written = write::write_site(site, &pages, |page| maker.make(page))?;
+    Ok(Summary {
+        site: site.to_path_buf(),
+        members: data.ranked.len(),
+        clubs: data.clubs().len(),
+        competitions: data.competitions.len(),
+        report: data.report.is_some(),
+        dataset: data.dataset.clone(),
+        written,
+    })
+}

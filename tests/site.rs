@@ -1,0 +1,392 @@
+//! `bridgehcp publish` on the shipped sample: the site a federation puts online.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
+
+mod common;
+use common::{bridgehcp, ok, sample, text};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use bridgehcp::report::run_tables::{read_members, read_text_table};
+
+/// Every file under `dir`, by path relative to it.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The `href` values of a page.
+fn hrefs(page: &str) -> Vec<String> {
+    page.split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `relative` from the page at `from` (both from the site's root), resolved.
+fn resolve(from: &str, relative: &str) -> String {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for part in relative.split('#').next().unwrap_or_default().split('/') {
+        match part {
+            ".." => {
+                parts.pop();
+            }
+            "." | "" => {}
+            part => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
+/// The sample run (with its month's report) and its site, in `dir`.
+fn published(dir: &Path) -> (PathBuf, String) {
+    let data = sample();
+    ok(&bridgehcp(
+        &["run", "--data", data.to_str().unwrap(), "--out", "out"],
+        dir,
+    ));
+    ok(&bridgehcp(&["report", "--out-dir", "out"], dir));
+    let stdout = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "site"],
+        dir,
+    ));
+    (dir.join("site"), stdout)
+}
+
+#[test]
+fn every_published_member_has_a_page_from_the_front_page_with_the_handicap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, stdout) = published(dir.path());
+    let pages = files(&site);
+    assert!(stdout.contains("0 unchanged, 0 removed"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{} written", pages.len())),
+        "{stdout}"
+    );
+    let front = text(&site.join("index.html"));
+    let linked: BTreeSet<String> = hrefs(&front).into_iter().collect();
+    let (header, rows) = read_text_table(&dir.path().join("out/ranking_published.csv"))
+        .unwrap()
+        .unwrap();
+    let id_at = header.iter().position(|h| h == "member_id").unwrap();
+    let handicaps: BTreeMap<i64, f64> = read_members(&dir.path().join("out/handicaps.parquet"))
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.member_id, m.handicap))
+        .collect();
+    // The sample's published ranking: 297 members (at least 100 rated boards).
+    assert_eq!(rows.len(), 297);
+    for row in &rows {
+        let id: i64 = row[id_at].parse().unwrap();
+        let address = format!("members/{id}.html");
+        assert!(
+            linked.contains(&address),
+            "{address} is not linked from the front page"
+        );
+        let page = text(&site.join(&address));
+        let shown = format!("Handicap <strong>{:.2}</strong>", handicaps[&id]);
+        assert!(page.contains(&shown), "{address} does not show {shown}");
+    }
+    // The first line of the sample's ranking, as ranking_published.csv prints it.
+    assert!(front.contains("<a href=\"members/100083.html\">Margareta Svensson</a>"));
+    let member = text(&site.join("members/100083.html"));
+    assert!(member.contains("Handicap <strong>-6.87</strong>"));
+    assert!(member.contains("<h2>Partners played with most</h2>"));
+    assert!(
+        member.contains("<figcaption>The handicap went from 2.05 before 2024-11-14 to -6.87 after")
+    );
+}
+
+#[test]
+fn the_site_links_only_to_itself_and_every_link_resolves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = published(dir.path());
+    let pages = files(&site);
+    assert!(pages.keys().any(|p| p.starts_with("clubs/")));
+    assert!(pages.keys().any(|p| p.starts_with("competitions/")));
+    assert!(pages.contains_key("clubs/bk-ekbacken.html"));
+    assert!(pages.contains_key("competitions/K07-20241114-1.html"));
+    assert!(pages.contains_key("report.html"));
+    let mut links = 0;
+    for (path, bytes) in &pages {
+        let page = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            !page.contains("http://") && !page.contains("https://"),
+            "{path} names an outside address"
+        );
+        assert!(page.contains("<meta name=\"viewport\""), "{path}");
+        for href in hrefs(&page) {
+            let target = resolve(path, &href);
+            assert!(pages.contains_key(&target), "{path}: {href} leads nowhere");
+            links += 1;
+        }
+        if path != "report.html" {
+            assert!(
+                !page.contains("<th>"),
+                "{path}: a table heading without its scope"
+            );
+        }
+    }
+    assert!(
+        links > pages.len(),
+        "{links} links in {} pages",
+        pages.len()
+    );
+    let competition = text(&site.join("competitions/K07-20241114-1.html"));
+    assert!(competition.contains("<th scope=\"col\">expected</th>"));
+    assert!(competition.contains("../clubs/bk-ekbacken.html"));
+}
+
+#[test]
+fn publishing_the_same_run_again_writes_nothing_and_gives_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = published(dir.path());
+    let before = files(&site);
+    let again = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "site"],
+        dir.path(),
+    ));
+    assert!(
+        again.contains(&format!("0 written, {} unchanged, 0 removed", before.len())),
+        "{again}"
+    );
+    assert_eq!(files(&site), before);
+    // A site made afresh elsewhere is the same bytes.
+    ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "other"],
+        dir.path(),
+    ));
+    assert_eq!(files(&dir.path().join("other")), before);
+    // A page changed by hand is put back, and only it is written.
+    std::fs::write(site.join("members/100083.html"), "changed").unwrap();
+    let third = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "site"],
+        dir.path(),
+    ));
+    assert!(third.contains("; 1 written,"), "{third}");
+    assert_eq!(files(&site), before);
+}
+
+#[test]
+fn a_folder_holding_other_files_is_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = sample();
+    ok(&bridgehcp(
+        &["run", "--data", data.to_str().unwrap(), "--out", "out"],
+        dir.path(),
+    ));
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/minutes.txt"), "AGM").unwrap();
+    let output = bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "docs"],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("minutes.txt"), "{stderr}");
+    assert_eq!(text(&dir.path().join("docs/minutes.txt")), "AGM");
+}
+
+#[test]
+fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--data",
+            data,
+            "--out",
+            "09",
+            "--until",
+            "2026-09-30",
+        ],
+        cwd,
+    ));
+    ok(&bridgehcp(
+        &[
+            "run",
+            "--data",
+            data,
+            "--out",
+            "10",
+            "--until",
+            "2026-10-31",
+            "--state",
+            "09",
+        ],
+        cwd,
+    ));
+    ok(&bridgehcp(
+        &["publish", "--out-dir", "09", "--site", "site"],
+        cwd,
+    ));
+    let september = files(&cwd.join("site"));
+    let stdout = ok(&bridgehcp(
+        &["publish", "--out-dir", "10", "--site", "site"],
+        cwd,
+    ));
+    let october = files(&cwd.join("site"));
+    let changed: BTreeSet<&String> = october
+        .iter()
+        .filter(|(path, bytes)| september.get(*path) != Some(*bytes))
+        .map(|(path, _)| path)
+        .collect();
+    assert!(
+        stdout.contains(&format!(
+            "{} written, {} unchanged, 0 removed",
+            changed.len(),
+            october.len() - changed.len()
+        )),
+        "{stdout}"
+    );
+    // The members whose pages changed are the ranked members who played in October, and
+    // the competitions written are October's.
+    let changes =
+        bridgehcp::report::run_tables::read_changes(&cwd.join("10/changes.parquet")).unwrap();
+    let october_start = chrono::NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+    let ranked: BTreeSet<i64> = {
+        let (header, rows) = read_text_table(&cwd.join("10/ranking_published.csv"))
+            .unwrap()
+            .unwrap();
+        let at = header.iter().position(|h| h == "member_id").unwrap();
+        rows.iter().map(|r| r[at].parse().unwrap()).collect()
+    };
+    let played: BTreeSet<String> = changes
+        .iter()
+        .filter(|c| c.date >= october_start && ranked.contains(&c.member_id))
+        .map(|c| format!("members/{}.html", c.member_id))
+        .collect();
+    let competitions: BTreeSet<String> = changes
+        .iter()
+        .filter(|c| c.date >= october_start)
+        .map(|c| format!("competitions/{}.html", c.competition_id))
+        .collect();
+    let members_written: BTreeSet<String> = changed
+        .iter()
+        .filter(|p| p.starts_with("members/"))
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(members_written, played);
+    let competitions_written: BTreeSet<String> = changed
+        .iter()
+        .filter(|p| p.starts_with("competitions/"))
+        .map(|p| p.to_string())
+        .collect();
+    assert!(competitions.is_subset(&competitions_written));
+    assert!(competitions_written
+        .iter()
+        .all(|p| !september.contains_key(p)));
+    assert!(
+        changed.len() < october.len() / 2,
+        "{} of {}",
+        changed.len(),
+        october.len()
+    );
+}
+
+/// A Chromium that runs headless, when one is installed.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let names = [
+        "chromium-headless-shell",
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    ];
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// The page at `address` as the browser holds it once its script has run.
+fn dom(browser: &Path, address: &str) -> String {
+    let output = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            address,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The member pages linked from the ranking's rows the filter leaves shown.
+fn shown_members(page: &str) -> Vec<String> {
+    page.split("<tr data-club=")
+        .skip(1)
+        .filter(|row| !row.split('>').next().unwrap_or_default().contains("hidden"))
+        .filter_map(|row| hrefs(row).into_iter().find(|h| h.starts_with("members/")))
+        .collect()
+}
+
+#[test]
+fn in_a_browser_the_ranking_filters_and_links_lead_to_a_member_and_back() {
+    let Some(browser) = chromium() else {
+        eprintln!("no Chromium installed (chromium, chromium-headless-shell): the browser test is skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = published(dir.path());
+    let site = site.canonicalize().unwrap();
+    let front = format!("file://{}", site.join("index.html").display());
+    // Without a filter the script shows every line and says so.
+    let all = dom(&browser, &front);
+    assert!(
+        all.contains(">297 of 297 shown</output>"),
+        "the filter did not run"
+    );
+    assert_eq!(shown_members(&all).len(), 297);
+    // By a club: BK Ekbacken has 28 members on the sample's published ranking.
+    let club = dom(&browser, &format!("{front}?club=BK%20Ekbacken"));
+    assert!(club.contains(">28 of 297 shown</output>"));
+    assert_eq!(shown_members(&club).len(), 28);
+    // By a club and a name: one Svensson at BK Ekbacken.
+    let named = dom(
+        &browser,
+        &format!("{front}?club=BK%20Ekbacken&name=svensson"),
+    );
+    assert_eq!(shown_members(&named), ["members/100083.html"]);
+    // The link leads to her page, and its way back to the ranking.
+    let member = dom(
+        &browser,
+        &format!("file://{}", site.join("members/100083.html").display()),
+    );
+    assert!(member.contains("Handicap <strong>-6.87</strong>"));
+    assert!(member.contains("<svg"));
+    let back = hrefs(&member)
+        .into_iter()
+        .find(|h| h.ends_with("index.html"))
+        .unwrap();
+    assert_eq!(resolve("members/100083.html", &back), "index.html");
+}
