@@ -1030,13 +1030,26 @@ pub fn write_run(
             .into_iter()
             .chain(with_standings(&small, small_digests, standings));
         let hashes = digests(written, settings.board_scores, &path)?;
-        let mut record = manifest(output, settings, inputs, hashes);
-        let writing = started.elapsed();
-        record.timings.writing_s = (writing.as_secs_f64() * 1000.0).round() / 1000.0;
-        record.timings.total_s =
-            ((output.summary.elapsed + writing).as_secs_f64() * 1000.0).round() / 1000.0;
-        write_manifest(&path(MANIFEST), &record)
+        write_run_manifest(&path(MANIFEST), output, settings, inputs, hashes, started)
     })
+}
+
+/// `run.json` of a run whose files hash to `hashes`, with the time spent writing them
+/// since `started` and the run's whole time, in milliseconds.
+fn write_run_manifest(
+    to: &Path,
+    output: &RunOutput,
+    settings: &RunSettings,
+    inputs: &RunInputs,
+    hashes: BTreeMap<String, String>,
+    started: std::time::Instant,
+) -> Result<()> {
+    let mut record = manifest(output, settings, inputs, hashes);
+    let writing = started.elapsed();
+    record.timings.writing_s = (writing.as_secs_f64() * 1000.0).round() / 1000.0;
+    record.timings.total_s =
+        ((output.summary.elapsed + writing).as_secs_f64() * 1000.0).round() / 1000.0;
+    write_manifest(to, &record)
 }
 
 /// The previous folder's lines of the list `name` (`unrated.csv`, `non_members.csv`)

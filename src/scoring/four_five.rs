@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use crate::dataset::vp_scale::RoundScale;
 use crate::dataset::{Competition, EntrantResult};
-use crate::scoring::field::field_tally;
+use crate::scoring::field::{field_tally, FieldTally};
 use crate::scoring::rows::{sorted_results, Standing};
 use crate::scoring::standings::{assign_ranks, assign_ranks_by};
 use crate::scoring::tables::{BoardPoints, Entrants, Table};
@@ -103,9 +103,36 @@ pub(super) fn four_five_standings(
     let tallies = field_tally(known.len(), tables, points);
     // Names in byte order, as a map of names would list them.
     let names: Vec<&str> = known.iter().map(|(name, _)| name).collect();
-    // A subround: the boards a fixed set of four pairs played (within one round).
-    let mut subrounds: BTreeMap<(Option<u32>, Vec<String>), BTreeMap<String, f64>> =
-        BTreeMap::new();
+    let subrounds = subround_nets(tables, points);
+    let scale = competition
+        .vp_scale
+        .as_ref()
+        .and_then(|s| s.table.as_deref());
+    let (entries, vps) = sheet_totals(&subrounds, &names, scale);
+    let standings = ranked_standings(id, known, &tallies, &entries, &vps, scale);
+    // The entrants that sat at a table, in byte order of their names.
+    let results = (0..)
+        .zip(&tallies)
+        .filter(|(_, t)| t.seated())
+        .map(|(at, t)| EntrantResult {
+            competition_id: id.clone(),
+            entrant: known.name(at).to_string(),
+            boards_played: t.boards as u32,
+            score: t.points,
+            opponent: None,
+            origin: competition.origin.clone(),
+        })
+        .collect();
+    (standings, sorted_results(results))
+}
+
+/// Each subround's net IMPs per playing pair, keyed by its round and its four pairs.
+type Subrounds = BTreeMap<(Option<u32>, Vec<String>), BTreeMap<String, f64>>;
+
+/// The subrounds (the boards a fixed set of four pairs played, within one round), each
+/// with the IMPs every playing pair gained on them.
+fn subround_nets(tables: &[Table<'_>], points: &[BoardPoints]) -> Subrounds {
+    let mut subrounds: Subrounds = BTreeMap::new();
     let mut board_pairs: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
     for t in tables {
         board_pairs
@@ -126,11 +153,17 @@ pub(super) fn four_five_standings(
             *sub.entry(name.to_string()).or_default() += p.side.ew;
         }
     }
+    subrounds
+}
+
+/// Every pair's total of the scoresheet's entries over the subrounds (every pair of
+/// `names`, from zero), and its total VP entries when there is a `scale`.
+fn sheet_totals(
+    subrounds: &Subrounds,
+    names: &[&str],
+    scale: Option<&RoundScale>,
+) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
     let mut entries: BTreeMap<String, f64> = names.iter().map(|k| (k.to_string(), 0.0)).collect();
-    let scale = competition
-        .vp_scale
-        .as_ref()
-        .and_then(|s| s.table.as_deref());
     let mut vps: BTreeMap<String, f64> = BTreeMap::new();
     for net in subrounds.values() {
         let playing: Vec<(&str, i32)> = net
@@ -151,6 +184,19 @@ pub(super) fn four_five_standings(
             }
         }
     }
+    (entries, vps)
+}
+
+/// The standings of the totals, ranked by VPs when there is a `scale`, else by the
+/// IMP entries; a pair's boards are those its tally counted.
+fn ranked_standings(
+    id: &str,
+    known: &Entrants<'_>,
+    tallies: &[FieldTally],
+    entries: &BTreeMap<String, f64>,
+    vps: &BTreeMap<String, f64>,
+    scale: Option<&RoundScale>,
+) -> Vec<Standing> {
     let mut standings: Vec<Standing> = entries
         .iter()
         .map(|(name, score)| {
@@ -170,20 +216,7 @@ pub(super) fn four_five_standings(
     } else {
         assign_ranks(&mut standings, None);
     }
-    // The entrants that sat at a table, in byte order of their names.
-    let results = (0..)
-        .zip(&tallies)
-        .filter(|(_, t)| t.seated())
-        .map(|(at, t)| EntrantResult {
-            competition_id: id.clone(),
-            entrant: known.name(at).to_string(),
-            boards_played: t.boards as u32,
-            score: t.points,
-            opponent: None,
-            origin: competition.origin.clone(),
-        })
-        .collect();
-    (standings, sorted_results(results))
+    standings
 }
 
 #[cfg(test)]

@@ -272,6 +272,24 @@ fn read_outcome<R: BoardRow>(row: &R, c: &BoardCells<'_>) -> Result<Outcome, Inp
     }
 }
 
+/// Holds a row's penalties to being finite numbers of points (or absent).
+#[inline]
+fn check_penalties<R: BoardRow>(
+    row: &R,
+    ns_penalty: Option<f64>,
+    ew_penalty: Option<f64>,
+) -> Result<(), InputError> {
+    for (column, penalty) in [("ns_penalty", ns_penalty), ("ew_penalty", ew_penalty)] {
+        if penalty.is_some_and(|p| !p.is_finite()) {
+            return Err(InputError::new(
+                row_location(row, column),
+                "a penalty must be a finite number of points",
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn read_table<'a, R: BoardRow>(
     row: &'a R,
     format: Format,
@@ -330,14 +348,7 @@ pub(super) fn read_table<'a, R: BoardRow>(
         }
     }
     let (ns_penalty, ew_penalty) = (c.ns_penalty, c.ew_penalty);
-    for (column, penalty) in [("ns_penalty", ns_penalty), ("ew_penalty", ew_penalty)] {
-        if penalty.is_some_and(|p| !p.is_finite()) {
-            return Err(InputError::new(
-                row_location(row, column),
-                "a penalty must be a finite number of points",
-            ));
-        }
-    }
+    check_penalties(row, ns_penalty, ew_penalty)?;
     Ok(Table {
         row: TableRow {
             board: c.board,

@@ -133,59 +133,14 @@ fn running(pid: u32) -> bool {
 /// * hidden temporary files and folders inside it (`.tmp-…`) of writers that no longer
 ///   run are removed.
 pub fn recover_dataset(dir: &Path) -> Result<Vec<String>, Error> {
-    let mut found = Vec::new();
     let switched = dir.join(IN_PROGRESS).exists();
     let had = dir.exists();
     // Which leftovers beside the folder were being built (marked), read before
     // `recover` removes them.
-    let marked: Vec<PathBuf> = match (dir.parent(), dir.file_name()) {
-        (Some(parent), Some(name)) => {
-            let parent = if parent.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                parent
-            };
-            let prefix = format!(".{}.", name.to_string_lossy());
-            std::fs::read_dir(parent)
-                .map(|entries| {
-                    entries
-                        .flatten()
-                        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-                        .map(|e| e.path())
-                        .filter(|p| p.join(IN_PROGRESS).exists())
-                        .collect()
-                })
-                .unwrap_or_default()
-        }
-        _ => Vec::new(),
-    };
+    let marked = marked_leftovers(dir);
+    let mut found = Vec::new();
     for path in crate::store::files::recover(dir)? {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let restored = !had && dir.exists() && name.contains(".old-");
-        let unfinished = marked.iter().any(|m| m.file_name() == path.file_name());
-        let line = if restored {
-            format!(
-                "{}: an import was killed while replacing the dataset; the version before it was moved back from {}",
-                dir.display(),
-                path.display()
-            )
-        } else if unfinished {
-            format!(
-                "{}: an import was killed before its new version was in place; the dataset is as it was before that import (import its files again), and the unfinished version {} was removed",
-                dir.display(),
-                path.display()
-            )
-        } else {
-            format!(
-                "{}: an import was killed just after its new version was in place; the dataset is the one after that import, and the previous version it left in {} was removed",
-                dir.display(),
-                path.display()
-            )
-        };
-        found.push(line);
+        found.push(recovered_line(dir, &path, had, &marked));
     }
     if switched && dir.exists() {
         finish_in_progress(dir)?;
@@ -196,8 +151,70 @@ pub fn recover_dataset(dir: &Path) -> Result<Vec<String>, Error> {
             ));
         }
     }
+    remove_stale_temporaries(dir, &mut found)?;
+    Ok(found)
+}
+
+/// The leftovers beside the dataset folder `dir` (`.NAME.…`) that carry the
+/// [`IN_PROGRESS`] mark: versions that were still being built.
+fn marked_leftovers(dir: &Path) -> Vec<PathBuf> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Vec::new();
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    std::fs::read_dir(parent)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+                .map(|e| e.path())
+                .filter(|p| p.join(IN_PROGRESS).exists())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What recovering the leftover `path` of the dataset folder `dir` meant: the version
+/// before moved back (the folder was missing, `had` says whether it was there), an
+/// unfinished version removed (it is among `marked`), or a previous version removed.
+fn recovered_line(dir: &Path, path: &Path, had: bool, marked: &[PathBuf]) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let restored = !had && dir.exists() && name.contains(".old-");
+    let unfinished = marked.iter().any(|m| m.file_name() == path.file_name());
+    if restored {
+        format!(
+            "{}: an import was killed while replacing the dataset; the version before it was moved back from {}",
+            dir.display(),
+            path.display()
+        )
+    } else if unfinished {
+        format!(
+            "{}: an import was killed before its new version was in place; the dataset is as it was before that import (import its files again), and the unfinished version {} was removed",
+            dir.display(),
+            path.display()
+        )
+    } else {
+        format!(
+            "{}: an import was killed just after its new version was in place; the dataset is the one after that import, and the previous version it left in {} was removed",
+            dir.display(),
+            path.display()
+        )
+    }
+}
+
+/// Removes the hidden temporary files and folders inside `dir` of writers that no
+/// longer run, in name order, saying so in `found`.
+fn remove_stale_temporaries(dir: &Path, found: &mut Vec<String>) -> Result<(), Error> {
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(found);
+        return Ok(());
     };
     let mut stale: Vec<PathBuf> = entries
         .flatten()
@@ -221,7 +238,7 @@ pub fn recover_dataset(dir: &Path) -> Result<Vec<String>, Error> {
             path.display()
         ));
     }
-    Ok(found)
+    Ok(())
 }
 
 /// `dir` as a path whose last part names the folder (`.` and `..` are resolved), as

@@ -16,7 +16,8 @@ use crate::scoring::conventions::Conventions;
 
 use super::cells::Presence::{Optional, Required};
 use super::cells::{
-    mark_floats_beyond, primitive_f64, text_cell, text_valid, AllNull, F64Array, Ints, StrArray,
+    mark_floats_beyond, primitive_f64, text_cell, text_valid, AllNull, Col, F64Array, Ints,
+    Sources, StrArray,
 };
 use super::locate::Frame;
 use super::{Check, CompetitionRow};
@@ -367,59 +368,8 @@ pub(super) fn build_boards(
     number: &mut dyn FnMut(&str) -> u32,
 ) -> Result<BuiltBoards, Error> {
     super::known::check_columns(frame, "boards")?;
-    let mut competition_id = frame.col::<Text>("competition_id", Required)?;
-    let mut board = frame.col::<i32>("board", Required)?;
-    let mut ns = frame.col::<Text>("ns", Optional)?;
-    let mut ew = frame.col::<Text>("ew", Optional)?;
-    let mut contract = frame.col::<Text>("contract", Optional)?;
-    let mut declarer = frame.col::<Text>("declarer", Optional)?;
-    // Read wide so that an absurd value is reported as such, not as an int32 overflow.
-    let mut tricks = frame.col::<i64>("tricks", Optional)?;
-    let mut ns_score = frame.col::<i32>("ns_score", Optional)?;
-    let mut adjusted = frame.col::<Text>("adjusted", Optional)?;
-    let mut north = frame.col::<Text>("north", Optional)?;
-    let mut south = frame.col::<Text>("south", Optional)?;
-    let mut east = frame.col::<Text>("east", Optional)?;
-    let mut west = frame.col::<Text>("west", Optional)?;
-    let mut round = frame.col::<i32>("round", Optional)?;
-    let mut session = frame.col::<i32>("session", Optional)?;
-    let mut table = frame.col::<i32>("table", Optional)?;
-    let mut room = frame.col::<Text>("room", Optional)?;
-    let mut ns_penalty = frame.col::<f64>("ns_penalty", Optional)?;
-    let mut ew_penalty = frame.col::<f64>("ew_penalty", Optional)?;
-    let mut sources = frame.sources()?;
-    let resolved = (|| {
-        Some(ResolvedBoards {
-            path: std::sync::Arc::clone(&frame.path),
-            first_row: frame.first_row,
-            competition_id: competition_id.arrow_array()??,
-            board: board.arrow_array()??,
-            ns: present(ns.arrow_array()?),
-            ew: present(ew.arrow_array()?),
-            contract: present(contract.arrow_array()?),
-            declarer: present(declarer.arrow_array()?),
-            tricks: present(tricks.arrow_array()?),
-            ns_score: present(ns_score.arrow_array()?),
-            adjusted: present(adjusted.arrow_array()?),
-            north: present(north.arrow_array()?),
-            south: present(south.arrow_array()?),
-            east: present(east.arrow_array()?),
-            west: present(west.arrow_array()?),
-            round: present(round.arrow_array()?),
-            session: present(session.arrow_array()?),
-            table: present(table.arrow_array()?),
-            room: present(room.arrow_array()?),
-            ns_penalty: present(ns_penalty.arrow_array()?),
-            ew_penalty: present(ew_penalty.arrow_array()?),
-            source_file: sources.file.arrow_array()?,
-            source_line: sources.line.arrow_array()?,
-            kept: Vec::new(),
-        })
-    })()
-    .map(|mut resolved| {
-        resolved.kept = resolved.rows_keeping_row_rules();
-        resolved
-    });
+    let mut cols = BoardCols::open(frame)?;
+    let resolved = cols.resolve(frame);
     let mut slots: Vec<BoardSlot> = Vec::with_capacity(frame.height());
     let mut owned: Vec<BoardResult> = Vec::new();
     let mut broken: Vec<(usize, Text, InputError)> = Vec::new();
@@ -451,7 +401,7 @@ pub(super) fn build_boards(
         }
         // A text file's cells, or a row that breaks a rule in a cell: read through the
         // columns, which name the cell and the rule.
-        let competition_id = match competition_id.required(row) {
+        let competition_id = match cols.competition_id.required(row) {
             Ok(id) => id,
             Err(error) => {
                 // Nothing after it is read, as when the rows are checked as they come.
@@ -459,33 +409,7 @@ pub(super) fn build_boards(
                 break;
             }
         };
-        let mut built = || -> Result<BoardResult, InputError> {
-            let tricks_taken = tricks.get(row)?;
-            Ok(BoardResult {
-                competition_id: Text::default(),
-                board: board.required_count(row)?,
-                ns: ns.get(row)?,
-                ew: ew.get(row)?,
-                contract: contract.get(row)?,
-                declarer: declarer.get(row)?,
-                tricks: tricks
-                    .check(row, tricks_taken.map(validate::tricks_in_range).transpose())?,
-                ns_score: ns_score.get(row)?,
-                adjusted: adjusted.get(row)?,
-                north: north.get(row)?,
-                south: south.get(row)?,
-                east: east.get(row)?,
-                west: west.get(row)?,
-                round: round.count(row)?,
-                session: session.count(row)?,
-                table: table.count(row)?,
-                room: room.get(row)?,
-                ns_penalty: ns_penalty.get(row)?,
-                ew_penalty: ew_penalty.get(row)?,
-                origin: sources.origin(frame, row)?,
-            })
-        };
-        match built() {
+        match cols.build(frame, row) {
             Ok(mut record) => {
                 slots.push(BoardSlot {
                     set: OWNED,
@@ -509,6 +433,127 @@ pub(super) fn build_boards(
         broken,
         stop,
     })
+}
+
+/// A board file's columns, each read through its cell reader: the way to a row that
+/// breaks a rule in a cell (which the reader names), and to every row of a text file.
+struct BoardCols {
+    competition_id: Col<Text>,
+    board: Col<i32>,
+    ns: Col<Text>,
+    ew: Col<Text>,
+    contract: Col<Text>,
+    declarer: Col<Text>,
+    tricks: Col<i64>,
+    ns_score: Col<i32>,
+    adjusted: Col<Text>,
+    north: Col<Text>,
+    south: Col<Text>,
+    east: Col<Text>,
+    west: Col<Text>,
+    round: Col<i32>,
+    session: Col<i32>,
+    table: Col<i32>,
+    room: Col<Text>,
+    ns_penalty: Col<f64>,
+    ew_penalty: Col<f64>,
+    sources: Sources,
+}
+
+impl BoardCols {
+    /// Finds the board columns of `frame`; only the id and the board must be there.
+    fn open(frame: &Frame) -> Result<Self, Error> {
+        Ok(Self {
+            competition_id: frame.col::<Text>("competition_id", Required)?,
+            board: frame.col::<i32>("board", Required)?,
+            ns: frame.col::<Text>("ns", Optional)?,
+            ew: frame.col::<Text>("ew", Optional)?,
+            contract: frame.col::<Text>("contract", Optional)?,
+            declarer: frame.col::<Text>("declarer", Optional)?,
+            // Read wide so that an absurd value is reported as such, not as an int32
+            // overflow.
+            tricks: frame.col::<i64>("tricks", Optional)?,
+            ns_score: frame.col::<i32>("ns_score", Optional)?,
+            adjusted: frame.col::<Text>("adjusted", Optional)?,
+            north: frame.col::<Text>("north", Optional)?,
+            south: frame.col::<Text>("south", Optional)?,
+            east: frame.col::<Text>("east", Optional)?,
+            west: frame.col::<Text>("west", Optional)?,
+            round: frame.col::<i32>("round", Optional)?,
+            session: frame.col::<i32>("session", Optional)?,
+            table: frame.col::<i32>("table", Optional)?,
+            room: frame.col::<Text>("room", Optional)?,
+            ns_penalty: frame.col::<f64>("ns_penalty", Optional)?,
+            ew_penalty: frame.col::<f64>("ew_penalty", Optional)?,
+            sources: frame.sources()?,
+        })
+    }
+
+    /// The columns resolved to their Arrow arrays, with the rows that keep the row
+    /// rules marked; none when a column is text (a text file's, or one read as text).
+    fn resolve(&self, frame: &Frame) -> Option<ResolvedBoards> {
+        Some(ResolvedBoards {
+            path: std::sync::Arc::clone(&frame.path),
+            first_row: frame.first_row,
+            competition_id: self.competition_id.arrow_array()??,
+            board: self.board.arrow_array()??,
+            ns: present(self.ns.arrow_array()?),
+            ew: present(self.ew.arrow_array()?),
+            contract: present(self.contract.arrow_array()?),
+            declarer: present(self.declarer.arrow_array()?),
+            tricks: present(self.tricks.arrow_array()?),
+            ns_score: present(self.ns_score.arrow_array()?),
+            adjusted: present(self.adjusted.arrow_array()?),
+            north: present(self.north.arrow_array()?),
+            south: present(self.south.arrow_array()?),
+            east: present(self.east.arrow_array()?),
+            west: present(self.west.arrow_array()?),
+            round: present(self.round.arrow_array()?),
+            session: present(self.session.arrow_array()?),
+            table: present(self.table.arrow_array()?),
+            room: present(self.room.arrow_array()?),
+            ns_penalty: present(self.ns_penalty.arrow_array()?),
+            ew_penalty: present(self.ew_penalty.arrow_array()?),
+            source_file: self.sources.file.arrow_array()?,
+            source_line: self.sources.line.arrow_array()?,
+            kept: Vec::new(),
+        })
+        .map(|mut resolved| {
+            resolved.kept = resolved.rows_keeping_row_rules();
+            resolved
+        })
+    }
+
+    /// Builds `row` through the cell readers, its competition id left empty for the
+    /// caller (who read it first); the error names the first cell that breaks a rule.
+    #[inline]
+    fn build(&mut self, frame: &Frame, row: usize) -> Result<BoardResult, InputError> {
+        let tricks_taken = self.tricks.get(row)?;
+        Ok(BoardResult {
+            competition_id: Text::default(),
+            board: self.board.required_count(row)?,
+            ns: self.ns.get(row)?,
+            ew: self.ew.get(row)?,
+            contract: self.contract.get(row)?,
+            declarer: self.declarer.get(row)?,
+            tricks: self
+                .tricks
+                .check(row, tricks_taken.map(validate::tricks_in_range).transpose())?,
+            ns_score: self.ns_score.get(row)?,
+            adjusted: self.adjusted.get(row)?,
+            north: self.north.get(row)?,
+            south: self.south.get(row)?,
+            east: self.east.get(row)?,
+            west: self.west.get(row)?,
+            round: self.round.count(row)?,
+            session: self.session.count(row)?,
+            table: self.table.count(row)?,
+            room: self.room.get(row)?,
+            ns_penalty: self.ns_penalty.get(row)?,
+            ew_penalty: self.ew_penalty.get(row)?,
+            origin: self.sources.origin(frame, row)?,
+        })
+    }
 }
 
 /// A Parquet board file's columns, each resolved to its Arrow array (or to absent) once

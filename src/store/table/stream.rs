@@ -357,6 +357,23 @@ struct Waiting {
     sets: HashMap<u32, Arc<dyn BoardColumns>>,
 }
 
+/// Where a run of one competition's rows goes.
+#[derive(Clone, Copy, PartialEq)]
+enum To {
+    Drop,
+    Wait(u32),
+    Complete(u32),
+}
+
+/// A part of what is handed on, of one competition.
+#[derive(Clone, PartialEq, Debug)]
+enum Part {
+    /// Its rows from earlier pieces, waiting.
+    Carried,
+    /// Rows of this piece.
+    Rows(Range<usize>),
+}
+
 /// The rows of the competitions whose last piece is `at`, with those carried over from
 /// earlier pieces, in one batch of whole competitions; the rows of competitions that
 /// continue in later pieces wait. Rows of unwanted or quarantined competitions are
@@ -376,29 +393,30 @@ fn complete_competitions(
     piece: CheckedBoards,
     waiting: &mut Waiting,
 ) -> BoardBatch {
-    /// Where a run of rows goes.
-    #[derive(Clone, Copy, PartialEq)]
-    enum To {
-        Drop,
-        Wait(u32),
-        Complete(u32),
-    }
-    /// A part of what is handed on, of one competition.
-    #[derive(Clone, PartialEq, Debug)]
-    enum Part {
-        /// Its rows from earlier pieces, waiting.
-        Carried,
-        /// Rows of this piece.
-        Rows(Range<usize>),
-    }
     let CheckedBoards { sets, slots } = piece;
     let base = 2 * at as u32;
     for (set, columns) in (base..).zip(sets) {
         waiting.sets.insert(set, columns);
     }
+    let runs = route_runs(boards, check, wanted, at, &slots);
+    let parts = parts_to_hand_on(boards, check, at, &runs, waiting);
+    let batch = hand_on_parts(&parts, &slots, base, waiting);
+    hold_waiting_runs(boards, &runs, &slots, base, waiting);
+    waiting.drop_unread_sets();
+    batch
+}
+
+/// Each run of rows of one competition in `slots`, and where it goes: dropped (not
+/// listed, not wanted, or quarantined), waiting for a later piece, or complete.
+fn route_runs(
+    boards: &BoardFiles,
+    check: &Check,
+    wanted: &[bool],
+    at: usize,
+    slots: &[BoardSlot],
+) -> Vec<(Range<usize>, To)> {
     let quarantine = &check.quarantine;
     let listed = |number: u32| boards.ids.get(number as usize);
-    // Each run of rows of one competition, and where it goes.
     let mut runs: Vec<(Range<usize>, To)> = Vec::new();
     for row in 0..slots.len() {
         let number = slots[row].competition;
@@ -417,35 +435,63 @@ fn complete_competitions(
         };
         runs.push((row..row + 1, to));
     }
-    // The parts handed on, carried rows first: a stable sort by competition then
-    // gives the order handed on.
+    runs
+}
+
+/// The parts handed on after piece `at`, in the order handed on: the carried rows of
+/// the competitions that end here (a quarantined one's are dropped from `waiting`) and
+/// the piece's complete runs, carried rows first, so that a stable sort by competition
+/// gives the order.
+fn parts_to_hand_on(
+    boards: &BoardFiles,
+    check: &Check,
+    at: usize,
+    runs: &[(Range<usize>, To)],
+    waiting: &mut Waiting,
+) -> Vec<(u32, Part)> {
+    let quarantine = &check.quarantine;
     let mut parts: Vec<(u32, Part)> = Vec::new();
     for &id in &boards.piece_ids[at] {
         if boards.last_piece[id as usize] != at || !waiting.rows.contains_key(&id) {
             continue;
         }
         // A competition's rows all share its id: one look settles them all.
-        if listed(id).is_some_and(|id| quarantine.contains(id)) {
+        let quarantined = boards
+            .ids
+            .get(id as usize)
+            .is_some_and(|id| quarantine.contains(id));
+        if quarantined {
             waiting.rows.remove(&id);
         } else {
             parts.push((id, Part::Carried));
         }
     }
-    for (run, to) in &runs {
+    for (run, to) in runs {
         if let To::Complete(id) = to {
             parts.push((*id, Part::Rows(run.clone())));
         }
     }
     parts.sort_by_key(|(id, _)| *id);
+    parts
+}
 
+/// The batch of `parts`: the carried rows taken out of `waiting`, the piece's rows
+/// (whose sets are named from `base`), each renumbered to the batch's own few sets.
+fn hand_on_parts(
+    parts: &[(u32, Part)],
+    slots: &[BoardSlot],
+    base: u32,
+    waiting: &mut Waiting,
+) -> BoardBatch {
     let mut batch = BoardBatch::default();
     // The batch's sets by the name `waiting` gives them: a batch reads from a few.
     let mut named: Vec<u32> = Vec::new();
+    let sets = &waiting.sets;
     let mut hand_on = |slot: BoardSlot, batch: &mut BoardBatch| {
         let set = match named.iter().position(|&name| name == slot.set) {
             Some(place) => place,
             None => {
-                let Some(columns) = waiting.sets.get(&slot.set) else {
+                let Some(columns) = sets.get(&slot.set) else {
                     return;
                 };
                 named.push(slot.set);
@@ -466,7 +512,7 @@ fn complete_competitions(
         })
         .sum();
     batch.slots.reserve_exact(size);
-    for (id, part) in &parts {
+    for (id, part) in parts {
         match part {
             Part::Carried => {
                 for slot in waiting.rows.remove(id).unwrap_or_default() {
@@ -481,7 +527,19 @@ fn complete_competitions(
             }
         }
     }
-    for (run, to) in &runs {
+    batch
+}
+
+/// Puts the piece's runs of competitions that go on into later pieces in `waiting`,
+/// their sets named from `base`.
+fn hold_waiting_runs(
+    boards: &BoardFiles,
+    runs: &[(Range<usize>, To)],
+    slots: &[BoardSlot],
+    base: u32,
+    waiting: &mut Waiting,
+) {
+    for (run, to) in runs {
         if let To::Wait(id) = to {
             let rows = waiting.rows.entry(*id).or_insert_with(|| {
                 Vec::with_capacity(boards.sizes.get(*id as usize).copied().unwrap_or(0))
@@ -492,18 +550,20 @@ fn complete_competitions(
             }));
         }
     }
-    // The sets no waiting row reads from go (the batch holds its own).
-    let mut kept: Vec<u32> = waiting
-        .rows
-        .values()
-        .flat_map(|rows| rows.iter().map(|slot| slot.set))
-        .collect();
-    kept.sort_unstable();
-    kept.dedup();
-    waiting
-        .sets
-        .retain(|set, _| kept.binary_search(set).is_ok());
-    batch
+}
+
+impl Waiting {
+    /// Drops the sets no waiting row reads from (a batch holds its own).
+    fn drop_unread_sets(&mut self) {
+        let mut kept: Vec<u32> = self
+            .rows
+            .values()
+            .flat_map(|rows| rows.iter().map(|slot| slot.set))
+            .collect();
+        kept.sort_unstable();
+        kept.dedup();
+        self.sets.retain(|set, _| kept.binary_search(set).is_ok());
+    }
 }
 
 /// A reading thread that ended without its result (it panicked).
