@@ -83,7 +83,7 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
-    slug, Imported, LineKind, Note, NoteKind, Precision, Published, PublishedLine,
+    slug, ExportSource, Imported, LineKind, Note, NoteKind, Precision, Published, PublishedLine,
     PublishedStanding,
 };
 use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
@@ -92,16 +92,14 @@ use crate::scoring::outcome::artificial_code;
 
 /// Reads a PBN result export.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
-    let path = path.as_ref();
-    parse_bytes(path, &super::published::read_export(path)?)
+    super::published::parse_file(path.as_ref(), parse_bytes)
 }
 
 /// Reads a PBN result export already in memory; `path` names it in errors and origins.
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
-    let file: Arc<Path> = Arc::from(path);
-    let text = super::published::export_text(path, bytes, "a PBN")?;
-    let raw = read_lines(&file, &text)?;
-    build(&file, raw)
+    let source = ExportSource::decode(path, bytes, "a PBN")?;
+    let raw = read_lines(&source.file, &source.text)?;
+    build(&source.file, raw)
 }
 
 /// A table row, by declared column name.

@@ -54,7 +54,7 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
-    slug, Imported, LineKind, Precision, Published, PublishedDatum, PublishedLine,
+    slug, ExportSource, Imported, LineKind, Precision, Published, PublishedDatum, PublishedLine,
     PublishedStanding,
 };
 use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
@@ -64,16 +64,14 @@ use crate::scoring::outcome::{artificial_code, parse_artificial};
 
 /// Reads a USEBIO 1.2 XML result file.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
-    let path = path.as_ref();
-    parse_bytes(path, &super::published::read_export(path)?)
+    super::published::parse_file(path.as_ref(), parse_bytes)
 }
 
 /// Reads a USEBIO file already in memory; `path` names it in errors and origins.
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
-    let file: Arc<Path> = Arc::from(path);
     // Compscore writes UTF-8; other programs declare ISO-8859-1 and write it.
-    let text = super::published::export_text(path, bytes, "a USEBIO XML")?;
-    let root = read_tree(&file, &text)?;
+    let source = ExportSource::decode(path, bytes, "a USEBIO XML")?;
+    let root = read_tree(&source.file, &source.text)?;
     build(&root)
 }
 
