@@ -393,6 +393,19 @@ pub fn import_batch(
     strict: bool,
 ) -> Batch {
     let (files, repeats) = first_of_each(files);
+    let read = read_files(files, kind);
+    let mut merge = Merge::new(existing, register, strict);
+    for file in read {
+        merge.take_file(file);
+    }
+    let repeated = repeated_entries(&merge.batch.entries, &repeats);
+    merge.batch.entries.extend(repeated);
+    merge.finish()
+}
+
+/// Reads and checks every file (each given once: see [`first_of_each`]), in the order
+/// the batch takes them: competition date, `Created` time, path.
+fn read_files(files: Vec<PathBuf>, kind: Option<ExportKind>) -> Vec<ReadFile> {
     let mut read: Vec<ReadFile> = files
         .into_iter()
         .map(|file| {
@@ -414,174 +427,278 @@ pub fn import_batch(
         })
         .collect();
     read.sort_by(|a, b| (&a.date, &a.created, &a.file).cmp(&(&b.date, &b.created, &b.file)));
-    let mut batch = Batch {
-        dataset: existing,
-        ..Batch::default()
-    };
-    // Fingerprint -> competition id, and id -> fingerprint.
-    let mut by_print: BTreeMap<String, String> = BTreeMap::new();
-    let mut prints: BTreeMap<String, String> = BTreeMap::new();
-    for competition in &batch.dataset.competitions {
-        let print = fingerprint(&batch.dataset, competition);
-        by_print
-            .entry(print.clone())
-            .or_insert_with(|| competition.competition_id.clone());
-        prints.insert(competition.competition_id.clone(), print);
+    read
+}
+
+/// The batch being merged, with what tells a competition already seen: its content's
+/// fingerprint and the file of this batch it came from.
+struct Merge<'r> {
+    batch: Batch,
+    register: Option<&'r Register>,
+    strict: bool,
+    /// Fingerprint -> competition id (the first one with that content).
+    by_print: BTreeMap<String, String>,
+    /// Competition id -> fingerprint.
+    prints: BTreeMap<String, String>,
+    /// Competitions of this batch, by the file they came from.
+    from_batch: BTreeMap<String, PathBuf>,
+    /// Printed names that differ from the register's, for the notes at the end.
+    differs: Vec<identity::NameDiffers>,
+}
+
+/// One competition of a file being merged, with the rows and notes that go with it.
+struct Incoming<'a> {
+    file: &'a PathBuf,
+    fragment: &'a Dataset,
+    competition: &'a Competition,
+    id: String,
+    month: String,
+    print: String,
+}
+
+impl Incoming<'_> {
+    /// The import report's line for this competition.
+    fn entry(&self, status: Status, reason: String) -> Entry {
+        Entry {
+            file: self.file.clone(),
+            status,
+            competition_id: Some(self.id.clone()),
+            month: Some(self.month.clone()),
+            line: None,
+            board: None,
+            column: None,
+            reason,
+        }
     }
-    // Competitions of this batch, by the file they came from.
-    let mut from_batch: BTreeMap<String, PathBuf> = BTreeMap::new();
-    let mut differs: Vec<identity::NameDiffers> = Vec::new();
-    for ReadFile {
-        file,
-        imported,
-        month,
-        ..
-    } in read
-    {
+}
+
+impl<'r> Merge<'r> {
+    fn new(existing: Dataset, register: Option<&'r Register>, strict: bool) -> Merge<'r> {
+        let mut by_print: BTreeMap<String, String> = BTreeMap::new();
+        let mut prints: BTreeMap<String, String> = BTreeMap::new();
+        for competition in &existing.competitions {
+            let print = fingerprint(&existing, competition);
+            by_print
+                .entry(print.clone())
+                .or_insert_with(|| competition.competition_id.clone());
+            prints.insert(competition.competition_id.clone(), print);
+        }
+        Merge {
+            batch: Batch {
+                dataset: existing,
+                ..Batch::default()
+            },
+            register,
+            strict,
+            by_print,
+            prints,
+            from_batch: BTreeMap::new(),
+            differs: Vec::new(),
+        }
+    }
+
+    /// Merges one file: refused as a whole if it could not be read or checked (or
+    /// mismatched under `--strict`), else competition by competition.
+    fn take_file(&mut self, read: ReadFile) {
+        let ReadFile {
+            file,
+            imported,
+            month,
+            ..
+        } = read;
         let file = &file;
         let (imported, mismatch) = match imported {
             Ok(checked) => checked,
             Err(error) => {
                 let mut entry = Entry::refused(file, &error);
                 entry.month = month;
-                batch.entries.push(entry);
-                continue;
+                self.batch.entries.push(entry);
+                return;
             }
         };
         let mismatch = mismatch.map(|m| mismatch_entry(file, &imported, &m));
-        if let (true, Some(entry)) = (strict, &mismatch) {
-            batch.entries.push(Entry {
+        if let (true, Some(entry)) = (self.strict, &mismatch) {
+            self.batch.entries.push(Entry {
                 status: Status::Refused,
                 reason: format!("refused under --strict: {}", entry.reason),
                 ..entry.clone()
             });
-            continue;
+            return;
         }
         let mut notes = file_notes(file, &imported);
         let mut fragment = imported.dataset;
-        if let Some(register) = register {
+        if let Some(register) = self.register {
             let (register_notes, names) = register.apply(&mut fragment, file);
-            differs.extend(names);
+            self.differs.extend(names);
             notes.extend(register_notes);
         }
         for competition in &fragment.competitions {
-            let id = competition.competition_id.clone();
-            let month = competition.date.format("%Y-%m").to_string();
+            let incoming = Incoming {
+                file,
+                fragment: &fragment,
+                competition,
+                id: competition.competition_id.clone(),
+                month: competition.date.format("%Y-%m").to_string(),
+                print: fingerprint(&fragment, competition),
+            };
             for note in &mut notes {
-                if note.competition_id.as_deref() == Some(id.as_str()) {
-                    note.month = Some(month.clone());
+                if note.competition_id.as_deref() == Some(incoming.id.as_str()) {
+                    note.month = Some(incoming.month.clone());
                 }
             }
-            let print = fingerprint(&fragment, competition);
-            let entry = |status: Status, reason: String| Entry {
-                file: file.clone(),
-                status,
-                competition_id: Some(id.clone()),
-                month: Some(month.clone()),
-                line: None,
-                board: None,
-                column: None,
-                reason,
-            };
-            if let Some(earlier) = from_batch.get(&id) {
-                let (status, reason) = if prints.get(&id) == Some(&print) {
-                    (
-                        Status::Duplicate,
-                        format!(
-                            "the same competition as {}: imported once",
-                            earlier.display()
-                        ),
-                    )
-                } else {
-                    (
-                        Status::Refused,
-                        format!(
-                            "competition `{id}` is also in {} with other results; import one of them",
-                            earlier.display()
-                        ),
-                    )
-                };
-                batch.entries.push(entry(status, reason));
-                continue;
+            if let Some((status, reason)) = self.classify(&incoming) {
+                self.add(&incoming);
+                self.batch.entries.push(incoming.entry(status, reason));
+                self.batch.entries.extend(mismatch.clone());
+                self.batch.entries.append(&mut notes);
             }
-            let (status, reason) = match prints.get(&id) {
-                Some(old) if *old == print => {
-                    batch.entries.push(entry(
-                        Status::Unchanged,
-                        "already in the dataset with the same results: nothing to do".into(),
-                    ));
-                    continue;
-                }
-                Some(_) => {
-                    remove_competition(&mut batch, &id);
-                    (
-                        Status::Correction,
-                        "replaces the earlier version of this competition (other results)"
-                            .to_string(),
-                    )
-                }
-                None => match by_print.get(&print) {
-                    Some(other) => {
-                        batch.entries.push(entry(
-                            Status::Duplicate,
-                            format!(
-                                "the same session (date and results) as competition `{other}`, \
-                                 exported under another header: imported once"
-                            ),
-                        ));
-                        continue;
-                    }
-                    None => match same_session(&batch.dataset, &fragment, competition) {
-                        Some(SameSession {
-                            other,
-                            players: (common, larger),
-                            results,
-                        }) => {
-                            let source = batch
-                                .dataset
-                                .competitions
-                                .iter()
-                                .find(|c| c.competition_id == other)
-                                .and_then(|c| c.origin.file.as_deref())
-                                .map_or_else(
-                                    || "the dataset".to_string(),
-                                    |p| p.display().to_string(),
-                                );
-                            remove_competition(&mut batch, &other);
-                            prints.remove(&other);
-                            by_print.retain(|_, v| *v != other);
-                            from_batch.remove(&other);
-                            batch.changed.insert(other.clone());
-                            (
-                                Status::Correction,
-                                format!(
-                                    "the same session as competition `{other}` from {source} \
-                                     (club, date and session; {common} of {larger} players{} in \
-                                     common), sent again under another serial number or title: \
-                                     replaces it",
-                                    results.map_or_else(String::new, |(shared, of)| format!(
-                                        " and {shared} of {of} table results"
-                                    ))
-                                ),
-                            )
-                        }
-                        None => (Status::Imported, String::new()),
-                    },
-                },
-            };
-            by_print.entry(print.clone()).or_insert_with(|| id.clone());
-            prints.insert(id.clone(), print);
-            from_batch.insert(id.clone(), file.clone());
-            batch.changed.insert(id.clone());
-            add_competition(&mut batch.dataset, &fragment, &id);
-            batch.entries.push(entry(status, reason));
-            batch.entries.extend(mismatch.clone());
-            batch.entries.append(&mut notes);
         }
     }
-    batch
-        .entries
-        .extend(repeated_entries(&batch.entries, &repeats));
+
+    /// What a competition is to the batch: `None` when it is not added (a duplicate,
+    /// unchanged, or refused, with its line already reported), else the status and
+    /// reason of its line, an earlier version it corrects being removed.
+    fn classify(&mut self, incoming: &Incoming) -> Option<(Status, String)> {
+        let id = &incoming.id;
+        if let Some(earlier) = self.from_batch.get(id) {
+            let entry = twice_in_batch(incoming, earlier, self.prints.get(id));
+            self.batch.entries.push(entry);
+            return None;
+        }
+        match self.prints.get(id) {
+            Some(old) if *old == incoming.print => {
+                self.batch.entries.push(incoming.entry(
+                    Status::Unchanged,
+                    "already in the dataset with the same results: nothing to do".into(),
+                ));
+                None
+            }
+            Some(_) => {
+                remove_competition(&mut self.batch, id);
+                Some((
+                    Status::Correction,
+                    "replaces the earlier version of this competition (other results)".to_string(),
+                ))
+            }
+            None => match self.by_print.get(&incoming.print) {
+                Some(other) => {
+                    let entry = incoming.entry(
+                        Status::Duplicate,
+                        format!(
+                            "the same session (date and results) as competition `{other}`, \
+                             exported under another header: imported once"
+                        ),
+                    );
+                    self.batch.entries.push(entry);
+                    None
+                }
+                None => Some(
+                    match same_session(&self.batch.dataset, incoming.fragment, incoming.competition)
+                    {
+                        Some(same) => self.replace_same_session(same),
+                        None => (Status::Imported, String::new()),
+                    },
+                ),
+            },
+        }
+    }
+
+    /// Removes the earlier competition a session sent again replaces; the status and
+    /// reason of the correction.
+    fn replace_same_session(&mut self, same: SameSession) -> (Status, String) {
+        let SameSession {
+            other,
+            players: (common, larger),
+            results,
+        } = same;
+        let source = self
+            .batch
+            .dataset
+            .competitions
+            .iter()
+            .find(|c| c.competition_id == other)
+            .and_then(|c| c.origin.file.as_deref())
+            .map_or_else(|| "the dataset".to_string(), |p| p.display().to_string());
+        remove_competition(&mut self.batch, &other);
+        self.prints.remove(&other);
+        self.by_print.retain(|_, v| *v != other);
+        self.from_batch.remove(&other);
+        self.batch.changed.insert(other.clone());
+        (
+            Status::Correction,
+            format!(
+                "the same session as competition `{other}` from {source} \
+                 (club, date and session; {common} of {larger} players{} in \
+                 common), sent again under another serial number or title: \
+                 replaces it",
+                results.map_or_else(String::new, |(shared, of)| format!(
+                    " and {shared} of {of} table results"
+                ))
+            ),
+        )
+    }
+
+    /// Adds a competition to the dataset and to what tells it when seen again.
+    fn add(&mut self, incoming: &Incoming) {
+        let id = &incoming.id;
+        self.by_print
+            .entry(incoming.print.clone())
+            .or_insert_with(|| id.clone());
+        self.prints.insert(id.clone(), incoming.print.clone());
+        self.from_batch.insert(id.clone(), incoming.file.clone());
+        self.batch.changed.insert(id.clone());
+        add_competition(&mut self.batch.dataset, incoming.fragment, id);
+    }
+
+    /// After the last file: members no competition names any more leave, members'
+    /// names and clubs are decided, the notes on names are added and every line gets
+    /// its month.
+    fn finish(self) -> Batch {
+        let Merge {
+            mut batch,
+            register,
+            from_batch,
+            differs,
+            ..
+        } = self;
+        drop_orphans(&mut batch);
+        identity::resolve_members(&mut batch.dataset, register);
+        match register {
+            Some(_) => batch.entries.extend(name_differs(&differs, &from_batch)),
+            None => batch
+                .entries
+                .extend(identity::spelling_notes(&batch.dataset, &from_batch)),
+        }
+        fill_months(&mut batch);
+        batch
+    }
+}
+
+/// The line of a competition whose id an earlier file of the batch already brought: a
+/// duplicate with the same results, else refused.
+fn twice_in_batch(incoming: &Incoming, earlier: &Path, print: Option<&String>) -> Entry {
+    let id = &incoming.id;
+    if print == Some(&incoming.print) {
+        incoming.entry(
+            Status::Duplicate,
+            format!(
+                "the same competition as {}: imported once",
+                earlier.display()
+            ),
+        )
+    } else {
+        incoming.entry(
+            Status::Refused,
+            format!(
+                "competition `{id}` is also in {} with other results; import one of them",
+                earlier.display()
+            ),
+        )
+    }
+}
+
+/// Players of replaced competitions that no competition names any more leave `members`.
+fn drop_orphans(batch: &mut Batch) {
     let playing: BTreeSet<MemberId> = batch
         .dataset
         .entrants
@@ -593,13 +710,10 @@ pub fn import_batch(
         .dataset
         .members
         .retain(|m| !orphans.contains(&m.member_id) || playing.contains(&m.member_id));
-    identity::resolve_members(&mut batch.dataset, register);
-    match register {
-        Some(_) => batch.entries.extend(name_differs(&differs, &from_batch)),
-        None => batch
-            .entries
-            .extend(identity::spelling_notes(&batch.dataset, &from_batch)),
-    }
+}
+
+/// Every line naming a competition without a month gets the competition's.
+fn fill_months(batch: &mut Batch) {
     let months: BTreeMap<&str, String> = batch
         .dataset
         .competitions
@@ -619,7 +733,6 @@ pub fn import_batch(
                 .and_then(|id| months.get(id).cloned());
         }
     }
-    batch
 }
 
 /// The files to read, each once and in path order, and each file given again (the

@@ -83,7 +83,7 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
-    slug, Imported, LineKind, Note, NoteKind, Precision, Published, PublishedLine,
+    slug, ExportSource, Imported, LineKind, Note, NoteKind, Precision, Published, PublishedLine,
     PublishedStanding,
 };
 use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
@@ -92,16 +92,14 @@ use crate::scoring::outcome::artificial_code;
 
 /// Reads a PBN result export.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
-    let path = path.as_ref();
-    parse_bytes(path, &super::published::read_export(path)?)
+    super::published::parse_file(path.as_ref(), parse_bytes)
 }
 
 /// Reads a PBN result export already in memory; `path` names it in errors and origins.
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
-    let file: Arc<Path> = Arc::from(path);
-    let text = super::published::export_text(path, bytes, "a PBN")?;
-    let raw = read_lines(&file, &text)?;
-    build(&file, raw)
+    let source = ExportSource::decode(path, bytes, "a PBN")?;
+    let raw = read_lines(&source.file, &source.text)?;
+    build(&source.file, raw)
 }
 
 /// A table row, by declared column name.
@@ -140,10 +138,12 @@ fn err(origin: &Origin, rule: impl Into<String>) -> InputError {
 const MAX_LINE: usize = 64 * 1024;
 
 fn read_lines(file: &Arc<Path>, text: &str) -> Result<Raw, InputError> {
-    let mut raw = Raw::default();
-    let mut table = Table::None;
-    let mut board: Option<u32> = None;
-    let mut in_comment = false;
+    let mut lines = Lines {
+        raw: Raw::default(),
+        table: Table::None,
+        board: None,
+        in_comment: false,
+    };
     for (index, line) in text.split('\n').enumerate() {
         let origin = Origin::new(file, index + 1);
         if line.len() > MAX_LINE {
@@ -155,71 +155,99 @@ fn read_lines(file: &Arc<Path>, text: &str) -> Result<Raw, InputError> {
                 ),
             ));
         }
-        let line = line.trim_end_matches('\r');
-        let trimmed = line.trim();
-        if in_comment {
-            in_comment = !trimmed.contains('}');
-            continue;
+        lines.line(line.trim_end_matches('\r').trim(), origin)?;
+    }
+    Ok(lines.raw)
+}
+
+/// The file read so far, with where the reading is: in which table, under which
+/// board, inside a `{ ... }` comment or not.
+struct Lines {
+    raw: Raw,
+    table: Table,
+    board: Option<u32>,
+    in_comment: bool,
+}
+
+impl Lines {
+    /// One line, trimmed: a comment, a `%` header, a blank line ending a table, a tag,
+    /// or a row of the current table.
+    fn line(&mut self, trimmed: &str, origin: Origin) -> Result<(), InputError> {
+        if self.in_comment {
+            self.in_comment = !trimmed.contains('}');
+            return Ok(());
         }
         if trimmed.starts_with('{') {
-            in_comment = !trimmed.contains('}');
-            continue;
+            self.in_comment = !trimmed.contains('}');
+            return Ok(());
         }
         if trimmed.starts_with(';') {
-            continue;
+            return Ok(());
         }
         if let Some(rest) = trimmed.strip_prefix('%') {
             if let Some((name, content)) = parse_meta(rest, &origin)? {
-                raw.meta.entry(name).or_insert((content, origin));
+                self.raw.meta.entry(name).or_insert((content, origin));
             }
-            continue;
+            return Ok(());
         }
         if trimmed.is_empty() {
-            table = Table::None;
-            continue;
+            self.table = Table::None;
+            return Ok(());
         }
         if trimmed.starts_with('[') {
-            let (name, value) = parse_tag(trimmed, &origin)?;
-            table = Table::None;
-            match name.as_str() {
-                "Event" => board = None,
-                "Board" => {
-                    board = Some(value.trim().parse::<u32>().map_err(|_| {
-                        err(
-                            &origin,
-                            format!("[Board] tag value `{value}` is not a board number"),
-                        )
-                    })?);
-                }
-                "ScoreTable" => {
-                    if board.is_none() {
-                        return Err(err(&origin, "[ScoreTable] before any [Board] tag"));
-                    }
-                    table = Table::Score(column_names(&value, &origin)?);
-                }
-                "TotalScoreTable" => {
-                    if raw.total_seen {
-                        return Err(err(&origin, "a second [TotalScoreTable]"));
-                    }
-                    raw.total_seen = true;
-                    table = Table::Total(column_names(&value, &origin)?);
-                }
-                tag if tag.ends_with("Table") => table = Table::Other,
-                _ => {}
-            }
-            raw.tags.entry(name).or_insert((value, origin));
-            continue;
+            return self.tag(trimmed, origin);
         }
-        let (columns, target, what) = match &table {
+        self.table_row(trimmed, origin)
+    }
+
+    /// A game tag: `[Board]` sets the board, `[ScoreTable]` and `[TotalScoreTable]`
+    /// start a table whose rows follow.
+    fn tag(&mut self, trimmed: &str, origin: Origin) -> Result<(), InputError> {
+        let (name, value) = parse_tag(trimmed, &origin)?;
+        self.table = Table::None;
+        match name.as_str() {
+            "Event" => self.board = None,
+            "Board" => {
+                self.board = Some(value.trim().parse::<u32>().map_err(|_| {
+                    err(
+                        &origin,
+                        format!("[Board] tag value `{value}` is not a board number"),
+                    )
+                })?);
+            }
+            "ScoreTable" => {
+                if self.board.is_none() {
+                    return Err(err(&origin, "[ScoreTable] before any [Board] tag"));
+                }
+                self.table = Table::Score(column_names(&value, &origin)?);
+            }
+            "TotalScoreTable" => {
+                if self.raw.total_seen {
+                    return Err(err(&origin, "a second [TotalScoreTable]"));
+                }
+                self.raw.total_seen = true;
+                self.table = Table::Total(column_names(&value, &origin)?);
+            }
+            tag if tag.ends_with("Table") => self.table = Table::Other,
+            _ => {}
+        }
+        self.raw.tags.entry(name).or_insert((value, origin));
+        Ok(())
+    }
+
+    /// A row of the current table, its fields named by the table tag's columns.
+    fn table_row(&mut self, trimmed: &str, origin: Origin) -> Result<(), InputError> {
+        let board = self.board;
+        let (columns, target, what) = match &self.table {
             Table::None => {
                 return Err(err(
                     &origin,
                     format!("line `{trimmed}` is neither a tag nor a row of a table"),
                 ))
             }
-            Table::Other => continue,
-            Table::Score(columns) => (columns, &mut raw.score_rows, "ScoreTable"),
-            Table::Total(columns) => (columns, &mut raw.total_rows, "TotalScoreTable"),
+            Table::Other => return Ok(()),
+            Table::Score(columns) => (columns, &mut self.raw.score_rows, "ScoreTable"),
+            Table::Total(columns) => (columns, &mut self.raw.total_rows, "TotalScoreTable"),
         };
         let tokens = tokenize(trimmed).map_err(|rule| {
             let mut location = origin.location();
@@ -244,8 +272,8 @@ fn read_lines(file: &Arc<Path>, text: &str) -> Result<Raw, InputError> {
             board: if what == "ScoreTable" { board } else { None },
             fields: columns.iter().cloned().zip(tokens).collect(),
         });
+        Ok(())
     }
-    Ok(raw)
 }
 
 /// `<META  name=Generator  content="Ruter i Norge">`; other `%` lines are comments.
@@ -559,64 +587,30 @@ fn pairs_with_results(rows: &[Row]) -> BTreeSet<String> {
     played
 }
 
+impl Raw {
+    /// A `% <META>` header's value, if not blank, with its line.
+    fn meta(&self, name: &str) -> Option<(&str, &Origin)> {
+        self.meta
+            .get(name)
+            .map(|(v, o)| (v.trim(), o))
+            .filter(|(v, _)| !v.is_empty())
+    }
+
+    /// A game tag's first value, if not blank, with its line.
+    fn tag(&self, name: &str) -> Option<(&str, &Origin)> {
+        self.tags
+            .get(name)
+            .map(|(v, o)| (v.trim(), o))
+            .filter(|(v, _)| !v.is_empty())
+    }
+}
+
 /// The competition row, from the headers (`% <META ...>`) and the game tags.
 fn read_competition(file: &Arc<Path>, raw: &Raw) -> Result<Competition, InputError> {
     let file_origin = Origin::new(file, 1);
-    let meta = |name: &str| {
-        raw.meta
-            .get(name)
-            .map(|(v, o)| (v.trim(), o))
-            .filter(|(v, _)| !v.is_empty())
-    };
-    let tag = |name: &str| {
-        raw.tags
-            .get(name)
-            .map(|(v, o)| (v.trim(), o))
-            .filter(|(v, _)| !v.is_empty())
-    };
-
-    let (scoring_text, scoring_origin) = meta("ScoringType")
-        .or_else(|| tag("Scoring"))
-        .ok_or_else(|| err(&file_origin, "no ScoringType header and no [Scoring] tag"))?;
-    let swiss = |text: &str| {
-        let lower = text.to_ascii_lowercase();
-        ["swiss", "monrad", "vp"].iter().any(|word| {
-            lower
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .any(|w| w == *word)
-        })
-    };
-    // No PBN export of a Swiss pairs event has been seen to check a reading against
-    // (its matches and victory points are not in the PBN standard's tags), so one is
-    // refused by name rather than read as a plain pairs event.
-    if let Some((text, origin)) = [Some((scoring_text, scoring_origin)), tag("Competition")]
-        .into_iter()
-        .flatten()
-        .find(|(text, _)| swiss(text))
-    {
-        return Err(err(
-            origin,
-            format!(
-                "`{text}` is a Swiss pairs event, which cannot be imported from PBN: give it as a dataset with scoring `swiss_pairs` (each board row with its `round`)"
-            ),
-        ));
-    }
-    let scoring = scoring_method(scoring_text)
-        .ok_or_else(|| err(scoring_origin, format!("unknown scoring `{scoring_text}`")))?;
-
-    let date = match meta("ContestDate") {
-        Some((text, origin)) => NaiveDate::parse_from_str(text, "%Y-%m-%d")
-            .map_err(|_| err(origin, format!("ContestDate `{text}` is not YYYY-MM-DD")))?,
-        None => {
-            let (text, origin) = tag("Date")
-                .or_else(|| tag("EventDate"))
-                .ok_or_else(|| err(&file_origin, "no ContestDate header and no [Date] tag"))?;
-            NaiveDate::parse_from_str(text, "%Y.%m.%d")
-                .map_err(|_| err(origin, format!("[Date] `{text}` is not YYYY.MM.DD")))?
-        }
-    };
-
-    if let Some((kind, origin)) = tag("Competition") {
+    let scoring = read_scoring(raw, &file_origin)?;
+    let date = read_date(raw, &file_origin)?;
+    if let Some((kind, origin)) = raw.tag("Competition") {
         if !kind.eq_ignore_ascii_case("pairs") {
             return Err(err(
                 origin,
@@ -625,20 +619,22 @@ fn read_competition(file: &Arc<Path>, raw: &Raw) -> Result<Competition, InputErr
         }
     }
 
-    let title = meta("ContestName")
-        .or_else(|| tag("Event"))
+    let title = raw
+        .meta("ContestName")
+        .or_else(|| raw.tag("Event"))
         .map(|(v, _)| v.to_string());
-    let club = meta("Arranger")
-        .or_else(|| meta("Licencee"))
+    let club = raw
+        .meta("Arranger")
+        .or_else(|| raw.meta("Licencee"))
         .map(|(v, _)| v.to_string());
-    let serial = meta("SerialNumber").map(|(v, _)| v.to_string());
+    let serial = raw.meta("SerialNumber").map(|(v, _)| v.to_string());
     let mut id_parts = vec![date.format("%Y-%m-%d").to_string()];
     id_parts.extend(club.as_deref().or(title.as_deref()).map(slug));
     id_parts.extend(serial.as_deref().map(slug));
     let competition_id = format!("pbn-{}", id_parts.join("-"));
 
-    let generator = meta("Generator").map(|(v, _)| v).unwrap_or_default();
-    let boards = match meta("BoardCount") {
+    let generator = raw.meta("Generator").map(|(v, _)| v).unwrap_or_default();
+    let boards = match raw.meta("BoardCount") {
         Some((text, origin)) => Some(text.parse::<u32>().map_err(|_| {
             err(
                 origin,
@@ -655,6 +651,57 @@ fn read_competition(file: &Arc<Path>, raw: &Raw) -> Result<Competition, InputErr
     competition.conventions = Conventions::of_program(generator);
     competition.origin = file_origin;
     Ok(competition)
+}
+
+/// The scoring, from the `ScoringType` header or the `[Scoring]` tag; a Swiss pairs
+/// event is refused by name.
+fn read_scoring(raw: &Raw, file_origin: &Origin) -> Result<ScoringMethod, InputError> {
+    let (scoring_text, scoring_origin) = raw
+        .meta("ScoringType")
+        .or_else(|| raw.tag("Scoring"))
+        .ok_or_else(|| err(file_origin, "no ScoringType header and no [Scoring] tag"))?;
+    let swiss = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        ["swiss", "monrad", "vp"].iter().any(|word| {
+            lower
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == *word)
+        })
+    };
+    // No PBN export of a Swiss pairs event has been seen to check a reading against
+    // (its matches and victory points are not in the PBN standard's tags), so one is
+    // refused by name rather than read as a plain pairs event.
+    if let Some((text, origin)) = [Some((scoring_text, scoring_origin)), raw.tag("Competition")]
+        .into_iter()
+        .flatten()
+        .find(|(text, _)| swiss(text))
+    {
+        return Err(err(
+            origin,
+            format!(
+                "`{text}` is a Swiss pairs event, which cannot be imported from PBN: give it as a dataset with scoring `swiss_pairs` (each board row with its `round`)"
+            ),
+        ));
+    }
+    scoring_method(scoring_text)
+        .ok_or_else(|| err(scoring_origin, format!("unknown scoring `{scoring_text}`")))
+}
+
+/// The session's date: the `ContestDate` header (YYYY-MM-DD), else the `[Date]` or
+/// `[EventDate]` tag (YYYY.MM.DD).
+fn read_date(raw: &Raw, file_origin: &Origin) -> Result<NaiveDate, InputError> {
+    match raw.meta("ContestDate") {
+        Some((text, origin)) => NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .map_err(|_| err(origin, format!("ContestDate `{text}` is not YYYY-MM-DD"))),
+        None => {
+            let (text, origin) = raw
+                .tag("Date")
+                .or_else(|| raw.tag("EventDate"))
+                .ok_or_else(|| err(file_origin, "no ContestDate header and no [Date] tag"))?;
+            NaiveDate::parse_from_str(text, "%Y.%m.%d")
+                .map_err(|_| err(origin, format!("[Date] `{text}` is not YYYY.MM.DD")))
+        }
+    }
 }
 
 /// What the tables of one file add up to, row by row.
@@ -795,34 +842,9 @@ impl Builder {
         let ew = real(pair_field(row, "PairId_EW", &self.pair_ids)?);
         let score_ns = row.get("Score_NS")?.trim();
         let score_ew = row.get("Score_EW")?.trim();
-        let mut line = PublishedLine {
-            board,
-            kind: LineKind::Played,
-            ns: ns.clone(),
-            ew: ew.clone(),
-            ns_points: row.first_f64(&["MP_NS", "IMP_NS"])?,
-            ew_points: row.first_f64(&["MP_EW", "IMP_EW"])?,
-            ns_percent: row.optional_f64("Percentage_NS")?,
-            ew_percent: row.optional_f64("Percentage_EW")?,
-            origin: row.origin.clone(),
-        };
-        for column in ["MP_NS", "MP_EW", "IMP_NS", "IMP_EW"] {
-            if let Some(text) = row.optional(column) {
-                Precision::see(&mut self.published.precision.line, text);
-            }
-        }
+        let mut line = self.printed_line(row, board, &ns, &ew)?;
         if is_penalty(score_ns) || is_penalty(score_ew) {
-            line.kind = LineKind::Penalty;
-            self.published.lines.push(line.clone());
-            self.row_not_imported(
-                row,
-                format!(
-                    "a penalty row: its points are added to the result of pairs {} and {} on board {board}",
-                    line.ns.as_deref().unwrap_or("-"),
-                    line.ew.as_deref().unwrap_or("-")
-                ),
-            );
-            return Ok(Some(line));
+            return Ok(Some(self.penalty_row(row, line)));
         }
         for (pair, direction) in [(&ns, Direction::NS), (&ew, Direction::EW)] {
             if let Some(pair) = pair {
@@ -843,16 +865,7 @@ impl Builder {
             return self.unlisted_pair_row(row, board, score_ns, score_ew, line);
         }
         let (Some(ns), Some(ew)) = (ns, ew) else {
-            if line.ns.is_none() && line.ew.is_none() {
-                return Err(row.error("PairId_NS", "a row with neither pair"));
-            }
-            line.kind = LineKind::Bye;
-            let pair = line.ns.as_deref().or(line.ew.as_deref()).unwrap_or("-");
-            self.row_not_imported(
-                row,
-                format!("a bye for pair {pair}: scored by the competition's bye rule"),
-            );
-            self.published.lines.push(line);
+            self.bye_row(row, line)?;
             return Ok(None);
         };
         let result = BoardResult {
@@ -876,6 +889,66 @@ impl Builder {
             ),
         }
         Ok(None)
+    }
+
+    /// What the program printed on a `[ScoreTable]` row: each side's points and
+    /// percentage, the precision of the points seen.
+    fn printed_line(
+        &mut self,
+        row: &Row,
+        board: u32,
+        ns: &Option<String>,
+        ew: &Option<String>,
+    ) -> Result<PublishedLine, InputError> {
+        let line = PublishedLine {
+            board,
+            kind: LineKind::Played,
+            ns: ns.clone(),
+            ew: ew.clone(),
+            ns_points: row.first_f64(&["MP_NS", "IMP_NS"])?,
+            ew_points: row.first_f64(&["MP_EW", "IMP_EW"])?,
+            ns_percent: row.optional_f64("Percentage_NS")?,
+            ew_percent: row.optional_f64("Percentage_EW")?,
+            origin: row.origin.clone(),
+        };
+        for column in ["MP_NS", "MP_EW", "IMP_NS", "IMP_EW"] {
+            if let Some(text) = row.optional(column) {
+                Precision::see(&mut self.published.precision.line, text);
+            }
+        }
+        Ok(line)
+    }
+
+    /// A director's penalty row: published, reported as not imported, and returned to
+    /// be added to its table's result.
+    fn penalty_row(&mut self, row: &Row, mut line: PublishedLine) -> PublishedLine {
+        line.kind = LineKind::Penalty;
+        self.published.lines.push(line.clone());
+        self.row_not_imported(
+            row,
+            format!(
+                "a penalty row: its points are added to the result of pairs {} and {} on board {}",
+                line.ns.as_deref().unwrap_or("-"),
+                line.ew.as_deref().unwrap_or("-"),
+                line.board
+            ),
+        );
+        line
+    }
+
+    /// A row with one pair only: a bye, scored by the competition's bye rule.
+    fn bye_row(&mut self, row: &Row, mut line: PublishedLine) -> Result<(), InputError> {
+        if line.ns.is_none() && line.ew.is_none() {
+            return Err(row.error("PairId_NS", "a row with neither pair"));
+        }
+        line.kind = LineKind::Bye;
+        let pair = line.ns.as_deref().or(line.ew.as_deref()).unwrap_or("-");
+        self.row_not_imported(
+            row,
+            format!("a bye for pair {pair}: scored by the competition's bye rule"),
+        );
+        self.published.lines.push(line);
+        Ok(())
     }
 
     /// A table played by a pair the `[TotalScoreTable]` does not list (`-` on one side,

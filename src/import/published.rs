@@ -320,6 +320,30 @@ pub fn check_text(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<()
     ))
 }
 
+/// An export decoded for a reader: its text, and the file every row's origin names.
+pub struct ExportSource {
+    pub file: std::sync::Arc<std::path::Path>,
+    pub text: String,
+}
+
+impl ExportSource {
+    /// The source of an export already in memory, for the reader of `what` (`a PBN`,
+    /// `a USEBIO XML`); `path` names it in errors and origins. See [`export_text`].
+    pub fn decode(path: &std::path::Path, bytes: &[u8], what: &str) -> Result<Self, InputError> {
+        let file = std::sync::Arc::from(path);
+        let text = export_text(path, bytes, what)?;
+        Ok(ExportSource { file, text })
+    }
+}
+
+/// Reads an export from disk ([`read_export`]) and parses its bytes with `parse_bytes`.
+pub fn parse_file(
+    path: &std::path::Path,
+    parse_bytes: fn(&std::path::Path, &[u8]) -> Result<Imported, InputError>,
+) -> Result<Imported, InputError> {
+    parse_bytes(path, &read_export(path)?)
+}
+
 /// An export's text, for the importer of `what` (`a PBN`, `a USEBIO XML`): UTF-16
 /// converted ([`utf16_to_utf8`]), binary refused ([`check_text`]), then decoded as
 /// [`decode_text`] does.

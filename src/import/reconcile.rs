@@ -155,144 +155,32 @@ impl Mismatch {
 /// export printed. `None` when every printed figure is reproduced.
 pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mismatch> {
     let published = &imported.published;
-    let rounding = Rounding::of_program(&published.program);
-    let precision = published.precision;
-    let ruter = published.program.to_ascii_lowercase().contains("ruter");
+    let mut comparison = Comparison {
+        scored,
+        rounding: Rounding::of_program(&published.program),
+        ruter: published.program.to_ascii_lowercase().contains("ruter"),
+        line_decimals: published.precision.line,
+        neuberg: imported
+            .dataset
+            .competitions
+            .first()
+            .is_some_and(|c| c.conventions.neuberg),
+        differences: Vec::new(),
+    };
+    comparison.standings(imported);
     let bye_average = imported
         .dataset
         .competitions
         .first()
         .is_some_and(|c| c.conventions.bye_score == ByeScore::SessionAverage);
-    let neuberg = imported
-        .dataset
-        .competitions
-        .first()
-        .is_some_and(|c| c.conventions.neuberg);
-    let results_of = board_results(scored, neuberg);
-    let mut differences: Vec<Difference> = Vec::new();
-    let mut compare = |entrant: &str,
-                       board: Option<u32>,
-                       line: Option<usize>,
-                       what: &str,
-                       printed: f64,
-                       recomputed: Option<f64>,
-                       decimals: u8| {
-        let same = recomputed
-            .is_some_and(|r| rounding.units(r, decimals) == rounding.units(printed, decimals));
-        if !same {
-            differences.push(Difference {
-                entrant: entrant.to_string(),
-                board,
-                line,
-                what: what.to_string(),
-                printed: rounding.print(printed, decimals),
-                recomputed: recomputed
-                    .map_or_else(|| "nothing".to_string(), |r| rounding.print(r, decimals)),
-                convention: None,
-            });
-        }
-    };
-
-    for standing in &published.standings {
-        let mine = scored
-            .standings
-            .iter()
-            .find(|s| s.entrant == standing.entrant);
-        let line = standing.origin.row;
-        let entrant = standing.entrant.as_str();
-        compare(
-            entrant,
-            None,
-            line,
-            "total",
-            standing.score,
-            mine.map(|m| m.score),
-            precision.total,
-        );
-        if let Some(percent) = standing.percent {
-            compare(
-                entrant,
-                None,
-                line,
-                "percentage",
-                percent,
-                mine.and_then(|m| m.percent),
-                precision.percent,
-            );
-        }
-        compare(
-            entrant,
-            None,
-            line,
-            "rank",
-            f64::from(standing.rank),
-            mine.map(|m| f64::from(m.rank)),
-            0,
-        );
-    }
-
     for line in &published.lines {
         match line.kind {
-            LineKind::Played | LineKind::Artificial => {
-                let mine = scored.board_scores.iter().find(|b| {
-                    b.board == line.board
-                        && b.ns.as_deref() == line.ns.as_deref()
-                        && b.ew.as_deref() == line.ew.as_deref()
-                });
-                let results = results_of(line.board);
-                for (direction, points) in [
-                    (Direction::NS, mine.map(|m| m.ns_points)),
-                    (Direction::EW, mine.map(|m| m.ew_points)),
-                ] {
-                    let pair = side(line, direction).unwrap_or("-");
-                    side_figures(
-                        &mut compare,
-                        line,
-                        direction,
-                        pair,
-                        points,
-                        ruter.then_some(results),
-                        precision.line,
-                    );
-                }
-            }
-            LineKind::Bye if bye_average => {
-                // The pair's own average over the tables it played, as Ruter prints it.
-                for direction in [Direction::NS, Direction::EW] {
-                    let Some(pair) = side(line, direction) else {
-                        continue;
-                    };
-                    let mine: Vec<f64> = scored
-                        .board_scores
-                        .iter()
-                        .filter_map(|b| {
-                            if b.ns.as_deref() == Some(pair) {
-                                Some(b.ns_points)
-                            } else if b.ew.as_deref() == Some(pair) {
-                                Some(b.ew_points)
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let average =
-                        (!mine.is_empty()).then(|| mine.iter().sum::<f64>() / mine.len() as f64);
-                    let results = results_of(line.board);
-                    side_figures(
-                        &mut compare,
-                        line,
-                        direction,
-                        pair,
-                        average,
-                        ruter.then_some(results),
-                        precision.line,
-                    );
-                }
-            }
+            LineKind::Played | LineKind::Artificial => comparison.played_line(line),
+            LineKind::Bye if bye_average => comparison.bye_line(line),
             LineKind::Bye | LineKind::Penalty => {}
         }
     }
-
+    let mut differences = comparison.differences;
     if differences.is_empty() {
         return None;
     }
@@ -304,6 +192,168 @@ pub fn reconcile(imported: &Imported, scored: &ScoredCompetition) -> Option<Mism
         pair: differences.iter().find(|d| d.board.is_none()).cloned(),
         board: differences.iter().find(|d| d.board.is_some()).cloned(),
     })
+}
+
+/// The printed figures of one export compared with its recomputation, with the
+/// differences found so far.
+struct Comparison<'a> {
+    scored: &'a ScoredCompetition,
+    rounding: Rounding,
+    /// Ruter prints a whole-number board percentage beside each side's points.
+    ruter: bool,
+    /// How many decimals the program printed on travellers.
+    line_decimals: u8,
+    /// Boards played fewer times are factored with Neuberg's formula.
+    neuberg: bool,
+    differences: Vec<Difference>,
+}
+
+/// Where a printed figure is and what it is.
+struct Figure<'a> {
+    entrant: &'a str,
+    board: Option<u32>,
+    line: Option<usize>,
+    what: &'a str,
+}
+
+impl Comparison<'_> {
+    /// Notes a difference when `recomputed` does not print as `printed` at `decimals`.
+    fn compare(&mut self, figure: Figure, printed: f64, recomputed: Option<f64>, decimals: u8) {
+        let rounding = self.rounding;
+        let same = recomputed
+            .is_some_and(|r| rounding.units(r, decimals) == rounding.units(printed, decimals));
+        if !same {
+            self.differences.push(Difference {
+                entrant: figure.entrant.to_string(),
+                board: figure.board,
+                line: figure.line,
+                what: figure.what.to_string(),
+                printed: rounding.print(printed, decimals),
+                recomputed: recomputed
+                    .map_or_else(|| "nothing".to_string(), |r| rounding.print(r, decimals)),
+                convention: None,
+            });
+        }
+    }
+
+    /// Each pair's printed total, percentage and rank.
+    fn standings(&mut self, imported: &Imported) {
+        let precision = imported.published.precision;
+        for standing in &imported.published.standings {
+            let mine = self
+                .scored
+                .standings
+                .iter()
+                .find(|s| s.entrant == standing.entrant);
+            let figure = |what| Figure {
+                entrant: standing.entrant.as_str(),
+                board: None,
+                line: standing.origin.row,
+                what,
+            };
+            self.compare(
+                figure("total"),
+                standing.score,
+                mine.map(|m| m.score),
+                precision.total,
+            );
+            if let Some(percent) = standing.percent {
+                self.compare(
+                    figure("percentage"),
+                    percent,
+                    mine.and_then(|m| m.percent),
+                    precision.percent,
+                );
+            }
+            self.compare(
+                figure("rank"),
+                f64::from(standing.rank),
+                mine.map(|m| f64::from(m.rank)),
+                0,
+            );
+        }
+    }
+
+    /// How many results a board has, where the program prints board percentages.
+    fn results_for_percent(&self, board: u32) -> Option<usize> {
+        self.ruter
+            .then(|| board_results(self.scored, self.neuberg)(board))
+    }
+
+    /// A played (or artificially scored) traveller line: both sides' figures.
+    fn played_line(&mut self, line: &PublishedLine) {
+        let mine = self.scored.board_scores.iter().find(|b| {
+            b.board == line.board
+                && b.ns.as_deref() == line.ns.as_deref()
+                && b.ew.as_deref() == line.ew.as_deref()
+        });
+        let results = self.results_for_percent(line.board);
+        for (direction, points) in [
+            (Direction::NS, mine.map(|m| m.ns_points)),
+            (Direction::EW, mine.map(|m| m.ew_points)),
+        ] {
+            let pair = side(line, direction).unwrap_or("-");
+            self.side_figures(line, direction, pair, points, results);
+        }
+    }
+
+    /// A bye line valued at the pair's own average over the tables it played, as Ruter
+    /// prints it.
+    fn bye_line(&mut self, line: &PublishedLine) {
+        for direction in [Direction::NS, Direction::EW] {
+            let Some(pair) = side(line, direction) else {
+                continue;
+            };
+            let mine: Vec<f64> = self
+                .scored
+                .board_scores
+                .iter()
+                .filter_map(|b| {
+                    if b.ns.as_deref() == Some(pair) {
+                        Some(b.ns_points)
+                    } else if b.ew.as_deref() == Some(pair) {
+                        Some(b.ew_points)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let average = (!mine.is_empty()).then(|| mine.iter().sum::<f64>() / mine.len() as f64);
+            let results = self.results_for_percent(line.board);
+            self.side_figures(line, direction, pair, average, results);
+        }
+    }
+
+    /// One side's points on a line and, where the program prints one (Ruter, with the
+    /// board's number of results), its whole-number board percentage.
+    fn side_figures(
+        &mut self,
+        line: &PublishedLine,
+        direction: Direction,
+        pair: &str,
+        points: Option<f64>,
+        results: Option<usize>,
+    ) {
+        let (printed, percent) = match direction {
+            Direction::NS => (line.ns_points, line.ns_percent),
+            Direction::EW => (line.ew_points, line.ew_percent),
+        };
+        let points_what = format!("{direction} points");
+        let percent_what = format!("{direction} percentage");
+        let figure = |what| Figure {
+            entrant: pair,
+            board: Some(line.board),
+            line: line.origin.row,
+            what,
+        };
+        if let Some(printed) = printed {
+            self.compare(figure(&points_what), printed, points, self.line_decimals);
+        }
+        if let (Some(shown), Some(results)) = (percent, results) {
+            let mine = points.and_then(|p| ruter_board_percent(p, results));
+            self.compare(figure(&percent_what), shown, mine, 0);
+        }
+    }
 }
 
 /// The published result of each entrant of a matchpoint competition, as `results` rows
@@ -366,47 +416,6 @@ fn side(line: &PublishedLine, direction: Direction) -> Option<&str> {
     match direction {
         Direction::NS => line.ns.as_deref(),
         Direction::EW => line.ew.as_deref(),
-    }
-}
-
-/// One side's points on a line and, where the program prints one (Ruter, with the
-/// board's number of results), its whole-number board percentage.
-fn side_figures(
-    compare: &mut impl FnMut(&str, Option<u32>, Option<usize>, &str, f64, Option<f64>, u8),
-    line: &PublishedLine,
-    direction: Direction,
-    pair: &str,
-    points: Option<f64>,
-    results: Option<usize>,
-    decimals: u8,
-) {
-    let (printed, percent) = match direction {
-        Direction::NS => (line.ns_points, line.ns_percent),
-        Direction::EW => (line.ew_points, line.ew_percent),
-    };
-    let what = format!("{direction} points");
-    if let Some(printed) = printed {
-        compare(
-            pair,
-            Some(line.board),
-            line.origin.row,
-            &what,
-            printed,
-            points,
-            decimals,
-        );
-    }
-    if let (Some(shown), Some(results)) = (percent, results) {
-        let mine = points.and_then(|p| ruter_board_percent(p, results));
-        compare(
-            pair,
-            Some(line.board),
-            line.origin.row,
-            &format!("{direction} percentage"),
-            shown,
-            mine,
-            0,
-        );
     }
 }
 

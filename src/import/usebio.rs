@@ -54,7 +54,7 @@ use crate::dataset::{
 };
 use crate::error::{InputError, Location};
 use crate::import::published::{
-    slug, Imported, LineKind, Precision, Published, PublishedDatum, PublishedLine,
+    slug, ExportSource, Imported, LineKind, Precision, Published, PublishedDatum, PublishedLine,
     PublishedStanding,
 };
 use crate::scoring::contract::{normalize_contract, MAX_TRICKS};
@@ -64,16 +64,14 @@ use crate::scoring::outcome::{artificial_code, parse_artificial};
 
 /// Reads a USEBIO 1.2 XML result file.
 pub fn parse(path: impl AsRef<Path>) -> Result<Imported, InputError> {
-    let path = path.as_ref();
-    parse_bytes(path, &super::published::read_export(path)?)
+    super::published::parse_file(path.as_ref(), parse_bytes)
 }
 
 /// Reads a USEBIO file already in memory; `path` names it in errors and origins.
 pub fn parse_bytes(path: &Path, bytes: &[u8]) -> Result<Imported, InputError> {
-    let file: Arc<Path> = Arc::from(path);
     // Compscore writes UTF-8; other programs declare ISO-8859-1 and write it.
-    let text = super::published::export_text(path, bytes, "a USEBIO XML")?;
-    let root = read_tree(&file, &text)?;
+    let source = ExportSource::decode(path, bytes, "a USEBIO XML")?;
+    let root = read_tree(&source.file, &source.text)?;
     build(&root)
 }
 
@@ -165,66 +163,10 @@ fn read_tree(file: &Arc<Path>, text: &str) -> Result<Element, InputError> {
             )
         })?;
         let origin = Origin::new(file, line_at(before));
-        match event {
-            Event::Start(start) => {
-                if stack.len() > MAX_DEPTH {
-                    return Err(InputError::new(
-                        origin.location(),
-                        format!("elements are nested more than {MAX_DEPTH} deep; a USEBIO file is a handful of levels deep"),
-                    ));
-                }
-                stack.push(element(&start, origin)?);
-            }
-            Event::Empty(start) => {
-                let empty = element(&start, origin)?;
-                if let Some(parent) = stack.last_mut() {
-                    parent.children.push(empty);
-                }
-            }
-            Event::End(_) => {
-                let done = stack.pop();
-                match (done, stack.last_mut()) {
-                    (Some(done), Some(parent)) => parent.children.push(done),
-                    _ => {
-                        return Err(InputError::new(
-                            origin.location(),
-                            "malformed XML: a closing tag without an opening one",
-                        ))
-                    }
-                }
-            }
-            Event::Text(t) => {
-                if let Some(current) = stack.last_mut() {
-                    current.text.push_str(&t.xml10_content());
-                }
-            }
-            Event::CData(t) => {
-                if let Some(current) = stack.last_mut() {
-                    current.text.push_str(&t);
-                }
-            }
-            Event::GeneralRef(r) => {
-                let resolved = match r.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c.to_string()),
-                    _ => match &*r {
-                        "amp" => Some("&".to_string()),
-                        "lt" => Some("<".to_string()),
-                        "gt" => Some(">".to_string()),
-                        "apos" => Some("'".to_string()),
-                        "quot" => Some("\"".to_string()),
-                        _ => None,
-                    },
-                };
-                let resolved = resolved.ok_or_else(|| {
-                    InputError::new(origin.location(), format!("unknown entity `&{};`", &*r))
-                })?;
-                if let Some(current) = stack.last_mut() {
-                    current.text.push_str(&resolved);
-                }
-            }
-            Event::Eof => break,
-            _ => {}
+        if let Event::Eof = event {
+            break;
         }
+        take_event(&mut stack, event, origin)?;
     }
     if stack.len() != 1 {
         let open = stack.last().map(|e| e.name.clone()).unwrap_or_default();
@@ -242,6 +184,74 @@ fn read_tree(file: &Arc<Path>, text: &str) -> Result<Element, InputError> {
                 "no <USEBIO> root element",
             )
         })
+}
+
+/// One XML event into the tree being built: an element opens, closes, or gets text.
+fn take_event(stack: &mut Vec<Element>, event: Event, origin: Origin) -> Result<(), InputError> {
+    match event {
+        Event::Start(start) => {
+            if stack.len() > MAX_DEPTH {
+                return Err(InputError::new(
+                    origin.location(),
+                    format!("elements are nested more than {MAX_DEPTH} deep; a USEBIO file is a handful of levels deep"),
+                ));
+            }
+            stack.push(element(&start, origin)?);
+        }
+        Event::Empty(start) => {
+            let empty = element(&start, origin)?;
+            if let Some(parent) = stack.last_mut() {
+                parent.children.push(empty);
+            }
+        }
+        Event::End(_) => {
+            let done = stack.pop();
+            match (done, stack.last_mut()) {
+                (Some(done), Some(parent)) => parent.children.push(done),
+                _ => {
+                    return Err(InputError::new(
+                        origin.location(),
+                        "malformed XML: a closing tag without an opening one",
+                    ))
+                }
+            }
+        }
+        Event::Text(t) => {
+            if let Some(current) = stack.last_mut() {
+                current.text.push_str(&t.xml10_content());
+            }
+        }
+        Event::CData(t) => {
+            if let Some(current) = stack.last_mut() {
+                current.text.push_str(&t);
+            }
+        }
+        Event::GeneralRef(r) => {
+            let resolved = entity(&r, &origin)?;
+            if let Some(current) = stack.last_mut() {
+                current.text.push_str(&resolved);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The text of a character reference or one of XML's five named entities.
+fn entity(r: &quick_xml::events::BytesRef, origin: &Origin) -> Result<String, InputError> {
+    let resolved = match r.resolve_char_ref() {
+        Ok(Some(c)) => Some(c.to_string()),
+        _ => match &**r {
+            "amp" => Some("&".to_string()),
+            "lt" => Some("<".to_string()),
+            "gt" => Some(">".to_string()),
+            "apos" => Some("'".to_string()),
+            "quot" => Some("\"".to_string()),
+            _ => None,
+        },
+    };
+    resolved
+        .ok_or_else(|| InputError::new(origin.location(), format!("unknown entity `&{};`", &**r)))
 }
 
 fn element(start: &quick_xml::events::BytesStart, origin: Origin) -> Result<Element, InputError> {
@@ -289,36 +299,79 @@ fn build(root: &Element) -> Result<Imported, InputError> {
     let event = root
         .child("EVENT")
         .ok_or_else(|| root.error("EVENT", "no <EVENT> element"))?;
-    let event_type = event
-        .attribute("EVENT_TYPE")
-        .unwrap_or_default()
-        .to_string();
-    let scoring = match event_type.as_str() {
-        "MP_PAIRS" => ScoringMethod::Matchpoints,
-        "CROSS_IMP" => ScoringMethod::CrossImps,
-        "BUTLER_PAIRS" => ScoringMethod::Butler,
+    let scoring = event_scoring(event)?;
+    let mut competition = read_competition(root, event, scoring)?;
+    let program = event.text_of("PROGRAM_NAME").unwrap_or_default();
+    let two_winners = event.text_of("WINNER_TYPE") == Some("2");
+    let mut read = Reading {
+        competition_id: competition.competition_id.clone(),
+        dataset: Dataset::default(),
+        published: Published {
+            competition_id: competition.competition_id.clone(),
+            program: program.to_string(),
+            ..Published::default()
+        },
+    };
+    let participants = event
+        .child("PARTICIPANTS")
+        .ok_or_else(|| event.error("PARTICIPANTS", "no <PARTICIPANTS> element"))?;
+    let pairs = read.pairs(participants, two_winners)?;
+    let (boards, printed_whole) = read.boards(event, scoring, &pairs)?;
+    let Reading {
+        mut dataset,
+        mut published,
+        ..
+    } = read;
+    if scoring == ScoringMethod::Matchpoints
+        && competition.conventions.travellers == Travellers::Unfactored
+    {
+        unmarked_adjustments(&mut dataset.boards, &mut published.lines, &printed_whole);
+    }
+    competition.boards = u32::try_from(boards).ok().filter(|&n| n > 0);
+    dataset.competitions.push(competition);
+    Ok(Imported {
+        dataset,
+        published,
+        ..Imported::default()
+    })
+}
+
+/// The scoring of an `EVENT_TYPE`; the Swiss pairs types and unknown ones are refused.
+fn event_scoring(event: &Element) -> Result<ScoringMethod, InputError> {
+    let event_type = event.attribute("EVENT_TYPE").unwrap_or_default();
+    match event_type {
+        "MP_PAIRS" => Ok(ScoringMethod::Matchpoints),
+        "CROSS_IMP" => Ok(ScoringMethod::CrossImps),
+        "BUTLER_PAIRS" => Ok(ScoringMethod::Butler),
         // USEBIO names three Swiss pairs types (on victory points, on cross-IMPs, on
         // butler IMPs). How a file lays out the rounds and matches of one is not
         // settled by any export this project has been able to check against, and
         // reading the boards without the matches would rate the event right but score
         // it wrong, so these are refused rather than guessed at.
         swiss @ ("SWISS_PAIRS" | "SWISS_PAIRS_BUTLER_IMPS" | "SWISS_PAIRS_CROSS_IMPS") => {
-            return Err(event.error(
+            Err(event.error(
                 "EVENT_TYPE",
                 format!(
                     "event type `{swiss}` is a Swiss pairs event, which cannot be imported from USEBIO: give it as a dataset with scoring `swiss_pairs` (each board row with its `round`)"
                 ),
             ))
         }
-        other => {
-            return Err(event.error(
-                "EVENT_TYPE",
-                format!(
+        other => Err(event.error(
+            "EVENT_TYPE",
+            format!(
                 "event type `{other}`: only MP_PAIRS, CROSS_IMP and BUTLER_PAIRS can be imported"
             ),
-            ))
-        }
-    };
+        )),
+    }
+}
+
+/// The competition row from the `<EVENT>` and `<CLUB>` headers; its id is the date,
+/// the club's number (or name) and the event's identifier.
+fn read_competition(
+    root: &Element,
+    event: &Element,
+    scoring: ScoringMethod,
+) -> Result<Competition, InputError> {
     let date_text = event.required("DATE")?;
     let date = NaiveDate::parse_from_str(date_text, "%d/%m/%Y")
         .map_err(|_| event.error("DATE", format!("<DATE> `{date_text}` is not DD/MM/YYYY")))?;
@@ -337,42 +390,66 @@ fn build(root: &Element) -> Result<Imported, InputError> {
         .or_else(|| event.text_of("TITLE"))
         .map(str::to_string);
     let program = event.text_of("PROGRAM_NAME").unwrap_or_default();
-    let two_winners = event.text_of("WINNER_TYPE") == Some("2");
-
     let mut competition = Competition::new(&competition_id, date, Format::Pairs, scoring);
     competition.title = title;
     competition.club = club;
     competition.conventions = Conventions::of_program(program);
     competition.origin = event.origin.clone();
+    Ok(competition)
+}
 
-    let mut dataset = Dataset::default();
-    let mut published = Published {
-        competition_id: competition_id.clone(),
-        program: program.to_string(),
-        ..Published::default()
-    };
-    let participants = event
-        .child("PARTICIPANTS")
-        .ok_or_else(|| event.error("PARTICIPANTS", "no <PARTICIPANTS> element"))?;
-    let mut pairs: BTreeSet<String> = BTreeSet::new();
-    let mut members: BTreeSet<i64> = BTreeSet::new();
-    for pair in participants.children("PAIR") {
-        let number = pair.required("PAIR_NUMBER")?.to_string();
-        if !pairs.insert(number.clone()) {
-            return Err(pair.error("PAIR_NUMBER", format!("pair `{number}` is listed twice")));
-        }
-        let direction = match pair.text_of("DIRECTION") {
-            None => None,
-            Some("NS") => Some(Direction::NS),
-            Some("EW") => Some(Direction::EW),
-            Some(other) => {
-                return Err(pair.error("DIRECTION", format!("direction `{other}` is not NS or EW")))
+/// The rows and published figures of one event, as its elements are read.
+struct Reading {
+    competition_id: String,
+    dataset: Dataset,
+    published: Published,
+}
+
+impl Reading {
+    /// The `<PAIR>`s of `<PARTICIPANTS>`: entrants, members and published standings;
+    /// the pair numbers, for checking the travellers.
+    fn pairs(
+        &mut self,
+        participants: &Element,
+        two_winners: bool,
+    ) -> Result<BTreeSet<String>, InputError> {
+        let mut pairs: BTreeSet<String> = BTreeSet::new();
+        let mut members: BTreeSet<i64> = BTreeSet::new();
+        for pair in participants.children("PAIR") {
+            let number = pair.required("PAIR_NUMBER")?.to_string();
+            if !pairs.insert(number.clone()) {
+                return Err(pair.error("PAIR_NUMBER", format!("pair `{number}` is listed twice")));
             }
-        };
-        let direction = direction.filter(|_| two_winners);
-        let mut entrant = Entrant::new(&competition_id, &number);
-        entrant.direction = direction;
-        entrant.origin = pair.origin.clone();
+            let direction = match pair.text_of("DIRECTION") {
+                None => None,
+                Some("NS") => Some(Direction::NS),
+                Some("EW") => Some(Direction::EW),
+                Some(other) => {
+                    return Err(
+                        pair.error("DIRECTION", format!("direction `{other}` is not NS or EW"))
+                    )
+                }
+            };
+            let direction = direction.filter(|_| two_winners);
+            let mut entrant = Entrant::new(&self.competition_id, &number);
+            entrant.direction = direction;
+            entrant.origin = pair.origin.clone();
+            self.players(pair, &number, &mut entrant, &mut members)?;
+            self.dataset.entrants.push(entrant);
+            self.standing(pair, number, direction)?;
+        }
+        Ok(pairs)
+    }
+
+    /// The `<PLAYER>`s of a pair: their names and clubs on the entrant, and a member
+    /// row for each national number seen first here (0 is no member).
+    fn players(
+        &mut self,
+        pair: &Element,
+        number: &str,
+        entrant: &mut Entrant,
+        members: &mut BTreeSet<i64>,
+    ) -> Result<(), InputError> {
         for (slot, player) in pair.children("PLAYER").enumerate() {
             if let Some(name) = entrant.names.get_mut(slot).filter(|_| slot < 2) {
                 *name = player.text_of("PLAYER_NAME").map(str::to_string);
@@ -400,10 +477,20 @@ fn build(root: &Element) -> Result<Imported, InputError> {
                 member.name = player.text_of("PLAYER_NAME").map(str::to_string);
                 member.club = player.text_of("CLUB_ID_NUMBER").map(str::to_string);
                 member.origin = player.origin.clone();
-                dataset.members.push(member);
+                self.dataset.members.push(member);
             }
         }
-        dataset.entrants.push(entrant);
+        Ok(())
+    }
+
+    /// A pair's published total, percentage and place.
+    fn standing(
+        &mut self,
+        pair: &Element,
+        number: String,
+        direction: Option<Direction>,
+    ) -> Result<(), InputError> {
+        let published = &mut self.published;
         if let Some(text) = pair.text_of("TOTAL_SCORE") {
             Precision::see(&mut published.precision.total, text);
         }
@@ -427,62 +514,67 @@ fn build(root: &Element) -> Result<Imported, InputError> {
             direction,
             origin: pair.origin.clone(),
         });
+        Ok(())
     }
 
-    let (ns_column, ew_column) = points_columns(scoring);
-    let mut numbers: BTreeSet<u32> = BTreeSet::new();
-    // Per traveller line: both sides' points printed as whole numbers (`20`, not `20.0`).
-    let mut printed_whole: Vec<bool> = Vec::new();
-    for board in event.children("BOARD") {
-        let lines: Vec<&Element> = board.children("TRAVELLER_LINE").collect();
-        if lines.is_empty() {
-            continue;
-        }
-        let number = board
-            .number::<u32>("BOARD_NUMBER")?
-            .ok_or_else(|| board.error("BOARD_NUMBER", "<BOARD> has no <BOARD_NUMBER>"))?;
-        if !numbers.insert(number) {
-            return Err(InputError::new(
-                board.location("BOARD_NUMBER").board(number),
-                format!("board {number} has two <BOARD> elements with travellers"),
-            ));
-        }
-        if let Some(datum) = board.number::<f64>("BOARD_AVERAGE")? {
-            published.datums.push(PublishedDatum {
-                board: number,
-                datum,
-                origin: board.origin.clone(),
-            });
-        }
-        for line in lines {
-            let (result, published_line) =
-                traveller_line(line, number, &competition_id, &pairs, ns_column, ew_column)?;
-            for column in [ns_column, ew_column] {
-                if let Some(text) = line.text_of(column) {
-                    Precision::see(&mut published.precision.line, text);
-                }
+    /// The `<BOARD>`s with travellers (hand records are skipped): board rows, datums and
+    /// published lines. The number of boards, and per traveller line whether both
+    /// sides' points are printed as whole numbers (`20`, not `20.0`).
+    fn boards(
+        &mut self,
+        event: &Element,
+        scoring: ScoringMethod,
+        pairs: &BTreeSet<String>,
+    ) -> Result<(usize, Vec<bool>), InputError> {
+        let (ns_column, ew_column) = points_columns(scoring);
+        let mut numbers: BTreeSet<u32> = BTreeSet::new();
+        let mut printed_whole: Vec<bool> = Vec::new();
+        for board in event.children("BOARD") {
+            let lines: Vec<&Element> = board.children("TRAVELLER_LINE").collect();
+            if lines.is_empty() {
+                continue;
             }
-            printed_whole.push(
-                [ns_column, ew_column]
-                    .iter()
-                    .all(|c| line.text_of(c).is_some_and(|t| !t.contains('.'))),
-            );
-            dataset.boards.push(result);
-            published.lines.push(published_line);
+            let number = board
+                .number::<u32>("BOARD_NUMBER")?
+                .ok_or_else(|| board.error("BOARD_NUMBER", "<BOARD> has no <BOARD_NUMBER>"))?;
+            if !numbers.insert(number) {
+                return Err(InputError::new(
+                    board.location("BOARD_NUMBER").board(number),
+                    format!("board {number} has two <BOARD> elements with travellers"),
+                ));
+            }
+            if let Some(datum) = board.number::<f64>("BOARD_AVERAGE")? {
+                self.published.datums.push(PublishedDatum {
+                    board: number,
+                    datum,
+                    origin: board.origin.clone(),
+                });
+            }
+            for line in lines {
+                let (result, published_line) = traveller_line(
+                    line,
+                    number,
+                    &self.competition_id,
+                    pairs,
+                    ns_column,
+                    ew_column,
+                )?;
+                for column in [ns_column, ew_column] {
+                    if let Some(text) = line.text_of(column) {
+                        Precision::see(&mut self.published.precision.line, text);
+                    }
+                }
+                printed_whole.push(
+                    [ns_column, ew_column]
+                        .iter()
+                        .all(|c| line.text_of(c).is_some_and(|t| !t.contains('.'))),
+                );
+                self.dataset.boards.push(result);
+                self.published.lines.push(published_line);
+            }
         }
+        Ok((numbers.len(), printed_whole))
     }
-    if scoring == ScoringMethod::Matchpoints
-        && competition.conventions.travellers == Travellers::Unfactored
-    {
-        unmarked_adjustments(&mut dataset.boards, &mut published.lines, &printed_whole);
-    }
-    competition.boards = u32::try_from(numbers.len()).ok().filter(|&n| n > 0);
-    dataset.competitions.push(competition);
-    Ok(Imported {
-        dataset,
-        published,
-        ..Imported::default()
-    })
 }
 
 /// Compscore's adjusted lines that keep the table's score: a director who replaces a
@@ -601,6 +693,38 @@ fn traveller_line(
     let score_text = line
         .text_of("SCORE")
         .ok_or_else(|| fail("SCORE", "traveller line has no <SCORE>".to_string()))?;
+    let kind = read_score(line, score_text, &mut result, &fail)?;
+    let points = |column: &str| -> Result<Option<f64>, InputError> {
+        match line.text_of(column) {
+            None => Ok(None),
+            Some(text) => text
+                .parse::<f64>()
+                .map(Some)
+                .map_err(|_| fail(column, format!("<{column}> `{text}` is not a number"))),
+        }
+    };
+    let published = PublishedLine {
+        board,
+        kind,
+        ns: Some(ns),
+        ew: Some(ew),
+        ns_points: points(ns_column)?,
+        ew_points: points(ew_column)?,
+        ns_percent: None,
+        ew_percent: None,
+        origin: line.origin.clone(),
+    };
+    Ok((result, published))
+}
+
+/// A traveller line's `SCORE`: an artificial score (`A5050`) with each side's share, or
+/// a N/S score with its contract; how the line is to be compared.
+fn read_score(
+    line: &Element,
+    score_text: &str,
+    result: &mut BoardResult,
+    fail: &dyn Fn(&str, String) -> InputError,
+) -> Result<LineKind, InputError> {
     let mut kind = LineKind::Played;
     let contract_text = line.text_of("CONTRACT").filter(|c| *c != "-");
     if score_text.starts_with(['A', 'a']) {
@@ -628,30 +752,10 @@ fn traveller_line(
             Some(text) if text.eq_ignore_ascii_case("pass") => {
                 result.contract = Some("PASS".into());
             }
-            Some(text) => read_contract(line, text, &mut result, &fail)?,
+            Some(text) => read_contract(line, text, result, fail)?,
         }
     }
-    let points = |column: &str| -> Result<Option<f64>, InputError> {
-        match line.text_of(column) {
-            None => Ok(None),
-            Some(text) => text
-                .parse::<f64>()
-                .map(Some)
-                .map_err(|_| fail(column, format!("<{column}> `{text}` is not a number"))),
-        }
-    };
-    let published = PublishedLine {
-        board,
-        kind,
-        ns: Some(ns),
-        ew: Some(ew),
-        ns_points: points(ns_column)?,
-        ew_points: points(ew_column)?,
-        ns_percent: None,
-        ew_percent: None,
-        origin: line.origin.clone(),
-    };
-    Ok((result, published))
+    Ok(kind)
 }
 
 /// A bid contract with its declarer (`PLAYED_BY`) and `TRICKS`.

@@ -11,7 +11,8 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::dataset::text::{check_text, MAX_NAME_CHARS, MAX_TEXT_CHARS};
 use crate::dataset::{
-    BoardRow, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin, ScoringMethod,
+    BoardCells, BoardRow, Competition, Dataset, Entrant, EntrantResult, Member, MemberId, Origin,
+    ScoringMethod,
 };
 use crate::error::{InputError, Location};
 
@@ -550,6 +551,75 @@ impl Percentages {
     }
 }
 
+/// A board row's cells each within their range: declarer, tricks, board number,
+/// round and table, N/S score and penalties.
+fn cell_ranges(c: &BoardCells, located: &dyn Fn(&str) -> Location) -> Result<(), InputError> {
+    if let Some(declarer) = c.declarer {
+        if !DECLARERS.contains(&declarer) {
+            return Err(InputError::new(
+                located("declarer"),
+                format!("declarer must be one of N, E, S, W, found `{declarer}`"),
+            ));
+        }
+    }
+    if let Some(tricks) = c.tricks {
+        tricks_in_range(i64::from(tricks))
+            .map_err(|rule| InputError::new(located("tricks"), rule))?;
+    }
+    within("board", c.board, 1, limits::MAX_BOARD_NUMBER)
+        .map_err(|rule| InputError::new(located("board"), rule))?;
+    for (column, value) in [("round", c.round), ("table", c.table)] {
+        if let Some(value) = value {
+            within(column, value, 0, limits::MAX_ROUND_OR_TABLE)
+                .map_err(|rule| InputError::new(located(column), rule))?;
+        }
+    }
+    if let Some(score) = c.ns_score {
+        within(
+            "ns_score",
+            score,
+            -limits::MAX_TABLE_SCORE,
+            limits::MAX_TABLE_SCORE,
+        )
+        .map_err(|rule| InputError::new(located("ns_score"), rule))?;
+    }
+    for (column, value) in [("ns_penalty", c.ns_penalty), ("ew_penalty", c.ew_penalty)] {
+        if let Some(value) = value {
+            finite(value).map_err(|rule| InputError::new(located(column), rule))?;
+            within(column, value, -limits::MAX_PENALTY, limits::MAX_PENALTY)
+                .map_err(|rule| InputError::new(located(column), rule))?;
+        }
+    }
+    Ok(())
+}
+
+/// A board row has a contract or an adjusted score, and a bid contract its declarer
+/// and tricks.
+fn contract_complete(c: &BoardCells, located: &dyn Fn(&str) -> Location) -> Result<(), InputError> {
+    match (c.contract, c.adjusted) {
+        (None, None) => Err(InputError::new(
+            located("contract"),
+            "a board row needs a `contract` or an `adjusted` score",
+        )),
+        (Some(contract), None) if !contract.trim().eq_ignore_ascii_case("PASS") => {
+            if c.declarer.is_none() {
+                return Err(InputError::new(
+                    located("declarer"),
+                    format!("contract `{contract}` needs a declarer"),
+                ));
+            }
+            if c.tricks.is_none() {
+                return Err(InputError::new(
+                    located("tricks"),
+                    format!("contract `{contract}` needs the tricks taken"),
+                ));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 fn at(origin: &Origin, column: &str) -> Location {
     origin.location().column(column)
 }
@@ -841,37 +911,10 @@ impl Validator {
             self.known_entrant(number, competition, opponent, origin, "opponent")?;
         }
         if scoring == ScoringMethod::TeamImps {
-            let teams = self.match_teams.entry(number).or_default();
-            if !teams.contains(&result.entrant) {
-                if let [first, second] = &teams[..] {
-                    return Err(InputError::new(
-                        located("entrant"),
-                        format!(
-                            "a team_imps competition is one match between two teams, but this row adds a third team `{}` to `{first}` and `{second}`; give each match its own competition_id",
-                            result.entrant
-                        ),
-                    ));
-                }
-                teams.push(result.entrant.clone());
-            }
+            self.match_team(number, result, &located)?;
         }
         if scoring == ScoringMethod::Matchpoints {
-            let sums = self
-                .percentages
-                .entry(number)
-                .or_insert_with(|| Percentages {
-                    weighted: 0.0,
-                    boards: 0.0,
-                    plain: 0.0,
-                    rows: 0,
-                    highest: 0.0,
-                    first: origin.clone(),
-                });
-            sums.weighted += result.score * f64::from(result.boards_played);
-            sums.boards += f64::from(result.boards_played);
-            sums.plain += result.score;
-            sums.rows += 1;
-            sums.highest = sums.highest.max(result.score);
+            self.add_percentage(number, result);
         }
         let boards = boards.unwrap_or(limits::MAX_BOARDS);
         if result.boards_played > boards {
@@ -899,6 +942,49 @@ impl Validator {
             }
         }
         Ok(())
+    }
+
+    /// A team_imps competition is one match: a third team is refused.
+    fn match_team(
+        &mut self,
+        number: usize,
+        result: &EntrantResult,
+        located: &dyn Fn(&str) -> Location,
+    ) -> Result<(), InputError> {
+        let teams = self.match_teams.entry(number).or_default();
+        if !teams.contains(&result.entrant) {
+            if let [first, second] = &teams[..] {
+                return Err(InputError::new(
+                    located("entrant"),
+                    format!(
+                        "a team_imps competition is one match between two teams, but this row adds a third team `{}` to `{first}` and `{second}`; give each match its own competition_id",
+                        result.entrant
+                    ),
+                ));
+            }
+            teams.push(result.entrant.clone());
+        }
+        Ok(())
+    }
+
+    /// A matchpoint result's percentage into its competition's sums.
+    fn add_percentage(&mut self, number: usize, result: &EntrantResult) {
+        let sums = self
+            .percentages
+            .entry(number)
+            .or_insert_with(|| Percentages {
+                weighted: 0.0,
+                boards: 0.0,
+                plain: 0.0,
+                rows: 0,
+                highest: 0.0,
+                first: result.origin.clone(),
+            });
+        sums.weighted += result.score * f64::from(result.boards_played);
+        sums.boards += f64::from(result.boards_played);
+        sums.plain += result.score;
+        sums.rows += 1;
+        sums.highest = sums.highest.max(result.score);
     }
 
     pub fn board<R: BoardRow>(&mut self, board: &R) -> Result<(), InputError> {
@@ -996,68 +1082,8 @@ impl Validator {
             board,
             &[c.ns, c.ew, c.north, c.south, c.east, c.west],
         )?;
-        let declarer = c.declarer;
-        if let Some(declarer) = declarer {
-            if !DECLARERS.contains(&declarer) {
-                return Err(InputError::new(
-                    located("declarer"),
-                    format!("declarer must be one of N, E, S, W, found `{declarer}`"),
-                ));
-            }
-        }
-        let tricks = c.tricks;
-        if let Some(tricks) = tricks {
-            tricks_in_range(i64::from(tricks))
-                .map_err(|rule| InputError::new(located("tricks"), rule))?;
-        }
-        within("board", number_on_board, 1, limits::MAX_BOARD_NUMBER)
-            .map_err(|rule| InputError::new(located("board"), rule))?;
-        for (column, value) in [("round", c.round), ("table", c.table)] {
-            if let Some(value) = value {
-                within(column, value, 0, limits::MAX_ROUND_OR_TABLE)
-                    .map_err(|rule| InputError::new(located(column), rule))?;
-            }
-        }
-        if let Some(score) = c.ns_score {
-            within(
-                "ns_score",
-                score,
-                -limits::MAX_TABLE_SCORE,
-                limits::MAX_TABLE_SCORE,
-            )
-            .map_err(|rule| InputError::new(located("ns_score"), rule))?;
-        }
-        for (column, value) in [("ns_penalty", c.ns_penalty), ("ew_penalty", c.ew_penalty)] {
-            if let Some(value) = value {
-                finite(value).map_err(|rule| InputError::new(located(column), rule))?;
-                within(column, value, -limits::MAX_PENALTY, limits::MAX_PENALTY)
-                    .map_err(|rule| InputError::new(located(column), rule))?;
-            }
-        }
-        match (c.contract, c.adjusted) {
-            (None, None) => {
-                return Err(InputError::new(
-                    located("contract"),
-                    "a board row needs a `contract` or an `adjusted` score",
-                ))
-            }
-            (Some(contract), None) if !contract.trim().eq_ignore_ascii_case("PASS") => {
-                if declarer.is_none() {
-                    return Err(InputError::new(
-                        located("declarer"),
-                        format!("contract `{contract}` needs a declarer"),
-                    ));
-                }
-                if tricks.is_none() {
-                    return Err(InputError::new(
-                        located("tricks"),
-                        format!("contract `{contract}` needs the tricks taken"),
-                    ));
-                }
-            }
-            _ => {}
-        }
-        Ok(())
+        cell_ranges(&c, &located)?;
+        contract_complete(&c, &located)
     }
 
     /// True when a row of `competitions` with this id passed the rules.
