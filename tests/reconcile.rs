@@ -84,6 +84,9 @@ fn every_shared_file_imports_and_reproduces_its_printed_figures() {
 /// version's.
 #[test]
 fn compscore_adjusted_lines_keep_their_printed_points() {
+    if no_realdata() {
+        return;
+    }
     let path = realdata().join("usebio").join(ADJUSTED);
     let (mut imported, mismatch) = checked(&path);
     let line = |imported: &Imported, row: usize| {
@@ -649,6 +652,9 @@ fn text(bytes: &[u8]) -> String {
 /// printed.
 #[test]
 fn ruter_keeps_the_table_score_beside_a_one_sided_artificial_score() {
+    if no_realdata() {
+        return;
+    }
     let (imported, mismatch) = checked(&spiren("2016-08-10.pbn"));
     assert!(mismatch.is_none());
     let row = imported
@@ -675,6 +681,9 @@ fn ruter_keeps_the_table_score_beside_a_one_sided_artificial_score() {
 /// missing; the whole file imports.
 #[test]
 fn an_export_cut_short_is_refused() {
+    if no_realdata() {
+        return;
+    }
     let path = spiren("2016-03-09.pbn");
     let bytes = std::fs::read(&path).unwrap();
     let text = bridgehcp::import::published::decode_text(&bytes);
@@ -699,6 +708,9 @@ fn an_export_cut_short_is_refused() {
 /// with only a `name_conflict` and rate member 40430 twice.
 #[test]
 fn one_member_in_two_pairs_is_refused_at_import() {
+    if no_realdata() {
+        return;
+    }
     let path = spiren("2015-09-02.pbn");
     let bytes = std::fs::read(&path).unwrap();
     let text = bridgehcp::import::published::decode_text(&bytes);
@@ -744,6 +756,9 @@ fn text_of_output(output: &std::process::Output) -> String {
 /// convention, `docs/club-programs.md`.)
 #[test]
 fn ruter_ranks_equal_printed_totals_over_equal_boards_together() {
+    if no_realdata() {
+        return;
+    }
     let (imported, mismatch) = checked(&spiren("2015-06-17spiren.pbn"));
     assert!(mismatch.is_none());
     for pair in ["7", "9", "10"] {
