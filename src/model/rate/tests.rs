@@ -69,6 +69,63 @@ fn pairs_field(pairs: &[(f64, f64)]) -> CompetitionInput {
     competition(FieldKind::Pairs, CalcMethod::Topscore, entrants)
 }
 
+/// An entrant of a team event or of team pairs across: `boards_played` boards, the
+/// direction it sat (team pairs) and its table opponent.
+fn seated(
+    players: Vec<PlayerInput>,
+    boards_played: u32,
+    result: f64,
+    direction: Option<crate::model::Direction>,
+    opponent: usize,
+) -> EntrantInput {
+    EntrantInput {
+        players,
+        boards_played,
+        result,
+        direction,
+        opponent: Some(opponent),
+    }
+}
+
+/// A team of four rated players, pairs `a` (ids `ids`, `ids + 1`) and `b` (the next two),
+/// over 12 boards.
+fn team(ids: i64, a: f64, b: f64, result: f64, opponent: usize) -> EntrantInput {
+    let players = vec![
+        rated(ids, a),
+        rated(ids + 1, a),
+        rated(ids + 2, b),
+        rated(ids + 3, b),
+    ];
+    seated(players, 12, result, None, opponent)
+}
+
+/// Four pairs of team pairs across over 16 boards, with `results` by pair: N/S 10 (ids 1,
+/// 2) against E/W 30 (ids 5, 6), N/S 20 (ids 3, 4) against E/W 16 (ids 7, 8).
+fn across_four(method: CalcMethod, results: [f64; 4]) -> CompetitionInput {
+    let pair = |id: i64, h: f64, r: f64, direction, opponent| {
+        seated(
+            vec![rated(id, h), rated(id + 1, h)],
+            16,
+            r,
+            Some(direction),
+            opponent,
+        )
+    };
+    let [a, b, c, d] = results;
+    let mut input = competition(
+        FieldKind::TeamPairAcross,
+        method,
+        vec![
+            pair(1, 10.0, a, NS, 2),
+            pair(3, 20.0, b, NS, 3),
+            pair(5, 30.0, c, EW, 0),
+            pair(7, 16.0, d, EW, 1),
+        ],
+    );
+    input.n_boards = 16;
+    input
+}
+
 fn rate(f: &FactorSet, input: &CompetitionInput) -> Vec<PlayerOutcome> {
     match rate_competition(f, input) {
         Ok(o) => o,
@@ -229,18 +286,6 @@ fn individual_event_by_hand() {
 #[test]
 fn team_match_by_hand() {
     let f = FactorSet::default();
-    let team = |ids: i64, a: f64, b: f64, result: f64, opponent: usize| EntrantInput {
-        players: vec![
-            rated(ids, a),
-            rated(ids + 1, a),
-            rated(ids + 2, b),
-            rated(ids + 3, b),
-        ],
-        boards_played: 12,
-        result,
-        direction: None,
-        opponent: Some(opponent),
-    };
     let mut input = competition(
         FieldKind::TeamMatch,
         CalcMethod::Imp,
@@ -266,26 +311,8 @@ fn team_match_by_hand() {
 /// W = 16.6/15, C_u = 1/2: Δ_A1 = −(1/480)·(16.6/15)·(1/2)·1·2·16·2 = −0.0737778.
 #[test]
 fn team_pairs_across_by_hand() {
-    let f = FactorSet::default();
-    let pair = |id: i64, h: f64, r: f64, direction, opponent| EntrantInput {
-        players: vec![rated(id, h), rated(id + 1, h)],
-        boards_played: 16,
-        result: r,
-        direction: Some(direction),
-        opponent: Some(opponent),
-    };
-    let mut input = competition(
-        FieldKind::TeamPairAcross,
-        CalcMethod::Topscore,
-        vec![
-            pair(1, 10.0, 8.0, NS, 2),
-            pair(3, 20.0, -6.0, NS, 3),
-            pair(5, 30.0, -8.0, EW, 0),
-            pair(7, 16.0, 6.0, EW, 1),
-        ],
-    );
-    input.n_boards = 16;
-    let out = rate(&f, &input);
+    let input = across_four(CalcMethod::Topscore, [8.0, -6.0, -8.0, 6.0]);
+    let out = rate(&FactorSet::default(), &input);
     close(out[0].delta, -0.0737778, 1e-7);
     close(
         out[0].delta,
@@ -306,26 +333,8 @@ fn team_pairs_across_by_hand() {
 /// 16 boards: W = 16.1/15, C_u = 1/2, Δ = −(1/480)·(16.1/15)·(1/2)·12·16·0.5 = −0.1073333.
 #[test]
 fn butler_teams_by_hand() {
-    let f = FactorSet::default();
-    let pair = |id: i64, h: f64, r: f64, direction, opponent| EntrantInput {
-        players: vec![rated(id, h), rated(id + 1, h)],
-        boards_played: 16,
-        result: r,
-        direction: Some(direction),
-        opponent: Some(opponent),
-    };
-    let mut input = competition(
-        FieldKind::TeamPairAcross,
-        CalcMethod::Imp,
-        vec![
-            pair(1, 10.0, 1.5, NS, 2),
-            pair(3, 20.0, -1.0, NS, 3),
-            pair(5, 30.0, -1.5, EW, 0),
-            pair(7, 16.0, 1.0, EW, 1),
-        ],
-    );
-    input.n_boards = 16;
-    let out = rate(&f, &input);
+    let input = across_four(CalcMethod::Imp, [1.5, -1.0, -1.5, 1.0]);
+    let out = rate(&FactorSet::default(), &input);
     let expected: Vec<f64> = out.iter().step_by(2).map(|o| o.expected).collect();
     for (got, want) in expected.iter().zip([1.0, -1.0, -1.0, 1.0]) {
         close(*got, want, 1e-12);
@@ -491,13 +500,7 @@ fn guest_methods_follow_the_factor_set_order() {
 #[test]
 fn team_pairs_across_guest_estimate_is_exact() {
     let f = FactorSet::default();
-    let pair = |players: Vec<PlayerInput>, r: f64, direction, opponent| EntrantInput {
-        players,
-        boards_played: 16,
-        result: r,
-        direction: Some(direction),
-        opponent: Some(opponent),
-    };
+    let pair = |players, r, direction, opponent| seated(players, 16, r, Some(direction), opponent);
     let mut input = competition(
         FieldKind::TeamPairAcross,
         CalcMethod::Topscore,
@@ -880,22 +883,10 @@ fn settled_units(f: &FactorSet, input: &CompetitionInput) -> Vec<Vec<Unit>> {
 /// 20, B (16, 16, 30, 30) pairs 16 and 30: two units per entrant, in slot order.
 #[test]
 fn a_rated_team_match_settles_into_two_pairs_per_team() {
-    let team = |ids: i64, a: f64, b: f64, opponent: usize| EntrantInput {
-        players: vec![
-            rated(ids, a),
-            rated(ids + 1, a),
-            rated(ids + 2, b),
-            rated(ids + 3, b),
-        ],
-        boards_played: 12,
-        result: 0.0,
-        direction: None,
-        opponent: Some(opponent),
-    };
     let input = competition(
         FieldKind::TeamMatch,
         CalcMethod::Imp,
-        vec![team(1, 10.0, 20.0, 1), team(5, 16.0, 30.0, 0)],
+        vec![team(1, 10.0, 20.0, 0.0, 1), team(5, 16.0, 30.0, 0.0, 0)],
     );
     let both = |h: f64| (h, vec![(h, true), (h, true)]);
     assert_eq!(
