@@ -716,39 +716,53 @@ mod tests {
                 quarantine: Quarantine::new(OnError::Strict),
             };
             let mut head = Dataset::default();
-            let files = |table| locate_table(dir, table).map(Option::unwrap_or_default);
-            for file in files("members")? {
+            for file in locate_table(dir, "members")?.unwrap_or_default() {
                 read_members(&read_frame(&file)?, &mut check.validator, &mut head.members)?;
             }
-            for file in files("competitions")? {
-                by_row_group(&file, |frame| {
-                    let mut rows = build_competitions(frame, 0..frame.height())?;
-                    check_rows(
-                        &mut rows,
-                        &mut check,
-                        Validator::competition,
-                        &mut head.competitions,
-                    )
-                })?;
-            }
-            for file in files("entrants")? {
-                by_row_group(&file, |frame| {
-                    let mut rows = build_entrants(frame, 0..frame.height())?;
-                    check_rows(
-                        &mut rows,
-                        &mut check,
-                        Validator::entrant,
-                        &mut head.entrants,
-                    )
-                })?;
-            }
-            for file in files("results")? {
-                by_row_group(&file, |frame| {
-                    let mut rows = build_results(frame, 0..frame.height())?;
-                    check_rows(&mut rows, &mut check, Validator::result, &mut head.results)
-                })?;
-            }
+            let check = &mut check;
+            read_table(
+                dir,
+                "competitions",
+                check,
+                build_competitions,
+                Validator::competition,
+                &mut head.competitions,
+            )?;
+            read_table(
+                dir,
+                "entrants",
+                check,
+                build_entrants,
+                Validator::entrant,
+                &mut head.entrants,
+            )?;
+            read_table(
+                dir,
+                "results",
+                check,
+                build_results,
+                Validator::result,
+                &mut head.results,
+            )?;
             Ok(head)
+        }
+
+        /// Builds and checks each row group of each file of `table` in turn into `out`.
+        fn read_table<T: CompetitionRow<Id = String>>(
+            dir: &Path,
+            table: &str,
+            check: &mut Check,
+            build: fn(&locate::Frame, std::ops::Range<usize>) -> Result<Built<T>, Error>,
+            rules: fn(&mut Validator, &T) -> Result<(), InputError>,
+            out: &mut dyn RowSink<T>,
+        ) -> Result<(), Error> {
+            for file in locate_table(dir, table)?.unwrap_or_default() {
+                by_row_group(&file, |frame| {
+                    let mut rows = build(frame, 0..frame.height())?;
+                    check_rows(&mut rows, check, rules, out)
+                })?;
+            }
+            Ok(())
         }
 
         /// Reads `dir` both ways (whole and compact) and checks them against the read
