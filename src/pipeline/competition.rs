@@ -11,7 +11,9 @@ use std::ops::Range;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::dataset::entrant_table::{EntrantTable, Found, ResultTable};
+use crate::dataset::entrant_table::{
+    CompactRow, CompactTable, EntrantRow, EntrantTable, Found, ResultRow, ResultTable,
+};
 use crate::dataset::{
     BoardBatch, BoardRef, BoardRow, Competition, Dataset, Entrant, EntrantResult,
 };
@@ -100,17 +102,42 @@ impl<'a> EntrantRows<'a> {
     }
 }
 
-/// Where a competition's entrant rows are found: grouped by id, or in a compact table,
-/// each competition found there once, by place in replay order.
-enum EntrantIndex<'r> {
-    Grouped(HashMap<&'r str, Vec<&'r Entrant>>),
-    Table(&'r EntrantTable, Vec<Found>),
+/// Where a competition's entrant or result rows are found: grouped by id, or in a
+/// compact table, each competition found there once, by place in replay order.
+enum RowIndex<'r, R: CompactRow> {
+    Grouped(HashMap<&'r str, Vec<&'r R::Full>>),
+    Table(&'r CompactTable<R>, Vec<Found>),
 }
 
-/// Where a competition's result rows are found, as [`EntrantIndex`].
-enum ResultIndex<'r> {
-    Grouped(HashMap<&'r str, Vec<&'r EntrantResult>>),
-    Table(&'r ResultTable, Vec<Found>),
+type EntrantIndex<'r> = RowIndex<'r, EntrantRow>;
+type ResultIndex<'r> = RowIndex<'r, ResultRow>;
+
+impl<'r, R: CompactRow> RowIndex<'r, R> {
+    /// Finds a compact table's competitions `ids` (in the dataset's order) once, kept
+    /// in replay order by `in_replay_order`.
+    fn find<'i>(
+        &mut self,
+        ids: impl IntoIterator<Item = &'i str>,
+        in_replay_order: impl Fn(Vec<Found>) -> Vec<Found>,
+    ) {
+        if let RowIndex::Table(table, found) = self {
+            *found = in_replay_order(table.find_competitions(ids));
+        }
+    }
+
+    /// The rows of competition `id`, at place `at` in replay order; those of a compact
+    /// table are unpacked into `owned`, which they borrow.
+    fn rows<'s>(&'s self, at: usize, id: &str, owned: &'s mut Vec<R::Full>) -> Vec<&'s R::Full> {
+        match self {
+            RowIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
+            RowIndex::Table(table, found) => {
+                *owned = found
+                    .get(at)
+                    .map_or_else(Vec::new, |&found| table.found_competition(found));
+                owned.iter().collect()
+            }
+        }
+    }
 }
 
 /// A dataset's competitions in replay order, with each one's entrants and reported
@@ -129,8 +156,8 @@ impl<'a> Index<'a, 'a> {
     pub fn of(dataset: &'a Dataset) -> Self {
         Index::build(
             &dataset.competitions,
-            EntrantIndex::Grouped(group(&dataset.entrants, |e| e.competition_id.as_str())),
-            ResultIndex::Grouped(group(&dataset.results, |r| r.competition_id.as_str())),
+            RowIndex::Grouped(group(&dataset.entrants, |e| e.competition_id.as_str())),
+            RowIndex::Grouped(group(&dataset.results, |r| r.competition_id.as_str())),
         )
     }
 }
@@ -142,14 +169,12 @@ impl<'c, 'r> Index<'c, 'r> {
         results: &'r Results<'_>,
     ) -> Self {
         let entrants = match entrants {
-            Entrants::Rows(rows) => {
-                EntrantIndex::Grouped(group(rows, |e| e.competition_id.as_str()))
-            }
-            Entrants::Table(table) => EntrantIndex::Table(table, Vec::new()),
+            Entrants::Rows(rows) => RowIndex::Grouped(group(rows, |e| e.competition_id.as_str())),
+            Entrants::Table(table) => RowIndex::Table(table, Vec::new()),
         };
         let results = match results {
-            Results::Rows(rows) => ResultIndex::Grouped(group(rows, |r| r.competition_id.as_str())),
-            Results::Table(table) => ResultIndex::Table(table, Vec::new()),
+            Results::Rows(rows) => RowIndex::Grouped(group(rows, |r| r.competition_id.as_str())),
+            Results::Table(table) => RowIndex::Table(table, Vec::new()),
         };
         Index::build(competitions, entrants, results)
     }
@@ -176,12 +201,8 @@ impl<'c, 'r> Index<'c, 'r> {
         let ids = || competitions.iter().map(|c| c.competition_id.as_str());
         let in_replay_order =
             |found: Vec<Found>| -> Vec<Found> { places.iter().map(|&at| found[at]).collect() };
-        if let EntrantIndex::Table(table, found) = &mut entrants {
-            *found = in_replay_order(table.find_competitions(ids()));
-        }
-        if let ResultIndex::Table(table, found) = &mut results {
-            *found = in_replay_order(table.find_competitions(ids()));
-        }
+        entrants.find(ids(), in_replay_order);
+        results.find(ids(), in_replay_order);
         Index {
             order,
             position,
@@ -283,26 +304,9 @@ impl<'c, 'r> Index<'c, 'r> {
         f: impl FnOnce(&Rows<'_>) -> T,
     ) -> T {
         let id = self.order[at].competition_id.as_str();
-        let owned_entrants;
-        let entrants = match &self.entrants {
-            EntrantIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
-            EntrantIndex::Table(table, found) => {
-                owned_entrants = found
-                    .get(at)
-                    .map_or_else(Vec::new, |&found| table.found_competition(found));
-                owned_entrants.iter().collect()
-            }
-        };
-        let owned_results;
-        let reported = match &self.results {
-            ResultIndex::Grouped(map) => map.get(id).cloned().unwrap_or_default(),
-            ResultIndex::Table(table, found) => {
-                owned_results = found
-                    .get(at)
-                    .map_or_else(Vec::new, |&found| table.found_competition(found));
-                owned_results.iter().collect()
-            }
-        };
+        let (mut owned_entrants, mut owned_results) = (Vec::new(), Vec::new());
+        let entrants = self.entrants.rows(at, id, &mut owned_entrants);
+        let reported = self.results.rows(at, id, &mut owned_results);
         f(&Rows {
             entrants,
             reported,
@@ -496,13 +500,10 @@ pub(super) mod tests {
         dataset
     }
 
-    #[test]
-    fn rows_are_grouped_by_competition_in_replay_order_each_in_file_order() {
-        // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
-        let dataset = march_pairs(&[("a", 2), ("b", 1), ("c", 2)]);
-        let index = Index::of(&dataset);
-        // `a` comes in two runs, `x` is not in the index, `c` is one row.
-        let rows = [
+    /// Board rows of competitions `a`, `b`, `c` of [`march_pairs`] and `x` (not among
+    /// them) taking turns: `a` comes in two runs, `x` is not in the index, `c` is one row.
+    fn taking_turns() -> Vec<BoardResult> {
+        vec![
             board("a", 1),
             board("a", 2),
             board("b", 1),
@@ -511,7 +512,15 @@ pub(super) mod tests {
             board("a", 3),
             board("b", 2),
             board("c", 7),
-        ];
+        ]
+    }
+
+    #[test]
+    fn rows_are_grouped_by_competition_in_replay_order_each_in_file_order() {
+        // Replay order: `b` (1 March), `a` (2 March), `c` (2 March, a later id).
+        let dataset = march_pairs(&[("a", 2), ("b", 1), ("c", 2)]);
+        let index = Index::of(&dataset);
+        let rows = taking_turns();
         let grouped: Vec<(usize, Vec<(String, u32)>)> = index
             .group(Boards::Rows(&rows))
             .into_iter()
@@ -567,16 +576,7 @@ pub(super) mod tests {
         let dataset = march_pairs(&[("a", 2), ("b", 1), ("c", 2)]);
         let index = Index::of(&dataset);
         // Slots 0-1 `a`, 2 `b`, 3-4 `x` (not in the index), 5 `a` again, 6 `b`, 7 `c`.
-        let batch = batch_of(vec![
-            board("a", 1),
-            board("a", 2),
-            board("b", 1),
-            board("x", 1),
-            board("x", 2),
-            board("a", 3),
-            board("b", 2),
-            board("c", 7),
-        ]);
+        let batch = batch_of(taking_turns());
         assert_eq!(
             index.runs(&batch),
             vec![
