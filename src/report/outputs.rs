@@ -219,13 +219,8 @@ fn write_changes_to<W: Write>(
     output: &RunOutput,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let sealed: Vec<CarriedGroups> = output
-        .replay
-        .sealed
-        .groups
-        .iter()
-        .map(|group| CarriedGroups::all(&group.bytes))
-        .collect::<PolarsResult<_>>()?;
+    let groups = &output.replay.sealed.groups;
+    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.bytes.as_slice()))?;
     let rest = output.replay.changes.len();
     super::files::write_parquet_to(out, &sealed, rest, settings, &|range| {
         changes_part(output, range)
@@ -234,13 +229,21 @@ fn write_changes_to<W: Write>(
 
 /// `ranking.csv` / `ranking.parquet`.
 pub fn ranking(output: &RunOutput) -> PolarsResult<DataFrame> {
-    let members = &output.registry.members;
     let lines = &output.ranking;
-    let member = |l: &RankedMember| &members[l.member_index];
     let mut frame = FrameBuilder::new(lines.len()).map("rank", lines, |l| l.rank as i32);
     if lines.iter().any(|l| l.group.is_some()) {
         frame = frame.map("group", lines, |l| l.group.clone());
     }
+    member_columns(frame, output, lines)
+}
+
+/// The columns of a ranking after its rank: each line's member, handicap and boards.
+fn member_columns(
+    frame: FrameBuilder,
+    output: &RunOutput,
+    lines: &[RankedMember],
+) -> PolarsResult<DataFrame> {
+    let member = |l: &RankedMember| &output.registry.members[l.member_index];
     frame
         .map("member_id", lines, |l| member(l).member_id)
         .map("name", lines, |l| member(l).name.clone())
@@ -265,9 +268,7 @@ pub fn printed_rank(rank: u32, tied: bool) -> String {
 /// `ranking_published.csv`: the ranking the federation publishes, with its filters
 /// (see [`crate::pipeline::published_ranking`]), tied ranks marked.
 pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
-    let members = &output.registry.members;
     let lines = &output.published;
-    let member = |l: &RankedMember| &members[l.member_index];
     let mut count: HashMap<(Option<&str>, u32), usize> = HashMap::new();
     for l in lines {
         *count.entry((l.group.as_deref(), l.rank)).or_default() += 1;
@@ -277,15 +278,9 @@ pub fn ranking_published(output: &RunOutput) -> PolarsResult<DataFrame> {
             .get(&(l.group.as_deref(), l.rank))
             .is_some_and(|&n| n > 1)
     };
-    FrameBuilder::new(lines.len())
-        .map("rank", lines, |l| printed_rank(l.rank, tied(l)))
-        .map("member_id", lines, |l| member(l).member_id)
-        .map("name", lines, |l| member(l).name.clone())
-        .map("club", lines, |l| member(l).club.clone())
-        .map("district", lines, |l| member(l).district.clone())
-        .map("handicap", lines, |l| l.handicap)
-        .map("boards", lines, |l| l.boards as i64)
-        .build()
+    let frame =
+        FrameBuilder::new(lines.len()).map("rank", lines, |l| printed_rank(l.rank, tied(l)));
+    member_columns(frame, output, lines)
 }
 
 /// A direction as the outputs name it (its text in docs/data.md), borrowed: a
@@ -850,11 +845,7 @@ fn write_board_scores_to<W: Write>(
     rows: &BoardScoreRows,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let sealed: Vec<CarriedGroups> = rows
-        .sealed
-        .iter()
-        .map(|group| CarriedGroups::all(&group.bytes))
-        .collect::<PolarsResult<_>>()?;
+    let sealed = CarriedGroups::each_whole(rows.sealed.iter().map(|g| g.bytes.as_slice()))?;
     let encode = |range: std::ops::Range<usize>| match rows.records(range.clone()) {
         Some(records) => {
             let records = records.map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;

@@ -393,6 +393,12 @@ impl<'a> CarriedGroups<'a> {
         })
     }
 
+    /// Every row group of each file of `files` (a run's sealed row groups, each held as
+    /// a file of its own), in order.
+    pub fn each_whole(files: impl IntoIterator<Item = &'a [u8]>) -> PolarsResult<Vec<Self>> {
+        files.into_iter().map(CarriedGroups::all).collect()
+    }
+
     /// [`CarriedGroups::full`] of bytes held in a shared buffer, whose pages are read
     /// from it as they are (the copy of a carried history is then not copied again).
     pub fn full_shared(
