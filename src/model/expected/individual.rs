@@ -5,7 +5,7 @@
 //! the 2, which the factor set holds as `formats.individual.result_scale`. (`C_k = 2` in
 //! the update gives back the full rate.)
 
-use super::{mean_of_others, Expectation};
+use super::{against_field, mean_of_others, Expectation};
 use crate::model::error::ModelError;
 use crate::model::field::sum;
 
@@ -21,22 +21,10 @@ use crate::model::field::sum;
 ///
 /// `divisor` is `2·C_b` in `fsb-2007` ([`crate::model::FactorSet::expected_divisor`]).
 pub fn expected(handicaps: &[f64], divisor: f64) -> Result<Vec<Expectation>, ModelError> {
-    if handicaps.len() < 2 {
-        return Err(ModelError::TooFewEntrants {
-            found: handicaps.len(),
-        });
-    }
     let total = sum(handicaps.iter().copied());
-    Ok(handicaps
-        .iter()
-        .map(|&h| {
-            let field = mean_of_others(total, handicaps.len(), h);
-            Expectation {
-                field,
-                expected: (field - h) / divisor,
-            }
-        })
-        .collect())
+    against_field(handicaps, divisor, |h| {
+        mean_of_others(total, handicaps.len(), h)
+    })
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ pub mod pairs_datum;
 pub mod team_match;
 pub mod team_pair_across;
 
+use crate::model::error::ModelError;
+
 /// An entrant's expected result and what it was compared against.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Expectation {
@@ -19,6 +21,30 @@ pub struct Expectation {
     pub field: f64,
     /// `r̂`, in the result unit of the calculation method.
     pub expected: f64,
+}
+
+/// Each entrant's expectation against the field `field_of` gives it from its own
+/// handicap `h`: `r̂ = (field − h)/divisor`, in input order. Needs two entrants.
+fn against_field(
+    handicaps: &[f64],
+    divisor: f64,
+    field_of: impl Fn(f64) -> f64,
+) -> Result<Vec<Expectation>, ModelError> {
+    if handicaps.len() < 2 {
+        return Err(ModelError::TooFewEntrants {
+            found: handicaps.len(),
+        });
+    }
+    Ok(handicaps
+        .iter()
+        .map(|&h| {
+            let field = field_of(h);
+            Expectation {
+                field,
+                expected: (field - h) / divisor,
+            }
+        })
+        .collect())
 }
 
 /// The mean of all values but the one at `own`: `(Σ − h_own)/(P − 1)`.

@@ -5,7 +5,7 @@
 //! federation's worked example). The proposal's formula writes the mean over all pairs with a
 //! dilution factor; the two are the same: `h̄_others − h = P/(P − 1)·(h̄_all − h)`.
 
-use super::{mean_of_others, Expectation};
+use super::{against_field, mean_of_others, Expectation};
 use crate::model::error::ModelError;
 use crate::model::field::sum;
 
@@ -19,22 +19,10 @@ use crate::model::field::sum;
 /// assert!((e[0].expected - 10.85).abs() < 1e-12);
 /// ```
 pub fn expected(pair_handicaps: &[f64], c_b: f64) -> Result<Vec<Expectation>, ModelError> {
-    if pair_handicaps.len() < 2 {
-        return Err(ModelError::TooFewEntrants {
-            found: pair_handicaps.len(),
-        });
-    }
     let total = sum(pair_handicaps.iter().copied());
-    Ok(pair_handicaps
-        .iter()
-        .map(|&h| {
-            let field = mean_of_others(total, pair_handicaps.len(), h);
-            Expectation {
-                field,
-                expected: (field - h) / c_b,
-            }
-        })
-        .collect())
+    against_field(pair_handicaps, c_b, |h| {
+        mean_of_others(total, pair_handicaps.len(), h)
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! pair is compared with a field that contains itself: the mean is over ALL pairs (the
 //! proposal's "C_u = 1 with a datum score").
 
-use super::Expectation;
+use super::{against_field, Expectation};
 use crate::model::error::ModelError;
 use crate::model::field::mean;
 
@@ -17,19 +17,8 @@ use crate::model::field::mean;
 /// assert!((e[0].expected - 1.0).abs() < 1e-12);
 /// ```
 pub fn expected(pair_handicaps: &[f64], c_b: f64) -> Result<Vec<Expectation>, ModelError> {
-    if pair_handicaps.len() < 2 {
-        return Err(ModelError::TooFewEntrants {
-            found: pair_handicaps.len(),
-        });
-    }
     let field = mean(pair_handicaps.iter().copied()).unwrap_or(0.0);
-    Ok(pair_handicaps
-        .iter()
-        .map(|&h| Expectation {
-            field,
-            expected: (field - h) / c_b,
-        })
-        .collect())
+    against_field(pair_handicaps, c_b, |_| field)
 }
 
 #[cfg(test)]
