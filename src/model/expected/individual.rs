@@ -38,15 +38,8 @@ mod tests {
     /// player 36: others (0+12+24)/3  = 12, r̂ = (12 − 36)/4 = −6
     #[test]
     fn four_players_by_hand() {
-        let e = match expected(&[0.0, 12.0, 24.0, 36.0], 2.0 * 2.0) {
-            Ok(e) => e,
-            Err(err) => panic!("{err}"),
-        };
         let want = [(24.0, 6.0), (20.0, 2.0), (16.0, -2.0), (12.0, -6.0)];
-        for (got, (field, r)) in e.iter().zip(want) {
-            assert!((got.field - field).abs() < 1e-12);
-            assert!((got.expected - r).abs() < 1e-12);
-        }
+        super::super::assert_expectations(expected(&[0.0, 12.0, 24.0, 36.0], 2.0 * 2.0), &want);
     }
 
     #[test]

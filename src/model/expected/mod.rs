@@ -52,3 +52,14 @@ fn against_field(
 fn mean_of_others(total: f64, count: usize, own: f64) -> f64 {
     (total - own) / (count as f64 - 1.0)
 }
+
+/// Asserts that `got` holds the (field, expected result) pairs `want`, in order.
+#[cfg(test)]
+fn assert_expectations(got: Result<Vec<Expectation>, ModelError>, want: &[(f64, f64)]) {
+    let got = got.unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(got.len(), want.len());
+    for (got, &(field, r)) in got.iter().zip(want) {
+        assert!((got.field - field).abs() < 1e-12, "{got:?} vs {field}");
+        assert!((got.expected - r).abs() < 1e-12, "{got:?} vs {r}");
+    }
+}

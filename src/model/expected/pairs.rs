@@ -37,15 +37,8 @@ mod tests {
     /// pair 30: others (6+18)/2  = 12, r̂ = (12 − 30)/12 = −1.5
     #[test]
     fn three_pairs_by_hand() {
-        let e = match expected(&[6.0, 18.0, 30.0], 12.0) {
-            Ok(e) => e,
-            Err(err) => panic!("{err}"),
-        };
         let want = [(24.0, 1.5), (18.0, 0.0), (12.0, -1.5)];
-        for (got, (field, r)) in e.iter().zip(want) {
-            assert!((got.field - field).abs() < 1e-12);
-            assert!((got.expected - r).abs() < 1e-12);
-        }
+        super::super::assert_expectations(expected(&[6.0, 18.0, 30.0], 12.0), &want);
     }
 
     proptest! {

@@ -30,13 +30,7 @@ mod tests {
     /// (Across the field the same pairs would get ±1.5: the others-mean is 3/2 as far.)
     #[test]
     fn three_pairs_by_hand() {
-        let e = match expected(&[6.0, 18.0, 30.0], 12.0) {
-            Ok(e) => e,
-            Err(err) => panic!("{err}"),
-        };
-        for (got, r) in e.iter().zip([1.0, 0.0, -1.0]) {
-            assert!((got.field - 18.0).abs() < 1e-12);
-            assert!((got.expected - r).abs() < 1e-12);
-        }
+        let want = [(18.0, 1.0), (18.0, 0.0), (18.0, -1.0)];
+        super::super::assert_expectations(expected(&[6.0, 18.0, 30.0], 12.0), &want);
     }
 }
