@@ -274,6 +274,18 @@ mod tests {
         rows
     }
 
+    /// Each standing's entrant, rank and victory points, and what `more` reads of it.
+    fn vp_table<T>(
+        scored: &ScoredCompetition,
+        more: impl Fn(&Standing) -> T,
+    ) -> Vec<(&str, u32, f64, T)> {
+        let vp = |s: &Standing| s.vp.unwrap_or(f64::NAN);
+        let standings = scored.standings.iter();
+        standings
+            .map(|s| (s.entrant.as_str(), s.rank, vp(s), more(s)))
+            .collect()
+    }
+
     fn standing<'a>(scored: &'a ScoredCompetition, pair: &str) -> &'a Standing {
         match scored.standings.iter().find(|s| s.entrant == pair) {
             Some(s) => s,
@@ -368,60 +380,54 @@ mod tests {
         let m = |round: u32, opponent: &str, imps: f64, vp: f64| {
             (round, opponent.to_string(), imps, imps as i32, vp)
         };
-        assert_eq!(
-            matches("1"),
-            vec![
-                m(1, "2", 5.0, 11.95),
-                m(2, "4", -17.0, 3.97),
-                m(3, "6", 4.0, 11.56)
-            ]
-        );
-        assert_eq!(
-            matches("2"),
-            vec![
-                m(1, "1", -5.0, 8.05),
-                m(2, "5", 0.0, 10.0),
-                m(3, "3", 5.0, 11.95)
-            ]
-        );
-        assert_eq!(
-            matches("3"),
-            vec![
-                m(1, "4", -6.0, 7.66),
-                m(2, "6", 16.0, 15.74),
-                m(3, "2", -5.0, 8.05)
-            ]
-        );
-        assert_eq!(
-            matches("4"),
-            vec![
-                m(1, "3", 6.0, 12.34),
-                m(2, "1", 17.0, 16.03),
-                m(3, "5", 0.0, 10.0)
-            ]
-        );
-        assert_eq!(
-            matches("6"),
-            vec![
-                m(1, "5", 0.0, 10.0),
-                m(2, "3", -16.0, 4.26),
-                m(3, "1", -4.0, 8.44)
-            ]
-        );
+        let want = [
+            (
+                "1",
+                [
+                    m(1, "2", 5.0, 11.95),
+                    m(2, "4", -17.0, 3.97),
+                    m(3, "6", 4.0, 11.56),
+                ],
+            ),
+            (
+                "2",
+                [
+                    m(1, "1", -5.0, 8.05),
+                    m(2, "5", 0.0, 10.0),
+                    m(3, "3", 5.0, 11.95),
+                ],
+            ),
+            (
+                "3",
+                [
+                    m(1, "4", -6.0, 7.66),
+                    m(2, "6", 16.0, 15.74),
+                    m(3, "2", -5.0, 8.05),
+                ],
+            ),
+            (
+                "4",
+                [
+                    m(1, "3", 6.0, 12.34),
+                    m(2, "1", 17.0, 16.03),
+                    m(3, "5", 0.0, 10.0),
+                ],
+            ),
+            (
+                "6",
+                [
+                    m(1, "5", 0.0, 10.0),
+                    m(2, "3", -16.0, 4.26),
+                    m(3, "1", -4.0, 8.44),
+                ],
+            ),
+        ];
+        for (pair, rounds) in want {
+            assert_eq!(matches(pair), rounds, "pair {pair}");
+        }
         assert!(standing(&scored, "1").rounds.iter().all(|m| m.boards == 8));
         // Standings: by VPs, the tie between 2 and 5 shared, IMPs beside.
-        let table: Vec<(&str, u32, f64, f64)> = scored
-            .standings
-            .iter()
-            .map(|s| {
-                (
-                    s.entrant.as_str(),
-                    s.rank,
-                    s.vp.unwrap_or(f64::NAN),
-                    s.score,
-                )
-            })
-            .collect();
+        let table = vp_table(&scored, |s| s.score);
         let want = [
             ("4", 1, 38.37, 23.0),
             ("3", 2, 31.45, 5.0),
@@ -478,18 +484,7 @@ mod tests {
                 "{board1:?}"
             );
         }
-        let got: Vec<(&str, u32, f64, bool)> = scored
-            .standings
-            .iter()
-            .map(|s| {
-                (
-                    s.entrant.as_str(),
-                    s.rank,
-                    s.vp.unwrap_or(f64::NAN),
-                    s.house,
-                )
-            })
-            .collect();
+        let got = vp_table(&scored, |s| s.house);
         let want = [
             ("1", 1, 15.50, false),
             ("8", 2, 10.36, false),
