@@ -100,19 +100,12 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// ([`Collected::flush`] works on the last): grouping a batch is one thread's work
     /// too, and the cores waited for it before every batch. Its competitions' rows are
     /// put together by their own tasks.
-    fn batch(
-        &mut self,
-        index: &Index<'_, '_>,
-        rows: Boards<'_>,
-        hash: bool,
-        in_scope: &(dyn Fn(usize) -> bool + Sync),
-        one: &PrepareOne<'_, T>,
-    ) -> Result<usize> {
+    fn batch(&mut self, pass: &Pass<'_, T>, rows: Boards<'_>) -> Result<usize> {
         let batch = match rows {
             Boards::Batch(batch) => batch,
             Boards::Rows(_) => {
-                self.flush(index, hash, in_scope, one)?;
-                return self.batch_of_rows(index, rows, hash, in_scope, one);
+                self.flush(pass)?;
+                return self.batch_of_rows(pass, rows);
             }
         };
         let started = Instant::now();
@@ -122,15 +115,15 @@ impl<T: Send + WithBoardScores> Collected<T> {
             (&mut self.board_scores, &mut self.outcomes, &self.hashes);
         let (done, (kept, next)) = rayon::join(
             || {
-                pending.as_ref().map_or_else(Vec::new, |pending| {
-                    pending.work(index, hashes, hash, in_scope, one)
-                })
+                pending
+                    .as_ref()
+                    .map_or_else(Vec::new, |pending| pending.work(pass, hashes))
             },
             || {
                 let kept = keep_into(board_scores, outcomes, waiting);
                 let next = Pending {
                     batch: batch.clone(),
-                    runs: index.runs(batch),
+                    runs: pass.index.runs(batch),
                 };
                 (kept, next)
             },
@@ -146,13 +139,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     }
 
     /// Works on the batch read last, beside the keeping of the outcomes before it.
-    fn flush(
-        &mut self,
-        index: &Index<'_, '_>,
-        hash: bool,
-        in_scope: &(dyn Fn(usize) -> bool + Sync),
-        one: &PrepareOne<'_, T>,
-    ) -> Result<()> {
+    fn flush(&mut self, pass: &Pass<'_, T>) -> Result<()> {
         let Some(pending) = self.pending.take() else {
             return Ok(());
         };
@@ -161,7 +148,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let (board_scores, outcomes, hashes) =
             (&mut self.board_scores, &mut self.outcomes, &self.hashes);
         let (done, kept) = rayon::join(
-            || pending.work(index, hashes, hash, in_scope, one),
+            || pending.work(pass, hashes),
             || keep_into(board_scores, outcomes, waiting),
         );
         kept?;
@@ -171,14 +158,13 @@ impl<T: Send + WithBoardScores> Collected<T> {
 
     /// [`Collected::batch`] for rows held as structs (a dataset in memory): grouped,
     /// then worked on at once.
-    fn batch_of_rows(
-        &mut self,
-        index: &Index<'_, '_>,
-        rows: Boards<'_>,
-        hash: bool,
-        in_scope: &(dyn Fn(usize) -> bool + Sync),
-        one: &PrepareOne<'_, T>,
-    ) -> Result<usize> {
+    fn batch_of_rows(&mut self, pass: &Pass<'_, T>, rows: Boards<'_>) -> Result<usize> {
+        let Pass {
+            index,
+            hash,
+            in_scope,
+            one,
+        } = *pass;
         let groups = index.group(rows);
         for (at, _) in &groups {
             self.seen[*at] = true;
@@ -276,12 +262,18 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let source_has_rows = |at: usize| source.has_rows(&index.order[at].competition_id);
         self.board_scores
             .expect(|at| in_scope(at) && source_has_rows(at));
+        let pass = Pass {
+            index,
+            hash,
+            in_scope,
+            one,
+        };
         source.read_boards(&wanted, &mut |rows| {
-            let handled = self.batch(index, rows, hash, in_scope, one)?;
+            let handled = self.batch(&pass, rows)?;
             done(handled as u64);
             Ok(())
         })?;
-        self.flush(index, hash, in_scope, one)?;
+        self.flush(&pass)?;
         self.keep_waiting()?;
         // A competition whose rows did not come (left out by the reader) has none to
         // come: those scored from their reported results have no board scores.
@@ -397,6 +389,15 @@ impl Collected<OneCompetition> {
 }
 
 /// A batch of board rows grouped by competition, not yet worked on.
+/// What a pass does with each batch of board rows: the index of the competitions,
+/// whether their contents are hashed, which competitions are worked on, and the work.
+struct Pass<'p, T> {
+    index: &'p Index<'p, 'p>,
+    hash: bool,
+    in_scope: &'p (dyn Fn(usize) -> bool + Sync),
+    one: &'p PrepareOne<'p, T>,
+}
+
 struct Pending {
     batch: BoardBatch,
     /// Per competition in the batch, in replay order: its place and the runs of the
@@ -408,14 +409,13 @@ impl Pending {
     /// Hashes (when `hash`: those without a hash in `hashes`) and runs `one` on (when
     /// `in_scope`) each competition of the batch, in parallel, each task putting its
     /// competition's rows together first.
-    fn work<T: Send>(
-        &self,
-        index: &Index<'_, '_>,
-        hashes: &[Option<String>],
-        hash: bool,
-        in_scope: &(dyn Fn(usize) -> bool + Sync),
-        one: &PrepareOne<'_, T>,
-    ) -> Vec<Done<T>> {
+    fn work<T: Send>(&self, pass: &Pass<'_, T>, hashes: &[Option<String>]) -> Vec<Done<T>> {
+        let Pass {
+            index,
+            hash,
+            in_scope,
+            one,
+        } = *pass;
         self.runs
             .par_iter()
             .filter_map(|(at, runs)| {
