@@ -159,25 +159,17 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// [`Collected::batch`] for rows held as structs (a dataset in memory): grouped,
     /// then worked on at once.
     fn batch_of_rows(&mut self, pass: &Pass<'_, T>, rows: Boards<'_>) -> Result<usize> {
-        let Pass {
-            index,
-            hash,
-            in_scope,
-            one,
-        } = *pass;
-        let groups = index.group(rows);
+        let groups = pass.index.group(rows);
         for (at, _) in &groups {
             self.seen[*at] = true;
         }
         let started = Instant::now();
         // What each task does is settled before the keeping starts: the hashes the
         // batch before took are in, and the tasks read nothing the keeping writes.
-        let tasks: Vec<(usize, &[BoardRef<'_>], bool, bool)> = groups
+        let tasks: Vec<(usize, &[BoardRef<'_>], Task)> = groups
             .iter()
             .filter_map(|(at, boards)| {
-                let to_hash = hash && self.hashes[*at].is_none();
-                let scoped = in_scope(*at);
-                (to_hash || scoped).then_some((*at, boards.as_slice(), to_hash, scoped))
+                Some((*at, boards.as_slice(), pass.task(*at, &self.hashes)?))
             })
             .collect();
         let waiting = std::mem::take(&mut self.waiting);
@@ -186,9 +178,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             || {
                 tasks
                     .par_iter()
-                    .map(|&(at, boards, to_hash, scoped)| {
-                        work_on(index, at, boards, to_hash, scoped, one)
-                    })
+                    .map(|&(at, boards, task)| pass.work_on(at, boards, task))
                     .collect::<Vec<Done<T>>>()
             },
             || keep_into(board_scores, outcomes, waiting),
@@ -398,6 +388,25 @@ struct Pass<'p, T> {
     one: &'p PrepareOne<'p, T>,
 }
 
+/// What a pass does with one competition: (hash it, work on it).
+type Task = (bool, bool);
+
+impl<T> Pass<'_, T> {
+    /// The task of the competition at `at`, given the hashes taken so far: it is hashed
+    /// when the pass hashes and it has no hash yet, worked on when in scope; `None`
+    /// when neither.
+    fn task(&self, at: usize, hashes: &[Option<String>]) -> Option<Task> {
+        let to_hash = self.hash && hashes.get(at).is_some_and(Option::is_none);
+        let scoped = (self.in_scope)(at);
+        (to_hash || scoped).then_some((to_hash, scoped))
+    }
+
+    /// Does `task` on the competition at `at` with its `boards` ([`work_on`]).
+    fn work_on(&self, at: usize, boards: &[BoardRef<'_>], (to_hash, scoped): Task) -> Done<T> {
+        work_on(self.index, at, boards, to_hash, scoped, self.one)
+    }
+}
+
 struct Pending {
     batch: BoardBatch,
     /// Per competition in the batch, in replay order: its place and the runs of the
@@ -410,24 +419,16 @@ impl Pending {
     /// `in_scope`) each competition of the batch, in parallel, each task putting its
     /// competition's rows together first.
     fn work<T: Send>(&self, pass: &Pass<'_, T>, hashes: &[Option<String>]) -> Vec<Done<T>> {
-        let Pass {
-            index,
-            hash,
-            in_scope,
-            one,
-        } = *pass;
         self.runs
             .par_iter()
             .filter_map(|(at, runs)| {
-                let to_hash = hash && hashes.get(*at).is_some_and(Option::is_none);
-                let scoped = in_scope(*at);
-                (to_hash || scoped).then(|| {
+                pass.task(*at, hashes).map(|task| {
                     let boards: Vec<BoardRef<'_>> = runs
                         .iter()
                         .flat_map(|run| self.batch.slots.get(run.clone()).unwrap_or_default())
                         .map(|slot| self.batch.row(slot))
                         .collect();
-                    work_on(index, *at, &boards, to_hash, scoped, one)
+                    pass.work_on(*at, &boards, task)
                 })
             })
             .collect()
