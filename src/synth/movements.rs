@@ -136,6 +136,12 @@ mod tests {
     /// The checks every movement must pass: no pair twice in a round, no pair playing a
     /// board set twice, no two tables with the same set in a round unless the movement
     /// shares sets, and each pair of opponents meets at most once.
+    /// The board sets played in round `r`.
+    fn board_sets(m: &Movement, r: u32) -> BTreeSet<usize> {
+        let seatings = m.seatings.iter().filter(|s| s.round == r);
+        seatings.map(|s| s.board_set).collect()
+    }
+
     fn check_common(m: &Movement) {
         let mut set_by_pair: BTreeSet<(usize, usize)> = BTreeSet::new();
         let mut met: BTreeSet<(usize, usize)> = BTreeSet::new();
@@ -179,12 +185,7 @@ mod tests {
             check_common(&m);
             assert_eq!(m.rounds as usize, tables - 1);
             for r in 1..=m.rounds {
-                let sets: BTreeSet<usize> = m
-                    .seatings
-                    .iter()
-                    .filter(|s| s.round == r)
-                    .map(|s| s.board_set)
-                    .collect();
+                let sets = board_sets(&m, r);
                 assert_eq!(sets.len(), tables, "round {r}");
             }
         }
@@ -217,12 +218,7 @@ mod tests {
                 .collect();
             assert_eq!(met.len(), pairs * (pairs - 1) / 2);
             for r in 1..=m.rounds {
-                let sets: BTreeSet<usize> = m
-                    .seatings
-                    .iter()
-                    .filter(|s| s.round == r)
-                    .map(|s| s.board_set)
-                    .collect();
+                let sets = board_sets(&m, r);
                 assert_eq!(sets.len(), 1, "every table plays the same set");
             }
             // Directions are balanced within one seat per pair.
