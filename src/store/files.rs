@@ -614,6 +614,14 @@ pub fn encode_row_group(frame: &DataFrame, settings: &ParquetSettings) -> Polars
     encode_batches(&schema, batches, settings)
 }
 
+/// The encoding of each column of `schema`, as polars-parquet's writer picks it.
+fn column_encodings(schema: &ArrowSchema) -> Vec<Vec<polars_parquet::write::Encoding>> {
+    let encoding = |field: &polars_arrow::datatypes::Field| {
+        polars_parquet::write::get_dtype_encoding(&field.dtype)
+    };
+    schema.iter_values().map(encoding).collect()
+}
+
 /// The file of one row group holding `batches`, written by polars-parquet's own writer.
 fn encode_batches(
     schema: &ArrowSchema,
@@ -624,12 +632,9 @@ fn encode_batches(
     >,
     settings: &ParquetSettings,
 ) -> PolarsResult<Vec<u8>> {
-    use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
+    use polars_parquet::write::{FileWriter, RowGroupIterator};
     let options = write_options(settings);
-    let encodings: Vec<Vec<polars_parquet::write::Encoding>> = schema
-        .iter_values()
-        .map(|field| get_dtype_encoding(&field.dtype))
-        .collect();
+    let encodings = column_encodings(schema);
     let mut out = Vec::new();
     let mut writer = FileWriter::try_new(&mut out, schema.clone(), options)?;
     for encoded in RowGroupIterator::try_new(batches, schema, options, encodings.into())? {
@@ -1278,6 +1283,13 @@ mod tests {
     /// page counted the whole chunk's, and a reader trusting the footer saw twice (or
     /// more) the empty cells there are. 300 000 whole numbers (2.4 MB), every third
     /// empty: 100 000 empty cells; a text column with every other cell empty: 150 000.
+    /// A new temporary folder, and the path of a file `name` in it.
+    fn temp_path(name: &str) -> Result<(tempfile::TempDir, std::path::PathBuf), Error> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let path = dir.path().join(name);
+        Ok((dir, path))
+    }
+
     #[test]
     fn a_large_column_chunk_counts_each_empty_cell_once() -> PolarsResult<()> {
         let n = 300_000_i64;
@@ -1524,13 +1536,10 @@ mod tests {
     /// The table encoded in one go by one writer, a row group after another: how every
     /// file was written before row groups were encoded on their own.
     fn serial(df: &DataFrame, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
-        use polars_parquet::write::{get_dtype_encoding, FileWriter, RowGroupIterator};
+        use polars_parquet::write::{FileWriter, RowGroupIterator};
         let schema = arrow_schema(df);
         let options = write_options(settings);
-        let encodings: Vec<Vec<polars_parquet::write::Encoding>> = schema
-            .iter_values()
-            .map(|field| get_dtype_encoding(&field.dtype))
-            .collect();
+        let encodings = column_encodings(&schema);
         let mut out = Vec::new();
         let mut writer = FileWriter::try_new(&mut out, schema.clone(), options)?;
         let rows = settings.row_group_size.unwrap_or(ROW_GROUP_ROWS);
@@ -1632,8 +1641,7 @@ mod tests {
 
     #[test]
     fn parquet_text_is_plain_large_string_and_reads_back() -> Result<(), Error> {
-        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
-        let path = dir.path().join("t.parquet");
+        let (_dir, path) = temp_path("t.parquet")?;
         let settings = ParquetSettings {
             row_group_size: Some(2),
             ..ParquetSettings::default()
@@ -1675,8 +1683,7 @@ mod tests {
 
     #[test]
     fn csv_quotes_separators_and_leaves_nulls_empty() -> Result<(), Error> {
-        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
-        let path = dir.path().join("t.csv");
+        let (_dir, path) = temp_path("t.csv")?;
         write_csv(&sample(), &path)?;
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         assert_eq!(text, "id,name,score\n1,\"a,b\",54.2\n2,,0.1\n3,c,-3.0\n");
@@ -1685,8 +1692,7 @@ mod tests {
 
     #[test]
     fn csv_cells_show_control_characters_as_replacement_characters() -> Result<(), Error> {
-        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
-        let path = dir.path().join("t.csv");
+        let (_dir, path) = temp_path("t.csv")?;
         let frame = DataFrame::new_infer_height(vec![Column::new(
             "name".into(),
             ["Ann\u{1b}[31m", "\u{202E}oB", "\tCy\u{7}\u{0}"],
@@ -1705,8 +1711,7 @@ mod tests {
     /// example "abc", written in two pieces, and the file read back.
     #[test]
     fn a_digest_taken_while_writing_is_the_files_sha256() -> Result<(), Error> {
-        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
-        let path = dir.path().join("abc.txt");
+        let (_dir, path) = temp_path("abc.txt")?;
         let digest = write_atomic_hashed(&path, |out| {
             out.write_all(b"ab").map_err(|e| Error::io("abc.txt", e))?;
             out.write_all(b"c").map_err(|e| Error::io("abc.txt", e))
@@ -1726,8 +1731,7 @@ mod tests {
 
     #[test]
     fn failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary() -> Result<(), Error> {
-        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
-        let path = dir.path().join("out.txt");
+        let (dir, path) = temp_path("out.txt")?;
         std::fs::write(&path, "old").map_err(|e| Error::io(&path, e))?;
         let result = write_atomic(&path, |out| {
             out.write_all(b"half").map_err(|e| Error::io("out", e))?;
