@@ -151,6 +151,20 @@ fn a_frozen_month_sums_before_the_cap() {
     assert_eq!(states[1].handicap, 52.0);
 }
 
+/// A confidence figure starting at 10, with 140 per board of evidence.
+const CONFIDENCE: Confidence = Confidence {
+    start_sd: 10.0,
+    board_sd: 140.0,
+};
+
+/// A member of 30 with the figure 10 who scored ten over the expected result beside a
+/// partner of 30 ([`ten_over`]), on 5 March 2026, under `f`.
+fn ten_over_with_figure(f: &FactorSet) -> Updated {
+    let (input, outcome) = (pairs_24(), ten_over(30.0, 30.0));
+    let start = PlayerState::starting(30.0, Some(10.0));
+    update(f, &start, &played(&input, &outcome, date(2026, 3, 5)))
+}
+
 /// `[kalman]` with sd 10, never played, no drift, 140 per board over 24 boards:
 /// P = 100, R = 19600/24, K = 100/916.667 = 0.109091 (see `kalman_step`). The level
 /// shown is 20 below the handicap, so the member moves −K·20 = −2.181818 instead of the
@@ -161,16 +175,10 @@ fn the_kalman_gain_replaces_the_impact() {
         kalman: Some(Kalman {
             drift_per_year: 0.0,
         }),
-        confidence: Some(Confidence {
-            start_sd: 10.0,
-            board_sd: 140.0,
-        }),
+        confidence: Some(CONFIDENCE),
         ..FactorSet::default()
     };
-    let input = pairs_24();
-    let outcome = ten_over(30.0, 30.0);
-    let start = PlayerState::starting(30.0, Some(10.0));
-    let u = update(&f, &start, &played(&input, &outcome, date(2026, 3, 5)));
+    let u = ten_over_with_figure(&f);
     assert!(
         (u.outcome.delta - (-2.181_818)).abs() < 1e-6,
         "{}",
@@ -186,19 +194,10 @@ fn the_kalman_gain_replaces_the_impact() {
 #[test]
 fn the_confidence_figure_follows_the_evidence() {
     let f = FactorSet {
-        confidence: Some(Confidence {
-            start_sd: 10.0,
-            board_sd: 140.0,
-        }),
+        confidence: Some(CONFIDENCE),
         ..FactorSet::default()
     };
-    let input = pairs_24();
-    let outcome = ten_over(30.0, 30.0);
-    let u = update(
-        &f,
-        &PlayerState::starting(30.0, Some(10.0)),
-        &played(&input, &outcome, date(2026, 3, 5)),
-    );
+    let u = ten_over_with_figure(&f);
     assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 9.587_802).abs() < 1e-6);
     assert!((u.outcome.delta - (-1.069_565_2)).abs() < 1e-7);
 }
