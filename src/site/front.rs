@@ -78,18 +78,8 @@ fn filter(clubs: &BTreeSet<&str>, districts: &BTreeSet<&str>) -> Markup {
 pub fn page(data: &SiteData, title: &str) -> String {
     let rows: Vec<&Ranked> = data.ranked.iter().collect();
     let clubs: BTreeSet<&str> = data.clubs();
-    let ranked_clubs: BTreeSet<&str> = data
-        .ranked
-        .iter()
-        .map(|r| r.club.as_str())
-        .filter(|c| !c.is_empty())
-        .collect();
-    let districts: BTreeSet<&str> = data
-        .ranked
-        .iter()
-        .map(|r| r.district.as_str())
-        .filter(|d| !d.is_empty())
-        .collect();
+    let ranked_clubs = super::of_ranked(data, |r| &r.club);
+    let districts = super::of_ranked(data, |r| &r.district);
     let last = data.competitions.values().filter_map(|c| c.date).max();
     let body = html! {
         p { (rows.len()) " members ranked"

@@ -49,6 +49,13 @@ pub enum Page<'a> {
     District(&'a str),
 }
 
+/// The clubs or the districts (as `field` reads them) of the ranked members, each
+/// once, sorted, without the empty name.
+fn of_ranked(data: &data::SiteData, field: fn(&data::Ranked) -> &String) -> BTreeSet<&str> {
+    let names = data.ranked.iter().map(|r| field(r).as_str());
+    names.filter(|name| !name.is_empty()).collect()
+}
+
 /// Every page of the site with its path from the site's root, sorted by path; an error
 /// when two would share an address.
 pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
@@ -57,12 +64,7 @@ pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
     if let Some(report) = &data.report {
         pages.insert(links::REPORT.into(), Page::Report(report));
     }
-    let districts: BTreeSet<&str> = data
-        .ranked
-        .iter()
-        .map(|r| r.district.as_str())
-        .filter(|d| !d.is_empty())
-        .collect();
+    let districts = of_ranked(data, |r| &r.district);
     let members = data
         .ranked
         .iter()
