@@ -182,6 +182,12 @@ pub struct Competition {
 }
 
 impl Competition {
+    /// The location of the competition's row, naming the competition; a caller adds
+    /// the column.
+    pub fn location(&self) -> Location {
+        self.origin.location().competition(&self.competition_id)
+    }
+
     pub fn new(
         id: impl Into<String>,
         date: NaiveDate,

@@ -165,10 +165,7 @@ pub fn merge(fragments: impl IntoIterator<Item = Dataset>) -> Result<Dataset, In
                     .map(|p| p.display().to_string())
                     .unwrap_or_else(|| "another input".to_string());
                 return Err(InputError::new(
-                    competition
-                        .origin
-                        .location()
-                        .competition(&competition.competition_id),
+                    competition.location(),
                     format!(
                         "competition `{}` is already imported from {first_at}; \
                          each competition may be imported once",

@@ -384,12 +384,7 @@ pub(super) fn score_one(
     rows: &Rows<'_>,
     rate: Rate,
 ) -> Result<ScoredOne, InputError> {
-    let here = || {
-        competition
-            .origin
-            .location()
-            .competition(&competition.competition_id)
-    };
+    let here = || competition.location();
     if rows.entrants.is_empty() {
         return Err(InputError::new(here(), "competition has no entrants"));
     }

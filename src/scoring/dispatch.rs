@@ -34,11 +34,7 @@ pub(super) fn totals(
         };
         if let Some(rule) = rule {
             return Err(InputError::new(
-                competition
-                    .origin
-                    .location()
-                    .competition(&competition.competition_id)
-                    .column("vp_scale"),
+                competition.location().column("vp_scale"),
                 rule,
             ));
         }

@@ -134,10 +134,7 @@ fn check_match(
     for (team, met) in opponents {
         if met.len() > 1 {
             return Err(InputError::new(
-                competition
-                    .origin
-                    .location()
-                    .competition(&competition.competition_id),
+                competition.location(),
                 format!(
                     "a team_imps competition is one match, but team `{team}` met {}",
                     met.iter().copied().collect::<Vec<_>>().join(", ")
