@@ -115,6 +115,14 @@ mod tests {
         m
     }
 
+    /// Members 1, 2, ... of the `clubs` in turn.
+    fn members(clubs: &[&str]) -> Vec<Member> {
+        (1..)
+            .zip(clubs)
+            .map(|(id, club)| member(id, club))
+            .collect()
+    }
+
     fn state(h: f64, boards: u64, last: Option<(i32, u32, u32)>) -> PlayerState {
         let mut s = PlayerState::starting(h, None);
         s.boards = boards;
@@ -124,12 +132,7 @@ mod tests {
 
     #[test]
     fn ties_share_a_rank_and_the_next_rank_skips() {
-        let members = vec![
-            member(1, "A"),
-            member(2, "A"),
-            member(3, "A"),
-            member(4, "A"),
-        ];
+        let members = members(&["A", "A", "A", "A"]);
         let states = vec![
             state(10.0, 24, None),
             state(12.004, 24, None),
@@ -167,12 +170,7 @@ mod tests {
 
     #[test]
     fn minimum_boards_activity_and_groups() {
-        let members = vec![
-            member(1, "A"),
-            member(2, "B"),
-            member(3, "B"),
-            member(4, "A"),
-        ];
+        let members = members(&["A", "B", "B", "A"]);
         let states = vec![
             state(10.0, 24, Some((2026, 10, 1))),
             state(5.0, 10, Some((2026, 10, 1))),
