@@ -250,6 +250,7 @@ impl HeldStandings {
                 direction: line.direction,
                 vp: line.vp,
                 house: line.house,
+                rounds: (),
             });
             start = line.name_end;
         }
@@ -272,6 +273,7 @@ mod tests {
             direction: (rank == 3).then_some(Direction::EW),
             vp: (rank == 1).then_some(14.87),
             house: rank == 4,
+            rounds: (),
         }
     }
 

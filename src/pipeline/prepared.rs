@@ -6,7 +6,9 @@ use chrono::NaiveDate;
 
 use crate::dataset::{Direction, Origin};
 use crate::model::{CompetitionInput, EntrantInput, PlayerInput, PlayerStatus};
+#[cfg(test)]
 use crate::scoring::Standing;
+pub use crate::scoring::StandingLine;
 
 /// Who sits in a player slot, as far as the replay is concerned.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -348,36 +350,6 @@ impl PreparedCompetition {
     }
 }
 
-/// One line of `standings.parquet`, borrowed from a [`StandingTable`] or a [`Standing`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StandingLine<'a> {
-    pub competition_id: &'a str,
-    pub entrant: &'a str,
-    pub score: f64,
-    pub percent: Option<f64>,
-    pub boards_played: u32,
-    pub rank: u32,
-    pub direction: Option<Direction>,
-    pub vp: Option<f64>,
-    pub house: bool,
-}
-
-impl<'a> From<&'a Standing> for StandingLine<'a> {
-    fn from(s: &'a Standing) -> Self {
-        StandingLine {
-            competition_id: &s.competition_id,
-            entrant: &s.entrant,
-            score: s.score,
-            percent: s.percent,
-            boards_played: s.boards_played,
-            rank: s.rank,
-            direction: s.direction,
-            vp: s.vp,
-            house: s.house,
-        }
-    }
-}
-
 /// The standings of a run, as columns: a federation's history has millions of lines,
 /// and a [`Standing`] with its two owned strings weighs some 180 bytes. Here a line is
 /// its numbers, its competition by number, and its entrant's name in one shared text,
@@ -425,6 +397,7 @@ impl StandingTable {
             direction: self.direction[i],
             vp: self.vp[i],
             house: self.house[i],
+            rounds: (),
         }
     }
 
@@ -520,16 +493,12 @@ mod tests {
 
     fn standing(competition: &str, entrant: &str, rank: u32) -> Standing {
         Standing {
-            competition_id: competition.into(),
-            entrant: entrant.into(),
-            score: f64::from(rank) * 1.5,
             percent: (rank % 2 == 0).then_some(52.5),
-            boards_played: 24,
             rank,
             direction: (rank == 3).then_some(Direction::EW),
             vp: (rank == 2).then_some(12.04),
             house: rank == 4,
-            rounds: Vec::new(),
+            ..Standing::new(competition, entrant, f64::from(rank) * 1.5, 24)
         }
     }
 

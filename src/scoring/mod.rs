@@ -67,7 +67,7 @@ pub mod vp;
 pub use competition::score_competition;
 pub use rows::{
     entrant_order, BoardScore, BoardScoreRecord, BoardScoreTable, BoardScoreTableColumns,
-    ScoredCompetition, Standing, RECORD_BYTES,
+    ScoredCompetition, Standing, StandingLine, StandingOf, RECORD_BYTES,
 };
 pub use source::{BoardSource, Boards, InMemory};
 pub use team::team_match_vps;

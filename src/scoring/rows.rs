@@ -27,11 +27,14 @@ pub struct BoardScore {
     pub datum: Option<f64>,
 }
 
-/// One row of `standings.parquet`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Standing {
-    pub competition_id: String,
-    pub entrant: String,
+/// One row of `standings.parquet`: [`Standing`] as scoring builds it, its names owned
+/// and with a Swiss pair's rounds, or [`StandingLine`] as a run holds it, its names
+/// borrowed from a run's standings table and without rounds (no
+/// run output has them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StandingOf<S, R> {
+    pub competition_id: S,
+    pub entrant: S,
     /// Total matchpoints (on the competition's scale) or IMPs.
     pub score: f64,
     /// Matchpoint events: the percentage of the points available on the boards played.
@@ -49,7 +52,30 @@ pub struct Standing {
     /// empty).
     pub house: bool,
     /// Swiss pairs: the pair's matches, by round.
-    pub rounds: Vec<MatchLine>,
+    pub rounds: R,
+}
+
+/// A row of `standings.parquet` as scoring builds it.
+pub type Standing = StandingOf<String, Vec<MatchLine>>;
+
+/// A row of `standings.parquet` borrowed, without the Swiss rounds.
+pub type StandingLine<'a> = StandingOf<&'a str, ()>;
+
+impl<'a> From<&'a Standing> for StandingLine<'a> {
+    fn from(s: &'a Standing) -> Self {
+        StandingOf {
+            competition_id: &s.competition_id,
+            entrant: &s.entrant,
+            score: s.score,
+            percent: s.percent,
+            boards_played: s.boards_played,
+            rank: s.rank,
+            direction: s.direction,
+            vp: s.vp,
+            house: s.house,
+            rounds: (),
+        }
+    }
 }
 
 /// Everything scoring produces for one competition.
