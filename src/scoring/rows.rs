@@ -29,8 +29,7 @@ pub struct BoardScore {
 
 /// One row of `standings.parquet`: [`Standing`] as scoring builds it, its names owned
 /// and with a Swiss pair's rounds, or [`StandingLine`] as a run holds it, its names
-/// borrowed from a run's standings table and without rounds (no
-/// run output has them).
+/// borrowed from a run's standings table and without rounds (no run output has them).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StandingOf<S, R> {
     pub competition_id: S,
