@@ -548,60 +548,38 @@ pub fn board_scores(rows: &BoardScoreTable) -> PolarsResult<DataFrame> {
 /// numbers until they are written.
 struct BoardScoreColumns<'a> {
     names: &'a BoardScoreTable,
-    competition: Vec<u32>,
-    board: Vec<i32>,
-    ns: Vec<Option<u32>>,
-    ew: Vec<Option<u32>>,
-    ns_score: Vec<Option<i32>>,
-    ns_points: Vec<f64>,
-    ew_points: Vec<f64>,
-    datum: Vec<Option<f64>>,
+    columns: BoardScoreTableColumns,
 }
 
 impl<'a> BoardScoreColumns<'a> {
     fn with_capacity(names: &'a BoardScoreTable, height: usize) -> Self {
-        BoardScoreColumns {
-            names,
-            competition: Vec::with_capacity(height),
-            board: Vec::with_capacity(height),
-            ns: Vec::with_capacity(height),
-            ew: Vec::with_capacity(height),
-            ns_score: Vec::with_capacity(height),
-            ns_points: Vec::with_capacity(height),
-            ew_points: Vec::with_capacity(height),
-            datum: Vec::with_capacity(height),
-        }
+        let columns = BoardScoreTableColumns::with_capacity(height);
+        BoardScoreColumns { names, columns }
     }
 
     /// The columns taken out of `names` ([`BoardScoreTable::take_columns`]), as they
     /// are: a row group sealed whole is not copied once more.
     fn taken(names: &'a BoardScoreTable, columns: BoardScoreTableColumns) -> Self {
-        BoardScoreColumns {
-            names,
-            competition: columns.competition,
-            // The same bits: a board number is far below 2^31.
-            board: columns.board.into_iter().map(|b| b as i32).collect(),
-            ns: columns.ns,
-            ew: columns.ew,
-            ns_score: columns.ns_score,
-            ns_points: columns.ns_points,
-            ew_points: columns.ew_points,
-            datum: columns.datum,
-        }
+        BoardScoreColumns { names, columns }
+    }
+
+    /// The board column as the file types it. The same bits: a board number is far
+    /// below 2^31.
+    fn boards(board: Vec<u32>) -> Vec<i32> {
+        board.into_iter().map(|b| b as i32).collect()
     }
 
     /// The rows `parts` of `rows`, one part after the other.
     fn gathered(rows: &'a BoardScoreTable, parts: &[std::ops::Range<usize>]) -> Self {
         let height: usize = parts.iter().map(ExactSizeIterator::len).sum();
-        let mut columns = BoardScoreColumns::with_capacity(rows, height);
+        let mut gathered = BoardScoreColumns::with_capacity(rows, height);
+        let columns = &mut gathered.columns;
         for part in parts {
             let r = || part.clone();
             columns
                 .competition
                 .extend_from_slice(rows.competition_numbers(r()));
-            columns
-                .board
-                .extend(rows.boards(r()).iter().map(|&b| b as i32));
+            columns.board.extend_from_slice(rows.boards(r()));
             columns.ns.extend_from_slice(rows.side_numbers(r(), false));
             columns.ew.extend_from_slice(rows.side_numbers(r(), true));
             columns.ns_score.extend_from_slice(rows.ns_scores(r()));
@@ -609,28 +587,28 @@ impl<'a> BoardScoreColumns<'a> {
             columns.ew_points.extend_from_slice(rows.points(r(), true));
             columns.datum.extend_from_slice(rows.datums(r()));
         }
-        columns
+        gathered
     }
 
     fn frame(self) -> PolarsResult<DataFrame> {
-        let height = self.board.len();
-        let names = self.names;
+        let (names, c) = (self.names, self.columns);
+        let height = c.len();
         let text = |numbers: &[Option<u32>]| -> Vec<Option<&str>> {
             numbers
                 .iter()
                 .map(|at| at.map(|at| names.name(at)))
                 .collect()
         };
-        let ids: Vec<&str> = self.competition.iter().map(|&at| names.name(at)).collect();
+        let ids: Vec<&str> = c.competition.iter().map(|&at| names.name(at)).collect();
         let columns = vec![
             Column::from(Series::new("competition_id".into(), ids)),
-            Column::from(Series::new("board".into(), self.board)),
-            Column::from(Series::new("ns".into(), text(&self.ns))),
-            Column::from(Series::new("ew".into(), text(&self.ew))),
-            Column::from(Series::new("ns_score".into(), self.ns_score)),
-            Column::from(Series::new("ns_points".into(), self.ns_points)),
-            Column::from(Series::new("ew_points".into(), self.ew_points)),
-            Column::from(Series::new("datum".into(), self.datum)),
+            Column::from(Series::new("board".into(), Self::boards(c.board))),
+            Column::from(Series::new("ns".into(), text(&c.ns))),
+            Column::from(Series::new("ew".into(), text(&c.ew))),
+            Column::from(Series::new("ns_score".into(), c.ns_score)),
+            Column::from(Series::new("ns_points".into(), c.ns_points)),
+            Column::from(Series::new("ew_points".into(), c.ew_points)),
+            Column::from(Series::new("datum".into(), c.datum)),
         ];
         DataFrame::new(height, columns)
     }
@@ -640,24 +618,24 @@ impl<'a> BoardScoreColumns<'a> {
     /// them (see [`dictionary_or_text`]), the numbers as they are.
     fn encode(self, settings: &ParquetSettings) -> PolarsResult<Vec<u8>> {
         use polars_arrow::array::{Array, PrimitiveArray};
-        let height = self.board.len();
+        let height = self.columns.len();
         if height == 0 {
             return encode_row_group(&self.frame()?, settings);
         }
         let schema = board_scores_schema()?;
-        let names = self.names.names();
-        let ids = dictionary_or_text(names, self.competition.iter().map(|&at| Some(at)));
-        let ns = dictionary_or_text(names, self.ns.iter().copied());
-        let ew = dictionary_or_text(names, self.ew.iter().copied());
+        let (names, c) = (self.names.names(), self.columns);
+        let ids = dictionary_or_text(names, c.competition.iter().map(|&at| Some(at)));
+        let ns = dictionary_or_text(names, c.ns.iter().copied());
+        let ew = dictionary_or_text(names, c.ew.iter().copied());
         let arrays: Vec<Box<dyn Array>> = vec![
             ids,
-            PrimitiveArray::from_vec(self.board).boxed(),
+            PrimitiveArray::from_vec(Self::boards(c.board)).boxed(),
             ns,
             ew,
-            PrimitiveArray::from(self.ns_score).boxed(),
-            PrimitiveArray::from_vec(self.ns_points).boxed(),
-            PrimitiveArray::from_vec(self.ew_points).boxed(),
-            PrimitiveArray::from(self.datum).boxed(),
+            PrimitiveArray::from(c.ns_score).boxed(),
+            PrimitiveArray::from_vec(c.ns_points).boxed(),
+            PrimitiveArray::from_vec(c.ew_points).boxed(),
+            PrimitiveArray::from(c.datum).boxed(),
         ];
         super::files::encode_arrays(&schema, height, arrays, settings)
     }
@@ -871,17 +849,9 @@ fn board_scores_of_records<'a>(
 ) -> BoardScoreColumns<'a> {
     let mut columns = BoardScoreColumns::with_capacity(names, records.len() / RECORD_BYTES);
     for record in records.chunks_exact(RECORD_BYTES) {
-        let Some(r) = BoardScoreRecord::read(record) else {
-            continue;
-        };
-        columns.competition.push(r.competition);
-        columns.board.push(r.board as i32);
-        columns.ns.push(r.ns);
-        columns.ew.push(r.ew);
-        columns.ns_score.push(r.ns_score);
-        columns.ns_points.push(r.ns_points);
-        columns.ew_points.push(r.ew_points);
-        columns.datum.push(r.datum);
+        if let Some(r) = BoardScoreRecord::read(record) {
+            columns.columns.push(r);
+        }
     }
     columns
 }

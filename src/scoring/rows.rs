@@ -192,35 +192,21 @@ const UNSEEN: u32 = u32::MAX;
 pub struct BoardScoreTable {
     names: Vec<String>,
     name_index: rustc_hash::FxHashMap<String, u32>,
-    competition: Vec<u32>,
-    board: Vec<u32>,
-    ns: Vec<Option<u32>>,
-    ew: Vec<Option<u32>>,
-    ns_score: Vec<Option<i32>>,
-    ns_points: Vec<f64>,
-    ew_points: Vec<f64>,
-    datum: Vec<Option<f64>>,
+    columns: BoardScoreTableColumns,
 }
 
 impl BoardScoreTable {
     pub fn len(&self) -> usize {
-        self.board.len()
+        self.columns.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.board.is_empty()
+        self.columns.is_empty()
     }
 
     /// Makes room for `rows` more rows.
     pub fn reserve(&mut self, rows: usize) {
-        self.competition.reserve(rows);
-        self.board.reserve(rows);
-        self.ns.reserve(rows);
-        self.ew.reserve(rows);
-        self.ns_score.reserve(rows);
-        self.ns_points.reserve(rows);
-        self.ew_points.reserve(rows);
-        self.datum.reserve(rows);
+        self.columns.reserve(rows);
     }
 
     fn intern(&mut self, name: &str) -> u32 {
@@ -259,40 +245,25 @@ impl BoardScoreTable {
             };
             let ns = row.ns.as_deref().map(&mut side);
             let ew = row.ew.as_deref().map(&mut side);
-            self.competition.push(competition);
-            self.board.push(row.board);
-            self.ns.push(ns);
-            self.ew.push(ew);
-            self.ns_score.push(row.ns_score);
-            self.ns_points.push(row.ns_points);
-            self.ew_points.push(row.ew_points);
-            self.datum.push(row.datum);
+            self.columns.push(BoardScoreRecord {
+                competition,
+                board: row.board,
+                ns,
+                ew,
+                ns_score: row.ns_score,
+                ns_points: row.ns_points,
+                ew_points: row.ew_points,
+                datum: row.datum,
+            });
         }
     }
 
     /// Keeps the rows of the competitions `keep` accepts, in order.
     pub fn retain_competitions(&mut self, keep: impl Fn(&str) -> bool) {
         let kept: Vec<bool> = self.names.iter().map(|name| keep(name)).collect();
-        let mask: Vec<bool> = self
-            .competition
-            .iter()
-            .map(|&at| kept[at as usize])
-            .collect();
-        fn filter<T>(column: &mut Vec<T>, mask: &[bool]) {
-            let mut row = 0;
-            column.retain(|_| {
-                row += 1;
-                mask[row - 1]
-            });
-        }
-        filter(&mut self.competition, &mask);
-        filter(&mut self.board, &mask);
-        filter(&mut self.ns, &mask);
-        filter(&mut self.ew, &mask);
-        filter(&mut self.ns_score, &mask);
-        filter(&mut self.ns_points, &mask);
-        filter(&mut self.ew_points, &mask);
-        filter(&mut self.datum, &mask);
+        let competitions = self.columns.competition.iter();
+        let mask: Vec<bool> = competitions.map(|&at| kept[at as usize]).collect();
+        self.columns.retain(&mask);
     }
 
     /// The rows in `ranges`, in that order.
@@ -325,26 +296,26 @@ impl BoardScoreTable {
                 }
             }
         };
-        front.competition = self.competition[..rows]
+        front.columns.competition = self.columns.competition[..rows]
             .iter()
             .map(|&at| rename(&mut front, at))
             .collect();
-        front.ns = self.ns[..rows]
+        front.columns.ns = self.columns.ns[..rows]
             .iter()
             .map(|at| at.map(|at| rename(&mut front, at)))
             .collect();
-        front.ew = self.ew[..rows]
+        front.columns.ew = self.columns.ew[..rows]
             .iter()
             .map(|at| at.map(|at| rename(&mut front, at)))
             .collect();
-        front.board = self.board.drain(..rows).collect();
-        front.ns_score = self.ns_score.drain(..rows).collect();
-        front.ns_points = self.ns_points.drain(..rows).collect();
-        front.ew_points = self.ew_points.drain(..rows).collect();
-        front.datum = self.datum.drain(..rows).collect();
-        self.competition.drain(..rows);
-        self.ns.drain(..rows);
-        self.ew.drain(..rows);
+        front.columns.board = self.columns.board.drain(..rows).collect();
+        front.columns.ns_score = self.columns.ns_score.drain(..rows).collect();
+        front.columns.ns_points = self.columns.ns_points.drain(..rows).collect();
+        front.columns.ew_points = self.columns.ew_points.drain(..rows).collect();
+        front.columns.datum = self.columns.datum.drain(..rows).collect();
+        self.columns.competition.drain(..rows);
+        self.columns.ns.drain(..rows);
+        self.columns.ew.drain(..rows);
         front
     }
 
@@ -352,29 +323,31 @@ impl BoardScoreTable {
     pub fn append(&mut self, other: &BoardScoreTable) {
         let renamed: Vec<u32> = other.names.iter().map(|name| self.intern(name)).collect();
         let rename = |at: u32| renamed[at as usize];
-        self.competition
-            .extend(other.competition.iter().map(|&at| rename(at)));
-        self.ns.extend(other.ns.iter().map(|at| at.map(rename)));
-        self.ew.extend(other.ew.iter().map(|at| at.map(rename)));
-        self.board.extend_from_slice(&other.board);
-        self.ns_score.extend_from_slice(&other.ns_score);
-        self.ns_points.extend_from_slice(&other.ns_points);
-        self.ew_points.extend_from_slice(&other.ew_points);
-        self.datum.extend_from_slice(&other.datum);
+        self.columns
+            .competition
+            .extend(other.columns.competition.iter().map(|&at| rename(at)));
+        self.columns
+            .ns
+            .extend(other.columns.ns.iter().map(|at| at.map(rename)));
+        self.columns
+            .ew
+            .extend(other.columns.ew.iter().map(|at| at.map(rename)));
+        self.columns.board.extend_from_slice(&other.columns.board);
+        self.columns
+            .ns_score
+            .extend_from_slice(&other.columns.ns_score);
+        self.columns
+            .ns_points
+            .extend_from_slice(&other.columns.ns_points);
+        self.columns
+            .ew_points
+            .extend_from_slice(&other.columns.ew_points);
+        self.columns.datum.extend_from_slice(&other.columns.datum);
     }
 
     /// Takes every row out as its columns, leaving the names (which the columns number).
     pub fn take_columns(&mut self) -> BoardScoreTableColumns {
-        BoardScoreTableColumns {
-            competition: std::mem::take(&mut self.competition),
-            board: std::mem::take(&mut self.board),
-            ns: std::mem::take(&mut self.ns),
-            ew: std::mem::take(&mut self.ew),
-            ns_score: std::mem::take(&mut self.ns_score),
-            ns_points: std::mem::take(&mut self.ns_points),
-            ew_points: std::mem::take(&mut self.ew_points),
-            datum: std::mem::take(&mut self.datum),
-        }
+        std::mem::take(&mut self.columns)
     }
 
     /// The competitions with rows in the table, each once, in the order they first
@@ -382,7 +355,7 @@ impl BoardScoreTable {
     pub fn competition_names(&self) -> Vec<String> {
         let mut seen = vec![false; self.names.len()];
         let mut names = Vec::new();
-        for &at in &self.competition {
+        for &at in &self.columns.competition {
             if !std::mem::replace(&mut seen[at as usize], true) {
                 names.push(self.names[at as usize].clone());
             }
@@ -393,15 +366,16 @@ impl BoardScoreTable {
     /// Row `at`, as a [`BoardScore`].
     pub fn get(&self, at: usize) -> Option<BoardScore> {
         let name = |index: u32| Text::new(&self.names[index as usize]);
+        let r = self.columns.record(at)?;
         Some(BoardScore {
-            competition_id: name(*self.competition.get(at)?),
-            board: self.board[at],
-            ns: self.ns[at].map(name),
-            ew: self.ew[at].map(name),
-            ns_score: self.ns_score[at],
-            ns_points: self.ns_points[at],
-            ew_points: self.ew_points[at],
-            datum: self.datum[at],
+            competition_id: name(r.competition),
+            board: r.board,
+            ns: r.ns.map(name),
+            ew: r.ew.map(name),
+            ns_score: r.ns_score,
+            ns_points: r.ns_points,
+            ew_points: r.ew_points,
+            datum: r.datum,
         })
     }
 
@@ -412,7 +386,7 @@ impl BoardScoreTable {
 
     /// The competition of each row in `range`.
     pub fn competition_ids(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &str> {
-        self.competition[range]
+        self.columns.competition[range]
             .iter()
             .map(|&at| self.names[at as usize].as_str())
     }
@@ -424,20 +398,20 @@ impl BoardScoreTable {
 
     /// The competition of each row in `range`, by its number in [`Self::names`].
     pub fn competition_numbers(&self, range: std::ops::Range<usize>) -> &[u32] {
-        &self.competition[range]
+        &self.columns.competition[range]
     }
 
     /// [`Self::sides`], by number in [`Self::names`].
     pub fn side_numbers(&self, range: std::ops::Range<usize>, ew: bool) -> &[Option<u32>] {
         if ew {
-            &self.ew[range]
+            &self.columns.ew[range]
         } else {
-            &self.ns[range]
+            &self.columns.ns[range]
         }
     }
 
     pub fn boards(&self, range: std::ops::Range<usize>) -> &[u32] {
-        &self.board[range]
+        &self.columns.board[range]
     }
 
     /// The N/S (`ew`: false) or E/W (`ew`: true) entrant of each row in `range`.
@@ -446,26 +420,30 @@ impl BoardScoreTable {
         range: std::ops::Range<usize>,
         ew: bool,
     ) -> impl Iterator<Item = Option<&str>> {
-        let side = if ew { &self.ew } else { &self.ns };
+        let side = if ew {
+            &self.columns.ew
+        } else {
+            &self.columns.ns
+        };
         side[range]
             .iter()
             .map(|at| at.map(|at| self.names[at as usize].as_str()))
     }
 
     pub fn ns_scores(&self, range: std::ops::Range<usize>) -> &[Option<i32>] {
-        &self.ns_score[range]
+        &self.columns.ns_score[range]
     }
 
     pub fn points(&self, range: std::ops::Range<usize>, ew: bool) -> &[f64] {
         if ew {
-            &self.ew_points[range]
+            &self.columns.ew_points[range]
         } else {
-            &self.ns_points[range]
+            &self.columns.ns_points[range]
         }
     }
 
     pub fn datums(&self, range: std::ops::Range<usize>) -> &[Option<f64>] {
-        &self.datum[range]
+        &self.columns.datum[range]
     }
 }
 
@@ -547,34 +525,15 @@ impl BoardScoreTable {
     pub fn write_records(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
         out.reserve(range.len() * RECORD_BYTES);
         for at in range {
-            self.record(at).write(out);
-        }
-    }
-
-    /// Row `at` as a record.
-    fn record(&self, at: usize) -> BoardScoreRecord {
-        BoardScoreRecord {
-            competition: self.competition[at],
-            board: self.board[at],
-            ns: self.ns[at],
-            ew: self.ew[at],
-            ns_score: self.ns_score[at],
-            ns_points: self.ns_points[at],
-            ew_points: self.ew_points[at],
-            datum: self.datum[at],
+            if let Some(record) = self.columns.record(at) {
+                record.write(out);
+            }
         }
     }
 
     /// Drops every row and its room, keeping the names the written records refer to.
     pub fn clear_rows(&mut self) {
-        self.competition = Vec::new();
-        self.board = Vec::new();
-        self.ns = Vec::new();
-        self.ew = Vec::new();
-        self.ns_score = Vec::new();
-        self.ns_points = Vec::new();
-        self.ew_points = Vec::new();
-        self.datum = Vec::new();
+        self.columns = BoardScoreTableColumns::default();
     }
 
     /// Appends the rows of `records` (written by this table's
@@ -585,14 +544,7 @@ impl BoardScoreTable {
         self.reserve(rows);
         for record in records.chunks_exact(RECORD_BYTES) {
             if let Some(r) = BoardScoreRecord::read(record) {
-                self.competition.push(r.competition);
-                self.board.push(r.board);
-                self.ns.push(r.ns);
-                self.ew.push(r.ew);
-                self.ns_score.push(r.ns_score);
-                self.ns_points.push(r.ns_points);
-                self.ew_points.push(r.ew_points);
-                self.datum.push(r.datum);
+                self.columns.push(r);
             }
         }
     }
@@ -605,7 +557,7 @@ impl BoardScoreTable {
 }
 
 /// A [`BoardScoreTable`]'s rows as its columns, names by their number in the table.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct BoardScoreTableColumns {
     pub competition: Vec<u32>,
     pub board: Vec<u32>,
@@ -615,6 +567,81 @@ pub struct BoardScoreTableColumns {
     pub ns_points: Vec<f64>,
     pub ew_points: Vec<f64>,
     pub datum: Vec<Option<f64>>,
+}
+
+impl BoardScoreTableColumns {
+    /// Empty columns with room for `rows` rows.
+    pub fn with_capacity(rows: usize) -> Self {
+        let mut columns = BoardScoreTableColumns::default();
+        columns.reserve(rows);
+        columns
+    }
+
+    pub fn len(&self) -> usize {
+        self.board.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.board.is_empty()
+    }
+
+    /// Makes room for `rows` more rows.
+    pub fn reserve(&mut self, rows: usize) {
+        self.competition.reserve(rows);
+        self.board.reserve(rows);
+        self.ns.reserve(rows);
+        self.ew.reserve(rows);
+        self.ns_score.reserve(rows);
+        self.ns_points.reserve(rows);
+        self.ew_points.reserve(rows);
+        self.datum.reserve(rows);
+    }
+
+    /// Appends a row.
+    #[inline]
+    pub fn push(&mut self, r: BoardScoreRecord) {
+        self.competition.push(r.competition);
+        self.board.push(r.board);
+        self.ns.push(r.ns);
+        self.ew.push(r.ew);
+        self.ns_score.push(r.ns_score);
+        self.ns_points.push(r.ns_points);
+        self.ew_points.push(r.ew_points);
+        self.datum.push(r.datum);
+    }
+
+    /// Keeps the rows `mask` marks, in order.
+    fn retain(&mut self, mask: &[bool]) {
+        fn filter<T>(column: &mut Vec<T>, mask: &[bool]) {
+            let mut row = 0;
+            column.retain(|_| {
+                row += 1;
+                mask[row - 1]
+            });
+        }
+        filter(&mut self.competition, mask);
+        filter(&mut self.board, mask);
+        filter(&mut self.ns, mask);
+        filter(&mut self.ew, mask);
+        filter(&mut self.ns_score, mask);
+        filter(&mut self.ns_points, mask);
+        filter(&mut self.ew_points, mask);
+        filter(&mut self.datum, mask);
+    }
+
+    /// Row `at`; `None` past the last.
+    pub fn record(&self, at: usize) -> Option<BoardScoreRecord> {
+        Some(BoardScoreRecord {
+            competition: *self.competition.get(at)?,
+            board: self.board[at],
+            ns: self.ns[at],
+            ew: self.ew[at],
+            ns_score: self.ns_score[at],
+            ns_points: self.ns_points[at],
+            ew_points: self.ew_points[at],
+            datum: self.datum[at],
+        })
+    }
 }
 
 /// Whether two names are the same, compared in place: a competition's rows all name
