@@ -22,21 +22,24 @@ use crate::scoring::draw::Round;
 use crate::scoring::swiss::MatchLine;
 use crate::scoring::Standing;
 
-/// One line of the sheet.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SheetLine {
-    pub competition_id: String,
+/// One line of the sheet: [`SheetLine`] owns its text, [`SheetRow`] borrows it from
+/// where it lies (the standing, the competition and the names of its competition). The
+/// files are written from rows, so that millions of lines make no string of their own;
+/// [`SheetLine::row`] reads an owned line the same way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SheetOf<S, R> {
+    pub competition_id: S,
     pub date: NaiveDate,
-    pub title: Option<String>,
-    pub club: Option<String>,
-    pub direction: Option<String>,
+    pub title: Option<S>,
+    pub club: Option<S>,
+    pub direction: Option<S>,
     /// The rank the sheet is ordered by: by the handicap-adjusted result in a handicap
     /// tournament, else the standings' rank.
     pub rank: u32,
     /// The rank on the raw result (handicap tournaments; the same as `rank` otherwise).
     pub raw_rank: u32,
-    pub entrant: String,
-    pub names: String,
+    pub entrant: S,
+    pub names: S,
     /// Rounded as the club's program prints it.
     pub score: f64,
     pub percent: Option<f64>,
@@ -51,48 +54,32 @@ pub struct SheetLine {
     /// Swiss pairs: the house pair, listed without a place.
     pub house: bool,
     /// Swiss pairs: the pair's matches, by round.
-    pub rounds: Vec<MatchLine>,
+    pub rounds: R,
 }
 
-/// A line of the sheet borrowed from where its text lies: the standing, the
-/// competition and the names of its competition. The files are written from these, so
-/// that millions of lines make no string of their own; [`SheetLine::row`] reads an
-/// owned line the same way.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SheetRow<'a> {
-    pub competition_id: &'a str,
-    pub date: NaiveDate,
-    pub title: Option<&'a str>,
-    pub club: Option<&'a str>,
-    pub direction: Option<&'a str>,
-    pub rank: u32,
-    pub raw_rank: u32,
-    pub entrant: &'a str,
-    pub names: &'a str,
-    pub score: f64,
-    pub percent: Option<f64>,
-    pub boards_played: u32,
-    pub vp: Option<f64>,
-    pub handicap_expected: Option<f64>,
-    pub handicap_result: Option<f64>,
-    pub score_decimals: usize,
-    pub house: bool,
-    pub rounds: &'a [MatchLine],
-}
+/// A line of the sheet that owns its text.
+pub type SheetLine = SheetOf<String, Vec<MatchLine>>;
 
-impl SheetLine {
-    /// The line as the files are written from it.
-    pub fn row(&self) -> SheetRow<'_> {
-        SheetRow {
-            competition_id: &self.competition_id,
+/// A line of the sheet borrowed from where its text lies.
+pub type SheetRow<'a> = SheetOf<&'a str, &'a [MatchLine]>;
+
+impl<S, R> SheetOf<S, R> {
+    /// The same line with each text as `text` gives it and the rounds as `rounds` does.
+    fn map<'s, T, Q>(
+        &'s self,
+        text: impl Fn(&'s S) -> T,
+        rounds: impl FnOnce(&'s R) -> Q,
+    ) -> SheetOf<T, Q> {
+        SheetOf {
+            competition_id: text(&self.competition_id),
             date: self.date,
-            title: self.title.as_deref(),
-            club: self.club.as_deref(),
-            direction: self.direction.as_deref(),
+            title: self.title.as_ref().map(&text),
+            club: self.club.as_ref().map(&text),
+            direction: self.direction.as_ref().map(&text),
             rank: self.rank,
             raw_rank: self.raw_rank,
-            entrant: &self.entrant,
-            names: &self.names,
+            entrant: text(&self.entrant),
+            names: text(&self.names),
             score: self.score,
             percent: self.percent,
             boards_played: self.boards_played,
@@ -101,8 +88,15 @@ impl SheetLine {
             handicap_result: self.handicap_result,
             score_decimals: self.score_decimals,
             house: self.house,
-            rounds: &self.rounds,
+            rounds: rounds(&self.rounds),
         }
+    }
+}
+
+impl SheetLine {
+    /// The line as the files are written from it.
+    pub fn row(&self) -> SheetRow<'_> {
+        self.map(String::as_str, Vec::as_slice)
     }
 }
 
@@ -501,24 +495,8 @@ pub fn competition_lines(
                     "",
                 );
                 SheetLine {
-                    competition_id: row.competition_id.to_owned(),
-                    date: row.date,
-                    title: row.title.map(str::to_owned),
-                    club: row.club.map(str::to_owned),
-                    direction: row.direction.map(str::to_owned),
-                    rank: row.rank,
-                    raw_rank: row.raw_rank,
-                    entrant: row.entrant.to_owned(),
                     names: names(&standings[at]),
-                    score: row.score,
-                    percent: row.percent,
-                    boards_played: row.boards_played,
-                    vp: row.vp,
-                    handicap_expected: row.handicap_expected,
-                    handicap_result: row.handicap_result,
-                    score_decimals: row.score_decimals,
-                    house: row.house,
-                    rounds: row.rounds.to_vec(),
+                    ..row.map(|text| (*text).to_owned(), |rounds| rounds.to_vec())
                 }
             }),
     );
