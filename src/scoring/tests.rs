@@ -18,52 +18,53 @@ fn entrants(names: &[&str]) -> Vec<Entrant> {
     names.iter().map(|n| Entrant::new("c1", *n)).collect()
 }
 
-fn row(board: u32, ns: &str, ew: &str, contract: &str, declarer: &str, tricks: u8) -> BoardResult {
+/// A row of board `board` of competition `c1` at which `ns` met `ew`, with nothing
+/// played yet.
+fn at_table(board: u32, ns: &str, ew: &str) -> BoardResult {
     BoardResult {
         competition_id: "c1".into(),
         board,
         ns: Some(ns.into()),
         ew: Some(ew.into()),
+        ..BoardResult::default()
+    }
+}
+
+fn row(board: u32, ns: &str, ew: &str, contract: &str, declarer: &str, tricks: u8) -> BoardResult {
+    BoardResult {
         contract: Some(contract.into()),
         declarer: Some(declarer.into()),
         tricks: Some(tricks),
-        ..BoardResult::default()
+        ..at_table(board, ns, ew)
     }
 }
 
 /// The scoring leaflet's two boards as a Mitchell: N/S pairs 1-8, E/W pairs 11-18. Boards 1 and 8
 /// (neither side vulnerable) carry the leaflet's two travellers.
 fn seed_001_rows() -> Vec<BoardResult> {
-    let first = [
-        ("1", "11", "3S", "N", 10),
-        ("2", "13", "4S", "N", 10),
-        ("3", "15", "4H", "E", 8),
-        ("4", "17", "3H", "E", 9),
-        ("5", "18", "3H", "E", 8),
-        ("6", "12", "3S", "N", 10),
-        ("7", "14", "3S", "N", 9),
-        ("8", "16", "4HX", "E", 8),
+    // (board, N/S, E/W, contract, declarer, tricks)
+    let travellers = [
+        (1, "1", "11", "3S", "N", 10),
+        (1, "2", "13", "4S", "N", 10),
+        (1, "3", "15", "4H", "E", 8),
+        (1, "4", "17", "3H", "E", 9),
+        (1, "5", "18", "3H", "E", 8),
+        (1, "6", "12", "3S", "N", 10),
+        (1, "7", "14", "3S", "N", 9),
+        (1, "8", "16", "4HX", "E", 8),
+        (8, "1", "11", "4S", "N", 10),
+        (8, "2", "12", "4S", "N", 10),
+        (8, "3", "14", "3NT", "N", 10),
+        (8, "4", "16", "4S", "N", 10),
+        (8, "5", "18", "4S", "N", 10),
+        (8, "6", "13", "4S", "N", 10),
+        (8, "7", "15", "4S", "N", 10),
+        (8, "8", "17", "4S", "N", 10),
     ];
-    let second = [
-        ("1", "11", "4S", "N", 10),
-        ("2", "12", "4S", "N", 10),
-        ("3", "14", "3NT", "N", 10),
-        ("4", "16", "4S", "N", 10),
-        ("5", "18", "4S", "N", 10),
-        ("6", "13", "4S", "N", 10),
-        ("7", "15", "4S", "N", 10),
-        ("8", "17", "4S", "N", 10),
-    ];
-    let mut rows: Vec<BoardResult> = first
+    travellers
         .iter()
-        .map(|&(ns, ew, c, d, t)| row(1, ns, ew, c, d, t))
-        .collect();
-    rows.extend(
-        second
-            .iter()
-            .map(|&(ns, ew, c, d, t)| row(8, ns, ew, c, d, t)),
-    );
-    rows
+        .map(|&(board, ns, ew, c, d, t)| row(board, ns, ew, c, d, t))
+        .collect()
 }
 
 fn seed_001_entrants() -> Vec<Entrant> {
@@ -275,27 +276,38 @@ fn team_match() {
     .is_err());
 }
 
+/// A table score of round 1 ([`scored_row`]).
+fn round_one(board: u32, ns: &str, ew: &str, score: i32) -> BoardResult {
+    BoardResult {
+        round: Some(1),
+        ..scored_row(board, ns, ew, score)
+    }
+}
+
+/// Seed 003's round of five pairs: pairs 1-2 at table 1 and 3-4 at table 2 over boards
+/// 1 and 2, pair 5 out.
+fn seed_003_five_pairs_rows() -> Vec<BoardResult> {
+    vec![
+        round_one(1, "1", "2", -420),
+        round_one(1, "3", "4", -450),
+        round_one(2, "1", "2", 170),
+        round_one(2, "3", "4", 620),
+    ]
+}
+
+/// The model's result of `entrant`.
+fn result_of(scored: &ScoredCompetition, entrant: &str) -> Option<f64> {
+    let result = scored.results.iter().find(|r| r.entrant == entrant);
+    result.map(|r| r.score)
+}
+
 /// The four-and-five-pairs sheets with five pairs: subround 1 (boards 1-2) pairs 1-2 at table 1, 3-4 at table
 /// 2, pair 5 out. Table 1's N/S scores −420 and 170 against table 2's −450 and 620:
 /// differences +30 (1 IMP) and −450 (−10 IMPs): −9 for pair 1 and pair 4, +9 for pairs 2
 /// and 3. Entries: 2 and 3 get 9, pair 5 gets (9+9)/4 = 4.5 → 4.
 #[test]
 fn seed_003_five_pairs() {
-    let mk = |board, ns: &str, ew: &str, score| BoardResult {
-        competition_id: "c1".into(),
-        board,
-        ns: Some(ns.into()),
-        ew: Some(ew.into()),
-        ns_score: Some(score),
-        round: Some(1),
-        ..BoardResult::default()
-    };
-    let rows = vec![
-        mk(1, "1", "2", -420),
-        mk(1, "3", "4", -450),
-        mk(2, "1", "2", 170),
-        mk(2, "3", "4", 620),
-    ];
+    let rows = seed_003_five_pairs_rows();
     let scored = score_competition(
         &competition(Format::Pairs, ScoringMethod::TeamImps),
         &entrants(&["1", "2", "3", "4", "5"]),
@@ -308,13 +320,7 @@ fn seed_003_five_pairs() {
         [0.0, 9.0, 9.0, 0.0, 4.0]
     );
     assert_eq!(standing(&scored, "5").boards_played, 0);
-    let net = |e: &str| {
-        scored
-            .results
-            .iter()
-            .find(|r| r.entrant == e)
-            .map(|r| r.score)
-    };
+    let net = |e| result_of(&scored, e);
     assert_eq!(net("1"), Some(-9.0));
     assert_eq!(net("3"), Some(9.0));
 }
@@ -598,12 +604,8 @@ fn tie_break_order_and_session_percentage() {
 /// A table score alone (no contract), as imported exports give it.
 fn scored_row(board: u32, ns: &str, ew: &str, score: i32) -> BoardResult {
     BoardResult {
-        competition_id: "c1".into(),
-        board,
-        ns: Some(ns.into()),
-        ew: Some(ew.into()),
         ns_score: Some(score),
-        ..BoardResult::default()
+        ..at_table(board, ns, ew)
     }
 }
 
@@ -792,10 +794,7 @@ fn seed_003_scale() -> crate::dataset::VpScaleRef {
 /// Standings go by VPs; the model's results keep the IMPs.
 #[test]
 fn seed_003_four_pairs_on_victory_points() {
-    let mk = |board, ns: &str, ew: &str, score| BoardResult {
-        round: Some(1),
-        ..scored_row(board, ns, ew, score)
-    };
+    let mk = round_one;
     // Table 1: 3 N/S v 1 E/W; table 2: 2 N/S v 4 E/W. Pairs 1 and 2 are the side of
     // table 2's N/S and table 1's E/W: 140 at table 2 against 50 at table 1 is 90, 3 IMPs.
     let rows = vec![mk(1, "3", "1", 50), mk(1, "2", "4", 140)];
@@ -811,13 +810,7 @@ fn seed_003_four_pairs_on_victory_points() {
     assert_eq!(got("2"), (3.0, Some(10.0), 1));
     assert_eq!(got("3"), (0.0, Some(4.0), 3));
     assert_eq!(got("4"), (0.0, Some(4.0), 3));
-    let net = |e: &str| {
-        scored
-            .results
-            .iter()
-            .find(|r| r.entrant == e)
-            .map(|r| r.score)
-    };
+    let net = |e| result_of(&scored, e);
     assert_eq!((net("1"), net("3")), (Some(3.0), Some(-3.0)));
 
     // Without the scale the same round is scored in IMPs only.
@@ -832,16 +825,7 @@ fn seed_003_four_pairs_on_victory_points() {
 /// = 7, as it would get the average IMP entry rounded down (4) without the scale.
 #[test]
 fn seed_003_five_pairs_on_victory_points() {
-    let mk = |board, ns: &str, ew: &str, score| BoardResult {
-        round: Some(1),
-        ..scored_row(board, ns, ew, score)
-    };
-    let rows = vec![
-        mk(1, "1", "2", -420),
-        mk(1, "3", "4", -450),
-        mk(2, "1", "2", 170),
-        mk(2, "3", "4", 620),
-    ];
+    let rows = seed_003_five_pairs_rows();
     let mut comp = competition(Format::Pairs, ScoringMethod::TeamImps);
     comp.vp_scale = Some(seed_003_scale());
     let scored = score_competition(&comp, &entrants(&["1", "2", "3", "4", "5"]), &rows).unwrap();
