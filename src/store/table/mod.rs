@@ -664,6 +664,20 @@ mod tests {
         /// An entrant row: competition, entrant, player1, player2.
         type Row<'a> = (Option<&'a str>, &'a str, i64, i64);
 
+        /// Entrant rows of the pairs `spec` names (`competition/entrant`, by spaces):
+        /// entrant `e` of competition `cN` is players 4(N − 1) + 2e − 1 and the next
+        /// (`c1/1`: 1 and 2; `c3/2`: 11 and 12).
+        fn pairs(spec: &str) -> Vec<Row<'_>> {
+            let number = |text: &str| text.trim_start_matches('c').parse::<i64>().unwrap();
+            let mut out = Vec::new();
+            for named in spec.split_whitespace() {
+                let (c, e) = named.split_once('/').unwrap();
+                let first = 4 * (number(c) - 1) + 2 * number(e) - 1;
+                out.push((Some(c), e, first, first + 1));
+            }
+            out
+        }
+
         /// Entrant rows.
         fn entrants(rows: &[Row]) -> DataFrame {
             df!(
@@ -815,6 +829,42 @@ mod tests {
                 .collect()
         }
 
+        /// Where each row of `files` (each a file's name or month and its rows) was
+        /// written: competition, entrant, the file's name or month, and its row there,
+        /// in file and row order, as [`origins`] gives them.
+        fn as_written(files: &[(&str, &[Row])]) -> Vec<(String, String, String, usize)> {
+            let mut out = Vec::new();
+            for &(place, rows) in files {
+                for (at, &(c, e, _, _)) in rows.iter().enumerate() {
+                    out.push((c.unwrap_or("").into(), e.into(), place.into(), at + 1));
+                }
+            }
+            out
+        }
+
+        /// The files [`months`] writes, each with its month.
+        fn in_months<'a>(files: [&'a [Row<'a>]; 3]) -> [(&'static str, &'a [Row<'a>]); 3] {
+            let [first, second, third] = files;
+            [
+                ("month=2026-01", first),
+                ("month=2026-02", second),
+                ("month=2026-03", third),
+            ]
+        }
+
+        /// Writes into a new folder `dir` the entrants of [`pairs`] `each_month` names,
+        /// a month a file, reads it both ways and checks each row's origin; gives the
+        /// head read.
+        fn read_by_month(dir: &Path, each_month: [&str; 3]) -> Dataset {
+            std::fs::create_dir(dir).unwrap();
+            let [first, second, third] = each_month.map(pairs);
+            let files: [&[Row]; 3] = [&first, &second, &third];
+            dataset(dir, |dir| months(dir, files));
+            let head = read_both_ways(dir);
+            assert_eq!(origins(&head), as_written(&in_months(files)));
+            head
+        }
+
         fn origin(c: &str, e: &str, place: &str, row: usize) -> (String, String, String, usize) {
             (c.into(), e.into(), place.into(), row)
         }
@@ -826,90 +876,24 @@ mod tests {
         #[test]
         fn the_head_read_on_two_threads_is_the_head_read_on_one_in_any_file_order() {
             let dir = tempfile::tempdir().unwrap();
-            let by_month = dir.path().join("by_month");
-            std::fs::create_dir(&by_month).unwrap();
-            dataset(&by_month, |dir| {
-                months(
-                    dir,
-                    [
-                        &[(Some("c1"), "1", 1, 2), (Some("c1"), "2", 3, 4)],
-                        &[(Some("c2"), "1", 5, 6), (Some("c2"), "2", 7, 8)],
-                        &[(Some("c3"), "1", 9, 10), (Some("c3"), "2", 11, 12)],
-                    ],
-                )
-            });
-            let head = read_both_ways(&by_month);
-            assert_eq!(
-                origins(&head),
-                [
-                    origin("c1", "1", "month=2026-01", 1),
-                    origin("c1", "2", "month=2026-01", 2),
-                    origin("c2", "1", "month=2026-02", 1),
-                    origin("c2", "2", "month=2026-02", 2),
-                    origin("c3", "1", "month=2026-03", 1),
-                    origin("c3", "2", "month=2026-03", 2),
-                ]
-            );
+            let months = ["c1/1 c1/2", "c2/1 c2/2", "c3/1 c3/2"];
+            let head = read_by_month(&dir.path().join("by_month"), months);
             assert_eq!(head.entrants[5].players, [Some(11), Some(12), None, None]);
             assert_eq!(head.results.len(), 6);
 
             let one_file = dir.path().join("one_file");
             std::fs::create_dir(&one_file).unwrap();
+            let rows = pairs("c3/2 c1/1 c2/2 c3/1 c1/2 c2/1");
             dataset(&one_file, |dir| {
-                let rows = [
-                    (Some("c3"), "2", 11, 12),
-                    (Some("c1"), "1", 1, 2),
-                    (Some("c2"), "2", 7, 8),
-                    (Some("c3"), "1", 9, 10),
-                    (Some("c1"), "2", 3, 4),
-                    (Some("c2"), "1", 5, 6),
-                ];
                 parquet(&dir.join("entrants.parquet"), entrants(&rows), 2);
             });
             let file = &locate_table(&one_file, "entrants").unwrap().unwrap()[0];
             assert_eq!(locate::row_groups(file).unwrap(), Some(vec![2, 2, 2]));
             let head = read_both_ways(&one_file);
-            let f = "entrants.parquet";
-            assert_eq!(
-                origins(&head),
-                [
-                    origin("c3", "2", f, 1),
-                    origin("c1", "1", f, 2),
-                    origin("c2", "2", f, 3),
-                    origin("c3", "1", f, 4),
-                    origin("c1", "2", f, 5),
-                    origin("c2", "1", f, 6),
-                ]
-            );
+            assert_eq!(origins(&head), as_written(&[("entrants.parquet", &rows)]));
 
-            let spread = dir.path().join("spread");
-            std::fs::create_dir(&spread).unwrap();
-            dataset(&spread, |dir| {
-                months(
-                    dir,
-                    [
-                        &[(Some("c3"), "2", 11, 12), (Some("c2"), "1", 5, 6)],
-                        &[
-                            (Some("c1"), "2", 3, 4),
-                            (Some("c1"), "1", 1, 2),
-                            (Some("c3"), "1", 9, 10),
-                        ],
-                        &[(Some("c2"), "2", 7, 8)],
-                    ],
-                )
-            });
-            let head = read_both_ways(&spread);
-            assert_eq!(
-                origins(&head),
-                [
-                    origin("c3", "2", "month=2026-01", 1),
-                    origin("c2", "1", "month=2026-01", 2),
-                    origin("c1", "2", "month=2026-02", 1),
-                    origin("c1", "1", "month=2026-02", 2),
-                    origin("c3", "1", "month=2026-02", 3),
-                    origin("c2", "2", "month=2026-03", 1),
-                ]
-            );
+            let months = ["c3/2 c2/1", "c1/2 c1/1 c3/1", "c2/2"];
+            read_by_month(&dir.path().join("spread"), months);
         }
 
         /// Entrant rows whose competitions take turns in one file (a competition's
@@ -919,14 +903,7 @@ mod tests {
         /// is refused, after results of other competitions came between.
         #[test]
         fn entrants_of_competitions_taking_turns_are_read_and_checked_as_in_order() {
-            let rows: Vec<Row> = vec![
-                (Some("c1"), "1", 1, 2),
-                (Some("c2"), "1", 5, 6),
-                (Some("c1"), "2", 3, 4),
-                (Some("c3"), "1", 9, 10),
-                (Some("c2"), "2", 7, 8),
-                (Some("c3"), "2", 11, 12),
-            ];
+            let rows = pairs("c1/1 c2/1 c1/2 c3/1 c2/2 c3/2");
             let write = |rows: &[Row], results: Option<&str>| {
                 let dir = tempfile::tempdir().unwrap();
                 dataset(dir.path(), |dir| {
@@ -945,17 +922,7 @@ mod tests {
             let dir = write(&rows, Some(turns));
             let head = read_both_ways(dir.path());
             let f = "entrants.parquet";
-            assert_eq!(
-                origins(&head),
-                [
-                    origin("c1", "1", f, 1),
-                    origin("c2", "1", f, 2),
-                    origin("c1", "2", f, 3),
-                    origin("c3", "1", f, 4),
-                    origin("c2", "2", f, 5),
-                    origin("c3", "2", f, 6),
-                ]
-            );
+            assert_eq!(origins(&head), as_written(&[(f, &rows)]));
             let reported: Vec<(&str, &str)> = head
                 .results
                 .iter()
