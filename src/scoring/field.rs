@@ -8,7 +8,7 @@ use crate::dataset::{Competition, Direction, EntrantResult, Format, ScoringMetho
 
 use super::conventions::ByeScore;
 use super::matchpoints;
-use super::rows::Standing;
+use super::rows::{field_result, Standing};
 use super::standings::{assign_ranks_placed, Play, TieBreakInput};
 use super::tables::{BoardPoints, Entrants, Table};
 
@@ -145,7 +145,6 @@ pub(super) fn field_standings(
     tables: &[Table<'_>],
     points: &[BoardPoints],
 ) -> (Vec<Standing>, Vec<EntrantResult>) {
-    let id = &competition.competition_id;
     let all = field_tally(known.len(), tables, points);
     // The entrants that sat at a table, by position (names in byte order).
     let tallies: Vec<(u32, &FieldTally)> = (0..).zip(&all).filter(|(_, t)| t.seated()).collect();
@@ -165,17 +164,13 @@ pub(super) fn field_standings(
     ordered.sort_by_key(|&(place, _, _)| place);
     let results = ordered
         .into_iter()
-        .map(|(_, at, s)| EntrantResult {
-            competition_id: id.clone(),
-            entrant: s.entrant.clone(),
-            boards_played: s.boards_played,
-            score: if is_mp {
+        .map(|(_, at, s)| {
+            let score = if is_mp {
                 s.percent.unwrap_or(50.0)
             } else {
                 all.get(at as usize).map_or(0.0, |t| t.points)
-            },
-            opponent: None,
-            origin: competition.origin.clone(),
+            };
+            field_result(competition, s.entrant.clone(), s.boards_played, score)
         })
         .collect();
     (standings, results)

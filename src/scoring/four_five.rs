@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use crate::dataset::vp_scale::RoundScale;
 use crate::dataset::{Competition, EntrantResult};
 use crate::scoring::field::{field_tally, FieldTally};
-use crate::scoring::rows::{sorted_results, Standing};
+use crate::scoring::rows::{field_result, sorted_results, Standing};
 use crate::scoring::standings::{assign_ranks, assign_ranks_by};
 use crate::scoring::tables::{BoardPoints, Entrants, Table};
 
@@ -114,13 +114,9 @@ pub(super) fn four_five_standings(
     let results = (0..)
         .zip(&tallies)
         .filter(|(_, t)| t.seated())
-        .map(|(at, t)| EntrantResult {
-            competition_id: id.clone(),
-            entrant: known.name(at).to_string(),
-            boards_played: t.boards as u32,
-            score: t.points,
-            opponent: None,
-            origin: competition.origin.clone(),
+        .map(|(at, t)| {
+            let entrant = known.name(at).to_string();
+            field_result(competition, entrant, t.boards as u32, t.points)
         })
         .collect();
     (standings, sorted_results(results))

@@ -127,6 +127,24 @@ impl Standing {
     }
 }
 
+/// The model's result of `entrant` in `competition`: `score` over `boards_played`
+/// boards, against the field (no opponent).
+pub(super) fn field_result(
+    competition: &Competition,
+    entrant: String,
+    boards_played: u32,
+    score: f64,
+) -> EntrantResult {
+    EntrantResult {
+        competition_id: competition.competition_id.clone(),
+        entrant,
+        boards_played,
+        score,
+        opponent: None,
+        origin: competition.origin.clone(),
+    }
+}
+
 /// The model's result of each standing (its score over its boards, against `opponent`),
 /// in entrant order.
 pub(super) fn results_of(
