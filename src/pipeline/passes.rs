@@ -378,7 +378,6 @@ impl Collected<OneCompetition> {
     }
 }
 
-/// A batch of board rows grouped by competition, not yet worked on.
 /// What a pass does with each batch of board rows: the index of the competitions,
 /// whether their contents are hashed, which competitions are worked on, and the work.
 struct Pass<'p, T> {
@@ -407,6 +406,7 @@ impl<T> Pass<'_, T> {
     }
 }
 
+/// A batch of board rows grouped by competition, not yet worked on.
 struct Pending {
     batch: BoardBatch,
     /// Per competition in the batch, in replay order: its place and the runs of the
