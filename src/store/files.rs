@@ -1278,11 +1278,6 @@ mod tests {
             .collect())
     }
 
-    /// A column chunk too large for one page of polars' default size (1 MiB) is written
-    /// as one page, so its statistics count each empty cell once: split into pages, every
-    /// page counted the whole chunk's, and a reader trusting the footer saw twice (or
-    /// more) the empty cells there are. 300 000 whole numbers (2.4 MB), every third
-    /// empty: 100 000 empty cells; a text column with every other cell empty: 150 000.
     /// A new temporary folder, and the path of a file `name` in it.
     fn temp_path(name: &str) -> Result<(tempfile::TempDir, std::path::PathBuf), Error> {
         let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
@@ -1290,6 +1285,11 @@ mod tests {
         Ok((dir, path))
     }
 
+    /// A column chunk too large for one page of polars' default size (1 MiB) is written
+    /// as one page, so its statistics count each empty cell once: split into pages, every
+    /// page counted the whole chunk's, and a reader trusting the footer saw twice (or
+    /// more) the empty cells there are. 300 000 whole numbers (2.4 MB), every third
+    /// empty: 100 000 empty cells; a text column with every other cell empty: 150 000.
     #[test]
     fn a_large_column_chunk_counts_each_empty_cell_once() -> PolarsResult<()> {
         let n = 300_000_i64;

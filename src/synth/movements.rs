@@ -133,15 +133,15 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    /// The checks every movement must pass: no pair twice in a round, no pair playing a
-    /// board set twice, no two tables with the same set in a round unless the movement
-    /// shares sets, and each pair of opponents meets at most once.
     /// The board sets played in round `r`.
     fn board_sets(m: &Movement, r: u32) -> BTreeSet<usize> {
         let seatings = m.seatings.iter().filter(|s| s.round == r);
         seatings.map(|s| s.board_set).collect()
     }
 
+    /// The checks every movement must pass: no pair twice in a round, no pair playing a
+    /// board set twice, no two tables with the same set in a round unless the movement
+    /// shares sets, and each pair of opponents meets at most once.
     fn check_common(m: &Movement) {
         let mut set_by_pair: BTreeSet<(usize, usize)> = BTreeSet::new();
         let mut met: BTreeSet<(usize, usize)> = BTreeSet::new();
