@@ -27,10 +27,7 @@ type Player = (Option<i64>, String, bool);
 
 /// The players of an entrant.
 fn players(data: &SiteData, look: &Lookups, id: &str, entrant: &str) -> Vec<Player> {
-    let slots = data
-        .tables
-        .entrants
-        .get(&(id.to_owned(), entrant.to_owned()));
+    let slots = data.tables.slots(id, entrant);
     let name_of = |m: i64| look.names.get(&m).map(|n| n.to_string());
     let shown: Vec<(Option<i64>, String)> = match slots {
         Some(slots) => slots

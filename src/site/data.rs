@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
@@ -99,8 +100,8 @@ impl SiteData {
 
     /// The lookups the pages share, built once.
     pub fn lookups(&self) -> Lookups<'_> {
-        let mut first = HashMap::new();
-        let mut players: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
+        let mut first = FxHashMap::default();
+        let mut players: FxHashMap<(&str, &str), Vec<i64>> = FxHashMap::default();
         for row in &self.tables.changes {
             let key = (row.competition_id.as_str(), row.entrant.as_str());
             first.entry(key).or_insert(row);
@@ -127,9 +128,9 @@ pub struct Lookups<'a> {
     pub names: HashMap<i64, &'a str>,
     /// The first change row of each (competition, entrant): the pair's handicap, what
     /// was expected of it and what it achieved.
-    pub first: HashMap<(&'a str, &'a str), &'a ChangeRow>,
+    pub first: FxHashMap<(&'a str, &'a str), &'a ChangeRow>,
     /// The members of each (competition, entrant) who have a change row.
-    pub players: HashMap<(&'a str, &'a str), Vec<i64>>,
+    pub players: FxHashMap<(&'a str, &'a str), Vec<i64>>,
     /// The members with a page.
     pub pages: BTreeSet<i64>,
     /// The clubs' result sheets' rows, with their entrants' names, when the dataset was
