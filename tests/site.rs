@@ -292,6 +292,17 @@ fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
         cwd,
     ));
     assert_eq!(files(&cwd.join("site")), files(&cwd.join("fresh")));
+    // On one worker thread or three, the same bytes.
+    for threads in ["1", "3"] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(["publish", "--out-dir", "10", "--site", threads])
+            .env("RAYON_NUM_THREADS", threads)
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        ok(&output);
+        assert_eq!(files(&cwd.join(threads)), files(&cwd.join("fresh")));
+    }
     let changed: BTreeSet<&String> = october
         .iter()
         .filter(|(path, bytes)| september.get(*path) != Some(*bytes))
