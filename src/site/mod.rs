@@ -7,7 +7,9 @@
 //! folder, from a shared drive or from any static host. It is made from the same page
 //! skeleton, escaper and charts as the other pages, written as a whole the way a run
 //! folder is, and the same run always gives the same bytes, so publishing a month over
-//! the last one writes only the pages whose content changed.
+//! the last one writes only the pages whose content changed; and since the site records
+//! what each member's and competition's page was made from ([`digest`]), it makes only
+//! those whose inputs changed.
 
 pub mod club;
 pub mod competition;
