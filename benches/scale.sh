@@ -17,6 +17,10 @@
 # federation generated before `sample` wrote the one-file index has none: delete the
 # folder to have it generated again.
 #
+# The monthly run's two folders (the month before, and the month continued from it) are
+# also published: the first as a new site, the second over it, as a federation publishes
+# a month.
+#
 # For every command it prints wall and CPU time, peak RSS (GNU time) and the stage times
 # from the run summary; at the end, one table of the figures the scale targets name
 # (docs/performance.md), each beside its target, with the ratios against DuckDB's SQL scoring
@@ -128,6 +132,14 @@ until=$(date -d "$last-01 -1 day" +%F)
 measure state_months "run --state (month $last)" "$bin" run --data "$data" --out "$out/month" \
   --state "$out/until"
 
+echo "== publish: the site of the month before, then the month published over it"
+rm -rf "$out/site"
+measure publish_first "publish (the month before, a new site)" "$bin" publish \
+  --out-dir "$out/until" --site "$out/site"
+measure publish_next "publish (the month $last, over the last month's site)" "$bin" publish \
+  --out-dir "$out/month" --site "$out/site"
+rm -rf "$out/site"
+
 echo "== DuckDB: reading the scored columns (the floor), and the same scoring in SQL"
 python3 benches/peers/duckdb_peer.py "$one" "$out/score-one/board_scores.parquet" | tee "$root/duckdb.txt"
 
@@ -198,6 +210,13 @@ print(f"{'run live, one file without its index':<44} {'':<20} {show('live_bare')
       f"every competition hashed)")
 print(f"{'run --state, last month':<44} {show('state_months'):<20} {'':<20} <= 3 s, <= 1 GB: "
       f"{within('state_months', 3, 1)}")
+if "publish_first" in rows and "live_months" in rows:
+    first, next_ = rows["publish_first"][0], rows.get("publish_next", (float("nan"), 0, 0))[0]
+    live = rows["live_months"][0]
+    print(f"{'publish, a new site':<44} {show('publish_first'):<20} {'':<20} <= run live ({live:.1f} s), <= 2 GB: "
+          f"{within('publish_first', live, 2)}")
+    print(f"{'publish, the next month over it':<44} {show('publish_next'):<20} {'':<20} <= a tenth of the first ({first / 10:.1f} s): "
+          f"{verdict(next_ <= first / 10)}")
 score = rows.get("score_one", (float("nan"), 0, 0))[0]
 print(f"{'score':<44} {show('score_months'):<20} {show('score_one'):<20} <= 2 GB: "
       f"{within('score_months', None, 2)} / {within('score_one', None, 2)}")

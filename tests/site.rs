@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 mod common;
-use common::{bridgehcp, ok, sample, text};
+use common::{bridgehcp, csv_dataset, ok, sample, text};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -29,6 +29,22 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         }
     }
     out
+}
+
+/// The site's record of what its pages are made from (not a page).
+const MANIFEST: &str = "site-manifest.tsv";
+
+/// The pages under `site` (every file but the record), by path.
+fn pages_of(site: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = files(site);
+    out.remove(MANIFEST);
+    out
+}
+
+/// The count of pages a publication's summary says were made.
+fn made(stdout: &str) -> usize {
+    let (before, _) = stdout.split_once(" made, ").unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap()
 }
 
 /// The `href` values of a page.
@@ -75,8 +91,9 @@ fn published(dir: &Path) -> (PathBuf, String) {
 fn every_published_member_has_a_page_from_the_front_page_with_the_handicap() {
     let dir = tempfile::tempdir().unwrap();
     let (site, stdout) = published(dir.path());
-    let pages = files(&site);
+    let pages = pages_of(&site);
     assert!(stdout.contains("0 unchanged, 0 removed"), "{stdout}");
+    assert_eq!(made(&stdout), pages.len());
     assert!(
         stdout.contains(&format!("{} written", pages.len())),
         "{stdout}"
@@ -119,7 +136,7 @@ fn every_published_member_has_a_page_from_the_front_page_with_the_handicap() {
 fn the_site_links_only_to_itself_and_every_link_resolves() {
     let dir = tempfile::tempdir().unwrap();
     let (site, _) = published(dir.path());
-    let pages = files(&site);
+    let pages = pages_of(&site);
     assert!(pages.keys().any(|p| p.starts_with("clubs/")));
     assert!(pages.keys().any(|p| p.starts_with("competitions/")));
     assert!(pages.contains_key("clubs/bk-ekbacken.html"));
@@ -160,16 +177,27 @@ fn publishing_the_same_run_again_writes_nothing_and_gives_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let (site, _) = published(dir.path());
     let before = files(&site);
+    let pages = pages_of(&site);
     let again = ok(&bridgehcp(
         &["publish", "--out-dir", "out", "--site", "site"],
         dir.path(),
     ));
     assert!(
-        again.contains(&format!("0 written, {} unchanged, 0 removed", before.len())),
+        again.contains(&format!("0 written, {} unchanged, 0 removed", pages.len())),
+        "{again}"
+    );
+    // Made again: the pages summed up by no digest (the front page, the report, the
+    // clubs' and districts' pages, whose ranking tables show ranks any member's move
+    // shifts), and one member's and one competition's page, checked against the bytes
+    // published before the record is trusted. Every other page is kept unmade.
+    let listing = |folder: &str| pages.keys().filter(|p| p.starts_with(folder)).count();
+    assert_eq!(
+        made(&again),
+        2 + listing("clubs/") + listing("districts/") + 2,
         "{again}"
     );
     assert_eq!(files(&site), before);
-    // A site made afresh elsewhere is the same bytes.
+    // A site made afresh elsewhere is the same bytes, its record included.
     ok(&bridgehcp(
         &["publish", "--out-dir", "out", "--site", "other"],
         dir.path(),
@@ -182,6 +210,16 @@ fn publishing_the_same_run_again_writes_nothing_and_gives_the_same_bytes() {
         dir.path(),
     ));
     assert!(third.contains("; 1 written,"), "{third}");
+    assert_eq!(files(&site), before);
+    // A record of another version of the program is not trusted: every page is made.
+    let record = site.join(MANIFEST);
+    let old = text(&record).replacen("# bridgehcp ", "# bridgehcp 0.0.0-", 1);
+    std::fs::write(&record, old).unwrap();
+    let fourth = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "site"],
+        dir.path(),
+    ));
+    assert_eq!(made(&fourth), pages.len(), "{fourth}");
     assert_eq!(files(&site), before);
 }
 
@@ -241,12 +279,30 @@ fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
         &["publish", "--out-dir", "09", "--site", "site"],
         cwd,
     ));
-    let september = files(&cwd.join("site"));
+    let september = pages_of(&cwd.join("site"));
     let stdout = ok(&bridgehcp(
         &["publish", "--out-dir", "10", "--site", "site"],
         cwd,
     ));
-    let october = files(&cwd.join("site"));
+    let october = pages_of(&cwd.join("site"));
+    // The month published over the last is the site October's run makes afresh, to the
+    // byte, its record included.
+    ok(&bridgehcp(
+        &["publish", "--out-dir", "10", "--site", "fresh"],
+        cwd,
+    ));
+    assert_eq!(files(&cwd.join("site")), files(&cwd.join("fresh")));
+    // On one worker thread or three, the same bytes.
+    for threads in ["1", "3"] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+            .args(["publish", "--out-dir", "10", "--site", threads])
+            .env("RAYON_NUM_THREADS", threads)
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        ok(&output);
+        assert_eq!(files(&cwd.join(threads)), files(&cwd.join("fresh")));
+    }
     let changed: BTreeSet<&String> = october
         .iter()
         .filter(|(path, bytes)| september.get(*path) != Some(*bytes))
@@ -303,6 +359,108 @@ fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
         changed.len(),
         october.len()
     );
+    // Made: the members' and competitions' pages written, the pages summed up by no
+    // digest (the front page, the clubs' and districts' pages), and the member's and
+    // competition's page checked before the record is trusted. No other page was made.
+    let listing = |folder: &str| october.keys().filter(|p| p.starts_with(folder)).count();
+    let others = 1 + listing("clubs/") + listing("districts/");
+    assert_eq!(
+        made(&stdout),
+        members_written.len() + competitions_written.len() + others + 2,
+        "{stdout}"
+    );
+    // The sample's October: its pages written and made, as a person can count them from
+    // the files (the members who played, the month's competitions).
+    assert_eq!(
+        (members_written.len(), competitions_written.len(), others),
+        (272, 26, 1 + 8 + 3),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn each_competition_page_holds_the_clubs_result_sheet_as_score_prints_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = published(dir.path());
+    let data = sample();
+    ok(&bridgehcp(
+        &["score", "--data", data.to_str().unwrap(), "--out", "scored"],
+        dir.path(),
+    ));
+    let printed = text(&dir.path().join("scored/results.html"));
+    let (mut sheets, mut handicap_events) = (0, 0);
+    // A handicap tournament's tables, each with its note (two for a two-winner movement).
+    let note = "A handicap tournament";
+    let handicap_in_printed = printed.matches(note).count();
+    for (path, bytes) in pages_of(&site) {
+        if !path.starts_with("competitions/") {
+            continue;
+        }
+        let page = String::from_utf8(bytes).unwrap();
+        let (_, rest) = page
+            .split_once("<h2>The club's result sheet</h2>")
+            .unwrap_or_else(|| panic!("{path} has no result sheet"));
+        let (_, rest) = rest.split_once("<div class=\"wide\">").unwrap();
+        let (sheet, _) = rest.split_once("</div>").unwrap();
+        // The page's tables are those of results.html, their headings a level down and
+        // their column headings marked as such.
+        let as_printed = sheet
+            .replace("<h3>", "<h2>")
+            .replace("</h3>", "</h2>")
+            .replace("<th scope=\"col\">", "<th>");
+        sheets += 1;
+        // A handicap tournament's results are from the run's handicaps: `score`, which
+        // replays nothing, takes them from the dataset's starting handicaps instead.
+        if sheet.contains(note) {
+            handicap_events += sheet.matches(note).count();
+            continue;
+        }
+        assert!(printed.contains(&as_printed), "{path}: {sheet}");
+    }
+    assert_eq!((sheets, handicap_events), (736, handicap_in_printed));
+    // The sample's first competition, as BK Ekbacken's program printed it that night.
+    let page = text(&site.join("competitions/K07-20241114-1.html"));
+    assert!(page.contains(
+        "<h3>2024-11-14 — BK Ekbacken – pairs, BK Ekbacken</h3><table><tr><th scope=\"col\">rank</th>"
+    ));
+    assert!(page.contains(
+        "<tr><td class=n>1</td><td>11</td><td>Erik Johansson – Margareta Svensson</td><td class=n>74.15</td><td class=n>74.15</td><td class=n>26</td></tr>"
+    ));
+}
+
+#[test]
+fn two_clubs_at_one_address_stop_the_publication_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    csv_dataset(cwd, b"member_id,name\n1,A\n2,B\n3,C\n4,D\n");
+    std::fs::write(
+        cwd.join("data/competitions.csv"),
+        "competition_id,date,format,scoring,boards,club\n\
+         c1,2026-01-05,pairs,matchpoints,24,BK Syd\n\
+         c2,2026-01-12,pairs,matchpoints,24,BK-Syd\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join("data/entrants.csv"),
+        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\nc2,1,1,2\nc2,2,3,4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join("data/results.csv"),
+        "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\nc2,1,24,48\nc2,2,24,52\n",
+    )
+    .unwrap();
+    ok(&bridgehcp(&["run", "--data", "data", "--out", "out"], cwd));
+    let output = bridgehcp(&["publish", "--out-dir", "out", "--site", "site"], cwd);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "club `BK Syd` and club `BK-Syd` would both have the address clubs/bk-syd.html on the site"
+        ),
+        "{stderr}"
+    );
+    assert!(!cwd.join("site").exists());
 }
 
 /// A Chromium that runs headless, when one is installed.

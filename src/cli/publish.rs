@@ -22,7 +22,9 @@ rated competition, partners), clubs/NAME.html, districts/NAME.html, competitions
 folder holds the month's report (`bridgehcp report` first). The site names no outside \
 address and reads from its folder or any static host. It replaces --site as a whole, in \
 one step; pages whose bytes did not change are kept as they were, and the count of pages \
-written is printed."
+written is printed. The site records in site-manifest.tsv a digest of what each member's and \
+competition's page is made from, so that publishing the next month makes only the pages whose \
+content changed."
 )]
 pub struct PublishArgs {
     /// The run's output folder (handicaps.parquet, changes.parquet, ranking_published.csv, ...).
@@ -60,7 +62,7 @@ pub fn command(args: &PublishArgs) -> Result<ExitCode, Failed> {
 pub fn summary_line(s: &Summary) -> String {
     let w = &s.written;
     format!(
-        "bridgehcp publish: {} ({} members, {}, {}{}); {} written, {} unchanged, {} removed; site in {}",
+        "bridgehcp publish: {} ({} members, {}, {}{}); {} written, {} unchanged, {} removed; {} made, {} kept without being made (what they show has not changed); site in {}",
         crate::report::count(w.pages, "page", "pages"),
         s.members,
         crate::report::count(s.clubs, "club", "clubs"),
@@ -69,6 +71,8 @@ pub fn summary_line(s: &Summary) -> String {
         w.written,
         w.unchanged,
         w.removed,
+        w.made,
+        w.pages - w.made,
         s.site.display()
     ) + match &s.dataset {
         Some(_) => "",

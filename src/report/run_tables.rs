@@ -72,8 +72,12 @@ pub struct CompetitionInfo {
     pub imps: bool,
 }
 
-/// The printed names of an entrant's players, slot by slot (from the dataset).
-pub type EntrantNames = HashMap<(String, String), [(Option<i64>, Option<String>); 4]>;
+/// An entrant's players, slot by slot: the member number and the name printed.
+pub type Slots = [(Option<i64>, Option<String>); 4];
+
+/// The printed names of an entrant's players, by competition and entrant (from the
+/// dataset); looked up by the two texts without making a key of them.
+pub type EntrantNames = rustc_hash::FxHashMap<String, rustc_hash::FxHashMap<String, Slots>>;
 
 /// A run's outputs, read back.
 #[derive(Debug, Clone, Default)]
@@ -360,7 +364,7 @@ impl RunTables {
             } else {
                 HashMap::new()
             },
-            entrants: EntrantNames::new(),
+            entrants: EntrantNames::default(),
             data: (!data.is_empty()).then(|| PathBuf::from(data)),
             frozen: manifest.mode == Mode::Frozen,
         })
@@ -383,7 +387,7 @@ impl RunTables {
             members: members_from_frame(&members, &folder.join(HANDICAPS))?,
             ranking: ranking_from_frame(&ranking, &folder.join(RANKING))?,
             competitions: units_from_frame(&standings, &folder.join(STANDINGS))?,
-            entrants: EntrantNames::new(),
+            entrants: EntrantNames::default(),
             data: None,
             frozen: false,
         })
@@ -407,9 +411,16 @@ impl RunTables {
                 *slot = (*id, name.clone());
             }
             self.entrants
-                .insert((e.competition_id.clone(), e.entrant.clone()), slots);
+                .entry(e.competition_id.clone())
+                .or_default()
+                .insert(e.entrant.clone(), slots);
         }
         self
+    }
+
+    /// The players of `entrant` of `competition_id`, when the dataset was read.
+    pub fn slots(&self, competition_id: &str, entrant: &str) -> Option<&Slots> {
+        self.entrants.get(competition_id)?.get(entrant)
     }
 
     /// Member names by id.

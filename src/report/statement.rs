@@ -10,6 +10,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use rustc_hash::FxHashMap;
+
 use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 
@@ -78,8 +80,7 @@ fn partner_of(
     row: &ChangeRow,
     rows_of_entrant: &[&ChangeRow],
 ) -> (Option<i64>, Option<String>) {
-    let key = (row.competition_id.clone(), row.entrant.clone());
-    if let Some(slots) = tables.entrants.get(&key) {
+    if let Some(slots) = tables.slots(&row.competition_id, &row.entrant) {
         let Some(own) = slots.iter().position(|(id, _)| *id == Some(row.member_id)) else {
             return (None, None);
         };
@@ -162,16 +163,16 @@ fn month_end_cuts(lines: &mut [Line], current: f64) {
 pub struct Index<'a> {
     tables: &'a RunTables,
     names: HashMap<i64, &'a str>,
-    by_entrant: HashMap<(&'a str, &'a str), Vec<&'a ChangeRow>>,
-    by_member: HashMap<i64, Vec<&'a ChangeRow>>,
-    members: HashMap<i64, &'a MemberRow>,
+    by_entrant: FxHashMap<(&'a str, &'a str), Vec<&'a ChangeRow>>,
+    by_member: FxHashMap<i64, Vec<&'a ChangeRow>>,
+    members: FxHashMap<i64, &'a MemberRow>,
 }
 
 impl<'a> Index<'a> {
     /// Indexes the changes of `tables`.
     pub fn new(tables: &'a RunTables) -> Self {
-        let mut by_entrant: HashMap<(&str, &str), Vec<&ChangeRow>> = HashMap::new();
-        let mut by_member: HashMap<i64, Vec<&ChangeRow>> = HashMap::new();
+        let mut by_entrant: FxHashMap<(&str, &str), Vec<&ChangeRow>> = FxHashMap::default();
+        let mut by_member: FxHashMap<i64, Vec<&ChangeRow>> = FxHashMap::default();
         for row in &tables.changes {
             by_entrant
                 .entry((row.competition_id.as_str(), row.entrant.as_str()))

@@ -3,20 +3,31 @@
 //! Beside each entrant's own result it shows the handicap view of it: the pair's
 //! handicap, the result expected of it in this field and the result it achieved (from
 //! `changes.parquet`, in the competition's unit), and, in a handicap tournament, the
-//! expected and handicap-adjusted results by which it ranked.
+//! expected and handicap-adjusted results by which it ranked. Below them, where the
+//! dataset was read, the club's own result sheet: the lines `bridgehcp score` prints in
+//! `results.html`, so that the club finds the sheet it printed on the night.
 
-use maud::{html, Markup};
+use std::collections::HashMap;
+
+use chrono::Datelike;
+use maud::{html, Markup, PreEscaped};
 
 use super::data::{Competition, Lookups, SiteData, Standing};
+use super::digest::Feed;
 use super::links::{self, cols, link, signed, site_page, two};
+use super::write::Made;
+use crate::dataset::Direction;
 use crate::report::page::Text;
+use crate::report::sheet;
+use crate::scoring;
 
-/// The players of an entrant, each linked to their page where they have one.
-fn players(data: &SiteData, look: &Lookups, id: &str, entrant: &str) -> Markup {
-    let slots = data
-        .tables
-        .entrants
-        .get(&(id.to_owned(), entrant.to_owned()));
+/// A player of an entrant as the page shows them: the member number (when known), the
+/// name, and whether the member has a page to link to.
+type Player = (Option<i64>, String, bool);
+
+/// The players of an entrant.
+fn players(data: &SiteData, look: &Lookups, id: &str, entrant: &str) -> Vec<Player> {
+    let slots = data.tables.slots(id, entrant);
     let name_of = |m: i64| look.names.get(&m).map(|n| n.to_string());
     let shown: Vec<(Option<i64>, String)> = match slots {
         Some(slots) => slots
@@ -38,22 +49,97 @@ fn players(data: &SiteData, look: &Lookups, id: &str, entrant: &str) -> Markup {
             .map(|&m| (Some(m), name_of(m).unwrap_or_else(|| format!("#{m}"))))
             .collect(),
     };
-    html! { @for (i, (member, name)) in shown.iter().enumerate() {
+    shown
+        .into_iter()
+        .map(|(member, name)| {
+            let page = member.is_some_and(|m| look.pages.contains(&m));
+            (member, name, page)
+        })
+        .collect()
+}
+
+/// The players, each linked to their page where they have one.
+fn players_cell(shown: &[Player]) -> Markup {
+    html! { @for (i, (member, name, page)) in shown.iter().enumerate() {
         @if i > 0 { " – " }
         @match member {
-            Some(m) if look.pages.contains(m) => (link(1, &links::member(*m), name)),
+            Some(m) if *page => (link(1, &links::member(*m), name)),
             _ => (Text(name)),
         }
     } }
 }
 
+/// The club's own result sheet of the competition, as `bridgehcp score` prints it in
+/// `results.html` (the same lines, rounding and names), when the dataset says how the
+/// competition was scored: its tables, with headings a level below the page's and each
+/// column's heading marked as one for screen readers.
+fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
+    let (source, names) = look.sheets.as_ref()?;
+    let competition = source.competitions.get(id)?;
+    let standings: Vec<scoring::Standing> = c
+        .standings
+        .iter()
+        .map(|s| {
+            Some(scoring::Standing {
+                competition_id: id.to_owned(),
+                entrant: s.entrant.clone(),
+                score: s.score?,
+                percent: s.percent,
+                boards_played: u32::try_from(s.boards.unwrap_or(0)).ok()?,
+                rank: s.rank.map_or(Some(0), |r| u32::try_from(r).ok())?,
+                direction: match s.direction.as_deref() {
+                    Some("NS") => Some(Direction::NS),
+                    Some("EW") => Some(Direction::EW),
+                    _ => None,
+                },
+                vp: s.vp,
+                house: s.rank.is_none(),
+                rounds: Vec::new(),
+            })
+        })
+        .collect::<Option<_>>()?;
+    if standings.is_empty() {
+        return None;
+    }
+    let adjusted: HashMap<&str, (f64, f64)> = c
+        .standings
+        .iter()
+        .filter(|_| competition.handicap_event)
+        .filter_map(|s| {
+            Some((
+                s.entrant.as_str(),
+                (s.handicap_expected?, s.handicap_result?),
+            ))
+        })
+        .collect();
+    let names = names.competition(id);
+    let mut lines = Vec::new();
+    sheet::competition_lines(
+        competition,
+        &standings,
+        |s| names.of(&s.entrant),
+        |s| adjusted.get(s.entrant.as_str()).copied(),
+        &mut lines,
+    );
+    let rows: Vec<sheet::SheetRow> = lines.iter().map(sheet::SheetLine::row).collect();
+    let mut h = Vec::new();
+    sheet::html_tables(&mut h, &rows);
+    let text = String::from_utf8(h).ok()?;
+    Some(
+        text.replace("<th>", "<th scope=\"col\">")
+            .replace("<h2>", "<h3>")
+            .replace("</h2>", "</h3>")
+            .replace("<h3>Matches</h3>", "<h4>Matches</h4>"),
+    )
+}
+
 /// A line of the standings.
-fn row(data: &SiteData, look: &Lookups, id: &str, s: &Standing, handicap_event: bool) -> Markup {
+fn row(look: &Lookups, id: &str, s: &Standing, shown: &[Player], handicap_event: bool) -> Markup {
     let change = look.first.get(&(id, s.entrant.as_str()));
     html! { tr {
         td.n { (s.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
         td { (Text(&s.entrant)) @if let Some(d) = &s.direction { " " (Text(d)) } }
-        td { (players(data, look, id, &s.entrant)) }
+        td { (players_cell(shown)) }
         td.n { (two(s.score)) }
         td.n { (two(s.percent)) }
         td.n { (two(change.map(|c| c.pair_handicap))) }
@@ -66,8 +152,80 @@ fn row(data: &SiteData, look: &Lookups, id: &str, s: &Standing, handicap_event: 
     } }
 }
 
+/// What a competition's page shows besides the run's standings: each entrant's
+/// players, and the club's sheet.
+struct Parts {
+    players: Vec<Vec<Player>>,
+    sheet: Option<String>,
+}
+
+impl Parts {
+    fn of(data: &SiteData, look: &Lookups, id: &str, c: &Competition) -> Self {
+        Parts {
+            players: c
+                .standings
+                .iter()
+                .map(|s| players(data, look, id, &s.entrant))
+                .collect(),
+            sheet: club_sheet(look, id, c),
+        }
+    }
+}
+
+/// The digest of everything the competition's page shows: the competition, each line
+/// of its standings with the pair's handicap, expected and achieved results and its
+/// players (and whether each has a page), and the club's sheet.
+fn digest(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
+    let mut f = Feed::default();
+    f.str("competition").str(id);
+    f.opt_int(c.date.map(|d| i64::from(d.num_days_from_ce())));
+    f.opt_str(c.title.as_deref())
+        .opt_str(c.club.as_deref())
+        .flag(c.imps);
+    for (s, shown) in c.standings.iter().zip(&parts.players) {
+        f.str(&s.entrant)
+            .opt_int(s.rank)
+            .opt_str(s.direction.as_deref());
+        f.opt_num(s.score).opt_num(s.percent).opt_int(s.boards);
+        f.opt_num(s.handicap_expected).opt_num(s.handicap_result);
+        let change = look.first.get(&(id, s.entrant.as_str()));
+        f.opt_num(change.map(|c| c.pair_handicap));
+        f.opt_num(change.map(|c| c.expected));
+        f.opt_num(change.map(|c| c.achieved));
+        f.int(shown.len() as i64);
+        for (member, name, page) in shown {
+            f.opt_int(*member).str(name).flag(*page);
+        }
+    }
+    f.opt_str(parts.sheet.as_deref());
+    f.finish()
+}
+
+/// The competition's page, with its digest; without its bytes when the digest is
+/// `known`.
+pub fn made(
+    data: &SiteData,
+    look: &Lookups,
+    id: &str,
+    c: &Competition,
+    known: Option<&str>,
+) -> Made {
+    let parts = Parts::of(data, look, id, c);
+    let digest = digest(look, id, c, &parts);
+    if known == Some(digest.as_str()) {
+        return Made {
+            digest: Some(digest),
+            bytes: None,
+        };
+    }
+    Made {
+        bytes: Some(page(look, id, c, &parts).into_bytes()),
+        digest: Some(digest),
+    }
+}
+
 /// The competition's page.
-pub fn page(data: &SiteData, look: &Lookups, id: &str, c: &Competition) -> String {
+fn page(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
     let title = c.title.clone().unwrap_or_else(|| id.to_owned());
     let handicap_event = c.standings.iter().any(|s| s.handicap_result.is_some());
     let unit = if c.imps {
@@ -96,10 +254,15 @@ pub fn page(data: &SiteData, look: &Lookups, id: &str, c: &Competition) -> Strin
         div.wide { table {
             caption { "Expected and achieved: the model's view of each pair's result, in " (unit) "." }
             thead { (cols(&headings)) }
-            tbody { @for s in &c.standings {
-                (row(data, look, id, s, handicap_event))
+            tbody { @for (s, shown) in c.standings.iter().zip(&parts.players) {
+                (row(look, id, s, shown, handicap_event))
             } }
         } }
+        @if let Some(sheet) = &parts.sheet {
+            h2 { "The club's result sheet" }
+            p { "As the club's scoring program prints it: its ranks, rounding and names. A handicap tournament's handicap results are those of the federation's handicaps in this run." }
+            div.wide { (PreEscaped(sheet)) }
+        }
     };
     site_page(1, &title, &title, body)
 }

@@ -11,12 +11,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
 use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, strs};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
 use crate::report::run_tables::{read_text_table, ChangeRow, RunTables};
+use crate::report::sheet::EntrantNames;
 
 /// A line of `ranking_published.csv`, as published (the handicap as its two decimals).
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +43,8 @@ pub struct Standing {
     pub boards: Option<i64>,
     pub handicap_expected: Option<f64>,
     pub handicap_result: Option<f64>,
+    /// Victory points (team matches, Swiss pairs), where the standings have them.
+    pub vp: Option<f64>,
 }
 
 /// What a competition's page says about it besides its standings.
@@ -65,6 +69,17 @@ pub struct SiteData {
     pub report: Option<String>,
     /// The dataset the titles, clubs and printed names came from, when it was read.
     pub dataset: Option<PathBuf>,
+    /// What the clubs' result sheets are made from, when the dataset was read.
+    pub sheets: Option<SheetSource>,
+}
+
+/// The dataset's rows a club's result sheet is made from: how each competition is
+/// scored (the decimals its program prints) and the names its entrants printed.
+#[derive(Debug, Default)]
+pub struct SheetSource {
+    pub competitions: HashMap<String, crate::dataset::Competition>,
+    pub members: Vec<crate::dataset::Member>,
+    pub entrants: Vec<crate::dataset::Entrant>,
 }
 
 impl SiteData {
@@ -85,8 +100,8 @@ impl SiteData {
 
     /// The lookups the pages share, built once.
     pub fn lookups(&self) -> Lookups<'_> {
-        let mut first = HashMap::new();
-        let mut players: HashMap<(&str, &str), Vec<i64>> = HashMap::new();
+        let mut first = FxHashMap::default();
+        let mut players: FxHashMap<(&str, &str), Vec<i64>> = FxHashMap::default();
         for row in &self.tables.changes {
             let key = (row.competition_id.as_str(), row.entrant.as_str());
             first.entry(key).or_insert(row);
@@ -99,22 +114,28 @@ impl SiteData {
             first,
             players,
             pages: self.ranked_ids(),
+            sheets: self.sheets.as_ref().map(|source| {
+                let names = EntrantNames::of_rows(&source.members, &source.entrants);
+                (source, names)
+            }),
         }
     }
 }
 
 /// What the pages look up again and again.
-#[derive(Debug)]
 pub struct Lookups<'a> {
     /// Member names by number.
     pub names: HashMap<i64, &'a str>,
     /// The first change row of each (competition, entrant): the pair's handicap, what
     /// was expected of it and what it achieved.
-    pub first: HashMap<(&'a str, &'a str), &'a ChangeRow>,
+    pub first: FxHashMap<(&'a str, &'a str), &'a ChangeRow>,
     /// The members of each (competition, entrant) who have a change row.
-    pub players: HashMap<(&'a str, &'a str), Vec<i64>>,
+    pub players: FxHashMap<(&'a str, &'a str), Vec<i64>>,
     /// The members with a page.
     pub pages: BTreeSet<i64>,
+    /// The clubs' result sheets' rows, with their entrants' names, when the dataset was
+    /// read.
+    pub sheets: Option<(&'a SheetSource, EntrantNames<'a>)>,
 }
 
 /// Reads the run in `run` and the dataset (`data`, or the one its `run.json` names when
@@ -127,7 +148,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
         None => tables.data.clone().filter(|d| d.is_dir()),
     };
     if let Some(dir) = &data {
-        let opened = crate::store::table::open_checked(dir, OnError::Quarantine)?;
+        let mut opened = crate::store::table::open_checked(dir, OnError::Quarantine)?;
         tables = tables.with_dataset(&opened.head);
         let dates: HashMap<&str, NaiveDate> = opened
             .head
@@ -140,6 +161,15 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
             c.date = dates.get(id.as_str()).copied().or(c.date);
         }
         site.dataset = Some(dir.clone());
+        let head = &mut opened.head;
+        site.sheets = Some(SheetSource {
+            competitions: std::mem::take(&mut head.competitions)
+                .into_iter()
+                .map(|c| (c.competition_id.clone(), c))
+                .collect(),
+            members: std::mem::take(&mut head.members),
+            entrants: std::mem::take(&mut head.entrants),
+        });
         return Ok(site);
     }
     base(&folder, tables)
@@ -179,6 +209,7 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
         competitions,
         report,
         dataset: None,
+        sheets: None,
     })
 }
 
@@ -261,6 +292,7 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
     };
     let (score, percent) = (optional("score")?, optional("percent")?);
     let (expected, result) = (optional("handicap_expected")?, optional("handicap_result")?);
+    let vp = optional("vp")?;
     for i in 0..df.height() {
         let Some(id) = ids[i].clone() else { continue };
         out.entry(id).or_default().standings.push(Standing {
@@ -272,6 +304,7 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
             boards: boards[i],
             handicap_expected: expected[i],
             handicap_result: result[i],
+            vp: vp[i],
         });
     }
     for c in out.values_mut() {

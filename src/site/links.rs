@@ -11,13 +11,15 @@ use maud::{html, Markup, PreEscaped};
 use crate::report::page::{self, Text, STYLE};
 
 /// The look of the site: the report pages' style, with tables that scroll sideways on a
-/// phone instead of widening the page.
+/// phone instead of widening the page. On a phone the ranking leaves out its district
+/// column (each district has its page), so that the handicap is on the screen.
 pub fn style() -> String {
     format!(
         "{STYLE}nav{{margin-bottom:1em}}nav a{{margin-right:1em}}\
 .wide{{overflow-x:auto}}form label{{margin-right:1em;display:inline-block}}\
 th button{{font:inherit;background:none;border:none;padding:0;cursor:pointer;text-decoration:underline}}\
-@media (max-width:40em){{body{{margin:0.6em}}svg{{max-width:100%;height:auto}}}}"
+@media (max-width:40em){{body{{margin:0.6em}}svg{{max-width:100%;height:auto}}\
+th,td{{padding:0.2em 0.35em}}#ranking td:nth-child(4),#ranking th:nth-child(4){{display:none}}}}"
     )
 }
 

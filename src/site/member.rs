@@ -8,10 +8,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use chrono::Datelike;
 use maud::{html, Markup};
 
 use super::data::{Ranked, SiteData};
+use super::digest::Feed;
 use super::links::{self, cols, inline_svg, link, signed, site_page, two};
+use super::write::Made;
 use crate::report::page::Text;
 use crate::report::statement::{Line, Statement};
 
@@ -105,6 +108,62 @@ fn headline(r: &Ranked, sd: Option<f64>, s: &Statement) -> Markup {
             @if !r.district.is_empty() { ", " (link(1, &links::district(&r.district), &r.district)) }
             "." }
         @if s.foreign { p.note { "A foreign guest: the handicaps shown are temporary ones." } }
+    }
+}
+
+/// The digest of everything the member's page shows: the line of the published
+/// ranking (but not the rank, which the page leaves out), the confidence figure, the
+/// statement's every value, and which partners have a page to link to.
+fn digest(r: &Ranked, sd: Option<f64>, s: &Statement, pages: &BTreeSet<i64>) -> String {
+    let mut f = Feed::default();
+    f.str("member").int(r.member_id).str(&r.name).str(&r.club);
+    f.str(&r.district)
+        .str(&r.handicap)
+        .str(&r.boards)
+        .opt_num(sd);
+    f.int(s.member_id)
+        .opt_str(s.name.as_deref())
+        .opt_str(s.club.as_deref());
+    f.num(s.start).num(s.current).flag(s.foreign);
+    f.int(s.lines.len() as i64);
+    for l in &s.lines {
+        f.opt_int(Some(i64::from(l.date.num_days_from_ce())));
+        f.str(&l.competition_id)
+            .opt_str(l.title.as_deref())
+            .opt_str(l.club.as_deref());
+        f.opt_str(l.partner.as_deref()).opt_int(l.partner_id);
+        f.flag(l.partner_id.is_some_and(|id| pages.contains(&id)));
+        f.num(l.pair_handicap)
+            .num(l.field_handicap)
+            .num(l.expected)
+            .num(l.achieved);
+        f.str(l.unit).int(l.boards).int(l.n_b);
+        f.num(l.handicap_before)
+            .num(l.delta)
+            .num(l.cut)
+            .num(l.handicap_after);
+    }
+    f.finish()
+}
+
+/// The member's page, with its digest; without its bytes when the digest is `known`.
+pub fn made(
+    data: &SiteData,
+    r: &Ranked,
+    s: &Statement,
+    pages: &BTreeSet<i64>,
+    known: Option<&str>,
+) -> Made {
+    let digest = digest(r, data.sd.get(&r.member_id).copied(), s, pages);
+    if known == Some(digest.as_str()) {
+        return Made {
+            digest: Some(digest),
+            bytes: None,
+        };
+    }
+    Made {
+        bytes: Some(page(data, r, s, pages).into_bytes()),
+        digest: Some(digest),
     }
 }
 

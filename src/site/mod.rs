@@ -7,11 +7,14 @@
 //! folder, from a shared drive or from any static host. It is made from the same page
 //! skeleton, escaper and charts as the other pages, written as a whole the way a run
 //! folder is, and the same run always gives the same bytes, so publishing a month over
-//! the last one writes only the pages whose content changed.
+//! the last one writes only the pages whose content changed; and since the site records
+//! what each member's and competition's page was made from ([`digest`]), it makes only
+//! those whose inputs changed.
 
 pub mod club;
 pub mod competition;
 pub mod data;
+pub mod digest;
 pub mod front;
 pub mod links;
 pub mod member;
@@ -23,7 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::error::Result;
 use crate::report::statement::Index;
 
-pub use write::Written;
+pub use write::{Made, Written};
 
 /// What `publish` made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +59,20 @@ fn of_ranked(data: &data::SiteData, field: fn(&data::Ranked) -> &String) -> BTre
     names.filter(|name| !name.is_empty()).collect()
 }
 
+impl Page<'_> {
+    /// What the page is of, in words, for an error.
+    pub fn what(&self) -> String {
+        match self {
+            Page::Front => "the front page".to_owned(),
+            Page::Report(_) => "the month's report".to_owned(),
+            Page::Member(r) => format!("member {} ({})", r.member_id, r.name),
+            Page::Competition(id, _) => format!("competition `{id}`"),
+            Page::Club(c) => format!("club `{c}`"),
+            Page::District(d) => format!("district `{d}`"),
+        }
+    }
+}
+
 /// Every page of the site with its path from the site's root, sorted by path; an error
 /// when two would share an address.
 pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
@@ -81,9 +98,11 @@ pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
         .into_iter()
         .map(|d| (links::district(d), Page::District(d)));
     for (path, page) in members.chain(competitions).chain(clubs).chain(districts) {
-        if pages.insert(path.clone(), page).is_some() {
+        if let Some(first) = pages.insert(path.clone(), page) {
             return Err(crate::error::Error::Config(format!(
-                "two pages of the site would have the address {path}: two members, clubs, districts or competitions whose names differ only in letters an address cannot hold"
+                "{} and {} would both have the address {path} on the site: their names differ only in what an address cannot hold (letters outside a-z, spaces, punctuation); rename one in the dataset",
+                first.what(),
+                page.what()
             )));
         }
     }
@@ -108,21 +127,24 @@ impl<'a> Maker<'a> {
         }
     }
 
-    /// The bytes of `page`.
-    pub fn make(&self, page: &Page) -> Result<Vec<u8>> {
+    /// `page`: its bytes, and for a member's or a competition's page the digest of what
+    /// it is made from (its bytes left out when the digest is `known`).
+    pub fn make(&self, page: &Page, known: Option<&str>) -> Result<Made> {
         let (data, title) = (self.data, self.title);
         let page = match *page {
             Page::Front => front::page(data, title),
             Page::Report(report) => report.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""),
             Page::Member(r) => {
                 let statement = self.index.statement(r.member_id)?;
-                member::page(data, r, &statement, &self.look.pages)
+                return Ok(member::made(data, r, &statement, &self.look.pages, known));
             }
-            Page::Competition(id, c) => competition::page(data, &self.look, id, c),
+            Page::Competition(id, c) => {
+                return Ok(competition::made(data, &self.look, id, c, known));
+            }
             Page::Club(c) => club::page(data, c),
             Page::District(d) => front::district_page(data, title, d),
         };
-        Ok(page.into_bytes())
+        Ok(Made::bytes(page.into_bytes()))
     }
 }
 
@@ -133,7 +155,7 @@ pub fn publish(run: &Path, data: Option<&Path>, site: &Path, title: &str) -> Res
     let data = data::read(run, data)?;
     let pages = pages(&data)?;
     let maker = Maker::new(&data, title);
-    let written = write::write_site(site, &pages, |page| maker.make(page))?;
+    let written = write::write_site(site, &pages, |page, known| maker.make(page, known))?;
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),
@@ -143,4 +165,37 @@ pub fn publish(run: &Path, data: Option<&Path>, site: &Path, title: &str) -> Res
         dataset: data.dataset.clone(),
         written,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_competitions_at_one_address_are_an_error_naming_both() {
+        let mut data = data::SiteData::default();
+        for id in ["K07 1", "K07-1", "K08-1"] {
+            data.competitions
+                .insert(id.to_owned(), data::Competition::default());
+        }
+        let Err(e) = pages(&data) else {
+            panic!("`K07 1` and `K07-1` share an address")
+        };
+        assert_eq!(
+            e.to_string(),
+            "competition `K07 1` and competition `K07-1` would both have the address competitions/K07-1.html on the site: their names differ only in what an address cannot hold (letters outside a-z, spaces, punctuation); rename one in the dataset"
+        );
+        data.competitions.remove("K07 1");
+        let paths: Vec<String> = pages(&data)
+            .map(|p| p.into_iter().map(|p| p.0).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            paths,
+            [
+                "competitions/K07-1.html",
+                "competitions/K08-1.html",
+                "index.html"
+            ]
+        );
+    }
 }

@@ -8,22 +8,24 @@
 //! again: the new version links to the old file (a copy where the file system cannot
 //! link), and the count of pages written says what the month cost.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::digest;
 use crate::error::{Error, Result};
 use crate::store::files::{check_replaceable_as, recover, write_replacing, Commit};
 
 /// The top-level entries of a site folder.
-pub const KNOWN: [&str; 6] = [
+pub const KNOWN: [&str; 7] = [
     "index.html",
     "report.html",
     "members",
     "clubs",
     "competitions",
     "districts",
+    digest::MANIFEST,
 ];
 
 /// What a publication changed.
@@ -37,87 +39,229 @@ pub struct Written {
     pub unchanged: usize,
     /// Pages of the previous version no longer in the site.
     pub removed: usize,
+    /// Pages made (the others were kept as published because what they are made from
+    /// is what the site's record says they were made from).
+    pub made: usize,
+}
+
+/// A page as its maker gives it: the digest of what it is made from (for the pages
+/// summed up by one) and its bytes, unless the digest is the one the maker was told is
+/// published.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Made {
+    pub digest: Option<String>,
+    pub bytes: Option<Vec<u8>>,
+}
+
+impl Made {
+    /// A page made, without a digest.
+    pub fn bytes(bytes: Vec<u8>) -> Self {
+        Made {
+            digest: None,
+            bytes: Some(bytes),
+        }
+    }
 }
 
 /// Pages made at once: enough to keep both cores busy, few enough that a site of
 /// millions of lines is never held whole.
 const BATCH: usize = 512;
 
-/// The pages (relative path and what `make` makes its bytes from) as the whole of
-/// `site`, replacing what was there. Pages are made and written a batch at a time.
+/// What became of one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    Written,
+    Same,
+    Kept,
+}
+
+/// The pages (relative path and what `make` makes them from) as the whole of `site`,
+/// replacing what was there. `make` is given the digest the site records for the page,
+/// when the record is trusted, and may then leave the bytes out. Pages are made and
+/// written a batch at a time.
 pub fn write_site<P, F>(site: &Path, pages: &[(String, P)], make: F) -> Result<Written>
 where
     P: Sync,
-    F: Fn(&P) -> Result<Vec<u8>> + Sync,
+    F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
     recover(site)?;
     check_replaceable_as(site, &KNOWN, "a site")?;
     let old = existing_pages(site)?;
-    let new: std::collections::BTreeSet<&str> = pages.iter().map(|p| p.0.as_str()).collect();
+    let recorded = trusted(site, pages, &old, &make)?;
+    let new: BTreeSet<&str> = pages.iter().map(|p| p.0.as_str()).collect();
     let mut written = Written {
         pages: pages.len(),
         removed: old.keys().filter(|p| !new.contains(p.as_str())).count(),
         ..Written::default()
     };
+    let mut digests: BTreeMap<String, digest::Recorded> = BTreeMap::new();
     write_replacing(site, Commit::default(), |staging| {
+        make_folders(staging, pages)?;
         for batch in pages.chunks(BATCH) {
-            let wrote: Vec<bool> = batch
+            let fates: Vec<(Fate, Option<digest::Recorded>)> = batch
                 .par_iter()
                 .map(|(relative, page)| {
-                    let bytes = make(page)?;
-                    place(site, staging, relative, &bytes, old.get(relative))
+                    let known = recorded.get(relative).map(|r| r.digest.as_str());
+                    let at = Place {
+                        site,
+                        staging,
+                        relative,
+                        old: old.get(relative),
+                    };
+                    at.page(known, &|known| make(page, known))
                 })
                 .collect::<Result<_>>()?;
-            let count = wrote.iter().filter(|w| **w).count();
-            written.written += count;
-            written.unchanged += wrote.len() - count;
+            for ((relative, _), (fate, digest)) in batch.iter().zip(fates) {
+                match fate {
+                    Fate::Written => written.written += 1,
+                    Fate::Same => written.unchanged += 1,
+                    Fate::Kept => written.unchanged += 1,
+                }
+                if fate != Fate::Kept {
+                    written.made += 1;
+                }
+                if let Some(digest) = digest {
+                    digests.insert(relative.clone(), digest);
+                }
+            }
         }
+        let manifest = staging.join(digest::MANIFEST);
+        std::fs::write(&manifest, digest::bytes(&digests)).map_err(|e| Error::io(&manifest, e))?;
         flush(staging)
     })?;
     Ok(written)
 }
 
-/// Puts a page into the staged version: the published file kept when it holds the same
-/// bytes, else the bytes written. True when written.
-fn place(
-    site: &Path,
-    staging: &Path,
-    relative: &str,
-    bytes: &[u8],
-    old: Option<&PathBuf>,
-) -> Result<bool> {
-    let to = staging.join(relative);
-    if let Some(parent) = to.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-    }
-    let same = match old {
-        Some(from) => same_bytes(from, bytes)?,
-        None => false,
-    };
-    if same && keep(&site.join(relative), &to).is_ok() {
-        return Ok(false);
-    }
-    std::fs::write(&to, bytes).map_err(|e| Error::io(&to, e))?;
-    Ok(true)
+/// Where a page goes: its path in the site, in the staged version, and the published
+/// file it replaces.
+struct Place<'a> {
+    site: &'a Path,
+    staging: &'a Path,
+    relative: &'a str,
+    /// The published file and its size.
+    old: Option<&'a (PathBuf, u64)>,
 }
 
-/// The pages of the site now in `site`, by relative path (`/`-separated).
-fn existing_pages(site: &Path) -> Result<BTreeMap<String, PathBuf>> {
+impl Place<'_> {
+    /// Puts the page into the staged version: the published file kept when the maker
+    /// left its bytes out (what it is made from is unchanged) or made the same bytes,
+    /// else the bytes written.
+    fn page(
+        &self,
+        known: Option<&str>,
+        make: &dyn Fn(Option<&str>) -> Result<Made>,
+    ) -> Result<(Fate, Option<digest::Recorded>)> {
+        let to = self.staging.join(self.relative);
+        let from = self.site.join(self.relative);
+        let made = make(known)?;
+        let record = |size: usize| {
+            made.digest.clone().map(|digest| digest::Recorded {
+                digest,
+                size: size as u64,
+            })
+        };
+        let bytes = match made.bytes {
+            Some(bytes) => bytes,
+            None => match (self.old, keep(&from, &to)) {
+                (Some(&(_, size)), Ok(())) => {
+                    return Ok((Fate::Kept, record(size as usize)));
+                }
+                // The published file could not be kept: made after all.
+                _ => make(None)?.bytes.unwrap_or_default(),
+            },
+        };
+        let same = match self.old {
+            Some((old, size)) => *size == bytes.len() as u64 && same_bytes(old, &bytes)?,
+            None => false,
+        };
+        if same && keep(&from, &to).is_ok() {
+            return Ok((Fate::Same, record(bytes.len())));
+        }
+        std::fs::write(&to, &bytes).map_err(|e| Error::io(&to, e))?;
+        Ok((Fate::Written, record(bytes.len())))
+    }
+}
+
+/// The folders the pages go in, made once.
+fn make_folders<P>(staging: &Path, pages: &[(String, P)]) -> Result<()> {
+    let folders: BTreeSet<&str> = pages
+        .iter()
+        .filter_map(|(relative, _)| relative.rsplit_once('/').map(|(folder, _)| folder))
+        .collect();
+    for folder in folders {
+        let path = staging.join(folder);
+        std::fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// The site's record of digests, kept only if it can be trusted: for each folder of
+/// pages summed up by a digest, the first page whose digest is the one recorded is made
+/// again and must be the bytes published (else the templates changed, or a page was
+/// changed by hand, and nothing of the record is used). Only pages still in the site,
+/// at the size recorded, are kept in it, and not the pages checked.
+fn trusted<P, F>(
+    site: &Path,
+    pages: &[(String, P)],
+    old: &BTreeMap<String, (PathBuf, u64)>,
+    make: &F,
+) -> Result<BTreeMap<String, digest::Recorded>>
+where
+    F: Fn(&P, Option<&str>) -> Result<Made>,
+{
+    let mut recorded = digest::read(site)?;
+    recorded.retain(|page, r| old.get(page).is_some_and(|o| o.1 == r.size));
+    let mut checked: BTreeSet<&str> = BTreeSet::new();
+    let mut spot = Vec::new();
+    for (relative, page) in pages {
+        let Some(folder) = relative.split_once('/').map(|(f, _)| f) else {
+            continue;
+        };
+        let (Some(known), Some(file)) = (recorded.get(relative), old.get(relative)) else {
+            continue;
+        };
+        if checked.contains(folder) {
+            continue;
+        }
+        let made = make(page, None)?;
+        if made.digest.as_ref() != Some(&known.digest) {
+            continue;
+        }
+        if !same_bytes(&file.0, &made.bytes.unwrap_or_default())? {
+            return Ok(BTreeMap::new());
+        }
+        checked.insert(folder);
+        spot.push(relative.clone());
+    }
+    // The pages checked were made: they are counted so (and made again when written).
+    for relative in spot {
+        recorded.remove(&relative);
+    }
+    Ok(recorded)
+}
+
+/// The pages of the site now in `site`, by relative path (`/`-separated), with their
+/// sizes.
+fn existing_pages(site: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>> {
     let mut out = BTreeMap::new();
     if !site.is_dir() {
         return Ok(out);
     }
-    for name in KNOWN {
+    for name in KNOWN.into_iter().filter(|n| *n != digest::MANIFEST) {
         let path = site.join(name);
-        if path.is_file() {
-            out.insert(name.to_owned(), path);
-        } else if path.is_dir() {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_file() {
+            out.insert(name.to_owned(), (path, meta.len()));
+        } else if meta.is_dir() {
             let entries = std::fs::read_dir(&path).map_err(|e| Error::io(&path, e))?;
             for entry in entries {
                 let entry = entry.map_err(|e| Error::io(&path, e))?;
                 let file = entry.file_name().to_string_lossy().into_owned();
-                if entry.path().is_file() {
-                    out.insert(format!("{name}/{file}"), entry.path());
+                let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
+                if meta.is_file() {
+                    out.insert(format!("{name}/{file}"), (entry.path(), meta.len()));
                 }
             }
         }
@@ -169,7 +313,7 @@ mod tests {
     }
 
     fn write(site: &Path, pages: &[(String, Vec<u8>)]) -> Result<Written> {
-        write_site(site, pages, |bytes| Ok(bytes.clone()))
+        write_site(site, pages, |bytes, _| Ok(Made::bytes(bytes.clone())))
     }
 
     #[test]

@@ -1,0 +1,199 @@
+//! What a page is made from, as a digest, and the site's record of them.
+//!
+//! A month changes a small part of a federation's pages, but finding which by making
+//! every page and comparing its bytes costs what making the whole site costs. So each
+//! member's and competition's page is summed up by a digest of exactly the values it is
+//! made from (the numbers, names and links it shows, not its HTML), which is cheap to
+//! compute, and the site keeps the digests (and sizes) of the pages it holds in
+//! [`MANIFEST`]. A page whose digest is the one recorded, and whose file still has the
+//! size recorded, is kept as published without being made again.
+//!
+//! The record is trusted only for the program that wrote it ([`MAKER`]: a different
+//! version of the templates makes different bytes from the same values), and only
+//! after one kept page of each kind, made again, is found to be the bytes published.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use sha2::{Digest as _, Sha256};
+
+use crate::error::{Error, Result};
+
+/// The site's record of the digests of its pages, at its root.
+pub const MANIFEST: &str = "site-manifest.tsv";
+
+/// The program and template version whose pages the record describes.
+pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 1");
+
+/// The first line of the record.
+fn header() -> String {
+    format!("# {MAKER}: the digest of what each page is made from\n")
+}
+
+/// A page's values fed in turn; every value is framed (its kind and length), so that
+/// two different sequences never feed the same bytes.
+pub struct Feed(Sha256);
+
+impl Default for Feed {
+    fn default() -> Self {
+        Feed(Sha256::new())
+    }
+}
+
+impl Feed {
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.0.update(b"s");
+        self.0.update((s.len() as u64).to_le_bytes());
+        self.0.update(s.as_bytes());
+        self
+    }
+
+    pub fn opt_str(&mut self, s: Option<&str>) -> &mut Self {
+        match s {
+            Some(s) => self.str(s),
+            None => self.none(),
+        }
+    }
+
+    pub fn int(&mut self, v: i64) -> &mut Self {
+        self.0.update(b"i");
+        self.0.update(v.to_le_bytes());
+        self
+    }
+
+    pub fn opt_int(&mut self, v: Option<i64>) -> &mut Self {
+        match v {
+            Some(v) => self.int(v),
+            None => self.none(),
+        }
+    }
+
+    /// A number by its bits: any change a page could show changes the digest.
+    pub fn num(&mut self, v: f64) -> &mut Self {
+        self.0.update(b"f");
+        self.0.update(v.to_bits().to_le_bytes());
+        self
+    }
+
+    pub fn opt_num(&mut self, v: Option<f64>) -> &mut Self {
+        match v {
+            Some(v) => self.num(v),
+            None => self.none(),
+        }
+    }
+
+    pub fn flag(&mut self, v: bool) -> &mut Self {
+        self.0.update(if v { b"T" } else { b"F" });
+        self
+    }
+
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.0.update(b"b");
+        self.0.update((v.len() as u64).to_le_bytes());
+        self.0.update(v);
+        self
+    }
+
+    fn none(&mut self) -> &mut Self {
+        self.0.update(b"n");
+        self
+    }
+
+    /// The digest, as 32 hexadecimal digits (128 bits).
+    pub fn finish(self) -> String {
+        let sum = self.0.finalize();
+        let mut out = String::with_capacity(32);
+        for b in &sum[..16] {
+            out.push_str(&format!("{b:02x}"));
+        }
+        out
+    }
+}
+
+/// A page as the record holds it: the digest of what it was made from, and its size
+/// (a page changed by hand since is made again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub digest: String,
+    pub size: u64,
+}
+
+/// The pages of a site by path, as recorded; empty when the site has no record, or
+/// one of another program's.
+pub fn read(site: &Path) -> Result<BTreeMap<String, Recorded>> {
+    let path = site.join(MANIFEST);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let Some(rest) = text.strip_prefix(&header()) else {
+        return Ok(BTreeMap::new());
+    };
+    Ok(rest
+        .lines()
+        .filter_map(|line| {
+            let mut cells = line.splitn(3, '\t');
+            let (digest, size, page) = (cells.next()?, cells.next()?, cells.next()?);
+            let recorded = Recorded {
+                digest: digest.to_owned(),
+                size: size.parse().ok()?,
+            };
+            Some((page.to_owned(), recorded))
+        })
+        .collect())
+}
+
+/// The record of `pages` (by path), as its bytes.
+pub fn bytes(pages: &BTreeMap<String, Recorded>) -> Vec<u8> {
+    let mut out = header();
+    for (page, r) in pages {
+        out.push_str(&format!("{}\t{}\t{page}\n", r.digest, r.size));
+    }
+    out.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framed_values_never_run_together() {
+        let mut a = Feed::default();
+        a.str("ab").str("c");
+        let mut b = Feed::default();
+        b.str("a").str("bc");
+        assert_ne!(a.finish(), b.finish());
+        let mut c = Feed::default();
+        c.opt_num(None).num(0.0);
+        let mut d = Feed::default();
+        d.num(0.0).opt_num(None);
+        assert_ne!(c.finish(), d.finish());
+        // SHA-256 of nothing, its first 128 bits.
+        assert_eq!(Feed::default().finish(), "e3b0c44298fc1c149afbf4c8996fb924");
+    }
+
+    #[test]
+    fn the_record_reads_back_and_another_programs_is_ignored() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
+        let recorded = |digest: &str, size| Recorded {
+            digest: digest.to_owned(),
+            size,
+        };
+        let digests: BTreeMap<String, Recorded> = [
+            ("members/1.html".to_owned(), recorded("00ff", 12)),
+            ("competitions/c 1.html".to_owned(), recorded("abcd", 0)),
+        ]
+        .into();
+        let path = dir.path().join(MANIFEST);
+        std::fs::write(&path, bytes(&digests)).map_err(|e| Error::io(&path, e))?;
+        assert_eq!(read(dir.path())?, digests);
+        std::fs::write(
+            &path,
+            "# bridgehcp 0.0.0 site 0: …\n00ff\t12\tmembers/1.html\n",
+        )
+        .map_err(|e| Error::io(&path, e))?;
+        assert!(read(dir.path())?.is_empty());
+        Ok(())
+    }
+}
