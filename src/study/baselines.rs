@@ -1,20 +1,34 @@
 //! The ratings a handicap has to beat, run over the same fields in the same order.
 //!
 //! A handicap is only worth its formula if it predicts results better than the obvious
-//! alternatives: a player's own recent average, Elo, and a Bayesian rating (Weng-Lin, as
-//! used by online games). Each baseline sees exactly the matchpoint fields the handicap
-//! model is judged on, predicts every entrant's percentage from the ratings held before
-//! the field, then updates. Each has one parameter, tuned on the burn-in period only.
+//! alternatives: a player's own recent average, Elo, and the Bayesian ratings with an
+//! uncertainty per player (Glicko-2, TrueSkill, Weng-Lin, as used by chess servers and
+//! online games), which move a new player further than an established one, as the
+//! handicap's Kalman gain does. Each baseline sees exactly the matchpoint fields the
+//! handicap model is judged on, predicts every entrant's percentage from the ratings held
+//! before the field, then updates. Each has one parameter, tuned on the burn-in period
+//! only.
+//!
+//! The rating systems built for games of two compare each entrant with every other
+//! entrant of its field, the better percentage winning (equal ones draw); the expected
+//! percentage is the mean of those win probabilities, so its scale is a probability's,
+//! not a percentage's: the study's calibrated RMSE and r, which do not depend on the
+//! scale, are the figures to compare them by.
 //!
 //! Conventions, so that the numbers are comparable with the model's: results are in
 //! percent over 50; an entrant's strength is the mean of its players' (a pair is the mean
 //! of its players, as the model has it); a player outside the member list (a guest, a
 //! non-member) counts at the starting rating and is never updated.
 
+use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
+use skillratings::trueskill::{
+    expected_score_two_teams as trueskill_expected, trueskill_multi_team, TrueSkillConfig,
+    TrueSkillRating,
+};
 use skillratings::weng_lin::{
     expected_score_two_teams, weng_lin_multi_team, WengLinConfig, WengLinRating,
 };
-use skillratings::MultiTeamOutcome;
+use skillratings::{MultiTeamOutcome, Outcomes};
 
 /// One matchpoint field as the baselines see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,16 +63,31 @@ pub enum Baseline {
     /// Weng-Lin (Bradley-Terry, full pairing) through the `skillratings` crate, fields
     /// ranked by percentage; parameter: β, the skill-class width.
     WengLin,
+    /// Glicko-2 through the `skillratings` crate (τ = 0.5, volatility 0.06): each field a
+    /// rating period of games against every other entrant; parameter: the starting
+    /// rating deviation, how little a new player's rating is known.
+    Glicko2,
+    /// TrueSkill through the `skillratings` crate (the factor graph of teams of two,
+    /// fields ranked by percentage); parameter: β, the performance spread.
+    TrueSkill,
 }
 
 impl Baseline {
-    pub const ALL: [Baseline; 3] = [Baseline::RunningAverage, Baseline::Elo, Baseline::WengLin];
+    pub const ALL: [Baseline; 5] = [
+        Baseline::RunningAverage,
+        Baseline::Elo,
+        Baseline::WengLin,
+        Baseline::Glicko2,
+        Baseline::TrueSkill,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Baseline::RunningAverage => "running-average",
             Baseline::Elo => "elo",
             Baseline::WengLin => "weng-lin",
+            Baseline::Glicko2 => "glicko-2",
+            Baseline::TrueSkill => "trueskill",
         }
     }
 
@@ -67,6 +96,8 @@ impl Baseline {
             Baseline::RunningAverage => "alpha",
             Baseline::Elo => "k",
             Baseline::WengLin => "beta",
+            Baseline::Glicko2 => "rd0",
+            Baseline::TrueSkill => "beta",
         }
     }
 
@@ -78,6 +109,8 @@ impl Baseline {
                 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0,
             ],
             Baseline::WengLin => &[4.1667, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0],
+            Baseline::Glicko2 => &[30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 350.0],
+            Baseline::TrueSkill => &[1.0, 2.0, 4.1667, 8.0, 16.0, 32.0],
         }
     }
 }
@@ -240,6 +273,175 @@ impl Rater for WengLin {
     }
 }
 
+/// Win (1), draw (½) or loss (0) of every entrant of `group` against every other, by
+/// percentage: `outcomes[i][j]` is `i`'s against `j`.
+fn pairwise_outcomes(field: &Field, group: &[usize]) -> Vec<Vec<Outcomes>> {
+    let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
+    achieved
+        .iter()
+        .map(|a| {
+            achieved
+                .iter()
+                .map(|b| match a.total_cmp(b) {
+                    std::cmp::Ordering::Greater => Outcomes::WIN,
+                    std::cmp::Ordering::Less => Outcomes::LOSS,
+                    std::cmp::Ordering::Equal => Outcomes::DRAW,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The mean of each entrant's win probabilities against the others, as percent over 50.
+fn mean_win_probability(n: usize, p: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let e: f64 = (0..n).filter(|&j| j != i).map(|j| p(i, j)).sum::<f64>()
+                / (n - 1).max(1) as f64;
+            100.0 * (e - 0.5)
+        })
+        .collect()
+}
+
+/// Glicko-2. An entrant is the mean of its players' ratings (the deviation of that mean,
+/// the mean volatility); each player's own update takes the entrant's rating with the
+/// player's own deviation, so a new player moves further than the partner of many
+/// evenings, and both move by the entrant's results.
+struct Glicko2 {
+    config: Glicko2Config,
+    start: Glicko2Rating,
+    rating: Vec<Glicko2Rating>,
+}
+
+impl Glicko2 {
+    fn player(&self, p: &Option<u32>) -> Glicko2Rating {
+        p.and_then(|m| self.rating.get(m as usize).copied())
+            .unwrap_or(self.start)
+    }
+
+    fn entrant(&self, players: &[Option<u32>]) -> Glicko2Rating {
+        if players.is_empty() {
+            return self.start;
+        }
+        let n = players.len() as f64;
+        let ratings: Vec<Glicko2Rating> = players.iter().map(|p| self.player(p)).collect();
+        Glicko2Rating {
+            rating: ratings.iter().map(|r| r.rating).sum::<f64>() / n,
+            deviation: ratings.iter().map(|r| r.deviation.powi(2)).sum::<f64>().sqrt() / n,
+            volatility: ratings.iter().map(|r| r.volatility).sum::<f64>() / n,
+        }
+    }
+}
+
+impl Rater for Glicko2 {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let r: Vec<Glicko2Rating> = group
+            .iter()
+            .map(|&e| self.entrant(&field.entrants[e].players))
+            .collect();
+        mean_win_probability(r.len(), |i, j| {
+            skillratings::glicko2::expected_score(&r[i], &r[j]).0
+        })
+    }
+    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
+        let r: Vec<Glicko2Rating> = group
+            .iter()
+            .map(|&e| self.entrant(&field.entrants[e].players))
+            .collect();
+        let outcomes = pairwise_outcomes(field, group);
+        let mut new = Vec::new();
+        for (i, &e) in group.iter().enumerate() {
+            let games: Vec<(Glicko2Rating, Outcomes)> = (0..r.len())
+                .filter(|&j| j != i)
+                .map(|j| (r[j], outcomes[i][j]))
+                .collect();
+            for p in field.entrants[e].players.iter().flatten() {
+                let own = self.player(&Some(*p));
+                let me = Glicko2Rating {
+                    rating: r[i].rating,
+                    ..own
+                };
+                let after = glicko2_rating_period(&me, &games, &self.config);
+                new.push((
+                    *p as usize,
+                    Glicko2Rating {
+                        rating: own.rating + (after.rating - r[i].rating),
+                        ..after
+                    },
+                ));
+            }
+        }
+        for (m, rating) in new {
+            if let Some(slot) = self.rating.get_mut(m) {
+                *slot = rating;
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        -self.player(&Some(member as u32)).rating
+    }
+}
+
+/// TrueSkill: teams of the entrant's players, each field one match of many teams ranked
+/// by percentage.
+struct TrueSkill {
+    config: TrueSkillConfig,
+    rating: Vec<TrueSkillRating>,
+}
+
+impl TrueSkill {
+    fn team(&self, players: &[Option<u32>]) -> Vec<TrueSkillRating> {
+        players
+            .iter()
+            .map(|p| {
+                p.and_then(|m| self.rating.get(m as usize).copied())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+impl Rater for TrueSkill {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let teams: Vec<Vec<TrueSkillRating>> = group
+            .iter()
+            .map(|&e| self.team(&field.entrants[e].players))
+            .collect();
+        mean_win_probability(teams.len(), |i, j| {
+            trueskill_expected(&teams[i], &teams[j], &self.config).0
+        })
+    }
+    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
+        let teams: Vec<Vec<TrueSkillRating>> = group
+            .iter()
+            .map(|&e| self.team(&field.entrants[e].players))
+            .collect();
+        let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
+        let ranked: Vec<(&[TrueSkillRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(&achieved)
+            .map(|(t, a)| {
+                let better = achieved.iter().filter(|b| *b > a).count();
+                (t.as_slice(), MultiTeamOutcome::new(better + 1))
+            })
+            .collect();
+        // Weights are not given, so the crate has none to refuse.
+        let Ok(updated) = trueskill_multi_team(&ranked, &self.config, None) else {
+            return;
+        };
+        for (&e, new) in group.iter().zip(updated) {
+            for (p, r) in field.entrants[e].players.iter().zip(new) {
+                if let Some(slot) = p.and_then(|m| self.rating.get_mut(m as usize)) {
+                    *slot = r;
+                }
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        -self.rating.get(member).map_or(25.0, |r| r.rating)
+    }
+}
+
 fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
     match baseline {
         Baseline::RunningAverage => Box::new(RunningAverage {
@@ -256,6 +458,24 @@ fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
                 ..WengLinConfig::new()
             },
             rating: vec![WengLinRating::new(); members],
+        }),
+        Baseline::Glicko2 => {
+            let start = Glicko2Rating {
+                deviation: parameter,
+                ..Glicko2Rating::new()
+            };
+            Box::new(Glicko2 {
+                config: Glicko2Config::new(),
+                start,
+                rating: vec![start; members],
+            })
+        }
+        Baseline::TrueSkill => Box::new(TrueSkill {
+            config: TrueSkillConfig {
+                beta: parameter,
+                ..TrueSkillConfig::new()
+            },
+            rating: vec![TrueSkillRating::new(); members],
         }),
     }
 }
@@ -394,6 +614,104 @@ mod tests {
         assert!(run.expected[1][2] > run.expected[1][1]);
         assert!(run.strength[0] < run.strength[4] && run.strength[4] < run.strength[2]);
         assert_eq!(run.strength[0], run.strength[1]);
+    }
+
+    /// Glickman's worked example ("Example of the Glicko-2 system", 2013): a player at
+    /// 1500 (RD 200, volatility 0.06) beats a 1400 (RD 30) and loses to a 1550 (RD 100)
+    /// and a 1700 (RD 300); with τ = 0.5 the new rating is 1464.06, RD 151.52, volatility
+    /// 0.05999. Here the four are individual entrants of one field, the player scoring
+    /// between the first opponent and the other two.
+    #[test]
+    fn glicko2_reproduces_glickmans_example() {
+        let start = Glicko2Rating::new();
+        let mut g = Glicko2 {
+            config: Glicko2Config::new(),
+            start,
+            rating: vec![
+                Glicko2Rating {
+                    rating: 1500.0,
+                    deviation: 200.0,
+                    volatility: 0.06,
+                },
+                Glicko2Rating {
+                    rating: 1400.0,
+                    deviation: 30.0,
+                    volatility: 0.06,
+                },
+                Glicko2Rating {
+                    rating: 1550.0,
+                    deviation: 100.0,
+                    volatility: 0.06,
+                },
+                Glicko2Rating {
+                    rating: 1700.0,
+                    deviation: 300.0,
+                    volatility: 0.06,
+                },
+            ],
+        };
+        let f = Field {
+            competition: 0,
+            entrants: [0.0, -10.0, 10.0, 20.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| FieldEntrant {
+                    entrant: i,
+                    players: vec![Some(i as u32)],
+                    achieved: r,
+                })
+                .collect(),
+            groups: vec![vec![0, 1, 2, 3]],
+        };
+        g.update(&f, &[0, 1, 2, 3], &[]);
+        let p = g.rating[0];
+        assert!((p.rating - 1464.06).abs() < 0.01, "{p:?}");
+        assert!((p.deviation - 151.52).abs() < 0.01, "{p:?}");
+        assert!((p.volatility - 0.05999).abs() < 0.00001, "{p:?}");
+    }
+
+    /// TrueSkill's textbook case: two new players (μ 25, σ 25/3, β 25/6, draw
+    /// probability 0.1, dynamics 25/300); the winner goes to μ 29.396, σ 7.171, the
+    /// loser to 20.604 (the values of Microsoft's and the `trueskill` package's 1 vs 1).
+    #[test]
+    fn trueskill_reproduces_the_one_against_one_case() {
+        let f = Field {
+            competition: 0,
+            entrants: [5.0, -5.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| FieldEntrant {
+                    entrant: i,
+                    players: vec![Some(i as u32)],
+                    achieved: r,
+                })
+                .collect(),
+            groups: vec![vec![0, 1]],
+        };
+        let run = run(Baseline::TrueSkill, 25.0 / 6.0, &[f], 2, &mut |_, _| {});
+        // Equal players: 50 % each (the crate's normal distribution is an approximation).
+        assert!(run.expected[0].iter().all(|x| x.abs() < 1e-5));
+        assert!((run.strength[0] + 29.396).abs() < 0.001, "{:?}", run.strength);
+        assert!((run.strength[1] + 20.604).abs() < 0.001, "{:?}", run.strength);
+    }
+
+    /// A pair of a new and a settled player: the same result moves the new one (RD 350)
+    /// further than the settled one (RD 50), both in the direction of the result.
+    #[test]
+    fn glicko2_moves_a_new_partner_further() {
+        let f = field(&[(0, 1, 10.0), (2, 3, -10.0)]);
+        let start = Glicko2Rating::new();
+        let mut g = Glicko2 {
+            config: Glicko2Config::new(),
+            start,
+            rating: vec![start; 4],
+        };
+        g.rating[1].deviation = 50.0;
+        g.update(&f, &[0, 1], &[]);
+        let up0 = g.rating[0].rating - 1500.0;
+        let up1 = g.rating[1].rating - 1500.0;
+        assert!(up0 > up1 && up1 > 0.0, "{up0} {up1}");
+        assert!(g.rating[2].rating < 1500.0);
     }
 
     #[test]
