@@ -101,6 +101,14 @@ impl Baseline {
         }
     }
 
+    /// Whether the tuning judges the expected results after the line of achieved on
+    /// expected fitted on the burn-in (see [`tune`]): the baselines added with the
+    /// uncertainty-aware ratings, whose expected result is a mean win probability. The
+    /// older ones keep the plain RMSE, so their figures stay as they were.
+    pub fn tuned_on_the_fitted_line(self) -> bool {
+        matches!(self, Baseline::Glicko2 | Baseline::TrueSkill)
+    }
+
     /// The values tried on the burn-in period.
     pub fn grid(self) -> &'static [f64] {
         match self {
@@ -109,8 +117,8 @@ impl Baseline {
                 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0,
             ],
             Baseline::WengLin => &[4.1667, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0],
-            Baseline::Glicko2 => &[30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 350.0],
-            Baseline::TrueSkill => &[1.0, 2.0, 4.1667, 8.0, 16.0, 32.0],
+            Baseline::Glicko2 => &[10.0, 20.0, 30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 350.0],
+            Baseline::TrueSkill => &[1.0, 2.0, 4.1667, 8.0, 16.0, 32.0, 64.0, 128.0],
         }
     }
 }
@@ -524,28 +532,58 @@ pub fn run(
 }
 
 /// The grid value with the lowest RMSE over `fields` (the burn-in period), the first
-/// one on a tie.
+/// one on a tie. A baseline whose expected result is a mean win probability
+/// ([`Baseline::tuned_on_the_fitted_line`]) is judged after the line of achieved on
+/// expected fitted on the same fields: its raw RMSE would reward the flattest
+/// predictions, whatever they tell apart.
 pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
     let mut best = (f64::INFINITY, baseline.grid()[0]);
     for &p in baseline.grid() {
         let run = run(baseline, p, fields, members, &mut |_, _| {});
-        let (mut ss, mut n) = (0.0, 0usize);
-        for (field, expected) in fields.iter().zip(&run.expected) {
-            for (entrant, x) in field.entrants.iter().zip(expected) {
-                ss += (entrant.achieved - x).powi(2);
-                n += 1;
-            }
-        }
-        let rmse = if n == 0 {
-            f64::INFINITY
+        let pairs: Vec<(f64, f64)> = fields
+            .iter()
+            .zip(&run.expected)
+            .flat_map(|(field, expected)| {
+                field
+                    .entrants
+                    .iter()
+                    .zip(expected)
+                    .map(|(entrant, x)| (*x, entrant.achieved))
+            })
+            .collect();
+        let line = if baseline.tuned_on_the_fitted_line() {
+            fitted_line(&pairs)
         } else {
-            (ss / n as f64).sqrt()
+            Some((0.0, 1.0))
+        };
+        let rmse = match line {
+            Some((a, b)) if !pairs.is_empty() => (pairs
+                .iter()
+                .map(|(x, y)| (y - a - b * x).powi(2))
+                .sum::<f64>()
+                / pairs.len() as f64)
+                .sqrt(),
+            _ => f64::INFINITY,
         };
         if rmse < best.0 {
             best = (rmse, p);
         }
     }
     best.1
+}
+
+/// Intercept and slope of the least-squares line of `y` on `x`; none without spread.
+fn fitted_line(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let n = pairs.len() as f64;
+    let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if !(sxx > 0.0) {
+        return None;
+    }
+    let b = sxy / sxx;
+    Some((my - b * mx, b))
 }
 
 #[cfg(test)]
