@@ -39,6 +39,9 @@ pub struct PlayerState {
     /// The confidence figure (standard deviation of the handicap, in handicap units),
     /// when the factor set publishes one.
     pub handicap_sd: Option<f64>,
+    /// With `[familiarity]`: the member partners (dense index) this member has played
+    /// with, and the sessions played together, sorted by partner. Empty otherwise.
+    pub partners: Vec<(u32, u32)>,
 }
 
 /// Months since year 0, so that consecutive months differ by one.
@@ -58,6 +61,33 @@ impl PlayerState {
             playing_month: None,
             playing_handicap: handicap,
             handicap_sd,
+            partners: Vec::new(),
+        }
+    }
+
+    /// The sessions this member has played with `partner` (a dense index).
+    pub fn sessions_with(&self, partner: u32) -> u32 {
+        self.partners
+            .binary_search_by_key(&partner, |p| p.0)
+            .map_or(0, |i| self.partners[i].1)
+    }
+
+    /// Counts one more session with `partner`, keeping the list sorted by partner, so
+    /// that the counts never depend on the order the sessions were applied in.
+    ///
+    /// ```
+    /// use bridgehcp::model::player::PlayerState;
+    /// let mut s = PlayerState::starting(30.0, None);
+    /// s.played_with(7);
+    /// s.played_with(3);
+    /// s.played_with(7);
+    /// assert_eq!((s.sessions_with(7), s.sessions_with(3), s.sessions_with(5)), (2, 1, 0));
+    /// assert_eq!(s.partners, vec![(3, 1), (7, 2)]);
+    /// ```
+    pub fn played_with(&mut self, partner: u32) {
+        match self.partners.binary_search_by_key(&partner, |p| p.0) {
+            Ok(i) => self.partners[i].1 = self.partners[i].1.saturating_add(1),
+            Err(i) => self.partners.insert(i, (partner, 1)),
         }
     }
 
