@@ -166,7 +166,11 @@ pub fn expected_results_with(
 
 /// The familiarity term of each entrant, in handicap units: for a pair entrant of two
 /// rated members with a count, the factor set's offset; 0 elsewhere.
-fn familiarity_offsets(f: &FactorSet, input: &CompetitionInput, sessions: &[Option<u32>]) -> Vec<f64> {
+fn familiarity_offsets(
+    f: &FactorSet,
+    input: &CompetitionInput,
+    sessions: &[Option<u32>],
+) -> Vec<f64> {
     let Some(fam) = f.familiarity else {
         return Vec::new();
     };

@@ -304,8 +304,8 @@ fn pairwise_outcomes(field: &Field, group: &[usize]) -> Vec<Vec<Outcomes>> {
 fn mean_win_probability(n: usize, p: impl Fn(usize, usize) -> f64) -> Vec<f64> {
     (0..n)
         .map(|i| {
-            let e: f64 = (0..n).filter(|&j| j != i).map(|j| p(i, j)).sum::<f64>()
-                / (n - 1).max(1) as f64;
+            let e: f64 =
+                (0..n).filter(|&j| j != i).map(|j| p(i, j)).sum::<f64>() / (n - 1).max(1) as f64;
             100.0 * (e - 0.5)
         })
         .collect()
@@ -335,7 +335,12 @@ impl Glicko2 {
         let ratings: Vec<Glicko2Rating> = players.iter().map(|p| self.player(p)).collect();
         Glicko2Rating {
             rating: ratings.iter().map(|r| r.rating).sum::<f64>() / n,
-            deviation: ratings.iter().map(|r| r.deviation.powi(2)).sum::<f64>().sqrt() / n,
+            deviation: ratings
+                .iter()
+                .map(|r| r.deviation.powi(2))
+                .sum::<f64>()
+                .sqrt()
+                / n,
             volatility: ratings.iter().map(|r| r.volatility).sum::<f64>() / n,
         }
     }
@@ -729,8 +734,16 @@ mod tests {
         let run = run(Baseline::TrueSkill, 25.0 / 6.0, &[f], 2, &mut |_, _| {});
         // Equal players: 50 % each (the crate's normal distribution is an approximation).
         assert!(run.expected[0].iter().all(|x| x.abs() < 1e-5));
-        assert!((run.strength[0] + 29.396).abs() < 0.001, "{:?}", run.strength);
-        assert!((run.strength[1] + 20.604).abs() < 0.001, "{:?}", run.strength);
+        assert!(
+            (run.strength[0] + 29.396).abs() < 0.001,
+            "{:?}",
+            run.strength
+        );
+        assert!(
+            (run.strength[1] + 20.604).abs() < 0.001,
+            "{:?}",
+            run.strength
+        );
     }
 
     /// A pair of a new and a settled player: the same result moves the new one (RD 350)

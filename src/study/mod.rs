@@ -25,6 +25,7 @@ pub mod derive;
 pub mod html;
 pub mod metrics;
 pub mod output;
+pub mod subgroups;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -306,6 +307,7 @@ pub fn run(
         .unwrap_or(0);
     study.warnings.extend(interval_warning(sessions));
     rows.extend(intervals);
+    rows.extend(subgroups::rows(data, first, &study)?);
     study.rows = rows;
     Ok(study)
 }
