@@ -621,6 +621,36 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_kalman_sd_set_is_the_kalman_set_with_board_sd_140() {
+        let kalman = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman.toml"),
+            "fsb-2007-kalman.toml",
+        )
+        .unwrap();
+        let sd = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-sd.toml"),
+            "fsb-2007-kalman-sd.toml",
+        )
+        .unwrap();
+        assert_eq!(sd.name, "fsb-2007-kalman-sd");
+        assert_eq!(
+            sd.confidence,
+            Some(Confidence {
+                start_sd: 20.0,
+                board_sd: 140.0
+            })
+        );
+        assert_eq!(
+            FactorSet {
+                name: kalman.name.clone(),
+                confidence: kalman.confidence,
+                ..sd
+            },
+            kalman
+        );
+    }
+
     /// The expected result's own C_b: with 1.5 for topscore, a pair 3 units better
     /// than the field expects 3/1.5 = 2 % rather than 3/2 = 1.5 %; individual events keep
     /// their result scale (2·1.5 = 3); the update's C_b stays 2.
