@@ -584,7 +584,7 @@ fn fitted_line(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
     let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
     let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    if !(sxx > 0.0) {
+    if sxx.is_nan() || sxx <= 0.0 {
         return None;
     }
     let b = sxy / sxx;

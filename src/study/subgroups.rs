@@ -40,6 +40,9 @@ pub const DISTANCE_BANDS: [f64; 3] = [4.0, 8.0, 16.0];
 /// The group of each dimension of one entrant: (dimension, group).
 type Labels = Vec<(&'static str, String)>;
 
+/// Expected and achieved results of one group's entrants, by (dimension, group).
+type Groups = BTreeMap<(&'static str, String), (Vec<f64>, Vec<f64>)>;
+
 /// The subgroup rows of every track of `study`: `subgroup_entrants`,
 /// `subgroup_pearson_r`, `subgroup_rmse` and `subgroup_mean_bias`, period `test`,
 /// with `dimension=group` in `detail`.
@@ -47,7 +50,7 @@ pub fn rows(data: &StudyData, first: &StudySet, study: &Study) -> Result<Vec<Met
     let labels = labels(data, first)?;
     let mut out = Vec::new();
     for track in &study.tracks {
-        let mut groups: BTreeMap<(&'static str, String), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        let mut groups = Groups::new();
         for p in &track.predictions {
             if study.dates[p.competition] <= study.burn_in_until {
                 continue;
