@@ -558,6 +558,7 @@ fn study_compares_three_sets_and_two_sweeps_on_the_sample() {
         "weng-lin",
         "glicko-2",
         "trueskill",
+        "upper-reference",
     ];
     for set in expected_sets {
         let r = get(set, "test", "pearson_r").unwrap_or_else(|| panic!("no r for {set}"));

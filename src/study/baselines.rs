@@ -70,16 +70,28 @@ pub enum Baseline {
     /// TrueSkill through the `skillratings` crate (the factor graph of teams of two,
     /// fields ranked by percentage); parameter: β, the performance spread.
     TrueSkill,
+    /// Not a prediction: the upper reference. Each player's percentage smoothed over
+    /// all their other sessions, earlier *and later*, with weights halving every
+    /// `halflife` sessions away, so it knows what a rating could only learn afterwards;
+    /// parameter: the half-life. Never the best baseline the gains are measured against.
+    UpperReference,
 }
 
 impl Baseline {
-    pub const ALL: [Baseline; 5] = [
+    pub const ALL: [Baseline; 6] = [
         Baseline::RunningAverage,
         Baseline::Elo,
         Baseline::WengLin,
         Baseline::Glicko2,
         Baseline::TrueSkill,
+        Baseline::UpperReference,
     ];
+
+    /// Whether the baseline predicts, from what was known before each field; the upper
+    /// reference does not, and is never the best baseline.
+    pub fn predicts(self) -> bool {
+        self != Baseline::UpperReference
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -88,6 +100,7 @@ impl Baseline {
             Baseline::WengLin => "weng-lin",
             Baseline::Glicko2 => "glicko-2",
             Baseline::TrueSkill => "trueskill",
+            Baseline::UpperReference => "upper-reference",
         }
     }
 
@@ -98,6 +111,7 @@ impl Baseline {
             Baseline::WengLin => "beta",
             Baseline::Glicko2 => "rd0",
             Baseline::TrueSkill => "beta",
+            Baseline::UpperReference => "halflife",
         }
     }
 
@@ -119,6 +133,7 @@ impl Baseline {
             Baseline::WengLin => &[4.1667, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0],
             Baseline::Glicko2 => &[10.0, 20.0, 30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 350.0],
             Baseline::TrueSkill => &[1.0, 2.0, 4.1667, 8.0, 16.0, 32.0, 64.0, 128.0],
+            Baseline::UpperReference => &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0],
         }
     }
 }
@@ -455,6 +470,95 @@ impl Rater for TrueSkill {
     }
 }
 
+/// The upper reference: every player's results smoothed over their whole history, the
+/// session itself left out. The weight of a session `d` sessions away is `w^d`,
+/// `w = 2^(−1/halflife)`; [`PRIOR_WEIGHT`] sessions at 0 (percent over 50) pull a
+/// player with few sessions toward the middle. Two passes (forward and backward sums)
+/// make it linear in the sessions.
+struct Smoother {
+    /// (competition, entrant) → the entrant's mean smoothed value of its players.
+    value: std::collections::HashMap<(usize, usize), f64>,
+    /// Per member: the smoothed value over all their sessions.
+    last: Vec<f64>,
+}
+
+/// Sessions at 0 added to every player's smoothed value.
+pub const PRIOR_WEIGHT: f64 = 1.0;
+
+impl Smoother {
+    fn fit(halflife: f64, fields: &[Field], members: usize) -> Smoother {
+        let w = 0.5f64.powf(1.0 / halflife.max(f64::MIN_POSITIVE));
+        // Per member: (field, entrant, achieved) in field order.
+        let mut sessions: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); members];
+        for (f, field) in fields.iter().enumerate() {
+            for (e, entrant) in field.entrants.iter().enumerate() {
+                for m in entrant.players.iter().flatten() {
+                    if let Some(list) = sessions.get_mut(*m as usize) {
+                        list.push((f, e, entrant.achieved));
+                    }
+                }
+            }
+        }
+        let mut own: std::collections::HashMap<(usize, usize, u32), f64> =
+            std::collections::HashMap::new();
+        let mut last = vec![0.0; members];
+        for (m, list) in sessions.iter().enumerate() {
+            let n = list.len();
+            // fwd[k]: weighted sums of the sessions before k; bwd[k]: after k.
+            let (mut fwd, mut bwd) = (vec![(0.0, 0.0); n], vec![(0.0, 0.0); n]);
+            for k in 1..n {
+                let (s, c) = fwd[k - 1];
+                fwd[k] = (w * (s + list[k - 1].2), w * (c + 1.0));
+            }
+            for k in (0..n.saturating_sub(1)).rev() {
+                let (s, c) = bwd[k + 1];
+                bwd[k] = (w * (s + list[k + 1].2), w * (c + 1.0));
+            }
+            for (k, &(f, e, _)) in list.iter().enumerate() {
+                let sum = fwd[k].0 + bwd[k].0;
+                let weight = fwd[k].1 + bwd[k].1 + PRIOR_WEIGHT;
+                own.insert((f, e, m as u32), sum / weight);
+            }
+            if let Some(k) = n.checked_sub(1) {
+                let (s, c) = fwd[k];
+                last[m] = (s + list[k].2) / (c + 1.0 + PRIOR_WEIGHT);
+            }
+        }
+        let mut value = std::collections::HashMap::new();
+        for (f, field) in fields.iter().enumerate() {
+            for (e, entrant) in field.entrants.iter().enumerate() {
+                let v = entrant_mean(
+                    &entrant.players,
+                    |m| own.get(&(f, e, m as u32)).copied().unwrap_or(0.0),
+                    0.0,
+                );
+                value.insert((field.competition, e), v);
+            }
+        }
+        Smoother { value, last }
+    }
+}
+
+impl Rater for Smoother {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let s: Vec<f64> = group
+            .iter()
+            .map(|&e| {
+                self.value
+                    .get(&(field.competition, e))
+                    .copied()
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+        s.iter().map(|v| v - mean).collect()
+    }
+    fn update(&mut self, _: &Field, _: &[usize], _: &[f64]) {}
+    fn strength(&self, member: usize) -> f64 {
+        -self.last.get(member).copied().unwrap_or(0.0)
+    }
+}
+
 fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
     match baseline {
         Baseline::RunningAverage => Box::new(RunningAverage {
@@ -483,6 +587,11 @@ fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
                 rating: vec![start; members],
             })
         }
+        // Fitted on the fields by [`run`]; with none it predicts 0 for everyone.
+        Baseline::UpperReference => Box::new(Smoother {
+            value: std::collections::HashMap::new(),
+            last: vec![0.0; members],
+        }),
         Baseline::TrueSkill => Box::new(TrueSkill {
             config: TrueSkillConfig {
                 beta: parameter,
@@ -505,7 +614,10 @@ pub fn run(
     members: usize,
     on_field: &mut FieldHook,
 ) -> BaselineRun {
-    let mut r = rater(baseline, parameter, members);
+    let mut r = match baseline {
+        Baseline::UpperReference => Box::new(Smoother::fit(parameter, fields, members)),
+        _ => rater(baseline, parameter, members),
+    };
     let mut played = vec![false; members];
     let mut expected_all = Vec::with_capacity(fields.len());
     for field in fields {
@@ -763,6 +875,30 @@ mod tests {
         let up1 = g.rating[1].rating - 1500.0;
         assert!(up0 > up1 && up1 > 0.0, "{up0} {up1}");
         assert!(g.rating[2].rating < 1500.0);
+    }
+
+    /// The upper reference with a half-life of one session (w = ½) and pair (0,1)
+    /// scoring +10, 0, −10 in three fields: the first field sees the later two,
+    /// (½·0 + ¼·(−10))/(½ + ¼ + 1) = −1.428571; the second (½·10 + ½·(−10))/2 = 0; the
+    /// third +1.428571. The final value takes every session up to the last one:
+    /// (¼·10 + ½·0 − 10)/(¼ + ½ + 1 + 1) = −2.727273, strength +2.727273.
+    #[test]
+    fn the_upper_reference_smooths_both_ways_by_hand() {
+        let fields: Vec<Field> = [10.0, 0.0, -10.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| Field {
+                competition: i,
+                ..field(&[(0, 1, a), (2, 3, -a)])
+            })
+            .collect();
+        let run = run(Baseline::UpperReference, 1.0, &fields, 4, &mut |_, _| {});
+        let x = 2.5 / 1.75;
+        assert!((run.expected[0][0] + x).abs() < 1e-12, "{:?}", run.expected);
+        assert!(run.expected[1][0].abs() < 1e-12);
+        assert!((run.expected[2][0] - x).abs() < 1e-12);
+        assert!((run.strength[0] - 7.5 / 2.75).abs() < 1e-12);
+        assert!(!Baseline::UpperReference.predicts() && Baseline::TrueSkill.predicts());
     }
 
     #[test]
