@@ -137,6 +137,13 @@ pub struct Kalman {
     /// The standard deviation of a player's change in level over a year, in handicap
     /// units: the process noise. 0 is a player whose level never changes.
     pub drift_per_year: f64,
+    /// Optional (false when absent): take a pair's result as evidence about the pair,
+    /// the mean of two uncertain handicaps, rather than about each player alone. The
+    /// result is then shared between the partners by their variances: a new player
+    /// beside an established partner takes most of it (see
+    /// [`crate::model::update::kalman_pair_step`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pairs: bool,
 }
 
 /// A confidence figure for each handicap, as Glicko's rating deviation: the standard
@@ -686,9 +693,15 @@ mod tests {
         assert_eq!(
             f.kalman,
             Some(Kalman {
-                drift_per_year: 2.0
+                drift_per_year: 2.0,
+                pairs: false
             })
         );
+        let pairs = with(
+            "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 2.0\npairs = true\n",
+        );
+        let f = FactorSet::from_toml_str(&pairs, "x.toml").unwrap_or_default();
+        assert!(f.kalman.is_some_and(|k| k.pairs));
         let msg = config_message(FactorSet::from_toml_str(
             &with("[kalman]\ndrift_per_year = 2.0\n"),
             "x.toml",

@@ -177,6 +177,10 @@ pub struct Played<'a> {
     pub by_method: Option<&'a PlayerOutcome>,
     /// The member's partner at the table is a member too (a partner pulls only then).
     pub partner_is_member: bool,
+    /// With `[kalman] pairs`: the variance of the member partner's handicap before the
+    /// competition, grown by the drift since they last played; `None` beside a guest, a
+    /// non-member or in an individual event.
+    pub partner_variance: Option<f64>,
     /// The member already played for another entrant of this competition (a substitute):
     /// the two outcomes apply one after the other.
     pub again: bool,
@@ -229,6 +233,7 @@ pub struct Updated {
 /// let date = chrono::NaiveDate::from_ymd_opt(2026, 3, 5).unwrap();
 /// let played = |boards_before| Played {
 ///     date, input: &input, outcome: &outcome, by_method: None, partner_is_member: true,
+///     partner_variance: None,
 ///     again: false, boards_before, apply: Apply::Now,
 /// };
 /// let mut f = FactorSet::default();
@@ -360,13 +365,22 @@ fn gain(
     let days = state
         .last_played
         .map_or(0, |last| (played.date - last).num_days());
-    let (k, sd_after) = update::kalman_step(
-        sd,
-        days as f64,
-        update::evidence_boards(f, &u),
-        confidence.board_sd,
-        kalman.drift_per_year,
-    );
+    let evidence = update::evidence_boards(f, &u);
+    let (k, sd_after) = match played.partner_variance.filter(|_| kalman.pairs) {
+        Some(partner) => update::kalman_pair_step(
+            update::grown_variance(sd, days as f64, kalman.drift_per_year),
+            partner,
+            evidence,
+            confidence.board_sd,
+        ),
+        None => update::kalman_step(
+            sd,
+            days as f64,
+            evidence,
+            confidence.board_sd,
+            kalman.drift_per_year,
+        ),
+    };
     (k / share, Some(sd_after))
 }
 

@@ -320,6 +320,7 @@ impl<'a> Recorder<'a> {
             }
         };
         self.seen.next_competition();
+        let prior = self.pair_variances(competition);
         for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
             let slot = slot_of(competition, &outcome);
             let seat = seat_at(competition, outcome.entrant, slot);
@@ -332,7 +333,13 @@ impl<'a> Recorder<'a> {
                         }
                         _ => None,
                     };
-                    self.apply(m, competition, &outcome, by_method, partner)
+                    let variance = partner.and_then(|p| {
+                        prior
+                            .binary_search_by_key(&p, |v| v.0)
+                            .ok()
+                            .map(|at| prior[at].1)
+                    });
+                    self.apply(m, competition, &outcome, by_method, (partner, variance))
                 }
                 _ => {
                     let before = outcome.handicap_before;
@@ -369,7 +376,7 @@ impl<'a> Recorder<'a> {
         competition: &PreparedCompetition,
         outcome: &PlayerOutcome,
         by_method: Option<&PlayerOutcome>,
-        partner: Option<u32>,
+        (partner, partner_variance): (Option<u32>, Option<f64>),
     ) -> (PlayerOutcome, f64) {
         let Some(state) = self.states.get_mut(member as usize) else {
             return (outcome.clone(), outcome.handicap_before);
@@ -381,6 +388,7 @@ impl<'a> Recorder<'a> {
             outcome,
             by_method,
             partner_is_member: partner.is_some(),
+            partner_variance,
             again: seen.is_some(),
             boards_before: seen.unwrap_or(state.boards),
             apply: match self.month {
@@ -397,6 +405,33 @@ impl<'a> Recorder<'a> {
             state.played_with(p);
         }
         (updated.outcome, updated.handicap_after)
+    }
+
+    /// With `[kalman] pairs`: the variance of each rated member's handicap before the
+    /// competition (grown by the drift), sorted by member, read before any of them is
+    /// applied, so that both partners see each other as they came; empty otherwise.
+    fn pair_variances(&self, competition: &PreparedCompetition) -> Vec<(u32, f64)> {
+        let Some(kalman) = self.factors.kalman.filter(|k| k.pairs) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(u32, f64)> = competition
+            .rated_members
+            .iter()
+            .filter_map(|&m| {
+                let s = self.states.get(m as usize)?;
+                let days = s
+                    .last_played
+                    .map_or(0, |last| (competition.date - last).num_days());
+                let sd = s.handicap_sd?;
+                Some((
+                    m,
+                    model::update::grown_variance(sd, days as f64, kalman.drift_per_year),
+                ))
+            })
+            .collect();
+        out.sort_by_key(|v| v.0);
+        out.dedup_by_key(|v| v.0);
+        out
     }
 
     /// The output, each list in replay order (the changes already are, month by month).
