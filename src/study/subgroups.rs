@@ -11,6 +11,10 @@
 //!
 //! * `newcomer`: a member of the entrant had fewer than [`NEWCOMER_SESSIONS`] rated
 //!   sessions behind them;
+//! * `guests`: `some` when a player of the entrant is a guest or a non-member, whose
+//!   temporary handicap a factor set estimates from the entrant's own result (so that
+//!   its expected result is what it scored), `none` otherwise: the figures of `none`
+//!   compare the sets with the baselines on equal terms;
 //! * `partnership`: how many sessions the two members had played together: `new` (none),
 //!   `occasional` (fewer than [`REGULAR_SESSIONS`]), `regular`; pairs with a guest or a
 //!   non-member are `unknown`;
@@ -19,7 +23,7 @@
 //! * `distance`: how far the pair's handicap lies from its field's, in handicap units,
 //!   in bands of [`DISTANCE_BANDS`].
 //!
-//! Individual entrants count only in `newcomer` and `distance`.
+//! Individual entrants count only in `newcomer`, `guests` and `distance`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -151,7 +155,15 @@ impl Counts {
         let newcomer = members
             .iter()
             .any(|m| self.sessions.get(m).copied().unwrap_or(0) < NEWCOMER_SESSIONS);
-        let mut labels = vec![("newcomer", if newcomer { "yes" } else { "no" })];
+        let guests = if members.len() < players.len() {
+            "some"
+        } else {
+            "none"
+        };
+        let mut labels = vec![
+            ("newcomer", if newcomer { "yes" } else { "no" }),
+            ("guests", guests),
+        ];
         let Some(first) = players.first() else {
             return labels;
         };
@@ -268,6 +280,7 @@ mod tests {
             counts.labels(&players),
             vec![
                 ("newcomer", "no"),
+                ("guests", "none"),
                 ("distance", "8-16"),
                 ("partnership", "regular"),
                 ("mix", "strong-weak"),
@@ -279,6 +292,7 @@ mod tests {
             counts.labels(&players),
             vec![
                 ("newcomer", "yes"),
+                ("guests", "none"),
                 ("distance", "16+"),
                 ("partnership", "new"),
                 ("mix", "level"),
