@@ -556,6 +556,9 @@ fn study_compares_three_sets_and_two_sweeps_on_the_sample() {
         "running-average",
         "elo",
         "weng-lin",
+        "glicko-2",
+        "trueskill",
+        "upper-reference",
     ];
     for set in expected_sets {
         let r = get(set, "test", "pearson_r").unwrap_or_else(|| panic!("no r for {set}"));

@@ -1,5 +1,5 @@
 //! The confidence figure of `fsb-2007-plus`, the gain of `fsb-2007-kalman` that follows
-//! it, and the partnership pull, through the real binary.
+//! it, the partnership pull and the familiarity term, through the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a test fails loudly by design
 
 use std::path::Path;
@@ -323,4 +323,82 @@ fn score_reads_the_playing_handicaps_with_the_factor_set_of_their_run() {
         String::from_utf8_lossy(&scored.stderr)
     );
     assert!(dir.path().join("b/start_list.csv").is_file());
+}
+
+/// `(competition_id, member_id, expected)` of every row of a run's `changes.parquet`.
+fn expected_rows(out: &Path) -> Vec<(String, i64, f64)> {
+    let path = out.join("changes.parquet");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let frame = ParquetReader::new(file)
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let comp = frame
+        .column("competition_id")
+        .unwrap()
+        .str()
+        .unwrap()
+        .clone();
+    let ids = frame.column("member_id").unwrap().i64().unwrap().clone();
+    let x = frame.column("expected").unwrap().f64().unwrap().clone();
+    (0..frame.height())
+        .map(|i| {
+            (
+                comp.get(i).unwrap().to_string(),
+                ids.get(i).unwrap(),
+                x.get(i).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The familiarity term: Ann and Bo play two sessions together; Cy partners Di in the
+/// first and Ed in the second. With `new_pair` 4, `settled_pair` −2 and `half_sessions`
+/// 1, both pairs of the first session are new (4 units each: nothing changes), and in
+/// the second Ann and Bo have one session behind them, `4 − 6·1/2 = 1` unit, against
+/// Cy and Ed's 4: Ann and Bo are expected (4 − 1)/2 = 1.5 % more than without the term,
+/// Cy and Ed 1.5 % less.
+#[test]
+fn a_pairs_sessions_together_enter_its_expected_result() {
+    let dir = tempfile::tempdir().unwrap();
+    one_session(dir.path());
+    let data = dir.path().join("data");
+    std::fs::write(
+        data.join("competitions.csv"),
+        "competition_id,date,format,scoring,boards\nc1,2026-01-05,pairs,matchpoints,24\nc2,2026-01-12,pairs,matchpoints,24\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("entrants.csv"),
+        "competition_id,entrant,player1,player2\nc1,1,1,2\nc1,2,3,4\nc2,1,1,2\nc2,2,3,5\n",
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("results.csv"),
+        "competition_id,entrant,boards_played,score\nc1,1,24,55\nc1,2,24,45\nc2,1,24,52\nc2,2,24,48\n",
+    )
+    .unwrap();
+    let base = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/factors/fsb-2007.toml"),
+    )
+    .unwrap();
+    let familiar = dir.path().join("familiar.toml");
+    std::fs::write(
+        &familiar,
+        format!(
+            "{base}\n[familiarity]\nnew_pair = 4.0\nsettled_pair = -2.0\nhalf_sessions = 1.0\n"
+        ),
+    )
+    .unwrap();
+    let without = expected_rows(&run(dir.path(), None));
+    let with = expected_rows(&run(dir.path(), Some(familiar.to_str().unwrap())));
+    assert_eq!(without.len(), 8);
+    for ((comp, id, x), (comp_w, id_w, x_w)) in without.iter().zip(&with) {
+        assert_eq!((comp, id), (comp_w, id_w));
+        let shift = match (comp.as_str(), id) {
+            ("c1", _) => 0.0,
+            ("c2", 1 | 2) => 1.5,
+            _ => -1.5,
+        };
+        assert!((x_w - x - shift).abs() < 1e-9, "{comp} {id}: {x} → {x_w}");
+    }
 }

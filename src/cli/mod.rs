@@ -71,8 +71,8 @@ pub enum Command {
     /// Generate a synthetic federation dataset (the shipped sample, or larger ones for
     /// benchmarks).
     Sample(sample::SampleArgs),
-    /// Compare factor sets and standard ratings (running average, Elo, Weng-Lin) on one
-    /// history: predictive accuracy, calibration, rank agreement.
+    /// Compare factor sets and standard ratings (running average, Elo, Weng-Lin, Glicko-2,
+    /// TrueSkill) on one history: predictive accuracy, calibration, rank agreement.
     Study(study::StudyArgs),
 }
 

@@ -59,6 +59,50 @@ pub struct FactorSet {
     /// Optional pull of partners' handicaps toward each other (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partnership: Option<Partnership>,
+    /// Optional term of the expected result for how long a pair has played together
+    /// (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub familiarity: Option<Familiarity>,
+}
+
+/// How long two partners have played together, in their expected result.
+///
+/// Two handicaps say what two players are worth apart; a pair that meets for the first
+/// time loses boards to misunderstandings a regular partnership does not (the English
+/// grading scheme finds pick-up partnerships about 2 % below regular ones). The term
+/// adds `offset(n)` handicap units to the pair handicap of two members who have played
+/// `n` earlier sessions together, where the expected result is taken, for the pair and
+/// in every other pair's field alike (see [`Familiarity::offset`]); the handicaps
+/// themselves, and how far a result moves them, are what they were. A new pair is
+/// expected below what its two handicaps say, a settled one at or above; a pair with a
+/// guest or a non-member, whose history is not known, gets no term.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Familiarity {
+    /// Handicap units added to the pair handicap of a pair's first session together
+    /// (positive: expected worse).
+    pub new_pair: f64,
+    /// The units a long-settled pair's handicap tends to (negative: expected better).
+    pub settled_pair: f64,
+    /// Sessions together at which a pair is halfway from `new_pair` to `settled_pair`.
+    pub half_sessions: f64,
+}
+
+impl Familiarity {
+    /// The units added to the pair handicap of a pair that played `sessions` earlier
+    /// sessions together: `new + (settled − new)·n/(n + half)`.
+    ///
+    /// ```
+    /// use bridgehcp::model::factors::Familiarity;
+    /// let f = Familiarity { new_pair: 4.0, settled_pair: -2.0, half_sessions: 10.0 };
+    /// assert_eq!(f.offset(0), 4.0);
+    /// assert_eq!(f.offset(10), 1.0); // halfway: 4 + (−6)·10/20
+    /// assert_eq!(f.offset(30), -0.5); // 4 − 6·30/40
+    /// ```
+    pub fn offset(&self, sessions: u32) -> f64 {
+        let n = f64::from(sessions);
+        self.new_pair + (self.settled_pair - self.new_pair) * n / (n + self.half_sessions)
+    }
 }
 
 /// Partners pulled toward each other, as the EBU's NGS does for regular partnerships.
@@ -93,6 +137,13 @@ pub struct Kalman {
     /// The standard deviation of a player's change in level over a year, in handicap
     /// units: the process noise. 0 is a player whose level never changes.
     pub drift_per_year: f64,
+    /// Optional (false when absent): take a pair's result as evidence about the pair,
+    /// the mean of two uncertain handicaps, rather than about each player alone. The
+    /// result is then shared between the partners by their variances: a new player
+    /// beside an established partner takes most of it (see
+    /// [`crate::model::update::kalman_pair_step`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pairs: bool,
 }
 
 /// A confidence figure for each handicap, as Glicko's rating deviation: the standard
@@ -406,6 +457,11 @@ impl FactorSet {
                 ));
             }
         }
+        if let Some(fam) = self.familiarity {
+            finite("familiarity.new_pair", fam.new_pair)?;
+            finite("familiarity.settled_pair", fam.settled_pair)?;
+            positive("familiarity.half_sessions", fam.half_sessions)?;
+        }
         if let Some(d) = self.inactivity {
             finite("inactivity.per_month", d.per_month)?;
             if !(d.max_total.is_finite() && d.max_total >= 0.0) {
@@ -507,6 +563,7 @@ mod tests {
         assert_eq!(f.methods.imp, mf(0.1, 12.0));
         assert_eq!(f.kalman, None);
         assert_eq!(f.partnership, None);
+        assert_eq!(f.familiarity, None);
         let ff = |c_k, c_u| FormatFactor {
             c_k,
             c_u,
@@ -564,9 +621,40 @@ mod tests {
                 confidence: None,
                 kalman: None,
                 partnership: None,
+                familiarity: None,
                 ..plus
             },
             fsb
+        );
+    }
+
+    #[test]
+    fn the_kalman_sd_set_is_the_kalman_set_with_board_sd_140() {
+        let kalman = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman.toml"),
+            "fsb-2007-kalman.toml",
+        )
+        .unwrap();
+        let sd = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-sd.toml"),
+            "fsb-2007-kalman-sd.toml",
+        )
+        .unwrap();
+        assert_eq!(sd.name, "fsb-2007-kalman-sd");
+        assert_eq!(
+            sd.confidence,
+            Some(Confidence {
+                start_sd: 20.0,
+                board_sd: 140.0
+            })
+        );
+        assert_eq!(
+            FactorSet {
+                name: kalman.name.clone(),
+                confidence: kalman.confidence,
+                ..sd
+            },
+            kalman
         );
     }
 
@@ -605,9 +693,15 @@ mod tests {
         assert_eq!(
             f.kalman,
             Some(Kalman {
-                drift_per_year: 2.0
+                drift_per_year: 2.0,
+                pairs: false
             })
         );
+        let pairs = with(
+            "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 2.0\npairs = true\n",
+        );
+        let f = FactorSet::from_toml_str(&pairs, "x.toml").unwrap_or_default();
+        assert!(f.kalman.is_some_and(|k| k.pairs));
         let msg = config_message(FactorSet::from_toml_str(
             &with("[kalman]\ndrift_per_year = 2.0\n"),
             "x.toml",
@@ -641,6 +735,28 @@ mod tests {
         let bad = format!("{FSB_2007_TOML}\n[partnership]\npull_per_board = 1.5\n");
         let msg = config_message(FactorSet::from_toml_str(&bad, "x.toml"));
         assert!(msg.contains("partnership.pull_per_board"), "{msg}");
+    }
+
+    #[test]
+    fn familiarity_parses_and_is_checked() {
+        let text = format!(
+            "{FSB_2007_TOML}\n[familiarity]\nnew_pair = 3.0\nsettled_pair = -1.0\nhalf_sessions = 8.0\n"
+        );
+        let f = FactorSet::from_toml_str(&text, "x.toml").unwrap_or_default();
+        assert_eq!(
+            f.familiarity,
+            Some(Familiarity {
+                new_pair: 3.0,
+                settled_pair: -1.0,
+                half_sessions: 8.0
+            })
+        );
+        let bad = text.replace("half_sessions = 8.0", "half_sessions = 0.0");
+        let msg = config_message(FactorSet::from_toml_str(&bad, "x.toml"));
+        assert!(msg.contains("familiarity.half_sessions"), "{msg}");
+        let missing = text.replace("settled_pair = -1.0\n", "");
+        let msg = config_message(FactorSet::from_toml_str(&missing, "x.toml"));
+        assert!(msg.contains("settled_pair"), "{msg}");
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct PlayerState {
     /// The confidence figure (standard deviation of the handicap, in handicap units),
     /// when the factor set publishes one.
     pub handicap_sd: Option<f64>,
+    /// With `[familiarity]`: the member partners (dense index) this member has played
+    /// with, and the sessions played together, sorted by partner. Empty otherwise.
+    pub partners: Vec<(u32, u32)>,
 }
 
 /// Months since year 0, so that consecutive months differ by one.
@@ -58,6 +61,33 @@ impl PlayerState {
             playing_month: None,
             playing_handicap: handicap,
             handicap_sd,
+            partners: Vec::new(),
+        }
+    }
+
+    /// The sessions this member has played with `partner` (a dense index).
+    pub fn sessions_with(&self, partner: u32) -> u32 {
+        self.partners
+            .binary_search_by_key(&partner, |p| p.0)
+            .map_or(0, |i| self.partners[i].1)
+    }
+
+    /// Counts one more session with `partner`, keeping the list sorted by partner, so
+    /// that the counts never depend on the order the sessions were applied in.
+    ///
+    /// ```
+    /// use bridgehcp::model::player::PlayerState;
+    /// let mut s = PlayerState::starting(30.0, None);
+    /// s.played_with(7);
+    /// s.played_with(3);
+    /// s.played_with(7);
+    /// assert_eq!((s.sessions_with(7), s.sessions_with(3), s.sessions_with(5)), (2, 1, 0));
+    /// assert_eq!(s.partners, vec![(3, 1), (7, 2)]);
+    /// ```
+    pub fn played_with(&mut self, partner: u32) {
+        match self.partners.binary_search_by_key(&partner, |p| p.0) {
+            Ok(i) => self.partners[i].1 = self.partners[i].1.saturating_add(1),
+            Err(i) => self.partners.insert(i, (partner, 1)),
         }
     }
 
@@ -147,6 +177,10 @@ pub struct Played<'a> {
     pub by_method: Option<&'a PlayerOutcome>,
     /// The member's partner at the table is a member too (a partner pulls only then).
     pub partner_is_member: bool,
+    /// With `[kalman] pairs`: the variance of the member partner's handicap before the
+    /// competition, grown by the drift since they last played; `None` beside a guest, a
+    /// non-member or in an individual event.
+    pub partner_variance: Option<f64>,
     /// The member already played for another entrant of this competition (a substitute):
     /// the two outcomes apply one after the other.
     pub again: bool,
@@ -199,6 +233,7 @@ pub struct Updated {
 /// let date = chrono::NaiveDate::from_ymd_opt(2026, 3, 5).unwrap();
 /// let played = |boards_before| Played {
 ///     date, input: &input, outcome: &outcome, by_method: None, partner_is_member: true,
+///     partner_variance: None,
 ///     again: false, boards_before, apply: Apply::Now,
 /// };
 /// let mut f = FactorSet::default();
@@ -330,13 +365,22 @@ fn gain(
     let days = state
         .last_played
         .map_or(0, |last| (played.date - last).num_days());
-    let (k, sd_after) = update::kalman_step(
-        sd,
-        days as f64,
-        update::evidence_boards(f, &u),
-        confidence.board_sd,
-        kalman.drift_per_year,
-    );
+    let evidence = update::evidence_boards(f, &u);
+    let (k, sd_after) = match played.partner_variance.filter(|_| kalman.pairs) {
+        Some(partner) => update::kalman_pair_step(
+            update::grown_variance(sd, days as f64, kalman.drift_per_year),
+            partner,
+            evidence,
+            confidence.board_sd,
+        ),
+        None => update::kalman_step(
+            sd,
+            days as f64,
+            evidence,
+            confidence.board_sd,
+            kalman.drift_per_year,
+        ),
+    };
     (k / share, Some(sd_after))
 }
 

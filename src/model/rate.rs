@@ -80,6 +80,118 @@ pub fn rate_competition(
     Ok(out)
 }
 
+/// [`rate_competition`] with the factor set's familiarity term
+/// ([`Familiarity`](super::factors::Familiarity)): `sessions[e]` is how many sessions the
+/// two members of pair entrant `e` have played together before this one (`None`: not a
+/// pair of two members, or not known). The term is added to both members' handicaps
+/// where the expectation is taken, so that it enters the pair handicap, every other
+/// pair's field and the guests' estimates alike; the outcomes then give back the
+/// handicaps the members hold, and the change is applied to them. Without the term, or
+/// with no count, this is [`rate_competition`].
+///
+/// Two pairs of members at 20, the first new (+4 units), the second settled (−2 units):
+/// the first is expected `(18 − 24)/2 = −3 %`, the second +3 %, and neither handicap
+/// changes before the update:
+/// ```
+/// use bridgehcp::model::factors::{Familiarity, FactorSet};
+/// use bridgehcp::model::rate::rate_competition_with;
+/// use bridgehcp::model::{CalcMethod, CompetitionInput, EntrantInput, FieldKind, PlayerInput, PlayerStatus};
+/// let mut f = FactorSet::default();
+/// f.familiarity = Some(Familiarity { new_pair: 4.0, settled_pair: -2.0, half_sessions: 0.001 });
+/// let pair = |a: i64, result: f64| EntrantInput {
+///     players: vec![PlayerInput { member_id: a, status: PlayerStatus::Rated(20.0) },
+///                   PlayerInput { member_id: a + 1, status: PlayerStatus::Rated(20.0) }],
+///     boards_played: 24, result, direction: None, opponent: None,
+/// };
+/// let input = CompetitionInput { n_boards: 24, method: CalcMethod::Topscore, kind: FieldKind::Pairs,
+///     weight_multiplier: 1.0, entrants: vec![pair(1, 0.0), pair(3, 0.0)] };
+/// let out = rate_competition_with(&f, &input, &[Some(0), Some(1_000_000)]).unwrap();
+/// assert!((out[0].expected - -2.99999).abs() < 1e-4);
+/// assert!((out[2].expected - 2.99999).abs() < 1e-4);
+/// assert_eq!((out[0].handicap_before, out[0].pair_handicap), (20.0, 20.0));
+/// ```
+pub fn rate_competition_with(
+    f: &FactorSet,
+    input: &CompetitionInput,
+    sessions: &[Option<u32>],
+) -> Result<Vec<PlayerOutcome>, ModelError> {
+    let offsets = familiarity_offsets(f, input, sessions);
+    if offsets.iter().all(|o| *o == 0.0) {
+        return rate_competition(f, input);
+    }
+    let mut shifted = input.clone();
+    for (entrant, o) in shifted.entrants.iter_mut().zip(&offsets) {
+        for p in &mut entrant.players {
+            if let PlayerStatus::Rated(h) = &mut p.status {
+                *h += o;
+            }
+        }
+    }
+    let mut out = rate_competition(f, &shifted)?;
+    for outcome in &mut out {
+        let o = offsets.get(outcome.entrant).copied().unwrap_or(0.0);
+        if o == 0.0 {
+            continue;
+        }
+        outcome.handicap_before -= o;
+        outcome.pair_handicap -= o;
+        outcome.partner_handicap = outcome.partner_handicap.map(|h| h - o);
+        outcome.handicap_after = if outcome.updated {
+            apply(f, outcome.handicap_before, outcome.delta)
+        } else {
+            outcome.handicap_before
+        };
+    }
+    Ok(out)
+}
+
+/// [`expected_results`] with the familiarity term (see [`rate_competition_with`]).
+pub fn expected_results_with(
+    f: &FactorSet,
+    input: &CompetitionInput,
+    sessions: &[Option<u32>],
+) -> Result<Vec<f64>, ModelError> {
+    let mut seen = vec![false; input.entrants.len()];
+    let mut out = vec![0.0; input.entrants.len()];
+    for o in rate_competition_with(f, input, sessions)? {
+        if let (Some(s), Some(x)) = (seen.get_mut(o.entrant), out.get_mut(o.entrant)) {
+            if !*s {
+                *s = true;
+                *x = o.expected;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The familiarity term of each entrant, in handicap units: for a pair entrant of two
+/// rated members with a count, the factor set's offset; 0 elsewhere.
+fn familiarity_offsets(
+    f: &FactorSet,
+    input: &CompetitionInput,
+    sessions: &[Option<u32>],
+) -> Vec<f64> {
+    let Some(fam) = f.familiarity else {
+        return Vec::new();
+    };
+    input
+        .entrants
+        .iter()
+        .enumerate()
+        .map(|(e, entrant)| {
+            let members = entrant.players.len() == 2
+                && entrant
+                    .players
+                    .iter()
+                    .all(|p| matches!(p.status, PlayerStatus::Rated(_)));
+            match sessions.get(e).copied().flatten() {
+                Some(n) if members && input.kind != FieldKind::TeamMatch => fam.offset(n),
+                _ => 0.0,
+            }
+        })
+        .collect()
+}
+
 /// The expected result `r̂` of every entrant, in input order, from the handicaps in the
 /// input (for a handicap tournament: the published playing handicaps).
 pub fn expected_results(f: &FactorSet, input: &CompetitionInput) -> Result<Vec<f64>, ModelError> {

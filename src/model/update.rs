@@ -191,13 +191,50 @@ pub fn kalman_step(
     board_sd: f64,
     drift_per_year: f64,
 ) -> (f64, f64) {
-    let p = sd * sd + drift_per_year * drift_per_year * days_away.max(0.0) / 365.25;
+    let p = grown_variance(sd, days_away, drift_per_year);
     if evidence <= 0.0 {
         return (0.0, p.sqrt());
     }
     let r = board_sd * board_sd / evidence;
     let k = if p + r > 0.0 { p / (p + r) } else { 0.0 };
     (k, ((1.0 - k) * p).max(0.0).sqrt())
+}
+
+/// The variance of a handicap with figure `sd`, grown by the drift of `days_away` days:
+/// `sd² + drift²·days/365.25`, the `P` of [`kalman_step`].
+pub fn grown_variance(sd: f64, days_away: f64, drift_per_year: f64) -> f64 {
+    sd * sd + drift_per_year * drift_per_year * days_away.max(0.0) / 365.25
+}
+
+/// The Kalman gain of one partner when a pair's result is evidence about the pair
+/// (`[kalman] pairs`): the pair is the mean of two handicaps with variances `p` (this
+/// player's, grown by the drift) and `partner`, so its variance is `(p + partner)/4`; the
+/// result shows the pair's level with variance `R = board_sd²/evidence`. The player's
+/// share of the pair's innovation is `K = (p/2)/S`, `S = (p + partner)/4 + R`, and the
+/// variance after is `p − (p/2)²/S`. Equal partners move as one player with twice the
+/// board noise would; beside an established partner a new player takes most of it.
+///
+/// A new player (P 400) beside an established one (P 25), 24 boards at 100 a board:
+/// `R = 416.667`, `S = 106.25 + 416.667 = 522.917`, `K = 200/522.917 = 0.382470` and
+/// `0.023904` for the partner; the new player's variance becomes
+/// `400 − 200²/522.917 = 323.506`, sd 17.986.
+/// ```
+/// use bridgehcp::model::update::kalman_pair_step;
+/// let (k, sd) = kalman_pair_step(400.0, 25.0, 24.0, 100.0);
+/// assert!((k - 0.382470).abs() < 1e-6 && (sd - 323.506f64.sqrt()).abs() < 1e-3);
+/// let (k, _) = kalman_pair_step(25.0, 400.0, 24.0, 100.0);
+/// assert!((k - 0.023904).abs() < 1e-6);
+/// ```
+pub fn kalman_pair_step(p: f64, partner: f64, evidence: f64, board_sd: f64) -> (f64, f64) {
+    if evidence <= 0.0 {
+        return (0.0, p.max(0.0).sqrt());
+    }
+    let s = (p + partner) / 4.0 + board_sd * board_sd / evidence;
+    if s <= 0.0 {
+        return (0.0, p.max(0.0).sqrt());
+    }
+    let k = p / 2.0 / s;
+    (k, (p - p * p / 4.0 / s).max(0.0).sqrt())
 }
 
 /// The change that pulls a player toward a partner (`[partnership]`): each of the two

@@ -124,9 +124,10 @@ fn rate(
     factors: &FactorSet,
     competition: &PreparedCompetition,
     input: &CompetitionInput,
+    sessions: &[Option<u32>],
 ) -> Result<Vec<PlayerOutcome>, ModelError> {
     if !competition.split_by_direction {
-        return model::rate_competition(factors, input);
+        return model::rate::rate_competition_with(factors, input, sessions);
     }
     let mut outcomes = Vec::with_capacity(input.entrants.len() * 2);
     for direction in [Direction::NS, Direction::EW] {
@@ -149,7 +150,11 @@ fn rate(
                 .map(|&i| input.entrants[i].clone())
                 .collect(),
         };
-        for mut outcome in model::rate_competition(factors, &half)? {
+        let half_sessions: Vec<Option<u32>> = positions
+            .iter()
+            .map(|&i| sessions.get(i).copied().flatten())
+            .collect();
+        for mut outcome in model::rate::rate_competition_with(factors, &half, &half_sessions)? {
             outcome.entrant = positions[outcome.entrant];
             outcomes.push(outcome);
         }
@@ -177,7 +182,8 @@ pub fn handicap_results(
             s.handicap
         }
     });
-    let playing = rate(factors, competition, &input)?;
+    let sessions = partnership_sessions(factors, competition, states);
+    let playing = rate(factors, competition, &input, &sessions)?;
     let mut seen = vec![false; competition.entrant_count()];
     let mut out = Vec::with_capacity(seen.len());
     for o in &playing {
@@ -187,6 +193,27 @@ pub fn handicap_results(
         }
     }
     Ok(out)
+}
+
+/// With `[familiarity]`: for each entrant of two members, the sessions they played
+/// together before this one (from the first member's counts: both keep the same);
+/// otherwise empty, and the model adds no term.
+fn partnership_sessions(
+    factors: &FactorSet,
+    competition: &PreparedCompetition,
+    states: &[PlayerState],
+) -> Vec<Option<u32>> {
+    if factors.familiarity.is_none() {
+        return Vec::new();
+    }
+    (0..competition.entrant_count())
+        .map(|e| match (competition.seat(e, 0), competition.seat(e, 1)) {
+            (Seat::Member(a), Seat::Member(b)) => {
+                Some(states.get(a as usize).map_or(0, |s| s.sessions_with(b)))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// A competition evaluated on a snapshot, not yet applied.
@@ -212,14 +239,15 @@ fn evaluate(
         }
         None => scratch.insert(competition.input_with(opening)),
     };
-    let outcomes = rate(factors, competition, input)?;
+    let sessions = partnership_sessions(factors, competition, states);
+    let outcomes = rate(factors, competition, input, &sessions)?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
         let input = competition.input_with(|m| {
             let state = &states[m as usize];
             state.drifted(factors, state.handicap_for(method), competition.date)
         });
-        Some(rate(factors, competition, &input)?)
+        Some(rate(factors, competition, &input, &sessions)?)
     } else {
         None
     };
@@ -292,15 +320,26 @@ impl<'a> Recorder<'a> {
             }
         };
         self.seen.next_competition();
+        let prior = self.pair_variances(competition);
         for (i, outcome) in evaluated.outcomes.into_iter().enumerate() {
             let slot = slot_of(competition, &outcome);
             let seat = seat_at(competition, outcome.entrant, slot);
             let by_method = evaluated.by_method.as_ref().and_then(|b| b.get(i));
             let (outcome, handicap_after) = match seat {
                 Seat::Member(m) if outcome.updated => {
-                    let partner = seat_at(competition, outcome.entrant, slot ^ 1);
-                    let partner_is_member = matches!(partner, Seat::Member(_));
-                    self.apply(m, competition, &outcome, by_method, partner_is_member)
+                    let partner = match seat_at(competition, outcome.entrant, slot ^ 1) {
+                        Seat::Member(p) if competition.input.kind.players_per_entrant() > 1 => {
+                            Some(p)
+                        }
+                        _ => None,
+                    };
+                    let variance = partner.and_then(|p| {
+                        prior
+                            .binary_search_by_key(&p, |v| v.0)
+                            .ok()
+                            .map(|at| prior[at].1)
+                    });
+                    self.apply(m, competition, &outcome, by_method, (partner, variance))
                 }
                 _ => {
                     let before = outcome.handicap_before;
@@ -337,7 +376,7 @@ impl<'a> Recorder<'a> {
         competition: &PreparedCompetition,
         outcome: &PlayerOutcome,
         by_method: Option<&PlayerOutcome>,
-        partner_is_member: bool,
+        (partner, partner_variance): (Option<u32>, Option<f64>),
     ) -> (PlayerOutcome, f64) {
         let Some(state) = self.states.get_mut(member as usize) else {
             return (outcome.clone(), outcome.handicap_before);
@@ -348,7 +387,8 @@ impl<'a> Recorder<'a> {
             input: &competition.input,
             outcome,
             by_method,
-            partner_is_member,
+            partner_is_member: partner.is_some(),
+            partner_variance,
             again: seen.is_some(),
             boards_before: seen.unwrap_or(state.boards),
             apply: match self.month {
@@ -361,7 +401,37 @@ impl<'a> Recorder<'a> {
             month.add(member, &updated);
         }
         *state = updated.state;
+        if let (Some(_), Some(p)) = (self.factors.familiarity, partner) {
+            state.played_with(p);
+        }
         (updated.outcome, updated.handicap_after)
+    }
+
+    /// With `[kalman] pairs`: the variance of each rated member's handicap before the
+    /// competition (grown by the drift), sorted by member, read before any of them is
+    /// applied, so that both partners see each other as they came; empty otherwise.
+    fn pair_variances(&self, competition: &PreparedCompetition) -> Vec<(u32, f64)> {
+        let Some(kalman) = self.factors.kalman.filter(|k| k.pairs) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(u32, f64)> = competition
+            .rated_members
+            .iter()
+            .filter_map(|&m| {
+                let s = self.states.get(m as usize)?;
+                let days = s
+                    .last_played
+                    .map_or(0, |last| (competition.date - last).num_days());
+                let sd = s.handicap_sd?;
+                Some((
+                    m,
+                    model::update::grown_variance(sd, days as f64, kalman.drift_per_year),
+                ))
+            })
+            .collect();
+        out.sort_by_key(|v| v.0);
+        out.dedup_by_key(|v| v.0);
+        out
     }
 
     /// The output, each list in replay order (the changes already are, month by month).

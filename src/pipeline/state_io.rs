@@ -156,6 +156,15 @@ impl PreviousRun {
                 short(factors_sha256),
             )));
         }
+        if settings.factors.familiarity.is_some() {
+            // The state's files keep each member's handicap and counters, not how many
+            // sessions each pair has played together, which the set's expected results
+            // read: continuing would start every pair as new.
+            return Err(Error::Config(format!(
+                "factor set `{}` has a [familiarity] term, which needs every pair's sessions together since the first competition; the state in --state {folder} does not keep them: {AFRESH}",
+                settings.factors.name,
+            )));
+        }
         if record.mode != settings.mode {
             return Err(Error::Config(format!(
                 "--state {folder} was run in {} mode, this run is in {} mode: a continued run must use the same mode; {AFRESH}",

@@ -1,20 +1,34 @@
 //! The ratings a handicap has to beat, run over the same fields in the same order.
 //!
 //! A handicap is only worth its formula if it predicts results better than the obvious
-//! alternatives: a player's own recent average, Elo, and a Bayesian rating (Weng-Lin, as
-//! used by online games). Each baseline sees exactly the matchpoint fields the handicap
-//! model is judged on, predicts every entrant's percentage from the ratings held before
-//! the field, then updates. Each has one parameter, tuned on the burn-in period only.
+//! alternatives: a player's own recent average, Elo, and the Bayesian ratings with an
+//! uncertainty per player (Glicko-2, TrueSkill, Weng-Lin, as used by chess servers and
+//! online games), which move a new player further than an established one, as the
+//! handicap's Kalman gain does. Each baseline sees exactly the matchpoint fields the
+//! handicap model is judged on, predicts every entrant's percentage from the ratings held
+//! before the field, then updates. Each has one parameter, tuned on the burn-in period
+//! only.
+//!
+//! The rating systems built for games of two compare each entrant with every other
+//! entrant of its field, the better percentage winning (equal ones draw); the expected
+//! percentage is the mean of those win probabilities, so its scale is a probability's,
+//! not a percentage's: the study's calibrated RMSE and r, which do not depend on the
+//! scale, are the figures to compare them by.
 //!
 //! Conventions, so that the numbers are comparable with the model's: results are in
 //! percent over 50; an entrant's strength is the mean of its players' (a pair is the mean
 //! of its players, as the model has it); a player outside the member list (a guest, a
 //! non-member) counts at the starting rating and is never updated.
 
+use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
+use skillratings::trueskill::{
+    expected_score_two_teams as trueskill_expected, trueskill_multi_team, TrueSkillConfig,
+    TrueSkillRating,
+};
 use skillratings::weng_lin::{
     expected_score_two_teams, weng_lin_multi_team, WengLinConfig, WengLinRating,
 };
-use skillratings::MultiTeamOutcome;
+use skillratings::{MultiTeamOutcome, Outcomes};
 
 /// One matchpoint field as the baselines see it.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,16 +63,44 @@ pub enum Baseline {
     /// Weng-Lin (Bradley-Terry, full pairing) through the `skillratings` crate, fields
     /// ranked by percentage; parameter: β, the skill-class width.
     WengLin,
+    /// Glicko-2 through the `skillratings` crate (τ = 0.5, volatility 0.06): each field a
+    /// rating period of games against every other entrant; parameter: the starting
+    /// rating deviation, how little a new player's rating is known.
+    Glicko2,
+    /// TrueSkill through the `skillratings` crate (the factor graph of teams of two,
+    /// fields ranked by percentage); parameter: β, the performance spread.
+    TrueSkill,
+    /// Not a prediction: the upper reference. Each player's percentage smoothed over
+    /// all their other sessions, earlier *and later*, with weights halving every
+    /// `halflife` sessions away, so it knows what a rating could only learn afterwards;
+    /// parameter: the half-life. Never the best baseline the gains are measured against.
+    UpperReference,
 }
 
 impl Baseline {
-    pub const ALL: [Baseline; 3] = [Baseline::RunningAverage, Baseline::Elo, Baseline::WengLin];
+    pub const ALL: [Baseline; 6] = [
+        Baseline::RunningAverage,
+        Baseline::Elo,
+        Baseline::WengLin,
+        Baseline::Glicko2,
+        Baseline::TrueSkill,
+        Baseline::UpperReference,
+    ];
+
+    /// Whether the baseline predicts, from what was known before each field; the upper
+    /// reference does not, and is never the best baseline.
+    pub fn predicts(self) -> bool {
+        self != Baseline::UpperReference
+    }
 
     pub fn name(self) -> &'static str {
         match self {
             Baseline::RunningAverage => "running-average",
             Baseline::Elo => "elo",
             Baseline::WengLin => "weng-lin",
+            Baseline::Glicko2 => "glicko-2",
+            Baseline::TrueSkill => "trueskill",
+            Baseline::UpperReference => "upper-reference",
         }
     }
 
@@ -67,7 +109,18 @@ impl Baseline {
             Baseline::RunningAverage => "alpha",
             Baseline::Elo => "k",
             Baseline::WengLin => "beta",
+            Baseline::Glicko2 => "rd0",
+            Baseline::TrueSkill => "beta",
+            Baseline::UpperReference => "halflife",
         }
+    }
+
+    /// Whether the tuning judges the expected results after the line of achieved on
+    /// expected fitted on the burn-in (see [`tune`]): the baselines added with the
+    /// uncertainty-aware ratings, whose expected result is a mean win probability. The
+    /// older ones keep the plain RMSE, so their figures stay as they were.
+    pub fn tuned_on_the_fitted_line(self) -> bool {
+        matches!(self, Baseline::Glicko2 | Baseline::TrueSkill)
     }
 
     /// The values tried on the burn-in period.
@@ -78,6 +131,9 @@ impl Baseline {
                 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0,
             ],
             Baseline::WengLin => &[4.1667, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0],
+            Baseline::Glicko2 => &[10.0, 20.0, 30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 350.0],
+            Baseline::TrueSkill => &[1.0, 2.0, 4.1667, 8.0, 16.0, 32.0, 64.0, 128.0],
+            Baseline::UpperReference => &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0],
         }
     }
 }
@@ -240,6 +296,269 @@ impl Rater for WengLin {
     }
 }
 
+/// Win (1), draw (½) or loss (0) of every entrant of `group` against every other, by
+/// percentage: `outcomes[i][j]` is `i`'s against `j`.
+fn pairwise_outcomes(field: &Field, group: &[usize]) -> Vec<Vec<Outcomes>> {
+    let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
+    achieved
+        .iter()
+        .map(|a| {
+            achieved
+                .iter()
+                .map(|b| match a.total_cmp(b) {
+                    std::cmp::Ordering::Greater => Outcomes::WIN,
+                    std::cmp::Ordering::Less => Outcomes::LOSS,
+                    std::cmp::Ordering::Equal => Outcomes::DRAW,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The mean of each entrant's win probabilities against the others, as percent over 50.
+fn mean_win_probability(n: usize, p: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let e: f64 =
+                (0..n).filter(|&j| j != i).map(|j| p(i, j)).sum::<f64>() / (n - 1).max(1) as f64;
+            100.0 * (e - 0.5)
+        })
+        .collect()
+}
+
+/// Glicko-2. An entrant is the mean of its players' ratings (the deviation of that mean,
+/// the mean volatility); each player's own update takes the entrant's rating with the
+/// player's own deviation, so a new player moves further than the partner of many
+/// evenings, and both move by the entrant's results.
+struct Glicko2 {
+    config: Glicko2Config,
+    start: Glicko2Rating,
+    rating: Vec<Glicko2Rating>,
+}
+
+impl Glicko2 {
+    fn player(&self, p: &Option<u32>) -> Glicko2Rating {
+        p.and_then(|m| self.rating.get(m as usize).copied())
+            .unwrap_or(self.start)
+    }
+
+    fn entrant(&self, players: &[Option<u32>]) -> Glicko2Rating {
+        if players.is_empty() {
+            return self.start;
+        }
+        let n = players.len() as f64;
+        let ratings: Vec<Glicko2Rating> = players.iter().map(|p| self.player(p)).collect();
+        Glicko2Rating {
+            rating: ratings.iter().map(|r| r.rating).sum::<f64>() / n,
+            deviation: ratings
+                .iter()
+                .map(|r| r.deviation.powi(2))
+                .sum::<f64>()
+                .sqrt()
+                / n,
+            volatility: ratings.iter().map(|r| r.volatility).sum::<f64>() / n,
+        }
+    }
+}
+
+impl Rater for Glicko2 {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let r: Vec<Glicko2Rating> = group
+            .iter()
+            .map(|&e| self.entrant(&field.entrants[e].players))
+            .collect();
+        mean_win_probability(r.len(), |i, j| {
+            skillratings::glicko2::expected_score(&r[i], &r[j]).0
+        })
+    }
+    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
+        let r: Vec<Glicko2Rating> = group
+            .iter()
+            .map(|&e| self.entrant(&field.entrants[e].players))
+            .collect();
+        let outcomes = pairwise_outcomes(field, group);
+        let mut new = Vec::new();
+        for (i, &e) in group.iter().enumerate() {
+            let games: Vec<(Glicko2Rating, Outcomes)> = (0..r.len())
+                .filter(|&j| j != i)
+                .map(|j| (r[j], outcomes[i][j]))
+                .collect();
+            for p in field.entrants[e].players.iter().flatten() {
+                let own = self.player(&Some(*p));
+                let me = Glicko2Rating {
+                    rating: r[i].rating,
+                    ..own
+                };
+                let after = glicko2_rating_period(&me, &games, &self.config);
+                new.push((
+                    *p as usize,
+                    Glicko2Rating {
+                        rating: own.rating + (after.rating - r[i].rating),
+                        ..after
+                    },
+                ));
+            }
+        }
+        for (m, rating) in new {
+            if let Some(slot) = self.rating.get_mut(m) {
+                *slot = rating;
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        -self.player(&Some(member as u32)).rating
+    }
+}
+
+/// TrueSkill: teams of the entrant's players, each field one match of many teams ranked
+/// by percentage.
+struct TrueSkill {
+    config: TrueSkillConfig,
+    rating: Vec<TrueSkillRating>,
+}
+
+impl TrueSkill {
+    fn team(&self, players: &[Option<u32>]) -> Vec<TrueSkillRating> {
+        players
+            .iter()
+            .map(|p| {
+                p.and_then(|m| self.rating.get(m as usize).copied())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+impl Rater for TrueSkill {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let teams: Vec<Vec<TrueSkillRating>> = group
+            .iter()
+            .map(|&e| self.team(&field.entrants[e].players))
+            .collect();
+        mean_win_probability(teams.len(), |i, j| {
+            trueskill_expected(&teams[i], &teams[j], &self.config).0
+        })
+    }
+    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
+        let teams: Vec<Vec<TrueSkillRating>> = group
+            .iter()
+            .map(|&e| self.team(&field.entrants[e].players))
+            .collect();
+        let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
+        let ranked: Vec<(&[TrueSkillRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(&achieved)
+            .map(|(t, a)| {
+                let better = achieved.iter().filter(|b| *b > a).count();
+                (t.as_slice(), MultiTeamOutcome::new(better + 1))
+            })
+            .collect();
+        // Weights are not given, so the crate has none to refuse.
+        let Ok(updated) = trueskill_multi_team(&ranked, &self.config, None) else {
+            return;
+        };
+        for (&e, new) in group.iter().zip(updated) {
+            for (p, r) in field.entrants[e].players.iter().zip(new) {
+                if let Some(slot) = p.and_then(|m| self.rating.get_mut(m as usize)) {
+                    *slot = r;
+                }
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        -self.rating.get(member).map_or(25.0, |r| r.rating)
+    }
+}
+
+/// The upper reference: every player's results smoothed over their whole history, the
+/// session itself left out. The weight of a session `d` sessions away is `w^d`,
+/// `w = 2^(−1/halflife)`; [`PRIOR_WEIGHT`] sessions at 0 (percent over 50) pull a
+/// player with few sessions toward the middle. Two passes (forward and backward sums)
+/// make it linear in the sessions.
+struct Smoother {
+    /// (competition, entrant) → the entrant's mean smoothed value of its players.
+    value: std::collections::HashMap<(usize, usize), f64>,
+    /// Per member: the smoothed value over all their sessions.
+    last: Vec<f64>,
+}
+
+/// Sessions at 0 added to every player's smoothed value.
+pub const PRIOR_WEIGHT: f64 = 1.0;
+
+impl Smoother {
+    fn fit(halflife: f64, fields: &[Field], members: usize) -> Smoother {
+        let w = 0.5f64.powf(1.0 / halflife.max(f64::MIN_POSITIVE));
+        // Per member: (field, entrant, achieved) in field order.
+        let mut sessions: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); members];
+        for (f, field) in fields.iter().enumerate() {
+            for (e, entrant) in field.entrants.iter().enumerate() {
+                for m in entrant.players.iter().flatten() {
+                    if let Some(list) = sessions.get_mut(*m as usize) {
+                        list.push((f, e, entrant.achieved));
+                    }
+                }
+            }
+        }
+        let mut own: std::collections::HashMap<(usize, usize, u32), f64> =
+            std::collections::HashMap::new();
+        let mut last = vec![0.0; members];
+        for (m, list) in sessions.iter().enumerate() {
+            let n = list.len();
+            // fwd[k]: weighted sums of the sessions before k; bwd[k]: after k.
+            let (mut fwd, mut bwd) = (vec![(0.0, 0.0); n], vec![(0.0, 0.0); n]);
+            for k in 1..n {
+                let (s, c) = fwd[k - 1];
+                fwd[k] = (w * (s + list[k - 1].2), w * (c + 1.0));
+            }
+            for k in (0..n.saturating_sub(1)).rev() {
+                let (s, c) = bwd[k + 1];
+                bwd[k] = (w * (s + list[k + 1].2), w * (c + 1.0));
+            }
+            for (k, &(f, e, _)) in list.iter().enumerate() {
+                let sum = fwd[k].0 + bwd[k].0;
+                let weight = fwd[k].1 + bwd[k].1 + PRIOR_WEIGHT;
+                own.insert((f, e, m as u32), sum / weight);
+            }
+            if let Some(k) = n.checked_sub(1) {
+                let (s, c) = fwd[k];
+                last[m] = (s + list[k].2) / (c + 1.0 + PRIOR_WEIGHT);
+            }
+        }
+        let mut value = std::collections::HashMap::new();
+        for (f, field) in fields.iter().enumerate() {
+            for (e, entrant) in field.entrants.iter().enumerate() {
+                let v = entrant_mean(
+                    &entrant.players,
+                    |m| own.get(&(f, e, m as u32)).copied().unwrap_or(0.0),
+                    0.0,
+                );
+                value.insert((field.competition, e), v);
+            }
+        }
+        Smoother { value, last }
+    }
+}
+
+impl Rater for Smoother {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let s: Vec<f64> = group
+            .iter()
+            .map(|&e| {
+                self.value
+                    .get(&(field.competition, e))
+                    .copied()
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+        s.iter().map(|v| v - mean).collect()
+    }
+    fn update(&mut self, _: &Field, _: &[usize], _: &[f64]) {}
+    fn strength(&self, member: usize) -> f64 {
+        -self.last.get(member).copied().unwrap_or(0.0)
+    }
+}
+
 fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
     match baseline {
         Baseline::RunningAverage => Box::new(RunningAverage {
@@ -257,6 +576,29 @@ fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
             },
             rating: vec![WengLinRating::new(); members],
         }),
+        Baseline::Glicko2 => {
+            let start = Glicko2Rating {
+                deviation: parameter,
+                ..Glicko2Rating::new()
+            };
+            Box::new(Glicko2 {
+                config: Glicko2Config::new(),
+                start,
+                rating: vec![start; members],
+            })
+        }
+        // Fitted on the fields by [`run`]; with none it predicts 0 for everyone.
+        Baseline::UpperReference => Box::new(Smoother {
+            value: std::collections::HashMap::new(),
+            last: vec![0.0; members],
+        }),
+        Baseline::TrueSkill => Box::new(TrueSkill {
+            config: TrueSkillConfig {
+                beta: parameter,
+                ..TrueSkillConfig::new()
+            },
+            rating: vec![TrueSkillRating::new(); members],
+        }),
     }
 }
 
@@ -272,7 +614,10 @@ pub fn run(
     members: usize,
     on_field: &mut FieldHook,
 ) -> BaselineRun {
-    let mut r = rater(baseline, parameter, members);
+    let mut r = match baseline {
+        Baseline::UpperReference => Box::new(Smoother::fit(parameter, fields, members)),
+        _ => rater(baseline, parameter, members),
+    };
     let mut played = vec![false; members];
     let mut expected_all = Vec::with_capacity(fields.len());
     for field in fields {
@@ -304,28 +649,58 @@ pub fn run(
 }
 
 /// The grid value with the lowest RMSE over `fields` (the burn-in period), the first
-/// one on a tie.
+/// one on a tie. A baseline whose expected result is a mean win probability
+/// ([`Baseline::tuned_on_the_fitted_line`]) is judged after the line of achieved on
+/// expected fitted on the same fields: its raw RMSE would reward the flattest
+/// predictions, whatever they tell apart.
 pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
     let mut best = (f64::INFINITY, baseline.grid()[0]);
     for &p in baseline.grid() {
         let run = run(baseline, p, fields, members, &mut |_, _| {});
-        let (mut ss, mut n) = (0.0, 0usize);
-        for (field, expected) in fields.iter().zip(&run.expected) {
-            for (entrant, x) in field.entrants.iter().zip(expected) {
-                ss += (entrant.achieved - x).powi(2);
-                n += 1;
-            }
-        }
-        let rmse = if n == 0 {
-            f64::INFINITY
+        let pairs: Vec<(f64, f64)> = fields
+            .iter()
+            .zip(&run.expected)
+            .flat_map(|(field, expected)| {
+                field
+                    .entrants
+                    .iter()
+                    .zip(expected)
+                    .map(|(entrant, x)| (*x, entrant.achieved))
+            })
+            .collect();
+        let line = if baseline.tuned_on_the_fitted_line() {
+            fitted_line(&pairs)
         } else {
-            (ss / n as f64).sqrt()
+            Some((0.0, 1.0))
+        };
+        let rmse = match line {
+            Some((a, b)) if !pairs.is_empty() => (pairs
+                .iter()
+                .map(|(x, y)| (y - a - b * x).powi(2))
+                .sum::<f64>()
+                / pairs.len() as f64)
+                .sqrt(),
+            _ => f64::INFINITY,
         };
         if rmse < best.0 {
             best = (rmse, p);
         }
     }
     best.1
+}
+
+/// Intercept and slope of the least-squares line of `y` on `x`; none without spread.
+fn fitted_line(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let n = pairs.len() as f64;
+    let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx.is_nan() || sxx <= 0.0 {
+        return None;
+    }
+    let b = sxy / sxx;
+    Some((my - b * mx, b))
 }
 
 #[cfg(test)]
@@ -394,6 +769,136 @@ mod tests {
         assert!(run.expected[1][2] > run.expected[1][1]);
         assert!(run.strength[0] < run.strength[4] && run.strength[4] < run.strength[2]);
         assert_eq!(run.strength[0], run.strength[1]);
+    }
+
+    /// Glickman's worked example ("Example of the Glicko-2 system", 2013): a player at
+    /// 1500 (RD 200, volatility 0.06) beats a 1400 (RD 30) and loses to a 1550 (RD 100)
+    /// and a 1700 (RD 300); with τ = 0.5 the new rating is 1464.06, RD 151.52, volatility
+    /// 0.05999. Here the four are individual entrants of one field, the player scoring
+    /// between the first opponent and the other two.
+    #[test]
+    fn glicko2_reproduces_glickmans_example() {
+        let start = Glicko2Rating::new();
+        let mut g = Glicko2 {
+            config: Glicko2Config::new(),
+            start,
+            rating: vec![
+                Glicko2Rating {
+                    rating: 1500.0,
+                    deviation: 200.0,
+                    volatility: 0.06,
+                },
+                Glicko2Rating {
+                    rating: 1400.0,
+                    deviation: 30.0,
+                    volatility: 0.06,
+                },
+                Glicko2Rating {
+                    rating: 1550.0,
+                    deviation: 100.0,
+                    volatility: 0.06,
+                },
+                Glicko2Rating {
+                    rating: 1700.0,
+                    deviation: 300.0,
+                    volatility: 0.06,
+                },
+            ],
+        };
+        let f = Field {
+            competition: 0,
+            entrants: [0.0, -10.0, 10.0, 20.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| FieldEntrant {
+                    entrant: i,
+                    players: vec![Some(i as u32)],
+                    achieved: r,
+                })
+                .collect(),
+            groups: vec![vec![0, 1, 2, 3]],
+        };
+        g.update(&f, &[0, 1, 2, 3], &[]);
+        let p = g.rating[0];
+        assert!((p.rating - 1464.06).abs() < 0.01, "{p:?}");
+        assert!((p.deviation - 151.52).abs() < 0.01, "{p:?}");
+        assert!((p.volatility - 0.05999).abs() < 0.00001, "{p:?}");
+    }
+
+    /// TrueSkill's textbook case: two new players (μ 25, σ 25/3, β 25/6, draw
+    /// probability 0.1, dynamics 25/300); the winner goes to μ 29.396, σ 7.171, the
+    /// loser to 20.604 (the values of Microsoft's and the `trueskill` package's 1 vs 1).
+    #[test]
+    fn trueskill_reproduces_the_one_against_one_case() {
+        let f = Field {
+            competition: 0,
+            entrants: [5.0, -5.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| FieldEntrant {
+                    entrant: i,
+                    players: vec![Some(i as u32)],
+                    achieved: r,
+                })
+                .collect(),
+            groups: vec![vec![0, 1]],
+        };
+        let run = run(Baseline::TrueSkill, 25.0 / 6.0, &[f], 2, &mut |_, _| {});
+        // Equal players: 50 % each (the crate's normal distribution is an approximation).
+        assert!(run.expected[0].iter().all(|x| x.abs() < 1e-5));
+        assert!(
+            (run.strength[0] + 29.396).abs() < 0.001,
+            "{:?}",
+            run.strength
+        );
+        assert!(
+            (run.strength[1] + 20.604).abs() < 0.001,
+            "{:?}",
+            run.strength
+        );
+    }
+
+    /// A pair of a new and a settled player: the same result moves the new one (RD 350)
+    /// further than the settled one (RD 50), both in the direction of the result.
+    #[test]
+    fn glicko2_moves_a_new_partner_further() {
+        let f = field(&[(0, 1, 10.0), (2, 3, -10.0)]);
+        let start = Glicko2Rating::new();
+        let mut g = Glicko2 {
+            config: Glicko2Config::new(),
+            start,
+            rating: vec![start; 4],
+        };
+        g.rating[1].deviation = 50.0;
+        g.update(&f, &[0, 1], &[]);
+        let up0 = g.rating[0].rating - 1500.0;
+        let up1 = g.rating[1].rating - 1500.0;
+        assert!(up0 > up1 && up1 > 0.0, "{up0} {up1}");
+        assert!(g.rating[2].rating < 1500.0);
+    }
+
+    /// The upper reference with a half-life of one session (w = ½) and pair (0,1)
+    /// scoring +10, 0, −10 in three fields: the first field sees the later two,
+    /// (½·0 + ¼·(−10))/(½ + ¼ + 1) = −1.428571; the second (½·10 + ½·(−10))/2 = 0; the
+    /// third +1.428571. The final value takes every session up to the last one:
+    /// (¼·10 + ½·0 − 10)/(¼ + ½ + 1 + 1) = −2.727273, strength +2.727273.
+    #[test]
+    fn the_upper_reference_smooths_both_ways_by_hand() {
+        let fields: Vec<Field> = [10.0, 0.0, -10.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| Field {
+                competition: i,
+                ..field(&[(0, 1, a), (2, 3, -a)])
+            })
+            .collect();
+        let run = run(Baseline::UpperReference, 1.0, &fields, 4, &mut |_, _| {});
+        let x = 2.5 / 1.75;
+        assert!((run.expected[0][0] + x).abs() < 1e-12, "{:?}", run.expected);
+        assert!(run.expected[1][0].abs() < 1e-12);
+        assert!((run.expected[2][0] - x).abs() < 1e-12);
+        assert!((run.strength[0] - 7.5 / 2.75).abs() < 1e-12);
+        assert!(!Baseline::UpperReference.predicts() && Baseline::TrueSkill.predicts());
     }
 
     #[test]

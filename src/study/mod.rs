@@ -25,6 +25,7 @@ pub mod derive;
 pub mod html;
 pub mod metrics;
 pub mod output;
+pub mod subgroups;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -306,6 +307,7 @@ pub fn run(
         .unwrap_or(0);
     study.warnings.extend(interval_warning(sessions));
     rows.extend(intervals);
+    rows.extend(subgroups::rows(data, first, &study)?);
     study.rows = rows;
     Ok(study)
 }
@@ -1200,7 +1202,7 @@ fn gain_rows(
         .tracks
         .iter()
         .enumerate()
-        .filter(|(_, t)| matches!(t.kind, TrackKind::Baseline(_)))
+        .filter(|(_, t)| matches!(t.kind, TrackKind::Baseline(b) if b.predicts()))
         .filter_map(|(k, _)| Some((k, pooled(&per_track[k].0, false).pearson()?)))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     let Some((b, _)) = best else {

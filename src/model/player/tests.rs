@@ -58,6 +58,7 @@ fn played<'a>(
         outcome,
         by_method: None,
         partner_is_member: true,
+        partner_variance: None,
         again: false,
         boards_before: 1000,
         apply: Apply::Now,
@@ -174,6 +175,7 @@ fn the_kalman_gain_replaces_the_impact() {
     let f = FactorSet {
         kalman: Some(Kalman {
             drift_per_year: 0.0,
+            pairs: false,
         }),
         confidence: Some(CONFIDENCE),
         ..FactorSet::default()
@@ -186,6 +188,51 @@ fn the_kalman_gain_replaces_the_impact() {
     );
     assert!((u.handicap_after - 27.818_182).abs() < 1e-6);
     assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 9.438_798).abs() < 1e-6);
+}
+
+/// `[kalman] pairs`: a new member (sd 20, P = 400) beside an established partner
+/// (variance 25), 100 per board over 24 boards: `S = 425/4 + 10000/24 = 522.917`,
+/// `K = 200/522.917 = 0.382470` (see `kalman_pair_step`); the level shown is 20 below,
+/// so the member moves −7.649402, and the figure becomes √(400 − 200²/522.917) =
+/// 17.986. Without a partner's variance (a guest beside) the gain is the player's own:
+/// `K = 400/(400 + 416.667) = 0.489796`, −9.795918.
+#[test]
+fn the_pair_kalman_gain_shares_the_result_by_the_partners_variances() {
+    let f = FactorSet {
+        kalman: Some(Kalman {
+            drift_per_year: 0.0,
+            pairs: true,
+        }),
+        confidence: Some(Confidence {
+            start_sd: 20.0,
+            board_sd: 100.0,
+        }),
+        ..FactorSet::default()
+    };
+    let input = pairs_24();
+    let outcome = ten_over(30.0, 30.0);
+    let start = PlayerState::starting(30.0, Some(20.0));
+    let with_partner = Played {
+        partner_variance: Some(25.0),
+        ..played(&input, &outcome, date(2026, 3, 5))
+    };
+    let u = update(&f, &start, &with_partner);
+    assert!(
+        (u.outcome.delta - (-7.649_402)).abs() < 1e-5,
+        "{}",
+        u.outcome.delta
+    );
+    let sd = u.state.handicap_sd.unwrap_or(f64::NAN);
+    assert!(
+        (sd - (400.0 - 40_000.0 / 522.916_667f64).sqrt()).abs() < 1e-5,
+        "{sd}"
+    );
+    let alone = update(&f, &start, &played(&input, &outcome, date(2026, 3, 5)));
+    assert!(
+        (alone.outcome.delta - (-9.795_918)).abs() < 1e-5,
+        "{}",
+        alone.outcome.delta
+    );
 }
 
 /// `[confidence]` without `[kalman]`: the set's share g = 0.053478 over 24 boards of

@@ -148,6 +148,7 @@ fn read_states(path: &Path, df: DataFrame) -> Result<States> {
             playing_month: to_date(playing_month.physical().get(row)).map(month_index),
             playing_handicap: playing.get(row).unwrap_or(h),
             handicap_sd: sd.and_then(|sd| sd.get(row)).filter(|sd| sd.is_finite()),
+            partners: Vec::new(),
         };
         states.insert(id, state);
         if let Some(start) = starting.and_then(|s| s.get(row)) {
