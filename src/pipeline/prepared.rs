@@ -314,14 +314,10 @@ impl PreparedCompetition {
                 .entrants
                 .get(entrant)
                 .map(|e| (e.result, e.direction, usize::from(e.players))),
-            None => self
-                .input
-                .entrants
-                .get(entrant)
-                .map(|e| {
-                    let seats = self.seats.get(entrant).map_or(0, Vec::len);
-                    (e.result, e.direction, seats)
-                }),
+            None => self.input.entrants.get(entrant).map(|e| {
+                let seats = self.seats.get(entrant).map_or(0, Vec::len);
+                (e.result, e.direction, seats)
+            }),
         }
     }
 

@@ -37,10 +37,10 @@ use crate::model::{CalcMethod, FieldKind};
 use std::path::Path;
 
 use crate::pipeline::prepare::{self, PreparedCompetition, Seat};
-use crate::pipeline::{Progress, RunSettings};
-use crate::quarantine::OnError;
 use crate::pipeline::replay::{self, Mode};
 use crate::pipeline::state::{month_index, Registry};
+use crate::pipeline::{Progress, RunSettings};
+use crate::quarantine::OnError;
 
 use baselines::{Baseline, Field, FieldEntrant};
 pub use derive::StudySet;
@@ -1391,4 +1391,90 @@ pub fn calibrate(
         )],
     )?;
     Ok(Some((slope, derived)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FactorSet;
+    use crate::pipeline::NoProgress;
+
+    fn sample() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
+    }
+
+    fn first() -> StudySet {
+        StudySet::new(FactorSet::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The sample read batch by batch as a run reads it gives the competitions the
+    /// dataset held whole gives, in the same order, and the same study, row for row.
+    #[test]
+    fn reading_as_a_run_gives_the_study_of_the_dataset_held_whole() {
+        let set = first();
+        let dataset =
+            crate::store::table::read_dataset(&sample()).unwrap_or_else(|e| panic!("{e}"));
+        let whole = StudyData::new(&dataset, &set).unwrap_or_else(|e| panic!("{e}"));
+        let read = StudyData::read(&sample(), &set, &NoProgress).unwrap_or_else(|e| panic!("{e}"));
+        let ids = |d: &StudyData| -> Vec<String> {
+            d.competitions
+                .iter()
+                .map(|c| c.competition_id.clone())
+                .collect()
+        };
+        assert_eq!(ids(&whole), ids(&read));
+        assert_eq!(whole.classes, read.classes);
+        assert!(read.competitions.iter().all(|c| c.packed.is_some()));
+        let options = StudyOptions::default();
+        let sets = [set.clone()];
+        let a = run(&whole, &sets, &options, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let b = run(&read, &sets, &options, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        assert!(a.rows.len() > 100, "{}", a.rows.len());
+        assert_eq!(a.rows, b.rows);
+    }
+
+    /// The changes handed over month by month are the ones a replay keeps, in the same
+    /// order, and leave the same handicaps; a replay of the burn-in prefix hands over
+    /// the leading changes of the whole.
+    #[test]
+    fn changes_handed_over_by_month_are_the_kept_ones() {
+        let set = first();
+        let data = StudyData::read(&sample(), &set, &NoProgress).unwrap_or_else(|e| panic!("{e}"));
+        let mut kept_states = data
+            .registry
+            .starting_states(&set.factors)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let kept = replay::replay(
+            &set.factors,
+            Mode::Live,
+            &data.competitions,
+            &mut kept_states,
+            &|_| {},
+        );
+        let mut handed = Vec::new();
+        let mut months = 0;
+        let r = replay_set(&data, &set, usize::MAX, &mut |changes| {
+            handed.extend_from_slice(changes);
+            months += 1;
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(kept.changes.len() > 1000, "{}", kept.changes.len());
+        assert_eq!(handed, kept.changes);
+        let handicaps: Vec<f64> = kept_states.iter().map(|s| s.handicap).collect();
+        assert_eq!(r.final_handicap, handicaps);
+        let distinct: std::collections::BTreeSet<i32> = data
+            .competitions
+            .iter()
+            .map(|c| month_index(c.date))
+            .collect();
+        assert_eq!(months, distinct.len());
+        let half = data.competitions.len() / 2;
+        let mut prefix = Vec::new();
+        replay_set(&data, &set, half, &mut |changes| {
+            prefix.extend_from_slice(changes)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let leading = kept.changes.iter().take_while(|c| c.competition < half);
+        assert!(prefix.iter().eq(leading));
+    }
 }
