@@ -107,6 +107,8 @@ impl StudyData {
     /// does: the board rows a batch at a time, each competition held packed. Memory is
     /// that of a run's reading, whatever the sets.
     pub fn read(dir: &Path, first: &StudySet, progress: &dyn Progress) -> Result<StudyData> {
+        // The index vouches for the competitions' hashes, as it does for a run.
+        let vouched = crate::store::index::check(dir)?.vouched();
         let (opened, entrants, results) = crate::store::table::open_partitions_compact(
             dir,
             OnError::Strict,
@@ -121,8 +123,14 @@ impl StudyData {
             ..RunSettings::default()
         };
         let rows = crate::pipeline::EntrantRows::compact(entrants, results);
-        let (competitions, quarantined) =
-            crate::pipeline::prepare_source(&head, rows, &mut boards, &settings, progress)?;
+        let (competitions, quarantined) = crate::pipeline::prepare_source(
+            &head,
+            rows,
+            &mut boards,
+            &settings,
+            &vouched,
+            progress,
+        )?;
         let registry = Registry::new(&head.members);
         Ok(StudyData::of(
             &head.competitions,
