@@ -432,6 +432,40 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The replicates are the same bits on one thread and on three, whatever the
+        /// sessions' sums.
+        #[test]
+        fn replicates_do_not_depend_on_the_thread_count(
+            pairs in proptest::collection::vec((-30.0f64..30.0, -30.0f64..30.0), 2..60),
+            tracks in 1usize..4,
+        ) {
+            let sessions = pairs.len() / 2;
+            let all: Vec<TrackSessions> = (0..tracks)
+                .map(|t| TrackSessions {
+                    raw: pairs
+                        .chunks(2)
+                        .take(sessions)
+                        .map(|c| Sums::of(c.iter().map(|(x, y)| (x + t as f64, *y))))
+                        .collect(),
+                    calibrated: vec![Sums::default(); sessions],
+                })
+                .collect();
+            let on = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let reps = pool.install(|| replicates(&all, sessions, 40, SEED));
+                reps.iter()
+                    .flatten()
+                    .map(|f| f.map(|v| v.map(f64::to_bits)))
+                    .collect::<Vec<_>>()
+            };
+            proptest::prop_assert_eq!(on(1), on(3));
+        }
+    }
+
     /// The interval is the 2.5 % and 97.5 % quantiles: of 0..=100 (101 values) they sit
     /// at positions 2.5 and 97.5, i.e. 2.5 and 97.5.
     #[test]
