@@ -400,6 +400,37 @@ mod tests {
         assert_ne!(counts(7, 5, SEED), counts(7, 6, SEED));
     }
 
+    /// The sums of three sessions (the pairs of `X` and `Y` split 2, 2, 1), pooled,
+    /// give the figures the full-vector functions of [`crate::study::metrics`] give on
+    /// all five pairs: r = 6/√60, RMSE = √1.8, slope 0.6, bias 1.
+    #[test]
+    fn pooled_session_sums_give_the_full_vector_figures() {
+        use crate::study::metrics;
+        let pairs: Vec<(f64, f64)> = X.iter().copied().zip(Y.iter().copied()).collect();
+        let track = TrackSessions {
+            raw: [&pairs[..2], &pairs[2..4], &pairs[4..]]
+                .iter()
+                .map(|p| Sums::of(p.iter().copied()))
+                .collect(),
+            calibrated: vec![Sums::default(); 3],
+        };
+        let pooled = track.pooled(&[1, 1, 1], false);
+        let full = [
+            (
+                pooled.pearson(),
+                metrics::pearson(&X, &Y),
+                6.0 / 60f64.sqrt(),
+            ),
+            (pooled.rmse(), metrics::rmse(&X, &Y), 1.8f64.sqrt()),
+            (pooled.slope(), metrics::slope(&X, &Y), 0.6),
+            (pooled.bias(), metrics::bias(&X, &Y), 1.0),
+        ];
+        for (from_sums, from_vectors, by_hand) in full {
+            close(from_sums, by_hand, 1e-12);
+            close(from_vectors, by_hand, 1e-12);
+        }
+    }
+
     /// Replicates drawn a block at a time give, to the bit, each replicate's figures
     /// pooled on its own draws: 37 sessions of three tracks, 50 replicates (three full
     /// blocks and two over).
