@@ -28,6 +28,17 @@
 # runs of `score` and the SQL, default 3) and the polars frozen replay
 # (benches/peers/polars_replay.py).
 #
+# It also measures `study` on the month layout with the default set and with four sets
+# more (`--sweep impact=240,360,480,960`), each against the `run` measured beside it, and
+# `run` live on a federation three times as large (90 000 members, the same months;
+# BRIDGEHCP_SCALE_BIG=0 leaves it out, it is generated once like the others).
+#
+# The peers a user would pick instead of this program (a folder holding make_subsets.py
+# and polars_replay.py, named by BRIDGEHCP_PEERS; left out when unset): the subset maker
+# writes the results-only pairs matchpoint subset of the federation, and `run --mode
+# frozen` and the polars replay are alternated on it three times, judged on the median of
+# the three ratios of wall times.
+#
 # Needs /usr/bin/time (GNU time) and python3 with duckdb and polars
 # (pip install duckdb polars pyarrow).
 set -euo pipefail
@@ -125,6 +136,43 @@ measure lean_months "run live --no-board-scores (months)" "$bin" run --data "$da
 echo "== run on the results-only federation"
 measure results_months "run results-only" "$bin" run --data "$results_only" --out "$out/results-only"
 
+echo "== study, importer's layout: the default set, then four sets more"
+measure study_one "study, one set (months)" "$bin" study --quiet --data "$data" --out "$out/study"
+measure study_five "study, five sets (months)" "$bin" study --quiet --data "$data" \
+  --out "$out/study-five" --sweep impact=240,360,480,960
+
+big_members="${BRIDGEHCP_SCALE_BIG_MEMBERS:-90000}"
+if [ "${BRIDGEHCP_SCALE_BIG:-1}" != 0 ]; then
+  echo "== run live on $big_members members, $months months (importer's layout)"
+  big="$root/m${big_members}x${months}"
+  [ "$seed" = 7 ] || big="${big}s${seed}"
+  saved="$members"
+  members="$big_members"
+  generate sample_big "$big" --by-month
+  members="$saved"
+  measure live_big "run live ($big_members members)" "$bin" run --data "$big" --out "$out/live-big"
+  rm -rf "$out/live-big"
+fi
+
+: > "$root/frozen-pairs.tsv"
+if [ -n "${BRIDGEHCP_PEERS:-}" ]; then
+  echo "== the results-only pairs matchpoint subset: run --mode frozen and the polars peer alternated"
+  pmp="${data}_pmp"
+  [ -e "$pmp/results.parquet" ] || python3 "$BRIDGEHCP_PEERS/make_subsets.py" "$data"
+  for pair in 1 2 3; do
+    rm -rf "$out/frozen-pmp" "$out/polars-pmp"
+    /usr/bin/time -f "%e" -o "$root/pair-time.txt" "$bin" run --quiet --data "$pmp" \
+      --out "$out/frozen-pmp" --mode frozen
+    ours=$(tail -1 "$root/pair-time.txt")
+    /usr/bin/time -f "%e" -o "$root/pair-time.txt" python3 "$BRIDGEHCP_PEERS/polars_replay.py" \
+      --data "$pmp" --out "$out/polars-pmp" 2> /dev/null
+    theirs=$(tail -1 "$root/pair-time.txt")
+    echo "pair $pair: run --mode frozen $ours s, polars $theirs s"
+    printf '%s\t%s\n' "$ours" "$theirs" >> "$root/frozen-pairs.tsv"
+  done
+  rm -rf "$out/frozen-pmp" "$out/polars-pmp"
+fi
+
 echo "== the monthly run: the last month continued from a state that ends the month before"
 last=$(ls -d "$data"/boards/month=* | sort | tail -1 | sed 's/.*month=//')
 until=$(date -d "$last-01 -1 day" +%F)
@@ -178,9 +226,10 @@ replay=$(stage "$root/frozen.txt" replay)
 
 echo
 echo "== the scale targets ($members members x $months months, $boards board rows)"
-python3 - "$figures" "$duck" "$peer" "$replay" "$root/pairs.tsv" <<'PY'
+python3 - "$figures" "$duck" "$peer" "$replay" "$root/pairs.tsv" "$root/frozen-pairs.tsv" "$big_members" <<'PY'
 import statistics
 import sys
+frozen_pairs = [tuple(float(x) for x in line.split("\t")) for line in open(sys.argv[6]) if line.strip()]
 rows = {}
 for line in open(sys.argv[1]):
     key, wall, rss, cpu = line.split("\t")
@@ -232,6 +281,24 @@ else:
           f"{verdict(duck / score >= 3)}   (DuckDB {duck:.2f} s / score {score:.2f} s)")
 print(f"{'frozen replay against polars (one file)':<44} {'':<20} {polars / replay:<20.2f} >= 3x faster: "
       f"{verdict(polars / replay >= 3)}   (polars {polars:.2f} s / replay stage {replay:.2f} s)")
+if "study_one" in rows and "live_months" in rows:
+    run_wall = rows["live_months"][0]
+    one, five = rows["study_one"], rows["study_five"]
+    print(f"{'study, the default set':<44} {show('study_one'):<20} {'':<20} <= 1.5 x run, <= 2 GB: "
+          f"{verdict(one[0] <= 1.5 * run_wall and one[1] <= 2048)}   ({one[0] / run_wall:.2f} x run; "
+          f"CPU {one[2] / rows['live_months'][2]:.2f} x)")
+    print(f"{'study, five sets':<44} {show('study_five'):<20} {'':<20} four more <= 0.5 x run, <= 2 GB: "
+          f"{verdict(five[0] - one[0] <= 0.5 * run_wall and five[1] <= 2048)}   "
+          f"(+{(five[0] - one[0]) / run_wall:.2f} x run; CPU +{(five[2] - one[2]) / rows['live_months'][2]:.2f} x)")
+if "live_big" in rows:
+    print(f"{'run live, ' + sys.argv[7] + ' members':<44} {show('live_big'):<20} {'':<20} <= 2 GB: "
+          f"{within('live_big', None, 2)}")
+if frozen_pairs:
+    ratios = [theirs / ours for ours, theirs in frozen_pairs]
+    shown = ", ".join(f"{theirs:.1f}/{ours:.1f}" for ours, theirs in frozen_pairs)
+    print(f"{'run --mode frozen against the polars peer':<44} {'':<20} {statistics.median(ratios):<20.2f} "
+          f">= 1.5x faster: {verdict(statistics.median(ratios) >= 1.5)}   (pairs subset, median of three "
+          f"alternated pairs, polars/run s: {shown})")
 print(f"{'sample':<44} {show('sample_months'):<20} {show('sample_one'):<20} one file <= 2 GB: "
       f"{within('sample_one', None, 2)}")
 PY

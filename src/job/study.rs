@@ -71,9 +71,8 @@ pub fn execute(args: &StudyPlan, progress: &dyn Progress) -> Result<Study> {
     let sets = sets(args)?;
     progress.spin(format!("reading and scoring {}", args.data.display()));
     let locks = super::Folders::new().read_dataset(&args.data)?.lock()?;
-    let dataset = crate::store::table::read_dataset(&args.data)?;
+    let data = StudyData::read(&args.data, &sets[0], progress)?;
     drop(locks);
-    let data = StudyData::new(&dataset, &sets[0])?;
     study::check_burn_in(&data, args.burn_in_until)?;
     let mut sets = sets;
     if args.calibrate {

@@ -353,6 +353,28 @@ pub fn run_source_known(
     Ok(Some(run.finish(scored, replayed, ledger, started)))
 }
 
+/// The competitions of `head` scored and prepared as a run from scratch does (the
+/// board rows read batch by batch, each competition's model input held packed), and not
+/// replayed: what a study replays once per factor set. The standings and board scores
+/// are not kept; the competitions that broke a rule are counted. `vouched` holds the
+/// content hashes the dataset's index vouches for, which are not taken again.
+pub fn prepare_source(
+    head: &Dataset,
+    rows: competition::EntrantRows<'_>,
+    boards: &mut dyn BoardSource,
+    settings: &RunSettings,
+    vouched: &ledger::Known,
+    progress: &dyn Progress,
+) -> Result<(Vec<PreparedCompetition>, usize)> {
+    let run = Run::new(head, settings, None, progress)?;
+    let known = ledger::Known::default();
+    let scored = run
+        .read_and_score(rows, boards, &known, vouched)?
+        .ok_or_else(|| Error::Config("a study found a competition it had not read".into()))?;
+    let quarantined = scored.quarantine.len();
+    Ok((scored.prepared.competitions, quarantined))
+}
+
 /// What every stage of a run reads: its inputs and what is set up from them once.
 struct Run<'a> {
     head: &'a Dataset,

@@ -306,6 +306,23 @@ impl PreparedCompetition {
         }
     }
 
+    /// Entrant `entrant`'s result, direction and number of seats, packed or not.
+    pub fn entrant_summary(
+        &self,
+        entrant: usize,
+    ) -> Option<(f64, Option<crate::model::Direction>, usize)> {
+        match &self.packed {
+            Some(packed) => packed
+                .entrants
+                .get(entrant)
+                .map(|e| (e.result, e.direction, usize::from(e.players))),
+            None => self.input.entrants.get(entrant).map(|e| {
+                let seats = self.seats.get(entrant).map_or(0, Vec::len);
+                (e.result, e.direction, seats)
+            }),
+        }
+    }
+
     /// Who sits in slot `slot` of entrant `entrant`, packed or not (no such slot: nobody
     /// the replay updates).
     pub fn seat(&self, entrant: usize, slot: usize) -> Seat {

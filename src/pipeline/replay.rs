@@ -591,6 +591,29 @@ pub(crate) fn replay_chunked(
     recorder.finish()
 }
 
+/// [`replay`] handing each month's player changes to `visit`, in replay order, as the
+/// month completes, and keeping none of them: a study judges each prediction as it is
+/// made, and a history's changes (one per player slot) would outweigh everything else
+/// it holds. The handicap-event results are not kept either; the returned output holds
+/// the unrated and failed competitions only.
+pub fn replay_visiting(
+    factors: &FactorSet,
+    mode: Mode,
+    competitions: &[PreparedCompetition],
+    states: &mut [PlayerState],
+    visit: &mut dyn FnMut(&[Change]),
+) -> ReplayOutput {
+    let mut recorder = Recorder::new(factors, states, mode);
+    for window in months(competitions) {
+        let month = &competitions[window.clone()];
+        replay_window(&mut recorder, mode, month, window.start, &|_| {});
+        visit(&recorder.out.changes);
+        recorder.out.changes.clear();
+        recorder.out.adjusted.clear();
+    }
+    recorder.finish()
+}
+
 /// [`replay`] for a run that writes what it replays. Each month's competitions are read
 /// packed ([`PreparedCompetition::pack`]), and let go of their model input once it is
 /// applied (the outputs need only their names),

@@ -35,9 +35,13 @@ use rayon::prelude::*;
 use crate::dataset::{Dataset, MemberId};
 use crate::error::{Error, Result};
 use crate::model::{CalcMethod, FieldKind};
+use std::path::Path;
+
 use crate::pipeline::prepare::{self, PreparedCompetition, Seat};
 use crate::pipeline::replay::{self, Mode};
 use crate::pipeline::state::{month_index, Registry};
+use crate::pipeline::{Progress, RunSettings};
+use crate::quarantine::OnError;
 
 use baselines::{Baseline, Field, FieldEntrant};
 pub use derive::StudySet;
@@ -85,18 +89,72 @@ pub struct StudyData {
 }
 
 impl StudyData {
-    /// Scores and prepares `dataset` once. `first` supplies the class weights, which
-    /// are the only part of a factor set preparation reads.
+    /// Scores and prepares `dataset`, held whole in memory, once. `first` supplies the
+    /// class weights, which are the only part of a factor set preparation reads.
     pub fn new(dataset: &Dataset, first: &StudySet) -> Result<StudyData> {
         let registry = Registry::new(&dataset.members);
         let prepared = prepare::prepare(dataset, &registry, &first.factors, &|| {});
-        let class_of: HashMap<&str, Option<&String>> = dataset
-            .competitions
+        let quarantined = prepared.quarantined.len();
+        Ok(StudyData::of(
+            &dataset.competitions,
+            registry,
+            prepared.competitions,
+            quarantined,
+            first,
+        ))
+    }
+
+    /// Reads, scores and prepares the dataset in `dir` once, as a run from scratch
+    /// does: the board rows a batch at a time, each competition held packed. Memory is
+    /// that of a run's reading, whatever the sets.
+    pub fn read(dir: &Path, first: &StudySet, progress: &dyn Progress) -> Result<StudyData> {
+        // The index vouches for the competitions' hashes, as it does for a run.
+        let vouched = crate::store::index::check(dir)?.vouched();
+        let (opened, entrants, results) = crate::store::table::open_partitions_compact(
+            dir,
+            OnError::Strict,
+            &crate::store::table::Partitions::All,
+            progress,
+        )?;
+        let (head, mut boards) = (opened.head, opened.boards);
+        let settings = RunSettings {
+            factors: first.factors.clone(),
+            board_scores: false,
+            on_error: OnError::Quarantine,
+            ..RunSettings::default()
+        };
+        let rows = crate::pipeline::EntrantRows::compact(entrants, results);
+        let (competitions, quarantined) = crate::pipeline::prepare_source(
+            &head,
+            rows,
+            &mut boards,
+            &settings,
+            &vouched,
+            progress,
+        )?;
+        let registry = Registry::new(&head.members);
+        Ok(StudyData::of(
+            &head.competitions,
+            registry,
+            competitions,
+            quarantined,
+            first,
+        ))
+    }
+
+    /// The prepared competitions packed, with what a study reads of the rest.
+    fn of(
+        all: &[crate::dataset::Competition],
+        registry: Registry,
+        mut competitions: Vec<PreparedCompetition>,
+        quarantined: usize,
+        first: &StudySet,
+    ) -> StudyData {
+        let class_of: HashMap<&str, Option<&String>> = all
             .iter()
             .map(|c| (c.competition_id.as_str(), c.class.as_ref()))
             .collect();
-        let classes = prepared
-            .competitions
+        let classes = competitions
             .iter()
             .map(|c| {
                 class_of
@@ -104,13 +162,20 @@ impl StudyData {
                     .and_then(|c| c.cloned())
             })
             .collect();
-        Ok(StudyData {
+        // Held packed, as a run holds them while they wait for the replay; the names
+        // are for a run's outputs, which a study does not write.
+        for c in &mut competitions {
+            c.pack();
+            c.entrant_names = Vec::new();
+            c.non_members = Vec::new();
+        }
+        StudyData {
             registry,
-            competitions: prepared.competitions,
+            competitions,
             classes,
-            quarantined: prepared.quarantined.len(),
+            quarantined,
             prepared_with: first.factors.class_weights.clone(),
-        })
+        }
     }
 }
 
@@ -209,13 +274,14 @@ fn judged(c: &PreparedCompetition) -> bool {
 
 /// The groups of entrants compared with each other.
 fn groups(c: &PreparedCompetition) -> Vec<Vec<usize>> {
+    let entrants = c.entrant_count();
     if !c.split_by_direction {
-        return vec![(0..c.input.entrants.len()).collect()];
+        return vec![(0..entrants).collect()];
     }
     let mut ns = Vec::new();
     let mut ew = Vec::new();
-    for (i, e) in c.input.entrants.iter().enumerate() {
-        match e.direction {
+    for i in 0..entrants {
+        match c.entrant_summary(i).and_then(|e| e.1) {
             Some(crate::model::Direction::EW) => ew.push(i),
             _ => ns.push(i),
         }
@@ -246,11 +312,12 @@ pub fn run(
 
     // The first set's replay decides which fields were rated, who is tracked, and whose
     // trajectories are drawn; the other sets and the baselines follow it.
-    let probe = replay_set(data, first)?;
     let mut rated = vec![false; data.competitions.len()];
-    for c in &probe.changes {
-        rated[c.competition] = true;
-    }
+    let probe = replay_set(data, first, usize::MAX, &mut |changes| {
+        for c in changes {
+            rated[c.competition] = true;
+        }
+    })?;
     let boards = &probe.boards;
     let tracked: Vec<u32> = match &options.truth {
         Some(_) => (0..members as u32)
@@ -329,22 +396,19 @@ fn judged_fields(data: &StudyData, rated: &[bool]) -> Vec<Field> {
         .filter(|(i, c)| rated[*i] && judged(c))
         .map(|(i, c)| Field {
             competition: i,
-            entrants: c
-                .input
-                .entrants
-                .iter()
-                .zip(&c.seats)
-                .enumerate()
-                .map(|(e, (entrant, seats))| FieldEntrant {
-                    entrant: e,
-                    players: seats
-                        .iter()
-                        .map(|s| match s {
-                            Seat::Member(m) => Some(*m),
-                            _ => None,
-                        })
-                        .collect(),
-                    achieved: entrant.result,
+            entrants: (0..c.entrant_count())
+                .filter_map(|e| {
+                    let (achieved, _, seats) = c.entrant_summary(e)?;
+                    Some(FieldEntrant {
+                        entrant: e,
+                        players: (0..seats)
+                            .map(|slot| match c.seat(e, slot) {
+                                Seat::Member(m) => Some(m),
+                                _ => None,
+                            })
+                            .collect(),
+                        achieved,
+                    })
                 })
                 .collect(),
             groups: groups(c),
@@ -469,33 +533,37 @@ struct Context<'a> {
     burn_in_until: NaiveDate,
 }
 
+/// What a set's replay leaves besides the changes it hands over month by month.
 struct SetReplay {
-    changes: Vec<replay::Change>,
-    starting: Vec<f64>,
     final_handicap: Vec<f64>,
     final_sd: Vec<Option<f64>>,
     boards: Vec<u64>,
     played: Vec<bool>,
 }
 
-fn replay_set(data: &StudyData, set: &StudySet) -> Result<SetReplay> {
+/// Replays `set` over the competitions up to `upto` (replay order), handing each
+/// month's changes to `visit` as it completes.
+fn replay_set(
+    data: &StudyData,
+    set: &StudySet,
+    upto: usize,
+    visit: &mut dyn FnMut(&[replay::Change]),
+) -> Result<SetReplay> {
     let mut states = data.registry.starting_states(&set.factors)?;
-    let starting: Vec<f64> = states.iter().map(|s| s.handicap).collect();
+    let upto = upto.min(data.competitions.len());
     let reweighted;
     let competitions = if set.factors.class_weights == data.prepared_with {
-        &data.competitions
+        &data.competitions[..upto]
     } else {
-        let mut c = data.competitions.clone();
+        let mut c = data.competitions[..upto].to_vec();
         for (c, class) in c.iter_mut().zip(&data.classes) {
             c.input.weight_multiplier = set.factors.class_multiplier(class.as_deref());
         }
         reweighted = c;
         &reweighted
     };
-    let out = replay::replay(&set.factors, Mode::Live, competitions, &mut states, &|_| {});
+    replay::replay_visiting(&set.factors, Mode::Live, competitions, &mut states, visit);
     Ok(SetReplay {
-        changes: out.changes,
-        starting,
         final_handicap: states.iter().map(|s| s.handicap).collect(),
         final_sd: states.iter().map(|s| s.handicap_sd).collect(),
         boards: states.iter().map(|s| s.boards).collect(),
@@ -543,33 +611,54 @@ impl<'a> Snapshots<'a> {
     }
 }
 
-fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
-    let r = replay_set(ctx.data, set)?;
-    let comps = &ctx.data.competitions;
-    let mut predictions = Vec::new();
-    let mut imp_predictions = Vec::new();
-    let mut last_entrant: Option<(usize, usize)> = None;
-    let mut current = r.starting.clone();
-    let mut seen = vec![false; current.len()];
-    let mut snapshots = Snapshots::new(ctx.tracked);
-    let traj_index: HashMap<u32, usize> = ctx
-        .trajectory_members
-        .iter()
-        .enumerate()
-        .map(|(i, &m)| (m, i))
-        .collect();
-    let mut trajectories = vec![Vec::new(); ctx.trajectory_members.len()];
-    let mut last_competition = None;
-    for change in &r.changes {
-        let c = &comps[change.competition];
-        if last_competition != Some(change.competition) {
-            snapshots.advance(c.date, &|m| seen[m].then_some(current[m]));
-            last_competition = Some(change.competition);
+/// What a set's replay is judged on, gathered change by change as the months complete.
+struct Judged<'a> {
+    ctx: &'a Context<'a>,
+    predictions: Vec<Prediction>,
+    imp_predictions: Vec<Prediction>,
+    last_entrant: Option<(usize, usize)>,
+    last_competition: Option<usize>,
+    current: Vec<f64>,
+    seen: Vec<bool>,
+    snapshots: Snapshots<'a>,
+    traj_index: HashMap<u32, usize>,
+    trajectories: Vec<Vec<(NaiveDate, f64)>>,
+}
+
+impl<'a> Judged<'a> {
+    fn new(ctx: &'a Context<'a>, starting: Vec<f64>) -> Self {
+        let seen = vec![false; starting.len()];
+        Judged {
+            ctx,
+            predictions: Vec::new(),
+            imp_predictions: Vec::new(),
+            last_entrant: None,
+            last_competition: None,
+            current: starting,
+            seen,
+            snapshots: Snapshots::new(ctx.tracked),
+            traj_index: ctx
+                .trajectory_members
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| (m, i))
+                .collect(),
+            trajectories: vec![Vec::new(); ctx.trajectory_members.len()],
+        }
+    }
+
+    fn change(&mut self, change: &replay::Change) {
+        let c = &self.ctx.data.competitions[change.competition];
+        if self.last_competition != Some(change.competition) {
+            let (seen, current) = (&self.seen, &self.current);
+            self.snapshots
+                .advance(c.date, &|m| seen[m].then_some(current[m]));
+            self.last_competition = Some(change.competition);
         }
         let imp = c.input.method == CalcMethod::Imp;
-        if (judged(c) || imp) && ctx.rated[change.competition] {
+        if (judged(c) || imp) && self.ctx.rated[change.competition] {
             let key = (change.competition, change.entrant);
-            if last_entrant != Some(key) {
+            if self.last_entrant != Some(key) {
                 let p = Prediction {
                     competition: change.competition,
                     entrant: change.entrant,
@@ -577,21 +666,46 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
                     achieved: change.outcome.achieved,
                 };
                 if imp {
-                    imp_predictions.push(p);
+                    self.imp_predictions.push(p);
                 } else {
-                    predictions.push(p);
+                    self.predictions.push(p);
                 }
-                last_entrant = Some(key);
+                self.last_entrant = Some(key);
             }
         }
         if let (Seat::Member(m), true) = (change.seat, change.outcome.updated) {
-            current[m as usize] = change.handicap_after;
-            seen[m as usize] = true;
-            if let Some(&t) = traj_index.get(&m) {
-                trajectories[t].push((c.date, change.handicap_after));
+            self.current[m as usize] = change.handicap_after;
+            self.seen[m as usize] = true;
+            if let Some(&t) = self.traj_index.get(&m) {
+                self.trajectories[t].push((c.date, change.handicap_after));
             }
         }
     }
+}
+
+fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
+    let starting = ctx
+        .data
+        .registry
+        .starting_states(&set.factors)?
+        .iter()
+        .map(|s| s.handicap)
+        .collect();
+    let mut judged = Judged::new(ctx, starting);
+    let r = replay_set(ctx.data, set, usize::MAX, &mut |changes| {
+        for change in changes {
+            judged.change(change);
+        }
+    })?;
+    let Judged {
+        mut predictions,
+        mut imp_predictions,
+        current,
+        seen,
+        snapshots,
+        trajectories,
+        ..
+    } = judged;
     let monthly = snapshots.finish(&|m| seen[m].then_some(current[m]));
     // Changes of one competition can come in any entrant order; predictions are sorted
     // so that the tables do not depend on it.
@@ -626,13 +740,11 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
 fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
     let comps = &ctx.data.competitions;
     let members = ctx.data.registry.len();
-    let burn_in: Vec<Field> = ctx
+    // Fields are in replay order, which is date order: the burn-in is a prefix.
+    let burn_in = ctx
         .fields
-        .iter()
-        .filter(|f| comps[f.competition].date <= ctx.burn_in_until)
-        .cloned()
-        .collect();
-    let parameter = baselines::tune(baseline, &burn_in, members);
+        .partition_point(|f| comps[f.competition].date <= ctx.burn_in_until);
+    let parameter = baselines::tune(baseline, &ctx.fields[..burn_in], members);
     let mut snapshots = Snapshots::new(ctx.tracked);
     let mut played = vec![false; members];
     let run = baselines::run(
@@ -1261,15 +1373,18 @@ pub fn calibrate(
         return Ok(None);
     };
     let until = burn_in_until.unwrap_or_else(|| default_burn_in(first_date));
-    let r = replay_set(data, set)?;
+    // Competitions are in date order: the burn-in is a prefix, and only it is replayed.
+    let upto = data.competitions.partition_point(|c| c.date <= until);
     let mut seen = std::collections::BTreeSet::new();
     let mut sums = bootstrap::Sums::default();
-    for change in &r.changes {
-        let c = &data.competitions[change.competition];
-        if c.date <= until && judged(c) && seen.insert((change.competition, change.entrant)) {
-            sums.add(change.outcome.expected, change.outcome.achieved);
+    replay_set(data, set, upto, &mut |changes| {
+        for change in changes {
+            let c = &data.competitions[change.competition];
+            if c.date <= until && judged(c) && seen.insert((change.competition, change.entrant)) {
+                sums.add(change.outcome.expected, change.outcome.achieved);
+            }
         }
-    }
+    })?;
     let Some(slope) = sums.slope().filter(|s| *s > 0.0) else {
         return Ok(None);
     };
@@ -1286,4 +1401,90 @@ pub fn calibrate(
         )],
     )?;
     Ok(Some((slope, derived)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FactorSet;
+    use crate::pipeline::NoProgress;
+
+    fn sample() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample")
+    }
+
+    fn first() -> StudySet {
+        StudySet::new(FactorSet::default()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The sample read batch by batch as a run reads it gives the competitions the
+    /// dataset held whole gives, in the same order, and the same study, row for row.
+    #[test]
+    fn reading_as_a_run_gives_the_study_of_the_dataset_held_whole() {
+        let set = first();
+        let dataset =
+            crate::store::table::read_dataset(&sample()).unwrap_or_else(|e| panic!("{e}"));
+        let whole = StudyData::new(&dataset, &set).unwrap_or_else(|e| panic!("{e}"));
+        let read = StudyData::read(&sample(), &set, &NoProgress).unwrap_or_else(|e| panic!("{e}"));
+        let ids = |d: &StudyData| -> Vec<String> {
+            d.competitions
+                .iter()
+                .map(|c| c.competition_id.clone())
+                .collect()
+        };
+        assert_eq!(ids(&whole), ids(&read));
+        assert_eq!(whole.classes, read.classes);
+        assert!(read.competitions.iter().all(|c| c.packed.is_some()));
+        let options = StudyOptions::default();
+        let sets = [set.clone()];
+        let a = run(&whole, &sets, &options, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let b = run(&read, &sets, &options, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        assert!(a.rows.len() > 100, "{}", a.rows.len());
+        assert_eq!(a.rows, b.rows);
+    }
+
+    /// The changes handed over month by month are the ones a replay keeps, in the same
+    /// order, and leave the same handicaps; a replay of the burn-in prefix hands over
+    /// the leading changes of the whole.
+    #[test]
+    fn changes_handed_over_by_month_are_the_kept_ones() {
+        let set = first();
+        let data = StudyData::read(&sample(), &set, &NoProgress).unwrap_or_else(|e| panic!("{e}"));
+        let mut kept_states = data
+            .registry
+            .starting_states(&set.factors)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let kept = replay::replay(
+            &set.factors,
+            Mode::Live,
+            &data.competitions,
+            &mut kept_states,
+            &|_| {},
+        );
+        let mut handed = Vec::new();
+        let mut months = 0;
+        let r = replay_set(&data, &set, usize::MAX, &mut |changes| {
+            handed.extend_from_slice(changes);
+            months += 1;
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(kept.changes.len() > 1000, "{}", kept.changes.len());
+        assert_eq!(handed, kept.changes);
+        let handicaps: Vec<f64> = kept_states.iter().map(|s| s.handicap).collect();
+        assert_eq!(r.final_handicap, handicaps);
+        let distinct: std::collections::BTreeSet<i32> = data
+            .competitions
+            .iter()
+            .map(|c| month_index(c.date))
+            .collect();
+        assert_eq!(months, distinct.len());
+        let half = data.competitions.len() / 2;
+        let mut prefix = Vec::new();
+        replay_set(&data, &set, half, &mut |changes| {
+            prefix.extend_from_slice(changes)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let leading = kept.changes.iter().take_while(|c| c.competition < half);
+        assert!(prefix.iter().eq(leading));
+    }
 }
