@@ -53,52 +53,62 @@ type Label = (&'static str, &'static str);
 /// memory is the counts of sessions, whatever the length of the history.
 pub fn rows(data: &StudyData, first: &StudySet, study: &Study) -> Result<Vec<MetricRow>> {
     let mut states = data.registry.starting_states(&first.factors)?;
-    let out = replay::replay(
+    let mut groups: BTreeMap<Label, Vec<Sums>> = BTreeMap::new();
+    let mut counts = Counts::default();
+    let mut visit = |month: &[Change]| {
+        for rows in month.chunk_by(|a, b| a.competition == b.competition) {
+            judge_competition(data, study, &counts, rows, &mut groups);
+            counts.add(rows);
+        }
+    };
+    replay::replay_visiting(
         &first.factors,
         Mode::Live,
         &data.competitions,
         &mut states,
-        &|_| {},
+        &mut visit,
     );
+    Ok(group_rows(study, &groups))
+}
+
+/// Adds one competition's judged entrants to the sums of their groups, each labelled by
+/// what was known before the competition (`counts` holds the sessions before it).
+fn judge_competition(
+    data: &StudyData,
+    study: &Study,
+    counts: &Counts,
+    rows: &[Change],
+    groups: &mut BTreeMap<Label, Vec<Sums>>,
+) {
+    let Some(competition) = rows.first().map(|c| c.competition) else {
+        return;
+    };
+    let tested = study
+        .dates
+        .get(competition)
+        .is_some_and(|d| *d > study.burn_in_until);
+    if !tested || !data.competitions.get(competition).is_some_and(judged) {
+        return;
+    }
     let tracks = study.tracks.len();
-    let mut groups: BTreeMap<Label, Vec<Sums>> = BTreeMap::new();
-    let mut counts = Counts::default();
-    let mut at = 0;
-    while at < out.changes.len() {
-        let competition = out.changes[at].competition;
-        let end = out.changes[at..]
-            .iter()
-            .position(|c| c.competition != competition)
-            .map_or(out.changes.len(), |n| at + n);
-        let rows = &out.changes[at..end];
-        let tested = study
-            .dates
-            .get(competition)
-            .is_some_and(|d| *d > study.burn_in_until);
-        if tested && data.competitions.get(competition).is_some_and(judged) {
-            for entrant in rows.iter().map(|c| c.entrant).collect::<BTreeSet<_>>() {
-                let players: Vec<&Change> = rows.iter().filter(|c| c.entrant == entrant).collect();
-                for label in counts.labels(&players) {
-                    let sums = groups
-                        .entry(label)
-                        .or_insert_with(|| vec![Sums::default(); tracks]);
-                    for (track, s) in study.tracks.iter().zip(sums.iter_mut()) {
-                        let key = (competition, entrant);
-                        if let Ok(i) = track
-                            .predictions
-                            .binary_search_by_key(&key, |p| (p.competition, p.entrant))
-                        {
-                            let p = &track.predictions[i];
-                            s.add(p.expected, p.achieved);
-                        }
-                    }
+    for entrant in rows.iter().map(|c| c.entrant).collect::<BTreeSet<_>>() {
+        let players: Vec<&Change> = rows.iter().filter(|c| c.entrant == entrant).collect();
+        for label in counts.labels(&players) {
+            let sums = groups
+                .entry(label)
+                .or_insert_with(|| vec![Sums::default(); tracks]);
+            for (track, s) in study.tracks.iter().zip(sums.iter_mut()) {
+                let key = (competition, entrant);
+                if let Ok(i) = track
+                    .predictions
+                    .binary_search_by_key(&key, |p| (p.competition, p.entrant))
+                {
+                    let p = &track.predictions[i];
+                    s.add(p.expected, p.achieved);
                 }
             }
         }
-        counts.add(rows);
-        at = end;
     }
-    Ok(group_rows(study, &groups))
 }
 
 /// The rows of every group and track.
