@@ -161,14 +161,17 @@ if [ -n "${BRIDGEHCP_PEERS:-}" ]; then
   [ -e "$pmp/results.parquet" ] || python3 "$BRIDGEHCP_PEERS/make_subsets.py" "$data"
   for pair in 1 2 3; do
     rm -rf "$out/frozen-pmp" "$out/polars-pmp"
-    /usr/bin/time -f "%e" -o "$root/pair-time.txt" "$bin" run --quiet --data "$pmp" \
+    # Wall and CPU (user + system) seconds: on a shared machine the CPU is the steadier.
+    /usr/bin/time -f "%e %U %S" -o "$root/pair-time.txt" "$bin" run --quiet --data "$pmp" \
       --out "$out/frozen-pmp" --mode frozen
-    ours=$(tail -1 "$root/pair-time.txt")
-    /usr/bin/time -f "%e" -o "$root/pair-time.txt" python3 "$BRIDGEHCP_PEERS/polars_replay.py" \
+    read -r ours ours_user ours_sys < <(tail -1 "$root/pair-time.txt")
+    /usr/bin/time -f "%e %U %S" -o "$root/pair-time.txt" python3 "$BRIDGEHCP_PEERS/polars_replay.py" \
       --data "$pmp" --out "$out/polars-pmp" 2> /dev/null
-    theirs=$(tail -1 "$root/pair-time.txt")
-    echo "pair $pair: run --mode frozen $ours s, polars $theirs s"
-    printf '%s\t%s\n' "$ours" "$theirs" >> "$root/frozen-pairs.tsv"
+    read -r theirs theirs_user theirs_sys < <(tail -1 "$root/pair-time.txt")
+    ours_cpu=$(awk -v u="$ours_user" -v s="$ours_sys" 'BEGIN { print u + s }')
+    theirs_cpu=$(awk -v u="$theirs_user" -v s="$theirs_sys" 'BEGIN { print u + s }')
+    echo "pair $pair: run --mode frozen $ours s (CPU $ours_cpu s), polars $theirs s (CPU $theirs_cpu s)"
+    printf '%s\t%s\t%s\t%s\n' "$ours" "$theirs" "$ours_cpu" "$theirs_cpu" >> "$root/frozen-pairs.tsv"
   done
   rm -rf "$out/frozen-pmp" "$out/polars-pmp"
 fi
@@ -294,11 +297,12 @@ if "live_big" in rows:
     print(f"{'run live, ' + sys.argv[7] + ' members':<44} {show('live_big'):<20} {'':<20} <= 2 GB: "
           f"{within('live_big', None, 2)}")
 if frozen_pairs:
-    ratios = [theirs / ours for ours, theirs in frozen_pairs]
-    shown = ", ".join(f"{theirs:.1f}/{ours:.1f}" for ours, theirs in frozen_pairs)
+    ratios = [theirs / ours for ours, theirs, _, _ in frozen_pairs]
+    cpu = statistics.median(theirs / ours for _, _, ours, theirs in frozen_pairs)
+    shown = ", ".join(f"{theirs:.1f}/{ours:.1f}" for ours, theirs, _, _ in frozen_pairs)
     print(f"{'run --mode frozen against the polars peer':<44} {'':<20} {statistics.median(ratios):<20.2f} "
           f">= 1.5x faster: {verdict(statistics.median(ratios) >= 1.5)}   (pairs subset, median of three "
-          f"alternated pairs, polars/run s: {shown})")
+          f"alternated pairs, polars/run s: {shown}; CPU time {cpu:.2f}x)")
 print(f"{'sample':<44} {show('sample_months'):<20} {show('sample_one'):<20} one file <= 2 GB: "
       f"{within('sample_one', None, 2)}")
 PY
