@@ -272,6 +272,19 @@ fn judged(c: &PreparedCompetition) -> bool {
         && matches!(c.input.kind, FieldKind::Pairs | FieldKind::Individual)
 }
 
+/// Whether an entrant is judged as a prediction: every player of it holds a handicap of
+/// their own before the competition. A guest's or a non-member's temporary handicap is
+/// estimated from the entrant's own result (docs/model.md, method (c)), so a factor set
+/// expects such an entrant to score exactly what it scored: right for rating its member
+/// partner (who moves by 0), but no prediction. Such an entrant still counts in its
+/// field, for every track, and is left out of every track's judged predictions, so that
+/// sets and baselines are judged on the same entrants.
+fn judged_entrant(c: &PreparedCompetition, entrant: usize) -> bool {
+    c.entrant_summary(entrant).is_some_and(|(_, _, seats)| {
+        seats > 0 && (0..seats).all(|slot| matches!(c.seat(entrant, slot), Seat::Member(_)))
+    })
+}
+
 /// The groups of entrants compared with each other.
 fn groups(c: &PreparedCompetition) -> Vec<Vec<usize>> {
     let entrants = c.entrant_count();
@@ -656,7 +669,10 @@ impl<'a> Judged<'a> {
             self.last_competition = Some(change.competition);
         }
         let imp = c.input.method == CalcMethod::Imp;
-        if (judged(c) || imp) && self.ctx.rated[change.competition] {
+        if (judged(c) || imp)
+            && self.ctx.rated[change.competition]
+            && judged_entrant(c, change.entrant)
+        {
             let key = (change.competition, change.entrant);
             if self.last_entrant != Some(key) {
                 let p = Prediction {
@@ -767,6 +783,9 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
     let mut predictions = Vec::new();
     for (field, expected) in ctx.fields.iter().zip(&run.expected) {
         for (entrant, x) in field.entrants.iter().zip(expected) {
+            if !entrant.judged() {
+                continue;
+            }
             predictions.push(Prediction {
                 competition: field.competition,
                 entrant: entrant.entrant,
