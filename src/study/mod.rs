@@ -1516,8 +1516,10 @@ mod tests {
     fn an_entrant_with_a_non_member_is_judged_by_no_track() {
         use crate::dataset::{Competition, Entrant, EntrantResult, Format, Member, ScoringMethod};
         let day = |m| NaiveDate::from_ymd_opt(2025, m, 5).unwrap_or_default();
-        let mut d = Dataset::default();
-        d.members = (1..=7).map(Member::new).collect();
+        let mut d = Dataset {
+            members: (1..=7).map(Member::new).collect(),
+            ..Default::default()
+        };
         let pairs = [
             (1, Some(2), 60.0),
             (3, Some(4), 55.0),
