@@ -628,6 +628,51 @@ mod tests {
         );
     }
 
+    /// The club set is the Kalman sd set with a start 8 below the cap, a start_sd of 15
+    /// and a drift of 30 units a year, as its comments say; nothing else differs.
+    #[test]
+    fn the_kalman_club_set_differs_from_the_sd_set_in_its_start_and_drift_only() {
+        let sd = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-sd.toml"),
+            "fsb-2007-kalman-sd.toml",
+        )
+        .unwrap();
+        let club = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-club.toml"),
+            "fsb-2007-kalman-club.toml",
+        )
+        .unwrap();
+        assert_eq!(club.name, "fsb-2007-kalman-club");
+        assert_eq!(
+            club.start,
+            StartFormula {
+                base: 44.0,
+                c: 0.01
+            }
+        );
+        assert_eq!(
+            club.confidence,
+            Some(Confidence {
+                start_sd: 15.0,
+                board_sd: 140.0
+            })
+        );
+        assert_eq!(
+            club.kalman.map(|k| (k.drift_per_year, k.pairs)),
+            Some((30.0, false))
+        );
+        assert_eq!(
+            FactorSet {
+                name: sd.name.clone(),
+                start: sd.start,
+                confidence: sd.confidence,
+                kalman: sd.kalman,
+                ..club
+            },
+            sd
+        );
+    }
+
     #[test]
     fn the_kalman_sd_set_is_the_kalman_set_with_board_sd_140() {
         let kalman = FactorSet::from_toml_str(

@@ -51,6 +51,15 @@ pub struct FieldEntrant {
     pub achieved: f64,
 }
 
+impl FieldEntrant {
+    /// Whether the entrant is judged as a prediction: every player is a member. An
+    /// entrant with a guest or a non-member still counts in its field (at the starting
+    /// rating), but no track is judged on it (see the study's module doc).
+    pub fn judged(&self) -> bool {
+        !self.players.is_empty() && self.players.iter().all(Option::is_some)
+    }
+}
+
 /// The baselines of a study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Baseline {
@@ -648,8 +657,8 @@ pub fn run(
     }
 }
 
-/// The grid value with the lowest RMSE over `fields` (the burn-in period), the first
-/// one on a tie. A baseline whose expected result is a mean win probability
+/// The grid value with the lowest RMSE over the judged entrants of `fields` (the
+/// burn-in period), the first one on a tie. A baseline whose expected result is a mean win probability
 /// ([`Baseline::tuned_on_the_fitted_line`]) is judged after the line of achieved on
 /// expected fitted on the same fields: its raw RMSE would reward the flattest
 /// predictions, whatever they tell apart.
@@ -665,6 +674,7 @@ pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
                     .entrants
                     .iter()
                     .zip(expected)
+                    .filter(|(entrant, _)| entrant.judged())
                     .map(|(entrant, x)| (*x, entrant.achieved))
             })
             .collect();

@@ -272,6 +272,19 @@ fn judged(c: &PreparedCompetition) -> bool {
         && matches!(c.input.kind, FieldKind::Pairs | FieldKind::Individual)
 }
 
+/// Whether an entrant is judged as a prediction: every player of it holds a handicap of
+/// their own before the competition. A guest's or a non-member's temporary handicap is
+/// estimated from the entrant's own result (docs/model.md, method (c)), so a factor set
+/// expects such an entrant to score exactly what it scored: right for rating its member
+/// partner (who moves by 0), but no prediction. Such an entrant still counts in its
+/// field, for every track, and is left out of every track's judged predictions, so that
+/// sets and baselines are judged on the same entrants.
+fn judged_entrant(c: &PreparedCompetition, entrant: usize) -> bool {
+    c.entrant_summary(entrant).is_some_and(|(_, _, seats)| {
+        seats > 0 && (0..seats).all(|slot| matches!(c.seat(entrant, slot), Seat::Member(_)))
+    })
+}
+
 /// The groups of entrants compared with each other.
 fn groups(c: &PreparedCompetition) -> Vec<Vec<usize>> {
     let entrants = c.entrant_count();
@@ -656,7 +669,10 @@ impl<'a> Judged<'a> {
             self.last_competition = Some(change.competition);
         }
         let imp = c.input.method == CalcMethod::Imp;
-        if (judged(c) || imp) && self.ctx.rated[change.competition] {
+        if (judged(c) || imp)
+            && self.ctx.rated[change.competition]
+            && judged_entrant(c, change.entrant)
+        {
             let key = (change.competition, change.entrant);
             if self.last_entrant != Some(key) {
                 let p = Prediction {
@@ -767,6 +783,9 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
     let mut predictions = Vec::new();
     for (field, expected) in ctx.fields.iter().zip(&run.expected) {
         for (entrant, x) in field.entrants.iter().zip(expected) {
+            if !entrant.judged() {
+                continue;
+            }
             predictions.push(Prediction {
                 competition: field.competition,
                 entrant: entrant.entrant,
@@ -1486,5 +1505,84 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
         let leading = kept.changes.iter().take_while(|c| c.competition < half);
         assert!(prefix.iter().eq(leading));
+    }
+
+    /// Two sessions of four pairs, each scored 60, 55, 45 and 40 %; pair 4 is member 7
+    /// with a player not in the member list. Method (c) gives that pair the handicap at
+    /// which it is expected what it scored (member 7's change shows expected = achieved
+    /// = 40 − 50 = −10), so it is no prediction: in the second session, the test, every
+    /// track is judged on pairs 1-3 only, three entrants, and none on pair 4.
+    #[test]
+    fn an_entrant_with_a_non_member_is_judged_by_no_track() {
+        use crate::dataset::{Competition, Entrant, EntrantResult, Format, Member, ScoringMethod};
+        let day = |m| NaiveDate::from_ymd_opt(2025, m, 5).unwrap_or_default();
+        let mut d = Dataset {
+            members: (1..=7).map(Member::new).collect(),
+            ..Default::default()
+        };
+        let pairs = [
+            (1, Some(2), 60.0),
+            (3, Some(4), 55.0),
+            (5, Some(6), 45.0),
+            (7, None, 40.0),
+        ];
+        for (id, month) in [("c1", 1), ("c2", 3)] {
+            let mut c = Competition::new(id, day(month), Format::Pairs, ScoringMethod::Matchpoints);
+            c.boards = Some(24);
+            d.competitions.push(c);
+            for (k, (a, b, score)) in pairs.iter().enumerate() {
+                let mut e = Entrant::new(id, (k + 1).to_string());
+                e.players[0] = Some(*a);
+                e.players[1] = Some(b.unwrap_or(99));
+                d.entrants.push(e);
+                d.results.push(EntrantResult {
+                    competition_id: id.into(),
+                    entrant: (k + 1).to_string(),
+                    boards_played: 24,
+                    score: *score,
+                    opponent: None,
+                    origin: Default::default(),
+                });
+            }
+        }
+        let set = first();
+        let data = StudyData::new(&d, &set).unwrap_or_else(|e| panic!("{e}"));
+        let mut guest = Vec::new();
+        replay_set(&data, &set, usize::MAX, &mut |changes| {
+            guest.extend(
+                changes
+                    .iter()
+                    .filter(|c| c.member_id == 7)
+                    .map(|c| c.outcome.clone()),
+            );
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(guest.len(), 2);
+        for o in &guest {
+            assert!((o.achieved - -10.0).abs() < 1e-9 && (o.expected - o.achieved).abs() < 1e-9);
+        }
+        let options = StudyOptions {
+            burn_in_until: Some(day(2)),
+            ..Default::default()
+        };
+        let study = run(&data, &[set], &options, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let pair_4 = data.competitions[1].entrant_count() - 1;
+        assert!(!judged_entrant(&data.competitions[1], pair_4));
+        assert_eq!(study.tracks.len(), 1 + Baseline::ALL.len());
+        for t in &study.tracks {
+            let test: Vec<usize> = t
+                .predictions
+                .iter()
+                .filter(|p| p.competition == 1)
+                .map(|p| p.entrant)
+                .collect();
+            assert_eq!(test.len(), 3, "{}", t.name);
+            assert!(!test.contains(&pair_4), "{}", t.name);
+            let entrants = study
+                .rows
+                .iter()
+                .find(|r| r.set == t.name && r.period == "test" && r.metric == "entrants");
+            assert_eq!(entrants.map(|r| r.value), Some(3.0), "{}", t.name);
+        }
     }
 }

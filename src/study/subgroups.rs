@@ -11,19 +11,15 @@
 //!
 //! * `newcomer`: a member of the entrant had fewer than [`NEWCOMER_SESSIONS`] rated
 //!   sessions behind them;
-//! * `guests`: `some` when a player of the entrant is a guest or a non-member, whose
-//!   temporary handicap a factor set estimates from the entrant's own result (so that
-//!   its expected result is what it scored), `none` otherwise: the figures of `none`
-//!   compare the sets with the baselines on equal terms;
 //! * `partnership`: how many sessions the two members had played together: `new` (none),
-//!   `occasional` (fewer than [`REGULAR_SESSIONS`]), `regular`; pairs with a guest or a
-//!   non-member are `unknown`;
+//!   `occasional` (fewer than [`REGULAR_SESSIONS`]), `regular`;
 //! * `mix`: the gap between the two partners' handicaps, `level` below
 //!   [`MIX_UNITS`] units, `strong-weak` from there;
 //! * `distance`: how far the pair's handicap lies from its field's, in handicap units,
 //!   in bands of [`DISTANCE_BANDS`].
 //!
-//! Individual entrants count only in `newcomer`, `guests` and `distance`.
+//! Individual entrants count only in `newcomer` and `distance`. An entrant with a guest or
+//! a non-member is in no group: no track is judged on it (see the study's module doc).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -165,15 +161,10 @@ impl Counts {
         let newcomer = members
             .iter()
             .any(|m| self.sessions.get(m).copied().unwrap_or(0) < NEWCOMER_SESSIONS);
-        let guests = if members.len() < players.len() {
-            "some"
-        } else {
-            "none"
-        };
-        let mut labels = vec![
-            ("newcomer", if newcomer { "yes" } else { "no" }),
-            ("guests", guests),
-        ];
+        if members.len() < players.len() {
+            return Vec::new();
+        }
+        let mut labels = vec![("newcomer", if newcomer { "yes" } else { "no" })];
         let Some(first) = players.first() else {
             return labels;
         };
@@ -290,7 +281,6 @@ mod tests {
             counts.labels(&players),
             vec![
                 ("newcomer", "no"),
-                ("guests", "none"),
                 ("distance", "8-16"),
                 ("partnership", "regular"),
                 ("mix", "strong-weak"),
@@ -302,7 +292,6 @@ mod tests {
             counts.labels(&players),
             vec![
                 ("newcomer", "yes"),
-                ("guests", "none"),
                 ("distance", "16+"),
                 ("partnership", "new"),
                 ("mix", "level"),
