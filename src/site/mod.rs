@@ -5,9 +5,9 @@
 //! competition, with the ranking on the front page and the month's report beside it.
 //! The site needs no server and names no address outside itself, so it reads from its
 //! folder, from a shared drive or from any static host. It is made from the same page
-//! skeleton, escaper and charts as the other pages, written as a whole the way a run
-//! folder is, and the same run always gives the same bytes, so publishing a month over
-//! the last one writes only the pages whose content changed; and since the site records
+//! skeleton, escaper and charts as the other pages, and the same run always gives the
+//! same bytes, so publishing a month over the last one writes only the pages whose
+//! content changed, in place ([`journal`]); and since the site records
 //! what each member's and competition's page was made from ([`digest`]), it makes only
 //! those whose inputs changed.
 

@@ -1,12 +1,13 @@
-//! Writing the site as a whole, and only what changed.
+//! Writing the site, and only what changed.
 //!
-//! A site is replaced the way a run folder is: the new version is put together beside
-//! the old one and takes its place in one step, so a reader (or a host syncing the
-//! folder) never sees half of one month and half of the next. A month changes a small
-//! part of the pages (the front page, the members who played, their clubs, the month's
-//! competitions), so a page whose bytes are those already published is not written
-//! again: the new version links to the old file (a copy where the file system cannot
-//! link), and the count of pages written says what the month cost.
+//! A new site is put together beside its folder and renamed into place, the way a run
+//! folder is. After that a month changes a small part of the pages (the front page,
+//! the members who played, their clubs, the month's competitions), and rebuilding the
+//! whole tree (a link per kept page, an unlink per page of the old tree) would cost
+//! the history every month; so the month's pages replace their predecessors in place,
+//! through a journal a killed `publish` leaves for the next one to finish
+//! ([`super::journal`]). A page whose bytes are those already published is not written
+//! again, and the count of pages written says what the month cost.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
