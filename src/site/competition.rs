@@ -184,7 +184,15 @@ fn feed_sheet(look: &Lookups, id: &str, c: &Competition, f: &mut Feed) {
         vp_scale,
         origin: _,
     } = competition;
-    let row = (competition_id, date, session, format, scoring, boards, rated);
+    let row = (
+        competition_id,
+        date,
+        session,
+        format,
+        scoring,
+        boards,
+        rated,
+    );
     let more = (handicap_event, title, club, class, conventions, vp_scale);
     f.flag(true).str(&format!("{row:?} {more:?}"));
     let names = names.competition(id);

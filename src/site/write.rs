@@ -117,7 +117,11 @@ where
     }
     let recorded = trusted(site, pages, &old, &make)?;
     let before = std::fs::read(site.join(digest::MANIFEST)).unwrap_or_default();
-    let mut written = write_pages(site, site, pages, &old, &recorded, &make)?;
+    let mut written = write_pages(site, site, pages, &old, &recorded, &make).map_err(|e| {
+        // Nothing of the month is in place: its hidden files go with it.
+        let _ = existing_pages(site);
+        e
+    })?;
     let new: BTreeSet<&str> = pages.iter().map(|p| p.0.as_str()).collect();
     let removed: Vec<String> = old
         .keys()
