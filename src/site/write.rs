@@ -117,11 +117,12 @@ where
     }
     let recorded = trusted(site, pages, &old, &make)?;
     let before = std::fs::read(site.join(digest::MANIFEST)).unwrap_or_default();
-    let mut written = write_pages(site, site, pages, &old, &recorded, &make).map_err(|e| {
+    let made = write_pages(site, site, pages, &old, &recorded, &make);
+    if made.is_err() {
         // Nothing of the month is in place: its hidden files go with it.
         let _ = existing_pages(site);
-        e
-    })?;
+    }
+    let mut written = made?;
     let new: BTreeSet<&str> = pages.iter().map(|p| p.0.as_str()).collect();
     let removed: Vec<String> = old
         .keys()
