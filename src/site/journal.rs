@@ -134,7 +134,7 @@ pub fn finish(site: &Path, at: &dyn Fn(&str)) -> Result<Option<usize>> {
         // A folder the month emptied goes, as a fresh site would not have it.
         let _ = std::fs::remove_dir(site.join(folder.0));
     }
-    super::write::flush(site)?;
+    flush(site)?;
     std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
     sync_dir(site);
     Ok(Some(done))
@@ -145,6 +145,24 @@ fn sync_dir(folder: &Path) {
     if let Ok(dir) = std::fs::File::open(folder) {
         let _ = dir.sync_all();
     }
+}
+
+/// Flushes the pages written in `folder` to disk before they are put in place (or,
+/// after the renames, the renames): one flush of the file system, not one per page (a
+/// month writes thousands).
+pub fn flush(folder: &Path) -> Result<()> {
+    let file = std::fs::File::open(folder).map_err(|e| Error::io(folder, e))?;
+    sync(&file).map_err(|e| Error::io(folder, e))
+}
+
+#[cfg(target_os = "linux")]
+fn sync(folder: &std::fs::File) -> std::io::Result<()> {
+    rustix::fs::syncfs(folder).map_err(std::io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sync(folder: &std::fs::File) -> std::io::Result<()> {
+    folder.sync_all()
 }
 
 #[cfg(test)]

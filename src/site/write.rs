@@ -110,7 +110,7 @@ where
             },
             |staging| {
                 written = write_pages(staging, staging, pages, &old, &BTreeMap::new(), &make)?;
-                flush(staging)
+                journal::flush(staging)
             },
         )?;
         return Ok(written);
@@ -138,7 +138,7 @@ where
         return Ok(written);
     }
     replaced.push(digest::MANIFEST.to_owned());
-    flush(site)?;
+    journal::flush(site)?;
     (commit.at)("written");
     journal::write(site, &journal::Steps { replaced, removed })?;
     journal::finish(site, commit.at)?;
@@ -363,23 +363,6 @@ fn same_bytes(path: &Path, bytes: &[u8]) -> Result<bool> {
         return Ok(false);
     }
     Ok(std::fs::read(path).map_err(|e| Error::io(path, e))? == bytes)
-}
-
-/// Flushes the new pages to disk before the version holding them takes the site's
-/// place: one flush of the file system, not one per page (a month writes thousands).
-pub(super) fn flush(staging: &Path) -> Result<()> {
-    let folder = std::fs::File::open(staging).map_err(|e| Error::io(staging, e))?;
-    sync(&folder).map_err(|e| Error::io(staging, e))
-}
-
-#[cfg(target_os = "linux")]
-fn sync(folder: &std::fs::File) -> std::io::Result<()> {
-    rustix::fs::syncfs(folder).map_err(std::io::Error::from)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn sync(folder: &std::fs::File) -> std::io::Result<()> {
-    folder.sync_all()
 }
 
 #[cfg(test)]
