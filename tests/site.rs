@@ -378,6 +378,80 @@ fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
     );
 }
 
+/// Runs `publish` of `out` into `site`, stopped at `point` and killed there.
+fn publish_killed_at(point: &str, out: &str, site: &str, cwd: &Path) {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
+        .args(["publish", "--out-dir", out, "--site", site])
+        .env("BRIDGEHCP_TEST_PAUSE_AT", point)
+        .current_dir(cwd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        if line.contains(&format!("paused at {point}")) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return;
+        }
+        seen.push(line);
+    }
+    child.wait().unwrap();
+    panic!("`publish` never paused at {point}: {seen:?}");
+}
+
+#[test]
+fn a_month_killed_while_it_is_published_is_finished_by_the_next_publish() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let data = sample();
+    let data = data.to_str().unwrap();
+    let run = |out: &str, until: &str, state: Option<&str>| {
+        let mut args = vec!["run", "--data", data, "--out", out, "--until", until];
+        args.extend(state.map(|s| ["--state", s]).into_iter().flatten());
+        ok(&bridgehcp(&args, cwd));
+    };
+    run("09", "2026-09-30", None);
+    run("10", "2026-10-31", Some("09"));
+    ok(&bridgehcp(
+        &["publish", "--out-dir", "10", "--site", "fresh"],
+        cwd,
+    ));
+    let october = files(&cwd.join("fresh"));
+    ok(&bridgehcp(
+        &["publish", "--out-dir", "09", "--site", "site"],
+        cwd,
+    ));
+    let september = files(&cwd.join("site"));
+    let site = cwd.join("site");
+    let hidden =
+        |files: &BTreeMap<String, Vec<u8>>| files.keys().filter(|p| p.contains(".tmp-")).count();
+    // Killed with October's pages written beside September's: the site is September's,
+    // with hidden files the next publication removes.
+    publish_killed_at("written", "10", "site", cwd);
+    let killed = files(&site);
+    assert!(hidden(&killed) > 0);
+    let visible: BTreeMap<String, Vec<u8>> = killed
+        .into_iter()
+        .filter(|(p, _)| !p.contains(".tmp-"))
+        .collect();
+    assert_eq!(visible, september);
+    // Killed once the first page was renamed into place: the journal lists the rest,
+    // and the next publication (of any run) carries it out before its own.
+    publish_killed_at("replacing", "10", "site", cwd);
+    let journal = text(&site.join("site-journal.tsv"));
+    assert!(journal.contains("+\tsite-manifest.tsv\n"), "{journal}");
+    assert_ne!(files(&site), september);
+    let stdout = ok(&bridgehcp(
+        &["publish", "--out-dir", "10", "--site", "site"],
+        cwd,
+    ));
+    assert!(stdout.contains("0 written,"), "{stdout}");
+    assert_eq!(files(&site), october);
+}
+
 #[test]
 fn each_competition_page_holds_the_clubs_result_sheet_as_score_prints_it() {
     let dir = tempfile::tempdir().unwrap();

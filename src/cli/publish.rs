@@ -20,9 +20,11 @@ members/ID.html for every member of ranking_published.csv (handicap, trajectory,
 rated competition, partners), clubs/NAME.html, districts/NAME.html, competitions/ID.html \
 (standings with each pair's expected and achieved result) and report.html when the run \
 folder holds the month's report (`bridgehcp report` first). The site names no outside \
-address and reads from its folder or any static host. It replaces --site as a whole, in \
-one step; pages whose bytes did not change are kept as they were, and the count of pages \
-written is printed. The site records in site-manifest.tsv a digest of what each member's and \
+address and reads from its folder or any static host. A new site is written whole and \
+renamed into place; over a site, only the pages whose bytes changed are written, each \
+beside its page and renamed over it once all are written (site-journal.tsv lists them, so \
+that a publish stopped midway is finished by the next), and the count of pages written is \
+printed. The site records in site-manifest.tsv a digest of what each member's and \
 competition's page is made from, so that publishing the next month makes only the pages whose \
 content changed."
 )]

@@ -26,5 +26,11 @@ pub fn execute(plan: &PublishPlan) -> Result<Summary> {
         folders = folders.read_dataset(data)?;
     }
     let _locks = folders.write_into(&plan.site).lock()?;
-    site::publish(&plan.out_dir, plan.data.as_deref(), &plan.site, &plan.title)
+    site::publish(
+        &plan.out_dir,
+        plan.data.as_deref(),
+        &plan.site,
+        &plan.title,
+        super::hooks::test_commit(),
+    )
 }

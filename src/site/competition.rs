@@ -152,11 +152,59 @@ fn row(look: &Lookups, id: &str, s: &Standing, shown: &[Player], handicap_event:
     } }
 }
 
+/// The values the club's sheet ([`club_sheet`]) is made from, fed to `f`: the
+/// dataset's row of the competition (all of it but where it was read from, which the
+/// sheet does not show), and each standing's victory points and entrant's printed
+/// names; the standings' other values are fed with the standings. Feeding these rather
+/// than the sheet spares making a sheet per competition to learn that it did not
+/// change.
+fn feed_sheet(look: &Lookups, id: &str, c: &Competition, f: &mut Feed) {
+    let Some((source, names)) = look.sheets.as_ref() else {
+        f.flag(false);
+        return;
+    };
+    let Some(competition) = source.competitions.get(id) else {
+        f.flag(false);
+        return;
+    };
+    // Named field by field, so that a field added to the row must be placed here.
+    let crate::dataset::Competition {
+        competition_id,
+        date,
+        session,
+        format,
+        scoring,
+        boards,
+        rated,
+        handicap_event,
+        title,
+        club,
+        class,
+        conventions,
+        vp_scale,
+        origin: _,
+    } = competition;
+    let row = (
+        competition_id,
+        date,
+        session,
+        format,
+        scoring,
+        boards,
+        rated,
+    );
+    let more = (handicap_event, title, club, class, conventions, vp_scale);
+    f.flag(true).str(&format!("{row:?} {more:?}"));
+    let names = names.competition(id);
+    for s in &c.standings {
+        f.opt_num(s.vp).str(&names.of(&s.entrant));
+    }
+}
+
 /// What a competition's page shows besides the run's standings: each entrant's
-/// players, and the club's sheet.
+/// players.
 struct Parts {
     players: Vec<Vec<Player>>,
-    sheet: Option<String>,
 }
 
 impl Parts {
@@ -167,14 +215,13 @@ impl Parts {
                 .iter()
                 .map(|s| players(data, look, id, &s.entrant))
                 .collect(),
-            sheet: club_sheet(look, id, c),
         }
     }
 }
 
 /// The digest of everything the competition's page shows: the competition, each line
 /// of its standings with the pair's handicap, expected and achieved results and its
-/// players (and whether each has a page), and the club's sheet.
+/// players (and whether each has a page), and what the club's sheet is made from.
 fn digest(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
     let mut f = Feed::default();
     f.str("competition").str(id);
@@ -197,7 +244,7 @@ fn digest(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
             f.opt_int(*member).str(name).flag(*page);
         }
     }
-    f.opt_str(parts.sheet.as_deref());
+    feed_sheet(look, id, c, &mut f);
     f.finish()
 }
 
@@ -246,6 +293,7 @@ fn page(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
     if handicap_event {
         headings.extend(["handicap expected", "handicap result"]);
     }
+    let sheet = club_sheet(look, id, c);
     let body = html! {
         p { (c.date.map(|d| d.to_string()).unwrap_or_default())
             @if let Some(club) = &c.club { ", " (link(1, &links::club(club), club)) }
@@ -258,7 +306,7 @@ fn page(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
                 (row(look, id, s, shown, handicap_event))
             } }
         } }
-        @if let Some(sheet) = &parts.sheet {
+        @if let Some(sheet) = &sheet {
             h2 { "The club's result sheet" }
             p { "As the club's scoring program prints it: its ranks, rounding and names. A handicap tournament's handicap results are those of the federation's handicaps in this run." }
             div.wide { (PreEscaped(sheet)) }

@@ -5,9 +5,9 @@
 //! competition, with the ranking on the front page and the month's report beside it.
 //! The site needs no server and names no address outside itself, so it reads from its
 //! folder, from a shared drive or from any static host. It is made from the same page
-//! skeleton, escaper and charts as the other pages, written as a whole the way a run
-//! folder is, and the same run always gives the same bytes, so publishing a month over
-//! the last one writes only the pages whose content changed; and since the site records
+//! skeleton, escaper and charts as the other pages, and the same run always gives the
+//! same bytes, so publishing a month over the last one writes only the pages whose
+//! content changed, in place ([`journal`]); and since the site records
 //! what each member's and competition's page was made from ([`digest`]), it makes only
 //! those whose inputs changed.
 
@@ -16,6 +16,7 @@ pub mod competition;
 pub mod data;
 pub mod digest;
 pub mod front;
+pub mod journal;
 pub mod links;
 pub mod member;
 pub mod write;
@@ -151,11 +152,17 @@ impl<'a> Maker<'a> {
 /// Makes the site of the run in `run` (with the dataset in `data`, or the one its
 /// `run.json` names) and writes it as the whole of `site`, writing only the pages that
 /// changed.
-pub fn publish(run: &Path, data: Option<&Path>, site: &Path, title: &str) -> Result<Summary> {
+pub fn publish(
+    run: &Path,
+    data: Option<&Path>,
+    site: &Path,
+    title: &str,
+    commit: crate::store::files::Commit,
+) -> Result<Summary> {
     let data = data::read(run, data)?;
     let pages = pages(&data)?;
     let maker = Maker::new(&data, title);
-    let written = write::write_site(site, &pages, |page, known| maker.make(page, known))?;
+    let written = write::write_site(site, &pages, commit, |page, known| maker.make(page, known))?;
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

@@ -1,24 +1,25 @@
-//! Writing the site as a whole, and only what changed.
+//! Writing the site, and only what changed.
 //!
-//! A site is replaced the way a run folder is: the new version is put together beside
-//! the old one and takes its place in one step, so a reader (or a host syncing the
-//! folder) never sees half of one month and half of the next. A month changes a small
-//! part of the pages (the front page, the members who played, their clubs, the month's
-//! competitions), so a page whose bytes are those already published is not written
-//! again: the new version links to the old file (a copy where the file system cannot
-//! link), and the count of pages written says what the month cost.
+//! A new site is put together beside its folder and renamed into place, the way a run
+//! folder is. After that a month changes a small part of the pages (the front page,
+//! the members who played, their clubs, the month's competitions), and rebuilding the
+//! whole tree (a link per kept page, an unlink per page of the old tree) would cost
+//! the history every month; so the month's pages replace their predecessors in place,
+//! through a journal a killed `publish` leaves for the next one to finish
+//! ([`super::journal`]). A page whose bytes are those already published is not written
+//! again, and the count of pages written says what the month cost.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::digest;
+use super::{digest, journal};
 use crate::error::{Error, Result};
 use crate::store::files::{check_replaceable_as, recover, write_replacing, Commit};
 
 /// The top-level entries of a site folder.
-pub const KNOWN: [&str; 7] = [
+pub const KNOWN: [&str; 8] = [
     "index.html",
     "report.html",
     "members",
@@ -26,10 +27,11 @@ pub const KNOWN: [&str; 7] = [
     "competitions",
     "districts",
     digest::MANIFEST,
+    journal::JOURNAL,
 ];
 
 /// What a publication changed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written {
     /// Pages in the new version.
     pub pages: usize,
@@ -42,6 +44,8 @@ pub struct Written {
     /// Pages made (the others were kept as published because what they are made from
     /// is what the site's record says they were made from).
     pub made: usize,
+    /// The pages written beside those they replace, to be renamed into place.
+    pub replaced: Vec<String>,
 }
 
 /// A page as its maker gives it: the digest of what it is made from (for the pages
@@ -78,107 +82,167 @@ enum Fate {
 /// The pages (relative path and what `make` makes them from) as the whole of `site`,
 /// replacing what was there. `make` is given the digest the site records for the page,
 /// when the record is trusted, and may then leave the bytes out. Pages are made and
-/// written a batch at a time.
-pub fn write_site<P, F>(site: &Path, pages: &[(String, P)], make: F) -> Result<Written>
+/// written a batch at a time: into a new folder that takes the site's place when there
+/// is no site yet, else each beside the page it replaces and renamed over it once all
+/// are written ([`journal`]). `commit.at` is called at `written` (the new pages beside
+/// the old) and `replacing` (the first page renamed), for the tests.
+pub fn write_site<P, F>(
+    site: &Path,
+    pages: &[(String, P)],
+    commit: Commit,
+    make: F,
+) -> Result<Written>
 where
     P: Sync,
     F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
     recover(site)?;
+    journal::finish(site, &|_| {})?;
     check_replaceable_as(site, &KNOWN, "a site")?;
     let old = existing_pages(site)?;
+    if old.is_empty() {
+        let mut written = Written::default();
+        write_replacing(
+            site,
+            Commit {
+                at: &|_| {},
+                ..commit
+            },
+            |staging| {
+                written = write_pages(staging, staging, pages, &old, &BTreeMap::new(), &make)?;
+                journal::flush(staging)
+            },
+        )?;
+        return Ok(written);
+    }
     let recorded = trusted(site, pages, &old, &make)?;
+    let before = std::fs::read(site.join(digest::MANIFEST)).unwrap_or_default();
+    let made = write_pages(site, site, pages, &old, &recorded, &make);
+    if made.is_err() {
+        // Nothing of the month is in place: its hidden files go with it.
+        let _ = existing_pages(site);
+    }
+    let mut written = made?;
     let new: BTreeSet<&str> = pages.iter().map(|p| p.0.as_str()).collect();
-    let mut written = Written {
-        pages: pages.len(),
-        removed: old.keys().filter(|p| !new.contains(p.as_str())).count(),
-        ..Written::default()
-    };
-    let mut digests: BTreeMap<String, digest::Recorded> = BTreeMap::new();
-    write_replacing(site, Commit::default(), |staging| {
-        make_folders(staging, pages)?;
-        for batch in pages.chunks(BATCH) {
-            let fates: Vec<(Fate, Option<digest::Recorded>)> = batch
-                .par_iter()
-                .map(|(relative, page)| {
-                    let known = recorded.get(relative).map(|r| r.digest.as_str());
-                    let at = Place {
-                        site,
-                        staging,
-                        relative,
-                        old: old.get(relative),
-                    };
-                    at.page(known, &|known| make(page, known))
-                })
-                .collect::<Result<_>>()?;
-            for ((relative, _), (fate, digest)) in batch.iter().zip(fates) {
-                match fate {
-                    Fate::Written => written.written += 1,
-                    Fate::Same => written.unchanged += 1,
-                    Fate::Kept => written.unchanged += 1,
-                }
-                if fate != Fate::Kept {
-                    written.made += 1;
-                }
-                if let Some(digest) = digest {
-                    digests.insert(relative.clone(), digest);
-                }
-            }
-        }
-        let manifest = staging.join(digest::MANIFEST);
-        std::fs::write(&manifest, digest::bytes(&digests)).map_err(|e| Error::io(&manifest, e))?;
-        flush(staging)
-    })?;
+    let removed: Vec<String> = old
+        .keys()
+        .filter(|p| !new.contains(p.as_str()))
+        .cloned()
+        .collect();
+    written.removed = removed.len();
+    let mut replaced = std::mem::take(&mut written.replaced);
+    let manifest = std::fs::read(journal::beside(site, digest::MANIFEST)).unwrap_or_default();
+    if replaced.is_empty() && removed.is_empty() && manifest == before {
+        let hidden = journal::beside(site, digest::MANIFEST);
+        std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
+        return Ok(written);
+    }
+    replaced.push(digest::MANIFEST.to_owned());
+    journal::flush(site)?;
+    (commit.at)("written");
+    journal::write(site, &journal::Steps { replaced, removed })?;
+    journal::finish(site, commit.at)?;
     Ok(written)
 }
 
-/// Where a page goes: its path in the site, in the staged version, and the published
-/// file it replaces.
+/// Makes the pages, a batch at a time, and writes those new or changed: into `to` at
+/// their paths when `to` is a new folder, else beside the published page in `site`
+/// (their paths then listed in [`Written::replaced`]); and the record of digests the
+/// same way.
+fn write_pages<P, F>(
+    site: &Path,
+    to: &Path,
+    pages: &[(String, P)],
+    old: &BTreeMap<String, (PathBuf, u64)>,
+    recorded: &BTreeMap<String, digest::Recorded>,
+    make: &F,
+) -> Result<Written>
+where
+    P: Sync,
+    F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
+{
+    let in_place = site == to && !old.is_empty();
+    let mut written = Written {
+        pages: pages.len(),
+        ..Written::default()
+    };
+    let mut digests: BTreeMap<String, digest::Recorded> = BTreeMap::new();
+    make_folders(to, pages)?;
+    for batch in pages.chunks(BATCH) {
+        let fates: Vec<(Fate, Option<digest::Recorded>)> = batch
+            .par_iter()
+            .map(|(relative, page)| {
+                let known = recorded.get(relative).map(|r| r.digest.as_str());
+                let at = Place {
+                    to: match in_place {
+                        true => journal::beside(site, relative),
+                        false => to.join(relative),
+                    },
+                    old: old.get(relative),
+                };
+                at.page(known, &|known| make(page, known))
+            })
+            .collect::<Result<_>>()?;
+        for ((relative, _), (fate, digest)) in batch.iter().zip(fates) {
+            match fate {
+                Fate::Written => written.written += 1,
+                Fate::Same | Fate::Kept => written.unchanged += 1,
+            }
+            if fate == Fate::Written && in_place {
+                written.replaced.push(relative.clone());
+            }
+            if fate != Fate::Kept {
+                written.made += 1;
+            }
+            if let Some(digest) = digest {
+                digests.insert(relative.clone(), digest);
+            }
+        }
+    }
+    let manifest = match in_place {
+        true => journal::beside(site, digest::MANIFEST),
+        false => to.join(digest::MANIFEST),
+    };
+    std::fs::write(&manifest, digest::bytes(&digests)).map_err(|e| Error::io(&manifest, e))?;
+    Ok(written)
+}
+
+/// Where a page goes: the file its new bytes are written to, and the published file
+/// (with its size) it replaces.
 struct Place<'a> {
-    site: &'a Path,
-    staging: &'a Path,
-    relative: &'a str,
-    /// The published file and its size.
+    to: PathBuf,
     old: Option<&'a (PathBuf, u64)>,
 }
 
 impl Place<'_> {
-    /// Puts the page into the staged version: the published file kept when the maker
-    /// left its bytes out (what it is made from is unchanged) or made the same bytes,
-    /// else the bytes written.
+    /// Makes the page: the published file kept when the maker left its bytes out (what
+    /// it is made from is unchanged) or made the same bytes, else the bytes written.
     fn page(
         &self,
         known: Option<&str>,
         make: &dyn Fn(Option<&str>) -> Result<Made>,
     ) -> Result<(Fate, Option<digest::Recorded>)> {
-        let to = self.staging.join(self.relative);
-        let from = self.site.join(self.relative);
         let made = make(known)?;
-        let record = |size: usize| {
-            made.digest.clone().map(|digest| digest::Recorded {
-                digest,
-                size: size as u64,
-            })
+        let record = |size: u64| {
+            made.digest
+                .clone()
+                .map(|digest| digest::Recorded { digest, size })
         };
-        let bytes = match made.bytes {
-            Some(bytes) => bytes,
-            None => match (self.old, keep(&from, &to)) {
-                (Some(&(_, size)), Ok(())) => {
-                    return Ok((Fate::Kept, record(size as usize)));
-                }
-                // The published file could not be kept: made after all.
-                _ => make(None)?.bytes.unwrap_or_default(),
-            },
+        let bytes = match (&made.bytes, self.old) {
+            (Some(bytes), _) => bytes,
+            (None, Some(&(_, size))) => return Ok((Fate::Kept, record(size))),
+            // Nothing published to keep: made after all.
+            (None, None) => &make(None)?.bytes.unwrap_or_default(),
         };
         let same = match self.old {
-            Some((old, size)) => *size == bytes.len() as u64 && same_bytes(old, &bytes)?,
+            Some((old, size)) => *size == bytes.len() as u64 && same_bytes(old, bytes)?,
             None => false,
         };
-        if same && keep(&from, &to).is_ok() {
-            return Ok((Fate::Same, record(bytes.len())));
+        if same {
+            return Ok((Fate::Same, record(bytes.len() as u64)));
         }
-        std::fs::write(&to, &bytes).map_err(|e| Error::io(&to, e))?;
-        Ok((Fate::Written, record(bytes.len())))
+        std::fs::write(&self.to, bytes).map_err(|e| Error::io(&self.to, e))?;
+        Ok((Fate::Written, record(bytes.len() as u64)))
     }
 }
 
@@ -241,32 +305,53 @@ where
 }
 
 /// The pages of the site now in `site`, by relative path (`/`-separated), with their
-/// sizes.
+/// sizes. The hidden files of a publication killed before its journal was written are
+/// removed on the way.
 fn existing_pages(site: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>> {
     let mut out = BTreeMap::new();
     if !site.is_dir() {
         return Ok(out);
     }
-    for name in KNOWN.into_iter().filter(|n| *n != digest::MANIFEST) {
+    remove_hidden(site)?;
+    let pages = KNOWN
+        .into_iter()
+        .filter(|n| *n != digest::MANIFEST && *n != journal::JOURNAL);
+    for name in pages {
         let path = site.join(name);
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
         };
         if meta.is_file() {
             out.insert(name.to_owned(), (path, meta.len()));
-        } else if meta.is_dir() {
-            let entries = std::fs::read_dir(&path).map_err(|e| Error::io(&path, e))?;
-            for entry in entries {
-                let entry = entry.map_err(|e| Error::io(&path, e))?;
-                let file = entry.file_name().to_string_lossy().into_owned();
-                let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
-                if meta.is_file() {
-                    out.insert(format!("{name}/{file}"), (entry.path(), meta.len()));
-                }
+            continue;
+        }
+        let entries = std::fs::read_dir(&path).map_err(|e| Error::io(&path, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&path, e))?;
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
+            if journal::is_hidden(&file) {
+                let hidden = entry.path();
+                std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
+            } else if meta.is_file() {
+                out.insert(format!("{name}/{file}"), (entry.path(), meta.len()));
             }
         }
     }
     Ok(out)
+}
+
+/// Removes the hidden files at the root of `site`.
+fn remove_hidden(site: &Path) -> Result<()> {
+    let entries = std::fs::read_dir(site).map_err(|e| Error::io(site, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(site, e))?;
+        if journal::is_hidden(&entry.file_name().to_string_lossy()) {
+            let hidden = entry.path();
+            std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the file at `path` holds exactly `bytes` (its size read first).
@@ -280,28 +365,6 @@ fn same_bytes(path: &Path, bytes: &[u8]) -> Result<bool> {
     Ok(std::fs::read(path).map_err(|e| Error::io(path, e))? == bytes)
 }
 
-/// The published file `from` kept in the new version at `to`: linked, or copied.
-fn keep(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::hard_link(from, to).or_else(|_| std::fs::copy(from, to).map(|_| ()))
-}
-
-/// Flushes the new pages to disk before the version holding them takes the site's
-/// place: one flush of the file system, not one per page (a month writes thousands).
-fn flush(staging: &Path) -> Result<()> {
-    let folder = std::fs::File::open(staging).map_err(|e| Error::io(staging, e))?;
-    sync(&folder).map_err(|e| Error::io(staging, e))
-}
-
-#[cfg(target_os = "linux")]
-fn sync(folder: &std::fs::File) -> std::io::Result<()> {
-    rustix::fs::syncfs(folder).map_err(std::io::Error::from)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn sync(folder: &std::fs::File) -> std::io::Result<()> {
-    folder.sync_all()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,7 +376,9 @@ mod tests {
     }
 
     fn write(site: &Path, pages: &[(String, Vec<u8>)]) -> Result<Written> {
-        write_site(site, pages, |bytes, _| Ok(Made::bytes(bytes.clone())))
+        write_site(site, pages, Commit::default(), |bytes, _| {
+            Ok(Made::bytes(bytes.clone()))
+        })
     }
 
     #[test]
