@@ -370,7 +370,7 @@ impl PreparedCompetition {
 /// The standings of a run, as columns: a federation's history has millions of lines,
 /// and a [`Standing`] with its two owned strings weighs some 180 bytes. Here a line is
 /// its numbers, its competition by number, and its entrant's name in one shared text,
-/// about 60 bytes. The Swiss rounds of a standing are not kept (no run output has them).
+/// about 42 bytes. The Swiss rounds of a standing are not kept (no run output has them).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StandingTable {
     /// The competitions' ids; a line holds its place here.
@@ -380,13 +380,20 @@ pub struct StandingTable {
     entrant_text: String,
     entrant_ends: Vec<u32>,
     score: Vec<f64>,
-    percent: Vec<Option<f64>>,
+    /// The percentage where `flags` has [`PERCENT`], else 0: a value and a bit rather
+    /// than an `Option<f64>` (16 bytes) a line, as for `vp`.
+    percent: Vec<f64>,
     boards_played: Vec<u32>,
     rank: Vec<u32>,
     direction: Vec<Option<Direction>>,
-    vp: Vec<Option<f64>>,
-    house: Vec<bool>,
+    vp: Vec<f64>,
+    /// [`PERCENT`], [`VP`] and [`HOUSE`] of each line.
+    flags: Vec<u8>,
 }
+
+const PERCENT: u8 = 1;
+const VP: u8 = 2;
+const HOUSE: u8 = 4;
 
 impl StandingTable {
     pub fn len(&self) -> usize {
@@ -408,12 +415,12 @@ impl StandingTable {
             competition_id: &self.competition_ids[self.competition[i] as usize],
             entrant: self.entrant_text.get(start..end).unwrap_or_default(),
             score: self.score[i],
-            percent: self.percent[i],
+            percent: (self.flags[i] & PERCENT != 0).then_some(self.percent[i]),
             boards_played: self.boards_played[i],
             rank: self.rank[i],
             direction: self.direction[i],
-            vp: self.vp[i],
-            house: self.house[i],
+            vp: (self.flags[i] & VP != 0).then_some(self.vp[i]),
+            house: self.flags[i] & HOUSE != 0,
             rounds: (),
         }
     }
@@ -441,7 +448,7 @@ impl StandingTable {
         self.rank.reserve(lines);
         self.direction.reserve(lines);
         self.vp.reserve(lines);
-        self.house.reserve(lines);
+        self.flags.reserve(lines);
     }
 
     /// Appends a line after every other.
@@ -454,12 +461,16 @@ impl StandingTable {
         self.entrant_text.push_str(line.entrant);
         self.entrant_ends.push(self.entrant_text.len() as u32);
         self.score.push(line.score);
-        self.percent.push(line.percent);
+        self.percent.push(line.percent.unwrap_or(0.0));
         self.boards_played.push(line.boards_played);
         self.rank.push(line.rank);
         self.direction.push(line.direction);
-        self.vp.push(line.vp);
-        self.house.push(line.house);
+        self.vp.push(line.vp.unwrap_or(0.0));
+        self.flags.push(
+            u8::from(line.percent.is_some()) * PERCENT
+                + u8::from(line.vp.is_some()) * VP
+                + u8::from(line.house) * HOUSE,
+        );
     }
 
     /// Appends `other`'s lines after every other.
