@@ -17,7 +17,9 @@ use super::model_input::build_input;
 use super::state::Registry;
 use super::units::model_results;
 
-pub use super::prepared::{NonMemberSeat, PreparedCompetition, Seat, StandingLine, StandingTable};
+pub use super::prepared::{
+    EntrantNames, NonMemberSeat, PreparedCompetition, Seat, StandingLine, StandingTable,
+};
 
 /// Everything the replay and the reports need from the dataset.
 #[derive(Debug, Default)]

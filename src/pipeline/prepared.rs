@@ -32,7 +32,7 @@ pub struct PreparedCompetition {
     pub input: CompetitionInput,
     /// Per entrant, per player slot: who sits there.
     pub seats: Vec<Vec<Seat>>,
-    pub entrant_names: Vec<String>,
+    pub entrant_names: EntrantNames,
     /// The members whose handicaps this competition reads and writes, sorted, unique.
     pub rated_members: Vec<u32>,
     /// A pairs field with fixed directions: N/S and E/W are rated as separate fields.
@@ -45,6 +45,54 @@ pub struct PreparedCompetition {
     /// The entrants and seats, packed while the competition waits for the replay
     /// ([`Self::pack`]); `input.entrants` and `seats` are then empty.
     pub packed: Option<PackedEntrants>,
+}
+
+/// A competition's entrants' names (`entrants.entrant`), by entrant, in one text: a run
+/// holds every rated competition's until its outputs are written, and a `String` each
+/// (24 bytes and an allocation of its own for a name of two or three characters) was
+/// about forty bytes an entrant.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntrantNames {
+    text: Box<str>,
+    /// Where entrant `i`'s name ends in `text`.
+    ends: Box<[u32]>,
+}
+
+impl EntrantNames {
+    /// Entrant `i`'s name.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        self.text.get(start..end)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+impl<'a> FromIterator<&'a str> for EntrantNames {
+    /// The names in order. A competition whose names pass 4 GiB in all (none can: a
+    /// row's text is far shorter) would read its later names as empty.
+    fn from_iter<I: IntoIterator<Item = &'a str>>(names: I) -> Self {
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        for name in names {
+            text.push_str(name);
+            ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        }
+        EntrantNames {
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        }
+    }
 }
 
 /// A player of a competition who is not in the member list.
@@ -577,7 +625,7 @@ mod tests {
                 entrants,
             },
             seats,
-            entrant_names: vec!["1".into(), "2".into(), "3".into()],
+            entrant_names: ["1", "2", "3"].into_iter().collect(),
             rated_members: vec![0, 7],
             split_by_direction: false,
             non_members: Vec::new(),
