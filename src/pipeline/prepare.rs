@@ -310,6 +310,12 @@ mod tests {
         }
     }
 
+    /// A held line is 40 bytes: a run holds one per entrant of the history.
+    #[test]
+    fn a_held_line_is_forty_bytes() {
+        assert_eq!(std::mem::size_of::<HeldLine>(), 40);
+    }
+
     /// Held and appended, a competition's lines are those it was given, field for
     /// field and in order: names of any length (an empty one too), and a line of
     /// another competition keeping its own id.

@@ -567,6 +567,20 @@ impl<'a> IntoIterator for &'a StandingTable {
 mod tests {
     use super::*;
 
+    /// Names of any length, an empty one too, come back as given, in order; past the
+    /// last there is none.
+    #[test]
+    fn entrant_names_give_back_each_name() {
+        let names: EntrantNames = ["12", "", "Östra BK lag 3", "3"].into_iter().collect();
+        assert_eq!(names.len(), 4);
+        assert_eq!(names.get(0), Some("12"));
+        assert_eq!(names.get(1), Some(""));
+        assert_eq!(names.get(2), Some("Östra BK lag 3"));
+        assert_eq!(names.get(3), Some("3"));
+        assert_eq!(names.get(4), None);
+        assert!(EntrantNames::default().is_empty());
+    }
+
     fn standing(competition: &str, entrant: &str, rank: u32) -> Standing {
         Standing {
             percent: (rank % 2 == 0).then_some(52.5),
