@@ -25,7 +25,8 @@ const NONE: u32 = u32::MAX;
 pub struct EntrantRow {
     competition: u32,
     entrant: u32,
-    players: [MemberId; 4],
+    /// The players' numbers by id into the pool (an `i64` each was a third of a row).
+    players: [u32; 4],
     names: [u32; 4],
     clubs: [u32; 4],
     team: u32,
@@ -92,6 +93,9 @@ pub struct Pool {
     texts: Vec<Arc<str>>,
     text_ids: HashMap<Arc<str>, u32>,
     files: Vec<Arc<Path>>,
+    /// Each player number once: a federation's rows name its members over and over.
+    members: Vec<MemberId>,
+    member_ids: HashMap<MemberId, u32>,
     /// The competition of the last row packed: a competition's rows come together.
     last_competition: Option<u32>,
 }
@@ -118,6 +122,20 @@ impl Pool {
         self.texts.push(Arc::clone(&text));
         self.text_ids.insert(text, id);
         id
+    }
+
+    fn intern_member(&mut self, member: MemberId) -> u32 {
+        if let Some(&id) = self.member_ids.get(&member) {
+            return id;
+        }
+        let id = self.members.len() as u32;
+        self.members.push(member);
+        self.member_ids.insert(member, id);
+        id
+    }
+
+    fn member(&self, id: u32) -> MemberId {
+        self.members.get(id as usize).copied().unwrap_or_default()
     }
 
     fn intern_option(&mut self, text: Option<&str>) -> u32 {
@@ -314,7 +332,7 @@ impl CompactRow for EntrantRow {
         let mut present = 0u8;
         for (slot, player) in entrant.players.iter().enumerate() {
             if let Some(id) = player {
-                players[slot] = *id;
+                players[slot] = pool.intern_member(*id);
                 present |= 1 << slot;
             }
         }
@@ -344,8 +362,9 @@ impl CompactRow for EntrantRow {
         Entrant {
             competition_id: pool.text(self.competition).to_owned(),
             entrant: pool.text(self.entrant).to_owned(),
-            players: [0, 1, 2, 3]
-                .map(|slot| (self.present & (1 << slot) != 0).then_some(self.players[slot])),
+            players: [0, 1, 2, 3].map(|slot| {
+                (self.present & (1 << slot) != 0).then(|| pool.member(self.players[slot]))
+            }),
             names: self.names.map(|id| pool.text_option(id)),
             clubs: self.clubs.map(|id| pool.text_option(id)),
             team: pool.text_option(self.team),
@@ -388,8 +407,9 @@ impl<'t> CompetitionRows<'t> {
         let pool = &self.table.pool;
         EntrantPlayers {
             entrant: pool.text(row.entrant),
-            players: [0, 1, 2, 3]
-                .map(|slot| (row.present & (1 << slot) != 0).then_some(row.players[slot])),
+            players: [0, 1, 2, 3].map(|slot| {
+                (row.present & (1 << slot) != 0).then(|| pool.member(row.players[slot]))
+            }),
             names: row.names.map(|id| (id != NONE).then(|| pool.text(id))),
         }
     }
@@ -523,6 +543,12 @@ fn group_by(keys: &[u32], n: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An entrant row is 80 bytes: a run holds one per entrant of the history.
+    #[test]
+    fn an_entrant_row_is_eighty_bytes() {
+        assert_eq!(std::mem::size_of::<EntrantRow>(), 80);
+    }
 
     fn entrant(competition: &str, name: &str, row: usize, file: &Arc<Path>) -> Entrant {
         Entrant {

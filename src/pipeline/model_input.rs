@@ -94,7 +94,7 @@ pub(super) fn build_input(
             entrants: inputs,
         },
         seats,
-        entrant_names: cx.entrants.iter().map(|e| e.entrant.clone()).collect(),
+        entrant_names: cx.entrants.iter().map(|e| e.entrant.as_str()).collect(),
         rated_members,
         non_members,
         origin: competition.origin.clone(),

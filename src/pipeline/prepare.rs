@@ -17,7 +17,9 @@ use super::model_input::build_input;
 use super::state::Registry;
 use super::units::model_results;
 
-pub use super::prepared::{NonMemberSeat, PreparedCompetition, Seat, StandingLine, StandingTable};
+pub use super::prepared::{
+    EntrantNames, NonMemberSeat, PreparedCompetition, Seat, StandingLine, StandingTable,
+};
 
 /// Everything the replay and the reports need from the dataset.
 #[derive(Debug, Default)]
@@ -183,17 +185,56 @@ pub(super) struct HeldStandings {
     names: Box<str>,
 }
 
+/// One line, 40 bytes: the optional numbers are a value and a bit in `flags` rather
+/// than an `Option<f64>` each (16 bytes), since a run holds every line of the history.
 #[derive(Debug, Clone, Copy)]
 struct HeldLine {
     score: f64,
-    percent: Option<f64>,
-    vp: Option<f64>,
+    /// The percentage when `flags` has [`PERCENT`], else 0.
+    percent: f64,
+    /// The victory points when `flags` has [`VP`], else 0.
+    vp: f64,
     boards_played: u32,
     rank: u32,
     /// Where the entrant's name ends in `names`.
-    name_end: usize,
+    name_end: u32,
     direction: Option<crate::dataset::Direction>,
-    house: bool,
+    /// [`PERCENT`], [`VP`] and [`HOUSE`].
+    flags: u8,
+}
+
+const PERCENT: u8 = 1;
+const VP: u8 = 2;
+const HOUSE: u8 = 4;
+
+impl HeldLine {
+    fn new(line: &StandingLine<'_>, name_end: usize) -> Self {
+        let flags = u8::from(line.percent.is_some()) * PERCENT
+            + u8::from(line.vp.is_some()) * VP
+            + u8::from(line.house) * HOUSE;
+        HeldLine {
+            score: line.score,
+            percent: line.percent.unwrap_or(0.0),
+            vp: line.vp.unwrap_or(0.0),
+            boards_played: line.boards_played,
+            rank: line.rank,
+            name_end: u32::try_from(name_end).unwrap_or(u32::MAX),
+            direction: line.direction,
+            flags,
+        }
+    }
+
+    fn percent(&self) -> Option<f64> {
+        (self.flags & PERCENT != 0).then_some(self.percent)
+    }
+
+    fn vp(&self) -> Option<f64> {
+        (self.flags & VP != 0).then_some(self.vp)
+    }
+
+    fn house(&self) -> bool {
+        self.flags & HOUSE != 0
+    }
 }
 
 impl HeldStandings {
@@ -204,16 +245,7 @@ impl HeldStandings {
         let mut held = Vec::with_capacity(lines.len());
         for line in lines.clone() {
             names.push_str(line.entrant);
-            held.push(HeldLine {
-                score: line.score,
-                percent: line.percent,
-                vp: line.vp,
-                boards_played: line.boards_played,
-                rank: line.rank,
-                name_end: names.len(),
-                direction: line.direction,
-                house: line.house,
-            });
+            held.push(HeldLine::new(&line, names.len()));
         }
         HeldStandings {
             competition_id: first_id.into(),
@@ -236,23 +268,24 @@ impl HeldStandings {
     pub fn append_to(&self, table: &mut StandingTable) {
         let mut start = 0;
         for (i, line) in self.lines.iter().enumerate() {
+            let end = line.name_end as usize;
             let competition_id = match &self.competition_ids {
                 Some(ids) => ids.get(i).map_or("", |id| id),
                 None => &self.competition_id,
             };
             table.push(StandingLine {
                 competition_id,
-                entrant: self.names.get(start..line.name_end).unwrap_or_default(),
+                entrant: self.names.get(start..end).unwrap_or_default(),
                 score: line.score,
-                percent: line.percent,
+                percent: line.percent(),
                 boards_played: line.boards_played,
                 rank: line.rank,
                 direction: line.direction,
-                vp: line.vp,
-                house: line.house,
+                vp: line.vp(),
+                house: line.house(),
                 rounds: (),
             });
-            start = line.name_end;
+            start = end;
         }
     }
 }
@@ -275,6 +308,12 @@ mod tests {
             house: rank == 4,
             rounds: (),
         }
+    }
+
+    /// A held line is 40 bytes: a run holds one per entrant of the history.
+    #[test]
+    fn a_held_line_is_forty_bytes() {
+        assert_eq!(std::mem::size_of::<HeldLine>(), 40);
     }
 
     /// Held and appended, a competition's lines are those it was given, field for

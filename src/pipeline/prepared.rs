@@ -32,7 +32,7 @@ pub struct PreparedCompetition {
     pub input: CompetitionInput,
     /// Per entrant, per player slot: who sits there.
     pub seats: Vec<Vec<Seat>>,
-    pub entrant_names: Vec<String>,
+    pub entrant_names: EntrantNames,
     /// The members whose handicaps this competition reads and writes, sorted, unique.
     pub rated_members: Vec<u32>,
     /// A pairs field with fixed directions: N/S and E/W are rated as separate fields.
@@ -45,6 +45,54 @@ pub struct PreparedCompetition {
     /// The entrants and seats, packed while the competition waits for the replay
     /// ([`Self::pack`]); `input.entrants` and `seats` are then empty.
     pub packed: Option<PackedEntrants>,
+}
+
+/// A competition's entrants' names (`entrants.entrant`), by entrant, in one text: a run
+/// holds every rated competition's until its outputs are written, and a `String` each
+/// (24 bytes and an allocation of its own for a name of two or three characters) was
+/// about forty bytes an entrant.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntrantNames {
+    text: Box<str>,
+    /// Where entrant `i`'s name ends in `text`.
+    ends: Box<[u32]>,
+}
+
+impl EntrantNames {
+    /// Entrant `i`'s name.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).map_or(0, |&e| e as usize),
+        };
+        self.text.get(start..end)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+impl<'a> FromIterator<&'a str> for EntrantNames {
+    /// The names in order. A competition whose names pass 4 GiB in all (none can: a
+    /// row's text is far shorter) would read its later names as empty.
+    fn from_iter<I: IntoIterator<Item = &'a str>>(names: I) -> Self {
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        for name in names {
+            text.push_str(name);
+            ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        }
+        EntrantNames {
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        }
+    }
 }
 
 /// A player of a competition who is not in the member list.
@@ -370,7 +418,7 @@ impl PreparedCompetition {
 /// The standings of a run, as columns: a federation's history has millions of lines,
 /// and a [`Standing`] with its two owned strings weighs some 180 bytes. Here a line is
 /// its numbers, its competition by number, and its entrant's name in one shared text,
-/// about 60 bytes. The Swiss rounds of a standing are not kept (no run output has them).
+/// about 42 bytes. The Swiss rounds of a standing are not kept (no run output has them).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StandingTable {
     /// The competitions' ids; a line holds its place here.
@@ -380,13 +428,20 @@ pub struct StandingTable {
     entrant_text: String,
     entrant_ends: Vec<u32>,
     score: Vec<f64>,
-    percent: Vec<Option<f64>>,
+    /// The percentage where `flags` has [`PERCENT`], else 0: a value and a bit rather
+    /// than an `Option<f64>` (16 bytes) a line, as for `vp`.
+    percent: Vec<f64>,
     boards_played: Vec<u32>,
     rank: Vec<u32>,
     direction: Vec<Option<Direction>>,
-    vp: Vec<Option<f64>>,
-    house: Vec<bool>,
+    vp: Vec<f64>,
+    /// [`PERCENT`], [`VP`] and [`HOUSE`] of each line.
+    flags: Vec<u8>,
 }
+
+const PERCENT: u8 = 1;
+const VP: u8 = 2;
+const HOUSE: u8 = 4;
 
 impl StandingTable {
     pub fn len(&self) -> usize {
@@ -408,12 +463,12 @@ impl StandingTable {
             competition_id: &self.competition_ids[self.competition[i] as usize],
             entrant: self.entrant_text.get(start..end).unwrap_or_default(),
             score: self.score[i],
-            percent: self.percent[i],
+            percent: (self.flags[i] & PERCENT != 0).then_some(self.percent[i]),
             boards_played: self.boards_played[i],
             rank: self.rank[i],
             direction: self.direction[i],
-            vp: self.vp[i],
-            house: self.house[i],
+            vp: (self.flags[i] & VP != 0).then_some(self.vp[i]),
+            house: self.flags[i] & HOUSE != 0,
             rounds: (),
         }
     }
@@ -441,7 +496,7 @@ impl StandingTable {
         self.rank.reserve(lines);
         self.direction.reserve(lines);
         self.vp.reserve(lines);
-        self.house.reserve(lines);
+        self.flags.reserve(lines);
     }
 
     /// Appends a line after every other.
@@ -454,12 +509,16 @@ impl StandingTable {
         self.entrant_text.push_str(line.entrant);
         self.entrant_ends.push(self.entrant_text.len() as u32);
         self.score.push(line.score);
-        self.percent.push(line.percent);
+        self.percent.push(line.percent.unwrap_or(0.0));
         self.boards_played.push(line.boards_played);
         self.rank.push(line.rank);
         self.direction.push(line.direction);
-        self.vp.push(line.vp);
-        self.house.push(line.house);
+        self.vp.push(line.vp.unwrap_or(0.0));
+        self.flags.push(
+            u8::from(line.percent.is_some()) * PERCENT
+                + u8::from(line.vp.is_some()) * VP
+                + u8::from(line.house) * HOUSE,
+        );
     }
 
     /// Appends `other`'s lines after every other.
@@ -507,6 +566,20 @@ impl<'a> IntoIterator for &'a StandingTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names of any length, an empty one too, come back as given, in order; past the
+    /// last there is none.
+    #[test]
+    fn entrant_names_give_back_each_name() {
+        let names: EntrantNames = ["12", "", "Östra BK lag 3", "3"].into_iter().collect();
+        assert_eq!(names.len(), 4);
+        assert_eq!(names.get(0), Some("12"));
+        assert_eq!(names.get(1), Some(""));
+        assert_eq!(names.get(2), Some("Östra BK lag 3"));
+        assert_eq!(names.get(3), Some("3"));
+        assert_eq!(names.get(4), None);
+        assert!(EntrantNames::default().is_empty());
+    }
 
     fn standing(competition: &str, entrant: &str, rank: u32) -> Standing {
         Standing {
@@ -566,7 +639,7 @@ mod tests {
                 entrants,
             },
             seats,
-            entrant_names: vec!["1".into(), "2".into(), "3".into()],
+            entrant_names: ["1", "2", "3"].into_iter().collect(),
             rated_members: vec![0, 7],
             split_by_direction: false,
             non_members: Vec::new(),

@@ -9,7 +9,9 @@ use chrono::NaiveDate;
 use polars::prelude::*;
 
 use crate::dataset::Direction;
-use crate::pipeline::prepare::{NonMemberSeat, PreparedCompetition, Seat, StandingLine};
+use crate::pipeline::prepare::{
+    EntrantNames, NonMemberSeat, PreparedCompetition, Seat, StandingLine,
+};
 use crate::pipeline::ranking::{published, RankedMember};
 use crate::pipeline::replay::{Change, ChangeCodec, SealJob};
 use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
@@ -108,18 +110,14 @@ pub fn changes_part(output: &RunOutput, range: std::ops::Range<usize>) -> Polars
 /// `changes.parquet`'s columns for `rows`, whose competitions are `comps` by place.
 fn changes_frame(rows: &[Change], comps: &[PreparedCompetition]) -> PolarsResult<DataFrame> {
     changes_columns(rows, |at| {
-        comps.get(at).map(|p| {
-            (
-                p.competition_id.as_str(),
-                p.date,
-                p.entrant_names.as_slice(),
-            )
-        })
+        comps
+            .get(at)
+            .map(|p| (p.competition_id.as_str(), p.date, &p.entrant_names))
     })
 }
 
 /// What a change row names of its competition: its id, date and entrants' names.
-type Named<'a> = (&'a str, NaiveDate, &'a [String]);
+type Named<'a> = (&'a str, NaiveDate, &'a EntrantNames);
 
 /// `changes.parquet`'s columns for `rows`, with `named` giving what a row's competition
 /// (by place) names. Text columns are built from borrowed text: a row costs no
@@ -141,7 +139,7 @@ fn changes_columns<'a>(
         .map("member_id", rows, |c| c.member_id)
         .map("entrant", rows, |c| {
             let name = named(c.competition).and_then(|n| n.2.get(c.entrant));
-            name.map_or("", String::as_str)
+            name.unwrap_or_default()
         })
         .map("status", rows, |c| status_name(c.seat))
         .map("handicap_before", rows, |c| c.outcome.handicap_before)
@@ -171,7 +169,7 @@ pub struct ChangeRowCodec {
 struct Directory {
     /// The place of the first competition.
     first: usize,
-    competitions: Vec<(String, NaiveDate, Vec<String>)>,
+    competitions: Vec<(String, NaiveDate, EntrantNames)>,
 }
 
 impl Directory {
@@ -192,7 +190,7 @@ impl Directory {
 
     fn named(&self, at: usize) -> Option<Named<'_>> {
         let (id, date, names) = self.competitions.get(at.checked_sub(self.first)?)?;
-        Some((id.as_str(), *date, names.as_slice()))
+        Some((id.as_str(), *date, names))
     }
 }
 
@@ -312,10 +310,7 @@ fn adjusted_results(output: &RunOutput) -> AdjustedResults<'_> {
     for a in &output.replay.adjusted {
         let c = &comps[a.competition];
         if let Some(name) = c.entrant_names.get(a.entrant) {
-            by_entrant.insert(
-                (c.competition_id.as_str(), name.as_str()),
-                (a.expected, a.adjusted),
-            );
+            by_entrant.insert((c.competition_id.as_str(), name), (a.expected, a.adjusted));
         }
     }
     let tournaments = by_entrant
@@ -450,7 +445,7 @@ pub fn non_members(output: &RunOutput) -> PolarsResult<DataFrame> {
             comps[c.competition]
                 .entrant_names
                 .get(c.entrant)
-                .cloned()
+                .map(str::to_owned)
                 .unwrap_or_default()
         })
         .map("reason", &printed, NonMemberId::reason)

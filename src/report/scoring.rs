@@ -252,7 +252,7 @@ pub fn expectations(
                 let name = competition.entrant_names.get(entrant)?;
                 Some(Expectation {
                     competition_id: competition.competition_id.clone(),
-                    entrant: name.clone(),
+                    entrant: name.to_owned(),
                     expected,
                     adjusted,
                     imps,

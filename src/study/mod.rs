@@ -166,7 +166,7 @@ impl StudyData {
         // are for a run's outputs, which a study does not write.
         for c in &mut competitions {
             c.pack();
-            c.entrant_names = Vec::new();
+            c.entrant_names = Default::default();
             c.non_members = Vec::new();
         }
         StudyData {

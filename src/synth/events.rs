@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 
 use crate::dataset::{
     BoardResult, Competition, Dataset, Direction, Entrant, EntrantResult, Format, ScoringMethod,
@@ -41,6 +41,17 @@ const KINDS: [Kind; 7] = [
     Kind::SwissCongress,
 ];
 
+/// The highest session number the data contract allows on one date.
+const MAX_SESSION: i32 = 99;
+
+/// Every day of `date`'s month, in order.
+fn month_days(date: NaiveDate) -> impl Iterator<Item = NaiveDate> {
+    let first = date.with_day(1).unwrap_or(date);
+    first
+        .iter_days()
+        .take_while(move |d| d.month() == first.month())
+}
+
 const CLASSES: [&str; 3] = ["championship", "novice", "open"];
 
 pub struct MonthBuilder<'a> {
@@ -50,6 +61,8 @@ pub struct MonthBuilder<'a> {
     dates: Vec<NaiveDate>,
     next_date: usize,
     sessions: BTreeMap<NaiveDate, i32>,
+    /// Set when no day of the month has room for another session.
+    full: bool,
     /// Month index from the start of the period (skill and activity depend on it).
     month: u32,
     pub out: Dataset,
@@ -70,6 +83,7 @@ impl<'a> MonthBuilder<'a> {
             dates,
             next_date: 0,
             sessions: BTreeMap::new(),
+            full: false,
             month,
             out: Dataset::default(),
         }
@@ -89,7 +103,7 @@ impl<'a> MonthBuilder<'a> {
         let mut left = budget as i64;
         // A bound on attempts keeps a club too small for any event from looping.
         let mut attempts = 0;
-        while left > 0 && attempts < 4 * budget + 8 {
+        while left > 0 && attempts < 4 * budget + 8 && !self.full {
             attempts += 1;
             let mut index = self.rng.weighted(&mix).min(KINDS.len() - 1);
             // The draw's fallback for rounding is the last kind; a kind weighted 0 (Swiss
@@ -110,13 +124,33 @@ impl<'a> MonthBuilder<'a> {
         self.out
     }
 
-    fn take_date(&mut self, sessions: i32) -> (NaiveDate, i32) {
-        let date = self.dates[self.next_date % self.dates.len()];
+    /// The date of the next event and its first session number. The club's nights take
+    /// turns; a night whose sessions would pass the data contract's 99 gives way to the
+    /// next of the club's nights with room, then to any day of the month with room (a
+    /// club of thousands of members plays every day). `None` when the month has no room
+    /// left: the month's events stop there.
+    fn take_date(&mut self, sessions: i32) -> Option<(NaiveDate, i32)> {
+        let fits = |taken: &BTreeMap<NaiveDate, i32>, date: &NaiveDate| {
+            taken.get(date).copied().unwrap_or(0) + sessions <= MAX_SESSION
+        };
+        let n = self.dates.len();
+        let turn = self.next_date;
         self.next_date += 1;
+        let night = (0..n)
+            .map(|k| self.dates[(turn + k) % n])
+            .find(|d| fits(&self.sessions, d));
+        let date = night.or_else(|| {
+            let first = self.dates.first()?;
+            month_days(*first).find(|d| fits(&self.sessions, d))
+        });
+        let Some(date) = date else {
+            self.full = true;
+            return None;
+        };
         let entry = self.sessions.entry(date).or_insert(0);
         let first = *entry + 1;
         *entry += sessions;
-        (date, first)
+        Some((date, first))
     }
 
     fn competition(
@@ -267,7 +301,9 @@ impl<'a> MonthBuilder<'a> {
         let handicap = self.rng.chance(cfg.handicap_event_share);
         let two_sessions = self.rng.chance(cfg.double_session_share);
         let sessions = if two_sessions { 2 } else { 1 };
-        let (date, first_session) = self.take_date(sessions);
+        let Some((date, first_session)) = self.take_date(sessions) else {
+            return 0;
+        };
         let title = match (scoring, handicap) {
             (_, true) => "handicap pairs",
             (ScoringMethod::Matchpoints, _) => "pairs",
@@ -485,7 +521,9 @@ impl<'a> MonthBuilder<'a> {
         }
         let (rounds, per_round) = if n < 12 { (6u32, 9u32) } else { (7, 8) };
         let board_level = self.rng.chance(cfg.board_level_share);
-        let (date, session) = self.take_date(1);
+        let Some((date, session)) = self.take_date(1) else {
+            return 0;
+        };
         let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
         let mut comp = self.competition(
             id.clone(),
@@ -630,7 +668,9 @@ impl<'a> MonthBuilder<'a> {
         let rounds = self.rng.range(6, 8) as u32;
         let per_round = (24.0 / f64::from(rounds)).round().clamp(2.0, 4.0) as u32;
         let boards = rounds * per_round;
-        let (date, session) = self.take_date(1);
+        let Some((date, session)) = self.take_date(1) else {
+            return 0;
+        };
         let id = format!("{}-{}-{}", self.club.code, date.format("%Y%m%d"), session);
         let comp = self.competition(
             id.clone(),
@@ -736,7 +776,9 @@ impl<'a> MonthBuilder<'a> {
         let rounds = team_rounds(teams.len());
         let per_match = if teams.len() >= 5 { 8 } else { 12 };
         let class = self.rng.chance(0.5).then(|| "league".to_string());
-        let (date, first_session) = self.take_date(rounds.len() as i32);
+        let Some((date, first_session)) = self.take_date(rounds.len() as i32) else {
+            return 0;
+        };
         let model = cfg.play.clone();
         for (r, matches) in rounds.iter().enumerate() {
             let session = first_session + r as i32;
@@ -863,7 +905,9 @@ impl<'a> MonthBuilder<'a> {
         let rounds: Vec<Vec<(usize, usize)>> =
             team_rounds(teams.len()).into_iter().take(3).collect();
         let per_round = 8u32;
-        let (date, first_session) = self.take_date(rounds.len() as i32);
+        let Some((date, first_session)) = self.take_date(rounds.len() as i32) else {
+            return 0;
+        };
         let model = cfg.play.clone();
         let mut spent = 0;
         for (r, matches) in rounds.iter().enumerate() {
@@ -1016,4 +1060,53 @@ fn sample_distinct(rng: &mut Rng, len: usize, k: usize) -> Vec<usize> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::SynthConfig;
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2024, 11, d).unwrap_or_default()
+    }
+
+    /// A club's nights fill up to session 99, then the next night takes the events, then
+    /// the other days of the month in order; a month with no room left stops.
+    #[test]
+    fn sessions_stay_within_the_contract() {
+        let config = SynthConfig {
+            members: 4,
+            clubs: 1,
+            months: 1,
+            ..SynthConfig::default()
+        };
+        let fed = Federation::new(&config);
+        let club = &fed.clubs[0];
+        let nights = vec![day(4), day(11)];
+        let mut b = MonthBuilder::new(&fed, club, Rng::new(1), nights, 0);
+        assert_eq!(b.take_date(1), Some((day(4), 1)));
+        assert_eq!(b.take_date(3), Some((day(11), 1)));
+        for _ in 0..48 {
+            b.take_date(2);
+        }
+        // 4 November holds sessions 1 to 49, 11 November 1 to 51.
+        assert_eq!(b.take_date(50), Some((day(4), 50)));
+        assert_eq!(
+            b.take_date(50),
+            Some((day(1), 1)),
+            "both nights full: 1 November"
+        );
+        assert_eq!(b.take_date(48), Some((day(11), 52)));
+        assert_eq!(b.take_date(99), Some((day(2), 1)));
+        for d in 3..=30 {
+            if d != 4 && d != 11 {
+                assert_eq!(b.take_date(99), Some((day(d), 1)));
+            }
+        }
+        assert_eq!(b.take_date(1), Some((day(1), 51)));
+        assert!(!b.full);
+        assert_eq!(b.take_date(50), None, "no day has 50 sessions free");
+        assert!(b.full);
+    }
 }
