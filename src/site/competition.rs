@@ -167,34 +167,10 @@ fn feed_sheet(look: &Lookups, id: &str, c: &Competition, f: &mut Feed) {
         f.flag(false);
         return;
     };
-    // Named field by field, so that a field added to the row must be placed here.
-    let crate::dataset::Competition {
-        competition_id,
-        date,
-        session,
-        format,
-        scoring,
-        boards,
-        rated,
-        handicap_event,
-        title,
-        club,
-        class,
-        conventions,
-        vp_scale,
-        origin: _,
-    } = competition;
-    let row = (
-        competition_id,
-        date,
-        session,
-        format,
-        scoring,
-        boards,
-        rated,
-    );
-    let more = (handicap_event, title, club, class, conventions, vp_scale);
-    f.flag(true).str(&format!("{row:?} {more:?}"));
+    // The dataset's own encoding of the row, which names every field but the origin,
+    // so that a field added to the row is in the digest.
+    f.flag(true)
+        .bytes(&crate::dataset::encoding::competition(competition));
     let names = names.competition(id);
     for s in &c.standings {
         f.opt_num(s.vp).str(&names.of(&s.entrant));

@@ -249,56 +249,22 @@ struct WengLin {
     rating: Vec<WengLinRating>,
 }
 
-impl WengLin {
-    fn team(&self, players: &[Option<u32>]) -> Vec<WengLinRating> {
-        players
-            .iter()
-            .map(|p| p.map_or_else(WengLinRating::new, |m| self.rating[m as usize]))
-            .collect()
+impl TeamSystem for WengLin {
+    type Rating = WengLinRating;
+    fn win_probability(&self, a: &[WengLinRating], b: &[WengLinRating]) -> f64 {
+        expected_score_two_teams(a, b, &self.config).0
     }
-}
-
-impl Rater for WengLin {
-    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
-        let teams: Vec<Vec<WengLinRating>> = group
-            .iter()
-            .map(|&e| self.team(&field.entrants[e].players))
-            .collect();
-        let n = teams.len();
-        (0..n)
-            .map(|i| {
-                let e: f64 = (0..n)
-                    .filter(|&j| j != i)
-                    .map(|j| expected_score_two_teams(&teams[i], &teams[j], &self.config).0)
-                    .sum::<f64>()
-                    / (n - 1).max(1) as f64;
-                100.0 * (e - 0.5)
-            })
-            .collect()
+    fn ranked_update(
+        &self,
+        ranked: &[(&[WengLinRating], MultiTeamOutcome)],
+    ) -> Option<Vec<Vec<WengLinRating>>> {
+        Some(weng_lin_multi_team(ranked, &self.config))
     }
-    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
-        let teams: Vec<Vec<WengLinRating>> = group
-            .iter()
-            .map(|&e| self.team(&field.entrants[e].players))
-            .collect();
-        // Rank 1 is the best percentage; equal percentages share a rank.
-        let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
-        let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
-            .iter()
-            .zip(&achieved)
-            .map(|(t, a)| {
-                let better = achieved.iter().filter(|b| *b > a).count();
-                (t.as_slice(), MultiTeamOutcome::new(better + 1))
-            })
-            .collect();
-        let updated = weng_lin_multi_team(&ranked, &self.config);
-        for (&e, new) in group.iter().zip(updated) {
-            for (p, r) in field.entrants[e].players.iter().zip(new) {
-                if let Some(m) = p {
-                    self.rating[*m as usize] = r;
-                }
-            }
-        }
+    fn ratings(&self) -> &[WengLinRating] {
+        &self.rating
+    }
+    fn ratings_mut(&mut self) -> &mut [WengLinRating] {
+        &mut self.rating
     }
     fn strength(&self, member: usize) -> f64 {
         -self.rating[member].rating
@@ -320,6 +286,82 @@ fn pairwise_outcomes(field: &Field, group: &[usize]) -> Vec<Vec<Outcomes>> {
                     std::cmp::Ordering::Equal => Outcomes::DRAW,
                 })
                 .collect()
+        })
+        .collect()
+}
+
+/// A rating system of the `skillratings` crate that rates teams: an entrant is the team
+/// of its players, a field is ranked by percentage, and each entrant's expectation is its
+/// mean win probability against the others of its group.
+trait TeamSystem {
+    /// A player's rating; its `Default` is the system's start, a guest's rating.
+    type Rating: Copy + Default;
+    fn win_probability(&self, a: &[Self::Rating], b: &[Self::Rating]) -> f64;
+    /// Every team's new ratings, in order; `None` when the system refuses the field.
+    fn ranked_update(
+        &self,
+        ranked: &[(&[Self::Rating], MultiTeamOutcome)],
+    ) -> Option<Vec<Vec<Self::Rating>>>;
+    fn ratings(&self) -> &[Self::Rating];
+    fn ratings_mut(&mut self) -> &mut [Self::Rating];
+    fn strength(&self, member: usize) -> f64;
+    /// The ratings of an entrant's players.
+    fn team(&self, players: &[Option<u32>]) -> Vec<Self::Rating> {
+        let rating = |m: u32| self.ratings().get(m as usize).copied();
+        players
+            .iter()
+            .map(|p| p.and_then(rating).unwrap_or_default())
+            .collect()
+    }
+}
+
+impl<T: TeamSystem> Rater for T {
+    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let teams = teams(self, field, group);
+        mean_win_probability(teams.len(), |i, j| {
+            self.win_probability(&teams[i], &teams[j])
+        })
+    }
+    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
+        let teams = teams(self, field, group);
+        let Some(updated) = self.ranked_update(&ranked_teams(&teams, field, group)) else {
+            return;
+        };
+        let ratings = self.ratings_mut();
+        for (&e, new) in group.iter().zip(updated) {
+            for (p, r) in field.entrants[e].players.iter().zip(new) {
+                if let Some(slot) = p.and_then(|m| ratings.get_mut(m as usize)) {
+                    *slot = r;
+                }
+            }
+        }
+    }
+    fn strength(&self, member: usize) -> f64 {
+        TeamSystem::strength(self, member)
+    }
+}
+
+fn teams<T: TeamSystem>(system: &T, field: &Field, group: &[usize]) -> Vec<Vec<T::Rating>> {
+    group
+        .iter()
+        .map(|&e| system.team(&field.entrants[e].players))
+        .collect()
+}
+
+/// Each entrant's team beside its place in `group`, by percentage: rank 1 is the best,
+/// and equal percentages share a rank.
+fn ranked_teams<'a, R>(
+    teams: &'a [Vec<R>],
+    field: &Field,
+    group: &[usize],
+) -> Vec<(&'a [R], MultiTeamOutcome)> {
+    let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
+    teams
+        .iter()
+        .zip(&achieved)
+        .map(|(t, a)| {
+            let better = achieved.iter().filter(|b| *b > a).count();
+            (t.as_slice(), MultiTeamOutcome::new(better + 1))
         })
         .collect()
 }
@@ -426,53 +468,23 @@ struct TrueSkill {
     rating: Vec<TrueSkillRating>,
 }
 
-impl TrueSkill {
-    fn team(&self, players: &[Option<u32>]) -> Vec<TrueSkillRating> {
-        players
-            .iter()
-            .map(|p| {
-                p.and_then(|m| self.rating.get(m as usize).copied())
-                    .unwrap_or_default()
-            })
-            .collect()
+impl TeamSystem for TrueSkill {
+    type Rating = TrueSkillRating;
+    fn win_probability(&self, a: &[TrueSkillRating], b: &[TrueSkillRating]) -> f64 {
+        trueskill_expected(a, b, &self.config).0
     }
-}
-
-impl Rater for TrueSkill {
-    fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
-        let teams: Vec<Vec<TrueSkillRating>> = group
-            .iter()
-            .map(|&e| self.team(&field.entrants[e].players))
-            .collect();
-        mean_win_probability(teams.len(), |i, j| {
-            trueskill_expected(&teams[i], &teams[j], &self.config).0
-        })
-    }
-    fn update(&mut self, field: &Field, group: &[usize], _: &[f64]) {
-        let teams: Vec<Vec<TrueSkillRating>> = group
-            .iter()
-            .map(|&e| self.team(&field.entrants[e].players))
-            .collect();
-        let achieved: Vec<f64> = group.iter().map(|&e| field.entrants[e].achieved).collect();
-        let ranked: Vec<(&[TrueSkillRating], MultiTeamOutcome)> = teams
-            .iter()
-            .zip(&achieved)
-            .map(|(t, a)| {
-                let better = achieved.iter().filter(|b| *b > a).count();
-                (t.as_slice(), MultiTeamOutcome::new(better + 1))
-            })
-            .collect();
+    fn ranked_update(
+        &self,
+        ranked: &[(&[TrueSkillRating], MultiTeamOutcome)],
+    ) -> Option<Vec<Vec<TrueSkillRating>>> {
         // Weights are not given, so the crate has none to refuse.
-        let Ok(updated) = trueskill_multi_team(&ranked, &self.config, None) else {
-            return;
-        };
-        for (&e, new) in group.iter().zip(updated) {
-            for (p, r) in field.entrants[e].players.iter().zip(new) {
-                if let Some(slot) = p.and_then(|m| self.rating.get_mut(m as usize)) {
-                    *slot = r;
-                }
-            }
-        }
+        trueskill_multi_team(ranked, &self.config, None).ok()
+    }
+    fn ratings(&self) -> &[TrueSkillRating] {
+        &self.rating
+    }
+    fn ratings_mut(&mut self) -> &mut [TrueSkillRating] {
+        &mut self.rating
     }
     fn strength(&self, member: usize) -> f64 {
         -self.rating.get(member).map_or(25.0, |r| r.rating)
