@@ -379,17 +379,23 @@ pub fn run(
     };
     let mut rows = metric_rows(&study, &tracked, options);
     let intervals = interval_rows(&study, &mut rows);
-    let sessions = intervals
-        .iter()
-        .filter(|r| r.metric == "sessions")
-        .map(|r| r.value as usize)
-        .max()
-        .unwrap_or(0);
-    study.warnings.extend(interval_warning(sessions));
+    study
+        .warnings
+        .extend(interval_warning(most_sessions(&intervals)));
     rows.extend(intervals);
     rows.extend(subgroups::rows(data, first, &study)?);
     study.rows = rows;
     Ok(study)
+}
+
+/// The most test sessions any track's interval was drawn from.
+fn most_sessions(intervals: &[MetricRow]) -> usize {
+    intervals
+        .iter()
+        .filter(|r| r.metric == "sessions")
+        .map(|r| r.value as usize)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The `n` members with the most boards, most first (by index among equals).

@@ -642,7 +642,12 @@ fn bad_input_gives_typed_errors() {
             ..
         })
     ));
+}
 
+#[test]
+fn bad_players_give_typed_errors() {
+    let f = FactorSet::default();
+    let good = pairs_field(&[(20.0, 1.0), (20.0, -1.0)]);
     let mut x = good.clone();
     x.entrants[1].players.pop();
     assert_eq!(
