@@ -57,25 +57,7 @@ fn dataset(dir: &Path, name: &str, sessions: &[Session]) -> PathBuf {
     {
         members.push_str(&format!("{},{name},{}\n", id + 1, 10 * id));
     }
-    let mut competitions = String::from("competition_id,date,format,scoring,boards\n");
-    let mut entrants = String::from("competition_id,entrant,player1,player2\n");
-    let mut results = String::from("competition_id,entrant,boards_played,score\n");
-    for (id, date, scores) in sessions {
-        competitions.push_str(&format!("{id},{date},pairs,matchpoints,24\n"));
-        for (pair, score) in scores.iter().enumerate() {
-            let (a, b) = (2 * pair + 1, 2 * pair + 2);
-            entrants.push_str(&format!("{id},{},{a},{b}\n", pair + 1));
-            results.push_str(&format!("{id},{},24,{score}\n", pair + 1));
-        }
-    }
-    for (table, content) in [
-        ("members.csv", members),
-        ("competitions.csv", competitions),
-        ("entrants.csv", entrants),
-        ("results.csv", results),
-    ] {
-        std::fs::write(data.join(table), content).unwrap();
-    }
+    common::pairs_club(&data, members, sessions);
     data
 }
 

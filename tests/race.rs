@@ -29,30 +29,17 @@ fn dataset(dir: &Path) {
     let data = dir.join("data");
     std::fs::create_dir(&data).unwrap();
     let mut members = String::from("member_id,name\n");
-    let mut competitions = String::from("competition_id,date,format,scoring,boards\n");
-    let mut entrants = String::from("competition_id,entrant,player1,player2\n");
-    let mut results = String::from("competition_id,entrant,boards_played,score\n");
     for id in 1..=8 {
         members.push_str(&format!("{id},Member {id}\n"));
     }
     let scores = [[62, 55, 45, 38], [40, 58, 52, 50], [57, 43, 61, 39]];
-    for month in 1..=6 {
-        let id = format!("c{month}");
-        competitions.push_str(&format!("{id},2026-0{month}-10,pairs,matchpoints,24\n"));
-        for (pair, score) in scores[month % 3].iter().enumerate() {
-            let (a, b) = (2 * pair + 1, 2 * pair + 2);
-            entrants.push_str(&format!("{id},{},{a},{b}\n", pair + 1));
-            results.push_str(&format!("{id},{},24,{score}\n", pair + 1));
-        }
-    }
-    for (table, content) in [
-        ("members.csv", members),
-        ("competitions.csv", competitions),
-        ("entrants.csv", entrants),
-        ("results.csv", results),
-    ] {
-        std::fs::write(data.join(table), content).unwrap();
-    }
+    let sessions: Vec<(String, String, [u32; 4])> = (1..=6)
+        .map(|month| {
+            let id = format!("c{month}");
+            (id, format!("2026-0{month}-10"), scores[month % 3])
+        })
+        .collect();
+    common::pairs_club(&data, members, &sessions);
 }
 
 /// A `bridgehcp` process whose standard error is read line by line as it comes.

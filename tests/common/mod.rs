@@ -114,3 +114,29 @@ pub fn kill_at<S: AsRef<std::ffi::OsStr>>(cwd: &Path, args: &[S], point: &str, r
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Writes a club of pair sessions as CSV tables into `data`: `members` is the whole
+/// members table, each session is (id, date, the four pairs' percentages), pair `p`
+/// being members `2p + 1` and `2p + 2`, 24 boards each.
+pub fn pairs_club<S: AsRef<str>>(data: &Path, members: String, sessions: &[(S, S, [u32; 4])]) {
+    let mut competitions = String::from("competition_id,date,format,scoring,boards\n");
+    let mut entrants = String::from("competition_id,entrant,player1,player2\n");
+    let mut results = String::from("competition_id,entrant,boards_played,score\n");
+    for (id, date, scores) in sessions {
+        let (id, date) = (id.as_ref(), date.as_ref());
+        competitions.push_str(&format!("{id},{date},pairs,matchpoints,24\n"));
+        for (pair, score) in scores.iter().enumerate() {
+            let (a, b) = (2 * pair + 1, 2 * pair + 2);
+            entrants.push_str(&format!("{id},{},{a},{b}\n", pair + 1));
+            results.push_str(&format!("{id},{},24,{score}\n", pair + 1));
+        }
+    }
+    for (table, content) in [
+        ("members.csv", members),
+        ("competitions.csv", competitions),
+        ("entrants.csv", entrants),
+        ("results.csv", results),
+    ] {
+        std::fs::write(data.join(table), content).unwrap();
+    }
+}
