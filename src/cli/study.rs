@@ -55,6 +55,11 @@ pub struct StudyArgs {
     /// slope on the burn-in (`methods.topscore.expected_c_b`): the test period stays unseen.
     #[arg(long)]
     pub calibrate: bool,
+    /// Also study the whole-history rating refitted before each competition day from
+    /// every result up to it (`whole-history`, kind `method`): a prediction, never the
+    /// best baseline.
+    #[arg(long)]
+    pub whole_history: bool,
     /// Worker threads (default: all cores). The output does not depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -76,6 +81,7 @@ pub fn command(args: &StudyArgs) -> Result<ExitCode, Failed> {
         reference: args.reference.clone(),
         truth: args.truth.clone(),
         calibrate: args.calibrate,
+        whole_history: args.whole_history,
     };
     let progress = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let study = job::execute(&plan, &Bars::new(progress)).map_err(Failed::doing(format!(

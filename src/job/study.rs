@@ -30,6 +30,8 @@ pub struct StudyPlan {
     pub truth: Option<PathBuf>,
     /// Add each set's calibrated twin.
     pub calibrate: bool,
+    /// Also study the whole-history rating refitted before each day.
+    pub whole_history: bool,
 }
 
 /// The sets of the study, in order: files, then `--set`, then `--sweep`.
@@ -107,8 +109,11 @@ pub fn execute(args: &StudyPlan, progress: &dyn Progress) -> Result<Study> {
         burn_in_until: args.burn_in_until,
         reference,
         truth,
+        whole_history: args.whole_history,
     };
-    let tracks = sets.len() + study::baselines::Baseline::ALL.len();
+    let tracks = sets.len()
+        + study::baselines::Baseline::ALL.len()
+        + usize::from(args.whole_history);
     progress.start("replaying", tracks as u64);
     let result = study::run(&data, &sets, &options, &|_| progress.advance(1))?;
     progress.finish();

@@ -35,6 +35,9 @@ use skillratings::{MultiTeamOutcome, Outcomes};
 pub struct Field {
     /// Position of the competition in replay order.
     pub competition: usize,
+    /// The competition's day (days since the common era): fields of one day are played
+    /// before anything of that day is known.
+    pub day: i32,
     pub entrants: Vec<FieldEntrant>,
     /// Entrant indices compared with each other (two groups in a Mitchell rated per
     /// direction, otherwise one).
@@ -84,6 +87,11 @@ pub enum Baseline {
     /// `halflife` sessions away, so it knows what a rating could only learn afterwards;
     /// parameter: the half-life. Never the best baseline the gains are measured against.
     UpperReference,
+    /// A whole-history rating refitted before each competition day from every result up
+    /// to it ([`super::history`]); parameter: the drift per year. Not one of the
+    /// standard ratings the study runs by default, but a method studied beside the
+    /// factor sets (`study --whole-history`): never the best baseline either.
+    WholeHistory,
 }
 
 impl Baseline {
@@ -102,6 +110,12 @@ impl Baseline {
         self != Baseline::UpperReference
     }
 
+    /// Whether the baseline may be the best baseline the gains are measured against:
+    /// the standard ratings that predict.
+    pub fn is_standard(self) -> bool {
+        self.predicts() && self != Baseline::WholeHistory
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Baseline::RunningAverage => "running-average",
@@ -110,6 +124,7 @@ impl Baseline {
             Baseline::Glicko2 => "glicko-2",
             Baseline::TrueSkill => "trueskill",
             Baseline::UpperReference => "upper-reference",
+            Baseline::WholeHistory => "whole-history",
         }
     }
 
@@ -121,6 +136,7 @@ impl Baseline {
             Baseline::Glicko2 => "rd0",
             Baseline::TrueSkill => "beta",
             Baseline::UpperReference => "halflife",
+            Baseline::WholeHistory => "drift_per_year",
         }
     }
 
@@ -143,6 +159,7 @@ impl Baseline {
             Baseline::Glicko2 => &[10.0, 20.0, 30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 350.0],
             Baseline::TrueSkill => &[1.0, 2.0, 4.1667, 8.0, 16.0, 32.0, 64.0, 128.0],
             Baseline::UpperReference => &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0],
+            Baseline::WholeHistory => &super::history::DRIFT_GRID,
         }
     }
 }
@@ -167,7 +184,7 @@ trait Rater {
 }
 
 /// Mean of the players' values; outsiders count `default`.
-fn entrant_mean(players: &[Option<u32>], value: impl Fn(usize) -> f64, default: f64) -> f64 {
+pub(crate) fn entrant_mean(players: &[Option<u32>], value: impl Fn(usize) -> f64, default: f64) -> f64 {
     if players.is_empty() {
         return default;
     }
@@ -609,7 +626,7 @@ fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
             })
         }
         // Fitted on the fields by [`run`]; with none it predicts 0 for everyone.
-        Baseline::UpperReference => Box::new(Smoother {
+        Baseline::UpperReference | Baseline::WholeHistory => Box::new(Smoother {
             value: std::collections::HashMap::new(),
             last: vec![0.0; members],
         }),
@@ -635,6 +652,13 @@ pub fn run(
     members: usize,
     on_field: &mut FieldHook,
 ) -> BaselineRun {
+    if baseline == Baseline::WholeHistory {
+        let constants = super::history::Constants {
+            drift_per_year: parameter,
+            ..Default::default()
+        };
+        return super::history::run(constants, fields, members, on_field);
+    }
     let mut r = match baseline {
         Baseline::UpperReference => Box::new(Smoother::fit(parameter, fields, members)),
         _ => rater(baseline, parameter, members),
@@ -732,6 +756,7 @@ mod tests {
     fn field(results: &[(u32, u32, f64)]) -> Field {
         Field {
             competition: 0,
+            day: 0,
             entrants: results
                 .iter()
                 .enumerate()
@@ -829,6 +854,7 @@ mod tests {
         };
         let f = Field {
             competition: 0,
+            day: 0,
             entrants: [0.0, -10.0, 10.0, 20.0]
                 .iter()
                 .enumerate()
@@ -854,6 +880,7 @@ mod tests {
     fn trueskill_reproduces_the_one_against_one_case() {
         let f = Field {
             competition: 0,
+            day: 0,
             entrants: [5.0, -5.0]
                 .iter()
                 .enumerate()

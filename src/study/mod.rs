@@ -22,6 +22,7 @@
 pub mod baselines;
 pub mod bootstrap;
 pub mod derive;
+pub mod history;
 pub mod html;
 pub mod metrics;
 pub mod output;
@@ -56,6 +57,9 @@ pub struct StudyOptions {
     pub reference: Option<Vec<(MemberId, f64)>>,
     /// A synthetic federation's hidden skill per member and month.
     pub truth: Option<Truth>,
+    /// Also study the whole-history rating refitted before each day
+    /// ([`baselines::Baseline::WholeHistory`]).
+    pub whole_history: bool,
 }
 
 /// Hidden skill on the handicap scale, per member and month (`true_skill.parquet`).
@@ -199,6 +203,7 @@ impl TrackKind {
     pub fn label(self) -> &'static str {
         match self {
             TrackKind::FactorSet => "factor_set",
+            TrackKind::Baseline(Baseline::WholeHistory) => "method",
             TrackKind::Baseline(_) => "baseline",
         }
     }
@@ -350,7 +355,11 @@ pub fn run(
         fields: &fields,
         burn_in_until,
     };
-    let tracks = all_tracks(&ctx, sets, on_done)?;
+    let mut baselines = Baseline::ALL.to_vec();
+    if options.whole_history {
+        baselines.push(Baseline::WholeHistory);
+    }
+    let tracks = all_tracks(&ctx, sets, &baselines, on_done)?;
 
     let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
     let member_names: Vec<Option<String>> = data
@@ -415,6 +424,7 @@ fn judged_fields(data: &StudyData, rated: &[bool]) -> Vec<Field> {
         .filter(|(i, c)| rated[*i] && judged(c))
         .map(|(i, c)| Field {
             competition: i,
+            day: c.date.num_days_from_ce(),
             entrants: (0..c.entrant_count())
                 .filter_map(|e| {
                     let (achieved, _, seats) = c.entrant_summary(e)?;
@@ -439,6 +449,7 @@ fn judged_fields(data: &StudyData, rated: &[bool]) -> Vec<Field> {
 fn all_tracks(
     ctx: &Context,
     sets: &[StudySet],
+    baselines: &[Baseline],
     on_done: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<Track>> {
     enum Job<'a> {
@@ -448,7 +459,7 @@ fn all_tracks(
     let jobs: Vec<Job> = sets
         .iter()
         .map(Job::Set)
-        .chain(Baseline::ALL.into_iter().map(Job::Baseline))
+        .chain(baselines.iter().copied().map(Job::Baseline))
         .collect();
     let tracks: Vec<Result<Track>> = jobs
         .par_iter()
@@ -766,25 +777,34 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
     let burn_in = ctx
         .fields
         .partition_point(|f| comps[f.competition].date <= ctx.burn_in_until);
-    let parameter = baselines::tune(baseline, &ctx.fields[..burn_in], members);
     let mut snapshots = Snapshots::new(ctx.tracked);
     let mut played = vec![false; members];
-    let run = baselines::run(
-        baseline,
-        parameter,
-        ctx.fields,
-        members,
-        &mut |field, strength| {
-            snapshots.advance(comps[field.competition].date, &|m| {
-                played[m].then(|| strength(m))
-            });
-            for e in &field.entrants {
-                for m in e.players.iter().flatten() {
-                    played[*m as usize] = true;
-                }
+    let mut hook = |field: &Field, strength: &dyn Fn(usize) -> f64| {
+        snapshots.advance(comps[field.competition].date, &|m| {
+            played[m].then(|| strength(m))
+        });
+        for e in &field.entrants {
+            for m in e.players.iter().flatten() {
+                played[*m as usize] = true;
             }
-        },
-    );
+        }
+    };
+    let (parameter, hash, run) = if baseline == Baseline::WholeHistory {
+        let c = history::tune(&ctx.fields[..burn_in], members);
+        let hash = format!(
+            "{}={};start_sd={}",
+            baseline.parameter_name(),
+            c.drift_per_year,
+            c.start_sd
+        );
+        let run = history::run(c, ctx.fields, members, &mut hook);
+        (c.drift_per_year, hash, run)
+    } else {
+        let parameter = baselines::tune(baseline, &ctx.fields[..burn_in], members);
+        let hash = format!("{}={parameter}", baseline.parameter_name());
+        let run = baselines::run(baseline, parameter, ctx.fields, members, &mut hook);
+        (parameter, hash, run)
+    };
     let monthly = snapshots.finish(&|m| run.played[m].then_some(run.strength[m]));
     let mut predictions = Vec::new();
     for (field, expected) in ctx.fields.iter().zip(&run.expected) {
@@ -802,7 +822,7 @@ fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
     }
     Track {
         name: baseline.name().to_string(),
-        hash: format!("{}={parameter}", baseline.parameter_name()),
+        hash,
         kind: TrackKind::Baseline(baseline),
         parameter: Some(parameter),
         predictions,
@@ -1339,7 +1359,7 @@ fn gain_rows(
         .tracks
         .iter()
         .enumerate()
-        .filter(|(_, t)| matches!(t.kind, TrackKind::Baseline(b) if b.predicts()))
+        .filter(|(_, t)| matches!(t.kind, TrackKind::Baseline(b) if b.is_standard()))
         .filter_map(|(k, _)| Some((k, pooled(&per_track[k].0, false).pearson()?)))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     let Some((b, _)) = best else {
