@@ -322,6 +322,60 @@ fn a_real_club_history_is_studied_after_its_burn_in() {
     );
 }
 
+/// `--whole-history` adds the whole-history rating refitted before each day as a
+/// method beside the baselines: tuned on the burn-in, judged on the test period and
+/// compared with the best baseline, never the best baseline itself, and every other
+/// track's figures as without it.
+#[test]
+fn the_whole_history_rating_is_studied_beside_the_baselines() {
+    if no_realdata() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let club = realdata().join("pbn-spiren");
+    ok(&bridgehcp(
+        &[
+            "import",
+            "auto",
+            club.to_str().unwrap(),
+            "--out",
+            "club",
+            "--keep-going",
+        ],
+        dir.path(),
+    ));
+    let study = |out: &str, extra: &[&str]| {
+        let set = factors("fsb-2007-kalman-club.toml");
+        let mut args = vec![
+            "study",
+            "--quiet",
+            "--data",
+            "club",
+            "--burn-in-until",
+            "2015-12-31",
+            "--factors",
+            &set,
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        ok(&bridgehcp(&args, dir.path()));
+        rows(&dir.path().join(out).join("study.parquet"))
+    };
+    let plain = study("plain", &[]);
+    let with = study("with", &["--whole-history"]);
+    let kept: Vec<&Row> = with.iter().filter(|r| r.set != "whole-history").collect();
+    assert_eq!(kept, plain.iter().collect::<Vec<_>>());
+    let r = get(&with, "whole-history", "test", "pearson_r").unwrap();
+    assert!((r.value - 0.464).abs() < 5e-4, "{r:?}");
+    let gain = get(&with, "whole-history", "test", "pearson_r_gain_vs_best_baseline").unwrap();
+    assert_eq!(gain.detail.as_deref(), Some("trueskill"));
+    assert!((gain.value - -0.046).abs() < 5e-4, "{gain:?}");
+    // Its tuned drift (start spread 2, drift 4 a year, chosen on 2015).
+    let drift = get(&with, "whole-history", "burn_in", "drift_per_year").unwrap();
+    assert_eq!(drift.value, 4.0);
+}
+
 /// A study killed while replacing its folder leaves the previous study whole: before,
 /// killed between its two renames, `study.parquet` was new, `study.html` old, and a
 /// `.study.html.tmp-*` file stayed for good. The next study puts the folder right.

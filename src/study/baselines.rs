@@ -736,7 +736,7 @@ pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
 }
 
 /// Intercept and slope of the least-squares line of `y` on `x`; none without spread.
-fn fitted_line(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
+pub(crate) fn fitted_line(pairs: &[(f64, f64)]) -> Option<(f64, f64)> {
     let n = pairs.len() as f64;
     let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
     let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;

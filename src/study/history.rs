@@ -27,7 +27,7 @@
 //! for a club, and for a federation of some thousands of members over years a few
 //! seconds a day, quadratic in the length of the history.
 
-use super::baselines::{entrant_mean, BaselineRun, Field, FieldHook};
+use super::baselines::{entrant_mean, fitted_line, BaselineRun, Field, FieldHook};
 
 /// The constants of the fit, in percent over 50.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,7 +64,9 @@ pub const START_SD_GRID: [f64; 4] = [2.0, 4.0, 8.0, 12.0];
 pub const DRIFT_GRID: [f64; 5] = [2.0, 4.0, 8.0, 16.0, 32.0];
 
 /// The start spread and drift with the lowest RMSE over the judged entrants of
-/// `fields` (the burn-in), the first on a tie, as the baselines tune their parameter.
+/// `fields` (the burn-in) after the line of achieved on expected fitted on them, the
+/// first on a tie, as Glicko-2 and TrueSkill are tuned. The raw RMSE would favour a
+/// fast drift on a short burn-in, whose first months are all newcomers.
 pub fn tune(fields: &[Field], members: usize) -> Constants {
     let mut best = (f64::INFINITY, Constants::default());
     for start_sd in START_SD_GRID {
@@ -75,16 +77,23 @@ pub fn tune(fields: &[Field], members: usize) -> Constants {
                 ..Constants::default()
             };
             let run = run(c, fields, members, &mut |_, _| {});
-            let (mut sum, mut n) = (0.0, 0usize);
-            for (field, expected) in fields.iter().zip(&run.expected) {
-                for (entrant, x) in field.entrants.iter().zip(expected) {
-                    if entrant.judged() {
-                        sum += (entrant.achieved - x).powi(2);
-                        n += 1;
-                    }
-                }
-            }
-            let rmse = if n == 0 { f64::INFINITY } else { (sum / n as f64).sqrt() };
+            let pairs: Vec<(f64, f64)> = fields
+                .iter()
+                .zip(&run.expected)
+                .flat_map(|(field, expected)| {
+                    field
+                        .entrants
+                        .iter()
+                        .zip(expected)
+                        .filter(|(entrant, _)| entrant.judged())
+                        .map(|(entrant, x)| (*x, entrant.achieved))
+                })
+                .collect();
+            let Some((a, b)) = fitted_line(&pairs) else {
+                continue;
+            };
+            let sum: f64 = pairs.iter().map(|(x, y)| (y - a - b * x).powi(2)).sum();
+            let rmse = (sum / pairs.len() as f64).sqrt();
             if rmse < best.0 {
                 best = (rmse, c);
             }
