@@ -368,7 +368,13 @@ fn the_whole_history_rating_is_studied_beside_the_baselines() {
     assert_eq!(kept, plain.iter().collect::<Vec<_>>());
     let r = get(&with, "whole-history", "test", "pearson_r").unwrap();
     assert!((r.value - 0.464).abs() < 5e-4, "{r:?}");
-    let gain = get(&with, "whole-history", "test", "pearson_r_gain_vs_best_baseline").unwrap();
+    let gain = get(
+        &with,
+        "whole-history",
+        "test",
+        "pearson_r_gain_vs_best_baseline",
+    )
+    .unwrap();
     assert_eq!(gain.detail.as_deref(), Some("trueskill"));
     assert!((gain.value - -0.046).abs() < 5e-4, "{gain:?}");
     // Its tuned drift (start spread 2, drift 4 a year, chosen on 2015).

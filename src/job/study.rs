@@ -111,9 +111,8 @@ pub fn execute(args: &StudyPlan, progress: &dyn Progress) -> Result<Study> {
         truth,
         whole_history: args.whole_history,
     };
-    let tracks = sets.len()
-        + study::baselines::Baseline::ALL.len()
-        + usize::from(args.whole_history);
+    let tracks =
+        sets.len() + study::baselines::Baseline::ALL.len() + usize::from(args.whole_history);
     progress.start("replaying", tracks as u64);
     let result = study::run(&data, &sets, &options, &|_| progress.advance(1))?;
     progress.finish();

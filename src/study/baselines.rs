@@ -184,7 +184,11 @@ trait Rater {
 }
 
 /// Mean of the players' values; outsiders count `default`.
-pub(crate) fn entrant_mean(players: &[Option<u32>], value: impl Fn(usize) -> f64, default: f64) -> f64 {
+pub(crate) fn entrant_mean(
+    players: &[Option<u32>],
+    value: impl Fn(usize) -> f64,
+    default: f64,
+) -> f64 {
     if players.is_empty() {
         return default;
     }

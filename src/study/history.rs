@@ -390,9 +390,18 @@ mod tests {
     #[test]
     fn one_field_by_hand() {
         let f = singles(1, &[(0, 5.0), (1, -5.0)]);
-        let run = run(still(), &[f.clone(), singles(2, &[(0, 0.0), (1, 0.0)])], 2, &mut |_, _| {});
+        let run = run(
+            still(),
+            &[f.clone(), singles(2, &[(0, 0.0), (1, 0.0)])],
+            2,
+            &mut |_, _| {},
+        );
         assert_eq!(run.expected[0], vec![0.0, 0.0]);
-        assert!((run.expected[1][0] - 1.0).abs() < 1e-9, "{:?}", run.expected);
+        assert!(
+            (run.expected[1][0] - 1.0).abs() < 1e-9,
+            "{:?}",
+            run.expected
+        );
         assert!((run.expected[1][1] + 1.0).abs() < 1e-9);
     }
 
@@ -410,9 +419,17 @@ mod tests {
             singles(15, &[(0, 0.0), (2, 0.0)]),
         ];
         let run = run(still(), &fields, 3, &mut |_, _| {});
-        assert!((run.expected[1][0] + 0.5).abs() < 1e-9, "{:?}", run.expected);
+        assert!(
+            (run.expected[1][0] + 0.5).abs() < 1e-9,
+            "{:?}",
+            run.expected
+        );
         assert!((run.expected[1][1] - 0.5).abs() < 1e-9);
-        assert!((run.expected[2][0] - 10.0 / 9.0).abs() < 1e-6, "{:?}", run.expected);
+        assert!(
+            (run.expected[2][0] - 10.0 / 9.0).abs() < 1e-6,
+            "{:?}",
+            run.expected
+        );
         assert!((run.expected[2][1] + 10.0 / 9.0).abs() < 1e-6);
         assert!(run.strength[1].abs() < 1e-6);
     }
@@ -459,7 +476,11 @@ mod tests {
             1,
             &mut |_, _| {},
         );
-        assert!((held.strength[0] + 10.0 / 9.0).abs() < 1e-9, "{:?}", held.strength);
+        assert!(
+            (held.strength[0] + 10.0 / 9.0).abs() < 1e-9,
+            "{:?}",
+            held.strength
+        );
         let free = run(still(), &[f], 1, &mut |_, _| {});
         assert!((free.strength[0] + 1.0).abs() < 1e-9, "{:?}", free.strength);
     }
