@@ -12,7 +12,8 @@
 //! The model is linear and Gaussian, in the unit of the results (percent over 50), so
 //! the fit is a least-squares problem solved exactly block by block:
 //! * a player has one level per day they played; an entrant's strength is the mean of
-//!   its players' levels (a guest or a non-member counts at 0, the field's middle);
+//!   its players' levels (a guest or a non-member has a level of its own for the
+//!   session, drawn around 0, the field's middle, as a newcomer's is);
 //! * in a group of `G` entrants each entrant's achieved result, less the group's mean,
 //!   is its strength less the group's mean strength, plus a session's noise of
 //!   [`Constants::session_sd`];
@@ -23,9 +24,11 @@
 //! player's tridiagonal system (the chain of their days) exactly, as WHR does; sweeps
 //! over every player converge to the joint estimate. Each day starts from the previous
 //! day's estimate (a new day's level starts at the player's last), so a few sweeps a
-//! day suffice. The cost of a day is `sweeps` passes over every result so far: small
-//! for a club, and for a federation of some thousands of members over years a few
-//! seconds a day, quadratic in the length of the history.
+//! day suffice. The cost of a day is `sweeps` passes over every result so far, so the
+//! whole run is quadratic in the length of the history: a second for a club's two
+//! years, minutes (in a debug build) for a federation of 1500 members over three
+//! years. Refitting once a month instead would cut it by the number of competition
+//! days in a month, at the price of predictions that ignore the month so far.
 
 use super::baselines::{entrant_mean, fitted_line, BaselineRun, Field, FieldHook};
 
