@@ -26,8 +26,8 @@
 //! day's estimate (a new day's level starts at the player's last), so a few sweeps a
 //! day suffice. The cost of a day is `sweeps` passes over every result so far, so the
 //! whole run is quadratic in the length of the history: a second for a club's two
-//! years, minutes (in a debug build) for a federation of 1500 members over three
-//! years. Refitting once a month instead would cut it by the number of competition
+//! years, a minute or more (in a debug build) for a federation of 1500 members over
+//! three years. Refitting once a month instead would cut it by the number of competition
 //! days in a month, at the price of predictions that ignore the month so far.
 
 use super::baselines::{entrant_mean, fitted_line, BaselineRun, Field, FieldHook};
