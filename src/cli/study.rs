@@ -18,7 +18,8 @@ bridgehcp study --data fed/ --factors data/factors/fsb-2007.toml my.toml --out s
 bridgehcp study --data fed/ --sweep impact=240,360,960 --set 'impact=240;cap=60' --out study/\n  \
 bridgehcp study --data fed/ --burn-in-until 2025-06-30 --reference published.csv --out study/\n  \
 bridgehcp study --data club/ --burn-in-until 2015-12-31 --factors data/factors/fsb-2007.toml \
-data/factors/fsb-2007-kalman.toml --calibrate --out study/\n\n\
+data/factors/fsb-2007-kalman.toml --calibrate --out study/\n  \
+bridgehcp study --data club/ --burn-in-until 2015-12-31 --whole-history --out study/\n\n\
 The first factor set (default: the built-in fsb-2007) is the one the others are compared \
 with; --set and --sweep derive sets from it. Writes study.parquet (one row per set, period \
 and metric; test figures with 95 % bootstrap intervals over sessions in ci_low and ci_high, \

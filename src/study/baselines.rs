@@ -88,7 +88,7 @@ pub enum Baseline {
     /// parameter: the half-life. Never the best baseline the gains are measured against.
     UpperReference,
     /// A whole-history rating refitted before each competition day from every result up
-    /// to it ([`super::history`]); parameter: the drift per year. Not one of the
+    /// to it (the study's `history` module); parameter: the drift per year. Not one of the
     /// standard ratings the study runs by default, but a method studied beside the
     /// factor sets (`study --whole-history`): never the best baseline either.
     WholeHistory,
@@ -159,7 +159,7 @@ impl Baseline {
             Baseline::Glicko2 => &[10.0, 20.0, 30.0, 50.0, 75.0, 100.0, 150.0, 200.0, 350.0],
             Baseline::TrueSkill => &[1.0, 2.0, 4.1667, 8.0, 16.0, 32.0, 64.0, 128.0],
             Baseline::UpperReference => &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0],
-            Baseline::WholeHistory => &super::history::DRIFT_GRID,
+            Baseline::WholeHistory => &[2.0, 4.0, 8.0, 16.0, 32.0],
         }
     }
 }
@@ -629,7 +629,8 @@ fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
                 rating: vec![start; members],
             })
         }
-        // Fitted on the fields by [`run`]; with none it predicts 0 for everyone.
+        // Fitted on the fields by [`run`]; with none it predicts 0 for everyone. The
+        // whole-history rating is run by `history::run`, never through here.
         Baseline::UpperReference | Baseline::WholeHistory => Box::new(Smoother {
             value: std::collections::HashMap::new(),
             last: vec![0.0; members],
@@ -656,13 +657,6 @@ pub fn run(
     members: usize,
     on_field: &mut FieldHook,
 ) -> BaselineRun {
-    if baseline == Baseline::WholeHistory {
-        let constants = super::history::Constants {
-            drift_per_year: parameter,
-            ..Default::default()
-        };
-        return super::history::run(constants, fields, members, on_field);
-    }
     let mut r = match baseline {
         Baseline::UpperReference => Box::new(Smoother::fit(parameter, fields, members)),
         _ => rater(baseline, parameter, members),

@@ -30,7 +30,7 @@
 //! three years. Refitting once a month instead would cut it by the number of competition
 //! days in a month, at the price of predictions that ignore the month so far.
 
-use super::baselines::{entrant_mean, fitted_line, BaselineRun, Field, FieldHook};
+use super::baselines::{entrant_mean, fitted_line, Baseline, BaselineRun, Field, FieldHook};
 
 /// The constants of the fit, in percent over 50.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,8 +63,6 @@ impl Default for Constants {
 /// The start spreads tried on the burn-in (the session's noise stays at its default:
 /// only the ratios of the three spreads matter to the expected results' order).
 pub const START_SD_GRID: [f64; 4] = [2.0, 4.0, 8.0, 12.0];
-/// The drifts per year tried on the burn-in.
-pub const DRIFT_GRID: [f64; 5] = [2.0, 4.0, 8.0, 16.0, 32.0];
 
 /// The start spread and drift with the lowest RMSE over the judged entrants of
 /// `fields` (the burn-in) after the line of achieved on expected fitted on them, the
@@ -73,7 +71,7 @@ pub const DRIFT_GRID: [f64; 5] = [2.0, 4.0, 8.0, 16.0, 32.0];
 pub fn tune(fields: &[Field], members: usize) -> Constants {
     let mut best = (f64::INFINITY, Constants::default());
     for start_sd in START_SD_GRID {
-        for drift_per_year in DRIFT_GRID {
+        for &drift_per_year in Baseline::WholeHistory.grid() {
             let c = Constants {
                 start_sd,
                 drift_per_year,
@@ -141,6 +139,8 @@ impl Chain {
 /// The whole history so far, and its current fit.
 pub struct Fit {
     constants: Constants,
+    /// Members hold the first chains; a guest's seat adds one after them.
+    members: usize,
     entries: Vec<Entry>,
     groups: Vec<Group>,
     chains: Vec<Chain>,
@@ -150,6 +150,7 @@ impl Fit {
     pub fn new(constants: Constants, members: usize) -> Fit {
         Fit {
             constants,
+            members,
             entries: Vec::new(),
             groups: Vec::new(),
             chains: vec![Chain::default(); members],
@@ -158,12 +159,16 @@ impl Fit {
 
     /// The current estimate of a member's level (0 before they played).
     pub fn level(&self, member: usize) -> f64 {
-        self.chains.get(member).map_or(0.0, Chain::last)
+        self.member(member).map_or(0.0, Chain::last)
+    }
+
+    fn member(&self, member: usize) -> Option<&Chain> {
+        self.chains[..self.members.min(self.chains.len())].get(member)
     }
 
     /// Whether a member has played in the fields added so far.
     pub fn played(&self, member: usize) -> bool {
-        self.chains.get(member).is_some_and(|c| !c.days.is_empty())
+        self.member(member).is_some_and(|c| !c.days.is_empty())
     }
 
     /// Expected percentage over 50 of every entrant of `field` from the current levels
@@ -200,7 +205,8 @@ impl Fit {
                 let id = self.entries.len();
                 for p in &entrant.players {
                     let m = match p {
-                        Some(m) => *m as usize,
+                        Some(m) if (*m as usize) < self.members => *m as usize,
+                        Some(_) => continue,
                         None if self.constants.guests_free => {
                             self.chains.push(Chain::default());
                             self.chains.len() - 1
