@@ -610,8 +610,82 @@ pub fn encode_row_group(frame: &DataFrame, settings: &ParquetSettings) -> Polars
     let schema = arrow_schema(frame);
     let mut frame = frame.clone();
     frame.rechunk_mut();
-    let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+    let batches = frame
+        .iter_chunks(CompatLevel::oldest(), false)
+        .map(with_text_dictionaries);
     encode_batches(&schema, batches, settings)
+}
+
+type Batch = polars_arrow::record_batch::RecordBatchT<Box<dyn polars_arrow::array::Array>>;
+
+/// `batch` with each text column that the encoder would write as a dictionary given
+/// as that dictionary ([`text_dictionary`]): the same bytes, without the encoder's
+/// estimate of the column's distinct values and its cast.
+fn with_text_dictionaries(batch: Batch) -> PolarsResult<Batch> {
+    let height = batch.len();
+    let (schema, arrays) = batch.into_schema_and_arrays();
+    let arrays = arrays
+        .into_iter()
+        .map(|array| text_dictionary(array.as_ref()).unwrap_or(array))
+        .collect();
+    Batch::try_new(height, schema, arrays)
+}
+
+/// A text column as the dictionary the Parquet encoder builds of it: its distinct
+/// values in the order they first appear, each row a number into them, an empty cell
+/// a null. `None` for a column that is not text, or whose values the encoder might
+/// keep plain.
+///
+/// The encoder keeps a column of more than 128 rows plain when its estimate of the
+/// distinct values (HyperLogLog, within a few percent) is above 3/4 of the rows. A
+/// dictionary is given only when the exact count (an empty cell counted as a value) is
+/// at most half the rows, where the estimate cannot cross that line; otherwise the
+/// column is left to the encoder, which decides as it always did.
+fn text_dictionary(
+    array: &dyn polars_arrow::array::Array,
+) -> Option<Box<dyn polars_arrow::array::Array>> {
+    use polars_arrow::array::{Array, DictionaryArray, PrimitiveArray, Utf8Array};
+    use polars_arrow::datatypes::{ArrowDataType, IntegerType};
+    let text = array.as_any().downcast_ref::<Utf8Array<i64>>()?;
+    let height = text.len();
+    let most = if height > 128 { height / 2 } else { height };
+    let nulls = usize::from(text.null_count() > 0);
+    let mut first: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    let mut values: Vec<&str> = Vec::new();
+    let mut keys: Vec<u32> = Vec::with_capacity(height);
+    let mut last: Option<(&str, u32)> = None;
+    for value in text.iter() {
+        let Some(value) = value else {
+            keys.push(0);
+            continue;
+        };
+        let key = match last {
+            Some((seen, key)) if seen == value => key,
+            _ => {
+                let next = values.len() as u32;
+                let key = *first.entry(value).or_insert(next);
+                if key == next {
+                    values.push(value);
+                    if values.len() + nulls > most {
+                        return None;
+                    }
+                }
+                last = Some((value, key));
+                key
+            }
+        };
+        keys.push(key);
+    }
+    let keys = PrimitiveArray::<u32>::from_vec(keys).with_validity(text.validity().cloned());
+    let dtype = ArrowDataType::Dictionary(
+        IntegerType::UInt32,
+        Box::new(ArrowDataType::LargeUtf8),
+        false,
+    );
+    let values = Utf8Array::<i64>::from_slice(values).boxed();
+    DictionaryArray::try_new(dtype, keys, values)
+        .ok()
+        .map(|dictionary| dictionary.boxed())
 }
 
 /// The encoding of each column of `schema`, as polars-parquet's writer picks it.
@@ -744,7 +818,9 @@ impl<W: Write> GroupEncoder<W> {
 
     fn group(&mut self, mut frame: DataFrame) -> PolarsResult<()> {
         frame.rechunk_mut();
-        let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+        let batches = frame
+            .iter_chunks(CompatLevel::oldest(), false)
+            .map(with_text_dictionaries);
         let groups = polars_parquet::write::RowGroupIterator::try_new(
             batches,
             &self.schema,
