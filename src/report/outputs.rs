@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv_hashed,
+    TextDictionary, check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv_hashed,
     write_parquet_carrying_hashed, write_parquet_hashed, write_parquet_parts_hashed,
     write_replacing, CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
 };
@@ -156,6 +156,63 @@ fn changes_columns<'a>(
         .build()
 }
 
+/// The bytes [`encode_row_group`] gives for [`changes_columns`]' frame of `rows`, built
+/// without the frame: each row's competition is looked up once, the text columns go to
+/// the encoder as the dictionary it would build of them, the others as they are.
+fn encode_changes<'a>(
+    rows: &[Change],
+    named: impl Fn(usize) -> Option<Named<'a>>,
+    settings: &ParquetSettings,
+) -> PolarsResult<Vec<u8>> {
+    use polars_arrow::array::{Array, BooleanArray, PrimitiveArray};
+    use polars_arrow::datatypes::ArrowDataType;
+    let height = rows.len();
+    if height == 0 {
+        return encode_row_group(&changes_columns(rows, named)?, settings);
+    }
+    let schema = super::files::arrow_fields(&changes_columns(&[], |_| None)?);
+    let mut ids = TextDictionary::with_capacity(height);
+    let mut entrants = TextDictionary::with_capacity(height);
+    let mut status = TextDictionary::with_capacity(height);
+    let mut dates: Vec<Option<i32>> = Vec::with_capacity(height);
+    for c in rows {
+        let named = named(c.competition);
+        ids.push(Some(named.map_or("", |n| n.0)));
+        dates.push(named.map(|n| crate::dataset::days_from_date(n.1)));
+        let name = named.and_then(|n| n.2.get(c.entrant));
+        entrants.push(Some(name.unwrap_or_default()));
+        status.push(Some(status_name(c.seat)));
+    }
+    let f64s = |value: fn(&Change) -> f64| -> Box<dyn Array> {
+        PrimitiveArray::from_vec(rows.iter().map(value).collect::<Vec<f64>>()).boxed()
+    };
+    let i32s = |value: fn(&Change) -> i32| -> Box<dyn Array> {
+        PrimitiveArray::from_vec(rows.iter().map(value).collect::<Vec<i32>>()).boxed()
+    };
+    let partner: Vec<Option<f64>> = rows.iter().map(|c| c.outcome.partner_handicap).collect();
+    let updated: Vec<bool> = rows.iter().map(|c| c.outcome.updated).collect();
+    let members: Vec<i64> = rows.iter().map(|c| c.member_id).collect();
+    let arrays: Vec<Box<dyn Array>> = vec![
+        ids.finish(),
+        PrimitiveArray::from(dates).to(ArrowDataType::Date32).boxed(),
+        PrimitiveArray::from_vec(members).boxed(),
+        entrants.finish(),
+        status.finish(),
+        f64s(|c| c.outcome.handicap_before),
+        PrimitiveArray::from(partner).boxed(),
+        f64s(|c| c.outcome.pair_handicap),
+        f64s(|c| c.outcome.field_handicap),
+        f64s(|c| c.outcome.expected),
+        f64s(|c| c.outcome.achieved),
+        i32s(|c| c.outcome.n_b as i32),
+        i32s(|c| c.outcome.n_g as i32),
+        f64s(|c| c.outcome.delta),
+        f64s(|c| c.handicap_after),
+        BooleanArray::from_slice(updated).boxed(),
+    ];
+    super::files::encode_arrays(&schema, height, arrays, settings)
+}
+
 /// Encodes player changes into the row groups of `changes.parquet` while a run
 /// replays, so that only the encoded bytes are held.
 #[derive(Debug)]
@@ -203,10 +260,8 @@ impl ChangeCodec for ChangeRowCodec {
         let directory = Directory::of(&rows, competitions);
         let settings = self.settings.clone();
         Ok(Box::new(move || {
-            let frame =
-                changes_columns(&rows, |at| directory.named(at)).map_err(frame_error(CHANGES))?;
-            drop(rows);
-            encode_row_group(&frame, &settings).map_err(frame_error(CHANGES))
+            encode_changes(&rows, |at| directory.named(at), &settings)
+                .map_err(frame_error(CHANGES))
         }))
     }
 }
@@ -219,9 +274,16 @@ fn write_changes_to<W: Write>(
 ) -> PolarsResult<()> {
     let groups = &output.replay.sealed.groups;
     let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.bytes.as_slice()))?;
-    let rest = output.replay.changes.len();
-    super::files::write_parquet_to(out, &sealed, rest, settings, &|range| {
-        changes_part(output, range)
+    let rows = &output.replay.changes;
+    let comps = &output.prepared.competitions;
+    let named = |at: usize| {
+        comps
+            .get(at)
+            .map(|p| (p.competition_id.as_str(), p.date, &p.entrant_names))
+    };
+    let schema = super::files::arrow_fields(&changes_columns(&[], |_| None)?);
+    super::files::write_encoded_parquet_to(out, &sealed, rows.len(), settings, schema, &|range| {
+        encode_changes(&rows[range], named, settings)
     })
 }
 

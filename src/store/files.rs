@@ -644,49 +644,127 @@ fn with_text_dictionaries(batch: Batch) -> PolarsResult<Batch> {
 fn text_dictionary(
     array: &dyn polars_arrow::array::Array,
 ) -> Option<Box<dyn polars_arrow::array::Array>> {
-    use polars_arrow::array::{Array, DictionaryArray, PrimitiveArray, Utf8Array};
-    use polars_arrow::datatypes::{ArrowDataType, IntegerType};
-    let text = array.as_any().downcast_ref::<Utf8Array<i64>>()?;
-    let height = text.len();
-    let most = if height > 128 { height / 2 } else { height };
-    let nulls = usize::from(text.null_count() > 0);
-    let mut first: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
-    let mut values: Vec<&str> = Vec::new();
-    let mut keys: Vec<u32> = Vec::with_capacity(height);
-    let mut last: Option<(&str, u32)> = None;
+    let text = array
+        .as_any()
+        .downcast_ref::<polars_arrow::array::Utf8Array<i64>>()?;
+    let mut dictionary = TextDictionary::with_capacity(text.len());
     for value in text.iter() {
+        dictionary.push(value);
+        if !dictionary.may_be_dictionary(text.len()) {
+            return None;
+        }
+    }
+    dictionary.into_dictionary()
+}
+
+/// A text column built as the dictionary the Parquet encoder builds of it (see
+/// [`text_dictionary`]): its distinct values in the order they first appear and each
+/// row's number into them, so that a table's text cells are hashed once, not built as
+/// strings, copied and hashed again by the encoder.
+pub struct TextDictionary<'a> {
+    first: rustc_hash::FxHashMap<&'a str, u32>,
+    values: Vec<&'a str>,
+    keys: Vec<u32>,
+    valid: Option<polars_arrow::bitmap::MutableBitmap>,
+    last: Option<(&'a str, u32)>,
+}
+
+impl<'a> TextDictionary<'a> {
+    pub fn with_capacity(height: usize) -> Self {
+        TextDictionary {
+            first: rustc_hash::FxHashMap::default(),
+            values: Vec::new(),
+            keys: Vec::with_capacity(height),
+            valid: None,
+            last: None,
+        }
+    }
+
+    /// Appends a row: a value, or an empty cell.
+    pub fn push(&mut self, value: Option<&'a str>) {
         let Some(value) = value else {
-            keys.push(0);
-            continue;
+            let rows = self.keys.len();
+            self.valid
+                .get_or_insert_with(|| {
+                    let mut bits = polars_arrow::bitmap::MutableBitmap::with_capacity(rows + 1);
+                    bits.extend_constant(rows, true);
+                    bits
+                })
+                .push(false);
+            self.keys.push(0);
+            return;
         };
-        let key = match last {
+        let key = match self.last {
             Some((seen, key)) if seen == value => key,
             _ => {
-                let next = values.len() as u32;
-                let key = *first.entry(value).or_insert(next);
+                let next = self.values.len() as u32;
+                let key = *self.first.entry(value).or_insert(next);
                 if key == next {
-                    values.push(value);
-                    if values.len() + nulls > most {
-                        return None;
-                    }
+                    self.values.push(value);
                 }
-                last = Some((value, key));
+                self.last = Some((value, key));
                 key
             }
         };
-        keys.push(key);
+        if let Some(bits) = &mut self.valid {
+            bits.push(true);
+        }
+        self.keys.push(key);
     }
-    let keys = PrimitiveArray::<u32>::from_vec(keys).with_validity(text.validity().cloned());
-    let dtype = ArrowDataType::Dictionary(
-        IntegerType::UInt32,
-        Box::new(ArrowDataType::LargeUtf8),
-        false,
-    );
-    let values = Utf8Array::<i64>::from_slice(values).boxed();
-    DictionaryArray::try_new(dtype, keys, values)
-        .ok()
-        .map(|dictionary| dictionary.boxed())
+
+    /// The distinct values so far, an empty cell counted as one.
+    fn distinct(&self) -> usize {
+        self.values.len() + usize::from(self.valid.is_some())
+    }
+
+    /// Whether a column of `height` rows with these values may still be written as a
+    /// dictionary for sure: more than 128 rows with over half of them distinct may not.
+    fn may_be_dictionary(&self, height: usize) -> bool {
+        height <= 128 || 2 * self.distinct() <= height
+    }
+
+    /// The column, as the dictionary when the encoder is sure to write one (`Ok`),
+    /// otherwise as plain text for the encoder to decide (`Err`).
+    fn dictionary_or_plain(
+        self,
+    ) -> Result<Box<dyn polars_arrow::array::Array>, Box<dyn polars_arrow::array::Array>> {
+        use polars_arrow::array::{DictionaryArray, PrimitiveArray, Utf8Array};
+        use polars_arrow::datatypes::{ArrowDataType, IntegerType};
+        let height = self.keys.len();
+        let dictionary = self.may_be_dictionary(height);
+        let valid: Option<polars_arrow::bitmap::Bitmap> = self.valid.map(Into::into);
+        let keys = PrimitiveArray::<u32>::from_vec(self.keys).with_validity(valid);
+        let values = Utf8Array::<i64>::from_slice(&self.values);
+        if dictionary {
+            let dtype = ArrowDataType::Dictionary(
+                IntegerType::UInt32,
+                Box::new(ArrowDataType::LargeUtf8),
+                false,
+            );
+            if let Ok(array) = DictionaryArray::try_new(dtype, keys.clone(), values.clone().boxed()) {
+                return Ok(array.boxed());
+            }
+        }
+        let cells = keys.iter().map(|key| {
+            key.map(|&key| {
+                let at = key as usize;
+                if at < values.len() { values.value(at) } else { "" }
+            })
+        });
+        Err(cells.collect::<Utf8Array<i64>>().boxed())
+    }
+
+    fn into_dictionary(self) -> Option<Box<dyn polars_arrow::array::Array>> {
+        self.dictionary_or_plain().ok()
+    }
+
+    /// The column, as the dictionary when the encoder is sure to write one, otherwise
+    /// as plain text for the encoder to decide.
+    pub fn finish(self) -> Box<dyn polars_arrow::array::Array> {
+        self.dictionary_or_plain().unwrap_or_else(|plain| plain)
+    }
 }
+
 
 /// The encoding of each column of `schema`, as polars-parquet's writer picks it.
 fn column_encodings(schema: &ArrowSchema) -> Vec<Vec<polars_parquet::write::Encoding>> {
