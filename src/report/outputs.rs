@@ -31,7 +31,7 @@ use std::io::Write;
 
 use super::files::{
     TextDictionary, check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv_hashed,
-    write_parquet_carrying_hashed, write_parquet_hashed, write_parquet_parts_hashed,
+    write_parquet_carrying_hashed, write_parquet_hashed,
     write_replacing, CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
@@ -1146,10 +1146,63 @@ fn write_standings(
             whole.height(),
             |r| Ok(whole.slice(r.start as i64, r.len())),
         ),
-        _ => write_parquet_parts_hashed(to, output.prepared.standings.len(), |range| {
-            standings_part(output, adjusted, range)
+        _ => write_atomic_hashed(to, |out| {
+            let settings = ParquetSettings::default();
+            let empty = standings_lines(FrameBuilder::new(0), &[], &[]);
+            let schema = super::files::arrow_fields(&empty.map_err(|e| Error::polars(to, e))?);
+            let encode = |range: std::ops::Range<usize>| {
+                let table = &output.prepared.standings;
+                let rows: Vec<StandingLine> = range.map(|i| table.line(i)).collect();
+                encode_standings(&rows, &adjusted.of(&rows), &settings)
+            };
+            let height = output.prepared.standings.len();
+            super::files::write_encoded_parquet_to(out, &[], height, &settings, schema, &encode)
+                .map_err(|e| Error::polars(to, e))
         }),
     }
+}
+
+/// The bytes [`encode_row_group`] gives for [`standings_lines`]' frame of `rows`, built
+/// without the frame (as [`encode_changes`] builds `changes.parquet`'s).
+fn encode_standings(
+    rows: &[StandingLine],
+    handicap: &[Option<(f64, f64)>],
+    settings: &ParquetSettings,
+) -> PolarsResult<Vec<u8>> {
+    use polars_arrow::array::{Array, PrimitiveArray};
+    let height = rows.len();
+    if height == 0 || handicap.len() != height {
+        return encode_row_group(&standings_lines(FrameBuilder::new(height), rows, handicap)?, settings);
+    }
+    let schema = super::files::arrow_fields(&standings_lines(FrameBuilder::new(0), &[], &[])?);
+    let mut ids = TextDictionary::with_capacity(height);
+    let mut entrants = TextDictionary::with_capacity(height);
+    let mut directions = TextDictionary::with_capacity(height);
+    for s in rows {
+        ids.push(Some(s.competition_id));
+        entrants.push(Some(s.entrant));
+        directions.push(direction_name(s.direction));
+    }
+    let column = |values: Vec<Option<f64>>| PrimitiveArray::from(values).boxed();
+    let arrays: Vec<Box<dyn Array>> = vec![
+        ids.finish(),
+        entrants.finish(),
+        PrimitiveArray::from_vec(rows.iter().map(|s| s.score).collect::<Vec<f64>>()).boxed(),
+        column(rows.iter().map(|s| s.percent).collect()),
+        PrimitiveArray::from_vec(rows.iter().map(|s| s.boards_played as i32).collect::<Vec<i32>>())
+            .boxed(),
+        PrimitiveArray::from(
+            rows.iter()
+                .map(|s| (!s.house).then_some(s.rank as i32))
+                .collect::<Vec<Option<i32>>>(),
+        )
+        .boxed(),
+        directions.finish(),
+        column(rows.iter().map(|s| s.vp).collect()),
+        column(handicap.iter().map(|h| h.map(|a| a.0)).collect()),
+        column(handicap.iter().map(|h| h.map(|a| a.1)).collect()),
+    ];
+    super::files::encode_arrays(&schema, height, arrays, settings)
 }
 
 /// The frames of a run's smaller files, built on both cores.
