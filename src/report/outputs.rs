@@ -30,9 +30,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::files::{
-    TextDictionary, check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv_hashed,
-    write_parquet_carrying_hashed, write_parquet_hashed,
-    write_replacing, CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
+    check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv_hashed,
+    write_parquet_carrying_hashed, write_parquet_hashed, write_replacing, CarriedGroups, Commit,
+    ParquetSettings, TextDictionary, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 pub use super::run_folder::manifest::correction_shows;
@@ -194,7 +194,9 @@ fn encode_changes<'a>(
     let members: Vec<i64> = rows.iter().map(|c| c.member_id).collect();
     let arrays: Vec<Box<dyn Array>> = vec![
         ids.finish(),
-        PrimitiveArray::from(dates).to(ArrowDataType::Date32).boxed(),
+        PrimitiveArray::from(dates)
+            .to(ArrowDataType::Date32)
+            .boxed(),
         PrimitiveArray::from_vec(members).boxed(),
         entrants.finish(),
         status.finish(),
@@ -260,8 +262,7 @@ impl ChangeCodec for ChangeRowCodec {
         let directory = Directory::of(&rows, competitions);
         let settings = self.settings.clone();
         Ok(Box::new(move || {
-            encode_changes(&rows, |at| directory.named(at), &settings)
-                .map_err(frame_error(CHANGES))
+            encode_changes(&rows, |at| directory.named(at), &settings).map_err(frame_error(CHANGES))
         }))
     }
 }
@@ -1172,7 +1173,10 @@ fn encode_standings(
     use polars_arrow::array::{Array, PrimitiveArray};
     let height = rows.len();
     if height == 0 || handicap.len() != height {
-        return encode_row_group(&standings_lines(FrameBuilder::new(height), rows, handicap)?, settings);
+        return encode_row_group(
+            &standings_lines(FrameBuilder::new(height), rows, handicap)?,
+            settings,
+        );
     }
     let schema = super::files::arrow_fields(&standings_lines(FrameBuilder::new(0), &[], &[])?);
     let mut ids = TextDictionary::with_capacity(height);
@@ -1189,8 +1193,12 @@ fn encode_standings(
         entrants.finish(),
         PrimitiveArray::from_vec(rows.iter().map(|s| s.score).collect::<Vec<f64>>()).boxed(),
         column(rows.iter().map(|s| s.percent).collect()),
-        PrimitiveArray::from_vec(rows.iter().map(|s| s.boards_played as i32).collect::<Vec<i32>>())
-            .boxed(),
+        PrimitiveArray::from_vec(
+            rows.iter()
+                .map(|s| s.boards_played as i32)
+                .collect::<Vec<i32>>(),
+        )
+        .boxed(),
         PrimitiveArray::from(
             rows.iter()
                 .map(|s| (!s.house).then_some(s.rank as i32))

@@ -741,14 +741,19 @@ impl<'a> TextDictionary<'a> {
                 Box::new(ArrowDataType::LargeUtf8),
                 false,
             );
-            if let Ok(array) = DictionaryArray::try_new(dtype, keys.clone(), values.clone().boxed()) {
+            if let Ok(array) = DictionaryArray::try_new(dtype, keys.clone(), values.clone().boxed())
+            {
                 return Ok(array.boxed());
             }
         }
         let cells = keys.iter().map(|key| {
             key.map(|&key| {
                 let at = key as usize;
-                if at < values.len() { values.value(at) } else { "" }
+                if at < values.len() {
+                    values.value(at)
+                } else {
+                    ""
+                }
             })
         });
         Err(cells.collect::<Utf8Array<i64>>().boxed())
@@ -764,7 +769,6 @@ impl<'a> TextDictionary<'a> {
         self.dictionary_or_plain().unwrap_or_else(|plain| plain)
     }
 }
-
 
 /// The encoding of each column of `schema`, as polars-parquet's writer picks it.
 fn column_encodings(schema: &ArrowSchema) -> Vec<Vec<polars_parquet::write::Encoding>> {
