@@ -1415,6 +1415,81 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    /// `frame` encoded as one row group with every text column left to the encoder.
+    fn encoded_by_polars(frame: &DataFrame) -> Vec<u8> {
+        let schema = arrow_schema(frame);
+        let mut frame = frame.clone();
+        frame.rechunk_mut();
+        let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+        encode_batches(&schema, batches, &ParquetSettings::default()).unwrap()
+    }
+
+    #[test]
+    fn text_dictionary_numbers_values_in_the_order_they_first_appear() {
+        let mut dictionary = TextDictionary::with_capacity(5);
+        for value in [Some("b"), Some("a"), None, Some("b"), Some("c")] {
+            dictionary.push(value);
+        }
+        let array = dictionary.finish();
+        let array = array
+            .as_any()
+            .downcast_ref::<polars_arrow::array::DictionaryArray<u32>>()
+            .unwrap();
+        let keys: Vec<Option<u32>> = array.keys().iter().map(|k| k.copied()).collect();
+        assert_eq!(keys, [Some(0), Some(1), None, Some(0), Some(2)]);
+        let values = array
+            .values()
+            .as_any()
+            .downcast_ref::<polars_arrow::array::Utf8Array<i64>>()
+            .unwrap();
+        assert_eq!(values.values_iter().collect::<Vec<_>>(), ["b", "a", "c"]);
+    }
+
+    #[test]
+    fn text_columns_of_many_distinct_values_are_left_plain() {
+        // 200 rows, 101 values: more than half distinct, so the encoder decides.
+        let mut dictionary = TextDictionary::with_capacity(200);
+        let names: Vec<String> = (0..200).map(|i| format!("v{}", i.min(100))).collect();
+        for name in &names {
+            dictionary.push(Some(name));
+        }
+        let array = dictionary.finish();
+        assert_eq!(
+            array.dtype(),
+            &polars_arrow::datatypes::ArrowDataType::LargeUtf8
+        );
+        assert_eq!(array.len(), 200);
+    }
+
+    #[test]
+    fn text_given_as_dictionaries_encodes_to_the_bytes_polars_writes() {
+        // Repeated ids with an empty cell (a dictionary), a column of all distinct
+        // values (left plain) and a column of 3 rows (always a dictionary).
+        let ids: Vec<Option<String>> = (0..300)
+            .map(|i| (i != 7).then(|| format!("K{:02}-2026", (i * 7) % 40)))
+            .collect();
+        let unique: Vec<String> = (0..300).map(|i| format!("row {i}")).collect();
+        let frame = DataFrame::new(
+            300,
+            vec![
+                Column::new("id".into(), ids),
+                Column::new("unique".into(), unique),
+                Column::new("n".into(), (0..300).map(|i| i % 9).collect::<Vec<i64>>()),
+            ],
+        )
+        .unwrap();
+        let settings = ParquetSettings::default();
+        assert_eq!(
+            encode_row_group(&frame, &settings).unwrap(),
+            encoded_by_polars(&frame)
+        );
+        let small = frame.slice(10, 3);
+        assert_eq!(
+            encode_row_group(&small, &settings).unwrap(),
+            encoded_by_polars(&small)
+        );
+    }
+
     /// The empty cells of each column of each row group, as a file's footer counts them.
     fn footer_null_counts(bytes: &[u8]) -> PolarsResult<Vec<Vec<Option<i64>>>> {
         let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))?;
