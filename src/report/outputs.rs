@@ -1402,6 +1402,62 @@ mod tests {
         hold_arriving, seal_all, seal_arriving, spill_arriving,
     };
 
+    /// `changes.parquet` and `standings.parquet` encoded from their rows directly give
+    /// the bytes of their frames encoded by polars, in row groups of a few hundred rows
+    /// and of the whole sample.
+    #[test]
+    fn changes_and_standings_encoded_directly_are_their_frames_bytes() -> crate::error::Result<()> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+        let dataset = crate::store::table::read_dataset(&dir)?;
+        let factors = crate::model::FactorSet::default();
+        let registry = crate::pipeline::state::Registry::new(&dataset.members);
+        let prepared = crate::pipeline::prepare::prepare(&dataset, &registry, &factors, &|| {});
+        let comps = &prepared.competitions;
+        let mut states = registry.starting_states(&factors)?;
+        let out = crate::pipeline::replay::replay(
+            &factors,
+            crate::pipeline::Mode::Live,
+            comps,
+            &mut states,
+            &|_| {},
+        );
+        let settings = ParquetSettings::default();
+        let named = |at: usize| {
+            comps
+                .get(at)
+                .map(|p| (p.competition_id.as_str(), p.date, &p.entrant_names))
+        };
+        let rows = &out.changes;
+        assert!(rows.len() > 1000, "{} changes", rows.len());
+        let lines: Vec<StandingLine> = prepared.standings.iter().collect();
+        assert!(lines.len() > 500, "{} standings", lines.len());
+        let handicap: Vec<Option<(f64, f64)>> = (0..lines.len())
+            .map(|i| (i % 3 == 0).then_some((i as f64 / 8.0, -1.5)))
+            .collect();
+        for size in [1, 300, usize::MAX] {
+            for part in rows.chunks(size.min(rows.len())).take(3) {
+                let frame = changes_columns(part, named).unwrap();
+                let direct = encode_changes(part, named, &settings).unwrap();
+                assert!(
+                    direct == encode_row_group(&frame, &settings).unwrap(),
+                    "{size}"
+                );
+            }
+            let parts = lines
+                .chunks(size.min(lines.len()))
+                .zip(handicap.chunks(size.min(lines.len())));
+            for (part, handicap) in parts.take(3) {
+                let frame = standings_lines(FrameBuilder::new(part.len()), part, handicap).unwrap();
+                let direct = encode_standings(part, handicap, &settings).unwrap();
+                assert!(
+                    direct == encode_row_group(&frame, &settings).unwrap(),
+                    "{size}"
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// A frozen month applied a few competitions at a time, while the next ones are
     /// rated on the month's opening handicaps, gives the changes and handicaps of the
     /// month rated whole and then applied, to the bit.
