@@ -31,8 +31,8 @@ use std::io::Write;
 
 use super::files::{
     check_replaceable, encode_row_group, write_atomic, write_atomic_hashed, write_csv_hashed,
-    write_parquet_carrying_hashed, write_parquet_hashed, write_parquet_parts_hashed,
-    write_replacing, CarriedGroups, Commit, ParquetSettings, ROW_GROUP_ROWS,
+    write_parquet_carrying_hashed, write_parquet_hashed, write_replacing, CarriedGroups, Commit,
+    ParquetSettings, TextDictionary, ROW_GROUP_ROWS,
 };
 use super::frame::FrameBuilder;
 pub use super::run_folder::manifest::correction_shows;
@@ -156,6 +156,65 @@ fn changes_columns<'a>(
         .build()
 }
 
+/// The bytes [`encode_row_group`] gives for [`changes_columns`]' frame of `rows`, built
+/// without the frame: each row's competition is looked up once, the text columns go to
+/// the encoder as the dictionary it would build of them, the others as they are.
+fn encode_changes<'a>(
+    rows: &[Change],
+    named: impl Fn(usize) -> Option<Named<'a>>,
+    settings: &ParquetSettings,
+) -> PolarsResult<Vec<u8>> {
+    use polars_arrow::array::{Array, BooleanArray, PrimitiveArray};
+    use polars_arrow::datatypes::ArrowDataType;
+    let height = rows.len();
+    if height == 0 {
+        return encode_row_group(&changes_columns(rows, named)?, settings);
+    }
+    let schema = super::files::arrow_fields(&changes_columns(&[], |_| None)?);
+    let mut ids = TextDictionary::with_capacity(height);
+    let mut entrants = TextDictionary::with_capacity(height);
+    let mut status = TextDictionary::with_capacity(height);
+    let mut dates: Vec<Option<i32>> = Vec::with_capacity(height);
+    for c in rows {
+        let named = named(c.competition);
+        ids.push(Some(named.map_or("", |n| n.0)));
+        dates.push(named.map(|n| crate::dataset::days_from_date(n.1)));
+        let name = named.and_then(|n| n.2.get(c.entrant));
+        entrants.push(Some(name.unwrap_or_default()));
+        status.push(Some(status_name(c.seat)));
+    }
+    let f64s = |value: fn(&Change) -> f64| -> Box<dyn Array> {
+        PrimitiveArray::from_vec(rows.iter().map(value).collect::<Vec<f64>>()).boxed()
+    };
+    let i32s = |value: fn(&Change) -> i32| -> Box<dyn Array> {
+        PrimitiveArray::from_vec(rows.iter().map(value).collect::<Vec<i32>>()).boxed()
+    };
+    let partner: Vec<Option<f64>> = rows.iter().map(|c| c.outcome.partner_handicap).collect();
+    let updated: Vec<bool> = rows.iter().map(|c| c.outcome.updated).collect();
+    let members: Vec<i64> = rows.iter().map(|c| c.member_id).collect();
+    let arrays: Vec<Box<dyn Array>> = vec![
+        ids.finish(),
+        PrimitiveArray::from(dates)
+            .to(ArrowDataType::Date32)
+            .boxed(),
+        PrimitiveArray::from_vec(members).boxed(),
+        entrants.finish(),
+        status.finish(),
+        f64s(|c| c.outcome.handicap_before),
+        PrimitiveArray::from(partner).boxed(),
+        f64s(|c| c.outcome.pair_handicap),
+        f64s(|c| c.outcome.field_handicap),
+        f64s(|c| c.outcome.expected),
+        f64s(|c| c.outcome.achieved),
+        i32s(|c| c.outcome.n_b as i32),
+        i32s(|c| c.outcome.n_g as i32),
+        f64s(|c| c.outcome.delta),
+        f64s(|c| c.handicap_after),
+        BooleanArray::from_slice(updated).boxed(),
+    ];
+    super::files::encode_arrays(&schema, height, arrays, settings)
+}
+
 /// Encodes player changes into the row groups of `changes.parquet` while a run
 /// replays, so that only the encoded bytes are held.
 #[derive(Debug)]
@@ -203,10 +262,7 @@ impl ChangeCodec for ChangeRowCodec {
         let directory = Directory::of(&rows, competitions);
         let settings = self.settings.clone();
         Ok(Box::new(move || {
-            let frame =
-                changes_columns(&rows, |at| directory.named(at)).map_err(frame_error(CHANGES))?;
-            drop(rows);
-            encode_row_group(&frame, &settings).map_err(frame_error(CHANGES))
+            encode_changes(&rows, |at| directory.named(at), &settings).map_err(frame_error(CHANGES))
         }))
     }
 }
@@ -219,9 +275,16 @@ fn write_changes_to<W: Write>(
 ) -> PolarsResult<()> {
     let groups = &output.replay.sealed.groups;
     let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.bytes.as_slice()))?;
-    let rest = output.replay.changes.len();
-    super::files::write_parquet_to(out, &sealed, rest, settings, &|range| {
-        changes_part(output, range)
+    let rows = &output.replay.changes;
+    let comps = &output.prepared.competitions;
+    let named = |at: usize| {
+        comps
+            .get(at)
+            .map(|p| (p.competition_id.as_str(), p.date, &p.entrant_names))
+    };
+    let schema = super::files::arrow_fields(&changes_columns(&[], |_| None)?);
+    super::files::write_encoded_parquet_to(out, &sealed, rows.len(), settings, schema, &|range| {
+        encode_changes(&rows[range], named, settings)
     })
 }
 
@@ -1084,10 +1147,70 @@ fn write_standings(
             whole.height(),
             |r| Ok(whole.slice(r.start as i64, r.len())),
         ),
-        _ => write_parquet_parts_hashed(to, output.prepared.standings.len(), |range| {
-            standings_part(output, adjusted, range)
+        _ => write_atomic_hashed(to, |out| {
+            let settings = ParquetSettings::default();
+            let empty = standings_lines(FrameBuilder::new(0), &[], &[]);
+            let schema = super::files::arrow_fields(&empty.map_err(|e| Error::polars(to, e))?);
+            let encode = |range: std::ops::Range<usize>| {
+                let table = &output.prepared.standings;
+                let rows: Vec<StandingLine> = range.map(|i| table.line(i)).collect();
+                encode_standings(&rows, &adjusted.of(&rows), &settings)
+            };
+            let height = output.prepared.standings.len();
+            super::files::write_encoded_parquet_to(out, &[], height, &settings, schema, &encode)
+                .map_err(|e| Error::polars(to, e))
         }),
     }
+}
+
+/// The bytes [`encode_row_group`] gives for [`standings_lines`]' frame of `rows`, built
+/// without the frame (as [`encode_changes`] builds `changes.parquet`'s).
+fn encode_standings(
+    rows: &[StandingLine],
+    handicap: &[Option<(f64, f64)>],
+    settings: &ParquetSettings,
+) -> PolarsResult<Vec<u8>> {
+    use polars_arrow::array::{Array, PrimitiveArray};
+    let height = rows.len();
+    if height == 0 || handicap.len() != height {
+        return encode_row_group(
+            &standings_lines(FrameBuilder::new(height), rows, handicap)?,
+            settings,
+        );
+    }
+    let schema = super::files::arrow_fields(&standings_lines(FrameBuilder::new(0), &[], &[])?);
+    let mut ids = TextDictionary::with_capacity(height);
+    let mut entrants = TextDictionary::with_capacity(height);
+    let mut directions = TextDictionary::with_capacity(height);
+    for s in rows {
+        ids.push(Some(s.competition_id));
+        entrants.push(Some(s.entrant));
+        directions.push(direction_name(s.direction));
+    }
+    let column = |values: Vec<Option<f64>>| PrimitiveArray::from(values).boxed();
+    let arrays: Vec<Box<dyn Array>> = vec![
+        ids.finish(),
+        entrants.finish(),
+        PrimitiveArray::from_vec(rows.iter().map(|s| s.score).collect::<Vec<f64>>()).boxed(),
+        column(rows.iter().map(|s| s.percent).collect()),
+        PrimitiveArray::from_vec(
+            rows.iter()
+                .map(|s| s.boards_played as i32)
+                .collect::<Vec<i32>>(),
+        )
+        .boxed(),
+        PrimitiveArray::from(
+            rows.iter()
+                .map(|s| (!s.house).then_some(s.rank as i32))
+                .collect::<Vec<Option<i32>>>(),
+        )
+        .boxed(),
+        directions.finish(),
+        column(rows.iter().map(|s| s.vp).collect()),
+        column(handicap.iter().map(|h| h.map(|a| a.0)).collect()),
+        column(handicap.iter().map(|h| h.map(|a| a.1)).collect()),
+    ];
+    super::files::encode_arrays(&schema, height, arrays, settings)
 }
 
 /// The frames of a run's smaller files, built on both cores.
@@ -1278,6 +1401,62 @@ mod tests {
     use crate::pipeline::sealed::tests_support::{
         hold_arriving, seal_all, seal_arriving, spill_arriving,
     };
+
+    /// `changes.parquet` and `standings.parquet` encoded from their rows directly give
+    /// the bytes of their frames encoded by polars, in row groups of a few hundred rows
+    /// and of the whole sample.
+    #[test]
+    fn changes_and_standings_encoded_directly_are_their_frames_bytes() -> crate::error::Result<()> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample");
+        let dataset = crate::store::table::read_dataset(&dir)?;
+        let factors = crate::model::FactorSet::default();
+        let registry = crate::pipeline::state::Registry::new(&dataset.members);
+        let prepared = crate::pipeline::prepare::prepare(&dataset, &registry, &factors, &|| {});
+        let comps = &prepared.competitions;
+        let mut states = registry.starting_states(&factors)?;
+        let out = crate::pipeline::replay::replay(
+            &factors,
+            crate::pipeline::Mode::Live,
+            comps,
+            &mut states,
+            &|_| {},
+        );
+        let settings = ParquetSettings::default();
+        let named = |at: usize| {
+            comps
+                .get(at)
+                .map(|p| (p.competition_id.as_str(), p.date, &p.entrant_names))
+        };
+        let rows = &out.changes;
+        assert!(rows.len() > 1000, "{} changes", rows.len());
+        let lines: Vec<StandingLine> = prepared.standings.iter().collect();
+        assert!(lines.len() > 500, "{} standings", lines.len());
+        let handicap: Vec<Option<(f64, f64)>> = (0..lines.len())
+            .map(|i| (i % 3 == 0).then_some((i as f64 / 8.0, -1.5)))
+            .collect();
+        for size in [1, 300, usize::MAX] {
+            for part in rows.chunks(size.min(rows.len())).take(3) {
+                let frame = changes_columns(part, named).unwrap();
+                let direct = encode_changes(part, named, &settings).unwrap();
+                assert!(
+                    direct == encode_row_group(&frame, &settings).unwrap(),
+                    "{size}"
+                );
+            }
+            let parts = lines
+                .chunks(size.min(lines.len()))
+                .zip(handicap.chunks(size.min(lines.len())));
+            for (part, handicap) in parts.take(3) {
+                let frame = standings_lines(FrameBuilder::new(part.len()), part, handicap).unwrap();
+                let direct = encode_standings(part, handicap, &settings).unwrap();
+                assert!(
+                    direct == encode_row_group(&frame, &settings).unwrap(),
+                    "{size}"
+                );
+            }
+        }
+        Ok(())
+    }
 
     /// A frozen month applied a few competitions at a time, while the next ones are
     /// rated on the month's opening handicaps, gives the changes and handicaps of the

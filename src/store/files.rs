@@ -610,8 +610,164 @@ pub fn encode_row_group(frame: &DataFrame, settings: &ParquetSettings) -> Polars
     let schema = arrow_schema(frame);
     let mut frame = frame.clone();
     frame.rechunk_mut();
-    let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+    let batches = frame
+        .iter_chunks(CompatLevel::oldest(), false)
+        .map(with_text_dictionaries);
     encode_batches(&schema, batches, settings)
+}
+
+type Batch = polars_arrow::record_batch::RecordBatchT<Box<dyn polars_arrow::array::Array>>;
+
+/// `batch` with each text column that the encoder would write as a dictionary given
+/// as that dictionary ([`text_dictionary`]): the same bytes, without the encoder's
+/// estimate of the column's distinct values and its cast.
+fn with_text_dictionaries(batch: Batch) -> PolarsResult<Batch> {
+    let height = batch.len();
+    let (schema, arrays) = batch.into_schema_and_arrays();
+    let arrays = arrays
+        .into_iter()
+        .map(|array| text_dictionary(array.as_ref()).unwrap_or(array))
+        .collect();
+    Batch::try_new(height, schema, arrays)
+}
+
+/// A text column as the dictionary the Parquet encoder builds of it: its distinct
+/// values in the order they first appear, each row a number into them, an empty cell
+/// a null. `None` for a column that is not text, or whose values the encoder might
+/// keep plain.
+///
+/// The encoder keeps a column of more than 128 rows plain when its estimate of the
+/// distinct values (HyperLogLog, within a few percent) is above 3/4 of the rows. A
+/// dictionary is given only when the exact count (an empty cell counted as a value) is
+/// at most half the rows, where the estimate cannot cross that line; otherwise the
+/// column is left to the encoder, which decides as it always did.
+fn text_dictionary(
+    array: &dyn polars_arrow::array::Array,
+) -> Option<Box<dyn polars_arrow::array::Array>> {
+    let text = array
+        .as_any()
+        .downcast_ref::<polars_arrow::array::Utf8Array<i64>>()?;
+    let mut dictionary = TextDictionary::with_capacity(text.len());
+    for value in text.iter() {
+        dictionary.push(value);
+        if !dictionary.may_be_dictionary(text.len()) {
+            return None;
+        }
+    }
+    dictionary.into_dictionary()
+}
+
+/// A text column built as the dictionary the Parquet encoder builds of it (see
+/// [`text_dictionary`]): its distinct values in the order they first appear and each
+/// row's number into them, so that a table's text cells are hashed once, not built as
+/// strings, copied and hashed again by the encoder.
+pub struct TextDictionary<'a> {
+    first: rustc_hash::FxHashMap<&'a str, u32>,
+    values: Vec<&'a str>,
+    keys: Vec<u32>,
+    valid: Option<polars_arrow::bitmap::MutableBitmap>,
+    last: Option<(&'a str, u32)>,
+}
+
+impl<'a> TextDictionary<'a> {
+    pub fn with_capacity(height: usize) -> Self {
+        TextDictionary {
+            first: rustc_hash::FxHashMap::default(),
+            values: Vec::new(),
+            keys: Vec::with_capacity(height),
+            valid: None,
+            last: None,
+        }
+    }
+
+    /// Appends a row: a value, or an empty cell.
+    pub fn push(&mut self, value: Option<&'a str>) {
+        let Some(value) = value else {
+            let rows = self.keys.len();
+            self.valid
+                .get_or_insert_with(|| {
+                    let mut bits = polars_arrow::bitmap::MutableBitmap::with_capacity(rows + 1);
+                    bits.extend_constant(rows, true);
+                    bits
+                })
+                .push(false);
+            self.keys.push(0);
+            return;
+        };
+        let key = match self.last {
+            Some((seen, key)) if seen == value => key,
+            _ => {
+                let next = self.values.len() as u32;
+                let key = *self.first.entry(value).or_insert(next);
+                if key == next {
+                    self.values.push(value);
+                }
+                self.last = Some((value, key));
+                key
+            }
+        };
+        if let Some(bits) = &mut self.valid {
+            bits.push(true);
+        }
+        self.keys.push(key);
+    }
+
+    /// The distinct values so far, an empty cell counted as one.
+    fn distinct(&self) -> usize {
+        self.values.len() + usize::from(self.valid.is_some())
+    }
+
+    /// Whether a column of `height` rows with these values may still be written as a
+    /// dictionary for sure: more than 128 rows with over half of them distinct may not.
+    fn may_be_dictionary(&self, height: usize) -> bool {
+        height <= 128 || 2 * self.distinct() <= height
+    }
+
+    /// The column, as the dictionary when the encoder is sure to write one (`Ok`),
+    /// otherwise as plain text for the encoder to decide (`Err`).
+    fn dictionary_or_plain(
+        self,
+    ) -> Result<Box<dyn polars_arrow::array::Array>, Box<dyn polars_arrow::array::Array>> {
+        use polars_arrow::array::{DictionaryArray, PrimitiveArray, Utf8Array};
+        use polars_arrow::datatypes::{ArrowDataType, IntegerType};
+        let height = self.keys.len();
+        let dictionary = self.may_be_dictionary(height);
+        let valid: Option<polars_arrow::bitmap::Bitmap> = self.valid.map(Into::into);
+        let keys = PrimitiveArray::<u32>::from_vec(self.keys).with_validity(valid);
+        let values = Utf8Array::<i64>::from_slice(&self.values);
+        if dictionary {
+            let dtype = ArrowDataType::Dictionary(
+                IntegerType::UInt32,
+                Box::new(ArrowDataType::LargeUtf8),
+                false,
+            );
+            if let Ok(array) = DictionaryArray::try_new(dtype, keys.clone(), values.clone().boxed())
+            {
+                return Ok(array.boxed());
+            }
+        }
+        let cells = keys.iter().map(|key| {
+            key.map(|&key| {
+                let at = key as usize;
+                if at < values.len() {
+                    values.value(at)
+                } else {
+                    ""
+                }
+            })
+        });
+        Err(cells.collect::<Utf8Array<i64>>().boxed())
+    }
+
+    fn into_dictionary(self) -> Option<Box<dyn polars_arrow::array::Array>> {
+        self.dictionary_or_plain().ok()
+    }
+
+    /// The column, as the dictionary when the encoder is sure to write one, otherwise
+    /// as plain text for the encoder to decide.
+    pub fn finish(self) -> Box<dyn polars_arrow::array::Array> {
+        self.dictionary_or_plain().unwrap_or_else(|plain| plain)
+    }
 }
 
 /// The encoding of each column of `schema`, as polars-parquet's writer picks it.
@@ -744,7 +900,9 @@ impl<W: Write> GroupEncoder<W> {
 
     fn group(&mut self, mut frame: DataFrame) -> PolarsResult<()> {
         frame.rechunk_mut();
-        let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+        let batches = frame
+            .iter_chunks(CompatLevel::oldest(), false)
+            .map(with_text_dictionaries);
         let groups = polars_parquet::write::RowGroupIterator::try_new(
             batches,
             &self.schema,
@@ -1256,6 +1414,81 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `frame` encoded as one row group with every text column left to the encoder.
+    fn encoded_by_polars(frame: &DataFrame) -> Vec<u8> {
+        let schema = arrow_schema(frame);
+        let mut frame = frame.clone();
+        frame.rechunk_mut();
+        let batches = frame.iter_chunks(CompatLevel::oldest(), false).map(Ok);
+        encode_batches(&schema, batches, &ParquetSettings::default()).unwrap()
+    }
+
+    #[test]
+    fn text_dictionary_numbers_values_in_the_order_they_first_appear() {
+        let mut dictionary = TextDictionary::with_capacity(5);
+        for value in [Some("b"), Some("a"), None, Some("b"), Some("c")] {
+            dictionary.push(value);
+        }
+        let array = dictionary.finish();
+        let array = array
+            .as_any()
+            .downcast_ref::<polars_arrow::array::DictionaryArray<u32>>()
+            .unwrap();
+        let keys: Vec<Option<u32>> = array.keys().iter().map(|k| k.copied()).collect();
+        assert_eq!(keys, [Some(0), Some(1), None, Some(0), Some(2)]);
+        let values = array
+            .values()
+            .as_any()
+            .downcast_ref::<polars_arrow::array::Utf8Array<i64>>()
+            .unwrap();
+        assert_eq!(values.values_iter().collect::<Vec<_>>(), ["b", "a", "c"]);
+    }
+
+    #[test]
+    fn text_columns_of_many_distinct_values_are_left_plain() {
+        // 200 rows, 101 values: more than half distinct, so the encoder decides.
+        let mut dictionary = TextDictionary::with_capacity(200);
+        let names: Vec<String> = (0..200).map(|i| format!("v{}", i.min(100))).collect();
+        for name in &names {
+            dictionary.push(Some(name));
+        }
+        let array = dictionary.finish();
+        assert_eq!(
+            array.dtype(),
+            &polars_arrow::datatypes::ArrowDataType::LargeUtf8
+        );
+        assert_eq!(array.len(), 200);
+    }
+
+    #[test]
+    fn text_given_as_dictionaries_encodes_to_the_bytes_polars_writes() {
+        // Repeated ids with an empty cell (a dictionary), a column of all distinct
+        // values (left plain) and a column of 3 rows (always a dictionary).
+        let ids: Vec<Option<String>> = (0..300)
+            .map(|i| (i != 7).then(|| format!("K{:02}-2026", (i * 7) % 40)))
+            .collect();
+        let unique: Vec<String> = (0..300).map(|i| format!("row {i}")).collect();
+        let frame = DataFrame::new(
+            300,
+            vec![
+                Column::new("id".into(), ids),
+                Column::new("unique".into(), unique),
+                Column::new("n".into(), (0..300).map(|i| i % 9).collect::<Vec<i64>>()),
+            ],
+        )
+        .unwrap();
+        let settings = ParquetSettings::default();
+        assert_eq!(
+            encode_row_group(&frame, &settings).unwrap(),
+            encoded_by_polars(&frame)
+        );
+        let small = frame.slice(10, 3);
+        assert_eq!(
+            encode_row_group(&small, &settings).unwrap(),
+            encoded_by_polars(&small)
+        );
+    }
 
     /// The empty cells of each column of each row group, as a file's footer counts them.
     fn footer_null_counts(bytes: &[u8]) -> PolarsResult<Vec<Vec<Option<i64>>>> {
