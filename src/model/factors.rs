@@ -144,6 +144,74 @@ pub struct Kalman {
     /// [`crate::model::update::kalman_pair_step`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pairs: bool,
+    /// Optional (0 when absent): the standard deviation of a player's change in level
+    /// from one session to the next, in handicap units, added to the variance before
+    /// every result as `drift_per_year` adds it per day away. It counts the player's
+    /// own sessions, not the calendar, as TrueSkill's dynamics do: a member who plays
+    /// every week keeps a gain of the same size as with a yearly drift, and one who
+    /// comes back after months does not take a single evening for their level.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drift_per_session: f64,
+    /// Optional (none when absent): the spread of the pairs' levels around their field,
+    /// in handicap units. Where the expected result of a pair of two members is taken,
+    /// its handicap `h` is read as an estimate of the pair's level with the variance
+    /// `V = (P + P_partner)/4` of its two handicaps, beside a prior of the field's mean
+    /// pair handicap `m` with this spread, so the pair is expected at
+    /// `m + (h − m)·field_sd²/(field_sd² + V)`: a pair with a new member, whose
+    /// handicap says little, is expected nearer the field's mean than its handicap
+    /// says, a settled pair nearly at it (see [`Kalman::pair_weight`]). The handicaps
+    /// are what they were; the change a result makes follows that expectation, as
+    /// `[familiarity]`'s does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_sd: Option<f64>,
+}
+
+impl Kalman {
+    /// The variance of a handicap of figure `sd` before a result, `days_away` days
+    /// after the player last played: `sd² + drift_per_year²·days/365.25 +
+    /// drift_per_session²` (the `P` of [`crate::model::update::kalman_step`]).
+    ///
+    /// ```
+    /// use bridgehcp::model::factors::Kalman;
+    /// let k = Kalman { drift_per_year: 2.0, pairs: false, drift_per_session: 3.0, field_sd: None };
+    /// // 100 + 4·365.25/365.25 + 9
+    /// assert!((k.prior_variance(10.0, 365.25) - 113.0).abs() < 1e-12);
+    /// ```
+    pub fn prior_variance(&self, sd: f64, days_away: f64) -> f64 {
+        let p = crate::model::update::grown_variance(sd, days_away, self.drift_per_year);
+        if self.drift_per_session > 0.0 {
+            p + self.drift_per_session * self.drift_per_session
+        } else {
+            p
+        }
+    }
+
+    /// The share of a pair's distance from its field's mean that its expected result
+    /// keeps, for a pair handicap of variance `pair_variance`:
+    /// `field_sd²/(field_sd² + V)`; 1 without `field_sd`.
+    ///
+    /// With `field_sd` 6, two settled members of variance 16 each (`V` = 8) keep
+    /// 36/44 = 0.818 of it, a new member of variance 225 beside one of 16
+    /// (`V` = 60.25) 36/96.25 = 0.374:
+    /// ```
+    /// use bridgehcp::model::factors::Kalman;
+    /// let k = Kalman { drift_per_year: 30.0, pairs: false, drift_per_session: 0.0, field_sd: Some(6.0) };
+    /// assert!((k.pair_weight(8.0) - 36.0 / 44.0).abs() < 1e-12);
+    /// assert!((k.pair_weight((225.0 + 16.0) / 4.0) - 0.374026).abs() < 1e-6);
+    /// ```
+    pub fn pair_weight(&self, pair_variance: f64) -> f64 {
+        match self.field_sd {
+            Some(t) => {
+                let t2 = t * t;
+                t2 / (t2 + pair_variance.max(0.0))
+            }
+            None => 1.0,
+        }
+    }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// A confidence figure for each handicap, as Glicko's rating deviation: the standard
@@ -434,6 +502,15 @@ impl FactorSet {
                     "key `kalman.drift_per_year` must be a finite number ≥ 0, found {}",
                     k.drift_per_year
                 ));
+            }
+            if !(k.drift_per_session.is_finite() && k.drift_per_session >= 0.0) {
+                return Err(format!(
+                    "key `kalman.drift_per_session` must be a finite number ≥ 0, found {}",
+                    k.drift_per_session
+                ));
+            }
+            if let Some(t) = k.field_sd {
+                positive("kalman.field_sd", t)?;
             }
             if self.confidence.is_none() {
                 return Err(

@@ -124,10 +124,10 @@ fn rate(
     factors: &FactorSet,
     competition: &PreparedCompetition,
     input: &CompetitionInput,
-    sessions: &[Option<u32>],
+    (sessions, variances): (&[Option<u32>], &[Option<f64>]),
 ) -> Result<Vec<PlayerOutcome>, ModelError> {
     if !competition.split_by_direction {
-        return model::rate::rate_competition_with(factors, input, sessions);
+        return model::rate::rate_competition_adjusted(factors, input, sessions, variances);
     }
     let mut outcomes = Vec::with_capacity(input.entrants.len() * 2);
     for direction in [Direction::NS, Direction::EW] {
@@ -154,7 +154,13 @@ fn rate(
             .iter()
             .map(|&i| sessions.get(i).copied().flatten())
             .collect();
-        for mut outcome in model::rate::rate_competition_with(factors, &half, &half_sessions)? {
+        let half_variances: Vec<Option<f64>> = positions
+            .iter()
+            .map(|&i| variances.get(i).copied().flatten())
+            .collect();
+        for mut outcome in
+            model::rate::rate_competition_adjusted(factors, &half, &half_sessions, &half_variances)?
+        {
             outcome.entrant = positions[outcome.entrant];
             outcomes.push(outcome);
         }
@@ -183,7 +189,8 @@ pub fn handicap_results(
         }
     });
     let sessions = partnership_sessions(factors, competition, states);
-    let playing = rate(factors, competition, &input, &sessions)?;
+    let variances = pair_handicap_variances(factors, competition, states);
+    let playing = rate(factors, competition, &input, (&sessions, &variances))?;
     let mut seen = vec![false; competition.entrant_count()];
     let mut out = Vec::with_capacity(seen.len());
     for o in &playing {
@@ -216,6 +223,33 @@ fn partnership_sessions(
         .collect()
 }
 
+/// With `[kalman] field_sd`: for each entrant of two members with a confidence figure,
+/// the variance of its pair handicap before this competition, `(P + P_partner)/4`, each
+/// `P` grown by the drift since the member last played; otherwise empty, and the model
+/// adds no term.
+fn pair_handicap_variances(
+    factors: &FactorSet,
+    competition: &PreparedCompetition,
+    states: &[PlayerState],
+) -> Vec<Option<f64>> {
+    let Some(kalman) = factors.kalman.filter(|k| k.field_sd.is_some()) else {
+        return Vec::new();
+    };
+    let prior = |m: u32| {
+        let s = states.get(m as usize)?;
+        let days = s
+            .last_played
+            .map_or(0, |last| (competition.date - last).num_days());
+        Some(kalman.prior_variance(s.handicap_sd?, days as f64))
+    };
+    (0..competition.entrant_count())
+        .map(|e| match (competition.seat(e, 0), competition.seat(e, 1)) {
+            (Seat::Member(a), Seat::Member(b)) => Some((prior(a)? + prior(b)?) / 4.0),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A competition evaluated on a snapshot, not yet applied.
 struct Evaluated {
     outcomes: Vec<PlayerOutcome>,
@@ -240,14 +274,15 @@ fn evaluate(
         None => scratch.insert(competition.input_with(opening)),
     };
     let sessions = partnership_sessions(factors, competition, states);
-    let outcomes = rate(factors, competition, input, &sessions)?;
+    let variances = pair_handicap_variances(factors, competition, states);
+    let outcomes = rate(factors, competition, input, (&sessions, &variances))?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
         let input = competition.input_with(|m| {
             let state = &states[m as usize];
             state.drifted(factors, state.handicap_for(method), competition.date)
         });
-        Some(rate(factors, competition, &input, &sessions)?)
+        Some(rate(factors, competition, &input, (&sessions, &variances))?)
     } else {
         None
     };
@@ -423,10 +458,7 @@ impl<'a> Recorder<'a> {
                     .last_played
                     .map_or(0, |last| (competition.date - last).num_days());
                 let sd = s.handicap_sd?;
-                Some((
-                    m,
-                    model::update::grown_variance(sd, days as f64, kalman.drift_per_year),
-                ))
+                Some((m, kalman.prior_variance(sd, days as f64)))
             })
             .collect();
         out.sort_by_key(|v| v.0);

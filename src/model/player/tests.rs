@@ -176,6 +176,8 @@ fn the_kalman_gain_replaces_the_impact() {
         kalman: Some(Kalman {
             drift_per_year: 0.0,
             pairs: false,
+            drift_per_session: 0.0,
+            field_sd: None,
         }),
         confidence: Some(CONFIDENCE),
         ..FactorSet::default()
@@ -202,6 +204,8 @@ fn the_pair_kalman_gain_shares_the_result_by_the_partners_variances() {
         kalman: Some(Kalman {
             drift_per_year: 0.0,
             pairs: true,
+            drift_per_session: 0.0,
+            field_sd: None,
         }),
         confidence: Some(Confidence {
             start_sd: 20.0,
