@@ -152,18 +152,6 @@ pub struct Kalman {
     /// comes back after months does not take a single evening for their level.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub drift_per_session: f64,
-    /// Optional (none when absent): the spread of the pairs' levels around their field,
-    /// in handicap units. Where the expected result of a pair of two members is taken,
-    /// its handicap `h` is read as an estimate of the pair's level with the variance
-    /// `V = (P + P_partner)/4` of its two handicaps, beside a prior of the field's mean
-    /// pair handicap `m` with this spread, so the pair is expected at
-    /// `m + (h − m)·field_sd²/(field_sd² + V)`: a pair with a new member, whose
-    /// handicap says little, is expected nearer the field's mean than its handicap
-    /// says, a settled pair nearly at it (see [`Kalman::pair_weight`]). The handicaps
-    /// are what they were; the change a result makes follows that expectation, as
-    /// `[familiarity]`'s does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field_sd: Option<f64>,
 }
 
 impl Kalman {
@@ -173,7 +161,7 @@ impl Kalman {
     ///
     /// ```
     /// use bridgehcp::model::factors::Kalman;
-    /// let k = Kalman { drift_per_year: 2.0, pairs: false, drift_per_session: 3.0, field_sd: None };
+    /// let k = Kalman { drift_per_year: 2.0, pairs: false, drift_per_session: 3.0 };
     /// // 100 + 4·365.25/365.25 + 9
     /// assert!((k.prior_variance(10.0, 365.25) - 113.0).abs() < 1e-12);
     /// ```
@@ -183,29 +171,6 @@ impl Kalman {
             p + self.drift_per_session * self.drift_per_session
         } else {
             p
-        }
-    }
-
-    /// The share of a pair's distance from its field's mean that its expected result
-    /// keeps, for a pair handicap of variance `pair_variance`:
-    /// `field_sd²/(field_sd² + V)`; 1 without `field_sd`.
-    ///
-    /// With `field_sd` 6, two settled members of variance 16 each (`V` = 8) keep
-    /// 36/44 = 0.818 of it, a new member of variance 225 beside one of 16
-    /// (`V` = 60.25) 36/96.25 = 0.374:
-    /// ```
-    /// use bridgehcp::model::factors::Kalman;
-    /// let k = Kalman { drift_per_year: 30.0, pairs: false, drift_per_session: 0.0, field_sd: Some(6.0) };
-    /// assert!((k.pair_weight(8.0) - 36.0 / 44.0).abs() < 1e-12);
-    /// assert!((k.pair_weight((225.0 + 16.0) / 4.0) - 0.374026).abs() < 1e-6);
-    /// ```
-    pub fn pair_weight(&self, pair_variance: f64) -> f64 {
-        match self.field_sd {
-            Some(t) => {
-                let t2 = t * t;
-                t2 / (t2 + pair_variance.max(0.0))
-            }
-            None => 1.0,
         }
     }
 }
@@ -508,9 +473,6 @@ impl FactorSet {
                     "key `kalman.drift_per_session` must be a finite number ≥ 0, found {}",
                     k.drift_per_session
                 ));
-            }
-            if let Some(t) = k.field_sd {
-                positive("kalman.field_sd", t)?;
             }
             if self.confidence.is_none() {
                 return Err(
@@ -816,9 +778,23 @@ mod tests {
             f.kalman,
             Some(Kalman {
                 drift_per_year: 2.0,
-                pairs: false
+                pairs: false,
+                drift_per_session: 0.0
             })
         );
+        // Absent, the per-session drift is left out of the canonical form, so the
+        // hash of a set that does not use it is what it was before the key existed.
+        assert!(!toml::to_string(&f).unwrap_or_default().contains("drift_per_session"));
+        let per_session = with(
+            "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 0.0\ndrift_per_session = 4.0\n",
+        );
+        let f = FactorSet::from_toml_str(&per_session, "x.toml").unwrap_or_default();
+        assert_eq!(f.kalman.map(|k| k.drift_per_session), Some(4.0));
+        let msg = config_message(FactorSet::from_toml_str(
+            &with("[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 2.0\ndrift_per_session = -1.0\n"),
+            "x.toml",
+        ));
+        assert!(msg.contains("kalman.drift_per_session"), "{msg}");
         let pairs = with(
             "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 2.0\npairs = true\n",
         );

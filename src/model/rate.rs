@@ -115,55 +115,7 @@ pub fn rate_competition_with(
     input: &CompetitionInput,
     sessions: &[Option<u32>],
 ) -> Result<Vec<PlayerOutcome>, ModelError> {
-    rate_competition_adjusted(f, input, sessions, &[])
-}
-
-/// [`rate_competition_with`] with the factor set's `[kalman] field_sd` too:
-/// `variances[e]` is the variance `(P + P_partner)/4` of pair entrant `e`'s handicap
-/// when both players are members with a confidence figure (`None` otherwise: no
-/// term). Such a pair is expected as if its pair handicap were
-/// `m + (h − m)·w`, `m` the mean pair handicap of the field's pairs of two rated
-/// players and `w` the set's [`Kalman::pair_weight`](super::factors::Kalman::pair_weight);
-/// the difference is added to both players' handicaps where the expectation is taken,
-/// as the familiarity term is, and the two terms add.
-///
-/// Pairs at 10 (variance 8) and 30 (variance 60.25) with `field_sd` 6: `m` = 20, the
-/// first kept 36/44 of its 10 units from it (18.1818…, expected at 11.8182), the
-/// second 0.374026 (expected at 23.7403): `(23.7403 − 11.8182)/2 = 5.961 %`:
-/// ```
-/// use bridgehcp::model::factors::{FactorSet, Kalman, Confidence};
-/// use bridgehcp::model::rate::rate_competition_adjusted;
-/// use bridgehcp::model::{CalcMethod, CompetitionInput, EntrantInput, FieldKind, PlayerInput, PlayerStatus};
-/// let mut f = FactorSet::default();
-/// f.confidence = Some(Confidence { start_sd: 15.0, board_sd: 140.0 });
-/// f.kalman = Some(Kalman { drift_per_year: 30.0, pairs: false, drift_per_session: 0.0, field_sd: Some(6.0) });
-/// let pair = |a: i64, h: f64| EntrantInput {
-///     players: vec![PlayerInput { member_id: a, status: PlayerStatus::Rated(h) },
-///                   PlayerInput { member_id: a + 1, status: PlayerStatus::Rated(h) }],
-///     boards_played: 24, result: 0.0, direction: None, opponent: None,
-/// };
-/// let input = CompetitionInput { n_boards: 24, method: CalcMethod::Topscore, kind: FieldKind::Pairs,
-///     weight_multiplier: 1.0, entrants: vec![pair(1, 10.0), pair(3, 30.0)] };
-/// let out = rate_competition_adjusted(&f, &input, &[], &[Some(8.0), Some(60.25)]).unwrap();
-/// assert!((out[0].expected - 5.961).abs() < 1e-3);
-/// assert!((out[2].expected + 5.961).abs() < 1e-3);
-/// assert_eq!((out[0].handicap_before, out[2].pair_handicap), (10.0, 30.0));
-/// ```
-pub fn rate_competition_adjusted(
-    f: &FactorSet,
-    input: &CompetitionInput,
-    sessions: &[Option<u32>],
-    variances: &[Option<f64>],
-) -> Result<Vec<PlayerOutcome>, ModelError> {
-    let mut offsets = familiarity_offsets(f, input, sessions);
-    let spread = spread_offsets(f, input, variances);
-    if offsets.is_empty() {
-        offsets = spread;
-    } else {
-        for (o, s) in offsets.iter_mut().zip(spread) {
-            *o += s;
-        }
-    }
+    let offsets = familiarity_offsets(f, input, sessions);
     if offsets.iter().all(|o| *o == 0.0) {
         return rate_competition(f, input);
     }
@@ -236,59 +188,6 @@ fn familiarity_offsets(
                 Some(n) if members && input.kind != FieldKind::TeamMatch => fam.offset(n),
                 _ => 0.0,
             }
-        })
-        .collect()
-}
-
-/// Whether entrant `e` is a pair of two rated members outside a team match: the
-/// entrants the familiarity and field-spread terms apply to.
-fn member_pair(input: &CompetitionInput, entrant: &EntrantInput) -> bool {
-    entrant.players.len() == 2
-        && input.kind != FieldKind::TeamMatch
-        && entrant
-            .players
-            .iter()
-            .all(|p| matches!(p.status, PlayerStatus::Rated(_)))
-}
-
-/// The field-spread term of each entrant (see [`rate_competition_adjusted`]), in
-/// handicap units: `(m − h)·(1 − w)` for a pair of two rated members with a variance,
-/// 0 elsewhere; empty without `[kalman] field_sd` or without variances.
-fn spread_offsets(f: &FactorSet, input: &CompetitionInput, variances: &[Option<f64>]) -> Vec<f64> {
-    let Some(kalman) = f.kalman.filter(|k| k.field_sd.is_some()) else {
-        return Vec::new();
-    };
-    if variances.is_empty() {
-        return Vec::new();
-    }
-    let pair_handicap = |entrant: &EntrantInput| {
-        let mut sum = 0.0;
-        for p in &entrant.players {
-            if let PlayerStatus::Rated(h) = p.status {
-                sum += h;
-            }
-        }
-        sum / 2.0
-    };
-    let pairs: Vec<f64> = input
-        .entrants
-        .iter()
-        .filter(|e| member_pair(input, e))
-        .map(pair_handicap)
-        .collect();
-    if pairs.is_empty() {
-        return Vec::new();
-    }
-    let mean = super::field::sum(pairs.iter().copied()) / pairs.len() as f64;
-    input
-        .entrants
-        .iter()
-        .enumerate()
-        .map(|(e, entrant)| match variances.get(e).copied().flatten() {
-            Some(v) if member_pair(input, entrant) => {
-                (mean - pair_handicap(entrant)) * (1.0 - kalman.pair_weight(v))
-            }
-            _ => 0.0,
         })
         .collect()
 }

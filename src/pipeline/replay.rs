@@ -124,10 +124,10 @@ fn rate(
     factors: &FactorSet,
     competition: &PreparedCompetition,
     input: &CompetitionInput,
-    (sessions, variances): (&[Option<u32>], &[Option<f64>]),
+    sessions: &[Option<u32>],
 ) -> Result<Vec<PlayerOutcome>, ModelError> {
     if !competition.split_by_direction {
-        return model::rate::rate_competition_adjusted(factors, input, sessions, variances);
+        return model::rate::rate_competition_with(factors, input, sessions);
     }
     let mut outcomes = Vec::with_capacity(input.entrants.len() * 2);
     for direction in [Direction::NS, Direction::EW] {
@@ -154,13 +154,7 @@ fn rate(
             .iter()
             .map(|&i| sessions.get(i).copied().flatten())
             .collect();
-        let half_variances: Vec<Option<f64>> = positions
-            .iter()
-            .map(|&i| variances.get(i).copied().flatten())
-            .collect();
-        for mut outcome in
-            model::rate::rate_competition_adjusted(factors, &half, &half_sessions, &half_variances)?
-        {
+        for mut outcome in model::rate::rate_competition_with(factors, &half, &half_sessions)? {
             outcome.entrant = positions[outcome.entrant];
             outcomes.push(outcome);
         }
@@ -189,8 +183,7 @@ pub fn handicap_results(
         }
     });
     let sessions = partnership_sessions(factors, competition, states);
-    let variances = pair_handicap_variances(factors, competition, states);
-    let playing = rate(factors, competition, &input, (&sessions, &variances))?;
+    let playing = rate(factors, competition, &input, &sessions)?;
     let mut seen = vec![false; competition.entrant_count()];
     let mut out = Vec::with_capacity(seen.len());
     for o in &playing {
@@ -223,33 +216,6 @@ fn partnership_sessions(
         .collect()
 }
 
-/// With `[kalman] field_sd`: for each entrant of two members with a confidence figure,
-/// the variance of its pair handicap before this competition, `(P + P_partner)/4`, each
-/// `P` grown by the drift since the member last played; otherwise empty, and the model
-/// adds no term.
-fn pair_handicap_variances(
-    factors: &FactorSet,
-    competition: &PreparedCompetition,
-    states: &[PlayerState],
-) -> Vec<Option<f64>> {
-    let Some(kalman) = factors.kalman.filter(|k| k.field_sd.is_some()) else {
-        return Vec::new();
-    };
-    let prior = |m: u32| {
-        let s = states.get(m as usize)?;
-        let days = s
-            .last_played
-            .map_or(0, |last| (competition.date - last).num_days());
-        Some(kalman.prior_variance(s.handicap_sd?, days as f64))
-    };
-    (0..competition.entrant_count())
-        .map(|e| match (competition.seat(e, 0), competition.seat(e, 1)) {
-            (Seat::Member(a), Seat::Member(b)) => Some((prior(a)? + prior(b)?) / 4.0),
-            _ => None,
-        })
-        .collect()
-}
-
 /// A competition evaluated on a snapshot, not yet applied.
 struct Evaluated {
     outcomes: Vec<PlayerOutcome>,
@@ -274,15 +240,14 @@ fn evaluate(
         None => scratch.insert(competition.input_with(opening)),
     };
     let sessions = partnership_sessions(factors, competition, states);
-    let variances = pair_handicap_variances(factors, competition, states);
-    let outcomes = rate(factors, competition, input, (&sessions, &variances))?;
+    let outcomes = rate(factors, competition, input, &sessions)?;
     let by_method = if factors.separate_by_method {
         let method = Some(competition.input.method);
         let input = competition.input_with(|m| {
             let state = &states[m as usize];
             state.drifted(factors, state.handicap_for(method), competition.date)
         });
-        Some(rate(factors, competition, &input, (&sessions, &variances))?)
+        Some(rate(factors, competition, &input, &sessions)?)
     } else {
         None
     };

@@ -177,7 +177,6 @@ fn the_kalman_gain_replaces_the_impact() {
             drift_per_year: 0.0,
             pairs: false,
             drift_per_session: 0.0,
-            field_sd: None,
         }),
         confidence: Some(CONFIDENCE),
         ..FactorSet::default()
@@ -190,6 +189,42 @@ fn the_kalman_gain_replaces_the_impact() {
     );
     assert!((u.handicap_after - 27.818_182).abs() < 1e-6);
     assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 9.438_798).abs() < 1e-6);
+}
+
+/// `[kalman] drift_per_session` 4, no drift per year, sd 10, 140 per board over 24
+/// boards: P = 100 + 16 = 116 whether the member last played a week or a year ago,
+/// R = 19600/24, K = 116/932.667 = 0.124375, so the member moves −K·20 = −2.487491 and
+/// the figure becomes √((1 − K)·116) = 10.078321. A drift of 4 a year instead gives the
+/// same step only to the member back after a year, and a week's absence almost nothing
+/// (P = 100.307, K = 0.109389).
+#[test]
+fn the_drift_per_session_grows_the_variance_by_sessions_not_by_days() {
+    let per_session = |drift_per_year: f64, drift_per_session: f64| FactorSet {
+        kalman: Some(Kalman {
+            drift_per_year,
+            pairs: false,
+            drift_per_session,
+        }),
+        confidence: Some(CONFIDENCE),
+        ..FactorSet::default()
+    };
+    let (input, outcome) = (pairs_24(), ten_over(30.0, 30.0));
+    let on = date(2026, 3, 5);
+    let after = |f: &FactorSet, days: u64| {
+        let mut start = PlayerState::starting(30.0, Some(10.0));
+        start.last_played = on.checked_sub_days(chrono::Days::new(days));
+        update(f, &start, &played(&input, &outcome, on))
+    };
+    for days in [7, 365] {
+        let u = after(&per_session(0.0, 4.0), days);
+        assert!((u.outcome.delta - (-2.487_491)).abs() < 1e-6, "{days}: {}", u.outcome.delta);
+        assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 10.078_321).abs() < 1e-6);
+    }
+    // 365 days of a yearly drift of 4: P = 100 + 16·365/365.25 = 115.989.
+    let yearly = after(&per_session(4.0, 0.0), 365);
+    assert!((yearly.outcome.delta - (-2.487_3)).abs() < 1e-3, "{}", yearly.outcome.delta);
+    let week = after(&per_session(4.0, 0.0), 7);
+    assert!((week.outcome.delta - (-2.187_7)).abs() < 1e-3, "{}", week.outcome.delta);
 }
 
 /// `[kalman] pairs`: a new member (sd 20, P = 400) beside an established partner
@@ -205,7 +240,6 @@ fn the_pair_kalman_gain_shares_the_result_by_the_partners_variances() {
             drift_per_year: 0.0,
             pairs: true,
             drift_per_session: 0.0,
-            field_sd: None,
         }),
         confidence: Some(Confidence {
             start_sd: 20.0,
