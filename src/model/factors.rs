@@ -784,7 +784,9 @@ mod tests {
         );
         // Absent, the per-session drift is left out of the canonical form, so the
         // hash of a set that does not use it is what it was before the key existed.
-        assert!(!toml::to_string(&f).unwrap_or_default().contains("drift_per_session"));
+        assert!(!toml::to_string(&f)
+            .unwrap_or_default()
+            .contains("drift_per_session"));
         let per_session = with(
             "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 0.0\ndrift_per_session = 4.0\n",
         );

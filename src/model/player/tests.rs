@@ -217,14 +217,26 @@ fn the_drift_per_session_grows_the_variance_by_sessions_not_by_days() {
     };
     for days in [7, 365] {
         let u = after(&per_session(0.0, 4.0), days);
-        assert!((u.outcome.delta - (-2.487_491)).abs() < 1e-6, "{days}: {}", u.outcome.delta);
+        assert!(
+            (u.outcome.delta - (-2.487_491)).abs() < 1e-6,
+            "{days}: {}",
+            u.outcome.delta
+        );
         assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 10.078_321).abs() < 1e-6);
     }
     // 365 days of a yearly drift of 4: P = 100 + 16·365/365.25 = 115.989.
     let yearly = after(&per_session(4.0, 0.0), 365);
-    assert!((yearly.outcome.delta - (-2.487_3)).abs() < 1e-3, "{}", yearly.outcome.delta);
+    assert!(
+        (yearly.outcome.delta - (-2.487_3)).abs() < 1e-3,
+        "{}",
+        yearly.outcome.delta
+    );
     let week = after(&per_session(4.0, 0.0), 7);
-    assert!((week.outcome.delta - (-2.187_7)).abs() < 1e-3, "{}", week.outcome.delta);
+    assert!(
+        (week.outcome.delta - (-2.187_7)).abs() < 1e-3,
+        "{}",
+        week.outcome.delta
+    );
 }
 
 /// `[kalman] pairs`: a new member (sd 20, P = 400) beside an established partner
