@@ -154,27 +154,6 @@ pub struct Kalman {
     pub drift_per_session: f64,
 }
 
-impl Kalman {
-    /// The variance of a handicap of figure `sd` before a result, `days_away` days
-    /// after the player last played: `sd² + drift_per_year²·days/365.25 +
-    /// drift_per_session²` (the `P` of [`crate::model::update::kalman_step`]).
-    ///
-    /// ```
-    /// use bridgehcp::model::factors::Kalman;
-    /// let k = Kalman { drift_per_year: 2.0, pairs: false, drift_per_session: 3.0 };
-    /// // 100 + 4·365.25/365.25 + 9
-    /// assert!((k.prior_variance(10.0, 365.25) - 113.0).abs() < 1e-12);
-    /// ```
-    pub fn prior_variance(&self, sd: f64, days_away: f64) -> f64 {
-        let p = crate::model::update::grown_variance(sd, days_away, self.drift_per_year);
-        if self.drift_per_session > 0.0 {
-            p + self.drift_per_session * self.drift_per_session
-        } else {
-            p
-        }
-    }
-}
-
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }

@@ -368,7 +368,7 @@ fn gain(
     let evidence = update::evidence_boards(f, &u);
     let (k, sd_after) = match played.partner_variance.filter(|_| kalman.pairs) {
         Some(partner) => update::kalman_pair_step(
-            kalman.prior_variance(sd, days as f64),
+            update::prior_variance(&kalman, sd, days as f64),
             partner,
             evidence,
             confidence.board_sd,
