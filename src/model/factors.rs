@@ -152,6 +152,13 @@ pub struct Kalman {
     /// comes back after months does not take a single evening for their level.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub drift_per_session: f64,
+    /// Optional (none when absent): the farthest, in handicap units, that the level
+    /// shown by one result may lie from the handicap; a result that shows a level
+    /// farther away moves the handicap as one at this distance would. A single evening
+    /// far from a player's level then cannot carry a new player, whose gain is large,
+    /// far from it, as TrueSkill's bounded update does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_shown: Option<f64>,
 }
 
 fn is_zero(v: &f64) -> bool {
@@ -758,7 +765,8 @@ mod tests {
             Some(Kalman {
                 drift_per_year: 2.0,
                 pairs: false,
-                drift_per_session: 0.0
+                drift_per_session: 0.0,
+                max_shown: None
             })
         );
         // Absent, the per-session drift is left out of the canonical form, so the

@@ -381,7 +381,15 @@ fn gain(
             kalman.drift_per_year,
         ),
     };
-    (k / share, Some(sd_after))
+    let mut scale = k / share;
+    if let Some(max) = kalman.max_shown {
+        // The set's change moved `share` of the way to the level shown.
+        let distance = played.outcome.delta.abs() / share;
+        if distance > max {
+            scale *= max / distance;
+        }
+    }
+    (scale, Some(sd_after))
 }
 
 /// The figure `sd` grown by the set's drift per session, when it has one: the `sd` a

@@ -213,7 +213,7 @@ pub fn grown_variance(sd: f64, days_away: f64, drift_per_year: f64) -> f64 {
 /// ```
 /// use bridgehcp::model::factors::Kalman;
 /// use bridgehcp::model::update::prior_variance;
-/// let k = Kalman { drift_per_year: 2.0, pairs: false, drift_per_session: 3.0 };
+/// let k = Kalman { drift_per_year: 2.0, pairs: false, drift_per_session: 3.0, max_shown: None };
 /// // 100 + 4·365.25/365.25 + 9
 /// assert!((prior_variance(&k, 10.0, 365.25) - 113.0).abs() < 1e-12);
 /// ```

@@ -177,6 +177,7 @@ fn the_kalman_gain_replaces_the_impact() {
             drift_per_year: 0.0,
             pairs: false,
             drift_per_session: 0.0,
+            max_shown: None,
         }),
         confidence: Some(CONFIDENCE),
         ..FactorSet::default()
@@ -204,6 +205,7 @@ fn the_drift_per_session_grows_the_variance_by_sessions_not_by_days() {
             drift_per_year,
             pairs: false,
             drift_per_session,
+            max_shown: None,
         }),
         confidence: Some(CONFIDENCE),
         ..FactorSet::default()
@@ -252,6 +254,7 @@ fn the_pair_kalman_gain_shares_the_result_by_the_partners_variances() {
             drift_per_year: 0.0,
             pairs: true,
             drift_per_session: 0.0,
+            max_shown: None,
         }),
         confidence: Some(Confidence {
             start_sd: 20.0,
