@@ -460,6 +460,9 @@ impl FactorSet {
                     k.drift_per_session
                 ));
             }
+            if let Some(max) = k.max_shown {
+                positive("kalman.max_shown", max)?;
+            }
             if self.confidence.is_none() {
                 return Err(
                     "key `kalman` needs a `[confidence]` table: the gain follows its figure".into(),
@@ -696,6 +699,54 @@ mod tests {
             },
             sd
         );
+    }
+
+    /// The robust set is the club set with a bound of 10 units on the level shown, a
+    /// board_sd of 100 and a start_sd of 20, as its comments say; nothing else differs.
+    #[test]
+    fn the_kalman_robust_set_is_the_club_set_bounded_with_a_larger_gain() {
+        let club = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-club.toml"),
+            "fsb-2007-kalman-club.toml",
+        )
+        .unwrap();
+        let robust = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-robust.toml"),
+            "fsb-2007-kalman-robust.toml",
+        )
+        .unwrap();
+        assert_eq!(robust.name, "fsb-2007-kalman-robust");
+        assert_eq!(
+            robust.confidence,
+            Some(Confidence {
+                start_sd: 20.0,
+                board_sd: 100.0
+            })
+        );
+        assert_eq!(
+            robust.kalman,
+            Some(Kalman {
+                drift_per_year: 30.0,
+                pairs: false,
+                drift_per_session: 0.0,
+                max_shown: Some(10.0)
+            })
+        );
+        assert_eq!(
+            FactorSet {
+                name: club.name.clone(),
+                confidence: club.confidence,
+                kalman: club.kalman,
+                ..robust
+            },
+            club
+        );
+        let msg = config_message(FactorSet::from_toml_str(
+            &include_str!("../../data/factors/fsb-2007-kalman-robust.toml")
+                .replace("max_shown = 10.0", "max_shown = 0.0"),
+            "x.toml",
+        ));
+        assert!(msg.contains("kalman.max_shown"), "{msg}");
     }
 
     #[test]

@@ -241,6 +241,44 @@ fn the_drift_per_session_grows_the_variance_by_sessions_not_by_days() {
     );
 }
 
+/// `[kalman] max_shown` 10, with the constants of [`the_kalman_gain_replaces_the_impact`]
+/// (K = 0.109091): the level shown 20 below the handicap moves the member as one 10
+/// below would, −K·10 = −1.090909 instead of −2.181818, and the figure is the filter's
+/// all the same (9.438798). A result 5 below (2.5 % over expected) is within the bound:
+/// −K·5 = −0.545455.
+#[test]
+fn a_result_beyond_max_shown_moves_the_handicap_as_one_at_the_bound() {
+    let f = FactorSet {
+        kalman: Some(Kalman {
+            drift_per_year: 0.0,
+            pairs: false,
+            drift_per_session: 0.0,
+            max_shown: Some(10.0),
+        }),
+        confidence: Some(CONFIDENCE),
+        ..FactorSet::default()
+    };
+    let u = ten_over_with_figure(&f);
+    assert!(
+        (u.outcome.delta - (-1.090_909)).abs() < 1e-6,
+        "{}",
+        u.outcome.delta
+    );
+    assert!((u.handicap_after - 28.909_091).abs() < 1e-6);
+    assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 9.438_798).abs() < 1e-6);
+    let input = pairs_24();
+    let mut near = ten_over(30.0, 30.0);
+    near.delta /= 4.0;
+    near.achieved = 2.5;
+    let start = PlayerState::starting(30.0, Some(10.0));
+    let u = update(&f, &start, &played(&input, &near, date(2026, 3, 5)));
+    assert!(
+        (u.outcome.delta - (-0.545_455)).abs() < 1e-6,
+        "{}",
+        u.outcome.delta
+    );
+}
+
 /// `[kalman] pairs`: a new member (sd 20, P = 400) beside an established partner
 /// (variance 25), 100 per board over 24 boards: `S = 425/4 + 10000/24 = 522.917`,
 /// `K = 200/522.917 = 0.382470` (see `kalman_pair_step`); the level shown is 20 below,
