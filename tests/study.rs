@@ -382,6 +382,68 @@ fn the_whole_history_rating_is_studied_beside_the_baselines() {
     assert_eq!(drift.value, 4.0);
 }
 
+/// The club sets on the real club's 2016, as the analyst's guide reports them: the
+/// bounded update of `fsb-2007-kalman-robust` puts it ahead of `fsb-2007-kalman-club`
+/// (r 0.513 against 0.504) and 0.003 ahead of TrueSkill (0.510), the best baseline, with
+/// a slope of 1.09; the paired interval of that gain straddles 0.
+#[test]
+fn the_robust_club_set_leads_the_club_set_on_the_real_club() {
+    if no_realdata() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let club = realdata().join("pbn-spiren");
+    ok(&bridgehcp(
+        &[
+            "import",
+            "auto",
+            club.to_str().unwrap(),
+            "--out",
+            "club",
+            "--keep-going",
+        ],
+        dir.path(),
+    ));
+    ok(&bridgehcp(
+        &[
+            "study",
+            "--data",
+            "club",
+            "--burn-in-until",
+            "2015-12-31",
+            "--factors",
+            &factors("fsb-2007-kalman-club.toml"),
+            &factors("fsb-2007-kalman-robust.toml"),
+            "--out",
+            "s",
+        ],
+        dir.path(),
+    ));
+    let rows = rows(&dir.path().join("s/study.parquet"));
+    let value = |set: &str, metric: &str| get(&rows, set, "test", metric).unwrap().value;
+    for (set, r) in [
+        ("fsb-2007-kalman-club", 0.504),
+        ("fsb-2007-kalman-robust", 0.513),
+        ("trueskill", 0.510),
+    ] {
+        assert!((value(set, "pearson_r") - r).abs() < 5e-4, "{set}");
+    }
+    assert!((value("fsb-2007-kalman-robust", "calibration_slope") - 1.09).abs() < 5e-3);
+    let gain = get(
+        &rows,
+        "fsb-2007-kalman-robust",
+        "test",
+        "pearson_r_gain_vs_best_baseline",
+    )
+    .unwrap();
+    assert_eq!(gain.detail.as_deref(), Some("trueskill"));
+    assert!((gain.value - 0.003).abs() < 5e-4, "{gain:?}");
+    assert!(
+        gain.low.unwrap() < 0.0 && gain.high.unwrap() > 0.0,
+        "{gain:?}"
+    );
+}
+
 /// A study killed while replacing its folder leaves the previous study whole: before,
 /// killed between its two renames, `study.parquet` was new, `study.html` old, and a
 /// `.study.html.tmp-*` file stayed for good. The next study puts the folder right.

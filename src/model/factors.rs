@@ -144,6 +144,25 @@ pub struct Kalman {
     /// [`crate::model::update::kalman_pair_step`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pairs: bool,
+    /// Optional (0 when absent): the standard deviation of a player's change in level
+    /// from one session to the next, in handicap units, added to the variance before
+    /// every result as `drift_per_year` adds it per day away. It counts the player's
+    /// own sessions, not the calendar, as TrueSkill's dynamics do: a member who plays
+    /// every week keeps a gain of the same size as with a yearly drift, and one who
+    /// comes back after months does not take a single evening for their level.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drift_per_session: f64,
+    /// Optional (none when absent): the farthest, in handicap units, that the level
+    /// shown by one result may lie from the handicap; a result that shows a level
+    /// farther away moves the handicap as one at this distance would. A single evening
+    /// far from a player's level then cannot carry a new player, whose gain is large,
+    /// far from it, as TrueSkill's bounded update does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_shown: Option<f64>,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// A confidence figure for each handicap, as Glicko's rating deviation: the standard
@@ -435,6 +454,15 @@ impl FactorSet {
                     k.drift_per_year
                 ));
             }
+            if !(k.drift_per_session.is_finite() && k.drift_per_session >= 0.0) {
+                return Err(format!(
+                    "key `kalman.drift_per_session` must be a finite number ≥ 0, found {}",
+                    k.drift_per_session
+                ));
+            }
+            if let Some(max) = k.max_shown {
+                positive("kalman.max_shown", max)?;
+            }
             if self.confidence.is_none() {
                 return Err(
                     "key `kalman` needs a `[confidence]` table: the gain follows its figure".into(),
@@ -673,6 +701,54 @@ mod tests {
         );
     }
 
+    /// The robust set is the club set with a bound of 10 units on the level shown, a
+    /// board_sd of 100 and a start_sd of 20, as its comments say; nothing else differs.
+    #[test]
+    fn the_kalman_robust_set_is_the_club_set_bounded_with_a_larger_gain() {
+        let club = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-club.toml"),
+            "fsb-2007-kalman-club.toml",
+        )
+        .unwrap();
+        let robust = FactorSet::from_toml_str(
+            include_str!("../../data/factors/fsb-2007-kalman-robust.toml"),
+            "fsb-2007-kalman-robust.toml",
+        )
+        .unwrap();
+        assert_eq!(robust.name, "fsb-2007-kalman-robust");
+        assert_eq!(
+            robust.confidence,
+            Some(Confidence {
+                start_sd: 20.0,
+                board_sd: 100.0
+            })
+        );
+        assert_eq!(
+            robust.kalman,
+            Some(Kalman {
+                drift_per_year: 30.0,
+                pairs: false,
+                drift_per_session: 0.0,
+                max_shown: Some(10.0)
+            })
+        );
+        assert_eq!(
+            FactorSet {
+                name: club.name.clone(),
+                confidence: club.confidence,
+                kalman: club.kalman,
+                ..robust
+            },
+            club
+        );
+        let msg = config_message(FactorSet::from_toml_str(
+            &include_str!("../../data/factors/fsb-2007-kalman-robust.toml")
+                .replace("max_shown = 10.0", "max_shown = 0.0"),
+            "x.toml",
+        ));
+        assert!(msg.contains("kalman.max_shown"), "{msg}");
+    }
+
     #[test]
     fn the_kalman_sd_set_is_the_kalman_set_with_board_sd_140() {
         let kalman = FactorSet::from_toml_str(
@@ -739,9 +815,26 @@ mod tests {
             f.kalman,
             Some(Kalman {
                 drift_per_year: 2.0,
-                pairs: false
+                pairs: false,
+                drift_per_session: 0.0,
+                max_shown: None
             })
         );
+        // Absent, the per-session drift is left out of the canonical form, so the
+        // hash of a set that does not use it is what it was before the key existed.
+        assert!(!toml::to_string(&f)
+            .unwrap_or_default()
+            .contains("drift_per_session"));
+        let per_session = with(
+            "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 0.0\ndrift_per_session = 4.0\n",
+        );
+        let f = FactorSet::from_toml_str(&per_session, "x.toml").unwrap_or_default();
+        assert_eq!(f.kalman.map(|k| k.drift_per_session), Some(4.0));
+        let msg = config_message(FactorSet::from_toml_str(
+            &with("[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 2.0\ndrift_per_session = -1.0\n"),
+            "x.toml",
+        ));
+        assert!(msg.contains("kalman.drift_per_session"), "{msg}");
         let pairs = with(
             "[confidence]\nstart_sd = 10.0\nboard_sd = 140.0\n[kalman]\ndrift_per_year = 2.0\npairs = true\n",
         );

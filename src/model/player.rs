@@ -368,20 +368,38 @@ fn gain(
     let evidence = update::evidence_boards(f, &u);
     let (k, sd_after) = match played.partner_variance.filter(|_| kalman.pairs) {
         Some(partner) => update::kalman_pair_step(
-            update::grown_variance(sd, days as f64, kalman.drift_per_year),
+            update::prior_variance(&kalman, sd, days as f64),
             partner,
             evidence,
             confidence.board_sd,
         ),
         None => update::kalman_step(
-            sd,
+            session_sd(kalman, sd),
             days as f64,
             evidence,
             confidence.board_sd,
             kalman.drift_per_year,
         ),
     };
-    (k / share, Some(sd_after))
+    let mut scale = k / share;
+    if let Some(max) = kalman.max_shown {
+        // The set's change moved `share` of the way to the level shown.
+        let distance = played.outcome.delta.abs() / share;
+        if distance > max {
+            scale *= max / distance;
+        }
+    }
+    (scale, Some(sd_after))
+}
+
+/// The figure `sd` grown by the set's drift per session, when it has one: the `sd` a
+/// Kalman step starts from before the drift of the days away is added.
+fn session_sd(kalman: crate::model::factors::Kalman, sd: f64) -> f64 {
+    if kalman.drift_per_session > 0.0 {
+        (sd * sd + kalman.drift_per_session * kalman.drift_per_session).sqrt()
+    } else {
+        sd
+    }
 }
 
 /// With `[partnership]`, the pull of a member toward the member partner they sat with

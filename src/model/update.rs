@@ -5,7 +5,7 @@
 //! masterpoint table) can be checked against the formulas directly, apart from any field.
 
 use super::error::ModelError;
-use super::factors::{FactorSet, StartFormula};
+use super::factors::{FactorSet, Kalman, StartFormula};
 use super::{CalcMethod, FieldKind};
 
 /// The board weight `W = (N_B + S)/(N_B − 1)`: how much more a board counts in a short
@@ -204,6 +204,26 @@ pub fn kalman_step(
 /// `sd² + drift²·days/365.25`, the `P` of [`kalman_step`].
 pub fn grown_variance(sd: f64, days_away: f64, drift_per_year: f64) -> f64 {
     sd * sd + drift_per_year * drift_per_year * days_away.max(0.0) / 365.25
+}
+
+/// The variance of a handicap of figure `sd` before a result under `kalman`,
+/// `days_away` days after the player last played: [`grown_variance`] plus
+/// `drift_per_session²`, the `P` of [`kalman_step`] and [`kalman_pair_step`].
+///
+/// ```
+/// use bridgehcp::model::factors::Kalman;
+/// use bridgehcp::model::update::prior_variance;
+/// let k = Kalman { drift_per_year: 2.0, pairs: false, drift_per_session: 3.0, max_shown: None };
+/// // 100 + 4·365.25/365.25 + 9
+/// assert!((prior_variance(&k, 10.0, 365.25) - 113.0).abs() < 1e-12);
+/// ```
+pub fn prior_variance(kalman: &Kalman, sd: f64, days_away: f64) -> f64 {
+    let p = grown_variance(sd, days_away, kalman.drift_per_year);
+    if kalman.drift_per_session > 0.0 {
+        p + kalman.drift_per_session * kalman.drift_per_session
+    } else {
+        p
+    }
 }
 
 /// The Kalman gain of one partner when a pair's result is evidence about the pair

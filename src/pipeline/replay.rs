@@ -423,10 +423,7 @@ impl<'a> Recorder<'a> {
                     .last_played
                     .map_or(0, |last| (competition.date - last).num_days());
                 let sd = s.handicap_sd?;
-                Some((
-                    m,
-                    model::update::grown_variance(sd, days as f64, kalman.drift_per_year),
-                ))
+                Some((m, model::update::prior_variance(&kalman, sd, days as f64)))
             })
             .collect();
         out.sort_by_key(|v| v.0);

@@ -176,6 +176,8 @@ fn the_kalman_gain_replaces_the_impact() {
         kalman: Some(Kalman {
             drift_per_year: 0.0,
             pairs: false,
+            drift_per_session: 0.0,
+            max_shown: None,
         }),
         confidence: Some(CONFIDENCE),
         ..FactorSet::default()
@@ -190,6 +192,93 @@ fn the_kalman_gain_replaces_the_impact() {
     assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 9.438_798).abs() < 1e-6);
 }
 
+/// `[kalman] drift_per_session` 4, no drift per year, sd 10, 140 per board over 24
+/// boards: P = 100 + 16 = 116 whether the member last played a week or a year ago,
+/// R = 19600/24, K = 116/932.667 = 0.124375, so the member moves −K·20 = −2.487491 and
+/// the figure becomes √((1 − K)·116) = 10.078321. A drift of 4 a year instead gives the
+/// same step only to the member back after a year, and a week's absence almost nothing
+/// (P = 100.307, K = 0.109389).
+#[test]
+fn the_drift_per_session_grows_the_variance_by_sessions_not_by_days() {
+    let per_session = |drift_per_year: f64, drift_per_session: f64| FactorSet {
+        kalman: Some(Kalman {
+            drift_per_year,
+            pairs: false,
+            drift_per_session,
+            max_shown: None,
+        }),
+        confidence: Some(CONFIDENCE),
+        ..FactorSet::default()
+    };
+    let (input, outcome) = (pairs_24(), ten_over(30.0, 30.0));
+    let on = date(2026, 3, 5);
+    let after = |f: &FactorSet, days: u64| {
+        let mut start = PlayerState::starting(30.0, Some(10.0));
+        start.last_played = on.checked_sub_days(chrono::Days::new(days));
+        update(f, &start, &played(&input, &outcome, on))
+    };
+    for days in [7, 365] {
+        let u = after(&per_session(0.0, 4.0), days);
+        assert!(
+            (u.outcome.delta - (-2.487_491)).abs() < 1e-6,
+            "{days}: {}",
+            u.outcome.delta
+        );
+        assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 10.078_321).abs() < 1e-6);
+    }
+    // 365 days of a yearly drift of 4: P = 100 + 16·365/365.25 = 115.989.
+    let yearly = after(&per_session(4.0, 0.0), 365);
+    assert!(
+        (yearly.outcome.delta - (-2.487_3)).abs() < 1e-3,
+        "{}",
+        yearly.outcome.delta
+    );
+    let week = after(&per_session(4.0, 0.0), 7);
+    assert!(
+        (week.outcome.delta - (-2.187_7)).abs() < 1e-3,
+        "{}",
+        week.outcome.delta
+    );
+}
+
+/// `[kalman] max_shown` 10, with the constants of [`the_kalman_gain_replaces_the_impact`]
+/// (K = 0.109091): the level shown 20 below the handicap moves the member as one 10
+/// below would, −K·10 = −1.090909 instead of −2.181818, and the figure is the filter's
+/// all the same (9.438798). A result 5 below (2.5 % over expected) is within the bound:
+/// −K·5 = −0.545455.
+#[test]
+fn a_result_beyond_max_shown_moves_the_handicap_as_one_at_the_bound() {
+    let f = FactorSet {
+        kalman: Some(Kalman {
+            drift_per_year: 0.0,
+            pairs: false,
+            drift_per_session: 0.0,
+            max_shown: Some(10.0),
+        }),
+        confidence: Some(CONFIDENCE),
+        ..FactorSet::default()
+    };
+    let u = ten_over_with_figure(&f);
+    assert!(
+        (u.outcome.delta - (-1.090_909)).abs() < 1e-6,
+        "{}",
+        u.outcome.delta
+    );
+    assert!((u.handicap_after - 28.909_091).abs() < 1e-6);
+    assert!((u.state.handicap_sd.unwrap_or(f64::NAN) - 9.438_798).abs() < 1e-6);
+    let input = pairs_24();
+    let mut near = ten_over(30.0, 30.0);
+    near.delta /= 4.0;
+    near.achieved = 2.5;
+    let start = PlayerState::starting(30.0, Some(10.0));
+    let u = update(&f, &start, &played(&input, &near, date(2026, 3, 5)));
+    assert!(
+        (u.outcome.delta - (-0.545_455)).abs() < 1e-6,
+        "{}",
+        u.outcome.delta
+    );
+}
+
 /// `[kalman] pairs`: a new member (sd 20, P = 400) beside an established partner
 /// (variance 25), 100 per board over 24 boards: `S = 425/4 + 10000/24 = 522.917`,
 /// `K = 200/522.917 = 0.382470` (see `kalman_pair_step`); the level shown is 20 below,
@@ -202,6 +291,8 @@ fn the_pair_kalman_gain_shares_the_result_by_the_partners_variances() {
         kalman: Some(Kalman {
             drift_per_year: 0.0,
             pairs: true,
+            drift_per_session: 0.0,
+            max_shown: None,
         }),
         confidence: Some(Confidence {
             start_sd: 20.0,
