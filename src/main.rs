@@ -21,7 +21,7 @@ fn main() -> std::process::ExitCode {
         // Read once, when the first error captures its trace; no other thread runs yet.
         std::env::set_var("RUST_LIB_BACKTRACE", "1");
     }
-    match command() {
+    match bridgehcp::memory::on_mapped_stack(command) {
         Ok(code) => code,
         Err(error) => {
             let text = if verbose {

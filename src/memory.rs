@@ -212,16 +212,59 @@ pub fn reported_out_of_memory() -> ! {
 pub fn catch_failed_spawns() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let text = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied());
-        if text.is_some_and(|text| text.starts_with("failed to spawn thread")) {
+        if is_thread_start_panic(info) {
             thread_not_started();
         }
         previous(info);
     }));
+}
+
+/// [`is_thread_start_failure`] of a panic's text, for a panic hook.
+pub fn is_thread_start_panic(info: &std::panic::PanicHookInfo<'_>) -> bool {
+    let payload = info.payload();
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .is_some_and(is_thread_start_failure)
+}
+
+/// Whether a panic's text is a worker thread or pool that could not be started: the
+/// standard library's own, and those of the thread pools the readers build on first use
+/// (whose failure would otherwise poison the pool for every later read and be reported
+/// as a damaged file). A hook that silences other panics must still let these through.
+pub fn is_thread_start_failure(text: &str) -> bool {
+    [
+        "failed to spawn thread",
+        "could not spawn threads",
+        "could not create pool",
+        "could not create no-op thread pool",
+    ]
+    .iter()
+    .any(|head| text.starts_with(head))
+}
+
+/// The stack of the thread a command runs on: the size of a main thread's by default.
+const COMMAND_STACK: usize = 8 << 20;
+
+/// Runs `command` on a thread whose whole stack is mapped when it starts, and returns
+/// what it returns (a panic in it goes on in the caller). The main thread's stack grows
+/// on demand instead, and under an address-space limit (`ulimit -v`) the allocator's
+/// first arena, reserved before `main`, can take the room it would grow into: parsing
+/// the command line (clap's builders take some hundred kilobytes of stack in a debug
+/// build) then ends in SIGSEGV, which nothing can report. A stack that cannot be mapped
+/// is a thread that cannot be started, reported as out of memory.
+pub fn on_mapped_stack<T: Send>(command: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("bridgehcp".to_owned())
+            .stack_size(COMMAND_STACK)
+            .spawn_scoped(scope, command)
+            .unwrap_or_else(|_| thread_not_started());
+        thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// Ends the process as out of memory because a worker thread could not be started
@@ -294,6 +337,35 @@ mod tests {
         assert!(run.starts_with("Try: --no-board-scores"), "{run}");
         assert!(run.contains("(--state DIR)"), "{run}");
         assert!(!run.contains("--threads"), "{run}");
+    }
+
+    #[test]
+    fn thread_pools_that_cannot_start_are_out_of_memory() {
+        // The standard library's text, and rayon's pools built by polars' readers.
+        assert!(is_thread_start_failure(
+            "failed to spawn thread: Os { code: 11, kind: WouldBlock }"
+        ));
+        assert!(is_thread_start_failure(
+            "could not spawn threads: ThreadPoolBuildError { kind: IOError(..) }"
+        ));
+        assert!(is_thread_start_failure("could not create pool: ..."));
+        assert!(!is_thread_start_failure(
+            "index out of bounds: the len is 3"
+        ));
+        assert!(!is_thread_start_failure("the pool could not spawn threads"));
+    }
+
+    #[test]
+    fn a_command_runs_on_its_own_stack_and_returns_its_value() {
+        let depth = on_mapped_stack(|| {
+            // 4 MiB of locals: more than a thread's default 2 MiB, within the 8 MiB.
+            let room = [7u8; 4 << 20];
+            std::hint::black_box(&room)
+                .iter()
+                .map(|&b| u64::from(b))
+                .sum::<u64>()
+        });
+        assert_eq!(depth, 7 * (4 << 20));
     }
 
     #[test]

@@ -54,7 +54,9 @@ fn a_run_out_of_memory_stops_with_a_message_and_exit_3() {
         (120u64, "1"),
         (150, "1"),
         (180, "1"),
+        (200, "1"),
         (220, "2"),
+        (230, "1"),
         (350, "2"),
     ] {
         let _ = std::fs::remove_dir_all(dir.path().join("out"));
@@ -96,8 +98,11 @@ fn a_run_out_of_memory_stops_with_a_message_and_exit_3() {
             "{megabytes} MB: {message}"
         );
         // Under such a limit neither fewer threads nor leaving out the board scores
-        // reliably helps (the sample's run stops at 200 MB and at 350 MB, and completes
-        // at 250 MB, with one thread or two): only the limit is named.
+        // reliably helps (where the sample's run stops depends on where the allocator's
+        // arenas and the threads' stacks fall, not on the flags): only the limit is named.
+        // Every limit ends in a completed run or this message: never in a signal (a
+        // stack with no room to grow) or a damaged-file error (a reader's thread pool
+        // that could not start).
         assert!(
             !message.contains("--threads") && !message.contains("--no-board-scores"),
             "{message}"
