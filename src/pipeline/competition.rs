@@ -69,6 +69,20 @@ pub enum Entrants<'a> {
     Table(EntrantTable),
 }
 
+impl Entrants<'_> {
+    /// How many entrant rows there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Entrants::Rows(rows) => rows.len(),
+            Entrants::Table(table) => table.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Result rows as structs (a dataset's own), or read compactly ([`ResultTable`]).
 pub enum Results<'a> {
     Rows(Cow<'a, [EntrantResult]>),

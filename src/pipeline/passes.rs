@@ -246,33 +246,89 @@ impl<T: Send + WithBoardScores> Collected<T> {
         one: &PrepareOne<'_, T>,
         done: &(dyn Fn(u64) + Sync),
     ) -> Result<()> {
-        let started = Instant::now();
-        let (hashing, scoring) = (self.hashing, self.scoring);
-        let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
-        let source_has_rows = |at: usize| source.has_rows(&index.order[at].competition_id);
-        self.board_scores
-            .expect(|at| in_scope(at) && source_has_rows(at));
         let pass = Pass {
             index,
             hash,
             in_scope,
             one,
         };
+        self.read_then(source, &pass, done, &mut |_| Ok(Duration::ZERO))
+    }
+
+    /// [`Collected::read`], calling `after` after each batch (and once more when the
+    /// last outcomes are kept), with what has been kept so far; the time it takes is
+    /// not counted as reading.
+    pub fn read_then(
+        &mut self,
+        source: &mut dyn BoardSource,
+        pass: &Pass<'_, T>,
+        done: &(dyn Fn(u64) + Sync),
+        after: &mut dyn FnMut(&mut Self) -> Result<Duration>,
+    ) -> Result<()> {
+        let Pass {
+            index,
+            hash,
+            in_scope,
+            ..
+        } = *pass;
+        let started = Instant::now();
+        let mut spent_after = Duration::ZERO;
+        let (hashing, scoring) = (self.hashing, self.scoring);
+        let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
+        let source_has_rows = |at: usize| source.has_rows(&index.order[at].competition_id);
+        self.board_scores
+            .expect(|at| in_scope(at) && source_has_rows(at));
         source.read_boards(&wanted, &mut |rows| {
-            let handled = self.batch(&pass, rows)?;
+            let handled = self.batch(pass, rows)?;
             done(handled as u64);
+            spent_after += after(self)?;
             Ok(())
         })?;
-        self.flush(&pass)?;
+        self.flush(pass)?;
         self.keep_waiting()?;
         // A competition whose rows did not come (left out by the reader) has none to
         // come: those scored from their reported results have no board scores.
         for at in (0..self.seen.len()).filter(|&at| !self.seen[at]) {
             self.board_scores.settle(at);
         }
-        let spent = (self.hashing - hashing) + (self.scoring - scoring);
+        spent_after += after(self)?;
+        let spent = (self.hashing - hashing) + (self.scoring - scoring) + spent_after;
         self.reading += started.elapsed().saturating_sub(spent);
         Ok(())
+    }
+
+    /// Takes the outcome kept for the place `at`, if any.
+    pub fn take_outcome(&mut self, at: usize) -> Option<std::result::Result<T, InputError>> {
+        self.outcomes.get_mut(at).and_then(Option::take)
+    }
+
+    /// Whether this pass has seen the board rows of the place `at` (or scored it
+    /// without).
+    pub fn was_seen(&self, at: usize) -> bool {
+        self.seen.get(at).copied().unwrap_or(false)
+    }
+
+    /// Hashes (those without a hash yet) and runs `one` on the competitions at
+    /// `places`, which have no board rows, in parallel, while the board rows are still
+    /// being read: they count as seen.
+    pub fn score_now(
+        &mut self,
+        index: &Index<'_, '_>,
+        places: &[usize],
+        one: &PrepareOne<'_, T>,
+    ) -> Result<()> {
+        let started = Instant::now();
+        let hashes = &self.hashes;
+        let done: Vec<Done<T>> = places
+            .par_iter()
+            .map(|&at| work_on(index, at, &[], hashes[at].is_none(), true, one))
+            .collect();
+        for &at in places {
+            if let Some(seen) = self.seen.get_mut(at) {
+                *seen = true;
+            }
+        }
+        self.take_done(done, started)
     }
 
     /// Hashes (when `hash`) and runs `one` on the competitions no board rows came for
@@ -358,6 +414,14 @@ impl<T: Send + WithBoardScores> Collected<T> {
         self.board_scores.reserve(rows);
     }
 
+    /// A fresh start for a second pass that scores again what the first one scored:
+    /// nothing of the first is kept but the time it took.
+    pub fn again(&self, sealer: &Sealer) -> Self {
+        let mut fresh = Collected::new(self.outcomes.len(), sealer);
+        (fresh.reading, fresh.hashing, fresh.scoring) = (self.reading, self.hashing, self.scoring);
+        fresh
+    }
+
     /// Starts a new pass over the board rows (a continued run's second).
     pub fn next_pass(&mut self) {
         self.seen.iter_mut().for_each(|seen| *seen = false);
@@ -380,11 +444,11 @@ impl Collected<OneCompetition> {
 
 /// What a pass does with each batch of board rows: the index of the competitions,
 /// whether their contents are hashed, which competitions are worked on, and the work.
-struct Pass<'p, T> {
-    index: &'p Index<'p, 'p>,
-    hash: bool,
-    in_scope: &'p (dyn Fn(usize) -> bool + Sync),
-    one: &'p PrepareOne<'p, T>,
+pub(super) struct Pass<'p, T> {
+    pub index: &'p Index<'p, 'p>,
+    pub hash: bool,
+    pub in_scope: &'p (dyn Fn(usize) -> bool + Sync),
+    pub one: &'p PrepareOne<'p, T>,
 }
 
 /// What a pass does with one competition: (hash it, work on it).

@@ -628,49 +628,103 @@ pub fn replay_releasing(
     changes: Option<&dyn ChangeCodec>,
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> Result<ReplayOutput, crate::error::Error> {
-    // A frozen run's changes wait for the writing stage, where they are encoded on
-    // both cores: the replay of a frozen month is short and parallel, and encoding
-    // beside it would take the cores it runs on.
-    let changes = changes.filter(|_| mode == Mode::Live);
-    let mut recorder = Recorder::new(factors, states, mode);
     let slots = player_slots(competitions);
-    match changes {
-        None => recorder.out.changes.reserve(slots),
-        // Room for the first group and a month after it (see `SealedChanges::seal_full`).
-        Some(codec) => recorder
-            .out
-            .changes
-            .reserve(slots.min(codec.rows_per_group().saturating_mul(2))),
+    let mut releasing = Releasing::new(factors, mode, states, changes, slots);
+    for window in months(competitions) {
+        releasing.month(competitions, window, on_applied)?;
     }
-    let windows = months(competitions);
-    for (at, window) in windows.iter().enumerate() {
+    releasing.finish(competitions)
+}
+
+/// [`replay_releasing`] a month at a time, for a caller that has the months one after
+/// the other (a run that replays each month as soon as it is scored): the months
+/// given to [`Releasing::month`] in order, each a range of the same list, are replayed
+/// exactly as [`replay_releasing`] replays the whole list.
+pub struct Releasing<'a> {
+    recorder: Recorder<'a>,
+    mode: Mode,
+    changes: Option<&'a dyn ChangeCodec>,
+    /// The month replayed last: let go of while the next one replays.
+    before: Option<Range<usize>>,
+}
+
+impl<'a> Releasing<'a> {
+    /// A replay onto `states` of competitions with `slots` player slots in all (a
+    /// bound: the room made for the changes).
+    pub fn new(
+        factors: &'a FactorSet,
+        mode: Mode,
+        states: &'a mut [PlayerState],
+        changes: Option<&'a dyn ChangeCodec>,
+        slots: usize,
+    ) -> Self {
+        // A frozen run's changes wait for the writing stage, where they are encoded on
+        // both cores: the replay of a frozen month is short and parallel, and encoding
+        // beside it would take the cores it runs on.
+        let changes = changes.filter(|_| mode == Mode::Live);
+        let mut recorder = Recorder::new(factors, states, mode);
+        match changes {
+            None => recorder.out.changes.reserve(slots),
+            // Room for the first group and a month after it (see `SealedChanges::seal_full`).
+            Some(codec) => recorder
+                .out
+                .changes
+                .reserve(slots.min(codec.rows_per_group().saturating_mul(2))),
+        }
+        Releasing {
+            recorder,
+            mode,
+            changes,
+            before: None,
+        }
+    }
+
+    /// Replays the competitions `window` of `competitions` (one month, after the
+    /// months replayed before), lets go of the month before's model inputs, and seals
+    /// the changes that fill a row group.
+    pub fn month(
+        &mut self,
+        competitions: &mut [PreparedCompetition],
+        window: Range<usize>,
+        on_applied: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), crate::error::Error> {
         // While the month replays, the one before is let go of, on the other core when
         // it has nothing else to do.
         let (done, rest) = competitions.split_at_mut(window.start);
-        let month = &rest[..window.len()];
-        let previous = at.checked_sub(1).and_then(|p| windows.get(p));
-        let before = previous.and_then(|p| done.get_mut(p.clone()));
+        let month = rest.get(..window.len()).unwrap_or_default();
+        let before = self.before.take().and_then(|p| done.get_mut(p));
+        let (recorder, mode) = (&mut self.recorder, self.mode);
         rayon::join(
-            || replay_window(&mut recorder, mode, month, window.start, on_applied),
+            || replay_window(recorder, mode, month, window.start, on_applied),
             || {
                 for competition in before.into_iter().flatten() {
                     competition.release();
                 }
             },
         );
-        if let Some(codec) = changes {
-            let out = &mut recorder.out;
+        if let Some(codec) = self.changes {
+            let out = &mut self.recorder.out;
             out.sealed
                 .seal_full(codec, &mut out.changes, competitions)?;
         }
+        self.before = Some(window);
+        Ok(())
     }
-    if let Some(last) = windows.last() {
-        for competition in &mut competitions[last.clone()] {
-            competition.release();
+
+    /// The replay's output, once the last month is replayed; the last month's model
+    /// inputs are let go of.
+    pub fn finish(
+        mut self,
+        competitions: &mut [PreparedCompetition],
+    ) -> Result<ReplayOutput, crate::error::Error> {
+        if let Some(last) = self.before.take() {
+            for competition in competitions.get_mut(last).into_iter().flatten() {
+                competition.release();
+            }
         }
+        self.recorder.out.sealed.finish()?;
+        Ok(self.recorder.finish())
     }
-    recorder.out.sealed.finish()?;
-    Ok(recorder.finish())
 }
 
 /// The ranges of `competitions` (in replay order) that fall in one month each.
