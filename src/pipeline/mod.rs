@@ -535,7 +535,7 @@ impl<'a> Run<'a> {
         };
         let mut states = self.starting.clone();
         let mut stream = match replay_as_read && self.replays_as_read() {
-            true => Some(self.streaming(&mut states, &first, &*boards, rows.entrants.len())),
+            true => Some(self.streaming(&mut states, &first, &*boards, rows.entrants.len())?),
             false => None,
         };
         let mut quarantine =
@@ -557,6 +557,8 @@ impl<'a> Run<'a> {
         let scope: Vec<usize> = seen.live.iter().copied().filter(|&at| in_scope(at)).collect();
         // Replayed as read only when what was replayed is what the run applies.
         let attempted = stream.is_some();
+        crate::memory::rss_probe("first pass + drain");
+        if let Some(st) = &stream { st.debug(&scope); }
         let stream = stream.filter(|stream| stream.took(&scope));
         if !one_pass || (attempted && stream.is_none()) {
             if one_pass {
@@ -606,7 +608,7 @@ impl<'a> Run<'a> {
     /// scratch whose changes are sealed as they come (a frozen run keeps its changes as
     /// rows to the end, and a continued one compares with its state first).
     fn replays_as_read(&self) -> bool {
-        self.previous.is_none()
+        self.previous.is_none() && std::env::var_os("NOSTREAM").is_none()
             && self.settings.mode == Mode::Live
             && self.settings.sealer.changes.is_some()
     }
@@ -618,10 +620,13 @@ impl<'a> Run<'a> {
         first: &FirstPass<'_, '_, '_>,
         boards: &dyn BoardSource,
         lines: usize,
-    ) -> streaming::Streaming<'s> {
+    ) -> Result<streaming::Streaming<'s>> {
         let changes = self.settings.sealer.changes.as_deref();
         let (factors, mode) = (&self.settings.factors, self.settings.mode);
-        let releasing = replay::Releasing::new(factors, mode, states, changes, usize::MAX);
+        let mut releasing = replay::Releasing::new(factors, mode, states, changes, usize::MAX);
+        if let Some(files) = &self.settings.sealer.spill {
+            releasing.spill_changes(files.create()?);
+        }
         let order = &first.index.order;
         let has_rows = order
             .iter()
@@ -630,7 +635,7 @@ impl<'a> Run<'a> {
         let rated = (0..order.len())
             .filter(|&at| order[at].rated && (first.in_scope)(at))
             .count();
-        streaming::Streaming::new(releasing, has_rows, lines, rated)
+        Ok(streaming::Streaming::new(releasing, has_rows, lines, rated))
     }
 
     /// The pass that scores what the run applies after the first pass hashed

@@ -39,6 +39,9 @@ type Done<T> = (
     Duration,
 );
 
+/// An outcome as a pass keeps it.
+pub(super) type Held<T> = Box<std::result::Result<T, InputError>>;
+
 /// Outcomes of competitions, with their places.
 type Outcomes<T> = Vec<(usize, std::result::Result<T, InputError>)>;
 
@@ -48,8 +51,11 @@ pub(super) struct Collected<T> {
     board_scores: Arriving,
     /// Content hashes (when the pass hashes).
     pub hashes: Vec<Option<String>>,
-    /// Outcomes of the competitions in scope.
-    pub(super) outcomes: Vec<Option<std::result::Result<T, InputError>>>,
+    /// Outcomes of the competitions in scope, each in a box of its own: a slot is
+    /// then a pointer, where an outcome held in place is a few hundred bytes, and a
+    /// run that takes each outcome as soon as it is kept (replaying as it reads) would
+    /// hold a slot of that size for every competition of the history.
+    pub(super) outcomes: Vec<Option<Held<T>>>,
     /// Competitions whose board rows this pass has seen.
     seen: Vec<bool>,
     /// Outcomes of the batch last worked on, kept while the next is worked on.
@@ -299,7 +305,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
 
     /// Takes the outcome kept for the place `at`, if any.
     pub fn take_outcome(&mut self, at: usize) -> Option<std::result::Result<T, InputError>> {
-        self.outcomes.get_mut(at).and_then(Option::take)
+        self.outcomes.get_mut(at).and_then(Option::take).map(|held| *held)
     }
 
     /// Whether this pass has seen the board rows of the place `at` (or scored it
@@ -399,6 +405,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             .map(|&at| {
                 self.outcomes[at]
                     .take()
+                    .map(|held| *held)
                     .ok_or_else(|| never_scored(index, at))
             })
             .collect()
@@ -503,7 +510,7 @@ impl Pending {
 /// `board_scores`, and seals the board scores that fill a row group.
 fn keep_into<T: WithBoardScores>(
     board_scores: &mut Arriving,
-    outcomes: &mut [Option<std::result::Result<T, InputError>>],
+    outcomes: &mut [Option<Held<T>>],
     kept: Outcomes<T>,
 ) -> Result<()> {
     for (at, mut outcome) in kept {
@@ -511,7 +518,7 @@ fn keep_into<T: WithBoardScores>(
             Ok(one) => board_scores.push(at, one.take_board_scores()),
             Err(_) => board_scores.settle(at),
         }
-        outcomes[at] = Some(outcome);
+        outcomes[at] = Some(Box::new(outcome));
     }
     board_scores.seal_full()
 }

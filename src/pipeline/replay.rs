@@ -711,6 +711,12 @@ impl<'a> Releasing<'a> {
         Ok(())
     }
 
+    /// Keeps the sealed changes' encoded groups in `file` until they are written
+    /// ([`SealedChanges::spilling`]).
+    pub fn spill_changes(&mut self, file: Box<dyn crate::pipeline::sealed::SpillFile>) {
+        self.recorder.out.sealed = SealedChanges::spilling(file);
+    }
+
     /// The replay's output, once the last month is replayed; the last month's model
     /// inputs are let go of.
     pub fn finish(
@@ -860,8 +866,12 @@ const IN_FLIGHT: usize = 2;
 #[derive(Debug)]
 pub struct SealedChangeGroup {
     pub rows: usize,
-    /// The bytes of a file holding only this group.
+    /// The bytes of a file holding only this group; empty when they were moved to the
+    /// spill file ([`SealedChanges::spilling`]).
     pub bytes: Vec<u8>,
+    /// Where the bytes are in the spill file, when they were moved there: (offset,
+    /// length).
+    spilled: Option<(u64, usize)>,
 }
 
 /// The player changes a replay sealed into row groups, in replay order, ahead of the
@@ -872,6 +882,10 @@ pub struct SealedChanges {
     /// The sealed rows of players who are not members: `non_members.csv` lists them.
     pub non_members: Vec<Change>,
     in_flight: VecDeque<(usize, JoinHandle<crate::error::Result<Vec<u8>>>)>,
+    /// Where the encoded groups go until they are written, when given.
+    spill: Option<Box<dyn crate::pipeline::sealed::SpillFile>>,
+    /// The bytes written to `spill`.
+    spilled: u64,
 }
 
 impl SealedChanges {
@@ -883,6 +897,32 @@ impl SealedChanges {
 
     pub fn is_empty(&self) -> bool {
         self.groups.is_empty() && self.in_flight.is_empty()
+    }
+
+    /// Sealed changes whose encoded groups are kept in `file` rather than in memory
+    /// until they are written: a run that replays while it reads would otherwise hold
+    /// them beside everything the reading holds.
+    pub fn spilling(file: Box<dyn crate::pipeline::sealed::SpillFile>) -> Self {
+        SealedChanges {
+            spill: Some(file),
+            ..SealedChanges::default()
+        }
+    }
+
+    /// Every group's bytes, in order, read back from the spill file where they were
+    /// moved there.
+    pub fn bytes(&self) -> crate::error::Result<Vec<std::borrow::Cow<'_, [u8]>>> {
+        self.groups
+            .iter()
+            .map(|group| match (group.spilled, &self.spill) {
+                (Some((offset, len)), Some(file)) => {
+                    let mut bytes = vec![0; len];
+                    file.read_at(offset, &mut bytes)?;
+                    Ok(std::borrow::Cow::Owned(bytes))
+                }
+                _ => Ok(std::borrow::Cow::Borrowed(group.bytes.as_slice())),
+            })
+            .collect()
     }
 
     /// Seals the full row groups at the front of `rows` (in replay order, every row
@@ -926,7 +966,20 @@ impl SealedChanges {
             let bytes = job.join().map_err(|_| {
                 crate::error::Error::Config("encoding a row group of changes.parquet failed".into())
             })??;
-            self.groups.push(SealedChangeGroup { rows, bytes });
+            let (bytes, spilled) = match self.spill.as_mut() {
+                Some(file) => {
+                    file.append(&bytes)?;
+                    let at = self.spilled;
+                    self.spilled += bytes.len() as u64;
+                    (Vec::new(), Some((at, bytes.len())))
+                }
+                None => (bytes, None),
+            };
+            self.groups.push(SealedChangeGroup {
+                rows,
+                bytes,
+                spilled,
+            });
         }
         Ok(())
     }

@@ -217,8 +217,9 @@ fn write_changes_to<W: Write>(
     output: &RunOutput,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let groups = &output.replay.sealed.groups;
-    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.bytes.as_slice()))?;
+    let groups = (output.replay.sealed.bytes())
+        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
     let rest = output.replay.changes.len();
     super::files::write_parquet_to(out, &sealed, rest, settings, &|range| {
         changes_part(output, range)
