@@ -819,7 +819,9 @@ fn write_board_scores_to<W: Write>(
     rows: &BoardScoreRows,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let sealed = CarriedGroups::each_whole(rows.sealed.iter().map(|g| g.bytes.as_slice()))?;
+    let groups = (rows.sealed_bytes())
+        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
     let encode = |range: std::ops::Range<usize>| match rows.records(range.clone()) {
         Some(records) => {
             let records = records.map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
