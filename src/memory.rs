@@ -307,21 +307,3 @@ mod tests {
         );
     }
 }
-
-/// TEMPORARY: prints the resident size at a point of the run.
-pub fn rss_probe(label: &str) {
-    if std::env::var_os("BRIDGEHCP_RSS").is_none() {
-        return;
-    }
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let get = |key: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(key))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-            / 1024
-    };
-    eprintln!("RSS {label}: {} MiB (peak {} MiB)", get("VmRSS:"), get("VmHWM:"));
-}

@@ -554,11 +554,14 @@ impl<'a> Run<'a> {
         };
         let in_scope = |at: usize| self.until_ok(index.order[at]) && after_through(at);
         let skipped = seen.live.iter().filter(|&&at| !after_through(at)).count();
-        let scope: Vec<usize> = seen.live.iter().copied().filter(|&at| in_scope(at)).collect();
+        let scope: Vec<usize> = seen
+            .live
+            .iter()
+            .copied()
+            .filter(|&at| in_scope(at))
+            .collect();
         // Replayed as read only when what was replayed is what the run applies.
         let attempted = stream.is_some();
-        crate::memory::rss_probe("first pass + drain");
-        if let Some(st) = &stream { st.debug(&scope); }
         let stream = stream.filter(|stream| stream.took(&scope));
         if !one_pass || (attempted && stream.is_none()) {
             if one_pass {
@@ -608,7 +611,7 @@ impl<'a> Run<'a> {
     /// scratch whose changes are sealed as they come (a frozen run keeps its changes as
     /// rows to the end, and a continued one compares with its state first).
     fn replays_as_read(&self) -> bool {
-        self.previous.is_none() && std::env::var_os("NOSTREAM").is_none()
+        self.previous.is_none()
             && self.settings.mode == Mode::Live
             && self.settings.sealer.changes.is_some()
     }

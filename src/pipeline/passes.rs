@@ -305,7 +305,10 @@ impl<T: Send + WithBoardScores> Collected<T> {
 
     /// Takes the outcome kept for the place `at`, if any.
     pub fn take_outcome(&mut self, at: usize) -> Option<std::result::Result<T, InputError>> {
-        self.outcomes.get_mut(at).and_then(Option::take).map(|held| *held)
+        self.outcomes
+            .get_mut(at)
+            .and_then(Option::take)
+            .map(|held| *held)
     }
 
     /// Whether this pass has seen the board rows of the place `at` (or scored it

@@ -92,7 +92,6 @@ impl<'s> Streaming<'s> {
         quarantine: Option<&Quarantine>,
     ) -> Result<()> {
         let order = &first.index.order;
-        if std::env::var_os("BRIDGEHCP_RSS").is_some() { eprint!("ADV frontier {} of {} taken {} prepared {} ", self.frontier, order.len(), self.taken.len(), self.prepared.competitions.len()); crate::memory::rss_probe(""); }
         while let Some(&competition) = order.get(self.frontier) {
             let at = self.frontier;
             if !(first.in_scope)(at) {
@@ -181,12 +180,6 @@ impl<'s> Streaming<'s> {
         self.month_start = competitions.len();
         self.replaying += started.elapsed();
         Ok(())
-    }
-
-    pub fn debug(&self, scope: &[usize]) {
-        if std::env::var_os("BRIDGEHCP_RSS").is_none() { return; }
-        let first_diff = self.taken.iter().zip(scope).position(|(a, b)| a != b);
-        eprintln!("STREAM taken {} scope {} frontier {} first diff {:?} taken-at {:?} scope-at {:?}", self.taken.len(), scope.len(), self.frontier, first_diff, first_diff.map(|d| self.taken[d]), first_diff.map(|d| scope[d]));
     }
 
     /// Whether the places taken are `scope`, the run's competitions in replay order.

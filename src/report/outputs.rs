@@ -819,8 +819,8 @@ fn write_board_scores_to<W: Write>(
     rows: &BoardScoreRows,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let groups = (rows.sealed_bytes())
-        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    let groups =
+        (rows.sealed_bytes()).map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
     let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
     let encode = |range: std::ops::Range<usize>| match rows.records(range.clone()) {
         Some(records) => {

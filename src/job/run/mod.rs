@@ -137,7 +137,6 @@ fn run_and_write(
         read.partitions,
         progress,
     )?;
-    crate::memory::rss_probe("opened head+entrants+results");
     head.competitions.append(&mut read.unread);
     check_register(plan, &head)?;
     check_ranking_groups(plan, &head)?;
@@ -160,7 +159,6 @@ fn run_and_write(
         read.known,
         read.vouched,
     )?;
-    crate::memory::rss_probe("pipeline done");
     // The outputs carry what they need of the dataset (its entrant rows went once
     // scored): its members and competitions need not wait for the writing, nor the
     // writing for them to be freed.
@@ -245,7 +243,6 @@ fn write_outputs(
     let commit = super::hooks::test_commit();
     crate::report::outputs::write_run(&plan.out, &output, &plan.settings, inputs, commit)?;
     progress.finish();
-    crate::memory::rss_probe("written");
     output.summary.writing = write_started.elapsed();
     output.summary.elapsed = started.elapsed();
     let summary = output.summary.clone();
