@@ -36,6 +36,9 @@ impl WithBoardScores for ScoredOne {
     }
 }
 
+/// An outcome as a pass keeps it, in a box of its own (see `passes::Collected`).
+pub(super) type Held<T> = Box<Result<T, InputError>>;
+
 /// The rows of one competition.
 pub(super) struct Rows<'a> {
     pub entrants: Vec<&'a Entrant>,

@@ -22,6 +22,7 @@ mod reported;
 pub mod schedule;
 pub mod score;
 pub mod sealed;
+mod spill;
 pub mod state;
 pub mod state_io;
 mod streaming;
@@ -541,7 +542,13 @@ impl<'a> Run<'a> {
         let mut quarantine =
             self.first_pass(&mut collected, boards, &first, one_pass, stream.as_mut())?;
         if let Some(stream) = &mut stream {
-            stream.advance(&mut collected, &first, Some(&quarantine))?;
+            let pass = passes::Pass {
+                index: &index,
+                hash: true,
+                in_scope: &first_scope,
+                one: &prepare,
+            };
+            stream.advance(&mut collected, &pass, Some(&quarantine))?;
         }
         let seen = Seen::of(self.head, &index, &mut collected, &quarantine);
         let mut start = self.reconcile(&seen)?;
@@ -560,29 +567,9 @@ impl<'a> Run<'a> {
             .copied()
             .filter(|&at| in_scope(at))
             .collect();
-        // Replayed as read only when what was replayed is what the run applies.
-        let attempted = stream.is_some();
-        let stream = stream.filter(|stream| stream.took(&scope));
-        if !one_pass || (attempted && stream.is_none()) {
-            if one_pass {
-                collected = collected.again(&self.settings.sealer);
-            } else {
-                collected.next_pass();
-            }
-            let second: SecondPass<'_, '_> = (&index, &quarantine, &in_scope, &prepare);
-            self.second_pass(&mut collected, boards, second, scope.len())?;
-        }
-        // No pass follows: the checks' own copy of every entrant goes before the
-        // outcomes are put together.
-        boards.release();
-        let (mut prepared, streamed) = match stream {
-            Some(stream) => {
-                let streamed = stream.finish()?;
-                let replay = (streamed.replay, streamed.replaying);
-                (streamed.prepared, Some(replay))
-            }
-            None => (collected.assemble(&index, &scope)?, None),
-        };
+        let second: SecondPass<'_, '_> = (&index, &quarantine, &in_scope, &prepare);
+        let (mut prepared, streamed) =
+            self.applied(stream, &mut collected, boards, second, &scope)?;
         if streamed.is_some() {
             start.states = states;
         }
@@ -607,6 +594,43 @@ impl<'a> Run<'a> {
         }))
     }
 
+    /// The competitions at `scope` (in replay order) scored and put together: as the
+    /// months replayed as read took them when they are these, else scored (again) in
+    /// a second pass (a continued run's, or a run from scratch whose reading left out
+    /// a competition it had replayed) and put together for the replay. The replay's
+    /// output comes with them when the months were replayed as read.
+    fn applied(
+        &self,
+        stream: Option<streaming::Streaming<'_>>,
+        collected: &mut Collected<prepare::OneCompetition>,
+        boards: &mut dyn BoardSource,
+        second: SecondPass<'_, '_>,
+        scope: &[usize],
+    ) -> Result<(Prepared, Option<(ReplayOutput, Duration)>)> {
+        let one_pass = self.previous.is_none();
+        let attempted = stream.is_some();
+        let stream = stream.filter(|stream| stream.took(scope));
+        if !one_pass || (attempted && stream.is_none()) {
+            if one_pass {
+                *collected = collected.again(&self.settings.sealer);
+            } else {
+                collected.next_pass();
+            }
+            self.second_pass(collected, boards, second, scope.len())?;
+        }
+        // No pass follows: the checks' own copy of every entrant goes before the
+        // outcomes are put together.
+        boards.release();
+        match stream {
+            Some(stream) => {
+                let streamed = stream.finish()?;
+                let replay = (streamed.replay, streamed.replaying);
+                Ok((streamed.prepared, Some(replay)))
+            }
+            None => Ok((collected.assemble(second.0, scope)?, None)),
+        }
+    }
+
     /// Whether a run replays each month as soon as it is scored: a live run from
     /// scratch whose changes are sealed as they come (a frozen run keeps its changes as
     /// rows to the end, and a continued one compares with its state first).
@@ -627,7 +651,7 @@ impl<'a> Run<'a> {
         let changes = self.settings.sealer.changes.as_deref();
         let (factors, mode) = (&self.settings.factors, self.settings.mode);
         let mut releasing = replay::Releasing::new(factors, mode, states, changes, usize::MAX);
-        if let Some(files) = &self.settings.sealer.spill {
+        if let Some(files) = &self.settings.sealer.groups {
             releasing.spill_changes(files.create()?);
         }
         let order = &first.index.order;
@@ -683,7 +707,7 @@ impl<'a> Run<'a> {
         let mut replay = |collected: &mut Collected<prepare::OneCompetition>| {
             let started = Instant::now();
             if let Some(stream) = stream.as_deref_mut() {
-                stream.advance(collected, first, None)?;
+                stream.advance(collected, &pass, None)?;
             }
             Ok(started.elapsed())
         };

@@ -19,7 +19,7 @@ use crate::quarantine::Quarantine;
 
 pub use crate::scoring::{BoardSource, Boards, InMemory};
 
-use super::competition::{Index, Rows, WithBoardScores};
+use super::competition::{Held, Index, Rows, WithBoardScores};
 use super::ledger;
 use super::prepare::{assemble_in_place, OneCompetition, Prepared};
 use super::sealed::{Arriving, BoardScoreRows, Sealer};
@@ -38,9 +38,6 @@ type Done<T> = (
     Duration,
     Duration,
 );
-
-/// An outcome as a pass keeps it.
-pub(super) type Held<T> = Box<std::result::Result<T, InputError>>;
 
 /// Outcomes of competitions, with their places.
 type Outcomes<T> = Vec<(usize, std::result::Result<T, InputError>)>;

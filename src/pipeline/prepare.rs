@@ -81,7 +81,7 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
 /// is made on the way; those that failed are listed as quarantined.
 pub(super) fn assemble_in_place(
     order: &[&Competition],
-    outcomes: &mut [Option<super::passes::Held<OneCompetition>>],
+    outcomes: &mut [Option<super::competition::Held<OneCompetition>>],
     places: &[usize],
 ) -> Prepared {
     let mut all = Prepared::default();

@@ -713,7 +713,7 @@ impl<'a> Releasing<'a> {
 
     /// Keeps the sealed changes' encoded groups in `file` until they are written
     /// ([`SealedChanges::spilling`]).
-    pub fn spill_changes(&mut self, file: Box<dyn crate::pipeline::sealed::SpillFile>) {
+    pub fn spill_changes(&mut self, file: Box<dyn super::spill::SpillFile>) {
         self.recorder.out.sealed = SealedChanges::spilling(file);
     }
 
@@ -883,7 +883,7 @@ pub struct SealedChanges {
     pub non_members: Vec<Change>,
     in_flight: VecDeque<(usize, JoinHandle<crate::error::Result<Vec<u8>>>)>,
     /// Where the encoded groups go until they are written, when given.
-    spill: Option<Box<dyn crate::pipeline::sealed::SpillFile>>,
+    spill: Option<Box<dyn super::spill::SpillFile>>,
     /// The bytes written to `spill`.
     spilled: u64,
 }
@@ -902,7 +902,7 @@ impl SealedChanges {
     /// Sealed changes whose encoded groups are kept in `file` rather than in memory
     /// until they are written: a run that replays while it reads would otherwise hold
     /// them beside everything the reading holds.
-    pub fn spilling(file: Box<dyn crate::pipeline::sealed::SpillFile>) -> Self {
+    pub fn spilling(file: Box<dyn super::spill::SpillFile>) -> Self {
         SealedChanges {
             spill: Some(file),
             ..SealedChanges::default()

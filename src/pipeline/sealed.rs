@@ -59,6 +59,9 @@ pub struct Sealer {
     /// Where board scores that arrive out of replay order are held until they are
     /// written ([`Spill`]); `None` keeps them in memory.
     pub spill: Option<Arc<dyn SpillFiles>>,
+    /// Where the row groups encoded as the run goes wait until they are written;
+    /// `None` keeps them in memory.
+    pub groups: Option<Arc<dyn SpillFiles>>,
 }
 
 impl Sealer {
@@ -68,25 +71,12 @@ impl Sealer {
             board_scores: Some(codec),
             changes: None,
             spill: None,
+            groups: None,
         }
     }
 }
 
-/// Bytes held outside memory until the outputs are written: a file, made by the
-/// output layer (this layer touches no files). Appends and reads may come from
-/// different threads.
-pub trait SpillFile: Send + Sync + std::fmt::Debug {
-    /// Writes `bytes` after every other.
-    fn append(&mut self, bytes: &[u8]) -> Result<()>;
-    /// Fills `into` with the bytes written from `offset` on.
-    fn read_at(&self, offset: u64, into: &mut [u8]) -> Result<()>;
-}
-
-/// Makes the [`SpillFile`]s of a run; each is gone when dropped, and none is left
-/// behind when the run fails.
-pub trait SpillFiles: Send + Sync + std::fmt::Debug {
-    fn create(&self) -> Result<Box<dyn SpillFile>>;
-}
+pub use super::spill::{SpillFile, SpillFiles};
 
 /// Board scores held in a [`SpillFile`] until they are written, as fixed-width records
 /// ([`BoardScoreTable::write_records`]; the names stay in memory), read back by ranges
@@ -540,7 +530,8 @@ pub(super) struct Arriving {
     spill: Option<Spill>,
     /// Rows held in `table` before they are spilled.
     spill_rows: usize,
-    /// Where the sealed groups' bytes go (made on first use), if the run has a spill.
+    /// Where the sealed groups' bytes go (made on first use), if anywhere.
+    group_files: Option<Arc<dyn SpillFiles>>,
     groups: Option<GroupSpill>,
 }
 
@@ -571,6 +562,7 @@ impl Arriving {
             spill_files: sealer.spill.clone(),
             spill: None,
             spill_rows: SPILL_ROWS,
+            group_files: sealer.groups.clone(),
             groups: None,
         }
     }
@@ -770,7 +762,7 @@ impl Arriving {
             let (bytes, competitions) = done.job.join().map_err(|_| {
                 Error::Config("encoding a row group of board_scores.parquet failed".into())
             })??;
-            let spilled = match (&self.spill_files, &mut self.groups) {
+            let spilled = match (&self.group_files, &mut self.groups) {
                 (Some(_), Some(groups)) => Some(groups.keep(&bytes)?),
                 (Some(files), None) => {
                     let file = files.create()?;

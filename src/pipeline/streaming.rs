@@ -24,11 +24,10 @@ use crate::error::{InputError, Result};
 use crate::quarantine::Quarantine;
 
 use super::competition::failed;
-use super::passes::Collected;
+use super::passes::{Collected, Pass};
 use super::prepare::{OneCompetition, Prepared, PreparedCompetition};
 use super::replay::{Releasing, ReplayOutput};
 use super::state::month_index;
-use super::FirstPass;
 
 /// Competitions scored from their reported results at once, at most, when the
 /// replay reaches them: a month's worth, in parallel.
@@ -88,13 +87,13 @@ impl<'s> Streaming<'s> {
     pub fn advance(
         &mut self,
         collected: &mut Collected<OneCompetition>,
-        first: &FirstPass<'_, '_, '_>,
+        pass: &Pass<'_, OneCompetition>,
         quarantine: Option<&Quarantine>,
     ) -> Result<()> {
-        let order = &first.index.order;
+        let order = &pass.index.order;
         while let Some(&competition) = order.get(self.frontier) {
             let at = self.frontier;
-            if !(first.in_scope)(at) {
+            if !(pass.in_scope)(at) {
                 // Competitions after `--until` come last in replay order.
                 self.frontier = order.len();
                 break;
@@ -116,8 +115,8 @@ impl<'s> Streaming<'s> {
                 self.frontier += 1;
                 continue;
             }
-            let places = self.without_rows(collected, first, at);
-            collected.score_now(first.index, &places, first.prepare)?;
+            let places = self.without_rows(collected, pass, at);
+            collected.score_now(pass.index, &places, pass.one)?;
         }
         Ok(())
     }
@@ -127,13 +126,13 @@ impl<'s> Streaming<'s> {
     fn without_rows(
         &self,
         collected: &Collected<OneCompetition>,
-        first: &FirstPass<'_, '_, '_>,
+        pass: &Pass<'_, OneCompetition>,
         at: usize,
     ) -> Vec<usize> {
-        let order = &first.index.order;
+        let order = &pass.index.order;
         (at..order.len())
             .take_while(|&p| {
-                (first.in_scope)(p)
+                (pass.in_scope)(p)
                     && !self.has_rows[p]
                     && !collected.was_seen(p)
                     && order[p].boards.is_some()

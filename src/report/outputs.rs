@@ -794,6 +794,9 @@ pub fn board_score_sealer() -> Sealer {
         spill: Some(std::sync::Arc::new(
             super::spill_file::SpillFolder::temporary(),
         )),
+        groups: Some(std::sync::Arc::new(
+            super::spill_file::SpillFolder::temporary(),
+        )),
     }
 }
 
@@ -1341,6 +1344,7 @@ mod tests {
                         settings: settings.clone(),
                     })),
                     spill: None,
+                    groups: None,
                 },
                 ..plain_settings
             };
