@@ -36,6 +36,9 @@ impl WithBoardScores for ScoredOne {
     }
 }
 
+/// An outcome as a pass keeps it, in a box of its own (see `passes::Collected`).
+pub(super) type Held<T> = Box<Result<T, InputError>>;
+
 /// The rows of one competition.
 pub(super) struct Rows<'a> {
     pub entrants: Vec<&'a Entrant>,
@@ -67,6 +70,20 @@ pub struct EntrantRows<'a> {
 pub enum Entrants<'a> {
     Rows(Cow<'a, [Entrant]>),
     Table(EntrantTable),
+}
+
+impl Entrants<'_> {
+    /// How many entrant rows there are.
+    pub fn len(&self) -> usize {
+        match self {
+            Entrants::Rows(rows) => rows.len(),
+            Entrants::Table(table) => table.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Result rows as structs (a dataset's own), or read compactly ([`ResultTable`]).

@@ -22,8 +22,10 @@ mod reported;
 pub mod schedule;
 pub mod score;
 pub mod sealed;
+mod spill;
 pub mod state;
 pub mod state_io;
+mod streaming;
 pub mod units;
 
 use std::collections::HashSet;
@@ -345,10 +347,13 @@ pub fn run_source_known(
 ) -> Result<Option<RunOutput>> {
     let started = Instant::now();
     let run = Run::new(head, settings, previous, progress)?;
-    let Some(mut scored) = run.read_and_score(rows, boards, known, vouched)? else {
+    let Some(mut scored) = run.read_and_score(rows, boards, known, vouched, true)? else {
         return Ok(None);
     };
-    let replayed = run.replay(&mut scored)?;
+    let replayed = match scored.streamed.take() {
+        Some((replay, replaying)) => run.replayed(&mut scored, replay, Vec::new(), replaying)?,
+        None => run.replay(&mut scored)?,
+    };
     let ledger = run.ledger(&scored, &replayed);
     Ok(Some(run.finish(scored, replayed, ledger, started)))
 }
@@ -369,7 +374,7 @@ pub fn prepare_source(
     let run = Run::new(head, settings, None, progress)?;
     let known = ledger::Known::default();
     let scored = run
-        .read_and_score(rows, boards, &known, vouched)?
+        .read_and_score(rows, boards, &known, vouched, false)?
         .ok_or_else(|| Error::Config("a study found a competition it had not read".into()))?;
     let quarantined = scored.quarantine.len();
     Ok((scored.prepared.competitions, quarantined))
@@ -403,7 +408,19 @@ struct ScoredRun<'a> {
     reading: Duration,
     hashing: Duration,
     scoring: Duration,
+    /// When the months were replayed as they were scored: the replay's output and the
+    /// time it took.
+    streamed: Option<(ReplayOutput, Duration)>,
 }
+
+/// What the second pass over the board rows works with: the index, the reader's
+/// quarantine, which places are in scope and the work on each.
+type SecondPass<'p, 'i> = (
+    &'p competition::Index<'i, 'i>,
+    &'p Quarantine,
+    &'p (dyn Fn(usize) -> bool + Sync),
+    &'p passes::PrepareOne<'p, prepare::OneCompetition>,
+);
 
 /// What the first pass over the board rows works with.
 struct FirstPass<'i, 'c, 'r> {
@@ -491,13 +508,16 @@ impl<'a> Run<'a> {
     /// Stage 1: the passes over the board rows. The first hashes every competition
     /// (and, without a state to compare with, also scores what this run applies); the
     /// run is reconciled with the previous one; a continued run then reads again what
-    /// it applies. The entrant and result rows go when this returns.
+    /// it applies. The entrant and result rows go when this returns. With
+    /// `replay_as_read`, a live run from scratch replays each month as soon as it is
+    /// scored ([`streaming`]).
     fn read_and_score(
         &self,
         rows: competition::EntrantRows<'_>,
         boards: &mut dyn BoardSource,
         known: &ledger::Known,
         vouched: &ledger::Known,
+        replay_as_read: bool,
     ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
         let prepare = |at: usize, rows: &competition::Rows<'_>| self.prepare(&index, at, rows);
@@ -514,10 +534,24 @@ impl<'a> Run<'a> {
             known,
             vouched,
         };
-        let mut quarantine = self.first_pass(&mut collected, boards, &first, one_pass)?;
-        let advance = |n| self.progress.advance(n);
+        let mut states = self.starting.clone();
+        let mut stream = match replay_as_read && self.replays_as_read() {
+            true => Some(self.streaming(&mut states, &first, &*boards, rows.entrants.len())?),
+            false => None,
+        };
+        let mut quarantine =
+            self.first_pass(&mut collected, boards, &first, one_pass, stream.as_mut())?;
+        if let Some(stream) = &mut stream {
+            let pass = passes::Pass {
+                index: &index,
+                hash: true,
+                in_scope: &first_scope,
+                one: &prepare,
+            };
+            stream.advance(&mut collected, &pass, Some(&quarantine))?;
+        }
         let seen = Seen::of(self.head, &index, &mut collected, &quarantine);
-        let start = self.reconcile(&seen)?;
+        let mut start = self.reconcile(&seen)?;
         if !known.is_empty() && start.replayed.is_some() {
             return Ok(None);
         }
@@ -533,21 +567,15 @@ impl<'a> Run<'a> {
             .copied()
             .filter(|&at| in_scope(at))
             .collect();
-        if !one_pass {
-            collected.next_pass();
-            self.progress.start("scoring", scope.len() as u64);
-            collected.read(boards, &index, false, &in_scope, &prepare, &advance)?;
-            collected.rest(&index, &quarantine, false, &in_scope, &prepare)?;
-            self.progress.finish();
+        let second: SecondPass<'_, '_> = (&index, &quarantine, &in_scope, &prepare);
+        let (mut prepared, streamed) =
+            self.applied(stream, &mut collected, boards, second, &scope)?;
+        if streamed.is_some() {
+            start.states = states;
         }
-        // No pass follows: the checks' own copy of every entrant goes before the
-        // outcomes are put together.
-        boards.release();
-        let scope_competitions: Vec<&'a Competition> =
-            scope.iter().map(|&at| index.order[at]).collect();
-        let mut prepared = collected.assemble(&index, &scope)?;
         prepared.board_scores = collected.board_scores(&scope)?;
         let prepare_quarantined = self.take_prepare_failures(&mut prepared, &mut quarantine)?;
+        let not_rated = scope.iter().map(|&at| index.order[at]).filter(|c| !c.rated);
         Ok(Some(ScoredRun {
             seen: Seen {
                 live: Vec::new(),
@@ -557,16 +585,102 @@ impl<'a> Run<'a> {
             skipped,
             prepared,
             quarantine,
-            not_rated: scope_competitions
-                .iter()
-                .filter(|c| !c.rated)
-                .map(|c| c.competition_id.as_str())
-                .collect(),
+            not_rated: not_rated.map(|c| c.competition_id.as_str()).collect(),
             prepare_quarantined,
             reading: collected.reading,
             hashing: collected.hashing,
             scoring: collected.scoring,
+            streamed,
         }))
+    }
+
+    /// The competitions at `scope` (in replay order) scored and put together: as the
+    /// months replayed as read took them when they are these, else scored (again) in
+    /// a second pass (a continued run's, or a run from scratch whose reading left out
+    /// a competition it had replayed) and put together for the replay. The replay's
+    /// output comes with them when the months were replayed as read.
+    fn applied(
+        &self,
+        stream: Option<streaming::Streaming<'_>>,
+        collected: &mut Collected<prepare::OneCompetition>,
+        boards: &mut dyn BoardSource,
+        second: SecondPass<'_, '_>,
+        scope: &[usize],
+    ) -> Result<(Prepared, Option<(ReplayOutput, Duration)>)> {
+        let one_pass = self.previous.is_none();
+        let attempted = stream.is_some();
+        let stream = stream.filter(|stream| stream.took(scope));
+        if !one_pass || (attempted && stream.is_none()) {
+            if one_pass {
+                *collected = collected.again(&self.settings.sealer);
+            } else {
+                collected.next_pass();
+            }
+            self.second_pass(collected, boards, second, scope.len())?;
+        }
+        // No pass follows: the checks' own copy of every entrant goes before the
+        // outcomes are put together.
+        boards.release();
+        match stream {
+            Some(stream) => {
+                let streamed = stream.finish()?;
+                let replay = (streamed.replay, streamed.replaying);
+                Ok((streamed.prepared, Some(replay)))
+            }
+            None => Ok((collected.assemble(second.0, scope)?, None)),
+        }
+    }
+
+    /// Whether a run replays each month as soon as it is scored: a live run from
+    /// scratch whose changes are sealed as they come (a frozen run keeps its changes as
+    /// rows to the end, and a continued one compares with its state first).
+    fn replays_as_read(&self) -> bool {
+        self.previous.is_none()
+            && self.settings.mode == Mode::Live
+            && self.settings.sealer.changes.is_some()
+    }
+
+    /// The replay fed from the first pass ([`streaming::Streaming`]), onto `states`.
+    fn streaming<'s>(
+        &'s self,
+        states: &'s mut [PlayerState],
+        first: &FirstPass<'_, '_, '_>,
+        boards: &dyn BoardSource,
+        lines: usize,
+    ) -> Result<streaming::Streaming<'s>> {
+        let changes = self.settings.sealer.changes.as_deref();
+        let (factors, mode) = (&self.settings.factors, self.settings.mode);
+        let mut releasing = replay::Releasing::new(factors, mode, states, changes, usize::MAX);
+        if let Some(files) = &self.settings.sealer.groups {
+            releasing.spill_changes(files.create()?);
+        }
+        let order = &first.index.order;
+        let has_rows = order
+            .iter()
+            .map(|c| boards.has_rows(&c.competition_id))
+            .collect();
+        let rated = (0..order.len())
+            .filter(|&at| order[at].rated && (first.in_scope)(at))
+            .count();
+        Ok(streaming::Streaming::new(releasing, has_rows, lines, rated))
+    }
+
+    /// The pass that scores what the run applies after the first pass hashed
+    /// everything: a continued run's, or a run from scratch whose months replayed as
+    /// read were not the ones it applies.
+    fn second_pass(
+        &self,
+        collected: &mut Collected<prepare::OneCompetition>,
+        boards: &mut dyn BoardSource,
+        (index, quarantine, in_scope, prepare): SecondPass<'_, '_>,
+        scope: usize,
+    ) -> Result<()> {
+        let advance = |n| self.progress.advance(n);
+        self.progress.start("scoring", scope as u64);
+        collected.read(boards, index, false, in_scope, prepare, &advance)?;
+        collected.rest(index, quarantine, false, in_scope, prepare)?;
+        self.progress.finish();
+        Ok(())
     }
 
     /// The first pass: every competition's rows read and hashed (and, in a run from
@@ -578,19 +692,26 @@ impl<'a> Run<'a> {
         boards: &mut dyn BoardSource,
         first: &FirstPass<'_, '_, '_>,
         one_pass: bool,
+        mut stream: Option<&mut streaming::Streaming<'_>>,
     ) -> Result<Quarantine> {
         let label = if one_pass { "scoring" } else { "hashing" };
         self.progress.start(label, first.index.order.len() as u64);
         let advance = |n| self.progress.advance(n);
         collected.vouch(first.index, first.vouched);
-        collected.read(
-            boards,
-            first.index,
-            true,
-            first.in_scope,
-            first.prepare,
-            &advance,
-        )?;
+        let pass = passes::Pass {
+            index: first.index,
+            hash: true,
+            in_scope: first.in_scope,
+            one: first.prepare,
+        };
+        let mut replay = |collected: &mut Collected<prepare::OneCompetition>| {
+            let started = Instant::now();
+            if let Some(stream) = stream.as_deref_mut() {
+                stream.advance(collected, &pass, None)?;
+            }
+            Ok(started.elapsed())
+        };
+        collected.read_then(boards, &pass, &advance, &mut replay)?;
         let mut quarantine = boards.finish(self.head)?;
         if let Some(until) = self.settings.until {
             quarantine.retain(|q| q.date.is_none_or(|date| date <= until));
@@ -761,8 +882,20 @@ impl<'a> Run<'a> {
                 replay::replay_releasing(factors, mode, competitions, states, changes, &advance)?
             }
         };
-        let prepared = &scored.prepared;
         self.progress.finish();
+        self.replayed(scored, replay, corrections, started.elapsed())
+    }
+
+    /// What follows the replay (`replay`, which took `replaying`): the competitions
+    /// the model refused join the quarantine (or, strict, stop the run).
+    fn replayed(
+        &self,
+        scored: &mut ScoredRun<'a>,
+        replay: ReplayOutput,
+        corrections: Vec<Correction>,
+        replaying: Duration,
+    ) -> Result<Replayed> {
+        let prepared = &scored.prepared;
         if let Some(failed) = replay.failed.first().filter(|_| self.strict()) {
             return Err(replay::ReplayError {
                 competition: prepared.competitions[failed.competition]
@@ -788,7 +921,7 @@ impl<'a> Run<'a> {
             replay,
             corrections,
             applied_through,
-            replaying: started.elapsed(),
+            replaying,
         })
     }
 

@@ -19,7 +19,7 @@ use crate::quarantine::Quarantine;
 
 pub use crate::scoring::{BoardSource, Boards, InMemory};
 
-use super::competition::{Index, Rows, WithBoardScores};
+use super::competition::{Held, Index, Rows, WithBoardScores};
 use super::ledger;
 use super::prepare::{assemble_in_place, OneCompetition, Prepared};
 use super::sealed::{Arriving, BoardScoreRows, Sealer};
@@ -48,8 +48,11 @@ pub(super) struct Collected<T> {
     board_scores: Arriving,
     /// Content hashes (when the pass hashes).
     pub hashes: Vec<Option<String>>,
-    /// Outcomes of the competitions in scope.
-    pub(super) outcomes: Vec<Option<std::result::Result<T, InputError>>>,
+    /// Outcomes of the competitions in scope, each in a box of its own: a slot is
+    /// then a pointer, where an outcome held in place is a few hundred bytes, and a
+    /// run that takes each outcome as soon as it is kept (replaying as it reads) would
+    /// hold a slot of that size for every competition of the history.
+    pub(super) outcomes: Vec<Option<Held<T>>>,
     /// Competitions whose board rows this pass has seen.
     seen: Vec<bool>,
     /// Outcomes of the batch last worked on, kept while the next is worked on.
@@ -246,33 +249,92 @@ impl<T: Send + WithBoardScores> Collected<T> {
         one: &PrepareOne<'_, T>,
         done: &(dyn Fn(u64) + Sync),
     ) -> Result<()> {
-        let started = Instant::now();
-        let (hashing, scoring) = (self.hashing, self.scoring);
-        let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
-        let source_has_rows = |at: usize| source.has_rows(&index.order[at].competition_id);
-        self.board_scores
-            .expect(|at| in_scope(at) && source_has_rows(at));
         let pass = Pass {
             index,
             hash,
             in_scope,
             one,
         };
+        self.read_then(source, &pass, done, &mut |_| Ok(Duration::ZERO))
+    }
+
+    /// [`Collected::read`], calling `after` after each batch (and once more when the
+    /// last outcomes are kept), with what has been kept so far; the time it takes is
+    /// not counted as reading.
+    pub fn read_then(
+        &mut self,
+        source: &mut dyn BoardSource,
+        pass: &Pass<'_, T>,
+        done: &(dyn Fn(u64) + Sync),
+        after: &mut dyn FnMut(&mut Self) -> Result<Duration>,
+    ) -> Result<()> {
+        let Pass {
+            index,
+            hash,
+            in_scope,
+            ..
+        } = *pass;
+        let started = Instant::now();
+        let mut spent_after = Duration::ZERO;
+        let (hashing, scoring) = (self.hashing, self.scoring);
+        let wanted = |id: &str| hash || index.position(id).is_some_and(in_scope);
+        let source_has_rows = |at: usize| source.has_rows(&index.order[at].competition_id);
+        self.board_scores
+            .expect(|at| in_scope(at) && source_has_rows(at));
         source.read_boards(&wanted, &mut |rows| {
-            let handled = self.batch(&pass, rows)?;
+            let handled = self.batch(pass, rows)?;
             done(handled as u64);
+            spent_after += after(self)?;
             Ok(())
         })?;
-        self.flush(&pass)?;
+        self.flush(pass)?;
         self.keep_waiting()?;
         // A competition whose rows did not come (left out by the reader) has none to
         // come: those scored from their reported results have no board scores.
         for at in (0..self.seen.len()).filter(|&at| !self.seen[at]) {
             self.board_scores.settle(at);
         }
-        let spent = (self.hashing - hashing) + (self.scoring - scoring);
+        spent_after += after(self)?;
+        let spent = (self.hashing - hashing) + (self.scoring - scoring) + spent_after;
         self.reading += started.elapsed().saturating_sub(spent);
         Ok(())
+    }
+
+    /// Takes the outcome kept for the place `at`, if any.
+    pub fn take_outcome(&mut self, at: usize) -> Option<std::result::Result<T, InputError>> {
+        self.outcomes
+            .get_mut(at)
+            .and_then(Option::take)
+            .map(|held| *held)
+    }
+
+    /// Whether this pass has seen the board rows of the place `at` (or scored it
+    /// without).
+    pub fn was_seen(&self, at: usize) -> bool {
+        self.seen.get(at).copied().unwrap_or(false)
+    }
+
+    /// Hashes (those without a hash yet) and runs `one` on the competitions at
+    /// `places`, which have no board rows, in parallel, while the board rows are still
+    /// being read: they count as seen.
+    pub fn score_now(
+        &mut self,
+        index: &Index<'_, '_>,
+        places: &[usize],
+        one: &PrepareOne<'_, T>,
+    ) -> Result<()> {
+        let started = Instant::now();
+        let hashes = &self.hashes;
+        let done: Vec<Done<T>> = places
+            .par_iter()
+            .map(|&at| work_on(index, at, &[], hashes[at].is_none(), true, one))
+            .collect();
+        for &at in places {
+            if let Some(seen) = self.seen.get_mut(at) {
+                *seen = true;
+            }
+        }
+        self.take_done(done, started)
     }
 
     /// Hashes (when `hash`) and runs `one` on the competitions no board rows came for
@@ -343,6 +405,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
             .map(|&at| {
                 self.outcomes[at]
                     .take()
+                    .map(|held| *held)
                     .ok_or_else(|| never_scored(index, at))
             })
             .collect()
@@ -356,6 +419,14 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// Makes room for `rows` board scores (when they are not sealed as they come).
     pub fn reserve_board_scores(&mut self, rows: usize) {
         self.board_scores.reserve(rows);
+    }
+
+    /// A fresh start for a second pass that scores again what the first one scored:
+    /// nothing of the first is kept but the time it took.
+    pub fn again(&self, sealer: &Sealer) -> Self {
+        let mut fresh = Collected::new(self.outcomes.len(), sealer);
+        (fresh.reading, fresh.hashing, fresh.scoring) = (self.reading, self.hashing, self.scoring);
+        fresh
     }
 
     /// Starts a new pass over the board rows (a continued run's second).
@@ -380,11 +451,11 @@ impl Collected<OneCompetition> {
 
 /// What a pass does with each batch of board rows: the index of the competitions,
 /// whether their contents are hashed, which competitions are worked on, and the work.
-struct Pass<'p, T> {
-    index: &'p Index<'p, 'p>,
-    hash: bool,
-    in_scope: &'p (dyn Fn(usize) -> bool + Sync),
-    one: &'p PrepareOne<'p, T>,
+pub(super) struct Pass<'p, T> {
+    pub index: &'p Index<'p, 'p>,
+    pub hash: bool,
+    pub in_scope: &'p (dyn Fn(usize) -> bool + Sync),
+    pub one: &'p PrepareOne<'p, T>,
 }
 
 /// What a pass does with one competition: (hash it, work on it).
@@ -439,7 +510,7 @@ impl Pending {
 /// `board_scores`, and seals the board scores that fill a row group.
 fn keep_into<T: WithBoardScores>(
     board_scores: &mut Arriving,
-    outcomes: &mut [Option<std::result::Result<T, InputError>>],
+    outcomes: &mut [Option<Held<T>>],
     kept: Outcomes<T>,
 ) -> Result<()> {
     for (at, mut outcome) in kept {
@@ -447,7 +518,7 @@ fn keep_into<T: WithBoardScores>(
             Ok(one) => board_scores.push(at, one.take_board_scores()),
             Err(_) => board_scores.settle(at),
         }
-        outcomes[at] = Some(outcome);
+        outcomes[at] = Some(Box::new(outcome));
     }
     board_scores.seal_full()
 }

@@ -81,14 +81,14 @@ pub(super) fn assemble(done: Vec<OneCompetition>, quarantined: Vec<Quarantined>)
 /// is made on the way; those that failed are listed as quarantined.
 pub(super) fn assemble_in_place(
     order: &[&Competition],
-    outcomes: &mut [Option<Result<OneCompetition, InputError>>],
+    outcomes: &mut [Option<super::competition::Held<OneCompetition>>],
     places: &[usize],
 ) -> Prepared {
     let mut all = Prepared::default();
     let (mut lines, mut competitions, mut text, mut rated) = (0, 0, 0, 0);
     for one in places
         .iter()
-        .filter_map(|&at| outcomes.get(at)?.as_ref()?.as_ref().ok())
+        .filter_map(|&at| outcomes.get(at)?.as_deref()?.as_ref().ok())
     {
         lines += one.standings.len();
         competitions += 1;
@@ -101,7 +101,7 @@ pub(super) fn assemble_in_place(
         let Some(outcome) = outcomes.get_mut(at).and_then(Option::take) else {
             continue;
         };
-        match outcome {
+        match *outcome {
             Ok(one) => {
                 one.standings.append_to(&mut all.standings);
                 all.board_scores.extend(one.board_scores);

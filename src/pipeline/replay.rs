@@ -625,49 +625,109 @@ pub fn replay_releasing(
     changes: Option<&dyn ChangeCodec>,
     on_applied: &(dyn Fn(u64) + Sync),
 ) -> Result<ReplayOutput, crate::error::Error> {
-    // A frozen run's changes wait for the writing stage, where they are encoded on
-    // both cores: the replay of a frozen month is short and parallel, and encoding
-    // beside it would take the cores it runs on.
-    let changes = changes.filter(|_| mode == Mode::Live);
-    let mut recorder = Recorder::new(factors, states, mode);
     let slots = player_slots(competitions);
-    match changes {
-        None => recorder.out.changes.reserve(slots),
-        // Room for the first group and a month after it (see `SealedChanges::seal_full`).
-        Some(codec) => recorder
-            .out
-            .changes
-            .reserve(slots.min(codec.rows_per_group().saturating_mul(2))),
+    let mut releasing = Releasing::new(factors, mode, states, changes, slots);
+    for window in months(competitions) {
+        releasing.month(competitions, window, on_applied)?;
     }
-    let windows = months(competitions);
-    for (at, window) in windows.iter().enumerate() {
+    releasing.finish(competitions)
+}
+
+/// [`replay_releasing`] a month at a time, for a caller that has the months one after
+/// the other (a run that replays each month as soon as it is scored): the months
+/// given to [`Releasing::month`] in order, each a range of the same list, are replayed
+/// exactly as [`replay_releasing`] replays the whole list.
+pub struct Releasing<'a> {
+    recorder: Recorder<'a>,
+    mode: Mode,
+    changes: Option<&'a dyn ChangeCodec>,
+    /// The month replayed last: let go of while the next one replays.
+    before: Option<Range<usize>>,
+}
+
+impl<'a> Releasing<'a> {
+    /// A replay onto `states` of competitions with `slots` player slots in all (a
+    /// bound: the room made for the changes).
+    pub fn new(
+        factors: &'a FactorSet,
+        mode: Mode,
+        states: &'a mut [PlayerState],
+        changes: Option<&'a dyn ChangeCodec>,
+        slots: usize,
+    ) -> Self {
+        // A frozen run's changes wait for the writing stage, where they are encoded on
+        // both cores: the replay of a frozen month is short and parallel, and encoding
+        // beside it would take the cores it runs on.
+        let changes = changes.filter(|_| mode == Mode::Live);
+        let mut recorder = Recorder::new(factors, states, mode);
+        match changes {
+            None => recorder.out.changes.reserve(slots),
+            // Room for the first group and a month after it (see `SealedChanges::seal_full`).
+            Some(codec) => recorder
+                .out
+                .changes
+                .reserve(slots.min(codec.rows_per_group().saturating_mul(2))),
+        }
+        Releasing {
+            recorder,
+            mode,
+            changes,
+            before: None,
+        }
+    }
+
+    /// Replays the competitions `window` of `competitions` (one month, after the
+    /// months replayed before), lets go of the month before's model inputs, and seals
+    /// the changes that fill a row group.
+    pub fn month(
+        &mut self,
+        competitions: &mut [PreparedCompetition],
+        window: Range<usize>,
+        on_applied: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), crate::error::Error> {
         // While the month replays, the one before is let go of, on the other core when
         // it has nothing else to do.
         let (done, rest) = competitions.split_at_mut(window.start);
-        let month = &rest[..window.len()];
-        let previous = at.checked_sub(1).and_then(|p| windows.get(p));
-        let before = previous.and_then(|p| done.get_mut(p.clone()));
+        let month = rest.get(..window.len()).unwrap_or_default();
+        let before = self.before.take().and_then(|p| done.get_mut(p));
+        let (recorder, mode) = (&mut self.recorder, self.mode);
         rayon::join(
-            || replay_window(&mut recorder, mode, month, window.start, on_applied),
+            || replay_window(recorder, mode, month, window.start, on_applied),
             || {
                 for competition in before.into_iter().flatten() {
                     competition.release();
                 }
             },
         );
-        if let Some(codec) = changes {
-            let out = &mut recorder.out;
+        if let Some(codec) = self.changes {
+            let out = &mut self.recorder.out;
             out.sealed
                 .seal_full(codec, &mut out.changes, competitions)?;
         }
+        self.before = Some(window);
+        Ok(())
     }
-    if let Some(last) = windows.last() {
-        for competition in &mut competitions[last.clone()] {
-            competition.release();
+
+    /// Keeps the sealed changes' encoded groups in `file` until they are written
+    /// ([`SealedChanges::spilling`]).
+    pub fn spill_changes(&mut self, file: Box<dyn super::spill::SpillFile>) {
+        self.recorder.out.sealed = SealedChanges::spilling(file);
+    }
+
+    /// The replay's output, once the last month is replayed; the last month's model
+    /// inputs are let go of.
+    pub fn finish(
+        mut self,
+        competitions: &mut [PreparedCompetition],
+    ) -> Result<ReplayOutput, crate::error::Error> {
+        if let Some(last) = self.before.take() {
+            for competition in competitions.get_mut(last).into_iter().flatten() {
+                competition.release();
+            }
         }
+        self.recorder.out.sealed.finish()?;
+        Ok(self.recorder.finish())
     }
-    recorder.out.sealed.finish()?;
-    Ok(recorder.finish())
 }
 
 /// The ranges of `competitions` (in replay order) that fall in one month each.
@@ -803,8 +863,12 @@ const IN_FLIGHT: usize = 2;
 #[derive(Debug)]
 pub struct SealedChangeGroup {
     pub rows: usize,
-    /// The bytes of a file holding only this group.
+    /// The bytes of a file holding only this group; empty when they were moved to the
+    /// spill file ([`SealedChanges::spilling`]).
     pub bytes: Vec<u8>,
+    /// Where the bytes are in the spill file, when they were moved there: (offset,
+    /// length).
+    spilled: Option<(u64, usize)>,
 }
 
 /// The player changes a replay sealed into row groups, in replay order, ahead of the
@@ -815,6 +879,10 @@ pub struct SealedChanges {
     /// The sealed rows of players who are not members: `non_members.csv` lists them.
     pub non_members: Vec<Change>,
     in_flight: VecDeque<(usize, JoinHandle<crate::error::Result<Vec<u8>>>)>,
+    /// Where the encoded groups go until they are written, when given.
+    spill: Option<Box<dyn super::spill::SpillFile>>,
+    /// The bytes written to `spill`.
+    spilled: u64,
 }
 
 impl SealedChanges {
@@ -826,6 +894,32 @@ impl SealedChanges {
 
     pub fn is_empty(&self) -> bool {
         self.groups.is_empty() && self.in_flight.is_empty()
+    }
+
+    /// Sealed changes whose encoded groups are kept in `file` rather than in memory
+    /// until they are written: a run that replays while it reads would otherwise hold
+    /// them beside everything the reading holds.
+    pub fn spilling(file: Box<dyn super::spill::SpillFile>) -> Self {
+        SealedChanges {
+            spill: Some(file),
+            ..SealedChanges::default()
+        }
+    }
+
+    /// Every group's bytes, in order, read back from the spill file where they were
+    /// moved there.
+    pub fn bytes(&self) -> crate::error::Result<Vec<std::borrow::Cow<'_, [u8]>>> {
+        self.groups
+            .iter()
+            .map(|group| match (group.spilled, &self.spill) {
+                (Some((offset, len)), Some(file)) => {
+                    let mut bytes = vec![0; len];
+                    file.read_at(offset, &mut bytes)?;
+                    Ok(std::borrow::Cow::Owned(bytes))
+                }
+                _ => Ok(std::borrow::Cow::Borrowed(group.bytes.as_slice())),
+            })
+            .collect()
     }
 
     /// Seals the full row groups at the front of `rows` (in replay order, every row
@@ -869,7 +963,20 @@ impl SealedChanges {
             let bytes = job.join().map_err(|_| {
                 crate::error::Error::Config("encoding a row group of changes.parquet failed".into())
             })??;
-            self.groups.push(SealedChangeGroup { rows, bytes });
+            let (bytes, spilled) = match self.spill.as_mut() {
+                Some(file) => {
+                    file.append(&bytes)?;
+                    let at = self.spilled;
+                    self.spilled += bytes.len() as u64;
+                    (Vec::new(), Some((at, bytes.len())))
+                }
+                None => (bytes, None),
+            };
+            self.groups.push(SealedChangeGroup {
+                rows,
+                bytes,
+                spilled,
+            });
         }
         Ok(())
     }

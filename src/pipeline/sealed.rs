@@ -59,6 +59,9 @@ pub struct Sealer {
     /// Where board scores that arrive out of replay order are held until they are
     /// written ([`Spill`]); `None` keeps them in memory.
     pub spill: Option<Arc<dyn SpillFiles>>,
+    /// Where the row groups encoded as the run goes wait until they are written;
+    /// `None` keeps them in memory.
+    pub groups: Option<Arc<dyn SpillFiles>>,
 }
 
 impl Sealer {
@@ -68,25 +71,12 @@ impl Sealer {
             board_scores: Some(codec),
             changes: None,
             spill: None,
+            groups: None,
         }
     }
 }
 
-/// Bytes held outside memory until the outputs are written: a file, made by the
-/// output layer (this layer touches no files). Appends and reads may come from
-/// different threads.
-pub trait SpillFile: Send + Sync + std::fmt::Debug {
-    /// Writes `bytes` after every other.
-    fn append(&mut self, bytes: &[u8]) -> Result<()>;
-    /// Fills `into` with the bytes written from `offset` on.
-    fn read_at(&self, offset: u64, into: &mut [u8]) -> Result<()>;
-}
-
-/// Makes the [`SpillFile`]s of a run; each is gone when dropped, and none is left
-/// behind when the run fails.
-pub trait SpillFiles: Send + Sync + std::fmt::Debug {
-    fn create(&self) -> Result<Box<dyn SpillFile>>;
-}
+pub use super::spill::{SpillFile, SpillFiles};
 
 /// Board scores held in a [`SpillFile`] until they are written, as fixed-width records
 /// ([`BoardScoreTable::write_records`]; the names stay in memory), read back by ranges
@@ -156,8 +146,11 @@ impl Spill {
 #[derive(Debug)]
 pub struct SealedGroup {
     pub rows: usize,
-    /// The bytes of a file holding only this group.
-    pub bytes: Vec<u8>,
+    /// The bytes of a file holding only this group; empty when they are in the
+    /// groups' spill file ([`BoardScoreRows::group_bytes`]).
+    bytes: Vec<u8>,
+    /// Where the bytes are in the groups' spill file, when there: (offset, length).
+    spilled: Option<(u64, usize)>,
     /// The competitions with rows in it.
     competitions: Vec<String>,
 }
@@ -181,6 +174,28 @@ pub struct BoardScoreRows {
     order: Option<Vec<Range<usize>>>,
     spill: Option<Spill>,
     codec: Option<Arc<dyn RowGroupCodec>>,
+    /// Where the sealed groups' bytes are kept until they are written, when the run
+    /// has somewhere to spill.
+    groups: Option<GroupSpill>,
+}
+
+/// Encoded row groups kept in a [`SpillFile`] until they are written: a run holds a
+/// whole history of them, a few bytes a row.
+#[derive(Debug)]
+struct GroupSpill {
+    file: Box<dyn SpillFile>,
+    /// The bytes written.
+    written: u64,
+}
+
+impl GroupSpill {
+    /// Moves `bytes` to the file: where they are.
+    fn keep(&mut self, bytes: &[u8]) -> Result<(u64, usize)> {
+        self.file.append(bytes)?;
+        let at = self.written;
+        self.written += bytes.len() as u64;
+        Ok((at, bytes.len()))
+    }
 }
 
 impl From<BoardScoreTable> for BoardScoreRows {
@@ -193,6 +208,23 @@ impl From<BoardScoreTable> for BoardScoreRows {
 }
 
 impl BoardScoreRows {
+    /// The bytes of a sealed group, read back from the spill file when they are there.
+    pub fn group_bytes<'g>(&self, group: &'g SealedGroup) -> Result<std::borrow::Cow<'g, [u8]>> {
+        match (group.spilled, &self.groups) {
+            (Some((offset, len)), Some(spill)) => {
+                let mut bytes = vec![0; len];
+                spill.file.read_at(offset, &mut bytes)?;
+                Ok(std::borrow::Cow::Owned(bytes))
+            }
+            _ => Ok(std::borrow::Cow::Borrowed(group.bytes.as_slice())),
+        }
+    }
+
+    /// Every sealed group's bytes, in order ([`Self::group_bytes`]).
+    pub fn sealed_bytes(&self) -> Result<Vec<std::borrow::Cow<'_, [u8]>>> {
+        self.sealed.iter().map(|g| self.group_bytes(g)).collect()
+    }
+
     pub fn len(&self) -> usize {
         self.sealed_rows() + self.rest_len()
     }
@@ -353,7 +385,7 @@ impl BoardScoreRows {
         let mut table = BoardScoreTable::default();
         table.reserve(self.len());
         for group in std::mem::take(&mut self.sealed) {
-            table.append(&codec.open(&group.bytes)?);
+            table.append(&codec.open(&self.group_bytes(&group)?)?);
         }
         table.append(&self.rest);
         self.rest = table;
@@ -370,7 +402,8 @@ impl BoardScoreRows {
             Error::Config("board scores were sealed without a codec to open them".into())
         })?;
         for group in std::mem::take(&mut self.sealed) {
-            self.rest.append(&codec.open(&group.bytes)?);
+            let opened = codec.open(&self.group_bytes(&group)?)?;
+            self.rest.append(&opened);
             if let Some(spill) = &mut self.spill {
                 spill.take(&mut self.rest)?;
             }
@@ -497,6 +530,9 @@ pub(super) struct Arriving {
     spill: Option<Spill>,
     /// Rows held in `table` before they are spilled.
     spill_rows: usize,
+    /// Where the sealed groups' bytes go (made on first use), if anywhere.
+    group_files: Option<Arc<dyn SpillFiles>>,
+    groups: Option<GroupSpill>,
 }
 
 /// Groups encoded at once, at most; the scoring waits for the oldest beyond that.
@@ -526,6 +562,8 @@ impl Arriving {
             spill_files: sealer.spill.clone(),
             spill: None,
             spill_rows: SPILL_ROWS,
+            group_files: sealer.groups.clone(),
+            groups: None,
         }
     }
 
@@ -724,9 +762,20 @@ impl Arriving {
             let (bytes, competitions) = done.job.join().map_err(|_| {
                 Error::Config("encoding a row group of board_scores.parquet failed".into())
             })??;
+            let spilled = match (&self.group_files, &mut self.groups) {
+                (Some(_), Some(groups)) => Some(groups.keep(&bytes)?),
+                (Some(files), None) => {
+                    let file = files.create()?;
+                    let groups = self.groups.insert(GroupSpill { file, written: 0 });
+                    Some(groups.keep(&bytes)?)
+                }
+                (None, _) => None,
+            };
+            let bytes = if spilled.is_some() { Vec::new() } else { bytes };
             self.sealed.push(SealedGroup {
                 rows: done.rows,
                 bytes,
+                spilled,
                 competitions,
             });
         }
@@ -764,6 +813,7 @@ impl Arriving {
             order: None,
             spill: self.spill.take(),
             codec: self.codec.clone(),
+            groups: self.groups.take(),
         };
         if end < sealed_rows && rows.spill.is_some() {
             // Something sealed is left out, or came out of order: the sealed rows are
@@ -1284,7 +1334,7 @@ mod tests {
     fn sealed_groups(codec: &Aside, rows: &BoardScoreRows) -> Vec<Vec<BoardScore>> {
         rows.sealed
             .iter()
-            .filter_map(|g| codec.open(&g.bytes).ok())
+            .filter_map(|g| codec.open(&rows.group_bytes(g).ok()?).ok())
             .map(|g| g.rows().collect())
             .collect()
     }

@@ -273,8 +273,9 @@ fn write_changes_to<W: Write>(
     output: &RunOutput,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let groups = &output.replay.sealed.groups;
-    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.bytes.as_slice()))?;
+    let groups = (output.replay.sealed.bytes())
+        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
     let rows = &output.replay.changes;
     let comps = &output.prepared.competitions;
     let named = |at: usize| {
@@ -856,6 +857,9 @@ pub fn board_score_sealer() -> Sealer {
         spill: Some(std::sync::Arc::new(
             super::spill_file::SpillFolder::temporary(),
         )),
+        groups: Some(std::sync::Arc::new(
+            super::spill_file::SpillFolder::temporary(),
+        )),
     }
 }
 
@@ -881,7 +885,9 @@ fn write_board_scores_to<W: Write>(
     rows: &BoardScoreRows,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let sealed = CarriedGroups::each_whole(rows.sealed.iter().map(|g| g.bytes.as_slice()))?;
+    let groups =
+        (rows.sealed_bytes()).map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
     let encode = |range: std::ops::Range<usize>| match rows.records(range.clone()) {
         Some(records) => {
             let records = records.map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
@@ -1517,6 +1523,7 @@ mod tests {
                         settings: settings.clone(),
                     })),
                     spill: None,
+                    groups: None,
                 },
                 ..plain_settings
             };

@@ -1,6 +1,8 @@
 //! The files a run holds its board scores in while they arrive out of replay order
 //! (`pipeline::sealed::Spill`), so that one large `boards.parquet` ordered by club costs
-//! disk, not memory, until `board_scores.parquet` is written.
+//! disk, not memory, until `board_scores.parquet` is written; and the row groups of
+//! `board_scores.parquet` and `changes.parquet` encoded as the run goes, which a
+//! federation's whole history of would otherwise wait in memory for the writing.
 //!
 //! A failed run must leave nothing behind, and two runs at once must not meet. Each file
 //! is an unnamed temporary file (`tempfile::tempfile_in`): on Unix it is taken out of its
@@ -39,7 +41,7 @@ impl SpillFolder {
             &self.dir,
             std::io::Error::new(
                 kind,
-                format!("the run's temporary file of board scores: {error}"),
+                format!("the run's temporary file of board scores or changes: {error}"),
             ),
         )
     }
@@ -120,7 +122,7 @@ mod tests {
         let mut past = [0u8; 4];
         let error = one.read_at(6, &mut past).err().map(|e| e.to_string());
         let expected = format!(
-            "{}: the run's temporary file of board scores: failed to fill whole buffer",
+            "{}: the run's temporary file of board scores or changes: failed to fill whole buffer",
             dir.path().display()
         );
         assert_eq!(error.as_deref(), Some(expected.as_str()));
@@ -142,7 +144,7 @@ mod tests {
             .map(|e| e.to_string());
         assert!(
             error.as_deref().is_some_and(|e| e.starts_with(
-                "/nonexistent/bridgehcp-spill: the run's temporary file of board scores: "
+                "/nonexistent/bridgehcp-spill: the run's temporary file of board scores or changes: "
             )),
             "{error:?}"
         );

@@ -1,0 +1,202 @@
+//! Replaying each month as soon as it is scored.
+//!
+//! A run from scratch scores the history a month's board file at a time, and the
+//! replay takes the history a month at a time too: holding every competition's model
+//! input from its scoring to the end of the reading (the whole history of them, the
+//! largest thing a run held) is needed only when the replay waits for the reading.
+//! So the competitions are taken from the pass in replay order as soon as every one
+//! before them is scored, and each month is replayed (and its inputs let go of) once
+//! the first competition of the next month is taken.
+//!
+//! Which competitions the replay takes is final only when the reading ends: a rule
+//! that needs every table may still leave one out then. The months are replayed on
+//! what is known so far, and the places taken are compared with the run's at the end;
+//! should they differ (a competition left out after it was replayed), the run reads
+//! the board rows again and replays from the start, as it did before, so the outputs
+//! are the same either way. Competitions whose rows come out of replay order (one
+//! large file ordered by club, a competition the reader left out) hold the replay back
+//! until they come, or until the reading ends.
+
+use std::time::{Duration, Instant};
+
+use crate::dataset::Competition;
+use crate::error::{InputError, Result};
+use crate::quarantine::Quarantine;
+
+use super::competition::failed;
+use super::passes::{Collected, Pass};
+use super::prepare::{OneCompetition, Prepared, PreparedCompetition};
+use super::replay::{Releasing, ReplayOutput};
+use super::state::month_index;
+
+/// Competitions scored from their reported results at once, at most, when the
+/// replay reaches them: a month's worth, in parallel.
+const WITHOUT_ROWS_AT_ONCE: usize = 4_096;
+
+/// The replay of a run from scratch, fed from the first pass as it goes.
+pub(super) struct Streaming<'s> {
+    releasing: Releasing<'s>,
+    /// What the replay and the outputs take, put together in replay order as the
+    /// competitions are taken (board scores apart: the pass keeps those).
+    prepared: Prepared,
+    /// The places (in replay order) taken so far, in order.
+    taken: Vec<usize>,
+    /// The next place to take.
+    frontier: usize,
+    /// Where the month not yet replayed starts among the prepared competitions.
+    month_start: usize,
+    /// By place: whether the board files hold rows of the competition.
+    has_rows: Vec<bool>,
+    replaying: Duration,
+}
+
+/// What a run from scratch replayed while it read: the prepared competitions, the
+/// replay's output, and the time it took.
+pub(super) struct Streamed {
+    pub prepared: Prepared,
+    pub replay: ReplayOutput,
+    pub replaying: Duration,
+}
+
+impl<'s> Streaming<'s> {
+    /// A replay through `releasing` of competitions of which `has_rows` says (by
+    /// place) which have board rows; room is made for `lines` standings lines and
+    /// `rated` competitions, bounds of what comes.
+    pub fn new(releasing: Releasing<'s>, has_rows: Vec<bool>, lines: usize, rated: usize) -> Self {
+        let mut prepared = Prepared::default();
+        prepared.standings.reserve(lines, has_rows.len(), 0);
+        prepared.competitions.reserve_exact(rated);
+        Streaming {
+            releasing,
+            prepared,
+            taken: Vec::new(),
+            frontier: 0,
+            month_start: 0,
+            has_rows,
+            replaying: Duration::ZERO,
+        }
+    }
+
+    /// Takes the outcomes the pass has for the places from the frontier on, in order,
+    /// up to the first one still to come, and replays the months they complete.
+    /// `quarantine` is the reader's, once the reading is over (`None` while it goes
+    /// on): then the competitions it holds are passed over; before, a competition
+    /// without board rows is scored from its reported results when the frontier
+    /// reaches it (one without a board count, which the reading's end leaves out, is
+    /// passed over).
+    pub fn advance(
+        &mut self,
+        collected: &mut Collected<OneCompetition>,
+        pass: &Pass<'_, OneCompetition>,
+        quarantine: Option<&Quarantine>,
+    ) -> Result<()> {
+        let order = &pass.index.order;
+        while let Some(&competition) = order.get(self.frontier) {
+            let at = self.frontier;
+            if !(pass.in_scope)(at) {
+                // Competitions after `--until` come last in replay order.
+                self.frontier = order.len();
+                break;
+            }
+            if quarantine.is_some_and(|q| q.contains(&competition.competition_id)) {
+                self.frontier += 1;
+                continue;
+            }
+            if let Some(outcome) = collected.take_outcome(at) {
+                self.take(competition, outcome)?;
+                self.taken.push(at);
+                self.frontier += 1;
+                continue;
+            }
+            if quarantine.is_some() || self.has_rows[at] || collected.was_seen(at) {
+                break;
+            }
+            if competition.boards.is_none() {
+                self.frontier += 1;
+                continue;
+            }
+            let places = self.without_rows(collected, pass, at);
+            collected.score_now(pass.index, &places, pass.one)?;
+        }
+        Ok(())
+    }
+
+    /// The places from `at` on, up to [`WITHOUT_ROWS_AT_ONCE`], of competitions in
+    /// scope without board rows, not yet scored and with a board count.
+    fn without_rows(
+        &self,
+        collected: &Collected<OneCompetition>,
+        pass: &Pass<'_, OneCompetition>,
+        at: usize,
+    ) -> Vec<usize> {
+        let order = &pass.index.order;
+        (at..order.len())
+            .take_while(|&p| {
+                (pass.in_scope)(p)
+                    && !self.has_rows[p]
+                    && !collected.was_seen(p)
+                    && order[p].boards.is_some()
+            })
+            .take(WITHOUT_ROWS_AT_ONCE)
+            .collect()
+    }
+
+    /// Puts one competition's outcome with the others, as [`super::prepare`] puts them
+    /// together, replaying the month before when it is the first of a month.
+    fn take(
+        &mut self,
+        competition: &Competition,
+        outcome: std::result::Result<OneCompetition, InputError>,
+    ) -> Result<()> {
+        match outcome {
+            Ok(one) => {
+                one.standings.append_to(&mut self.prepared.standings);
+                self.prepared.board_scores.extend(one.board_scores);
+                if let Some(rated) = one.rated {
+                    self.push_rated(rated)?;
+                }
+            }
+            Err(error) => self.prepared.quarantined.push(failed(competition, error)),
+        }
+        Ok(())
+    }
+
+    fn push_rated(&mut self, rated: PreparedCompetition) -> Result<()> {
+        let month = self.prepared.competitions.get(self.month_start);
+        if month.is_some_and(|first| month_index(first.date) != month_index(rated.date)) {
+            self.replay_month()?;
+        }
+        self.prepared.competitions.push(rated);
+        Ok(())
+    }
+
+    /// Replays the month not yet replayed.
+    fn replay_month(&mut self) -> Result<()> {
+        let started = Instant::now();
+        let competitions = &mut self.prepared.competitions;
+        let window = self.month_start..competitions.len();
+        self.releasing.month(competitions, window, &|_| {})?;
+        self.month_start = competitions.len();
+        self.replaying += started.elapsed();
+        Ok(())
+    }
+
+    /// Whether the places taken are `scope`, the run's competitions in replay order.
+    pub fn took(&self, scope: &[usize]) -> bool {
+        self.taken == scope
+    }
+
+    /// Replays the last month and hands over what was replayed.
+    pub fn finish(mut self) -> Result<Streamed> {
+        if self.month_start < self.prepared.competitions.len() {
+            self.replay_month()?;
+        }
+        let started = Instant::now();
+        let replay = self.releasing.finish(&mut self.prepared.competitions)?;
+        Ok(Streamed {
+            prepared: self.prepared,
+            replay,
+            replaying: self.replaying + started.elapsed(),
+        })
+    }
+}
