@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 pub const MANIFEST: &str = "site-manifest.tsv";
 
 /// The program and template version whose pages the record describes.
-pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 2");
+pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 3");
 
 /// The first line of the record.
 fn header() -> String {

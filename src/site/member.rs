@@ -74,14 +74,14 @@ fn trajectory_words(s: &Statement) -> String {
     words
 }
 
-/// A competition's row of the member's table.
-fn line_row(l: &Line, pages: &BTreeSet<i64>) -> Markup {
+/// A competition's row of the member's table, on a page `depth` folders down.
+fn line_row(depth: usize, l: &Line, pages: &BTreeSet<i64>) -> Markup {
     let title = l.title.as_deref().unwrap_or(&l.competition_id);
     html! { tr {
         td { (l.date.to_string()) }
-        td { (link(1, &links::competition(&l.competition_id), title)) }
+        td { (link(depth, &links::competition(&l.competition_id), title)) }
         td { @match (l.partner_id, &l.partner) {
-            (Some(id), Some(name)) if pages.contains(&id) => (link(1, &links::member(id), name)),
+            (Some(id), Some(name)) if pages.contains(&id) => (link(depth, &links::member(id), name)),
             (_, Some(name)) => (Text(name)),
             _ => "",
         } }
@@ -111,22 +111,49 @@ fn headline(r: &Ranked, sd: Option<f64>, s: &Statement) -> Markup {
     }
 }
 
+/// The competitions table of a member's page, newest first.
+fn lines_table<'l>(
+    depth: usize,
+    lines: impl DoubleEndedIterator<Item = &'l Line>,
+    pages: &BTreeSet<i64>,
+) -> Markup {
+    html! { div.wide { table {
+        caption { "Newest first. Expected and achieved are in the competition's unit; a result better than expected lowers the handicap." }
+        thead { (cols(&["date", "competition", "partner", "field", "expected", "achieved", "unit", "change", "handicap after"])) }
+        tbody { @for l in lines.rev() { (line_row(depth, l, pages)) } }
+    } } }
+}
+
 /// The digest of everything the member's page shows: the line of the published
 /// ranking (but not the rank, which the page leaves out), the confidence figure, the
-/// statement's every value, and which partners have a page to link to.
-fn digest(r: &Ranked, sd: Option<f64>, s: &Statement, pages: &BTreeSet<i64>) -> String {
+/// statement's every value, which partners have a page to link to, and the year whose
+/// competitions the page lists (the earlier years it links to are those of its lines).
+fn digest(
+    r: &Ranked,
+    sd: Option<f64>,
+    s: &Statement,
+    pages: &BTreeSet<i64>,
+    year: Option<i32>,
+) -> String {
     let mut f = Feed::default();
     f.str("member").int(r.member_id).str(&r.name).str(&r.club);
     f.str(&r.district)
         .str(&r.handicap)
         .str(&r.boards)
-        .opt_num(sd);
+        .opt_num(sd)
+        .opt_int(year.map(i64::from));
     f.int(s.member_id)
         .opt_str(s.name.as_deref())
         .opt_str(s.club.as_deref());
     f.num(s.start).num(s.current).flag(s.foreign);
-    f.int(s.lines.len() as i64);
-    for l in &s.lines {
+    feed_lines(&mut f, &s.lines, pages);
+    f.finish()
+}
+
+/// Every value of the statement's lines, and which partners have a page.
+fn feed_lines(f: &mut Feed, lines: &[Line], pages: &BTreeSet<i64>) {
+    f.int(lines.len() as i64);
+    for l in lines {
         f.opt_int(Some(i64::from(l.date.num_days_from_ce())));
         f.str(&l.competition_id)
             .opt_str(l.title.as_deref())
@@ -143,7 +170,6 @@ fn digest(r: &Ranked, sd: Option<f64>, s: &Statement, pages: &BTreeSet<i64>) -> 
             .num(l.cut)
             .num(l.handicap_after);
     }
-    f.finish()
 }
 
 /// The member's page, with its digest; without its bytes when the digest is `known`.
@@ -154,7 +180,7 @@ pub fn made(
     pages: &BTreeSet<i64>,
     known: Option<&str>,
 ) -> Made {
-    let digest = digest(r, data.sd.get(&r.member_id).copied(), s, pages);
+    let digest = digest(r, data.sd.get(&r.member_id).copied(), s, pages, data.year);
     if known == Some(digest.as_str()) {
         return Made {
             digest: Some(digest),
@@ -171,6 +197,11 @@ pub fn made(
 pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -> String {
     let heading = format!("{} (member {})", r.name, r.member_id);
     let words = trajectory_words(s);
+    let shown = |l: &&Line| data.year.is_none_or(|y| l.date.year() >= y);
+    let this_year = s.lines.iter().filter(shown);
+    let mut earlier: Vec<i32> = s.lines.iter().map(|l| l.date.year()).collect();
+    earlier.retain(|y| data.year.is_some_and(|current| *y < current));
+    earlier.dedup();
     let body = html! {
         (headline(r, data.sd.get(&r.member_id).copied(), s))
         h2 { "Trajectory" }
@@ -178,12 +209,21 @@ pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -
             (inline_svg(&s.trajectory_svg()))
             figcaption { (Text(&words)) " Every value is in the table below." }
         }
-        h2 { "Rated competitions" }
-        div.wide { table {
-            caption { "Newest first. Expected and achieved are in the competition's unit; a result better than expected lowers the handicap." }
-            thead { (cols(&["date", "competition", "partner", "field", "expected", "achieved", "unit", "change", "handicap after"])) }
-            tbody { @for l in s.lines.iter().rev() { (line_row(l, pages)) } }
-        } }
+        h2 { "Rated competitions" @if let Some(year) = data.year { " in " (year) } }
+        @if this_year.clone().next().is_some() {
+            (lines_table(1, this_year, pages))
+        } @else {
+            p { "None this year." }
+        }
+        @if !earlier.is_empty() {
+            h2 { "Earlier years" }
+            p { "Each year's rated competitions on a page of their own: "
+                @for (i, y) in earlier.iter().rev().enumerate() {
+                    @if i > 0 { ", " }
+                    (link(1, &links::member_year(r.member_id, *y), &y.to_string()))
+                }
+                "." }
+        }
         h2 { "Partners played with most" }
         table {
             thead { (cols(&["partner", "competitions", "boards"])) }
@@ -198,6 +238,44 @@ pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -
         }
     };
     site_page(1, &heading, &heading, body)
+}
+
+/// The digest of everything a member's page of an earlier year shows: the member's
+/// number and name, the year, and the year's lines with which partners have a page.
+fn year_digest(r: &Ranked, year: i32, s: &Statement, pages: &BTreeSet<i64>) -> String {
+    let mut f = Feed::default();
+    f.str("member year").int(r.member_id).str(&r.name);
+    f.int(i64::from(year));
+    feed_lines(&mut f, &s.lines, pages);
+    f.finish()
+}
+
+/// A member's page of an earlier year (`s` holds that year's lines), with its digest;
+/// without its bytes when the digest is `known`.
+pub fn year_made(
+    r: &Ranked,
+    year: i32,
+    s: &Statement,
+    pages: &BTreeSet<i64>,
+    known: Option<&str>,
+) -> Made {
+    let digest = year_digest(r, year, s, pages);
+    if known == Some(digest.as_str()) {
+        return Made {
+            digest: Some(digest),
+            bytes: None,
+        };
+    }
+    let heading = format!("{} (member {}) in {year}", r.name, r.member_id);
+    let body = html! {
+        p { "The rated competitions of " (year) "; the handicap as it is now, its chart and the partners played with most are on "
+            (link(2, &links::member(r.member_id), &r.name)) "'s page." }
+        (lines_table(2, s.lines.iter(), pages))
+    };
+    Made {
+        bytes: Some(site_page(2, &heading, &heading, body).into_bytes()),
+        digest: Some(digest),
+    }
 }
 
 #[cfg(test)]

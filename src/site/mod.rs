@@ -48,6 +48,8 @@ pub enum Page<'a> {
     Front,
     Report(&'a str),
     Member(&'a data::Ranked),
+    /// A member's rated competitions of an earlier year.
+    MemberYear(&'a data::Ranked, i32),
     Competition(&'a str, &'a data::Competition),
     Club(&'a str),
     District(&'a str),
@@ -67,6 +69,7 @@ impl Page<'_> {
             Page::Front => "the front page".to_owned(),
             Page::Report(_) => "the month's report".to_owned(),
             Page::Member(r) => format!("member {} ({})", r.member_id, r.name),
+            Page::MemberYear(r, year) => format!("member {} ({}) in {year}", r.member_id, r.name),
             Page::Competition(id, _) => format!("competition `{id}`"),
             Page::Club(c) => format!("club `{c}`"),
             Page::District(d) => format!("district `{d}`"),
@@ -83,10 +86,12 @@ pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
         pages.insert(links::REPORT.into(), Page::Report(report));
     }
     let districts = of_ranked(data, |r| &r.district);
-    let members = data
-        .ranked
-        .iter()
-        .map(|r| (links::member(r.member_id), Page::Member(r)));
+    let members = data.ranked.iter().flat_map(|r| {
+        let years = data.years.get(&r.member_id).map(Vec::as_slice);
+        let years = years.unwrap_or_default().iter();
+        let pages = years.map(|&y| (links::member_year(r.member_id, y), Page::MemberYear(r, y)));
+        std::iter::once((links::member(r.member_id), Page::Member(r))).chain(pages)
+    });
     let competitions = data
         .competitions
         .iter()
@@ -138,6 +143,11 @@ impl<'a> Maker<'a> {
             Page::Member(r) => {
                 let statement = self.index.statement(r.member_id)?;
                 return Ok(member::made(data, r, &statement, &self.look.pages, known));
+            }
+            Page::MemberYear(r, year) => {
+                let statement = self.index.statement_of(r.member_id, Some(year))?;
+                let pages = &self.look.pages;
+                return Ok(member::year_made(r, year, &statement, pages, known));
             }
             Page::Competition(id, c) => {
                 return Ok(competition::made(data, &self.look, id, c, known));

@@ -259,8 +259,9 @@ fn make_folders<P>(staging: &Path, pages: &[(String, P)]) -> Result<()> {
     Ok(())
 }
 
-/// The site's record of digests, kept only if it can be trusted: for each folder of
-/// pages summed up by a digest, the first page whose digest is the one recorded is made
+/// The site's record of digests, kept only if it can be trusted: for each kind of
+/// page summed up by a digest (its top folder and its depth: a member's page and a
+/// member's earlier year are two kinds), the first page whose digest is the one recorded is made
 /// again and must be the bytes published (else the templates changed, or a page was
 /// changed by hand, and nothing of the record is used). Only pages still in the site,
 /// at the size recorded, are kept in it, and not the pages checked.
@@ -275,16 +276,17 @@ where
 {
     let mut recorded = digest::read(site)?;
     recorded.retain(|page, r| old.get(page).is_some_and(|o| o.1 == r.size));
-    let mut checked: BTreeSet<&str> = BTreeSet::new();
+    let mut checked: BTreeSet<(&str, usize)> = BTreeSet::new();
     let mut spot = Vec::new();
     for (relative, page) in pages {
         let Some(folder) = relative.split_once('/').map(|(f, _)| f) else {
             continue;
         };
+        let folder = (folder, relative.matches('/').count());
         let (Some(known), Some(file)) = (recorded.get(relative), old.get(relative)) else {
             continue;
         };
-        if checked.contains(folder) {
+        if checked.contains(&folder) {
             continue;
         }
         let made = make(page, None)?;
@@ -325,20 +327,35 @@ fn existing_pages(site: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>> {
             out.insert(name.to_owned(), (path, meta.len()));
             continue;
         }
-        let entries = std::fs::read_dir(&path).map_err(|e| Error::io(&path, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io(&path, e))?;
-            let file = entry.file_name().to_string_lossy().into_owned();
-            let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
-            if journal::is_hidden(&file) {
-                let hidden = entry.path();
-                std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
-            } else if meta.is_file() {
-                out.insert(format!("{name}/{file}"), (entry.path(), meta.len()));
-            }
-        }
+        list_folder(&path, name, true, &mut out)?;
     }
     Ok(out)
+}
+
+/// The pages in the folder at `path` (`relative` from the site's root) into `out`, and
+/// with `nested` those of its folders (a member's earlier years), removing hidden files.
+fn list_folder(
+    path: &Path,
+    relative: &str,
+    nested: bool,
+    out: &mut BTreeMap<String, (PathBuf, u64)>,
+) -> Result<()> {
+    let entries = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(path, e))?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let kind = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
+        if journal::is_hidden(&file) {
+            let hidden = entry.path();
+            std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
+        } else if kind.is_file() {
+            let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
+            out.insert(format!("{relative}/{file}"), (entry.path(), meta.len()));
+        } else if kind.is_dir() && nested {
+            list_folder(&entry.path(), &format!("{relative}/{file}"), false, out)?;
+        }
+    }
+    Ok(())
 }
 
 /// Removes the hidden files at the root of `site`.
