@@ -12,7 +12,7 @@
 //! version of the templates makes different bytes from the same values), and only
 //! after one kept page of each kind, made again, is found to be the bytes published.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
@@ -118,37 +118,73 @@ pub struct Recorded {
     pub size: u64,
 }
 
-/// The pages of a site by path, as recorded; empty when the site has no record, or
-/// one of another program's.
-pub fn read(site: &Path) -> Result<BTreeMap<String, Recorded>> {
+/// What a site's record holds: its pages, and what they were made from that other
+/// pages share ([`super::key`]): each competition's key and each member's attributes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Record {
+    pub pages: BTreeMap<String, Recorded>,
+    pub competitions: HashMap<String, String>,
+    pub members: BTreeMap<i64, String>,
+}
+
+/// The mark of a competition's key in the record (a digest never starts with `=`).
+const COMPETITION: &str = "=c";
+/// The mark of a member's attributes.
+const MEMBER: &str = "=m";
+
+/// The site's record; empty when the site has none, or one of another program's.
+pub fn read(site: &Path) -> Result<Record> {
     let path = site.join(MANIFEST);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Record::default()),
         Err(e) => return Err(Error::io(&path, e)),
     };
     let Some(rest) = text.strip_prefix(&header()) else {
-        return Ok(BTreeMap::new());
+        return Ok(Record::default());
     };
-    Ok(rest
-        .lines()
-        .filter_map(|line| {
-            let mut cells = line.splitn(3, '\t');
-            let (digest, size, page) = (cells.next()?, cells.next()?, cells.next()?);
-            let recorded = Recorded {
-                digest: digest.to_owned(),
-                size: size.parse().ok()?,
-            };
-            Some((page.to_owned(), recorded))
-        })
-        .collect())
+    let mut record = Record::default();
+    for line in rest.lines() {
+        let mut cells = line.splitn(3, '\t');
+        let (Some(first), Some(second), Some(third)) = (cells.next(), cells.next(), cells.next())
+        else {
+            continue;
+        };
+        match first {
+            COMPETITION => {
+                (record.competitions).insert(third.to_owned(), second.to_owned());
+            }
+            MEMBER => {
+                if let Ok(id) = third.parse() {
+                    record.members.insert(id, second.to_owned());
+                }
+            }
+            digest => {
+                let Ok(size) = second.parse() else { continue };
+                let recorded = Recorded {
+                    digest: digest.to_owned(),
+                    size,
+                };
+                record.pages.insert(third.to_owned(), recorded);
+            }
+        }
+    }
+    Ok(record)
 }
 
-/// The record of `pages` (by path), as its bytes.
-pub fn bytes(pages: &BTreeMap<String, Recorded>) -> Vec<u8> {
+/// The record of `pages` (by path) and of `shared` (its competitions and members), as
+/// its bytes.
+pub fn bytes(pages: &BTreeMap<String, Recorded>, shared: &Record) -> Vec<u8> {
     let mut out = header();
     for (page, r) in pages {
         out.push_str(&format!("{}\t{}\t{page}\n", r.digest, r.size));
+    }
+    let competitions: BTreeMap<&String, &String> = shared.competitions.iter().collect();
+    for (id, key) in competitions {
+        out.push_str(&format!("{COMPETITION}\t{key}\t{id}\n"));
+    }
+    for (id, key) in &shared.members {
+        out.push_str(&format!("{MEMBER}\t{key}\t{id}\n"));
     }
     out.into_bytes()
 }
@@ -185,15 +221,20 @@ mod tests {
             ("competitions/c 1.html".to_owned(), recorded("abcd", 0)),
         ]
         .into();
+        let record = Record {
+            pages: digests,
+            competitions: [("K07 1".to_owned(), "77aa".to_owned())].into(),
+            members: [(100083, "0b0b".to_owned())].into(),
+        };
         let path = dir.path().join(MANIFEST);
-        std::fs::write(&path, bytes(&digests)).map_err(|e| Error::io(&path, e))?;
-        assert_eq!(read(dir.path())?, digests);
+        std::fs::write(&path, bytes(&record.pages, &record)).map_err(|e| Error::io(&path, e))?;
+        assert_eq!(read(dir.path())?, record);
         std::fs::write(
             &path,
             "# bridgehcp 0.0.0 site 0: …\n00ff\t12\tmembers/1.html\n",
         )
         .map_err(|e| Error::io(&path, e))?;
-        assert!(read(dir.path())?.is_empty());
+        assert_eq!(read(dir.path())?, Record::default());
         Ok(())
     }
 }

@@ -12,9 +12,7 @@ use chrono::Datelike;
 use maud::{html, Markup};
 
 use super::data::{Ranked, SiteData};
-use super::digest::Feed;
 use super::links::{self, cols, inline_svg, link, signed, site_page, two};
-use super::write::Made;
 use crate::report::page::Text;
 use crate::report::statement::{Line, Statement};
 
@@ -124,75 +122,6 @@ fn lines_table<'l>(
     } } }
 }
 
-/// The digest of everything the member's page shows: the line of the published
-/// ranking (but not the rank, which the page leaves out), the confidence figure, the
-/// statement's every value, which partners have a page to link to, and the year whose
-/// competitions the page lists (the earlier years it links to are those of its lines).
-fn digest(
-    r: &Ranked,
-    sd: Option<f64>,
-    s: &Statement,
-    pages: &BTreeSet<i64>,
-    year: Option<i32>,
-) -> String {
-    let mut f = Feed::default();
-    f.str("member").int(r.member_id).str(&r.name).str(&r.club);
-    f.str(&r.district)
-        .str(&r.handicap)
-        .str(&r.boards)
-        .opt_num(sd)
-        .opt_int(year.map(i64::from));
-    f.int(s.member_id)
-        .opt_str(s.name.as_deref())
-        .opt_str(s.club.as_deref());
-    f.num(s.start).num(s.current).flag(s.foreign);
-    feed_lines(&mut f, &s.lines, pages);
-    f.finish()
-}
-
-/// Every value of the statement's lines, and which partners have a page.
-fn feed_lines(f: &mut Feed, lines: &[Line], pages: &BTreeSet<i64>) {
-    f.int(lines.len() as i64);
-    for l in lines {
-        f.opt_int(Some(i64::from(l.date.num_days_from_ce())));
-        f.str(&l.competition_id)
-            .opt_str(l.title.as_deref())
-            .opt_str(l.club.as_deref());
-        f.opt_str(l.partner.as_deref()).opt_int(l.partner_id);
-        f.flag(l.partner_id.is_some_and(|id| pages.contains(&id)));
-        f.num(l.pair_handicap)
-            .num(l.field_handicap)
-            .num(l.expected)
-            .num(l.achieved);
-        f.str(l.unit).int(l.boards).int(l.n_b);
-        f.num(l.handicap_before)
-            .num(l.delta)
-            .num(l.cut)
-            .num(l.handicap_after);
-    }
-}
-
-/// The member's page, with its digest; without its bytes when the digest is `known`.
-pub fn made(
-    data: &SiteData,
-    r: &Ranked,
-    s: &Statement,
-    pages: &BTreeSet<i64>,
-    known: Option<&str>,
-) -> Made {
-    let digest = digest(r, data.sd.get(&r.member_id).copied(), s, pages, data.year);
-    if known == Some(digest.as_str()) {
-        return Made {
-            digest: Some(digest),
-            bytes: None,
-        };
-    }
-    Made {
-        bytes: Some(page(data, r, s, pages).into_bytes()),
-        digest: Some(digest),
-    }
-}
-
 /// The member's page.
 pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -> String {
     let heading = format!("{} (member {})", r.name, r.member_id);
@@ -240,42 +169,15 @@ pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -
     site_page(1, &heading, &heading, body)
 }
 
-/// The digest of everything a member's page of an earlier year shows: the member's
-/// number and name, the year, and the year's lines with which partners have a page.
-fn year_digest(r: &Ranked, year: i32, s: &Statement, pages: &BTreeSet<i64>) -> String {
-    let mut f = Feed::default();
-    f.str("member year").int(r.member_id).str(&r.name);
-    f.int(i64::from(year));
-    feed_lines(&mut f, &s.lines, pages);
-    f.finish()
-}
-
-/// A member's page of an earlier year (`s` holds that year's lines), with its digest;
-/// without its bytes when the digest is `known`.
-pub fn year_made(
-    r: &Ranked,
-    year: i32,
-    s: &Statement,
-    pages: &BTreeSet<i64>,
-    known: Option<&str>,
-) -> Made {
-    let digest = year_digest(r, year, s, pages);
-    if known == Some(digest.as_str()) {
-        return Made {
-            digest: Some(digest),
-            bytes: None,
-        };
-    }
+/// A member's page of an earlier year (`s` holds that year's lines).
+pub fn year_page(r: &Ranked, year: i32, s: &Statement, pages: &BTreeSet<i64>) -> String {
     let heading = format!("{} (member {}) in {year}", r.name, r.member_id);
     let body = html! {
         p { "The rated competitions of " (year) "; the handicap as it is now, its chart and the partners played with most are on "
             (link(2, &links::member(r.member_id), &r.name)) "'s page." }
         (lines_table(2, s.lines.iter(), pages))
     };
-    Made {
-        bytes: Some(site_page(2, &heading, &heading, body).into_bytes()),
-        digest: Some(digest),
-    }
+    site_page(2, &heading, &heading, body)
 }
 
 #[cfg(test)]

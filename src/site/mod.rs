@@ -17,6 +17,7 @@ pub mod data;
 pub mod digest;
 pub mod front;
 pub mod journal;
+pub mod key;
 pub mod links;
 pub mod member;
 pub mod write;
@@ -115,42 +116,74 @@ pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
     Ok(pages.into_iter().collect())
 }
 
-/// What makes the pages: the run's data and what is looked up again and again.
+/// What makes the pages: the run's data, what is looked up again and again, and the
+/// keys that say which pages could have changed ([`key`]).
 pub struct Maker<'a> {
     data: &'a data::SiteData,
     look: data::Lookups<'a>,
     index: Index<'a>,
+    keys: key::Keys<'a>,
     title: &'a str,
 }
 
+/// A page summed up by a key: kept as published (its bytes left out) when its key is
+/// the one recorded (`known`) and nothing it shows of other pages' has moved, else made.
+fn keyed(
+    known: Option<&str>,
+    (key, touched): (String, bool),
+    make: impl FnOnce() -> Result<String>,
+) -> Result<Made> {
+    let bytes = match known == Some(key.as_str()) && !touched {
+        true => None,
+        false => Some(make()?.into_bytes()),
+    };
+    Ok(Made {
+        digest: Some(key),
+        bytes,
+    })
+}
+
 impl<'a> Maker<'a> {
-    pub fn new(data: &'a data::SiteData, title: &'a str) -> Self {
+    /// The maker of `data`'s pages, for a site whose record is `record`.
+    pub fn new(data: &'a data::SiteData, title: &'a str, record: &digest::Record) -> Self {
         Maker {
             data,
             look: data.lookups(),
             index: Index::new(&data.tables),
+            keys: key::Keys::new(data, record),
             title,
         }
     }
 
-    /// `page`: its bytes, and for a member's or a competition's page the digest of what
-    /// it is made from (its bytes left out when the digest is `known`).
+    /// What the site's record keeps besides its pages.
+    pub fn record(&self) -> digest::Record {
+        self.keys.record()
+    }
+
+    /// `page`: its bytes, and for a member's or a competition's page its key (its bytes
+    /// left out when the key is `known` and nothing the page shows of others' moved).
     pub fn make(&self, page: &Page, known: Option<&str>) -> Result<Made> {
-        let (data, title) = (self.data, self.title);
+        let (data, title, pages) = (self.data, self.title, &self.look.pages);
         let page = match *page {
             Page::Front => front::page(data, title),
             Page::Report(report) => report.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""),
             Page::Member(r) => {
-                let statement = self.index.statement(r.member_id)?;
-                return Ok(member::made(data, r, &statement, &self.look.pages, known));
+                let key = self.keys.member(r, data.sd.get(&r.member_id).copied());
+                return keyed(known, key, || {
+                    let statement = self.index.statement(r.member_id)?;
+                    Ok(member::page(data, r, &statement, pages))
+                });
             }
             Page::MemberYear(r, year) => {
-                let statement = self.index.statement_of(r.member_id, Some(year))?;
-                let pages = &self.look.pages;
-                return Ok(member::year_made(r, year, &statement, pages, known));
+                return keyed(known, self.keys.member_year(r, year), || {
+                    let statement = self.index.statement_of(r.member_id, Some(year))?;
+                    Ok(member::year_page(r, year, &statement, pages))
+                });
             }
             Page::Competition(id, c) => {
-                return Ok(competition::made(data, &self.look, id, c, known));
+                return keyed(known, self.keys.competition(id), || {
+                    Ok(competition::page(data, &self.look, id, c))
+                });
             }
             Page::Club(c) => club::page(data, c),
             Page::District(d) => front::district_page(data, title, d),
@@ -171,8 +204,13 @@ pub fn publish(
 ) -> Result<Summary> {
     let data = data::read(run, data)?;
     let pages = pages(&data)?;
-    let maker = Maker::new(&data, title);
-    let written = write::write_site(site, &pages, commit, |page, known| maker.make(page, known))?;
+    // A publication killed after its journal is finished first: the record read is
+    // then the one its pages were made with.
+    write::settle(site)?;
+    let maker = Maker::new(&data, title, &digest::read(site)?);
+    let record = maker.record();
+    let make = |page: &Page, known: Option<&str>| maker.make(page, known);
+    let written = write::write_site(site, &pages, commit, &record, make)?;
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

@@ -90,14 +90,14 @@ pub fn write_site<P, F>(
     site: &Path,
     pages: &[(String, P)],
     commit: Commit,
+    shared: &digest::Record,
     make: F,
 ) -> Result<Written>
 where
     P: Sync,
     F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
-    recover(site)?;
-    journal::finish(site, &|_| {})?;
+    settle(site)?;
     check_replaceable_as(site, &KNOWN, "a site")?;
     let old = existing_pages(site)?;
     if old.is_empty() {
@@ -109,7 +109,15 @@ where
                 ..commit
             },
             |staging| {
-                written = write_pages(staging, staging, pages, &old, &BTreeMap::new(), &make)?;
+                written = write_pages(
+                    staging,
+                    staging,
+                    pages,
+                    &old,
+                    &BTreeMap::new(),
+                    shared,
+                    &make,
+                )?;
                 journal::flush(staging)
             },
         )?;
@@ -117,7 +125,7 @@ where
     }
     let recorded = trusted(site, pages, &old, &make)?;
     let before = std::fs::read(site.join(digest::MANIFEST)).unwrap_or_default();
-    let made = write_pages(site, site, pages, &old, &recorded, &make);
+    let made = write_pages(site, site, pages, &old, &recorded, shared, &make);
     if made.is_err() {
         // Nothing of the month is in place: its hidden files go with it.
         let _ = existing_pages(site);
@@ -145,6 +153,14 @@ where
     Ok(written)
 }
 
+/// Finishes what a `publish` killed in `site` left: a new site half put in place, or a
+/// month's journal.
+pub fn settle(site: &Path) -> Result<()> {
+    recover(site)?;
+    journal::finish(site, &|_| {})?;
+    Ok(())
+}
+
 /// Makes the pages, a batch at a time, and writes those new or changed: into `to` at
 /// their paths when `to` is a new folder, else beside the published page in `site`
 /// (their paths then listed in [`Written::replaced`]); and the record of digests the
@@ -155,6 +171,7 @@ fn write_pages<P, F>(
     pages: &[(String, P)],
     old: &BTreeMap<String, (PathBuf, u64)>,
     recorded: &BTreeMap<String, digest::Recorded>,
+    shared: &digest::Record,
     make: &F,
 ) -> Result<Written>
 where
@@ -203,7 +220,8 @@ where
         true => journal::beside(site, digest::MANIFEST),
         false => to.join(digest::MANIFEST),
     };
-    std::fs::write(&manifest, digest::bytes(&digests)).map_err(|e| Error::io(&manifest, e))?;
+    std::fs::write(&manifest, digest::bytes(&digests, shared))
+        .map_err(|e| Error::io(&manifest, e))?;
     Ok(written)
 }
 
@@ -274,7 +292,7 @@ fn trusted<P, F>(
 where
     F: Fn(&P, Option<&str>) -> Result<Made>,
 {
-    let mut recorded = digest::read(site)?;
+    let mut recorded = digest::read(site)?.pages;
     recorded.retain(|page, r| old.get(page).is_some_and(|o| o.1 == r.size));
     let mut checked: BTreeSet<(&str, usize)> = BTreeSet::new();
     let mut spot = Vec::new();
@@ -393,7 +411,8 @@ mod tests {
     }
 
     fn write(site: &Path, pages: &[(String, Vec<u8>)]) -> Result<Written> {
-        write_site(site, pages, Commit::default(), |bytes, _| {
+        let shared = digest::Record::default();
+        write_site(site, pages, Commit::default(), &shared, |bytes, _| {
             Ok(Made::bytes(bytes.clone()))
         })
     }
