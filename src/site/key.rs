@@ -346,3 +346,116 @@ fn member_attributes(data: &SiteData) -> BTreeMap<i64, String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::data::Competition;
+    use chrono::NaiveDate;
+
+    fn row(competition: &str, year: i32, member_id: i64, delta: f64) -> ChangeRow {
+        ChangeRow {
+            competition_id: competition.to_owned(),
+            date: NaiveDate::from_ymd_opt(year, 3, 1).unwrap_or_default(),
+            member_id,
+            entrant: "1".to_owned(),
+            handicap_before: 20.0,
+            partner_handicap: Some(22.0),
+            pair_handicap: 21.0,
+            field_handicap: 21.0,
+            expected: 0.0,
+            achieved: 1.0,
+            n_b: 24,
+            n_g: 24,
+            delta,
+            handicap_after: 20.0 + delta,
+            status: "member".to_owned(),
+        }
+    }
+
+    fn ranked(member_id: i64) -> Ranked {
+        Ranked {
+            rank: member_id.to_string(),
+            member_id,
+            name: format!("Player {member_id}"),
+            club: "BK Syd".to_owned(),
+            district: String::new(),
+            handicap: "20.00".to_owned(),
+            boards: "120".to_owned(),
+        }
+    }
+
+    /// Members 1 and 2 played c1 in 2026 (the run's year), 3 and 4 played c2 in 2025.
+    fn data() -> SiteData {
+        let mut data = SiteData {
+            ranked: (1..=4).map(ranked).collect(),
+            year: Some(2026),
+            ..SiteData::default()
+        };
+        data.tables.changes = vec![
+            row("c2", 2025, 3, -0.5),
+            row("c2", 2025, 4, -0.5),
+            row("c1", 2026, 1, 0.25),
+            row("c1", 2026, 2, 0.25),
+        ];
+        data.tables.members = (1..=4)
+            .map(|member_id| MemberRow {
+                member_id,
+                name: Some(format!("Player {member_id}")),
+                club: Some("BK Syd".to_owned()),
+                handicap: 20.0,
+                boards: 120,
+                competitions: 1,
+                last_played: None,
+            })
+            .collect();
+        for id in ["c1", "c2"] {
+            data.competitions
+                .insert(id.to_owned(), Competition::default());
+        }
+        data
+    }
+
+    /// What is touched in `data` since the record of `before`: the competitions, the
+    /// members' pages and member 3's page of 2025.
+    fn touched(before: &SiteData, data: &SiteData) -> (Vec<&'static str>, Vec<i64>, bool) {
+        let record = Keys::new(before, &Record::default()).record();
+        let keys = Keys::new(data, &record);
+        let competitions = ["c1", "c2"];
+        let competitions = competitions.into_iter().filter(|c| keys.competition(c).1);
+        let members = data.ranked.iter().filter(|r| keys.member(r, None).1);
+        let year = data.ranked.iter().find(|r| r.member_id == 3);
+        (
+            competitions.collect(),
+            members.map(|r| r.member_id).collect(),
+            year.is_some_and(|r| keys.member_year(r, 2025).1),
+        )
+    }
+
+    #[test]
+    fn a_page_is_touched_by_what_it_shows_and_by_nothing_else() {
+        let before = data();
+        assert_eq!(touched(&before, &data()), (vec![], vec![], false));
+        // A partner renamed: the competition they played and their partner's page (the
+        // partner's own page by its key: its ranking line is unchanged here).
+        let mut renamed = data();
+        renamed.tables.members[1].name = Some("Bo Lund".to_owned());
+        assert_eq!(touched(&before, &renamed), (vec!["c1"], vec![1, 2], false));
+        // A member of 2025 off the ranking: no page to link to from 2025's lines.
+        let mut unranked = data();
+        unranked.ranked.retain(|r| r.member_id != 4);
+        assert_eq!(touched(&before, &unranked), (vec!["c2"], vec![3], true));
+        // A change row of 2025 corrected: its competition, and the pages and 2025 pages
+        // of both its players.
+        let mut corrected = data();
+        corrected.tables.changes[0].delta = -0.75;
+        assert_eq!(touched(&before, &corrected), (vec!["c2"], vec![3, 4], true));
+        // A new month's competition: only the members who played it.
+        let mut month = data();
+        month.tables.changes.push(row("c3", 2026, 2, 0.5));
+        month
+            .competitions
+            .insert("c3".to_owned(), Competition::default());
+        assert_eq!(touched(&before, &month), (vec![], vec![2], false));
+    }
+}
