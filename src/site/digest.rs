@@ -1,12 +1,13 @@
-//! What a page is made from, as a digest, and the site's record of them.
+//! The site's record of what its pages were made from, and the digest that sums it up.
 //!
 //! A month changes a small part of a federation's pages, but finding which by making
 //! every page and comparing its bytes costs what making the whole site costs. So each
-//! member's and competition's page is summed up by a digest of exactly the values it is
-//! made from (the numbers, names and links it shows, not its HTML), which is cheap to
-//! compute, and the site keeps the digests (and sizes) of the pages it holds in
-//! [`MANIFEST`]. A page whose digest is the one recorded, and whose file still has the
-//! size recorded, is kept as published without being made again.
+//! member's and competition's page is recorded with a key of what it is made from
+//! ([`super::key`]: the page's own inputs, summed up by a [`Feed`] of framed values),
+//! with its size; beside them the record keeps each competition's key and each member's
+//! attributes, the inputs pages share. A page whose key is the one recorded, none of
+//! whose shared inputs moved, and whose file still has the size recorded, is kept as
+//! published without being made again.
 //!
 //! The record is trusted only for the program that wrote it ([`MAKER`]: a different
 //! version of the templates makes different bytes from the same values), and only
@@ -19,7 +20,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::error::{Error, Result};
 
-/// The site's record of the digests of its pages, at its root.
+/// The site's record of its pages and what they were made from, at its root.
 pub const MANIFEST: &str = "site-manifest.tsv";
 
 /// The program and template version whose pages the record describes.
@@ -110,7 +111,7 @@ impl Feed {
     }
 }
 
-/// A page as the record holds it: the digest of what it was made from, and its size
+/// A page as the record holds it: the key of what it was made from, and its size
 /// (a page changed by hand since is made again).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {

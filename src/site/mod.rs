@@ -8,8 +8,11 @@
 //! skeleton, escaper and charts as the other pages, and the same run always gives the
 //! same bytes, so publishing a month over the last one writes only the pages whose
 //! content changed, in place ([`journal`]); and since the site records
-//! what each member's and competition's page was made from ([`digest`]), it makes only
-//! those whose inputs changed.
+//! what each member's and competition's page was made from ([`digest`], [`key`]), it
+//! makes only those whose inputs changed. A member's page lists the competitions of the
+//! run's last year and links to a page per earlier year (`members/ID/YEAR.html`): an
+//! earlier year's lines no longer change, so a month rewrites a member's current year
+//! and not ten years of history.
 
 pub mod club;
 pub mod competition;
