@@ -149,11 +149,16 @@ fn keyed(
 impl<'a> Maker<'a> {
     /// The maker of `data`'s pages, for a site whose record is `record`.
     pub fn new(data: &'a data::SiteData, title: &'a str, record: &digest::Record) -> Self {
+        // The keys and the indexes read the same rows for different ends: both cores.
+        let ((look, index), keys) = rayon::join(
+            || (data.lookups(), Index::new(&data.tables)),
+            || key::Keys::new(data, record),
+        );
         Maker {
             data,
-            look: data.lookups(),
-            index: Index::new(&data.tables),
-            keys: key::Keys::new(data, record),
+            look,
+            index,
+            keys,
             title,
         }
     }
