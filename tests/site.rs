@@ -130,6 +130,15 @@ fn every_published_member_has_a_page_from_the_front_page_with_the_handicap() {
     assert!(
         member.contains("<figcaption>The handicap went from 2.05 before 2024-11-14 to -6.87 after")
     );
+    // The page lists the last year's competitions and links to each earlier year's page,
+    // which lists that year's: the first competition, 2024-11-14, is on the 2024 page.
+    assert!(member.contains("<a href=\"../members/100083/2024.html\">2024</a>"));
+    assert!(member.contains("<a href=\"../members/100083/2025.html\">2025</a>"));
+    assert!(!member.contains("<td>2024-11-14</td>"));
+    let year = text(&site.join("members/100083/2024.html"));
+    assert!(year.contains("<td>2024-11-14</td>"));
+    assert!(year.contains("<a href=\"../../members/100083.html\">Margareta Svensson</a>"));
+    assert!(!year.contains("<td>2025-"));
 }
 
 #[test]
@@ -188,12 +197,13 @@ fn publishing_the_same_run_again_writes_nothing_and_gives_the_same_bytes() {
     );
     // Made again: the pages summed up by no digest (the front page, the report, the
     // clubs' and districts' pages, whose ranking tables show ranks any member's move
-    // shifts), and one member's and one competition's page, checked against the bytes
-    // published before the record is trusted. Every other page is kept unmade.
+    // shifts), and one member's page, one member's earlier year and one competition's
+    // page, checked against the bytes published before the record is trusted. Every
+    // other page is kept unmade.
     let listing = |folder: &str| pages.keys().filter(|p| p.starts_with(folder)).count();
     assert_eq!(
         made(&again),
-        2 + listing("clubs/") + listing("districts/") + 2,
+        2 + listing("clubs/") + listing("districts/") + 3,
         "{again}"
     );
     assert_eq!(files(&site), before);
@@ -360,13 +370,14 @@ fn a_month_published_over_the_last_writes_the_pages_of_those_who_played() {
         october.len()
     );
     // Made: the members' and competitions' pages written, the pages summed up by no
-    // digest (the front page, the clubs' and districts' pages), and the member's and
-    // competition's page checked before the record is trusted. No other page was made.
+    // digest (the front page, the clubs' and districts' pages), and the member's page,
+    // member's earlier year and competition's page checked before the record is
+    // trusted. No other page was made.
     let listing = |folder: &str| october.keys().filter(|p| p.starts_with(folder)).count();
     let others = 1 + listing("clubs/") + listing("districts/");
     assert_eq!(
         made(&stdout),
-        members_written.len() + competitions_written.len() + others + 2,
+        members_written.len() + competitions_written.len() + others + 3,
         "{stdout}"
     );
     // The sample's October: its pages written and made, as a person can count them from

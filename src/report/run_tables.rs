@@ -112,10 +112,10 @@ pub fn read_changes(path: &Path) -> Result<Vec<ChangeRow>> {
 
 /// The rows of a `changes` table (`path` names it in errors).
 pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>> {
-    let ids = strs(df, path, "competition_id")?;
+    let mut ids = strs(df, path, "competition_id")?;
     let date = dates(df, path, "date")?;
     let member = i64s(df, path, "member_id")?;
-    let entrant = strs(df, path, "entrant")?;
+    let mut entrant = strs(df, path, "entrant")?;
     let number = |name: &str| f64s(df, path, name);
     let (before, partner, pair, field) = (
         number("handicap_before")?,
@@ -130,19 +130,21 @@ pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>>
         number("handicap_after")?,
     );
     let (n_b, n_g) = (i64s(df, path, "n_b")?, i64s(df, path, "n_g")?);
-    let status = if has(df, "status") {
+    let mut status = if has(df, "status") {
         strs(df, path, "status")?
     } else {
         vec![None; df.height()]
     };
+    // Each text is moved into its row, not copied: a run's millions of rows would
+    // otherwise be held twice while they are read.
     (0..df.height())
         .map(|i| {
             let need = |v: Option<f64>, name: &str| required(v, path, name, i);
             Ok(ChangeRow {
-                competition_id: required(ids[i].clone(), path, "competition_id", i)?,
+                competition_id: required(ids[i].take(), path, "competition_id", i)?,
                 date: required(date[i], path, "date", i)?,
                 member_id: required(member[i], path, "member_id", i)?,
-                entrant: entrant[i].clone().unwrap_or_default(),
+                entrant: entrant[i].take().unwrap_or_default(),
                 handicap_before: need(before[i], "handicap_before")?,
                 partner_handicap: partner[i],
                 pair_handicap: need(pair[i], "pair_handicap")?,
@@ -153,7 +155,7 @@ pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>>
                 n_g: required(n_g[i], path, "n_g", i)?,
                 delta: need(delta[i], "delta")?,
                 handicap_after: need(after[i], "handicap_after")?,
-                status: status[i].clone().unwrap_or_default(),
+                status: status[i].take().unwrap_or_default(),
             })
         })
         .collect()

@@ -192,6 +192,15 @@ impl<'a> Index<'a> {
     /// The statement of `member_id`; an error when the member is not in
     /// `handicaps.parquet`.
     pub fn statement(&self, member_id: i64) -> Result<Statement> {
+        self.statement_of(member_id, None)
+    }
+
+    /// The statement of `member_id` with only the lines of `year` (every line when
+    /// `None`); its start is the handicap before the first line shown. A frozen run's
+    /// month-end cuts are worked out on the whole statement first (a month's closing
+    /// handicap is the next month's opening one), so a year's lines are those of the
+    /// whole statement.
+    pub fn statement_of(&self, member_id: i64, year: Option<i32>) -> Result<Statement> {
         let tables = self.tables;
         let member = self.members.get(&member_id).ok_or_else(|| {
             Error::Config(format!(
@@ -204,10 +213,16 @@ impl<'a> Index<'a> {
             .get(&member_id)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let mut lines: Vec<Line> = rows.iter().map(|r| self.line(r)).collect();
-        if tables.frozen {
-            month_end_cuts(&mut lines, member.handicap);
-        }
+        let in_year = |date: NaiveDate| year.is_none_or(|y| date.year() == y);
+        let lines: Vec<Line> = if tables.frozen {
+            let mut all: Vec<Line> = rows.iter().map(|r| self.line(r)).collect();
+            month_end_cuts(&mut all, member.handicap);
+            all.retain(|l| in_year(l.date));
+            all
+        } else {
+            let kept = rows.iter().filter(|r| in_year(r.date));
+            kept.map(|r| self.line(r)).collect()
+        };
         Ok(Statement {
             member_id,
             name: member.name.clone(),

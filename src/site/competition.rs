@@ -9,13 +9,10 @@
 
 use std::collections::HashMap;
 
-use chrono::Datelike;
 use maud::{html, Markup, PreEscaped};
 
 use super::data::{Competition, Lookups, SiteData, Standing};
-use super::digest::Feed;
 use super::links::{self, cols, link, signed, site_page, two};
-use super::write::Made;
 use crate::dataset::Direction;
 use crate::report::page::Text;
 use crate::report::sheet;
@@ -152,31 +149,6 @@ fn row(look: &Lookups, id: &str, s: &Standing, shown: &[Player], handicap_event:
     } }
 }
 
-/// The values the club's sheet ([`club_sheet`]) is made from, fed to `f`: the
-/// dataset's row of the competition (all of it but where it was read from, which the
-/// sheet does not show), and each standing's victory points and entrant's printed
-/// names; the standings' other values are fed with the standings. Feeding these rather
-/// than the sheet spares making a sheet per competition to learn that it did not
-/// change.
-fn feed_sheet(look: &Lookups, id: &str, c: &Competition, f: &mut Feed) {
-    let Some((source, names)) = look.sheets.as_ref() else {
-        f.flag(false);
-        return;
-    };
-    let Some(competition) = source.competitions.get(id) else {
-        f.flag(false);
-        return;
-    };
-    // The dataset's own encoding of the row, which names every field but the origin,
-    // so that a field added to the row is in the digest.
-    f.flag(true)
-        .bytes(&crate::dataset::encoding::competition(competition));
-    let names = names.competition(id);
-    for s in &c.standings {
-        f.opt_num(s.vp).str(&names.of(&s.entrant));
-    }
-}
-
 /// What a competition's page shows besides the run's standings: each entrant's
 /// players.
 struct Parts {
@@ -195,60 +167,9 @@ impl Parts {
     }
 }
 
-/// The digest of everything the competition's page shows: the competition, each line
-/// of its standings with the pair's handicap, expected and achieved results and its
-/// players (and whether each has a page), and what the club's sheet is made from.
-fn digest(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
-    let mut f = Feed::default();
-    f.str("competition").str(id);
-    f.opt_int(c.date.map(|d| i64::from(d.num_days_from_ce())));
-    f.opt_str(c.title.as_deref())
-        .opt_str(c.club.as_deref())
-        .flag(c.imps);
-    for (s, shown) in c.standings.iter().zip(&parts.players) {
-        f.str(&s.entrant)
-            .opt_int(s.rank)
-            .opt_str(s.direction.as_deref());
-        f.opt_num(s.score).opt_num(s.percent).opt_int(s.boards);
-        f.opt_num(s.handicap_expected).opt_num(s.handicap_result);
-        let change = look.first.get(&(id, s.entrant.as_str()));
-        f.opt_num(change.map(|c| c.pair_handicap));
-        f.opt_num(change.map(|c| c.expected));
-        f.opt_num(change.map(|c| c.achieved));
-        f.int(shown.len() as i64);
-        for (member, name, page) in shown {
-            f.opt_int(*member).str(name).flag(*page);
-        }
-    }
-    feed_sheet(look, id, c, &mut f);
-    f.finish()
-}
-
-/// The competition's page, with its digest; without its bytes when the digest is
-/// `known`.
-pub fn made(
-    data: &SiteData,
-    look: &Lookups,
-    id: &str,
-    c: &Competition,
-    known: Option<&str>,
-) -> Made {
-    let parts = Parts::of(data, look, id, c);
-    let digest = digest(look, id, c, &parts);
-    if known == Some(digest.as_str()) {
-        return Made {
-            digest: Some(digest),
-            bytes: None,
-        };
-    }
-    Made {
-        bytes: Some(page(look, id, c, &parts).into_bytes()),
-        digest: Some(digest),
-    }
-}
-
 /// The competition's page.
-fn page(look: &Lookups, id: &str, c: &Competition, parts: &Parts) -> String {
+pub fn page(data: &SiteData, look: &Lookups, id: &str, c: &Competition) -> String {
+    let parts = Parts::of(data, look, id, c);
     let title = c.title.clone().unwrap_or_else(|| id.to_owned());
     let handicap_event = c.standings.iter().any(|s| s.handicap_result.is_some());
     let unit = if c.imps {

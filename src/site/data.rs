@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, InputError, Location, Result};
@@ -71,6 +71,11 @@ pub struct SiteData {
     pub dataset: Option<PathBuf>,
     /// What the clubs' result sheets are made from, when the dataset was read.
     pub sheets: Option<SheetSource>,
+    /// The year of the run's last rated competition: the year members' pages show.
+    pub year: Option<i32>,
+    /// The earlier years each member played a rated competition in, oldest first: each
+    /// has a page of its own.
+    pub years: HashMap<i64, Vec<i32>>,
 }
 
 /// The dataset's rows a club's result sheet is made from: how each competition is
@@ -185,6 +190,7 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
             c.date = c.date.or(Some(row.date));
         }
     }
+    let (year, years) = years(&tables);
     for (id, c) in &mut competitions {
         if let Some(info) = tables.competitions.get(id) {
             c.title = info.title.clone();
@@ -210,7 +216,29 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
         report,
         dataset: None,
         sheets: None,
+        year,
+        years,
     })
+}
+
+/// The year of the last change row, and per member the earlier years of their change
+/// rows, oldest first.
+fn years(tables: &RunTables) -> (Option<i32>, HashMap<i64, Vec<i32>>) {
+    let year = tables.changes.iter().map(|r| r.date.year()).max();
+    let mut years: HashMap<i64, BTreeSet<i32>> = HashMap::new();
+    for row in &tables.changes {
+        if Some(row.date.year()) < year {
+            years
+                .entry(row.member_id)
+                .or_default()
+                .insert(row.date.year());
+        }
+    }
+    let years = years
+        .into_iter()
+        .map(|(id, set)| (id, set.into_iter().collect()))
+        .collect();
+    (year, years)
 }
 
 /// `ranking_published.csv`, line by line.

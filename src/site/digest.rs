@@ -1,29 +1,30 @@
-//! What a page is made from, as a digest, and the site's record of them.
+//! The site's record of what its pages were made from, and the digest that sums it up.
 //!
 //! A month changes a small part of a federation's pages, but finding which by making
 //! every page and comparing its bytes costs what making the whole site costs. So each
-//! member's and competition's page is summed up by a digest of exactly the values it is
-//! made from (the numbers, names and links it shows, not its HTML), which is cheap to
-//! compute, and the site keeps the digests (and sizes) of the pages it holds in
-//! [`MANIFEST`]. A page whose digest is the one recorded, and whose file still has the
-//! size recorded, is kept as published without being made again.
+//! member's and competition's page is recorded with a key of what it is made from
+//! ([`super::key`]: the page's own inputs, summed up by a [`Feed`] of framed values),
+//! with its size; beside them the record keeps each competition's key and each member's
+//! attributes, the inputs pages share. A page whose key is the one recorded, none of
+//! whose shared inputs moved, and whose file still has the size recorded, is kept as
+//! published without being made again.
 //!
 //! The record is trusted only for the program that wrote it ([`MAKER`]: a different
 //! version of the templates makes different bytes from the same values), and only
 //! after one kept page of each kind, made again, is found to be the bytes published.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
 use crate::error::{Error, Result};
 
-/// The site's record of the digests of its pages, at its root.
+/// The site's record of its pages and what they were made from, at its root.
 pub const MANIFEST: &str = "site-manifest.tsv";
 
 /// The program and template version whose pages the record describes.
-pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 2");
+pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 3");
 
 /// The first line of the record.
 fn header() -> String {
@@ -110,7 +111,7 @@ impl Feed {
     }
 }
 
-/// A page as the record holds it: the digest of what it was made from, and its size
+/// A page as the record holds it: the key of what it was made from, and its size
 /// (a page changed by hand since is made again).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
@@ -118,37 +119,73 @@ pub struct Recorded {
     pub size: u64,
 }
 
-/// The pages of a site by path, as recorded; empty when the site has no record, or
-/// one of another program's.
-pub fn read(site: &Path) -> Result<BTreeMap<String, Recorded>> {
+/// What a site's record holds: its pages, and what they were made from that other
+/// pages share ([`super::key`]): each competition's key and each member's attributes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Record {
+    pub pages: BTreeMap<String, Recorded>,
+    pub competitions: HashMap<String, String>,
+    pub members: BTreeMap<i64, String>,
+}
+
+/// The mark of a competition's key in the record (a digest never starts with `=`).
+const COMPETITION: &str = "=c";
+/// The mark of a member's attributes.
+const MEMBER: &str = "=m";
+
+/// The site's record; empty when the site has none, or one of another program's.
+pub fn read(site: &Path) -> Result<Record> {
     let path = site.join(MANIFEST);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Record::default()),
         Err(e) => return Err(Error::io(&path, e)),
     };
     let Some(rest) = text.strip_prefix(&header()) else {
-        return Ok(BTreeMap::new());
+        return Ok(Record::default());
     };
-    Ok(rest
-        .lines()
-        .filter_map(|line| {
-            let mut cells = line.splitn(3, '\t');
-            let (digest, size, page) = (cells.next()?, cells.next()?, cells.next()?);
-            let recorded = Recorded {
-                digest: digest.to_owned(),
-                size: size.parse().ok()?,
-            };
-            Some((page.to_owned(), recorded))
-        })
-        .collect())
+    let mut record = Record::default();
+    for line in rest.lines() {
+        let mut cells = line.splitn(3, '\t');
+        let (Some(first), Some(second), Some(third)) = (cells.next(), cells.next(), cells.next())
+        else {
+            continue;
+        };
+        match first {
+            COMPETITION => {
+                (record.competitions).insert(third.to_owned(), second.to_owned());
+            }
+            MEMBER => {
+                if let Ok(id) = third.parse() {
+                    record.members.insert(id, second.to_owned());
+                }
+            }
+            digest => {
+                let Ok(size) = second.parse() else { continue };
+                let recorded = Recorded {
+                    digest: digest.to_owned(),
+                    size,
+                };
+                record.pages.insert(third.to_owned(), recorded);
+            }
+        }
+    }
+    Ok(record)
 }
 
-/// The record of `pages` (by path), as its bytes.
-pub fn bytes(pages: &BTreeMap<String, Recorded>) -> Vec<u8> {
+/// The record of `pages` (by path) and of `shared` (its competitions and members), as
+/// its bytes.
+pub fn bytes(pages: &BTreeMap<String, Recorded>, shared: &Record) -> Vec<u8> {
     let mut out = header();
     for (page, r) in pages {
         out.push_str(&format!("{}\t{}\t{page}\n", r.digest, r.size));
+    }
+    let competitions: BTreeMap<&String, &String> = shared.competitions.iter().collect();
+    for (id, key) in competitions {
+        out.push_str(&format!("{COMPETITION}\t{key}\t{id}\n"));
+    }
+    for (id, key) in &shared.members {
+        out.push_str(&format!("{MEMBER}\t{key}\t{id}\n"));
     }
     out.into_bytes()
 }
@@ -185,15 +222,20 @@ mod tests {
             ("competitions/c 1.html".to_owned(), recorded("abcd", 0)),
         ]
         .into();
+        let record = Record {
+            pages: digests,
+            competitions: [("K07 1".to_owned(), "77aa".to_owned())].into(),
+            members: [(100083, "0b0b".to_owned())].into(),
+        };
         let path = dir.path().join(MANIFEST);
-        std::fs::write(&path, bytes(&digests)).map_err(|e| Error::io(&path, e))?;
-        assert_eq!(read(dir.path())?, digests);
+        std::fs::write(&path, bytes(&record.pages, &record)).map_err(|e| Error::io(&path, e))?;
+        assert_eq!(read(dir.path())?, record);
         std::fs::write(
             &path,
             "# bridgehcp 0.0.0 site 0: …\n00ff\t12\tmembers/1.html\n",
         )
         .map_err(|e| Error::io(&path, e))?;
-        assert!(read(dir.path())?.is_empty());
+        assert_eq!(read(dir.path())?, Record::default());
         Ok(())
     }
 }

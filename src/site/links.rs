@@ -57,6 +57,11 @@ pub fn member(id: i64) -> String {
     format!("members/{id}.html")
 }
 
+/// A member's page of an earlier year's rated competitions, from the site's root.
+pub fn member_year(id: i64, year: i32) -> String {
+    format!("members/{id}/{year}.html")
+}
+
 /// A competition's page, from the site's root: its identifier as it is where it is
 /// already a safe file name (letters, digits, `-` and `_`), case kept.
 pub fn competition(id: &str) -> String {
@@ -141,6 +146,7 @@ mod tests {
         assert_eq!(slug("../"), "x");
         assert_eq!(club("Åby BK"), "clubs/aby-bk.html");
         assert_eq!(member(100083), "members/100083.html");
+        assert_eq!(member_year(100083, 2025), "members/100083/2025.html");
         assert_eq!(
             competition("K07-20241114-1"),
             "competitions/K07-20241114-1.html"

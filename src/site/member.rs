@@ -12,9 +12,7 @@ use chrono::Datelike;
 use maud::{html, Markup};
 
 use super::data::{Ranked, SiteData};
-use super::digest::Feed;
 use super::links::{self, cols, inline_svg, link, signed, site_page, two};
-use super::write::Made;
 use crate::report::page::Text;
 use crate::report::statement::{Line, Statement};
 
@@ -74,14 +72,14 @@ fn trajectory_words(s: &Statement) -> String {
     words
 }
 
-/// A competition's row of the member's table.
-fn line_row(l: &Line, pages: &BTreeSet<i64>) -> Markup {
+/// A competition's row of the member's table, on a page `depth` folders down.
+fn line_row(depth: usize, l: &Line, pages: &BTreeSet<i64>) -> Markup {
     let title = l.title.as_deref().unwrap_or(&l.competition_id);
     html! { tr {
         td { (l.date.to_string()) }
-        td { (link(1, &links::competition(&l.competition_id), title)) }
+        td { (link(depth, &links::competition(&l.competition_id), title)) }
         td { @match (l.partner_id, &l.partner) {
-            (Some(id), Some(name)) if pages.contains(&id) => (link(1, &links::member(id), name)),
+            (Some(id), Some(name)) if pages.contains(&id) => (link(depth, &links::member(id), name)),
             (_, Some(name)) => (Text(name)),
             _ => "",
         } }
@@ -111,66 +109,28 @@ fn headline(r: &Ranked, sd: Option<f64>, s: &Statement) -> Markup {
     }
 }
 
-/// The digest of everything the member's page shows: the line of the published
-/// ranking (but not the rank, which the page leaves out), the confidence figure, the
-/// statement's every value, and which partners have a page to link to.
-fn digest(r: &Ranked, sd: Option<f64>, s: &Statement, pages: &BTreeSet<i64>) -> String {
-    let mut f = Feed::default();
-    f.str("member").int(r.member_id).str(&r.name).str(&r.club);
-    f.str(&r.district)
-        .str(&r.handicap)
-        .str(&r.boards)
-        .opt_num(sd);
-    f.int(s.member_id)
-        .opt_str(s.name.as_deref())
-        .opt_str(s.club.as_deref());
-    f.num(s.start).num(s.current).flag(s.foreign);
-    f.int(s.lines.len() as i64);
-    for l in &s.lines {
-        f.opt_int(Some(i64::from(l.date.num_days_from_ce())));
-        f.str(&l.competition_id)
-            .opt_str(l.title.as_deref())
-            .opt_str(l.club.as_deref());
-        f.opt_str(l.partner.as_deref()).opt_int(l.partner_id);
-        f.flag(l.partner_id.is_some_and(|id| pages.contains(&id)));
-        f.num(l.pair_handicap)
-            .num(l.field_handicap)
-            .num(l.expected)
-            .num(l.achieved);
-        f.str(l.unit).int(l.boards).int(l.n_b);
-        f.num(l.handicap_before)
-            .num(l.delta)
-            .num(l.cut)
-            .num(l.handicap_after);
-    }
-    f.finish()
-}
-
-/// The member's page, with its digest; without its bytes when the digest is `known`.
-pub fn made(
-    data: &SiteData,
-    r: &Ranked,
-    s: &Statement,
+/// The competitions table of a member's page, newest first.
+fn lines_table<'l>(
+    depth: usize,
+    lines: impl DoubleEndedIterator<Item = &'l Line>,
     pages: &BTreeSet<i64>,
-    known: Option<&str>,
-) -> Made {
-    let digest = digest(r, data.sd.get(&r.member_id).copied(), s, pages);
-    if known == Some(digest.as_str()) {
-        return Made {
-            digest: Some(digest),
-            bytes: None,
-        };
-    }
-    Made {
-        bytes: Some(page(data, r, s, pages).into_bytes()),
-        digest: Some(digest),
-    }
+) -> Markup {
+    html! { div.wide { table {
+        caption { "Newest first. Expected and achieved are in the competition's unit; a result better than expected lowers the handicap." }
+        thead { (cols(&["date", "competition", "partner", "field", "expected", "achieved", "unit", "change", "handicap after"])) }
+        tbody { @for l in lines.rev() { (line_row(depth, l, pages)) } }
+    } } }
 }
 
 /// The member's page.
 pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -> String {
     let heading = format!("{} (member {})", r.name, r.member_id);
     let words = trajectory_words(s);
+    let shown = |l: &&Line| data.year.is_none_or(|y| l.date.year() >= y);
+    let this_year = s.lines.iter().filter(shown);
+    let mut earlier: Vec<i32> = s.lines.iter().map(|l| l.date.year()).collect();
+    earlier.retain(|y| data.year.is_some_and(|current| *y < current));
+    earlier.dedup();
     let body = html! {
         (headline(r, data.sd.get(&r.member_id).copied(), s))
         h2 { "Trajectory" }
@@ -178,12 +138,21 @@ pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -
             (inline_svg(&s.trajectory_svg()))
             figcaption { (Text(&words)) " Every value is in the table below." }
         }
-        h2 { "Rated competitions" }
-        div.wide { table {
-            caption { "Newest first. Expected and achieved are in the competition's unit; a result better than expected lowers the handicap." }
-            thead { (cols(&["date", "competition", "partner", "field", "expected", "achieved", "unit", "change", "handicap after"])) }
-            tbody { @for l in s.lines.iter().rev() { (line_row(l, pages)) } }
-        } }
+        h2 { "Rated competitions" @if let Some(year) = data.year { " in " (year) } }
+        @if this_year.clone().next().is_some() {
+            (lines_table(1, this_year, pages))
+        } @else {
+            p { "None this year." }
+        }
+        @if !earlier.is_empty() {
+            h2 { "Earlier years" }
+            p { "Each year's rated competitions on a page of their own: "
+                @for (i, y) in earlier.iter().rev().enumerate() {
+                    @if i > 0 { ", " }
+                    (link(1, &links::member_year(r.member_id, *y), &y.to_string()))
+                }
+                "." }
+        }
         h2 { "Partners played with most" }
         table {
             thead { (cols(&["partner", "competitions", "boards"])) }
@@ -198,6 +167,17 @@ pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -
         }
     };
     site_page(1, &heading, &heading, body)
+}
+
+/// A member's page of an earlier year (`s` holds that year's lines).
+pub fn year_page(r: &Ranked, year: i32, s: &Statement, pages: &BTreeSet<i64>) -> String {
+    let heading = format!("{} (member {}) in {year}", r.name, r.member_id);
+    let body = html! {
+        p { "The rated competitions of " (year) "; the handicap as it is now, its chart and the partners played with most are on "
+            (link(2, &links::member(r.member_id), &r.name)) "'s page." }
+        (lines_table(2, s.lines.iter(), pages))
+    };
+    site_page(2, &heading, &heading, body)
 }
 
 #[cfg(test)]

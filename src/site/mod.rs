@@ -8,8 +8,11 @@
 //! skeleton, escaper and charts as the other pages, and the same run always gives the
 //! same bytes, so publishing a month over the last one writes only the pages whose
 //! content changed, in place ([`journal`]); and since the site records
-//! what each member's and competition's page was made from ([`digest`]), it makes only
-//! those whose inputs changed.
+//! what each member's and competition's page was made from ([`digest`], [`key`]), it
+//! makes only those whose inputs changed. A member's page lists the competitions of the
+//! run's last year and links to a page per earlier year (`members/ID/YEAR.html`): an
+//! earlier year's lines no longer change, so a month rewrites a member's current year
+//! and not ten years of history.
 
 pub mod club;
 pub mod competition;
@@ -17,6 +20,7 @@ pub mod data;
 pub mod digest;
 pub mod front;
 pub mod journal;
+pub mod key;
 pub mod links;
 pub mod member;
 pub mod write;
@@ -48,6 +52,8 @@ pub enum Page<'a> {
     Front,
     Report(&'a str),
     Member(&'a data::Ranked),
+    /// A member's rated competitions of an earlier year.
+    MemberYear(&'a data::Ranked, i32),
     Competition(&'a str, &'a data::Competition),
     Club(&'a str),
     District(&'a str),
@@ -67,6 +73,7 @@ impl Page<'_> {
             Page::Front => "the front page".to_owned(),
             Page::Report(_) => "the month's report".to_owned(),
             Page::Member(r) => format!("member {} ({})", r.member_id, r.name),
+            Page::MemberYear(r, year) => format!("member {} ({}) in {year}", r.member_id, r.name),
             Page::Competition(id, _) => format!("competition `{id}`"),
             Page::Club(c) => format!("club `{c}`"),
             Page::District(d) => format!("district `{d}`"),
@@ -83,10 +90,12 @@ pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
         pages.insert(links::REPORT.into(), Page::Report(report));
     }
     let districts = of_ranked(data, |r| &r.district);
-    let members = data
-        .ranked
-        .iter()
-        .map(|r| (links::member(r.member_id), Page::Member(r)));
+    let members = data.ranked.iter().flat_map(|r| {
+        let years = data.years.get(&r.member_id).map(Vec::as_slice);
+        let years = years.unwrap_or_default().iter();
+        let pages = years.map(|&y| (links::member_year(r.member_id, y), Page::MemberYear(r, y)));
+        std::iter::once((links::member(r.member_id), Page::Member(r))).chain(pages)
+    });
     let competitions = data
         .competitions
         .iter()
@@ -110,37 +119,79 @@ pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
     Ok(pages.into_iter().collect())
 }
 
-/// What makes the pages: the run's data and what is looked up again and again.
+/// What makes the pages: the run's data, what is looked up again and again, and the
+/// keys that say which pages could have changed ([`key`]).
 pub struct Maker<'a> {
     data: &'a data::SiteData,
     look: data::Lookups<'a>,
     index: Index<'a>,
+    keys: key::Keys<'a>,
     title: &'a str,
 }
 
+/// A page summed up by a key: kept as published (its bytes left out) when its key is
+/// the one recorded (`known`) and nothing it shows of other pages' has moved, else made.
+fn keyed(
+    known: Option<&str>,
+    (key, touched): (String, bool),
+    make: impl FnOnce() -> Result<String>,
+) -> Result<Made> {
+    let bytes = match known == Some(key.as_str()) && !touched {
+        true => None,
+        false => Some(make()?.into_bytes()),
+    };
+    Ok(Made {
+        digest: Some(key),
+        bytes,
+    })
+}
+
 impl<'a> Maker<'a> {
-    pub fn new(data: &'a data::SiteData, title: &'a str) -> Self {
+    /// The maker of `data`'s pages, for a site whose record is `record`.
+    pub fn new(data: &'a data::SiteData, title: &'a str, record: &digest::Record) -> Self {
+        // The keys and the indexes read the same rows for different ends: both cores.
+        let ((look, index), keys) = rayon::join(
+            || (data.lookups(), Index::new(&data.tables)),
+            || key::Keys::new(data, record),
+        );
         Maker {
             data,
-            look: data.lookups(),
-            index: Index::new(&data.tables),
+            look,
+            index,
+            keys,
             title,
         }
     }
 
-    /// `page`: its bytes, and for a member's or a competition's page the digest of what
-    /// it is made from (its bytes left out when the digest is `known`).
+    /// What the site's record keeps besides its pages.
+    pub fn record(&self) -> digest::Record {
+        self.keys.record()
+    }
+
+    /// `page`: its bytes, and for a member's or a competition's page its key (its bytes
+    /// left out when the key is `known` and nothing the page shows of others' moved).
     pub fn make(&self, page: &Page, known: Option<&str>) -> Result<Made> {
-        let (data, title) = (self.data, self.title);
+        let (data, title, pages) = (self.data, self.title, &self.look.pages);
         let page = match *page {
             Page::Front => front::page(data, title),
             Page::Report(report) => report.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""),
             Page::Member(r) => {
-                let statement = self.index.statement(r.member_id)?;
-                return Ok(member::made(data, r, &statement, &self.look.pages, known));
+                let key = self.keys.member(r, data.sd.get(&r.member_id).copied());
+                return keyed(known, key, || {
+                    let statement = self.index.statement(r.member_id)?;
+                    Ok(member::page(data, r, &statement, pages))
+                });
+            }
+            Page::MemberYear(r, year) => {
+                return keyed(known, self.keys.member_year(r, year), || {
+                    let statement = self.index.statement_of(r.member_id, Some(year))?;
+                    Ok(member::year_page(r, year, &statement, pages))
+                });
             }
             Page::Competition(id, c) => {
-                return Ok(competition::made(data, &self.look, id, c, known));
+                return keyed(known, self.keys.competition(id), || {
+                    Ok(competition::page(data, &self.look, id, c))
+                });
             }
             Page::Club(c) => club::page(data, c),
             Page::District(d) => front::district_page(data, title, d),
@@ -161,8 +212,13 @@ pub fn publish(
 ) -> Result<Summary> {
     let data = data::read(run, data)?;
     let pages = pages(&data)?;
-    let maker = Maker::new(&data, title);
-    let written = write::write_site(site, &pages, commit, |page, known| maker.make(page, known))?;
+    // A publication killed after its journal is finished first: the record read is
+    // then the one its pages were made with.
+    write::settle(site)?;
+    let maker = Maker::new(&data, title, &digest::read(site)?);
+    let record = maker.record();
+    let make = |page: &Page, known: Option<&str>| maker.make(page, known);
+    let written = write::write_site(site, &pages, commit, &record, make)?;
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

@@ -90,14 +90,14 @@ pub fn write_site<P, F>(
     site: &Path,
     pages: &[(String, P)],
     commit: Commit,
+    shared: &digest::Record,
     make: F,
 ) -> Result<Written>
 where
     P: Sync,
     F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
-    recover(site)?;
-    journal::finish(site, &|_| {})?;
+    settle(site)?;
     check_replaceable_as(site, &KNOWN, "a site")?;
     let old = existing_pages(site)?;
     if old.is_empty() {
@@ -109,7 +109,15 @@ where
                 ..commit
             },
             |staging| {
-                written = write_pages(staging, staging, pages, &old, &BTreeMap::new(), &make)?;
+                written = write_pages(
+                    staging,
+                    staging,
+                    pages,
+                    &old,
+                    &BTreeMap::new(),
+                    shared,
+                    &make,
+                )?;
                 journal::flush(staging)
             },
         )?;
@@ -117,7 +125,7 @@ where
     }
     let recorded = trusted(site, pages, &old, &make)?;
     let before = std::fs::read(site.join(digest::MANIFEST)).unwrap_or_default();
-    let made = write_pages(site, site, pages, &old, &recorded, &make);
+    let made = write_pages(site, site, pages, &old, &recorded, shared, &make);
     if made.is_err() {
         // Nothing of the month is in place: its hidden files go with it.
         let _ = existing_pages(site);
@@ -145,6 +153,14 @@ where
     Ok(written)
 }
 
+/// Finishes what a `publish` killed in `site` left: a new site half put in place, or a
+/// month's journal.
+pub fn settle(site: &Path) -> Result<()> {
+    recover(site)?;
+    journal::finish(site, &|_| {})?;
+    Ok(())
+}
+
 /// Makes the pages, a batch at a time, and writes those new or changed: into `to` at
 /// their paths when `to` is a new folder, else beside the published page in `site`
 /// (their paths then listed in [`Written::replaced`]); and the record of digests the
@@ -155,6 +171,7 @@ fn write_pages<P, F>(
     pages: &[(String, P)],
     old: &BTreeMap<String, (PathBuf, u64)>,
     recorded: &BTreeMap<String, digest::Recorded>,
+    shared: &digest::Record,
     make: &F,
 ) -> Result<Written>
 where
@@ -203,7 +220,8 @@ where
         true => journal::beside(site, digest::MANIFEST),
         false => to.join(digest::MANIFEST),
     };
-    std::fs::write(&manifest, digest::bytes(&digests)).map_err(|e| Error::io(&manifest, e))?;
+    std::fs::write(&manifest, digest::bytes(&digests, shared))
+        .map_err(|e| Error::io(&manifest, e))?;
     Ok(written)
 }
 
@@ -259,8 +277,9 @@ fn make_folders<P>(staging: &Path, pages: &[(String, P)]) -> Result<()> {
     Ok(())
 }
 
-/// The site's record of digests, kept only if it can be trusted: for each folder of
-/// pages summed up by a digest, the first page whose digest is the one recorded is made
+/// The site's record of digests, kept only if it can be trusted: for each kind of
+/// page summed up by a digest (its top folder and its depth: a member's page and a
+/// member's earlier year are two kinds), the first page whose digest is the one recorded is made
 /// again and must be the bytes published (else the templates changed, or a page was
 /// changed by hand, and nothing of the record is used). Only pages still in the site,
 /// at the size recorded, are kept in it, and not the pages checked.
@@ -273,18 +292,19 @@ fn trusted<P, F>(
 where
     F: Fn(&P, Option<&str>) -> Result<Made>,
 {
-    let mut recorded = digest::read(site)?;
+    let mut recorded = digest::read(site)?.pages;
     recorded.retain(|page, r| old.get(page).is_some_and(|o| o.1 == r.size));
-    let mut checked: BTreeSet<&str> = BTreeSet::new();
+    let mut checked: BTreeSet<(&str, usize)> = BTreeSet::new();
     let mut spot = Vec::new();
     for (relative, page) in pages {
         let Some(folder) = relative.split_once('/').map(|(f, _)| f) else {
             continue;
         };
+        let folder = (folder, relative.matches('/').count());
         let (Some(known), Some(file)) = (recorded.get(relative), old.get(relative)) else {
             continue;
         };
-        if checked.contains(folder) {
+        if checked.contains(&folder) {
             continue;
         }
         let made = make(page, None)?;
@@ -325,20 +345,35 @@ fn existing_pages(site: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>> {
             out.insert(name.to_owned(), (path, meta.len()));
             continue;
         }
-        let entries = std::fs::read_dir(&path).map_err(|e| Error::io(&path, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io(&path, e))?;
-            let file = entry.file_name().to_string_lossy().into_owned();
-            let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
-            if journal::is_hidden(&file) {
-                let hidden = entry.path();
-                std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
-            } else if meta.is_file() {
-                out.insert(format!("{name}/{file}"), (entry.path(), meta.len()));
-            }
-        }
+        list_folder(&path, name, true, &mut out)?;
     }
     Ok(out)
+}
+
+/// The pages in the folder at `path` (`relative` from the site's root) into `out`, and
+/// with `nested` those of its folders (a member's earlier years), removing hidden files.
+fn list_folder(
+    path: &Path,
+    relative: &str,
+    nested: bool,
+    out: &mut BTreeMap<String, (PathBuf, u64)>,
+) -> Result<()> {
+    let entries = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(path, e))?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let kind = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
+        if journal::is_hidden(&file) {
+            let hidden = entry.path();
+            std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
+        } else if kind.is_file() {
+            let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
+            out.insert(format!("{relative}/{file}"), (entry.path(), meta.len()));
+        } else if kind.is_dir() && nested {
+            list_folder(&entry.path(), &format!("{relative}/{file}"), false, out)?;
+        }
+    }
+    Ok(())
 }
 
 /// Removes the hidden files at the root of `site`.
@@ -376,7 +411,8 @@ mod tests {
     }
 
     fn write(site: &Path, pages: &[(String, Vec<u8>)]) -> Result<Written> {
-        write_site(site, pages, Commit::default(), |bytes, _| {
+        let shared = digest::Record::default();
+        write_site(site, pages, Commit::default(), &shared, |bytes, _| {
             Ok(Made::bytes(bytes.clone()))
         })
     }
