@@ -190,3 +190,50 @@ pub struct ReplayError {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// [`is_thread_start_failure`] of a panic's text, for a panic hook.
+pub fn is_thread_start_panic(info: &std::panic::PanicHookInfo<'_>) -> bool {
+    let payload = info.payload();
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .is_some_and(is_thread_start_failure)
+}
+
+/// Whether a panic's text is a worker thread or pool that could not be started, which is
+/// memory running out: the standard library's own, and those of the thread pools the
+/// readers build on first use (whose failure would otherwise poison the pool for every
+/// later read and be reported as a damaged file). A hook that silences other panics
+/// must still let these through.
+pub fn is_thread_start_failure(text: &str) -> bool {
+    [
+        "failed to spawn thread",
+        "could not spawn threads",
+        "could not create pool",
+        "could not create no-op thread pool",
+    ]
+    .iter()
+    .any(|head| text.starts_with(head))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_pools_that_cannot_start_are_out_of_memory() {
+        // The standard library's text, and rayon's pools built by polars' readers.
+        assert!(is_thread_start_failure(
+            "failed to spawn thread: Os { code: 11, kind: WouldBlock }"
+        ));
+        assert!(is_thread_start_failure(
+            "could not spawn threads: ThreadPoolBuildError { kind: IOError(..) }"
+        ));
+        assert!(is_thread_start_failure("could not create pool: ..."));
+        assert!(!is_thread_start_failure(
+            "index out of bounds: the len is 3"
+        ));
+        assert!(!is_thread_start_failure("the pool could not spawn threads"));
+    }
+}

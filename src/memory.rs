@@ -212,36 +212,11 @@ pub fn reported_out_of_memory() -> ! {
 pub fn catch_failed_spawns() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if is_thread_start_panic(info) {
+        if crate::error::is_thread_start_panic(info) {
             thread_not_started();
         }
         previous(info);
     }));
-}
-
-/// [`is_thread_start_failure`] of a panic's text, for a panic hook.
-pub fn is_thread_start_panic(info: &std::panic::PanicHookInfo<'_>) -> bool {
-    let payload = info.payload();
-    payload
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| payload.downcast_ref::<&str>().copied())
-        .is_some_and(is_thread_start_failure)
-}
-
-/// Whether a panic's text is a worker thread or pool that could not be started: the
-/// standard library's own, and those of the thread pools the readers build on first use
-/// (whose failure would otherwise poison the pool for every later read and be reported
-/// as a damaged file). A hook that silences other panics must still let these through.
-pub fn is_thread_start_failure(text: &str) -> bool {
-    [
-        "failed to spawn thread",
-        "could not spawn threads",
-        "could not create pool",
-        "could not create no-op thread pool",
-    ]
-    .iter()
-    .any(|head| text.starts_with(head))
 }
 
 /// The stack of the thread a command runs on: the size of a main thread's by default.
@@ -337,22 +312,6 @@ mod tests {
         assert!(run.starts_with("Try: --no-board-scores"), "{run}");
         assert!(run.contains("(--state DIR)"), "{run}");
         assert!(!run.contains("--threads"), "{run}");
-    }
-
-    #[test]
-    fn thread_pools_that_cannot_start_are_out_of_memory() {
-        // The standard library's text, and rayon's pools built by polars' readers.
-        assert!(is_thread_start_failure(
-            "failed to spawn thread: Os { code: 11, kind: WouldBlock }"
-        ));
-        assert!(is_thread_start_failure(
-            "could not spawn threads: ThreadPoolBuildError { kind: IOError(..) }"
-        ));
-        assert!(is_thread_start_failure("could not create pool: ..."));
-        assert!(!is_thread_start_failure(
-            "index out of bounds: the len is 3"
-        ));
-        assert!(!is_thread_start_failure("the pool could not spawn threads"));
     }
 
     #[test]
