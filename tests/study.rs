@@ -246,19 +246,7 @@ fn a_real_club_history_is_studied_after_its_burn_in() {
     if no_realdata() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let club = realdata().join("pbn-spiren");
-    ok(&bridgehcp(
-        &[
-            "import",
-            "auto",
-            club.to_str().unwrap(),
-            "--out",
-            "club",
-            "--keep-going",
-        ],
-        dir.path(),
-    ));
+    let dir = imported_club();
     let stdout = ok(&bridgehcp(
         &[
             "study",
@@ -331,19 +319,7 @@ fn the_whole_history_rating_is_studied_beside_the_baselines() {
     if no_realdata() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let club = realdata().join("pbn-spiren");
-    ok(&bridgehcp(
-        &[
-            "import",
-            "auto",
-            club.to_str().unwrap(),
-            "--out",
-            "club",
-            "--keep-going",
-        ],
-        dir.path(),
-    ));
+    let dir = imported_club();
     let study = |out: &str, extra: &[&str]| {
         let set = factors("fsb-2007-kalman-club.toml");
         let mut args = vec![
@@ -391,19 +367,7 @@ fn the_robust_club_set_leads_the_club_set_on_the_real_club() {
     if no_realdata() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let club = realdata().join("pbn-spiren");
-    ok(&bridgehcp(
-        &[
-            "import",
-            "auto",
-            club.to_str().unwrap(),
-            "--out",
-            "club",
-            "--keep-going",
-        ],
-        dir.path(),
-    ));
+    let dir = imported_club();
     ok(&bridgehcp(
         &[
             "study",
@@ -560,4 +524,23 @@ fn a_burn_in_that_leaves_no_test_period_is_refused_and_a_short_one_warned() {
         get(&rows, "fsb-2007", "test", "sessions").unwrap().value,
         1.0
     );
+}
+
+/// A temporary folder holding the real club's files imported into `club/`, as a
+/// federation receives them (the import knows no masterpoints: everyone starts alike).
+fn imported_club() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let club = realdata().join("pbn-spiren");
+    ok(&bridgehcp(
+        &[
+            "import",
+            "auto",
+            club.to_str().unwrap(),
+            "--out",
+            "club",
+            "--keep-going",
+        ],
+        dir.path(),
+    ));
+    dir
 }

@@ -700,18 +700,7 @@ pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
     let mut best = (f64::INFINITY, baseline.grid()[0]);
     for &p in baseline.grid() {
         let run = run(baseline, p, fields, members, &mut |_, _| {});
-        let pairs: Vec<(f64, f64)> = fields
-            .iter()
-            .zip(&run.expected)
-            .flat_map(|(field, expected)| {
-                field
-                    .entrants
-                    .iter()
-                    .zip(expected)
-                    .filter(|(entrant, _)| entrant.judged())
-                    .map(|(entrant, x)| (*x, entrant.achieved))
-            })
-            .collect();
+        let pairs = judged_pairs(fields, &run.expected);
         let line = if baseline.tuned_on_the_fitted_line() {
             fitted_line(&pairs)
         } else {
@@ -731,6 +720,23 @@ pub fn tune(baseline: Baseline, fields: &[Field], members: usize) -> f64 {
         }
     }
     best.1
+}
+
+/// Each judged entrant's (expected, achieved), field by field: what a method tuned on
+/// the burn-in is scored on.
+pub(crate) fn judged_pairs(fields: &[Field], expected: &[Vec<f64>]) -> Vec<(f64, f64)> {
+    fields
+        .iter()
+        .zip(expected)
+        .flat_map(|(field, expected)| {
+            field
+                .entrants
+                .iter()
+                .zip(expected)
+                .filter(|(entrant, _)| entrant.judged())
+                .map(|(entrant, x)| (*x, entrant.achieved))
+        })
+        .collect()
 }
 
 /// Intercept and slope of the least-squares line of `y` on `x`; none without spread.

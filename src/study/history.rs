@@ -30,7 +30,9 @@
 //! three years. Refitting once a month instead would cut it by the number of competition
 //! days in a month, at the price of predictions that ignore the month so far.
 
-use super::baselines::{entrant_mean, fitted_line, Baseline, BaselineRun, Field, FieldHook};
+use super::baselines::{
+    entrant_mean, fitted_line, judged_pairs, Baseline, BaselineRun, Field, FieldHook,
+};
 
 /// The constants of the fit, in percent over 50.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,18 +80,7 @@ pub fn tune(fields: &[Field], members: usize) -> Constants {
                 ..Constants::default()
             };
             let run = run(c, fields, members, &mut |_, _| {});
-            let pairs: Vec<(f64, f64)> = fields
-                .iter()
-                .zip(&run.expected)
-                .flat_map(|(field, expected)| {
-                    field
-                        .entrants
-                        .iter()
-                        .zip(expected)
-                        .filter(|(entrant, _)| entrant.judged())
-                        .map(|(entrant, x)| (*x, entrant.achieved))
-                })
-                .collect();
+            let pairs = judged_pairs(fields, &run.expected);
             let Some((a, b)) = fitted_line(&pairs) else {
                 continue;
             };
