@@ -432,6 +432,19 @@ struct FirstPass<'i, 'c, 'r> {
     vouched: &'i ledger::Known,
 }
 
+impl FirstPass<'_, '_, '_> {
+    /// The first pass as a pass over the competitions: every one hashed, those in its
+    /// scope worked on.
+    fn pass(&self) -> passes::Pass<'_, prepare::OneCompetition> {
+        passes::Pass {
+            index: self.index,
+            hash: true,
+            in_scope: self.in_scope,
+            one: self.prepare,
+        }
+    }
+}
+
 /// Where the replay starts, once the previous run's ledger is compared with the
 /// dataset.
 struct Start {
@@ -542,13 +555,7 @@ impl<'a> Run<'a> {
         let mut quarantine =
             self.first_pass(&mut collected, boards, &first, one_pass, stream.as_mut())?;
         if let Some(stream) = &mut stream {
-            let pass = passes::Pass {
-                index: &index,
-                hash: true,
-                in_scope: &first_scope,
-                one: &prepare,
-            };
-            stream.advance(&mut collected, &pass, Some(&quarantine))?;
+            stream.advance(&mut collected, &first.pass(), Some(&quarantine))?;
         }
         let seen = Seen::of(self.head, &index, &mut collected, &quarantine);
         let mut start = self.reconcile(&seen)?;
@@ -698,12 +705,7 @@ impl<'a> Run<'a> {
         self.progress.start(label, first.index.order.len() as u64);
         let advance = |n| self.progress.advance(n);
         collected.vouch(first.index, first.vouched);
-        let pass = passes::Pass {
-            index: first.index,
-            hash: true,
-            in_scope: first.in_scope,
-            one: first.prepare,
-        };
+        let pass = first.pass();
         let mut replay = |collected: &mut Collected<prepare::OneCompetition>| {
             let started = Instant::now();
             if let Some(stream) = stream.as_deref_mut() {

@@ -326,7 +326,6 @@ pub fn run(
         .ok_or_else(|| Error::Config("a study needs at least one factor set".into()))?;
     let burn_in_until = check_burn_in(data, options.burn_in_until)?;
     let dates: Vec<NaiveDate> = data.competitions.iter().map(|c| c.date).collect();
-    let members = data.registry.len();
 
     // The first set's replay decides which fields were rated, who is tracked, and whose
     // trajectories are drawn; the other sets and the baselines follow it.
@@ -337,12 +336,7 @@ pub fn run(
         }
     })?;
     let boards = &probe.boards;
-    let tracked: Vec<u32> = match &options.truth {
-        Some(_) => (0..members as u32)
-            .filter(|&m| boards[m as usize] >= TRUTH_MIN_BOARDS && !data.registry.is_foreign(m))
-            .collect(),
-        None => Vec::new(),
-    };
+    let tracked = tracked_against_truth(data, options, boards);
     let trajectory_members = most_boards(boards, TRAJECTORIES);
 
     let fields = judged_fields(data, &rated);
@@ -395,6 +389,17 @@ pub fn run(
     rows.extend(subgroups::rows(data, first, &study)?);
     study.rows = rows;
     Ok(study)
+}
+
+/// The members judged against the hidden skill, when the study has it: those with
+/// enough boards in the first set's replay, guests from abroad left out.
+fn tracked_against_truth(data: &StudyData, options: &StudyOptions, boards: &[u64]) -> Vec<u32> {
+    if options.truth.is_none() {
+        return Vec::new();
+    }
+    (0..data.registry.len() as u32)
+        .filter(|&m| boards[m as usize] >= TRUTH_MIN_BOARDS && !data.registry.is_foreign(m))
+        .collect()
 }
 
 /// The most test sessions any track's interval was drawn from.
