@@ -561,6 +561,17 @@ fn finite(key: &str, v: f64) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// A factor set shipped in `data/factors/`, by its name, read as a run reads it.
+    macro_rules! shipped {
+        ($name:literal) => {
+            FactorSet::from_toml_str(
+                include_str!(concat!("../../data/factors/", $name, ".toml")),
+                concat!($name, ".toml"),
+            )
+            .unwrap()
+        };
+    }
+
     fn config_message(r: Result<FactorSet, FactorSetError>) -> String {
         match r {
             Err(e) => e.to_string(),
@@ -622,8 +633,7 @@ mod tests {
 
     #[test]
     fn the_plus_set_is_fsb_2007_with_its_three_options() {
-        let text = include_str!("../../data/factors/fsb-2007-plus.toml");
-        let plus = FactorSet::from_toml_str(text, "fsb-2007-plus.toml").unwrap();
+        let plus = shipped!("fsb-2007-plus");
         assert_eq!(plus.name, "fsb-2007-plus");
         assert_eq!(plus.impact, 360.0);
         assert_eq!(
@@ -660,16 +670,8 @@ mod tests {
     /// and a drift of 30 units a year, as its comments say; nothing else differs.
     #[test]
     fn the_kalman_club_set_differs_from_the_sd_set_in_its_start_and_drift_only() {
-        let sd = FactorSet::from_toml_str(
-            include_str!("../../data/factors/fsb-2007-kalman-sd.toml"),
-            "fsb-2007-kalman-sd.toml",
-        )
-        .unwrap();
-        let club = FactorSet::from_toml_str(
-            include_str!("../../data/factors/fsb-2007-kalman-club.toml"),
-            "fsb-2007-kalman-club.toml",
-        )
-        .unwrap();
+        let sd = shipped!("fsb-2007-kalman-sd");
+        let club = shipped!("fsb-2007-kalman-club");
         assert_eq!(club.name, "fsb-2007-kalman-club");
         assert_eq!(
             club.start,
@@ -705,16 +707,8 @@ mod tests {
     /// board_sd of 100 and a start_sd of 20, as its comments say; nothing else differs.
     #[test]
     fn the_kalman_robust_set_is_the_club_set_bounded_with_a_larger_gain() {
-        let club = FactorSet::from_toml_str(
-            include_str!("../../data/factors/fsb-2007-kalman-club.toml"),
-            "fsb-2007-kalman-club.toml",
-        )
-        .unwrap();
-        let robust = FactorSet::from_toml_str(
-            include_str!("../../data/factors/fsb-2007-kalman-robust.toml"),
-            "fsb-2007-kalman-robust.toml",
-        )
-        .unwrap();
+        let club = shipped!("fsb-2007-kalman-club");
+        let robust = shipped!("fsb-2007-kalman-robust");
         assert_eq!(robust.name, "fsb-2007-kalman-robust");
         assert_eq!(
             robust.confidence,
@@ -751,16 +745,8 @@ mod tests {
 
     #[test]
     fn the_kalman_sd_set_is_the_kalman_set_with_board_sd_140() {
-        let kalman = FactorSet::from_toml_str(
-            include_str!("../../data/factors/fsb-2007-kalman.toml"),
-            "fsb-2007-kalman.toml",
-        )
-        .unwrap();
-        let sd = FactorSet::from_toml_str(
-            include_str!("../../data/factors/fsb-2007-kalman-sd.toml"),
-            "fsb-2007-kalman-sd.toml",
-        )
-        .unwrap();
+        let kalman = shipped!("fsb-2007-kalman");
+        let sd = shipped!("fsb-2007-kalman-sd");
         assert_eq!(sd.name, "fsb-2007-kalman-sd");
         assert_eq!(
             sd.confidence,
