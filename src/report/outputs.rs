@@ -99,12 +99,7 @@ pub fn changes(output: &RunOutput) -> PolarsResult<DataFrame> {
     if !output.replay.sealed.is_empty() {
         polars_bail!(ComputeError: "the run's changes were sealed into row groups as it replayed");
     }
-    changes_part(output, 0..output.replay.changes.len())
-}
-
-/// The rows `range` of the changes the run still holds (after those sealed).
-pub fn changes_part(output: &RunOutput, range: std::ops::Range<usize>) -> PolarsResult<DataFrame> {
-    changes_frame(&output.replay.changes[range], &output.prepared.competitions)
+    changes_frame(&output.replay.changes, &output.prepared.competitions)
 }
 
 /// `changes.parquet`'s columns for `rows`, whose competitions are `comps` by place.

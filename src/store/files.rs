@@ -334,19 +334,6 @@ pub fn write_parquet_parts(
     })
 }
 
-/// [`write_parquet_parts`], returning the SHA-256 (hex) of the file's bytes, taken as
-/// they are written.
-pub fn write_parquet_parts_hashed(
-    path: &Path,
-    height: usize,
-    part: impl Fn(std::ops::Range<usize>) -> PolarsResult<DataFrame> + Sync,
-) -> Result<String, Error> {
-    write_atomic_hashed(path, |out| {
-        write_plain_parquet_parts(out, height, &part, &ParquetSettings::default())
-            .map_err(|e| Error::polars(path, e))
-    })
-}
-
 /// A Parquet file this version wrote, whose leading row groups are copied into a new
 /// file as they are (page by page, not decoded): the history a continued run carries.
 pub struct CarriedGroups<'a> {
