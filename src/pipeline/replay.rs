@@ -614,9 +614,9 @@ pub fn replay_visiting(
 /// [`replay`] for a run that writes what it replays. Each month's competitions are read
 /// packed ([`PreparedCompetition::pack`]), and let go of their model input once it is
 /// applied (the outputs need only their names),
-/// and in live mode with `changes` the player changes are sealed into `changes.parquet`'s
-/// row groups as the months complete, so that neither is held to the end. A frozen
-/// replay keeps its changes as rows for the writing stage to encode.
+/// and with `changes` the player changes are sealed into `changes.parquet`'s row groups
+/// as the months complete (a frozen month's rows are final once it closes), so that
+/// neither is held to the end.
 pub fn replay_releasing(
     factors: &FactorSet,
     mode: Mode,
@@ -655,10 +655,6 @@ impl<'a> Releasing<'a> {
         changes: Option<&'a dyn ChangeCodec>,
         slots: usize,
     ) -> Self {
-        // A frozen run's changes wait for the writing stage, where they are encoded on
-        // both cores: the replay of a frozen month is short and parallel, and encoding
-        // beside it would take the cores it runs on.
-        let changes = changes.filter(|_| mode == Mode::Live);
         let mut recorder = Recorder::new(factors, states, mode);
         match changes {
             None => recorder.out.changes.reserve(slots),
