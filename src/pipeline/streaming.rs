@@ -183,10 +183,7 @@ impl<'s> Streaming<'s> {
     /// month before (replayed by [`Streaming::replay_complete`]).
     fn push_rated(&mut self, rated: PreparedCompetition) {
         let competitions = &self.prepared.competitions;
-        let last = competitions
-            .len()
-            .checked_sub(1)
-            .map(|at| &competitions[at]);
+        let last = competitions.last();
         if last.is_some_and(|last| month_index(last.date) != month_index(rated.date)) {
             self.complete = competitions.len();
         }
@@ -196,12 +193,16 @@ impl<'s> Streaming<'s> {
     /// Replays the months complete and not yet replayed, one after the other.
     fn replay_complete(&mut self) -> Result<()> {
         while self.month_start < self.complete {
-            let competitions = &self.prepared.competitions[..self.complete];
-            let month = month_index(competitions[self.month_start].date);
-            let end = competitions[self.month_start..]
-                .iter()
-                .position(|c| month_index(c.date) != month)
-                .map_or(self.complete, |n| self.month_start + n);
+            let waiting = self
+                .prepared
+                .competitions
+                .get(self.month_start..self.complete);
+            let Some((first, rest)) = waiting.and_then(<[_]>::split_first) else {
+                break;
+            };
+            let month = month_index(first.date);
+            let others = rest.iter().take_while(|c| month_index(c.date) == month);
+            let end = self.month_start + 1 + others.count();
             self.replay_month(end)?;
         }
         Ok(())
