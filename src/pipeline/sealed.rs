@@ -25,10 +25,10 @@
 //! change rows, so nothing sealed is ever opened again (`replay::SealedChanges`,
 //! through the [`ChangeCodec`] a [`Sealer`] carries). A run that carries a previous
 //! folder's history keeps its changes as rows. Sealing a frozen run's months as they
-//! close rather than encoding every row at the end costs about what first touching
-//! the held rows did (the kernel clearing their pages was an eighth of the run's
-//! time), but the encoding runs beside the replay and the reading, and the rows are
-//! never all held.
+//! close rather than encoding every row at the end costs a little more than first
+//! touching the held rows did (the kernel clearing their pages was an eighth of the
+//! run's time), but the encoding runs beside the replay and the reading, and the rows
+//! are never all held.
 
 use std::collections::VecDeque;
 use std::ops::Range;
