@@ -265,6 +265,16 @@ impl<R: CompactRow> CompactTable<R> {
             .collect()
     }
 
+    /// Every row, a competition at a time (in the order the competitions were first
+    /// read), each competition's rows in read order, as the reader built them: one row
+    /// made at a time, never the whole table. [`CompactTable::group`] must have run.
+    pub fn each_row(&self) -> impl Iterator<Item = R::Full> + '_ {
+        self.grouped
+            .iter()
+            .filter_map(|&at| self.rows.get(at as usize))
+            .map(|row| row.unpack(&self.pool))
+    }
+
     /// The places in `grouped` of the rows of the competition with pool id `id`.
     fn grouped_of(&self, id: Option<u32>) -> &[u32] {
         id.and_then(|id| self.ranges.get(id as usize))

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 use polars::prelude::DataFrame;
@@ -14,17 +15,19 @@ use super::columns::{
     dates, f64s, has, i64s, parquet_from_bytes, read_csv_text, read_parquet, strs,
 };
 use super::run_folder::{RunFolder, CHANGES, HANDICAPS, RANKING, STANDINGS};
+use crate::dataset::entrant_table::EntrantTable;
 use crate::dataset::Dataset;
 use crate::error::{Error, InputError, Location, Result};
 use crate::pipeline::Mode;
 
-/// One row of `changes.parquet`.
+/// One row of `changes.parquet`. Its texts are shared: a federation's millions of rows
+/// name a few hundred thousand competitions and a few dozen entrant numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChangeRow {
-    pub competition_id: String,
+    pub competition_id: Arc<str>,
     pub date: NaiveDate,
     pub member_id: i64,
-    pub entrant: String,
+    pub entrant: Arc<str>,
     pub handicap_before: f64,
     pub partner_handicap: Option<f64>,
     pub pair_handicap: f64,
@@ -36,7 +39,7 @@ pub struct ChangeRow {
     pub delta: f64,
     pub handicap_after: f64,
     /// `member`, `foreign` or `non_member` (empty when the file has no `status`).
-    pub status: String,
+    pub status: Arc<str>,
 }
 
 /// One row of `handicaps.parquet`.
@@ -75,6 +78,9 @@ pub struct CompetitionInfo {
 /// An entrant's players, slot by slot: the member number and the name printed.
 pub type Slots = [(Option<i64>, Option<String>); 4];
 
+/// [`Slots`], borrowed.
+pub type SlotsOf<'a> = [(Option<i64>, Option<&'a str>); 4];
+
 /// The printed names of an entrant's players, by competition and entrant (from the
 /// dataset); looked up by the two texts without making a key of them.
 pub type EntrantNames = rustc_hash::FxHashMap<String, rustc_hash::FxHashMap<String, Slots>>;
@@ -89,6 +95,9 @@ pub struct RunTables {
     pub competitions: HashMap<String, CompetitionInfo>,
     /// Empty unless the dataset was read too.
     pub entrants: EntrantNames,
+    /// The dataset's entrant rows held compactly, when the dataset was read that way
+    /// (then looked up here rather than in `entrants`).
+    pub entrant_rows: Option<Arc<EntrantTable>>,
     /// The dataset the run read, as its `run.json` records it.
     pub data: Option<PathBuf>,
     /// The run replayed in frozen mode: `handicap_after` in `changes.parquet` is each
@@ -110,55 +119,114 @@ pub fn read_changes(path: &Path) -> Result<Vec<ChangeRow>> {
     changes_from_frame(&read_parquet(path)?, path)
 }
 
-/// The rows of a `changes` table (`path` names it in errors).
+/// The rows of a `changes` table (`path` names it in errors). The rows are made from
+/// the texts and the key columns first and their numbers set a column at a time, so
+/// that only one column is held twice while they are read; each text is kept once.
 pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>> {
-    let mut ids = strs(df, path, "competition_id")?;
-    let date = dates(df, path, "date")?;
-    let member = i64s(df, path, "member_id")?;
-    let mut entrant = strs(df, path, "entrant")?;
-    let number = |name: &str| f64s(df, path, name);
-    let (before, partner, pair, field) = (
-        number("handicap_before")?,
-        number("partner_handicap")?,
-        number("pair_handicap")?,
-        number("field_handicap")?,
-    );
-    let (expected, achieved, delta, after) = (
-        number("expected")?,
-        number("achieved")?,
-        number("delta")?,
-        number("handicap_after")?,
-    );
-    let (n_b, n_g) = (i64s(df, path, "n_b")?, i64s(df, path, "n_g")?);
-    let mut status = if has(df, "status") {
-        strs(df, path, "status")?
+    let mut texts = SharedTexts::default();
+    let ids = texts.column(df, path, "competition_id")?;
+    let entrants = texts.column(df, path, "entrant")?;
+    let status = if has(df, "status") {
+        texts.column(df, path, "status")?
     } else {
         vec![None; df.height()]
     };
-    // Each text is moved into its row, not copied: a run's millions of rows would
-    // otherwise be held twice while they are read.
-    (0..df.height())
-        .map(|i| {
-            let need = |v: Option<f64>, name: &str| required(v, path, name, i);
+    let (date, member) = (dates(df, path, "date")?, i64s(df, path, "member_id")?);
+    let empty: Arc<str> = Arc::from("");
+    let mut rows = (ids.into_iter().zip(entrants).zip(status))
+        .zip(date.into_iter().zip(member))
+        .enumerate()
+        .map(|(i, (((id, entrant), status), (date, member)))| {
             Ok(ChangeRow {
-                competition_id: required(ids[i].take(), path, "competition_id", i)?,
-                date: required(date[i], path, "date", i)?,
-                member_id: required(member[i], path, "member_id", i)?,
-                entrant: entrant[i].take().unwrap_or_default(),
-                handicap_before: need(before[i], "handicap_before")?,
-                partner_handicap: partner[i],
-                pair_handicap: need(pair[i], "pair_handicap")?,
-                field_handicap: need(field[i], "field_handicap")?,
-                expected: need(expected[i], "expected")?,
-                achieved: need(achieved[i], "achieved")?,
-                n_b: required(n_b[i], path, "n_b", i)?,
-                n_g: required(n_g[i], path, "n_g", i)?,
-                delta: need(delta[i], "delta")?,
-                handicap_after: need(after[i], "handicap_after")?,
-                status: status[i].take().unwrap_or_default(),
+                competition_id: required(id, path, "competition_id", i)?,
+                date: required(date, path, "date", i)?,
+                member_id: required(member, path, "member_id", i)?,
+                entrant: entrant.unwrap_or_else(|| Arc::clone(&empty)),
+                handicap_before: 0.0,
+                partner_handicap: None,
+                pair_handicap: 0.0,
+                field_handicap: 0.0,
+                expected: 0.0,
+                achieved: 0.0,
+                n_b: 0,
+                n_g: 0,
+                delta: 0.0,
+                handicap_after: 0.0,
+                status: status.unwrap_or_else(|| Arc::clone(&empty)),
             })
         })
-        .collect()
+        .collect::<Result<Vec<ChangeRow>>>()?;
+    type Field = fn(&mut ChangeRow) -> &mut f64;
+    let numbers: [(&str, Field); 7] = [
+        ("handicap_before", |r| &mut r.handicap_before),
+        ("pair_handicap", |r| &mut r.pair_handicap),
+        ("field_handicap", |r| &mut r.field_handicap),
+        ("expected", |r| &mut r.expected),
+        ("achieved", |r| &mut r.achieved),
+        ("delta", |r| &mut r.delta),
+        ("handicap_after", |r| &mut r.handicap_after),
+    ];
+    for (name, field) in numbers {
+        let values = f64s(df, path, name)?;
+        for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
+            *field(row) = required(value, path, name, i)?;
+        }
+    }
+    let partner = f64s(df, path, "partner_handicap")?;
+    for (row, value) in rows.iter_mut().zip(partner) {
+        row.partner_handicap = value;
+    }
+    for name in ["n_b", "n_g"] {
+        let values = i64s(df, path, name)?;
+        for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
+            let value = required(value, path, name, i)?;
+            match name {
+                "n_b" => row.n_b = value,
+                _ => row.n_g = value,
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Texts read from a file's columns, each distinct text held once.
+#[derive(Default)]
+struct SharedTexts(rustc_hash::FxHashMap<Box<str>, Arc<str>>);
+
+impl SharedTexts {
+    /// The column `name` of `df`, its texts shared.
+    fn column(&mut self, df: &DataFrame, path: &Path, name: &str) -> Result<Vec<Option<Arc<str>>>> {
+        let values = df
+            .column(name)
+            .map_err(|_| missing_column(path, name))?
+            .str()
+            .map_err(|e| {
+                Error::Input(InputError::new(
+                    Location::file(path).column(name),
+                    format!("not a text column: {e}"),
+                ))
+            })?;
+        Ok(values
+            .iter()
+            .map(|v| v.map(|text| self.share(text)))
+            .collect())
+    }
+
+    fn share(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = Arc::from(text);
+        self.0.insert(Box::from(text), Arc::clone(&shared));
+        shared
+    }
+}
+
+fn missing_column(path: &Path, name: &str) -> Error {
+    Error::Input(InputError::new(
+        Location::file(path).column(name),
+        "required column is missing",
+    ))
 }
 
 /// Reads `handicaps.parquet`.
@@ -367,6 +435,7 @@ impl RunTables {
                 HashMap::new()
             },
             entrants: EntrantNames::default(),
+            entrant_rows: None,
             data: (!data.is_empty()).then(|| PathBuf::from(data)),
             frozen: manifest.mode == Mode::Frozen,
         })
@@ -390,6 +459,7 @@ impl RunTables {
             ranking: ranking_from_frame(&ranking, &folder.join(RANKING))?,
             competitions: units_from_frame(&standings, &folder.join(STANDINGS))?,
             entrants: EntrantNames::default(),
+            entrant_rows: None,
             data: None,
             frozen: false,
         })
@@ -420,9 +490,15 @@ impl RunTables {
         self
     }
 
-    /// The players of `entrant` of `competition_id`, when the dataset was read.
-    pub fn slots(&self, competition_id: &str, entrant: &str) -> Option<&Slots> {
-        self.entrants.get(competition_id)?.get(entrant)
+    /// The players of `entrant` of `competition_id` (number and printed name, slot by
+    /// slot), when the dataset was read.
+    pub fn slots(&self, competition_id: &str, entrant: &str) -> Option<SlotsOf<'_>> {
+        if let Some(table) = &self.entrant_rows {
+            let e = table.competition_rows(competition_id).find(entrant)?;
+            return Some([0, 1, 2, 3].map(|i| (e.players[i], e.names[i])));
+        }
+        let slots = self.entrants.get(competition_id)?.get(entrant)?;
+        Some([0, 1, 2, 3].map(|i| (slots[i].0, slots[i].1.as_deref())))
     }
 
     /// Member names by id.

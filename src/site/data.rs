@@ -9,10 +9,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
 use rustc_hash::FxHashMap;
 
+use crate::dataset::entrant_table::EntrantTable;
 use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
 use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, strs};
@@ -84,7 +86,9 @@ pub struct SiteData {
 pub struct SheetSource {
     pub competitions: HashMap<String, crate::dataset::Competition>,
     pub members: Vec<crate::dataset::Member>,
-    pub entrants: Vec<crate::dataset::Entrant>,
+    /// Held compactly (millions of rows), shared with the run's tables, which look the
+    /// partners' printed names up in it.
+    pub entrants: Arc<EntrantTable>,
 }
 
 impl SiteData {
@@ -105,22 +109,19 @@ impl SiteData {
 
     /// The lookups the pages share, built once.
     pub fn lookups(&self) -> Lookups<'_> {
-        let mut first = FxHashMap::default();
-        let mut players: FxHashMap<(&str, &str), Vec<i64>> = FxHashMap::default();
+        let mut by_competition: FxHashMap<&str, Vec<&ChangeRow>> = FxHashMap::default();
         for row in &self.tables.changes {
-            let key = (row.competition_id.as_str(), row.entrant.as_str());
-            first.entry(key).or_insert(row);
-            if row.member_id >= 0 {
-                players.entry(key).or_default().push(row.member_id);
-            }
+            by_competition
+                .entry(&*row.competition_id)
+                .or_default()
+                .push(row);
         }
         Lookups {
             names: self.tables.names(),
-            first,
-            players,
+            by_competition,
             pages: self.ranked_ids(),
             sheets: self.sheets.as_ref().map(|source| {
-                let names = EntrantNames::of_rows(&source.members, &source.entrants);
+                let names = EntrantNames::of_table(&source.members, &source.entrants);
                 (source, names)
             }),
         }
@@ -131,16 +132,35 @@ impl SiteData {
 pub struct Lookups<'a> {
     /// Member names by number.
     pub names: HashMap<i64, &'a str>,
-    /// The first change row of each (competition, entrant): the pair's handicap, what
-    /// was expected of it and what it achieved.
-    pub first: FxHashMap<(&'a str, &'a str), &'a ChangeRow>,
-    /// The members of each (competition, entrant) who have a change row.
-    pub players: FxHashMap<(&'a str, &'a str), Vec<i64>>,
+    /// The change rows of each competition, in the file's order (an entrant's are
+    /// found among them: a map by competition and entrant would hold millions of keys).
+    pub by_competition: FxHashMap<&'a str, Vec<&'a ChangeRow>>,
     /// The members with a page.
     pub pages: BTreeSet<i64>,
     /// The clubs' result sheets' rows, with their entrants' names, when the dataset was
     /// read.
     pub sheets: Option<(&'a SheetSource, EntrantNames<'a>)>,
+}
+
+impl<'a> Lookups<'a> {
+    /// The change rows of an entrant of a competition.
+    fn rows<'s>(&'s self, id: &str, entrant: &'s str) -> impl Iterator<Item = &'a ChangeRow> + 's {
+        let rows = self.by_competition.get(id).map(Vec::as_slice);
+        let rows = rows.unwrap_or_default().iter().copied();
+        rows.filter(move |r| &*r.entrant == entrant)
+    }
+
+    /// The first change row of an entrant of a competition: the pair's handicap, what
+    /// was expected of it and what it achieved.
+    pub fn first(&self, id: &str, entrant: &str) -> Option<&'a ChangeRow> {
+        self.rows(id, entrant).next()
+    }
+
+    /// The members of an entrant of a competition who have a change row.
+    pub fn players(&self, id: &str, entrant: &str) -> Vec<i64> {
+        let members = self.rows(id, entrant).map(|r| r.member_id);
+        members.filter(|&m| m >= 0).collect()
+    }
 }
 
 /// Reads the run in `run` and the dataset (`data`, or the one its `run.json` names when
@@ -153,8 +173,16 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
         None => tables.data.clone().filter(|d| d.is_dir()),
     };
     if let Some(dir) = &data {
-        let mut opened = crate::store::table::open_checked(dir, OnError::Quarantine)?;
+        // The entrant rows compactly, read for their names; the results are not shown.
+        let (mut opened, entrants, _) = crate::store::table::open_partitions_compact(
+            dir,
+            OnError::Quarantine,
+            &crate::store::table::Partitions::All,
+            &crate::scoring::progress::NoProgress,
+        )?;
+        let entrants = Arc::new(entrants);
         tables = tables.with_dataset(&opened.head);
+        tables.entrant_rows = Some(Arc::clone(&entrants));
         let dates: HashMap<&str, NaiveDate> = opened
             .head
             .competitions
@@ -173,7 +201,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
                 .map(|c| (c.competition_id.clone(), c))
                 .collect(),
             members: std::mem::take(&mut head.members),
-            entrants: std::mem::take(&mut head.entrants),
+            entrants,
         });
         return Ok(site);
     }
@@ -186,7 +214,7 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
     let sd = read_sd(folder)?;
     let mut competitions = read_standings(folder)?;
     for row in &tables.changes {
-        if let Some(c) = competitions.get_mut(&row.competition_id) {
+        if let Some(c) = competitions.get_mut(&*row.competition_id) {
             c.date = c.date.or(Some(row.date));
         }
     }
