@@ -191,11 +191,11 @@ pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>>
 
 /// Texts read from a file's columns, each distinct text held once.
 #[derive(Default)]
-struct SharedTexts(rustc_hash::FxHashMap<Box<str>, Arc<str>>);
+pub struct SharedTexts(rustc_hash::FxHashMap<Box<str>, Arc<str>>);
 
 impl SharedTexts {
     /// The column `name` of `df`, its texts shared.
-    fn column(&mut self, df: &DataFrame, path: &Path, name: &str) -> Result<Vec<Option<Arc<str>>>> {
+    pub fn column(&mut self, df: &DataFrame, path: &Path, name: &str) -> Result<Vec<Option<Arc<str>>>> {
         let values = df
             .column(name)
             .map_err(|_| missing_column(path, name))?

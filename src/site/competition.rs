@@ -74,7 +74,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         .map(|s| {
             Some(scoring::Standing {
                 competition_id: id.to_owned(),
-                entrant: s.entrant.clone(),
+                entrant: s.entrant.to_string(),
                 score: s.score?,
                 percent: s.percent,
                 boards_played: u32::try_from(s.boards.unwrap_or(0)).ok()?,
@@ -99,7 +99,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         .filter(|_| competition.handicap_event)
         .filter_map(|s| {
             Some((
-                s.entrant.as_str(),
+                &*s.entrant,
                 (s.handicap_expected?, s.handicap_result?),
             ))
         })
@@ -110,7 +110,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         competition,
         &standings,
         |s| names.of(&s.entrant),
-        |s| adjusted.get(s.entrant.as_str()).copied(),
+        |s| adjusted.get(&*s.entrant).copied(),
         &mut lines,
     );
     let rows: Vec<sheet::SheetRow> = lines.iter().map(sheet::SheetLine::row).collect();

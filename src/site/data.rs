@@ -17,9 +17,9 @@ use rustc_hash::FxHashMap;
 use crate::dataset::entrant_table::EntrantTable;
 use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
-use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, strs};
+use crate::report::columns::{f64s, has, i64s, parquet_from_bytes};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
-use crate::report::run_tables::{read_text_table, ChangeRow, RunTables};
+use crate::report::run_tables::{read_text_table, ChangeRow, RunTables, SharedTexts};
 use crate::report::sheet::EntrantNames;
 
 /// A line of `ranking_published.csv`, as published (the handicap as its two decimals).
@@ -37,9 +37,10 @@ pub struct Ranked {
 /// A line of a competition's standings (`standings.parquet`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Standing {
-    pub entrant: String,
+    /// The texts are shared: a few dozen entrant numbers over millions of lines.
+    pub entrant: Arc<str>,
     pub rank: Option<i64>,
-    pub direction: Option<String>,
+    pub direction: Option<Arc<str>>,
     pub score: Option<f64>,
     pub percent: Option<f64>,
     pub boards: Option<i64>,
@@ -337,22 +338,25 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
             Ok(vec![None; df.height()])
         }
     };
-    let ids = strs(&df, &path, "competition_id")?;
-    let entrants = strs(&df, &path, "entrant")?;
+    let mut texts = SharedTexts::default();
+    let ids = texts.column(&df, &path, "competition_id")?;
+    let entrants = texts.column(&df, &path, "entrant")?;
     let ranks = i64s(&df, &path, "rank")?;
     let boards = i64s(&df, &path, "boards_played")?;
     let direction = if has(&df, "direction") {
-        strs(&df, &path, "direction")?
+        texts.column(&df, &path, "direction")?
     } else {
         vec![None; df.height()]
     };
     let (score, percent) = (optional("score")?, optional("percent")?);
     let (expected, result) = (optional("handicap_expected")?, optional("handicap_result")?);
     let vp = optional("vp")?;
-    for i in 0..df.height() {
-        let Some(id) = ids[i].clone() else { continue };
-        out.entry(id).or_default().standings.push(Standing {
-            entrant: entrants[i].clone().unwrap_or_default(),
+    let empty: Arc<str> = Arc::from("");
+    let mut last: Option<(Arc<str>, &mut Competition)> = None;
+    for (i, (id, entrant)) in ids.into_iter().zip(entrants).enumerate() {
+        let Some(id) = id else { continue };
+        let standing = Standing {
+            entrant: entrant.unwrap_or_else(|| Arc::clone(&empty)),
             rank: ranks[i],
             direction: direction[i].clone(),
             score: score[i],
@@ -361,7 +365,16 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
             handicap_expected: expected[i],
             handicap_result: result[i],
             vp: vp[i],
-        });
+        };
+        // A competition's lines come together: its entry is looked up once.
+        match &mut last {
+            Some((at, c)) if Arc::ptr_eq(at, &id) => c.standings.push(standing),
+            _ => {
+                let c = out.entry(id.to_string()).or_default();
+                c.standings.push(standing);
+                last = Some((id, c));
+            }
+        }
     }
     for c in out.values_mut() {
         c.standings.sort_by(|a, b| {
