@@ -123,7 +123,67 @@ pub fn read_changes(path: &Path) -> Result<Vec<ChangeRow>> {
 /// the texts and the key columns first and their numbers set a column at a time, so
 /// that only one column is held twice while they are read; each text is kept once.
 pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>> {
+    let mut rows = Vec::with_capacity(df.height());
+    push_changes(df, path, 0, &mut SharedTexts::default(), &mut rows)?;
+    Ok(rows)
+}
+
+/// The rows of `changes.parquet` held in `bytes`, decoded a slice of row groups at a
+/// time: the decoded columns of a whole federation's history would weigh more than
+/// its rows.
+pub fn changes_from_bytes(path: &Path, bytes: &[u8]) -> Result<Vec<ChangeRow>> {
+    let mut rows = Vec::new();
     let mut texts = SharedTexts::default();
+    use polars::prelude::{ParquetReader, SerReader};
+    let total = ParquetReader::new(std::io::Cursor::new(bytes))
+        .num_rows()
+        .map_err(|e| Error::polars(path, e))?;
+    rows.reserve_exact(total);
+    for_each_slice(path, bytes, |df, first| {
+        push_changes(df, path, first, &mut texts, &mut rows)
+    })?;
+    Ok(rows)
+}
+
+/// Rows of a Parquet file read at once: a few row groups.
+const SLICE_ROWS: usize = 1 << 19;
+
+/// Calls `each` on the rows of the Parquet file in `bytes` a slice of whole row groups
+/// (of about [`SLICE_ROWS`] rows) at a time, with the slice's first row.
+pub fn for_each_slice(
+    path: &Path,
+    bytes: &[u8],
+    mut each: impl FnMut(&DataFrame, usize) -> Result<()>,
+) -> Result<()> {
+    let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))
+        .map_err(|e| Error::polars(path, e.into()))?;
+    let mut start = 0;
+    let mut end = 0;
+    let groups = metadata.row_groups.iter().map(|g| g.num_rows());
+    for rows in groups.chain(std::iter::once(usize::MAX)) {
+        if end > start && (rows == usize::MAX || end - start + rows > SLICE_ROWS) {
+            let df = crate::store::table::read_slice_checked(path, bytes, start..end)?;
+            each(&df, start)?;
+            start = end;
+        }
+        end = end.saturating_add(rows);
+    }
+    if start == 0 {
+        let df = crate::store::table::read_checked(path, bytes)?;
+        each(&df, 0)?;
+    }
+    Ok(())
+}
+
+/// Appends the rows of a slice of a `changes` table (its first row `first` of the
+/// file, `path` naming it in errors) to `rows`.
+fn push_changes(
+    df: &DataFrame,
+    path: &Path,
+    first: usize,
+    texts: &mut SharedTexts,
+    all: &mut Vec<ChangeRow>,
+) -> Result<()> {
     let ids = texts.column(df, path, "competition_id")?;
     let entrants = texts.column(df, path, "entrant")?;
     let status = if has(df, "status") {
@@ -138,9 +198,9 @@ pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>>
         .enumerate()
         .map(|(i, (((id, entrant), status), (date, member)))| {
             Ok(ChangeRow {
-                competition_id: required(id, path, "competition_id", i)?,
-                date: required(date, path, "date", i)?,
-                member_id: required(member, path, "member_id", i)?,
+                competition_id: required(id, path, "competition_id", first + i)?,
+                date: required(date, path, "date", first + i)?,
+                member_id: required(member, path, "member_id", first + i)?,
                 entrant: entrant.unwrap_or_else(|| Arc::clone(&empty)),
                 handicap_before: 0.0,
                 partner_handicap: None,
@@ -169,7 +229,7 @@ pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>>
     for (name, field) in numbers {
         let values = f64s(df, path, name)?;
         for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
-            *field(row) = required(value, path, name, i)?;
+            *field(row) = required(value, path, name, first + i)?;
         }
     }
     let partner = f64s(df, path, "partner_handicap")?;
@@ -179,14 +239,15 @@ pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>>
     for name in ["n_b", "n_g"] {
         let values = i64s(df, path, name)?;
         for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
-            let value = required(value, path, name, i)?;
+            let value = required(value, path, name, first + i)?;
             match name {
                 "n_b" => row.n_b = value,
                 _ => row.n_g = value,
             }
         }
     }
-    Ok(rows)
+    all.append(&mut rows);
+    Ok(())
 }
 
 /// Texts read from a file's columns, each distinct text held once.
@@ -299,9 +360,26 @@ pub fn read_units(path: &Path) -> Result<HashMap<String, CompetitionInfo>> {
 
 /// [`read_units`] on a `standings` table (`path` names it in errors).
 pub fn units_from_frame(df: &DataFrame, path: &Path) -> Result<HashMap<String, CompetitionInfo>> {
+    let mut out: HashMap<String, CompetitionInfo> = HashMap::new();
+    units_into(df, path, &mut out)?;
+    Ok(out)
+}
+
+/// [`read_units`] on a `standings` file held in `bytes`, a slice at a time.
+fn units_from_bytes(path: &Path, bytes: &[u8]) -> Result<HashMap<String, CompetitionInfo>> {
+    let mut out: HashMap<String, CompetitionInfo> = HashMap::new();
+    for_each_slice(path, bytes, |df, _| units_into(df, path, &mut out))?;
+    Ok(out)
+}
+
+/// The units of the competitions of a slice of a `standings` table, into `out`.
+fn units_into(
+    df: &DataFrame,
+    path: &Path,
+    out: &mut HashMap<String, CompetitionInfo>,
+) -> Result<()> {
     let ids = strs(df, path, "competition_id")?;
     let percent = f64s(df, path, "percent")?;
-    let mut out: HashMap<String, CompetitionInfo> = HashMap::new();
     for (id, percent) in ids.into_iter().zip(percent) {
         if let Some(id) = id {
             let info = out.entry(id).or_insert(CompetitionInfo {
@@ -311,7 +389,7 @@ pub fn units_from_frame(df: &DataFrame, path: &Path) -> Result<HashMap<String, C
             info.imps &= percent.is_none();
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A CSV file's header and rows, every cell as text.
@@ -424,13 +502,15 @@ impl RunTables {
         let frame = |name: &str| parquet_from_bytes(&run.file(name), run.read_checked(name)?);
         let manifest = run.manifest();
         let data = &manifest.inputs.data.path;
+        let changes = changes_from_bytes(&run.file(CHANGES), &run.read_checked(CHANGES)?)?;
+        crate::site::stage("changes");
         Ok(RunTables {
             folder: run.path().to_path_buf(),
-            changes: changes_from_frame(&frame(CHANGES)?, &run.file(CHANGES))?,
+            changes,
             members: members_from_frame(&frame(HANDICAPS)?, &run.file(HANDICAPS))?,
             ranking: ranking_from_frame(&frame(RANKING)?, &run.file(RANKING))?,
             competitions: if manifest.outputs.contains_key(STANDINGS) {
-                units_from_frame(&frame(STANDINGS)?, &run.file(STANDINGS))?
+                units_from_bytes(&run.file(STANDINGS), &run.read_checked(STANDINGS)?)?
             } else {
                 HashMap::new()
             },

@@ -19,7 +19,7 @@ use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
 use crate::report::columns::{f64s, has, i64s, parquet_from_bytes};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
-use crate::report::run_tables::{read_text_table, ChangeRow, RunTables, SharedTexts};
+use crate::report::run_tables::{for_each_slice, read_text_table, ChangeRow, RunTables, SharedTexts};
 use crate::report::sheet::EntrantNames;
 
 /// A line of `ranking_published.csv`, as published (the handicap as its two decimals).
@@ -169,6 +169,7 @@ impl<'a> Lookups<'a> {
 pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
     let folder = RunFolder::open(run, "--out-dir")?;
     let mut tables = RunTables::read(&folder)?;
+    super::stage("run tables");
     let data: Option<PathBuf> = match data {
         Some(dir) => Some(dir.to_path_buf()),
         None => tables.data.clone().filter(|d| d.is_dir()),
@@ -182,6 +183,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
             &crate::scoring::progress::NoProgress,
         )?;
         let entrants = Arc::new(entrants);
+        super::stage("dataset");
         tables = tables.with_dataset(&opened.head);
         tables.entrant_rows = Some(Arc::clone(&entrants));
         let dates: HashMap<&str, NaiveDate> = opened
@@ -191,6 +193,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
             .map(|c| (c.competition_id.as_str(), c.date))
             .collect();
         let mut site = base(&folder, tables)?;
+        super::stage("base");
         for (id, c) in &mut site.competitions {
             c.date = dates.get(id.as_str()).copied().or(c.date);
         }
@@ -330,21 +333,42 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
         return Ok(out);
     }
     let path = folder.file(STANDINGS);
-    let df = parquet_from_bytes(&path, folder.read_checked(STANDINGS)?)?;
+    let mut texts = SharedTexts::default();
+    let bytes = folder.read_checked(STANDINGS)?;
+    for_each_slice(&path, &bytes, |df, _| push_standings(df, &path, &mut texts, &mut out))?;
+    for c in out.values_mut() {
+        c.standings.sort_by(|a, b| {
+            (&a.direction, a.rank.is_none(), a.rank, &a.entrant).cmp(&(
+                &b.direction,
+                b.rank.is_none(),
+                b.rank,
+                &b.entrant,
+            ))
+        });
+    }
+    Ok(out)
+}
+
+/// The standings of a slice of `standings.parquet`, into `out` by competition.
+fn push_standings(
+    df: &polars::prelude::DataFrame,
+    path: &Path,
+    texts: &mut SharedTexts,
+    out: &mut BTreeMap<String, Competition>,
+) -> Result<()> {
     let optional = |name: &str| -> Result<Vec<Option<f64>>> {
-        if has(&df, name) {
-            f64s(&df, &path, name)
+        if has(df, name) {
+            f64s(df, path, name)
         } else {
             Ok(vec![None; df.height()])
         }
     };
-    let mut texts = SharedTexts::default();
-    let ids = texts.column(&df, &path, "competition_id")?;
-    let entrants = texts.column(&df, &path, "entrant")?;
-    let ranks = i64s(&df, &path, "rank")?;
-    let boards = i64s(&df, &path, "boards_played")?;
-    let direction = if has(&df, "direction") {
-        texts.column(&df, &path, "direction")?
+    let ids = texts.column(df, path, "competition_id")?;
+    let entrants = texts.column(df, path, "entrant")?;
+    let ranks = i64s(df, path, "rank")?;
+    let boards = i64s(df, path, "boards_played")?;
+    let direction = if has(df, "direction") {
+        texts.column(df, path, "direction")?
     } else {
         vec![None; df.height()]
     };
@@ -376,15 +400,5 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
             }
         }
     }
-    for c in out.values_mut() {
-        c.standings.sort_by(|a, b| {
-            (&a.direction, a.rank.is_none(), a.rank, &a.entrant).cmp(&(
-                &b.direction,
-                b.rank.is_none(),
-                b.rank,
-                &b.entrant,
-            ))
-        });
-    }
-    Ok(out)
+    Ok(())
 }
