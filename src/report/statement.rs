@@ -195,6 +195,12 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The change rows of a competition, in the file's order.
+    pub fn competition_rows(&self, competition_id: &str) -> &[&'a ChangeRow] {
+        let rows = self.by_competition.get(competition_id);
+        rows.map(Vec::as_slice).unwrap_or_default()
+    }
+
     /// The statement of `member_id`; an error when the member is not in
     /// `handicaps.parquet`.
     pub fn statement(&self, member_id: i64) -> Result<Statement> {

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
-use rustc_hash::FxHashMap;
 
 use crate::dataset::entrant_table::EntrantTable;
 use crate::error::{Error, InputError, Location, Result};
@@ -21,6 +20,7 @@ use crate::report::columns::{f64s, has, i64s, parquet_from_bytes};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
 use crate::report::run_tables::{for_each_slice, read_text_table, ChangeRow, RunTables, SharedTexts};
 use crate::report::sheet::EntrantNames;
+use crate::report::statement::Index;
 
 /// A line of `ranking_published.csv`, as published (the handicap as its two decimals).
 #[derive(Debug, Clone, PartialEq)]
@@ -110,16 +110,9 @@ impl SiteData {
 
     /// The lookups the pages share, built once.
     pub fn lookups(&self) -> Lookups<'_> {
-        let mut by_competition: FxHashMap<&str, Vec<&ChangeRow>> = FxHashMap::default();
-        for row in &self.tables.changes {
-            by_competition
-                .entry(&*row.competition_id)
-                .or_default()
-                .push(row);
-        }
         Lookups {
             names: self.tables.names(),
-            by_competition,
+            index: Index::new(&self.tables),
             pages: self.ranked_ids(),
             sheets: self.sheets.as_ref().map(|source| {
                 let names = EntrantNames::of_table(&source.members, &source.entrants);
@@ -133,9 +126,8 @@ impl SiteData {
 pub struct Lookups<'a> {
     /// Member names by number.
     pub names: HashMap<i64, &'a str>,
-    /// The change rows of each competition, in the file's order (an entrant's are
-    /// found among them: a map by competition and entrant would hold millions of keys).
-    pub by_competition: FxHashMap<&'a str, Vec<&'a ChangeRow>>,
+    /// The change rows by member (the statements) and by competition.
+    pub index: Index<'a>,
     /// The members with a page.
     pub pages: BTreeSet<i64>,
     /// The clubs' result sheets' rows, with their entrants' names, when the dataset was
@@ -144,10 +136,10 @@ pub struct Lookups<'a> {
 }
 
 impl<'a> Lookups<'a> {
-    /// The change rows of an entrant of a competition.
+    /// The change rows of an entrant of a competition (found among the competition's:
+    /// a map by competition and entrant would hold millions of keys).
     fn rows<'s>(&'s self, id: &str, entrant: &'s str) -> impl Iterator<Item = &'a ChangeRow> + 's {
-        let rows = self.by_competition.get(id).map(Vec::as_slice);
-        let rows = rows.unwrap_or_default().iter().copied();
+        let rows = self.index.competition_rows(id).iter().copied();
         rows.filter(move |r| &*r.entrant == entrant)
     }
 
@@ -182,6 +174,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
             &crate::store::table::Partitions::All,
             &crate::scoring::progress::NoProgress,
         )?;
+        drop(opened.boards);
         let entrants = Arc::new(entrants);
         super::stage("dataset");
         tables = tables.with_dataset(&opened.head);
@@ -337,6 +330,7 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
     let bytes = folder.read_checked(STANDINGS)?;
     for_each_slice(&path, &bytes, |df, _| push_standings(df, &path, &mut texts, &mut out))?;
     for c in out.values_mut() {
+        c.standings.shrink_to_fit();
         c.standings.sort_by(|a, b| {
             (&a.direction, a.rank.is_none(), a.rank, &a.entrant).cmp(&(
                 &b.direction,
