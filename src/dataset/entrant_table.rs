@@ -448,6 +448,21 @@ impl<'t> CompetitionRows<'t> {
 }
 
 impl EntrantTable {
+    /// The competition and players of every row, as [`CompactTable::each_row`] orders
+    /// them, without making the rows structs.
+    pub fn each_players(&self) -> impl Iterator<Item = (&str, [Option<MemberId>; 4])> + '_ {
+        let rows = self
+            .grouped
+            .iter()
+            .filter_map(|&at| self.rows.get(at as usize));
+        rows.map(|row| {
+            let players = [0, 1, 2, 3].map(|slot| {
+                (row.present & (1 << slot) != 0).then(|| self.pool.member(row.players[slot]))
+            });
+            (self.pool.text(row.competition), players)
+        })
+    }
+
     /// The rows of `competition_id`, found by its text.
     /// [`CompactTable::group`] must have run (else nothing is found).
     pub fn competition_rows(&self, competition_id: &str) -> CompetitionRows<'_> {

@@ -156,7 +156,7 @@ pub fn for_each_slice(
     mut each: impl FnMut(&DataFrame, usize) -> Result<()>,
 ) -> Result<()> {
     let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))
-        .map_err(|e| Error::polars(path, e.into()))?;
+        .map_err(|e| Error::polars(path, e))?;
     let mut start = 0;
     let mut end = 0;
     let groups = metadata.row_groups.iter().map(|g| g.num_rows());
@@ -256,7 +256,12 @@ pub struct SharedTexts(rustc_hash::FxHashMap<Box<str>, Arc<str>>);
 
 impl SharedTexts {
     /// The column `name` of `df`, its texts shared.
-    pub fn column(&mut self, df: &DataFrame, path: &Path, name: &str) -> Result<Vec<Option<Arc<str>>>> {
+    pub fn column(
+        &mut self,
+        df: &DataFrame,
+        path: &Path,
+        name: &str,
+    ) -> Result<Vec<Option<Arc<str>>>> {
         let values = df
             .column(name)
             .map_err(|_| missing_column(path, name))?
@@ -503,7 +508,6 @@ impl RunTables {
         let manifest = run.manifest();
         let data = &manifest.inputs.data.path;
         let changes = changes_from_bytes(&run.file(CHANGES), &run.read_checked(CHANGES)?)?;
-        crate::site::stage("changes");
         Ok(RunTables {
             folder: run.path().to_path_buf(),
             changes,

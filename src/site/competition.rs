@@ -97,12 +97,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         .standings
         .iter()
         .filter(|_| competition.handicap_event)
-        .filter_map(|s| {
-            Some((
-                &*s.entrant,
-                (s.handicap_expected?, s.handicap_result?),
-            ))
-        })
+        .filter_map(|s| Some((&*s.entrant, (s.handicap_expected?, s.handicap_result?))))
         .collect();
     let names = names.competition(id);
     let mut lines = Vec::new();

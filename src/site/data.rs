@@ -18,7 +18,9 @@ use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
 use crate::report::columns::{f64s, has, i64s, parquet_from_bytes};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
-use crate::report::run_tables::{for_each_slice, read_text_table, ChangeRow, RunTables, SharedTexts};
+use crate::report::run_tables::{
+    for_each_slice, read_text_table, ChangeRow, RunTables, SharedTexts,
+};
 use crate::report::sheet::EntrantNames;
 use crate::report::statement::Index;
 
@@ -161,7 +163,6 @@ impl<'a> Lookups<'a> {
 pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
     let folder = RunFolder::open(run, "--out-dir")?;
     let mut tables = RunTables::read(&folder)?;
-    super::stage("run tables");
     let data: Option<PathBuf> = match data {
         Some(dir) => Some(dir.to_path_buf()),
         None => tables.data.clone().filter(|d| d.is_dir()),
@@ -176,7 +177,6 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
         )?;
         drop(opened.boards);
         let entrants = Arc::new(entrants);
-        super::stage("dataset");
         tables = tables.with_dataset(&opened.head);
         tables.entrant_rows = Some(Arc::clone(&entrants));
         let dates: HashMap<&str, NaiveDate> = opened
@@ -186,7 +186,6 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
             .map(|c| (c.competition_id.as_str(), c.date))
             .collect();
         let mut site = base(&folder, tables)?;
-        super::stage("base");
         for (id, c) in &mut site.competitions {
             c.date = dates.get(id.as_str()).copied().or(c.date);
         }
@@ -328,7 +327,9 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
     let path = folder.file(STANDINGS);
     let mut texts = SharedTexts::default();
     let bytes = folder.read_checked(STANDINGS)?;
-    for_each_slice(&path, &bytes, |df, _| push_standings(df, &path, &mut texts, &mut out))?;
+    for_each_slice(&path, &bytes, |df, _| {
+        push_standings(df, &path, &mut texts, &mut out)
+    })?;
     for c in out.values_mut() {
         c.standings.shrink_to_fit();
         c.standings.sort_by(|a, b| {

@@ -189,10 +189,10 @@ impl<'a> Keys<'a> {
                 self.touched.insert(&row.competition_id);
             }
         }
-        let entrants = data.sheets.iter().flat_map(|s| s.entrants.each_row());
-        for e in entrants {
-            if e.players.iter().flatten().any(|p| moved.contains(p)) {
-                if let Some((id, _)) = self.competitions.get_key_value(e.competition_id.as_str()) {
+        let entrants = data.sheets.iter().flat_map(|s| s.entrants.each_players());
+        for (competition, players) in entrants {
+            if players.iter().flatten().any(|p| moved.contains(p)) {
+                if let Some((id, _)) = self.competitions.get_key_value(competition) {
                     self.touched.insert(id);
                 }
             }

@@ -194,16 +194,6 @@ impl<'a> Maker<'a> {
     }
 }
 
-static T0: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-pub fn stage(what: &str) {
-    let t0 = T0.get_or_init(std::time::Instant::now);
-    if std::env::var_os("SITE_STAGES").is_some() {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let mem: Vec<&str> = status.lines().filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM")).collect();
-        eprintln!("stage {what}: {:.1} s {:?}", t0.elapsed().as_secs_f64(), mem);
-    }
-}
-
 /// Makes the site of the run in `run` (with the dataset in `data`, or the one its
 /// `run.json` names) and writes it as the whole of `site`, writing only the pages that
 /// changed.
@@ -214,19 +204,15 @@ pub fn publish(
     title: &str,
     commit: crate::store::files::Commit,
 ) -> Result<Summary> {
-    stage("start");
     let data = data::read(run, data)?;
-    stage("read");
     let pages = pages(&data)?;
     // A publication killed after its journal is finished first: the record read is
     // then the one its pages were made with.
     write::settle(site)?;
     let maker = Maker::new(&data, title, &digest::read(site)?);
-    stage("maker");
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
     let written = write::write_site(site, &pages, commit, &record, make)?;
-    stage("written");
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),
