@@ -132,6 +132,10 @@ pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>>
 /// time: the decoded columns of a whole federation's history would weigh more than
 /// its rows.
 pub fn changes_from_bytes(path: &Path, bytes: &[u8]) -> Result<Vec<ChangeRow>> {
+    changes_in_slices(path, bytes, SLICE_ROWS)
+}
+
+fn changes_in_slices(path: &Path, bytes: &[u8], slice_rows: usize) -> Result<Vec<ChangeRow>> {
     let mut rows = Vec::new();
     let mut texts = SharedTexts::default();
     use polars::prelude::{ParquetReader, SerReader};
@@ -139,7 +143,7 @@ pub fn changes_from_bytes(path: &Path, bytes: &[u8]) -> Result<Vec<ChangeRow>> {
         .num_rows()
         .map_err(|e| Error::polars(path, e))?;
     rows.reserve_exact(total);
-    for_each_slice(path, bytes, |df, first| {
+    slices(path, bytes, slice_rows, |df, first| {
         push_changes(df, path, first, &mut texts, &mut rows)
     })?;
     Ok(rows)
@@ -153,6 +157,16 @@ const SLICE_ROWS: usize = 1 << 19;
 pub fn for_each_slice(
     path: &Path,
     bytes: &[u8],
+    each: impl FnMut(&DataFrame, usize) -> Result<()>,
+) -> Result<()> {
+    slices(path, bytes, SLICE_ROWS, each)
+}
+
+/// [`for_each_slice`] with slices of about `slice_rows` rows.
+fn slices(
+    path: &Path,
+    bytes: &[u8],
+    slice_rows: usize,
     mut each: impl FnMut(&DataFrame, usize) -> Result<()>,
 ) -> Result<()> {
     let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))
@@ -161,7 +175,7 @@ pub fn for_each_slice(
     let mut end = 0;
     let groups = metadata.row_groups.iter().map(|g| g.num_rows());
     for rows in groups.chain(std::iter::once(usize::MAX)) {
-        if end > start && (rows == usize::MAX || end - start + rows > SLICE_ROWS) {
+        if end > start && (rows == usize::MAX || end - start + rows > slice_rows) {
             let df = crate::store::table::read_slice_checked(path, bytes, start..end)?;
             each(&df, start)?;
             start = end;
@@ -591,5 +605,101 @@ impl RunTables {
             .iter()
             .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::*;
+
+    /// Five change rows in row groups of two; `before` is the fifth row's
+    /// `handicap_before`.
+    fn file(before: Option<f64>) -> Vec<u8> {
+        let ids = ["K1", "K1", "K2", "K2", "K1"];
+        let mut frame = df!(
+            "competition_id" => ids,
+            "date" => ["2034-10-01", "2034-10-01", "2034-10-02", "2034-10-02", "2034-10-01"],
+            "member_id" => [11_i64, 12, 13, 14, 15],
+            "entrant" => ["1", "1", "2", "2", "3"],
+            "status" => ["member", "member", "member", "foreign", "member"],
+            "handicap_before" => [Some(20.0), Some(21.0), Some(22.0), Some(23.0), before],
+            "partner_handicap" => [Some(21.0), Some(20.0), None, Some(22.0), None],
+            "pair_handicap" => [20.5, 20.5, 22.5, 22.5, 24.0],
+            "field_handicap" => [21.0, 21.0, 21.0, 21.0, 21.0],
+            "expected" => [0.5, 0.5, -1.5, -1.5, 2.0],
+            "achieved" => [1.5, 1.5, -0.5, -0.5, 1.0],
+            "n_b" => [24_i64, 24, 26, 26, 24],
+            "n_g" => [24_i64, 24, 26, 26, 20],
+            "delta" => [-0.25, -0.25, 0.125, 0.0, 0.5],
+            "handicap_after" => [19.75, 20.75, 22.125, 23.0, 25.5],
+        )
+        .unwrap_or_default();
+        let mut out = Vec::new();
+        ParquetWriter::new(&mut out)
+            .with_row_group_size(Some(2))
+            .finish(&mut frame)
+            .map(|_| out)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn changes_read_a_slice_at_a_time_are_the_rows_read_whole() -> Result<()> {
+        let path = Path::new("changes.parquet");
+        let bytes = file(Some(24.0));
+        let whole = changes_from_frame(&crate::store::table::read_checked(path, &bytes)?, path)?;
+        // Slices of one row group each (three), and of two (two slices).
+        for slice_rows in [1, 4] {
+            assert_eq!(changes_in_slices(path, &bytes, slice_rows)?, whole);
+        }
+        let rows = changes_in_slices(path, &bytes, 1)?;
+        let shown: Vec<(&str, i64, &str, Option<f64>, f64, i64)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    &*r.competition_id,
+                    r.member_id,
+                    &*r.status,
+                    r.partner_handicap,
+                    r.handicap_before,
+                    r.n_g,
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("K1", 11, "member", Some(21.0), 20.0, 24),
+                ("K1", 12, "member", Some(20.0), 21.0, 24),
+                ("K2", 13, "member", None, 22.0, 26),
+                ("K2", 14, "foreign", Some(22.0), 23.0, 26),
+                ("K1", 15, "member", None, 24.0, 20),
+            ]
+        );
+        // One text per distinct value, across the slices.
+        assert!(Arc::ptr_eq(
+            &rows[0].competition_id,
+            &rows[4].competition_id
+        ));
+        Ok(())
+    }
+
+    #[test]
+    fn an_empty_cell_in_a_later_slice_names_its_row_in_the_file() {
+        let path = Path::new("changes.parquet");
+        let Err(e) = changes_in_slices(path, &file(None), 1) else {
+            panic!("the fifth row has no handicap_before")
+        };
+        assert_eq!(
+            e.to_string(),
+            changes_from_frame(
+                &crate::store::table::read_checked(path, &file(None)).unwrap_or_default(),
+                path
+            )
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+        );
+        assert!(e.to_string().contains("row 5"), "{e}");
     }
 }
