@@ -16,7 +16,7 @@ use chrono::{Datelike, NaiveDate};
 use crate::dataset::entrant_table::EntrantTable;
 use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
-use crate::report::columns::{f64s, has, i64s, parquet_from_bytes};
+use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, Frame};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
 use crate::report::run_tables::{
     for_each_slice, read_text_table, ChangeRow, RunTables, SharedTexts,
@@ -346,7 +346,7 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
 
 /// The standings of a slice of `standings.parquet`, into `out` by competition.
 fn push_standings(
-    df: &polars::prelude::DataFrame,
+    df: &Frame,
     path: &Path,
     texts: &mut SharedTexts,
     out: &mut BTreeMap<String, Competition>,
