@@ -618,6 +618,32 @@ mod tests {
         assert_eq!(table.competition("1"), Vec::<Entrant>::new());
     }
 
+    /// Every row, a competition at a time in the order the competitions were first
+    /// read, each competition's rows in read order; and the same rows' competitions and
+    /// players without the rows.
+    #[test]
+    fn every_row_comes_back_a_competition_at_a_time() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut b1 = entrant("b", "1", 1, &file);
+        b1.players = [Some(5), Some(6), None, None];
+        let mut a1 = entrant("a", "1", 2, &file);
+        a1.players = [Some(7), None, Some(0), None];
+        let b2 = entrant("b", "2", 3, &file);
+        let a2 = entrant("a", "2", 4, &file);
+        let mut table = EntrantTable::default();
+        for row in [&b1, &a1, &b2, &a2] {
+            table.push(row);
+        }
+        table.group();
+        let rows: Vec<Entrant> = table.each_row().collect();
+        assert_eq!(rows, [b1.clone(), b2.clone(), a1.clone(), a2.clone()]);
+        let players: Vec<(&str, [Option<MemberId>; 4])> = table.each_players().collect();
+        let expected = [("b", b1), ("b", b2), ("a", a1), ("a", a2)].map(|(c, e)| (c, e.players));
+        assert_eq!(players, expected);
+        assert_eq!(players[0].1, [Some(5), Some(6), None, None]);
+        assert_eq!(players[2].1, [Some(7), None, Some(0), None]);
+    }
+
     /// The borrowed players of a competition are its rows' numbers, member ids (a
     /// member 0 kept apart from an empty slot) and printed names, in read order.
     #[test]

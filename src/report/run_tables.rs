@@ -643,6 +643,9 @@ mod tests {
             .unwrap_or_default()
     }
 
+    /// A row's competition, member, status, partner's handicap, handicap before, boards.
+    type Shown<'r> = (&'r str, i64, &'r str, Option<f64>, f64, i64);
+
     #[test]
     fn changes_read_a_slice_at_a_time_are_the_rows_read_whole() -> Result<()> {
         let path = Path::new("changes.parquet");
@@ -653,7 +656,7 @@ mod tests {
             assert_eq!(changes_in_slices(path, &bytes, slice_rows)?, whole);
         }
         let rows = changes_in_slices(path, &bytes, 1)?;
-        let shown: Vec<(&str, i64, &str, Option<f64>, f64, i64)> = rows
+        let shown: Vec<Shown> = rows
             .iter()
             .map(|r| {
                 (
@@ -682,6 +685,52 @@ mod tests {
             &rows[4].competition_id
         ));
         Ok(())
+    }
+
+    /// The players of an entrant looked up in the compact table are those of the
+    /// dataset's map: the last row of an entrant counts, and an entrant or a
+    /// competition not in the dataset has none.
+    #[test]
+    fn an_entrants_players_are_the_same_from_the_compact_table() {
+        use crate::dataset::{entrant_table::EntrantTable, Entrant};
+        let mut first = Entrant::new("K1", "1");
+        first.players = [Some(11), Some(12), None, None];
+        first.names = [Some("Ann".into()), None, None, None];
+        let mut again = Entrant::new("K1", "1");
+        again.players = [Some(11), Some(13), None, None];
+        again.names = [None, Some("Bo".into()), None, None];
+        let mut other = Entrant::new("K2", "1");
+        other.players = [Some(-4), None, None, None];
+        let dataset = Dataset {
+            entrants: vec![first, other, again],
+            ..Dataset::default()
+        };
+        let map = RunTables::default().with_dataset(&dataset);
+        let mut table = EntrantTable::default();
+        for e in &dataset.entrants {
+            table.push(e);
+        }
+        table.group();
+        let compact = RunTables {
+            entrant_rows: Some(Arc::new(table)),
+            ..RunTables::default()
+        };
+        for (competition, entrant) in [("K1", "1"), ("K2", "1"), ("K1", "2"), ("K3", "1")] {
+            assert_eq!(
+                compact.slots(competition, entrant),
+                map.slots(competition, entrant)
+            );
+        }
+        assert_eq!(
+            compact.slots("K1", "1"),
+            Some([
+                (Some(11), None),
+                (Some(13), Some("Bo")),
+                (None, None),
+                (None, None)
+            ])
+        );
+        assert_eq!(compact.slots("K3", "1"), None);
     }
 
     #[test]
