@@ -135,10 +135,11 @@ pub fn changes_from_bytes(path: &Path, bytes: &[u8]) -> Result<Vec<ChangeRow>> {
     changes_in_slices(path, bytes, SLICE_ROWS)
 }
 
+/// [`changes_from_bytes`] with slices of about `slice_rows` rows.
 fn changes_in_slices(path: &Path, bytes: &[u8], slice_rows: usize) -> Result<Vec<ChangeRow>> {
+    use polars::prelude::{ParquetReader, SerReader};
     let mut rows = Vec::new();
     let mut texts = SharedTexts::default();
-    use polars::prelude::{ParquetReader, SerReader};
     let total = ParquetReader::new(std::io::Cursor::new(bytes))
         .num_rows()
         .map_err(|e| Error::polars(path, e))?;

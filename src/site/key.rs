@@ -192,6 +192,7 @@ impl<'a> Keys<'a> {
         let entrants = data.sheets.iter().flat_map(|s| s.entrants.each_players());
         for (competition, players) in entrants {
             if players.iter().flatten().any(|p| moved.contains(p)) {
+                // Only a competition with a key can have a page.
                 if let Some((id, _)) = self.competitions.get_key_value(competition) {
                     self.touched.insert(id);
                 }
@@ -313,6 +314,8 @@ fn competition_keys(data: &SiteData) -> FxHashMap<&str, String> {
             let f = feeds.entry(id).or_default();
             f.str("sheet").bytes(&encoding::competition(c));
         }
+        // An entrant row names a competition of the dataset (the reader refuses one that
+        // does not), so its competition has a key by now.
         for e in source.entrants.each_row() {
             let Some(f) = feeds.get_mut(e.competition_id.as_str()) else {
                 continue;
