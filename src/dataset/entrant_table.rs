@@ -265,6 +265,16 @@ impl<R: CompactRow> CompactTable<R> {
             .collect()
     }
 
+    /// Every row, a competition at a time (in the order the competitions were first
+    /// read), each competition's rows in read order, as the reader built them: one row
+    /// made at a time, never the whole table. [`CompactTable::group`] must have run.
+    pub fn each_row(&self) -> impl Iterator<Item = R::Full> + '_ {
+        self.grouped
+            .iter()
+            .filter_map(|&at| self.rows.get(at as usize))
+            .map(|row| row.unpack(&self.pool))
+    }
+
     /// The places in `grouped` of the rows of the competition with pool id `id`.
     fn grouped_of(&self, id: Option<u32>) -> &[u32] {
         id.and_then(|id| self.ranges.get(id as usize))
@@ -438,6 +448,21 @@ impl<'t> CompetitionRows<'t> {
 }
 
 impl EntrantTable {
+    /// The competition and players of every row, as [`CompactTable::each_row`] orders
+    /// them, without making the rows structs.
+    pub fn each_players(&self) -> impl Iterator<Item = (&str, [Option<MemberId>; 4])> + '_ {
+        let rows = self
+            .grouped
+            .iter()
+            .filter_map(|&at| self.rows.get(at as usize));
+        rows.map(|row| {
+            let players = [0, 1, 2, 3].map(|slot| {
+                (row.present & (1 << slot) != 0).then(|| self.pool.member(row.players[slot]))
+            });
+            (self.pool.text(row.competition), players)
+        })
+    }
+
     /// The rows of `competition_id`, found by its text.
     /// [`CompactTable::group`] must have run (else nothing is found).
     pub fn competition_rows(&self, competition_id: &str) -> CompetitionRows<'_> {
@@ -591,6 +616,32 @@ mod tests {
         assert_eq!(table.competition("c"), Vec::<Entrant>::new());
         // An entrant named like a competition is not one.
         assert_eq!(table.competition("1"), Vec::<Entrant>::new());
+    }
+
+    /// Every row, a competition at a time in the order the competitions were first
+    /// read, each competition's rows in read order; and the same rows' competitions and
+    /// players without the rows.
+    #[test]
+    fn every_row_comes_back_a_competition_at_a_time() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut b1 = entrant("b", "1", 1, &file);
+        b1.players = [Some(5), Some(6), None, None];
+        let mut a1 = entrant("a", "1", 2, &file);
+        a1.players = [Some(7), None, Some(0), None];
+        let b2 = entrant("b", "2", 3, &file);
+        let a2 = entrant("a", "2", 4, &file);
+        let mut table = EntrantTable::default();
+        for row in [&b1, &a1, &b2, &a2] {
+            table.push(row);
+        }
+        table.group();
+        let rows: Vec<Entrant> = table.each_row().collect();
+        assert_eq!(rows, [b1.clone(), b2.clone(), a1.clone(), a2.clone()]);
+        let players: Vec<(&str, [Option<MemberId>; 4])> = table.each_players().collect();
+        let expected = [("b", b1), ("b", b2), ("a", a1), ("a", a2)].map(|(c, e)| (c, e.players));
+        assert_eq!(players, expected);
+        assert_eq!(players[0].1, [Some(5), Some(6), None, None]);
+        assert_eq!(players[2].1, [Some(7), None, Some(0), None]);
     }
 
     /// The borrowed players of a competition are its rows' numbers, member ids (a

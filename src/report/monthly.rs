@@ -274,7 +274,7 @@ pub fn activity(tables: &RunTables) -> Vec<MonthActivity> {
     let mut months: BTreeMap<NaiveDate, Month> = BTreeMap::new();
     for row in &tables.changes {
         let (competitions, players) = months.entry(month_start(row.date)).or_default();
-        let boards = competitions.entry(row.competition_id.as_str()).or_default();
+        let boards = competitions.entry(&*row.competition_id).or_default();
         *boards = (*boards).max(row.n_b);
         if row.member_id >= 0 {
             players.insert(row.member_id);

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 use polars::prelude::DataFrame;
@@ -14,17 +15,19 @@ use super::columns::{
     dates, f64s, has, i64s, parquet_from_bytes, read_csv_text, read_parquet, strs,
 };
 use super::run_folder::{RunFolder, CHANGES, HANDICAPS, RANKING, STANDINGS};
+use crate::dataset::entrant_table::EntrantTable;
 use crate::dataset::Dataset;
 use crate::error::{Error, InputError, Location, Result};
 use crate::pipeline::Mode;
 
-/// One row of `changes.parquet`.
+/// One row of `changes.parquet`. Its texts are shared: a federation's millions of rows
+/// name a few hundred thousand competitions and a few dozen entrant numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChangeRow {
-    pub competition_id: String,
+    pub competition_id: Arc<str>,
     pub date: NaiveDate,
     pub member_id: i64,
-    pub entrant: String,
+    pub entrant: Arc<str>,
     pub handicap_before: f64,
     pub partner_handicap: Option<f64>,
     pub pair_handicap: f64,
@@ -36,7 +39,7 @@ pub struct ChangeRow {
     pub delta: f64,
     pub handicap_after: f64,
     /// `member`, `foreign` or `non_member` (empty when the file has no `status`).
-    pub status: String,
+    pub status: Arc<str>,
 }
 
 /// One row of `handicaps.parquet`.
@@ -75,6 +78,9 @@ pub struct CompetitionInfo {
 /// An entrant's players, slot by slot: the member number and the name printed.
 pub type Slots = [(Option<i64>, Option<String>); 4];
 
+/// [`Slots`], borrowed.
+pub type SlotsOf<'a> = [(Option<i64>, Option<&'a str>); 4];
+
 /// The printed names of an entrant's players, by competition and entrant (from the
 /// dataset); looked up by the two texts without making a key of them.
 pub type EntrantNames = rustc_hash::FxHashMap<String, rustc_hash::FxHashMap<String, Slots>>;
@@ -89,6 +95,9 @@ pub struct RunTables {
     pub competitions: HashMap<String, CompetitionInfo>,
     /// Empty unless the dataset was read too.
     pub entrants: EntrantNames,
+    /// The dataset's entrant rows held compactly, when the dataset was read that way
+    /// (then looked up here rather than in `entrants`).
+    pub entrant_rows: Option<Arc<EntrantTable>>,
     /// The dataset the run read, as its `run.json` records it.
     pub data: Option<PathBuf>,
     /// The run replayed in frozen mode: `handicap_after` in `changes.parquet` is each
@@ -110,55 +119,195 @@ pub fn read_changes(path: &Path) -> Result<Vec<ChangeRow>> {
     changes_from_frame(&read_parquet(path)?, path)
 }
 
-/// The rows of a `changes` table (`path` names it in errors).
+/// The rows of a `changes` table (`path` names it in errors). The rows are made from
+/// the texts and the key columns first and their numbers set a column at a time, so
+/// that only one column is held twice while they are read; each text is kept once.
 pub fn changes_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<ChangeRow>> {
-    let mut ids = strs(df, path, "competition_id")?;
-    let date = dates(df, path, "date")?;
-    let member = i64s(df, path, "member_id")?;
-    let mut entrant = strs(df, path, "entrant")?;
-    let number = |name: &str| f64s(df, path, name);
-    let (before, partner, pair, field) = (
-        number("handicap_before")?,
-        number("partner_handicap")?,
-        number("pair_handicap")?,
-        number("field_handicap")?,
-    );
-    let (expected, achieved, delta, after) = (
-        number("expected")?,
-        number("achieved")?,
-        number("delta")?,
-        number("handicap_after")?,
-    );
-    let (n_b, n_g) = (i64s(df, path, "n_b")?, i64s(df, path, "n_g")?);
-    let mut status = if has(df, "status") {
-        strs(df, path, "status")?
+    let mut rows = Vec::with_capacity(df.height());
+    push_changes(df, path, 0, &mut SharedTexts::default(), &mut rows)?;
+    Ok(rows)
+}
+
+/// The rows of `changes.parquet` held in `bytes`, decoded a slice of row groups at a
+/// time: the decoded columns of a whole federation's history would weigh more than
+/// its rows.
+pub fn changes_from_bytes(path: &Path, bytes: &[u8]) -> Result<Vec<ChangeRow>> {
+    changes_in_slices(path, bytes, SLICE_ROWS)
+}
+
+/// [`changes_from_bytes`] with slices of about `slice_rows` rows.
+fn changes_in_slices(path: &Path, bytes: &[u8], slice_rows: usize) -> Result<Vec<ChangeRow>> {
+    use polars::prelude::{ParquetReader, SerReader};
+    let mut rows = Vec::new();
+    let mut texts = SharedTexts::default();
+    let total = ParquetReader::new(std::io::Cursor::new(bytes))
+        .num_rows()
+        .map_err(|e| Error::polars(path, e))?;
+    rows.reserve_exact(total);
+    slices(path, bytes, slice_rows, |df, first| {
+        push_changes(df, path, first, &mut texts, &mut rows)
+    })?;
+    Ok(rows)
+}
+
+/// Rows of a Parquet file read at once: a few row groups.
+const SLICE_ROWS: usize = 1 << 19;
+
+/// Calls `each` on the rows of the Parquet file in `bytes` a slice of whole row groups
+/// (of about [`SLICE_ROWS`] rows) at a time, with the slice's first row.
+pub fn for_each_slice(
+    path: &Path,
+    bytes: &[u8],
+    each: impl FnMut(&DataFrame, usize) -> Result<()>,
+) -> Result<()> {
+    slices(path, bytes, SLICE_ROWS, each)
+}
+
+/// [`for_each_slice`] with slices of about `slice_rows` rows.
+fn slices(
+    path: &Path,
+    bytes: &[u8],
+    slice_rows: usize,
+    mut each: impl FnMut(&DataFrame, usize) -> Result<()>,
+) -> Result<()> {
+    let metadata = polars_parquet::read::read_metadata(&mut std::io::Cursor::new(bytes))
+        .map_err(|e| Error::polars(path, e))?;
+    let mut start = 0;
+    let mut end = 0;
+    let groups = metadata.row_groups.iter().map(|g| g.num_rows());
+    for rows in groups.chain(std::iter::once(usize::MAX)) {
+        if end > start && (rows == usize::MAX || end - start + rows > slice_rows) {
+            let df = crate::store::table::read_slice_checked(path, bytes, start..end)?;
+            each(&df, start)?;
+            start = end;
+        }
+        end = end.saturating_add(rows);
+    }
+    if start == 0 {
+        let df = crate::store::table::read_checked(path, bytes)?;
+        each(&df, 0)?;
+    }
+    Ok(())
+}
+
+/// Appends the rows of a slice of a `changes` table (its first row `first` of the
+/// file, `path` naming it in errors) to `rows`.
+fn push_changes(
+    df: &DataFrame,
+    path: &Path,
+    first: usize,
+    texts: &mut SharedTexts,
+    all: &mut Vec<ChangeRow>,
+) -> Result<()> {
+    let ids = texts.column(df, path, "competition_id")?;
+    let entrants = texts.column(df, path, "entrant")?;
+    let status = if has(df, "status") {
+        texts.column(df, path, "status")?
     } else {
         vec![None; df.height()]
     };
-    // Each text is moved into its row, not copied: a run's millions of rows would
-    // otherwise be held twice while they are read.
-    (0..df.height())
-        .map(|i| {
-            let need = |v: Option<f64>, name: &str| required(v, path, name, i);
+    let (date, member) = (dates(df, path, "date")?, i64s(df, path, "member_id")?);
+    let empty: Arc<str> = Arc::from("");
+    let mut rows = (ids.into_iter().zip(entrants).zip(status))
+        .zip(date.into_iter().zip(member))
+        .enumerate()
+        .map(|(i, (((id, entrant), status), (date, member)))| {
             Ok(ChangeRow {
-                competition_id: required(ids[i].take(), path, "competition_id", i)?,
-                date: required(date[i], path, "date", i)?,
-                member_id: required(member[i], path, "member_id", i)?,
-                entrant: entrant[i].take().unwrap_or_default(),
-                handicap_before: need(before[i], "handicap_before")?,
-                partner_handicap: partner[i],
-                pair_handicap: need(pair[i], "pair_handicap")?,
-                field_handicap: need(field[i], "field_handicap")?,
-                expected: need(expected[i], "expected")?,
-                achieved: need(achieved[i], "achieved")?,
-                n_b: required(n_b[i], path, "n_b", i)?,
-                n_g: required(n_g[i], path, "n_g", i)?,
-                delta: need(delta[i], "delta")?,
-                handicap_after: need(after[i], "handicap_after")?,
-                status: status[i].take().unwrap_or_default(),
+                competition_id: required(id, path, "competition_id", first + i)?,
+                date: required(date, path, "date", first + i)?,
+                member_id: required(member, path, "member_id", first + i)?,
+                entrant: entrant.unwrap_or_else(|| Arc::clone(&empty)),
+                handicap_before: 0.0,
+                partner_handicap: None,
+                pair_handicap: 0.0,
+                field_handicap: 0.0,
+                expected: 0.0,
+                achieved: 0.0,
+                n_b: 0,
+                n_g: 0,
+                delta: 0.0,
+                handicap_after: 0.0,
+                status: status.unwrap_or_else(|| Arc::clone(&empty)),
             })
         })
-        .collect()
+        .collect::<Result<Vec<ChangeRow>>>()?;
+    type Field = fn(&mut ChangeRow) -> &mut f64;
+    let numbers: [(&str, Field); 7] = [
+        ("handicap_before", |r| &mut r.handicap_before),
+        ("pair_handicap", |r| &mut r.pair_handicap),
+        ("field_handicap", |r| &mut r.field_handicap),
+        ("expected", |r| &mut r.expected),
+        ("achieved", |r| &mut r.achieved),
+        ("delta", |r| &mut r.delta),
+        ("handicap_after", |r| &mut r.handicap_after),
+    ];
+    for (name, field) in numbers {
+        let values = f64s(df, path, name)?;
+        for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
+            *field(row) = required(value, path, name, first + i)?;
+        }
+    }
+    let partner = f64s(df, path, "partner_handicap")?;
+    for (row, value) in rows.iter_mut().zip(partner) {
+        row.partner_handicap = value;
+    }
+    for name in ["n_b", "n_g"] {
+        let values = i64s(df, path, name)?;
+        for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
+            let value = required(value, path, name, first + i)?;
+            match name {
+                "n_b" => row.n_b = value,
+                _ => row.n_g = value,
+            }
+        }
+    }
+    all.append(&mut rows);
+    Ok(())
+}
+
+/// Texts read from a file's columns, each distinct text held once.
+#[derive(Default)]
+pub struct SharedTexts(rustc_hash::FxHashMap<Box<str>, Arc<str>>);
+
+impl SharedTexts {
+    /// The column `name` of `df`, its texts shared.
+    pub fn column(
+        &mut self,
+        df: &DataFrame,
+        path: &Path,
+        name: &str,
+    ) -> Result<Vec<Option<Arc<str>>>> {
+        let values = df
+            .column(name)
+            .map_err(|_| missing_column(path, name))?
+            .str()
+            .map_err(|e| {
+                Error::Input(InputError::new(
+                    Location::file(path).column(name),
+                    format!("not a text column: {e}"),
+                ))
+            })?;
+        Ok(values
+            .iter()
+            .map(|v| v.map(|text| self.share(text)))
+            .collect())
+    }
+
+    fn share(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = Arc::from(text);
+        self.0.insert(Box::from(text), Arc::clone(&shared));
+        shared
+    }
+}
+
+fn missing_column(path: &Path, name: &str) -> Error {
+    Error::Input(InputError::new(
+        Location::file(path).column(name),
+        "required column is missing",
+    ))
 }
 
 /// Reads `handicaps.parquet`.
@@ -231,9 +380,26 @@ pub fn read_units(path: &Path) -> Result<HashMap<String, CompetitionInfo>> {
 
 /// [`read_units`] on a `standings` table (`path` names it in errors).
 pub fn units_from_frame(df: &DataFrame, path: &Path) -> Result<HashMap<String, CompetitionInfo>> {
+    let mut out: HashMap<String, CompetitionInfo> = HashMap::new();
+    units_into(df, path, &mut out)?;
+    Ok(out)
+}
+
+/// [`read_units`] on a `standings` file held in `bytes`, a slice at a time.
+fn units_from_bytes(path: &Path, bytes: &[u8]) -> Result<HashMap<String, CompetitionInfo>> {
+    let mut out: HashMap<String, CompetitionInfo> = HashMap::new();
+    for_each_slice(path, bytes, |df, _| units_into(df, path, &mut out))?;
+    Ok(out)
+}
+
+/// The units of the competitions of a slice of a `standings` table, into `out`.
+fn units_into(
+    df: &DataFrame,
+    path: &Path,
+    out: &mut HashMap<String, CompetitionInfo>,
+) -> Result<()> {
     let ids = strs(df, path, "competition_id")?;
     let percent = f64s(df, path, "percent")?;
-    let mut out: HashMap<String, CompetitionInfo> = HashMap::new();
     for (id, percent) in ids.into_iter().zip(percent) {
         if let Some(id) = id {
             let info = out.entry(id).or_insert(CompetitionInfo {
@@ -243,7 +409,7 @@ pub fn units_from_frame(df: &DataFrame, path: &Path) -> Result<HashMap<String, C
             info.imps &= percent.is_none();
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A CSV file's header and rows, every cell as text.
@@ -356,17 +522,19 @@ impl RunTables {
         let frame = |name: &str| parquet_from_bytes(&run.file(name), run.read_checked(name)?);
         let manifest = run.manifest();
         let data = &manifest.inputs.data.path;
+        let changes = changes_from_bytes(&run.file(CHANGES), &run.read_checked(CHANGES)?)?;
         Ok(RunTables {
             folder: run.path().to_path_buf(),
-            changes: changes_from_frame(&frame(CHANGES)?, &run.file(CHANGES))?,
+            changes,
             members: members_from_frame(&frame(HANDICAPS)?, &run.file(HANDICAPS))?,
             ranking: ranking_from_frame(&frame(RANKING)?, &run.file(RANKING))?,
             competitions: if manifest.outputs.contains_key(STANDINGS) {
-                units_from_frame(&frame(STANDINGS)?, &run.file(STANDINGS))?
+                units_from_bytes(&run.file(STANDINGS), &run.read_checked(STANDINGS)?)?
             } else {
                 HashMap::new()
             },
             entrants: EntrantNames::default(),
+            entrant_rows: None,
             data: (!data.is_empty()).then(|| PathBuf::from(data)),
             frozen: manifest.mode == Mode::Frozen,
         })
@@ -390,6 +558,7 @@ impl RunTables {
             ranking: ranking_from_frame(&ranking, &folder.join(RANKING))?,
             competitions: units_from_frame(&standings, &folder.join(STANDINGS))?,
             entrants: EntrantNames::default(),
+            entrant_rows: None,
             data: None,
             frozen: false,
         })
@@ -420,9 +589,15 @@ impl RunTables {
         self
     }
 
-    /// The players of `entrant` of `competition_id`, when the dataset was read.
-    pub fn slots(&self, competition_id: &str, entrant: &str) -> Option<&Slots> {
-        self.entrants.get(competition_id)?.get(entrant)
+    /// The players of `entrant` of `competition_id` (number and printed name, slot by
+    /// slot), when the dataset was read.
+    pub fn slots(&self, competition_id: &str, entrant: &str) -> Option<SlotsOf<'_>> {
+        if let Some(table) = &self.entrant_rows {
+            let e = table.competition_rows(competition_id).find(entrant)?;
+            return Some([0, 1, 2, 3].map(|i| (e.players[i], e.names[i])));
+        }
+        let slots = self.entrants.get(competition_id)?.get(entrant)?;
+        Some([0, 1, 2, 3].map(|i| (slots[i].0, slots[i].1.as_deref())))
     }
 
     /// Member names by id.
@@ -431,5 +606,150 @@ impl RunTables {
             .iter()
             .filter_map(|m| m.name.as_deref().map(|n| (m.member_id, n)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::*;
+
+    /// Five change rows in row groups of two; `before` is the fifth row's
+    /// `handicap_before`.
+    fn file(before: Option<f64>) -> Vec<u8> {
+        let ids = ["K1", "K1", "K2", "K2", "K1"];
+        let mut frame = df!(
+            "competition_id" => ids,
+            "date" => ["2034-10-01", "2034-10-01", "2034-10-02", "2034-10-02", "2034-10-01"],
+            "member_id" => [11_i64, 12, 13, 14, 15],
+            "entrant" => ["1", "1", "2", "2", "3"],
+            "status" => ["member", "member", "member", "foreign", "member"],
+            "handicap_before" => [Some(20.0), Some(21.0), Some(22.0), Some(23.0), before],
+            "partner_handicap" => [Some(21.0), Some(20.0), None, Some(22.0), None],
+            "pair_handicap" => [20.5, 20.5, 22.5, 22.5, 24.0],
+            "field_handicap" => [21.0, 21.0, 21.0, 21.0, 21.0],
+            "expected" => [0.5, 0.5, -1.5, -1.5, 2.0],
+            "achieved" => [1.5, 1.5, -0.5, -0.5, 1.0],
+            "n_b" => [24_i64, 24, 26, 26, 24],
+            "n_g" => [24_i64, 24, 26, 26, 20],
+            "delta" => [-0.25, -0.25, 0.125, 0.0, 0.5],
+            "handicap_after" => [19.75, 20.75, 22.125, 23.0, 25.5],
+        )
+        .unwrap_or_default();
+        let mut out = Vec::new();
+        ParquetWriter::new(&mut out)
+            .with_row_group_size(Some(2))
+            .finish(&mut frame)
+            .map(|_| out)
+            .unwrap_or_default()
+    }
+
+    /// A row's competition, member, status, partner's handicap, handicap before, boards.
+    type Shown<'r> = (&'r str, i64, &'r str, Option<f64>, f64, i64);
+
+    #[test]
+    fn changes_read_a_slice_at_a_time_are_the_rows_read_whole() -> Result<()> {
+        let path = Path::new("changes.parquet");
+        let bytes = file(Some(24.0));
+        let whole = changes_from_frame(&crate::store::table::read_checked(path, &bytes)?, path)?;
+        // Slices of one row group each (three), and of two (two slices).
+        for slice_rows in [1, 4] {
+            assert_eq!(changes_in_slices(path, &bytes, slice_rows)?, whole);
+        }
+        let rows = changes_in_slices(path, &bytes, 1)?;
+        let shown: Vec<Shown> = rows
+            .iter()
+            .map(|r| {
+                (
+                    &*r.competition_id,
+                    r.member_id,
+                    &*r.status,
+                    r.partner_handicap,
+                    r.handicap_before,
+                    r.n_g,
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("K1", 11, "member", Some(21.0), 20.0, 24),
+                ("K1", 12, "member", Some(20.0), 21.0, 24),
+                ("K2", 13, "member", None, 22.0, 26),
+                ("K2", 14, "foreign", Some(22.0), 23.0, 26),
+                ("K1", 15, "member", None, 24.0, 20),
+            ]
+        );
+        // One text per distinct value, across the slices.
+        assert!(Arc::ptr_eq(
+            &rows[0].competition_id,
+            &rows[4].competition_id
+        ));
+        Ok(())
+    }
+
+    /// The players of an entrant looked up in the compact table are those of the
+    /// dataset's map: the last row of an entrant counts, and an entrant or a
+    /// competition not in the dataset has none.
+    #[test]
+    fn an_entrants_players_are_the_same_from_the_compact_table() {
+        use crate::dataset::{entrant_table::EntrantTable, Entrant};
+        let mut first = Entrant::new("K1", "1");
+        first.players = [Some(11), Some(12), None, None];
+        first.names = [Some("Ann".into()), None, None, None];
+        let mut again = Entrant::new("K1", "1");
+        again.players = [Some(11), Some(13), None, None];
+        again.names = [None, Some("Bo".into()), None, None];
+        let mut other = Entrant::new("K2", "1");
+        other.players = [Some(-4), None, None, None];
+        let dataset = Dataset {
+            entrants: vec![first, other, again],
+            ..Dataset::default()
+        };
+        let map = RunTables::default().with_dataset(&dataset);
+        let mut table = EntrantTable::default();
+        for e in &dataset.entrants {
+            table.push(e);
+        }
+        table.group();
+        let compact = RunTables {
+            entrant_rows: Some(Arc::new(table)),
+            ..RunTables::default()
+        };
+        for (competition, entrant) in [("K1", "1"), ("K2", "1"), ("K1", "2"), ("K3", "1")] {
+            assert_eq!(
+                compact.slots(competition, entrant),
+                map.slots(competition, entrant)
+            );
+        }
+        assert_eq!(
+            compact.slots("K1", "1"),
+            Some([
+                (Some(11), None),
+                (Some(13), Some("Bo")),
+                (None, None),
+                (None, None)
+            ])
+        );
+        assert_eq!(compact.slots("K3", "1"), None);
+    }
+
+    #[test]
+    fn an_empty_cell_in_a_later_slice_names_its_row_in_the_file() {
+        let path = Path::new("changes.parquet");
+        let Err(e) = changes_in_slices(path, &file(None), 1) else {
+            panic!("the fifth row has no handicap_before")
+        };
+        assert_eq!(
+            e.to_string(),
+            changes_from_frame(
+                &crate::store::table::read_checked(path, &file(None)).unwrap_or_default(),
+                path
+            )
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+        );
+        assert!(e.to_string().contains("row 5"), "{e}");
     }
 }

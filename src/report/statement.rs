@@ -78,7 +78,7 @@ fn partner_of(
     tables: &RunTables,
     names: &HashMap<i64, &str>,
     row: &ChangeRow,
-    rows_of_entrant: &[&ChangeRow],
+    rows_of_competition: &[&ChangeRow],
 ) -> (Option<i64>, Option<String>) {
     if let Some(slots) = tables.slots(&row.competition_id, &row.entrant) {
         let Some(own) = slots.iter().position(|(id, _)| *id == Some(row.member_id)) else {
@@ -89,10 +89,14 @@ fn partner_of(
         };
         let name = id
             .and_then(|id| names.get(&id).map(|n| n.to_string()))
-            .or_else(|| printed.clone())
+            .or_else(|| printed.map(str::to_owned))
             .or_else(|| id.map(|id| format!("#{id}")));
         return (id.filter(|id| *id >= 0), name);
     }
+    let rows_of_entrant: Vec<&ChangeRow> = (rows_of_competition.iter())
+        .filter(|r| r.entrant == row.entrant)
+        .copied()
+        .collect();
     let Some(own) = rows_of_entrant
         .iter()
         .position(|r| r.member_id == row.member_id)
@@ -163,7 +167,9 @@ fn month_end_cuts(lines: &mut [Line], current: f64) {
 pub struct Index<'a> {
     tables: &'a RunTables,
     names: HashMap<i64, &'a str>,
-    by_entrant: FxHashMap<(&'a str, &'a str), Vec<&'a ChangeRow>>,
+    /// The rows of each competition, in the file's order (an entrant's are found among
+    /// them: a map by competition and entrant would hold millions of keys).
+    by_competition: FxHashMap<&'a str, Vec<&'a ChangeRow>>,
     by_member: FxHashMap<i64, Vec<&'a ChangeRow>>,
     members: FxHashMap<i64, &'a MemberRow>,
 }
@@ -171,11 +177,11 @@ pub struct Index<'a> {
 impl<'a> Index<'a> {
     /// Indexes the changes of `tables`.
     pub fn new(tables: &'a RunTables) -> Self {
-        let mut by_entrant: FxHashMap<(&str, &str), Vec<&ChangeRow>> = FxHashMap::default();
+        let mut by_competition: FxHashMap<&str, Vec<&ChangeRow>> = FxHashMap::default();
         let mut by_member: FxHashMap<i64, Vec<&ChangeRow>> = FxHashMap::default();
         for row in &tables.changes {
-            by_entrant
-                .entry((row.competition_id.as_str(), row.entrant.as_str()))
+            by_competition
+                .entry(&*row.competition_id)
                 .or_default()
                 .push(row);
             by_member.entry(row.member_id).or_default().push(row);
@@ -183,10 +189,16 @@ impl<'a> Index<'a> {
         Index {
             tables,
             names: tables.names(),
-            by_entrant,
+            by_competition,
             by_member,
             members: tables.members.iter().map(|m| (m.member_id, m)).collect(),
         }
+    }
+
+    /// The change rows of a competition, in the file's order.
+    pub fn competition_rows(&self, competition_id: &str) -> &[&'a ChangeRow] {
+        let rows = self.by_competition.get(competition_id);
+        rows.map(Vec::as_slice).unwrap_or_default()
     }
 
     /// The statement of `member_id`; an error when the member is not in
@@ -229,23 +241,23 @@ impl<'a> Index<'a> {
             club: member.club.clone(),
             start: lines.first().map_or(member.handicap, |l| l.handicap_before),
             current: member.handicap,
-            foreign: rows.iter().any(|r| r.status == "foreign"),
+            foreign: rows.iter().any(|r| &*r.status == "foreign"),
             lines,
         })
     }
 
     /// A change of the member's, as a line of the statement.
     fn line(&self, r: &ChangeRow) -> Line {
-        let info = self.tables.competitions.get(&r.competition_id);
-        let entrant = self
-            .by_entrant
-            .get(&(r.competition_id.as_str(), r.entrant.as_str()))
+        let info = self.tables.competitions.get(&*r.competition_id);
+        let competition = self
+            .by_competition
+            .get(&*r.competition_id)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let (partner_id, partner) = partner_of(self.tables, &self.names, r, entrant);
+        let (partner_id, partner) = partner_of(self.tables, &self.names, r, competition);
         Line {
             date: r.date,
-            competition_id: r.competition_id.clone(),
+            competition_id: r.competition_id.to_string(),
             title: info.and_then(|i| i.title.clone()),
             club: info.and_then(|i| i.club.clone()),
             partner,

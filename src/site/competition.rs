@@ -32,18 +32,13 @@ fn players(data: &SiteData, look: &Lookups, id: &str, entrant: &str) -> Vec<Play
             .filter_map(|(member, printed)| {
                 let name = member
                     .and_then(name_of)
-                    .or_else(|| printed.clone())
+                    .or_else(|| printed.map(str::to_owned))
                     .or_else(|| member.map(|m| format!("#{m}")))?;
                 Some((*member, name))
             })
             .collect(),
-        None => look
-            .players
-            .get(&(id, entrant))
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|&m| (Some(m), name_of(m).unwrap_or_else(|| format!("#{m}"))))
+        None => (look.players(id, entrant).into_iter())
+            .map(|m| (Some(m), name_of(m).unwrap_or_else(|| format!("#{m}"))))
             .collect(),
     };
     shown
@@ -79,7 +74,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         .map(|s| {
             Some(scoring::Standing {
                 competition_id: id.to_owned(),
-                entrant: s.entrant.clone(),
+                entrant: s.entrant.to_string(),
                 score: s.score?,
                 percent: s.percent,
                 boards_played: u32::try_from(s.boards.unwrap_or(0)).ok()?,
@@ -102,12 +97,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         .standings
         .iter()
         .filter(|_| competition.handicap_event)
-        .filter_map(|s| {
-            Some((
-                s.entrant.as_str(),
-                (s.handicap_expected?, s.handicap_result?),
-            ))
-        })
+        .filter_map(|s| Some((&*s.entrant, (s.handicap_expected?, s.handicap_result?))))
         .collect();
     let names = names.competition(id);
     let mut lines = Vec::new();
@@ -115,7 +105,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         competition,
         &standings,
         |s| names.of(&s.entrant),
-        |s| adjusted.get(s.entrant.as_str()).copied(),
+        |s| adjusted.get(&*s.entrant).copied(),
         &mut lines,
     );
     let rows: Vec<sheet::SheetRow> = lines.iter().map(sheet::SheetLine::row).collect();
@@ -132,7 +122,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
 
 /// A line of the standings.
 fn row(look: &Lookups, id: &str, s: &Standing, shown: &[Player], handicap_event: bool) -> Markup {
-    let change = look.first.get(&(id, s.entrant.as_str()));
+    let change = look.first(id, &s.entrant);
     html! { tr {
         td.n { (s.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
         td { (Text(&s.entrant)) @if let Some(d) = &s.direction { " " (Text(d)) } }

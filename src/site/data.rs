@@ -9,16 +9,20 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
-use rustc_hash::FxHashMap;
 
+use crate::dataset::entrant_table::EntrantTable;
 use crate::error::{Error, InputError, Location, Result};
 use crate::quarantine::OnError;
-use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, strs};
+use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, Frame};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
-use crate::report::run_tables::{read_text_table, ChangeRow, RunTables};
+use crate::report::run_tables::{
+    for_each_slice, read_text_table, ChangeRow, RunTables, SharedTexts,
+};
 use crate::report::sheet::EntrantNames;
+use crate::report::statement::Index;
 
 /// A line of `ranking_published.csv`, as published (the handicap as its two decimals).
 #[derive(Debug, Clone, PartialEq)]
@@ -35,9 +39,10 @@ pub struct Ranked {
 /// A line of a competition's standings (`standings.parquet`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Standing {
-    pub entrant: String,
+    /// The texts are shared: a few dozen entrant numbers over millions of lines.
+    pub entrant: Arc<str>,
     pub rank: Option<i64>,
-    pub direction: Option<String>,
+    pub direction: Option<Arc<str>>,
     pub score: Option<f64>,
     pub percent: Option<f64>,
     pub boards: Option<i64>,
@@ -84,7 +89,9 @@ pub struct SiteData {
 pub struct SheetSource {
     pub competitions: HashMap<String, crate::dataset::Competition>,
     pub members: Vec<crate::dataset::Member>,
-    pub entrants: Vec<crate::dataset::Entrant>,
+    /// Held compactly (millions of rows), shared with the run's tables, which look the
+    /// partners' printed names up in it.
+    pub entrants: Arc<EntrantTable>,
 }
 
 impl SiteData {
@@ -105,22 +112,12 @@ impl SiteData {
 
     /// The lookups the pages share, built once.
     pub fn lookups(&self) -> Lookups<'_> {
-        let mut first = FxHashMap::default();
-        let mut players: FxHashMap<(&str, &str), Vec<i64>> = FxHashMap::default();
-        for row in &self.tables.changes {
-            let key = (row.competition_id.as_str(), row.entrant.as_str());
-            first.entry(key).or_insert(row);
-            if row.member_id >= 0 {
-                players.entry(key).or_default().push(row.member_id);
-            }
-        }
         Lookups {
             names: self.tables.names(),
-            first,
-            players,
+            index: Index::new(&self.tables),
             pages: self.ranked_ids(),
             sheets: self.sheets.as_ref().map(|source| {
-                let names = EntrantNames::of_rows(&source.members, &source.entrants);
+                let names = EntrantNames::of_table(&source.members, &source.entrants);
                 (source, names)
             }),
         }
@@ -131,16 +128,34 @@ impl SiteData {
 pub struct Lookups<'a> {
     /// Member names by number.
     pub names: HashMap<i64, &'a str>,
-    /// The first change row of each (competition, entrant): the pair's handicap, what
-    /// was expected of it and what it achieved.
-    pub first: FxHashMap<(&'a str, &'a str), &'a ChangeRow>,
-    /// The members of each (competition, entrant) who have a change row.
-    pub players: FxHashMap<(&'a str, &'a str), Vec<i64>>,
+    /// The change rows by member (the statements) and by competition.
+    pub index: Index<'a>,
     /// The members with a page.
     pub pages: BTreeSet<i64>,
     /// The clubs' result sheets' rows, with their entrants' names, when the dataset was
     /// read.
     pub sheets: Option<(&'a SheetSource, EntrantNames<'a>)>,
+}
+
+impl<'a> Lookups<'a> {
+    /// The change rows of an entrant of a competition (found among the competition's:
+    /// a map by competition and entrant would hold millions of keys).
+    fn rows<'s>(&'s self, id: &str, entrant: &'s str) -> impl Iterator<Item = &'a ChangeRow> + 's {
+        let rows = self.index.competition_rows(id).iter().copied();
+        rows.filter(move |r| &*r.entrant == entrant)
+    }
+
+    /// The first change row of an entrant of a competition: the pair's handicap, what
+    /// was expected of it and what it achieved.
+    pub fn first(&self, id: &str, entrant: &str) -> Option<&'a ChangeRow> {
+        self.rows(id, entrant).next()
+    }
+
+    /// The members of an entrant of a competition who have a change row.
+    pub fn players(&self, id: &str, entrant: &str) -> Vec<i64> {
+        let members = self.rows(id, entrant).map(|r| r.member_id);
+        members.filter(|&m| m >= 0).collect()
+    }
 }
 
 /// Reads the run in `run` and the dataset (`data`, or the one its `run.json` names when
@@ -153,8 +168,17 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
         None => tables.data.clone().filter(|d| d.is_dir()),
     };
     if let Some(dir) = &data {
-        let mut opened = crate::store::table::open_checked(dir, OnError::Quarantine)?;
+        // The entrant rows compactly, read for their names; the results are not shown.
+        let (mut opened, entrants, _) = crate::store::table::open_partitions_compact(
+            dir,
+            OnError::Quarantine,
+            &crate::store::table::Partitions::All,
+            &crate::scoring::progress::NoProgress,
+        )?;
+        drop(opened.boards);
+        let entrants = Arc::new(entrants);
         tables = tables.with_dataset(&opened.head);
+        tables.entrant_rows = Some(Arc::clone(&entrants));
         let dates: HashMap<&str, NaiveDate> = opened
             .head
             .competitions
@@ -173,7 +197,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
                 .map(|c| (c.competition_id.clone(), c))
                 .collect(),
             members: std::mem::take(&mut head.members),
-            entrants: std::mem::take(&mut head.entrants),
+            entrants,
         });
         return Ok(site);
     }
@@ -186,7 +210,7 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
     let sd = read_sd(folder)?;
     let mut competitions = read_standings(folder)?;
     for row in &tables.changes {
-        if let Some(c) = competitions.get_mut(&row.competition_id) {
+        if let Some(c) = competitions.get_mut(&*row.competition_id) {
             c.date = c.date.or(Some(row.date));
         }
     }
@@ -301,41 +325,13 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
         return Ok(out);
     }
     let path = folder.file(STANDINGS);
-    let df = parquet_from_bytes(&path, folder.read_checked(STANDINGS)?)?;
-    let optional = |name: &str| -> Result<Vec<Option<f64>>> {
-        if has(&df, name) {
-            f64s(&df, &path, name)
-        } else {
-            Ok(vec![None; df.height()])
-        }
-    };
-    let ids = strs(&df, &path, "competition_id")?;
-    let entrants = strs(&df, &path, "entrant")?;
-    let ranks = i64s(&df, &path, "rank")?;
-    let boards = i64s(&df, &path, "boards_played")?;
-    let direction = if has(&df, "direction") {
-        strs(&df, &path, "direction")?
-    } else {
-        vec![None; df.height()]
-    };
-    let (score, percent) = (optional("score")?, optional("percent")?);
-    let (expected, result) = (optional("handicap_expected")?, optional("handicap_result")?);
-    let vp = optional("vp")?;
-    for i in 0..df.height() {
-        let Some(id) = ids[i].clone() else { continue };
-        out.entry(id).or_default().standings.push(Standing {
-            entrant: entrants[i].clone().unwrap_or_default(),
-            rank: ranks[i],
-            direction: direction[i].clone(),
-            score: score[i],
-            percent: percent[i],
-            boards: boards[i],
-            handicap_expected: expected[i],
-            handicap_result: result[i],
-            vp: vp[i],
-        });
-    }
+    let mut texts = SharedTexts::default();
+    let bytes = folder.read_checked(STANDINGS)?;
+    for_each_slice(&path, &bytes, |df, _| {
+        push_standings(df, &path, &mut texts, &mut out)
+    })?;
     for c in out.values_mut() {
+        c.standings.shrink_to_fit();
         c.standings.sort_by(|a, b| {
             (&a.direction, a.rank.is_none(), a.rank, &a.entrant).cmp(&(
                 &b.direction,
@@ -346,4 +342,58 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
         });
     }
     Ok(out)
+}
+
+/// The standings of a slice of `standings.parquet`, into `out` by competition.
+fn push_standings(
+    df: &Frame,
+    path: &Path,
+    texts: &mut SharedTexts,
+    out: &mut BTreeMap<String, Competition>,
+) -> Result<()> {
+    let optional = |name: &str| -> Result<Vec<Option<f64>>> {
+        if has(df, name) {
+            f64s(df, path, name)
+        } else {
+            Ok(vec![None; df.height()])
+        }
+    };
+    let ids = texts.column(df, path, "competition_id")?;
+    let entrants = texts.column(df, path, "entrant")?;
+    let ranks = i64s(df, path, "rank")?;
+    let boards = i64s(df, path, "boards_played")?;
+    let direction = if has(df, "direction") {
+        texts.column(df, path, "direction")?
+    } else {
+        vec![None; df.height()]
+    };
+    let (score, percent) = (optional("score")?, optional("percent")?);
+    let (expected, result) = (optional("handicap_expected")?, optional("handicap_result")?);
+    let vp = optional("vp")?;
+    let empty: Arc<str> = Arc::from("");
+    let mut last: Option<(Arc<str>, &mut Competition)> = None;
+    for (i, (id, entrant)) in ids.into_iter().zip(entrants).enumerate() {
+        let Some(id) = id else { continue };
+        let standing = Standing {
+            entrant: entrant.unwrap_or_else(|| Arc::clone(&empty)),
+            rank: ranks[i],
+            direction: direction[i].clone(),
+            score: score[i],
+            percent: percent[i],
+            boards: boards[i],
+            handicap_expected: expected[i],
+            handicap_result: result[i],
+            vp: vp[i],
+        };
+        // A competition's lines come together: its entry is looked up once.
+        match &mut last {
+            Some((at, c)) if Arc::ptr_eq(at, &id) => c.standings.push(standing),
+            _ => {
+                let c = out.entry(id.to_string()).or_default();
+                c.standings.push(standing);
+                last = Some((id, c));
+            }
+        }
+    }
+    Ok(())
 }

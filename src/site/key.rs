@@ -189,10 +189,13 @@ impl<'a> Keys<'a> {
                 self.touched.insert(&row.competition_id);
             }
         }
-        let entrants = data.sheets.iter().flat_map(|s| &s.entrants);
-        for e in entrants {
-            if e.players.iter().flatten().any(|p| moved.contains(p)) {
-                self.touched.insert(&e.competition_id);
+        let entrants = data.sheets.iter().flat_map(|s| s.entrants.each_players());
+        for (competition, players) in entrants {
+            if players.iter().flatten().any(|p| moved.contains(p)) {
+                // Only a competition with a key can have a page.
+                if let Some((id, _)) = self.competitions.get_key_value(competition) {
+                    self.touched.insert(id);
+                }
             }
         }
     }
@@ -210,7 +213,7 @@ impl<'a> Keys<'a> {
                 .str(&row.competition_id);
             let at = (row.member_id, year);
             years.entry(at).or_default().str(&row.competition_id);
-            if self.touched.contains(row.competition_id.as_str()) {
+            if self.touched.contains(&*row.competition_id) {
                 self.touched_members.insert(row.member_id);
                 self.touched_years.insert(at);
             }
@@ -311,9 +314,13 @@ fn competition_keys(data: &SiteData) -> FxHashMap<&str, String> {
             let f = feeds.entry(id).or_default();
             f.str("sheet").bytes(&encoding::competition(c));
         }
-        for e in &source.entrants {
-            let f = feeds.entry(&e.competition_id).or_default();
-            f.str("entrant").bytes(&encoding::entrant(e));
+        // An entrant row names a competition of the dataset (the reader refuses one that
+        // does not), so its competition has a key by now.
+        for e in source.entrants.each_row() {
+            let Some(f) = feeds.get_mut(e.competition_id.as_str()) else {
+                continue;
+            };
+            f.str("entrant").bytes(&encoding::entrant(&e));
             for club in &e.clubs {
                 f.opt_str(club.as_deref());
             }
@@ -355,10 +362,10 @@ mod tests {
 
     fn row(competition: &str, year: i32, member_id: i64, delta: f64) -> ChangeRow {
         ChangeRow {
-            competition_id: competition.to_owned(),
+            competition_id: competition.into(),
             date: NaiveDate::from_ymd_opt(year, 3, 1).unwrap_or_default(),
             member_id,
-            entrant: "1".to_owned(),
+            entrant: "1".into(),
             handicap_before: 20.0,
             partner_handicap: Some(22.0),
             pair_handicap: 21.0,
@@ -369,7 +376,7 @@ mod tests {
             n_g: 24,
             delta,
             handicap_after: 20.0 + delta,
-            status: "member".to_owned(),
+            status: "member".into(),
         }
     }
 

@@ -29,7 +29,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::error::Result;
-use crate::report::statement::Index;
 
 pub use write::{Made, Written};
 
@@ -124,7 +123,6 @@ pub fn pages(data: &data::SiteData) -> Result<Vec<(String, Page<'_>)>> {
 pub struct Maker<'a> {
     data: &'a data::SiteData,
     look: data::Lookups<'a>,
-    index: Index<'a>,
     keys: key::Keys<'a>,
     title: &'a str,
 }
@@ -150,14 +148,10 @@ impl<'a> Maker<'a> {
     /// The maker of `data`'s pages, for a site whose record is `record`.
     pub fn new(data: &'a data::SiteData, title: &'a str, record: &digest::Record) -> Self {
         // The keys and the indexes read the same rows for different ends: both cores.
-        let ((look, index), keys) = rayon::join(
-            || (data.lookups(), Index::new(&data.tables)),
-            || key::Keys::new(data, record),
-        );
+        let (look, keys) = rayon::join(|| data.lookups(), || key::Keys::new(data, record));
         Maker {
             data,
             look,
-            index,
             keys,
             title,
         }
@@ -178,13 +172,13 @@ impl<'a> Maker<'a> {
             Page::Member(r) => {
                 let key = self.keys.member(r, data.sd.get(&r.member_id).copied());
                 return keyed(known, key, || {
-                    let statement = self.index.statement(r.member_id)?;
+                    let statement = self.look.index.statement(r.member_id)?;
                     Ok(member::page(data, r, &statement, pages))
                 });
             }
             Page::MemberYear(r, year) => {
                 return keyed(known, self.keys.member_year(r, year), || {
-                    let statement = self.index.statement_of(r.member_id, Some(year))?;
+                    let statement = self.look.index.statement_of(r.member_id, Some(year))?;
                     Ok(member::year_page(r, year, &statement, pages))
                 });
             }

@@ -14,6 +14,9 @@ use polars::prelude::*;
 use crate::dataset::date_from_days;
 use crate::error::{Error, InputError, Location, Result};
 
+/// A table as the readers here take it (a slice of a file, or the whole of one).
+pub type Frame = DataFrame;
+
 /// Reads the Parquet file at `path`.
 pub fn read_parquet(path: &Path) -> Result<DataFrame> {
     crate::store::table::read_file_checked(path)
