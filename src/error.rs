@@ -191,30 +191,46 @@ pub struct ReplayError {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// [`is_thread_start_failure`] of a panic's text, for a panic hook.
-pub fn is_thread_start_panic(info: &std::panic::PanicHookInfo<'_>) -> bool {
+/// Memory that ran out by another road than the allocator, as a panic shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutOfMemoryPanic {
+    /// A worker thread or a pool of them could not be started: the standard library's
+    /// text, and those of the thread pools the readers build on first use (whose
+    /// failure would otherwise poison the pool for every later read).
+    ThreadNotStarted,
+    /// The zstd library could not allocate a compression context while a Parquet page
+    /// was read or written (`ZSTD_createCCtx` and `ZSTD_createDCtx` return null only
+    /// then).
+    NoCompressionContext,
+}
+
+/// [`out_of_memory_failure`] of a panic's text, for a panic hook.
+pub fn out_of_memory_panic(info: &std::panic::PanicHookInfo<'_>) -> Option<OutOfMemoryPanic> {
     let payload = info.payload();
     payload
         .downcast_ref::<String>()
         .map(String::as_str)
         .or_else(|| payload.downcast_ref::<&str>().copied())
-        .is_some_and(is_thread_start_failure)
+        .and_then(out_of_memory_failure)
 }
 
-/// Whether a panic's text is a worker thread or pool that could not be started, which is
-/// memory running out: the standard library's own, and those of the thread pools the
-/// readers build on first use (whose failure would otherwise poison the pool for every
-/// later read and be reported as a damaged file). A hook that silences other panics
-/// must still let these through.
-pub fn is_thread_start_failure(text: &str) -> bool {
-    [
+/// Which [`OutOfMemoryPanic`] a panic's text is, if any. Either would otherwise be
+/// reported as a damaged file: a hook that silences other panics must still let these
+/// through.
+pub fn out_of_memory_failure(text: &str) -> Option<OutOfMemoryPanic> {
+    const THREADS: [&str; 4] = [
         "failed to spawn thread",
         "could not spawn threads",
         "could not create pool",
         "could not create no-op thread pool",
-    ]
-    .iter()
-    .any(|head| text.starts_with(head))
+    ];
+    if THREADS.iter().any(|head| text.starts_with(head)) {
+        Some(OutOfMemoryPanic::ThreadNotStarted)
+    } else if text.starts_with("zstd returned null pointer when creating") {
+        Some(OutOfMemoryPanic::NoCompressionContext)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -222,18 +238,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn thread_pools_that_cannot_start_are_out_of_memory() {
+    fn thread_pools_and_zstd_contexts_that_cannot_start_are_out_of_memory() {
+        use OutOfMemoryPanic::*;
         // The standard library's text, and rayon's pools built by polars' readers.
-        assert!(is_thread_start_failure(
-            "failed to spawn thread: Os { code: 11, kind: WouldBlock }"
-        ));
-        assert!(is_thread_start_failure(
-            "could not spawn threads: ThreadPoolBuildError { kind: IOError(..) }"
-        ));
-        assert!(is_thread_start_failure("could not create pool: ..."));
-        assert!(!is_thread_start_failure(
-            "index out of bounds: the len is 3"
-        ));
-        assert!(!is_thread_start_failure("the pool could not spawn threads"));
+        let texts = [
+            "failed to spawn thread: Os { code: 11, kind: WouldBlock }",
+            "could not spawn threads: ThreadPoolBuildError { kind: IOError(..) }",
+            "could not create pool: ...",
+        ];
+        for text in texts {
+            assert_eq!(
+                out_of_memory_failure(text),
+                Some(ThreadNotStarted),
+                "{text}"
+            );
+        }
+        // zstd-safe's text when a context's allocation fails.
+        assert_eq!(
+            out_of_memory_failure("zstd returned null pointer when creating new context"),
+            Some(NoCompressionContext)
+        );
+        assert_eq!(
+            out_of_memory_failure("index out of bounds: the len is 3"),
+            None
+        );
+        assert_eq!(
+            out_of_memory_failure("the pool could not spawn threads"),
+            None
+        );
     }
 }

@@ -16,6 +16,8 @@
 
 use std::alloc::{GlobalAlloc, Layout};
 
+use crate::error::OutOfMemoryPanic;
+
 /// The exit code of a command that ran out of memory (documented in the README).
 pub const OUT_OF_MEMORY_EXIT: i32 = 3;
 
@@ -26,6 +28,10 @@ const BYTES_FAILED: &[u8] = b" bytes failed";
 
 /// The head of the message for a worker thread whose stack could not be mapped.
 const NO_THREAD: &[u8] = b"bridgehcp: out of memory (a worker thread could not be started";
+
+/// The head of the message for a compression context the zstd library could not make.
+const NO_COMPRESSION_CONTEXT: &[u8] =
+    b"bridgehcp: out of memory (a reader or writer could not make its compression context";
 
 /// What helps a run: leaving out its largest output, or reading less of the history.
 const RUN_ADVICE: &[u8] = b"Try: --no-board-scores (the board scores are the largest \
@@ -204,16 +210,23 @@ pub fn reported_out_of_memory() -> ! {
     advise_and_exit()
 }
 
-/// Makes a worker thread that cannot be started end the process as out of memory
-/// (exit [`OUT_OF_MEMORY_EXIT`], with the advice), not as a panic: the standard
-/// library panics when it cannot map a new thread's stack, which is memory running out
-/// by another road (under `ulimit -v` it is often the first thing to fail). Other
-/// panics go to the hook that was there before.
+/// Makes a worker thread that cannot be started, or a compression context the zstd
+/// library cannot allocate, end the process as out of memory (exit
+/// [`OUT_OF_MEMORY_EXIT`], with the advice), not as a panic or a file reported damaged:
+/// the standard library panics when it cannot map a new thread's stack, and zstd's
+/// bindings when a context's allocation fails, which is memory running out by another
+/// road (under `ulimit -v` they are often the first things to fail). Other panics go to
+/// the hook that was there before.
 pub fn catch_failed_spawns() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if crate::error::is_thread_start_panic(info) {
-            thread_not_started();
+        match crate::error::out_of_memory_panic(info) {
+            Some(OutOfMemoryPanic::ThreadNotStarted) => thread_not_started(),
+            Some(OutOfMemoryPanic::NoCompressionContext) => {
+                write_stderr(NO_COMPRESSION_CONTEXT);
+                advise_and_exit()
+            }
+            None => {}
         }
         previous(info);
     }));

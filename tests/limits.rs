@@ -88,6 +88,9 @@ fn a_run_out_of_memory_stops_with_a_message_and_exit_3() {
                 || message.starts_with(
                     "bridgehcp: out of memory (a worker thread could not be started).\n"
                 )
+                || message.starts_with(
+                    "bridgehcp: out of memory (a reader or writer could not make its compression context).\n"
+                )
                 || message.contains("\nbridgehcp: out of memory (the reader or writer above could not allocate).\n"))
                 && message.contains("Nothing was written")
                 && message.contains(&format!(

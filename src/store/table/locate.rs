@@ -557,7 +557,7 @@ pub fn quiet_reader_panics() {
                     || std::thread::current()
                         .name()
                         .is_some_and(|name| name.starts_with("polars")));
-            if verbose || !in_reader || crate::error::is_thread_start_panic(info) {
+            if verbose || !in_reader || crate::error::out_of_memory_panic(info).is_some() {
                 previous(info);
             }
         }));
