@@ -234,7 +234,9 @@ impl<R: CompactRow> RowSink<R::Full> for CompactTable<R> {
     fn reserve_exact_rows(&mut self, rows: usize) {
         let _ = self.offsets.try_reserve_exact(rows);
         // Room for rows of a typical size: untouched, it costs no memory.
-        let _ = self.bytes.try_reserve(rows.saturating_mul(TYPICAL_ROW_BYTES));
+        let _ = self
+            .bytes
+            .try_reserve(rows.saturating_mul(TYPICAL_ROW_BYTES));
     }
 
     fn reserve_rows(&mut self, rows: usize) {
@@ -283,7 +285,11 @@ impl<R: CompactRow> CompactTable<R> {
         self.offsets.push((self.bytes.len() as u64 - block) as u32);
         row.encode(&mut self.bytes);
         let competition = row.competition();
-        if self.runs.last().is_none_or(|&(last, _)| last != competition) {
+        if self
+            .runs
+            .last()
+            .is_none_or(|&(last, _)| last != competition)
+        {
             self.runs.push((competition, at as u32));
         }
         self.grouped.clear();
@@ -307,7 +313,10 @@ impl<R: CompactRow> CompactTable<R> {
     pub fn group(&mut self) {
         let mut keys: Vec<u32> = Vec::with_capacity(self.offsets.len());
         for (at, &(competition, start)) in self.runs.iter().enumerate() {
-            let end = self.runs.get(at + 1).map_or(self.offsets.len(), |r| r.1 as usize);
+            let end = self
+                .runs
+                .get(at + 1)
+                .map_or(self.offsets.len(), |r| r.1 as usize);
             keys.extend(std::iter::repeat_n(competition, end - start as usize));
         }
         (self.grouped, self.ranges) = group_by(&keys, self.pool.texts.len());
@@ -458,7 +467,12 @@ impl CompactRow for EntrantRow {
                 write_number(out, u64::from(player));
             }
         }
-        for id in self.names.iter().chain(&self.clubs).chain([&self.team, &self.file]) {
+        for id in self
+            .names
+            .iter()
+            .chain(&self.clubs)
+            .chain([&self.team, &self.file])
+        {
             write_id(out, *id);
         }
         write_number(out, self.row.wrapping_add(1));
@@ -469,8 +483,13 @@ impl CompactRow for EntrantRow {
         let entrant = read.number() as u32;
         let flags = read.byte();
         let present = flags & 0x0f;
-        let players =
-            [0, 1, 2, 3].map(|slot| if present & (1 << slot) != 0 { read.number() as u32 } else { 0 });
+        let players = [0, 1, 2, 3].map(|slot| {
+            if present & (1 << slot) != 0 {
+                read.number() as u32
+            } else {
+                0
+            }
+        });
         let names = [(); 4].map(|()| read.id());
         let clubs = [(); 4].map(|()| read.id());
         let team = read.id();
