@@ -375,14 +375,14 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// Takes the hashes of competitions whose rows are read but need no hashing (by
     /// id): the dataset's index, checked against the files' bytes, holds the hash the
     /// same reader took of the same rows.
-    pub fn vouch(&mut self, index: &Index<'_, '_>, vouched: &ledger::Known) {
+    pub fn vouch(&mut self, index: &Index<'_, '_>, mut vouched: ledger::Known) {
         if vouched.is_empty() {
             return;
         }
         for (at, competition) in index.order.iter().enumerate() {
             if self.hashes[at].is_none() {
-                if let Some(hash) = vouched.get(&competition.competition_id) {
-                    self.hashes[at] = Some(hash.clone());
+                if let Some(hash) = vouched.remove(&competition.competition_id) {
+                    self.hashes[at] = Some(hash);
                 }
             }
         }
