@@ -43,8 +43,10 @@ pub struct PreparedCompetition {
     /// The competition's row, for errors the model raises about it.
     pub origin: Origin,
     /// The entrants and seats, packed while the competition waits for the replay
-    /// ([`Self::pack`]); `input.entrants` and `seats` are then empty.
-    pub packed: Option<PackedEntrants>,
+    /// ([`Self::pack`]); `input.entrants` and `seats` are then empty. Boxed: a run
+    /// keeps every applied competition once released, and the packed form's room in
+    /// each (40 bytes more than a pointer) was held for nothing.
+    pub packed: Option<Box<PackedEntrants>>,
 }
 
 /// A competition's entrants' names (`entrants.entrant`), by entrant, in one text: a run
@@ -226,7 +228,7 @@ impl PreparedCompetition {
         }
         self.input.entrants = Vec::new();
         self.seats = Vec::new();
-        self.packed = Some(packed);
+        self.packed = Some(Box::new(packed));
     }
 
     /// The player slots of the entrants, packed or not.
