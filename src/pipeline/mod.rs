@@ -263,7 +263,7 @@ fn through_key(through: &AppliedThrough) -> Key<'_> {
 /// giving each one's status by id.
 fn view(
     competitions: &[&Competition],
-    hashes: &[Option<String>],
+    hashes: &[Option<ledger::ContentHash>],
     reader_quarantined: &[ledger::Entry],
     until: Option<NaiveDate>,
     upto: Key,
@@ -277,7 +277,7 @@ fn view(
             competition_id: c.competition_id.clone(),
             date: c.date,
             session: c.session,
-            sha256: hash.clone(),
+            sha256: hash.as_ref().map(|hash| hash.text().into_owned()),
             status: status(&c.competition_id),
         })
         .chain(
@@ -803,7 +803,7 @@ struct Seen<'a> {
     live: Vec<usize>,
     competitions: Vec<&'a Competition>,
     /// The content hash of each of `competitions`, in their order.
-    hashes: Vec<Option<String>>,
+    hashes: Vec<Option<ledger::ContentHash>>,
     dataset_sha256: String,
     reader_quarantined: Vec<ledger::Entry>,
 }
@@ -819,13 +819,13 @@ impl<'a> Seen<'a> {
             .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
             .collect();
         // The hashes are taken out: the passes after this one do not hash.
-        let hashes: Vec<Option<String>> =
+        let hashes: Vec<Option<ledger::ContentHash>> =
             live.iter().map(|&at| collected.hashes[at].take()).collect();
         let competitions: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
         let pairs = competitions
             .iter()
             .zip(&hashes)
-            .filter_map(|(c, hash)| Some((c.competition_id.as_str(), hash.as_deref()?)));
+            .filter_map(|(c, hash)| Some((c.competition_id.as_str(), hash.as_ref()?)));
         let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
         Seen {
             dataset_sha256: ledger::members_and_hashes(&head.members, pairs.collect()),
