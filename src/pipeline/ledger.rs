@@ -101,15 +101,19 @@ impl ContentHash {
         };
         let mut bytes = [0u8; 32];
         let parsed = text.len() == 64
-            && text.as_bytes().chunks(2).zip(&mut bytes).all(|(pair, byte)| {
-                match (nibble(pair[0]), pair.get(1).and_then(|&c| nibble(c))) {
-                    (Some(high), Some(low)) => {
-                        *byte = high << 4 | low;
-                        true
+            && text
+                .as_bytes()
+                .chunks(2)
+                .zip(&mut bytes)
+                .all(|(pair, byte)| {
+                    match (nibble(pair[0]), pair.get(1).and_then(|&c| nibble(c))) {
+                        (Some(high), Some(low)) => {
+                            *byte = high << 4 | low;
+                            true
+                        }
+                        _ => false,
                     }
-                    _ => false,
-                }
-            });
+                });
         match parsed {
             true => ContentHash::Sha256(bytes),
             false => ContentHash::Text(text.into_boxed_str()),
@@ -981,7 +985,11 @@ mod tests {
         assert_eq!(bytes[..3], [0xba, 0x78, 0x16]);
         assert_eq!(bytes[31], 0xad);
         assert_eq!(held.text(), abc);
-        for text in [abc.to_uppercase(), "ha".to_owned(), format!("{}g", &abc[..63])] {
+        for text in [
+            abc.to_uppercase(),
+            "ha".to_owned(),
+            format!("{}g", &abc[..63]),
+        ] {
             let held = ContentHash::of(text.clone());
             assert_eq!(held, ContentHash::Text(text.clone().into_boxed_str()));
             assert_eq!(held.text(), text);

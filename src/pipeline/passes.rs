@@ -489,7 +489,11 @@ impl Pending {
     /// Hashes (when `hash`: those without a hash in `hashes`) and runs `one` on (when
     /// `in_scope`) each competition of the batch, in parallel, each task putting its
     /// competition's rows together first.
-    fn work<T: Send>(&self, pass: &Pass<'_, T>, hashes: &[Option<ledger::ContentHash>]) -> Vec<Done<T>> {
+    fn work<T: Send>(
+        &self,
+        pass: &Pass<'_, T>,
+        hashes: &[Option<ledger::ContentHash>],
+    ) -> Vec<Done<T>> {
         self.runs
             .par_iter()
             .filter_map(|(at, runs)| {
