@@ -1,4 +1,4 @@
-//! A live run from scratch replays each month as soon as it is scored. A rule that needs
+//! A run from scratch, live or frozen, replays each month as soon as it is scored. A rule that needs
 //! every table can still leave out a competition once the reading ends, after its month
 //! was replayed: the run then scores again and replays from the start, and its outputs
 //! are those of the dataset without that competition, byte for byte.
@@ -72,9 +72,9 @@ fn dataset(dir: &Path, with_c1: bool) {
     }
 }
 
-fn run(data: &Path, out: &Path) {
+fn run(data: &Path, out: &Path, mode: &str) {
     let status = Command::new(env!("CARGO_BIN_EXE_bridgehcp"))
-        .args(["run", "--quiet", "--data"])
+        .args(["run", "--quiet", "--mode", mode, "--data"])
         .arg(data)
         .arg("--out")
         .arg(out)
@@ -89,22 +89,29 @@ fn a_competition_left_out_after_its_month_replayed_is_left_out_of_every_output()
     let (with, without) = (dir.path().join("with"), dir.path().join("without"));
     dataset(&with, true);
     dataset(&without, false);
-    run(&with, &dir.path().join("out-with"));
-    run(&without, &dir.path().join("out-without"));
-    let quarantine = std::fs::read_to_string(dir.path().join("out-with/quarantine.csv")).unwrap();
-    assert!(quarantine.contains("c1"), "{quarantine}");
-    assert!(quarantine.contains("average 70.00 %"), "{quarantine}");
-    for name in [
-        "handicaps.parquet",
-        "changes.parquet",
-        "standings.parquet",
-        "board_scores.parquet",
-        "ranking.csv",
-    ] {
-        let read = |folder: &str| std::fs::read(dir.path().join(folder).join(name)).unwrap();
+    for mode in ["live", "frozen"] {
+        let (out_with, out_without) = (format!("{mode}-with"), format!("{mode}-without"));
+        run(&with, &dir.path().join(&out_with), mode);
+        run(&without, &dir.path().join(&out_without), mode);
+        let quarantine =
+            std::fs::read_to_string(dir.path().join(&out_with).join("quarantine.csv")).unwrap();
+        assert!(quarantine.contains("c1"), "{mode}: {quarantine}");
         assert!(
-            read("out-with") == read("out-without"),
-            "{name} differs from the run without c1"
+            quarantine.contains("average 70.00 %"),
+            "{mode}: {quarantine}"
         );
+        for name in [
+            "handicaps.parquet",
+            "changes.parquet",
+            "standings.parquet",
+            "board_scores.parquet",
+            "ranking.csv",
+        ] {
+            let read = |folder: &str| std::fs::read(dir.path().join(folder).join(name)).unwrap();
+            assert!(
+                read(&out_with) == read(&out_without),
+                "{mode}: {name} differs from the run without c1"
+            );
+        }
     }
 }

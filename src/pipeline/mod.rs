@@ -639,13 +639,12 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Whether a run replays each month as soon as it is scored: a live run from
-    /// scratch whose changes are sealed as they come (a frozen run keeps its changes as
-    /// rows to the end, and a continued one compares with its state first).
+    /// Whether a run replays each month as soon as it is scored: a run from scratch
+    /// whose changes are sealed as they come, live or frozen (a frozen month is
+    /// complete, and rated on its opening handicaps, once the next month's first
+    /// competition is taken); a continued run compares with its state first.
     fn replays_as_read(&self) -> bool {
-        self.previous.is_none()
-            && self.settings.mode == Mode::Live
-            && self.settings.sealer.changes.is_some()
+        self.previous.is_none() && self.settings.sealer.changes.is_some()
     }
 
     /// The replay fed from the first pass ([`streaming::Streaming`]), onto `states`.

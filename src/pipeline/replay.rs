@@ -279,6 +279,9 @@ struct Recorder<'a> {
     month_rows: Vec<Change>,
     /// Frozen mode: the competitions rated at once while the ones before them apply.
     chunk: usize,
+    /// Frozen mode: the month's opening states, which its competitions are rated on;
+    /// kept from month to month rather than allocated (and first touched) anew.
+    opening: Vec<PlayerState>,
 }
 
 impl<'a> Recorder<'a> {
@@ -292,6 +295,7 @@ impl<'a> Recorder<'a> {
             seen: Seen::default(),
             month_rows: Vec::new(),
             chunk: FROZEN_CHUNK,
+            opening: Vec::new(),
         }
     }
 
@@ -614,9 +618,9 @@ pub fn replay_visiting(
 /// [`replay`] for a run that writes what it replays. Each month's competitions are read
 /// packed ([`PreparedCompetition::pack`]), and let go of their model input once it is
 /// applied (the outputs need only their names),
-/// and in live mode with `changes` the player changes are sealed into `changes.parquet`'s
-/// row groups as the months complete, so that neither is held to the end. A frozen
-/// replay keeps its changes as rows for the writing stage to encode.
+/// and with `changes` the player changes are sealed into `changes.parquet`'s row groups
+/// as the months complete (a frozen month's rows are final once it closes), so that
+/// neither is held to the end.
 pub fn replay_releasing(
     factors: &FactorSet,
     mode: Mode,
@@ -655,10 +659,6 @@ impl<'a> Releasing<'a> {
         changes: Option<&'a dyn ChangeCodec>,
         slots: usize,
     ) -> Self {
-        // A frozen run's changes wait for the writing stage, where they are encoded on
-        // both cores: the replay of a frozen month is short and parallel, and encoding
-        // beside it would take the cores it runs on.
-        let changes = changes.filter(|_| mode == Mode::Live);
         let mut recorder = Recorder::new(factors, states, mode);
         match changes {
             None => recorder.out.changes.reserve(slots),
@@ -799,7 +799,8 @@ fn replay_window(
         }
         Mode::Frozen => {
             recorder.out.changes.reserve(slots);
-            let opening = recorder.states.to_vec();
+            let mut opening = std::mem::take(&mut recorder.opening);
+            opening_of(&mut opening, recorder.states);
             let positions: Vec<usize> = (0..month.len()).collect();
             let mut chunks = positions.chunks(recorder.chunk.max(1));
             let mut ready = chunks
@@ -822,8 +823,17 @@ fn replay_window(
                 }
             }
             recorder.close_month();
+            recorder.opening = opening;
         }
     }
+}
+
+/// Makes `opening` a copy of `states`, reusing what it holds.
+fn opening_of(opening: &mut Vec<PlayerState>, states: &[PlayerState]) {
+    opening.truncate(states.len());
+    let kept = opening.len();
+    opening.clone_from_slice(&states[..kept]);
+    opening.extend_from_slice(&states[kept..]);
 }
 
 /// Appends a month's rows to `changes` in replay order: `rows` holds each competition's
@@ -1094,6 +1104,25 @@ mod tests {
                 Ok(rows.iter().map(|c| c.competition as u8).collect())
             }))
         }
+    }
+
+    /// A month's opening states copied into the buffer the month before left: three
+    /// states over a buffer of two (one added) and then one (two dropped), each time
+    /// the states exactly, partners included.
+    #[test]
+    fn the_opening_buffer_becomes_a_copy_of_the_states() {
+        let mut states: Vec<PlayerState> = [40.0, 30.5, 12.25]
+            .iter()
+            .map(|&h| PlayerState::starting(h, None))
+            .collect();
+        states[1].partners.push((2, 7));
+        let mut opening = vec![PlayerState::starting(52.0, None); 2];
+        opening_of(&mut opening, &states);
+        assert_eq!(opening, states);
+        opening_of(&mut opening, &states[2..]);
+        assert_eq!(opening.len(), 1);
+        assert_eq!(opening[0].handicap, 12.25);
+        assert!(opening[0].partners.is_empty());
     }
 
     /// Ten rows (competitions 0–9, 3 and 7 of non-members) in groups of three: three full

@@ -19,13 +19,16 @@
 //! ([`Spill`]).
 //!
 //! Player changes (`changes.parquet`, one row per player per competition: 5 million
-//! rows in ten years) are sealed the same way by a live replay, a month at a time: a
-//! month's changes are complete, and in replay order, once the month is applied, and a
-//! competition the model refuses has no change rows, so nothing sealed is ever opened
-//! again (`replay::SealedChanges`, through the [`ChangeCodec`] a [`Sealer`] carries). A
-//! run that carries a previous folder's history keeps its changes as rows, and so does
-//! a frozen run: its months are rated in parallel, so encoding beside them would take
-//! the replay's cores, and its rows are encoded on both cores when it writes.
+//! rows in ten years) are sealed the same way by the replay, live or frozen, a month at
+//! a time: a month's changes are complete, and in replay order, once the month is
+//! applied (a frozen month once it closes), and a competition the model refuses has no
+//! change rows, so nothing sealed is ever opened again (`replay::SealedChanges`,
+//! through the [`ChangeCodec`] a [`Sealer`] carries). A run that carries a previous
+//! folder's history keeps its changes as rows. Sealing a frozen run's months as they
+//! close rather than encoding every row at the end costs a little more than first
+//! touching the held rows did (the kernel clearing their pages was an eighth of the
+//! run's time), but the encoding runs beside the replay and the reading, and the rows
+//! are never all held.
 
 use std::collections::VecDeque;
 use std::ops::Range;

@@ -6,7 +6,12 @@
 //! largest thing a run held) is needed only when the replay waits for the reading.
 //! So the competitions are taken from the pass in replay order as soon as every one
 //! before them is scored, and each month is replayed (and its inputs let go of) once
-//! the first competition of the next month is taken.
+//! the first competition of the next month is taken. Competitions without board rows
+//! (scored from their reported results) are scored a batch at a time when the replay
+//! reaches them, and the months the batch before completed are replayed meanwhile: the
+//! replay applies each competition on one thread, and the scoring takes the other core.
+//! A frozen run replays this way too: its month is rated on the month's opening
+//! handicaps once the month is complete.
 //!
 //! Which competitions the replay takes is final only when the reading ends: a rule
 //! that needs every table may still leave one out then. The months are replayed on
@@ -45,6 +50,10 @@ pub(super) struct Streaming<'s> {
     frontier: usize,
     /// Where the month not yet replayed starts among the prepared competitions.
     month_start: usize,
+    /// Where the months complete but not yet replayed end among the prepared
+    /// competitions (`month_start` when there are none): they are replayed beside the
+    /// next competitions' scoring, or before `advance` returns.
+    complete: usize,
     /// By place: whether the board files hold rows of the competition.
     has_rows: Vec<bool>,
     replaying: Duration,
@@ -72,6 +81,7 @@ impl<'s> Streaming<'s> {
             taken: Vec::new(),
             frontier: 0,
             month_start: 0,
+            complete: 0,
             has_rows,
             replaying: Duration::ZERO,
         }
@@ -116,9 +126,17 @@ impl<'s> Streaming<'s> {
                 continue;
             }
             let places = self.without_rows(collected, pass, at);
-            collected.score_now(pass.index, &places, pass.one)?;
+            // The months already complete are replayed while the next competitions
+            // are scored: neither waits for the other, and the replay's one-thread
+            // parts leave a core to the scoring.
+            let (scored, replayed) = rayon::join(
+                || collected.score_now(pass.index, &places, pass.one),
+                || self.replay_complete(),
+            );
+            scored?;
+            replayed?;
         }
-        Ok(())
+        self.replay_complete()
     }
 
     /// The places from `at` on, up to [`WITHOUT_ROWS_AT_ONCE`], of competitions in
@@ -153,7 +171,7 @@ impl<'s> Streaming<'s> {
                 one.standings.append_to(&mut self.prepared.standings);
                 self.prepared.board_scores.extend(one.board_scores);
                 if let Some(rated) = one.rated {
-                    self.push_rated(rated)?;
+                    self.push_rated(rated);
                 }
             }
             Err(error) => self.prepared.quarantined.push(failed(competition, error)),
@@ -161,22 +179,42 @@ impl<'s> Streaming<'s> {
         Ok(())
     }
 
-    fn push_rated(&mut self, rated: PreparedCompetition) -> Result<()> {
-        let month = self.prepared.competitions.get(self.month_start);
-        if month.is_some_and(|first| month_index(first.date) != month_index(rated.date)) {
-            self.replay_month()?;
+    /// Puts a rated competition after the others; the first of a month completes the
+    /// month before (replayed by [`Streaming::replay_complete`]).
+    fn push_rated(&mut self, rated: PreparedCompetition) {
+        let competitions = &self.prepared.competitions;
+        let last = competitions.last();
+        if last.is_some_and(|last| month_index(last.date) != month_index(rated.date)) {
+            self.complete = competitions.len();
         }
         self.prepared.competitions.push(rated);
+    }
+
+    /// Replays the months complete and not yet replayed, one after the other.
+    fn replay_complete(&mut self) -> Result<()> {
+        while self.month_start < self.complete {
+            let waiting = self
+                .prepared
+                .competitions
+                .get(self.month_start..self.complete);
+            let Some((first, rest)) = waiting.and_then(<[_]>::split_first) else {
+                break;
+            };
+            let month = month_index(first.date);
+            let others = rest.iter().take_while(|c| month_index(c.date) == month);
+            let end = self.month_start + 1 + others.count();
+            self.replay_month(end)?;
+        }
         Ok(())
     }
 
-    /// Replays the month not yet replayed.
-    fn replay_month(&mut self) -> Result<()> {
+    /// Replays the month not yet replayed, which ends at `end`.
+    fn replay_month(&mut self, end: usize) -> Result<()> {
         let started = Instant::now();
         let competitions = &mut self.prepared.competitions;
-        let window = self.month_start..competitions.len();
+        let window = self.month_start..end;
         self.releasing.month(competitions, window, &|_| {})?;
-        self.month_start = competitions.len();
+        self.month_start = end;
         self.replaying += started.elapsed();
         Ok(())
     }
@@ -188,8 +226,10 @@ impl<'s> Streaming<'s> {
 
     /// Replays the last month and hands over what was replayed.
     pub fn finish(mut self) -> Result<Streamed> {
-        if self.month_start < self.prepared.competitions.len() {
-            self.replay_month()?;
+        self.replay_complete()?;
+        let end = self.prepared.competitions.len();
+        if self.month_start < end {
+            self.replay_month(end)?;
         }
         let started = Instant::now();
         let replay = self.releasing.finish(&mut self.prepared.competitions)?;
