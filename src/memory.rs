@@ -130,9 +130,25 @@ fn decimal(mut value: usize, buffer: &mut [u8; 20]) -> &[u8] {
     &buffer[at..]
 }
 
+/// Set by the first thread to report memory running out.
+static REPORTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Lets only the first thread that finds memory run out write its message: with
+/// several threads at work, another can fail an allocation of its own (or a thread
+/// fail to start) while the first writes, and the two messages would run into each
+/// other. Any later one waits, without allocating, for the first to end the process.
+fn report_alone() {
+    if REPORTING.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
+
 /// Writes the message to stderr and ends the process with [`OUT_OF_MEMORY_EXIT`],
 /// without allocating.
 pub fn out_of_memory(size: usize) -> ! {
+    report_alone();
     let mut buffer = [0u8; 20];
     let digits = decimal(size, &mut buffer);
     if size > IMPLAUSIBLE {
@@ -206,6 +222,7 @@ pub fn is_reported_out_of_memory(text: &str) -> bool {
 /// Ends the process as out of memory after an error that [`is_reported_out_of_memory`],
 /// with the advice, and [`OUT_OF_MEMORY_EXIT`].
 pub fn reported_out_of_memory() -> ! {
+    report_alone();
     write_stderr(b"bridgehcp: out of memory (the reader or writer above could not allocate");
     advise_and_exit()
 }
@@ -258,6 +275,7 @@ pub fn on_mapped_stack<T: Send>(command: impl FnOnce() -> T + Send) -> T {
 /// Ends the process as out of memory because a worker thread could not be started
 /// (the pool of worker threads could not be built, or a thread not spawned).
 pub fn thread_not_started() -> ! {
+    report_alone();
     write_stderr(NO_THREAD);
     advise_and_exit()
 }

@@ -69,7 +69,7 @@ pub struct EntrantRows<'a> {
 /// Entrant rows as structs (a dataset's own), or read compactly ([`EntrantTable`]).
 pub enum Entrants<'a> {
     Rows(Cow<'a, [Entrant]>),
-    Table(EntrantTable),
+    Table(Box<EntrantTable>),
 }
 
 impl Entrants<'_> {
@@ -89,7 +89,7 @@ impl Entrants<'_> {
 /// Result rows as structs (a dataset's own), or read compactly ([`ResultTable`]).
 pub enum Results<'a> {
     Rows(Cow<'a, [EntrantResult]>),
-    Table(ResultTable),
+    Table(Box<ResultTable>),
 }
 
 impl<'a> EntrantRows<'a> {
@@ -113,8 +113,8 @@ impl<'a> EntrantRows<'a> {
     /// see [`EntrantTable::group`]).
     pub fn compact(entrants: EntrantTable, results: ResultTable) -> EntrantRows<'static> {
         EntrantRows {
-            entrants: Entrants::Table(entrants),
-            results: Results::Table(results),
+            entrants: Entrants::Table(Box::new(entrants)),
+            results: Results::Table(Box::new(results)),
         }
     }
 }

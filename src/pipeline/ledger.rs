@@ -80,6 +80,55 @@ impl Entry {
     }
 }
 
+/// A content hash as a run holds it until the ledger is written: the 32 bytes of a
+/// SHA-256 digest, or, for a hash that is not one in lower-case hex (a ledger or an
+/// index written by another tool), the text as it came. A run holds one per
+/// competition, and a 64-character `String` each was about 90 bytes of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContentHash {
+    Sha256([u8; 32]),
+    Text(Box<str>),
+}
+
+impl ContentHash {
+    /// The hash `text` names: its bytes when it is 64 lower-case hex digits (so that
+    /// [`ContentHash::text`] gives `text` back), else the text itself.
+    pub fn of(text: String) -> Self {
+        let nibble = |c: u8| match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        };
+        let mut bytes = [0u8; 32];
+        let parsed = text.len() == 64
+            && text
+                .as_bytes()
+                .chunks(2)
+                .zip(&mut bytes)
+                .all(|(pair, byte)| {
+                    match (nibble(pair[0]), pair.get(1).and_then(|&c| nibble(c))) {
+                        (Some(high), Some(low)) => {
+                            *byte = high << 4 | low;
+                            true
+                        }
+                        _ => false,
+                    }
+                });
+        match parsed {
+            true => ContentHash::Sha256(bytes),
+            false => ContentHash::Text(text.into_boxed_str()),
+        }
+    }
+
+    /// The hash as the ledger writes it.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            ContentHash::Sha256(bytes) => std::borrow::Cow::Owned(hex(bytes)),
+            ContentHash::Text(text) => std::borrow::Cow::Borrowed(text),
+        }
+    }
+}
+
 /// Lower-case hex of a SHA-256 digest.
 pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -291,11 +340,29 @@ pub fn members_and_competitions_hash(
     members_and_hashes(members, pairs)
 }
 
+/// A competition's hash as [`members_and_hashes`] takes it: its text, or a
+/// [`ContentHash`] written as its text one at a time (not all at once beside the run).
+pub trait AsHash {
+    fn as_hash(&self) -> std::borrow::Cow<'_, str>;
+}
+
+impl AsHash for &str {
+    fn as_hash(&self) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl AsHash for &ContentHash {
+    fn as_hash(&self) -> std::borrow::Cow<'_, str> {
+        self.text()
+    }
+}
+
 /// [`members_and_competitions_hash`] from (id, hash) pairs in any order; of two pairs
 /// with one id, the later one counts (as when they are collected into a map).
-pub fn members_and_hashes(
+pub fn members_and_hashes<H: AsHash>(
     members: &[crate::dataset::Member],
-    mut pairs: Vec<(&str, &str)>,
+    mut pairs: Vec<(&str, H)>,
 ) -> String {
     let mut hasher = Sha256::new();
     hasher.update(DATASET_TAG);
@@ -310,8 +377,8 @@ pub fn members_and_hashes(
     let mut e = encoding::Encoder::with_capacity(kept.len() * 96 + 8);
     e.int(kept.len() as i64);
     for at in kept {
-        let (id, hash) = pairs[at];
-        e.str(id).str(hash);
+        let (id, hash) = &pairs[at];
+        e.str(id).str(&hash.as_hash());
     }
     hasher.update(e.into_bytes());
     hex(&hasher.finalize())
@@ -904,6 +971,29 @@ mod tests {
             sha256(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+
+    /// A hash in lower-case hex is held as its 32 bytes and written back as it came;
+    /// any other text (upper case, short, not hex) is held as the text.
+    #[test]
+    fn content_hash_keeps_its_text() {
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let held = ContentHash::of(abc.to_owned());
+        let ContentHash::Sha256(bytes) = &held else {
+            panic!("{held:?} is not a digest");
+        };
+        assert_eq!(bytes[..3], [0xba, 0x78, 0x16]);
+        assert_eq!(bytes[31], 0xad);
+        assert_eq!(held.text(), abc);
+        for text in [
+            abc.to_uppercase(),
+            "ha".to_owned(),
+            format!("{}g", &abc[..63]),
+        ] {
+            let held = ContentHash::of(text.clone());
+            assert_eq!(held, ContentHash::Text(text.clone().into_boxed_str()));
+            assert_eq!(held.text(), text);
+        }
     }
 
     fn entry(id: &str, day: u32, hash: &str) -> Entry {

@@ -263,7 +263,7 @@ fn through_key(through: &AppliedThrough) -> Key<'_> {
 /// giving each one's status by id.
 fn view(
     competitions: &[&Competition],
-    hashes: &[Option<String>],
+    hashes: &[Option<ledger::ContentHash>],
     reader_quarantined: &[ledger::Entry],
     until: Option<NaiveDate>,
     upto: Key,
@@ -277,7 +277,7 @@ fn view(
             competition_id: c.competition_id.clone(),
             date: c.date,
             session: c.session,
-            sha256: hash.clone(),
+            sha256: hash.as_ref().map(|hash| hash.text().into_owned()),
             status: status(&c.competition_id),
         })
         .chain(
@@ -318,7 +318,7 @@ pub fn run_source(
         previous.as_ref(),
         progress,
         &known,
-        &known,
+        ledger::Known::default(),
     )?;
     run.ok_or_else(|| Error::Config("a run over every competition found one unread".to_owned()))
 }
@@ -334,6 +334,8 @@ pub fn run_source(
 /// `vouched` holds the content hashes (by id) the index vouches for of competitions
 /// whose rows the run does read: they are read, checked and scored as any, but not
 /// hashed again (the index's hash was taken by the same reader of the same bytes).
+/// They are moved into the run's own list, not copied: at 90 000 members the map and
+/// a copy of each hash beside it held about a tenth of a gigabyte.
 #[allow(clippy::too_many_arguments)]
 pub fn run_source_known(
     head: &Dataset,
@@ -343,7 +345,7 @@ pub fn run_source_known(
     previous: Option<&PreviousRun>,
     progress: &dyn Progress,
     known: &ledger::Known,
-    vouched: &ledger::Known,
+    vouched: ledger::Known,
 ) -> Result<Option<RunOutput>> {
     let started = Instant::now();
     let run = Run::new(head, settings, previous, progress)?;
@@ -368,7 +370,7 @@ pub fn prepare_source(
     rows: competition::EntrantRows<'_>,
     boards: &mut dyn BoardSource,
     settings: &RunSettings,
-    vouched: &ledger::Known,
+    vouched: ledger::Known,
     progress: &dyn Progress,
 ) -> Result<(Vec<PreparedCompetition>, usize)> {
     let run = Run::new(head, settings, None, progress)?;
@@ -428,8 +430,6 @@ struct FirstPass<'i, 'c, 'r> {
     in_scope: &'i (dyn Fn(usize) -> bool + Sync),
     prepare: &'i passes::PrepareOne<'i, prepare::OneCompetition>,
     known: &'i ledger::Known,
-    /// Hashes from the index of competitions whose rows are read (not hashed again).
-    vouched: &'i ledger::Known,
 }
 
 impl FirstPass<'_, '_, '_> {
@@ -529,7 +529,7 @@ impl<'a> Run<'a> {
         rows: competition::EntrantRows<'_>,
         boards: &mut dyn BoardSource,
         known: &ledger::Known,
-        vouched: &ledger::Known,
+        vouched: ledger::Known,
         replay_as_read: bool,
     ) -> Result<Option<ScoredRun<'a>>> {
         let index = competition::Index::new(&self.head.competitions, &rows.entrants, &rows.results);
@@ -537,6 +537,8 @@ impl<'a> Run<'a> {
         let one_pass = self.previous.is_none();
         let first_scope = |at: usize| one_pass && self.until_ok(index.order[at]);
         let mut collected = Collected::new(index.order.len(), &self.settings.sealer);
+        // The competitions whose rows the index vouches for are taken as hashed.
+        collected.vouch(&index, vouched);
         if one_pass && self.settings.board_scores {
             collected.reserve_board_scores(boards.rows_hint());
         }
@@ -545,7 +547,6 @@ impl<'a> Run<'a> {
             in_scope: &first_scope,
             prepare: &prepare,
             known,
-            vouched,
         };
         let mut states = self.starting.clone();
         let mut stream = match replay_as_read && self.replays_as_read() {
@@ -703,7 +704,6 @@ impl<'a> Run<'a> {
         let label = if one_pass { "scoring" } else { "hashing" };
         self.progress.start(label, first.index.order.len() as u64);
         let advance = |n| self.progress.advance(n);
-        collected.vouch(first.index, first.vouched);
         let pass = first.pass();
         let mut replay = |collected: &mut Collected<prepare::OneCompetition>| {
             let started = Instant::now();
@@ -802,7 +802,7 @@ struct Seen<'a> {
     live: Vec<usize>,
     competitions: Vec<&'a Competition>,
     /// The content hash of each of `competitions`, in their order.
-    hashes: Vec<Option<String>>,
+    hashes: Vec<Option<ledger::ContentHash>>,
     dataset_sha256: String,
     reader_quarantined: Vec<ledger::Entry>,
 }
@@ -818,13 +818,13 @@ impl<'a> Seen<'a> {
             .filter(|&at| !quarantine.contains(&index.order[at].competition_id))
             .collect();
         // The hashes are taken out: the passes after this one do not hash.
-        let hashes: Vec<Option<String>> =
+        let hashes: Vec<Option<ledger::ContentHash>> =
             live.iter().map(|&at| collected.hashes[at].take()).collect();
         let competitions: Vec<&Competition> = live.iter().map(|&at| index.order[at]).collect();
         let pairs = competitions
             .iter()
             .zip(&hashes)
-            .filter_map(|(c, hash)| Some((c.competition_id.as_str(), hash.as_deref()?)));
+            .filter_map(|(c, hash)| Some((c.competition_id.as_str(), hash.as_ref()?)));
         let items: Vec<Quarantined> = quarantine.iter().cloned().collect();
         Seen {
             dataset_sha256: ledger::members_and_hashes(&head.members, pairs.collect()),

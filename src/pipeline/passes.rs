@@ -47,7 +47,7 @@ pub(super) struct Collected<T> {
     /// The board scores of every outcome, by place.
     board_scores: Arriving,
     /// Content hashes (when the pass hashes).
-    pub hashes: Vec<Option<String>>,
+    pub hashes: Vec<Option<ledger::ContentHash>>,
     /// Outcomes of the competitions in scope, each in a box of its own: a slot is
     /// then a pointer, where an outcome held in place is a few hundred bytes, and a
     /// run that takes each outcome as soon as it is kept (replaying as it reads) would
@@ -217,7 +217,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
         let mut outcomes = Vec::with_capacity(done.len());
         for (at, hashed, outcome, spent_hashing, spent) in done {
             if let Some(hash) = hashed {
-                self.hashes[at] = Some(hash);
+                self.hashes[at] = Some(ledger::ContentHash::of(hash));
             }
             if let Some(outcome) = outcome {
                 outcomes.push((at, outcome));
@@ -366,7 +366,7 @@ impl<T: Send + WithBoardScores> Collected<T> {
     pub fn know(&mut self, index: &Index<'_, '_>, known: &ledger::Known) {
         for (at, competition) in index.order.iter().enumerate() {
             if let Some(hash) = known.get(&competition.competition_id) {
-                self.hashes[at] = Some(hash.clone());
+                self.hashes[at] = Some(ledger::ContentHash::of(hash.clone()));
                 self.seen[at] = true;
             }
         }
@@ -375,14 +375,14 @@ impl<T: Send + WithBoardScores> Collected<T> {
     /// Takes the hashes of competitions whose rows are read but need no hashing (by
     /// id): the dataset's index, checked against the files' bytes, holds the hash the
     /// same reader took of the same rows.
-    pub fn vouch(&mut self, index: &Index<'_, '_>, vouched: &ledger::Known) {
+    pub fn vouch(&mut self, index: &Index<'_, '_>, mut vouched: ledger::Known) {
         if vouched.is_empty() {
             return;
         }
         for (at, competition) in index.order.iter().enumerate() {
             if self.hashes[at].is_none() {
-                if let Some(hash) = vouched.get(&competition.competition_id) {
-                    self.hashes[at] = Some(hash.clone());
+                if let Some(hash) = vouched.remove(&competition.competition_id) {
+                    self.hashes[at] = Some(ledger::ContentHash::of(hash));
                 }
             }
         }
@@ -465,7 +465,7 @@ impl<T> Pass<'_, T> {
     /// The task of the competition at `at`, given the hashes taken so far: it is hashed
     /// when the pass hashes and it has no hash yet, worked on when in scope; `None`
     /// when neither.
-    fn task(&self, at: usize, hashes: &[Option<String>]) -> Option<Task> {
+    fn task(&self, at: usize, hashes: &[Option<ledger::ContentHash>]) -> Option<Task> {
         let to_hash = self.hash && hashes.get(at).is_some_and(Option::is_none);
         let scoped = (self.in_scope)(at);
         (to_hash || scoped).then_some((to_hash, scoped))
@@ -489,7 +489,11 @@ impl Pending {
     /// Hashes (when `hash`: those without a hash in `hashes`) and runs `one` on (when
     /// `in_scope`) each competition of the batch, in parallel, each task putting its
     /// competition's rows together first.
-    fn work<T: Send>(&self, pass: &Pass<'_, T>, hashes: &[Option<String>]) -> Vec<Done<T>> {
+    fn work<T: Send>(
+        &self,
+        pass: &Pass<'_, T>,
+        hashes: &[Option<ledger::ContentHash>],
+    ) -> Vec<Done<T>> {
         self.runs
             .par_iter()
             .filter_map(|(at, runs)| {

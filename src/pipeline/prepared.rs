@@ -43,8 +43,10 @@ pub struct PreparedCompetition {
     /// The competition's row, for errors the model raises about it.
     pub origin: Origin,
     /// The entrants and seats, packed while the competition waits for the replay
-    /// ([`Self::pack`]); `input.entrants` and `seats` are then empty.
-    pub packed: Option<PackedEntrants>,
+    /// ([`Self::pack`]); `input.entrants` and `seats` are then empty. Boxed: a run
+    /// keeps every applied competition once released, and the packed form's room in
+    /// each (40 bytes more than a pointer) was held for nothing.
+    pub packed: Option<Box<PackedEntrants>>,
 }
 
 /// A competition's entrants' names (`entrants.entrant`), by entrant, in one text: a run
@@ -226,7 +228,7 @@ impl PreparedCompetition {
         }
         self.input.entrants = Vec::new();
         self.seats = Vec::new();
-        self.packed = Some(packed);
+        self.packed = Some(Box::new(packed));
     }
 
     /// The player slots of the entrants, packed or not.
@@ -418,7 +420,7 @@ impl PreparedCompetition {
 /// The standings of a run, as columns: a federation's history has millions of lines,
 /// and a [`Standing`] with its two owned strings weighs some 180 bytes. Here a line is
 /// its numbers, its competition by number, and its entrant's name in one shared text,
-/// about 42 bytes. The Swiss rounds of a standing are not kept (no run output has them).
+/// about 34 bytes. The Swiss rounds of a standing are not kept (no run output has them).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StandingTable {
     /// The competitions' ids; a line holds its place here.
@@ -434,6 +436,10 @@ pub struct StandingTable {
     boards_played: Vec<u32>,
     rank: Vec<u32>,
     direction: Vec<Option<Direction>>,
+    /// The victory points of the lines that have them (a team event's, a line in
+    /// fifteen): the lines, in order, and their points. A column of every line was
+    /// eight bytes a line, nearly all of them unused.
+    vp_lines: Vec<u32>,
     vp: Vec<f64>,
     /// [`PERCENT`], [`VP`] and [`HOUSE`] of each line.
     flags: Vec<u8>,
@@ -467,7 +473,7 @@ impl StandingTable {
             boards_played: self.boards_played[i],
             rank: self.rank[i],
             direction: self.direction[i],
-            vp: (self.flags[i] & VP != 0).then_some(self.vp[i]),
+            vp: (self.flags[i] & VP != 0).then(|| self.vp_of(i)).flatten(),
             house: self.flags[i] & HOUSE != 0,
             rounds: (),
         }
@@ -475,6 +481,14 @@ impl StandingTable {
 
     pub fn iter(&self) -> impl Iterator<Item = StandingLine<'_>> {
         (0..self.len()).map(|i| self.line(i))
+    }
+
+    /// The victory points of line `i`, when it has them.
+    fn vp_of(&self, i: usize) -> Option<f64> {
+        let at = self.vp_lines.partition_point(|&line| (line as usize) < i);
+        (self.vp_lines.get(at).copied() == Some(i as u32))
+            .then(|| self.vp.get(at).copied())
+            .flatten()
     }
 
     /// The bytes of the entrants' names.
@@ -495,7 +509,6 @@ impl StandingTable {
         self.boards_played.reserve(lines);
         self.rank.reserve(lines);
         self.direction.reserve(lines);
-        self.vp.reserve(lines);
         self.flags.reserve(lines);
     }
 
@@ -513,7 +526,10 @@ impl StandingTable {
         self.boards_played.push(line.boards_played);
         self.rank.push(line.rank);
         self.direction.push(line.direction);
-        self.vp.push(line.vp.unwrap_or(0.0));
+        if let Some(vp) = line.vp {
+            self.vp_lines.push((self.flags.len()) as u32);
+            self.vp.push(vp);
+        }
         self.flags.push(
             u8::from(line.percent.is_some()) * PERCENT
                 + u8::from(line.vp.is_some()) * VP
@@ -569,6 +585,14 @@ mod tests {
 
     /// Names of any length, an empty one too, come back as given, in order; past the
     /// last there is none.
+    /// A run holds one of these per applied competition to the end (at 90 000 members,
+    /// 733 237 of them): the packed entrants, empty once released, are a pointer.
+    #[test]
+    fn an_applied_competition_holds_no_room_for_its_packed_entrants() {
+        assert_eq!(std::mem::size_of::<Option<Box<PackedEntrants>>>(), 8);
+        assert!(std::mem::size_of::<PreparedCompetition>() <= 224);
+    }
+
     #[test]
     fn entrant_names_give_back_each_name() {
         let names: EntrantNames = ["12", "", "Östra BK lag 3", "3"].into_iter().collect();
@@ -772,5 +796,11 @@ mod tests {
         let entrants: Vec<&str> = table.iter().map(|l| l.entrant).collect();
         assert_eq!(entrants, ["1", "12", "7"]);
         assert_eq!(table.line(2).score, 1.5);
+        // Victory points stay with their line when the lines before it go.
+        let vp: Vec<Option<f64>> = table.iter().map(|l| l.vp).collect();
+        assert_eq!(vp, [None, Some(12.04), None]);
+        table.retain_competitions(|id| id != "2026-01-05-a");
+        assert_eq!(table.line(0).vp, None);
+        assert_eq!(table.len(), 1);
     }
 }

@@ -133,7 +133,7 @@ impl StudyData {
             rows,
             &mut boards,
             &settings,
-            &vouched,
+            vouched,
             progress,
         )?;
         let registry = Registry::new(&head.members);
