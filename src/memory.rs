@@ -239,10 +239,7 @@ pub fn catch_failed_spawns() {
     std::panic::set_hook(Box::new(move |info| {
         match crate::error::out_of_memory_panic(info) {
             Some(OutOfMemoryPanic::ThreadNotStarted) => thread_not_started(),
-            Some(OutOfMemoryPanic::NoCompressionContext) => {
-                write_stderr(NO_COMPRESSION_CONTEXT);
-                advise_and_exit()
-            }
+            Some(OutOfMemoryPanic::NoCompressionContext) => compression_context_not_made(),
             None => {}
         }
         previous(info);
@@ -277,6 +274,14 @@ pub fn on_mapped_stack<T: Send>(command: impl FnOnce() -> T + Send) -> T {
 pub fn thread_not_started() -> ! {
     report_alone();
     write_stderr(NO_THREAD);
+    advise_and_exit()
+}
+
+/// Ends the process as out of memory because the zstd library could not allocate a
+/// compression context.
+fn compression_context_not_made() -> ! {
+    report_alone();
+    write_stderr(NO_COMPRESSION_CONTEXT);
     advise_and_exit()
 }
 

@@ -346,10 +346,23 @@ impl<R: CompactRow> CompactTable<R> {
     /// read), each competition's rows in read order, as the reader built them: one row
     /// made at a time, never the whole table. [`CompactTable::group`] must have run.
     pub fn each_row(&self) -> impl Iterator<Item = R::Full> + '_ {
-        self.grouped
+        self.each_grouped_row().map(|row| row.unpack(&self.pool))
+    }
+
+    /// Every row still encoded as the table keeps it, in [`CompactTable::each_row`]'s
+    /// order: the competitions by pool id (the order they were first read, as a text's
+    /// id is its place in the pool), which is the order of `grouped`.
+    fn each_grouped_row(&self) -> impl Iterator<Item = R> + '_ {
+        self.ranges
             .iter()
-            .filter_map(|&at| self.rows.get(at as usize))
-            .map(|row| row.unpack(&self.pool))
+            .enumerate()
+            .flat_map(move |(competition, &(start, end))| {
+                self.grouped
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(move |&at| self.row(at, competition as u32))
+            })
     }
 
     /// The places in `grouped` of the rows of the competition with pool id `id`.
@@ -641,11 +654,7 @@ impl EntrantTable {
     /// The competition and players of every row, as [`CompactTable::each_row`] orders
     /// them, without making the rows structs.
     pub fn each_players(&self) -> impl Iterator<Item = (&str, [Option<MemberId>; 4])> + '_ {
-        let rows = self
-            .grouped
-            .iter()
-            .filter_map(|&at| self.rows.get(at as usize));
-        rows.map(|row| {
+        self.each_grouped_row().map(|row| {
             let players = [0, 1, 2, 3].map(|slot| {
                 (row.present & (1 << slot) != 0).then(|| self.pool.member(row.players[slot]))
             });
