@@ -89,18 +89,32 @@ fn judge_competition(
     let tracks = study.tracks.len();
     for entrant in rows.iter().map(|c| c.entrant).collect::<BTreeSet<_>>() {
         let players: Vec<&Change> = rows.iter().filter(|c| c.entrant == entrant).collect();
-        for label in counts.labels(&players) {
+        let labels = counts.labels(&players);
+        if labels.is_empty() {
+            continue;
+        }
+        // Each track's prediction is found once for all the entrant's groups: a search
+        // among millions of predictions per group and track was a quarter of a study.
+        let key = (competition, entrant);
+        let predicted: Vec<Option<(f64, f64)>> = study
+            .tracks
+            .iter()
+            .map(|track| {
+                let at = track
+                    .predictions
+                    .binary_search_by_key(&key, |p| (p.competition, p.entrant));
+                at.ok()
+                    .and_then(|i| track.predictions.get(i))
+                    .map(|p| (p.expected, p.achieved))
+            })
+            .collect();
+        for label in labels {
             let sums = groups
                 .entry(label)
                 .or_insert_with(|| vec![Sums::default(); tracks]);
-            for (track, s) in study.tracks.iter().zip(sums.iter_mut()) {
-                let key = (competition, entrant);
-                if let Ok(i) = track
-                    .predictions
-                    .binary_search_by_key(&key, |p| (p.competition, p.entrant))
-                {
-                    let p = &track.predictions[i];
-                    s.add(p.expected, p.achieved);
+            for (found, s) in predicted.iter().zip(sums.iter_mut()) {
+                if let Some((expected, achieved)) = found {
+                    s.add(*expected, *achieved);
                 }
             }
         }
