@@ -222,8 +222,14 @@ pub fn is_reported_out_of_memory(text: &str) -> bool {
 /// Ends the process as out of memory after an error that [`is_reported_out_of_memory`],
 /// with the advice, and [`OUT_OF_MEMORY_EXIT`].
 pub fn reported_out_of_memory() -> ! {
+    stop_with(b"bridgehcp: out of memory (the reader or writer above could not allocate")
+}
+
+/// Writes `head` (the message up to its closing parenthesis) and the advice, alone
+/// among the threads, and ends the process with [`OUT_OF_MEMORY_EXIT`].
+fn stop_with(head: &[u8]) -> ! {
     report_alone();
-    write_stderr(b"bridgehcp: out of memory (the reader or writer above could not allocate");
+    write_stderr(head);
     advise_and_exit()
 }
 
@@ -239,7 +245,7 @@ pub fn catch_failed_spawns() {
     std::panic::set_hook(Box::new(move |info| {
         match crate::error::out_of_memory_panic(info) {
             Some(OutOfMemoryPanic::ThreadNotStarted) => thread_not_started(),
-            Some(OutOfMemoryPanic::NoCompressionContext) => compression_context_not_made(),
+            Some(OutOfMemoryPanic::NoCompressionContext) => stop_with(NO_COMPRESSION_CONTEXT),
             None => {}
         }
         previous(info);
@@ -272,17 +278,7 @@ pub fn on_mapped_stack<T: Send>(command: impl FnOnce() -> T + Send) -> T {
 /// Ends the process as out of memory because a worker thread could not be started
 /// (the pool of worker threads could not be built, or a thread not spawned).
 pub fn thread_not_started() -> ! {
-    report_alone();
-    write_stderr(NO_THREAD);
-    advise_and_exit()
-}
-
-/// Ends the process as out of memory because the zstd library could not allocate a
-/// compression context.
-fn compression_context_not_made() -> ! {
-    report_alone();
-    write_stderr(NO_COMPRESSION_CONTEXT);
-    advise_and_exit()
+    stop_with(NO_THREAD)
 }
 
 /// An allocator that hands every request to `A` and turns a failed one into
