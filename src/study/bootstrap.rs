@@ -85,6 +85,25 @@ impl Sums {
         self.xy += k * other.xy;
     }
 
+    fn as_array(&self) -> [f64; 6] {
+        [self.n, self.x, self.y, self.xx, self.yy, self.xy]
+    }
+
+    fn from_array([n, x, y, xx, yy, xy]: [f64; 6]) -> Sums {
+        Sums {
+            n,
+            x,
+            y,
+            xx,
+            yy,
+            xy,
+        }
+    }
+
+    fn is_finite(&self) -> bool {
+        self.as_array().iter().all(|v| v.is_finite())
+    }
+
     fn centred(&self) -> Option<(f64, f64, f64)> {
         if self.n < 2.0 {
             return None;
@@ -211,54 +230,96 @@ const BLOCK: usize = 16;
 
 /// The figures of replicates `block`. Each replicate's totals add its drawn sessions in
 /// session order, as [`TrackSessions::pooled`] does, so they are the same to the bit.
+///
+/// The totals are held a sum at a time across the block's replicates (`n` of all
+/// sixteen, then `x` of all sixteen, ...), and a session not drawn by a replicate adds
+/// `0 × its sum`, so that the loop over the replicates has no branch and runs as vector
+/// arithmetic: about three times faster than adding each replicate's drawn sessions
+/// alone. Adding a zero leaves a finite total as it was, to the bit (a total never
+/// becomes −0: it starts at +0, and x + (−x) rounds to +0), so a block whose sessions'
+/// sums are not all finite is pooled replicate by replicate instead.
 fn block_figures(
     tracks: &[TrackSessions],
     sessions: usize,
     block: std::ops::Range<usize>,
     seed: u64,
 ) -> Vec<Vec<Figures>> {
-    let width = block.len();
-    // counts[session * width + r]: how often replicate `block.start + r` drew `session`.
-    let mut counts = vec![0u32; sessions * width];
-    for (r, replicate) in block.enumerate() {
-        for (session, k) in self::counts(sessions, replicate, seed)
-            .into_iter()
-            .enumerate()
-        {
-            counts[session * width + r] = k;
+    let finite = tracks
+        .iter()
+        .flat_map(|t| t.raw.iter().chain(&t.calibrated))
+        .all(Sums::is_finite);
+    let totals = if finite {
+        block_totals(tracks, sessions, block.clone(), seed)
+    } else {
+        block
+            .clone()
+            .map(|replicate| {
+                let draws = counts(sessions, replicate, seed);
+                tracks
+                    .iter()
+                    .map(|t| [t.pooled(&draws, false), t.pooled(&draws, true)])
+                    .collect()
+            })
+            .collect()
+    };
+    totals
+        .iter()
+        .map(|per_track| {
+            per_track
+                .iter()
+                .map(|[raw, calibrated]| {
+                    FIGURES.map(|(_, figure, on_calibrated)| {
+                        figure(if on_calibrated { calibrated } else { raw })
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Adds one session's sums, `drawn[r]` times, to each replicate `r`'s totals. Kept out
+/// of line: inlined into its caller's loops, it was compiled a replicate at a time
+/// rather than as vector arithmetic.
+#[inline(never)]
+fn add_drawn(totals: &mut [[f64; BLOCK]; 6], drawn: &[f64; BLOCK], sums: [f64; 6]) {
+    for (total, v) in totals.iter_mut().zip(sums) {
+        for r in 0..BLOCK {
+            total[r] += drawn[r] * v;
         }
     }
-    // totals[(track * 2 + calibrated) * width + r]
-    let mut totals = vec![Sums::default(); tracks.len() * 2 * width];
-    for session in 0..sessions {
-        let drawn = &counts[session * width..(session + 1) * width];
-        if drawn.iter().all(|&k| k == 0) {
-            continue;
+}
+
+/// Per replicate of `block`, per track: the pooled sums as drawn and as recalibrated,
+/// with the replicates of the block added side by side (see [`block_figures`]).
+fn block_totals(
+    tracks: &[TrackSessions],
+    sessions: usize,
+    block: std::ops::Range<usize>,
+    seed: u64,
+) -> Vec<Vec<[Sums; 2]>> {
+    // drawn[session][r]: how often replicate `block.start + r` drew `session`.
+    let mut drawn = vec![[0.0f64; BLOCK]; sessions];
+    for (r, replicate) in block.clone().enumerate() {
+        for (session, k) in counts(sessions, replicate, seed).into_iter().enumerate() {
+            drawn[session][r] = f64::from(k);
         }
+    }
+    // totals[track * 2 + calibrated][sum][r]
+    let mut totals = vec![[[0.0f64; BLOCK]; 6]; tracks.len() * 2];
+    for (session, k) in drawn.iter().enumerate() {
         for (t, track) in tracks.iter().enumerate() {
             for (kind, sums) in [&track.raw, &track.calibrated].into_iter().enumerate() {
                 let Some(s) = sums.get(session) else {
                     continue;
                 };
-                let at = (t * 2 + kind) * width;
-                for (total, &k) in totals[at..at + width].iter_mut().zip(drawn) {
-                    if k > 0 {
-                        total.add_times(s, f64::from(k));
-                    }
-                }
+                add_drawn(&mut totals[t * 2 + kind], k, s.as_array());
             }
         }
     }
-    (0..width)
+    (0..block.len())
         .map(|r| {
             (0..tracks.len())
-                .map(|t| {
-                    let raw = &totals[(t * 2) * width + r];
-                    let calibrated = &totals[(t * 2 + 1) * width + r];
-                    FIGURES.map(|(_, figure, on_calibrated)| {
-                        figure(if on_calibrated { calibrated } else { raw })
-                    })
-                })
+                .map(|t| [0, 1].map(|kind| Sums::from_array(totals[t * 2 + kind].map(|v| v[r]))))
                 .collect()
         })
         .collect()
@@ -434,6 +495,32 @@ mod tests {
     /// Replicates drawn a block at a time give, to the bit, each replicate's figures
     /// pooled on its own draws: 37 sessions of three tracks, 50 replicates (three full
     /// blocks and two over).
+    /// Every replicate's figures, each replicate pooled alone by [`TrackSessions::pooled`].
+    fn pooled_alone(tracks: &[TrackSessions], sessions: usize, reps: usize) -> Vec<Vec<Figures>> {
+        (0..reps)
+            .map(|r| {
+                let draws = counts(sessions, r, SEED);
+                tracks
+                    .iter()
+                    .map(|t| {
+                        let (raw, calibrated) = (t.pooled(&draws, false), t.pooled(&draws, true));
+                        FIGURES.map(|(_, figure, on_calibrated)| {
+                            figure(if on_calibrated { &calibrated } else { &raw })
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn bits(reps: &[Vec<Figures>]) -> Vec<Vec<[Option<u64>; FIGURES.len()]>> {
+        reps.iter()
+            .map(|r| r.iter().map(|f| f.map(|v| v.map(f64::to_bits))).collect())
+            .collect()
+    }
+
+    /// The replicates drawn a block at a time are those pooled one by one, to the bit
+    /// (37 sessions, 50 replicates: three blocks and two over).
     #[test]
     fn blocks_of_replicates_give_each_replicate_pooled_alone() {
         let track = |shift: f64| TrackSessions {
@@ -450,17 +537,26 @@ mod tests {
         let tracks = [track(0.5), track(-2.25), track(3.0)];
         let reps = replicates(&tracks, 37, 50, SEED);
         assert_eq!(reps.len(), 50);
-        let bits = |f: &Figures| f.map(|v| v.map(f64::to_bits));
-        for (r, rep) in reps.iter().enumerate() {
-            let draws = counts(37, r, SEED);
-            for (t, figures) in tracks.iter().zip(rep) {
-                let (raw, calibrated) = (t.pooled(&draws, false), t.pooled(&draws, true));
-                let alone: Figures = FIGURES.map(|(_, figure, on_calibrated)| {
-                    figure(if on_calibrated { &calibrated } else { &raw })
-                });
-                assert_eq!(bits(figures), bits(&alone), "replicate {r}");
-            }
-        }
+        assert_eq!(bits(&reps), bits(&pooled_alone(&tracks, 37, 50)));
+    }
+
+    /// A session whose sums are not finite is not added by the replicates that did not
+    /// draw it: those replicates' figures stay defined, as when pooled alone.
+    #[test]
+    fn a_session_not_finite_counts_only_where_drawn() {
+        let mut raw: Vec<Sums> = (0..5)
+            .map(|i| Sums::of([(f64::from(i), f64::from(i * i)), (1.0, -2.0)]))
+            .collect();
+        raw[3].xy = f64::INFINITY;
+        let tracks = [TrackSessions {
+            calibrated: raw.clone(),
+            raw,
+        }];
+        let reps = replicates(&tracks, 5, 40, SEED);
+        assert_eq!(bits(&reps), bits(&pooled_alone(&tracks, 5, 40)));
+        let undrawn = (0..40).find(|&r| counts(5, r, SEED)[3] == 0);
+        let r = undrawn.unwrap_or_else(|| panic!("some replicate leaves session 3 out"));
+        assert!(reps[r][0][0].is_some_and(f64::is_finite));
     }
 
     proptest::proptest! {
@@ -494,6 +590,8 @@ mod tests {
                     .collect::<Vec<_>>()
             };
             proptest::prop_assert_eq!(on(1), on(3));
+            let reps = replicates(&all, sessions, 40, SEED);
+            proptest::prop_assert_eq!(bits(&reps), bits(&pooled_alone(&all, sessions, 40)));
         }
     }
 
