@@ -22,8 +22,7 @@
 
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::trueskill::{
-    expected_score_two_teams as trueskill_expected, trueskill_multi_team, TrueSkillConfig,
-    TrueSkillRating,
+    expected_score_two_teams as trueskill_expected, TrueSkillConfig, TrueSkillRating,
 };
 use skillratings::weng_lin::{
     expected_score_two_teams, weng_lin_multi_team, WengLinConfig, WengLinRating,
@@ -79,8 +78,9 @@ pub enum Baseline {
     /// rating period of games against every other entrant; parameter: the starting
     /// rating deviation, how little a new player's rating is known.
     Glicko2,
-    /// TrueSkill through the `skillratings` crate (the factor graph of teams of two,
-    /// fields ranked by percentage); parameter: β, the performance spread.
+    /// TrueSkill (the factor graph of teams of two, fields ranked by percentage; the
+    /// `skillratings` crate's expectations, and its update as `study::trueskill`
+    /// computes it); parameter: β, the performance spread.
     TrueSkill,
     /// Not a prediction: the upper reference. Each player's percentage smoothed over
     /// all their other sessions, earlier *and later*, with weights halving every
@@ -498,8 +498,7 @@ impl TeamSystem for TrueSkill {
         &self,
         ranked: &[(&[TrueSkillRating], MultiTeamOutcome)],
     ) -> Option<Vec<Vec<TrueSkillRating>>> {
-        // Weights are not given, so the crate has none to refuse.
-        trueskill_multi_team(ranked, &self.config, None).ok()
+        Some(super::trueskill::rate(ranked, &self.config))
     }
     fn ratings(&self) -> &[TrueSkillRating] {
         &self.rating

@@ -27,6 +27,7 @@ pub mod html;
 pub mod metrics;
 pub mod output;
 pub mod subgroups;
+mod trueskill;
 
 use std::collections::{BTreeMap, HashMap};
 
