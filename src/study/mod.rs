@@ -331,10 +331,12 @@ pub fn run(
     // The first set's replay decides which fields were rated, who is tracked, and whose
     // trajectories are drawn; the other sets and the baselines follow it.
     let mut rated = vec![false; data.competitions.len()];
+    let mut labeller = subgroups::Labeller::new(data, burn_in_until);
     let probe = replay_set(data, first, usize::MAX, &mut |changes| {
         for c in changes {
             rated[c.competition] = true;
         }
+        labeller.month(changes);
     })?;
     let boards = &probe.boards;
     let tracked = tracked_against_truth(data, options, boards);
@@ -382,12 +384,15 @@ pub fn run(
         warnings: Vec::new(),
     };
     let mut rows = metric_rows(&study, &tracked, options);
-    let intervals = interval_rows(&study, &mut rows);
+    let (intervals, subgroup_rows) = rayon::join(
+        || interval_rows(&study, &mut rows),
+        || labeller.rows(&study),
+    );
     study
         .warnings
         .extend(interval_warning(most_sessions(&intervals)));
     rows.extend(intervals);
-    rows.extend(subgroups::rows(data, first, &study)?);
+    rows.extend(subgroup_rows);
     study.rows = rows;
     Ok(study)
 }

@@ -23,11 +23,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use chrono::NaiveDate;
+
 use super::bootstrap::Sums;
-use super::{judged, MetricRow, Study, StudyData, StudySet};
-use crate::error::Result;
+use super::{judged, MetricRow, Study, StudyData};
 use crate::pipeline::prepare::Seat;
-use crate::pipeline::replay::{self, Change, Mode};
+use crate::pipeline::replay::Change;
 
 /// Rated sessions below which a member is a newcomer.
 pub const NEWCOMER_SESSIONS: u32 = 10;
@@ -43,89 +44,130 @@ const BAND_NAMES: [&str; 4] = ["0-4", "4-8", "8-16", "16+"];
 /// (dimension, group) of one entrant.
 type Label = (&'static str, &'static str);
 
-/// The subgroup rows of every track of `study`: `subgroup_entrants`,
-/// `subgroup_pearson_r`, `subgroup_rmse` and `subgroup_mean_bias`, period `test`,
-/// with `dimension=group` in `detail`. Each group keeps sums, not its entrants, so the
-/// memory is the counts of sessions, whatever the length of the history.
-pub fn rows(data: &StudyData, first: &StudySet, study: &Study) -> Result<Vec<MetricRow>> {
-    let mut states = data.registry.starting_states(&first.factors)?;
-    let mut groups: BTreeMap<Label, Vec<Sums>> = BTreeMap::new();
-    let mut counts = Counts::default();
-    let mut visit = |month: &[Change]| {
-        for rows in month.chunk_by(|a, b| a.competition == b.competition) {
-            judge_competition(data, study, &counts, rows, &mut groups);
-            counts.add(rows);
-        }
-    };
-    replay::replay_visiting(
-        &first.factors,
-        Mode::Live,
-        &data.competitions,
-        &mut states,
-        &mut visit,
-    );
-    Ok(group_rows(study, &groups))
+/// Every group an entrant can be put in, in the order of the rows.
+const LABELS: [Label; 12] = [
+    ("distance", "0-4"),
+    ("distance", "16+"),
+    ("distance", "4-8"),
+    ("distance", "8-16"),
+    ("mix", "level"),
+    ("mix", "strong-weak"),
+    ("newcomer", "no"),
+    ("newcomer", "yes"),
+    ("partnership", "new"),
+    ("partnership", "occasional"),
+    ("partnership", "regular"),
+    ("partnership", "unknown"),
+];
+
+/// A test-period entrant judged by the subgroups, and its groups: bit `i` for
+/// `LABELS[i]`.
+#[derive(Debug, Clone, Copy)]
+struct Labelled {
+    competition: u32,
+    entrant: u32,
+    groups: u16,
 }
 
-/// Adds one competition's judged entrants to the sums of their groups, each labelled by
-/// what was known before the competition (`counts` holds the sessions before it).
-fn judge_competition(
-    data: &StudyData,
-    study: &Study,
-    counts: &Counts,
-    rows: &[Change],
-    groups: &mut BTreeMap<Label, Vec<Sums>>,
-) {
-    let Some(competition) = rows.first().map(|c| c.competition) else {
-        return;
-    };
-    let tested = study
-        .dates
-        .get(competition)
-        .is_some_and(|d| *d > study.burn_in_until);
-    if !tested || !data.competitions.get(competition).is_some_and(judged) {
-        return;
-    }
-    let tracks = study.tracks.len();
-    for entrant in rows.iter().map(|c| c.entrant).collect::<BTreeSet<_>>() {
-        let players: Vec<&Change> = rows.iter().filter(|c| c.entrant == entrant).collect();
-        let labels = counts.labels(&players);
-        if labels.is_empty() {
-            continue;
+/// Puts each judged entrant of the test period in its groups while the first set is
+/// replayed (the replay that decides which fields are rated), so that the subgroups
+/// need no replay of their own; the entrants are judged once every track is made.
+#[derive(Debug)]
+pub struct Labeller<'a> {
+    data: &'a StudyData,
+    burn_in_until: NaiveDate,
+    counts: Counts,
+    labelled: Vec<Labelled>,
+}
+
+impl<'a> Labeller<'a> {
+    pub fn new(data: &'a StudyData, burn_in_until: NaiveDate) -> Self {
+        Labeller {
+            data,
+            burn_in_until,
+            counts: Counts::default(),
+            labelled: Vec::new(),
         }
-        // Each track's prediction is found once for all the entrant's groups: a search
-        // among millions of predictions per group and track was a quarter of a study.
-        let key = (competition, entrant);
-        let predicted: Vec<Option<(f64, f64)>> = study
-            .tracks
-            .iter()
-            .map(|track| {
-                let at = track
-                    .predictions
-                    .binary_search_by_key(&key, |p| (p.competition, p.entrant));
-                at.ok()
-                    .and_then(|i| track.predictions.get(i))
-                    .map(|p| (p.expected, p.achieved))
-            })
-            .collect();
-        for label in labels {
-            let sums = groups
-                .entry(label)
-                .or_insert_with(|| vec![Sums::default(); tracks]);
-            for (found, s) in predicted.iter().zip(sums.iter_mut()) {
-                if let Some((expected, achieved)) = found {
-                    s.add(*expected, *achieved);
+    }
+
+    /// Labels a month of the first set's changes, then counts its sessions.
+    pub fn month(&mut self, month: &[Change]) {
+        for rows in month.chunk_by(|a, b| a.competition == b.competition) {
+            self.label_competition(rows);
+            self.counts.add(rows);
+        }
+    }
+
+    /// Labels one competition's judged entrants by what was known before it (`counts`
+    /// holds the sessions before it).
+    fn label_competition(&mut self, rows: &[Change]) {
+        let Some(competition) = rows.first().map(|c| c.competition) else {
+            return;
+        };
+        let Some(c) = self.data.competitions.get(competition) else {
+            return;
+        };
+        if c.date <= self.burn_in_until || !judged(c) {
+            return;
+        }
+        for entrant in rows.iter().map(|c| c.entrant).collect::<BTreeSet<_>>() {
+            let players: Vec<&Change> = rows.iter().filter(|c| c.entrant == entrant).collect();
+            let groups = self
+                .counts
+                .labels(&players)
+                .iter()
+                .filter_map(|label| LABELS.iter().position(|l| l == label))
+                .fold(0u16, |bits, i| bits | 1 << i);
+            if groups == 0 {
+                continue;
+            }
+            let (Ok(competition), Ok(entrant)) = (competition.try_into(), entrant.try_into())
+            else {
+                continue;
+            };
+            self.labelled.push(Labelled {
+                competition,
+                entrant,
+                groups,
+            });
+        }
+    }
+
+    /// The subgroup rows of every track of `study`: `subgroup_entrants`,
+    /// `subgroup_pearson_r`, `subgroup_rmse` and `subgroup_mean_bias`, period `test`,
+    /// with `dimension=group` in `detail`. Each group keeps sums, not its entrants.
+    pub fn rows(&self, study: &Study) -> Vec<MetricRow> {
+        let mut groups = vec![vec![Sums::default(); study.tracks.len()]; LABELS.len()];
+        // Entrants are labelled in replay order, which is the order of the tracks'
+        // predictions (by competition, then entrant): each track's are walked once.
+        let mut next = vec![0usize; study.tracks.len()];
+        for entrant in &self.labelled {
+            let key = (entrant.competition as usize, entrant.entrant as usize);
+            for (t, track) in study.tracks.iter().enumerate() {
+                let predictions = &track.predictions[next[t]..];
+                let skipped = predictions.partition_point(|p| (p.competition, p.entrant) < key);
+                next[t] += skipped;
+                let Some(p) = track.predictions.get(next[t]).filter(|p| {
+                    (p.competition, p.entrant) == key
+                }) else {
+                    continue;
+                };
+                for (i, sums) in groups.iter_mut().enumerate() {
+                    if entrant.groups & 1 << i != 0 {
+                        sums[t].add(p.expected, p.achieved);
+                    }
                 }
             }
         }
+        group_rows(study, &groups)
     }
 }
 
 /// The rows of every group and track.
-fn group_rows(study: &Study, groups: &BTreeMap<Label, Vec<Sums>>) -> Vec<MetricRow> {
+fn group_rows(study: &Study, groups: &[Vec<Sums>]) -> Vec<MetricRow> {
     let mut out = Vec::new();
     for (track, k) in study.tracks.iter().zip(0..) {
-        for ((dimension, group), sums) in groups {
+        for ((dimension, group), sums) in LABELS.iter().zip(groups) {
             let Some(s) = sums.get(k).filter(|s| s.n > 0.0) else {
                 continue;
             };
@@ -248,6 +290,14 @@ mod tests {
         assert_eq!(band(4.0), "4-8");
         assert_eq!(band(-15.0), "8-16");
         assert_eq!(band(16.0), "16+");
+    }
+
+    /// The rows come out group by group in the order of the names, as they always have.
+    #[test]
+    fn groups_are_listed_in_order_of_their_names() {
+        let mut sorted = LABELS;
+        sorted.sort();
+        assert_eq!(sorted, LABELS);
     }
 
     #[test]
