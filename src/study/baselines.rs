@@ -517,8 +517,12 @@ impl TeamSystem for TrueSkill {
 /// player with few sessions toward the middle. Two passes (forward and backward sums)
 /// make it linear in the sessions.
 struct Smoother {
-    /// (competition, entrant) → the entrant's mean smoothed value of its players.
-    value: std::collections::HashMap<(usize, usize), f64>,
+    /// Per competition: where its field's entrants start in `value` (none without a
+    /// field). Held by position, not in a map: at a federation's size the fit's maps
+    /// of every entrant and player were most of the baseline's time.
+    first: Vec<Option<usize>>,
+    /// Per entrant of every field, in order: the mean smoothed value of its players.
+    value: Vec<f64>,
     /// Per member: the smoothed value over all their sessions.
     last: Vec<f64>,
 }
@@ -527,21 +531,39 @@ struct Smoother {
 pub const PRIOR_WEIGHT: f64 = 1.0;
 
 impl Smoother {
+    /// Predicts 0 for everyone.
+    fn none(members: usize) -> Smoother {
+        Smoother {
+            first: Vec::new(),
+            value: Vec::new(),
+            last: vec![0.0; members],
+        }
+    }
+
     fn fit(halflife: f64, fields: &[Field], members: usize) -> Smoother {
         let w = 0.5f64.powf(1.0 / halflife.max(f64::MIN_POSITIVE));
-        // Per member: (field, entrant, achieved) in field order.
-        let mut sessions: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); members];
-        for (f, field) in fields.iter().enumerate() {
-            for (e, entrant) in field.entrants.iter().enumerate() {
-                for m in entrant.players.iter().flatten() {
-                    if let Some(list) = sessions.get_mut(*m as usize) {
-                        list.push((f, e, entrant.achieved));
+        // Every player's seat of every field, in order: seat `seats[f] + k` is the
+        // field's `k`-th, counting each entrant's players in turn.
+        let mut seats = Vec::with_capacity(fields.len() + 1);
+        seats.push(0);
+        for field in fields {
+            let n: usize = field.entrants.iter().map(|e| e.players.len()).sum();
+            seats.push(seats[seats.len() - 1] + n);
+        }
+        // Per member: (seat, achieved) in field order.
+        let mut sessions: Vec<Vec<(usize, f64)>> = vec![Vec::new(); members];
+        for (field, &start) in fields.iter().zip(&seats) {
+            let mut seat = start;
+            for entrant in &field.entrants {
+                for p in &entrant.players {
+                    if let Some(list) = p.and_then(|m| sessions.get_mut(m as usize)) {
+                        list.push((seat, entrant.achieved));
                     }
+                    seat += 1;
                 }
             }
         }
-        let mut own: std::collections::HashMap<(usize, usize, u32), f64> =
-            std::collections::HashMap::new();
+        let mut own = vec![0.0; seats[seats.len() - 1]];
         let mut last = vec![0.0; members];
         for (m, list) in sessions.iter().enumerate() {
             let n = list.len();
@@ -549,44 +571,53 @@ impl Smoother {
             let (mut fwd, mut bwd) = (vec![(0.0, 0.0); n], vec![(0.0, 0.0); n]);
             for k in 1..n {
                 let (s, c) = fwd[k - 1];
-                fwd[k] = (w * (s + list[k - 1].2), w * (c + 1.0));
+                fwd[k] = (w * (s + list[k - 1].1), w * (c + 1.0));
             }
             for k in (0..n.saturating_sub(1)).rev() {
                 let (s, c) = bwd[k + 1];
-                bwd[k] = (w * (s + list[k + 1].2), w * (c + 1.0));
+                bwd[k] = (w * (s + list[k + 1].1), w * (c + 1.0));
             }
-            for (k, &(f, e, _)) in list.iter().enumerate() {
+            for (k, &(seat, _)) in list.iter().enumerate() {
                 let sum = fwd[k].0 + bwd[k].0;
                 let weight = fwd[k].1 + bwd[k].1 + PRIOR_WEIGHT;
-                own.insert((f, e, m as u32), sum / weight);
+                own[seat] = sum / weight;
             }
             if let Some(k) = n.checked_sub(1) {
                 let (s, c) = fwd[k];
-                last[m] = (s + list[k].2) / (c + 1.0 + PRIOR_WEIGHT);
+                last[m] = (s + list[k].1) / (c + 1.0 + PRIOR_WEIGHT);
             }
         }
-        let mut value = std::collections::HashMap::new();
-        for (f, field) in fields.iter().enumerate() {
-            for (e, entrant) in field.entrants.iter().enumerate() {
-                let v = entrant_mean(
-                    &entrant.players,
-                    |m| own.get(&(f, e, m as u32)).copied().unwrap_or(0.0),
-                    0.0,
-                );
-                value.insert((field.competition, e), v);
+        let competitions = fields.iter().map(|f| f.competition + 1).max().unwrap_or(0);
+        let mut first = vec![None; competitions];
+        let mut value = Vec::with_capacity(fields.iter().map(|f| f.entrants.len()).sum());
+        for (field, &start) in fields.iter().zip(&seats) {
+            first[field.competition] = Some(value.len());
+            let mut seat = start;
+            for entrant in &field.entrants {
+                let players = &entrant.players;
+                // A member seated twice in one entrant counts its last seat.
+                let own_value = |m: usize| {
+                    players
+                        .iter()
+                        .rposition(|p| *p == Some(m as u32))
+                        .map_or(0.0, |k| own[seat + k])
+                };
+                value.push(entrant_mean(players, own_value, 0.0));
+                seat += players.len();
             }
         }
-        Smoother { value, last }
+        Smoother { first, value, last }
     }
 }
 
 impl Rater for Smoother {
     fn expect(&self, field: &Field, group: &[usize]) -> Vec<f64> {
+        let start = self.first.get(field.competition).copied().flatten();
         let s: Vec<f64> = group
             .iter()
             .map(|&e| {
-                self.value
-                    .get(&(field.competition, e))
+                start
+                    .and_then(|start| self.value.get(start + e))
                     .copied()
                     .unwrap_or(0.0)
             })
@@ -630,10 +661,7 @@ fn rater(baseline: Baseline, parameter: f64, members: usize) -> Box<dyn Rater> {
         }
         // Fitted on the fields by [`run`]; with none it predicts 0 for everyone. The
         // whole-history rating is run by `history::run`, never through here.
-        Baseline::UpperReference | Baseline::WholeHistory => Box::new(Smoother {
-            value: std::collections::HashMap::new(),
-            last: vec![0.0; members],
-        }),
+        Baseline::UpperReference | Baseline::WholeHistory => Box::new(Smoother::none(members)),
         Baseline::TrueSkill => Box::new(TrueSkill {
             config: TrueSkillConfig {
                 beta: parameter,

@@ -147,9 +147,11 @@ impl<'a> Labeller<'a> {
                 let predictions = &track.predictions[next[t]..];
                 let skipped = predictions.partition_point(|p| (p.competition, p.entrant) < key);
                 next[t] += skipped;
-                let Some(p) = track.predictions.get(next[t]).filter(|p| {
-                    (p.competition, p.entrant) == key
-                }) else {
+                let Some(p) = track
+                    .predictions
+                    .get(next[t])
+                    .filter(|p| (p.competition, p.entrant) == key)
+                else {
                     continue;
                 };
                 for (i, sums) in groups.iter_mut().enumerate() {
