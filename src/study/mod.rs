@@ -329,18 +329,37 @@ pub fn run(
     let dates: Vec<NaiveDate> = data.competitions.iter().map(|c| c.date).collect();
 
     // The first set's replay decides which fields were rated, who is tracked, and whose
-    // trajectories are drawn; the other sets and the baselines follow it.
+    // trajectories are drawn; the other sets and the baselines follow it. It is judged
+    // as it goes, every member's month-ends and trajectory kept until the tracked and
+    // drawn ones are known, so that the first set is replayed once.
     let mut rated = vec![false; data.competitions.len()];
     let mut labeller = subgroups::Labeller::new(data, burn_in_until);
+    let every_member: Vec<u32> = (0..data.registry.len() as u32).collect();
+    let every_field = vec![true; data.competitions.len()];
+    let probe_ctx = Context {
+        data,
+        rated: &every_field,
+        tracked: &every_member,
+        trajectory_members: &every_member,
+        fields: &[],
+        burn_in_until,
+    };
+    let mut first_judged = Judged::new(&probe_ctx, starting_handicaps(data, first)?);
     let probe = replay_set(data, first, usize::MAX, &mut |changes| {
         for c in changes {
             rated[c.competition] = true;
+            first_judged.change(c);
         }
         labeller.month(changes);
     })?;
     let boards = &probe.boards;
     let tracked = tracked_against_truth(data, options, boards);
     let trajectory_members = most_boards(boards, TRAJECTORIES);
+    let first_track = judged_track(
+        first,
+        first_judged.keeping(&tracked, &trajectory_members),
+        &probe,
+    );
 
     let fields = judged_fields(data, &rated);
 
@@ -356,7 +375,10 @@ pub fn run(
     if options.whole_history {
         baselines.push(Baseline::WholeHistory);
     }
-    let tracks = all_tracks(&ctx, sets, &baselines, on_done)?;
+    on_done(first.name());
+    let tracks = std::iter::once(Ok(first_track))
+        .chain(all_tracks(&ctx, &sets[1..], &baselines, on_done)?.into_iter().map(Ok))
+        .collect::<Result<Vec<Track>>>()?;
 
     let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
     let member_names: Vec<Option<String>> = data
@@ -662,7 +684,8 @@ struct Judged<'a> {
     current: Vec<f64>,
     seen: Vec<bool>,
     snapshots: Snapshots<'a>,
-    traj_index: HashMap<u32, usize>,
+    /// Per member: its place among the trajectories drawn, if it is drawn.
+    traj_index: Vec<Option<usize>>,
     trajectories: Vec<Vec<(NaiveDate, f64)>>,
 }
 
@@ -678,12 +701,15 @@ impl<'a> Judged<'a> {
             current: starting,
             seen,
             snapshots: Snapshots::new(ctx.tracked),
-            traj_index: ctx
-                .trajectory_members
-                .iter()
-                .enumerate()
-                .map(|(i, &m)| (m, i))
-                .collect(),
+            traj_index: {
+                let mut index = vec![None; ctx.data.registry.len()];
+                for (i, &m) in ctx.trajectory_members.iter().enumerate() {
+                    if let Some(slot) = index.get_mut(m as usize) {
+                        *slot = Some(i);
+                    }
+                }
+                index
+            },
             trajectories: vec![Vec::new(); ctx.trajectory_members.len()],
         }
     }
@@ -720,44 +746,103 @@ impl<'a> Judged<'a> {
         if let (Seat::Member(m), true) = (change.seat, change.outcome.updated) {
             self.current[m as usize] = change.handicap_after;
             self.seen[m as usize] = true;
-            if let Some(&t) = self.traj_index.get(&m) {
+            if let Some(&Some(t)) = self.traj_index.get(m as usize) {
                 self.trajectories[t].push((c.date, change.handicap_after));
             }
         }
     }
 }
 
-fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
-    let starting = ctx
-        .data
+/// The handicaps the members start `set`'s replay with.
+fn starting_handicaps(data: &StudyData, set: &StudySet) -> Result<Vec<f64>> {
+    Ok(data
         .registry
         .starting_states(&set.factors)?
         .iter()
         .map(|s| s.handicap)
-        .collect();
-    let mut judged = Judged::new(ctx, starting);
+        .collect())
+}
+
+fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
+    let mut judged = Judged::new(ctx, starting_handicaps(ctx.data, set)?);
     let r = replay_set(ctx.data, set, usize::MAX, &mut |changes| {
         for change in changes {
             judged.change(change);
         }
     })?;
-    let Judged {
+    Ok(judged_track(set, judged.kept(), &r))
+}
+
+/// What a set's judging keeps for its track.
+struct Kept {
+    predictions: Vec<Prediction>,
+    imp_predictions: Vec<Prediction>,
+    monthly: BTreeMap<i32, Vec<Option<f64>>>,
+    trajectories: Vec<Vec<(NaiveDate, f64)>>,
+}
+
+impl Judged<'_> {
+    fn kept(self) -> Kept {
+        let Judged {
+            predictions,
+            imp_predictions,
+            current,
+            seen,
+            snapshots,
+            trajectories,
+            ..
+        } = self;
+        let monthly = snapshots.finish(&|m| seen[m].then_some(current[m]));
+        Kept {
+            predictions,
+            imp_predictions,
+            monthly,
+            trajectories,
+        }
+    }
+
+    /// [`Judged::kept`] of a judging that kept every member's month-ends and
+    /// trajectory: only those of `tracked` and `drawn`, in their order.
+    fn keeping(self, tracked: &[u32], drawn: &[u32]) -> Kept {
+        let mut kept = self.kept();
+        kept.monthly = if tracked.is_empty() {
+            BTreeMap::new()
+        } else {
+            kept.monthly
+                .into_iter()
+                .map(|(month, row)| {
+                    let row = tracked.iter().map(|&m| row.get(m as usize).copied().flatten());
+                    (month, row.collect())
+                })
+                .collect()
+        };
+        kept.trajectories = drawn
+            .iter()
+            .map(|&m| {
+                kept.trajectories
+                    .get_mut(m as usize)
+                    .map(std::mem::take)
+                    .unwrap_or_default()
+            })
+            .collect();
+        kept
+    }
+}
+
+fn judged_track(set: &StudySet, kept: Kept, r: &SetReplay) -> Track {
+    let Kept {
         mut predictions,
         mut imp_predictions,
-        current,
-        seen,
-        snapshots,
+        monthly,
         trajectories,
-        ..
-    } = judged;
-    let monthly = snapshots.finish(&|m| seen[m].then_some(current[m]));
+    } = kept;
     // Changes of one competition can come in any entrant order; predictions are sorted
     // so that the tables do not depend on it.
     for p in [&mut predictions, &mut imp_predictions] {
         p.sort_by_key(|p| (p.competition, p.entrant));
         p.dedup_by_key(|p| (p.competition, p.entrant));
     }
-    Ok(Track {
+    Track {
         name: set.name().to_string(),
         hash: set.hash.clone(),
         kind: TrackKind::FactorSet,
@@ -778,7 +863,7 @@ fn model_track(ctx: &Context, set: &StudySet) -> Result<Track> {
             .collect(),
         monthly,
         trajectories,
-    })
+    }
 }
 
 fn baseline_track(ctx: &Context, baseline: Baseline) -> Track {
