@@ -20,7 +20,8 @@
 //! of its players, as the model has it); a player outside the member list (a guest, a
 //! non-member) counts at the starting rating and is never updated.
 
-use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
+use super::glicko2;
+use skillratings::glicko2::{Glicko2Config, Glicko2Rating};
 use skillratings::trueskill::{
     expected_score_two_teams as trueskill_expected, TrueSkillConfig, TrueSkillRating,
 };
@@ -449,19 +450,23 @@ impl Rater for Glicko2 {
             .map(|&e| self.entrant(&field.entrants[e].players))
             .collect();
         let outcomes = pairwise_outcomes(field, group);
+        let opponents: Vec<glicko2::Opponent> = r.iter().map(glicko2::Opponent::of).collect();
         let mut new = Vec::new();
         for (i, &e) in group.iter().enumerate() {
-            let games: Vec<(Glicko2Rating, Outcomes)> = (0..r.len())
+            let games: Vec<(glicko2::Opponent, Outcomes)> = (0..r.len())
                 .filter(|&j| j != i)
-                .map(|j| (r[j], outcomes[i][j]))
+                .map(|j| (opponents[j], outcomes[i][j]))
                 .collect();
+            // The entrant's period, shared by its players: each carries the entrant's
+            // rating in, with their own deviation and volatility.
+            let period = glicko2::Period::new(r[i].rating, &games);
             for p in field.entrants[e].players.iter().flatten() {
                 let own = self.player(&Some(*p));
                 let me = Glicko2Rating {
                     rating: r[i].rating,
                     ..own
                 };
-                let after = glicko2_rating_period(&me, &games, &self.config);
+                let after = glicko2::rate(&me, period.as_ref(), &self.config);
                 new.push((
                     *p as usize,
                     Glicko2Rating {

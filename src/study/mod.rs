@@ -22,6 +22,7 @@
 pub mod baselines;
 pub mod bootstrap;
 pub mod derive;
+mod glicko2;
 pub mod history;
 pub mod html;
 pub mod metrics;
@@ -377,7 +378,11 @@ pub fn run(
     }
     on_done(first.name());
     let tracks = std::iter::once(Ok(first_track))
-        .chain(all_tracks(&ctx, &sets[1..], &baselines, on_done)?.into_iter().map(Ok))
+        .chain(
+            all_tracks(&ctx, &sets[1..], &baselines, on_done)?
+                .into_iter()
+                .map(Ok),
+        )
         .collect::<Result<Vec<Track>>>()?;
 
     let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
@@ -811,7 +816,9 @@ impl Judged<'_> {
             kept.monthly
                 .into_iter()
                 .map(|(month, row)| {
-                    let row = tracked.iter().map(|&m| row.get(m as usize).copied().flatten());
+                    let row = tracked
+                        .iter()
+                        .map(|&m| row.get(m as usize).copied().flatten());
                     (month, row.collect())
                 })
                 .collect()
