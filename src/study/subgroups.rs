@@ -144,11 +144,14 @@ impl<'a> Labeller<'a> {
         for entrant in &self.labelled {
             let key = (entrant.competition as usize, entrant.entrant as usize);
             for (t, track) in study.tracks.iter().enumerate() {
-                let predictions = &track.predictions[next[t]..];
-                let skipped = predictions.partition_point(|p| (p.competition, p.entrant) < key);
-                next[t] += skipped;
-                let Some(p) = track
-                    .predictions
+                let predictions = &track.predictions;
+                while predictions
+                    .get(next[t])
+                    .is_some_and(|p| (p.competition, p.entrant) < key)
+                {
+                    next[t] += 1;
+                }
+                let Some(p) = predictions
                     .get(next[t])
                     .filter(|p| (p.competition, p.entrant) == key)
                 else {
