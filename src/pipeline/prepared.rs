@@ -537,6 +537,24 @@ impl StandingTable {
         );
     }
 
+    /// The lines from `at` on, in a table of their own with room for `room` lines
+    /// more (a run drops the lines it has sealed from the front).
+    pub fn after(&self, at: usize, room: usize) -> StandingTable {
+        let lines = self.len().saturating_sub(at);
+        let text = match at {
+            0 => self.entrant_text.len(),
+            _ => (self.entrant_text.len())
+                .saturating_sub(self.entrant_ends.get(at - 1).map_or(0, |&e| e as usize)),
+        };
+        let mut rest = StandingTable::default();
+        let per_line = self.entrant_text.len() / self.len().max(1) + 1;
+        rest.reserve(lines + room, 0, text + room * per_line);
+        for i in at..self.len() {
+            rest.push(self.line(i));
+        }
+        rest
+    }
+
     /// Appends `other`'s lines after every other.
     pub fn append(&mut self, other: &StandingTable) {
         for line in other.iter() {
