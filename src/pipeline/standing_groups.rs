@@ -182,11 +182,14 @@ mod tests {
     use crate::model::{CalcMethod, CompetitionInput, FieldKind, ModelError};
     use std::sync::{Arc, Mutex};
 
-    /// Seals a group as the text of its lines and handicap results, and keeps them.
+    /// A sealed line: its competition, entrant and handicap tournament result.
+    type Sealed = (String, String, Option<(f64, f64)>);
+
+    /// Seals a group as the count of its lines, and keeps them.
     #[derive(Debug, Default)]
     struct Lines {
         rows: usize,
-        sealed: Arc<Mutex<Vec<Vec<(String, String, Option<(f64, f64)>)>>>>,
+        sealed: Arc<Mutex<Vec<Vec<Sealed>>>>,
     }
 
     impl StandingCodec for Lines {
