@@ -13,7 +13,7 @@ use crate::pipeline::prepare::{
     EntrantNames, NonMemberSeat, PreparedCompetition, Seat, StandingLine, StandingTable,
 };
 use crate::pipeline::ranking::{published, RankedMember};
-use crate::pipeline::replay::{Change, ChangeCodec, SealJob};
+use crate::pipeline::replay::{Change, ChangeCodec, NonMemberChange, SealJob};
 use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer, StandingCodec};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
@@ -477,7 +477,7 @@ pub fn unrated(output: &RunOutput) -> PolarsResult<DataFrame> {
 /// unseen.
 pub fn non_members(output: &RunOutput) -> PolarsResult<DataFrame> {
     let comps = &output.prepared.competitions;
-    let rows: Vec<&Change> = output.replay.non_member_changes().collect();
+    let rows: Vec<NonMemberChange> = output.replay.non_member_changes().collect();
     let seats: Vec<Option<&NonMemberSeat>> = rows
         .iter()
         .map(|c| {
