@@ -99,9 +99,9 @@ impl EntrantNames {
     fn end(&self, i: usize) -> Option<usize> {
         let width = self.width();
         let at = NAMES_HEAD + i * width;
-        match self.bytes.get(at..at + width)? {
-            &[a, b] => Some(usize::from(u16::from_le_bytes([a, b]))),
-            &[a, b, c, d] => Some(u32::from_le_bytes([a, b, c, d]) as usize),
+        match *self.bytes.get(at..at + width)? {
+            [a, b] => Some(usize::from(u16::from_le_bytes([a, b]))),
+            [a, b, c, d] => Some(u32::from_le_bytes([a, b, c, d]) as usize),
             _ => None,
         }
     }
