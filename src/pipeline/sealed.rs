@@ -61,7 +61,7 @@ pub trait StandingCodec: Send + Sync + std::fmt::Debug {
     /// a job that encodes them into the bytes of a file holding only that group.
     fn seal(
         &self,
-        lines: super::prepare::StandingTable,
+        lines: super::prepared::StandingTable,
         handicap: Vec<Option<(f64, f64)>>,
     ) -> Result<super::spill::SealJob>;
 }
