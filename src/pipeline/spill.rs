@@ -1,8 +1,8 @@
 //! Files that hold what a run has produced until its outputs are written.
 //!
 //! The pipeline makes and reads no file itself: the output layer hands it these, and
-//! both the board scores (`sealed`) and the player changes (`replay`) keep bytes in
-//! them.
+//! the board scores (`sealed`), the player changes (`replay`) and the standings
+//! (`standing_groups`) keep bytes in them.
 
 use crate::error::Result;
 

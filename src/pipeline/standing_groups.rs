@@ -70,7 +70,7 @@ impl<'c> StandingGroups<'c> {
         self.codec.rows_per_group().saturating_mul(2)
     }
 
-    /// A rated competition whose lines start at `line` of `table` was taken.
+    /// A rated competition was taken, its lines about to follow those of `table`.
     pub fn rated_taken(&mut self, table: &StandingTable) {
         self.starts.push_back(self.base + table.len());
     }
