@@ -199,7 +199,11 @@ pub struct CompactTable<R> {
     runs: Vec<(u32, u32)>,
     pool: Pool,
     /// Row positions grouped by competition (in read order within each), once
-    /// [`CompactTable::group`] ran, and each competition's range into it.
+    /// [`CompactTable::group`] ran, and each competition's range into it. Empty when
+    /// the rows were read a competition at a time, in the order the competitions were
+    /// first read (a dataset in month files, or written by this program): a row's
+    /// place is then its position, and a list of every position (four bytes a row)
+    /// would say nothing.
     grouped: Vec<u32>,
     ranges: Vec<(u32, u32)>,
     _rows: std::marker::PhantomData<R>,
@@ -320,6 +324,9 @@ impl<R: CompactRow> CompactTable<R> {
             keys.extend(std::iter::repeat_n(competition, end - start as usize));
         }
         (self.grouped, self.ranges) = group_by(&keys, self.pool.texts.len());
+        if (self.grouped.iter().enumerate()).all(|(at, &place)| place as usize == at) {
+            self.grouped = Vec::new();
+        }
         self.offsets.shrink_to_fit();
         self.runs.shrink_to_fit();
     }
@@ -338,7 +345,7 @@ impl<R: CompactRow> CompactTable<R> {
         };
         self.grouped_of(found.0)
             .iter()
-            .map(|&at| self.row(at, competition).unpack(&self.pool))
+            .map(|at| self.row(at, competition).unpack(&self.pool))
             .collect()
     }
 
@@ -357,22 +364,25 @@ impl<R: CompactRow> CompactTable<R> {
             .iter()
             .enumerate()
             .flat_map(move |(competition, &(start, end))| {
-                self.grouped
-                    .get(start as usize..end as usize)
-                    .unwrap_or_default()
+                self.places(start, end)
                     .iter()
-                    .map(move |&at| self.row(at, competition as u32))
+                    .map(move |at| self.row(at, competition as u32))
             })
     }
 
     /// The places in `grouped` of the rows of the competition with pool id `id`.
-    fn grouped_of(&self, id: Option<u32>) -> &[u32] {
+    fn grouped_of(&self, id: Option<u32>) -> Places<'_> {
         id.and_then(|id| self.ranges.get(id as usize))
-            .map_or(&[][..], |&(start, end)| {
-                self.grouped
-                    .get(start as usize..end as usize)
-                    .unwrap_or_default()
-            })
+            .map_or(Places::NONE, |&(start, end)| self.places(start, end))
+    }
+
+    /// The places `start..end` of `grouped`.
+    fn places(&self, start: u32, end: u32) -> Places<'_> {
+        Places {
+            grouped: (!self.grouped.is_empty()).then_some(self.grouped.as_slice()),
+            start,
+            end,
+        }
     }
 
     /// Finds each of `competition_ids`, in their order, for
@@ -416,6 +426,31 @@ impl<R: CompactRow> CompactTable<R> {
                 Found(id)
             })
             .collect()
+    }
+}
+
+/// The places of a competition's rows: `start..end` of the table's grouped positions,
+/// or, when the table keeps none (its rows already grouped), the positions themselves.
+#[derive(Debug, Clone, Copy)]
+struct Places<'t> {
+    grouped: Option<&'t [u32]>,
+    start: u32,
+    end: u32,
+}
+
+impl<'t> Places<'t> {
+    const NONE: Places<'static> = Places {
+        grouped: None,
+        start: 0,
+        end: 0,
+    };
+
+    /// The rows' positions, in read order.
+    fn iter(self) -> impl DoubleEndedIterator<Item = u32> + 't {
+        (self.start..self.end).filter_map(move |at| match self.grouped {
+            Some(grouped) => grouped.get(at as usize).copied(),
+            None => Some(at),
+        })
     }
 }
 
@@ -604,7 +639,7 @@ pub struct EntrantPlayers<'a> {
 pub struct CompetitionRows<'t> {
     table: &'t EntrantTable,
     /// Positions of the rows in the table.
-    at: &'t [u32],
+    at: Places<'t>,
     /// The competition's id in the table's pool.
     competition: u32,
 }
@@ -624,7 +659,7 @@ impl<'t> CompetitionRows<'t> {
     fn rows(self) -> impl DoubleEndedIterator<Item = EntrantRow> + 't {
         let table = self.table;
         let competition = self.competition;
-        self.at.iter().map(move |&at| table.row(at, competition))
+        self.at.iter().map(move |at| table.row(at, competition))
     }
 
     /// The number and players of each row, in read order.
@@ -642,11 +677,11 @@ impl<'t> CompetitionRows<'t> {
         self.at
             .iter()
             .rev()
-            .find(|&&at| {
+            .find(|&at| {
                 let mut read = Read::new(table.row_bytes(at));
                 pool.text(read.number() as u32) == entrant
             })
-            .map(|&at| self.players_of(&table.row(at, self.competition)))
+            .map(|at| self.players_of(&table.row(at, self.competition)))
     }
 }
 

@@ -23,6 +23,7 @@ pub mod schedule;
 pub mod score;
 pub mod sealed;
 mod spill;
+mod standing_groups;
 pub mod state;
 pub mod state_io;
 mod streaming;
@@ -669,7 +670,19 @@ impl<'a> Run<'a> {
         let rated = (0..order.len())
             .filter(|&at| order[at].rated && (first.in_scope)(at))
             .count();
-        Ok(streaming::Streaming::new(releasing, has_rows, lines, rated))
+        let standings = match &self.settings.sealer.standings {
+            Some(codec) => {
+                let file = self.settings.sealer.groups.as_ref();
+                let file = file.map(|files| files.create()).transpose()?;
+                let groups = spill::EncodedGroups::new("standings.parquet", file);
+                Some(standing_groups::StandingGroups::new(codec.as_ref(), groups))
+            }
+            None => None,
+        };
+        let sizes = (lines, rated);
+        Ok(streaming::Streaming::new(
+            releasing, has_rows, sizes, standings,
+        ))
     }
 
     /// The pass that scores what the run applies after the first pass hashed

@@ -26,8 +26,11 @@ pub use super::prepared::{
 pub struct Prepared {
     /// Rated competitions in replay order (date, session, id).
     pub competitions: Vec<PreparedCompetition>,
-    /// Standings of every competition, in replay order.
+    /// Standings of every competition, in replay order, after those sealed.
     pub standings: StandingTable,
+    /// The leading standings lines, sealed into `standings.parquet`'s row groups as the
+    /// run replayed (none unless it replayed as it read).
+    pub standings_sealed: super::spill::EncodedGroups,
     /// Board scores of every competition scored from table results, in replay order.
     pub board_scores: super::sealed::BoardScoreRows,
     /// Competitions that could not be scored or prepared, in replay order, with the

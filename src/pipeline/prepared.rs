@@ -49,34 +49,61 @@ pub struct PreparedCompetition {
     pub packed: Option<Box<PackedEntrants>>,
 }
 
-/// A competition's entrants' names (`entrants.entrant`), by entrant, in one text: a run
-/// holds every rated competition's until its outputs are written, and a `String` each
-/// (24 bytes and an allocation of its own for a name of two or three characters) was
-/// about forty bytes an entrant.
+/// A competition's entrants' names (`entrants.entrant`), by entrant, in one allocation:
+/// a run holds every rated competition's until its outputs are written. A `String`
+/// each (24 bytes and an allocation of its own for a name of two or three characters)
+/// was about forty bytes an entrant; a text and a list of four-byte ends, two
+/// allocations and 32 bytes of struct a competition. Here the count, the ends (two
+/// bytes each while the text is shorter than 64 KiB) and the text follow each other.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EntrantNames {
-    text: Box<str>,
-    /// Where entrant `i`'s name ends in `text`.
-    ends: Box<[u32]>,
+    /// Empty for no names; else: the width of an end (2 or 4 bytes), the count of
+    /// names (4 bytes), each name's end in the text (little-endian), the text.
+    bytes: Box<[u8]>,
 }
+
+/// Where the ends start in [`EntrantNames::bytes`]: after the width and the count.
+const NAMES_HEAD: usize = 5;
 
 impl EntrantNames {
     /// Entrant `i`'s name.
     pub fn get(&self, i: usize) -> Option<&str> {
-        let end = *self.ends.get(i)? as usize;
+        if i >= self.len() {
+            return None;
+        }
+        let end = self.end(i)?;
         let start = match i {
             0 => 0,
-            _ => self.ends.get(i - 1).map_or(0, |&e| e as usize),
+            _ => self.end(i - 1)?,
         };
-        self.text.get(start..end)
+        let text = self.bytes.get(NAMES_HEAD + self.len() * self.width()..)?;
+        std::str::from_utf8(text.get(start..end)?).ok()
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        match self.bytes.get(1..NAMES_HEAD) {
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]) as usize,
+            _ => 0,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len() == 0
+    }
+
+    fn width(&self) -> usize {
+        self.bytes.first().map_or(0, |&w| usize::from(w))
+    }
+
+    /// Where name `i` ends in the text.
+    fn end(&self, i: usize) -> Option<usize> {
+        let width = self.width();
+        let at = NAMES_HEAD + i * width;
+        match *self.bytes.get(at..at + width)? {
+            [a, b] => Some(usize::from(u16::from_le_bytes([a, b]))),
+            [a, b, c, d] => Some(u32::from_le_bytes([a, b, c, d]) as usize),
+            _ => None,
+        }
     }
 }
 
@@ -90,9 +117,24 @@ impl<'a> FromIterator<&'a str> for EntrantNames {
             text.push_str(name);
             ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
         }
+        if ends.is_empty() {
+            return EntrantNames::default();
+        }
+        let wide = text.len() > usize::from(u16::MAX);
+        let width: u8 = if wide { 4 } else { 2 };
+        let mut bytes =
+            Vec::with_capacity(NAMES_HEAD + ends.len() * usize::from(width) + text.len());
+        bytes.push(width);
+        bytes.extend_from_slice(&u32::try_from(ends.len()).unwrap_or(u32::MAX).to_le_bytes());
+        for end in ends {
+            match u16::try_from(end) {
+                Ok(end) if !wide => bytes.extend_from_slice(&end.to_le_bytes()),
+                _ => bytes.extend_from_slice(&end.to_le_bytes()),
+            }
+        }
+        bytes.extend_from_slice(text.as_bytes());
         EntrantNames {
-            text: text.into_boxed_str(),
-            ends: ends.into_boxed_slice(),
+            bytes: bytes.into_boxed_slice(),
         }
     }
 }
@@ -537,6 +579,24 @@ impl StandingTable {
         );
     }
 
+    /// The lines from `at` on, in a table of their own with room for `room` lines
+    /// more (a run drops the lines it has sealed from the front).
+    pub fn after(&self, at: usize, room: usize) -> StandingTable {
+        let lines = self.len().saturating_sub(at);
+        let text = match at {
+            0 => self.entrant_text.len(),
+            _ => (self.entrant_text.len())
+                .saturating_sub(self.entrant_ends.get(at - 1).map_or(0, |&e| e as usize)),
+        };
+        let mut rest = StandingTable::default();
+        let per_line = self.entrant_text.len() / self.len().max(1) + 1;
+        rest.reserve(lines + room, 0, text + room * per_line);
+        for i in at..self.len() {
+            rest.push(self.line(i));
+        }
+        rest
+    }
+
     /// Appends `other`'s lines after every other.
     pub fn append(&mut self, other: &StandingTable) {
         for line in other.iter() {
@@ -603,6 +663,18 @@ mod tests {
         assert_eq!(names.get(3), Some("3"));
         assert_eq!(names.get(4), None);
         assert!(EntrantNames::default().is_empty());
+        assert_eq!(EntrantNames::default().get(0), None);
+        // Names past 64 KiB in all are found as well.
+        let long = "x".repeat(40_000);
+        let names: EntrantNames = [long.as_str(), "7", long.as_str(), "é"]
+            .into_iter()
+            .collect();
+        assert_eq!(names.len(), 4);
+        assert_eq!(names.get(0), Some(long.as_str()));
+        assert_eq!(names.get(1), Some("7"));
+        assert_eq!(names.get(2), Some(long.as_str()));
+        assert_eq!(names.get(3), Some("é"));
+        assert_eq!(names.get(4), None);
     }
 
     fn standing(competition: &str, entrant: &str, rank: u32) -> Standing {

@@ -52,6 +52,20 @@ pub trait RowGroupCodec: Send + Sync + std::fmt::Debug {
     fn open(&self, bytes: &[u8]) -> Result<BoardScoreTable>;
 }
 
+/// Encodes standings lines as `standings.parquet`'s row groups.
+pub trait StandingCodec: Send + Sync + std::fmt::Debug {
+    /// Lines per row group of the output file (every group but the last is full).
+    fn rows_per_group(&self) -> usize;
+    /// `lines` (exactly [`rows_per_group`](Self::rows_per_group)), with each line's
+    /// handicap tournament result (expected, adjusted) in `handicap`, as one row group:
+    /// a job that encodes them into the bytes of a file holding only that group.
+    fn seal(
+        &self,
+        lines: super::prepared::StandingTable,
+        handicap: Vec<Option<(f64, f64)>>,
+    ) -> Result<super::spill::SealJob>;
+}
+
 /// The codecs a run seals its outputs with as it produces them; none keeps the rows.
 #[derive(Debug, Clone, Default)]
 pub struct Sealer {
@@ -59,6 +73,8 @@ pub struct Sealer {
     pub board_scores: Option<Arc<dyn RowGroupCodec>>,
     /// `changes.parquet`, sealed while the run replays.
     pub changes: Option<Arc<dyn ChangeCodec>>,
+    /// `standings.parquet`, sealed while a run from scratch replays (with the changes).
+    pub standings: Option<Arc<dyn StandingCodec>>,
     /// Where board scores that arrive out of replay order are held until they are
     /// written ([`Spill`]); `None` keeps them in memory.
     pub spill: Option<Arc<dyn SpillFiles>>,
@@ -73,13 +89,14 @@ impl Sealer {
         Sealer {
             board_scores: Some(codec),
             changes: None,
+            standings: None,
             spill: None,
             groups: None,
         }
     }
 }
 
-pub use super::spill::{SpillFile, SpillFiles};
+pub use super::spill::{EncodedGroups, SpillFile, SpillFiles};
 
 /// Board scores held in a [`SpillFile`] until they are written, as fixed-width records
 /// ([`BoardScoreTable::write_records`]; the names stay in memory), read back by ranges

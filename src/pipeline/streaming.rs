@@ -32,6 +32,7 @@ use super::competition::failed;
 use super::passes::{Collected, Pass};
 use super::prepare::{OneCompetition, Prepared, PreparedCompetition};
 use super::replay::{Releasing, ReplayOutput};
+use super::standing_groups::StandingGroups;
 use super::state::month_index;
 
 /// Competitions scored from their reported results at once, at most, when the
@@ -56,6 +57,9 @@ pub(super) struct Streaming<'s> {
     complete: usize,
     /// By place: whether the board files hold rows of the competition.
     has_rows: Vec<bool>,
+    /// The standings sealed into row groups as their months are replayed, when the run
+    /// seals them.
+    standings: Option<StandingGroups<'s>>,
     replaying: Duration,
 }
 
@@ -70,10 +74,19 @@ pub(super) struct Streamed {
 impl<'s> Streaming<'s> {
     /// A replay through `releasing` of competitions of which `has_rows` says (by
     /// place) which have board rows; room is made for `lines` standings lines and
-    /// `rated` competitions, bounds of what comes.
-    pub fn new(releasing: Releasing<'s>, has_rows: Vec<bool>, lines: usize, rated: usize) -> Self {
+    /// `rated` competitions, bounds of what comes (with `standings`, the lines sealed
+    /// as they are final, room for the lines they hold at most).
+    pub fn new(
+        releasing: Releasing<'s>,
+        has_rows: Vec<bool>,
+        (lines, rated): (usize, usize),
+        standings: Option<StandingGroups<'s>>,
+    ) -> Self {
         let mut prepared = Prepared::default();
-        prepared.standings.reserve(lines, has_rows.len(), 0);
+        match &standings {
+            Some(groups) => prepared.standings.reserve(lines.min(groups.room()), 0, 0),
+            None => prepared.standings.reserve(lines, has_rows.len(), 0),
+        }
         prepared.competitions.reserve_exact(rated);
         Streaming {
             releasing,
@@ -83,6 +96,7 @@ impl<'s> Streaming<'s> {
             month_start: 0,
             complete: 0,
             has_rows,
+            standings,
             replaying: Duration::ZERO,
         }
     }
@@ -168,6 +182,9 @@ impl<'s> Streaming<'s> {
     ) -> Result<()> {
         match outcome {
             Ok(one) => {
+                if let (Some(groups), Some(_)) = (&mut self.standings, &one.rated) {
+                    groups.rated_taken(&self.prepared.standings);
+                }
                 one.standings.append_to(&mut self.prepared.standings);
                 self.prepared.board_scores.extend(one.board_scores);
                 if let Some(rated) = one.rated {
@@ -214,6 +231,11 @@ impl<'s> Streaming<'s> {
         let competitions = &mut self.prepared.competitions;
         let window = self.month_start..end;
         self.releasing.month(competitions, window, &|_| {})?;
+        if let Some(groups) = &mut self.standings {
+            let table = &mut self.prepared.standings;
+            let so_far = self.releasing.so_far();
+            groups.replayed(table, end - self.month_start, so_far, competitions)?;
+        }
         self.month_start = end;
         self.replaying += started.elapsed();
         Ok(())
@@ -233,6 +255,9 @@ impl<'s> Streaming<'s> {
         }
         let started = Instant::now();
         let replay = self.releasing.finish(&mut self.prepared.competitions)?;
+        if let Some(groups) = self.standings.take() {
+            self.prepared.standings_sealed = groups.finish()?;
+        }
         Ok(Streamed {
             prepared: self.prepared,
             replay,

@@ -10,11 +10,11 @@ use polars::prelude::*;
 
 use crate::dataset::Direction;
 use crate::pipeline::prepare::{
-    EntrantNames, NonMemberSeat, PreparedCompetition, Seat, StandingLine,
+    EntrantNames, NonMemberSeat, PreparedCompetition, Seat, StandingLine, StandingTable,
 };
 use crate::pipeline::ranking::{published, RankedMember};
-use crate::pipeline::replay::{Change, ChangeCodec, SealJob};
-use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer};
+use crate::pipeline::replay::{Change, ChangeCodec, NonMemberChange, SealJob};
+use crate::pipeline::sealed::{BoardScoreRows, RowGroupCodec, Sealer, StandingCodec};
 use crate::pipeline::state::PlayerState;
 use crate::pipeline::{RunOutput, RunSettings};
 use crate::scoring::{
@@ -350,7 +350,11 @@ fn direction_name(direction: Option<Direction>) -> Option<&'static str> {
 }
 
 /// `standings.parquet`, with the handicap-adjusted result of handicap tournaments.
+/// Only for a run whose standings were not sealed as it replayed (as [`changes`]).
 pub fn standings(output: &RunOutput) -> PolarsResult<DataFrame> {
+    if !output.prepared.standings_sealed.is_empty() {
+        polars_bail!(ComputeError: "the run's standings were sealed into row groups as it replayed");
+    }
     let adjusted = adjusted_results(output);
     standings_part(output, &adjusted, 0..output.prepared.standings.len())
 }
@@ -473,7 +477,7 @@ pub fn unrated(output: &RunOutput) -> PolarsResult<DataFrame> {
 /// unseen.
 pub fn non_members(output: &RunOutput) -> PolarsResult<DataFrame> {
     let comps = &output.prepared.competitions;
-    let rows: Vec<&Change> = output.replay.non_member_changes().collect();
+    let rows: Vec<NonMemberChange> = output.replay.non_member_changes().collect();
     let seats: Vec<Option<&NonMemberSeat>> = rows
         .iter()
         .map(|c| {
@@ -849,6 +853,9 @@ pub fn board_score_sealer() -> Sealer {
         changes: Some(std::sync::Arc::new(ChangeRowCodec {
             settings: ParquetSettings::default(),
         })),
+        standings: Some(std::sync::Arc::new(StandingRowCodec {
+            settings: ParquetSettings::default(),
+        })),
         spill: Some(std::sync::Arc::new(
             super::spill_file::SpillFolder::temporary(),
         )),
@@ -1149,18 +1156,51 @@ fn write_standings(
             |r| Ok(whole.slice(r.start as i64, r.len())),
         ),
         _ => write_atomic_hashed(to, |out| {
-            let settings = ParquetSettings::default();
-            let empty = standings_lines(FrameBuilder::new(0), &[], &[]);
-            let schema = super::files::arrow_fields(&empty.map_err(|e| Error::polars(to, e))?);
-            let encode = |range: std::ops::Range<usize>| {
-                let table = &output.prepared.standings;
-                let rows: Vec<StandingLine> = range.map(|i| table.line(i)).collect();
-                encode_standings(&rows, &adjusted.of(&rows), &settings)
-            };
-            let height = output.prepared.standings.len();
-            super::files::write_encoded_parquet_to(out, &[], height, &settings, schema, &encode)
+            write_standings_to(out, output, adjusted, &ParquetSettings::default())
                 .map_err(|e| Error::polars(to, e))
         }),
+    }
+}
+
+/// Writes `standings.parquet` of a run that carries no history: the sealed row groups
+/// as they are, then the rest.
+fn write_standings_to<W: Write>(
+    out: W,
+    output: &RunOutput,
+    adjusted: &AdjustedResults<'_>,
+    settings: &ParquetSettings,
+) -> PolarsResult<()> {
+    let sealed = &output.prepared.standings_sealed;
+    let groups = sealed
+        .bytes()
+        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
+    let schema = super::files::arrow_fields(&standings_lines(FrameBuilder::new(0), &[], &[])?);
+    let table = &output.prepared.standings;
+    let encode = |range: std::ops::Range<usize>| {
+        let rows: Vec<StandingLine> = range.map(|i| table.line(i)).collect();
+        encode_standings(&rows, &adjusted.of(&rows), settings)
+    };
+    super::files::write_encoded_parquet_to(out, &sealed, table.len(), settings, schema, &encode)
+}
+
+/// Encodes standings lines as `standings.parquet`'s row groups while the run replays.
+#[derive(Debug)]
+pub struct StandingRowCodec {
+    settings: ParquetSettings,
+}
+
+impl StandingCodec for StandingRowCodec {
+    fn rows_per_group(&self) -> usize {
+        self.settings.row_group_size.unwrap_or(ROW_GROUP_ROWS)
+    }
+
+    fn seal(&self, lines: StandingTable, handicap: Vec<Option<(f64, f64)>>) -> Result<SealJob> {
+        let settings = self.settings.clone();
+        Ok(Box::new(move || {
+            let rows: Vec<StandingLine> = lines.iter().collect();
+            encode_standings(&rows, &handicap, &settings).map_err(frame_error(STANDINGS))
+        }))
     }
 }
 
@@ -1517,6 +1557,9 @@ mod tests {
                     changes: Some(std::sync::Arc::new(ChangeRowCodec {
                         settings: settings.clone(),
                     })),
+                    standings: Some(std::sync::Arc::new(StandingRowCodec {
+                        settings: settings.clone(),
+                    })),
                     spill: None,
                     groups: None,
                 },
@@ -1526,7 +1569,7 @@ mod tests {
             let rows = plain.replay.changes.len();
             assert!(rows > 3 * group, "{rows} changes");
             assert!(plain.replay.sealed.is_empty());
-            assert_eq!(sealed.replay.sealed.groups.len(), rows / group);
+            assert_eq!(sealed.replay.sealed.groups.groups.len(), rows / group);
             assert_eq!(sealed.replay.changes.len(), rows % group);
             assert_eq!(sealed.replay.change_count(), rows);
             assert_eq!(sealed.summary.changes, rows);
@@ -1559,6 +1602,43 @@ mod tests {
             assert_eq!(bits(&sealed), bits(&plain));
             let competitions = &sealed.prepared.competitions;
             assert!(competitions.iter().all(|c| c.input.entrants.is_empty()));
+
+            // The standings too, a row group at a time as their months are replayed,
+            // with the handicap tournaments' results.
+            let lines = plain.prepared.standings.len();
+            let sealed_lines = sealed.prepared.standings_sealed.rows();
+            assert!(
+                sealed_lines > 3 * group,
+                "{sealed_lines} of {lines} lines sealed"
+            );
+            assert_eq!(sealed_lines % group, 0);
+            assert_eq!(sealed_lines + sealed.prepared.standings.len(), lines);
+            assert!(
+                standings(&sealed).is_err(),
+                "the sealed lines are not in memory"
+            );
+            let frame = standings(&plain).map_err(frame_error(STANDINGS))?;
+            let column = frame.column("handicap_result");
+            let nulls = column.map_err(frame_error(STANDINGS))?.null_count();
+            assert!(
+                nulls < lines,
+                "{nulls} of {lines} lines without a handicap result"
+            );
+            let mut whole = Vec::new();
+            super::super::files::write_parquet_to(&mut whole, &[], lines, &settings, &|r| {
+                Ok(frame.slice(r.start as i64, r.len()))
+            })
+            .map_err(frame_error(STANDINGS))?;
+            let mut out = Vec::new();
+            let adjusted = adjusted_results(&sealed);
+            write_standings_to(&mut out, &sealed, &adjusted, &settings)
+                .map_err(frame_error(STANDINGS))?;
+            assert!(
+                out == whole,
+                "{mode:?}: {} against {} bytes",
+                out.len(),
+                whole.len()
+            );
         }
         Ok(())
     }
