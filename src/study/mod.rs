@@ -334,7 +334,7 @@ pub fn run(
     // as it goes, every member's month-ends and trajectory kept until the tracked and
     // drawn ones are known, so that the first set is replayed once.
     let mut rated = vec![false; data.competitions.len()];
-    let mut labeller = subgroups::Labeller::new(data, burn_in_until);
+    let labeller = subgroups::Labeller::new(data, burn_in_until);
     let every_member: Vec<u32> = (0..data.registry.len() as u32).collect();
     let every_field = vec![true; data.competitions.len()];
     let probe_ctx = Context {
@@ -345,14 +345,9 @@ pub fn run(
         fields: &[],
         burn_in_until,
     };
-    let mut first_judged = Judged::new(&probe_ctx, starting_handicaps(data, first)?);
-    let probe = replay_set(data, first, usize::MAX, &mut |changes| {
-        for c in changes {
-            rated[c.competition] = true;
-            first_judged.change(c);
-        }
-        labeller.month(changes);
-    })?;
+    let first_judged = Judged::new(&probe_ctx, starting_handicaps(data, first)?);
+    let (probe, first_judged, labeller) =
+        probe_first(data, first, &mut rated, first_judged, labeller)?;
     let boards = &probe.boards;
     let tracked = tracked_against_truth(data, options, boards);
     let trajectory_members = most_boards(boards, TRAJECTORIES);
@@ -422,6 +417,42 @@ pub fn run(
     rows.extend(subgroup_rows);
     study.rows = rows;
     Ok(study)
+}
+
+/// Replays the first set, marking the rated fields, while a thread of its own judges
+/// its changes and labels the subgroups a month behind: the replay is the one part of
+/// a study nothing else can run beside, and the judging was a third of its time.
+fn probe_first<'a>(
+    data: &StudyData,
+    first: &StudySet,
+    rated: &mut [bool],
+    mut judged: Judged<'a>,
+    mut labeller: subgroups::Labeller<'a>,
+) -> Result<(SetReplay, Judged<'a>, subgroups::Labeller<'a>)> {
+    std::thread::scope(|scope| {
+        let (months, received) = std::sync::mpsc::sync_channel::<Vec<replay::Change>>(2);
+        let judging = scope.spawn(move || {
+            for month in received {
+                for change in &month {
+                    judged.change(change);
+                }
+                labeller.month(&month);
+            }
+            (judged, labeller)
+        });
+        let probe = replay_set(data, first, usize::MAX, &mut |changes| {
+            for c in changes {
+                rated[c.competition] = true;
+            }
+            // Fails only once the judging has stopped, by a panic resumed below.
+            let _ = months.send(changes.to_vec());
+        });
+        drop(months);
+        let (judged, labeller) = judging
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Ok((probe?, judged, labeller))
+    })
 }
 
 /// The members judged against the hidden skill, when the study has it: those with
