@@ -204,15 +204,22 @@ pub fn publish(
     title: &str,
     commit: crate::store::files::Commit,
 ) -> Result<Summary> {
-    let data = data::read(run, data)?;
-    let pages = pages(&data)?;
     // A publication killed after its journal is finished first: the record read is
-    // then the one its pages were made with.
+    // then the one its pages were made with. The site's files are listed while the run
+    // is read (the one is the file system's work, the other the program's).
     write::settle(site)?;
-    let maker = Maker::new(&data, title, &digest::read(site)?);
+    let (read, listed) = std::thread::scope(|scope| {
+        let listed = scope.spawn(|| write::list(site));
+        let read = data::read(run, data).and_then(|d| Ok((d, digest::read(site)?)));
+        (read, data::joined(listed))
+    });
+    let (data, recorded) = read?;
+    let listed = listed?;
+    let pages = pages(&data)?;
+    let maker = Maker::new(&data, title, &recorded);
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
-    let written = write::write_site(site, &pages, commit, &record, make)?;
+    let written = write::write_site(site, listed, &pages, commit, &record, make)?;
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

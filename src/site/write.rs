@@ -79,6 +79,18 @@ enum Fate {
     Kept,
 }
 
+/// The pages published in `site` (none when it is new), by relative path, with the
+/// file and its size; listed by [`list`].
+pub struct Listed(BTreeMap<String, (PathBuf, u64)>);
+
+/// The pages of `site` as they are (after [`settle`]), the hidden files of a
+/// publication killed before its journal removed; an error when the folder holds
+/// anything but a site.
+pub fn list(site: &Path) -> Result<Listed> {
+    check_replaceable_as(site, &KNOWN, "a site")?;
+    existing_pages(site).map(Listed)
+}
+
 /// The pages (relative path and what `make` makes them from) as the whole of `site`,
 /// replacing what was there. `make` is given the digest the site records for the page,
 /// when the record is trusted, and may then leave the bytes out. Pages are made and
@@ -88,6 +100,7 @@ enum Fate {
 /// the old) and `replacing` (the first page renamed), for the tests.
 pub fn write_site<P, F>(
     site: &Path,
+    listed: Listed,
     pages: &[(String, P)],
     commit: Commit,
     shared: &digest::Record,
@@ -97,9 +110,7 @@ where
     P: Sync,
     F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
-    settle(site)?;
-    check_replaceable_as(site, &KNOWN, "a site")?;
-    let old = existing_pages(site)?;
+    let old = listed.0;
     if old.is_empty() {
         let mut written = Written::default();
         write_replacing(
@@ -412,9 +423,15 @@ mod tests {
 
     fn write(site: &Path, pages: &[(String, Vec<u8>)]) -> Result<Written> {
         let shared = digest::Record::default();
-        write_site(site, pages, Commit::default(), &shared, |bytes, _| {
-            Ok(Made::bytes(bytes.clone()))
-        })
+        settle(site)?;
+        write_site(
+            site,
+            list(site)?,
+            pages,
+            Commit::default(),
+            &shared,
+            |bytes, _| Ok(Made::bytes(bytes.clone())),
+        )
     }
 
     #[test]
@@ -458,7 +475,7 @@ mod tests {
         let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
         std::fs::write(dir.path().join("thesis.docx"), "x").map_err(|e| Error::io("x", e))?;
         let site = dir.path().to_path_buf();
-        assert!(write(&site, &pages(&[("index.html", "a")])).is_err());
+        assert!(list(&site).is_err());
         assert!(site.join("thesis.docx").exists());
         Ok(())
     }
