@@ -204,19 +204,15 @@ pub fn publish(
     title: &str,
     commit: crate::store::files::Commit,
 ) -> Result<Summary> {
-    // A publication killed after its journal is finished first: the record read is
-    // then the one its pages were made with. The site's files are listed while the run
-    // is read (the one is the file system's work, the other the program's).
-    write::settle(site)?;
-    let (read, listed) = std::thread::scope(|scope| {
-        let listed = scope.spawn(|| write::list(site));
-        let read = data::read(run, data).and_then(|d| Ok((d, digest::read(site)?)));
-        (read, data::joined(listed))
-    });
-    let (data, recorded) = read?;
-    let listed = listed?;
+    let data = data::read(run, data)?;
     let pages = pages(&data)?;
-    let maker = Maker::new(&data, title, &recorded);
+    // A publication killed after its journal is finished first: the record read is
+    // then the one its pages were made with.
+    write::settle(site)?;
+    let maker = Maker::new(&data, title, &digest::read(site)?);
+    // Listed once the keys are made: the listing (a line per page) is not held beside
+    // what making them needs for a while.
+    let listed = write::list(site)?;
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
     let written = write::write_site(site, listed, &pages, commit, &record, make)?;
