@@ -203,7 +203,7 @@ pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
 }
 
 /// What a reading thread returned; its panic carried on.
-pub fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
     match handle.join() {
         Ok(value) => value,
         Err(panic) => std::panic::resume_unwind(panic),
