@@ -287,10 +287,21 @@ impl SharedTexts {
                     format!("not a text column: {e}"),
                 ))
             })?;
-        Ok(values
-            .iter()
-            .map(|v| v.map(|text| self.share(text)))
-            .collect())
+        // A column repeats its last text more often than not (a competition's rows come
+        // together, most statuses are the same): that one is not looked up again.
+        let mut last: Option<(&str, Arc<str>)> = None;
+        let mut out = Vec::with_capacity(values.len());
+        for text in values.iter() {
+            out.push(text.map(|text| match &last {
+                Some((was, shared)) if *was == text => Arc::clone(shared),
+                _ => {
+                    let shared = self.share(text);
+                    last = Some((text, Arc::clone(&shared)));
+                    shared
+                }
+            }));
+        }
+        Ok(out)
     }
 
     fn share(&mut self, text: &str) -> Arc<str> {

@@ -7,7 +7,6 @@
 //! statement explains nothing; where the cap (52) or the floor cut a change short, the
 //! cut is its own column so the sum still holds.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use rustc_hash::FxHashMap;
@@ -75,12 +74,11 @@ pub const IMPS: &str = "IMP/board";
 /// a member) and a name: slots 1+2 and 3+4 are pairs (a team's two pairs), so the partner
 /// sits in the slot next to the member's.
 fn partner_of(
-    tables: &RunTables,
-    names: &HashMap<i64, &str>,
+    names: &FxHashMap<i64, &str>,
     row: &ChangeRow,
-    rows_of_competition: &[&ChangeRow],
+    at: &At<'_>,
 ) -> (Option<i64>, Option<String>) {
-    if let Some(slots) = tables.slots(&row.competition_id, &row.entrant) {
+    if let Some(slots) = at.slots(&row.entrant) {
         let Some(own) = slots.iter().position(|(id, _)| *id == Some(row.member_id)) else {
             return (None, None);
         };
@@ -93,6 +91,7 @@ fn partner_of(
             .or_else(|| id.map(|id| format!("#{id}")));
         return (id.filter(|id| *id >= 0), name);
     }
+    let rows_of_competition = &at.rows;
     let rows_of_entrant: Vec<&ChangeRow> = (rows_of_competition.iter())
         .filter(|r| r.entrant == row.entrant)
         .copied()
@@ -166,29 +165,62 @@ fn month_end_cuts(lines: &mut [Line], current: f64) {
 /// statements.
 pub struct Index<'a> {
     tables: &'a RunTables,
-    names: HashMap<i64, &'a str>,
-    /// The rows of each competition, in the file's order (an entrant's are found among
-    /// them: a map by competition and entrant would hold millions of keys).
-    by_competition: FxHashMap<&'a str, Vec<&'a ChangeRow>>,
+    names: FxHashMap<i64, &'a str>,
+    /// Per competition what a line of it needs, found once (a statement's lines each
+    /// look their competition up, millions of times in a site).
+    by_competition: FxHashMap<&'a str, At<'a>>,
     by_member: FxHashMap<i64, Vec<&'a ChangeRow>>,
     members: FxHashMap<i64, &'a MemberRow>,
+}
+
+/// What a statement's line takes of its competition: what the run says of it, its
+/// change rows in the file's order (an entrant's are found among them: a map by
+/// competition and entrant would hold millions of keys), and its entrant rows in the
+/// dataset when it was read compactly.
+struct At<'a> {
+    info: Option<&'a super::run_tables::CompetitionInfo>,
+    rows: Vec<&'a ChangeRow>,
+    tables: &'a RunTables,
+    entrants: Option<crate::dataset::entrant_table::CompetitionRows<'a>>,
+}
+
+impl At<'_> {
+    /// The players of `entrant` (number and printed name, slot by slot), when the
+    /// dataset was read ([`RunTables::slots`]).
+    fn slots(&self, entrant: &str) -> Option<super::run_tables::SlotsOf<'_>> {
+        if let Some(rows) = self.entrants {
+            let e = rows.find(entrant)?;
+            return Some([0, 1, 2, 3].map(|i| (e.players[i], e.names[i])));
+        }
+        let id = &*self.rows.first()?.competition_id;
+        self.tables.slots(id, entrant)
+    }
 }
 
 impl<'a> Index<'a> {
     /// Indexes the changes of `tables`.
     pub fn new(tables: &'a RunTables) -> Self {
-        let mut by_competition: FxHashMap<&str, Vec<&ChangeRow>> = FxHashMap::default();
+        let mut by_competition: FxHashMap<&str, At> = FxHashMap::default();
         let mut by_member: FxHashMap<i64, Vec<&ChangeRow>> = FxHashMap::default();
         for row in &tables.changes {
-            by_competition
+            let at = by_competition
                 .entry(&*row.competition_id)
-                .or_default()
-                .push(row);
+                .or_insert_with(|| At {
+                    info: None,
+                    rows: Vec::new(),
+                    tables,
+                    entrants: None,
+                });
+            at.rows.push(row);
             by_member.entry(row.member_id).or_default().push(row);
+        }
+        for (id, at) in &mut by_competition {
+            at.info = tables.competitions.get(*id);
+            at.entrants = (tables.entrant_rows.as_deref()).map(|t| t.competition_rows(id));
         }
         Index {
             tables,
-            names: tables.names(),
+            names: tables.names().into_iter().collect(),
             by_competition,
             by_member,
             members: tables.members.iter().map(|m| (m.member_id, m)).collect(),
@@ -197,8 +229,8 @@ impl<'a> Index<'a> {
 
     /// The change rows of a competition, in the file's order.
     pub fn competition_rows(&self, competition_id: &str) -> &[&'a ChangeRow] {
-        let rows = self.by_competition.get(competition_id);
-        rows.map(Vec::as_slice).unwrap_or_default()
+        let at = self.by_competition.get(competition_id);
+        at.map(|at| at.rows.as_slice()).unwrap_or_default()
     }
 
     /// The statement of `member_id`; an error when the member is not in
@@ -248,13 +280,12 @@ impl<'a> Index<'a> {
 
     /// A change of the member's, as a line of the statement.
     fn line(&self, r: &ChangeRow) -> Line {
-        let info = self.tables.competitions.get(&*r.competition_id);
-        let competition = self
-            .by_competition
-            .get(&*r.competition_id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let (partner_id, partner) = partner_of(self.tables, &self.names, r, competition);
+        let at = self.by_competition.get(&*r.competition_id);
+        let info = at.and_then(|at| at.info);
+        let (partner_id, partner) = match at {
+            Some(at) => partner_of(&self.names, r, at),
+            None => (None, None),
+        };
         Line {
             date: r.date,
             competition_id: r.competition_id.to_string(),

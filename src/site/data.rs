@@ -159,56 +159,109 @@ impl<'a> Lookups<'a> {
 }
 
 /// Reads the run in `run` and the dataset (`data`, or the one its `run.json` names when
-/// it is still there).
+/// it is still there). The run's history, its other files and the dataset are read on
+/// both cores: none needs another.
 pub fn read(run: &Path, data: Option<&Path>) -> Result<SiteData> {
     let folder = RunFolder::open(run, "--out-dir")?;
-    let mut tables = RunTables::read(&folder)?;
-    let data: Option<PathBuf> = match data {
+    let named = &folder.manifest().inputs.data.path;
+    let dir: Option<PathBuf> = match data {
         Some(dir) => Some(dir.to_path_buf()),
-        None => tables.data.clone().filter(|d| d.is_dir()),
+        None => (!named.is_empty())
+            .then(|| PathBuf::from(named))
+            .filter(|d| d.is_dir()),
     };
-    if let Some(dir) = &data {
-        // The entrant rows compactly, read for their names; the results are not shown.
-        let (mut opened, entrants, _) = crate::store::table::open_partitions_compact(
-            dir,
-            OnError::Quarantine,
-            &crate::store::table::Partitions::All,
-            &crate::scoring::progress::NoProgress,
-        )?;
-        drop(opened.boards);
-        let entrants = Arc::new(entrants);
-        tables = tables.with_dataset(&opened.head);
-        tables.entrant_rows = Some(Arc::clone(&entrants));
-        let dates: HashMap<&str, NaiveDate> = opened
-            .head
-            .competitions
-            .iter()
-            .map(|c| (c.competition_id.as_str(), c.date))
-            .collect();
-        let mut site = base(&folder, tables)?;
-        for (id, c) in &mut site.competitions {
-            c.date = dates.get(id.as_str()).copied().or(c.date);
-        }
-        site.dataset = Some(dir.clone());
-        let head = &mut opened.head;
-        site.sheets = Some(SheetSource {
-            competitions: std::mem::take(&mut head.competitions)
-                .into_iter()
-                .map(|c| (c.competition_id.clone(), c))
-                .collect(),
-            members: std::mem::take(&mut head.members),
-            entrants,
-        });
-        return Ok(site);
+    // Threads of their own, not the pool's: the readers use the pool themselves.
+    let (tables, dataset, own) = std::thread::scope(|scope| {
+        let dataset = scope.spawn(|| dir.as_deref().map(read_dataset).transpose());
+        let own = scope.spawn(|| Own::read(&folder));
+        let tables = RunTables::read(&folder);
+        (tables, joined(dataset), joined(own))
+    });
+    let (mut tables, dataset, own) = (tables?, dataset?, own?);
+    let Some((mut head, entrants)) = dataset else {
+        return Ok(base(own, tables));
+    };
+    tables = tables.with_dataset(&head);
+    tables.entrant_rows = Some(Arc::clone(&entrants));
+    let dates: HashMap<&str, NaiveDate> = (head.competitions.iter())
+        .map(|c| (c.competition_id.as_str(), c.date))
+        .collect();
+    let mut site = base(own, tables);
+    for (id, c) in &mut site.competitions {
+        c.date = dates.get(id.as_str()).copied().or(c.date);
     }
-    base(&folder, tables)
+    site.dataset = dir;
+    site.sheets = Some(SheetSource {
+        competitions: std::mem::take(&mut head.competitions)
+            .into_iter()
+            .map(|c| (c.competition_id.clone(), c))
+            .collect(),
+        members: std::mem::take(&mut head.members),
+        entrants,
+    });
+    Ok(site)
+}
+
+/// What a reading thread returned; its panic carried on.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    match handle.join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// The dataset's tables but its results and boards, its entrant rows compactly (read
+/// for their names; the results are not shown).
+fn read_dataset(dir: &Path) -> Result<(crate::dataset::Dataset, Arc<EntrantTable>)> {
+    let (opened, entrants, _) = crate::store::table::open_partitions_compact(
+        dir,
+        OnError::Quarantine,
+        &crate::store::table::Partitions::All,
+        &crate::scoring::progress::NoProgress,
+    )?;
+    Ok((opened.head, Arc::new(entrants)))
+}
+
+/// What the site takes from the run folder's own files besides the run's tables.
+struct Own {
+    ranked: Vec<Ranked>,
+    sd: HashMap<i64, f64>,
+    competitions: BTreeMap<String, Competition>,
+    report: Option<String>,
+}
+
+impl Own {
+    fn read(folder: &RunFolder) -> Result<Own> {
+        let ranked = read_ranked(folder)?;
+        let sd = read_sd(folder)?;
+        let competitions = read_standings(folder)?;
+        let report = if folder.manifest().outputs.contains_key(REPORT_HTML) {
+            Some(String::from_utf8_lossy(&folder.read_checked(REPORT_HTML)?).into_owned())
+        } else {
+            let path = folder.file(REPORT_HTML);
+            match std::fs::read(&path) {
+                Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        };
+        Ok(Own {
+            ranked,
+            sd,
+            competitions,
+            report,
+        })
+    }
 }
 
 /// The site's data from the run folder's own files.
-fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
-    let ranked = read_ranked(folder)?;
-    let sd = read_sd(folder)?;
-    let mut competitions = read_standings(folder)?;
+fn base(own: Own, tables: RunTables) -> SiteData {
+    let Own {
+        ranked,
+        sd,
+        mut competitions,
+        report,
+    } = own;
     for row in &tables.changes {
         if let Some(c) = competitions.get_mut(&*row.competition_id) {
             c.date = c.date.or(Some(row.date));
@@ -222,17 +275,7 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
             c.imps = info.imps;
         }
     }
-    let report = if folder.manifest().outputs.contains_key(REPORT_HTML) {
-        Some(String::from_utf8_lossy(&folder.read_checked(REPORT_HTML)?).into_owned())
-    } else {
-        let path = folder.file(REPORT_HTML);
-        match std::fs::read(&path) {
-            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(Error::io(path, e)),
-        }
-    };
-    Ok(SiteData {
+    SiteData {
         tables,
         ranked,
         sd,
@@ -242,7 +285,7 @@ fn base(folder: &RunFolder, tables: RunTables) -> Result<SiteData> {
         sheets: None,
         year,
         years,
-    })
+    }
 }
 
 /// The year of the last change row, and per member the earlier years of their change

@@ -210,9 +210,12 @@ pub fn publish(
     // then the one its pages were made with.
     write::settle(site)?;
     let maker = Maker::new(&data, title, &digest::read(site)?);
+    // Listed once the keys are made: the listing (a line per page) is not held beside
+    // what making them needs for a while.
+    let listed = write::list(site)?;
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
-    let written = write::write_site(site, &pages, commit, &record, make)?;
+    let written = write::write_site(site, listed, &pages, commit, &record, make)?;
     Ok(Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

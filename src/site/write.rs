@@ -79,6 +79,19 @@ enum Fate {
     Kept,
 }
 
+/// The pages published in `site` (none when it is new), by relative path, with their
+/// sizes; listed by [`list`]. The files' paths are not held (a line per page): they are
+/// the site's folder joined to the relative path.
+pub struct Listed(BTreeMap<String, u64>);
+
+/// The pages of `site` as they are (after [`settle`]), the hidden files of a
+/// publication killed before its journal removed; an error when the folder holds
+/// anything but a site.
+pub fn list(site: &Path) -> Result<Listed> {
+    check_replaceable_as(site, &KNOWN, "a site")?;
+    existing_pages(site).map(Listed)
+}
+
 /// The pages (relative path and what `make` makes them from) as the whole of `site`,
 /// replacing what was there. `make` is given the digest the site records for the page,
 /// when the record is trusted, and may then leave the bytes out. Pages are made and
@@ -88,6 +101,7 @@ enum Fate {
 /// the old) and `replacing` (the first page renamed), for the tests.
 pub fn write_site<P, F>(
     site: &Path,
+    listed: Listed,
     pages: &[(String, P)],
     commit: Commit,
     shared: &digest::Record,
@@ -97,9 +111,7 @@ where
     P: Sync,
     F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
-    settle(site)?;
-    check_replaceable_as(site, &KNOWN, "a site")?;
-    let old = existing_pages(site)?;
+    let old = listed.0;
     if old.is_empty() {
         let mut written = Written::default();
         write_replacing(
@@ -169,7 +181,7 @@ fn write_pages<P, F>(
     site: &Path,
     to: &Path,
     pages: &[(String, P)],
-    old: &BTreeMap<String, (PathBuf, u64)>,
+    old: &BTreeMap<String, u64>,
     recorded: &BTreeMap<String, digest::Recorded>,
     shared: &digest::Record,
     make: &F,
@@ -195,7 +207,8 @@ where
                         true => journal::beside(site, relative),
                         false => to.join(relative),
                     },
-                    old: old.get(relative),
+                    at: (site, relative),
+                    old: old.get(relative).copied(),
                 };
                 at.page(known, &|known| make(page, known))
             })
@@ -229,7 +242,9 @@ where
 /// (with its size) it replaces.
 struct Place<'a> {
     to: PathBuf,
-    old: Option<&'a (PathBuf, u64)>,
+    /// The site's folder and the page's path in it.
+    at: (&'a Path, &'a str),
+    old: Option<u64>,
 }
 
 impl Place<'_> {
@@ -248,12 +263,15 @@ impl Place<'_> {
         };
         let bytes = match (&made.bytes, self.old) {
             (Some(bytes), _) => bytes,
-            (None, Some(&(_, size))) => return Ok((Fate::Kept, record(size))),
+            (None, Some(size)) => return Ok((Fate::Kept, record(size))),
             // Nothing published to keep: made after all.
             (None, None) => &make(None)?.bytes.unwrap_or_default(),
         };
         let same = match self.old {
-            Some((old, size)) => *size == bytes.len() as u64 && same_bytes(old, bytes)?,
+            Some(size) => {
+                let old = self.at.0.join(self.at.1);
+                size == bytes.len() as u64 && same_bytes(&old, bytes)?
+            }
             None => false,
         };
         if same {
@@ -286,14 +304,14 @@ fn make_folders<P>(staging: &Path, pages: &[(String, P)]) -> Result<()> {
 fn trusted<P, F>(
     site: &Path,
     pages: &[(String, P)],
-    old: &BTreeMap<String, (PathBuf, u64)>,
+    old: &BTreeMap<String, u64>,
     make: &F,
 ) -> Result<BTreeMap<String, digest::Recorded>>
 where
     F: Fn(&P, Option<&str>) -> Result<Made>,
 {
     let mut recorded = digest::read(site)?.pages;
-    recorded.retain(|page, r| old.get(page).is_some_and(|o| o.1 == r.size));
+    recorded.retain(|page, r| old.get(page) == Some(&r.size));
     let mut checked: BTreeSet<(&str, usize)> = BTreeSet::new();
     let mut spot = Vec::new();
     for (relative, page) in pages {
@@ -301,7 +319,7 @@ where
             continue;
         };
         let folder = (folder, relative.matches('/').count());
-        let (Some(known), Some(file)) = (recorded.get(relative), old.get(relative)) else {
+        let (Some(known), true) = (recorded.get(relative), old.contains_key(relative)) else {
             continue;
         };
         if checked.contains(&folder) {
@@ -311,7 +329,7 @@ where
         if made.digest.as_ref() != Some(&known.digest) {
             continue;
         }
-        if !same_bytes(&file.0, &made.bytes.unwrap_or_default())? {
+        if !same_bytes(&site.join(relative), &made.bytes.unwrap_or_default())? {
             return Ok(BTreeMap::new());
         }
         checked.insert(folder);
@@ -327,7 +345,7 @@ where
 /// The pages of the site now in `site`, by relative path (`/`-separated), with their
 /// sizes. The hidden files of a publication killed before its journal was written are
 /// removed on the way.
-fn existing_pages(site: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>> {
+fn existing_pages(site: &Path) -> Result<BTreeMap<String, u64>> {
     let mut out = BTreeMap::new();
     if !site.is_dir() {
         return Ok(out);
@@ -342,7 +360,7 @@ fn existing_pages(site: &Path) -> Result<BTreeMap<String, (PathBuf, u64)>> {
             continue;
         };
         if meta.is_file() {
-            out.insert(name.to_owned(), (path, meta.len()));
+            out.insert(name.to_owned(), meta.len());
             continue;
         }
         list_folder(&path, name, true, &mut out)?;
@@ -356,7 +374,7 @@ fn list_folder(
     path: &Path,
     relative: &str,
     nested: bool,
-    out: &mut BTreeMap<String, (PathBuf, u64)>,
+    out: &mut BTreeMap<String, u64>,
 ) -> Result<()> {
     let entries = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?;
     for entry in entries {
@@ -368,7 +386,7 @@ fn list_folder(
             std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
         } else if kind.is_file() {
             let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
-            out.insert(format!("{relative}/{file}"), (entry.path(), meta.len()));
+            out.insert(format!("{relative}/{file}"), meta.len());
         } else if kind.is_dir() && nested {
             list_folder(&entry.path(), &format!("{relative}/{file}"), false, out)?;
         }
@@ -412,9 +430,15 @@ mod tests {
 
     fn write(site: &Path, pages: &[(String, Vec<u8>)]) -> Result<Written> {
         let shared = digest::Record::default();
-        write_site(site, pages, Commit::default(), &shared, |bytes, _| {
-            Ok(Made::bytes(bytes.clone()))
-        })
+        settle(site)?;
+        write_site(
+            site,
+            list(site)?,
+            pages,
+            Commit::default(),
+            &shared,
+            |bytes, _| Ok(Made::bytes(bytes.clone())),
+        )
     }
 
     #[test]
@@ -458,7 +482,7 @@ mod tests {
         let dir = tempfile::tempdir().map_err(|e| Error::io("tempdir", e))?;
         std::fs::write(dir.path().join("thesis.docx"), "x").map_err(|e| Error::io("x", e))?;
         let site = dir.path().to_path_buf();
-        assert!(write(&site, &pages(&[("index.html", "a")])).is_err());
+        assert!(list(&site).is_err());
         assert!(site.join("thesis.docx").exists());
         Ok(())
     }
