@@ -329,33 +329,13 @@ pub fn run(
     let burn_in_until = check_burn_in(data, options.burn_in_until)?;
     let dates: Vec<NaiveDate> = data.competitions.iter().map(|c| c.date).collect();
 
-    // The first set's replay decides which fields were rated, who is tracked, and whose
-    // trajectories are drawn; the other sets and the baselines follow it. It is judged
-    // as it goes, every member's month-ends and trajectory kept until the tracked and
-    // drawn ones are known, so that the first set is replayed once.
-    let mut rated = vec![false; data.competitions.len()];
-    let labeller = subgroups::Labeller::new(data, burn_in_until);
-    let every_member: Vec<u32> = (0..data.registry.len() as u32).collect();
-    let every_field = vec![true; data.competitions.len()];
-    let probe_ctx = Context {
-        data,
-        rated: &every_field,
-        tracked: &every_member,
-        trajectory_members: &every_member,
-        fields: &[],
-        burn_in_until,
-    };
-    let first_judged = Judged::new(&probe_ctx, starting_handicaps(data, first)?);
-    let (probe, first_judged, labeller) =
-        probe_first(data, first, &mut rated, first_judged, labeller)?;
-    let boards = &probe.boards;
-    let tracked = tracked_against_truth(data, options, boards);
-    let trajectory_members = most_boards(boards, TRAJECTORIES);
-    let first_track = judged_track(
-        first,
-        first_judged.keeping(&tracked, &trajectory_members),
-        &probe,
-    );
+    let FirstReplay {
+        track: first_track,
+        rated,
+        tracked,
+        trajectory_members,
+        labeller,
+    } = replay_first(data, first, options, burn_in_until)?;
 
     let fields = judged_fields(data, &rated);
 
@@ -372,13 +352,8 @@ pub fn run(
         baselines.push(Baseline::WholeHistory);
     }
     on_done(first.name());
-    let tracks = std::iter::once(Ok(first_track))
-        .chain(
-            all_tracks(&ctx, &sets[1..], &baselines, on_done)?
-                .into_iter()
-                .map(Ok),
-        )
-        .collect::<Result<Vec<Track>>>()?;
+    let mut tracks = vec![first_track];
+    tracks.extend(all_tracks(&ctx, &sets[1..], &baselines, on_done)?);
 
     let member_ids: Vec<MemberId> = data.registry.members.iter().map(|m| m.member_id).collect();
     let member_names: Vec<Option<String>> = data
@@ -419,16 +394,61 @@ pub fn run(
     Ok(study)
 }
 
+/// What the first set's replay decides for the rest of a study.
+struct FirstReplay<'a> {
+    track: Track,
+    rated: Vec<bool>,
+    tracked: Vec<u32>,
+    trajectory_members: Vec<u32>,
+    labeller: subgroups::Labeller<'a>,
+}
+
+/// The first set's replay decides which fields were rated, who is tracked, and whose
+/// trajectories are drawn; the other sets and the baselines follow it. It is judged as
+/// it goes, every member's month-ends and trajectory kept until the tracked and drawn
+/// ones are known, so that the first set is replayed once.
+fn replay_first<'a>(
+    data: &'a StudyData,
+    first: &StudySet,
+    options: &StudyOptions,
+    burn_in_until: NaiveDate,
+) -> Result<FirstReplay<'a>> {
+    let mut rated = vec![false; data.competitions.len()];
+    let labeller = subgroups::Labeller::new(data, burn_in_until);
+    let every_member: Vec<u32> = (0..data.registry.len() as u32).collect();
+    let every_field = vec![true; data.competitions.len()];
+    let probe_ctx = Context {
+        data,
+        rated: &every_field,
+        tracked: &every_member,
+        trajectory_members: &every_member,
+        fields: &[],
+        burn_in_until,
+    };
+    let judged = Judged::new(&probe_ctx, starting_handicaps(data, first)?);
+    let (probe, judged, labeller) = probe_first(data, first, &mut rated, judged, labeller)?;
+    let tracked = tracked_against_truth(data, options, &probe.boards);
+    let trajectory_members = most_boards(&probe.boards, TRAJECTORIES);
+    let track = judged_track(first, judged.keeping(&tracked, &trajectory_members), &probe);
+    Ok(FirstReplay {
+        track,
+        rated,
+        tracked,
+        trajectory_members,
+        labeller,
+    })
+}
+
 /// Replays the first set, marking the rated fields, while a thread of its own judges
 /// its changes and labels the subgroups a month behind: the replay is the one part of
 /// a study nothing else can run beside, and the judging was a third of its time.
-fn probe_first<'a>(
+fn probe_first<'j, 'l>(
     data: &StudyData,
     first: &StudySet,
     rated: &mut [bool],
-    mut judged: Judged<'a>,
-    mut labeller: subgroups::Labeller<'a>,
-) -> Result<(SetReplay, Judged<'a>, subgroups::Labeller<'a>)> {
+    mut judged: Judged<'j>,
+    mut labeller: subgroups::Labeller<'l>,
+) -> Result<(SetReplay, Judged<'j>, subgroups::Labeller<'l>)> {
     std::thread::scope(|scope| {
         let (months, received) = std::sync::mpsc::sync_channel::<Vec<replay::Change>>(2);
         let judging = scope.spawn(move || {

@@ -262,6 +262,75 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// From the players' ratings (widened by the dynamics) down to the teams'
+    /// performances.
+    fn down(&mut self, ratings: &[&TrueSkillRating], dynamics: f64, variance: f64) {
+        for (j, rating) in ratings.iter().enumerate() {
+            let prior = Gaussian::from_mean_sd(rating.rating, rating.uncertainty);
+            let widened = Gaussian::from_mean_sd(prior.mean(), prior.sd().hypot(dynamics));
+            send_value(&mut self.skill[j], &mut self.skill_from_prior[j], widened);
+        }
+        for j in 0..ratings.len() {
+            let message = noise_message(self.skill[j].without(self.skill_from_noise[j]), variance);
+            send_message(
+                &mut self.performance[j],
+                &mut self.performance_from_noise[j],
+                message,
+            );
+        }
+        for t in 0..self.team.len() {
+            self.team_down(t);
+        }
+    }
+
+    /// The ranking's evidence passed along the chain of differences, down and back up,
+    /// until no difference moves by more than [`MIN_DELTA`] (at most [`MAX_PASSES`]).
+    fn rank(&mut self, draws: &[bool], margins: &[f64]) {
+        let differences = self.difference.len();
+        for _ in 0..MAX_PASSES {
+            let mut moved = 0.0_f64;
+            if differences == 1 {
+                self.difference_down(0);
+                moved = self.truncate(0, draws[0], margins[0]);
+            } else {
+                for k in 0..differences - 1 {
+                    self.difference_down(k);
+                    moved = moved.max(self.truncate(k, draws[k], margins[k]));
+                    self.difference_up_to_second(k);
+                }
+                for k in (1..differences).rev() {
+                    self.difference_down(k);
+                    moved = moved.max(self.truncate(k, draws[k], margins[k]));
+                    self.difference_up_to_first(k);
+                }
+            }
+            if moved <= MIN_DELTA {
+                break;
+            }
+        }
+    }
+
+    /// From the differences back up to the players' skills.
+    fn up(&mut self, variance: f64) {
+        let differences = self.difference.len();
+        self.difference_up_to_first(0);
+        self.difference_up_to_second(differences - 1);
+        for t in 0..self.team.len() {
+            for x in self.bounds[t]..self.bounds[t + 1] {
+                self.team_up(t, x);
+            }
+        }
+        for j in 0..self.skill.len() {
+            let message = noise_message(
+                self.performance[j].without(self.performance_from_noise[j]),
+                variance,
+            );
+            send_message(&mut self.skill[j], &mut self.skill_from_noise[j], message);
+        }
+    }
+}
+
 /// The teams' new ratings, in the order given; each team is its players' ratings and
 /// its rank (1 the best, equal ranks a draw). A field of fewer than two teams, or with
 /// a team of no players, is returned as it came.
@@ -281,26 +350,7 @@ pub fn rate(
     let ratings: Vec<&TrueSkillRating> = order.iter().flat_map(|&t| teams[t].0).collect();
     let mut g = Graph::new(bounds);
     let variance = config.beta.powi(2);
-
-    for (j, rating) in ratings.iter().enumerate() {
-        let prior = Gaussian::from_mean_sd(rating.rating, rating.uncertainty);
-        let widened =
-            Gaussian::from_mean_sd(prior.mean(), prior.sd().hypot(config.dynamics_factor));
-        send_value(&mut g.skill[j], &mut g.skill_from_prior[j], widened);
-    }
-    for j in 0..ratings.len() {
-        let message = noise_message(g.skill[j].without(g.skill_from_noise[j]), variance);
-        send_message(
-            &mut g.performance[j],
-            &mut g.performance_from_noise[j],
-            message,
-        );
-    }
-    for t in 0..order.len() {
-        g.team_down(t);
-    }
-
-    let differences = order.len() - 1;
+    g.down(&ratings, config.dynamics_factor, variance);
     let draws: Vec<bool> = order
         .windows(2)
         .map(|w| teams[w[0]].1 == teams[w[1]].1)
@@ -312,42 +362,8 @@ pub fn rate(
             draw_margin(config.draw_probability, config.beta, players)
         })
         .collect();
-    for _ in 0..MAX_PASSES {
-        let mut moved = 0.0_f64;
-        if differences == 1 {
-            g.difference_down(0);
-            moved = g.truncate(0, draws[0], margins[0]);
-        } else {
-            for k in 0..differences - 1 {
-                g.difference_down(k);
-                moved = moved.max(g.truncate(k, draws[k], margins[k]));
-                g.difference_up_to_second(k);
-            }
-            for k in (1..differences).rev() {
-                g.difference_down(k);
-                moved = moved.max(g.truncate(k, draws[k], margins[k]));
-                g.difference_up_to_first(k);
-            }
-        }
-        if moved <= MIN_DELTA {
-            break;
-        }
-    }
-
-    g.difference_up_to_first(0);
-    g.difference_up_to_second(differences - 1);
-    for t in 0..order.len() {
-        for x in g.bounds[t]..g.bounds[t + 1] {
-            g.team_up(t, x);
-        }
-    }
-    for j in 0..ratings.len() {
-        let message = noise_message(
-            g.performance[j].without(g.performance_from_noise[j]),
-            variance,
-        );
-        send_message(&mut g.skill[j], &mut g.skill_from_noise[j], message);
-    }
+    g.rank(&draws, &margins);
+    g.up(variance);
 
     let mut rated: Vec<Vec<TrueSkillRating>> = vec![Vec::new(); teams.len()];
     for (i, &t) in order.iter().enumerate() {
