@@ -56,18 +56,21 @@ impl Period {
             return None;
         }
         let rating = (rating - CENTRE) / SCALE;
-        let expected = |o: &Opponent| (1.0 + (-o.weight * (rating - o.rating)).exp()).recip();
+        // Each game's expectation once, for both sums (the crate computes it for each).
+        let expected: Vec<f64> = games
+            .iter()
+            .map(|(o, _)| (1.0 + (-o.weight * (rating - o.rating)).exp()).recip())
+            .collect();
         let v = games
             .iter()
-            .map(|(o, _)| {
-                let e = expected(o);
-                o.weight.powi(2) * e * (1.0 - e)
-            })
+            .zip(&expected)
+            .map(|((o, _), e)| o.weight.powi(2) * e * (1.0 - e))
             .sum::<f64>()
             .recip();
         let scores: f64 = games
             .iter()
-            .map(|(o, outcome)| o.weight * (outcome.to_chess_points() - expected(o)))
+            .zip(&expected)
+            .map(|((o, outcome), e)| o.weight * (outcome.to_chess_points() - e))
             .sum();
         Some(Period { rating, v, scores })
     }
