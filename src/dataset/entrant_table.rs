@@ -13,7 +13,8 @@
 //! competition is hashed or scored.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -21,6 +22,11 @@ use super::{Direction, Entrant, EntrantResult, MemberId, Origin};
 
 /// The id of an absent text or origin.
 const NONE: u32 = u32::MAX;
+
+/// A block of rows, locked (a reader that panicked left it as it was).
+fn lock<T>(block: &Mutex<T>) -> MutexGuard<'_, T> {
+    block.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// One entrant row: texts by id into its table's pool. A table keeps it encoded
 /// ([`CompactRow::encode`]) and makes it again when its competition is read.
@@ -183,17 +189,23 @@ impl Pool {
 /// Rows of one table, compactly, in the order they were read, found per competition.
 ///
 /// Each row is kept encoded ([`CompactRow::encode`]: about 25 bytes an entrant row
-/// rather than its 80-byte struct), found by its place through `offsets`, and its
-/// competition by the run of rows it was read in: a federation's history is millions of
-/// rows, and a run holds them all while it scores.
+/// rather than its 80-byte struct), found by its place through its block's offsets,
+/// and its competition by the run of rows it was read in: a federation's history is
+/// millions of rows, and a run holds them all while it scores. A run from scratch
+/// scores each competition once, month after month, so it releases each competition's
+/// rows once scored ([`CompactTable::release`]), and a block of rows is let go of
+/// when every competition with a row in it has been released: the rows held are then
+/// those of the months still to score, not the whole history's.
 #[derive(Debug)]
 pub struct CompactTable<R> {
-    /// The rows, encoded one after another in read order.
-    bytes: Vec<u8>,
-    /// Where each row starts in `bytes`, from the start of its block of
-    /// [`BLOCK_ROWS`] rows (`blocks`).
-    offsets: Vec<u32>,
-    blocks: Vec<u64>,
+    /// The rows, encoded one after another in read order, [`BLOCK_ROWS`] a block;
+    /// `None` once released.
+    blocks: Vec<Mutex<Option<Box<Block>>>>,
+    /// How many rows were pushed.
+    rows: usize,
+    /// The rows the files announced and not yet pushed: room made for them, a block
+    /// at a time.
+    announced: usize,
     /// The runs of rows of one competition, in read order: the competition's pool id
     /// and the place of the run's first row.
     runs: Vec<(u32, u32)>,
@@ -206,23 +218,39 @@ pub struct CompactTable<R> {
     /// would say nothing.
     grouped: Vec<u32>,
     ranges: Vec<(u32, u32)>,
+    /// Per block, once grouped: how many competitions with a row in it are not
+    /// released yet.
+    pending: Vec<AtomicU32>,
+    /// Once grouped, a bit per competition (by pool id): released.
+    released: Vec<AtomicU64>,
     _rows: std::marker::PhantomData<R>,
 }
 
-/// The rows of a block of [`CompactTable`]'s offsets: a row's place within its block's
-/// bytes fits in 32 bits whatever the table's size.
+/// [`BLOCK_ROWS`] rows of a [`CompactTable`], encoded.
+#[derive(Debug, Default)]
+struct Block {
+    bytes: Vec<u8>,
+    /// Where each row starts in `bytes`.
+    offsets: Vec<u32>,
+}
+
+/// The rows of a block of a [`CompactTable`]: a row's place within its block's
+/// bytes fits in 32 bits whatever the table's size, and a block (a megabyte or two)
+/// is what a release lets go of.
 const BLOCK_ROWS: usize = 1 << 16;
 
 impl<R> Default for CompactTable<R> {
     fn default() -> Self {
         CompactTable {
-            bytes: Vec::new(),
-            offsets: Vec::new(),
             blocks: Vec::new(),
+            rows: 0,
+            announced: 0,
             runs: Vec::new(),
             pool: Pool::default(),
             grouped: Vec::new(),
             ranges: Vec::new(),
+            pending: Vec::new(),
+            released: Vec::new(),
             _rows: std::marker::PhantomData,
         }
     }
@@ -236,16 +264,12 @@ pub type ResultTable = CompactTable<ResultRow>;
 
 impl<R: CompactRow> RowSink<R::Full> for CompactTable<R> {
     fn reserve_exact_rows(&mut self, rows: usize) {
-        let _ = self.offsets.try_reserve_exact(rows);
-        // Room for rows of a typical size: untouched, it costs no memory.
-        let _ = self
-            .bytes
-            .try_reserve(rows.saturating_mul(TYPICAL_ROW_BYTES));
+        self.announced = self.announced.saturating_add(rows);
+        let _ = self.blocks.try_reserve_exact(rows.div_ceil(BLOCK_ROWS));
     }
 
-    fn reserve_rows(&mut self, rows: usize) {
-        self.offsets.reserve(rows);
-    }
+    /// Blocks are made with room for their rows: nothing to do.
+    fn reserve_rows(&mut self, _rows: usize) {}
 
     /// Every competition's id is a text of the pool: a federation's quarter of a
     /// million, which a growing map would hash over again each time it doubled.
@@ -266,28 +290,42 @@ impl<R: CompactRow> RowSink<R::Full> for CompactTable<R> {
     }
 }
 
-/// The bytes reserved a row for a table whose rows the files announce.
+/// The bytes reserved a row in a new block (untouched, the room costs no memory).
 const TYPICAL_ROW_BYTES: usize = 32;
 
 impl<R: CompactRow> CompactTable<R> {
     pub fn len(&self) -> usize {
-        self.offsets.len()
+        self.rows
     }
 
     pub fn is_empty(&self) -> bool {
-        self.offsets.is_empty()
+        self.rows == 0
     }
 
     /// Adds a row (read order is kept within each competition).
     pub fn push(&mut self, full: &R::Full) {
         let row = R::pack(full, &mut self.pool);
-        let at = self.offsets.len();
+        let at = self.rows;
         if at % BLOCK_ROWS == 0 {
-            self.blocks.push(self.bytes.len() as u64);
+            // Room for the rows announced, a block's at most.
+            let rows = self.announced.clamp(1, BLOCK_ROWS);
+            self.blocks.push(Mutex::new(Some(Box::new(Block {
+                bytes: Vec::with_capacity(rows * TYPICAL_ROW_BYTES),
+                offsets: Vec::with_capacity(rows),
+            }))));
         }
-        let block = self.blocks.last().copied().unwrap_or(0);
-        self.offsets.push((self.bytes.len() as u64 - block) as u32);
-        row.encode(&mut self.bytes);
+        self.announced = self.announced.saturating_sub(1);
+        let block = self.blocks.last_mut().map(|block| {
+            block
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert_with(Box::default)
+        });
+        if let Some(block) = block {
+            block.offsets.push(block.bytes.len() as u32);
+            row.encode(&mut block.bytes);
+        }
+        self.rows += 1;
         let competition = row.competition();
         if self
             .runs
@@ -298,37 +336,116 @@ impl<R: CompactRow> CompactTable<R> {
         }
         self.grouped.clear();
         self.ranges.clear();
+        self.pending.clear();
+        self.released.clear();
     }
 
     /// The row at place `at`, of competition `competition` (as grouped).
     fn row(&self, at: u32, competition: u32) -> R {
-        R::decode(self.row_bytes(at), competition)
+        self.with_row_bytes(at, |bytes| R::decode(bytes, competition))
     }
 
-    /// The bytes from the start of the row at place `at` on.
-    fn row_bytes(&self, at: u32) -> &[u8] {
+    /// `read` of the bytes from the start of the row at place `at` on.
+    fn with_row_bytes<T>(&self, at: u32, read: impl FnOnce(&[u8]) -> T) -> T {
         let at = at as usize;
-        let start = self.blocks.get(at / BLOCK_ROWS).copied().unwrap_or(0)
-            + self.offsets.get(at).copied().map_or(0, u64::from);
-        self.bytes.get(start as usize..).unwrap_or_default()
+        match self.blocks.get(at / BLOCK_ROWS) {
+            Some(block) => read(Self::bytes_in(&lock(block), at)),
+            None => read(&[]),
+        }
+    }
+
+    /// The bytes of `block` from the start of the row at place `at` on.
+    fn bytes_in(block: &Option<Box<Block>>, at: usize) -> &[u8] {
+        debug_assert!(block.is_some(), "a released row was read again");
+        block
+            .as_deref()
+            .and_then(|block| {
+                let start = *block.offsets.get(at % BLOCK_ROWS)?;
+                block.bytes.get(start as usize..)
+            })
+            .unwrap_or_default()
+    }
+
+    /// The rows at `places`, each given to `each`; a block is locked once for its
+    /// run of places.
+    fn each_at(&self, places: Places<'_>, competition: u32, mut each: impl FnMut(u32, R)) {
+        let mut held: Option<(usize, MutexGuard<'_, Option<Box<Block>>>)> = None;
+        for at in places.iter() {
+            let number = at as usize / BLOCK_ROWS;
+            if held.as_ref().is_none_or(|(locked, _)| *locked != number) {
+                // One block locked at a time.
+                drop(held.take());
+                held = self.blocks.get(number).map(|block| (number, lock(block)));
+            }
+            let bytes = held
+                .as_ref()
+                .map_or(&[][..], |(_, block)| Self::bytes_in(block, at as usize));
+            each(at, R::decode(bytes, competition));
+        }
+    }
+
+    /// The blocks the rows at `places` lie in, each once.
+    fn blocks_of(places: Places<'_>) -> impl Iterator<Item = usize> + '_ {
+        let mut last = None;
+        places.iter().filter_map(move |at| {
+            let block = at as usize / BLOCK_ROWS;
+            (last.replace(block) != Some(block)).then_some(block)
+        })
+    }
+
+    /// Lets go of the rows of a competition [`CompactTable::find_competitions`] found,
+    /// which nobody reads again: a block whose competitions are all released is freed.
+    /// Releasing a competition twice, or one of a table not grouped, does nothing.
+    pub fn release(&self, found: Found) {
+        let Some(id) = found.0 else {
+            return;
+        };
+        let bit = 1u64 << (id % 64);
+        let Some(flags) = self.released.get(id as usize / 64) else {
+            return;
+        };
+        if flags.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+            return;
+        }
+        for number in Self::blocks_of(self.grouped_of(Some(id))) {
+            let last = self
+                .pending
+                .get(number)
+                .is_some_and(|pending| pending.fetch_sub(1, Ordering::AcqRel) == 1);
+            if let (true, Some(block)) = (last, self.blocks.get(number)) {
+                let freed = lock(block).take();
+                drop(freed);
+            }
+        }
     }
 
     /// Groups the rows by competition, keeping read order within each.
     pub fn group(&mut self) {
-        let mut keys: Vec<u32> = Vec::with_capacity(self.offsets.len());
+        let mut keys: Vec<u32> = Vec::with_capacity(self.rows);
         for (at, &(competition, start)) in self.runs.iter().enumerate() {
             let end = self
                 .runs
                 .get(at + 1)
-                .map_or(self.offsets.len(), |r| r.1 as usize);
+                .map_or(self.rows, |r| r.1 as usize);
             keys.extend(std::iter::repeat_n(competition, end - start as usize));
         }
         (self.grouped, self.ranges) = group_by(&keys, self.pool.texts.len());
         if (self.grouped.iter().enumerate()).all(|(at, &place)| place as usize == at) {
             self.grouped = Vec::new();
         }
-        self.offsets.shrink_to_fit();
         self.runs.shrink_to_fit();
+        let mut pending = vec![0u32; self.blocks.len()];
+        for id in 0..self.ranges.len() {
+            for number in Self::blocks_of(self.grouped_of(Some(id as u32))) {
+                if let Some(count) = pending.get_mut(number) {
+                    *count += 1;
+                }
+            }
+        }
+        self.pending = pending.into_iter().map(AtomicU32::new).collect();
+        self.released = (0..self.ranges.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
     }
 
     /// The rows of competition `competition_id`, in read order, as the reader built
@@ -343,10 +460,11 @@ impl<R: CompactRow> CompactTable<R> {
         let Some(competition) = found.0 else {
             return Vec::new();
         };
-        self.grouped_of(found.0)
-            .iter()
-            .map(|at| self.row(at, competition).unpack(&self.pool))
-            .collect()
+        let mut rows = Vec::new();
+        self.each_at(self.grouped_of(found.0), competition, |_, row| {
+            rows.push(row.unpack(&self.pool));
+        });
+        rows
     }
 
     /// Every row, a competition at a time (in the order the competitions were first
@@ -678,8 +796,8 @@ impl<'t> CompetitionRows<'t> {
             .iter()
             .rev()
             .find(|&at| {
-                let mut read = Read::new(table.row_bytes(at));
-                pool.text(read.number() as u32) == entrant
+                let number = table.with_row_bytes(at, |bytes| Read::new(bytes).number());
+                pool.text(number as u32) == entrant
             })
             .map(|at| self.players_of(&table.row(at, self.competition)))
     }

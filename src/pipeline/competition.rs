@@ -142,6 +142,16 @@ impl<'r, R: CompactRow> RowIndex<'r, R> {
         }
     }
 
+    /// Lets go of a compact table's rows of the competition at place `at` in replay
+    /// order ([`CompactTable::release`]).
+    fn release(&self, at: usize) {
+        if let RowIndex::Table(table, found) = self {
+            if let Some(&found) = found.get(at) {
+                table.release(found);
+            }
+        }
+    }
+
     /// The rows of competition `id`, at place `at` in replay order; those of a compact
     /// table are unpacked into `owned`, which they borrow.
     fn rows<'s>(&'s self, at: usize, id: &str, owned: &'s mut Vec<R::Full>) -> Vec<&'s R::Full> {
@@ -310,6 +320,14 @@ impl<'c, 'r> Index<'c, 'r> {
             }
         }
         runs
+    }
+
+    /// Lets go of the entrant and result rows of the competition at `at`, which a run
+    /// from scratch has hashed and scored and reads no more: held compactly, the rows
+    /// of the months scored are freed as the reading goes on.
+    pub fn release_rows(&self, at: usize) {
+        self.entrants.release(at);
+        self.results.release(at);
     }
 
     /// Runs `f` on the rows of the competition at `at`, with the given board rows. A

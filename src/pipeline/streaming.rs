@@ -128,6 +128,7 @@ impl<'s> Streaming<'s> {
             }
             if let Some(outcome) = collected.take_outcome(at) {
                 self.take(competition, outcome)?;
+                pass.index.release_rows(at);
                 self.taken.push(at);
                 self.frontier += 1;
                 continue;
