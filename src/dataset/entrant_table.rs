@@ -393,6 +393,11 @@ impl<R: CompactRow> CompactTable<R> {
         })
     }
 
+    /// How many blocks of rows are still held (not released).
+    pub fn blocks_held(&self) -> usize {
+        self.blocks.iter().filter(|block| lock(block).is_some()).count()
+    }
+
     /// Lets go of the rows of a competition [`CompactTable::find_competitions`] found,
     /// which nobody reads again: a block whose competitions are all released is freed.
     /// Releasing a competition twice, or one of a table not grouped, does nothing.
@@ -1188,6 +1193,36 @@ mod tests {
         assert!(table.competition("a").is_empty());
         table.group();
         assert_eq!(table.competition("a").len(), 2);
+    }
+
+    /// A block is let go of once every competition with a row in it is released, and
+    /// not before: `b`'s rows straddle the first two blocks, `c`'s lie in the second.
+    #[test]
+    fn a_block_is_freed_when_its_last_competition_is_released() {
+        let file: Arc<Path> = Arc::from(Path::new("entrants.parquet"));
+        let mut table = EntrantTable::default();
+        for (competition, rows) in [("a", 60_000), ("b", 10_000), ("c", 5_000)] {
+            for row in 0..rows {
+                table.push(&entrant(competition, &row.to_string(), row, &file));
+            }
+        }
+        table.group();
+        assert_eq!((table.len(), table.blocks_held()), (75_000, 2));
+        let [a, b, c] = <[Found; 3]>::try_from(table.find_competitions(["a", "b", "c"]))
+            .unwrap_or_else(|found| panic!("three competitions, found {found:?}"));
+        table.release(a);
+        assert_eq!(table.blocks_held(), 2);
+        assert_eq!(table.found_competition(b).len(), 10_000);
+        assert_eq!(table.found_competition(b)[9_999].entrant, "9999");
+        table.release(b);
+        assert_eq!(table.blocks_held(), 1);
+        let last = table.found_competition(c);
+        assert_eq!((last.len(), last[4_999].origin.row), (5_000, Some(4_999)));
+        // Released twice, `b` does not take `c`'s share of the second block.
+        table.release(b);
+        assert_eq!(table.blocks_held(), 1);
+        table.release(c);
+        assert_eq!(table.blocks_held(), 0);
     }
 
     /// Result rows of two competitions read interleaved come back per competition in
