@@ -1101,6 +1101,15 @@ impl Validator {
     }
 
     /// Every rule that needs every table, broken, with the competition that broke it.
+    /// Whether [`Validator::finish_all`] will leave competition `id` out for its
+    /// `results` percentages: final once the `results` rows are checked, before any
+    /// board row.
+    pub fn percentages_broken(&self, id: &str) -> bool {
+        self.number_of(id, None)
+            .and_then(|number| self.percentages.get(&number))
+            .is_some_and(|sums| sums.broken().is_some())
+    }
+
     pub fn finish_all(&self) -> Vec<(String, InputError)> {
         let mut broken = Vec::new();
         for (number, id) in self.competition_order.iter().enumerate() {

@@ -667,6 +667,12 @@ impl<'a> Run<'a> {
             .iter()
             .map(|c| boards.has_rows(&c.competition_id))
             .collect();
+        // Taken and replayed, such a competition would send the run back to score
+        // everything again without it, and its rows are let go of once taken.
+        let left_out = order
+            .iter()
+            .map(|c| boards.left_out_at_the_end(&c.competition_id))
+            .collect();
         let rated = (0..order.len())
             .filter(|&at| order[at].rated && (first.in_scope)(at))
             .count();
@@ -681,7 +687,10 @@ impl<'a> Run<'a> {
         };
         let sizes = (lines, rated);
         Ok(streaming::Streaming::new(
-            releasing, has_rows, sizes, standings,
+            releasing,
+            (has_rows, left_out),
+            sizes,
+            standings,
         ))
     }
 

@@ -57,6 +57,9 @@ pub(super) struct Streaming<'s> {
     complete: usize,
     /// By place: whether the board files hold rows of the competition.
     has_rows: Vec<bool>,
+    /// By place: whether the reading's end leaves the competition out whatever its
+    /// board rows (its `results` rows broke a rule that needs them all).
+    left_out: Vec<bool>,
     /// The standings sealed into row groups as their months are replayed, when the run
     /// seals them.
     standings: Option<StandingGroups<'s>>,
@@ -73,12 +76,13 @@ pub(super) struct Streamed {
 
 impl<'s> Streaming<'s> {
     /// A replay through `releasing` of competitions of which `has_rows` says (by
-    /// place) which have board rows; room is made for `lines` standings lines and
+    /// place) which have board rows and `left_out` which the reading's end leaves
+    /// out; room is made for `lines` standings lines and
     /// `rated` competitions, bounds of what comes (with `standings`, the lines sealed
     /// as they are final, room for the lines they hold at most).
     pub fn new(
         releasing: Releasing<'s>,
-        has_rows: Vec<bool>,
+        (has_rows, left_out): (Vec<bool>, Vec<bool>),
         (lines, rated): (usize, usize),
         standings: Option<StandingGroups<'s>>,
     ) -> Self {
@@ -96,6 +100,7 @@ impl<'s> Streaming<'s> {
             month_start: 0,
             complete: 0,
             has_rows,
+            left_out,
             standings,
             replaying: Duration::ZERO,
         }
@@ -122,7 +127,8 @@ impl<'s> Streaming<'s> {
                 self.frontier = order.len();
                 break;
             }
-            if quarantine.is_some_and(|q| q.contains(&competition.competition_id)) {
+            let left_out = self.left_out.get(at).copied().unwrap_or(false);
+            if left_out || quarantine.is_some_and(|q| q.contains(&competition.competition_id)) {
                 self.frontier += 1;
                 continue;
             }

@@ -41,6 +41,14 @@ pub trait BoardSource {
         true
     }
 
+    /// Whether the competition `competition_id` will be left out when the reading
+    /// ends, whatever its board rows hold (its `results` rows broke a rule that needs
+    /// them all): a replay fed as the rows come passes over it rather than replaying
+    /// it and being replayed again without it.
+    fn left_out_at_the_end(&self, _competition_id: &str) -> bool {
+        false
+    }
+
     /// The competitions the rows' checks left out, final once the first
     /// [`BoardSource::read_boards`] is done, dated from `head`.
     fn finish(&mut self, head: &Dataset) -> Result<Quarantine>;

@@ -595,6 +595,10 @@ impl crate::scoring::BoardSource for BoardReader {
         self.files.index.contains_key(competition_id)
     }
 
+    fn left_out_at_the_end(&self, competition_id: &str) -> bool {
+        self.check.validator.percentages_broken(competition_id)
+    }
+
     fn release(&mut self) {
         self.check.validator = crate::import::validate::Validator::default();
         self.released = true;
