@@ -393,6 +393,13 @@ impl<R: CompactRow> CompactTable<R> {
         })
     }
 
+    /// Whether any competition was released ([`CompactTable::release`]).
+    pub fn blocks_released(&self) -> bool {
+        self.released
+            .iter()
+            .any(|flags| flags.load(Ordering::Relaxed) != 0)
+    }
+
     /// How many blocks of rows are still held (not released).
     pub fn blocks_held(&self) -> usize {
         self.blocks.iter().filter(|block| lock(block).is_some()).count()

@@ -142,6 +142,11 @@ impl<'r, R: CompactRow> RowIndex<'r, R> {
         }
     }
 
+    /// Whether a compact table let go of any rows.
+    fn released(&self) -> bool {
+        matches!(self, RowIndex::Table(table, _) if table.blocks_released())
+    }
+
     /// Lets go of a compact table's rows of the competition at place `at` in replay
     /// order ([`CompactTable::release`]).
     fn release(&self, at: usize) {
@@ -320,6 +325,11 @@ impl<'c, 'r> Index<'c, 'r> {
             }
         }
         runs
+    }
+
+    /// Whether any competition's entrant or result rows were let go of.
+    pub fn rows_released(&self) -> bool {
+        self.entrants.released() || self.results.released()
     }
 
     /// Lets go of the entrant and result rows of the competition at `at`, which a run

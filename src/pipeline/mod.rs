@@ -620,6 +620,14 @@ impl<'a> Run<'a> {
         let attempted = stream.is_some();
         let stream = stream.filter(|stream| stream.took(scope));
         if !one_pass || (attempted && stream.is_none()) {
+            if one_pass && second.0.rows_released() {
+                // The months replayed let go of their rows: scoring them again would
+                // read none. Competitions the reading's end leaves out are passed over
+                // as they come, so this is not expected.
+                return Err(Error::Config(
+                    "the replay fed as the rows came took a competition the reading left out, and the rows to score it again were let go of".to_owned(),
+                ));
+            }
             if one_pass {
                 *collected = collected.again(&self.settings.sealer);
             } else {

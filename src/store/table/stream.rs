@@ -243,7 +243,10 @@ impl BoardReader {
 
     /// One pass. The pieces are read and their rows checked on a thread of their own
     /// while `each` works on the batch before (hashing and scoring it in parallel), so
-    /// reading overlaps the work on what was read; at most two batches wait.
+    /// reading overlaps the work on what was read. A checked batch is handed over
+    /// when `each` is ready for it (a batch is a piece's decoded columns, some 50 MB
+    /// at a federation's size): the piece being built, the batch checked and waiting,
+    /// and the one worked on are all that is held.
     fn pass(
         &mut self,
         first: bool,
@@ -252,7 +255,7 @@ impl BoardReader {
     ) -> Result<(), Error> {
         let (files, check) = (&self.files, &mut self.check);
         let outcome = std::thread::scope(|scope| {
-            let (send, batches) = std::sync::mpsc::sync_channel(1);
+            let (send, batches) = std::sync::mpsc::sync_channel(0);
             let reader = scope.spawn(move || produce(files, check, first, wanted, &send));
             let mut outcome = Ok(());
             for batch in batches.iter() {
