@@ -129,6 +129,12 @@ impl Pool {
     }
 
     fn intern(&mut self, text: &str) -> u32 {
+        if self.text_ids.is_empty() && !self.texts.is_empty() {
+            // Let go of when the table was grouped ([`Pool::forget_lookups`]).
+            self.text_ids = (self.texts.iter().enumerate())
+                .map(|(id, text)| (Arc::clone(text), id as u32))
+                .collect();
+        }
         if let Some(&id) = self.text_ids.get(text) {
             return id;
         }
@@ -147,6 +153,13 @@ impl Pool {
         self.members.push(member);
         self.member_ids.insert(member, id);
         id
+    }
+
+    /// Lets go of the map from each text to its id, which only packing needs (a
+    /// federation's million texts: some fifty megabytes of table); a text packed
+    /// later makes it again.
+    fn forget_lookups(&mut self) {
+        self.text_ids = HashMap::default();
     }
 
     fn member(&self, id: u32) -> MemberId {
@@ -218,6 +231,9 @@ pub struct CompactTable<R> {
     /// would say nothing.
     grouped: Vec<u32>,
     ranges: Vec<(u32, u32)>,
+    /// Once grouped: the pool ids of the competitions with rows, sorted by their
+    /// texts, where a competition is looked up by its id.
+    by_text: Vec<u32>,
     /// Per block, once grouped: how many competitions with a row in it are not
     /// released yet.
     pending: Vec<AtomicU32>,
@@ -249,6 +265,7 @@ impl<R> Default for CompactTable<R> {
             pool: Pool::default(),
             grouped: Vec::new(),
             ranges: Vec::new(),
+            by_text: Vec::new(),
             pending: Vec::new(),
             released: Vec::new(),
             _rows: std::marker::PhantomData,
@@ -336,6 +353,7 @@ impl<R: CompactRow> CompactTable<R> {
         }
         self.grouped.clear();
         self.ranges.clear();
+        self.by_text.clear();
         self.pending.clear();
         self.released.clear();
     }
@@ -455,6 +473,13 @@ impl<R: CompactRow> CompactTable<R> {
             }
         }
         self.pending = pending.into_iter().map(AtomicU32::new).collect();
+        let mut by_text: Vec<u32> = (self.ranges.iter().enumerate())
+            .filter(|(_, &(start, end))| start < end)
+            .map(|(id, _)| id as u32)
+            .collect();
+        by_text.sort_unstable_by(|&a, &b| self.pool.text(a).cmp(self.pool.text(b)));
+        self.by_text = by_text;
+        self.pool.forget_lookups();
         self.released = (0..self.ranges.len().div_ceil(64))
             .map(|_| AtomicU64::new(0))
             .collect();
@@ -463,7 +488,19 @@ impl<R: CompactRow> CompactTable<R> {
     /// The rows of competition `competition_id`, in read order, as the reader built
     /// them. [`CompactTable::group`] must have run (else nothing is found).
     pub fn competition(&self, competition_id: &str) -> Vec<R::Full> {
-        self.found_competition(Found(self.pool.text_ids.get(competition_id).copied()))
+        self.found_competition(Found(self.id_of(competition_id)))
+    }
+
+    /// The pool id of the competition `competition_id`: by the texts' map while the
+    /// table is packed, by the sorted competitions once grouped.
+    fn id_of(&self, competition_id: &str) -> Option<u32> {
+        if !self.pool.text_ids.is_empty() {
+            return self.pool.text_ids.get(competition_id).copied();
+        }
+        (self.by_text)
+            .binary_search_by(|&id| self.pool.text(id).cmp(competition_id))
+            .ok()
+            .and_then(|at| self.by_text.get(at).copied())
     }
 
     /// [`CompactTable::competition`] of a competition [`CompactTable::find_competitions`]
@@ -546,7 +583,7 @@ impl<R: CompactRow> CompactTable<R> {
                         Some(id)
                     }
                     _ => {
-                        let id = self.pool.text_ids.get(competition_id).copied();
+                        let id = self.id_of(competition_id);
                         if let Some(id) = id {
                             next = read.partition_point(|&other| other <= id);
                         }
@@ -830,7 +867,7 @@ impl EntrantTable {
     /// The rows of `competition_id`, found by its text.
     /// [`CompactTable::group`] must have run (else nothing is found).
     pub fn competition_rows(&self, competition_id: &str) -> CompetitionRows<'_> {
-        let id = self.pool.text_ids.get(competition_id).copied();
+        let id = self.id_of(competition_id);
         self.rows_of_id(id)
     }
 

@@ -927,9 +927,11 @@ impl SealedChanges {
         }
     }
 
-    /// Every group's bytes, in order, read back from the spill file where they were
-    /// moved there.
-    pub fn bytes(&self) -> crate::error::Result<Vec<std::borrow::Cow<'_, [u8]>>> {
+    /// Every group's bytes, in order, each read back from the spill file (where they
+    /// were moved there) when the iterator comes to it.
+    pub fn bytes(
+        &self,
+    ) -> impl Iterator<Item = crate::error::Result<std::borrow::Cow<'_, [u8]>>> + '_ {
         self.groups.bytes()
     }
 
@@ -1123,7 +1125,10 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(rows.is_empty());
         sealed.finish().unwrap_or_else(|e| panic!("{e}"));
-        let bytes = sealed.bytes().unwrap_or_else(|e| panic!("{e}"));
+        let bytes: Vec<_> = sealed
+            .bytes()
+            .collect::<crate::error::Result<_>>()
+            .unwrap_or_else(|e| panic!("{e}"));
         let groups: Vec<(usize, Vec<u8>)> = (sealed.groups.groups.iter())
             .zip(bytes)
             .map(|(g, b)| (g.rows, b.to_vec()))

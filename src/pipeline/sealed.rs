@@ -240,9 +240,10 @@ impl BoardScoreRows {
         }
     }
 
-    /// Every sealed group's bytes, in order ([`Self::group_bytes`]).
-    pub fn sealed_bytes(&self) -> Result<Vec<std::borrow::Cow<'_, [u8]>>> {
-        self.sealed.iter().map(|g| self.group_bytes(g)).collect()
+    /// Every sealed group's bytes, in order ([`Self::group_bytes`]), each read when
+    /// the iterator comes to it.
+    pub fn sealed_bytes(&self) -> impl Iterator<Item = Result<std::borrow::Cow<'_, [u8]>>> + '_ {
+        self.sealed.iter().map(|g| self.group_bytes(g))
     }
 
     pub fn len(&self) -> usize {

@@ -115,9 +115,11 @@ impl EncodedGroups {
         Ok(())
     }
 
-    /// Every group's bytes, in order, read back from the spill file where they were
-    /// moved there.
-    pub fn bytes(&self) -> Result<Vec<std::borrow::Cow<'_, [u8]>>> {
+    /// Every group's bytes, in order, each read back from the spill file (where they
+    /// were moved there) only when the iterator comes to it: an output file copies
+    /// its groups one at a time, and a federation's `changes.parquet` is more than
+    /// half a gigabyte of them.
+    pub fn bytes(&self) -> impl Iterator<Item = Result<std::borrow::Cow<'_, [u8]>>> + '_ {
         self.groups
             .iter()
             .map(|group| match (group.spilled, &self.spill) {
@@ -128,6 +130,5 @@ impl EncodedGroups {
                 }
                 _ => Ok(std::borrow::Cow::Borrowed(group.bytes.as_slice())),
             })
-            .collect()
     }
 }

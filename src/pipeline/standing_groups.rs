@@ -320,7 +320,7 @@ mod tests {
         assert_eq!(rest, [("d", "3"), ("e", "1"), ("e", "2")]);
         let encoded = groups.finish()?;
         assert_eq!(encoded.rows(), 6);
-        let bytes = encoded.bytes()?;
+        let bytes = encoded.bytes().collect::<Result<Vec<_>>>()?;
         assert_eq!(
             bytes.iter().map(|b| b.to_vec()).collect::<Vec<_>>(),
             [b"3 lines".to_vec(), b"3 lines".to_vec()]

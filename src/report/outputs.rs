@@ -268,9 +268,7 @@ fn write_changes_to<W: Write>(
     output: &RunOutput,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let groups = (output.replay.sealed.bytes())
-        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
-    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
+    let sealed = &mut output.replay.sealed.bytes().map(|group| group.map_err(compute_error));
     let rows = &output.replay.changes;
     let comps = &output.prepared.competitions;
     let named = |at: usize| {
@@ -279,7 +277,7 @@ fn write_changes_to<W: Write>(
             .map(|p| (p.competition_id.as_str(), p.date, &p.entrant_names))
     };
     let schema = super::files::arrow_fields(&changes_columns(&[], |_| None)?);
-    super::files::write_encoded_parquet_to(out, &sealed, rows.len(), settings, schema, &|range| {
+    super::files::write_encoded_parquet_to(out, sealed, rows.len(), settings, schema, &|range| {
         encode_changes(&rows[range], named, settings)
     })
 }
@@ -887,9 +885,7 @@ fn write_board_scores_to<W: Write>(
     rows: &BoardScoreRows,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let groups =
-        (rows.sealed_bytes()).map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
-    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
+    let sealed = &mut rows.sealed_bytes().map(|group| group.map_err(compute_error));
     let encode = |range: std::ops::Range<usize>| match rows.records(range.clone()) {
         Some(records) => {
             let records = records.map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
@@ -899,7 +895,7 @@ fn write_board_scores_to<W: Write>(
     };
     super::files::write_encoded_parquet_to(
         out,
-        &sealed,
+        sealed,
         rows.rest_len(),
         settings,
         board_scores_schema()?,
@@ -969,6 +965,11 @@ pub fn corrections(output: &RunOutput) -> PolarsResult<DataFrame> {
         })
         .map("reason", rows, |_| reason.clone())
         .build()
+}
+
+/// A run's error met while polars writes, in polars' terms.
+fn compute_error(error: Error) -> PolarsError {
+    PolarsError::ComputeError(error.to_string().into())
 }
 
 fn frame_error(name: &str) -> impl Fn(PolarsError) -> Error + '_ {
@@ -1170,18 +1171,15 @@ fn write_standings_to<W: Write>(
     adjusted: &AdjustedResults<'_>,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let sealed = &output.prepared.standings_sealed;
-    let groups = sealed
-        .bytes()
-        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
-    let sealed = CarriedGroups::each_whole(groups.iter().map(|g| g.as_ref()))?;
+    let sealed = output.prepared.standings_sealed.bytes();
+    let sealed = &mut sealed.map(|group| group.map_err(compute_error));
     let schema = super::files::arrow_fields(&standings_lines(FrameBuilder::new(0), &[], &[])?);
     let table = &output.prepared.standings;
     let encode = |range: std::ops::Range<usize>| {
         let rows: Vec<StandingLine> = range.map(|i| table.line(i)).collect();
         encode_standings(&rows, &adjusted.of(&rows), settings)
     };
-    super::files::write_encoded_parquet_to(out, &sealed, table.len(), settings, schema, &encode)
+    super::files::write_encoded_parquet_to(out, sealed, table.len(), settings, schema, &encode)
 }
 
 /// Encodes standings lines as `standings.parquet`'s row groups while the run replays.

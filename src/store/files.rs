@@ -380,12 +380,6 @@ impl<'a> CarriedGroups<'a> {
         })
     }
 
-    /// Every row group of each file of `files` (a run's sealed row groups, each held as
-    /// a file of its own), in order.
-    pub fn each_whole(files: impl IntoIterator<Item = &'a [u8]>) -> PolarsResult<Vec<Self>> {
-        files.into_iter().map(CarriedGroups::all).collect()
-    }
-
     /// [`CarriedGroups::full`] of bytes held in a shared buffer, whose pages are read
     /// from it as they are (the copy of a carried history is then not copied again).
     pub fn full_shared(
@@ -526,17 +520,22 @@ pub fn write_parquet_to<W: Write>(
     write_plain_parquet_carrying(out, carried, height, part, settings)
 }
 
-/// [`write_parquet_to`], with each row group's bytes from `encode` (as
-/// [`encode_row_group`] gives them), in a file of `schema`'s fields.
+/// Files of whole row groups, each read when its turn comes: a run's sealed groups,
+/// copied into an output one file at a time rather than all read back first.
+pub type GroupFiles<'a> = dyn Iterator<Item = PolarsResult<std::borrow::Cow<'a, [u8]>>> + 'a;
+
+/// Writes every row group of each of `leading`'s files, then the `height` rows whose
+/// row groups' bytes `encode` gives (as [`encode_row_group`] gives them), in a file
+/// of `schema`'s fields.
 pub fn write_encoded_parquet_to<W: Write>(
     out: W,
-    carried: &[CarriedGroups],
+    leading: &mut GroupFiles<'_>,
     height: usize,
     settings: &ParquetSettings,
     schema: ArrowSchema,
     encode: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<Vec<u8>> + Sync),
 ) -> PolarsResult<()> {
-    write_groups_carrying(out, carried, height, schema, encode, settings)
+    write_groups_carrying(out, (&[], leading), height, schema, encode, settings)
 }
 
 /// The page size a column chunk is written with: as large as polars-parquet allows,
@@ -801,13 +800,15 @@ fn write_plain_parquet_carrying<W: Write>(
 ) -> PolarsResult<()> {
     let schema = arrow_schema(&part(0..0)?);
     let encode = |range: std::ops::Range<usize>| encode_row_group(&part(range)?, settings);
-    write_groups_carrying(out, carried, height, schema, &encode, settings)
+    let leading = &mut std::iter::empty();
+    write_groups_carrying(out, (carried, leading), height, schema, &encode, settings)
 }
 
-/// [`write_plain_parquet_carrying`], with each row group's bytes from `encode`.
+/// [`write_plain_parquet_carrying`], with each row group's bytes from `encode`, after
+/// `carried`'s groups and then every group of the files `leading` gives.
 fn write_groups_carrying<W: Write>(
     out: W,
-    carried: &[CarriedGroups],
+    (carried, leading): (&[CarriedGroups], &mut GroupFiles<'_>),
     height: usize,
     schema: ArrowSchema,
     encode: &(dyn Fn(std::ops::Range<usize>) -> PolarsResult<Vec<u8>> + Sync),
@@ -819,6 +820,9 @@ fn write_groups_carrying<W: Write>(
     let mut writer = FileWriter::try_new(out, schema, write_options(settings))?;
     for groups in carried {
         copy_groups(&mut writer, groups)?;
+    }
+    for file in leading {
+        copy_groups(&mut writer, &CarriedGroups::all(&file?)?)?;
     }
     let ranges: Vec<std::ops::Range<usize>> = (0..height)
         .step_by(rows)
