@@ -245,8 +245,8 @@ impl BoardReader {
     /// while `each` works on the batch before (hashing and scoring it in parallel), so
     /// reading overlaps the work on what was read. A checked batch is handed over
     /// when `each` is ready for it (a batch is a piece's decoded columns, some 50 MB
-    /// at a federation's size): the piece being built, the batch checked and waiting,
-    /// and the one worked on are all that is held.
+    /// at a federation's size), and the next piece is built after: the batch worked
+    /// on and the next one, being built or waiting, are all that is held.
     fn pass(
         &mut self,
         first: bool,
@@ -300,9 +300,8 @@ impl BoardReader {
 
 /// Reads the pieces in order and sends, after each, the rows of the competitions whose
 /// last piece it was; an error is sent as the last message. Stops when the receiver is
-/// gone. Each piece's rows are built from its cells on a thread of their own while the
-/// piece before is checked (the checks keep the quarantine, so they run in file and
-/// row order).
+/// gone. Each piece's rows are built from its cells on a thread of their own (the
+/// checks keep the quarantine, so they run in file and row order, on this one).
 fn produce(
     boards: &BoardFiles,
     check: &mut Check,
@@ -329,9 +328,6 @@ fn produce(
                 Some(Ok(built)) => built,
                 _ => Err(reader_stopped()),
             };
-            next = to_read
-                .get(place + 1)
-                .map(|&following| scope.spawn(move || build(following)));
             let rows = match built.and_then(|built| check_boards(built, check)) {
                 Ok(rows) => rows,
                 Err(error) => {
@@ -340,7 +336,15 @@ fn produce(
                 }
             };
             let batch = complete_competitions(boards, check, wanted, at, rows, &mut waiting);
-            if !batch.slots.is_empty() && send.send(Ok(batch)).is_err() {
+            let handed_on = batch.slots.is_empty() || send.send(Ok(batch)).is_ok();
+            // The next piece is built once this one is taken, while it is worked on:
+            // a piece built ahead would wait beside it, and building and checking a
+            // piece take a fraction of the time its hashing and scoring take.
+            next = to_read
+                .get(place + 1)
+                .filter(|_| handed_on)
+                .map(|&following| scope.spawn(move || build(following)));
+            if !handed_on {
                 return;
             }
         }
