@@ -420,7 +420,10 @@ impl<R: CompactRow> CompactTable<R> {
 
     /// How many blocks of rows are still held (not released).
     pub fn blocks_held(&self) -> usize {
-        self.blocks.iter().filter(|block| lock(block).is_some()).count()
+        self.blocks
+            .iter()
+            .filter(|block| lock(block).is_some())
+            .count()
     }
 
     /// Lets go of the rows of a competition [`CompactTable::find_competitions`] found,
@@ -453,10 +456,7 @@ impl<R: CompactRow> CompactTable<R> {
     pub fn group(&mut self) {
         let mut keys: Vec<u32> = Vec::with_capacity(self.rows);
         for (at, &(competition, start)) in self.runs.iter().enumerate() {
-            let end = self
-                .runs
-                .get(at + 1)
-                .map_or(self.rows, |r| r.1 as usize);
+            let end = self.runs.get(at + 1).map_or(self.rows, |r| r.1 as usize);
             keys.extend(std::iter::repeat_n(competition, end - start as usize));
         }
         (self.grouped, self.ranges) = group_by(&keys, self.pool.texts.len());

@@ -268,7 +268,11 @@ fn write_changes_to<W: Write>(
     output: &RunOutput,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let sealed = &mut output.replay.sealed.bytes().map(|group| group.map_err(compute_error));
+    let sealed = &mut output
+        .replay
+        .sealed
+        .bytes()
+        .map(|group| group.map_err(compute_error));
     let rows = &output.replay.changes;
     let comps = &output.prepared.competitions;
     let named = |at: usize| {
@@ -885,7 +889,9 @@ fn write_board_scores_to<W: Write>(
     rows: &BoardScoreRows,
     settings: &ParquetSettings,
 ) -> PolarsResult<()> {
-    let sealed = &mut rows.sealed_bytes().map(|group| group.map_err(compute_error));
+    let sealed = &mut rows
+        .sealed_bytes()
+        .map(|group| group.map_err(compute_error));
     let encode = |range: std::ops::Range<usize>| match rows.records(range.clone()) {
         Some(records) => {
             let records = records.map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
