@@ -42,9 +42,9 @@ pub trait BoardSource {
     }
 
     /// Whether the competition `competition_id` will be left out when the reading
-    /// ends, whatever its board rows hold (its `results` rows broke a rule that needs
-    /// them all): a replay fed as the rows come passes over it rather than replaying
-    /// it and being replayed again without it.
+    /// ends, whatever its board rows hold (a row of the tables read before them broke
+    /// a rule): a replay fed as the rows come passes over it rather than replaying it
+    /// and being replayed again without it.
     fn left_out_at_the_end(&self, _competition_id: &str) -> bool {
         false
     }

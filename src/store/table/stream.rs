@@ -603,7 +603,10 @@ impl crate::scoring::BoardSource for BoardReader {
     }
 
     fn left_out_at_the_end(&self, competition_id: &str) -> bool {
-        self.check.validator.percentages_broken(competition_id)
+        // Left out already for a row of the head tables, or for its percentages, which
+        // the end of the reading judges from `results` alone.
+        self.check.quarantine.contains(competition_id)
+            || self.check.validator.percentages_broken(competition_id)
     }
 
     fn release(&mut self) {
