@@ -58,7 +58,7 @@ pub(super) struct Streaming<'s> {
     /// By place: whether the board files hold rows of the competition.
     has_rows: Vec<bool>,
     /// By place: whether the reading's end leaves the competition out whatever its
-    /// board rows (its `results` rows broke a rule that needs them all).
+    /// board rows (a row of `entrants` or `results`, or its percentages, broke a rule).
     left_out: Vec<bool>,
     /// The standings sealed into row groups as their months are replayed, when the run
     /// seals them.
