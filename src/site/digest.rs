@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 pub const MANIFEST: &str = "site-manifest.tsv";
 
 /// The program and template version whose pages the record describes.
-pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 3");
+pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 4");
 
 /// The first line of the record.
 fn header() -> String {
@@ -117,6 +117,9 @@ impl Feed {
 pub struct Recorded {
     pub digest: String,
     pub size: u64,
+    /// What else the record keeps of the page (a member's earlier years:
+    /// [`super::history`]), without a tab or a line break.
+    pub history: Option<String>,
 }
 
 /// What a site's record holds: its pages, and what they were made from that other
@@ -135,6 +138,15 @@ const MEMBER: &str = "=m";
 
 /// The site's record; empty when the site has none, or one of another program's.
 pub fn read(site: &Path) -> Result<Record> {
+    read_record(site, true)
+}
+
+/// The site's record without what it keeps beside the pages' keys.
+pub fn read_keys(site: &Path) -> Result<Record> {
+    read_record(site, false)
+}
+
+fn read_record(site: &Path, histories: bool) -> Result<Record> {
     let path = site.join(MANIFEST);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -162,11 +174,16 @@ pub fn read(site: &Path) -> Result<Record> {
             }
             digest => {
                 let Ok(size) = second.parse() else { continue };
+                let (page, history) = match third.split_once('\t') {
+                    Some((page, history)) => (page, Some(history)),
+                    None => (third, None),
+                };
                 let recorded = Recorded {
                     digest: digest.to_owned(),
                     size,
+                    history: history.filter(|_| histories).map(str::to_owned),
                 };
-                record.pages.insert(third.to_owned(), recorded);
+                record.pages.insert(page.to_owned(), recorded);
             }
         }
     }
@@ -178,7 +195,10 @@ pub fn read(site: &Path) -> Result<Record> {
 pub fn bytes(pages: &BTreeMap<String, Recorded>, shared: &Record) -> Vec<u8> {
     let mut out = header();
     for (page, r) in pages {
-        out.push_str(&format!("{}\t{}\t{page}\n", r.digest, r.size));
+        match &r.history {
+            Some(h) => out.push_str(&format!("{}\t{}\t{page}\t{h}\n", r.digest, r.size)),
+            None => out.push_str(&format!("{}\t{}\t{page}\n", r.digest, r.size)),
+        }
     }
     let competitions: BTreeMap<&String, &String> = shared.competitions.iter().collect();
     for (id, key) in competitions {
@@ -216,9 +236,12 @@ mod tests {
         let recorded = |digest: &str, size| Recorded {
             digest: digest.to_owned(),
             size,
+            history: None,
         };
+        let mut member = recorded("00ff", 12);
+        member.history = Some("2026;2025:ab12;7,3,72,Bo Lund".to_owned());
         let digests: BTreeMap<String, Recorded> = [
-            ("members/1.html".to_owned(), recorded("00ff", 12)),
+            ("members/1.html".to_owned(), member),
             ("competitions/c 1.html".to_owned(), recorded("abcd", 0)),
         ]
         .into();

@@ -55,6 +55,9 @@ pub struct Written {
 pub struct Made {
     pub digest: Option<String>,
     pub bytes: Option<Vec<u8>>,
+    /// What the record keeps beside the page's key for the next publication (a member's
+    /// earlier years: [`super::history`]).
+    pub history: Option<String>,
 }
 
 impl Made {
@@ -63,6 +66,7 @@ impl Made {
         Made {
             digest: None,
             bytes: Some(bytes),
+            history: None,
         }
     }
 }
@@ -259,7 +263,11 @@ impl Place<'_> {
         let record = |size: u64| {
             made.digest
                 .clone()
-                .map(|digest| digest::Recorded { digest, size })
+                .map(|digest| digest::Recorded {
+                    digest,
+                    size,
+                    history: made.history.clone(),
+                })
         };
         let bytes = match (&made.bytes, self.old) {
             (Some(bytes), _) => bytes,
@@ -310,7 +318,7 @@ fn trusted<P, F>(
 where
     F: Fn(&P, Option<&str>) -> Result<Made>,
 {
-    let mut recorded = digest::read(site)?.pages;
+    let mut recorded = digest::read_keys(site)?.pages;
     recorded.retain(|page, r| old.get(page) == Some(&r.size));
     let mut checked: BTreeSet<(&str, usize)> = BTreeSet::new();
     let mut spot = Vec::new();
