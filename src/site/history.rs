@@ -143,11 +143,195 @@ impl Earlier {
         let mut partners = self.partners;
         add(&mut partners, &lines);
         Ok(Shown {
-            start: rows.first().map_or(member.handicap, |row| row.handicap_before),
+            start: rows
+                .first()
+                .map_or(member.handicap, |row| row.handicap_before),
             foreign: rows.iter().any(|row| &*row.status == "foreign"),
-            points: rows.iter().map(|row| (row.date, row.handicap_after)).collect(),
+            points: rows
+                .iter()
+                .map(|row| (row.date, row.handicap_after))
+                .collect(),
             lines,
             partners,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::run_tables::{ChangeRow, MemberRow};
+    use crate::site::data::SiteData;
+    use crate::site::digest::Record;
+    use chrono::NaiveDate;
+
+    /// Member `member` of entrant `entrant` in competition `id` on `date`, its handicap
+    /// moving by `delta` from `before`, `boards` played.
+    fn row(id: &str, date: (i32, u32), member: i64, entrant: &str, before: f64) -> ChangeRow {
+        ChangeRow {
+            competition_id: id.into(),
+            date: NaiveDate::from_ymd_opt(date.0, date.1, 10).unwrap_or_default(),
+            member_id: member,
+            entrant: entrant.into(),
+            handicap_before: before,
+            partner_handicap: None,
+            pair_handicap: 20.0,
+            field_handicap: 21.0,
+            expected: 0.5,
+            achieved: 1.0,
+            n_b: 24,
+            n_g: 20 + date.1 as i64,
+            delta: -0.25,
+            handicap_after: before - 0.25,
+            status: "member".into(),
+        }
+    }
+
+    fn ranked(member_id: i64) -> Ranked {
+        Ranked {
+            rank: member_id.to_string(),
+            member_id,
+            name: format!("Player {member_id}"),
+            club: String::new(),
+            district: String::new(),
+            handicap: "20.00".to_owned(),
+            boards: "100".to_owned(),
+        }
+    }
+
+    /// Member 1 played with 2 in March and May 2025 and with a non-member in 2025,
+    /// with 3 in March 2026 (the run's last year) and with 2 again in April 2026.
+    fn data() -> SiteData {
+        let mut data = SiteData {
+            ranked: (1..=3).map(ranked).collect(),
+            year: Some(2026),
+            years: [(1, vec![2025]), (2, vec![2025])].into(),
+            ..SiteData::default()
+        };
+        data.tables.changes = vec![
+            row("a", (2025, 3), 1, "1", 30.0),
+            row("a", (2025, 3), 2, "1", 28.0),
+            row("b", (2025, 5), 1, "2", 29.75),
+            row("b", (2025, 5), 2, "2", 27.75),
+            row("c", (2025, 9), 1, "4", 29.5),
+            row("c", (2025, 9), -1, "4", 26.0),
+            row("d", (2026, 3), 3, "1", 24.0),
+            row("d", (2026, 3), 1, "1", 29.25),
+            row("e", (2026, 4), 1, "3", 29.0),
+            row("e", (2026, 4), 2, "3", 27.5),
+        ];
+        data.tables.members = [(1, 28.75), (2, 27.25), (3, 23.75)]
+            .map(|(member_id, handicap)| MemberRow {
+                member_id,
+                name: Some(format!("Player {member_id}")),
+                club: None,
+                handicap,
+                boards: 100,
+                competitions: 3,
+                last_played: None,
+            })
+            .into();
+        data
+    }
+
+    /// The record's tally of member 1's earlier years is the tally of the whole
+    /// statement's 2025 lines, reads back from its text, and with the year's lines
+    /// gives what the whole statement gives: the same page.
+    #[test]
+    fn the_recorded_earlier_years_are_those_of_the_whole_history() -> Result<()> {
+        let data = data();
+        let keys = Keys::new(&data, &Record::default());
+        let index = Index::new(&data.tables);
+        let r = ranked(1);
+        let (whole, before) = Shown::of(index.statement(1)?, Some(2026));
+        let earlier = Earlier::now(&keys, &r, 2026, &[2025], before);
+        let tally: Vec<(Option<i64>, &str, usize, i64)> = (earlier.partners.iter())
+            .map(|((id, name), p)| (*id, name.as_str(), p.competitions, p.boards))
+            .collect();
+        // 2025: twice with member 2 (23 and 25 boards), once with a non-member (29).
+        assert_eq!(
+            tally,
+            [(None, "non-member", 1, 29), (Some(2), "Player 2", 2, 48)]
+        );
+        let text = earlier.text();
+        let key = keys.member_year(&r, 2025).0;
+        assert_eq!(
+            text,
+            format!("2026;2025:{key};,1,29,non-member|2,2,48,Player 2")
+        );
+        let read = Earlier::parse(&text);
+        assert_eq!(read.as_ref(), Some(&earlier));
+        // Against no record every competition is new: the tally is not used.
+        assert!(!earlier.holds(&keys, &r, Some(2026), &[2025]));
+        let shown = earlier.shown(&index, &r)?;
+        assert_eq!(shown, whole);
+        // Over all five competitions: 3 with member 2 (48 + 24 boards), 1 with 3.
+        let partners: Vec<(Option<i64>, usize, i64)> = (shown.partners.iter())
+            .map(|((id, _), p)| (*id, p.competitions, p.boards))
+            .collect();
+        assert_eq!(
+            partners,
+            [(None, 1, 29), (Some(2), 3, 72), (Some(3), 1, 23)]
+        );
+        assert_eq!(
+            (shown.lines.len(), shown.points.len(), shown.start),
+            (2, 5, 30.0)
+        );
+        Ok(())
+    }
+
+    /// The tally is not used for another last year, other earlier years, or when a
+    /// line of an earlier year moved since the record.
+    #[test]
+    fn the_recorded_tally_holds_only_while_its_years_are_unchanged() -> Result<()> {
+        let before = data();
+        let record = Keys::new(&before, &Record::default()).record();
+        let r = ranked(1);
+        let keys = Keys::new(&before, &record);
+        let (_, tally) = Shown::of(Index::new(&before.tables).statement(1)?, Some(2026));
+        let earlier = Earlier::now(&keys, &r, 2026, &[2025], tally);
+        assert!(earlier.holds(&keys, &r, Some(2026), &[2025]));
+        assert!(!earlier.holds(&keys, &r, Some(2027), &[2025]));
+        assert!(!earlier.holds(&keys, &r, Some(2026), &[2024, 2025]));
+        // Member 2's boards of May 2025 corrected: competition b is touched.
+        let mut corrected = data();
+        corrected.tables.changes[3].n_g = 18;
+        let keys = Keys::new(&corrected, &record);
+        assert!(!earlier.holds(&keys, &r, Some(2026), &[2025]));
+        // Member 2 renamed: the partner's name of 2025 moved.
+        let mut renamed = data();
+        renamed.tables.members[1].name = Some("Bo Lund".to_owned());
+        let keys = Keys::new(&renamed, &record);
+        assert!(!earlier.holds(&keys, &r, Some(2026), &[2025]));
+        // A new competition of 2026 with member 2: the 2025 tally still holds.
+        let mut month = data();
+        month
+            .tables
+            .changes
+            .push(row("f", (2026, 5), 1, "2", 28.75));
+        month
+            .tables
+            .changes
+            .push(row("f", (2026, 5), 2, "2", 27.25));
+        let keys = Keys::new(&month, &record);
+        assert!(earlier.holds(&keys, &r, Some(2026), &[2025]));
+        Ok(())
+    }
+
+    #[test]
+    fn names_with_the_separators_read_back() {
+        let mut partners = Tally::new();
+        let odd = "A|b%c\td;e,f".to_owned();
+        partners.insert((None, odd.clone()), Partnership::default());
+        let earlier = Earlier {
+            year: 2026,
+            years: vec![],
+            partners,
+        };
+        let text = earlier.text();
+        assert!(!text.contains('\t') && text.matches('|').count() == 0);
+        assert_eq!(Earlier::parse(&text), Some(earlier));
+        assert_eq!(Earlier::parse("2026;2025;"), None);
+        assert_eq!(unescape(&escape(&odd)).as_deref(), Some(odd.as_str()));
     }
 }

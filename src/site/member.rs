@@ -75,8 +75,8 @@ impl Shown {
     /// `year`, and the partners' tally of the years before it.
     pub fn of(s: Statement, year: Option<i32>) -> (Shown, Tally) {
         let points = s.lines.iter().map(|l| (l.date, l.handicap_after)).collect();
-        let (earlier, lines): (Vec<Line>, Vec<Line>) = (s.lines.into_iter())
-            .partition(|l| year.is_some_and(|y| l.date.year() < y));
+        let (earlier, lines): (Vec<Line>, Vec<Line>) =
+            (s.lines.into_iter()).partition(|l| year.is_some_and(|y| l.date.year() < y));
         let mut before = Tally::new();
         add(&mut before, &earlier);
         let mut partners = before.clone();

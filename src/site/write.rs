@@ -261,13 +261,11 @@ impl Place<'_> {
     ) -> Result<(Fate, Option<digest::Recorded>)> {
         let made = make(known)?;
         let record = |size: u64| {
-            made.digest
-                .clone()
-                .map(|digest| digest::Recorded {
-                    digest,
-                    size,
-                    history: made.history.clone(),
-                })
+            made.digest.clone().map(|digest| digest::Recorded {
+                digest,
+                size,
+                history: made.history.clone(),
+            })
         };
         let bytes = match (&made.bytes, self.old) {
             (Some(bytes), _) => bytes,
