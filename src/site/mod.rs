@@ -28,6 +28,7 @@ pub mod write;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::Result;
 
@@ -127,7 +128,7 @@ pub struct Maker<'a> {
     keys: key::Keys<'a>,
     title: &'a str,
     /// Per member the record's text of the earlier years ([`history`]).
-    earlier: rustc_hash::FxHashMap<i64, String>,
+    earlier: rustc_hash::FxHashMap<i64, Arc<str>>,
 }
 
 /// A page summed up by a key: kept as published (its bytes left out) when its key is
@@ -149,7 +150,7 @@ fn keyed(
 }
 
 /// The record's text of each member's earlier years, by member.
-fn histories(record: &digest::Record) -> rustc_hash::FxHashMap<i64, String> {
+fn histories(record: &digest::Record) -> rustc_hash::FxHashMap<i64, Arc<str>> {
     let member = |path: &str| {
         let id = path.strip_prefix("members/")?.strip_suffix(".html")?;
         id.parse::<i64>().ok()
@@ -191,18 +192,18 @@ impl<'a> Maker<'a> {
             return Ok(Made {
                 digest: Some(key),
                 bytes: None,
-                history: recorded.map(|(text, _)| text.clone()),
+                history: recorded.map(|(text, _)| Arc::clone(text)),
             });
         }
         let (shown, history) = match recorded {
-            Some((text, earlier)) => (earlier.shown(&self.look.index, r)?, Some(text.clone())),
+            Some((text, earlier)) => (earlier.shown(&self.look.index, r)?, Some(Arc::clone(text))),
             None => {
                 let statement = self.look.index.statement(r.member_id)?;
                 let (shown, before) = member::Shown::of(statement, data.year);
                 let history = match (data.year, self.look.index.frozen()) {
                     (Some(year), false) => {
                         let earlier = history::Earlier::now(&self.keys, r, year, years, before);
-                        Some(earlier.text())
+                        Some(Arc::from(earlier.text()))
                     }
                     _ => None,
                 };
