@@ -10,10 +10,10 @@
 //! content changed, in place ([`journal`]); and since the site records
 //! what each member's and competition's page was made from ([`digest`], [`key`]), it
 //! makes only those whose inputs changed, a member's from the year's lines and the
-//! record's tally of the earlier years' partners ([`history`]). A member's page lists the competitions of the
-//! run's last year and links to a page per earlier year (`members/ID/YEAR.html`): an
-//! earlier year's lines no longer change, so a month rewrites a member's current year
-//! and not ten years of history.
+//! record's tally of the earlier years' partners ([`history`]). A member's page lists
+//! the competitions of the run's last year and links to a page per earlier year
+//! (`members/ID/YEAR.html`): an earlier year's lines no longer change, so a month
+//! rewrites a member's current year and not ten years of history.
 
 pub mod club;
 pub mod competition;
