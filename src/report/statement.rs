@@ -246,17 +246,8 @@ impl<'a> Index<'a> {
     /// whole statement.
     pub fn statement_of(&self, member_id: i64, year: Option<i32>) -> Result<Statement> {
         let tables = self.tables;
-        let member = self.members.get(&member_id).ok_or_else(|| {
-            Error::Config(format!(
-                "member {member_id} is not in {}",
-                tables.folder.join(super::run_folder::HANDICAPS).display()
-            ))
-        })?;
-        let rows = self
-            .by_member
-            .get(&member_id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let member = self.member(member_id)?;
+        let rows = self.rows(member_id);
         let in_year = |date: NaiveDate| year.is_none_or(|y| date.year() == y);
         let lines: Vec<Line> = if tables.frozen {
             let mut all: Vec<Line> = rows.iter().map(|r| self.line(r)).collect();
@@ -278,8 +269,32 @@ impl<'a> Index<'a> {
         })
     }
 
+    /// The change rows of `member_id`, in the file's order.
+    pub fn rows(&self, member_id: i64) -> &[&'a ChangeRow] {
+        let rows = self.by_member.get(&member_id);
+        rows.map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The row of `handicaps.parquet` of `member_id`; an error when it has none.
+    pub fn member(&self, member_id: i64) -> Result<&'a MemberRow> {
+        let member = self.members.get(&member_id).copied();
+        member.ok_or_else(|| {
+            Error::Config(format!(
+                "member {member_id} is not in {}",
+                (self.tables.folder)
+                    .join(super::run_folder::HANDICAPS)
+                    .display()
+            ))
+        })
+    }
+
+    /// Whether the run is frozen (a month's changes summed and applied at its end).
+    pub fn frozen(&self) -> bool {
+        self.tables.frozen
+    }
+
     /// A change of the member's, as a line of the statement.
-    fn line(&self, r: &ChangeRow) -> Line {
+    pub fn line(&self, r: &ChangeRow) -> Line {
         let at = self.by_competition.get(&*r.competition_id);
         let info = at.and_then(|at| at.info);
         let (partner_id, partner) = match at {
@@ -501,45 +516,60 @@ the deltas and cuts add up to {:+.2}. {ROUNDING_NOTE}",
 
     /// The handicap after each competition, as an SVG chart over time.
     pub fn trajectory_svg(&self) -> String {
-        let day = |d: NaiveDate| f64::from(d.num_days_from_ce());
-        let mut points: Vec<(f64, f64)> = Vec::with_capacity(self.lines.len() + 1);
-        if let Some(first) = self.lines.first() {
-            points.push((day(first.date) - 1.0, first.handicap_before));
-        }
-        points.extend(self.lines.iter().map(|l| (day(l.date), l.handicap_after)));
-        let mut chart = Chart::new(
-            "Handicap after each competition (better, lower, at the top)",
-            "date",
-            "handicap",
-        );
-        chart.width = 760.0;
-        chart.y_inverted = true;
-        let (lo, hi) = points
+        let before = self.lines.first().map_or(self.start, |l| l.handicap_before);
+        let after: Vec<(NaiveDate, f64)> = self
+            .lines
             .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-                (lo.min(p.1), hi.max(p.1))
-            });
-        if lo.is_finite() {
-            // The scale starts at 0, but a handicap the model took below it is drawn too.
-            let bottom = if lo < 0.0 {
-                (lo - 1.0).floor()
-            } else {
-                (lo - 1.0).floor().max(0.0)
-            };
-            chart.y_range = Some((bottom, (hi + 1.0).ceil().min(53.0)));
-        }
-        if let (Some(first), Some(last)) = (self.lines.first(), self.lines.last()) {
-            chart.x_ticks = Some(month_ticks(first.date, last.date));
-        }
-        chart.series.push(Series::new(
-            "handicap",
-            svg::PALETTE[0],
-            Mark::LinePoints,
-            points,
-        ));
-        svg::render(&chart)
+            .map(|l| (l.date, l.handicap_after))
+            .collect();
+        trajectory_svg(before, &after)
     }
+}
 
+/// The chart of a statement's handicaps after each competition (`after`: date and
+/// handicap, in order), drawn from the handicap `before` the first: what a statement's
+/// chart needs of its lines, so that a chart can be drawn without making them.
+pub fn trajectory_svg(before: f64, after: &[(NaiveDate, f64)]) -> String {
+    let day = |d: NaiveDate| f64::from(d.num_days_from_ce());
+    let mut points: Vec<(f64, f64)> = Vec::with_capacity(after.len() + 1);
+    if let Some(first) = after.first() {
+        points.push((day(first.0) - 1.0, before));
+    }
+    points.extend(after.iter().map(|&(date, h)| (day(date), h)));
+    let mut chart = Chart::new(
+        "Handicap after each competition (better, lower, at the top)",
+        "date",
+        "handicap",
+    );
+    chart.width = 760.0;
+    chart.y_inverted = true;
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.1), hi.max(p.1))
+        });
+    if lo.is_finite() {
+        // The scale starts at 0, but a handicap the model took below it is drawn too.
+        let bottom = if lo < 0.0 {
+            (lo - 1.0).floor()
+        } else {
+            (lo - 1.0).floor().max(0.0)
+        };
+        chart.y_range = Some((bottom, (hi + 1.0).ceil().min(53.0)));
+    }
+    if let (Some(first), Some(last)) = (after.first(), after.last()) {
+        chart.x_ticks = Some(month_ticks(first.0, last.0));
+    }
+    chart.series.push(Series::new(
+        "handicap",
+        svg::PALETTE[0],
+        Mark::LinePoints,
+        points,
+    ));
+    svg::render(&chart)
+}
+
+impl Statement {
     /// The statement as a self-contained HTML page (`--html`).
     pub fn to_html(&self) -> String {
         let heading = self.heading();

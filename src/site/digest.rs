@@ -14,7 +14,9 @@
 //! after one kept page of each kind, made again, is found to be the bytes published.
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use sha2::{Digest as _, Sha256};
 
@@ -24,7 +26,7 @@ use crate::error::{Error, Result};
 pub const MANIFEST: &str = "site-manifest.tsv";
 
 /// The program and template version whose pages the record describes.
-pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 3");
+pub const MAKER: &str = concat!("bridgehcp ", env!("CARGO_PKG_VERSION"), " site 4");
 
 /// The first line of the record.
 fn header() -> String {
@@ -117,6 +119,9 @@ impl Feed {
 pub struct Recorded {
     pub digest: String,
     pub size: u64,
+    /// What else the record keeps of the page (a member's earlier years:
+    /// [`super::history`]), without a tab or a line break.
+    pub history: Option<Arc<str>>,
 }
 
 /// What a site's record holds: its pages, and what they were made from that other
@@ -135,6 +140,15 @@ const MEMBER: &str = "=m";
 
 /// The site's record; empty when the site has none, or one of another program's.
 pub fn read(site: &Path) -> Result<Record> {
+    read_record(site, true)
+}
+
+/// The site's record without what it keeps beside the pages' keys.
+pub fn read_keys(site: &Path) -> Result<Record> {
+    read_record(site, false)
+}
+
+fn read_record(site: &Path, histories: bool) -> Result<Record> {
     let path = site.join(MANIFEST);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -162,32 +176,53 @@ pub fn read(site: &Path) -> Result<Record> {
             }
             digest => {
                 let Ok(size) = second.parse() else { continue };
+                let (page, history) = match third.split_once('\t') {
+                    Some((page, history)) => (page, Some(history)),
+                    None => (third, None),
+                };
                 let recorded = Recorded {
                     digest: digest.to_owned(),
                     size,
+                    history: history.filter(|_| histories).map(Arc::from),
                 };
-                record.pages.insert(third.to_owned(), recorded);
+                record.pages.insert(page.to_owned(), recorded);
             }
         }
     }
     Ok(record)
 }
 
-/// The record of `pages` (by path) and of `shared` (its competitions and members), as
-/// its bytes.
-pub fn bytes(pages: &BTreeMap<String, Recorded>, shared: &Record) -> Vec<u8> {
-    let mut out = header();
+/// Writes the record of `pages` (by path) and of `shared` (its competitions and
+/// members) to `path`, a line at a time (a line per page: not held whole).
+pub fn write(path: &Path, pages: &BTreeMap<String, Recorded>, shared: &Record) -> Result<()> {
+    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    write_lines(&mut out, pages, shared)
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io(path, e))
+}
+
+fn write_lines(
+    out: &mut impl std::io::Write,
+    pages: &BTreeMap<String, Recorded>,
+    shared: &Record,
+) -> std::io::Result<()> {
+    out.write_all(header().as_bytes())?;
     for (page, r) in pages {
-        out.push_str(&format!("{}\t{}\t{page}\n", r.digest, r.size));
+        write!(out, "{}\t{}\t{page}", r.digest, r.size)?;
+        if let Some(h) = &r.history {
+            write!(out, "\t{h}")?;
+        }
+        out.write_all(b"\n")?;
     }
     let competitions: BTreeMap<&String, &String> = shared.competitions.iter().collect();
     for (id, key) in competitions {
-        out.push_str(&format!("{COMPETITION}\t{key}\t{id}\n"));
+        writeln!(out, "{COMPETITION}\t{key}\t{id}")?;
     }
     for (id, key) in &shared.members {
-        out.push_str(&format!("{MEMBER}\t{key}\t{id}\n"));
+        writeln!(out, "{MEMBER}\t{key}\t{id}")?;
     }
-    out.into_bytes()
+    Ok(())
 }
 
 #[cfg(test)]
@@ -216,9 +251,12 @@ mod tests {
         let recorded = |digest: &str, size| Recorded {
             digest: digest.to_owned(),
             size,
+            history: None,
         };
+        let mut member = recorded("00ff", 12);
+        member.history = Some(Arc::from("2026;2025:ab12;7,3,72,Bo Lund"));
         let digests: BTreeMap<String, Recorded> = [
-            ("members/1.html".to_owned(), recorded("00ff", 12)),
+            ("members/1.html".to_owned(), member),
             ("competitions/c 1.html".to_owned(), recorded("abcd", 0)),
         ]
         .into();
@@ -228,7 +266,7 @@ mod tests {
             members: [(100083, "0b0b".to_owned())].into(),
         };
         let path = dir.path().join(MANIFEST);
-        std::fs::write(&path, bytes(&record.pages, &record)).map_err(|e| Error::io(&path, e))?;
+        write(&path, &record.pages, &record)?;
         assert_eq!(read(dir.path())?, record);
         std::fs::write(
             &path,

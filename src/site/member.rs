@@ -8,31 +8,38 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use chrono::Datelike;
+use chrono::{Datelike, NaiveDate};
 use maud::{html, Markup};
 
 use super::data::{Ranked, SiteData};
 use super::links::{self, cols, inline_svg, link, signed, site_page, two};
 use crate::report::page::Text;
-use crate::report::statement::{Line, Statement};
+use crate::report::statement::{trajectory_svg, Line, Statement};
 
 /// A partner's competitions and boards with the member.
-#[derive(Debug, Default)]
-struct Partnership {
-    competitions: usize,
-    boards: i64,
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Partnership {
+    pub competitions: usize,
+    pub boards: i64,
 }
 
-/// The partners played with most, most competitions first (then boards, then name).
-fn partners(lines: &[Line]) -> Vec<((Option<i64>, String), Partnership)> {
-    let mut by: BTreeMap<(Option<i64>, String), Partnership> = BTreeMap::new();
+/// Per partner (member number when a member, and the name shown) the competitions and
+/// boards played together.
+pub type Tally = BTreeMap<(Option<i64>, String), Partnership>;
+
+/// Adds the partners of `lines` to `tally`.
+pub fn add(tally: &mut Tally, lines: &[Line]) {
     for l in lines {
         let Some(name) = &l.partner else { continue };
-        let p = by.entry((l.partner_id, name.clone())).or_default();
+        let p = tally.entry((l.partner_id, name.clone())).or_default();
         p.competitions += 1;
         p.boards += l.boards;
     }
-    let mut out: Vec<_> = by.into_iter().collect();
+}
+
+/// The partners played with most, most competitions first (then boards, then name).
+fn partners(tally: &Tally) -> Vec<(&(Option<i64>, String), &Partnership)> {
+    let mut out: Vec<_> = tally.iter().collect();
     out.sort_by(|a, b| {
         (b.1.competitions, b.1.boards, &a.0 .1, a.0 .0).cmp(&(
             a.1.competitions,
@@ -45,28 +52,67 @@ fn partners(lines: &[Line]) -> Vec<((Option<i64>, String), Partnership)> {
     out
 }
 
+/// What a member's page shows of the member's statement: of the whole history only the
+/// chart's points, the first handicap, whether a guest, and the partners' tally; the
+/// lines only of the run's last year. A page made from this is the same whether it was
+/// summed up from every line or from the lines of the year and the site's record of the
+/// years before ([`super::history`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// The handicap before the first competition.
+    pub start: f64,
+    pub foreign: bool,
+    /// The date and the handicap after of every competition, in order.
+    pub points: Vec<(NaiveDate, f64)>,
+    /// The lines of the run's last year (all of them when the run has none).
+    pub lines: Vec<Line>,
+    /// Over every competition.
+    pub partners: Tally,
+}
+
+impl Shown {
+    /// What the page shows of the whole statement `s` when the run's last year is
+    /// `year`, and the partners' tally of the years before it.
+    pub fn of(s: Statement, year: Option<i32>) -> (Shown, Tally) {
+        let points = s.lines.iter().map(|l| (l.date, l.handicap_after)).collect();
+        let (earlier, lines): (Vec<Line>, Vec<Line>) =
+            (s.lines.into_iter()).partition(|l| year.is_some_and(|y| l.date.year() < y));
+        let mut before = Tally::new();
+        add(&mut before, &earlier);
+        let mut partners = before.clone();
+        add(&mut partners, &lines);
+        let shown = Shown {
+            start: s.start,
+            foreign: s.foreign,
+            points,
+            lines,
+            partners,
+        };
+        (shown, before)
+    }
+}
+
 /// The chart's numbers in words: where the handicap started, where it is, and its best.
-fn trajectory_words(s: &Statement) -> String {
-    let (Some(first), Some(last)) = (s.lines.first(), s.lines.last()) else {
+fn trajectory_words(s: &Shown) -> String {
+    let (Some(first), Some(last)) = (s.points.first(), s.points.last()) else {
         return "No rated competition in this run.".to_owned();
     };
-    let best = s.lines.iter().min_by(|a, b| {
-        a.handicap_after
-            .total_cmp(&b.handicap_after)
-            .then(b.date.cmp(&a.date))
-    });
+    let best = s
+        .points
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     let mut words = format!(
         "The handicap went from {:.2} before {} to {:.2} after {}, over {}.",
         s.start,
-        first.date,
-        last.handicap_after,
-        last.date,
-        crate::report::count(s.lines.len(), "rated competition", "rated competitions")
+        first.0,
+        last.1,
+        last.0,
+        crate::report::count(s.points.len(), "rated competition", "rated competitions")
     );
     if let Some(best) = best {
         words.push_str(&format!(
             " Its best (lowest) was {:.2}, after {}.",
-            best.handicap_after, best.date
+            best.1, best.0
         ));
     }
     words
@@ -96,7 +142,7 @@ fn line_row(depth: usize, l: &Line, pages: &BTreeSet<i64>) -> Markup {
 /// left to the ranking's pages: one member's move would otherwise change the page of
 /// everyone it passed, and a month would rewrite every page rather than those of the
 /// members who played.
-fn headline(r: &Ranked, sd: Option<f64>, s: &Statement) -> Markup {
+fn headline(r: &Ranked, sd: Option<f64>, s: &Shown) -> Markup {
     html! {
         p.big { "Handicap " strong { (Text(&r.handicap)) }
             @if let Some(sd) = sd { " ± " (format!("{sd:.2}")) " (one standard deviation)" } }
@@ -123,24 +169,22 @@ fn lines_table<'l>(
 }
 
 /// The member's page.
-pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -> String {
+pub fn page(data: &SiteData, r: &Ranked, s: &Shown, pages: &BTreeSet<i64>) -> String {
     let heading = format!("{} (member {})", r.name, r.member_id);
     let words = trajectory_words(s);
-    let shown = |l: &&Line| data.year.is_none_or(|y| l.date.year() >= y);
-    let this_year = s.lines.iter().filter(shown);
-    let mut earlier: Vec<i32> = s.lines.iter().map(|l| l.date.year()).collect();
+    let mut earlier: Vec<i32> = s.points.iter().map(|p| p.0.year()).collect();
     earlier.retain(|y| data.year.is_some_and(|current| *y < current));
     earlier.dedup();
     let body = html! {
         (headline(r, data.sd.get(&r.member_id).copied(), s))
         h2 { "Trajectory" }
         figure {
-            (inline_svg(&s.trajectory_svg()))
+            (inline_svg(&trajectory_svg(s.start, &s.points)))
             figcaption { (Text(&words)) " Every value is in the table below." }
         }
         h2 { "Rated competitions" @if let Some(year) = data.year { " in " (year) } }
-        @if this_year.clone().next().is_some() {
-            (lines_table(1, this_year, pages))
+        @if !s.lines.is_empty() {
+            (lines_table(1, s.lines.iter(), pages))
         } @else {
             p { "None this year." }
         }
@@ -156,10 +200,10 @@ pub fn page(data: &SiteData, r: &Ranked, s: &Statement, pages: &BTreeSet<i64>) -
         h2 { "Partners played with most" }
         table {
             thead { (cols(&["partner", "competitions", "boards"])) }
-            tbody { @for ((id, name), p) in partners(&s.lines) { tr {
+            tbody { @for ((id, name), p) in partners(&s.partners) { tr {
                 td { @match id {
-                    Some(id) if pages.contains(&id) => (link(1, &links::member(id), &name)),
-                    _ => (Text(&name)),
+                    Some(id) if pages.contains(id) => (link(1, &links::member(*id), name)),
+                    _ => (Text(name)),
                 } }
                 td.n { (p.competitions) }
                 td.n { (p.boards) }
@@ -183,7 +227,6 @@ pub fn year_page(r: &Ranked, year: i32, s: &Statement, pages: &BTreeSet<i64>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::NaiveDate;
 
     fn line(day: u32, partner: Option<(i64, &str)>, boards: i64, after: f64) -> Line {
         Line {
@@ -216,8 +259,9 @@ mod tests {
             line(22, Some((3, "Cay Berg")), 27, 21.0),
             line(29, None, 24, 21.5),
         ];
-        let partners = partners(&lines);
-        let shown: Vec<(&str, usize, i64)> = partners
+        let mut tally = Tally::new();
+        add(&mut tally, &lines);
+        let shown: Vec<(&str, usize, i64)> = partners(&tally)
             .iter()
             .map(|((_, name), p)| (name.as_str(), p.competitions, p.boards))
             .collect();
@@ -232,8 +276,12 @@ mod tests {
             foreign: false,
             lines,
         };
+        // The run's year is 2026: no line of an earlier year, none in the tally before.
+        let (shown, before) = Shown::of(statement, Some(2026));
+        assert!(before.is_empty());
+        assert_eq!((shown.lines.len(), &shown.partners), (5, &tally));
         assert_eq!(
-            trajectory_words(&statement),
+            trajectory_words(&shown),
             "The handicap went from 21.00 before 2026-03-01 to 21.50 after 2026-03-29, over 5 rated competitions. Its best (lowest) was 20.00, after 2026-03-08."
         );
     }

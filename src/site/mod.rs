@@ -9,16 +9,18 @@
 //! same bytes, so publishing a month over the last one writes only the pages whose
 //! content changed, in place ([`journal`]); and since the site records
 //! what each member's and competition's page was made from ([`digest`], [`key`]), it
-//! makes only those whose inputs changed. A member's page lists the competitions of the
-//! run's last year and links to a page per earlier year (`members/ID/YEAR.html`): an
-//! earlier year's lines no longer change, so a month rewrites a member's current year
-//! and not ten years of history.
+//! makes only those whose inputs changed, a member's from the year's lines and the
+//! record's tally of the earlier years' partners ([`history`]). A member's page lists
+//! the competitions of the run's last year and links to a page per earlier year
+//! (`members/ID/YEAR.html`): an earlier year's lines no longer change, so a month
+//! rewrites a member's current year and not ten years of history.
 
 pub mod club;
 pub mod competition;
 pub mod data;
 pub mod digest;
 pub mod front;
+pub mod history;
 pub mod journal;
 pub mod key;
 pub mod links;
@@ -27,6 +29,7 @@ pub mod write;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::Result;
 
@@ -125,6 +128,8 @@ pub struct Maker<'a> {
     look: data::Lookups<'a>,
     keys: key::Keys<'a>,
     title: &'a str,
+    /// Per member the record's text of the earlier years ([`history`]).
+    earlier: rustc_hash::FxHashMap<i64, Arc<str>>,
 }
 
 /// A page summed up by a key: kept as published (its bytes left out) when its key is
@@ -141,7 +146,19 @@ fn keyed(
     Ok(Made {
         digest: Some(key),
         bytes,
+        history: None,
     })
+}
+
+/// The record's text of each member's earlier years, by member.
+fn histories(record: &digest::Record) -> rustc_hash::FxHashMap<i64, Arc<str>> {
+    let member = |path: &str| {
+        let id = path.strip_prefix("members/")?.strip_suffix(".html")?;
+        id.parse::<i64>().ok()
+    };
+    (record.pages.iter())
+        .filter_map(|(path, r)| Some((member(path)?, r.history.clone()?)))
+        .collect()
 }
 
 impl<'a> Maker<'a> {
@@ -154,7 +171,52 @@ impl<'a> Maker<'a> {
             look,
             keys,
             title,
+            earlier: histories(record),
         }
+    }
+
+    /// A member's page, and the record's text of the member's earlier years. The page
+    /// is made from the year's lines and the record's tally of the earlier years where
+    /// the record is trusted (`known` is given) and the tally holds ([`history`]), else
+    /// from the whole statement.
+    fn member_page(&self, r: &data::Ranked, known: Option<&str>) -> Result<Made> {
+        let data = self.data;
+        let (key, touched) = self.keys.member(r, data.sd.get(&r.member_id).copied());
+        let years = data.years.get(&r.member_id).map(Vec::as_slice);
+        let years = years.unwrap_or_default();
+        let recorded = known
+            .filter(|_| !self.look.index.frozen())
+            .and_then(|_| self.earlier.get(&r.member_id))
+            .and_then(|text| Some((text, history::Earlier::parse(text)?)))
+            .filter(|(_, e)| e.holds(&self.keys, r, data.year, years));
+        if known == Some(key.as_str()) && !touched {
+            return Ok(Made {
+                digest: Some(key),
+                bytes: None,
+                history: recorded.map(|(text, _)| Arc::clone(text)),
+            });
+        }
+        let (shown, history) = match recorded {
+            Some((text, earlier)) => (earlier.shown(&self.look.index, r)?, Some(Arc::clone(text))),
+            None => {
+                let statement = self.look.index.statement(r.member_id)?;
+                let (shown, before) = member::Shown::of(statement, data.year);
+                let history = match (data.year, self.look.index.frozen()) {
+                    (Some(year), false) => {
+                        let earlier = history::Earlier::now(&self.keys, r, year, years, before);
+                        Some(Arc::from(earlier.text()))
+                    }
+                    _ => None,
+                };
+                (shown, history)
+            }
+        };
+        let page = member::page(data, r, &shown, &self.look.pages);
+        Ok(Made {
+            digest: Some(key),
+            bytes: Some(page.into_bytes()),
+            history,
+        })
     }
 
     /// What the site's record keeps besides its pages.
@@ -169,13 +231,7 @@ impl<'a> Maker<'a> {
         let page = match *page {
             Page::Front => front::page(data, title),
             Page::Report(report) => report.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""),
-            Page::Member(r) => {
-                let key = self.keys.member(r, data.sd.get(&r.member_id).copied());
-                return keyed(known, key, || {
-                    let statement = self.look.index.statement(r.member_id)?;
-                    Ok(member::page(data, r, &statement, pages))
-                });
-            }
+            Page::Member(r) => return self.member_page(r, known),
             Page::MemberYear(r, year) => {
                 return keyed(known, self.keys.member_year(r, year), || {
                     let statement = self.look.index.statement_of(r.member_id, Some(year))?;

@@ -55,6 +55,9 @@ pub struct Written {
 pub struct Made {
     pub digest: Option<String>,
     pub bytes: Option<Vec<u8>>,
+    /// What the record keeps beside the page's key for the next publication (a member's
+    /// earlier years: [`super::history`]).
+    pub history: Option<std::sync::Arc<str>>,
 }
 
 impl Made {
@@ -63,6 +66,7 @@ impl Made {
         Made {
             digest: None,
             bytes: Some(bytes),
+            history: None,
         }
     }
 }
@@ -136,7 +140,6 @@ where
         return Ok(written);
     }
     let recorded = trusted(site, pages, &old, &make)?;
-    let before = std::fs::read(site.join(digest::MANIFEST)).unwrap_or_default();
     let made = write_pages(site, site, pages, &old, &recorded, shared, &make);
     if made.is_err() {
         // Nothing of the month is in place: its hidden files go with it.
@@ -151,8 +154,11 @@ where
         .collect();
     written.removed = removed.len();
     let mut replaced = std::mem::take(&mut written.replaced);
-    let manifest = std::fs::read(journal::beside(site, digest::MANIFEST)).unwrap_or_default();
-    if replaced.is_empty() && removed.is_empty() && manifest == before {
+    let manifest = journal::beside(site, digest::MANIFEST);
+    if replaced.is_empty()
+        && removed.is_empty()
+        && same_files(&site.join(digest::MANIFEST), &manifest)
+    {
         let hidden = journal::beside(site, digest::MANIFEST);
         std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
         return Ok(written);
@@ -233,8 +239,7 @@ where
         true => journal::beside(site, digest::MANIFEST),
         false => to.join(digest::MANIFEST),
     };
-    std::fs::write(&manifest, digest::bytes(&digests, shared))
-        .map_err(|e| Error::io(&manifest, e))?;
+    digest::write(&manifest, &digests, shared)?;
     Ok(written)
 }
 
@@ -257,9 +262,11 @@ impl Place<'_> {
     ) -> Result<(Fate, Option<digest::Recorded>)> {
         let made = make(known)?;
         let record = |size: u64| {
-            made.digest
-                .clone()
-                .map(|digest| digest::Recorded { digest, size })
+            made.digest.clone().map(|digest| digest::Recorded {
+                digest,
+                size,
+                history: made.history.clone(),
+            })
         };
         let bytes = match (&made.bytes, self.old) {
             (Some(bytes), _) => bytes,
@@ -310,7 +317,7 @@ fn trusted<P, F>(
 where
     F: Fn(&P, Option<&str>) -> Result<Made>,
 {
-    let mut recorded = digest::read(site)?.pages;
+    let mut recorded = digest::read_keys(site)?.pages;
     recorded.retain(|page, r| old.get(page) == Some(&r.size));
     let mut checked: BTreeSet<(&str, usize)> = BTreeSet::new();
     let mut spot = Vec::new();
@@ -405,6 +412,28 @@ fn remove_hidden(site: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether the files at `a` and `b` hold the same bytes (false when one cannot be
+/// read), compared a block at a time: a record is a line per page.
+fn same_files(a: &Path, b: &Path) -> bool {
+    use std::io::Read as _;
+    let (Ok(fa), Ok(fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let (mut ra, mut rb) = (std::io::BufReader::new(fa), std::io::BufReader::new(fb));
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let Ok(na) = ra.read(&mut ba) else {
+            return false;
+        };
+        if na == 0 {
+            return matches!(rb.read(&mut bb[..1]), Ok(0));
+        }
+        if rb.read_exact(&mut bb[..na]).is_err() || ba[..na] != bb[..na] {
+            return false;
+        }
+    }
 }
 
 /// Whether the file at `path` holds exactly `bytes` (its size read first).
