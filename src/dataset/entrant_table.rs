@@ -386,7 +386,7 @@ impl<R: CompactRow> CompactTable<R> {
 
     /// The rows at `places`, each given to `each`; a block is locked once for its
     /// run of places.
-    fn each_at(&self, places: Places<'_>, competition: u32, mut each: impl FnMut(u32, R)) {
+    fn each_at(&self, places: Places<'_>, competition: u32, mut each: impl FnMut(R)) {
         let mut held: Option<(usize, MutexGuard<'_, Option<Box<Block>>>)> = None;
         for at in places.iter() {
             let number = at as usize / BLOCK_ROWS;
@@ -398,7 +398,7 @@ impl<R: CompactRow> CompactTable<R> {
             let bytes = held
                 .as_ref()
                 .map_or(&[][..], |(_, block)| Self::bytes_in(block, at as usize));
-            each(at, R::decode(bytes, competition));
+            each(R::decode(bytes, competition));
         }
     }
 
@@ -412,7 +412,7 @@ impl<R: CompactRow> CompactTable<R> {
     }
 
     /// Whether any competition was released ([`CompactTable::release`]).
-    pub fn blocks_released(&self) -> bool {
+    pub fn any_released(&self) -> bool {
         self.released
             .iter()
             .any(|flags| flags.load(Ordering::Relaxed) != 0)
@@ -510,7 +510,7 @@ impl<R: CompactRow> CompactTable<R> {
             return Vec::new();
         };
         let mut rows = Vec::new();
-        self.each_at(self.grouped_of(found.0), competition, |_, row| {
+        self.each_at(self.grouped_of(found.0), competition, |row| {
             rows.push(row.unpack(&self.pool));
         });
         rows

@@ -144,7 +144,7 @@ impl<'r, R: CompactRow> RowIndex<'r, R> {
 
     /// Whether a compact table let go of any rows.
     fn released(&self) -> bool {
-        matches!(self, RowIndex::Table(table, _) if table.blocks_released())
+        matches!(self, RowIndex::Table(table, _) if table.any_released())
     }
 
     /// Lets go of a compact table's rows of the competition at place `at` in replay
