@@ -189,18 +189,7 @@ measure publish_first "publish (the month before, a new site)" "$bin" publish \
   --out-dir "$out/until" --site "$out/site"
 measure publish_next "publish (the month $last, over the last month's site)" "$bin" publish \
   --out-dir "$out/month" --site "$out/site"
-# The file system's floor under a new site: the pages any site must hold at their own
-# addresses (a page per ranked member and per competition, not the earlier years'),
-# copied from the site just published by two writers, as publish writes on two cores.
-# Nothing is made, only files created and filled; a site cannot be published faster.
-measure site_floor "the pages a site must hold, copied by two writers (the file system's floor)" \
-  bash -c 'from=$(realpath "$0"); to="$1"; rm -rf "$to"; mkdir -p "$to/members" "$to/competitions"; to=$(realpath "$to")
-    cd "$from/competitions"
-    ls | awk "NR % 2 == 0" | xargs -r cp -t "$to/competitions" &
-    { ls | awk "NR % 2 == 1" | xargs -r cp -t "$to/competitions"
-      find "$from/members" -maxdepth 1 -name "*.html" -exec cp -t "$to/members" {} +; } &
-    wait' "$out/site" "$out/site-floor"
-rm -rf "$out/site" "$out/site-floor"
+rm -rf "$out/site"
 
 echo "== DuckDB: reading the scored columns (the floor), and the same scoring in SQL"
 python3 benches/peers/duckdb_peer.py "$one" "$out/score-one/board_scores.parquet" | tee "$root/duckdb.txt"
@@ -278,9 +267,6 @@ if "publish_first" in rows and "live_months" in rows:
     live = rows["live_months"][0]
     print(f"{'publish, a new site':<44} {show('publish_first'):<20} {'':<20} <= run live ({live:.1f} s), <= 2 GB: "
           f"{within('publish_first', live, 2)}")
-    if "site_floor" in rows:
-        print(f"{'  its pages copied (the file system floor)':<44} {show('site_floor'):<20} {'':<20} "
-              f"({rows['site_floor'][0] / live:.2f} x run live: no publish can be faster)")
     print(f"{'publish, the next month over it':<44} {show('publish_next'):<20} {'':<20} <= a tenth of the first ({first / 10:.1f} s): "
           f"{verdict(next_ <= first / 10)}")
 score = rows.get("score_one", (float("nan"), 0, 0))[0]
