@@ -377,26 +377,51 @@ fn existing_pages(site: &Path) -> Result<BTreeMap<String, u64>> {
 
 /// The pages in the folder at `path` (`relative` from the site's root) into `out`, and
 /// with `nested` those of its folders (a member's earlier years), removing hidden files.
+/// A site is hundreds of thousands of files: their sizes are read, and the nested
+/// folders listed, on every core; an error is the first in the folder's order.
 fn list_folder(
     path: &Path,
     relative: &str,
     nested: bool,
     out: &mut BTreeMap<String, u64>,
 ) -> Result<()> {
+    let (mut files, mut folders) = (Vec::new(), Vec::new());
     let entries = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(path, e))?;
-        let file = entry.file_name().to_string_lossy().into_owned();
+        let name = entry.file_name().to_string_lossy().into_owned();
         let kind = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
-        if journal::is_hidden(&file) {
+        if journal::is_hidden(&name) {
             let hidden = entry.path();
             std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
         } else if kind.is_file() {
-            let meta = entry.metadata().map_err(|e| Error::io(entry.path(), e))?;
-            out.insert(format!("{relative}/{file}"), meta.len());
+            files.push(name);
         } else if kind.is_dir() && nested {
-            list_folder(&entry.path(), &format!("{relative}/{file}"), false, out)?;
+            folders.push(name);
         }
+    }
+    let sizes: Vec<Result<u64>> = files
+        .par_iter()
+        .map(|name| {
+            let file = path.join(name);
+            // As the folder's entry has it: a link is not followed.
+            let meta = std::fs::symlink_metadata(&file).map_err(|e| Error::io(&file, e))?;
+            Ok(meta.len())
+        })
+        .collect();
+    for (name, size) in files.iter().zip(sizes) {
+        out.insert(format!("{relative}/{name}"), size?);
+    }
+    let listed: Vec<Result<BTreeMap<String, u64>>> = folders
+        .par_iter()
+        .map(|name| {
+            let mut pages = BTreeMap::new();
+            let inner = format!("{relative}/{name}");
+            list_folder(&path.join(name), &inner, false, &mut pages).map(|()| pages)
+        })
+        .collect();
+    for pages in listed {
+        out.extend(pages?);
     }
     Ok(())
 }
