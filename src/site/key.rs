@@ -51,8 +51,10 @@
 //! ([`super::write`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::BuildHasher;
 
 use chrono::Datelike;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::data::{Ranked, SiteData, Standing};
@@ -148,21 +150,29 @@ impl<'a> Keys<'a> {
     /// The keys of `data`'s pages, and what is touched since `record` (everything when
     /// the record holds nothing).
     pub fn new(data: &'a SiteData, record: &Record) -> Self {
+        // The keys digest different rows: the competitions', the members' lists and the
+        // members' attributes are made side by side.
+        let (competitions, ((lists, year_lists), members)) = rayon::join(
+            || competition_keys(data),
+            || rayon::join(|| member_lists(data), || member_attributes(data)),
+        );
         let mut keys = Keys {
-            competitions: competition_keys(data),
-            members: member_attributes(data),
+            competitions,
+            members,
             handicaps: data
                 .tables
                 .members
                 .iter()
                 .map(|m| (m.member_id, m))
                 .collect(),
+            lists,
+            year_lists,
             frozen: data.tables.frozen,
             year: data.year,
             ..Keys::default()
         };
         keys.touch(data, record);
-        keys.lists(data);
+        keys.touch_members(data);
         keys
     }
 
@@ -200,26 +210,14 @@ impl<'a> Keys<'a> {
         }
     }
 
-    /// Per member (and year) the list of competitions, and the members (and years)
-    /// with a change row in a touched competition.
-    fn lists(&mut self, data: &'a SiteData) {
-        let mut lists: FxHashMap<i64, Feed> = FxHashMap::default();
-        let mut years: FxHashMap<(i64, i32), Feed> = FxHashMap::default();
+    /// The members (and years) with a change row in a touched competition.
+    fn touch_members(&mut self, data: &SiteData) {
         for row in &data.tables.changes {
-            let year = row.date.year();
-            lists
-                .entry(row.member_id)
-                .or_default()
-                .str(&row.competition_id);
-            let at = (row.member_id, year);
-            years.entry(at).or_default().str(&row.competition_id);
             if self.touched.contains(&*row.competition_id) {
                 self.touched_members.insert(row.member_id);
-                self.touched_years.insert(at);
+                self.touched_years.insert((row.member_id, row.date.year()));
             }
         }
-        self.lists = lists.into_iter().map(|(k, f)| (k, f.finish())).collect();
-        self.year_lists = years.into_iter().map(|(k, f)| (k, f.finish())).collect();
     }
 
     /// The key of a member's page, and whether it is touched.
@@ -283,32 +281,42 @@ impl<'a> Keys<'a> {
     }
 }
 
-/// Every competition's key (of those with a page, a change row, or a dataset row).
-fn competition_keys(data: &SiteData) -> FxHashMap<&str, String> {
-    let mut feeds: FxHashMap<&str, Feed> = FxHashMap::default();
-    let mut buffer = Vec::with_capacity(256);
-    for (id, c) in &data.competitions {
-        let f = feeds.entry(id).or_default();
-        f.str("page")
-            .opt_int(c.date.map(|d| i64::from(d.num_days_from_ce())));
-        f.opt_str(c.title.as_deref())
-            .opt_str(c.club.as_deref())
-            .flag(c.imps);
-        f.int(c.standings.len() as i64);
-        for s in &c.standings {
-            standing_bytes(&mut buffer, s);
-            f.bytes(&buffer);
-        }
-    }
-    for (id, info) in &data.tables.competitions {
-        let f = feeds.entry(id).or_default();
-        f.str("info").opt_str(info.title.as_deref());
-        f.opt_str(info.club.as_deref()).flag(info.imps);
-    }
+/// Per member, and per member and year, a key of the competitions of their change rows.
+type Lists = (FxHashMap<i64, String>, FxHashMap<(i64, i32), String>);
+
+/// The keys of the members' lists of competitions, and of each year's.
+fn member_lists(data: &SiteData) -> Lists {
+    let mut lists: FxHashMap<i64, Feed> = FxHashMap::default();
+    let mut years: FxHashMap<(i64, i32), Feed> = FxHashMap::default();
     for row in &data.tables.changes {
-        row_bytes(&mut buffer, row);
-        feeds.entry(&row.competition_id).or_default().bytes(&buffer);
+        lists
+            .entry(row.member_id)
+            .or_default()
+            .str(&row.competition_id);
+        let at = (row.member_id, row.date.year());
+        years.entry(at).or_default().str(&row.competition_id);
     }
+    (
+        lists.into_iter().map(|(k, f)| (k, f.finish())).collect(),
+        years.into_iter().map(|(k, f)| (k, f.finish())).collect(),
+    )
+}
+
+/// Every competition's key (of those with a page, a change row, or a dataset row).
+///
+/// What the run says of the competitions is fed a shard of them at a time, the shards
+/// side by side; a competition's digest is fed in the same order whichever shard feeds
+/// it, so the keys do not depend on the shards. The dataset's rows follow, read once.
+fn competition_keys(data: &SiteData) -> FxHashMap<&str, String> {
+    const SHARDS: u64 = 2;
+    let shard_of = |id: &str| rustc_hash::FxBuildHasher.hash_one(id) % SHARDS;
+    let mut feeds = (0..SHARDS)
+        .into_par_iter()
+        .map(|shard| run_feeds(data, |id| shard_of(id) == shard))
+        .reduce(FxHashMap::default, |mut all, part| {
+            all.extend(part);
+            all
+        });
     if let Some(source) = &data.sheets {
         for (id, c) in &source.competitions {
             let f = feeds.entry(id).or_default();
@@ -326,7 +334,45 @@ fn competition_keys(data: &SiteData) -> FxHashMap<&str, String> {
             }
         }
     }
-    feeds.into_iter().map(|(id, f)| (id, f.finish())).collect()
+    feeds
+        .into_par_iter()
+        .map(|(id, f)| (id, f.finish()))
+        .collect()
+}
+
+/// The digests, as far as the run's files go, of the competitions `mine` takes: their
+/// pages' facts, what the run says of them and their change rows.
+fn run_feeds(data: &SiteData, mine: impl Fn(&str) -> bool) -> FxHashMap<&str, Feed> {
+    let mut feeds: FxHashMap<&str, Feed> = FxHashMap::default();
+    let mut buffer = Vec::with_capacity(256);
+    for (id, c) in data.competitions.iter().filter(|(id, _)| mine(id)) {
+        let f = feeds.entry(id).or_default();
+        f.str("page")
+            .opt_int(c.date.map(|d| i64::from(d.num_days_from_ce())));
+        f.opt_str(c.title.as_deref())
+            .opt_str(c.club.as_deref())
+            .flag(c.imps);
+        f.int(c.standings.len() as i64);
+        for s in &c.standings {
+            standing_bytes(&mut buffer, s);
+            f.bytes(&buffer);
+        }
+    }
+    for (id, info) in data.tables.competitions.iter().filter(|(id, _)| mine(id)) {
+        let f = feeds.entry(id).or_default();
+        f.str("info").opt_str(info.title.as_deref());
+        f.opt_str(info.club.as_deref()).flag(info.imps);
+    }
+    for row in data
+        .tables
+        .changes
+        .iter()
+        .filter(|r| mine(&r.competition_id))
+    {
+        row_bytes(&mut buffer, row);
+        feeds.entry(&row.competition_id).or_default().bytes(&buffer);
+    }
+    feeds
 }
 
 /// Every member's attributes as other pages show them: the name of `handicaps.parquet`,
