@@ -272,7 +272,7 @@ pub fn publish(
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
     let written = write::write_site(site, listed, &pages, commit, &record, make)?;
-    Ok(Summary {
+    let summary = Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),
         clubs: data.clubs().len(),
@@ -280,7 +280,20 @@ pub fn publish(
         report: data.report.is_some(),
         dataset: data.dataset.clone(),
         written,
-    })
+    };
+    drop((pages, maker));
+    let_go(data);
+    Ok(summary)
+}
+
+/// Lets go of the site's data on a thread of its own: millions of rows, each with
+/// texts shared by count, take a few tenths of a second to free, which the finished
+/// publication need not wait for (a process that exits frees them at once). Where
+/// no thread can start, they are freed here.
+fn let_go(data: data::SiteData) {
+    let _ = std::thread::Builder::new()
+        .name("let-go".into())
+        .spawn(move || drop(data));
 }
 
 #[cfg(test)]
