@@ -260,12 +260,16 @@ pub fn publish(
     title: &str,
     commit: crate::store::files::Commit,
 ) -> Result<Summary> {
-    let data = data::read(run, data)?;
+    // The site's record is read while the run's folder is, on a thread of its own. A
+    // publication killed after its journal is finished first: the record read is then
+    // the one its pages were made with.
+    let (data, record) = std::thread::scope(|scope| {
+        let record = scope.spawn(|| write::settle(site).and_then(|()| digest::read(site)));
+        (data::read(run, data), data::joined(record))
+    });
+    let data = data?;
     let pages = pages(&data)?;
-    // A publication killed after its journal is finished first: the record read is
-    // then the one its pages were made with.
-    write::settle(site)?;
-    let maker = Maker::new(&data, title, &digest::read(site)?);
+    let maker = Maker::new(&data, title, &record?);
     // Listed once the keys are made: the listing (a line per page) is not held beside
     // what making them needs for a while.
     let listed = write::list(site)?;
