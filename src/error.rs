@@ -195,8 +195,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutOfMemoryPanic {
     /// A worker thread or a pool of them could not be started: the standard library's
-    /// text, and those of the thread pools the readers build on first use (whose
-    /// failure would otherwise poison the pool for every later read).
+    /// text, and those of the thread pools the readers and rayon build on first use
+    /// (whose failure would otherwise poison the pool for every later read).
     ThreadNotStarted,
     /// The zstd library could not allocate a compression context while a Parquet page
     /// was read or written (`ZSTD_createCCtx` and `ZSTD_createDCtx` return null only
@@ -218,11 +218,14 @@ pub fn out_of_memory_panic(info: &std::panic::PanicHookInfo<'_>) -> Option<OutOf
 /// reported as a damaged file: a hook that silences other panics must still let these
 /// through.
 pub fn out_of_memory_failure(text: &str) -> Option<OutOfMemoryPanic> {
-    const THREADS: [&str; 4] = [
+    const THREADS: [&str; 5] = [
         "failed to spawn thread",
         "could not spawn threads",
         "could not create pool",
         "could not create no-op thread pool",
+        // rayon's global pool, built on the first parallel call of a command that did
+        // not build it (`--threads` builds it first).
+        "The global thread pool has not been initialized.",
     ];
     if THREADS.iter().any(|head| text.starts_with(head)) {
         Some(OutOfMemoryPanic::ThreadNotStarted)
@@ -245,6 +248,7 @@ mod tests {
             "failed to spawn thread: Os { code: 11, kind: WouldBlock }",
             "could not spawn threads: ThreadPoolBuildError { kind: IOError(..) }",
             "could not create pool: ...",
+            "The global thread pool has not been initialized.: ThreadPoolBuildError { kind: IOError(Os { code: 11, kind: WouldBlock }) }",
         ];
         for text in texts {
             assert_eq!(
