@@ -9,6 +9,16 @@ use common::{bridgehcp, csv_dataset};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Whether the C library itself ended the process for want of memory: glibc aborts
+/// when it cannot allocate the record of a thread-local's destructor (a `calloc` inside
+/// `__cxa_thread_atexit_impl`), before any allocator of the program's sees a failure, so
+/// no program can report it. Where that happens depends on where the limit falls among
+/// the threads' first uses of thread-locals, so the test passes over it; the other
+/// limits still have to end in the program's own message.
+fn glibc_gave_up(message: &str) -> bool {
+    message.starts_with("Fatal glibc error: failed to register TLS destructor: out of memory")
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).to_string()
 }
@@ -77,7 +87,7 @@ fn a_run_out_of_memory_stops_with_a_message_and_exit_3() {
             .output()
             .unwrap();
         let message = stderr(&output);
-        if output.status.success() {
+        if output.status.success() || glibc_gave_up(&message) {
             continue;
         }
         assert_eq!(output.status.code(), Some(3), "{megabytes} MB: {message}");
@@ -103,9 +113,9 @@ fn a_run_out_of_memory_stops_with_a_message_and_exit_3() {
         // Under such a limit neither fewer threads nor leaving out the board scores
         // reliably helps (where the sample's run stops depends on where the allocator's
         // arenas and the threads' stacks fall, not on the flags): only the limit is named.
-        // Every limit ends in a completed run or this message: never in a signal (a
-        // stack with no room to grow) or a damaged-file error (a reader's thread pool
-        // that could not start).
+        // Every limit ends in a completed run or this message (or in glibc's own abort,
+        // [`glibc_gave_up`]): never in a signal of the program's (a stack with no room
+        // to grow) or a damaged-file error (a reader's thread pool that could not start).
         assert!(
             !message.contains("--threads") && !message.contains("--no-board-scores"),
             "{message}"
