@@ -395,29 +395,29 @@ fn list_folder(
             let hidden = entry.path();
             std::fs::remove_file(&hidden).map_err(|e| Error::io(&hidden, e))?;
         } else if kind.is_file() {
-            files.push(name);
+            files.push((name, entry.file_name()));
         } else if kind.is_dir() && nested {
-            folders.push(name);
+            folders.push((name, entry.file_name()));
         }
     }
     let sizes: Vec<Result<u64>> = files
         .par_iter()
-        .map(|name| {
-            let file = path.join(name);
+        .map(|(_, entry)| {
+            let file = path.join(entry);
             // As the folder's entry has it: a link is not followed.
             let meta = std::fs::symlink_metadata(&file).map_err(|e| Error::io(&file, e))?;
             Ok(meta.len())
         })
         .collect();
-    for (name, size) in files.iter().zip(sizes) {
+    for ((name, _), size) in files.iter().zip(sizes) {
         out.insert(format!("{relative}/{name}"), size?);
     }
     let listed: Vec<Result<BTreeMap<String, u64>>> = folders
         .par_iter()
-        .map(|name| {
+        .map(|(name, entry)| {
             let mut pages = BTreeMap::new();
             let inner = format!("{relative}/{name}");
-            list_folder(&path.join(name), &inner, false, &mut pages).map(|()| pages)
+            list_folder(&path.join(entry), &inner, false, &mut pages).map(|()| pages)
         })
         .collect();
     for pages in listed {
