@@ -260,19 +260,23 @@ pub fn publish(
     title: &str,
     commit: crate::store::files::Commit,
 ) -> Result<Summary> {
-    // The site's record is read while the run's folder is, on a thread of its own. A
-    // publication killed after its journal is finished first: the record read is then
-    // the one its pages were made with.
-    let (data, record) = std::thread::scope(|scope| {
-        let record = scope.spawn(|| write::settle(site).and_then(|()| digest::read(site)));
-        (data::read(run, data), data::joined(record))
+    // The site is listed and its record read while the run's folder is, on a thread of
+    // its own: the listing is mostly the kernel's work, which the reading leaves room
+    // for. A publication killed after its journal is finished first: the record read is
+    // then the one its pages were made with.
+    let (data, site_now) = std::thread::scope(|scope| {
+        let site_now = scope.spawn(|| {
+            write::settle(site)?;
+            let listed = write::list(site)?;
+            digest::read(site).map(|record| (listed, record))
+        });
+        (data::read(run, data), data::joined(site_now))
     });
     let data = data?;
+    let (listed, record) = site_now?;
     let pages = pages(&data)?;
-    let maker = Maker::new(&data, title, &record?);
-    // Listed once the keys are made: the listing (a line per page) is not held beside
-    // what making them needs for a while.
-    let listed = write::list(site)?;
+    let maker = Maker::new(&data, title, &record);
+    drop(record);
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
     let written = write::write_site(site, listed, &pages, commit, &record, make)?;
