@@ -140,15 +140,6 @@ const MEMBER: &str = "=m";
 
 /// The site's record; empty when the site has none, or one of another program's.
 pub fn read(site: &Path) -> Result<Record> {
-    read_record(site, true)
-}
-
-/// The site's record without what it keeps beside the pages' keys.
-pub fn read_keys(site: &Path) -> Result<Record> {
-    read_record(site, false)
-}
-
-fn read_record(site: &Path, histories: bool) -> Result<Record> {
     let path = site.join(MANIFEST);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -183,7 +174,7 @@ fn read_record(site: &Path, histories: bool) -> Result<Record> {
                 let recorded = Recorded {
                     digest: digest.to_owned(),
                     size,
-                    history: history.filter(|_| histories).map(Arc::from),
+                    history: history.map(Arc::from),
                 };
                 record.pages.insert(page.to_owned(), recorded);
             }

@@ -273,13 +273,13 @@ pub fn publish(
         (data::read(run, data), data::joined(site_now))
     });
     let data = data?;
-    let (listed, record) = site_now?;
+    let (listed, mut published) = site_now?;
     let pages = pages(&data)?;
-    let maker = Maker::new(&data, title, &record);
-    drop(record);
+    let maker = Maker::new(&data, title, &published);
+    let published = std::mem::take(&mut published.pages);
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
-    let written = write::write_site(site, listed, &pages, commit, &record, make)?;
+    let written = write::write_site(site, listed, published, &pages, commit, &record, make)?;
     let summary = Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

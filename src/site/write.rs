@@ -101,11 +101,14 @@ pub fn list(site: &Path) -> Result<Listed> {
 /// when the record is trusted, and may then leave the bytes out. Pages are made and
 /// written a batch at a time: into a new folder that takes the site's place when there
 /// is no site yet, else each beside the page it replaces and renamed over it once all
-/// are written ([`journal`]). `commit.at` is called at `written` (the new pages beside
-/// the old) and `replacing` (the first page renamed), for the tests.
+/// are written ([`journal`]). `published` is what the site's record says of its pages
+/// (read once, with the rest of the record: [`digest::read`]). `commit.at` is called at
+/// `written` (the new pages beside the old) and `replacing` (the first page renamed),
+/// for the tests.
 pub fn write_site<P, F>(
     site: &Path,
     listed: Listed,
+    published: BTreeMap<String, digest::Recorded>,
     pages: &[(String, P)],
     commit: Commit,
     shared: &digest::Record,
@@ -139,7 +142,7 @@ where
         )?;
         return Ok(written);
     }
-    let recorded = trusted(site, pages, &old, &make)?;
+    let recorded = trusted(site, published, pages, &old, &make)?;
     let made = write_pages(site, site, pages, &old, &recorded, shared, &make);
     if made.is_err() {
         // Nothing of the month is in place: its hidden files go with it.
@@ -310,6 +313,7 @@ fn make_folders<P>(staging: &Path, pages: &[(String, P)]) -> Result<()> {
 /// at the size recorded, are kept in it, and not the pages checked.
 fn trusted<P, F>(
     site: &Path,
+    mut recorded: BTreeMap<String, digest::Recorded>,
     pages: &[(String, P)],
     old: &BTreeMap<String, u64>,
     make: &F,
@@ -317,7 +321,6 @@ fn trusted<P, F>(
 where
     F: Fn(&P, Option<&str>) -> Result<Made>,
 {
-    let mut recorded = digest::read_keys(site)?.pages;
     recorded.retain(|page, r| old.get(page) == Some(&r.size));
     let mut checked: BTreeSet<(&str, usize)> = BTreeSet::new();
     let mut spot = Vec::new();
@@ -488,6 +491,7 @@ mod tests {
         write_site(
             site,
             list(site)?,
+            digest::read(site)?.pages,
             pages,
             Commit::default(),
             &shared,
