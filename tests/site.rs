@@ -207,11 +207,13 @@ fn publishing_the_same_run_again_writes_nothing_and_gives_the_same_bytes() {
         "{again}"
     );
     assert_eq!(files(&site), before);
-    // A site made afresh elsewhere is the same bytes, its record included.
-    ok(&bridgehcp(
-        &["publish", "--out-dir", "out", "--site", "other"],
+    // A site made afresh elsewhere is the same bytes, its record included; made with
+    // `--quiet`, nothing is printed.
+    let quiet = ok(&bridgehcp(
+        &["publish", "--out-dir", "out", "--site", "other", "--quiet"],
         dir.path(),
     ));
+    assert_eq!(quiet, "");
     assert_eq!(files(&dir.path().join("other")), before);
     // A page changed by hand is put back, and only it is written.
     std::fs::write(site.join("members/100083.html"), "changed").unwrap();

@@ -6,6 +6,7 @@ use clap::Args;
 
 use std::process::ExitCode;
 
+use super::progress::Bars;
 use super::Failed;
 use crate::job::publish::{self as job, PublishPlan};
 use crate::site::Summary;
@@ -24,7 +25,7 @@ address and reads from its folder or any static host. A new site is written whol
 renamed into place; over a site, only the pages whose bytes changed are written, each \
 beside its page and renamed over it once all are written (site-journal.tsv lists them, so \
 that a publish stopped midway is finished by the next), and the count of pages written is \
-printed. The site records in site-manifest.tsv a digest of what each member's and \
+printed (a bar shows the pages as they are made, on a terminal; --quiet shows neither). The site records in site-manifest.tsv a digest of what each member's and \
 competition's page is made from, so that publishing the next month makes only the pages whose \
 content changed."
 )]
@@ -42,9 +43,12 @@ pub struct PublishArgs {
     /// The federation's name on the front page.
     #[arg(long, value_name = "TEXT", default_value = "National handicap ranking")]
     pub title: String,
+    /// No progress bars and no summary.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
-/// Makes the site, writes it and prints what was written.
+/// Makes the site, writes it and prints what was written unless `--quiet`.
 pub fn command(args: &PublishArgs) -> Result<ExitCode, Failed> {
     let plan = PublishPlan {
         out_dir: args.out_dir.clone(),
@@ -52,11 +56,14 @@ pub fn command(args: &PublishArgs) -> Result<ExitCode, Failed> {
         site: args.site.clone(),
         title: args.title.clone(),
     };
-    let summary = job::execute(&plan).map_err(Failed::doing(format!(
+    let progress = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let summary = job::execute(&plan, &Bars::new(progress)).map_err(Failed::doing(format!(
         "publishing {} failed",
         args.out_dir.display()
     )))?;
-    println!("{}", summary_line(&summary));
+    if !args.quiet {
+        println!("{}", summary_line(&summary));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

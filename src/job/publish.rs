@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::error::Result;
+use crate::scoring::progress::Progress;
 use crate::site::{self, Summary};
 
 /// Which run is published, from which dataset, into which folder.
@@ -20,7 +21,8 @@ pub struct PublishPlan {
 
 /// Makes the site and writes it: the run folder (and the dataset, when named) held
 /// shared while they are read, the site's folder exclusively while it is replaced.
-pub fn execute(plan: &PublishPlan) -> Result<Summary> {
+/// `progress` hears of each stage and of the pages as they are made.
+pub fn execute(plan: &PublishPlan, progress: &dyn Progress) -> Result<Summary> {
     let mut folders = super::Folders::new().read_run(&plan.out_dir)?;
     if let Some(data) = &plan.data {
         folders = folders.read_dataset(data)?;
@@ -32,5 +34,6 @@ pub fn execute(plan: &PublishPlan) -> Result<Summary> {
         &plan.site,
         &plan.title,
         super::hooks::test_commit(),
+        progress,
     )
 }

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::scoring::progress::Progress;
 
 pub use write::{Made, Written};
 
@@ -252,14 +253,16 @@ impl<'a> Maker<'a> {
 
 /// Makes the site of the run in `run` (with the dataset in `data`, or the one its
 /// `run.json` names) and writes it as the whole of `site`, writing only the pages that
-/// changed.
+/// changed. `progress` hears of each stage, and of the pages as they are made.
 pub fn publish(
     run: &Path,
     data: Option<&Path>,
     site: &Path,
     title: &str,
     commit: crate::store::files::Commit,
+    progress: &dyn Progress,
 ) -> Result<Summary> {
+    progress.spin("reading the run and the dataset".into());
     // The site is listed and its record read while the run's folder is, on a thread of
     // its own: the listing is mostly the kernel's work, which the reading leaves room
     // for. A publication killed after its journal is finished first: the record read is
@@ -274,12 +277,14 @@ pub fn publish(
     });
     let data = data?;
     let (listed, mut published) = site_now?;
+    progress.spin("finding the pages whose content changed".into());
     let pages = pages(&data)?;
     let maker = Maker::new(&data, title, &published);
-    let published = std::mem::take(&mut published.pages);
+    let listed = listed.with_record(std::mem::take(&mut published.pages));
     let record = maker.record();
     let make = |page: &Page, known: Option<&str>| maker.make(page, known);
-    let written = write::write_site(site, listed, published, &pages, commit, &record, make)?;
+    let written = write::write_site(site, listed, &pages, commit, &record, make, progress)?;
+    progress.finish();
     let summary = Summary {
         site: site.to_path_buf(),
         members: data.ranked.len(),

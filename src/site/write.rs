@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use super::{digest, journal};
 use crate::error::{Error, Result};
+use crate::scoring::progress::Progress;
 use crate::store::files::{check_replaceable_as, recover, write_replacing, Commit};
 
 /// The top-level entries of a site folder.
@@ -84,16 +85,32 @@ enum Fate {
 }
 
 /// The pages published in `site` (none when it is new), by relative path, with their
-/// sizes; listed by [`list`]. The files' paths are not held (a line per page): they are
+/// sizes, listed by [`list`]; and what the site's record says of them, once given
+/// ([`Listed::with_record`]). The files' paths are not held (a line per page): they are
 /// the site's folder joined to the relative path.
-pub struct Listed(BTreeMap<String, u64>);
+pub struct Listed {
+    sizes: BTreeMap<String, u64>,
+    recorded: BTreeMap<String, digest::Recorded>,
+}
+
+impl Listed {
+    /// The listing with what the site's record says of its pages (read once, with the
+    /// rest of the record: [`digest::read`]).
+    pub fn with_record(self, recorded: BTreeMap<String, digest::Recorded>) -> Self {
+        Listed { recorded, ..self }
+    }
+}
 
 /// The pages of `site` as they are (after [`settle`]), the hidden files of a
 /// publication killed before its journal removed; an error when the folder holds
 /// anything but a site.
 pub fn list(site: &Path) -> Result<Listed> {
     check_replaceable_as(site, &KNOWN, "a site")?;
-    existing_pages(site).map(Listed)
+    let sizes = existing_pages(site)?;
+    Ok(Listed {
+        sizes,
+        recorded: BTreeMap::new(),
+    })
 }
 
 /// The pages (relative path and what `make` makes them from) as the whole of `site`,
@@ -101,25 +118,23 @@ pub fn list(site: &Path) -> Result<Listed> {
 /// when the record is trusted, and may then leave the bytes out. Pages are made and
 /// written a batch at a time: into a new folder that takes the site's place when there
 /// is no site yet, else each beside the page it replaces and renamed over it once all
-/// are written ([`journal`]). `published` is what the site's record says of its pages
-/// (read once, with the rest of the record: [`digest::read`]). `commit.at` is called at
-/// `written` (the new pages beside the old) and `replacing` (the first page renamed),
-/// for the tests.
+/// are written ([`journal`]). `commit.at` is called at `written` (the new pages beside
+/// the old) and `replacing` (the first page renamed), for the tests. `progress` hears of
+/// each batch of pages made and of the renames.
 pub fn write_site<P, F>(
     site: &Path,
     listed: Listed,
-    published: BTreeMap<String, digest::Recorded>,
     pages: &[(String, P)],
     commit: Commit,
     shared: &digest::Record,
     make: F,
+    progress: &dyn Progress,
 ) -> Result<Written>
 where
     P: Sync,
     F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
-    let old = listed.0;
-    if old.is_empty() {
+    if listed.sizes.is_empty() {
         let mut written = Written::default();
         write_replacing(
             site,
@@ -128,22 +143,23 @@ where
                 ..commit
             },
             |staging| {
-                written = write_pages(
-                    staging,
-                    staging,
-                    pages,
-                    &old,
-                    &BTreeMap::new(),
-                    shared,
-                    &make,
-                )?;
+                written = write_pages(staging, staging, pages, &listed, shared, &make, progress)?;
+                progress.spin("waiting for the pages to reach the disk".into());
                 journal::flush(staging)
             },
         )?;
         return Ok(written);
     }
-    let recorded = trusted(site, published, pages, &old, &make)?;
-    let made = write_pages(site, site, pages, &old, &recorded, shared, &make);
+    let Listed {
+        sizes: old,
+        recorded,
+    } = listed;
+    let listed = Listed {
+        recorded: trusted(site, recorded, pages, &old, &make)?,
+        sizes: old,
+    };
+    let made = write_pages(site, site, pages, &listed, shared, &make, progress);
+    let old = listed.sizes;
     if made.is_err() {
         // Nothing of the month is in place: its hidden files go with it.
         let _ = existing_pages(site);
@@ -167,9 +183,11 @@ where
         return Ok(written);
     }
     replaced.push(digest::MANIFEST.to_owned());
+    progress.spin("waiting for the pages to reach the disk".into());
     journal::flush(site)?;
     (commit.at)("written");
     journal::write(site, &journal::Steps { replaced, removed })?;
+    progress.spin("putting the new pages in place".into());
     journal::finish(site, commit.at)?;
     Ok(written)
 }
@@ -190,15 +208,16 @@ fn write_pages<P, F>(
     site: &Path,
     to: &Path,
     pages: &[(String, P)],
-    old: &BTreeMap<String, u64>,
-    recorded: &BTreeMap<String, digest::Recorded>,
+    listed: &Listed,
     shared: &digest::Record,
     make: &F,
+    progress: &dyn Progress,
 ) -> Result<Written>
 where
     P: Sync,
     F: Fn(&P, Option<&str>) -> Result<Made> + Sync,
 {
+    let (old, recorded) = (&listed.sizes, &listed.recorded);
     let in_place = site == to && !old.is_empty();
     let mut written = Written {
         pages: pages.len(),
@@ -206,6 +225,7 @@ where
     };
     let mut digests: BTreeMap<String, digest::Recorded> = BTreeMap::new();
     make_folders(to, pages)?;
+    progress.start("pages", pages.len() as u64);
     for batch in pages.chunks(BATCH) {
         let fates: Vec<(Fate, Option<digest::Recorded>)> = batch
             .par_iter()
@@ -222,6 +242,7 @@ where
                 at.page(known, &|known| make(page, known))
             })
             .collect::<Result<_>>()?;
+        progress.advance(batch.len() as u64);
         for ((relative, _), (fate, digest)) in batch.iter().zip(fates) {
             match fate {
                 Fate::Written => written.written += 1,
@@ -242,6 +263,7 @@ where
         true => journal::beside(site, digest::MANIFEST),
         false => to.join(digest::MANIFEST),
     };
+    progress.spin("recording what each page is made from".into());
     digest::write(&manifest, &digests, shared)?;
     Ok(written)
 }
@@ -490,12 +512,12 @@ mod tests {
         settle(site)?;
         write_site(
             site,
-            list(site)?,
-            digest::read(site)?.pages,
+            list(site)?.with_record(digest::read(site)?.pages),
             pages,
             Commit::default(),
             &shared,
             |bytes, _| Ok(Made::bytes(bytes.clone())),
+            &crate::scoring::progress::NoProgress,
         )
     }
 
