@@ -25,9 +25,9 @@ address and reads from its folder or any static host. A new site is written whol
 renamed into place; over a site, only the pages whose bytes changed are written, each \
 beside its page and renamed over it once all are written (site-journal.tsv lists them, so \
 that a publish stopped midway is finished by the next), and the count of pages written is \
-printed (a bar shows the pages as they are made, on a terminal; --quiet shows neither). The site records in site-manifest.tsv a digest of what each member's and \
-competition's page is made from, so that publishing the next month makes only the pages whose \
-content changed."
+printed (a bar shows the pages as they are made, on a terminal; --quiet shows neither). The \
+site records in site-manifest.tsv a digest of what each member's and competition's page is \
+made from, so that publishing the next month makes only the pages whose content changed."
 )]
 pub struct PublishArgs {
     /// The run's output folder (handicaps.parquet, changes.parquet, ranking_published.csv, ...).

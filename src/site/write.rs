@@ -123,7 +123,7 @@ pub fn list(site: &Path) -> Result<Listed> {
 /// each batch of pages made and of the renames.
 pub fn write_site<P, F>(
     site: &Path,
-    listed: Listed,
+    mut listed: Listed,
     pages: &[(String, P)],
     commit: Commit,
     shared: &digest::Record,
@@ -150,14 +150,8 @@ where
         )?;
         return Ok(written);
     }
-    let Listed {
-        sizes: old,
-        recorded,
-    } = listed;
-    let listed = Listed {
-        recorded: trusted(site, recorded, pages, &old, &make)?,
-        sizes: old,
-    };
+    let recorded = std::mem::take(&mut listed.recorded);
+    listed.recorded = trusted(site, recorded, pages, &listed.sizes, &make)?;
     let made = write_pages(site, site, pages, &listed, shared, &make, progress);
     let old = listed.sizes;
     if made.is_err() {
