@@ -41,7 +41,7 @@ fn main() {
     println!("{:<32} {:>9.2} s", "listing and keys", keys);
     let started = Instant::now();
     let mut bytes = 0;
-    for batch in pages.chunks(512) {
+    for batch in pages.chunks(site::write::BATCH) {
         bytes += batch
             .par_iter()
             .map(|(_, page)| made_bytes(&maker, page))

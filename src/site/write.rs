@@ -74,7 +74,7 @@ impl Made {
 
 /// Pages made at once: enough to keep both cores busy, few enough that a site of
 /// millions of lines is never held whole.
-const BATCH: usize = 512;
+pub const BATCH: usize = 512;
 
 /// What became of one page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
