@@ -275,7 +275,7 @@ pub fn activity(tables: &RunTables) -> Vec<MonthActivity> {
     for row in &tables.changes {
         let (competitions, players) = months.entry(month_start(row.date)).or_default();
         let boards = competitions.entry(&*row.competition_id).or_default();
-        *boards = (*boards).max(row.n_b);
+        *boards = (*boards).max(i64::from(row.n_b));
         if row.member_id >= 0 {
             players.insert(row.member_id);
         }
@@ -943,7 +943,7 @@ fn import_row(r: &ImportLogRow) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::run_tables::{ChangeRow, RankingRow};
+    use crate::report::run_tables::{ChangeRow, ChangeStatus, RankingRow};
 
     fn mover(id: i64, before: f64, after: f64) -> Mover {
         Mover {
@@ -1033,7 +1033,7 @@ mod tests {
                 n_g: 24,
                 delta: 1.0,
                 handicap_after: 21.0,
-                status: "member".into(),
+                status: ChangeStatus::Member,
             }],
             ..RunTables::default()
         };
@@ -1124,7 +1124,7 @@ mod tests {
         assert_eq!(change, Ok(Some(0.94)));
     }
 
-    fn change_row(id: &str, date: NaiveDate, member: i64, n_b: i64, delta: f64) -> ChangeRow {
+    fn change_row(id: &str, date: NaiveDate, member: i64, n_b: i32, delta: f64) -> ChangeRow {
         ChangeRow {
             competition_id: id.into(),
             date,
@@ -1140,7 +1140,7 @@ mod tests {
             n_g: n_b,
             delta,
             handicap_after: 30.0 + delta,
-            status: "member".into(),
+            status: ChangeStatus::Member,
         }
     }
 

@@ -12,7 +12,7 @@ use chrono::NaiveDate;
 use polars::prelude::DataFrame;
 
 use super::columns::{
-    dates, f64s, has, i64s, parquet_from_bytes, read_csv_text, read_parquet, strs,
+    dates, f64s, has, i64s, parquet_from_bytes, read_csv_text, read_parquet, strs, texts,
 };
 use super::run_folder::{RunFolder, CHANGES, HANDICAPS, RANKING, STANDINGS};
 use crate::dataset::entrant_table::EntrantTable;
@@ -34,12 +34,47 @@ pub struct ChangeRow {
     pub field_handicap: f64,
     pub expected: f64,
     pub achieved: f64,
-    pub n_b: i64,
-    pub n_g: i64,
+    /// Boards counted (the file's `int32`s, held as such).
+    pub n_b: i32,
+    pub n_g: i32,
     pub delta: f64,
     pub handicap_after: f64,
-    /// `member`, `foreign` or `non_member` (empty when the file has no `status`).
-    pub status: Arc<str>,
+    pub status: ChangeStatus,
+}
+
+/// What a change row's player was to the federation (`status` of `changes.parquet`).
+/// Held as a byte: a federation's history has millions of rows and three statuses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ChangeStatus {
+    /// The file has no `status` column, or the cell is empty.
+    #[default]
+    Unstated,
+    Member,
+    Foreign,
+    NonMember,
+}
+
+impl ChangeStatus {
+    /// The text of the file (empty when unstated).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeStatus::Unstated => "",
+            ChangeStatus::Member => "member",
+            ChangeStatus::Foreign => "foreign",
+            ChangeStatus::NonMember => "non_member",
+        }
+    }
+
+    fn parse(text: &str) -> Option<ChangeStatus> {
+        [
+            ChangeStatus::Unstated,
+            ChangeStatus::Member,
+            ChangeStatus::Foreign,
+            ChangeStatus::NonMember,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == text)
+    }
 }
 
 /// One row of `handicaps.parquet`.
@@ -201,17 +236,13 @@ fn push_changes(
 ) -> Result<()> {
     let ids = texts.column(df, path, "competition_id")?;
     let entrants = texts.column(df, path, "entrant")?;
-    let status = if has(df, "status") {
-        texts.column(df, path, "status")?
-    } else {
-        vec![None; df.height()]
-    };
+    let status = statuses(df, path, first)?;
     let (date, member) = (dates(df, path, "date")?, i64s(df, path, "member_id")?);
     let empty: Arc<str> = Arc::from("");
-    let mut rows = (ids.into_iter().zip(entrants).zip(status))
+    let mut rows = (ids.into_iter().zip(entrants))
         .zip(date.into_iter().zip(member))
         .enumerate()
-        .map(|(i, (((id, entrant), status), (date, member)))| {
+        .map(|(i, ((id, entrant), (date, member)))| {
             Ok(ChangeRow {
                 competition_id: required(id, path, "competition_id", first + i)?,
                 date: required(date, path, "date", first + i)?,
@@ -227,7 +258,7 @@ fn push_changes(
                 n_g: 0,
                 delta: 0.0,
                 handicap_after: 0.0,
-                status: status.unwrap_or_else(|| Arc::clone(&empty)),
+                status: status.get(i).copied().unwrap_or_default(),
             })
         })
         .collect::<Result<Vec<ChangeRow>>>()?;
@@ -255,6 +286,12 @@ fn push_changes(
         let values = i64s(df, path, name)?;
         for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
             let value = required(value, path, name, first + i)?;
+            let value = i32::try_from(value).map_err(|_| {
+                Error::Input(InputError::new(
+                    Location::file(path).row(first + i + 1).column(name),
+                    format!("{value} boards is out of range"),
+                ))
+            })?;
             match name {
                 "n_b" => row.n_b = value,
                 _ => row.n_g = value,
@@ -263,6 +300,25 @@ fn push_changes(
     }
     all.append(&mut rows);
     Ok(())
+}
+
+/// The `status` column of a slice of `changes.parquet` (its first row `first` of the
+/// file), empty when the file has none.
+fn statuses(df: &DataFrame, path: &Path, first: usize) -> Result<Vec<ChangeStatus>> {
+    if !has(df, "status") {
+        return Ok(Vec::new());
+    }
+    (texts(df, path, "status")?.iter().enumerate())
+        .map(|(i, text)| {
+            let text = text.unwrap_or_default();
+            ChangeStatus::parse(text).ok_or_else(|| {
+                Error::Input(InputError::new(
+                    Location::file(path).row(first + i + 1).column("status"),
+                    format!("`{text}` is not a status (member, foreign or non_member)"),
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Texts read from a file's columns, each distinct text held once.
@@ -655,8 +711,42 @@ mod tests {
             .unwrap_or_default()
     }
 
+    /// The fourth row's `status` is not one of the three, or its `n_b` not an `int32`.
+    #[test]
+    fn a_status_or_a_count_out_of_range_is_refused_with_its_row() -> Result<()> {
+        let path = Path::new("changes.parquet");
+        let whole = crate::store::table::read_checked(path, &file(Some(24.0)))?;
+        let refused = |column: Series| -> Result<String> {
+            let mut df = whole.clone();
+            df.with_column(column.into())
+                .map_err(|e| Error::polars(path, e))?;
+            Ok(changes_from_frame(&df, path)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default())
+        };
+        let status = ["member", "member", "member", "guest", "member"];
+        assert_eq!(
+            refused(Series::new("status".into(), status))?,
+            "changes.parquet, row 4, column `status`: `guest` is not a status (member, foreign or non_member)"
+        );
+        let n_b = [24_i64, 24, 26, 1 << 40, 24];
+        assert_eq!(
+            refused(Series::new("n_b".into(), n_b))?,
+            "changes.parquet, row 4, column `n_b`: 1099511627776 boards is out of range"
+        );
+        Ok(())
+    }
+
+    /// A change row is 128 bytes: the texts shared, the status a byte, the counts
+    /// `int32` as in the file (152 bytes before, 0.8 GB over 5.2 million rows).
+    #[test]
+    fn a_change_row_is_held_in_128_bytes() {
+        assert_eq!(std::mem::size_of::<ChangeRow>(), 128);
+    }
+
     /// A row's competition, member, status, partner's handicap, handicap before, boards.
-    type Shown<'r> = (&'r str, i64, &'r str, Option<f64>, f64, i64);
+    type Shown<'r> = (&'r str, i64, &'r str, Option<f64>, f64, i32);
 
     #[test]
     fn changes_read_a_slice_at_a_time_are_the_rows_read_whole() -> Result<()> {
@@ -674,7 +764,7 @@ mod tests {
                 (
                     &*r.competition_id,
                     r.member_id,
-                    &*r.status,
+                    r.status.as_str(),
                     r.partner_handicap,
                     r.handicap_before,
                     r.n_g,

@@ -16,7 +16,7 @@ use polars::prelude::*;
 
 use super::frame::FrameBuilder;
 use super::page::{self, headings, Text, STYLE};
-use super::run_tables::{ChangeRow, MemberRow, RunTables};
+use super::run_tables::{ChangeRow, ChangeStatus, MemberRow, RunTables};
 use super::svg::{self, Chart, Mark, Series};
 use crate::error::{Error, Result};
 use crate::pipeline::ranking::published as hundredths;
@@ -264,7 +264,7 @@ impl<'a> Index<'a> {
             club: member.club.clone(),
             start: lines.first().map_or(member.handicap, |l| l.handicap_before),
             current: member.handicap,
-            foreign: rows.iter().any(|r| &*r.status == "foreign"),
+            foreign: rows.iter().any(|r| r.status == ChangeStatus::Foreign),
             lines,
         })
     }
@@ -317,8 +317,8 @@ impl<'a> Index<'a> {
             } else {
                 PERCENT
             },
-            boards: r.n_g,
-            n_b: r.n_b,
+            boards: i64::from(r.n_g),
+            n_b: i64::from(r.n_b),
             handicap_before: r.handicap_before,
             delta: r.delta,
             cut: cut(r),
@@ -700,7 +700,7 @@ mod tests {
             n_g: 24,
             delta,
             handicap_after: (before + delta).min(52.0),
-            status: "member".into(),
+            status: ChangeStatus::Member,
         }
     }
 

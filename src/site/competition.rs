@@ -75,8 +75,8 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
             Some(scoring::Standing {
                 competition_id: id.to_owned(),
                 entrant: s.entrant.to_string(),
-                score: s.score?,
-                percent: s.percent,
+                score: s.score()?,
+                percent: s.percent(),
                 boards_played: u32::try_from(s.boards.unwrap_or(0)).ok()?,
                 rank: s.rank.map_or(Some(0), |r| u32::try_from(r).ok())?,
                 direction: match s.direction.as_deref() {
@@ -84,7 +84,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
                     Some("EW") => Some(Direction::EW),
                     _ => None,
                 },
-                vp: s.vp,
+                vp: s.vp(),
                 house: s.rank.is_none(),
                 rounds: Vec::new(),
             })
@@ -97,7 +97,7 @@ fn club_sheet(look: &Lookups, id: &str, c: &Competition) -> Option<String> {
         .standings
         .iter()
         .filter(|_| competition.handicap_event)
-        .filter_map(|s| Some((&*s.entrant, (s.handicap_expected?, s.handicap_result?))))
+        .filter_map(|s| Some((&*s.entrant, (s.handicap_expected()?, s.handicap_result()?))))
         .collect();
     let names = names.competition(id);
     let mut lines = Vec::new();
@@ -127,14 +127,14 @@ fn row(look: &Lookups, id: &str, s: &Standing, shown: &[Player], handicap_event:
         td.n { (s.rank.map(|r| r.to_string()).unwrap_or_else(|| "–".to_owned())) }
         td { (Text(&s.entrant)) @if let Some(d) = &s.direction { " " (Text(d)) } }
         td { (players_cell(shown)) }
-        td.n { (two(s.score)) }
-        td.n { (two(s.percent)) }
+        td.n { (two(s.score())) }
+        td.n { (two(s.percent())) }
         td.n { (two(change.map(|c| c.pair_handicap))) }
         td.n { (signed(change.map(|c| c.expected))) }
         td.n { (signed(change.map(|c| c.achieved))) }
         @if handicap_event {
-            td.n { (two(s.handicap_expected)) }
-            td.n { (two(s.handicap_result)) }
+            td.n { (two(s.handicap_expected())) }
+            td.n { (two(s.handicap_result())) }
         }
     } }
 }
@@ -161,7 +161,7 @@ impl Parts {
 pub fn page(data: &SiteData, look: &Lookups, id: &str, c: &Competition) -> String {
     let parts = Parts::of(data, look, id, c);
     let title = c.title.clone().unwrap_or_else(|| id.to_owned());
-    let handicap_event = c.standings.iter().any(|s| s.handicap_result.is_some());
+    let handicap_event = c.standings.iter().any(|s| s.handicap_result().is_some());
     let unit = if c.imps {
         "IMPs per board"
     } else {

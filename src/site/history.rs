@@ -27,6 +27,7 @@ use super::data::Ranked;
 use super::key::Keys;
 use super::member::{add, Partnership, Shown, Tally};
 use crate::error::Result;
+use crate::report::run_tables::ChangeStatus;
 use crate::report::statement::Index;
 
 /// The partners' tally of a member's years before `year`, and the key of each of those
@@ -146,7 +147,7 @@ impl Earlier {
             start: rows
                 .first()
                 .map_or(member.handicap, |row| row.handicap_before),
-            foreign: rows.iter().any(|row| &*row.status == "foreign"),
+            foreign: rows.iter().any(|row| row.status == ChangeStatus::Foreign),
             points: rows
                 .iter()
                 .map(|row| (row.date, row.handicap_after))
@@ -180,10 +181,10 @@ mod tests {
             expected: 0.5,
             achieved: 1.0,
             n_b: 24,
-            n_g: 20 + date.1 as i64,
+            n_g: 20 + date.1 as i32,
             delta: -0.25,
             handicap_after: before - 0.25,
-            status: "member".into(),
+            status: ChangeStatus::Member,
         }
     }
 

@@ -123,25 +123,25 @@ fn row_bytes(out: &mut Vec<u8>, r: &ChangeRow) {
     for v in [r.expected, r.achieved, r.delta, r.handicap_after] {
         put_num(out, Some(v));
     }
-    put_int(out, Some(r.n_b));
-    put_int(out, Some(r.n_g));
-    put_str(out, &r.status);
+    put_int(out, Some(i64::from(r.n_b)));
+    put_int(out, Some(i64::from(r.n_g)));
+    put_str(out, r.status.as_str());
 }
 
 /// Every field of a standings row.
 fn standing_bytes(out: &mut Vec<u8>, s: &Standing) {
     out.clear();
     put_str(out, &s.entrant);
-    put_int(out, s.rank);
+    put_int(out, s.rank.map(i64::from));
     match &s.direction {
         Some(d) => put_str(out, d),
         None => out.push(0xff),
     }
-    for v in [s.score, s.percent] {
+    for v in [s.score(), s.percent()] {
         put_num(out, v);
     }
-    put_int(out, s.boards);
-    for v in [s.handicap_expected, s.handicap_result, s.vp] {
+    put_int(out, s.boards.map(i64::from));
+    for v in [s.handicap_expected(), s.handicap_result(), s.vp()] {
         put_num(out, v);
     }
 }
@@ -403,6 +403,7 @@ fn member_attributes(data: &SiteData) -> BTreeMap<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::run_tables::ChangeStatus;
     use crate::site::data::Competition;
     use chrono::NaiveDate;
 
@@ -422,7 +423,7 @@ mod tests {
             n_g: 24,
             delta,
             handicap_after: 20.0 + delta,
-            status: "member".into(),
+            status: ChangeStatus::Member,
         }
     }
 

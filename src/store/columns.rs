@@ -84,10 +84,15 @@ pub fn i64s(df: &DataFrame, path: &Path, name: &str) -> Result<Vec<Option<i64>>>
 
 /// A text column.
 pub fn strs(df: &DataFrame, path: &Path, name: &str) -> Result<Vec<Option<String>>> {
-    let values = column(df, path, name)?
-        .str()
-        .map_err(|e| problem(path, name, format!("not a text column: {e}")))?;
+    let values = texts(df, path, name)?;
     Ok(values.iter().map(|v| v.map(str::to_owned)).collect())
+}
+
+/// A text column as polars holds it, for reading without a copy of each text.
+pub fn texts<'a>(df: &'a DataFrame, path: &Path, name: &str) -> Result<&'a StringChunked> {
+    column(df, path, name)?
+        .str()
+        .map_err(|e| problem(path, name, format!("not a text column: {e}")))
 }
 
 /// A `date` column.

@@ -168,7 +168,7 @@ pub fn open_partitions(
     partitions: &Partitions,
     progress: &dyn crate::scoring::progress::Progress,
 ) -> Result<Opened, Error> {
-    open_into(dir, on_error, partitions, progress, None)
+    open_into(dir, on_error, partitions, progress, None, true)
 }
 
 /// [`open_partitions`] with the entrant and result rows read into compact tables
@@ -181,11 +181,27 @@ pub fn open_partitions_compact(
     progress: &dyn crate::scoring::progress::Progress,
 ) -> Result<(Opened, EntrantTable, ResultTable), Error> {
     let mut tables = (EntrantTable::default(), ResultTable::default());
-    let opened = open_into(dir, on_error, partitions, progress, Some(&mut tables))?;
+    let opened = open_into(dir, on_error, partitions, progress, Some(&mut tables), true)?;
     let (mut entrants, mut results) = tables;
     entrants.group();
     results.group();
     Ok((opened, entrants, results))
+}
+
+/// The dataset's members, competitions and entrant rows (compactly), its result rows
+/// neither read nor checked: what a publication shows of a dataset whose run checked
+/// them. At a federation's size they are a million rows decoded for nothing.
+pub fn open_entrants_compact(
+    dir: &Path,
+    on_error: OnError,
+    progress: &dyn crate::scoring::progress::Progress,
+) -> Result<(Opened, EntrantTable), Error> {
+    let mut tables = (EntrantTable::default(), ResultTable::default());
+    let all = &Partitions::All;
+    let opened = open_into(dir, on_error, all, progress, Some(&mut tables), false)?;
+    let (mut entrants, _) = tables;
+    entrants.group();
+    Ok((opened, entrants))
 }
 
 fn open_into(
@@ -194,6 +210,7 @@ fn open_into(
     partitions: &Partitions,
     progress: &dyn crate::scoring::progress::Progress,
     tables: Option<&mut (EntrantTable, ResultTable)>,
+    read_results: bool,
 ) -> Result<Opened, Error> {
     let only = |table: &str| -> Result<Option<Vec<SourceFile>>, Error> {
         Ok(locate_table(dir, table)?.map(|files| {
@@ -238,8 +255,9 @@ fn open_into(
     // other tables are read; an error in the head is still the one reported first.
     std::thread::scope(|scope| {
         let boards = scope.spawn(move || BoardFiles::scan(boards.unwrap_or_default()));
+        let results = if read_results { &results } else { &None };
         read_head(
-            [&members, &competitions, &entrants, &results],
+            [&members, &competitions, &entrants, results],
             &mut check,
             &mut head,
             progress,
