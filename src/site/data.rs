@@ -207,7 +207,7 @@ impl<'a> Lookups<'a> {
     /// The change rows of an entrant of a competition (found among the competition's:
     /// a map by competition and entrant would hold millions of keys).
     fn rows<'s>(&'s self, id: &str, entrant: &'s str) -> impl Iterator<Item = &'a ChangeRow> + 's {
-        let rows = self.index.competition_rows(id).iter().copied();
+        let rows = self.index.competition_rows(id);
         rows.filter(move |r| &*r.entrant == entrant)
     }
 

@@ -119,7 +119,7 @@ fn row_bytes(out: &mut Vec<u8>, r: &ChangeRow) {
     for v in [r.handicap_before, r.pair_handicap, r.field_handicap] {
         put_num(out, Some(v));
     }
-    put_num(out, r.partner_handicap);
+    put_num(out, r.partner_handicap());
     for v in [r.expected, r.achieved, r.delta, r.handicap_after] {
         put_num(out, Some(v));
     }
@@ -414,7 +414,8 @@ mod tests {
             member_id,
             entrant: "1".into(),
             handicap_before: 20.0,
-            partner_handicap: Some(22.0),
+            partner: 22.0,
+            has_partner: true,
             pair_handicap: 21.0,
             field_handicap: 21.0,
             expected: 0.0,
