@@ -309,15 +309,9 @@ fn push_changes(
         row.set_partner_handicap(value);
     }
     for name in ["n_b", "n_g"] {
-        let values = i64s(df, path, name)?;
+        let values = int32s(df, path, name, first)?;
         for (i, (row, value)) in rows.iter_mut().zip(values).enumerate() {
             let value = required(value, path, name, first + i)?;
-            let value = i32::try_from(value).map_err(|_| {
-                Error::Input(InputError::new(
-                    Location::file(path).row(first + i + 1).column(name),
-                    format!("{value} boards is out of range"),
-                ))
-            })?;
             match name {
                 "n_b" => row.n_b = value,
                 _ => row.n_g = value,
@@ -325,6 +319,29 @@ fn push_changes(
         }
     }
     Ok(())
+}
+
+/// An integer column of a slice of a run's file (its first row `first` of the file),
+/// each value within the `int32` the run writes.
+pub(crate) fn int32s(
+    df: &DataFrame,
+    path: &Path,
+    name: &str,
+    first: usize,
+) -> Result<Vec<Option<i32>>> {
+    (i64s(df, path, name)?.into_iter().enumerate())
+        .map(|(i, value)| {
+            let within = |v: i64| {
+                i32::try_from(v).map_err(|_| {
+                    Error::Input(InputError::new(
+                        Location::file(path).row(first + i + 1).column(name),
+                        format!("{v} is beyond the int32 the run writes"),
+                    ))
+                })
+            };
+            value.map(within).transpose()
+        })
+        .collect()
 }
 
 /// The `status` column of a slice of `changes.parquet` (its first row `first` of the
@@ -758,7 +775,7 @@ mod tests {
         let n_b = [24_i64, 24, 26, 1 << 40, 24];
         assert_eq!(
             refused(Series::new("n_b".into(), n_b))?,
-            "changes.parquet, row 4, column `n_b`: 1099511627776 boards is out of range"
+            "changes.parquet, row 4, column `n_b`: 1099511627776 is beyond the int32 the run writes"
         );
         Ok(())
     }

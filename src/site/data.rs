@@ -19,7 +19,7 @@ use crate::quarantine::OnError;
 use crate::report::columns::{f64s, has, i64s, parquet_from_bytes, Frame};
 use crate::report::run_folder::{RunFolder, HANDICAPS, RANKING_PUBLISHED, REPORT_HTML, STANDINGS};
 use crate::report::run_tables::{
-    for_each_slice, read_text_table, ChangeRow, RunTables, SharedTexts,
+    for_each_slice, int32s, read_text_table, ChangeRow, RunTables, SharedTexts,
 };
 use crate::report::sheet::EntrantNames;
 use crate::report::statement::Index;
@@ -468,25 +468,6 @@ fn read_standings(folder: &RunFolder) -> Result<BTreeMap<String, Competition>> {
     Ok(out)
 }
 
-/// An integer column of a slice of `standings.parquet` (its first row `first` of the
-/// file), each value within the `int32` the run writes.
-fn counts(df: &Frame, path: &Path, name: &str, first: usize) -> Result<Vec<Option<i32>>> {
-    (i64s(df, path, name)?.into_iter().enumerate())
-        .map(|(i, value)| {
-            value
-                .map(|v| {
-                    i32::try_from(v).map_err(|_| {
-                        Error::Input(InputError::new(
-                            Location::file(path).row(first + i + 1).column(name),
-                            format!("{v} is out of range"),
-                        ))
-                    })
-                })
-                .transpose()
-        })
-        .collect()
-}
-
 /// The standings of a slice of `standings.parquet` (its first row `first` of the
 /// file), into `out` by competition.
 fn push_standings(
@@ -505,8 +486,8 @@ fn push_standings(
     };
     let ids = texts.column(df, path, "competition_id")?;
     let entrants = texts.column(df, path, "entrant")?;
-    let ranks = counts(df, path, "rank", first)?;
-    let boards = counts(df, path, "boards_played", first)?;
+    let ranks = int32s(df, path, "rank", first)?;
+    let boards = int32s(df, path, "boards_played", first)?;
     let direction = if has(df, "direction") {
         texts.column(df, path, "direction")?
     } else {
