@@ -226,7 +226,7 @@ impl At<'_> {
 
 impl<'a> Index<'a> {
     /// Indexes the changes of `tables`. Each member's rows are counted first and
-    /// reserved at once (lists grown by doubling hold a third more).
+    /// reserved at once rather than grown by doubling.
     pub fn new(tables: &'a RunTables) -> Self {
         let changes = tables.changes.as_slice();
         let mut spans: FxHashMap<&str, Span> = FxHashMap::default();

@@ -210,6 +210,7 @@ fn open_into(
     partitions: &Partitions,
     progress: &dyn crate::scoring::progress::Progress,
     tables: Option<&mut (EntrantTable, ResultTable)>,
+    // Whether the result rows are read and checked (a publication shows none).
     read_results: bool,
 ) -> Result<Opened, Error> {
     let only = |table: &str| -> Result<Option<Vec<SourceFile>>, Error> {
